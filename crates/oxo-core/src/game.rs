@@ -1,0 +1,649 @@
+//! A game in progress: the board, whose turn it is, and the result.
+
+use std::fmt;
+
+use crate::player::Player;
+use crate::rules::{Cell, Direction, Line, Rules};
+
+/// How a finished game ended: the seeds' "win" and "cat" events.
+///
+/// A finished move reports one of these (see [`MoveResult::outcome`]); a
+/// [`Scoreboard`](crate::Scoreboard) records them. The game itself knows
+/// nothing about who is watching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// This player made k in a row.
+    Win(Player),
+    /// The board filled with no winner (a "cat" game).
+    Draw,
+}
+
+impl Outcome {
+    /// The winner, if there is one.
+    #[must_use]
+    pub const fn winner(self) -> Option<Player> {
+        match self {
+            Outcome::Win(p) => Some(p),
+            Outcome::Draw => None,
+        }
+    }
+}
+
+/// What an accepted move did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveResult {
+    /// The mark was placed and the game goes on; the turn passed.
+    Placed,
+    /// The mark completed a line of at least k: `winner` won.
+    Won {
+        /// Who moved and won.
+        winner: Player,
+        /// The winning run through the move (see [`Game::winning_line`]).
+        line: Line,
+    },
+    /// The mark filled the last empty cell without a win.
+    Draw,
+}
+
+impl MoveResult {
+    /// The game-over event this move caused, if any.
+    #[must_use]
+    pub const fn outcome(self) -> Option<Outcome> {
+        match self {
+            MoveResult::Placed => None,
+            MoveResult::Won { winner, .. } => Some(Outcome::Win(winner)),
+            MoveResult::Draw => Some(Outcome::Draw),
+        }
+    }
+}
+
+/// Why a move was refused. A refused move changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum MoveError {
+    /// The game has already been won or drawn.
+    #[error("the game is already over")]
+    GameOver,
+    /// The named mover is not the player to move.
+    #[error("it is {to_move}'s turn, not {mover}'s")]
+    NotYourTurn {
+        /// Who tried to move.
+        mover: Player,
+        /// Whose turn it is.
+        to_move: Player,
+    },
+    /// The coordinates are not on the board.
+    #[error("({row}, {col}) is off the board")]
+    OffBoard {
+        /// Row asked for.
+        row: i64,
+        /// Column asked for.
+        col: i64,
+    },
+    /// The cell already holds a mark.
+    #[error("{cell} is already taken by {by}")]
+    Occupied {
+        /// The cell asked for.
+        cell: Cell,
+        /// Whose mark is there.
+        by: Player,
+    },
+}
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Moves are still possible; this player is to move.
+    InProgress {
+        /// The player to move.
+        to_move: Player,
+    },
+    /// Finished.
+    Over(Outcome),
+}
+
+/// An m,n,k-game: the board, the player to move and the result so far.
+///
+/// Moves go through [`Game::play`] (the player to move plays) or
+/// [`Game::play_as`] (the caller names the mover). Every refusal is a
+/// [`MoveError`] and leaves the game exactly as it was.
+///
+/// ```
+/// use oxo_core::{Cell, Game, MoveResult, Outcome, Player};
+///
+/// let mut game = Game::default(); // 3×3, three in a row, X first
+/// for (row, col) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+///     assert_eq!(game.play(Cell::new(row, col)), Ok(MoveResult::Placed));
+/// }
+/// let result = game.play(Cell::new(0, 2)).unwrap();
+/// assert_eq!(result.outcome(), Some(Outcome::Win(Player::X)));
+/// assert_eq!(game.to_string(), "XXX/OO./...");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Game {
+    rules: Rules,
+    cells: Vec<Option<Player>>,
+    to_move: Player,
+    filled: usize,
+    outcome: Option<Outcome>,
+    line: Option<Line>,
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game::new(Rules::default())
+    }
+}
+
+impl Game {
+    /// An empty board under `rules`, X to move.
+    #[must_use]
+    pub fn new(rules: Rules) -> Game {
+        Game::starting_with(rules, Player::X)
+    }
+
+    /// An empty board under `rules` with `first` to move.
+    #[must_use]
+    pub fn starting_with(rules: Rules, first: Player) -> Game {
+        Game {
+            rules,
+            cells: vec![None; rules.cell_count()],
+            to_move: first,
+            filled: 0,
+            outcome: None,
+            line: None,
+        }
+    }
+
+    /// Build a game from parts already checked for consistency.
+    pub(crate) fn from_parts(
+        rules: Rules,
+        cells: Vec<Option<Player>>,
+        to_move: Player,
+        outcome: Option<Outcome>,
+        line: Option<Line>,
+    ) -> Game {
+        let filled = cells.iter().filter(|c| c.is_some()).count();
+        Game {
+            rules,
+            cells,
+            to_move,
+            filled,
+            outcome,
+            line,
+        }
+    }
+
+    /// The rules this game is played under.
+    #[must_use]
+    pub const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The mark in `cell`, or `None` when it is empty or off the board.
+    #[must_use]
+    pub fn get(&self, cell: Cell) -> Option<Player> {
+        if self.rules.contains(cell) {
+            self.cells[self.rules.index(cell)]
+        } else {
+            None
+        }
+    }
+
+    /// Every cell's mark, row-major.
+    #[must_use]
+    pub fn cells(&self) -> &[Option<Player>] {
+        &self.cells
+    }
+
+    /// The player whose turn it is. After the game ends this is the player
+    /// who would have moved next.
+    #[must_use]
+    pub const fn to_move(&self) -> Player {
+        self.to_move
+    }
+
+    /// Marks on the board.
+    #[must_use]
+    pub const fn move_count(&self) -> usize {
+        self.filled
+    }
+
+    /// Whether every cell holds a mark.
+    #[must_use]
+    pub const fn is_full(&self) -> bool {
+        self.filled == self.cells.len()
+    }
+
+    /// How the game ended, or `None` while it goes on.
+    #[must_use]
+    pub const fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// Whether the game has been won or drawn.
+    #[must_use]
+    pub const fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Where the game stands.
+    #[must_use]
+    pub const fn status(&self) -> Status {
+        match self.outcome {
+            Some(outcome) => Status::Over(outcome),
+            None => Status::InProgress {
+                to_move: self.to_move,
+            },
+        }
+    }
+
+    /// The winning run through the last move: all the winner's contiguous
+    /// marks through it in the first direction (row, column, diagonal,
+    /// anti-diagonal) that holds at least k, up to k−1 cells either side.
+    #[must_use]
+    pub const fn winning_line(&self) -> Option<Line> {
+        self.line
+    }
+
+    /// The empty cells, row by row: the legal moves while the game goes on.
+    pub fn empty_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.is_none())
+            .map(|(i, _)| self.rules.cell_at(i))
+    }
+
+    /// The legal moves: the empty cells, or none once the game is over.
+    pub fn legal_moves(&self) -> impl Iterator<Item = Cell> + '_ {
+        let over = self.is_over();
+        self.empty_cells().filter(move |_| !over)
+    }
+
+    /// The player to move marks `cell`.
+    ///
+    /// # Errors
+    /// [`MoveError::GameOver`], [`MoveError::OffBoard`] or
+    /// [`MoveError::Occupied`], checked in that order. Nothing changes.
+    pub fn play(&mut self, cell: Cell) -> Result<MoveResult, MoveError> {
+        self.play_as(self.to_move, cell)
+    }
+
+    /// The player to move marks the cell at signed coordinates, which may be
+    /// anywhere (text front ends read them from untrusted input).
+    ///
+    /// # Errors
+    /// As [`Game::play`]; coordinates off the board give
+    /// [`MoveError::OffBoard`] with the numbers given.
+    pub fn play_at(&mut self, row: i64, col: i64) -> Result<MoveResult, MoveError> {
+        if self.is_over() {
+            return Err(MoveError::GameOver);
+        }
+        let cell = self
+            .rules
+            .cell(row, col)
+            .ok_or(MoveError::OffBoard { row, col })?;
+        self.play(cell)
+    }
+
+    /// `mover` marks `cell`.
+    ///
+    /// # Errors
+    /// In this order: [`MoveError::GameOver`], [`MoveError::NotYourTurn`],
+    /// [`MoveError::OffBoard`], [`MoveError::Occupied`]. Nothing changes.
+    pub fn play_as(&mut self, mover: Player, cell: Cell) -> Result<MoveResult, MoveError> {
+        if self.is_over() {
+            return Err(MoveError::GameOver);
+        }
+        if mover != self.to_move {
+            return Err(MoveError::NotYourTurn {
+                mover,
+                to_move: self.to_move,
+            });
+        }
+        if !self.rules.contains(cell) {
+            return Err(MoveError::OffBoard {
+                row: cell.row.into(),
+                col: cell.col.into(),
+            });
+        }
+        if let Some(by) = self.cells[self.rules.index(cell)] {
+            return Err(MoveError::Occupied { cell, by });
+        }
+        Ok(self.play_unchecked(cell))
+    }
+
+    /// The player to move marks `cell`, skipping the checks of
+    /// [`Game::play`]: for searches that only generate legal moves.
+    ///
+    /// # Panics
+    /// If `cell` is off the board. Playing an occupied cell or after the
+    /// game is over is a logic error: debug builds panic, release builds
+    /// leave the game in an unspecified (but memory-safe) state.
+    pub fn play_unchecked(&mut self, cell: Cell) -> MoveResult {
+        debug_assert!(!self.is_over(), "move after the game ended");
+        let index = self.rules.index(cell);
+        assert!(self.rules.contains(cell), "{cell} is off the board");
+        debug_assert!(self.cells[index].is_none(), "{cell} is occupied");
+        let mover = self.to_move;
+        self.cells[index] = Some(mover);
+        self.filled += 1;
+        self.to_move = mover.other();
+        if let Some(line) = self.line_through(cell, mover) {
+            self.outcome = Some(Outcome::Win(mover));
+            self.line = Some(line);
+            MoveResult::Won {
+                winner: mover,
+                line,
+            }
+        } else if self.is_full() {
+            self.outcome = Some(Outcome::Draw);
+            MoveResult::Draw
+        } else {
+            MoveResult::Placed
+        }
+    }
+
+    /// The first run of at least k of `player`'s marks through `cell`,
+    /// looking at most k−1 cells either way: O(k) per move.
+    fn line_through(&self, cell: Cell, player: Player) -> Option<Line> {
+        let k = self.rules.k();
+        Direction::ALL.into_iter().find_map(|direction| {
+            let back = self.run(cell, player, direction, false, k - 1);
+            let ahead = self.run(cell, player, direction, true, k - 1).0;
+            let len = back.0 + 1 + ahead;
+            (len >= k).then_some(Line {
+                start: back.1,
+                direction,
+                len,
+            })
+        })
+    }
+
+    /// How many of `player`'s marks follow `from` in one direction (at most
+    /// `limit`), and the last of them (or `from`).
+    fn run(
+        &self,
+        from: Cell,
+        player: Player,
+        direction: Direction,
+        forward: bool,
+        limit: u32,
+    ) -> (u32, Cell) {
+        let mut count = 0;
+        let mut last = from;
+        while count < limit {
+            match self.rules.step(last, direction, forward) {
+                Some(next) if self.cells[self.rules.index(next)] == Some(player) => {
+                    count += 1;
+                    last = next;
+                }
+                _ => break,
+            }
+        }
+        (count, last)
+    }
+
+    /// Forward-direction variant of `run` used for the count after the cell.
+    fn runs_ahead(&self, cell: Cell, player: Player, direction: Direction) -> u32 {
+        self.run(cell, player, direction, true, u32::MAX).0
+    }
+
+    /// Every maximal run of at least k same marks on the board, found by
+    /// scanning the whole board (not just the last move). Slow; meant for
+    /// checking a position read from text, and for tests.
+    #[must_use]
+    pub fn scan_lines(&self) -> Vec<(Player, Line)> {
+        let k = self.rules.k();
+        let mut lines = Vec::new();
+        for cell in self.rules.cells() {
+            let Some(player) = self.get(cell) else {
+                continue;
+            };
+            for direction in Direction::ALL {
+                // Only count runs from their first cell.
+                let starts_here = match self.rules.step(cell, direction, false) {
+                    Some(prev) => self.get(prev) != Some(player),
+                    None => true,
+                };
+                if !starts_here {
+                    continue;
+                }
+                let len = 1 + self.runs_ahead(cell, player, direction);
+                if len >= k {
+                    lines.push((
+                        player,
+                        Line {
+                            start: cell,
+                            direction,
+                            len,
+                        },
+                    ));
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// The position in oxo's notation: rows top to bottom joined by `/`, each
+/// cell `X`, `O` or `.` (for example `X.O/.X./..O`).
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::notation::write_cells(f, self.rules.cols(), &self.cells)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play_all(game: &mut Game, moves: &[(u32, u32)]) -> Vec<MoveResult> {
+        moves
+            .iter()
+            .map(|&(r, c)| game.play(Cell::new(r, c)).expect("legal move"))
+            .collect()
+    }
+
+    #[test]
+    fn x_wins_top_row() {
+        let mut game = Game::default();
+        let results = play_all(&mut game, &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)]);
+        assert_eq!(results[..4], [MoveResult::Placed; 4]);
+        let MoveResult::Won { winner, line } = results[4] else {
+            panic!("expected a win, got {:?}", results[4]);
+        };
+        assert_eq!(winner, Player::X);
+        assert_eq!(
+            line.cells().collect::<Vec<_>>(),
+            [Cell::new(0, 0), Cell::new(0, 1), Cell::new(0, 2)]
+        );
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::X)));
+        assert_eq!(game.winning_line(), Some(line));
+        assert_eq!(game.play(Cell::new(2, 2)), Err(MoveError::GameOver));
+        assert_eq!(game.legal_moves().count(), 0);
+    }
+
+    #[test]
+    fn full_board_without_line_is_a_draw() {
+        let mut game = Game::default();
+        let results = play_all(
+            &mut game,
+            &[
+                (0, 0),
+                (1, 1),
+                (2, 2),
+                (0, 1),
+                (2, 1),
+                (2, 0),
+                (0, 2),
+                (1, 2),
+                (1, 0),
+            ],
+        );
+        assert_eq!(results[8], MoveResult::Draw);
+        assert_eq!(game.status(), Status::Over(Outcome::Draw));
+        assert_eq!(game.to_string(), "XOX/XOO/OXX");
+    }
+
+    #[test]
+    fn a_win_on_the_last_cell_is_a_win_not_a_draw() {
+        let mut game = Game::default();
+        let results = play_all(
+            &mut game,
+            &[
+                (0, 1),
+                (0, 0),
+                (0, 2),
+                (1, 1),
+                (1, 0),
+                (2, 0),
+                (1, 2),
+                (2, 1),
+                (2, 2),
+            ],
+        );
+        assert!(game.is_full());
+        assert_eq!(results[..8], [MoveResult::Placed; 8]);
+        assert!(matches!(
+            results[8],
+            MoveResult::Won {
+                winner: Player::X,
+                ..
+            }
+        ));
+        assert_eq!(game.outcome(), Some(Outcome::Win(Player::X)));
+    }
+
+    #[test]
+    fn rejected_moves_change_nothing() {
+        let mut game = Game::default();
+        game.play(Cell::new(1, 1)).unwrap();
+        let before = game.clone();
+        assert_eq!(
+            game.play(Cell::new(1, 1)),
+            Err(MoveError::Occupied {
+                cell: Cell::new(1, 1),
+                by: Player::X
+            })
+        );
+        assert_eq!(
+            game.play(Cell::new(3, 0)),
+            Err(MoveError::OffBoard { row: 3, col: 0 })
+        );
+        assert_eq!(
+            game.play_at(-1, i64::MAX),
+            Err(MoveError::OffBoard {
+                row: -1,
+                col: i64::MAX
+            })
+        );
+        assert_eq!(
+            game.play_as(Player::X, Cell::new(0, 0)),
+            Err(MoveError::NotYourTurn {
+                mover: Player::X,
+                to_move: Player::O
+            })
+        );
+        assert_eq!(game, before);
+        assert_eq!(game.to_move(), Player::O);
+    }
+
+    #[test]
+    fn game_over_is_reported_before_anything_else() {
+        let mut game = Game::new(Rules::new(1, 1, 1).unwrap());
+        assert!(matches!(
+            game.play(Cell::new(0, 0)),
+            Ok(MoveResult::Won {
+                winner: Player::X,
+                ..
+            })
+        ));
+        assert_eq!(game.play_at(5, 5), Err(MoveError::GameOver));
+        assert_eq!(
+            game.play_as(Player::X, Cell::new(0, 0)),
+            Err(MoveError::GameOver)
+        );
+    }
+
+    #[test]
+    fn k_window_on_a_large_board() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let mut game = Game::new(rules);
+        // X builds a diagonal run 3..=7 out of order; O plays far away.
+        let x = [(3, 3), (4, 4), (6, 6), (7, 7)];
+        let o = [(0, 14), (1, 14), (2, 14), (3, 14)];
+        for (a, b) in x.iter().zip(o) {
+            assert_eq!(game.play(Cell::new(a.0, a.1)), Ok(MoveResult::Placed));
+            assert_eq!(game.play(Cell::new(b.0, b.1)), Ok(MoveResult::Placed));
+        }
+        let result = game.play(Cell::new(5, 5)).unwrap();
+        let MoveResult::Won { line, .. } = result else {
+            panic!("expected a win");
+        };
+        assert_eq!(line.direction, Direction::Diagonal);
+        assert_eq!(line.start, Cell::new(3, 3));
+        assert_eq!(line.len, 5);
+    }
+
+    #[test]
+    fn anti_diagonal_and_rectangular_boards() {
+        let rules = Rules::new(3, 5, 3).unwrap();
+        let mut game = Game::new(rules);
+        for (r, c) in [(0, 4), (0, 0), (1, 3), (0, 1)] {
+            game.play(Cell::new(r, c)).unwrap();
+        }
+        let result = game.play(Cell::new(2, 2)).unwrap();
+        let MoveResult::Won { line, .. } = result else {
+            panic!("expected a win");
+        };
+        assert_eq!(line.direction, Direction::AntiDiagonal);
+        assert_eq!(line.start, Cell::new(0, 4));
+    }
+
+    #[test]
+    fn o_can_start() {
+        let mut game = Game::starting_with(Rules::default(), Player::O);
+        assert_eq!(game.to_move(), Player::O);
+        game.play(Cell::new(0, 0)).unwrap();
+        assert_eq!(game.get(Cell::new(0, 0)), Some(Player::O));
+        assert_eq!(game.to_move(), Player::X);
+    }
+
+    #[test]
+    fn scan_finds_every_maximal_run() {
+        // Not reachable in play (two winners), which is why it is built by hand.
+        let setup: crate::Setup = "XXXX/OOO./..../...O".parse().unwrap();
+        let game = Game::from_parts(
+            Rules::new(4, 4, 3).unwrap(),
+            setup.cells().to_vec(),
+            Player::X,
+            None,
+            None,
+        );
+        let lines = game.scan_lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            (
+                Player::X,
+                Line {
+                    start: Cell::new(0, 0),
+                    direction: Direction::Horizontal,
+                    len: 4
+                }
+            )
+        );
+        assert_eq!(
+            lines[1],
+            (
+                Player::O,
+                Line {
+                    start: Cell::new(1, 0),
+                    direction: Direction::Horizontal,
+                    len: 3
+                }
+            )
+        );
+    }
+}

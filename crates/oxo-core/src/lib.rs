@@ -1,0 +1,43 @@
+//! The rules of tic-tac-toe and its m,n,k relatives, with no I/O.
+//!
+//! Two players, [`Player::X`] and [`Player::O`], take turns marking cells of
+//! a `rows`×`cols` board; the first with `k` marks in a row, column or
+//! diagonal wins ([`Rules`]; 3×3 with k=3 by default). A [`Game`] accepts
+//! legal moves and refuses the rest with a typed [`MoveError`] that changes
+//! nothing. Wins are found by looking only through the last move, so a move
+//! costs O(k) whatever the board size.
+//!
+//! ```
+//! use oxo_core::{Cell, Game, MoveError, MoveResult, Outcome, Player, Rules, Scoreboard};
+//!
+//! let mut game = Game::new(Rules::new(3, 3, 3)?);
+//! game.play(Cell::new(1, 1))?;
+//! assert_eq!(
+//!     game.play(Cell::new(1, 1)),
+//!     Err(MoveError::Occupied { cell: Cell::new(1, 1), by: Player::X })
+//! );
+//! assert_eq!(game.to_move(), Player::O); // a refused move does not pass the turn
+//!
+//! // Positions read and write as rows joined by '/'.
+//! let mut game = Game::from_notation("XX./OO./...", 3)?;
+//! let result = game.play(Cell::new(0, 2))?;
+//! assert!(matches!(result, MoveResult::Won { winner: Player::X, .. }));
+//!
+//! // Game-over events feed a scoreboard that the game knows nothing about.
+//! let mut score = Scoreboard::default();
+//! score.record(result.outcome().unwrap());
+//! assert_eq!(score.wins(Player::X), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod game;
+mod notation;
+mod player;
+mod rules;
+mod score;
+
+pub use game::{Game, MoveError, MoveResult, Outcome, Status};
+pub use notation::{NotationError, PositionError, Setup, SyntaxError};
+pub use player::Player;
+pub use rules::{BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError};
+pub use score::Scoreboard;
