@@ -41,3 +41,9 @@ pub use notation::{NotationError, PositionError, Setup, SyntaxError};
 pub use player::Player;
 pub use rules::{BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError};
 pub use score::Scoreboard;
+
+/// The README's code blocks, compiled and run as doctests so the front door
+/// stays true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

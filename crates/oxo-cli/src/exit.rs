@@ -1,0 +1,10 @@
+//! The exit codes of `oxo`, documented in the README and `oxo --help`.
+
+/// Everything worked (also: the output pipe was closed by the reader, or
+/// input ended in the middle of an interactive game).
+pub const SUCCESS: u8 = 0;
+/// A file could not be read or written.
+pub const IO_ERROR: u8 = 1;
+/// Bad usage or malformed input: a wrong flag, a malformed instruction or
+/// moves file, a game that ends before its file does.
+pub const BAD_INPUT: u8 = 2;

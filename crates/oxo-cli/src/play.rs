@@ -1,0 +1,306 @@
+//! `oxo play`: the week-37 console game, round after round.
+//!
+//! The plain line protocol, as in the seed: print the board, prompt
+//! `X move (row col): `, read `ROW COL`. A move that is off the board, on a
+//! taken cell or unreadable prints `invalid move` and the same player goes
+//! again; a win prints the board and `X wins!`, a full board `draw.`.
+//!
+//! Each side is a [`Seat`]: today a person at the keyboard ([`Human`]);
+//! computer players plug in behind the same trait without the loop
+//! changing (the seeds' Strategy pattern).
+
+use std::io::{self, BufRead, Write};
+
+use oxo_core::{Game, MoveResult, Player, Rules, Scoreboard};
+
+use crate::text::Integer;
+
+/// What to play.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Board and win length.
+    pub rules: Rules,
+    /// Rounds to play (at least 1).
+    pub rounds: u64,
+    /// Who starts round 1; the starter alternates after that.
+    pub first: Player,
+}
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every round was played out.
+    Finished(Scoreboard),
+    /// Input ran out during a round; that round was abandoned.
+    InputEnded(Scoreboard),
+}
+
+/// A side's answer when asked for a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Mark the cell at these coordinates (which may be off the board).
+    Move(i64, i64),
+    /// Something that is not a move was entered.
+    Unreadable,
+    /// No more moves will come.
+    EndOfInput,
+}
+
+/// Where one side's moves come from.
+pub trait Seat {
+    /// Choose a move for `game.to_move()`, reading from `input` and talking
+    /// on `output` if this seat needs to.
+    ///
+    /// # Errors
+    /// Reading or writing failed.
+    fn choose(
+        &mut self,
+        game: &Game,
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> io::Result<Choice>;
+}
+
+/// A person typing `ROW COL` after the prompt.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Human;
+
+impl Seat for Human {
+    fn choose(
+        &mut self,
+        game: &Game,
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> io::Result<Choice> {
+        write!(output, "{} move (row col): ", game.to_move())?;
+        output.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            // End the prompt's line so the terminal is left tidy.
+            writeln!(output)?;
+            return Ok(Choice::EndOfInput);
+        }
+        Ok(parse_coordinates(&line).map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)))
+    }
+}
+
+/// `ROW COL` as two integers of any size; anything else is `None`.
+fn parse_coordinates(line: &str) -> Option<(i64, i64)> {
+    let mut tokens = line.split_whitespace();
+    let row = Integer::parse(tokens.next()?)?.saturating_i64();
+    let col = Integer::parse(tokens.next()?)?.saturating_i64();
+    tokens.next().is_none().then_some((row, col))
+}
+
+/// Play `config.rounds` rounds between `seats` (X's seat first).
+///
+/// # Errors
+/// Reading or writing failed.
+pub fn run(
+    config: &Config,
+    seats: &mut [Box<dyn Seat + '_>; 2],
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<End> {
+    let mut score = Scoreboard::default();
+    let mut starter = config.first;
+    for round in 1..=config.rounds {
+        if config.rounds > 1 {
+            writeln!(
+                output,
+                "Round {round} of {}: {starter} starts",
+                config.rounds
+            )?;
+        }
+        let mut game = Game::starting_with(config.rules, starter);
+        let Some(outcome) = play_round(&mut game, seats, &mut input, &mut output)? else {
+            return Ok(End::InputEnded(score));
+        };
+        score.record(outcome);
+        if config.rounds > 1 {
+            writeln!(output, "Score: {score}")?;
+        }
+        starter = starter.other();
+    }
+    output.flush()?;
+    Ok(End::Finished(score))
+}
+
+/// One game to its end, or `None` if input ran out first.
+fn play_round(
+    game: &mut Game,
+    seats: &mut [Box<dyn Seat + '_>; 2],
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> io::Result<Option<oxo_core::Outcome>> {
+    loop {
+        write_board(output, game)?;
+        let mover = game.to_move();
+        let (row, col) = match seats[mover.index()].choose(game, input, output)? {
+            Choice::Move(row, col) => (row, col),
+            Choice::Unreadable => {
+                writeln!(output, "invalid move")?;
+                continue;
+            }
+            Choice::EndOfInput => return Ok(None),
+        };
+        match game.play_at(row, col) {
+            Ok(MoveResult::Placed) => {}
+            Ok(MoveResult::Won { winner, .. }) => {
+                write_board(output, game)?;
+                writeln!(output, "{winner} wins!")?;
+                return Ok(Some(oxo_core::Outcome::Win(winner)));
+            }
+            Ok(MoveResult::Draw) => {
+                write_board(output, game)?;
+                writeln!(output, "draw.")?;
+                return Ok(Some(oxo_core::Outcome::Draw));
+            }
+            Err(_) => writeln!(output, "invalid move")?,
+        }
+    }
+}
+
+/// The board with row and column numbers, `.` for empty cells:
+///
+/// ```text
+///   0 1 2
+/// 0 X . .
+/// 1 . O .
+/// 2 . . .
+/// ```
+///
+/// # Errors
+/// Writing failed.
+pub fn write_board(out: &mut dyn Write, game: &Game) -> io::Result<()> {
+    let rules = game.rules();
+    let row_w = digits(rules.rows() - 1);
+    let col_w = digits(rules.cols() - 1);
+    write!(out, "{:row_w$}", "")?;
+    for col in 0..rules.cols() {
+        write!(out, " {col:>col_w$}")?;
+    }
+    writeln!(out)?;
+    for (row, cells) in game.cells().chunks(rules.cols() as usize).enumerate() {
+        write!(out, "{row:>row_w$}")?;
+        for cell in cells {
+            write!(out, " {:>col_w$}", cell.map_or('.', Player::as_char))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn digits(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(config: Config, input: &str) -> (String, End) {
+        let mut out = Vec::new();
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
+        let end = run(&config, &mut seats, input.as_bytes(), &mut out).unwrap();
+        (String::from_utf8(out).unwrap(), end)
+    }
+
+    fn one_round() -> Config {
+        Config {
+            rules: Rules::default(),
+            rounds: 1,
+            first: Player::X,
+        }
+    }
+
+    #[test]
+    fn board_layout() {
+        let mut game = Game::default();
+        game.play_at(1, 1).unwrap();
+        let mut out = Vec::new();
+        write_board(&mut out, &game).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  0 1 2\n0 . . .\n1 . X .\n2 . . .\n"
+        );
+
+        let game = Game::new(Rules::new(11, 12, 5).unwrap());
+        let mut out = Vec::new();
+        write_board(&mut out, &game).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 12);
+        assert!(lines[0].ends_with(" 9 10 11"), "{:?}", lines[0]);
+        assert!(lines[11].starts_with("10  ."), "{:?}", lines[11]);
+    }
+
+    #[test]
+    fn a_win_prints_the_board_and_the_winner() {
+        let (out, end) = session(one_round(), "0 0\n1 0\n0 1\n1 1\n0 2\n");
+        assert!(out.starts_with("  0 1 2\n0 . . .\n1 . . .\n2 . . .\nX move (row col): "));
+        assert!(
+            out.ends_with("  0 1 2\n0 X X X\n1 O O .\n2 . . .\nX wins!\n"),
+            "{out}"
+        );
+        assert_eq!(out.matches("move (row col): ").count(), 5);
+        let mut score = Scoreboard::default();
+        score.record(oxo_core::Outcome::Win(Player::X));
+        assert_eq!(end, End::Finished(score));
+    }
+
+    #[test]
+    fn invalid_input_asks_the_same_player_again() {
+        let (out, _) = session(
+            one_round(),
+            "1 1\n1 1\n3 0\nhello\n\n-1 99999999999999999999999\n0 0\n",
+        );
+        assert_eq!(out.matches("invalid move\n").count(), 5);
+        assert_eq!(out.matches("O move (row col): ").count(), 6);
+        assert!(out.contains("0 O . .\n1 . X .\n"));
+    }
+
+    #[test]
+    fn draw() {
+        let (out, _) = session(one_round(), "0 0\n1 1\n2 2\n0 1\n2 1\n2 0\n0 2\n1 2\n1 0\n");
+        assert!(out.ends_with("0 X O X\n1 X O O\n2 O X X\ndraw.\n"), "{out}");
+    }
+
+    #[test]
+    fn end_of_input_abandons_cleanly() {
+        let (out, end) = session(one_round(), "0 0\n");
+        assert!(out.ends_with("O move (row col): \n"), "{out:?}");
+        assert_eq!(end, End::InputEnded(Scoreboard::default()));
+    }
+
+    #[test]
+    fn rounds_alternate_the_starter_and_keep_score() {
+        let config = Config {
+            rounds: 2,
+            ..one_round()
+        };
+        // Round 1: X wins the top row. Round 2: O starts and wins the top row.
+        let moves = "0 0\n1 0\n0 1\n1 1\n0 2\n0 0\n1 0\n0 1\n1 1\n0 2\n";
+        let (out, end) = session(config, moves);
+        assert!(out.starts_with("Round 1 of 2: X starts\n"));
+        assert!(out.contains("X wins!\nScore: X 1, O 0, draws 0\nRound 2 of 2: O starts\n"));
+        assert!(
+            out.ends_with("O wins!\nScore: X 1, O 1, draws 0\n"),
+            "{out}"
+        );
+        let End::Finished(score) = end else {
+            panic!("expected both rounds to finish");
+        };
+        assert_eq!((score.wins(Player::X), score.wins(Player::O)), (1, 1));
+    }
+
+    #[test]
+    fn larger_boards_use_k() {
+        let config = Config {
+            rules: Rules::new(4, 5, 4).unwrap(),
+            ..one_round()
+        };
+        let (out, _) = session(config, "0 0\n1 0\n0 1\n1 1\n0 2\n1 2\n0 3\n");
+        assert!(out.ends_with("X wins!\n"), "{out}");
+    }
+}

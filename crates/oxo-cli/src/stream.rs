@@ -1,0 +1,266 @@
+//! `oxo stream`: the "Design Tic-Tac-Toe" command-stream contract.
+//!
+//! Input: a line with a count N, then N lines `move R C`. Output: one line
+//! per move, exactly one of
+//!
+//! ```text
+//! X placed at (R, C)
+//! X wins
+//! Draw
+//! Invalid move
+//! Game already over
+//! ```
+//!
+//! Output is written as input is read, so memory stays constant however
+//! many instructions come. Lines after the N-th are not read.
+
+use std::io::{self, BufRead, BufWriter, Write};
+
+use oxo_core::{Game, MoveError, MoveResult, Rules};
+
+use crate::text::Integer;
+
+/// Why a stream could not be replayed to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// No count line at all.
+    #[error("line 1: expected the number of instructions, but the input is empty")]
+    MissingCount,
+    /// The first line is not a count.
+    #[error("line 1: expected the number of instructions, found {text:?}")]
+    BadCount {
+        /// The line as read.
+        text: String,
+    },
+    /// A line that is not `move INT INT`.
+    #[error("line {line}: expected `move ROW COL` with integer ROW and COL, found {text:?}")]
+    BadInstruction {
+        /// 1-based line number.
+        line: u64,
+        /// The line as read (lossily decoded).
+        text: String,
+    },
+    /// Fewer instruction lines than the count promised.
+    #[error("line {line}: input ended after {found} of {expected} instructions")]
+    Truncated {
+        /// The line where one was expected.
+        line: u64,
+        /// The count from line 1.
+        expected: u64,
+        /// Instructions read.
+        found: u64,
+    },
+    /// Reading or writing failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Replay the stream from `input` on a fresh game under `rules`, writing one
+/// line per instruction to `output`.
+///
+/// Lines written before an error stay written (and are flushed).
+///
+/// # Errors
+/// Malformed input ([`StreamError::MissingCount`], [`StreamError::BadCount`],
+/// [`StreamError::BadInstruction`], [`StreamError::Truncated`]) or an I/O
+/// failure.
+pub fn run(rules: Rules, mut input: impl BufRead, output: impl Write) -> Result<(), StreamError> {
+    let mut out = BufWriter::with_capacity(64 * 1024, output);
+    let result = replay(rules, &mut input, &mut out);
+    // Flush what was written even when the input turned out to be bad.
+    let flushed = out.flush();
+    result?;
+    Ok(flushed?)
+}
+
+fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), StreamError> {
+    let mut buf = Vec::with_capacity(64);
+    if input.read_until(b'\n', &mut buf)? == 0 {
+        return Err(StreamError::MissingCount);
+    }
+    let count = parse_count(&buf).ok_or_else(|| StreamError::BadCount {
+        text: lossy_line(&buf),
+    })?;
+    let mut game = Game::new(rules);
+    for done in 0..count {
+        let line = done + 2;
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Err(StreamError::Truncated {
+                line,
+                expected: count,
+                found: done,
+            });
+        }
+        let (row, col) = parse_move(&buf).ok_or_else(|| StreamError::BadInstruction {
+            line,
+            text: lossy_line(&buf),
+        })?;
+        let mover = game.to_move();
+        match game.play_at(row, col) {
+            Ok(MoveResult::Placed) => writeln!(out, "{mover} placed at ({row}, {col})")?,
+            Ok(MoveResult::Won { winner, .. }) => writeln!(out, "{winner} wins")?,
+            Ok(MoveResult::Draw) => out.write_all(b"Draw\n")?,
+            Err(MoveError::GameOver) => out.write_all(b"Game already over\n")?,
+            // play_at never names the mover, so NotYourTurn cannot occur.
+            Err(
+                MoveError::OffBoard { .. }
+                | MoveError::Occupied { .. }
+                | MoveError::NotYourTurn { .. },
+            ) => out.write_all(b"Invalid move\n")?,
+        }
+    }
+    Ok(())
+}
+
+/// A non-negative count, with surrounding whitespace allowed.
+fn parse_count(line: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(line).ok()?.trim();
+    let n = Integer::parse(text)?;
+    u64::try_from(n.saturating_i64()).ok()
+}
+
+/// `move R C`, tokens separated by any whitespace. Coordinates of any size
+/// saturate to `i64`, which is off every board.
+fn parse_move(line: &[u8]) -> Option<(i64, i64)> {
+    let text = std::str::from_utf8(line).ok()?;
+    let mut tokens = text.split_ascii_whitespace();
+    if tokens.next()? != "move" {
+        return None;
+    }
+    let row = Integer::parse(tokens.next()?)?.saturating_i64();
+    let col = Integer::parse(tokens.next()?)?.saturating_i64();
+    tokens.next().is_none().then_some((row, col))
+}
+
+fn lossy_line(line: &[u8]) -> String {
+    String::from_utf8_lossy(line)
+        .trim_end_matches(['\n', '\r'])
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replay_str(rules: Rules, input: &str) -> (String, Result<(), StreamError>) {
+        let mut out = Vec::new();
+        let result = run(rules, input.as_bytes(), &mut out);
+        (String::from_utf8(out).unwrap(), result)
+    }
+
+    fn ok(input: &str) -> String {
+        let (out, result) = replay_str(Rules::default(), input);
+        result.unwrap();
+        out
+    }
+
+    #[test]
+    fn seed_example_top_row_win() {
+        let out = ok("5\nmove 0 0\nmove 1 0\nmove 0 1\nmove 1 1\nmove 0 2\n");
+        assert_eq!(
+            out,
+            "X placed at (0, 0)\nO placed at (1, 0)\nX placed at (0, 1)\nO placed at (1, 1)\nX wins\n"
+        );
+    }
+
+    #[test]
+    fn invalid_moves_keep_the_turn_and_over_beats_invalid() {
+        let out = ok(
+            "9\nmove 0 0\nmove 0 0\nmove 3 3\nmove -1 0\nmove 1 1\nmove 0 1\nmove 2 2\nmove 0 2\nmove 9 9\n",
+        );
+        assert_eq!(
+            out,
+            "X placed at (0, 0)\nInvalid move\nInvalid move\nInvalid move\nO placed at (1, 1)\n\
+             X placed at (0, 1)\nO placed at (2, 2)\nX wins\nGame already over\n"
+        );
+    }
+
+    #[test]
+    fn draw_and_after() {
+        let out = ok(
+            "10\nmove 0 0\nmove 1 1\nmove 2 2\nmove 0 1\nmove 2 1\nmove 2 0\nmove 0 2\nmove 1 2\nmove 1 0\nmove 0 0\n",
+        );
+        assert!(out.ends_with("X placed at (0, 2)\nO placed at (1, 2)\nDraw\nGame already over\n"));
+    }
+
+    #[test]
+    fn lenient_whitespace_and_integer_spelling() {
+        let out =
+            ok(" 2 \r\n  move\t+0   00 \r\nmove 99999999999999999999999 -99999999999999999999\n");
+        assert_eq!(out, "X placed at (0, 0)\nInvalid move\n");
+    }
+
+    #[test]
+    fn lines_after_the_count_are_not_read() {
+        assert_eq!(ok("1\nmove 1 1\ngarbage\n"), "X placed at (1, 1)\n");
+        assert_eq!(ok("0\n"), "");
+        assert_eq!(ok("1\nmove 1 1"), "X placed at (1, 1)\n");
+    }
+
+    #[test]
+    fn bigger_boards() {
+        let rules = Rules::new(4, 4, 3).unwrap();
+        let (out, result) = replay_str(
+            rules,
+            "5\nmove 3 3\nmove 0 0\nmove 2 2\nmove 0 1\nmove 1 1\n",
+        );
+        result.unwrap();
+        assert!(out.ends_with("X wins\n"), "{out}");
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_after_streamed_output() {
+        let (out, result) = replay_str(Rules::default(), "3\nmove 0 0\nmove 1\nmove 2 2\n");
+        assert_eq!(out, "X placed at (0, 0)\n");
+        let err = result.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 3: expected `move ROW COL` with integer ROW and COL, found \"move 1\""
+        );
+        for (input, message) in [
+            (
+                "",
+                "line 1: expected the number of instructions, but the input is empty",
+            ),
+            (
+                "-1\n",
+                "line 1: expected the number of instructions, found \"-1\"",
+            ),
+            (
+                "three\n",
+                "line 1: expected the number of instructions, found \"three\"",
+            ),
+            (
+                "2\nmove 0 0\n",
+                "line 3: input ended after 1 of 2 instructions",
+            ),
+            (
+                "1\nMOVE 0 0\n",
+                "line 2: expected `move ROW COL` with integer ROW and COL, found \"MOVE 0 0\"",
+            ),
+            (
+                "1\nmove 0 0 0\n",
+                "line 2: expected `move ROW COL` with integer ROW and COL, found \"move 0 0 0\"",
+            ),
+            (
+                "1\n\n",
+                "line 2: expected `move ROW COL` with integer ROW and COL, found \"\"",
+            ),
+            (
+                "1\nmove 1.5 0\n",
+                "line 2: expected `move ROW COL` with integer ROW and COL, found \"move 1.5 0\"",
+            ),
+        ] {
+            let (_, result) = replay_str(Rules::default(), input);
+            assert_eq!(result.unwrap_err().to_string(), message, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn non_utf8_is_malformed_not_a_panic() {
+        let mut out = Vec::new();
+        let err = run(Rules::default(), &b"1\nmove \xff 0\n"[..], &mut out).unwrap_err();
+        assert!(matches!(err, StreamError::BadInstruction { line: 2, .. }));
+    }
+}

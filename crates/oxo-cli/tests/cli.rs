@@ -1,0 +1,154 @@
+//! `oxo stream` and `oxo play` run as real processes, against golden files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn data(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path)
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(data(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Run `oxo ARGS` with `stdin` piped in.
+fn oxo(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oxo starts");
+    let mut pipe = child.stdin.take().unwrap();
+    // Write in a thread so a large input cannot deadlock against the output.
+    let input = stdin.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().expect("oxo finishes");
+    writer.join().unwrap();
+    output
+}
+
+fn stdout(output: &Output) -> &str {
+    std::str::from_utf8(&output.stdout).unwrap()
+}
+
+fn stderr(output: &Output) -> &str {
+    std::str::from_utf8(&output.stderr).unwrap()
+}
+
+#[test]
+fn stream_goldens_from_stdin_and_from_a_file() {
+    for name in ["row_win", "draw", "invalid_then_diagonal"] {
+        let input = format!("stream/{name}.in");
+        let expected = read(&format!("stream/{name}.out"));
+        let piped = oxo(&["stream"], &read(&input));
+        assert_eq!(piped.status.code(), Some(0), "{name}: {}", stderr(&piped));
+        assert_eq!(stdout(&piped), expected, "{name} from stdin");
+        let path = data(&input);
+        let from_file = oxo(&["stream", path.to_str().unwrap()], "");
+        assert_eq!(stdout(&from_file), expected, "{name} from a file");
+        assert!(from_file.stderr.is_empty());
+    }
+}
+
+#[test]
+fn stream_on_larger_boards() {
+    let input = "6\nmove 0 0\nmove 1 0\nmove 0 1\nmove 1 1\nmove 0 2\nmove 0 3\n";
+    let out = oxo(&["stream", "--size", "4"], input);
+    assert_eq!(stdout(&out).lines().last(), Some("O placed at (0, 3)"));
+    let out = oxo(&["stream", "--size", "4", "--k", "3"], input);
+    assert_eq!(
+        stdout(&out).lines().skip(4).collect::<Vec<_>>(),
+        ["X wins", "Game already over"]
+    );
+    let out = oxo(
+        &["stream", "--size", "2x5", "--k", "5"],
+        "2\nmove 1 4\nmove 2 0\n",
+    );
+    assert_eq!(stdout(&out), "X placed at (1, 4)\nInvalid move\n");
+}
+
+#[test]
+fn stream_malformed_input_exits_2_naming_the_line() {
+    let out = oxo(&["stream"], "3\nmove 0 0\nmove 1 one\nmove 2 2\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout(&out), "X placed at (0, 0)\n");
+    assert!(stderr(&out).contains("line 3"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("move 1 one"), "{}", stderr(&out));
+
+    for input in ["", "x\n", "2\nmove 0 0\n", "1\njump 0 0\n"] {
+        let out = oxo(&["stream"], input);
+        assert_eq!(out.status.code(), Some(2), "{input:?}");
+        assert!(stderr(&out).starts_with("oxo: line "), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"));
+    }
+}
+
+#[test]
+fn stream_bad_options_and_missing_files() {
+    let out = oxo(&["stream", "--size", "3", "--k", "4"], "0\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("k=4 is impossible on a 3x3 board"));
+    let out = oxo(&["stream", "--size", "three"], "0\n");
+    assert_eq!(out.status.code(), Some(2));
+    let out = oxo(&["stream", "/nonexistent/moves.txt"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("cannot open /nonexistent/moves.txt"));
+}
+
+#[test]
+fn stream_huge_input_streams_and_coordinates_never_overflow() {
+    let mut input = String::from("100000\n");
+    for i in 0..100_000u64 {
+        input.push_str(&format!("move {} -{}\n", i * 1_000_000_007, i));
+    }
+    let out = oxo(&["stream", "--size", "1024"], &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 100_000);
+    assert_eq!(text.lines().next(), Some("X placed at (0, 0)"));
+    assert!(text.lines().skip(1).all(|l| l == "Invalid move"));
+}
+
+#[test]
+fn play_plain_transcript_golden() {
+    let out = oxo(&["play", "--plain"], &read("play/x_wins.in"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), read("play/x_wins.out"));
+}
+
+#[test]
+fn play_rounds_alternate_and_keep_score() {
+    let out = oxo(&["play", "--rounds", "3"], &read("play/three_rounds.in"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), read("play/three_rounds.out"));
+}
+
+#[test]
+fn play_end_of_input_is_clean() {
+    let out = oxo(&["play"], "1 1\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).ends_with("O move (row col): \n"));
+    assert_eq!(stderr(&out), "oxo: end of input, game abandoned\n");
+    let out = oxo(&["play", "--size", "5", "--k", "9"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let out = oxo(&["play", "--rounds", "0"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = oxo(&["--help"], "");
+    assert_eq!(out.status.code(), Some(0));
+    for needle in ["play", "stream", "referee", "Exit codes", "2  bad usage"] {
+        assert!(stdout(&out).contains(needle), "{needle}");
+    }
+    let out = oxo(&["dance"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
