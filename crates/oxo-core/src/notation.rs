@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use crate::game::{Game, Outcome};
 use crate::player::Player;
-use crate::rules::{Cell, Line, MAX_SIDE, Rules, RulesError};
+use crate::rules::{Cell, Direction, Line, MAX_SIDE, Rules, RulesError};
 
 /// A board read from notation, not yet checked against any rules.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -244,7 +244,7 @@ impl Game {
         };
         let unchecked = Game::from_parts(rules, setup.cells.clone(), to_move, None, None);
         let lines = unchecked.scan_lines();
-        let Some(&(winner, first_line)) = lines.first() else {
+        let Some(&(winner, _)) = lines.first() else {
             let outcome = unchecked.is_full().then_some(Outcome::Draw);
             return Ok(Game::from_parts(
                 rules,
@@ -261,8 +261,15 @@ impl Game {
             return Err(PositionError::WinnerDidNotMoveLast { winner, k });
         }
         let last = last_move_candidates(k, &lines).ok_or(PositionError::DisjointWins { winner })?;
-        // Report the run through the last move as play would have found it.
-        let line = clip_to_window(first_line, last, k);
+        // Report the run through the last move as play would have found it:
+        // the first direction in `Direction::ALL` order (every line holds
+        // `last`), clipped to k-1 cells either side of it.
+        let first_direction = lines
+            .iter()
+            .map(|&(_, l)| l)
+            .min_by_key(|l| Direction::ALL.iter().position(|&d| d == l.direction))
+            .expect("at least one line");
+        let line = clip_to_window(first_direction, last, k);
         Ok(Game::from_parts(
             rules,
             setup.cells.clone(),
@@ -416,6 +423,30 @@ mod tests {
             Game::from_notation("XXX/OO./...", 4),
             Err(NotationError::Illegal(PositionError::Rules(_)))
         ));
+    }
+
+    #[test]
+    fn a_double_line_reads_back_as_play_reported_it() {
+        let mut played = Game::default();
+        for (r, c) in [
+            (0, 2),
+            (0, 0),
+            (1, 2),
+            (1, 0),
+            (2, 0),
+            (1, 1),
+            (2, 1),
+            (0, 1),
+            (2, 2),
+        ] {
+            played.play(Cell::new(r, c)).unwrap();
+        }
+        let parsed = Game::from_notation("OOX/OOX/XXX", 3).unwrap();
+        assert_eq!(
+            parsed.winning_line().unwrap().direction,
+            Direction::Horizontal
+        );
+        assert_eq!(parsed, played);
     }
 
     #[test]
