@@ -5,8 +5,10 @@
 //! - [`referee`]: the CS 1044 moves-file referee (`oxo referee`).
 //! - [`play`]: the week-37 console game (`oxo play`).
 
+pub mod arena;
 pub mod exit;
 pub mod play;
 pub mod referee;
+pub mod solve;
 pub mod stream;
 pub mod text;

@@ -1,6 +1,6 @@
 //! `oxo`: tic-tac-toe and m,n,k-games at the command line.
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +30,10 @@ enum Command {
     Stream(StreamArgs),
     /// Referee CS 1044 moves files (TTTmoves.txt) and write TTTgame.txt-style reports.
     Referee(RefereeArgs),
+    /// Solve positions: the perfect-play value and the value of every move.
+    Solve(SolveArgs),
+    /// Pit two computer players against each other over many games.
+    Arena(ArenaArgs),
 }
 
 /// Board size and win length, shared by the commands that play on any board.
@@ -63,6 +67,43 @@ struct PlayArgs {
     /// Who starts the first round.
     #[arg(long, value_enum, default_value_t = Side::X)]
     first: Side,
+    /// Who plays X: human, or a computer strategy (random, rules, alphabeta, perfect).
+    #[arg(long = "x", value_name = "PLAYER", default_value = "human")]
+    x_player: PlayerKind,
+    /// Who plays O: human, or a computer strategy.
+    #[arg(long = "o", value_name = "PLAYER", default_value = "human")]
+    o_player: PlayerKind,
+    /// Seed for every random choice the computer players make [default: from the clock].
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+/// `human` or a strategy name.
+#[derive(Clone, Copy, Debug)]
+enum PlayerKind {
+    Human,
+    Computer(oxo_ai::StrategyKind),
+}
+
+impl std::str::FromStr for PlayerKind {
+    type Err = oxo_ai::BuildError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("human") {
+            Ok(PlayerKind::Human)
+        } else {
+            s.parse().map(PlayerKind::Computer)
+        }
+    }
+}
+
+/// The seed given, or one from the clock (the only place oxo reads it).
+fn seed_or_clock(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -114,6 +155,77 @@ struct RefereeArgs {
     project: String,
 }
 
+#[derive(Debug, Args)]
+#[command(after_help = SOLVE_HELP)]
+struct SolveArgs {
+    /// A position such as X.O/.X./..O (rows joined by /, cells X, O or .),
+    /// or - to read one position per line from standard input
+    /// [default: the empty board of --size].
+    position: Option<String>,
+    /// Board size for the empty board or --all (N or ROWSxCOLS).
+    #[arg(
+        long,
+        value_name = "N|RxC",
+        default_value = "3",
+        conflicts_with = "position"
+    )]
+    size: BoardSize,
+    /// Marks in a row needed to win [default: the shorter side].
+    #[arg(long, value_name = "K")]
+    k: Option<u32>,
+    /// Print one JSON object per position instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Solve every position reachable from the empty board of --size (boards of up to 16 cells).
+    #[arg(long, conflicts_with = "position")]
+    all: bool,
+    /// With --all: save the solved table to this file.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    save: Option<PathBuf>,
+    /// Memory for the transposition table, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    table_mb: u64,
+}
+
+const SOLVE_HELP: &str = "\
+Values are for the player to move: win, draw or loss, with the number of plies
+(single moves) to the end when both sides play perfectly (the winner hurrying,
+the loser stalling). In the table, each empty cell shows the value of playing
+there: W3 = win in 3 plies, D = draw, L4 = loss in 4.
+
+Exit codes:
+  0  success
+  1  a file could not be read or written
+  2  bad usage or malformed input (a bad position, a board too large to solve)";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+struct ArenaArgs {
+    /// The strategy playing X (random, rules, alphabeta, perfect).
+    #[arg(long = "x", value_name = "STRATEGY")]
+    x: oxo_ai::StrategyKind,
+    /// The strategy playing O.
+    #[arg(long = "o", value_name = "STRATEGY")]
+    o: oxo_ai::StrategyKind,
+    /// Games to play.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Who moves first in every game [default: X and O in turn].
+    #[arg(long, value_enum)]
+    first: Option<Side>,
+    /// Seed for every random choice [default: from the clock].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -133,6 +245,8 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Play(args) => run_play(&args),
         Command::Stream(args) => run_stream(&args),
         Command::Referee(args) => Ok(run_referee(args)),
+        Command::Solve(args) => run_solve(&args),
+        Command::Arena(args) => run_arena(&args),
     }
 }
 
@@ -147,7 +261,21 @@ fn run_play(args: &PlayArgs) -> anyhow::Result<u8> {
     let _interactive = !args.plain && io::stdin().is_terminal();
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
-    let mut seats: [Box<dyn play::Seat>; 2] = [Box::new(play::Human), Box::new(play::Human)];
+    let seed = seed_or_clock(args.seed);
+    let seat = |kind: PlayerKind, seed: u64| -> anyhow::Result<Box<dyn play::Seat>> {
+        Ok(match kind {
+            PlayerKind::Human => Box::new(play::Human),
+            PlayerKind::Computer(strategy) => Box::new(play::Computer::new(
+                strategy
+                    .build(config.rules, seed)
+                    .map_err(|e| BadInput(e.to_string()))?,
+            )),
+        })
+    };
+    let mut seats = [
+        seat(args.x_player, seed)?,
+        seat(args.o_player, seed ^ 0x9E37_79B9_7F4A_7C15)?,
+    ];
     if let play::End::InputEnded(_) = play::run(&config, &mut seats, stdin, stdout)? {
         eprintln!("oxo: end of input, game abandoned");
     }
@@ -187,6 +315,215 @@ fn run_referee(args: RefereeArgs) -> u8 {
     referee::run(&job, &mut io::stdout().lock(), &mut io::stderr().lock())
 }
 
+fn run_arena(args: &ArenaArgs) -> anyhow::Result<u8> {
+    use oxo_cli::arena;
+
+    let threads = match args.threads {
+        Some(n) => usize::try_from(n)?,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    let config = arena::Config {
+        rules: args.board.rules()?,
+        x: args.x,
+        o: args.o,
+        games: args.games,
+        first: args.first.map(Player::from),
+        seed: seed_or_clock(args.seed),
+        threads,
+    };
+    let show_progress = io::stderr().is_terminal();
+    let start = std::time::Instant::now();
+    let results = arena::run(&config, |done| {
+        if show_progress {
+            let width = 30;
+            let filled = (done * width / config.games) as usize;
+            eprint!(
+                "\r\x1b[K[{}{}] {done}/{} games",
+                "#".repeat(filled),
+                ".".repeat(width as usize - filled),
+                config.games
+            );
+        }
+    })
+    .map_err(|e| match e {
+        arena::ArenaError::Build(err) => anyhow::Error::new(BadInput(err.to_string())),
+        other => other.into(),
+    })?;
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
+    let elapsed = start.elapsed();
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", arena::json(&config, &results, elapsed))?;
+    } else {
+        write!(out, "{}", arena::table(&config, &results, elapsed))?;
+    }
+    Ok(exit::SUCCESS)
+}
+
+fn run_solve(args: &SolveArgs) -> anyhow::Result<u8> {
+    use oxo_ai::{Solver, StrongSolution};
+    use oxo_cli::solve;
+
+    let table_bytes = usize::try_from(args.table_mb)? << 20;
+    if args.all {
+        let rules = Rules::with_size(args.size, args.k)?;
+        let start = std::time::Instant::now();
+        let strong = StrongSolution::compute(rules).map_err(BadInput::from)?;
+        let time = start.elapsed();
+        let census = strong.census();
+        let empty = strong
+            .get(&oxo_core::Game::new(rules))
+            .expect("the empty board is reachable");
+        let mut out = io::stdout().lock();
+        if args.json {
+            writeln!(
+                out,
+                "{{\"size\":\"{}\",\"k\":{},\"positions\":{},\"terminal\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"classes\":{},\"value\":\"{}\",\"plies\":{},\"time_ms\":{:.1}}}",
+                rules.size(),
+                rules.k(),
+                census.positions,
+                census.terminal,
+                census.x_wins,
+                census.o_wins,
+                census.draws,
+                strong.stored(),
+                empty.value,
+                empty.plies,
+                time.as_secs_f64() * 1e3
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{rules}: every reachable position solved in {:.1} ms",
+                time.as_secs_f64() * 1e3
+            )?;
+            writeln!(out, "  reachable positions  {:>12}", census.positions)?;
+            writeln!(
+                out,
+                "  finished games       {:>12}  (X wins {}, O wins {}, full-board draws {})",
+                census.terminal, census.x_wins, census.o_wins, census.draws
+            )?;
+            writeln!(out, "  stored (by symmetry) {:>12}", strong.stored())?;
+            writeln!(
+                out,
+                "  empty board: {} for X in {} plies",
+                empty.value, empty.plies
+            )?;
+        }
+        if let Some(path) = &args.save {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            strong
+                .save(io::BufWriter::new(file))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        return Ok(exit::SUCCESS);
+    }
+
+    let make_solver = |rules: Rules| -> anyhow::Result<Solver> {
+        let mut solver = Solver::new(rules, table_bytes).map_err(BadInput::from)?;
+        if io::stderr().is_terminal() {
+            solver.on_progress(|p| {
+                if p.elapsed.as_secs() >= 1 {
+                    let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                    let depth = p
+                        .depth
+                        .map_or(String::new(), |d| format!(", distance search at {d} plies"));
+                    eprint!(
+                        "\r\x1b[Ksolving: {} positions, {:.1} M/s{depth}",
+                        p.nodes,
+                        rate / 1e6
+                    );
+                }
+            });
+        }
+        Ok(solver)
+    };
+    let clear_progress = || {
+        if io::stderr().is_terminal() {
+            eprint!("\r\x1b[K");
+        }
+    };
+
+    match args.position.as_deref() {
+        Some("-") => {
+            // One solver per board shape, kept warm across lines.
+            let mut solvers: Vec<Solver> = Vec::new();
+            let summary = solve::solve_lines(
+                io::stdin().lock(),
+                io::stdout().lock(),
+                &mut io::stderr(),
+                args.json,
+                |text| {
+                    let game = parse_position(text, args.k).map_err(|e| format!("{e:#}"))?;
+                    let rules = game.rules();
+                    let index = match solvers.iter().position(|s| s.rules() == rules) {
+                        Some(i) => i,
+                        None => {
+                            solvers.push(make_solver(rules).map_err(|e| format!("{e:#}"))?);
+                            solvers.len() - 1
+                        }
+                    };
+                    let report = solve::solve(&mut solvers[index], game).map_err(|e| e.to_string());
+                    clear_progress();
+                    report
+                },
+            )?;
+            Ok(if summary.failed > 0 {
+                exit::BAD_INPUT
+            } else {
+                exit::SUCCESS
+            })
+        }
+        position => {
+            let game = match position {
+                Some(text) => parse_position(text, args.k)?,
+                None => oxo_core::Game::new(Rules::with_size(args.size, args.k)?),
+            };
+            let mut solver = make_solver(game.rules())?;
+            let report = solve::solve(&mut solver, game).map_err(BadInput::from)?;
+            clear_progress();
+            let mut out = io::stdout().lock();
+            if args.json {
+                writeln!(out, "{}", report.json())?;
+            } else {
+                write!(out, "{}", report.table())?;
+            }
+            Ok(exit::SUCCESS)
+        }
+    }
+}
+
+/// A position in notation, with k from `--k` or the board's shorter side.
+fn parse_position(text: &str, k: Option<u32>) -> anyhow::Result<oxo_core::Game> {
+    let setup: oxo_core::Setup = text
+        .parse()
+        .map_err(|e| BadInput(format!("bad position {text:?}: {e}")))?;
+    let k = k.unwrap_or(setup.rows().min(setup.cols()));
+    oxo_core::Game::from_setup(&setup, k)
+        .map_err(|e| BadInput(format!("impossible position {text:?}: {e}")).into())
+}
+
+/// An error in what the user asked for: exit code 2.
+#[derive(Debug)]
+struct BadInput(String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+impl From<oxo_ai::SolveError> for BadInput {
+    fn from(err: oxo_ai::SolveError) -> Self {
+        BadInput(err.to_string())
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
@@ -204,7 +541,9 @@ fn exit_code_for(err: &anyhow::Error) -> u8 {
                 _ => exit::BAD_INPUT,
             };
         }
-        if cause.downcast_ref::<oxo_core::RulesError>().is_some() {
+        if cause.downcast_ref::<oxo_core::RulesError>().is_some()
+            || cause.downcast_ref::<BadInput>().is_some()
+        {
             return exit::BAD_INPUT;
         }
         if cause.downcast_ref::<io::Error>().is_some() {

@@ -84,6 +84,52 @@ impl Seat for Human {
     }
 }
 
+/// A computer player: asks its strategy and announces the move at once.
+pub struct Computer {
+    strategy: Box<dyn oxo_ai::Strategy>,
+}
+
+impl std::fmt::Debug for Computer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Computer")
+            .field("strategy", &self.strategy.name())
+            .finish()
+    }
+}
+
+impl Computer {
+    /// A seat played by `strategy`.
+    #[must_use]
+    pub fn new(strategy: Box<dyn oxo_ai::Strategy>) -> Computer {
+        Computer { strategy }
+    }
+}
+
+impl Seat for Computer {
+    fn choose(
+        &mut self,
+        game: &Game,
+        _input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> io::Result<Choice> {
+        let cell = self.strategy.choose(game).ok_or_else(|| {
+            io::Error::other(format!(
+                "the {} player found no move in {game}",
+                self.strategy.name()
+            ))
+        })?;
+        writeln!(
+            output,
+            "{} ({}) plays {} {}",
+            game.to_move(),
+            self.strategy.name(),
+            cell.row,
+            cell.col
+        )?;
+        Ok(Choice::Move(cell.row.into(), cell.col.into()))
+    }
+}
+
 /// `ROW COL` as two integers of any size; anything else is `None`.
 fn parse_coordinates(line: &str) -> Option<(i64, i64)> {
     let mut tokens = line.split_whitespace();
@@ -292,6 +338,47 @@ mod tests {
             panic!("expected both rounds to finish");
         };
         assert_eq!((score.wins(Player::X), score.wins(Player::O)), (1, 1));
+    }
+
+    #[test]
+    fn human_against_the_perfect_computer() {
+        let rules = Rules::default();
+        let perfect = oxo_ai::StrategyKind::Perfect.build(rules, 1).unwrap();
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Computer::new(perfect))];
+        let mut out = Vec::new();
+        // The human opens in a corner and then plays badly; the computer
+        // answers every move at once and wins.
+        let end = run(
+            &one_round(),
+            &mut seats,
+            "0 0\n0 1\n1 0\n2 2\n".as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("O (perfect) plays 1 1\n"), "{out}");
+        assert!(out.ends_with("O wins!\n"), "{out}");
+        let End::Finished(score) = end else {
+            panic!("the game should finish: {out}");
+        };
+        assert_eq!(score.wins(Player::O), 1);
+    }
+
+    #[test]
+    fn two_computers_need_no_input() {
+        let rules = Rules::default();
+        let build = |seed| Computer::new(oxo_ai::StrategyKind::Perfect.build(rules, seed).unwrap());
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(build(1)), Box::new(build(2))];
+        let config = Config {
+            rounds: 4,
+            ..one_round()
+        };
+        let mut out = Vec::new();
+        let end = run(&config, &mut seats, io::empty(), &mut out).unwrap();
+        let End::Finished(score) = end else {
+            panic!("all rounds should finish");
+        };
+        assert_eq!(score.draws(), 4);
     }
 
     #[test]

@@ -152,3 +152,132 @@ fn help_documents_exit_codes() {
     let out = oxo(&["dance"], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn solve_prints_a_table_and_json() {
+    let out = oxo(&["solve"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("X to move: draw in 9 plies\n"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = oxo(&["solve", "XX./OO./...", "--json"], "");
+    let json = stdout(&out);
+    assert!(json.starts_with("{\"position\":\"XX./OO./...\",\"size\":\"3x3\",\"k\":3,\"to_move\":\"x\",\"value\":\"win\",\"plies\":1,"), "{json}");
+    assert!(json.contains("\"best\":[[0,2]]"), "{json}");
+    assert_eq!(json.lines().count(), 1);
+
+    let out = oxo(&["solve", "--size", "4", "--k", "3", "--json"], "");
+    assert!(
+        stdout(&out).contains("\"value\":\"win\""),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn solve_reads_many_positions_from_stdin() {
+    let input = "X../.../...\n\n.O./.X./...\nXXX/OOO/...\n...../...../...../...../.....\n";
+    let out = oxo(&["solve", "-", "--json"], input);
+    assert_eq!(out.status.code(), Some(2), "one line was bad");
+    let lines: Vec<&str> = stdout(&out).lines().collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[0].contains("\"value\":\"draw\""));
+    assert!(
+        lines[2].starts_with("{\"line\":4,\"error\":"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].contains("\"size\":\"5x5\",\"k\":5"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        stderr(&out).contains("line 4: impossible position"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn solve_all_counts_reachable_positions() {
+    let out = oxo(&["solve", "--all", "--json"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).starts_with("{\"size\":\"3x3\",\"k\":3,\"positions\":5478,\"terminal\":958,\"x_wins\":626,\"o_wins\":316,\"draws\":16,"), "{}", stdout(&out));
+}
+
+#[test]
+fn solve_refuses_what_it_cannot_do() {
+    let out = oxo(&["solve", "--size", "8", "--k", "5"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("too large to solve"),
+        "{}",
+        stderr(&out)
+    );
+    let out = oxo(&["solve", "XXO/Z../..."], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad position"), "{}", stderr(&out));
+    let out = oxo(&["solve", "--all", "--size", "5"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn arena_json_and_perfect_never_loses() {
+    let out = oxo(
+        &[
+            "arena", "--x", "random", "--o", "perfect", "--games", "500", "--seed", "7", "--json",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json = stdout(&out);
+    assert!(json.starts_with("{\"x\":\"random\",\"o\":\"perfect\",\"size\":\"3x3\",\"k\":3,\"seed\":7,\"games\":500,\"x_wins\":0,"), "{json}");
+    // The same seed gives the same results.
+    let again = oxo(
+        &[
+            "arena",
+            "--x",
+            "random",
+            "--o",
+            "perfect",
+            "--games",
+            "500",
+            "--seed",
+            "7",
+            "--json",
+            "--threads",
+            "1",
+        ],
+        "",
+    );
+    let strip = |s: &str| s.split(",\"average_plies\"").next().unwrap().to_owned();
+    assert_eq!(strip(stdout(&again)), strip(json));
+    let out = oxo(
+        &[
+            "arena", "--x", "perfect", "--o", "random", "--size", "15", "--k", "5",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn play_computer_against_computer() {
+    let out = oxo(
+        &[
+            "play", "--x", "perfect", "--o", "perfect", "--seed", "3", "--rounds", "2",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("draw.\nScore: X 0, O 0, draws 2\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("X (perfect) plays "));
+}

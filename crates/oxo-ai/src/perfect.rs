@@ -1,0 +1,145 @@
+//! The perfect player: every move chosen by the solver.
+
+use oxo_core::{Cell, Game, Rules};
+use rand::RngExt;
+
+use crate::solver::{DEFAULT_TABLE_BYTES, SolveError, Solver};
+use crate::{SeededRng, Strategy, rng_from_seed};
+
+/// Boards on which `perfect` is offered: the solver answers their hardest
+/// positions in about a second or less on one core (6×6, k=4 and k=5 among
+/// them). Larger boards that fit the solver can still be solved with
+/// `oxo solve`, but a game would stall on its opening moves.
+pub const PERFECT_MAX_CELLS: usize = 36;
+
+/// Plays a move of the best value: a win if there is one (the fastest),
+/// else a draw, else the slowest loss. It never loses a game that can be
+/// held. Ties are broken by the seeded generator, so games vary.
+#[derive(Debug)]
+pub struct Perfect<R = SeededRng> {
+    solver: Solver,
+    rng: R,
+}
+
+impl Perfect {
+    /// A perfect player for `rules`, its tie-breaks fixed by `seed`.
+    ///
+    /// # Errors
+    /// [`SolveError::TooLarge`] for boards of more than
+    /// [`PERFECT_MAX_CELLS`] cells or that do not fit the solver.
+    pub fn new(rules: Rules, seed: u64) -> Result<Perfect, SolveError> {
+        Perfect::with_rng(rules, rng_from_seed(seed))
+    }
+}
+
+impl<R: rand::Rng> Perfect<R> {
+    /// A perfect player drawing its tie-breaks from `rng`.
+    ///
+    /// # Errors
+    /// As [`Perfect::new`].
+    pub fn with_rng(rules: Rules, rng: R) -> Result<Perfect<R>, SolveError> {
+        if rules.cell_count() > PERFECT_MAX_CELLS {
+            return Err(SolveError::TooLarge {
+                rows: rules.rows(),
+                cols: rules.cols(),
+            });
+        }
+        // Small boards need a small table; larger ones get the default.
+        let bytes = if rules.cell_count() <= 16 {
+            1 << 20
+        } else {
+            DEFAULT_TABLE_BYTES
+        };
+        Ok(Perfect {
+            solver: Solver::new(rules, bytes)?,
+            rng,
+        })
+    }
+}
+
+impl<R: rand::Rng + Send> Strategy for Perfect<R> {
+    fn choose(&mut self, game: &Game) -> Option<Cell> {
+        if game.is_over() {
+            return None;
+        }
+        let (_, best) = self.solver.best_moves(game).ok()?;
+        if best.is_empty() {
+            return None;
+        }
+        Some(best[self.rng.random_range(0..best.len())])
+    }
+
+    fn name(&self) -> &str {
+        "perfect"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Random;
+    use oxo_core::{Outcome, Player};
+
+    fn play(x: &mut dyn Strategy, o: &mut dyn Strategy, rules: Rules) -> Game {
+        let mut game = Game::new(rules);
+        crate::play_out(&mut game, x, o).unwrap();
+        game
+    }
+
+    #[test]
+    fn never_loses_to_random_on_either_side() {
+        let rules = Rules::TIC_TAC_TOE;
+        for seed in 0..200 {
+            let mut perfect = Perfect::new(rules, seed).unwrap();
+            let mut random = Random::new(seed + 1000);
+            let game = play(&mut perfect, &mut random, rules);
+            assert_ne!(game.outcome(), Some(Outcome::Win(Player::O)), "{game}");
+            let game = play(&mut random, &mut perfect, rules);
+            assert_ne!(game.outcome(), Some(Outcome::Win(Player::X)), "{game}");
+        }
+    }
+
+    #[test]
+    fn against_itself_every_game_is_a_draw_yet_games_vary() {
+        let rules = Rules::TIC_TAC_TOE;
+        let mut seen = std::collections::HashSet::new();
+        for seed in 0..50 {
+            let mut x = Perfect::new(rules, seed).unwrap();
+            let mut o = Perfect::new(rules, seed + 500).unwrap();
+            let game = play(&mut x, &mut o, rules);
+            assert_eq!(game.outcome(), Some(Outcome::Draw));
+            seen.insert(game.to_string());
+        }
+        assert!(seen.len() > 5, "tie-breaks should vary the games: {seen:?}");
+    }
+
+    #[test]
+    fn takes_the_fastest_win() {
+        // X can win at once on (0, 2) or set up slower wins elsewhere.
+        let game = Game::from_notation("XX./OO./...", 3).unwrap();
+        for seed in 0..20 {
+            let mut perfect = Perfect::new(Rules::TIC_TAC_TOE, seed).unwrap();
+            assert_eq!(perfect.choose(&game), Some(Cell::new(0, 2)));
+        }
+    }
+
+    #[test]
+    fn wins_4x4_k3_as_first_player() {
+        let rules = Rules::new(4, 4, 3).unwrap();
+        for seed in 0..10 {
+            let mut x = Perfect::new(rules, seed).unwrap();
+            let mut o = Perfect::new(rules, seed + 1).unwrap();
+            assert_eq!(
+                play(&mut x, &mut o, rules).outcome(),
+                Some(Outcome::Win(Player::X))
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_boards_it_cannot_finish() {
+        assert!(Perfect::new(Rules::new(7, 7, 5).unwrap(), 0).is_err());
+        assert!(Perfect::new(Rules::new(15, 15, 5).unwrap(), 0).is_err());
+        assert!(Perfect::new(Rules::new(6, 6, 4).unwrap(), 0).is_ok());
+    }
+}

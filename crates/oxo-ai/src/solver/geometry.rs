@@ -1,0 +1,507 @@
+//! Bitboards for small boards: one `u64` per player.
+//!
+//! Cell (r, c) is bit `r * stride + c` with `stride = cols + 1`: the extra
+//! column is always empty, so shifting a row never carries marks into the
+//! next one. A line of k in direction `d` is then `k` bits spaced `d` apart,
+//! with `d` one of 1 (row), `stride` (column), `stride + 1` (diagonal) and
+//! `stride - 1` (anti-diagonal).
+
+use oxo_core::{Cell, Rules};
+
+/// Largest number of board symmetries (the dihedral group of a square).
+pub(crate) const MAX_SYMMETRIES: usize = 8;
+
+/// The fixed facts of one board shape, precomputed.
+#[derive(Clone, Debug)]
+pub(crate) struct Geometry {
+    pub rows: u32,
+    pub cols: u32,
+    pub k: u32,
+    stride: u32,
+    /// Every on-board bit.
+    pub valid: u64,
+    /// Shift for each direction.
+    dirs: [u32; 4],
+    /// For each direction, the bits where a k-window starts and fits.
+    window_starts: [u64; 4],
+    /// The symmetries of the board, each a map from bit to bit.
+    syms: Vec<[u8; 64]>,
+    /// The inverse of each map in `syms`.
+    inverse: Vec<[u8; 64]>,
+    /// On-board bits, most promising first (centre out, by lines through).
+    pub order: Vec<u8>,
+    /// Every k-window as a mask of its cells.
+    windows: Vec<u64>,
+}
+
+/// A symmetry as a map of (row, col) given (rows, cols): the arguments are
+/// `(r, c, rows, cols)`.
+type Transform = fn(u32, u32, u32, u32) -> (u32, u32);
+
+/// A board shape the bitboard solver cannot take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TooLarge;
+
+impl Geometry {
+    /// The geometry for `rules`, if the board fits 64 bits with its padding
+    /// column (`rows * (cols + 1) <= 64`): up to 7×7, 8×6 or 6×8, for example.
+    pub fn new(rules: Rules) -> Result<Geometry, TooLarge> {
+        let (rows, cols, k) = (rules.rows(), rules.cols(), rules.k());
+        let stride = cols + 1;
+        if rows * stride > 64 {
+            return Err(TooLarge);
+        }
+        let bit = |r: u32, c: u32| r * stride + c;
+        let mut valid = 0u64;
+        for r in 0..rows {
+            for c in 0..cols {
+                valid |= 1 << bit(r, c);
+            }
+        }
+        let deltas: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+        let dirs = [1, stride, stride + 1, stride - 1];
+        let mut window_starts = [0u64; 4];
+        for (i, &(dr, dc)) in deltas.iter().enumerate() {
+            for r in 0..rows as i32 {
+                for c in 0..cols as i32 {
+                    let end_r = r + dr * (k as i32 - 1);
+                    let end_c = c + dc * (k as i32 - 1);
+                    if (0..rows as i32).contains(&end_r) && (0..cols as i32).contains(&end_c) {
+                        window_starts[i] |= 1 << bit(r as u32, c as u32);
+                    }
+                }
+            }
+        }
+        let transforms: Vec<Transform> = if rows == cols {
+            vec![
+                |r, c, _, _| (r, c),
+                |r, c, n, _| (c, n - 1 - r),
+                |r, c, n, _| (n - 1 - r, n - 1 - c),
+                |r, c, n, _| (n - 1 - c, r),
+                |r, c, n, _| (r, n - 1 - c),
+                |r, c, n, _| (n - 1 - r, c),
+                |r, c, _, _| (c, r),
+                |r, c, n, _| (n - 1 - c, n - 1 - r),
+            ]
+        } else {
+            vec![
+                |r, c, _, _| (r, c),
+                |r, c, rows, _| (rows - 1 - r, c),
+                |r, c, _, cols| (r, cols - 1 - c),
+                |r, c, rows, cols| (rows - 1 - r, cols - 1 - c),
+            ]
+        };
+        let mut syms = Vec::new();
+        let mut inverse = Vec::new();
+        for t in transforms {
+            let mut map = [0u8; 64];
+            let mut inv = [0u8; 64];
+            for r in 0..rows {
+                for c in 0..cols {
+                    let (r2, c2) = t(r, c, rows, cols);
+                    map[bit(r, c) as usize] = bit(r2, c2) as u8;
+                    inv[bit(r2, c2) as usize] = bit(r, c) as u8;
+                }
+            }
+            syms.push(map);
+            inverse.push(inv);
+        }
+        let mut windows = Vec::new();
+        for (i, &d) in dirs.iter().enumerate() {
+            let mut starts = window_starts[i];
+            while starts != 0 {
+                let b = starts.trailing_zeros();
+                starts &= starts - 1;
+                windows.push((0..k).fold(0u64, |w, j| w | 1 << (b + j * d)));
+            }
+        }
+        let mut geometry = Geometry {
+            rows,
+            cols,
+            k,
+            stride,
+            valid,
+            dirs,
+            window_starts,
+            syms,
+            inverse,
+            order: Vec::new(),
+            windows,
+        };
+        geometry.order = geometry.static_order();
+        Ok(geometry)
+    }
+
+    /// On-board bits sorted by the number of k-windows through them, then
+    /// by closeness to the centre: good first guesses for move ordering.
+    fn static_order(&self) -> Vec<u8> {
+        let mut bits: Vec<u8> = (0..64u8).filter(|&b| self.valid >> b & 1 == 1).collect();
+        let windows_through = |b: u8| -> u32 {
+            (0..4)
+                .map(|d| {
+                    (0..self.k)
+                        .filter(|&i| {
+                            let shift = i * self.dirs[d];
+                            u32::from(b) >= shift
+                                && self.window_starts[d] >> (u32::from(b) - shift) & 1 == 1
+                        })
+                        .count() as u32
+                })
+                .sum()
+        };
+        let centre_distance = |b: u8| -> u32 {
+            let (r, c) = (u32::from(b) / self.stride, u32::from(b) % self.stride);
+            // Twice the Chebyshev-ish distance, to stay in integers.
+            (2 * r).abs_diff(self.rows - 1) + (2 * c).abs_diff(self.cols - 1)
+        };
+        bits.sort_by_key(|&b| (std::cmp::Reverse(windows_through(b)), centre_distance(b), b));
+        bits
+    }
+
+    /// Number of symmetries in use (8 for square boards, 4 otherwise).
+    pub fn symmetry_count(&self) -> usize {
+        self.syms.len()
+    }
+
+    /// Where symmetry `s` sends bit `b`.
+    pub fn map(&self, s: usize, b: u32) -> u32 {
+        u32::from(self.syms[s][b as usize])
+    }
+
+    /// Where the inverse of symmetry `s` sends bit `b`.
+    pub fn unmap(&self, s: usize, b: u32) -> u32 {
+        u32::from(self.inverse[s][b as usize])
+    }
+
+    /// Apply symmetry `s` to a whole bitboard.
+    #[cfg(test)]
+    pub fn transform(&self, s: usize, mut board: u64) -> u64 {
+        let mut out = 0;
+        while board != 0 {
+            let b = board.trailing_zeros();
+            board &= board - 1;
+            out |= 1 << self.map(s, b);
+        }
+        out
+    }
+
+    /// The bit of `cell`.
+    pub fn bit(&self, cell: Cell) -> u32 {
+        cell.row * self.stride + cell.col
+    }
+
+    /// Whether `stones` holds k in a row anywhere.
+    #[inline]
+    pub fn has_line(&self, stones: u64) -> bool {
+        self.dirs.iter().any(|&d| {
+            let mut m = stones;
+            for i in 1..self.k {
+                m &= shr(stones, i * d);
+            }
+            m != 0
+        })
+    }
+
+    /// The empty cells where `stones` would complete k in a row.
+    ///
+    /// Per direction: `left[j]` marks cells with j own stones just before
+    /// them, `right[j]` with j just after; a cell completes a line when it
+    /// has j before and k−1−j after for some j.
+    #[inline]
+    pub fn winning_cells(&self, stones: u64, empty: u64) -> u64 {
+        let k = self.k as usize;
+        if k > 16 {
+            return self.winning_cells_long(stones, empty);
+        }
+        let mut wins = 0u64;
+        for &d in &self.dirs {
+            let mut left = [u64::MAX; 16];
+            let mut right = [u64::MAX; 16];
+            for j in 1..k {
+                let shift = j as u32 * d;
+                left[j] = left[j - 1] & shl(stones, shift);
+                right[j] = right[j - 1] & shr(stones, shift);
+            }
+            for j in 0..k {
+                wins |= left[j] & right[k - 1 - j];
+            }
+        }
+        wins & empty
+    }
+
+    /// `winning_cells` for k above 16 (long thin boards such as 1×40):
+    /// every offset of the cell in its window tried in turn.
+    fn winning_cells_long(&self, stones: u64, empty: u64) -> u64 {
+        let k = self.k as i64;
+        let mut wins = 0u64;
+        for &d in &self.dirs {
+            for j in 0..k {
+                let mut m = empty;
+                for i in (0..k).filter(|&i| i != j) {
+                    let offset = (i - j) * i64::from(d);
+                    m &= if offset > 0 {
+                        shr(stones, offset as u32)
+                    } else {
+                        shl(stones, (-offset) as u32)
+                    };
+                }
+                wins |= m;
+            }
+        }
+        wins
+    }
+
+    /// Cells lying in at least one k-window with none of `blockers` in it:
+    /// the windows the other player can still fill.
+    #[inline]
+    pub fn live_cells(&self, blockers: u64) -> u64 {
+        let free = self.valid & !blockers;
+        let mut cells = 0u64;
+        for (i, &d) in self.dirs.iter().enumerate() {
+            let mut starts = free & self.window_starts[i];
+            for j in 1..self.k {
+                starts &= shr(free, j * d);
+            }
+            let mut spread = starts;
+            for j in 1..self.k {
+                spread |= shl(starts, j * d);
+            }
+            cells |= spread;
+        }
+        cells
+    }
+}
+
+impl Geometry {
+    /// A promise score for every empty cell, for move ordering: each window
+    /// still open to one player adds to its empty cells a weight that grows
+    /// steeply with that player's marks in it (making our lines and breaking
+    /// theirs both count, ours slightly more).
+    pub fn cell_scores(&self, me: u64, opp: u64, scores: &mut [u64; 64]) {
+        let empty = self.valid & !(me | opp);
+        for &w in &self.windows {
+            let mine = (w & me).count_ones();
+            let theirs = (w & opp).count_ones();
+            let add = match (mine, theirs) {
+                (0, 0) => 1,
+                // Capped so long windows on thin boards cannot overflow.
+                (m, 0) => 4u64 << (3 * m).min(48),
+                (0, t) => 3u64 << (3 * t).min(48),
+                _ => continue,
+            };
+            let mut cells = w & empty;
+            while cells != 0 {
+                let score = &mut scores[cells.trailing_zeros() as usize];
+                *score = score.saturating_add(add);
+                cells &= cells - 1;
+            }
+        }
+    }
+
+    /// The most of `stones` in any window free of `blockers`, or `None` if
+    /// every window is blocked.
+    pub fn best_window(&self, stones: u64, blockers: u64) -> Option<u32> {
+        self.windows
+            .iter()
+            .filter(|&&w| w & blockers == 0)
+            .map(|&w| (w & stones).count_ones())
+            .max()
+    }
+
+    /// Whether `defender` has a pairing strategy against `attacker`: disjoint
+    /// pairs of empty cells such that every window the attacker can still
+    /// fill holds one whole pair. Answering each attacker move inside a pair
+    /// with the pair's other cell then keeps the attacker from ever making k
+    /// in a row, whoever is to move. A `false` may also mean the search for
+    /// a pairing ran out of `budget` steps: the check is sound, not complete.
+    pub fn has_pairing(&self, attacker: u64, defender: u64, budget: u32) -> bool {
+        let empty = self.valid & !(attacker | defender);
+        let mut live = [0u64; 256];
+        let mut n = 0;
+        for &w in &self.windows {
+            if w & defender == 0 {
+                if n == live.len() {
+                    return false;
+                }
+                live[n] = w;
+                n += 1;
+            }
+        }
+        let mut budget = budget;
+        cover(&mut live[..n], empty, &mut budget)
+    }
+}
+
+/// `x << n`, and 0 once every bit has been shifted out.
+#[inline]
+fn shl(x: u64, n: u32) -> u64 {
+    x.checked_shl(n).unwrap_or(0)
+}
+
+/// `x >> n`, and 0 once every bit has been shifted out.
+#[inline]
+fn shr(x: u64, n: u32) -> u64 {
+    x.checked_shr(n).unwrap_or(0)
+}
+
+/// Backtracking search for disjoint pairs of `free` cells covering every
+/// window in `windows`. The slice is reordered in place: windows a chosen
+/// pair covers are moved behind the ones still to cover.
+fn cover(windows: &mut [u64], free: u64, budget: &mut u32) -> bool {
+    if windows.is_empty() {
+        return true;
+    }
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    // The window with the fewest free cells is the most constrained.
+    let mut pick = 0;
+    let mut fewest = u32::MAX;
+    for (i, w) in windows.iter().enumerate() {
+        let n = (w & free).count_ones();
+        if n < fewest {
+            fewest = n;
+            pick = i;
+        }
+    }
+    if fewest < 2 {
+        return false;
+    }
+    windows.swap(0, pick);
+    let cells = windows[0] & free;
+    let mut outer = cells;
+    while outer != 0 {
+        let a = outer & outer.wrapping_neg();
+        outer &= outer - 1;
+        let mut inner = outer;
+        while inner != 0 {
+            let b = inner & inner.wrapping_neg();
+            inner &= inner - 1;
+            let pair = a | b;
+            // Move the windows this pair does not cover to the front of the
+            // tail and recurse on them alone.
+            let tail = &mut windows[1..];
+            let mut rest = 0;
+            for i in 0..tail.len() {
+                if tail[i] & pair != pair {
+                    tail.swap(rest, i);
+                    rest += 1;
+                }
+            }
+            if cover(&mut tail[..rest], free & !pair, budget) {
+                return true;
+            }
+            if *budget == 0 {
+                return false;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxo_core::Game;
+
+    fn bits_of(geo: &Geometry, game: &Game, player: oxo_core::Player) -> u64 {
+        game.rules()
+            .cells()
+            .filter(|&c| game.get(c) == Some(player))
+            .fold(0, |acc, c| acc | 1 << geo.bit(c))
+    }
+
+    #[test]
+    fn long_thin_boards_use_the_general_path() {
+        let rules = Rules::new(1, 40, 20).unwrap();
+        let geo = Geometry::new(rules).unwrap();
+        let stones = (0..19).fold(0u64, |acc, c| acc | 1 << geo.bit(Cell::new(0, c)));
+        let empty = geo.valid & !stones;
+        assert_eq!(
+            geo.winning_cells(stones, empty),
+            1 << geo.bit(Cell::new(0, 19))
+        );
+    }
+
+    #[test]
+    fn sizes_that_fit() {
+        assert!(Geometry::new(Rules::new(7, 7, 5).unwrap()).is_ok());
+        assert!(Geometry::new(Rules::new(8, 6, 4).unwrap()).is_ok());
+        assert!(Geometry::new(Rules::new(8, 8, 5).unwrap()).is_err());
+        assert!(Geometry::new(Rules::new(1, 1, 1).unwrap()).is_ok());
+    }
+
+    #[test]
+    fn lines_and_winning_cells_match_the_core() {
+        // Every 3x3 and 4x4 k=3 position from a few random games: compare
+        // against the core's own scan and its move results.
+        for rules in [
+            Rules::TIC_TAC_TOE,
+            Rules::new(4, 4, 3).unwrap(),
+            Rules::new(3, 5, 3).unwrap(),
+        ] {
+            let geo = Geometry::new(rules).unwrap();
+            let mut seed = 12345u64;
+            for _ in 0..200 {
+                let mut game = Game::new(rules);
+                while !game.is_over() {
+                    let moves: Vec<Cell> = game.legal_moves().collect();
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let pick = moves[(seed >> 33) as usize % moves.len()];
+                    let me = game.to_move();
+                    let stones = bits_of(&geo, &game, me);
+                    let empty = geo.valid & !(stones | bits_of(&geo, &game, me.other()));
+                    let wins = geo.winning_cells(stones, empty);
+                    for cell in game.legal_moves() {
+                        let mut probe = game.clone();
+                        let won =
+                            probe.play(cell).unwrap().outcome() == Some(oxo_core::Outcome::Win(me));
+                        assert_eq!(wins >> geo.bit(cell) & 1 == 1, won, "{game} {cell}");
+                    }
+                    game.play(pick).unwrap();
+                    let has = geo.has_line(bits_of(&geo, &game, me));
+                    assert_eq!(has, game.outcome() == Some(oxo_core::Outcome::Win(me)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn live_cells_exclude_blocked_windows() {
+        let rules = Rules::TIC_TAC_TOE;
+        let geo = Geometry::new(rules).unwrap();
+        // O in the centre blocks both diagonals, the middle row and column.
+        let o = 1 << geo.bit(Cell::new(1, 1));
+        let live_for_x = geo.live_cells(o);
+        // Corners and edges still have their outer row or column.
+        assert_eq!(live_for_x.count_ones(), 8);
+        // O on all four edges' middles leaves X no line at all.
+        let edges = [(0, 1), (1, 0), (1, 2), (2, 1)]
+            .iter()
+            .fold(0u64, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)));
+        // Only the two diagonals remain: the corners and the centre.
+        assert_eq!(geo.live_cells(edges).count_ones(), 5);
+        assert_eq!(geo.live_cells(edges) & edges, 0);
+    }
+
+    #[test]
+    fn symmetries_are_permutations_with_inverses() {
+        for rules in [Rules::TIC_TAC_TOE, Rules::new(4, 5, 3).unwrap()] {
+            let geo = Geometry::new(rules).unwrap();
+            assert_eq!(
+                geo.symmetry_count(),
+                if rules.rows() == rules.cols() { 8 } else { 4 }
+            );
+            for s in 0..geo.symmetry_count() {
+                assert_eq!(geo.transform(s, geo.valid), geo.valid);
+                for cell in rules.cells() {
+                    let b = geo.bit(cell);
+                    assert_eq!(geo.unmap(s, geo.map(s, b)), b);
+                }
+            }
+        }
+    }
+}

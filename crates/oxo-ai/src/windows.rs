@@ -1,0 +1,364 @@
+//! A board seen as its k-cell windows, for the heuristic players.
+//!
+//! Under the "at least k in a row" rule a player has won exactly when one of
+//! the board's k-cell windows (straight runs of k cells in any of the four
+//! directions) holds only that player's marks. So counting each window's
+//! marks tells a player everything it needs about threats: a window with
+//! k−1 of one player's marks and none of the other's is a win waiting to be
+//! played, and a window holding both players' marks is dead for both.
+
+use std::fmt;
+
+use oxo_core::{Direction, Game, Player, Rules};
+
+/// Marks per player in one window, indexed by [`Player::index`].
+pub(crate) type Counts = [u16; 2];
+
+/// Where a window's cells are: `len` cells from index `start`, `step`
+/// apart (every direction steps forward in row-major order, the
+/// anti-diagonal by `cols - 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    step: u32,
+    len: u32,
+}
+
+impl Span {
+    /// The window's cells, from its first.
+    pub(crate) fn cells(self) -> impl Iterator<Item = usize> {
+        let (start, step) = (self.start as usize, self.step as usize);
+        (0..self.len as usize).map(move |i| start + step * i)
+    }
+}
+
+/// A board, its windows and how many marks of each player every window
+/// holds, kept up to date as marks are placed and cleared.
+///
+/// Cells are addressed by row-major index ([`Rules::index`]) and windows by
+/// their position in an internal list, both as plain integers: the search
+/// visits them millions of times.
+#[derive(Clone)]
+pub(crate) struct WindowBoard {
+    rules: Rules,
+    cells: Vec<Option<Player>>,
+    stones: usize,
+    /// Where every window's cells are.
+    windows: Vec<Span>,
+    counts: Vec<Counts>,
+    /// `through[offsets[i]..offsets[i + 1]]` are the windows holding cell `i`.
+    offsets: Vec<u32>,
+    through: Vec<u32>,
+}
+
+impl fmt::Debug for WindowBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The tables are large and derived from the rules; the marks are
+        // what a reader wants to see.
+        f.debug_struct("WindowBoard")
+            .field("rules", &self.rules)
+            .field("stones", &self.stones)
+            .field("windows", &self.windows.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WindowBoard {
+    /// An empty board under `rules`.
+    pub(crate) fn new(rules: Rules) -> WindowBoard {
+        let rows = i64::from(rules.rows());
+        let cols = i64::from(rules.cols());
+        let span = i64::from(rules.k()) - 1;
+        // With k = 1 every direction gives the same one-cell windows; keep
+        // one copy so that no cell is counted four times.
+        let directions: &[Direction] = if span == 0 {
+            &[Direction::Horizontal]
+        } else {
+            &Direction::ALL
+        };
+        let mut windows = Vec::new();
+        for &direction in directions {
+            let (dr, dc) = direction.delta();
+            let (dr, dc) = (i64::from(dr), i64::from(dc));
+            let step = dr * cols + dc;
+            for row in 0..rows {
+                for col in 0..cols {
+                    let (end_row, end_col) = (row + span * dr, col + span * dc);
+                    if (0..rows).contains(&end_row) && (0..cols).contains(&end_col) {
+                        // Both fit in u32: the board has at most MAX_SIDE² cells.
+                        windows.push(Span {
+                            start: (row * cols + col) as u32,
+                            step: step as u32,
+                            len: span as u32 + 1,
+                        });
+                    }
+                }
+            }
+        }
+
+        let cell_count = rules.cell_count();
+        let mut offsets = vec![0u32; cell_count + 1];
+        for window in &windows {
+            for cell in window.cells() {
+                offsets[cell + 1] += 1;
+            }
+        }
+        for i in 0..cell_count {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut through = vec![0u32; offsets[cell_count] as usize];
+        for (id, window) in windows.iter().enumerate() {
+            for cell in window.cells() {
+                through[fill[cell] as usize] = id as u32;
+                fill[cell] += 1;
+            }
+        }
+
+        WindowBoard {
+            rules,
+            cells: vec![None; cell_count],
+            stones: 0,
+            counts: vec![[0, 0]; windows.len()],
+            windows,
+            offsets,
+            through,
+        }
+    }
+
+    /// Make this board a copy of `game`'s marks, rebuilding the tables only
+    /// when the rules differ from last time.
+    pub(crate) fn load(&mut self, game: &Game) {
+        if self.rules != game.rules() {
+            *self = WindowBoard::new(game.rules());
+        } else {
+            self.cells.fill(None);
+            self.counts.fill([0, 0]);
+            self.stones = 0;
+        }
+        for (cell, mark) in game.cells().iter().enumerate() {
+            if let Some(player) = *mark {
+                self.place(cell, player);
+            }
+        }
+    }
+
+    /// The rules the board was built for.
+    pub(crate) const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Number of cells.
+    pub(crate) fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Number of windows.
+    pub(crate) fn window_count(&self) -> usize {
+        self.windows.len()
+    }
+
+    /// Marks on the board.
+    pub(crate) const fn stones(&self) -> usize {
+        self.stones
+    }
+
+    /// The mark in cell `cell`.
+    pub(crate) fn get(&self, cell: usize) -> Option<Player> {
+        self.cells[cell]
+    }
+
+    /// Whether cell `cell` is empty.
+    pub(crate) fn is_empty(&self, cell: usize) -> bool {
+        self.cells[cell].is_none()
+    }
+
+    /// The empty cells, in index order.
+    pub(crate) fn empty_cells(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cells.len()).filter(|&i| self.cells[i].is_none())
+    }
+
+    /// The windows that hold cell `cell`.
+    pub(crate) fn windows_through(&self, cell: usize) -> &[u32] {
+        &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize]
+    }
+
+    /// The cells of window `window`.
+    pub(crate) fn window_cells(&self, window: u32) -> impl Iterator<Item = usize> + use<> {
+        self.windows[window as usize].cells()
+    }
+
+    /// Marks of each player in window `window`.
+    pub(crate) fn counts(&self, window: u32) -> Counts {
+        self.counts[window as usize]
+    }
+
+    /// The first empty cell of `window` other than `except`.
+    pub(crate) fn empty_in(&self, window: u32, except: Option<usize>) -> Option<usize> {
+        self.window_cells(window)
+            .find(|&c| self.cells[c].is_none() && Some(c) != except)
+    }
+
+    /// `player` marks the empty cell `cell`; `changed` hears of each window
+    /// through it: its id, its cells, and its counts before and after.
+    pub(crate) fn place_with(
+        &mut self,
+        cell: usize,
+        player: Player,
+        mut changed: impl FnMut(u32, Span, Counts, Counts),
+    ) {
+        debug_assert!(self.cells[cell].is_none(), "cell {cell} is occupied");
+        self.cells[cell] = Some(player);
+        self.stones += 1;
+        let p = player.index();
+        for &w in &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize] {
+            let before = self.counts[w as usize];
+            self.counts[w as usize][p] += 1;
+            changed(w, self.windows[w as usize], before, self.counts[w as usize]);
+        }
+    }
+
+    /// Empty the marked cell `cell`; `changed` hears of each window through
+    /// it as for [`WindowBoard::place_with`].
+    pub(crate) fn clear_with(
+        &mut self,
+        cell: usize,
+        mut changed: impl FnMut(u32, Span, Counts, Counts),
+    ) {
+        let player = self.cells[cell].take().expect("clearing an empty cell");
+        self.stones -= 1;
+        let p = player.index();
+        for &w in &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize] {
+            let before = self.counts[w as usize];
+            self.counts[w as usize][p] -= 1;
+            changed(w, self.windows[w as usize], before, self.counts[w as usize]);
+        }
+    }
+
+    /// `player` marks the empty cell `cell`.
+    pub(crate) fn place(&mut self, cell: usize, player: Player) {
+        self.place_with(cell, player, |_, _, _, _| {});
+    }
+
+    /// Empty the marked cell `cell`.
+    pub(crate) fn clear(&mut self, cell: usize) {
+        self.clear_with(cell, |_, _, _, _| {});
+    }
+
+    /// Whether `player` marking the empty cell `cell` fills a window.
+    pub(crate) fn wins_at(&self, cell: usize, player: Player) -> bool {
+        let k = self.rules.k() as u16;
+        let (p, q) = (player.index(), player.other().index());
+        self.windows_through(cell).iter().any(|&w| {
+            let c = self.counts[w as usize];
+            c[p] + 1 == k && c[q] == 0
+        })
+    }
+
+    /// The distinct cells at which `player` would fill a window that also
+    /// holds `cell` once `player` marks the empty cell `cell` (the threats
+    /// that move makes), at most `limit` of them.
+    pub(crate) fn threats_made(&self, cell: usize, player: Player, limit: usize) -> Vec<usize> {
+        let k = self.rules.k() as u16;
+        let (p, q) = (player.index(), player.other().index());
+        let mut found = Vec::new();
+        if k < 2 {
+            return found;
+        }
+        for &w in self.windows_through(cell) {
+            let c = self.counts[w as usize];
+            if c[q] != 0 || c[p] + 2 != k {
+                continue;
+            }
+            if let Some(target) = self.empty_in(w, Some(cell))
+                && !found.contains(&target)
+            {
+                found.push(target);
+                if found.len() >= limit {
+                    break;
+                }
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(text: &str, k: u32) -> (Game, WindowBoard) {
+        let game = Game::from_notation(text, k).unwrap();
+        let mut board = WindowBoard::new(Rules::default());
+        board.load(&game);
+        (game, board)
+    }
+
+    #[test]
+    fn window_counts_match_the_rules() {
+        // Rows × (cols − k + 1) per direction where it fits.
+        assert_eq!(WindowBoard::new(Rules::default()).window_count(), 8);
+        assert_eq!(
+            WindowBoard::new(Rules::new(15, 15, 5).unwrap()).window_count(),
+            2 * 15 * 11 + 2 * 11 * 11
+        );
+        assert_eq!(
+            WindowBoard::new(Rules::new(3, 5, 4).unwrap()).window_count(),
+            3 * 2
+        );
+        assert_eq!(
+            WindowBoard::new(Rules::new(2, 3, 1).unwrap()).window_count(),
+            6
+        );
+        let one_column = WindowBoard::new(Rules::new(4, 1, 2).unwrap());
+        assert_eq!(one_column.window_count(), 3);
+        for w in 0..3 {
+            let cells: Vec<_> = one_column.window_cells(w).collect();
+            assert_eq!(cells, [w as usize, w as usize + 1]);
+        }
+    }
+
+    #[test]
+    fn every_window_is_a_straight_run_on_the_board() {
+        let rules = Rules::new(4, 6, 3).unwrap();
+        let board = WindowBoard::new(rules);
+        for w in 0..board.window_count() as u32 {
+            let cells: Vec<_> = board.window_cells(w).map(|i| rules.cell_at(i)).collect();
+            let (dr, dc) = (
+                i64::from(cells[1].row) - i64::from(cells[0].row),
+                i64::from(cells[1].col) - i64::from(cells[0].col),
+            );
+            assert!(matches!((dr, dc), (0, 1) | (1, 0) | (1, 1) | (1, -1)));
+            for pair in cells.windows(2) {
+                assert_eq!(i64::from(pair[1].row) - i64::from(pair[0].row), dr);
+                assert_eq!(i64::from(pair[1].col) - i64::from(pair[0].col), dc);
+            }
+            for cell in &cells {
+                assert!(board.windows_through(rules.index(*cell)).contains(&w));
+            }
+        }
+        // Cell (1, 2) starts or continues three row windows, but only two
+        // in each other direction: the board is four rows deep.
+        let cell = rules.index(oxo_core::Cell::new(1, 2));
+        assert_eq!(board.windows_through(cell).len(), 3 + 2 + 2 + 2);
+    }
+
+    #[test]
+    fn counts_follow_places_and_clears() {
+        let (game, mut board) = board("XX./.O./...", 3);
+        assert_eq!(board.stones(), 3);
+        assert!(board.wins_at(2, Player::X));
+        assert!(!board.wins_at(2, Player::O));
+        assert!(!board.wins_at(8, Player::X));
+        board.place(8, Player::X);
+        board.clear(8);
+        let mut fresh = WindowBoard::new(game.rules());
+        fresh.load(&game);
+        assert_eq!(board.counts, fresh.counts);
+        // X at 6 makes one new threat, at 3 down the first column; the
+        // anti-diagonal through 6 holds O's mark.
+        let mut threats = board.threats_made(6, Player::X, 9);
+        threats.sort_unstable();
+        assert_eq!(threats, [3]);
+    }
+}

@@ -1,0 +1,297 @@
+//! The solver against an independent brute-force search on every reachable
+//! 3×3 position, and against published values of larger boards.
+
+use std::collections::HashMap;
+
+use oxo_ai::{Eval, Solver, Value};
+use oxo_core::{Cell, Game, Outcome, Rules};
+
+/// Plain minimax over the core's `Game`, memoised by notation: value and
+/// plies to the end with the winner hurrying and the loser stalling. Shares
+/// no code with the solver beyond the rules.
+fn brute(game: &Game, memo: &mut HashMap<String, (i32, u32)>) -> (i32, u32) {
+    let key = game.to_string();
+    if let Some(&v) = memo.get(&key) {
+        return v;
+    }
+    let result = match game.outcome() {
+        Some(Outcome::Win(_)) => (-1, 0),
+        Some(Outcome::Draw) => (0, 0),
+        None => {
+            let mut best: Option<(i32, u32)> = None;
+            for cell in game.legal_moves() {
+                let mut child = game.clone();
+                child.play(cell).unwrap();
+                let (v, plies) = brute(&child, memo);
+                let mine = (-v, plies + 1);
+                best = Some(match best {
+                    None => mine,
+                    Some(b) => better(mine, b),
+                });
+            }
+            best.unwrap()
+        }
+    };
+    memo.insert(key, result);
+    result
+}
+
+/// The better of two (value, plies) for the mover.
+fn better(a: (i32, u32), b: (i32, u32)) -> (i32, u32) {
+    if a.0 != b.0 {
+        return if a.0 > b.0 { a } else { b };
+    }
+    match a.0 {
+        1 => {
+            if a.1 <= b.1 {
+                a
+            } else {
+                b
+            }
+        }
+        -1 => {
+            if a.1 >= b.1 {
+                a
+            } else {
+                b
+            }
+        }
+        _ => a,
+    }
+}
+
+fn as_pair(eval: Eval) -> (i32, u32) {
+    (i32::from(eval.value.sign()), eval.plies)
+}
+
+/// Every position reachable from the empty board, each once.
+fn reachable(rules: Rules) -> Vec<Game> {
+    let mut seen = HashMap::new();
+    let mut stack = vec![Game::new(rules)];
+    while let Some(game) = stack.pop() {
+        if seen.insert(game.to_string(), game.clone()).is_some() {
+            continue;
+        }
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play(cell).unwrap();
+            stack.push(child);
+        }
+    }
+    seen.into_values().collect()
+}
+
+#[test]
+fn every_reachable_3x3_position_matches_brute_force() {
+    let rules = Rules::TIC_TAC_TOE;
+    let positions = reachable(rules);
+    assert_eq!(positions.len(), 5478);
+    let mut memo = HashMap::new();
+    let mut solver = Solver::new(rules, 1 << 20).unwrap();
+    let mut checked = 0;
+    for game in positions.iter().filter(|g| !g.is_over()) {
+        let analysis = solver.analyse(game).unwrap();
+        assert_eq!(as_pair(analysis.eval), brute(game, &mut memo), "{game}");
+        for &(cell, eval) in &analysis.moves {
+            let mut child = game.clone();
+            child.play(cell).unwrap();
+            let (v, plies) = brute(&child, &mut memo);
+            assert_eq!(as_pair(eval), (-v, plies + 1), "{game} move {cell}");
+        }
+        // The listed best moves are exactly those that keep the best value,
+        // and the fast path finds the same ones.
+        let best = analysis.moves[0].1;
+        assert_eq!(best, analysis.eval, "{game}");
+        let (eval, fast) = solver.best_moves(game).unwrap();
+        assert_eq!(eval, analysis.eval, "{game}");
+        let mut slow: Vec<Cell> = analysis.best_moves().collect();
+        slow.sort();
+        assert_eq!(fast, slow, "{game}");
+        checked += 1;
+    }
+    assert_eq!(checked, 4520);
+}
+
+#[test]
+fn a_fresh_solver_agrees_with_a_warm_one() {
+    // The table must not change answers: solve positions in another order.
+    let rules = Rules::TIC_TAC_TOE;
+    let mut positions = reachable(rules);
+    positions.sort_by_key(|g| std::cmp::Reverse(g.to_string()));
+    let mut warm = Solver::new(rules, 1 << 12).unwrap();
+    for game in positions.iter().filter(|g| !g.is_over()).step_by(7) {
+        let mut fresh = Solver::new(rules, 1 << 16).unwrap();
+        assert_eq!(
+            warm.evaluate(game).unwrap(),
+            fresh.evaluate(game).unwrap(),
+            "{game}"
+        );
+    }
+}
+
+#[test]
+fn reachable_counts_of_3x3() {
+    let positions = reachable(Rules::TIC_TAC_TOE);
+    let x_wins = positions
+        .iter()
+        .filter(|g| g.outcome() == Some(Outcome::Win(oxo_core::Player::X)))
+        .count();
+    let o_wins = positions
+        .iter()
+        .filter(|g| g.outcome() == Some(Outcome::Win(oxo_core::Player::O)))
+        .count();
+    let draws = positions
+        .iter()
+        .filter(|g| g.outcome() == Some(Outcome::Draw))
+        .count();
+    assert_eq!(
+        (positions.len(), x_wins, o_wins, draws),
+        (5478, 626, 316, 16)
+    );
+
+    fn games(game: &Game) -> u64 {
+        if game.is_over() {
+            return 1;
+        }
+        game.legal_moves()
+            .map(|cell| {
+                let mut child = game.clone();
+                child.play(cell).unwrap();
+                games(&child)
+            })
+            .sum()
+    }
+    assert_eq!(games(&Game::default()), 255_168);
+}
+
+/// Rows of `tests/data/known_values.txt`.
+fn known_values() -> Vec<(Rules, Value)> {
+    let text = include_str!("data/known_values.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let n = |i: usize| f[i].parse::<u32>().unwrap();
+            let rules = Rules::new(n(0), n(1), n(2)).unwrap();
+            let value = match f[3] {
+                "win" => Value::Win,
+                "draw" => Value::Draw,
+                "loss" => Value::Loss,
+                other => panic!("bad value {other}"),
+            };
+            (rules, value)
+        })
+        .collect()
+}
+
+#[test]
+fn known_values_of_small_boards() {
+    for (rules, expected) in known_values() {
+        // The larger ones are for the benchmark, not a test.
+        if rules.cell_count() > 25 {
+            continue;
+        }
+        let mut solver = Solver::new(rules, 16 << 20).unwrap();
+        assert_eq!(
+            solver.value(&Game::new(rules)).unwrap(),
+            expected,
+            "{rules}"
+        );
+    }
+}
+
+#[test]
+fn a_cell_that_wins_at_once_is_a_win_in_one() {
+    let game = Game::from_notation("XX./OO./...", 3).unwrap();
+    let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+    let analysis = solver.analyse(&game).unwrap();
+    assert_eq!(
+        analysis.eval,
+        Eval {
+            value: Value::Win,
+            plies: 1
+        }
+    );
+    assert_eq!(analysis.best_moves().collect::<Vec<_>>(), [Cell::new(0, 2)]);
+}
+
+#[test]
+fn finished_games_and_wrong_rules() {
+    let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+    let won = Game::from_notation("XXX/OO./...", 3).unwrap();
+    assert_eq!(
+        solver.evaluate(&won).unwrap(),
+        Eval {
+            value: Value::Loss,
+            plies: 0
+        }
+    );
+    assert!(solver.analyse(&won).unwrap().moves.is_empty());
+    let other = Game::new(Rules::new(4, 4, 4).unwrap());
+    assert!(solver.evaluate(&other).is_err());
+    assert!(Solver::new(Rules::new(8, 8, 5).unwrap(), 1 << 16).is_err());
+}
+
+#[test]
+fn strong_solution_of_3x3_counts_and_agrees_with_the_search() {
+    let rules = Rules::TIC_TAC_TOE;
+    let strong = oxo_ai::StrongSolution::compute(rules).unwrap();
+    let census = strong.census();
+    assert_eq!(
+        (
+            census.positions,
+            census.terminal,
+            census.x_wins,
+            census.o_wins,
+            census.draws
+        ),
+        (5478, 958, 626, 316, 16)
+    );
+    let mut memo = HashMap::new();
+    for game in reachable(rules) {
+        let eval = strong
+            .get(&game)
+            .unwrap_or_else(|| panic!("{game} missing"));
+        assert_eq!(as_pair(eval), brute(&game, &mut memo), "{game}");
+    }
+    // Unreachable with X first: O has moved more.
+    let odd = Game::from_notation("O../.../...", 3);
+    assert!(odd.is_err());
+}
+
+#[test]
+fn strong_solution_round_trips_through_a_file() {
+    let rules = Rules::TIC_TAC_TOE;
+    let strong = oxo_ai::StrongSolution::compute(rules).unwrap();
+    let mut bytes = Vec::new();
+    strong.save(&mut bytes).unwrap();
+    let loaded = oxo_ai::StrongSolution::load(&bytes[..]).unwrap();
+    assert_eq!(loaded.stored(), strong.stored());
+    for game in reachable(rules) {
+        assert_eq!(loaded.get(&game), strong.get(&game));
+    }
+    assert!(oxo_ai::StrongSolution::load(&b"oxo-strong v9 3 3 3 0\n"[..]).is_err());
+    assert!(oxo_ai::StrongSolution::load(&b"garbage"[..]).is_err());
+}
+
+#[test]
+fn strong_solution_of_4x4_k4_counts_every_reachable_position() {
+    let rules = Rules::new(4, 4, 4).unwrap();
+    let strong = oxo_ai::StrongSolution::compute(rules).unwrap();
+    assert_eq!(strong.census().positions, 9_722_011);
+    assert_eq!(strong.get(&Game::new(rules)).unwrap().value, Value::Draw);
+    // Spot-check against the search on a few positions.
+    let mut solver = Solver::new(rules, 16 << 20).unwrap();
+    for notation in [
+        "X.../..../..../....",
+        "XO../XO../..../....",
+        "XXX./OO../..../....",
+    ] {
+        let game = Game::from_notation(notation, 4).unwrap();
+        assert_eq!(
+            strong.get(&game),
+            Some(solver.evaluate(&game).unwrap()),
+            "{notation}"
+        );
+    }
+}

@@ -1,0 +1,380 @@
+//! `oxo arena`: computer players against each other, many games at once.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use oxo_ai::{BuildError, Strategy, StrategyKind};
+use oxo_core::{Game, Outcome, Player, Rules};
+
+/// What to play.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Board and win length.
+    pub rules: Rules,
+    /// The strategy playing X.
+    pub x: StrategyKind,
+    /// The strategy playing O.
+    pub o: StrategyKind,
+    /// Number of games.
+    pub games: u64,
+    /// Who moves first: a fixed side, or `None` to alternate (X first in
+    /// even-numbered games).
+    pub first: Option<Player>,
+    /// Seed for every random choice; game `i` derives its own seeds from
+    /// it, so results do not depend on how games are spread over threads.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Tallies of one side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideStats {
+    /// Games won.
+    pub wins: u64,
+    /// Moves made.
+    pub moves: u64,
+    /// Time spent choosing them.
+    pub thinking: Duration,
+}
+
+/// What happened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Results {
+    /// Games played.
+    pub games: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// X's side.
+    pub x: SideStats,
+    /// O's side.
+    pub o: SideStats,
+    /// Games in which X moved first.
+    pub x_first: u64,
+    /// Wins by whoever moved first.
+    pub first_mover_wins: u64,
+}
+
+impl Results {
+    /// Average game length in plies.
+    #[must_use]
+    pub fn average_plies(&self) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        (self.x.moves + self.o.moves) as f64 / self.games as f64
+    }
+
+    fn add(&mut self, other: &Results) {
+        self.games += other.games;
+        self.draws += other.draws;
+        self.x_first += other.x_first;
+        self.first_mover_wins += other.first_mover_wins;
+        for (mine, theirs) in [(&mut self.x, &other.x), (&mut self.o, &other.o)] {
+            mine.wins += theirs.wins;
+            mine.moves += theirs.moves;
+            mine.thinking += theirs.thinking;
+        }
+    }
+}
+
+/// Why an arena could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// A strategy cannot play these rules.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// A strategy offered an illegal move (a bug in it).
+    #[error("{strategy} offered an illegal move in game {game}: {detail}")]
+    IllegalMove {
+        /// The strategy.
+        strategy: String,
+        /// The game's index.
+        game: u64,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+/// The seed of game `index` for one side: a SplitMix64 step, so nearby
+/// games get unrelated seeds.
+#[must_use]
+pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
+    let mut z = seed
+        .wrapping_add(index.wrapping_mul(2).wrapping_add(side.index() as u64))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Play every game, `config.threads` at a time; `progress` is told the
+/// number of finished games now and then (from the calling thread).
+///
+/// # Errors
+/// A strategy that cannot play these rules, or that offers an illegal move.
+pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
+    // Fail before starting threads if a strategy cannot play at all.
+    config.x.build(config.rules, 0)?;
+    config.o.build(config.rules, 0)?;
+
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let total = Mutex::new(Results::default());
+    let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.max(1) {
+            scope.spawn(|| {
+                let mut mine = Results::default();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games || failure.lock().is_ok_and(|f| f.is_some()) {
+                        break;
+                    }
+                    match play_one(config, index) {
+                        Ok(result) => mine.add(&result),
+                        Err(err) => {
+                            if let Ok(mut slot) = failure.lock() {
+                                slot.get_or_insert(err);
+                            }
+                            break;
+                        }
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                if let Ok(mut total) = total.lock() {
+                    total.add(&mine);
+                }
+            });
+        }
+        // Report progress from this thread until the workers finish.
+        loop {
+            let finished = done.load(Ordering::Relaxed);
+            progress(finished);
+            if finished >= config.games || failure.lock().is_ok_and(|f| f.is_some()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    if let Some(err) = failure.into_inner().ok().flatten() {
+        return Err(err);
+    }
+    Ok(total.into_inner().unwrap_or_default())
+}
+
+fn play_one(config: &Config, index: u64) -> Result<Results, ArenaError> {
+    let mut x = config
+        .x
+        .build(config.rules, game_seed(config.seed, index, Player::X))?;
+    let mut o = config
+        .o
+        .build(config.rules, game_seed(config.seed, index, Player::O))?;
+    let first = config.first.unwrap_or(if index.is_multiple_of(2) {
+        Player::X
+    } else {
+        Player::O
+    });
+    let mut game = Game::starting_with(config.rules, first);
+    let mut result = Results {
+        games: 1,
+        x_first: u64::from(first == Player::X),
+        ..Results::default()
+    };
+    while !game.is_over() {
+        let mover = game.to_move();
+        let (strategy, stats): (&mut Box<dyn Strategy>, &mut SideStats) = match mover {
+            Player::X => (&mut x, &mut result.x),
+            Player::O => (&mut o, &mut result.o),
+        };
+        let start = Instant::now();
+        let choice = strategy.choose(&game);
+        stats.thinking += start.elapsed();
+        stats.moves += 1;
+        let illegal = |detail: String| ArenaError::IllegalMove {
+            strategy: strategy.name().to_owned(),
+            game: index,
+            detail,
+        };
+        let cell = choice.ok_or_else(|| illegal(format!("no move in {game}")))?;
+        game.play(cell)
+            .map_err(|e| illegal(format!("{cell} in {game}: {e}")))?;
+    }
+    match game.outcome() {
+        Some(Outcome::Win(Player::X)) => result.x.wins = 1,
+        Some(Outcome::Win(Player::O)) => result.o.wins = 1,
+        _ => result.draws = 1,
+    }
+    result.first_mover_wins = u64::from(game.outcome() == Some(Outcome::Win(first)));
+    Ok(result)
+}
+
+/// The readable results table.
+#[must_use]
+pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
+    let per_move = |s: &SideStats| {
+        if s.moves == 0 {
+            0.0
+        } else {
+            s.thinking.as_secs_f64() * 1e6 / s.moves as f64
+        }
+    };
+    let pct = |n: u64| {
+        if results.games == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / results.games as f64
+        }
+    };
+    let x_name = format!("X {}", config.x);
+    let o_name = format!("O {}", config.o);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{} games of {} (seed {}), {} moving first{}\n",
+        results.games,
+        config.rules,
+        config.seed,
+        match config.first {
+            Some(p) => format!("{p} always"),
+            None => "X and O taking turns".to_owned(),
+        },
+        if config.threads > 1 {
+            format!(", {} threads", config.threads)
+        } else {
+            String::new()
+        }
+    ));
+    out.push_str(&format!(
+        "  {:<14} {:>8} {:>7}   {:>12}\n",
+        "", "wins", "%", "per move"
+    ));
+    out.push_str(&format!(
+        "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
+        x_name,
+        results.x.wins,
+        pct(results.x.wins),
+        per_move(&results.x)
+    ));
+    out.push_str(&format!(
+        "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
+        o_name,
+        results.o.wins,
+        pct(results.o.wins),
+        per_move(&results.o)
+    ));
+    out.push_str(&format!(
+        "  {:<14} {:>8} {:>6.1}%\n",
+        "draws",
+        results.draws,
+        pct(results.draws)
+    ));
+    out.push_str(&format!(
+        "  average game {:.2} plies; the first mover won {} games; {:.2} s in all\n",
+        results.average_plies(),
+        results.first_mover_wins,
+        elapsed.as_secs_f64()
+    ));
+    out
+}
+
+/// The results as one JSON object.
+#[must_use]
+pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
+    let per_move = |s: &SideStats| {
+        if s.moves == 0 {
+            0.0
+        } else {
+            s.thinking.as_secs_f64() * 1e6 / s.moves as f64
+        }
+    };
+    format!(
+        "{{\"x\":\"{}\",\"o\":\"{}\",\"size\":\"{}\",\"k\":{},\"seed\":{},\"games\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"x_first\":{},\"average_plies\":{:.3},\"x_us_per_move\":{:.2},\"o_us_per_move\":{:.2},\"seconds\":{:.3}}}",
+        config.x,
+        config.o,
+        config.rules.size(),
+        config.rules.k(),
+        config.seed,
+        results.games,
+        results.x.wins,
+        results.o.wins,
+        results.draws,
+        results.x_first,
+        results.average_plies(),
+        per_move(&results.x),
+        per_move(&results.o),
+        elapsed.as_secs_f64()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(x: StrategyKind, o: StrategyKind, games: u64) -> Config {
+        Config {
+            rules: Rules::TIC_TAC_TOE,
+            x,
+            o,
+            games,
+            first: None,
+            seed: 42,
+            threads: 2,
+        }
+    }
+
+    #[test]
+    fn results_do_not_depend_on_threads() {
+        let mut one = config(StrategyKind::Random, StrategyKind::Rules, 300);
+        one.threads = 1;
+        let many = Config { threads: 3, ..one };
+        let a = run(&one, |_| {}).unwrap();
+        let b = run(&many, |_| {}).unwrap();
+        assert_eq!((a.x.wins, a.o.wins, a.draws), (b.x.wins, b.o.wins, b.draws));
+        assert_eq!(a.x.moves + a.o.moves, b.x.moves + b.o.moves);
+        assert_eq!(a.games, 300);
+        assert_eq!(a.x_first, 150);
+    }
+
+    #[test]
+    fn perfect_never_loses_10000_games_on_3x3() {
+        for (x, o) in [
+            (StrategyKind::Perfect, StrategyKind::Random),
+            (StrategyKind::Random, StrategyKind::Perfect),
+            (StrategyKind::Perfect, StrategyKind::Rules),
+            (StrategyKind::Rules, StrategyKind::Perfect),
+            (StrategyKind::Perfect, StrategyKind::Perfect),
+        ] {
+            let results = run(&config(x, o, 10_000), |_| {}).unwrap();
+            assert_eq!(results.games, 10_000);
+            if x == StrategyKind::Perfect {
+                assert_eq!(results.o.wins, 0, "{x} v {o}: {results:?}");
+            }
+            if o == StrategyKind::Perfect {
+                assert_eq!(results.x.wins, 0, "{x} v {o}: {results:?}");
+            }
+            if x == StrategyKind::Random || o == StrategyKind::Random {
+                // Random blunders: perfect must punish it, not just draw.
+                assert!(results.draws < 5_000, "{x} v {o}: {results:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn unsupported_strategies_fail_before_playing() {
+        let mut c = config(StrategyKind::Perfect, StrategyKind::Random, 10);
+        c.rules = Rules::new(15, 15, 5).unwrap();
+        assert!(matches!(run(&c, |_| {}), Err(ArenaError::Build(_))));
+    }
+
+    #[test]
+    fn outputs_name_both_sides() {
+        let c = config(StrategyKind::Rules, StrategyKind::Random, 20);
+        let results = run(&c, |_| {}).unwrap();
+        let json = json(&c, &results, Duration::from_millis(5));
+        assert!(json.starts_with("{\"x\":\"rules\",\"o\":\"random\",\"size\":\"3x3\",\"k\":3,\"seed\":42,\"games\":20,"), "{json}");
+        let text = table(&c, &results, Duration::from_millis(5));
+        assert!(text.contains("X rules"), "{text}");
+        assert!(text.contains("O random"), "{text}");
+    }
+}

@@ -1,0 +1,322 @@
+//! `oxo solve`: the perfect-play value of positions, as a table or JSON.
+
+use std::fmt::Write as _;
+use std::io::{self, BufRead, Write};
+use std::time::{Duration, Instant};
+
+use oxo_ai::{Analysis, Eval, Solver, Value};
+use oxo_core::{Game, Player};
+
+/// One solved position, ready to print.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The position solved.
+    pub game: Game,
+    /// The solver's answer.
+    pub analysis: Analysis,
+    /// How long it took.
+    pub time: Duration,
+}
+
+/// Solve `game` with `solver`.
+///
+/// # Errors
+/// The game is under other rules than the solver's.
+pub fn solve(solver: &mut Solver, game: Game) -> Result<Report, oxo_ai::SolveError> {
+    let start = Instant::now();
+    let analysis = solver.analyse(&game)?;
+    Ok(Report {
+        game,
+        analysis,
+        time: start.elapsed(),
+    })
+}
+
+fn cell_label(eval: Eval) -> String {
+    match eval.value {
+        Value::Win => format!("W{}", eval.plies),
+        Value::Draw => "D".to_owned(),
+        Value::Loss => format!("L{}", eval.plies),
+    }
+}
+
+fn side(player: Player) -> &'static str {
+    match player {
+        Player::X => "x",
+        Player::O => "o",
+    }
+}
+
+impl Report {
+    /// The readable form: the board with each empty cell's value for the
+    /// player to move, then the position's value, the best moves and the
+    /// search's cost.
+    #[must_use]
+    pub fn table(&self) -> String {
+        let game = &self.game;
+        let rules = game.rules();
+        let mut labels = vec![String::new(); rules.cell_count()];
+        for cell in rules.cells() {
+            if let Some(p) = game.get(cell) {
+                labels[rules.index(cell)] = p.to_string();
+            }
+        }
+        for &(cell, eval) in &self.analysis.moves {
+            labels[rules.index(cell)] = cell_label(eval);
+        }
+        let width = labels
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(1)
+            .max((rules.cols().saturating_sub(1)).to_string().len());
+        let row_width = (rules.rows().saturating_sub(1)).to_string().len();
+        let mut out = String::new();
+        let mover = game.to_move();
+        let _ = writeln!(out, "position {game}  ({rules})");
+        let _ = write!(out, "{:row_width$}", "");
+        for col in 0..rules.cols() {
+            let _ = write!(out, " {col:>width$}");
+        }
+        out.push('\n');
+        for row in 0..rules.rows() {
+            let _ = write!(out, "{row:>row_width$}");
+            for col in 0..rules.cols() {
+                let label = &labels[(row * rules.cols() + col) as usize];
+                let shown = if label.is_empty() { "." } else { label };
+                let _ = write!(out, " {shown:>width$}");
+            }
+            out.push('\n');
+        }
+        let eval = self.analysis.eval;
+        if game.is_over() {
+            let result = match game.outcome() {
+                Some(oxo_core::Outcome::Win(p)) => format!("{p} has won"),
+                _ => "a draw".to_owned(),
+            };
+            let _ = writeln!(out, "game over: {result}");
+        } else {
+            let _ = writeln!(
+                out,
+                "{mover} to move: {} in {} {}",
+                eval.value,
+                eval.plies,
+                if eval.plies == 1 { "ply" } else { "plies" }
+            );
+            let best: Vec<String> = self.analysis.best_moves().map(|c| c.to_string()).collect();
+            let _ = writeln!(out, "best: {}", best.join(" "));
+            let _ = writeln!(
+                out,
+                "cells: W = win, L = loss, D = draw for {mover}, in plies to the end"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} positions searched in {:.3} ms",
+            self.analysis.nodes,
+            self.time.as_secs_f64() * 1e3
+        );
+        out
+    }
+
+    /// One line of JSON: `{"position", "size", "k", "to_move", "value",
+    /// "plies", "moves": [{"row", "col", "value", "plies"}], "best",
+    /// "nodes", "time_ms"}`, values for the player to move.
+    #[must_use]
+    pub fn json(&self) -> String {
+        let game = &self.game;
+        let rules = game.rules();
+        let eval = self.analysis.eval;
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{{\"position\":\"{game}\",\"size\":\"{}\",\"k\":{},\"to_move\":{},\"value\":\"{}\",\"plies\":{},\"moves\":[",
+            rules.size(),
+            rules.k(),
+            if game.is_over() {
+                "null".to_owned()
+            } else {
+                format!("\"{}\"", side(game.to_move()))
+            },
+            eval.value,
+            eval.plies
+        );
+        for (i, (cell, eval)) in self.analysis.moves.iter().enumerate() {
+            let comma = if i > 0 { "," } else { "" };
+            let _ = write!(
+                out,
+                "{comma}{{\"row\":{},\"col\":{},\"value\":\"{}\",\"plies\":{}}}",
+                cell.row, cell.col, eval.value, eval.plies
+            );
+        }
+        out.push_str("],\"best\":[");
+        for (i, cell) in self.analysis.best_moves().enumerate() {
+            let comma = if i > 0 { "," } else { "" };
+            let _ = write!(out, "{comma}[{},{}]", cell.row, cell.col);
+        }
+        let _ = write!(
+            out,
+            "],\"nodes\":{},\"time_ms\":{:.3}}}",
+            self.analysis.nodes,
+            self.time.as_secs_f64() * 1e3
+        );
+        out
+    }
+}
+
+/// A JSON string literal for `text`.
+#[must_use]
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// How `solve_lines` went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchSummary {
+    /// Positions answered.
+    pub solved: u64,
+    /// Lines that were not positions the solver could answer.
+    pub failed: u64,
+}
+
+/// Answer one position per line of `input` (blank lines skipped), each
+/// read with `parse`, writing a table or a JSON line per position. A line
+/// that fails gets a message on `errors` (and, in JSON, an
+/// `{"line", "error"}` object in its place) and the batch goes on.
+///
+/// # Errors
+/// Reading or writing failed.
+pub fn solve_lines(
+    input: impl BufRead,
+    mut out: impl Write,
+    errors: &mut dyn Write,
+    json: bool,
+    mut answer: impl FnMut(&str) -> Result<Report, String>,
+) -> io::Result<BatchSummary> {
+    let mut summary = BatchSummary::default();
+    for (number, line) in input.lines().enumerate() {
+        let line = line?;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        match answer(text) {
+            Ok(report) => {
+                summary.solved += 1;
+                if json {
+                    writeln!(out, "{}", report.json())?;
+                } else {
+                    writeln!(out, "{}", report.table())?;
+                }
+            }
+            Err(message) => {
+                summary.failed += 1;
+                writeln!(errors, "oxo solve: line {}: {message}", number + 1)?;
+                if json {
+                    writeln!(
+                        out,
+                        "{{\"line\":{},\"error\":{}}}",
+                        number + 1,
+                        json_string(&message)
+                    )?;
+                }
+            }
+        }
+        out.flush()?;
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxo_core::Rules;
+
+    fn report(notation: &str) -> Report {
+        let game = Game::from_notation(notation, 3).unwrap();
+        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        solve(&mut solver, game).unwrap()
+    }
+
+    #[test]
+    fn table_shows_each_cell() {
+        let text = report("XX./OO./...").table();
+        assert!(
+            text.starts_with("position XX./OO./...  (3x3 k=3)\n"),
+            "{text}"
+        );
+        assert!(text.contains("0  X  X W1\n"), "{text}");
+        assert!(
+            text.contains("X to move: win in 1 ply\nbest: (0, 2)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn json_has_the_documented_fields() {
+        let json = report("XX./OO./...").json();
+        assert!(json.starts_with(
+            "{\"position\":\"XX./OO./...\",\"size\":\"3x3\",\"k\":3,\"to_move\":\"x\",\"value\":\"win\",\"plies\":1,\"moves\":[{\"row\":0,\"col\":2,\"value\":\"win\",\"plies\":1},"
+        ), "{json}");
+        assert!(json.contains("\"best\":[[0,2]]"), "{json}");
+        let over = report("XXX/OO./...").json();
+        assert!(
+            over.contains("\"to_move\":null,\"value\":\"loss\",\"plies\":0,\"moves\":[]"),
+            "{over}"
+        );
+    }
+
+    #[test]
+    fn batches_go_on_after_a_bad_line() {
+        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let input = "X../.../...\n\nnot a board\n.../.X./...\n";
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        let summary = solve_lines(input.as_bytes(), &mut out, &mut errors, true, |text| {
+            let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
+            solve(&mut solver, game).map_err(|e| e.to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            summary,
+            BatchSummary {
+                solved: 2,
+                failed: 1
+            }
+        );
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[1].starts_with("{\"line\":3,\"error\":\"bad position: unexpected 'n'"),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            String::from_utf8(errors)
+                .unwrap()
+                .starts_with("oxo solve: line 3: ")
+        );
+    }
+
+    #[test]
+    fn json_strings_escape() {
+        assert_eq!(json_string("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
+    }
+}
