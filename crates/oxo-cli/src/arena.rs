@@ -249,20 +249,15 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         "  {:<14} {:>8} {:>7}   {:>12}\n",
         "", "wins", "%", "per move"
     ));
-    out.push_str(&format!(
-        "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
-        x_name,
-        results.x.wins,
-        pct(results.x.wins),
-        per_move(&results.x)
-    ));
-    out.push_str(&format!(
-        "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
-        o_name,
-        results.o.wins,
-        pct(results.o.wins),
-        per_move(&results.o)
-    ));
+    for (name, side) in [(x_name, &results.x), (o_name, &results.o)] {
+        out.push_str(&format!(
+            "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
+            name,
+            side.wins,
+            pct(side.wins),
+            per_move(side)
+        ));
+    }
     out.push_str(&format!(
         "  {:<14} {:>8} {:>6.1}%\n",
         "draws",
