@@ -280,18 +280,33 @@ fn strong_solution_of_4x4_k4_counts_every_reachable_position() {
     let strong = oxo_ai::StrongSolution::compute(rules).unwrap();
     assert_eq!(strong.census().positions, 9_722_011);
     assert_eq!(strong.get(&Game::new(rules)).unwrap().value, Value::Draw);
-    // Spot-check against the search on a few positions.
+    // The strong solution is a plain minimax over every position, with no
+    // pruning: check the search's values and distances against it on the
+    // positions of random games (every position along each game).
     let mut solver = Solver::new(rules, 16 << 20).unwrap();
-    for notation in [
-        "X.../..../..../....",
-        "XO../XO../..../....",
-        "XXX./OO../..../....",
-    ] {
-        let game = Game::from_notation(notation, 4).unwrap();
-        assert_eq!(
-            strong.get(&game),
-            Some(solver.evaluate(&game).unwrap()),
-            "{notation}"
-        );
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut checked = 0;
+    for _ in 0..60 {
+        let mut game = Game::new(rules);
+        while !game.is_over() {
+            let expected = strong.get(&game).expect("reachable");
+            assert_eq!(solver.evaluate(&game).unwrap(), expected, "{game}");
+            let (eval, best) = solver.best_moves(&game).unwrap();
+            assert_eq!(eval, expected, "{game}");
+            for cell in game.legal_moves() {
+                let mut child = game.clone();
+                child.play(cell).unwrap();
+                let keeps = strong.get(&child).unwrap().parent() == expected;
+                assert_eq!(best.contains(&cell), keeps, "{game} {cell}");
+            }
+            checked += 1;
+            let moves: Vec<Cell> = game.legal_moves().collect();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            game.play(moves[(seed % moves.len() as u64) as usize])
+                .unwrap();
+        }
     }
+    assert!(checked > 500, "{checked}");
 }
