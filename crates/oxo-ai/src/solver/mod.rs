@@ -517,7 +517,7 @@ impl Solver {
         let mut list = MoveList::default();
         let hint = hint.filter(|&h| candidates >> h & 1 == 1);
         if let Some(h) = hint {
-            list.push(h, (u64::MAX, 0));
+            list.push(h, u64::MAX, u32::MAX);
         }
         let rest = candidates & !hint.map_or(0, |h| 1 << h);
         let mut scores = [0u64; 64];
@@ -527,7 +527,7 @@ impl Solver {
         for &b in &self.geo.order {
             if rest >> b & 1 == 1 {
                 let b = usize::from(b);
-                list.push(b as u32, (scores[b], self.history[b]));
+                list.push(b as u32, scores[b], self.history[b]);
             }
         }
         list
@@ -657,7 +657,7 @@ impl Solver {
 #[derive(Clone, Copy, Debug)]
 struct MoveList {
     bits: [u8; 64],
-    keys: [(u64, u32); 64],
+    keys: [u64; 64],
     len: usize,
     next: usize,
 }
@@ -666,7 +666,7 @@ impl Default for MoveList {
     fn default() -> Self {
         MoveList {
             bits: [0; 64],
-            keys: [(0, 0); 64],
+            keys: [0; 64],
             len: 0,
             next: 0,
         }
@@ -674,9 +674,12 @@ impl Default for MoveList {
 }
 
 impl MoveList {
-    fn push(&mut self, b: u32, key: (u64, u32)) {
+    /// Add bit `b`, ordered by `score` and then by `history`.
+    fn push(&mut self, b: u32, score: u64, history: u32) {
         self.bits[self.len] = b as u8;
-        self.keys[self.len] = key;
+        // Both saturate: the order among huge values does not matter.
+        self.keys[self.len] =
+            (score.min((1 << 40) - 1) << 24) | u64::from(history.min((1 << 24) - 1));
         self.len += 1;
     }
 }
