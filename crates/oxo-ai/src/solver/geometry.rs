@@ -316,19 +316,21 @@ impl Geometry {
     /// a pairing ran out of `budget` steps: the check is sound, not complete.
     pub fn has_pairing(&self, attacker: u64, defender: u64, budget: u32) -> bool {
         let empty = self.valid & !(attacker | defender);
-        let mut live = [0u64; 256];
-        let mut n = 0;
-        for &w in &self.windows {
-            if w & defender == 0 {
-                if n == live.len() {
-                    return false;
-                }
+        let mut budget = budget;
+        let open = self.windows.iter().copied().filter(|&w| w & defender == 0);
+        // Most boards have at most 64 windows: keep them on the stack.
+        if self.windows.len() <= 64 {
+            let mut live = [0u64; 64];
+            let mut n = 0;
+            for w in open {
                 live[n] = w;
                 n += 1;
             }
+            cover(&mut live[..n], empty, &mut budget)
+        } else {
+            let mut live: Vec<u64> = open.collect();
+            cover(&mut live, empty, &mut budget)
         }
-        let mut budget = budget;
-        cover(&mut live[..n], empty, &mut budget)
     }
 }
 
@@ -360,24 +362,29 @@ fn cover(windows: &mut [u64], free: u64, budget: &mut u32) -> bool {
     let mut fewest = u32::MAX;
     for (i, w) in windows.iter().enumerate() {
         let n = (w & free).count_ones();
+        if n < 2 {
+            // No pair fits: this window can never be covered.
+            return false;
+        }
         if n < fewest {
             fewest = n;
             pick = i;
         }
     }
-    if fewest < 2 {
-        return false;
-    }
     windows.swap(0, pick);
+    // Pairs of free cells next to each other along the window (skipping
+    // the attacker's marks): the pairs classic pairing strategies use, and
+    // far fewer to try than every two cells of the window.
     let cells = windows[0] & free;
     let mut outer = cells;
     while outer != 0 {
         let a = outer & outer.wrapping_neg();
         outer &= outer - 1;
-        let mut inner = outer;
-        while inner != 0 {
-            let b = inner & inner.wrapping_neg();
-            inner &= inner - 1;
+        if outer == 0 {
+            break;
+        }
+        {
+            let b = outer & outer.wrapping_neg();
             let pair = a | b;
             // Move the windows this pair does not cover to the front of the
             // tail and recurse on them alone.

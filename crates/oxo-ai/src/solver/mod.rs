@@ -124,6 +124,9 @@ const REPORT_EVERY: u64 = 1 << 20;
 /// Below this many empty cells, searching is cheaper than looking for a
 /// pairing strategy.
 const PAIRING_MIN_EMPTIES: u32 = 6;
+/// From this many empty cells up, a node that needs only a draw first
+/// looks for a move that leaves it a pairing strategy.
+const LOOKAHEAD_MIN_EMPTIES: u32 = 9;
 /// Steps one pairing search may take before giving up.
 const PAIRING_BUDGET: u32 = 64;
 
@@ -470,10 +473,23 @@ impl Solver {
             }
         }
 
+        let order = self.move_order(pos, candidates, hint);
+        // A move after which we have a pairing strategy holds the draw:
+        // when a draw is all this node needs, look for one before searching,
+        // most promising moves first. Only a move into one of the
+        // opponent's open windows can help: elsewhere it just takes a cell
+        // the pairing might have used.
+        if beta <= 0 && alpha < 0 && empty.count_ones() >= LOOKAHEAD_MIN_EMPTIES {
+            for b in order {
+                if theirs >> b & 1 == 1 && self.geo.has_pairing(opp, me | 1 << b, PAIRING_BUDGET) {
+                    return 0;
+                }
+            }
+        }
+
         let alpha_in = alpha;
         let mut best = -2i8;
         let mut best_bit = u32::MAX;
-        let order = self.move_order(pos, candidates, hint);
         for b in order {
             let child = self.child(pos, b);
             let v = -self.wdl(&child, -beta, -alpha);
