@@ -187,8 +187,9 @@ fn known_values() -> Vec<(Rules, Value)> {
 #[test]
 fn known_values_of_small_boards() {
     for (rules, expected) in known_values() {
-        // The larger ones are for the benchmark, not a test.
-        if rules.cell_count() > 25 {
+        // 7×7 is beyond this solver (see the benchmark); the rest take
+        // milliseconds.
+        if rules.cell_count() > 36 {
             continue;
         }
         let mut solver = Solver::new(rules, 16 << 20).unwrap();

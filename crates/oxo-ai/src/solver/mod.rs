@@ -624,6 +624,14 @@ impl Solver {
                 hint = Some(self.geo.unmap(sym, u32::from(entry.best)));
             }
         }
+        if hint.is_none() {
+            // The value search's best move is a good first guess here too.
+            if let Some(entry) = self.table.get(cme, copp, Kind::Value)
+                && entry.best != u8::MAX
+            {
+                hint = Some(self.geo.unmap(sym, u32::from(entry.best)));
+            }
+        }
         let candidates = if threats != 0 { threats } else { empty & live };
         let mut result = !attack;
         let mut deciding = u32::MAX;
