@@ -1,9 +1,11 @@
 //! The perfect player: every move chosen by the solver.
 
+use std::sync::Arc;
+
 use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
 
-use crate::solver::{DEFAULT_TABLE_BYTES, SolveError, Solver};
+use crate::solver::{DEFAULT_TABLE_BYTES, SolveError, Solver, StrongSolution};
 use crate::{SeededRng, Strategy, rng_from_seed};
 
 /// Boards on which `perfect` is offered: the solver answers their hardest
@@ -18,6 +20,8 @@ pub const PERFECT_MAX_CELLS: usize = 36;
 #[derive(Debug)]
 pub struct Perfect<R = SeededRng> {
     solver: Solver,
+    /// A strong solution to look positions up in before searching.
+    table: Option<Arc<StrongSolution>>,
     rng: R,
 }
 
@@ -52,8 +56,39 @@ impl<R: rand::Rng> Perfect<R> {
         };
         Ok(Perfect {
             solver: Solver::new(rules, bytes)?,
+            table: None,
             rng,
         })
+    }
+
+    /// Look positions up in `table` (a strong solution of the same rules,
+    /// as `oxo solve --all --save` writes) instead of searching; positions
+    /// it lacks (such as games where O moved first) are still searched.
+    #[must_use]
+    pub fn with_table(mut self, table: Arc<StrongSolution>) -> Perfect<R> {
+        if table.rules() == self.solver.rules() {
+            self.table = Some(table);
+        }
+        self
+    }
+
+    /// The best moves by table lookup, if every position involved is in it.
+    fn best_from_table(&self, game: &Game) -> Option<Vec<Cell>> {
+        let table = self.table.as_ref()?;
+        let mut scored = Vec::new();
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            scored.push((cell, table.get(&child)?.parent()));
+        }
+        let best = scored.iter().map(|&(_, e)| e).max()?;
+        Some(
+            scored
+                .into_iter()
+                .filter(|&(_, e)| e == best)
+                .map(|(c, _)| c)
+                .collect(),
+        )
     }
 }
 
@@ -62,7 +97,10 @@ impl<R: rand::Rng + Send> Strategy for Perfect<R> {
         if game.is_over() {
             return None;
         }
-        let (_, best) = self.solver.best_moves(game).ok()?;
+        let best = match self.best_from_table(game) {
+            Some(best) => best,
+            None => self.solver.best_moves(game).ok()?.1,
+        };
         if best.is_empty() {
             return None;
         }
@@ -133,6 +171,36 @@ mod tests {
                 play(&mut x, &mut o, rules).outcome(),
                 Some(Outcome::Win(Player::X))
             );
+        }
+    }
+
+    #[test]
+    fn a_strong_table_gives_the_same_choices_as_the_search() {
+        let rules = Rules::TIC_TAC_TOE;
+        let table = Arc::new(StrongSolution::compute(rules).unwrap());
+        for seed in 0..30 {
+            // Same seed, same tie-breaks: the two must play the same game.
+            let mut searching = Perfect::new(rules, seed).unwrap();
+            let mut looking_up = Perfect::new(rules, seed)
+                .unwrap()
+                .with_table(Arc::clone(&table));
+            let mut random = Random::new(seed);
+            let mut game = Game::new(rules);
+            while !game.is_over() {
+                let cell = if game.to_move() == Player::X {
+                    let a = searching.choose(&game);
+                    assert!(
+                        looking_up.best_from_table(&game).is_some(),
+                        "{game} not in the table"
+                    );
+                    assert_eq!(a, looking_up.choose(&game), "{game}");
+                    a
+                } else {
+                    random.choose(&game)
+                };
+                game.play(cell.unwrap()).unwrap();
+            }
+            assert_ne!(game.outcome(), Some(Outcome::Win(Player::O)));
         }
     }
 

@@ -76,6 +76,9 @@ struct PlayArgs {
     /// Seed for every random choice the computer players make [default: from the clock].
     #[arg(long)]
     seed: Option<u64>,
+    /// A table from `oxo solve --all --save FILE` for perfect players to look moves up in.
+    #[arg(long, value_name = "FILE")]
+    table: Option<PathBuf>,
 }
 
 /// `human` or a strategy name.
@@ -262,13 +265,22 @@ fn run_play(args: &PlayArgs) -> anyhow::Result<u8> {
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
     let seed = seed_or_clock(args.seed);
+    let table = match &args.table {
+        Some(path) => Some(std::sync::Arc::new(load_table(path, config.rules)?)),
+        None => None,
+    };
     let seat = |kind: PlayerKind, seed: u64| -> anyhow::Result<Box<dyn play::Seat>> {
-        Ok(match kind {
-            PlayerKind::Human => Box::new(play::Human),
-            PlayerKind::Computer(strategy) => Box::new(play::Computer::new(
-                strategy
-                    .build(config.rules, seed)
-                    .map_err(|e| BadInput(e.to_string()))?,
+        let bad = |e: oxo_ai::BuildError| BadInput(e.to_string());
+        Ok(match (kind, &table) {
+            (PlayerKind::Human, _) => Box::new(play::Human),
+            (PlayerKind::Computer(oxo_ai::StrategyKind::Perfect), Some(table)) => {
+                let perfect = oxo_ai::Perfect::new(config.rules, seed)
+                    .map_err(|e| BadInput(e.to_string()))?
+                    .with_table(std::sync::Arc::clone(table));
+                Box::new(play::Computer::new(Box::new(perfect)))
+            }
+            (PlayerKind::Computer(strategy), _) => Box::new(play::Computer::new(
+                strategy.build(config.rules, seed).map_err(bad)?,
             )),
         })
     };
@@ -494,6 +506,23 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<u8> {
             Ok(exit::SUCCESS)
         }
     }
+}
+
+/// A strong-solution table saved by `oxo solve --all --save`, for `rules`.
+fn load_table(path: &std::path::Path, rules: Rules) -> anyhow::Result<oxo_ai::StrongSolution> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let table = oxo_ai::StrongSolution::load(io::BufReader::new(file))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if table.rules() != rules {
+        return Err(BadInput(format!(
+            "{} solves {} games, not {rules}",
+            path.display(),
+            table.rules()
+        ))
+        .into());
+    }
+    Ok(table)
 }
 
 /// A position in notation, with k from `--k` or the board's shorter side.

@@ -281,3 +281,30 @@ fn play_computer_against_computer() {
     );
     assert!(stdout(&out).contains("X (perfect) plays "));
 }
+
+#[test]
+fn a_saved_table_feeds_the_perfect_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t33.oxo");
+    let path = path.to_str().unwrap();
+    let out = oxo(&["solve", "--all", "--save", path], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = oxo(
+        &[
+            "play", "--x", "perfect", "--o", "perfect", "--table", path, "--seed", "9",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with("draw.\n"), "{}", stdout(&out));
+    let out = oxo(
+        &["play", "--x", "perfect", "--size", "4", "--table", path],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("solves 3x3 k=3 games, not 4x4 k=4"),
+        "{}",
+        stderr(&out)
+    );
+}
