@@ -827,7 +827,7 @@ fn from_table(score: i64, ply: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Random, RuleBased};
+    use crate::RuleBased;
     use oxo_core::Rules;
 
     /// A game on a `rows`×`cols` board with `k` to win and these marks.
@@ -1108,31 +1108,19 @@ mod tests {
 
     #[test]
     fn plays_only_legal_moves_and_none_when_over() {
-        let boards = [
-            (3, 3, 3),
-            (4, 6, 3),
-            (6, 4, 4),
-            (1, 5, 2),
-            (2, 2, 1),
-            (7, 7, 5),
-            (3, 8, 6),
-        ];
-        for (rows, cols, k) in boards {
-            let rules = Rules::new(rows, cols, k).unwrap();
-            for seed in 0..2 {
-                let mut game = Game::new(rules);
-                let mut me = AlphaBeta::new(seed).with_budget(300);
-                let mut other = Random::new(seed);
-                if seed % 2 == 0 {
-                    crate::play_out(&mut game, &mut me, &mut other).unwrap();
-                } else {
-                    crate::play_out(&mut game, &mut other, &mut me).unwrap();
-                }
-                assert_eq!(me.choose(&game), None, "{rules}");
-            }
-        }
-        let drawn = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
-        assert_eq!(AlphaBeta::new(0).choose(&drawn), None);
+        crate::testing::plays_legally_everywhere(
+            &[
+                (3, 3, 3),
+                (4, 6, 3),
+                (6, 4, 4),
+                (1, 5, 2),
+                (2, 2, 1),
+                (7, 7, 5),
+                (3, 8, 6),
+            ],
+            2,
+            |seed| Box::new(AlphaBeta::new(seed).with_budget(300)),
+        );
     }
 
     #[test]

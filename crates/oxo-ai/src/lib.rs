@@ -209,3 +209,38 @@ pub type SeededRng = rand::rngs::ChaCha8Rng;
 pub fn rng_from_seed(seed: u64) -> SeededRng {
     rand::SeedableRng::seed_from_u64(seed)
 }
+
+/// Checks shared by the strategies' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use oxo_core::{Game, Rules};
+
+    use crate::{Random, Strategy};
+
+    /// Play `make(seed)` against a random player on every board, on X's
+    /// side for even seeds and O's for odd ones: every move must be legal
+    /// ([`crate::play_out`] checks), and no move may be offered once the
+    /// game is over.
+    pub fn plays_legally_everywhere(
+        boards: &[(u32, u32, u32)],
+        seeds: u64,
+        make: impl Fn(u64) -> Box<dyn Strategy>,
+    ) {
+        for &(rows, cols, k) in boards {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            for seed in 0..seeds {
+                let mut game = Game::new(rules);
+                let mut me = make(seed);
+                let mut other = Random::new(seed);
+                if seed % 2 == 0 {
+                    crate::play_out(&mut game, &mut me, &mut other).unwrap();
+                } else {
+                    crate::play_out(&mut game, &mut other, &mut me).unwrap();
+                }
+                assert_eq!(me.choose(&game), None, "{rules}");
+            }
+        }
+        let drawn = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
+        assert_eq!(make(0).choose(&drawn), None);
+    }
+}

@@ -405,30 +405,18 @@ mod tests {
 
     #[test]
     fn plays_only_legal_moves_and_none_when_over() {
-        for (rows, cols, k) in [
-            (3, 3, 3),
-            (4, 6, 3),
-            (6, 4, 4),
-            (1, 5, 2),
-            (2, 2, 1),
-            (9, 9, 5),
-        ] {
-            let rules = Rules::new(rows, cols, k).unwrap();
-            for seed in 0..4 {
-                let mut game = Game::new(rules);
-                let mut me = RuleBased::new(seed);
-                let mut other = Random::new(seed);
-                if seed % 2 == 0 {
-                    crate::play_out(&mut game, &mut me, &mut other).unwrap();
-                } else {
-                    crate::play_out(&mut game, &mut other, &mut me).unwrap();
-                }
-                assert_eq!(me.choose(&game), None, "{rules}");
-            }
-        }
-        // A drawn game too.
-        let drawn = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
-        assert_eq!(RuleBased::new(0).choose(&drawn), None);
+        crate::testing::plays_legally_everywhere(
+            &[
+                (3, 3, 3),
+                (4, 6, 3),
+                (6, 4, 4),
+                (1, 5, 2),
+                (2, 2, 1),
+                (9, 9, 5),
+            ],
+            4,
+            |seed| Box::new(RuleBased::new(seed)),
+        );
     }
 
     #[test]
