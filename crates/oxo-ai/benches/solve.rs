@@ -4,7 +4,8 @@
 //! positions searched for the win/draw/loss value, and (where asked) for the
 //! full evaluation with distance. Pass board names to run only those, for
 //! example `cargo bench -p oxo-ai --bench solve -- 6x6k5 7x7k5`; the default
-//! set leaves out the boards that take minutes or more.
+//! set leaves out the boards that take minutes or more. The table is 64 MiB,
+//! as in `oxo solve`; `OXO_TABLE_MB` sets another size.
 
 use std::time::Instant;
 
@@ -42,7 +43,7 @@ fn main() {
     let table_mb: usize = std::env::var("OXO_TABLE_MB")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(256);
+        .unwrap_or(64);
     let table = table_mb << 20;
     println!("empty-board solves, {table_mb} MiB table, one thread");
     println!(
