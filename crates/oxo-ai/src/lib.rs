@@ -33,7 +33,7 @@ mod value;
 mod windows;
 
 pub use alphabeta::AlphaBeta;
-pub use perfect::{PERFECT_MAX_CELLS, Perfect};
+pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use random::Random;
 pub use rules::RuleBased;
 pub use solver::{Analysis, SolveError, Solver, StrongSolution};
@@ -134,7 +134,7 @@ impl StrategyKind {
                     strategy: self,
                     rules,
                     reason: format!(
-                        "perfect play is offered on boards of at most {PERFECT_MAX_CELLS} cells \
+                        "perfect play is offered on boards of at most {PERFECT_MAX_SIDE} a side \
                          that the solver can finish quickly; try alphabeta"
                     ),
                 }

@@ -8,11 +8,12 @@ use rand::RngExt;
 use crate::solver::{DEFAULT_TABLE_BYTES, SolveError, Solver, StrongSolution};
 use crate::{SeededRng, Strategy, rng_from_seed};
 
-/// Boards on which `perfect` is offered: the solver answers their hardest
-/// positions in about a second or less on one core (6×6, k=4 and k=5 among
-/// them). Larger boards that fit the solver can still be solved with
-/// `oxo solve`, but a game would stall on its opening moves.
-pub const PERFECT_MAX_CELLS: usize = 36;
+/// The longest side of a board on which `perfect` is offered. Up to 6×6 a
+/// whole game takes well under a second on one core, except 6×6 k=5 (a few
+/// seconds). Longer boards that fit the solver (4×7 already takes ten
+/// seconds a game, 7×7 k=5 a quarter of an hour for its first move) can
+/// still be analysed with `oxo solve`, but a game would stall.
+pub const PERFECT_MAX_SIDE: u32 = 6;
 
 /// Plays a move of the best value: a win if there is one (the fastest),
 /// else a draw, else the slowest loss. It never loses a game that can be
@@ -30,7 +31,7 @@ impl Perfect {
     ///
     /// # Errors
     /// [`SolveError::TooLarge`] for boards of more than
-    /// [`PERFECT_MAX_CELLS`] cells or that do not fit the solver.
+    /// a side longer than [`PERFECT_MAX_SIDE`].
     pub fn new(rules: Rules, seed: u64) -> Result<Perfect, SolveError> {
         Perfect::with_rng(rules, rng_from_seed(seed))
     }
@@ -42,7 +43,7 @@ impl<R: rand::Rng> Perfect<R> {
     /// # Errors
     /// As [`Perfect::new`].
     pub fn with_rng(rules: Rules, rng: R) -> Result<Perfect<R>, SolveError> {
-        if rules.cell_count() > PERFECT_MAX_CELLS {
+        if rules.rows().max(rules.cols()) > PERFECT_MAX_SIDE {
             return Err(SolveError::TooLarge {
                 rows: rules.rows(),
                 cols: rules.cols(),
@@ -205,9 +206,42 @@ mod tests {
     }
 
     #[test]
+    fn a_strong_table_is_not_misread_when_o_started() {
+        let rules = Rules::TIC_TAC_TOE;
+        let table = Arc::new(StrongSolution::compute(rules).unwrap());
+        // O started and X is to move with equal counts: the table (X
+        // started, so X to move means equal counts too) must not answer for
+        // the wrong side, so the player searches and blocks O's line.
+        let mut game = Game::starting_with(rules, Player::O);
+        for (r, c) in [(2, 2), (1, 1), (2, 0)] {
+            game.play(Cell::new(r, c)).unwrap();
+        }
+        assert_eq!(game.to_move(), Player::X);
+        assert_eq!(table.get(&game), None);
+        for seed in 0..10 {
+            let mut x = Perfect::new(rules, seed)
+                .unwrap()
+                .with_table(Arc::clone(&table));
+            assert_eq!(x.choose(&game), Some(Cell::new(2, 1)), "must block");
+        }
+        for seed in 0..20 {
+            let mut x = Perfect::new(rules, seed)
+                .unwrap()
+                .with_table(Arc::clone(&table));
+            let mut o = Perfect::new(rules, seed + 7)
+                .unwrap()
+                .with_table(Arc::clone(&table));
+            let mut game = Game::starting_with(rules, Player::O);
+            crate::play_out(&mut game, &mut x, &mut o).unwrap();
+            assert_eq!(game.outcome(), Some(Outcome::Draw), "{game}");
+        }
+    }
+
+    #[test]
     fn refuses_boards_it_cannot_finish() {
         assert!(Perfect::new(Rules::new(7, 7, 5).unwrap(), 0).is_err());
         assert!(Perfect::new(Rules::new(15, 15, 5).unwrap(), 0).is_err());
         assert!(Perfect::new(Rules::new(6, 6, 4).unwrap(), 0).is_ok());
+        assert!(Perfect::new(Rules::new(4, 7, 4).unwrap(), 0).is_err());
     }
 }

@@ -121,11 +121,15 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
 
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
+    let running = AtomicU64::new(config.threads.max(1) as u64);
     let total = Mutex::new(Results::default());
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
+                // Counts this worker out however it ends, even by a panic,
+                // so the progress loop below never waits for it forever.
+                let _leaving = Leaving(&running);
                 let mut mine = Results::default();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
@@ -152,7 +156,10 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
         loop {
             let finished = done.load(Ordering::Relaxed);
             progress(finished);
-            if finished >= config.games || failure.lock().is_ok_and(|f| f.is_some()) {
+            if finished >= config.games
+                || running.load(Ordering::Acquire) == 0
+                || failure.lock().is_ok_and(|f| f.is_some())
+            {
                 break;
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -162,6 +169,15 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
         return Err(err);
     }
     Ok(total.into_inner().unwrap_or_default())
+}
+
+/// Decrements a count of running workers when dropped.
+struct Leaving<'a>(&'a AtomicU64);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
 }
 
 fn play_one(config: &Config, index: u64) -> Result<Results, ArenaError> {

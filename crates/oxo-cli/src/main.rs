@@ -420,8 +420,10 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<u8> {
             writeln!(out, "  stored (by symmetry) {:>12}", strong.stored())?;
             writeln!(
                 out,
-                "  empty board: {} for X in {} plies",
-                empty.value, empty.plies
+                "  empty board: {} for X in {} {}",
+                empty.value,
+                empty.plies,
+                if empty.plies == 1 { "ply" } else { "plies" }
             )?;
         }
         if let Some(path) = &args.save {
@@ -474,6 +476,11 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<u8> {
                     let index = match solvers.iter().position(|s| s.rules() == rules) {
                         Some(i) => i,
                         None => {
+                            // Keep a few recent board shapes warm, not one
+                            // table for every shape a long batch mentions.
+                            if solvers.len() == WARM_SOLVERS {
+                                solvers.remove(0);
+                            }
                             solvers.push(make_solver(rules).map_err(|e| format!("{e:#}"))?);
                             solvers.len() - 1
                         }
@@ -524,6 +531,9 @@ fn load_table(path: &std::path::Path, rules: Rules) -> anyhow::Result<oxo_ai::St
     }
     Ok(table)
 }
+
+/// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
+const WARM_SOLVERS: usize = 2;
 
 /// A position in notation, with k from `--k` or the board's shorter side.
 fn parse_position(text: &str, k: Option<u32>) -> anyhow::Result<oxo_core::Game> {

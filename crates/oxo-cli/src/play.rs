@@ -74,13 +74,15 @@ impl Seat for Human {
     ) -> io::Result<Choice> {
         write!(output, "{} move (row col): ", game.to_move())?;
         output.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
             // End the prompt's line so the terminal is left tidy.
             writeln!(output)?;
             return Ok(Choice::EndOfInput);
         }
-        Ok(parse_coordinates(&line).map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)))
+        // Text that is not UTF-8 is just another unreadable line.
+        let parsed = std::str::from_utf8(&line).ok().and_then(parse_coordinates);
+        Ok(parsed.map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)))
     }
 }
 
@@ -304,6 +306,18 @@ mod tests {
         assert_eq!(out.matches("invalid move\n").count(), 5);
         assert_eq!(out.matches("O move (row col): ").count(), 6);
         assert!(out.contains("0 O . .\n1 . X .\n"));
+    }
+
+    #[test]
+    fn bytes_that_are_not_text_are_an_invalid_move() {
+        let mut out = Vec::new();
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
+        let input: &[u8] = b"\xff\xfe\n1 1\n";
+        let end = run(&one_round(), &mut seats, input, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("X move (row col): invalid move\n"), "{out}");
+        assert!(out.contains("1 . X .\n"), "{out}");
+        assert_eq!(end, End::InputEnded(Scoreboard::default()));
     }
 
     #[test]

@@ -210,13 +210,14 @@ pub fn solve_lines(
     mut answer: impl FnMut(&str) -> Result<Report, String>,
 ) -> io::Result<BatchSummary> {
     let mut summary = BatchSummary::default();
-    for (number, line) in input.lines().enumerate() {
+    for (number, line) in input.split(b'\n').enumerate() {
         let line = line?;
-        let text = line.trim();
-        if text.is_empty() {
-            continue;
-        }
-        match answer(text) {
+        let result = match std::str::from_utf8(&line) {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => answer(text.trim()),
+            Err(_) => Err("the line is not UTF-8 text".to_owned()),
+        };
+        match result {
             Ok(report) => {
                 summary.solved += 1;
                 if json {
@@ -312,6 +313,36 @@ mod tests {
             String::from_utf8(errors)
                 .unwrap()
                 .starts_with("oxo solve: line 3: ")
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_text_is_one_bad_line() {
+        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        let summary = solve_lines(
+            &b"\xff\n.../.../...\r\n"[..],
+            &mut out,
+            &mut errors,
+            true,
+            |text| {
+                let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
+                solve(&mut solver, game).map_err(|e| e.to_string())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            summary,
+            BatchSummary {
+                solved: 1,
+                failed: 1
+            }
+        );
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.starts_with("{\"line\":1,\"error\":\"the line is not UTF-8 text\"}\n"),
+            "{out}"
         );
     }
 

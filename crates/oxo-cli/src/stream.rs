@@ -45,8 +45,8 @@ pub enum StreamError {
     Truncated {
         /// The line where one was expected.
         line: u64,
-        /// The count from line 1.
-        expected: u64,
+        /// The count from line 1, as written (it may exceed any integer type).
+        expected: String,
         /// Instructions read.
         found: u64,
     },
@@ -78,7 +78,9 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     if input.read_until(b'\n', &mut buf)? == 0 {
         return Err(StreamError::MissingCount);
     }
-    let count = parse_count(&buf).ok_or_else(|| StreamError::BadCount {
+    // A byte-order mark, as some editors write, is not part of the count.
+    let first = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf);
+    let (count, count_text) = parse_count(first).ok_or_else(|| StreamError::BadCount {
         text: lossy_line(&buf),
     })?;
     let mut game = Game::new(rules);
@@ -88,7 +90,7 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         if input.read_until(b'\n', &mut buf)? == 0 {
             return Err(StreamError::Truncated {
                 line,
-                expected: count,
+                expected: count_text,
                 found: done,
             });
         }
@@ -113,11 +115,16 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     Ok(())
 }
 
-/// A non-negative count, with surrounding whitespace allowed.
-fn parse_count(line: &[u8]) -> Option<u64> {
+/// A non-negative count, with surrounding whitespace allowed, and its
+/// canonical spelling. Counts beyond `u64` saturate: no input is that long.
+fn parse_count(line: &[u8]) -> Option<(u64, String)> {
     let text = std::str::from_utf8(line).ok()?.trim();
     let n = Integer::parse(text)?;
-    u64::try_from(n.saturating_i64()).ok()
+    let spelled = n.to_string();
+    if spelled.starts_with('-') {
+        return None;
+    }
+    Some((spelled.parse().unwrap_or(u64::MAX), spelled))
 }
 
 /// `move R C`, tokens separated by any whitespace. Coordinates of any size
@@ -255,6 +262,16 @@ mod tests {
             let (_, result) = replay_str(Rules::default(), input);
             assert_eq!(result.unwrap_err().to_string(), message, "{input:?}");
         }
+    }
+
+    #[test]
+    fn a_bom_and_an_enormous_count() {
+        assert_eq!(ok("\u{feff}1\nmove 1 1\n"), "X placed at (1, 1)\n");
+        let (_, result) = replay_str(Rules::default(), "18446744073709551616\nmove 0 0\n");
+        assert_eq!(
+            result.unwrap_err().to_string(),
+            "line 3: input ended after 1 of 18446744073709551616 instructions"
+        );
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub enum SolveError {
         /// Columns.
         cols: u32,
     },
+    /// The transposition table could not be allocated.
+    #[error("cannot allocate a {mib} MiB transposition table: ask for less memory")]
+    OutOfMemory {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
     /// The game was played under other rules than the solver's.
     #[error("this solver is for {expected} games, not {found}")]
     WrongRules {
@@ -145,7 +151,9 @@ impl Solver {
         Ok(Solver {
             rules,
             geo,
-            table: Table::with_bytes(table_bytes),
+            table: Table::with_bytes(table_bytes).ok_or(SolveError::OutOfMemory {
+                mib: table_bytes >> 20,
+            })?,
             nodes: 0,
             started: Instant::now(),
             next_report: REPORT_EVERY,

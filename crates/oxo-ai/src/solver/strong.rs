@@ -94,6 +94,23 @@ impl StrongSolution {
         if game.rules() != self.rules {
             return None;
         }
+        // The table is for games X started: there, equal counts mean X is
+        // to move. A game O started can reach the same marks with the other
+        // player to move, which the table knows nothing about.
+        let x = game
+            .cells()
+            .iter()
+            .filter(|&&c| c == Some(Player::X))
+            .count();
+        let o = game
+            .cells()
+            .iter()
+            .filter(|&&c| c == Some(Player::O))
+            .count();
+        let x_first_mover = if x == o { Player::X } else { Player::O };
+        if x < o || x > o + 1 || game.to_move() != x_first_mover {
+            return None;
+        }
         let (mut xs, mut os) = ([0u64; MAX_SYMMETRIES], [0u64; MAX_SYMMETRIES]);
         for cell in self.rules.cells() {
             let Some(p) = game.get(cell) else { continue };
@@ -248,7 +265,10 @@ impl StrongSolution {
         let rules = Rules::new(num(rows)?, num(cols)?, num(k)?).map_err(|_| bad("rules"))?;
         let geo = Geometry::new(rules).map_err(|_| bad("board too large"))?;
         let count: usize = count.parse().map_err(|_| bad("header"))?;
-        let mut table = HashMap::with_capacity_and_hasher(count, BuildHasherDefault::default());
+        // The count is only a claim until the records are read: reserve for
+        // at most a million up front, and let the reads prove the rest.
+        let mut table =
+            HashMap::with_capacity_and_hasher(count.min(1 << 20), BuildHasherDefault::default());
         let mut record = [0u8; 18];
         for _ in 0..count {
             input.read_exact(&mut record)?;

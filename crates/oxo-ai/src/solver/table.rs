@@ -45,18 +45,22 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table using at most `bytes` of memory (at least two entries).
-    pub fn with_bytes(bytes: usize) -> Table {
+    /// A table using at most `bytes` of memory (at least two entries), or
+    /// `None` if that much memory cannot be had.
+    pub fn with_bytes(bytes: usize) -> Option<Table> {
         let wanted = (bytes / size_of::<Entry>()).max(2);
         let len = if wanted.is_power_of_two() {
             wanted
         } else {
             wanted.next_power_of_two() / 2
         };
-        Table {
-            entries: vec![Entry::default(); len],
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(len).ok()?;
+        entries.resize(len, Entry::default());
+        Some(Table {
+            entries,
             mask: len - 2,
-        }
+        })
     }
 
     /// Bytes in use.
