@@ -35,18 +35,6 @@ impl Value {
             Value::Loss => -1,
         }
     }
-
-    /// The value for +1, 0 or −1 (anything positive is a win, negative a loss).
-    #[must_use]
-    pub const fn from_sign(sign: i8) -> Value {
-        if sign > 0 {
-            Value::Win
-        } else if sign < 0 {
-            Value::Loss
-        } else {
-            Value::Draw
-        }
-    }
 }
 
 /// The same position seen by the other player.
@@ -83,13 +71,9 @@ impl Eval {
     /// The evaluation one ply earlier, from the mover's side: the value
     /// negates and the game lasts one ply longer.
     #[must_use]
-    pub const fn parent(self) -> Eval {
+    pub fn parent(self) -> Eval {
         Eval {
-            value: match self.value {
-                Value::Win => Value::Loss,
-                Value::Draw => Value::Draw,
-                Value::Loss => Value::Win,
-            },
+            value: -self.value,
             plies: self.plies + 1,
         }
     }
@@ -166,6 +150,5 @@ mod tests {
                 plies: 2
             }
         );
-        assert_eq!(Value::from_sign(-3), Value::Loss);
     }
 }

@@ -39,6 +39,18 @@ pub struct SideStats {
     pub thinking: Duration,
 }
 
+impl SideStats {
+    /// Average thinking time per move, in microseconds.
+    #[must_use]
+    pub fn micros_per_move(&self) -> f64 {
+        if self.moves == 0 {
+            0.0
+        } else {
+            self.thinking.as_secs_f64() * 1e6 / self.moves as f64
+        }
+    }
+}
+
 /// What happened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Results {
@@ -229,13 +241,6 @@ fn play_one(config: &Config, index: u64) -> Result<Results, ArenaError> {
 /// The readable results table.
 #[must_use]
 pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
-    let per_move = |s: &SideStats| {
-        if s.moves == 0 {
-            0.0
-        } else {
-            s.thinking.as_secs_f64() * 1e6 / s.moves as f64
-        }
-    };
     let pct = |n: u64| {
         if results.games == 0 {
             0.0
@@ -271,7 +276,7 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
             name,
             side.wins,
             pct(side.wins),
-            per_move(side)
+            side.micros_per_move()
         ));
     }
     out.push_str(&format!(
@@ -292,13 +297,6 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
 /// The results as one JSON object.
 #[must_use]
 pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
-    let per_move = |s: &SideStats| {
-        if s.moves == 0 {
-            0.0
-        } else {
-            s.thinking.as_secs_f64() * 1e6 / s.moves as f64
-        }
-    };
     format!(
         "{{\"x\":\"{}\",\"o\":\"{}\",\"size\":\"{}\",\"k\":{},\"seed\":{},\"games\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"x_first\":{},\"average_plies\":{:.3},\"x_us_per_move\":{:.2},\"o_us_per_move\":{:.2},\"seconds\":{:.3}}}",
         config.x,
@@ -312,8 +310,8 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         results.draws,
         results.x_first,
         results.average_plies(),
-        per_move(&results.x),
-        per_move(&results.o),
+        results.x.micros_per_move(),
+        results.o.micros_per_move(),
         elapsed.as_secs_f64()
     )
 }

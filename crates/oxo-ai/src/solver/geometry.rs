@@ -173,6 +173,31 @@ impl Geometry {
         u32::from(self.inverse[s][b as usize])
     }
 
+    /// Add bit `b` (of the real orientation) to every orientation of a
+    /// board kept in all its symmetric forms.
+    #[inline]
+    pub fn place(&self, boards: &mut [u64; MAX_SYMMETRIES], b: u32) {
+        for (s, board) in boards.iter_mut().enumerate().take(self.symmetry_count()) {
+            *board |= 1 << self.map(s, b);
+        }
+    }
+
+    /// `player`'s marks in `game`, in every orientation (index 0 is the
+    /// board as it stands).
+    pub fn oriented(
+        &self,
+        game: &oxo_core::Game,
+        player: oxo_core::Player,
+    ) -> [u64; MAX_SYMMETRIES] {
+        let mut boards = [0; MAX_SYMMETRIES];
+        for cell in game.rules().cells() {
+            if game.get(cell) == Some(player) {
+                self.place(&mut boards, self.bit(cell));
+            }
+        }
+        boards
+    }
+
     /// Apply symmetry `s` to a whole bitboard.
     #[cfg(test)]
     pub fn transform(&self, s: usize, mut board: u64) -> u64 {

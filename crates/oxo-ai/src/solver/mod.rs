@@ -310,23 +310,10 @@ impl Solver {
 
     fn pos_of(&self, game: &Game) -> Pos {
         let mover = game.to_move();
-        let mut pos = Pos {
-            me: [0; MAX_SYMMETRIES],
-            opp: [0; MAX_SYMMETRIES],
-        };
-        for cell in game.rules().cells() {
-            let Some(p) = game.get(cell) else { continue };
-            let b = self.geo.bit(cell);
-            for s in 0..self.geo.symmetry_count() {
-                let bit = 1 << self.geo.map(s, b);
-                if p == mover {
-                    pos.me[s] |= bit;
-                } else {
-                    pos.opp[s] |= bit;
-                }
-            }
+        Pos {
+            me: self.geo.oriented(game, mover),
+            opp: self.geo.oriented(game, mover.other()),
         }
-        pos
     }
 
     fn eval_pos(&mut self, game: &Game) -> Eval {
@@ -363,9 +350,7 @@ impl Solver {
             me: pos.opp,
             opp: pos.me,
         };
-        for s in 0..self.geo.symmetry_count() {
-            next.opp[s] |= 1 << self.geo.map(s, b);
-        }
+        self.geo.place(&mut next.opp, b);
         next
     }
 

@@ -111,18 +111,8 @@ impl StrongSolution {
         if x < o || x > o + 1 || game.to_move() != x_first_mover {
             return None;
         }
-        let (mut xs, mut os) = ([0u64; MAX_SYMMETRIES], [0u64; MAX_SYMMETRIES]);
-        for cell in self.rules.cells() {
-            let Some(p) = game.get(cell) else { continue };
-            let b = self.geo.bit(cell);
-            for s in 0..self.geo.symmetry_count() {
-                let bit = 1 << self.geo.map(s, b);
-                match p {
-                    Player::X => xs[s] |= bit,
-                    Player::O => os[s] |= bit,
-                }
-            }
-        }
+        let xs = self.geo.oriented(game, Player::X);
+        let os = self.geo.oriented(game, Player::O);
         self.table.get(&self.canonical(&xs, &os)).copied()
     }
 
@@ -174,14 +164,7 @@ impl StrongSolution {
                 let b = cells.trailing_zeros();
                 cells &= cells - 1;
                 let (mut cx, mut co) = (xs, os);
-                for s in 0..self.geo.symmetry_count() {
-                    let bit = 1 << self.geo.map(s, b);
-                    if x_to_move {
-                        cx[s] |= bit;
-                    } else {
-                        co[s] |= bit;
-                    }
-                }
+                self.geo.place(if x_to_move { &mut cx } else { &mut co }, b);
                 let child = self.visit(cx, co, !x_to_move).parent();
                 best = Some(best.map_or(child, |e| e.max(child)));
             }
