@@ -119,26 +119,45 @@ impl StrategyKind {
         }
     }
 
+    /// Whether this kind can play under `rules`, without building a player
+    /// (which for `perfect` means allocating a solver's table).
+    ///
+    /// # Errors
+    /// [`BuildError::Unsupported`], with the reason.
+    pub fn check(self, rules: Rules) -> Result<(), BuildError> {
+        if self == StrategyKind::Perfect && rules.rows().max(rules.cols()) > PERFECT_MAX_SIDE {
+            return Err(BuildError::Unsupported {
+                strategy: self,
+                rules,
+                reason: format!(
+                    "perfect play is offered on boards of at most {PERFECT_MAX_SIDE} a side \
+                     that the solver can finish quickly; try alphabeta"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// A player of this kind for games under `rules`, its random choices
     /// fixed by `seed`.
     ///
     /// # Errors
-    /// A strategy that cannot play under `rules`.
+    /// A strategy that cannot play under `rules` (see [`StrategyKind::check`]).
     pub fn build(self, rules: Rules, seed: u64) -> Result<Box<dyn Strategy>, BuildError> {
+        self.check(rules)?;
         Ok(match self {
             StrategyKind::Random => Box::new(Random::new(seed)),
             StrategyKind::Rules => Box::new(RuleBased::new(seed)),
             StrategyKind::AlphaBeta => Box::new(AlphaBeta::new(seed)),
-            StrategyKind::Perfect => Box::new(Perfect::new(rules, seed).map_err(|_| {
-                BuildError::Unsupported {
-                    strategy: self,
-                    rules,
-                    reason: format!(
-                        "perfect play is offered on boards of at most {PERFECT_MAX_SIDE} a side \
-                         that the solver can finish quickly; try alphabeta"
-                    ),
-                }
-            })?),
+            StrategyKind::Perfect => {
+                Box::new(
+                    Perfect::new(rules, seed).map_err(|e| BuildError::Unsupported {
+                        strategy: self,
+                        rules,
+                        reason: e.to_string(),
+                    })?,
+                )
+            }
         })
     }
 }

@@ -24,6 +24,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve the web game: a browser UI, online two-player games, the computer, a scoreboard.
+    Serve(ServeArgs),
     /// Play at the terminal: two people take turns typing `ROW COL`.
     Play(PlayArgs),
     /// Replay a "Design Tic-Tac-Toe" command stream: a count, then `move R C` lines.
@@ -202,6 +204,30 @@ Exit codes:
   2  bad usage or malformed input (a bad position, a board too large to solve)";
 
 #[derive(Debug, Args)]
+#[command(after_help = SERVE_HELP)]
+struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    addr: std::net::SocketAddr,
+    /// The SQLite database file keeping every game (created when missing).
+    #[arg(long, value_name = "FILE", default_value = "oxo.db")]
+    db: PathBuf,
+    /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
+    #[arg(long, conflicts_with = "db")]
+    memory: bool,
+}
+
+const SERVE_HELP: &str = "\
+Open the address in a browser to play. Logs go to stderr, one line per request;
+OXO_LOG=error|warn|info|debug|trace|off sets how much (default info). Ctrl-C or
+SIGTERM stops the server after the requests in flight.
+
+Exit codes:
+  0  stopped by Ctrl-C or SIGTERM
+  1  the address or the database could not be opened
+  2  bad usage";
+
+#[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 struct ArenaArgs {
     /// The strategy playing X (random, rules, alphabeta, perfect).
@@ -245,11 +271,83 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::Serve(args) => run_serve(&args),
         Command::Play(args) => run_play(&args),
         Command::Stream(args) => run_stream(&args),
         Command::Referee(args) => Ok(run_referee(args)),
         Command::Solve(args) => run_solve(&args),
         Command::Arena(args) => run_arena(&args),
+    }
+}
+
+fn run_serve(args: &ServeArgs) -> anyhow::Result<u8> {
+    let level = std::env::var("OXO_LOG").unwrap_or_else(|_| "info".into());
+    let level: tracing_subscriber::filter::LevelFilter = level.parse().map_err(|_| {
+        BadInput(format!(
+            "OXO_LOG={level:?}: use error, warn, info, debug, trace or off"
+        ))
+    })?;
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .init();
+    let store: std::sync::Arc<dyn oxo_server::Store> = if args.memory {
+        std::sync::Arc::new(oxo_server::MemoryStore::new())
+    } else {
+        std::sync::Arc::new(
+            oxo_server::SqliteStore::open(&args.db)
+                .with_context(|| format!("cannot open the database {}", args.db.display()))?,
+        )
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.addr))?;
+        let addr = listener
+            .local_addr()
+            .context("cannot read the bound address")?;
+        let hub = oxo_server::Hub::new(store, &oxo_server::HubConfig::default());
+        let kept = if args.memory {
+            "games kept in memory only".to_owned()
+        } else {
+            format!("games kept in {}", args.db.display())
+        };
+        // Tests and scripts read the address from this line.
+        println!("oxo serve: listening on http://{addr} ({kept})");
+        io::stdout().flush().context("cannot write to stdout")?;
+        oxo_server::run(listener, oxo_server::AppState::new(hub), shutdown_signal())
+            .await
+            .context("the server failed")
+    })?;
+    Ok(exit::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
     }
 }
 

@@ -28,6 +28,16 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// A scoreboard that has already counted these results (one kept in a
+    /// file or database, say).
+    #[must_use]
+    pub const fn from_counts(x_wins: u64, o_wins: u64, draws: u64) -> Scoreboard {
+        Scoreboard {
+            wins: [x_wins, o_wins],
+            draws,
+        }
+    }
+
     /// Count one finished game.
     pub fn record(&mut self, outcome: Outcome) {
         match outcome {

@@ -1,0 +1,547 @@
+// oxo serve — the browser side. Vanilla JS, no build step; talks only to /api (see the server's API).
+'use strict';
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const enc = encodeURIComponent;
+  const up = (s) => (s ? String(s).toUpperCase() : '');
+
+  const DESCRIPTIONS = {
+    human: 'a friend — share a link',
+    random: 'computer: random — plays anywhere',
+    rules: 'computer: rules — wins, blocks, forks',
+    alphabeta: 'computer: alphabeta — searches ahead (big boards)',
+    perfect: 'computer: perfect — cannot lose (small boards)',
+  };
+  const DEFAULT_INFO = {
+    strategies: ['random', 'rules', 'alphabeta', 'perfect'],
+    presets: [{ size: '3x3', k: 3 }, { size: '4x4', k: 4 }, { size: '7x7', k: 5 }, { size: '15x15', k: 5 }],
+    max_side: 25,
+  };
+
+  // ---- seat tokens, one localStorage key per game (kept in memory too, for private modes) ----
+  const memory = {};
+  const seats = {
+    key: (id) => 'oxo.seat.' + id,
+    get(id) {
+      let v = memory[id];
+      try { v = JSON.parse(localStorage.getItem(this.key(id))) || v; } catch (e) { /* no storage */ }
+      return v && v.token && (v.seat === 'x' || v.seat === 'o') ? v : null;
+    },
+    set(id, seat, token) {
+      memory[id] = { seat, token };
+      try { localStorage.setItem(this.key(id), JSON.stringify({ token, seat })); } catch (e) { /* no storage */ }
+    },
+  };
+
+  // ---- HTTP: always resolves to {ok, status, data}; data.error explains failures ----
+  async function api(method, path, body, token) {
+    const headers = {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (token) headers.Authorization = 'Bearer ' + token;
+    let res;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      return { ok: false, status: 0, data: { error: 'network error — is the server running?' } };
+    }
+    let data = null;
+    try { data = await res.json(); } catch (e) { /* not JSON */ }
+    if (!data || typeof data !== 'object') data = res.ok ? {} : { error: `${res.status} ${res.statusText}`.trim() };
+    if (!res.ok && !data.error) data.error = `request failed (${res.status})`;
+    return { ok: res.ok, status: res.status, data };
+  }
+
+  // ---- the non-blocking message area ----
+  let messageTimer = 0;
+  function message(text, kind = 'error', ms = 6000) {
+    const el = $('message');
+    clearTimeout(messageTimer);
+    el.textContent = '';
+    el.className = 'toast ' + kind;
+    el.hidden = false;
+    setTimeout(() => { el.textContent = text; }, 50); // re-announce even a repeated message
+    if (ms) messageTimer = setTimeout(() => { el.hidden = true; }, ms);
+  }
+  function clearMessage() { clearTimeout(messageTimer); $('message').hidden = true; }
+
+  // ---- state of the game page ----
+  let S = null;
+  function freshState(id) {
+    return {
+      id, seat: null, token: null, game: null, shown: -1, ws: null, wsTimer: 0, backoff: 500,
+      live: false, closed: false, busy: false, hints: null, hintNoted: false, focus: [0, 0],
+      wantFocus: false, built: '', cells: [],
+    };
+  }
+
+  // ---- routing: "/" is the start page, "/g/{id}" the game ----
+  function route() {
+    if (S) stopLive();
+    S = null;
+    clearMessage();
+    const m = location.pathname.match(/^\/g\/([^/]+)\/?$/);
+    if (m) openGame(decodeURIComponent(m[1]));
+    else showStart();
+  }
+
+  // ---- start page ----
+  let infoLoaded = false;
+  async function showStart() {
+    $('game-view').hidden = true;
+    $('start-view').hidden = false;
+    document.title = 'oxo — new game';
+    if (infoLoaded) return;
+    infoLoaded = true;
+    const r = await api('GET', '/api/info');
+    const info = r.ok && Array.isArray(r.data.strategies) ? r.data : DEFAULT_INFO;
+    const preset = $('preset');
+    const opponent = $('opponent');
+    const presets = Array.isArray(info.presets) && info.presets.length ? info.presets : DEFAULT_INFO.presets;
+    preset.replaceChildren(...presets.map((p) => {
+      const [rows, cols] = String(p.size).split('x');
+      return new Option(`${rows}×${cols}, ${p.k} in a row`, `${rows}x${cols}k${p.k}`);
+    }), new Option('Custom…', 'custom'));
+    const described = {};
+    for (const o of Array.isArray(info.opponents) ? info.opponents : []) {
+      if (o && o.name && o.description) described[o.name] = 'computer: ' + o.description;
+    }
+    opponent.replaceChildren(new Option(DESCRIPTIONS.human, 'human'),
+      ...info.strategies.map((s) => new Option(described[s] || DESCRIPTIONS[s] || 'computer: ' + s, s)));
+    const max = Number(info.max_side) || 25;
+    for (const id of ['rows', 'cols', 'k']) $(id).max = max;
+    applyPreset();
+  }
+
+  function applyPreset() {
+    const m = $('preset').value.match(/^(\d+)x(\d+)k(\d+)$/);
+    if (!m) return;
+    $('rows').value = m[1];
+    $('cols').value = m[2];
+    $('k').value = m[3];
+  }
+
+  function syncPreset() {
+    const v = `${$('rows').value}x${$('cols').value}k${$('k').value}`;
+    const has = [...$('preset').options].some((o) => o.value === v);
+    $('preset').value = has ? v : 'custom';
+  }
+
+  async function startGame(e) {
+    e.preventDefault();
+    const rows = parseInt($('rows').value, 10);
+    const cols = parseInt($('cols').value, 10);
+    const k = parseInt($('k').value, 10);
+    if (!(rows >= 1 && cols >= 1 && k >= 1)) {
+      message('Rows, columns and k must be whole numbers of at least 1.');
+      return;
+    }
+    const button = $('start');
+    button.disabled = true;
+    const r = await api('POST', '/api/games',
+      { size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value });
+    button.disabled = false;
+    if (!r.ok || !r.data.game) {
+      message(r.data.error || 'could not start the game');
+      return;
+    }
+    const g = r.data.game;
+    seats.set(g.id, r.data.seat || 'x', r.data.token);
+    history.pushState(null, '', '/g/' + enc(g.id));
+    route();
+    render(g);
+  }
+
+  // ---- game page ----
+  async function openGame(id) {
+    const st = freshState(id);
+    S = st;
+    $('start-view').hidden = true;
+    $('game-view').hidden = false;
+    $('board').replaceChildren();
+    $('board').dataset.version = '';
+    $('status').textContent = 'Loading…';
+    $('hints').checked = false;
+    $('invite').hidden = true;
+    $('rematch').hidden = true;
+    $('details').textContent = '';
+    for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
+    $('round').textContent = '1';
+    const base = location.origin + '/g/' + enc(id);
+    $('spectate-link').href = base;
+    $('spectate-link').textContent = base;
+    $('invite-link').value = base + '?join';
+    setConnection(false);
+
+    let held = seats.get(id);
+    if (new URLSearchParams(location.search).has('join')) {
+      if (!held) {
+        const r = await api('POST', `/api/games/${enc(id)}/seats/o`);
+        if (S !== st) return;
+        if (r.ok && r.data.token) {
+          held = { seat: r.data.seat || 'o', token: r.data.token };
+          seats.set(id, held.seat, held.token);
+        } else if (r.status === 409) {
+          message('seat taken — watching', 'info', 8000);
+        } else if (r.status !== 404) {
+          message(r.data.error);
+        }
+      }
+      history.replaceState(null, '', '/g/' + enc(id)); // a refresh must not join again
+    }
+    if (held) { st.seat = held.seat; st.token = held.token; }
+    updateRole();
+
+    const r = await api('GET', `/api/games/${enc(id)}`);
+    if (S !== st) return;
+    if (r.status === 404) { gone(st, r.data.error); return; }
+    if (r.ok) render(r.data);
+    connect();
+  }
+
+  function gone(st, error) {
+    st.closed = true;
+    $('status').textContent = 'No such game';
+    $('connection').textContent = '';
+    for (const row of st.cells) for (const b of row) b.disabled = true;
+    $('rematch').hidden = true;
+    $('invite').hidden = true;
+    message(error || 'no such game', 'error', 0);
+  }
+
+  function updateRole() {
+    $('role').textContent = S.seat ? `You are ${up(S.seat)}` : 'Watching';
+    $('role').className = S.seat ? 'mark-' + S.seat : '';
+  }
+
+  // ---- the live WebSocket, reconnecting with backoff ----
+  function setConnection(live) {
+    S.live = live;
+    $('connection').textContent = live ? 'live' : 'reconnecting…';
+    $('connection').className = 'conn ' + (live ? 'on' : 'off');
+  }
+
+  function connect() {
+    const st = S;
+    if (!st || st.closed) return;
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    let ws;
+    try {
+      ws = new WebSocket(`${scheme}//${location.host}/api/games/${enc(st.id)}/live`);
+    } catch (e) {
+      retry(st);
+      return;
+    }
+    st.ws = ws;
+    ws.onopen = () => {
+      if (S !== st) return;
+      st.backoff = 500;
+      setConnection(true);
+    };
+    ws.onmessage = (ev) => {
+      if (S !== st) return;
+      let g;
+      try { g = JSON.parse(ev.data); } catch (e) { return; }
+      render(g && g.game ? g.game : g);
+    };
+    ws.onclose = () => {
+      if (S !== st || st.ws !== ws) return;
+      st.ws = null;
+      setConnection(false);
+      retry(st);
+    };
+  }
+
+  function retry(st) {
+    if (st.closed || S !== st) return;
+    clearTimeout(st.wsTimer);
+    st.wsTimer = setTimeout(async () => {
+      if (S !== st) return;
+      // Without the socket, at least catch up with a plain GET, then try the socket again.
+      const r = await api('GET', `/api/games/${enc(st.id)}`);
+      if (S !== st) return;
+      if (r.status === 404) { gone(st, r.data.error); return; }
+      if (r.ok) render(r.data);
+      connect();
+    }, st.backoff);
+    st.backoff = Math.min(st.backoff * 2, 5000);
+  }
+
+  function stopLive() {
+    S.closed = true;
+    clearTimeout(S.wsTimer);
+    if (S.ws) { const ws = S.ws; S.ws = null; ws.close(); }
+  }
+
+  // ---- rendering a GAME ----
+  function render(g) {
+    if (!S || !g || typeof g !== 'object' || typeof g.board !== 'string') return;
+    if (g.id && g.id !== S.id) return;
+    if (typeof g.version === 'number' && g.version < S.shown) return;
+    const changed = g.version !== S.shown;
+    S.game = g;
+    S.shown = g.version;
+    if (changed) {
+      if (S.hints && S.hints.version !== g.version) S.hints = null;
+      refreshHints();
+    }
+    draw();
+  }
+
+  function buildBoard(g) {
+    const board = $('board');
+    const key = `${g.rows}x${g.cols}`;
+    if (S.built === key) return;
+    S.built = key;
+    S.cells = [];
+    const frag = document.createDocumentFragment();
+    for (let r = 0; r < g.rows; r++) {
+      const row = [];
+      for (let c = 0; c < g.cols; c++) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'cell';
+        b.dataset.row = r;
+        b.dataset.col = c;
+        b.tabIndex = -1;
+        row.push(b);
+        frag.append(b);
+      }
+      S.cells.push(row);
+    }
+    board.replaceChildren(frag);
+    board.style.setProperty('--rows', g.rows);
+    board.style.setProperty('--cols', g.cols);
+    board.classList.toggle('big', g.rows * g.cols > 64);
+    S.focus = [Math.floor(g.rows / 2), Math.floor(g.cols / 2)];
+  }
+
+  function hintOf(r, c) {
+    const h = S.hints && S.hints.version === S.shown ? S.hints.map.get(r + ',' + c) : null;
+    if (!h) return null;
+    if (h.value === 'win') return { cls: 'win', label: 'W' + h.plies, words: `win in ${h.plies}` };
+    if (h.value === 'loss') return { cls: 'loss', label: 'L' + h.plies, words: `loss in ${h.plies}` };
+    return { cls: 'draw', label: 'D', words: 'draw' };
+  }
+
+  function draw() {
+    const g = S.game;
+    buildBoard(g);
+    const board = $('board');
+    const hadFocus = board.contains(document.activeElement);
+    const rows = g.board.split('/');
+    const line = new Set((g.line || []).map(([r, c]) => r + ',' + c));
+    const last = g.last ? g.last[0] + ',' + g.last[1] : '';
+    const myTurn = g.status === 'playing' && !!S.seat && g.next === S.seat && !S.busy;
+    board.dataset.version = g.version;
+    board.classList.toggle('playable', myTurn);
+
+    for (let r = 0; r < g.rows; r++) {
+      for (let c = 0; c < g.cols; c++) {
+        const b = S.cells[r][c];
+        const ch = up((rows[r] || '')[c] || '.');
+        const mark = ch === 'X' || ch === 'O' ? ch : '';
+        const key = r + ',' + c;
+        const hint = mark ? null : hintOf(r, c);
+        let label = `row ${r + 1}, column ${c + 1}, ${mark || 'empty'}`;
+        if (line.has(key)) label += ', winning line';
+        if (key === last) label += ', last move';
+        if (hint) label += `, hint: ${hint.words}`;
+        b.dataset.mark = mark;
+        b.setAttribute('aria-label', label);
+        b.className = 'cell' + (mark ? ' ' + mark.toLowerCase() : '') + (line.has(key) ? ' win' : '') +
+          (key === last ? ' last' : '');
+        if (hint) {
+          const span = document.createElement('span');
+          span.className = 'hint ' + hint.cls;
+          span.textContent = hint.label;
+          b.replaceChildren(span);
+        } else {
+          b.textContent = mark;
+        }
+        b.disabled = !myTurn || !!mark;
+      }
+    }
+    // roving tabindex: one focusable cell, preferably the last one focused
+    const target = nearestEnabled(S.focus[0], S.focus[1]) || S.cells[S.focus[0]][S.focus[1]];
+    for (const row of S.cells) for (const b of row) b.tabIndex = b === target ? 0 : -1;
+    if (myTurn && !target.disabled && (hadFocus || (S.wantFocus && document.activeElement === document.body))) {
+      target.focus();
+    }
+    drawStatus(g);
+  }
+
+  function nearestEnabled(r0, c0) {
+    let best = null;
+    let bestD = Infinity;
+    S.cells.forEach((row, r) => row.forEach((b, c) => {
+      const d = Math.abs(r - r0) + Math.abs(c - c0);
+      if (!b.disabled && d < bestD) { best = b; bestD = d; }
+    }));
+    return best;
+  }
+
+  function statusText(g) {
+    const me = S.seat;
+    const computer = g.opponent && g.opponent !== 'human';
+    switch (g.status) {
+      case 'waiting':
+        return me === 'x' ? 'Waiting for a friend to join — send them the invite link' : 'Waiting for O to join';
+      case 'playing':
+        if (me && g.next === me) return `Your turn (${up(me)})`;
+        if (computer && g.next === 'o') return 'Computer is thinking…';
+        return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
+      case 'won':
+        return `${up(g.winner)} wins` + (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '');
+      case 'draw':
+        return 'Draw';
+      default:
+        return String(g.status || '');
+    }
+  }
+
+  function drawStatus(g) {
+    const text = statusText(g);
+    if ($('status').textContent !== text) $('status').textContent = text;
+    $('status').className = g.status === 'won' ? 'mark-' + g.winner : '';
+    document.title = text + ' — oxo';
+    const score = g.score || {};
+    $('score-x').textContent = score.x || 0;
+    $('score-o').textContent = score.o || 0;
+    $('score-draws').textContent = score.draws || 0;
+    $('round').textContent = g.round || 1;
+    const who = g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
+    $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
+    const over = g.status === 'won' || g.status === 'draw';
+    $('rematch').hidden = !(over && S.seat);
+    const seatsTaken = g.seats || {};
+    $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
+  }
+
+  // ---- actions ----
+  async function play(r, c) {
+    const st = S;
+    const g = st && st.game;
+    if (!g || st.busy || !st.token) return;
+    st.busy = true;
+    st.focus = [r, c];
+    st.wantFocus = true;
+    draw();
+    const res = await api('POST', `/api/games/${enc(st.id)}/moves`, { row: r, col: c, version: g.version }, st.token);
+    if (S !== st) return;
+    st.busy = false;
+    if (res.ok && res.data.game) {
+      clearMessage();
+      render(res.data.game);
+    } else {
+      if (res.data.game) render(res.data.game);
+      message(res.data.error, 'error', res.status === 409 ? 3500 : 6000);
+    }
+    draw();
+  }
+
+  async function rematch() {
+    const st = S;
+    if (!st || !st.token) return;
+    $('rematch').disabled = true;
+    const res = await api('POST', `/api/games/${enc(st.id)}/rematch`, undefined, st.token);
+    $('rematch').disabled = false;
+    if (S !== st) return;
+    if (res.data.game) render(res.data.game);
+    if (!res.ok) message(res.data.error);
+  }
+
+  async function refreshHints() {
+    const st = S;
+    const g = st && st.game;
+    if (!g || !$('hints').checked || g.status !== 'playing') return;
+    const res = await api('GET', `/api/games/${enc(st.id)}/hints`);
+    if (S !== st || !st.game || !$('hints').checked) return;
+    if (!res.ok) { message('hints: ' + res.data.error); return; }
+    if (res.data.version !== st.game.version) return; // stale: a newer GAME is shown
+    if (res.data.available === false) {
+      if (!st.hintNoted) message('Hints unavailable: ' + (res.data.reason || 'not for this board'), 'info', 8000);
+      st.hintNoted = true;
+      return;
+    }
+    const map = new Map();
+    for (const h of res.data.hints || []) map.set(h.row + ',' + h.col, h);
+    st.hints = { version: res.data.version, map };
+    draw();
+  }
+
+  async function copyInvite() {
+    const input = $('invite-link');
+    try {
+      await navigator.clipboard.writeText(input.value);
+      message('Invite link copied', 'ok', 2500);
+    } catch (e) {
+      input.focus();
+      input.select();
+      let ok = false;
+      try { ok = document.execCommand('copy'); } catch (e2) { /* unsupported */ }
+      message(ok ? 'Invite link copied' : 'Link selected — copy it with Ctrl+C or a long press', 'info', 5000);
+    }
+  }
+
+  // ---- keyboard: arrows move focus (skipping cells that can't be played), Enter/Space click ----
+  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  function onBoardKey(e) {
+    const cell = e.target.closest('.cell');
+    const d = ARROWS[e.key];
+    if (!cell || !d || !S || !S.game) return;
+    e.preventDefault();
+    let r = +cell.dataset.row + d[0];
+    let c = +cell.dataset.col + d[1];
+    while (r >= 0 && c >= 0 && r < S.game.rows && c < S.game.cols) {
+      const b = S.cells[r][c];
+      if (!b.disabled) {
+        for (const row of S.cells) for (const x of row) x.tabIndex = -1;
+        b.tabIndex = 0;
+        b.focus();
+        S.focus = [r, c];
+        return;
+      }
+      r += d[0];
+      c += d[1];
+    }
+  }
+
+  // ---- wiring ----
+  function init() {
+    $('new-game-form').addEventListener('submit', startGame);
+    $('preset').addEventListener('change', applyPreset);
+    for (const id of ['rows', 'cols', 'k']) $(id).addEventListener('input', syncPreset);
+    const board = $('board');
+    board.addEventListener('click', (e) => {
+      const cell = e.target.closest('.cell');
+      if (cell && !cell.disabled) play(+cell.dataset.row, +cell.dataset.col);
+    });
+    board.addEventListener('keydown', onBoardKey);
+    board.addEventListener('focusin', (e) => {
+      const cell = e.target.closest('.cell');
+      if (cell && S) S.focus = [+cell.dataset.row, +cell.dataset.col];
+    });
+    board.addEventListener('focusout', (e) => {
+      if (S && e.relatedTarget && !board.contains(e.relatedTarget)) S.wantFocus = false;
+    });
+    $('rematch').addEventListener('click', rematch);
+    $('copy').addEventListener('click', copyInvite);
+    $('invite-link').addEventListener('focus', (e) => e.target.select());
+    $('hints').addEventListener('change', () => {
+      if (!S || !S.game) return;
+      if ($('hints').checked) refreshHints();
+      else { S.hints = null; draw(); }
+    });
+    $('message').addEventListener('click', clearMessage);
+    $('new-game-link').addEventListener('click', (e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      history.pushState(null, '', '/');
+      route();
+    });
+    window.addEventListener('popstate', route);
+    route();
+  }
+
+  init();
+})();

@@ -1,0 +1,455 @@
+//! The HTTP routes: JSON in, JSON out, one WebSocket per client.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use oxo_ai::StrategyKind;
+use oxo_core::{BoardSize, Player, Rules, RulesError};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::assets;
+use crate::error::ApiError;
+use crate::hub::{HINT_MAX_EMPTY, Hub, Seated};
+use crate::id::GameId;
+use crate::room::{Opponent, SERVER_MAX_SIDE};
+
+/// The largest request body accepted; a move is about 40 bytes.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// The server's state: the rooms, and a signal that tells live connections
+/// the server is stopping. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    hub: Hub,
+    closing: watch::Receiver<bool>,
+    close: Arc<watch::Sender<bool>>,
+}
+
+impl AppState {
+    /// State around `hub`.
+    #[must_use]
+    pub fn new(hub: Hub) -> AppState {
+        let (close, closing) = watch::channel(false);
+        AppState {
+            hub,
+            closing,
+            close: Arc::new(close),
+        }
+    }
+
+    /// The rooms.
+    #[must_use]
+    pub const fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// Tell every live connection to close.
+    pub fn shut_down(&self) {
+        self.close.send_replace(true);
+    }
+}
+
+/// The whole application as a router, for a server or for tests that call
+/// it directly.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/g/{id}", get(assets::index))
+        .route("/assets/{file}", get(assets::file))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/api/info", get(info))
+        .route("/api/games", post(create))
+        .route("/api/games/{id}", get(show))
+        .route("/api/games/{id}/seats/{seat}", post(join))
+        .route("/api/games/{id}/moves", post(play))
+        .route("/api/games/{id}/rematch", post(rematch))
+        .route("/api/games/{id}/hints", get(hints))
+        .route("/api/games/{id}/live", get(live))
+        .fallback(
+            |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
+        )
+        .method_not_allowed_fallback(|| async {
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::CONTENT_TYPE, "application/json")],
+                r#"{"error":"method not allowed"}"#,
+            )
+        })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(log_request))
+        .with_state(state)
+}
+
+/// Serve `state` on `listener` until `shutdown` resolves, then close live
+/// connections and finish the requests in flight.
+///
+/// # Errors
+/// The listener failed.
+pub async fn run(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    match state.hub.resume().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
+        Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
+    }
+    let closer = state.clone();
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            closer.shut_down();
+        })
+        .await
+}
+
+/// One log line per request: method, path, status, time. Never headers,
+/// which carry tokens.
+async fn log_request(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let start = Instant::now();
+    let response = next.run(request).await;
+    tracing::info!(
+        %method,
+        path,
+        status = response.status().as_u16(),
+        micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+        "request"
+    );
+    response
+}
+
+/// The body as `T`; an empty body is `T::default()`.
+fn parse_body<T: DeserializeOwned + Default>(
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<T, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge(BODY_LIMIT)
+        } else {
+            ApiError::BadRequest(rejection.body_text())
+        }
+    })?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+}
+
+fn game_id(text: &str) -> Result<GameId, ApiError> {
+    GameId::parse(text).ok_or_else(|| ApiError::NotFound(text.to_owned()))
+}
+
+/// The token of `Authorization: Bearer TOKEN`, if there is one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn seated_response(status: StatusCode, seated: &Seated) -> Response {
+    let seat = match seated.seat {
+        Player::X => "x",
+        Player::O => "o",
+    };
+    let token = serde_json::to_string(seated.token.expose()).expect("strings serialise");
+    json_response(
+        status,
+        format!(
+            "{{\"game\":{},\"seat\":\"{seat}\",\"token\":{token}}}",
+            seated.game
+        ),
+    )
+}
+
+async fn info() -> Response {
+    let strategies: Vec<_> = StrategyKind::ALL
+        .into_iter()
+        .map(|kind| {
+            serde_json::json!({
+                "name": kind.name(),
+                "description": match kind {
+                    StrategyKind::Random => "random — any legal move",
+                    StrategyKind::Rules => "rules — wins, blocks, forks",
+                    StrategyKind::AlphaBeta => "alphabeta — searches ahead; strong on big boards",
+                    StrategyKind::Perfect => "perfect — cannot lose (boards up to 6×6)",
+                },
+            })
+        })
+        .collect();
+    let body = serde_json::json!({
+        "strategies": StrategyKind::NAMES,
+        "opponents": strategies,
+        "presets": [
+            {"size": "3x3", "k": 3},
+            {"size": "4x4", "k": 4},
+            {"size": "7x7", "k": 5},
+            {"size": "15x15", "k": 5},
+        ],
+        "max_side": SERVER_MAX_SIDE,
+        "hint_max_empty": HINT_MAX_EMPTY,
+    });
+    json_response(StatusCode::OK, body.to_string())
+}
+
+/// `POST /api/games`: every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateGame {
+    size: Option<String>,
+    k: Option<u32>,
+    opponent: Option<String>,
+    first: Option<String>,
+}
+
+fn parse_seat(text: &str) -> Option<Player> {
+    match text {
+        "x" | "X" => Some(Player::X),
+        "o" | "O" => Some(Player::O),
+        _ => None,
+    }
+}
+
+impl CreateGame {
+    /// The validated request: rules, opponent and starter.
+    fn validate(&self) -> Result<(Rules, Opponent, Player), ApiError> {
+        let size: BoardSize = self
+            .size
+            .as_deref()
+            .unwrap_or("3x3")
+            .parse()
+            .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
+        if size.rows.max(size.cols) > SERVER_MAX_SIDE {
+            return Err(ApiError::BadRequest(format!(
+                "a {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side"
+            )));
+        }
+        // Five in a row on the big boards (gomoku), the board's side on
+        // small ones.
+        let k = self.k.unwrap_or_else(|| size.rows.min(size.cols).min(5));
+        let rules = Rules::new(size.rows, size.cols, k).map_err(|e| {
+            let what = if matches!(e, RulesError::BadK { .. }) {
+                "k"
+            } else {
+                "size"
+            };
+            ApiError::BadRequest(format!("bad {what}: {e}"))
+        })?;
+        let opponent: Opponent = self
+            .opponent
+            .as_deref()
+            .unwrap_or("human")
+            .parse()
+            .map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "unknown opponent {:?}: use human or one of {}",
+                    self.opponent.as_deref().unwrap_or_default(),
+                    StrategyKind::NAMES.join(", ")
+                ))
+            })?;
+        if let Opponent::Computer(kind) = opponent {
+            kind.check(rules)
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        }
+        let first = match self.first.as_deref() {
+            None => Player::X,
+            Some(text) => parse_seat(text).ok_or_else(|| {
+                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+            })?,
+        };
+        Ok((rules, opponent, first))
+    }
+}
+
+async fn create(
+    State(state): State<AppState>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    let request: CreateGame = parse_body(body)?;
+    let (rules, opponent, first) = request.validate()?;
+    let seated = state.hub.create(rules, opponent, first).await?;
+    Ok(seated_response(StatusCode::CREATED, &seated))
+}
+
+async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let handle = state.hub.room(&game_id(&id)?).await?;
+    Ok(json_response(StatusCode::OK, handle.current().to_string()))
+}
+
+async fn join(
+    State(state): State<AppState>,
+    Path((id, seat)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    match parse_seat(&seat) {
+        Some(Player::O) => {}
+        Some(Player::X) => {
+            let handle = state.hub.room(&id).await?;
+            return Err(ApiError::Conflict {
+                message: "seat x is taken: its creator holds it".into(),
+                game: Some(handle.current()),
+            });
+        }
+        None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
+    }
+    let seated = state.hub.join(&id).await?;
+    Ok(seated_response(StatusCode::OK, &seated))
+}
+
+/// `POST /api/games/{id}/moves`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Move {
+    row: Option<i64>,
+    col: Option<i64>,
+    version: Option<u64>,
+}
+
+async fn play(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let request: Move = parse_body(body)?;
+    let (Some(row), Some(col)) = (request.row, request.col) else {
+        return Err(ApiError::BadRequest(
+            "a move needs \"row\" and \"col\" (from 0)".into(),
+        ));
+    };
+    let game = state
+        .hub
+        .play(&id, bearer(&headers), row, col, request.version)
+        .await?;
+    Ok(json_response(
+        StatusCode::OK,
+        format!("{{\"game\":{game}}}"),
+    ))
+}
+
+async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let game = state.hub.rematch(&id, bearer(&headers)).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        format!("{{\"game\":{game}}}"),
+    ))
+}
+
+async fn hints(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let (version, hints) = state.hub.hints(&id).await?;
+    let body = match hints {
+        Some(hints) => format!("{{\"version\":{version},\"available\":true,\"hints\":{hints}}}"),
+        None => serde_json::json!({
+            "version": version,
+            "available": false,
+            "reason": format!(
+                "hints appear once at most {HINT_MAX_EMPTY} cells are empty, on boards of up to 7 columns"
+            ),
+            "hints": [],
+        })
+        .to_string(),
+    };
+    Ok(json_response(StatusCode::OK, body))
+}
+
+async fn live(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let handle = state.hub.room(&game_id(&id)?).await?;
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::BadRequest(format!(
+            "this address is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })?;
+    let updates = handle.subscribe();
+    let closing = state.closing.clone();
+    Ok(upgrade.on_upgrade(move |socket| push_updates(socket, updates, closing)))
+}
+
+/// Send the current GAME, then every change, until the client goes away or
+/// the server stops. Whatever the client sends is ignored (moves go through
+/// POST); pings are answered by the WebSocket layer.
+async fn push_updates(
+    mut socket: WebSocket,
+    mut updates: watch::Receiver<Arc<str>>,
+    mut closing: watch::Receiver<bool>,
+) {
+    let mut game = updates.borrow_and_update().clone();
+    loop {
+        if socket
+            .send(Message::Text(game.as_ref().into()))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        // Wait for the next change, reading (and dropping) client messages
+        // meanwhile so that a close is noticed.
+        loop {
+            tokio::select! {
+                changed = updates.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    game = updates.borrow_and_update().clone();
+                    break;
+                }
+                message = socket.recv() => {
+                    if matches!(message, None | Some(Err(_) | Ok(Message::Close(_)))) {
+                        return;
+                    }
+                }
+                () = closed(&mut closing) => {
+                    let _ = socket
+                        .send(Message::Close(Some(CloseFrame {
+                            code: axum::extract::ws::close_code::AWAY,
+                            reason: "server shutting down".into(),
+                        })))
+                        .await;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Resolves once the server starts shutting down.
+async fn closed(closing: &mut watch::Receiver<bool>) {
+    // An error means the sender is gone, which also means shutting down.
+    let _ = closing.wait_for(|closing| *closing).await;
+}

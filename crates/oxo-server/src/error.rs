@@ -1,0 +1,98 @@
+//! Every way a request can fail, and the response each one gets: a status
+//! and a JSON body `{"error": "…"}`, never a server's internals.
+
+use std::sync::Arc;
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::store::StoreError;
+
+/// A failed request.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Malformed JSON, or values the rules refuse (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// A seat's request without `Authorization: Bearer TOKEN` (401).
+    #[error("this needs a seat's token: send Authorization: Bearer TOKEN")]
+    NoToken,
+    /// A token that is neither seat of this game (403).
+    #[error("that token holds no seat in this game")]
+    NotASeat,
+    /// No game with this id (404).
+    #[error("no game {0}")]
+    NotFound(String),
+    /// No such route (404).
+    #[error("no such page: {0}")]
+    NoRoute(String),
+    /// The request conflicts with the game's state (409); `game` is the
+    /// current state, for the client to resync.
+    #[error("{message}")]
+    Conflict {
+        /// What conflicts.
+        message: String,
+        /// The current GAME, as JSON.
+        game: Option<Arc<str>>,
+    },
+    /// A well-formed move the board refuses: off the board or occupied (422).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// The body is larger than the server accepts (413).
+    #[error("the request body is too large (at most {0} bytes)")]
+    TooLarge(usize),
+    /// The store failed; nothing was changed (503).
+    #[error("the game could not be saved, so nothing changed; try again")]
+    Store(#[from] StoreError),
+    /// The store holds a record that makes no sense (500).
+    #[error("a stored game is damaged")]
+    Corrupt(String),
+    /// A bug or an exhausted resource (500).
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The response status.
+    #[must_use]
+    pub const fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::NoToken => StatusCode::UNAUTHORIZED,
+            ApiError::NotASeat => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) | ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        match &self {
+            ApiError::Store(e) => tracing::error!(error = %e, "store failed"),
+            ApiError::Corrupt(e) | ApiError::Internal(e) => tracing::error!(error = %e, "{self}"),
+            _ => {}
+        }
+        let message = serde_json::to_string(&self.to_string()).expect("strings serialise");
+        let body = match &self {
+            ApiError::Conflict {
+                game: Some(game), ..
+            } => format!("{{\"error\":{message},\"game\":{game}}}"),
+            _ => format!("{{\"error\":{message}}}"),
+        };
+        let mut response =
+            (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        if matches!(self, ApiError::NoToken) {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer"),
+            );
+        }
+        response
+    }
+}

@@ -1,0 +1,540 @@
+//! The live rooms: a lock per room, never one for all of them.
+//!
+//! Each room sits behind its own async mutex, held while a change is checked,
+//! committed to the store and published, so one room's changes happen
+//! strictly one at a time while other rooms go on in parallel. The map from
+//! ids to rooms is split into shards whose std mutexes are held only to look
+//! up or insert an entry, never across an `.await`.
+//!
+//! Every room also has a `watch` channel carrying its latest GAME as JSON:
+//! readers and WebSocket clients take it from there without touching the
+//! room's lock, and a slow client skips straight to the newest state.
+
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use oxo_ai::{Solver, StrategyKind};
+use oxo_core::{Game, Player, Rules};
+use serde::Serialize;
+use tokio::sync::{Semaphore, watch};
+
+use crate::error::ApiError;
+use crate::id::{GameId, Token};
+use crate::room::{Opponent, Room, RoomError};
+use crate::store::{Change, ChangeKind, Store};
+
+/// Shards of the id → room map.
+const SHARDS: usize = 64;
+
+/// Searches kept warm for reuse (strategies and hint solvers), in all.
+const POOL_SIZE: usize = 8;
+
+/// Hints are offered once at most this many cells are empty (and always on
+/// boards this small), so that a hint request finishes in well under a
+/// second.
+pub const HINT_MAX_EMPTY: usize = 16;
+
+/// The table a hint solver gets.
+const HINT_TABLE_BYTES: usize = 16 << 20;
+
+/// Settings of a [`Hub`].
+#[derive(Clone, Debug)]
+pub struct HubConfig {
+    /// Searches (computer moves and hints) that may run at once; more wait.
+    pub search_threads: usize,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            search_threads: std::thread::available_parallelism().map_or(2, usize::from),
+        }
+    }
+}
+
+/// One live room.
+#[derive(Debug)]
+pub struct RoomHandle {
+    room: tokio::sync::Mutex<Room>,
+    live: watch::Sender<Arc<str>>,
+    thinking: AtomicBool,
+    hints: Mutex<Option<(u64, Arc<str>)>>,
+}
+
+impl RoomHandle {
+    fn new(room: Room) -> RoomHandle {
+        let (live, _) = watch::channel(game_json(&room));
+        RoomHandle {
+            room: tokio::sync::Mutex::new(room),
+            live,
+            thinking: AtomicBool::new(false),
+            hints: Mutex::new(None),
+        }
+    }
+
+    /// The latest GAME, as JSON.
+    #[must_use]
+    pub fn current(&self) -> Arc<str> {
+        self.live.borrow().clone()
+    }
+
+    /// A receiver of every later GAME (the latest one, for slow readers).
+    #[must_use]
+    pub fn subscribe(&self) -> watch::Receiver<Arc<str>> {
+        self.live.subscribe()
+    }
+}
+
+fn game_json(room: &Room) -> Arc<str> {
+    serde_json::to_string(&room.view())
+        .expect("a game view always serialises")
+        .into()
+}
+
+/// A seat handed out: the game as it now is and the seat's secret.
+#[derive(Debug)]
+pub struct Seated {
+    /// The GAME, as JSON.
+    pub game: Arc<str>,
+    /// The seat taken.
+    pub seat: Player,
+    /// The token that proves it.
+    pub token: Token,
+}
+
+/// The value of one empty cell, for hints.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Hint {
+    /// The cell's row.
+    pub row: u32,
+    /// The cell's column.
+    pub col: u32,
+    /// What playing there leads to for the side to move.
+    pub value: &'static str,
+    /// Plies to the end under perfect play, this move included.
+    pub plies: u32,
+}
+
+/// Searches kept for reuse, keyed by what they were built for.
+struct Pool<T> {
+    idle: Mutex<Vec<(Option<StrategyKind>, Rules, T)>>,
+}
+
+impl<T> Pool<T> {
+    fn new() -> Pool<T> {
+        Pool {
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<(Option<StrategyKind>, Rules, T)>> {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn take(&self, kind: Option<StrategyKind>, rules: Rules) -> Option<T> {
+        let mut idle = self.lock();
+        let at = idle
+            .iter()
+            .position(|(k, r, _)| *k == kind && *r == rules)?;
+        Some(idle.swap_remove(at).2)
+    }
+
+    fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
+        let mut idle = self.lock();
+        if idle.len() >= POOL_SIZE {
+            idle.remove(0);
+        }
+        idle.push((kind, rules, value));
+    }
+}
+
+struct Shared {
+    store: Arc<dyn Store>,
+    shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
+    searches: Semaphore,
+    strategies: Pool<Box<dyn oxo_ai::Strategy>>,
+    solvers: Pool<Solver>,
+}
+
+/// Every live room, the store behind them and the computer players.
+/// Cheap to clone: clones share everything.
+#[derive(Clone)]
+pub struct Hub {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").finish_non_exhaustive()
+    }
+}
+
+impl Hub {
+    /// A hub keeping its rooms in `store`.
+    pub fn new(store: Arc<dyn Store>, config: &HubConfig) -> Hub {
+        Hub {
+            shared: Arc::new(Shared {
+                store,
+                shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                searches: Semaphore::new(config.search_threads.max(1)),
+                strategies: Pool::new(),
+                solvers: Pool::new(),
+            }),
+        }
+    }
+
+    /// Start the computer's moves in every room where the computer was to
+    /// move when the server last stopped. Call once the runtime is running.
+    ///
+    /// # Errors
+    /// The store could not list them.
+    pub async fn resume(&self) -> Result<usize, ApiError> {
+        let ids = self.shared.store.computer_turns().await?;
+        let count = ids.len();
+        for id in ids {
+            let handle = self.room(&id).await?;
+            self.schedule_computer(&handle);
+        }
+        Ok(count)
+    }
+
+    fn shard(&self, id: &GameId) -> MutexGuard<'_, HashMap<GameId, Arc<RoomHandle>>> {
+        let mut hasher = DefaultHasher::new();
+        id.hash(&mut hasher);
+        let index = usize::try_from(hasher.finish() % SHARDS as u64).unwrap_or(0);
+        self.shared.shards[index]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The room with this id, loaded from the store on first use.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`] for an unknown id; a store failure.
+    pub async fn room(&self, id: &GameId) -> Result<Arc<RoomHandle>, ApiError> {
+        if let Some(handle) = self.shard(id).get(id) {
+            return Ok(handle.clone());
+        }
+        let record = self
+            .shared
+            .store
+            .load(id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let room = Room::restore(record).map_err(ApiError::Corrupt)?;
+        // Another request may have loaded it meanwhile: keep the first.
+        let handle = self
+            .shard(id)
+            .entry(id.clone())
+            .or_insert_with(|| Arc::new(RoomHandle::new(room)))
+            .clone();
+        Ok(handle)
+    }
+
+    /// Open a new room; its creator holds seat X.
+    ///
+    /// # Errors
+    /// No randomness for the id or token; a store failure.
+    pub async fn create(
+        &self,
+        rules: Rules,
+        opponent: Opponent,
+        first: Player,
+    ) -> Result<Seated, ApiError> {
+        let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
+        let id = GameId::random().map_err(|e| ApiError::Internal(e.to_string()))?;
+        let room = Room::new(id.clone(), rules, opponent, first, token.clone());
+        self.shared
+            .store
+            .commit(Change {
+                room: room.record(),
+                kind: ChangeKind::Create,
+                computer_turn: room.computer_to_move().is_some(),
+            })
+            .await?;
+        let handle = Arc::new(RoomHandle::new(room));
+        self.shard(&id).insert(id, handle.clone());
+        self.schedule_computer(&handle);
+        Ok(Seated {
+            game: handle.current(),
+            seat: Player::X,
+            token,
+        })
+    }
+
+    /// Commit `next` (the room after `kind`) and make it the room's state.
+    /// The caller holds the room's lock, so nothing else changes it between
+    /// the check that produced `next` and this.
+    async fn commit(
+        &self,
+        handle: &RoomHandle,
+        room: &mut Room,
+        next: Room,
+        kind: ChangeKind,
+    ) -> Result<Arc<str>, ApiError> {
+        self.shared
+            .store
+            .commit(Change {
+                room: next.record(),
+                kind,
+                computer_turn: next.computer_to_move().is_some(),
+            })
+            .await?;
+        *room = next;
+        let json = game_json(room);
+        handle.live.send_replace(json.clone());
+        Ok(json)
+    }
+
+    /// Check a request against the room under its lock, commit the room
+    /// `decide` returns, publish it, and let the computer answer if it is
+    /// now its turn.
+    async fn change(
+        &self,
+        id: &GameId,
+        kind: ChangeKind,
+        decide: impl FnOnce(&Room) -> Result<Room, RoomError>,
+    ) -> Result<Arc<str>, ApiError> {
+        let handle = self.room(id).await?;
+        let mut room = handle.room.lock().await;
+        // 409s carry the current game so that the client can resync; a
+        // join's does not need it.
+        let next = decide(&room).map_err(|e| {
+            let game = (kind != ChangeKind::Join).then(|| handle.current());
+            ApiError::room(e, game)
+        })?;
+        let game = self.commit(&handle, &mut room, next, kind).await?;
+        drop(room);
+        self.schedule_computer(&handle);
+        Ok(game)
+    }
+
+    /// Seat O for a second person.
+    ///
+    /// # Errors
+    /// Unknown room; [`RoomError::SeatTaken`]; a store failure.
+    pub async fn join(&self, id: &GameId) -> Result<Seated, ApiError> {
+        let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
+        let game = self
+            .change(id, ChangeKind::Join, |room| room.join(token.clone()))
+            .await?;
+        Ok(Seated {
+            game,
+            seat: Player::O,
+            token,
+        })
+    }
+
+    /// The holder of `token` plays at (`row`, `col`).
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, a move the room refuses
+    /// (409s carry the current game), a store failure.
+    pub async fn play(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        row: i64,
+        col: i64,
+        version: Option<u64>,
+    ) -> Result<Arc<str>, ApiError> {
+        let token = token.ok_or(ApiError::NoToken)?;
+        self.change(id, ChangeKind::Move, |room| {
+            let seat = room.seat_of(token).ok_or(RoomError::NotASeat)?;
+            room.play(seat, row, col, version).map(|(next, _)| next)
+        })
+        .await
+    }
+
+    /// The next round in the room, for either seat.
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, the round not over, a store
+    /// failure.
+    pub async fn rematch(&self, id: &GameId, token: Option<&str>) -> Result<Arc<str>, ApiError> {
+        let token = token.ok_or(ApiError::NoToken)?;
+        self.change(id, ChangeKind::Rematch, |room| {
+            room.seat_of(token).ok_or(RoomError::NotASeat)?;
+            room.rematch()
+        })
+        .await
+    }
+
+    /// Let the computer move in this room if it is its turn, in the
+    /// background: the search runs on a blocking thread (at most
+    /// `search_threads` at once) so it never stalls other rooms.
+    fn schedule_computer(&self, handle: &Arc<RoomHandle>) {
+        if handle.thinking.swap(true, Ordering::SeqCst) {
+            return; // already on it
+        }
+        let hub = self.clone();
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            loop {
+                match hub.computer_move(&handle).await {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        tracing::error!(error = %e, "computer move failed");
+                        break;
+                    }
+                }
+            }
+            handle.thinking.store(false, Ordering::SeqCst);
+            // A change that arrived while the flag was still set would
+            // otherwise go unanswered.
+            if handle.room.lock().await.computer_to_move().is_some()
+                && !handle.thinking.load(Ordering::SeqCst)
+            {
+                hub.schedule_computer(&handle);
+            }
+        });
+    }
+
+    /// One computer move, if it is the computer's turn; `Ok(true)` when a
+    /// move was made.
+    async fn computer_move(&self, handle: &RoomHandle) -> Result<bool, ApiError> {
+        let (kind, game, version) = {
+            let room = handle.room.lock().await;
+            match room.computer_to_move() {
+                Some(kind) => (kind, room.game().clone(), room.version()),
+                None => return Ok(false),
+            }
+        };
+        let permit = self
+            .shared
+            .searches
+            .acquire()
+            .await
+            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
+        let shared = self.shared.clone();
+        let rules = game.rules();
+        let cell = tokio::task::spawn_blocking(move || {
+            let mut strategy = match shared.strategies.take(Some(kind), rules) {
+                Some(strategy) => strategy,
+                None => {
+                    let seed = u64::from_le_bytes(random_bytes());
+                    kind.build(rules, seed)
+                        .map_err(|e| ApiError::Internal(e.to_string()))?
+                }
+            };
+            let cell = strategy.choose(&game);
+            shared.strategies.give(Some(kind), rules, strategy);
+            Ok::<_, ApiError>(cell)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("search failed: {e}")))??;
+        drop(permit);
+        let cell = cell.ok_or_else(|| ApiError::Internal(format!("{kind} found no move")))?;
+        let mut room = handle.room.lock().await;
+        if room.version() != version {
+            // Changed while thinking (cannot happen while it is the
+            // computer's turn, but a stale move must never be played).
+            return Ok(true);
+        }
+        let (next, _) = room
+            .play(
+                Player::O,
+                i64::from(cell.row),
+                i64::from(cell.col),
+                Some(version),
+            )
+            .map_err(|e| ApiError::Internal(format!("{kind} chose an illegal move: {e}")))?;
+        self.commit(handle, &mut room, next, ChangeKind::Move)
+            .await?;
+        Ok(true)
+    }
+
+    /// Perfect-play values of every empty cell, where the position is small
+    /// enough to solve quickly: `(version, Some(hints))`, or `(version,
+    /// None)` when it is not. Cached per version.
+    ///
+    /// # Errors
+    /// Unknown room.
+    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Arc<str>>), ApiError> {
+        let handle = self.room(id).await?;
+        let game: Game;
+        let version;
+        {
+            let room = handle.room.lock().await;
+            version = room.version();
+            game = room.game().clone();
+        }
+        if let Some((v, json)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
+            && *v == version
+        {
+            return Ok((version, Some(json.clone())));
+        }
+        let empty = game.rules().cell_count() - game.move_count();
+        if empty > HINT_MAX_EMPTY || Solver::new(game.rules(), 0).is_err() {
+            return Ok((version, None));
+        }
+        let _permit = self
+            .shared
+            .searches
+            .acquire()
+            .await
+            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
+        let shared = self.shared.clone();
+        let json = tokio::task::spawn_blocking(move || {
+            let rules = game.rules();
+            let mut solver = match shared.solvers.take(None, rules) {
+                Some(solver) => solver,
+                None => Solver::new(rules, HINT_TABLE_BYTES)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+            };
+            let analysis = solver.analyse(&game);
+            shared.solvers.give(None, rules, solver);
+            let hints: Vec<Hint> = analysis
+                .map_err(|e| ApiError::Internal(e.to_string()))?
+                .moves
+                .iter()
+                .map(|&(cell, eval)| Hint {
+                    row: cell.row,
+                    col: cell.col,
+                    value: eval.value.as_str(),
+                    plies: eval.plies,
+                })
+                .collect();
+            Ok::<_, ApiError>(Arc::<str>::from(
+                serde_json::to_string(&hints).expect("hints serialise"),
+            ))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("hint search failed: {e}")))??;
+        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, json.clone()));
+        Ok((version, Some(json)))
+    }
+}
+
+fn random_bytes() -> [u8; 8] {
+    let mut bytes = [0; 8];
+    // Only tie-breaks depend on it: a fixed seed is a fine fallback.
+    let _ = getrandom::fill(&mut bytes);
+    bytes
+}
+
+/// What a failed room check turns into; 409s from moves carry the game.
+impl ApiError {
+    pub(crate) fn room(error: RoomError, game: Option<Arc<str>>) -> ApiError {
+        match error {
+            RoomError::NotASeat => ApiError::NotASeat,
+            RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
+                ApiError::Unprocessable(error.to_string())
+            }
+            RoomError::NotYourTurn(_)
+            | RoomError::GameOver
+            | RoomError::Waiting
+            | RoomError::Stale { .. }
+            | RoomError::SeatTaken(_)
+            | RoomError::StillPlaying => ApiError::Conflict {
+                message: error.to_string(),
+                game,
+            },
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Room ids and seat tokens: random strings from the operating system.
+
+use std::fmt;
+
+/// Letters that cannot be mistaken for one another when a link is read
+/// aloud or typed from a phone screen (no 0/o, 1/l/i).
+const ALPHABET: &[u8; 32] = b"abcdefghjkmnpqrstuvwxyz23456789-";
+
+/// `len` characters of [`ALPHABET`], 5 random bits each.
+fn random_string(len: usize) -> Result<String, getrandom::Error> {
+    let mut bytes = vec![0u8; len];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes
+        .iter()
+        .map(|b| char::from(ALPHABET[usize::from(b & 31)]))
+        .collect())
+}
+
+/// A room's id: 12 characters (60 random bits), safe in a URL path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(String);
+
+impl GameId {
+    /// A fresh random id.
+    ///
+    /// # Errors
+    /// The operating system's random source failed.
+    pub fn random() -> Result<GameId, getrandom::Error> {
+        random_string(12).map(GameId)
+    }
+
+    /// An id taken from a request path, if it could be one: ids are short
+    /// and made of the id alphabet, so anything else is an unknown game
+    /// without a lookup.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<GameId> {
+        (!text.is_empty() && text.len() <= 32 && text.bytes().all(|b| ALPHABET.contains(&b)))
+            .then(|| GameId(text.to_owned()))
+    }
+
+    /// An id from a trusted source (the store, tests).
+    #[must_use]
+    pub fn from_trusted(text: &str) -> GameId {
+        GameId(text.to_owned())
+    }
+
+    /// The id as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A seat's secret: 32 characters (160 random bits).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// A fresh random token.
+    ///
+    /// # Errors
+    /// The operating system's random source failed.
+    pub fn random() -> Result<Token, getrandom::Error> {
+        random_string(32).map(Token)
+    }
+
+    /// A token from a trusted source (the store, tests).
+    #[must_use]
+    pub fn from_trusted(text: &str) -> Token {
+        Token(text.to_owned())
+    }
+
+    /// The token as text, to hand to its holder or the store.
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `candidate` is this token, in time that depends only on the
+    /// lengths, so response times leak nothing about the secret.
+    #[must_use]
+    pub fn matches(&self, candidate: &str) -> bool {
+        let (a, b) = (self.0.as_bytes(), candidate.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Tokens must not end up in logs.
+        f.write_str("Token(…)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_tokens_are_random_and_parse_back() {
+        let a = GameId::random().unwrap();
+        let b = GameId::random().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.as_str().len(), 12);
+        assert_eq!(GameId::parse(a.as_str()), Some(a));
+        assert_eq!(GameId::parse(""), None);
+        assert_eq!(GameId::parse("../etc"), None);
+        assert_eq!(GameId::parse("ABC"), None);
+        let t = Token::random().unwrap();
+        assert_eq!(t.expose().len(), 32);
+        assert_ne!(t, Token::random().unwrap());
+    }
+
+    #[test]
+    fn tokens_match_only_themselves_and_hide_in_debug() {
+        let t = Token::from_trusted("secret");
+        assert!(t.matches("secret"));
+        assert!(!t.matches("secreT"));
+        assert!(!t.matches("secret2"));
+        assert!(!t.matches(""));
+        assert_eq!(format!("{t:?}"), "Token(…)");
+    }
+}

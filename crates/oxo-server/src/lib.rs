@@ -1,0 +1,38 @@
+//! The oxo web game: rooms of two seats playing m,n,k-games in the browser,
+//! against each other or the computer, with spectators and a running score.
+//!
+//! - [`room`]: one room as a pure state machine (join, play, rematch).
+//! - [`hub`]: the live rooms, a lock per room, computer moves off the
+//!   async runtime, hints from the solver.
+//! - [`store`]: where rooms are kept ([`SqliteStore`] by default), behind
+//!   the [`Store`] trait; a move is acknowledged only once it is durable.
+//! - [`api`]: the routes ([`app`]) and the server loop ([`run`]).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use oxo_server::{AppState, Hub, HubConfig, SqliteStore};
+//!
+//! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = SqliteStore::open("oxo.db")?;
+//! let hub = Hub::new(Arc::new(store), &HubConfig::default());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! oxo_server::run(listener, AppState::new(hub), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod api;
+mod assets;
+pub mod error;
+pub mod hub;
+pub mod id;
+pub mod room;
+pub mod store;
+
+pub use api::{AppState, BODY_LIMIT, app, run};
+pub use error::ApiError;
+pub use hub::{Hub, HubConfig};
+pub use store::{MemoryStore, SqliteStore, Store, StoreError};

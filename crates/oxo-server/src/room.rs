@@ -1,0 +1,643 @@
+//! One room: a series of rounds between two seats, as a pure state machine.
+//!
+//! Nothing here does I/O or knows about HTTP. A request becomes a call on
+//! [`Room`] that either refuses (a [`RoomError`], the room unchanged) or
+//! returns the changed room, which the caller commits to the store before it
+//! replaces the old one: an acknowledged change is always a durable one.
+
+use std::fmt;
+use std::str::FromStr;
+
+use oxo_ai::StrategyKind;
+use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
+use serde::Serialize;
+
+use crate::id::{GameId, Token};
+
+/// The longest side the server offers: beyond it a board no longer fits a
+/// screen, and every update would carry a very long board string.
+pub const SERVER_MAX_SIDE: u32 = 32;
+
+/// Who holds seat O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// A second person, who joins with the invite link.
+    Human,
+    /// The computer, playing this strategy.
+    Computer(StrategyKind),
+}
+
+impl Opponent {
+    /// The name the API uses: `human` or the strategy's name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Opponent::Human => "human",
+            Opponent::Computer(kind) => kind.name(),
+        }
+    }
+}
+
+impl fmt::Display for Opponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Opponent {
+    type Err = oxo_ai::BuildError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("human") {
+            Ok(Opponent::Human)
+        } else {
+            s.parse().map(Opponent::Computer)
+        }
+    }
+}
+
+/// A request the room refuses; the room is left as it was.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RoomError {
+    /// The move names a cell outside the board.
+    #[error("row {row}, column {col} is off the {rows}x{cols} board")]
+    OffBoard {
+        /// The row asked for.
+        row: i64,
+        /// The column asked for.
+        col: i64,
+        /// The board's rows.
+        rows: u32,
+        /// The board's columns.
+        cols: u32,
+    },
+    /// The cell already holds a mark.
+    #[error("row {row}, column {col} is already taken")]
+    Occupied {
+        /// The cell's row.
+        row: u32,
+        /// The cell's column.
+        col: u32,
+    },
+    /// The other seat is to move.
+    #[error("it is {0}'s turn")]
+    NotYourTurn(Player),
+    /// The round is over; only a rematch goes on.
+    #[error("the game is over")]
+    GameOver,
+    /// Seat O is still empty.
+    #[error("waiting for the other player to join")]
+    Waiting,
+    /// The move was chosen against an older state.
+    #[error("stale version {sent}: the game is at version {current}")]
+    Stale {
+        /// The version the client sent.
+        sent: u64,
+        /// The room's version.
+        current: u64,
+    },
+    /// Someone holds the seat already.
+    #[error("seat {0} is taken")]
+    SeatTaken(Player),
+    /// The token holds neither seat.
+    #[error("that token holds no seat in this game")]
+    NotASeat,
+    /// A rematch was asked for before the round ended.
+    #[error("the game is still being played")]
+    StillPlaying,
+}
+
+/// A room: its rules, its seats, the round being played and the score so far.
+#[derive(Clone, Debug)]
+pub struct Room {
+    /// Everything but the board, which is rebuilt from the moves.
+    rec: RoomRecord,
+    game: Game,
+}
+
+impl Room {
+    /// A new room at version 1: X is held by `x_token`; against the computer
+    /// seat O is the computer's from the start.
+    #[must_use]
+    pub fn new(
+        id: GameId,
+        rules: Rules,
+        opponent: Opponent,
+        first: Player,
+        x_token: Token,
+    ) -> Room {
+        Room {
+            rec: RoomRecord {
+                id,
+                rules,
+                opponent,
+                x_token,
+                o_token: None,
+                round: 1,
+                first,
+                moves: Vec::new(),
+                score: Scoreboard::default(),
+                version: 1,
+            },
+            game: Game::starting_with(rules, first),
+        }
+    }
+
+    /// Rebuild a room from what the store kept, replaying the current
+    /// round's moves through the rules.
+    ///
+    /// # Errors
+    /// A stored move the rules refuse: the record is corrupt.
+    pub fn restore(rec: RoomRecord) -> Result<Room, String> {
+        let mut game = Game::starting_with(rec.rules, rec.first);
+        for (ply, &cell) in rec.moves.iter().enumerate() {
+            game.play(cell)
+                .map_err(|e| format!("game {}: stored move {} refused: {e}", rec.id, ply + 1))?;
+        }
+        Ok(Room { rec, game })
+    }
+
+    /// What the store keeps of this room.
+    #[must_use]
+    pub fn record(&self) -> RoomRecord {
+        self.rec.clone()
+    }
+
+    /// The room's id.
+    #[must_use]
+    pub const fn id(&self) -> &GameId {
+        &self.rec.id
+    }
+
+    /// The rules of every round.
+    #[must_use]
+    pub const fn rules(&self) -> Rules {
+        self.rec.rules
+    }
+
+    /// Who holds seat O.
+    #[must_use]
+    pub const fn opponent(&self) -> Opponent {
+        self.rec.opponent
+    }
+
+    /// The round being played.
+    #[must_use]
+    pub const fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The current round's moves, in order.
+    #[must_use]
+    pub fn moves(&self) -> &[Cell] {
+        &self.rec.moves
+    }
+
+    /// The current round, from 1.
+    #[must_use]
+    pub const fn round(&self) -> u32 {
+        self.rec.round
+    }
+
+    /// Increases with every change.
+    #[must_use]
+    pub const fn version(&self) -> u64 {
+        self.rec.version
+    }
+
+    /// The seat `token` holds, if any. Tokens are compared in constant time
+    /// so that timing reveals nothing about a seat's token.
+    #[must_use]
+    pub fn seat_of(&self, token: &str) -> Option<Player> {
+        if self.rec.x_token.matches(token) {
+            Some(Player::X)
+        } else if self.rec.o_token.as_ref().is_some_and(|t| t.matches(token)) {
+            Some(Player::O)
+        } else {
+            None
+        }
+    }
+
+    /// Whether both seats are filled (the computer fills O by itself).
+    #[must_use]
+    pub const fn seated(&self) -> bool {
+        matches!(self.rec.opponent, Opponent::Computer(_)) || self.rec.o_token.is_some()
+    }
+
+    /// The strategy that should move now, if it is the computer's turn.
+    #[must_use]
+    pub const fn computer_to_move(&self) -> Option<StrategyKind> {
+        match (self.rec.opponent, self.game.status()) {
+            (Opponent::Computer(kind), Status::InProgress { to_move: Player::O }) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The state clients see.
+    #[must_use]
+    pub fn view(&self) -> GameView {
+        let (status, next, winner) = if !self.seated() {
+            (RoundStatus::Waiting, None, None)
+        } else {
+            match self.game.status() {
+                Status::InProgress { to_move } => (RoundStatus::Playing, Some(to_move), None),
+                Status::Over(Outcome::Win(p)) => (RoundStatus::Won, None, Some(p)),
+                Status::Over(Outcome::Draw) => (RoundStatus::Draw, None, None),
+            }
+        };
+        GameView {
+            id: self.rec.id.to_string(),
+            size: self.rec.rules.size().to_string(),
+            rows: self.rec.rules.rows(),
+            cols: self.rec.rules.cols(),
+            k: self.rec.rules.k(),
+            board: self.game.to_string(),
+            next: next.map(SeatName),
+            status,
+            winner: winner.map(SeatName),
+            line: self
+                .game
+                .winning_line()
+                .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
+            last: self.rec.moves.last().map(|c| [c.row, c.col]),
+            version: self.rec.version,
+            round: self.rec.round,
+            first: SeatName(self.rec.first),
+            opponent: self.rec.opponent.name(),
+            seats: Seats {
+                x: true,
+                o: self.seated(),
+            },
+            score: Score {
+                x: self.rec.score.wins(Player::X),
+                o: self.rec.score.wins(Player::O),
+                draws: self.rec.score.draws(),
+            },
+        }
+    }
+
+    /// Seat O taken by the holder of `token`.
+    ///
+    /// # Errors
+    /// [`RoomError::SeatTaken`] when a person or the computer holds it.
+    pub fn join(&self, token: Token) -> Result<Room, RoomError> {
+        if self.seated() {
+            return Err(RoomError::SeatTaken(Player::O));
+        }
+        let mut next = self.clone();
+        next.rec.o_token = Some(token);
+        next.rec.version += 1;
+        Ok(next)
+    }
+
+    /// `seat` plays at (`row`, `col`), chosen when the room was at `version`
+    /// (`None` skips that check, for clients that do not track versions).
+    ///
+    /// The checks run in the order a client can act on: the round must be
+    /// on and the seat's turn, the version current, then the cell playable.
+    ///
+    /// # Errors
+    /// A [`RoomError`] naming the first check that failed.
+    pub fn play(
+        &self,
+        seat: Player,
+        row: i64,
+        col: i64,
+        version: Option<u64>,
+    ) -> Result<(Room, Option<Outcome>), RoomError> {
+        if !self.seated() {
+            return Err(RoomError::Waiting);
+        }
+        let to_move = match self.game.status() {
+            Status::Over(_) => return Err(RoomError::GameOver),
+            Status::InProgress { to_move } => to_move,
+        };
+        if seat != to_move {
+            return Err(RoomError::NotYourTurn(to_move));
+        }
+        if let Some(sent) = version
+            && sent != self.rec.version
+        {
+            return Err(RoomError::Stale {
+                sent,
+                current: self.rec.version,
+            });
+        }
+        let cell = self.rec.rules.cell(row, col).ok_or(RoomError::OffBoard {
+            row,
+            col,
+            rows: self.rec.rules.rows(),
+            cols: self.rec.rules.cols(),
+        })?;
+        let mut next = self.clone();
+        let result = next.game.play(cell).map_err(|e| match e {
+            MoveError::Occupied { cell, .. } => RoomError::Occupied {
+                row: cell.row,
+                col: cell.col,
+            },
+            // Ruled out above: the cell is on the board, the round is on
+            // and `seat` is to move.
+            MoveError::OffBoard { .. } | MoveError::GameOver | MoveError::NotYourTurn { .. } => {
+                RoomError::GameOver
+            }
+        })?;
+        next.rec.moves.push(cell);
+        let outcome = result.outcome();
+        if let Some(outcome) = outcome {
+            next.rec.score.record(outcome);
+        }
+        next.rec.version += 1;
+        Ok((next, outcome))
+    }
+
+    /// The next round: a cleared board, the other seat starting.
+    ///
+    /// # Errors
+    /// [`RoomError::StillPlaying`] before the current round has ended.
+    pub fn rematch(&self) -> Result<Room, RoomError> {
+        if !self.game.is_over() {
+            return Err(RoomError::StillPlaying);
+        }
+        let mut next = self.clone();
+        next.rec.round += 1;
+        next.rec.first = self.rec.first.other();
+        next.game = Game::starting_with(self.rec.rules, next.rec.first);
+        next.rec.moves.clear();
+        next.rec.version += 1;
+        Ok(next)
+    }
+}
+
+/// Everything the store keeps of a room; the board is rebuilt from `moves`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoomRecord {
+    /// The room's id.
+    pub id: GameId,
+    /// The rules of every round.
+    pub rules: Rules,
+    /// Who holds seat O.
+    pub opponent: Opponent,
+    /// Seat X's token.
+    pub x_token: Token,
+    /// Seat O's token, once a person has joined.
+    pub o_token: Option<Token>,
+    /// The current round, from 1.
+    pub round: u32,
+    /// Who started the current round.
+    pub first: Player,
+    /// The current round's moves, in order.
+    pub moves: Vec<Cell>,
+    /// Finished rounds.
+    pub score: Scoreboard,
+    /// The room's version.
+    pub version: u64,
+}
+
+/// A seat as the API names it: `"x"` or `"o"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatName(pub Player);
+
+impl Serialize for SeatName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self.0 {
+            Player::X => "x",
+            Player::O => "o",
+        })
+    }
+}
+
+/// Where the current round stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoundStatus {
+    /// Seat O is still empty.
+    Waiting,
+    /// Moves are being made.
+    Playing,
+    /// Someone has k in a row.
+    Won,
+    /// The board filled with no winner.
+    Draw,
+}
+
+/// Which seats are held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Seats {
+    /// Seat X (always held: its creator).
+    pub x: bool,
+    /// Seat O.
+    pub o: bool,
+}
+
+/// The room's running score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Score {
+    /// Rounds X won.
+    pub x: u64,
+    /// Rounds O won.
+    pub o: u64,
+    /// Drawn rounds.
+    pub draws: u64,
+}
+
+/// The GAME object of the API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameView {
+    /// The room's id.
+    pub id: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// The board in the core's notation, such as `X.O/.X./..O`.
+    pub board: String,
+    /// The seat to move, while the round is being played.
+    pub next: Option<SeatName>,
+    /// Where the round stands.
+    pub status: RoundStatus,
+    /// The winner of a won round.
+    pub winner: Option<SeatName>,
+    /// The winning line's cells, `[row, col]` from 0.
+    pub line: Option<Vec<[u32; 2]>>,
+    /// The last move, `[row, col]`.
+    pub last: Option<[u32; 2]>,
+    /// Increases with every change.
+    pub version: u64,
+    /// The round, from 1.
+    pub round: u32,
+    /// Who started this round.
+    pub first: SeatName,
+    /// `"human"` or the computer's strategy.
+    pub opponent: &'static str,
+    /// Which seats are held.
+    pub seats: Seats,
+    /// The room's running score.
+    pub score: Score,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room(opponent: Opponent) -> Room {
+        Room::new(
+            GameId::from_trusted("g1"),
+            Rules::default(),
+            opponent,
+            Player::X,
+            Token::from_trusted("tx"),
+        )
+    }
+
+    fn seated() -> Room {
+        room(Opponent::Human)
+            .join(Token::from_trusted("to"))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_human_room_waits_for_its_second_player() {
+        let r = room(Opponent::Human);
+        assert_eq!(r.view().status, RoundStatus::Waiting);
+        assert_eq!(r.view().next, None);
+        assert_eq!(
+            r.play(Player::X, 0, 0, None).unwrap_err(),
+            RoomError::Waiting
+        );
+        let r = r.join(Token::from_trusted("to")).unwrap();
+        assert_eq!(r.version(), 2);
+        assert_eq!(r.view().status, RoundStatus::Playing);
+        assert_eq!(r.seat_of("to"), Some(Player::O));
+        assert_eq!(r.seat_of("tx"), Some(Player::X));
+        assert_eq!(r.seat_of("t"), None);
+        assert_eq!(
+            r.join(Token::from_trusted("t3")).unwrap_err(),
+            RoomError::SeatTaken(Player::O)
+        );
+    }
+
+    #[test]
+    fn the_computer_holds_seat_o_from_the_start() {
+        let r = room(Opponent::Computer(StrategyKind::Perfect));
+        assert_eq!(r.view().status, RoundStatus::Playing);
+        assert!(r.view().seats.o);
+        assert!(r.join(Token::from_trusted("t")).is_err());
+        assert_eq!(r.computer_to_move(), None);
+        let (r, _) = r.play(Player::X, 1, 1, Some(1)).unwrap();
+        assert_eq!(r.computer_to_move(), Some(StrategyKind::Perfect));
+    }
+
+    #[test]
+    fn refusals_are_checked_in_order_and_change_nothing() {
+        let r = seated();
+        assert_eq!(
+            r.play(Player::O, 9, 9, Some(1)).unwrap_err(),
+            RoomError::NotYourTurn(Player::X)
+        );
+        assert_eq!(
+            r.play(Player::X, 9, 9, Some(1)).unwrap_err(),
+            RoomError::Stale {
+                sent: 1,
+                current: 2
+            }
+        );
+        assert!(matches!(
+            r.play(Player::X, -1, 0, Some(2)).unwrap_err(),
+            RoomError::OffBoard { row: -1, .. }
+        ));
+        let (r2, outcome) = r.play(Player::X, 0, 0, Some(2)).unwrap();
+        assert_eq!(outcome, None);
+        assert_eq!(r.version(), 2, "the old room is untouched");
+        assert_eq!(r2.version(), 3);
+        assert_eq!(r2.view().board, "X../.../...");
+        assert_eq!(r2.view().last, Some([0, 0]));
+        assert_eq!(
+            r2.play(Player::O, 0, 0, None).unwrap_err(),
+            RoomError::Occupied { row: 0, col: 0 }
+        );
+    }
+
+    #[test]
+    fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
+        let mut r = seated();
+        for (seat, row, col) in [
+            (Player::X, 0, 0),
+            (Player::O, 1, 0),
+            (Player::X, 0, 1),
+            (Player::O, 1, 1),
+        ] {
+            r = r.play(seat, row, col, None).unwrap().0;
+        }
+        assert_eq!(r.rematch().unwrap_err(), RoomError::StillPlaying);
+        let (r, outcome) = r.play(Player::X, 0, 2, None).unwrap();
+        assert_eq!(outcome, Some(Outcome::Win(Player::X)));
+        let view = r.view();
+        assert_eq!(view.status, RoundStatus::Won);
+        assert_eq!(view.winner, Some(SeatName(Player::X)));
+        assert_eq!(view.line, Some(vec![[0, 0], [0, 1], [0, 2]]));
+        assert_eq!(
+            view.score,
+            Score {
+                x: 1,
+                o: 0,
+                draws: 0
+            }
+        );
+        assert_eq!(
+            r.play(Player::O, 2, 2, None).unwrap_err(),
+            RoomError::GameOver
+        );
+
+        let r = r.rematch().unwrap();
+        let view = r.view();
+        assert_eq!(
+            (view.round, view.first, view.next),
+            (2, SeatName(Player::O), Some(SeatName(Player::O)))
+        );
+        assert_eq!(view.board, ".../.../...");
+        assert_eq!(view.score.x, 1);
+        assert_eq!(
+            r.play(Player::X, 0, 0, None).unwrap_err(),
+            RoomError::NotYourTurn(Player::O)
+        );
+    }
+
+    #[test]
+    fn a_record_restores_the_same_room() {
+        let mut r = seated();
+        for (seat, row, col) in [(Player::X, 1, 1), (Player::O, 0, 0), (Player::X, 2, 2)] {
+            r = r.play(seat, row, col, None).unwrap().0;
+        }
+        let back = Room::restore(r.record()).unwrap();
+        assert_eq!(back.view(), r.view());
+        assert_eq!(back.record(), r.record());
+
+        let mut bad = r.record();
+        bad.moves.push(Cell::new(1, 1));
+        assert!(
+            Room::restore(bad)
+                .unwrap_err()
+                .contains("stored move 4 refused")
+        );
+    }
+
+    #[test]
+    fn the_view_serialises_as_the_api_says() {
+        let json = serde_json::to_value(seated().view()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "id": "g1", "size": "3x3", "rows": 3, "cols": 3, "k": 3,
+                "board": ".../.../...", "next": "x", "status": "playing",
+                "winner": null, "line": null, "last": null, "version": 2,
+                "round": 1, "first": "x", "opponent": "human",
+                "seats": {"x": true, "o": true},
+                "score": {"x": 0, "o": 0, "draws": 0}
+            })
+        );
+    }
+}

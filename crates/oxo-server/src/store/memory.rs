@@ -1,0 +1,72 @@
+//! A store in memory: nothing survives the process. For tests and as the
+//! benchmark's no-durability baseline.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::{Change, Store, StoreError, StoreFuture};
+use crate::id::GameId;
+use crate::room::RoomRecord;
+
+/// Rooms in a map; cheap to clone (clones share the map).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStore {
+    rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
+    failing: Arc<AtomicBool>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    /// Make every later commit fail (or succeed again), to test that a
+    /// failed write leaves the game as it was.
+    pub fn set_failing(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// The saved state of a room.
+    #[must_use]
+    pub fn get(&self, id: &GameId) -> Option<RoomRecord> {
+        self.lock().get(id).map(|(room, _)| room.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<GameId, (RoomRecord, bool)>> {
+        // A panic while holding the lock cannot leave a half-written record
+        // (inserts are single calls), so a poisoned map is still sound.
+        self.rooms
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Store for MemoryStore {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        let result = if self.failing.load(Ordering::SeqCst) {
+            Err(StoreError::Closed)
+        } else {
+            self.lock()
+                .insert(change.room.id.clone(), (change.room, change.computer_turn));
+            Ok(())
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        Box::pin(std::future::ready(Ok(self.get(id))))
+    }
+
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
+        let ids = self
+            .lock()
+            .iter()
+            .filter(|(_, (_, computer_turn))| *computer_turn)
+            .map(|(id, _)| id.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(ids)))
+    }
+}

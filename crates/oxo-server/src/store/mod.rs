@@ -1,0 +1,81 @@
+//! Where rooms are kept: a small trait, so game logic never sees SQL.
+//!
+//! A store saves each change as one atomic write and resolves the returned
+//! future only once the write is durable; the server acknowledges nothing
+//! before that. [`SqliteStore`] is the embedded default; [`MemoryStore`]
+//! keeps nothing across restarts and serves tests and benchmarks.
+
+mod memory;
+mod sqlite;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use memory::MemoryStore;
+pub use sqlite::SqliteStore;
+
+use crate::id::GameId;
+use crate::room::RoomRecord;
+
+/// A store's answer, resolved when the work is done (and durable, for writes).
+pub type StoreFuture<T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send>>;
+
+/// One change to save: the room's whole small state after it (the board is
+/// its current round's moves), and what kind of change it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The room as it now is.
+    pub room: RoomRecord,
+    /// What happened.
+    pub kind: ChangeKind,
+    /// Whether the computer is now to move, so that a restart can resume
+    /// rooms that were waiting for it.
+    pub computer_turn: bool,
+}
+
+/// What a [`Change`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// A new room.
+    Create,
+    /// A person took seat O.
+    Join,
+    /// A move: the last of the room's moves.
+    Move,
+    /// A new round began.
+    Rematch,
+}
+
+/// Why a store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed.
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// The database was written by a newer oxo.
+    #[error("the database has schema version {found}; this oxo knows up to {known}")]
+    TooNew {
+        /// The database's schema version.
+        found: i64,
+        /// The newest this build knows.
+        known: i64,
+    },
+    /// What the database holds does not make sense.
+    #[error("corrupt record: {0}")]
+    Corrupt(String),
+    /// The store's worker has stopped (the server is shutting down).
+    #[error("the store is closed")]
+    Closed,
+}
+
+/// Where rooms are kept.
+pub trait Store: Send + Sync + 'static {
+    /// Save `change`; resolves once it is durable.
+    fn commit(&self, change: Change) -> StoreFuture<()>;
+
+    /// The room with this id, if it exists.
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>>;
+
+    /// Rooms where the computer is to move, to resume after a restart.
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>>;
+}

@@ -1,0 +1,364 @@
+//! The embedded store: one SQLite file, written by one thread with group
+//! commit.
+//!
+//! Every request goes to a worker thread that owns the connection. The
+//! worker takes all the writes waiting in its queue, applies them in one
+//! transaction (each inside a savepoint, so one bad write cannot spoil the
+//! others), commits with a full sync, and only then answers each writer.
+//! Under load, many moves share one fsync; alone, a move costs one.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::thread;
+
+use oxo_core::{Cell, Player, Rules, Scoreboard};
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::oneshot;
+
+use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
+use crate::id::{GameId, Token};
+use crate::room::{Opponent, RoomRecord};
+
+/// Schema migrations, in order; `PRAGMA user_version` counts those applied.
+/// Never edit one that has shipped: add another.
+const MIGRATIONS: &[&str] = &[
+    // 1: rooms and every move of every round.
+    "CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        rows INTEGER NOT NULL,
+        cols INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        opponent TEXT NOT NULL,
+        x_token TEXT NOT NULL,
+        o_token TEXT,
+        round INTEGER NOT NULL,
+        first TEXT NOT NULL CHECK (first IN ('x', 'o')),
+        x_wins INTEGER NOT NULL,
+        o_wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        computer_turn INTEGER NOT NULL,
+        created_at INTEGER NOT NULL DEFAULT (unixepoch()),
+        updated_at INTEGER NOT NULL DEFAULT (unixepoch())
+    ) STRICT;
+    CREATE TABLE moves (
+        room TEXT NOT NULL REFERENCES rooms (id),
+        round INTEGER NOT NULL,
+        ply INTEGER NOT NULL,
+        row INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (room, round, ply)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX rooms_computer_turn ON rooms (computer_turn) WHERE computer_turn = 1;",
+];
+
+/// The most writes committed in one transaction.
+const MAX_BATCH: usize = 512;
+
+enum Request {
+    Commit(Box<Change>, oneshot::Sender<Result<(), StoreError>>),
+    Load(
+        GameId,
+        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
+    ),
+    ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+}
+
+/// Rooms in a SQLite database file. Cheap to clone; the worker thread stops
+/// when the last clone is dropped, after finishing what it was given.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    requests: mpsc::Sender<Request>,
+}
+
+impl SqliteStore {
+    /// Open (or create) the database at `path` and bring its schema up to
+    /// date. `":memory:"` opens a private in-memory database.
+    ///
+    /// # Errors
+    /// The file cannot be opened, is not a database, or is from a newer oxo.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let mut conn = Connection::open(path)?;
+        // WAL lets the worker append without rewriting pages; FULL syncs the
+        // log on every commit, so an acknowledged move survives even a power
+        // cut, not only a killed process.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrate(&mut conn)?;
+        let (requests, queue) = mpsc::channel();
+        thread::Builder::new()
+            .name("oxo-sqlite".into())
+            .spawn(move || worker(&mut conn, &queue))
+            .map_err(|e| StoreError::Corrupt(format!("cannot start the store thread: {e}")))?;
+        Ok(SqliteStore { requests })
+    }
+
+    fn ask<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Request,
+    ) -> StoreFuture<T> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.requests.send(make(tx));
+        Box::pin(async move {
+            sent.map_err(|_| StoreError::Closed)?;
+            rx.await.map_err(|_| StoreError::Closed)?
+        })
+    }
+}
+
+impl Store for SqliteStore {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        self.ask(|tx| Request::Commit(Box::new(change), tx))
+    }
+
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let id = id.clone();
+        self.ask(|tx| Request::Load(id, tx))
+    }
+
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
+        self.ask(Request::ComputerTurns)
+    }
+}
+
+/// Apply the migrations the database lacks, each in its own transaction.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let known = i64::try_from(MIGRATIONS.len()).expect("a handful of migrations");
+    let found: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if found > known {
+        return Err(StoreError::TooNew { found, known });
+    }
+    for (number, sql) in (1..)
+        .zip(MIGRATIONS)
+        .skip(usize::try_from(found).unwrap_or(0))
+    {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", number)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
+    let mut writes = Vec::new();
+    // `recv` fails once every sender is gone: the store has been dropped.
+    while let Ok(first) = queue.recv() {
+        let mut next = Some(first);
+        while let Some(request) = next.take() {
+            match request {
+                Request::Commit(change, reply) => writes.push((change, reply)),
+                Request::Load(id, reply) => {
+                    let _ = reply.send(load(conn, &id));
+                }
+                Request::ComputerTurns(reply) => {
+                    let _ = reply.send(computer_turns(conn));
+                }
+            }
+            if writes.len() < MAX_BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        if !writes.is_empty() {
+            commit_batch(conn, &mut writes);
+        }
+    }
+}
+
+type Pending = (Box<Change>, oneshot::Sender<Result<(), StoreError>>);
+
+fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
+    let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(writes.len());
+    let outcome = (|| -> Result<(), rusqlite::Error> {
+        let mut tx = conn.transaction()?;
+        for (change, _) in writes.iter() {
+            let sp = tx.savepoint()?;
+            match apply(&sp, change) {
+                Ok(()) => {
+                    sp.commit()?;
+                    results.push(Ok(()));
+                }
+                Err(e) => {
+                    drop(sp); // rolls the savepoint back
+                    results.push(Err(e));
+                }
+            }
+        }
+        tx.set_drop_behavior(rusqlite::DropBehavior::Commit);
+        tx.commit()
+    })();
+    for (i, (_, reply)) in writes.drain(..).enumerate() {
+        let result = match &outcome {
+            // The transaction failed as a whole: nothing of it is durable.
+            Err(e) => Err(StoreError::Corrupt(format!("commit failed: {e}"))),
+            Ok(()) => results
+                .get_mut(i)
+                .map_or(Err(StoreError::Closed), |r| std::mem::replace(r, Ok(()))),
+        };
+        let _ = reply.send(result);
+    }
+}
+
+/// SQLite integers are signed; counts and versions never come near the
+/// limit, and saturating keeps the version guard meaningful if one did.
+fn int(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn seat_text(p: Player) -> &'static str {
+    match p {
+        Player::X => "x",
+        Player::O => "o",
+    }
+}
+
+fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
+    let r = &change.room;
+    let score = (
+        int(r.score.wins(Player::X)),
+        int(r.score.wins(Player::O)),
+        int(r.score.draws()),
+    );
+    let version = int(r.version);
+    // One statement for every kind of change: a new room is inserted, an
+    // existing one updated. The version guard makes a lost, repeated or
+    // reordered write (or a new room reusing an id) fail instead of
+    // silently overwriting a newer state.
+    let written = conn.execute(
+        "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
+                            x_wins, o_wins, draws, version, computer_turn)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+         ON CONFLICT (id) DO UPDATE SET
+            o_token = excluded.o_token, round = excluded.round, first = excluded.first,
+            x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
+            version = excluded.version, computer_turn = excluded.computer_turn,
+            updated_at = unixepoch()
+         WHERE rooms.version < excluded.version",
+        params![
+            r.id.as_str(),
+            r.rules.rows(),
+            r.rules.cols(),
+            r.rules.k(),
+            r.opponent.name(),
+            r.x_token.expose(),
+            r.o_token.as_ref().map(Token::expose),
+            r.round,
+            seat_text(r.first),
+            score.0,
+            score.1,
+            score.2,
+            version,
+            i64::from(change.computer_turn),
+        ],
+    )?;
+    if written != 1 {
+        return Err(StoreError::Corrupt(format!(
+            "game {} is already stored at version {} or later",
+            r.id, r.version
+        )));
+    }
+    if change.kind == ChangeKind::Move {
+        let cell = r
+            .moves
+            .last()
+            .ok_or_else(|| StoreError::Corrupt(format!("game {}: a move with no moves", r.id)))?;
+        conn.execute(
+            "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                r.id.as_str(),
+                r.round,
+                int(r.moves.len() as u64),
+                cell.row,
+                cell.col
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError> {
+    let row = conn
+        .query_row(
+            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
+                    x_wins, o_wins, draws, version
+             FROM rooms WHERE id = ?1",
+            [id.as_str()],
+            |row| {
+                Ok((
+                    (
+                        row.get::<_, u32>(0)?,
+                        row.get::<_, u32>(1)?,
+                        row.get::<_, u32>(2)?,
+                    ),
+                    row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, Option<String>>(5)?,
+                    row.get::<_, u32>(6)?,
+                    row.get::<_, String>(7)?,
+                    (
+                        row.get::<_, i64>(8)?,
+                        row.get::<_, i64>(9)?,
+                        row.get::<_, i64>(10)?,
+                    ),
+                    row.get::<_, i64>(11)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some(((rows, cols, k), opponent, x_token, o_token, round, first, wins, version)) = row
+    else {
+        return Ok(None);
+    };
+    let corrupt = |what: String| StoreError::Corrupt(format!("game {id}: {what}"));
+    let rules = Rules::new(rows, cols, k).map_err(|e| corrupt(e.to_string()))?;
+    let opponent: Opponent = opponent.parse().map_err(|e| corrupt(format!("{e}")))?;
+    let first = match first.as_str() {
+        "x" => Player::X,
+        "o" => Player::O,
+        other => return Err(corrupt(format!("bad first seat {other:?}"))),
+    };
+    let mut stmt = conn
+        .prepare("SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply")?;
+    let mut moves = Vec::new();
+    for row in stmt.query_map(params![id.as_str(), round], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, u32>(1)?,
+            row.get::<_, u32>(2)?,
+        ))
+    })? {
+        let (ply, r, c) = row?;
+        if usize::try_from(ply).ok() != Some(moves.len() + 1) {
+            return Err(corrupt(format!("move {ply} of round {round} out of order")));
+        }
+        moves.push(Cell::new(r, c));
+    }
+    let count = |n: i64| {
+        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("game {id}: negative count {n}")))
+    };
+    let score = Scoreboard::from_counts(count(wins.0)?, count(wins.1)?, count(wins.2)?);
+    let version = count(version)?;
+    Ok(Some(RoomRecord {
+        id: id.clone(),
+        rules,
+        opponent,
+        x_token: Token::from_trusted(&x_token),
+        o_token: o_token.as_deref().map(Token::from_trusted),
+        round,
+        first,
+        moves,
+        score,
+        version,
+    }))
+}
+
+fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
+    let mut stmt = conn.prepare("SELECT id FROM rooms WHERE computer_turn = 1")?;
+    let ids = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .map(|id| id.map(|id| GameId::from_trusted(&id)))
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
+}

@@ -1,0 +1,648 @@
+//! The API, called through the router without a socket: every rule and
+//! every error the README documents.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use oxo_server::{AppState, Hub, HubConfig, MemoryStore, SqliteStore, Store, app};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+struct Api {
+    router: Router,
+    store: MemoryStore,
+}
+
+impl Api {
+    fn new() -> Api {
+        let store = MemoryStore::new();
+        Api {
+            router: router(Arc::new(store.clone())),
+            store,
+        }
+    }
+
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &str,
+    ) -> (StatusCode, Value) {
+        call(&self.router, method, path, token, body).await
+    }
+
+    /// A game against a friend with both seats taken: (id, X token, O token).
+    async fn seated(&self) -> (String, String, String) {
+        let (status, created) = self.call("POST", "/api/games", None, "").await;
+        assert_eq!(status, StatusCode::CREATED);
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let (status, joined) = self
+            .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{joined}");
+        (
+            id,
+            created["token"].as_str().unwrap().to_owned(),
+            joined["token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    async fn game(&self, id: &str) -> Value {
+        let (status, game) = self
+            .call("GET", &format!("/api/games/{id}"), None, "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{game}");
+        game
+    }
+
+    async fn play(&self, id: &str, token: &str, row: i64, col: i64) -> (StatusCode, Value) {
+        let version = self.game(id).await["version"].as_u64().unwrap();
+        let body = json!({"row": row, "col": col, "version": version}).to_string();
+        self.call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &body,
+        )
+        .await
+    }
+}
+
+fn router(store: Arc<dyn Store>) -> Router {
+    app(AppState::new(Hub::new(store, &HubConfig::default())))
+}
+
+async fn call(
+    router: &Router,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(path);
+    if let Some(token) = token {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    let response = router
+        .clone()
+        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    (status, value)
+}
+
+/// Wait (bounded) until the game reaches `version`, for computer replies.
+async fn until_version(api: &Api, id: &str, version: u64) -> Value {
+    for _ in 0..500 {
+        let game = api.game(id).await;
+        if game["version"].as_u64().unwrap() >= version {
+            return game;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("game {id} never reached version {version}");
+}
+
+fn error_of(body: &Value) -> &str {
+    body["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {body}"))
+}
+
+#[tokio::test]
+async fn creating_a_game_gives_seat_x_and_a_token() {
+    let api = Api::new();
+    let (status, body) = api.call("POST", "/api/games", None, "").await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(body["seat"], "x");
+    assert_eq!(body["token"].as_str().unwrap().len(), 32);
+    let game = &body["game"];
+    for (field, value) in [
+        ("size", json!("3x3")),
+        ("k", json!(3)),
+        ("board", json!(".../.../...")),
+        ("status", json!("waiting")),
+        ("next", Value::Null),
+        ("winner", Value::Null),
+        ("line", Value::Null),
+        ("version", json!(1)),
+        ("opponent", json!("human")),
+        ("score", json!({"x": 0, "o": 0, "draws": 0})),
+        ("seats", json!({"x": true, "o": false})),
+    ] {
+        assert_eq!(game[field], value, "{field} in {game}");
+    }
+    let id = game["id"].as_str().unwrap();
+    assert_eq!(&api.game(id).await, game);
+
+    let (status, body) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"size":"7x7","opponent":"alphabeta","first":"x"}"#,
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(
+        body["game"]["k"], 5,
+        "the big boards default to five in a row"
+    );
+    assert_eq!(body["game"]["status"], "playing");
+    assert_eq!(body["game"]["seats"]["o"], true);
+}
+
+#[tokio::test]
+async fn bad_game_settings_are_400_with_a_reason() {
+    let api = Api::new();
+    for (body, needle) in [
+        (r#"{"size":"abc"}"#, "bad size"),
+        (r#"{"size":"0x3"}"#, "bad size"),
+        (r#"{"size":"33x33"}"#, "too large"),
+        (r#"{"size":"3x3","k":4}"#, "bad k"),
+        (r#"{"k":0}"#, "bad k"),
+        (r#"{"k":-1}"#, "bad JSON"),
+        (r#"{"opponent":"grandmaster"}"#, "unknown opponent"),
+        (r#"{"size":"8x8","opponent":"perfect"}"#, "perfect"),
+        (r#"{"first":"z"}"#, "bad first"),
+        (r#"{"sise":"3x3"}"#, "unknown field"),
+        (r#"{"size":3}"#, "bad JSON"),
+        (r#"{"size":"3x3""#, "bad JSON"),
+        ("[]", "bad JSON"),
+    ] {
+        let (status, reply) = api.call("POST", "/api/games", None, body).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {reply}");
+        assert!(error_of(&reply).contains(needle), "{body}: {reply}");
+    }
+}
+
+#[tokio::test]
+async fn seat_o_is_taken_once_and_seat_x_never() {
+    let api = Api::new();
+    let (_, created) = api.call("POST", "/api/games", None, "").await;
+    let id = created["game"]["id"].as_str().unwrap();
+    let (status, joined) = api
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(joined["seat"], "o");
+    assert_ne!(joined["token"], created["token"]);
+    assert_eq!(joined["game"]["status"], "playing");
+    assert_eq!(joined["game"]["version"], 2);
+
+    let (status, again) = api
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(error_of(&again).contains("taken"));
+    let (status, x) = api
+        .call("POST", &format!("/api/games/{id}/seats/x"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{x}");
+    let (status, _) = api
+        .call("POST", &format!("/api/games/{id}/seats/q"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, missing) = api
+        .call("POST", "/api/games/nosuchgame/seats/o", None, "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error_of(&missing), "no game nosuchgame");
+
+    let (_, computer) = api
+        .call("POST", "/api/games", None, r#"{"opponent":"random"}"#)
+        .await;
+    let id = computer["game"]["id"].as_str().unwrap();
+    let (status, _) = api
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "the computer holds O");
+}
+
+#[tokio::test]
+async fn every_refused_move_has_its_status_and_changes_nothing() {
+    let api = Api::new();
+    let (status, created) = api.call("POST", "/api/games", None, "").await;
+    assert_eq!(status, StatusCode::CREATED);
+    let waiting = created["game"]["id"].as_str().unwrap();
+    let x_waiting = created["token"].as_str().unwrap();
+    let (status, body) = api.play(waiting, x_waiting, 0, 0).await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (StatusCode::CONFLICT, "waiting for the other player to join")
+    );
+
+    let (id, x, o) = api.seated().await;
+    let before = api.game(&id).await;
+    let moves = format!("/api/games/{id}/moves");
+    let cases: Vec<(Option<&str>, String, StatusCode, &str)> = vec![
+        (
+            None,
+            json!({"row": 0, "col": 0}).to_string(),
+            StatusCode::UNAUTHORIZED,
+            "token",
+        ),
+        (
+            Some("not-a-token"),
+            json!({"row": 0, "col": 0}).to_string(),
+            StatusCode::FORBIDDEN,
+            "no seat",
+        ),
+        (
+            Some(x_waiting),
+            json!({"row": 0, "col": 0}).to_string(),
+            StatusCode::FORBIDDEN,
+            "no seat",
+        ),
+        (
+            Some(&o),
+            json!({"row": 0, "col": 0, "version": 2}).to_string(),
+            StatusCode::CONFLICT,
+            "it is X's turn",
+        ),
+        (
+            Some(&x),
+            json!({"row": 0, "col": 0, "version": 1}).to_string(),
+            StatusCode::CONFLICT,
+            "stale version 1",
+        ),
+        (
+            Some(&x),
+            json!({"row": 3, "col": 0, "version": 2}).to_string(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "off the 3x3 board",
+        ),
+        (
+            Some(&x),
+            json!({"row": 0, "col": -1, "version": 2}).to_string(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "off the 3x3 board",
+        ),
+        (
+            Some(&x),
+            json!({"row": 0}).to_string(),
+            StatusCode::BAD_REQUEST,
+            "needs",
+        ),
+        (
+            Some(&x),
+            r#"{"row": "a", "col": 0}"#.to_owned(),
+            StatusCode::BAD_REQUEST,
+            "bad JSON",
+        ),
+        (
+            Some(&x),
+            r#"{"row": 99999999999999999999, "col": 0}"#.to_owned(),
+            StatusCode::BAD_REQUEST,
+            "bad JSON",
+        ),
+        (
+            Some(&x),
+            "not json".to_owned(),
+            StatusCode::BAD_REQUEST,
+            "bad JSON",
+        ),
+    ];
+    for (token, body, status, needle) in cases {
+        let (got, reply) = api.call("POST", &moves, token, &body).await;
+        assert_eq!(got, status, "{body}: {reply}");
+        assert!(error_of(&reply).contains(needle), "{body}: {reply}");
+        if status == StatusCode::CONFLICT {
+            assert_eq!(reply["game"], before, "a 409 carries the current game");
+        }
+        assert_eq!(api.game(&id).await, before, "{body} changed the game");
+    }
+
+    let (status, played) = api.play(&id, &x, 1, 1).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(played["game"]["board"], ".../.X./...");
+    assert_eq!(played["game"]["next"], "o");
+    assert_eq!(played["game"]["last"], json!([1, 1]));
+    let (status, body) = api.play(&id, &o, 1, 1).await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "row 1, column 1 is already taken"
+        )
+    );
+    // A move without a version is accepted (for simple scripts).
+    let (status, _) = api
+        .call("POST", &moves, Some(&o), r#"{"row":0,"col":0}"#)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_won_round_scores_and_a_rematch_starts_the_next() {
+    let api = Api::new();
+    let (id, x, o) = api.seated().await;
+    let rematch = format!("/api/games/{id}/rematch");
+    let (status, _) = api.call("POST", &rematch, Some(&x), "").await;
+    assert_eq!(status, StatusCode::CONFLICT, "no rematch mid-round");
+    for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1)] {
+        assert_eq!(api.play(&id, token, row, col).await.0, StatusCode::OK);
+    }
+    let (status, won) = api.play(&id, &x, 0, 2).await;
+    assert_eq!(status, StatusCode::OK);
+    let game = &won["game"];
+    assert_eq!(game["status"], "won");
+    assert_eq!(game["winner"], "x");
+    assert_eq!(game["next"], Value::Null);
+    assert_eq!(game["line"], json!([[0, 0], [0, 1], [0, 2]]));
+    assert_eq!(game["score"], json!({"x": 1, "o": 0, "draws": 0}));
+    let (status, over) = api.play(&id, &o, 2, 2).await;
+    assert_eq!(
+        (status, error_of(&over)),
+        (StatusCode::CONFLICT, "the game is over")
+    );
+
+    let (status, _) = api.call("POST", &rematch, None, "").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = api.call("POST", &rematch, Some("nope"), "").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, next) = api.call("POST", &rematch, Some(&o), "").await;
+    assert_eq!(status, StatusCode::OK, "either seat may ask");
+    let game = &next["game"];
+    assert_eq!(game["round"], 2);
+    assert_eq!(game["first"], "o");
+    assert_eq!(game["next"], "o");
+    assert_eq!(game["board"], ".../.../...");
+    assert_eq!(game["score"], json!({"x": 1, "o": 0, "draws": 0}));
+    assert_eq!(game["id"], id.as_str(), "same room, same links");
+    assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::CONFLICT);
+    assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_drawn_round_counts_as_a_draw() {
+    let api = Api::new();
+    let (id, x, o) = api.seated().await;
+    // X O X / X O O / O X X
+    for (token, row, col) in [
+        (&x, 0, 0),
+        (&o, 0, 1),
+        (&x, 0, 2),
+        (&o, 1, 1),
+        (&x, 1, 0),
+        (&o, 1, 2),
+        (&x, 2, 1),
+        (&o, 2, 0),
+        (&x, 2, 2),
+    ] {
+        assert_eq!(api.play(&id, token, row, col).await.0, StatusCode::OK);
+    }
+    let game = api.game(&id).await;
+    assert_eq!(game["status"], "draw");
+    assert_eq!(game["winner"], Value::Null);
+    assert_eq!(game["score"], json!({"x": 0, "o": 0, "draws": 1}));
+}
+
+#[tokio::test]
+async fn unknown_games_routes_and_methods_are_json_errors() {
+    let api = Api::new();
+    for (method, path) in [
+        ("GET", "/api/games/unknowngame"),
+        ("GET", "/api/games/..%2f"),
+        ("POST", "/api/games/unknowngame/moves"),
+        ("POST", "/api/games/unknowngame/rematch"),
+        ("GET", "/api/games/unknowngame/hints"),
+        ("GET", "/api/games/unknowngame/live"),
+        ("GET", "/api/nothing"),
+    ] {
+        let (status, body) = api
+            .call(method, path, Some("t"), r#"{"row":0,"col":0}"#)
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {body}");
+        error_of(&body);
+    }
+    let (status, body) = api.call("DELETE", "/api/games", None, "").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    error_of(&body);
+    let (id, _, _) = api.seated().await;
+    let (status, body) = api
+        .call("GET", &format!("/api/games/{id}/live"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not a WebSocket request");
+    assert!(error_of(&body).contains("WebSocket"));
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_413() {
+    let api = Api::new();
+    let body = format!(
+        r#"{{"size":"3x3","pad":"{}"}}"#,
+        "x".repeat(oxo_server::BODY_LIMIT)
+    );
+    let (status, reply) = api.call("POST", "/api/games", None, &body).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(error_of(&reply).contains("too large"));
+}
+
+#[tokio::test]
+async fn a_failed_save_is_503_and_changes_nothing() {
+    let api = Api::new();
+    let (id, x, _) = api.seated().await;
+    let before = api.game(&id).await;
+    api.store.set_failing(true);
+    let (status, body) = api.play(&id, &x, 0, 0).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(error_of(&body).contains("nothing changed"));
+    assert_eq!(api.game(&id).await, before);
+    api.store.set_failing(false);
+    assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
+    let saved = api
+        .store
+        .get(&oxo_server::id::GameId::from_trusted(&id))
+        .unwrap();
+    assert_eq!(saved.moves.len(), 1);
+    assert_eq!(saved.version, 3);
+}
+
+#[tokio::test]
+async fn the_computer_replies_by_itself_and_perfect_never_loses() {
+    let api = Api::new();
+    // The computer starts when O goes first.
+    let (_, created) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"opponent":"perfect","first":"o"}"#,
+        )
+        .await;
+    let id = created["game"]["id"].as_str().unwrap();
+    let game = until_version(&api, id, 2).await;
+    assert_eq!(game["board"].as_str().unwrap().matches('O').count(), 1);
+    assert_eq!(game["next"], "x");
+
+    // X plays the first free cell each turn; perfect must never lose.
+    for round in 0..4 {
+        let (_, created) = api
+            .call("POST", "/api/games", None, r#"{"opponent":"perfect"}"#)
+            .await;
+        let id = created["game"]["id"].as_str().unwrap();
+        let token = created["token"].as_str().unwrap();
+        loop {
+            let game = api.game(id).await;
+            if game["status"] != "playing" {
+                assert_ne!(game["winner"], "x", "round {round}: {game}");
+                break;
+            }
+            if game["next"] != "x" {
+                until_version(&api, id, game["version"].as_u64().unwrap() + 1).await;
+                continue;
+            }
+            let board = game["board"].as_str().unwrap().replace('/', "");
+            let free = board.find('.').unwrap();
+            let cell = (free + round) % 9;
+            let cell = if board.as_bytes()[cell] == b'.' {
+                cell
+            } else {
+                free
+            };
+            let (status, body) = api
+                .play(id, token, (cell / 3) as i64, (cell % 3) as i64)
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
+    let api = Api::new();
+    let (id, x, _) = api.seated().await;
+    let (status, hints) = api
+        .call("GET", &format!("/api/games/{id}/hints"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(hints["available"], true);
+    assert_eq!(hints["version"], 2);
+    let cells = hints["hints"].as_array().unwrap();
+    assert_eq!(cells.len(), 9);
+    assert!(
+        cells
+            .iter()
+            .all(|h| h["value"] == "draw" && h["plies"] == 9),
+        "{hints}"
+    );
+
+    api.play(&id, &x, 0, 1).await;
+    let (_, hints) = api
+        .call("GET", &format!("/api/games/{id}/hints"), None, "")
+        .await;
+    assert_eq!(hints["version"], 3);
+    let cells = hints["hints"].as_array().unwrap();
+    assert_eq!(cells.len(), 8);
+    // After an edge opening, O loses by answering in the far corner.
+    let far = cells
+        .iter()
+        .find(|h| h["row"] == 2 && h["col"] == 0)
+        .unwrap();
+    assert_eq!(far["value"], "loss", "{hints}");
+
+    let (_, big) = api
+        .call("POST", "/api/games", None, r#"{"size":"7x7"}"#)
+        .await;
+    let id = big["game"]["id"].as_str().unwrap();
+    let (status, hints) = api
+        .call("GET", &format!("/api/games/{id}/hints"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(hints["available"], false);
+    assert!(hints["reason"].as_str().unwrap().contains("16"));
+}
+
+#[tokio::test]
+async fn one_games_moves_apply_one_at_a_time() {
+    let api = Arc::new(Api::new());
+    let (id, x, _) = api.seated().await;
+    // Twenty clients send a move against the same version at once: exactly
+    // one is applied, the others are told they are stale.
+    let mut tasks = Vec::new();
+    for cell in 0..9 {
+        for _ in 0..2 {
+            let (api, id, x) = (api.clone(), id.clone(), x.clone());
+            tasks.push(tokio::spawn(async move {
+                let body = json!({"row": cell / 3, "col": cell % 3, "version": 2}).to_string();
+                api.call("POST", &format!("/api/games/{id}/moves"), Some(&x), &body)
+                    .await
+                    .0
+            }));
+        }
+    }
+    let mut ok = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            StatusCode::OK => ok += 1,
+            StatusCode::CONFLICT => {}
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert_eq!(ok, 1);
+    let game = api.game(&id).await;
+    assert_eq!(game["version"], 3);
+    assert_eq!(game["board"].as_str().unwrap().matches('X').count(), 1);
+}
+
+#[tokio::test]
+async fn sqlite_keeps_every_game_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let (id, x, o, before) = {
+        let api = Api {
+            router: router(Arc::new(SqliteStore::open(&path).unwrap())),
+            store: MemoryStore::new(),
+        };
+        let (id, x, o) = api.seated().await;
+        for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
+            assert_eq!(api.play(&id, token, row, col).await.0, StatusCode::OK);
+        }
+        let (status, _) = api
+            .call("POST", &format!("/api/games/{id}/rematch"), Some(&x), "")
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(api.play(&id, &o, 2, 2).await.0, StatusCode::OK);
+        let before = api.game(&id).await;
+        (id, x, o, before)
+    };
+    let api = Api {
+        router: router(Arc::new(SqliteStore::open(&path).unwrap())),
+        store: MemoryStore::new(),
+    };
+    let after = api.game(&id).await;
+    assert_eq!(after, before);
+    assert_eq!(after["score"]["x"], 1);
+    assert_eq!(after["round"], 2);
+    assert_eq!(after["board"], ".../.../..O");
+    // The seats' tokens still work, and the game goes on.
+    assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::CONFLICT);
+    assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    drop(SqliteStore::open(&path).unwrap());
+    set_user_version(&path, 99);
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(err.to_string().contains("schema version 99"), "{err}");
+}
+
+/// Set a database's schema version, as a newer oxo would have.
+fn set_user_version(path: &std::path::Path, version: i64) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.pragma_update(None, "user_version", version).unwrap();
+}
