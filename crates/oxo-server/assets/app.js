@@ -15,7 +15,7 @@
   const DEFAULT_INFO = {
     strategies: ['random', 'rules', 'alphabeta', 'perfect'],
     presets: [{ size: '3x3', k: 3 }, { size: '4x4', k: 4 }, { size: '7x7', k: 5 }, { size: '15x15', k: 5 }],
-    max_side: 25,
+    max_side: 32,
   };
 
   // ---- seat tokens, one localStorage key per game (kept in memory too, for private modes) ----

@@ -375,7 +375,7 @@ async fn hints(
             "version": version,
             "available": false,
             "reason": format!(
-                "hints appear once at most {HINT_MAX_EMPTY} cells are empty, on boards of up to 7 columns"
+                "hints appear once at most {HINT_MAX_EMPTY} cells are empty, on boards the solver handles (up to 7x7)"
             ),
             "hints": [],
         })

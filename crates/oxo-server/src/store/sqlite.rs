@@ -362,3 +362,90 @@ fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
         .collect::<Result<_, _>>()?;
     Ok(ids)
 }
+
+#[cfg(test)]
+mod tests {
+    use oxo_ai::StrategyKind;
+
+    use super::*;
+    use crate::room::Room;
+
+    fn room(id: &str, opponent: Opponent) -> Room {
+        Room::new(
+            GameId::from_trusted(id),
+            Rules::default(),
+            opponent,
+            Player::X,
+            Token::from_trusted("tx"),
+        )
+    }
+
+    fn change(room: &Room, kind: ChangeKind) -> Change {
+        Change {
+            room: room.record(),
+            kind,
+            computer_turn: room.computer_to_move().is_some(),
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_come_back_and_stale_or_repeated_ones_are_refused() {
+        let store = SqliteStore::open(":memory:").unwrap();
+        let r1 = room("a", Opponent::Human);
+        store.commit(change(&r1, ChangeKind::Create)).await.unwrap();
+        assert!(
+            store.commit(change(&r1, ChangeKind::Create)).await.is_err(),
+            "an id is created once"
+        );
+        let r2 = r1.join(Token::from_trusted("to")).unwrap();
+        let (r3, _) = r2.play(Player::X, 1, 1, None).unwrap();
+        store.commit(change(&r2, ChangeKind::Join)).await.unwrap();
+        store.commit(change(&r3, ChangeKind::Move)).await.unwrap();
+        let err = store
+            .commit(change(&r2, ChangeKind::Join))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("version 2 or later"), "{err}");
+        assert_eq!(store.load(r1.id()).await.unwrap(), Some(r3.record()));
+        assert_eq!(store.load(&GameId::from_trusted("zz")).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn one_bad_write_in_a_batch_spoils_no_other() {
+        let store = SqliteStore::open(":memory:").unwrap();
+        let a = room("a", Opponent::Human);
+        store.commit(change(&a, ChangeKind::Create)).await.unwrap();
+        // Sent together, so the worker takes them in one transaction.
+        let b = room("b", Opponent::Human);
+        let repeat = store.commit(change(&a, ChangeKind::Create));
+        let fresh = store.commit(change(&b, ChangeKind::Create));
+        assert!(repeat.await.is_err());
+        fresh.await.unwrap();
+        assert_eq!(store.load(b.id()).await.unwrap(), Some(b.record()));
+    }
+
+    #[tokio::test]
+    async fn rooms_awaiting_the_computer_are_listed() {
+        let store = SqliteStore::open(":memory:").unwrap();
+        let human = room("h", Opponent::Human);
+        let computer = room("c", Opponent::Computer(StrategyKind::Random));
+        store
+            .commit(change(&human, ChangeKind::Create))
+            .await
+            .unwrap();
+        store
+            .commit(change(&computer, ChangeKind::Create))
+            .await
+            .unwrap();
+        assert!(store.computer_turns().await.unwrap().is_empty());
+        let (moved, _) = computer.play(Player::X, 0, 0, None).unwrap();
+        store
+            .commit(change(&moved, ChangeKind::Move))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.computer_turns().await.unwrap(),
+            vec![GameId::from_trusted("c")]
+        );
+    }
+}

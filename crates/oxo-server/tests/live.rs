@@ -1,0 +1,225 @@
+//! A real server on a loopback port: WebSocket pushes, reconnects,
+//! shutdown, and computer moves resumed after a restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use futures_util::StreamExt;
+use oxo_core::{Player, Rules};
+use oxo_server::id::{GameId, Token};
+use oxo_server::room::{Opponent, Room};
+use oxo_server::store::{Change, ChangeKind};
+use oxo_server::{AppState, Hub, HubConfig, MemoryStore, Store, app};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tower::ServiceExt;
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+struct Server {
+    state: AppState,
+    addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    async fn start(store: Arc<dyn Store>) -> Server {
+        let state = AppState::new(Hub::new(store, &HubConfig::default()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(oxo_server::run(listener, state.clone(), async {
+            let _ = stopped.await;
+        }));
+        Server {
+            state,
+            addr,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    /// A request through the same state the server uses.
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Value,
+    ) -> (StatusCode, Value) {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let response = app(self.state.clone())
+            .oneshot(request.body(Body::from(body.to_string())).unwrap())
+            .await
+            .unwrap();
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    async fn connect(&self, id: &str) -> Socket {
+        let url = format!("ws://{}/api/games/{id}/live", self.addr);
+        tokio_tungstenite::connect_async(url).await.unwrap().0
+    }
+}
+
+/// The next GAME a socket receives, within a generous bound.
+async fn next_game(socket: &mut Socket) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("an update within 10 s")
+            .expect("the socket stays open")
+            .unwrap();
+        match message {
+            Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+            Message::Ping(_) | Message::Pong(_) => {}
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn players_and_spectators_see_every_change_at_once() {
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+
+    let mut x_socket = server.connect(&id).await;
+    assert_eq!(
+        next_game(&mut x_socket).await["status"],
+        "waiting",
+        "the state on connect"
+    );
+    let (_, joined) = server
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .await;
+    let o = joined["token"].as_str().unwrap().to_owned();
+    assert_eq!(
+        next_game(&mut x_socket).await["status"],
+        "playing",
+        "the join is pushed"
+    );
+
+    let mut o_socket = server.connect(&id).await;
+    let mut spectator = server.connect(&id).await;
+    for socket in [&mut o_socket, &mut spectator] {
+        assert_eq!(next_game(socket).await["version"], 2);
+    }
+    for (token, row, col, version) in [(&x, 0, 0, 2), (&o, 1, 1, 3), (&x, 0, 1, 4)] {
+        let (status, _) = server
+            .call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(token),
+                json!({"row": row, "col": col, "version": version}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        for socket in [&mut x_socket, &mut o_socket, &mut spectator] {
+            let game = next_game(socket).await;
+            assert_eq!(game["version"], version + 1);
+            assert_eq!(game["last"], json!([row, col]));
+        }
+    }
+
+    // A client that reconnects gets the current state at once.
+    drop(spectator);
+    let mut again = server.connect(&id).await;
+    let game = next_game(&mut again).await;
+    assert_eq!(game["version"], 5);
+    assert_eq!(game["board"], "XX./.O./...");
+
+    // Messages from a client are ignored; the socket stays useful.
+    use futures_util::SinkExt;
+    again.send(Message::text("hello")).await.unwrap();
+    server
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(&o),
+            json!({"row": 2, "col": 2}),
+        )
+        .await;
+    assert_eq!(next_game(&mut again).await["version"], 6);
+}
+
+#[tokio::test]
+async fn shutting_down_closes_live_sockets_and_stops_the_server() {
+    let mut server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let mut socket = server.connect(&id).await;
+    next_game(&mut socket).await;
+    server.stop.take().unwrap().send(()).unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => {}
+                None | Some(Err(_)) => return None,
+            }
+        }
+    })
+    .await
+    .expect("the socket closes");
+    assert_eq!(closed, Some(1001), "going away");
+    tokio::time::timeout(Duration::from_secs(10), server.task)
+        .await
+        .expect("the server stops")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_computer_moves_after_a_restart_where_it_was_to_move() {
+    // The server stopped after the room was saved but before the computer
+    // (O, to start) had moved.
+    let store = MemoryStore::new();
+    let room = Room::new(
+        GameId::from_trusted("resumed"),
+        Rules::default(),
+        Opponent::Computer(oxo_ai::StrategyKind::Perfect),
+        Player::O,
+        Token::from_trusted("tx"),
+    );
+    store
+        .commit(Change {
+            room: room.record(),
+            kind: ChangeKind::Create,
+            computer_turn: true,
+        })
+        .await
+        .unwrap();
+
+    let server = Server::start(Arc::new(store.clone())).await;
+    let mut socket = server.connect("resumed").await;
+    let mut game = next_game(&mut socket).await;
+    if game["version"] == 1 {
+        game = next_game(&mut socket).await;
+    }
+    assert_eq!(game["version"], 2);
+    assert_eq!(game["next"], "x");
+    assert_eq!(game["board"].as_str().unwrap().matches('O').count(), 1);
+    assert_eq!(
+        store
+            .get(&GameId::from_trusted("resumed"))
+            .unwrap()
+            .moves
+            .len(),
+        1
+    );
+}
