@@ -96,6 +96,8 @@
     const info = r.ok && Array.isArray(r.data.strategies) ? r.data : DEFAULT_INFO;
     const preset = $('preset');
     const opponent = $('opponent');
+    // Choices made while /api/info was on its way must survive the new options.
+    const chosen = { preset: preset.value, opponent: opponent.value };
     const presets = Array.isArray(info.presets) && info.presets.length ? info.presets : DEFAULT_INFO.presets;
     preset.replaceChildren(...presets.map((p) => {
       const [rows, cols] = String(p.size).split('x');
@@ -107,9 +109,14 @@
     }
     opponent.replaceChildren(new Option(DESCRIPTIONS.human, 'human'),
       ...info.strategies.map((s) => new Option(described[s] || DESCRIPTIONS[s] || 'computer: ' + s, s)));
-    const max = Number(info.max_side) || 25;
+    const max = Number(info.max_side) || 32;
     for (const id of ['rows', 'cols', 'k']) $(id).max = max;
-    applyPreset();
+    const keep = (select, value) => {
+      if ([...select.options].some((o) => o.value === value)) select.value = value;
+    };
+    keep(opponent, chosen.opponent);
+    keep(preset, chosen.preset);
+    if (preset.value === 'custom') syncPreset(); else applyPreset();
   }
 
   function applyPreset() {

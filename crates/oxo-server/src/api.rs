@@ -80,14 +80,8 @@ pub fn app(state: AppState) -> Router {
         .fallback(
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
         )
-        .method_not_allowed_fallback(|| async {
-            (
-                StatusCode::METHOD_NOT_ALLOWED,
-                [(header::CONTENT_TYPE, "application/json")],
-                r#"{"error":"method not allowed"}"#,
-            )
-        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
 }
@@ -132,6 +126,29 @@ async fn log_request(request: Request, next: Next) -> Response {
         "request"
     );
     response
+}
+
+/// Errors that axum's own extractors produce (a path segment that is not
+/// UTF-8, say) come as plain text; give them the JSON body every other error
+/// has.
+async fn json_errors(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = match axum::body::to_bytes(response.into_body(), BODY_LIMIT).await {
+        Ok(bytes) if !bytes.is_empty() => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => status
+            .canonical_reason()
+            .unwrap_or("request failed")
+            .to_lowercase(),
+    };
+    json_response(status, serde_json::json!({ "error": text }).to_string())
 }
 
 /// The body as `T`; an empty body is `T::default()`.

@@ -429,6 +429,10 @@ async fn unknown_games_routes_and_methods_are_json_errors() {
     let (status, body) = api.call("DELETE", "/api/games", None, "").await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
     error_of(&body);
+    // A path that is not UTF-8 is refused by axum itself, still as JSON.
+    let (status, body) = api.call("GET", "/api/games/%ff%fe", None, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    error_of(&body);
     let (id, _, _) = api.seated().await;
     let (status, body) = api
         .call("GET", &format!("/api/games/{id}/live"), None, "")
@@ -645,4 +649,48 @@ async fn a_newer_schema_is_refused() {
 fn set_user_version(path: &std::path::Path, version: i64) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.pragma_update(None, "user_version", version).unwrap();
+}
+
+mod never_a_server_error {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn body() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "\\{\"(row|col|version|size|k|opponent|first)\": ?(-?[0-9]{1,25}|\"[a-z0-9x]{0,6}\"|null|true|\\[\\]|\\{\\})\\}",
+            (any::<i64>(), any::<i64>(), any::<u64>())
+                .prop_map(|(r, c, v)| { json!({"row": r, "col": c, "version": v}).to_string() }),
+            (0u32..40, 0u32..40, 0u32..45)
+                .prop_map(|(r, c, k)| { json!({"size": format!("{r}x{c}"), "k": k}).to_string() }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever a client sends, the answer is a success or a 4xx with a
+        /// JSON error, and a refused move leaves the game as it was.
+        #[test]
+        fn any_request_is_answered_without_a_5xx(
+            body in body(),
+            path in prop_oneof![Just("/api/games"), Just("/moves"), Just("/rematch"), Just("/seats/o")],
+            with_token in any::<bool>(),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let api = Api::new();
+                let (id, x, _) = api.seated().await;
+                let before = api.game(&id).await;
+                let path = if path == "/api/games" { path.to_owned() } else { format!("/api/games/{id}{path}") };
+                let token = with_token.then_some(x.as_str());
+                let (status, reply) = api.call("POST", &path, token, &body).await;
+                assert!(!status.is_server_error(), "{path} {body:?}: {status} {reply}");
+                if !status.is_success() {
+                    error_of(&reply);
+                    assert_eq!(api.game(&id).await, before, "a refused request changed the game");
+                }
+            });
+        }
+    }
 }

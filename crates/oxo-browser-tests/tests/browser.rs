@@ -1,0 +1,1133 @@
+//! `oxo serve` in headless Chromium: the server runs in-process on a free
+//! port, chromedriver is started per test, and every browser session gets a
+//! profile of its own (seat tokens live in `localStorage`, so two players need
+//! two profiles).
+//!
+//! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver`; the tests fail (they
+//! do not skip) without them: run `scripts/install-browser.sh`.
+//!
+//! Screenshots go to `$OXO_ARTIFACTS`, else to `target/browser-artifacts/`.
+
+use std::fmt::Write as _;
+use std::future::Future;
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::panic::resume_unwind;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use oxo_server::{AppState, Hub, HubConfig, SqliteStore};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// How long a condition in the page may take to come true.
+const WAIT: Duration = Duration::from_secs(10);
+/// How often it is checked meanwhile.
+const POLL: Duration = Duration::from_millis(40);
+/// The most a whole scenario may take.
+const SCENARIO_LIMIT: Duration = Duration::from_secs(90);
+
+/// The browsers run one test at a time: a few Chromiums at once on a small
+/// machine make timings erratic.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+// ---------------------------------------------------------------------------
+// The harness: server, chromedriver, sessions, artifacts.
+// ---------------------------------------------------------------------------
+
+/// chromedriver in a process group of its own, so that the browsers it starts
+/// go with it when the group is killed (also when a test panics).
+#[derive(Debug)]
+struct ChromeDriver {
+    child: Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl ChromeDriver {
+    fn start(dir: &Path) -> ChromeDriver {
+        use std::os::unix::process::CommandExt as _;
+
+        let log = dir.join("chromedriver.log");
+        let mut last_error = String::new();
+        for _ in 0..3 {
+            let port = free_port();
+            let mut child = Command::new(CHROMEDRIVER)
+                .arg(format!("--port={port}"))
+                .arg(format!("--log-path={}", log.display()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!("could not start {CHROMEDRIVER}: {e}; run scripts/install-browser.sh")
+                });
+            let deadline = Instant::now() + WAIT;
+            loop {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return ChromeDriver {
+                        child,
+                        url: format!("http://127.0.0.1:{port}"),
+                        log,
+                    };
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    last_error = format!("chromedriver exited with {status} (port {port})");
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    last_error =
+                        format!("chromedriver did not listen on port {port} within {WAIT:?}");
+                    kill_group(&mut child);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!("could not start chromedriver: {last_error}");
+    }
+}
+
+impl Drop for ChromeDriver {
+    fn drop(&mut self) {
+        kill_group(&mut self.child);
+    }
+}
+
+/// Stop the process group led by `child`: TERM, a short grace, then KILL.
+fn kill_group(child: &mut Child) {
+    let group = format!("-{}", child.id());
+    let signal = |name: &str| {
+        let _ = Command::new("kill")
+            .args([name, "--", &group])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    };
+    signal("-TERM");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Whatever is left of the group (a browser that ignored TERM, say).
+    signal("-KILL");
+    let _ = child.kill();
+    let _ = child.wait();
+    // Wait (briefly) for the group to be gone, so no browser outlives the test.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline
+        && Command::new("kill")
+            .args(["-0", "--", &group])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+fn artifacts_dir() -> PathBuf {
+    let dir = std::env::var_os("OXO_ARTIFACTS").map_or_else(
+        || {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+            // crates/oxo-browser-tests -> the workspace's target/.
+            let root = manifest.ancestors().nth(2).unwrap_or(manifest);
+            root.join("target/browser-artifacts")
+        },
+        PathBuf::from,
+    );
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| {
+        panic!(
+            "cannot create the artifacts directory {}: {e}",
+            dir.display()
+        )
+    });
+    dir
+}
+
+/// One test's world: a server on a free port with a fresh database, a
+/// chromedriver, and the browser sessions opened so far.
+#[derive(Debug)]
+struct Harness {
+    name: &'static str,
+    addr: SocketAddr,
+    sessions: Mutex<Vec<(String, Client)>>,
+    // Dropped in this order: the server's stop signal, chromedriver (and with
+    // it every browser), then the directory with the database and profiles.
+    stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    driver: ChromeDriver,
+    dir: TempDir,
+}
+
+impl Harness {
+    async fn start(name: &'static str) -> Harness {
+        for bin in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                Path::new(bin).exists(),
+                "{bin} is missing: the browser tests need Chromium and chromedriver; \
+                 run scripts/install-browser.sh (it installs the Debian packages \
+                 chromium and chromium-driver)"
+            );
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("oxo-browser-")
+            .tempdir()
+            .expect("a temporary directory");
+        let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
+        let hub = Hub::new(Arc::new(store), &HubConfig::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port for the server");
+        let addr = listener.local_addr().expect("the server's address");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let shutdown = async {
+                let _ = stopped.await;
+            };
+            if let Err(e) = oxo_server::run(listener, AppState::new(hub), shutdown).await {
+                eprintln!("the server failed: {e}");
+            }
+        });
+        let driver = ChromeDriver::start(dir.path());
+        Harness {
+            name,
+            addr,
+            sessions: Mutex::new(Vec::new()),
+            stop: Mutex::new(Some(stop)),
+            driver,
+            dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// A new browser with a profile of its own, its window `width`×`height`.
+    async fn session(&self, label: &str, width: u32, height: u32) -> Client {
+        let profile = self.dir.path().join(format!("profile-{label}"));
+        std::fs::create_dir_all(&profile).expect("a profile directory");
+        let args = [
+            "--headless".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+            "--disable-quic".to_owned(),
+            "--no-first-run".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            "--hide-scrollbars".to_owned(),
+            format!("--window-size={width},{height}"),
+            format!("--user-data-dir={}", profile.display()),
+        ];
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), json!("chrome"));
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({ "binary": CHROMIUM, "args": args }),
+        );
+        let mut builder = ClientBuilder::new(HttpConnector::new());
+        builder.capabilities(caps);
+        let connecting = builder.connect(&self.driver.url);
+        let client = tokio::time::timeout(Duration::from_secs(30), connecting)
+            .await
+            .unwrap_or_else(|_| panic!("session {label}: Chromium did not start within 30 s"))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "session {label}: could not start Chromium through chromedriver: {e} \
+                     (see {})",
+                    self.driver.log.display()
+                )
+            });
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((label.to_owned(), client.clone()));
+        client
+    }
+
+    /// Save a PNG of what `client` shows as `<name>.png` among the artifacts.
+    async fn screenshot(&self, client: &Client, name: &str) -> PathBuf {
+        let png = client.screenshot().await.expect("a screenshot");
+        let path = artifacts_dir().join(format!("{name}.png"));
+        std::fs::write(&path, png)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        path
+    }
+
+    /// After a failure: a screenshot of every session and chromedriver's log.
+    async fn keep_evidence(&self) {
+        let sessions = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for (label, client) in &sessions {
+            let name = format!("{}-failed-{label}", self.name);
+            if let Ok(Ok(png)) =
+                tokio::time::timeout(Duration::from_secs(5), client.screenshot()).await
+            {
+                let path = artifacts_dir().join(format!("{name}.png"));
+                if std::fs::write(&path, png).is_ok() {
+                    eprintln!("screenshot of session {label}: {}", path.display());
+                }
+            }
+        }
+        let log = artifacts_dir().join(format!("{}-chromedriver.log", self.name));
+        if std::fs::copy(&self.driver.log, &log).is_ok() {
+            eprintln!("chromedriver's log: {}", log.display());
+        }
+    }
+
+    /// Close every browser and stop the server.
+    async fn finish(&self) {
+        let sessions: Vec<_> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(..)
+            .collect();
+        for (_, client) in sessions {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.close()).await;
+        }
+        if let Some(stop) = self
+            .stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = stop.send(());
+        }
+    }
+
+    /// `GET /api/games/{id}`, straight from the server.
+    async fn api_game(&self, id: &str) -> Value {
+        let addr = self.addr;
+        let path = format!("/api/games/{id}");
+        tokio::task::spawn_blocking(move || http_get_json(addr, &path))
+            .await
+            .expect("the GET did not panic")
+    }
+}
+
+/// A minimal HTTP/1.0 GET, so that no HTTP client crate is needed.
+fn http_get_json(addr: SocketAddr, path: &str) -> Value {
+    let mut stream = TcpStream::connect(addr).expect("a connection to the server");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a read timeout");
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("the request sent");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("the response read");
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("GET {path}: no body in {response:?}"));
+    assert!(
+        head.lines().next().is_some_and(|l| l.contains(" 200 ")),
+        "GET {path}: {head}\n{body}"
+    );
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("GET {path}: bad JSON {body:?}: {e}"))
+}
+
+/// Run `scenario` on a fresh harness, on a runtime of its own, one test at a
+/// time. A failure leaves screenshots of every session among the artifacts.
+fn run<F, Fut>(name: &'static str, scenario: F)
+where
+    F: FnOnce(Arc<Harness>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let started = Instant::now();
+        let harness = Arc::new(Harness::start(name).await);
+        let mut task = tokio::spawn(scenario(Arc::clone(&harness)));
+        let outcome = tokio::time::timeout(SCENARIO_LIMIT, &mut task).await;
+        if outcome.is_err() {
+            task.abort();
+            let _ = task.await;
+        }
+        if !matches!(outcome, Ok(Ok(()))) {
+            harness.keep_evidence().await;
+        }
+        harness.finish().await;
+        drop(harness);
+        match outcome {
+            Ok(Ok(())) => eprintln!("{name}: passed in {:.1?}", started.elapsed()),
+            Ok(Err(e)) if e.is_panic() => resume_unwind(e.into_panic()),
+            Ok(Err(e)) => panic!("{name}: the scenario was cancelled: {e}"),
+            Err(_) => panic!("{name}: the scenario took longer than {SCENARIO_LIMIT:?}"),
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Reading and driving the page.
+// ---------------------------------------------------------------------------
+
+/// What the game page shows, read in one script.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    path: String,
+    start_view: bool,
+    game_view: bool,
+    version: String,
+    /// The marks in the server's notation, such as `X.O/.X./..O`.
+    board: String,
+    cells: usize,
+    status: String,
+    role: String,
+    connection: String,
+    score_x: String,
+    score_o: String,
+    score_draws: String,
+    /// `#board.playable`: the seat in this browser is to move.
+    playable: bool,
+    /// Cells that are not disabled.
+    enabled: Vec<[u32; 2]>,
+    /// Cells with the class `win`.
+    win: Vec<[u32; 2]>,
+    /// Cells whose label says they are on the winning line.
+    win_labels: Vec<[u32; 2]>,
+    rematch: bool,
+    invite: bool,
+    message: String,
+    /// The focused cell, if a cell has the focus.
+    active: Option<[u32; 2]>,
+}
+
+impl Page {
+    fn mark(&self, row: u32, col: u32) -> char {
+        self.board
+            .split('/')
+            .nth(row as usize)
+            .and_then(|r| r.chars().nth(col as usize))
+            .unwrap_or('?')
+    }
+
+    fn count(&self, mark: char) -> usize {
+        self.board.chars().filter(|&c| c == mark).count()
+    }
+
+    fn over(&self) -> bool {
+        self.status == "Draw" || self.status.contains(" wins")
+    }
+}
+
+const PAGE_SCRIPT: &str = r"
+const $ = (id) => document.getElementById(id);
+const board = $('board');
+const cells = [...board.querySelectorAll('.cell')];
+const pos = (c) => [+c.dataset.row, +c.dataset.col];
+const grid = [];
+for (const c of cells) (grid[+c.dataset.row] ||= [])[+c.dataset.col] = c.dataset.mark || '.';
+const active = document.activeElement;
+return {
+  path: location.pathname + location.search,
+  startView: !$('start-view').hidden,
+  gameView: !$('game-view').hidden,
+  version: board.dataset.version || '',
+  board: grid.map((r) => Array.from(r, (m) => m || '?').join('')).join('/'),
+  cells: cells.length,
+  status: $('status').textContent,
+  role: $('role').textContent,
+  connection: $('connection').textContent,
+  scoreX: $('score-x').textContent,
+  scoreO: $('score-o').textContent,
+  scoreDraws: $('score-draws').textContent,
+  playable: board.classList.contains('playable'),
+  enabled: cells.filter((c) => !c.disabled).map(pos),
+  win: cells.filter((c) => c.classList.contains('win')).map(pos),
+  winLabels: cells.filter((c) => (c.getAttribute('aria-label') || '').includes('winning line')).map(pos),
+  rematch: !$('rematch').hidden,
+  invite: !$('invite').hidden,
+  message: $('message').hidden ? '' : $('message').textContent,
+  active: active && active.classList && active.classList.contains('cell') ? pos(active) : null,
+};
+";
+
+async fn try_page(client: &Client) -> Result<Page, String> {
+    let value = client
+        .execute(PAGE_SCRIPT, vec![])
+        .await
+        .map_err(|e| format!("the page could not be read: {e}"))?;
+    serde_json::from_value(value.clone()).map_err(|e| format!("unexpected page state {value}: {e}"))
+}
+
+async fn page(client: &Client) -> Page {
+    try_page(client).await.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Poll the page until `ready` holds; fail after [`WAIT`] showing the page.
+async fn wait_page(client: &Client, what: &str, ready: impl Fn(&Page) -> bool) -> Page {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = try_page(client).await;
+        if let Ok(page) = &seen
+            && ready(page)
+        {
+            return page.clone();
+        }
+        if Instant::now() >= deadline {
+            match seen {
+                Ok(page) => panic!("not seen within {WAIT:?}: {what}; the page shows {page:#?}"),
+                Err(e) => panic!("not seen within {WAIT:?}: {what}; {e}"),
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Poll `script` until it returns `true`.
+async fn wait_script(client: &Client, what: &str, script: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = client.execute(script, vec![]).await;
+        if matches!(seen, Ok(Value::Bool(true))) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not seen within {WAIT:?}: {what}; last result {seen:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+async fn find(client: &Client, css: &str) -> Element {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no element {css}: {e}"))
+}
+
+async fn cell(client: &Client, row: u32, col: u32) -> Element {
+    find(
+        client,
+        &format!("#board .cell[data-row=\"{row}\"][data-col=\"{col}\"]"),
+    )
+    .await
+}
+
+/// Send `keys` to whatever has the focus.
+async fn press(client: &Client, keys: &[Key]) {
+    let text: String = keys.iter().map(|&k| char::from(k)).collect();
+    client
+        .active_element()
+        .await
+        .expect("a focused element")
+        .send_keys(&text)
+        .await
+        .unwrap_or_else(|e| panic!("could not press {keys:?}: {e}"));
+}
+
+/// Start a game from the start page's form, as a person would; returns the
+/// game's id once the game page is live.
+async fn start_game(
+    h: &Harness,
+    client: &Client,
+    opponent: &str,
+    preset: &str,
+    first: &str,
+) -> String {
+    let (rows, cols, k) = parse_preset(preset);
+    client.goto(&h.url("/")).await.expect("the start page");
+    // The form's options are replaced once /api/info answers; choose after
+    // that, or the choice would be lost.
+    wait_script(
+        client,
+        "the start page, with the server's options loaded",
+        "return document.readyState === 'complete' \
+           && !document.getElementById('start-view').hidden \
+           && performance.getEntriesByType('resource') \
+                .some((e) => e.name.endsWith('/api/info') && e.responseEnd > 0);",
+    )
+    .await;
+    // Let the app's handler of that response finish (a settle, not a check).
+    let _ = client
+        .execute(
+            "return new Promise((done) => setTimeout(done, 50));",
+            vec![],
+        )
+        .await;
+    for (select, value) in [("opponent", opponent), ("preset", preset), ("first", first)] {
+        find(client, &format!("select#{select}"))
+            .await
+            .select_by_value(value)
+            .await
+            .unwrap_or_else(|e| panic!("cannot choose {value} in #{select}: {e}"));
+    }
+    let chosen = client
+        .execute(
+            "const v = (id) => document.getElementById(id).value; \
+             return [v('opponent'), v('preset'), v('first'), v('rows'), v('cols'), v('k')];",
+            vec![],
+        )
+        .await
+        .expect("the form's values");
+    assert_eq!(
+        chosen,
+        json!([
+            opponent,
+            preset,
+            first,
+            rows.to_string(),
+            cols.to_string(),
+            k.to_string()
+        ]),
+        "the form does not hold what was chosen"
+    );
+    find(client, "button#start")
+        .await
+        .click()
+        .await
+        .expect("Start clicked");
+    let shown = wait_page(client, "the new game's page, live", |p| {
+        p.path.starts_with("/g/")
+            && p.game_view
+            && !p.start_view
+            && p.cells == (rows * cols) as usize
+            && !p.version.is_empty()
+            && p.connection == "live"
+    })
+    .await;
+    let id = shown.path.trim_start_matches("/g/").to_owned();
+    let game = h.api_game(&id).await;
+    assert_eq!(
+        (
+            &game["opponent"],
+            &game["rows"],
+            &game["cols"],
+            &game["k"],
+            &game["first"]
+        ),
+        (
+            &json!(opponent),
+            &json!(rows),
+            &json!(cols),
+            &json!(k),
+            &json!(first)
+        ),
+        "the server's game is not the one chosen in the form: {game}"
+    );
+    id
+}
+
+fn parse_preset(preset: &str) -> (u32, u32, u32) {
+    let (size, k) = preset.split_once('k').expect("a preset like 3x3k3");
+    let (rows, cols) = size.split_once('x').expect("a preset like 3x3k3");
+    let n = |s: &str| s.parse::<u32>().expect("a number in the preset");
+    (n(rows), n(cols), n(k))
+}
+
+/// Mark a page so that a reload (which would lose the mark) can be noticed.
+async fn tag_page(client: &Client, tag: &str) {
+    client
+        .execute(
+            "window.__oxoTag = arguments[0]; return true;",
+            vec![json!(tag)],
+        )
+        .await
+        .expect("the page tagged");
+}
+
+async fn assert_not_reloaded(client: &Client, tag: &str) {
+    let seen = client
+        .execute("return window.__oxoTag || null;", vec![])
+        .await
+        .expect("the tag read");
+    assert_eq!(
+        seen,
+        json!(tag),
+        "session {tag}: the page was reloaded, updates must arrive without a reload"
+    );
+}
+
+/// How many move requests this page has sent.
+async fn moves_sent(client: &Client) -> u64 {
+    client
+        .execute(
+            "return performance.getEntriesByType('resource') \
+               .filter((e) => e.name.includes('/moves')).length;",
+            vec![],
+        )
+        .await
+        .expect("the resource entries")
+        .as_u64()
+        .expect("a count")
+}
+
+// ---------------------------------------------------------------------------
+// The tests.
+// ---------------------------------------------------------------------------
+
+/// One page plays a whole 3×3 game against the perfect computer, which
+/// cannot lose; its replies arrive over the WebSocket.
+#[test]
+fn plays_a_full_game_against_the_computer() {
+    run("computer-game", |h| async move {
+        let c = h.session("player", 1000, 1000).await;
+        let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        let mut played = 0;
+        loop {
+            let now = wait_page(&c, "my turn, or the end of the game", |p| {
+                p.over() || (p.playable && !p.enabled.is_empty())
+            })
+            .await;
+            if now.over() {
+                break;
+            }
+            assert_eq!(now.status, "Your turn (X)");
+            assert!(played < 5, "X has had five moves and the game is not over");
+            let [row, col] = now.enabled[0];
+            cell(&c, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            played += 1;
+            // Our move comes back in the POST's answer; the computer's reply
+            // only over the WebSocket.
+            wait_page(
+                &c,
+                &format!("X at ({row},{col}) and the computer's reply {played}"),
+                |p| p.mark(row, col) == 'X' && (p.over() || p.count('O') == played),
+            )
+            .await;
+        }
+        let end = wait_page(&c, "the score updated", |p| {
+            p.score_draws == "1" || p.score_o == "1"
+        })
+        .await;
+        h.screenshot(&c, "computer-game-end").await;
+        assert!(
+            end.status == "Draw" || end.status.starts_with("O wins"),
+            "the perfect computer cannot lose, yet the page says {:?}",
+            end.status
+        );
+        assert_eq!(end.score_x, "0", "{end:#?}");
+        if end.status == "Draw" {
+            assert_eq!((end.score_o.as_str(), end.score_draws.as_str()), ("0", "1"));
+        } else {
+            assert_eq!((end.score_o.as_str(), end.score_draws.as_str()), ("1", "0"));
+            assert_eq!(
+                end.win.len(),
+                3,
+                "the winning line is highlighted: {end:#?}"
+            );
+        }
+        assert!(end.rematch, "a finished game offers a rematch");
+        assert!(
+            end.enabled.is_empty(),
+            "no cell can be played after the end"
+        );
+        let game = h.api_game(&id).await;
+        assert_eq!(
+            game["board"].as_str().map(str::to_ascii_uppercase),
+            Some(end.board.clone()),
+            "the page's board differs from the server's: {game}"
+        );
+        let expected_status = if end.status == "Draw" { "draw" } else { "won" };
+        assert_eq!(game["status"], json!(expected_status), "{game}");
+    });
+}
+
+/// Two browsers (two profiles, so two seats) play each other through the
+/// server while a third watches; every move shows up in the other browsers
+/// without a reload.
+#[test]
+fn two_players_and_a_spectator_play_live() {
+    run("two-players", |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        let watcher = h.session("spectator", 1000, 1000).await;
+
+        let id = start_game(&h, &a, "human", "3x3k3", "x").await;
+        let waiting = wait_page(&a, "the invite box", |p| p.invite).await;
+        assert_eq!(waiting.role, "You are X");
+        assert!(
+            waiting.status.starts_with("Waiting for a friend"),
+            "{waiting:#?}"
+        );
+        assert!(waiting.enabled.is_empty(), "X cannot move before O joins");
+        let invite = find(&a, "#invite-link")
+            .await
+            .prop("value")
+            .await
+            .expect("the invite link")
+            .expect("a value");
+        assert_eq!(invite, h.url(&format!("/g/{id}?join")));
+        let watch = find(&a, "#spectate-link")
+            .await
+            .attr("href")
+            .await
+            .expect("the watch link")
+            .expect("an href");
+        assert_eq!(watch, h.url(&format!("/g/{id}")));
+        tag_page(&a, "a").await;
+
+        // B takes seat O through the invite link.
+        b.goto(&invite).await.expect("the invite link opened");
+        let joined = wait_page(&b, "seat O taken", |p| {
+            p.role == "You are O" && p.connection == "live" && !p.version.is_empty()
+        })
+        .await;
+        assert_eq!(joined.path, format!("/g/{id}"), "the ?join is dropped");
+        tag_page(&b, "b").await;
+        wait_page(&b, "B waits for X", |p| p.status == "Waiting for X…").await;
+        // A learns of it over the WebSocket.
+        let ready = wait_page(&a, "A told that O joined", |p| {
+            p.status == "Your turn (X)" && !p.invite && p.playable
+        })
+        .await;
+        assert_eq!(ready.enabled.len(), 9);
+
+        // The spectator opens the plain game link.
+        watcher.goto(&watch).await.expect("the watch link opened");
+        let watching = wait_page(&watcher, "the spectator's page, live", |p| {
+            p.connection == "live" && p.status == "X to move"
+        })
+        .await;
+        tag_page(&watcher, "spectator").await;
+        assert_eq!(watching.role, "Watching");
+        assert!(
+            watching.enabled.is_empty() && !watching.playable,
+            "a spectator's cells are disabled: {watching:#?}"
+        );
+        assert!(!watching.rematch && !watching.invite, "{watching:#?}");
+        // Clicking does nothing (WebDriver may refuse to click a disabled
+        // button, or click it to no effect).
+        let _ = cell(&watcher, 2, 2).await.click().await;
+        let version_before = h.api_game(&id).await["version"].clone();
+
+        let moves = [
+            ('X', 0, 0),
+            ('O', 1, 0),
+            ('X', 0, 1),
+            ('O', 1, 1),
+            ('X', 0, 2),
+        ];
+        let sessions = [("a", &a), ("b", &b), ("spectator", &watcher)];
+        let mut expected = ["...".to_owned(), "...".to_owned(), "...".to_owned()];
+        for (n, &(mark, row, col)) in moves.iter().enumerate() {
+            let (mover_name, mover) = if mark == 'X' {
+                sessions[0]
+            } else {
+                sessions[1]
+            };
+            wait_page(mover, &format!("{mover_name}'s turn"), |p| {
+                p.status == format!("Your turn ({mark})") && p.enabled.contains(&[row, col])
+            })
+            .await;
+            cell(mover, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            expected[row as usize].replace_range(col as usize..=col as usize, &mark.to_string());
+            let board = expected.join("/");
+            for (name, client) in sessions {
+                let seen = wait_page(
+                    client,
+                    &format!("move {} ({mark} at ({row},{col})) shown to {name}", n + 1),
+                    |p| p.board == board,
+                )
+                .await;
+                if name == "spectator" {
+                    assert!(
+                        seen.enabled.is_empty() && !seen.playable,
+                        "a spectator's cells stay disabled: {seen:#?}"
+                    );
+                }
+            }
+            if n == 2 {
+                h.screenshot(&watcher, "spectator-live").await;
+            }
+            if n == 0 {
+                // The spectator's click never reached the server.
+                let game = h.api_game(&id).await;
+                assert_eq!(game["board"], json!("X../.../..."), "{game}");
+                assert_eq!(
+                    game["version"].as_u64(),
+                    version_before.as_u64().map(|v| v + 1),
+                    "only X's move changed the game: {game}"
+                );
+                assert_eq!(moves_sent(&watcher).await, 0, "the spectator sent a move");
+                let seen = page(&watcher).await;
+                assert_eq!(seen.message, "", "no error shown to the spectator");
+            }
+        }
+
+        let line = vec![[0, 0], [0, 1], [0, 2]];
+        for (name, client, status) in [
+            ("a", &a, "X wins — you win!"),
+            ("b", &b, "X wins — you lose"),
+            ("spectator", &watcher, "X wins"),
+        ] {
+            let end = wait_page(client, &format!("{name} sees X win"), |p| {
+                p.status == status && p.score_x == "1"
+            })
+            .await;
+            assert_eq!(
+                end.win, line,
+                "{name}: the winning cells have the class win"
+            );
+            assert_eq!(end.win_labels, line, "{name}: and say so to screen readers");
+            assert_eq!(
+                (end.score_o.as_str(), end.score_draws.as_str()),
+                ("0", "0"),
+                "{name}"
+            );
+            assert!(
+                end.enabled.is_empty(),
+                "{name}: nothing playable after a win"
+            );
+            assert_eq!(end.rematch, name != "spectator", "{name}: rematch button");
+            assert_not_reloaded(client, name).await;
+        }
+        let game = h.api_game(&id).await;
+        assert_eq!(game["status"], json!("won"), "{game}");
+        assert_eq!(game["winner"], json!("x"), "{game}");
+        assert_eq!(game["board"], json!("XXX/OO./..."), "{game}");
+        assert_eq!(game["line"], json!(line), "{game}");
+        assert_eq!(moves_sent(&watcher).await, 0, "the spectator sent a move");
+
+        h.screenshot(&a, "two-players-a").await;
+        h.screenshot(&b, "two-players-b").await;
+        h.screenshot(&watcher, "spectator").await;
+    });
+}
+
+/// The cells' boxes and the page's width, in CSS pixels.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Layout {
+    inner_width: f64,
+    inner_height: f64,
+    scroll_width: f64,
+    /// `[left, top, right, bottom]` of every cell.
+    cells: Vec<[f64; 4]>,
+}
+
+const LAYOUT_SCRIPT: &str = r"
+return {
+  innerWidth: window.innerWidth,
+  innerHeight: window.innerHeight,
+  scrollWidth: document.documentElement.scrollWidth,
+  cells: [...document.querySelectorAll('#board .cell')].map((c) => {
+    const r = c.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  }),
+};
+";
+
+async fn layout(client: &Client) -> Layout {
+    let value = client
+        .execute(LAYOUT_SCRIPT, vec![])
+        .await
+        .expect("the layout");
+    serde_json::from_value(value).expect("a layout")
+}
+
+fn assert_fits(what: &str, layout: &Layout, cells: usize) {
+    assert_eq!(layout.cells.len(), cells, "{what}: cells on the board");
+    assert!(
+        layout.scroll_width <= layout.inner_width,
+        "{what}: the page scrolls sideways: scrollWidth {} > innerWidth {}",
+        layout.scroll_width,
+        layout.inner_width
+    );
+    let mut outside = String::new();
+    for (i, &[left, top, right, bottom]) in layout.cells.iter().enumerate() {
+        if left < 0.0 || right > layout.inner_width {
+            let _ = write!(outside, " cell {i}: {left:.1}..{right:.1};");
+        }
+        // A finger needs some room: at least 24 CSS pixels a side.
+        assert!(
+            right - left >= 24.0 && bottom - top >= 24.0,
+            "{what}: cell {i} is only {:.1}×{:.1} px",
+            right - left,
+            bottom - top
+        );
+    }
+    assert!(
+        outside.is_empty(),
+        "{what}: cells outside the {} px wide viewport:{outside}",
+        layout.inner_width
+    );
+    let top = layout
+        .cells
+        .iter()
+        .map(|c| c[1])
+        .fold(f64::INFINITY, f64::min);
+    let bottom = layout.cells.iter().map(|c| c[3]).fold(0.0, f64::max);
+    assert!(
+        bottom - top <= layout.inner_height,
+        "{what}: the board ({:.1} px tall) cannot be seen whole in a {} px tall viewport",
+        bottom - top,
+        layout.inner_height
+    );
+}
+
+/// On a 360×640 phone the whole board is on screen, with no sideways
+/// scrolling, for 3×3 and 7×7.
+#[test]
+fn the_board_fits_a_phone_screen() {
+    run("phone", |h| async move {
+        let c = h.session("phone", 360, 640).await;
+        c.set_window_size(360, 640).await.expect("the window sized");
+        c.goto(&h.url("/")).await.expect("the start page");
+        wait_page(&c, "the start page", |p| p.start_view).await;
+        let start = layout(&c).await;
+        assert!(
+            start.inner_width <= 360.0,
+            "the window is phone-sized (innerWidth {})",
+            start.inner_width
+        );
+        assert!(
+            start.scroll_width <= start.inner_width,
+            "the start page scrolls sideways: {start:?}"
+        );
+
+        for (preset, cells, shot) in [("3x3k3", 9, "phone-3x3"), ("7x7k5", 49, "phone-7x7")] {
+            start_game(&h, &c, "human", preset, "x").await;
+            let measured = layout(&c).await;
+            eprintln!(
+                "{preset} on a phone: viewport {}×{} px, scrollWidth {}, cells {:.1} px wide",
+                measured.inner_width,
+                measured.inner_height,
+                measured.scroll_width,
+                measured.cells.first().map_or(0.0, |c| c[2] - c[0]),
+            );
+            // The screenshot shows the viewport only: bring the whole board
+            // into it (the measurements above are from the top of the page).
+            c.execute(
+                "document.getElementById('board').scrollIntoView({ block: 'end' }); return true;",
+                vec![],
+            )
+            .await
+            .expect("the board scrolled into view");
+            h.screenshot(&c, shot).await;
+            assert_fits(preset, &measured, cells);
+        }
+    });
+}
+
+/// Arrow keys move the focus between cells and Enter (or Space) plays the
+/// focused one.
+#[test]
+fn keyboard_plays_moves() {
+    run("keyboard", |h| async move {
+        let c = h.session("keyboard", 1000, 1000).await;
+        let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        wait_page(&c, "my turn", |p| p.playable && p.enabled.len() == 9).await;
+        // The board has one cell in the tab order (a roving tabindex), the
+        // centre to begin with.
+        c.execute(
+            "document.querySelector('#board .cell[tabindex=\"0\"]').focus(); return true;",
+            vec![],
+        )
+        .await
+        .expect("a cell focused");
+        let focused = page(&c).await;
+        assert_eq!(focused.active, Some([1, 1]), "the centre is focused first");
+
+        press(&c, &[Key::Up]).await;
+        assert_eq!(page(&c).await.active, Some([0, 1]), "Up moves the focus up");
+        press(&c, &[Key::Left]).await;
+        assert_eq!(page(&c).await.active, Some([0, 0]), "Left moves it left");
+        press(&c, &[Key::Enter]).await;
+        let after = wait_page(&c, "X at (0,0) after Enter", |p| p.mark(0, 0) == 'X').await;
+        assert_eq!(after.count('X'), 1, "{after:#?}");
+        let game = h.api_game(&id).await;
+        assert_eq!(
+            game["board"].as_str().map(|b| b.starts_with('X')),
+            Some(true),
+            "the move reached the server: {game}"
+        );
+
+        // After the computer's reply the focus is back on a playable cell, so
+        // play can go on from the keyboard.
+        let replied = wait_page(&c, "the computer's reply, and my turn", |p| {
+            p.count('O') == 1 && p.playable
+        })
+        .await;
+        let from = replied.active.unwrap_or_else(|| {
+            panic!("the focus is not on a cell after the computer's reply: {replied:#?}")
+        });
+        assert!(
+            replied.enabled.contains(&from),
+            "the focused cell {from:?} can be played: {replied:#?}"
+        );
+        let (key, to) = arrow_target(&replied, from).expect("some arrow reaches a free cell");
+        press(&c, &[key]).await;
+        assert_eq!(page(&c).await.active, Some(to), "{key:?} from {from:?}");
+        press(&c, &[Key::Space]).await;
+        let [row, col] = to;
+        let second = wait_page(&c, "X's second move, played with Space", |p| {
+            p.mark(row, col) == 'X' && p.count('X') == 2
+        })
+        .await;
+        let game = h.api_game(&id).await;
+        let server_mark = game["board"]
+            .as_str()
+            .and_then(|b| b.split('/').nth(row as usize))
+            .and_then(|r| r.chars().nth(col as usize));
+        assert_eq!(server_mark, Some('X'), "the server has it: {game}");
+        assert_eq!(second.mark(0, 0), 'X');
+        h.screenshot(&c, "keyboard").await;
+    });
+}
+
+/// The arrow key that moves the focus from `from` to a playable cell, and
+/// that cell (arrows skip cells that cannot be played, as the page does).
+fn arrow_target(page: &Page, from: [u32; 2]) -> Option<(Key, [u32; 2])> {
+    let side = i64::try_from(page.board.split('/').count()).ok()?;
+    for (key, dr, dc) in [
+        (Key::Right, 0, 1),
+        (Key::Down, 1, 0),
+        (Key::Left, 0, -1),
+        (Key::Up, -1, 0),
+    ] {
+        let (mut r, mut c) = (i64::from(from[0]) + dr, i64::from(from[1]) + dc);
+        while (0..side).contains(&r) && (0..side).contains(&c) {
+            let cell = [u32::try_from(r).ok()?, u32::try_from(c).ok()?];
+            if page.enabled.contains(&cell) {
+                return Some((key, cell));
+            }
+            r += dr;
+            c += dc;
+        }
+    }
+    None
+}
