@@ -15,6 +15,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Game, Player, Rules};
@@ -373,13 +374,17 @@ impl Hub {
         let hub = self.clone();
         let handle = handle.clone();
         tokio::spawn(async move {
+            let mut retry = Duration::from_millis(100);
             loop {
                 match hub.computer_move(&handle).await {
                     Ok(true) => {}
                     Ok(false) => break,
                     Err(e) => {
-                        tracing::error!(error = %e, "computer move failed");
-                        break;
+                        // Most likely the store is failing: try again, ever
+                        // more slowly, so the game goes on once it recovers.
+                        tracing::error!(error = %e, retry_ms = retry.as_millis(), "computer move failed");
+                        tokio::time::sleep(retry).await;
+                        retry = (retry * 2).min(Duration::from_secs(30));
                     }
                 }
             }

@@ -694,3 +694,25 @@ mod never_a_server_error {
         }
     }
 }
+
+#[tokio::test]
+async fn the_computer_retries_until_the_store_recovers() {
+    let api = Api::new();
+    let (_, created) = api
+        .call("POST", "/api/games", None, r#"{"opponent":"rules"}"#)
+        .await;
+    let id = created["game"]["id"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    api.store.set_failing(true);
+    let (status, _) = api.play(id, token, 1, 1).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    // X's move is saved; the computer's reply fails while the store is down...
+    api.store.fail_after(1);
+    assert_eq!(api.play(id, token, 1, 1).await.0, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(api.game(id).await["next"], "o");
+    // ...and lands once it is back.
+    api.store.set_failing(false);
+    let game = until_version(&api, id, 3).await;
+    assert_eq!(game["next"], "x");
+}

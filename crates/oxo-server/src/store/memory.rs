@@ -2,7 +2,7 @@
 //! benchmark's no-durability baseline.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::{Change, Store, StoreError, StoreFuture};
@@ -10,23 +10,33 @@ use crate::id::GameId;
 use crate::room::RoomRecord;
 
 /// Rooms in a map; cheap to clone (clones share the map).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MemoryStore {
     rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
-    failing: Arc<AtomicBool>,
+    /// Commits that may still succeed; negative for no limit.
+    allowed: Arc<AtomicI64>,
 }
 
 impl MemoryStore {
     /// An empty store.
     #[must_use]
     pub fn new() -> MemoryStore {
-        MemoryStore::default()
+        MemoryStore {
+            rooms: Arc::default(),
+            allowed: Arc::new(AtomicI64::new(-1)),
+        }
     }
 
     /// Make every later commit fail (or succeed again), to test that a
     /// failed write leaves the game as it was.
     pub fn set_failing(&self, failing: bool) {
-        self.failing.store(failing, Ordering::SeqCst);
+        self.allowed
+            .store(if failing { 0 } else { -1 }, Ordering::SeqCst);
+    }
+
+    /// Let `n` more commits succeed, then fail every one after them.
+    pub fn fail_after(&self, n: u32) {
+        self.allowed.store(i64::from(n), Ordering::SeqCst);
     }
 
     /// The saved state of a room.
@@ -44,9 +54,21 @@ impl MemoryStore {
     }
 }
 
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore::new()
+    }
+}
+
 impl Store for MemoryStore {
     fn commit(&self, change: Change) -> StoreFuture<()> {
-        let result = if self.failing.load(Ordering::SeqCst) {
+        let allowed = self
+            .allowed
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n > 0).then(|| n - 1)
+            })
+            .map_or_else(|n| n, |_| 1);
+        let result = if allowed == 0 {
             Err(StoreError::Closed)
         } else {
             self.lock()
