@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use oxo_ai::StrategyKind;
 use oxo_core::{BoardSize, Player, Rules, RulesError};
 use serde::Deserialize;
@@ -102,6 +103,12 @@ pub async fn run(
         Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
     }
     let closer = state.clone();
+    // Moves are small writes that should leave at once.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -415,7 +422,14 @@ async fn live(
     })?;
     let updates = handle.subscribe();
     let closing = state.closing.clone();
-    Ok(upgrade.on_upgrade(move |socket| push_updates(socket, updates, closing)))
+    Ok(upgrade
+        // Clients send nothing but control frames: a small read buffer
+        // (tungstenite zero-fills the whole buffer before each read, 128 KiB
+        // by default) saves both memory per socket and CPU per update.
+        .read_buffer_size(4 * 1024)
+        .max_message_size(BODY_LIMIT)
+        .max_frame_size(BODY_LIMIT)
+        .on_upgrade(move |socket| push_updates(socket, updates, closing)))
 }
 
 /// Send the current GAME, then every change, until the client goes away or

@@ -226,8 +226,9 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     // existing one updated. The version guard makes a lost, repeated or
     // reordered write (or a new room reusing an id) fail instead of
     // silently overwriting a newer state.
-    let written = conn.execute(
-        "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
+    let written = conn
+        .prepare_cached(
+            "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
          ON CONFLICT (id) DO UPDATE SET
@@ -236,7 +237,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             version = excluded.version, computer_turn = excluded.computer_turn,
             updated_at = unixepoch()
          WHERE rooms.version < excluded.version",
-        params![
+        )?
+        .execute(params![
             r.id.as_str(),
             r.rules.rows(),
             r.rules.cols(),
@@ -251,8 +253,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             score.2,
             version,
             i64::from(change.computer_turn),
-        ],
-    )?;
+        ])?;
     if written != 1 {
         return Err(StoreError::Corrupt(format!(
             "game {} is already stored at version {} or later",
@@ -264,16 +265,16 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             .moves
             .last()
             .ok_or_else(|| StoreError::Corrupt(format!("game {}: a move with no moves", r.id)))?;
-        conn.execute(
+        conn.prepare_cached(
             "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                r.id.as_str(),
-                r.round,
-                int(r.moves.len() as u64),
-                cell.row,
-                cell.col
-            ],
-        )?;
+        )?
+        .execute(params![
+            r.id.as_str(),
+            r.round,
+            int(r.moves.len() as u64),
+            cell.row,
+            cell.col
+        ])?;
     }
     Ok(())
 }

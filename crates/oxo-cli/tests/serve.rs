@@ -1,0 +1,263 @@
+//! `oxo serve` as a real process: killed with SIGKILL mid-game and started
+//! again on the same database, nothing acknowledged is lost.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `oxo serve`, killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(db: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+            .arg(db)
+            .env("OXO_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, addr }
+    }
+
+    fn kill(mut self) {
+        self.child.kill().unwrap(); // SIGKILL: no chance to flush anything
+        self.child.wait().unwrap();
+    }
+
+    /// One HTTP/1.1 request on a fresh connection: (status, JSON body).
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> std::io::Result<(u16, Value)> {
+        let mut stream = TcpStream::connect(self.addr)?;
+        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+        let body = body.to_string();
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: oxo\r\nConnection: close\r\n{auth}\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response)?;
+        let status = response
+            .get(9..12)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| std::io::Error::other(format!("bad response {response:?}")))?;
+        let json = response
+            .split_once("\r\n\r\n")
+            .and_then(|(_, body)| serde_json::from_str(body).ok())
+            .unwrap_or(Value::Null);
+        Ok((status, json))
+    }
+
+    fn get(&self, id: &str) -> Value {
+        let (status, game) = self
+            .call("GET", &format!("/api/games/{id}"), None, &Value::Null)
+            .unwrap();
+        assert_eq!(status, 200, "{game}");
+        game
+    }
+
+    fn play(
+        &self,
+        id: &str,
+        token: &str,
+        row: u32,
+        col: u32,
+        version: u64,
+    ) -> std::io::Result<(u16, Value)> {
+        self.call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &json!({"row": row, "col": col, "version": version}),
+        )
+    }
+
+    /// A two-player game with both seats taken: (id, X token, O token).
+    fn seated(&self, settings: &Value) -> (String, String, String) {
+        let (status, created) = self.call("POST", "/api/games", None, settings).unwrap();
+        assert_eq!(status, 201, "{created}");
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let (status, joined) = self
+            .call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                None,
+                &Value::Null,
+            )
+            .unwrap();
+        assert_eq!(status, 200, "{joined}");
+        (
+            id,
+            created["token"].as_str().unwrap().to_owned(),
+            joined["token"].as_str().unwrap().to_owned(),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_game_survives_sigkill_and_finishes_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start(&db);
+    let (id, x, o) = server.seated(&json!({}));
+    assert_eq!(server.play(&id, &x, 0, 0, 2).unwrap().0, 200);
+    assert_eq!(server.play(&id, &o, 1, 0, 3).unwrap().0, 200);
+    assert_eq!(server.play(&id, &x, 0, 1, 4).unwrap().0, 200);
+    let before = server.get(&id);
+    server.kill();
+
+    let server = Server::start(&db);
+    assert_eq!(server.get(&id), before, "every acknowledged move is back");
+    assert_eq!(server.play(&id, &o, 1, 1, 5).unwrap().0, 200);
+    let (status, won) = server.play(&id, &x, 0, 2, 6).unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(won["game"]["status"], "won");
+    assert_eq!(won["game"]["score"], json!({"x": 1, "o": 0, "draws": 0}));
+}
+
+#[test]
+fn sigkill_under_load_loses_no_acknowledged_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start(&db);
+    // Games that cannot end while the moves pour in: fifteen in a row on a
+    // 15×15 board, where the moves alternate along each row.
+    let games: Vec<_> = (0..8)
+        .map(|_| server.seated(&json!({"size": "15x15", "k": 15})))
+        .collect();
+    let mut acked: Vec<Option<Value>> = vec![None; games.len()];
+    let started = Instant::now();
+    let mut killer = Some(server);
+    // Keep playing, game after game, until the server is killed under us.
+    'play: for turn in 0u32.. {
+        for (i, (id, x, o)) in games.iter().enumerate() {
+            let Some(server) = killer.as_ref() else {
+                break 'play;
+            };
+            if started.elapsed() > Duration::from_millis(400) {
+                killer.take().unwrap().kill();
+                break 'play;
+            }
+            let version = u64::from(turn) + 2;
+            let token = if turn % 2 == 0 { x } else { o };
+            let (row, col) = (turn / 15, turn % 15);
+            match server.play(id, token, row, col, version) {
+                Ok((200, reply)) => acked[i] = Some(reply["game"].clone()),
+                Ok((status, reply)) => panic!("move refused: {status} {reply}"),
+                Err(_) => break 'play,
+            }
+        }
+    }
+    let server = Server::start(&db);
+    let mut checked = 0;
+    for ((id, _, _), acked) in games.iter().zip(&acked) {
+        let Some(acked) = acked else { continue };
+        let now = server.get(id);
+        // Moves in flight at the kill may or may not have landed; every
+        // acknowledged one must have.
+        let (a, n) = (
+            acked["version"].as_u64().unwrap(),
+            now["version"].as_u64().unwrap(),
+        );
+        assert!(
+            n == a || n == a + 1,
+            "game {id}: acknowledged version {a}, found {n}"
+        );
+        let (a, n) = (
+            acked["board"].as_str().unwrap(),
+            now["board"].as_str().unwrap(),
+        );
+        for (was, is) in a.chars().zip(n.chars()) {
+            assert!(was == '.' || was == is, "game {id}: {a} became {n}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no move was acknowledged before the kill");
+    let moves: u64 = acked
+        .iter()
+        .flatten()
+        .map(|g| g["version"].as_u64().unwrap() - 2)
+        .sum();
+    eprintln!("{moves} acknowledged moves in {checked} games survived the kill");
+}
+
+#[test]
+fn sigterm_stops_the_server_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("oxo.db"));
+    assert_eq!(
+        server
+            .call("GET", "/healthz", None, &Value::Null)
+            .unwrap()
+            .0,
+        200
+    );
+    let status = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut server = server;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let exit = loop {
+        if let Some(exit) = server.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(0));
+}
+
+#[test]
+fn a_database_that_cannot_be_opened_is_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(dir.path()) // a directory, not a database file
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot open the database"), "{stderr}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "nowhere"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "bad usage");
+}
