@@ -399,6 +399,25 @@ impl Hub {
         });
     }
 
+    /// Run `work` on a blocking thread once one of the search slots is free,
+    /// so that searches never hold up the async runtime and at most
+    /// `search_threads` of them compete for the cores.
+    async fn search<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Shared) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let _permit = self
+            .shared
+            .searches
+            .acquire()
+            .await
+            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
+        let shared = self.shared.clone();
+        tokio::task::spawn_blocking(move || work(&shared))
+            .await
+            .map_err(|e| ApiError::Internal(format!("search failed: {e}")))?
+    }
+
     /// One computer move, if it is the computer's turn; `Ok(true)` when a
     /// move was made.
     async fn computer_move(&self, handle: &RoomHandle) -> Result<bool, ApiError> {
@@ -409,30 +428,22 @@ impl Hub {
                 None => return Ok(false),
             }
         };
-        let permit = self
-            .shared
-            .searches
-            .acquire()
-            .await
-            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
-        let shared = self.shared.clone();
         let rules = game.rules();
-        let cell = tokio::task::spawn_blocking(move || {
-            let mut strategy = match shared.strategies.take(Some(kind), rules) {
-                Some(strategy) => strategy,
-                None => {
-                    let seed = u64::from_le_bytes(random_bytes());
-                    kind.build(rules, seed)
-                        .map_err(|e| ApiError::Internal(e.to_string()))?
-                }
-            };
-            let cell = strategy.choose(&game);
-            shared.strategies.give(Some(kind), rules, strategy);
-            Ok::<_, ApiError>(cell)
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("search failed: {e}")))??;
-        drop(permit);
+        let cell = self
+            .search(move |shared| {
+                let mut strategy = match shared.strategies.take(Some(kind), rules) {
+                    Some(strategy) => strategy,
+                    None => {
+                        let seed = u64::from_le_bytes(random_bytes());
+                        kind.build(rules, seed)
+                            .map_err(|e| ApiError::Internal(e.to_string()))?
+                    }
+                };
+                let cell = strategy.choose(&game);
+                shared.strategies.give(Some(kind), rules, strategy);
+                Ok(cell)
+            })
+            .await?;
         let cell = cell.ok_or_else(|| ApiError::Internal(format!("{kind} found no move")))?;
         let mut room = handle.room.lock().await;
         if room.version() != version {
@@ -477,39 +488,32 @@ impl Hub {
         if empty > HINT_MAX_EMPTY || Solver::new(game.rules(), 0).is_err() {
             return Ok((version, None));
         }
-        let _permit = self
-            .shared
-            .searches
-            .acquire()
-            .await
-            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
-        let shared = self.shared.clone();
-        let json = tokio::task::spawn_blocking(move || {
-            let rules = game.rules();
-            let mut solver = match shared.solvers.take(None, rules) {
-                Some(solver) => solver,
-                None => Solver::new(rules, HINT_TABLE_BYTES)
-                    .map_err(|e| ApiError::Internal(e.to_string()))?,
-            };
-            let analysis = solver.analyse(&game);
-            shared.solvers.give(None, rules, solver);
-            let hints: Vec<Hint> = analysis
-                .map_err(|e| ApiError::Internal(e.to_string()))?
-                .moves
-                .iter()
-                .map(|&(cell, eval)| Hint {
-                    row: cell.row,
-                    col: cell.col,
-                    value: eval.value.as_str(),
-                    plies: eval.plies,
-                })
-                .collect();
-            Ok::<_, ApiError>(Arc::<str>::from(
-                serde_json::to_string(&hints).expect("hints serialise"),
-            ))
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("hint search failed: {e}")))??;
+        let json = self
+            .search(move |shared| {
+                let rules = game.rules();
+                let mut solver = match shared.solvers.take(None, rules) {
+                    Some(solver) => solver,
+                    None => Solver::new(rules, HINT_TABLE_BYTES)
+                        .map_err(|e| ApiError::Internal(e.to_string()))?,
+                };
+                let analysis = solver.analyse(&game);
+                shared.solvers.give(None, rules, solver);
+                let hints: Vec<Hint> = analysis
+                    .map_err(|e| ApiError::Internal(e.to_string()))?
+                    .moves
+                    .iter()
+                    .map(|&(cell, eval)| Hint {
+                        row: cell.row,
+                        col: cell.col,
+                        value: eval.value.as_str(),
+                        plies: eval.plies,
+                    })
+                    .collect();
+                Ok(Arc::<str>::from(
+                    serde_json::to_string(&hints).expect("hints serialise"),
+                ))
+            })
+            .await?;
         *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
             Some((version, json.clone()));
         Ok((version, Some(json)))

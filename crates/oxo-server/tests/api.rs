@@ -1,15 +1,17 @@
 //! The API, called through the router without a socket: every rule and
 //! every error the README documents.
 
+mod common;
+
+use common::call;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::StatusCode;
 use oxo_server::{AppState, Hub, HubConfig, MemoryStore, SqliteStore, Store, app};
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 struct Api {
     router: Router,
@@ -74,31 +76,6 @@ impl Api {
 
 fn router(store: Arc<dyn Store>) -> Router {
     app(AppState::new(Hub::new(store, &HubConfig::default())))
-}
-
-async fn call(
-    router: &Router,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &str,
-) -> (StatusCode, Value) {
-    let mut request = Request::builder().method(method).uri(path);
-    if let Some(token) = token {
-        request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
-    }
-    let response = router
-        .clone()
-        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    let value = serde_json::from_slice(&bytes)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-    (status, value)
 }
 
 /// Wait (bounded) until the game reaches `version`, for computer replies.

@@ -1,11 +1,12 @@
 //! A real server on a loopback port: WebSocket pushes, reconnects,
 //! shutdown, and computer moves resumed after a restart.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::StatusCode;
 use futures_util::StreamExt;
 use oxo_core::{Player, Rules};
 use oxo_server::id::{GameId, Token};
@@ -18,7 +19,6 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use tower::ServiceExt;
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -54,19 +54,14 @@ impl Server {
         token: Option<&str>,
         body: Value,
     ) -> (StatusCode, Value) {
-        let mut request = Request::builder().method(method).uri(path);
-        if let Some(token) = token {
-            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
-        }
-        let response = app(self.state.clone())
-            .oneshot(request.body(Body::from(body.to_string())).unwrap())
-            .await
-            .unwrap();
-        let status = response.status();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap())
+        common::call(
+            &app(self.state.clone()),
+            method,
+            path,
+            token,
+            &body.to_string(),
+        )
+        .await
     }
 
     async fn connect(&self, id: &str) -> Socket {
