@@ -102,6 +102,23 @@ pub async fn run(
         Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
         Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
     }
+    // Rooms nobody uses leave memory now and then; the store keeps them.
+    let sweeper = state.hub.clone();
+    let mut closing = state.closing.clone();
+    tokio::spawn(async move {
+        let every = (sweeper.idle_after() / 4).max(std::time::Duration::from_secs(1));
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {
+                    let evicted = sweeper.evict_idle(sweeper.idle_after());
+                    if evicted > 0 {
+                        tracing::debug!(evicted, in_memory = sweeper.rooms_in_memory(), "idle rooms left memory");
+                    }
+                }
+                () = closed(&mut closing) => return,
+            }
+        }
+    });
     let closer = state.clone();
     // Moves are small writes that should leave at once.
     let listener = listener.tap_io(|tcp| {

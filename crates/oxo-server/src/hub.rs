@@ -13,9 +13,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Game, Player, Rules};
@@ -46,12 +46,16 @@ const HINT_TABLE_BYTES: usize = 16 << 20;
 pub struct HubConfig {
     /// Searches (computer moves and hints) that may run at once; more wait.
     pub search_threads: usize,
+    /// Rooms nobody has asked for in this long leave memory (they stay in
+    /// the store); see [`Hub::evict_idle`].
+    pub idle_after: Duration,
 }
 
 impl Default for HubConfig {
     fn default() -> Self {
         HubConfig {
             search_threads: std::thread::available_parallelism().map_or(2, usize::from),
+            idle_after: Duration::from_secs(15 * 60),
         }
     }
 }
@@ -63,16 +67,19 @@ pub struct RoomHandle {
     live: watch::Sender<Arc<str>>,
     thinking: AtomicBool,
     hints: Mutex<Option<(u64, Arc<str>)>>,
+    /// When the room was last asked for, in seconds since the hub started.
+    touched: AtomicU64,
 }
 
 impl RoomHandle {
-    fn new(room: Room) -> RoomHandle {
+    fn new(room: Room, now: u64) -> RoomHandle {
         let (live, _) = watch::channel(game_json(&room));
         RoomHandle {
             room: tokio::sync::Mutex::new(room),
             live,
             thinking: AtomicBool::new(false),
             hints: Mutex::new(None),
+            touched: AtomicU64::new(now),
         }
     }
 
@@ -154,6 +161,7 @@ impl<T> Pool<T> {
 
 struct Shared {
     store: Arc<dyn Store>,
+    started: Instant,
     shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
     searches: Semaphore,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
@@ -165,6 +173,7 @@ struct Shared {
 #[derive(Clone)]
 pub struct Hub {
     shared: Arc<Shared>,
+    idle_after: Duration,
 }
 
 impl std::fmt::Debug for Hub {
@@ -179,12 +188,20 @@ impl Hub {
         Hub {
             shared: Arc::new(Shared {
                 store,
+                started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
             }),
+            idle_after: config.idle_after,
         }
+    }
+
+    /// How long a room may sit unused before [`Hub::evict_idle`] may drop it.
+    #[must_use]
+    pub const fn idle_after(&self) -> Duration {
+        self.idle_after
     }
 
     /// Start the computer's moves in every room where the computer was to
@@ -216,7 +233,9 @@ impl Hub {
     /// # Errors
     /// [`ApiError::NotFound`] for an unknown id; a store failure.
     pub async fn room(&self, id: &GameId) -> Result<Arc<RoomHandle>, ApiError> {
+        let now = self.now();
         if let Some(handle) = self.shard(id).get(id) {
+            handle.touched.store(now, Ordering::Relaxed);
             return Ok(handle.clone());
         }
         let record = self
@@ -230,9 +249,48 @@ impl Hub {
         let handle = self
             .shard(id)
             .entry(id.clone())
-            .or_insert_with(|| Arc::new(RoomHandle::new(room)))
+            .or_insert_with(|| Arc::new(RoomHandle::new(room, now)))
             .clone();
         Ok(handle)
+    }
+
+    fn now(&self) -> u64 {
+        self.shared.started.elapsed().as_secs()
+    }
+
+    /// Drop from memory the rooms nobody has asked for in `idle` and nobody
+    /// is using (no request in flight, no live connection, no computer
+    /// thinking); they stay in the store and load again on their next
+    /// request. Returns how many were dropped.
+    ///
+    /// A room is only dropped under its shard's lock and when the map holds
+    /// the last reference to it, so nobody can be left holding a copy that
+    /// a later load would duplicate.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let now = self.now();
+        let mut evicted = 0;
+        for shard in &self.shared.shards {
+            let mut rooms = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            rooms.retain(|_, handle| {
+                let keep = Arc::strong_count(handle) > 1
+                    || handle.live.receiver_count() > 0
+                    || handle.thinking.load(Ordering::SeqCst)
+                    || now.saturating_sub(handle.touched.load(Ordering::Relaxed)) < idle.as_secs();
+                evicted += usize::from(!keep);
+                keep
+            });
+        }
+        evicted
+    }
+
+    /// Rooms in memory.
+    #[must_use]
+    pub fn rooms_in_memory(&self) -> usize {
+        self.shared
+            .shards
+            .iter()
+            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len())
+            .sum()
     }
 
     /// Open a new room; its creator holds seat X.
@@ -256,7 +314,7 @@ impl Hub {
                 computer_turn: room.computer_to_move().is_some(),
             })
             .await?;
-        let handle = Arc::new(RoomHandle::new(room));
+        let handle = Arc::new(RoomHandle::new(room, self.now()));
         self.shard(&id).insert(id, handle.clone());
         self.schedule_computer(&handle);
         Ok(Seated {

@@ -218,3 +218,53 @@ async fn the_computer_moves_after_a_restart_where_it_was_to_move() {
         1
     );
 }
+
+#[tokio::test]
+async fn idle_rooms_leave_memory_and_come_back_from_the_store() {
+    let store = MemoryStore::new();
+    let server = Server::start(Arc::new(store)).await;
+    let hub = server.state.hub().clone();
+    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let (_, joined) = server
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .await;
+    let o = joined["token"].as_str().unwrap().to_owned();
+
+    // Someone watching keeps a room in memory, however idle.
+    let mut watcher = server.connect(&id).await;
+    next_game(&mut watcher).await;
+    assert_eq!(hub.evict_idle(Duration::ZERO), 0);
+    assert_eq!(hub.rooms_in_memory(), 1);
+    drop(watcher);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while hub.evict_idle(Duration::ZERO) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the room never left memory"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(hub.rooms_in_memory(), 0);
+
+    // It loads again on the next request, as it was, tokens and all.
+    let (status, game) = server
+        .call("GET", &format!("/api/games/{id}"), None, json!({}))
+        .await;
+    assert_eq!(
+        (status, game["version"].as_u64()),
+        (StatusCode::OK, Some(2))
+    );
+    let (status, _) = server
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(&o),
+            json!({"row": 0, "col": 0}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "still X's turn");
+    // A room used recently stays.
+    assert_eq!(hub.evict_idle(Duration::from_secs(60)), 0);
+    assert_eq!(hub.rooms_in_memory(), 1);
+}
