@@ -32,6 +32,11 @@ pub(crate) struct Geometry {
     pub order: Vec<u8>,
     /// Every k-window as a mask of its cells.
     windows: Vec<u64>,
+    /// For each bit, the windows through it, as a set of indexes into
+    /// `windows` (at most 256: each of 64 cells starts at most 4).
+    through: Vec<[u64; 4]>,
+    /// Every index into `windows`, as such a set.
+    all_windows: [u64; 4],
 }
 
 /// A symmetry as a map of (row, col) given (rows, cols): the arguments are
@@ -115,6 +120,16 @@ impl Geometry {
                 windows.push((0..k).fold(0u64, |w, j| w | 1 << (b + j * d)));
             }
         }
+        let mut through = vec![[0u64; 4]; 64];
+        let mut all_windows = [0u64; 4];
+        for (i, &w) in windows.iter().enumerate() {
+            all_windows[i / 64] |= 1 << (i % 64);
+            let mut cells = w;
+            while cells != 0 {
+                through[cells.trailing_zeros() as usize][i / 64] |= 1 << (i % 64);
+                cells &= cells - 1;
+            }
+        }
         let mut geometry = Geometry {
             rows,
             cols,
@@ -127,6 +142,8 @@ impl Geometry {
             inverse,
             order: Vec::new(),
             windows,
+            through,
+            all_windows,
         };
         geometry.order = geometry.static_order();
         Ok(geometry)
@@ -340,22 +357,119 @@ impl Geometry {
     /// in a row, whoever is to move. A `false` may also mean the search for
     /// a pairing ran out of `budget` steps: the check is sound, not complete.
     pub fn has_pairing(&self, attacker: u64, defender: u64, budget: u32) -> bool {
+        self.pairing_search(attacker, defender, 0, budget)
+    }
+
+    /// Whether `defender`, to move, has a move in `moves` after which it has
+    /// a pairing strategy against `attacker` (see [`Geometry::has_pairing`]).
+    ///
+    /// One search with a spare stone to place, rather than one pairing
+    /// search per move: the searches for different moves share most of
+    /// their work (the same crowded windows fail them all), and a window
+    /// the move would block is simply one more way to settle that window.
+    /// Sound, not complete, as `has_pairing`.
+    pub fn has_pairing_after_move(
+        &self,
+        attacker: u64,
+        defender: u64,
+        moves: u64,
+        budget: u32,
+    ) -> bool {
+        // The search may leave the stone unplaced: an extra defender stone
+        // never spoils a pairing (it blocks every window through it, and
+        // the windows its pair covered all hold it), so any move will do.
+        moves & self.valid & !(attacker | defender) != 0
+            && self.pairing_search(attacker, defender, moves, budget)
+    }
+
+    fn pairing_search(&self, attacker: u64, defender: u64, spare: u64, budget: u32) -> bool {
         let empty = self.valid & !(attacker | defender);
         let mut budget = budget;
-        let open = self.windows.iter().copied().filter(|&w| w & defender == 0);
-        // Most boards have at most 64 windows: keep them on the stack.
+        // Most boards have at most 64 windows: one word holds the set.
         if self.windows.len() <= 64 {
-            let mut live = [0u64; 64];
-            let mut n = 0;
-            for w in open {
-                live[n] = w;
-                n += 1;
-            }
-            cover(&mut live[..n], empty, &mut budget)
+            let open = self.open_windows::<u64>(defender);
+            cover(self, open, empty, spare & empty, &mut budget)
         } else {
-            let mut live: Vec<u64> = open.collect();
-            cover(&mut live, empty, &mut budget)
+            let open = self.open_windows::<[u64; 4]>(defender);
+            cover(self, open, empty, spare & empty, &mut budget)
         }
+    }
+
+    /// The windows with none of `blockers` in them.
+    fn open_windows<S: WindowSet>(&self, mut blockers: u64) -> S {
+        let mut open = S::from_words(&self.all_windows);
+        while blockers != 0 {
+            open = open.and_not(S::from_words(
+                &self.through[blockers.trailing_zeros() as usize],
+            ));
+            blockers &= blockers - 1;
+        }
+        open
+    }
+}
+
+/// A set of window indexes: a `u64` when the board has at most 64 windows,
+/// four words otherwise. The pairing search runs on these sets so that
+/// settling the windows through a cell or a pair is a few word operations.
+trait WindowSet: Copy {
+    fn from_words(words: &[u64; 4]) -> Self;
+    fn and(self, other: Self) -> Self;
+    fn and_not(self, other: Self) -> Self;
+    fn is_empty(self) -> bool;
+    fn without(self, i: usize) -> Self;
+    /// The smallest index in the set and the set without it.
+    fn pop(self) -> Option<(usize, Self)>;
+}
+
+impl WindowSet for u64 {
+    #[inline]
+    fn from_words(words: &[u64; 4]) -> Self {
+        words[0]
+    }
+    #[inline]
+    fn and(self, other: Self) -> Self {
+        self & other
+    }
+    #[inline]
+    fn and_not(self, other: Self) -> Self {
+        self & !other
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+    #[inline]
+    fn without(self, i: usize) -> Self {
+        self & !(1 << i)
+    }
+    #[inline]
+    fn pop(self) -> Option<(usize, Self)> {
+        (self != 0).then(|| (self.trailing_zeros() as usize, self & (self - 1)))
+    }
+}
+
+impl WindowSet for [u64; 4] {
+    fn from_words(words: &[u64; 4]) -> Self {
+        *words
+    }
+    fn and(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] & other[i])
+    }
+    fn and_not(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] & !other[i])
+    }
+    fn is_empty(self) -> bool {
+        self == [0; 4]
+    }
+    fn without(mut self, i: usize) -> Self {
+        self[i / 64] &= !(1 << (i % 64));
+        self
+    }
+    fn pop(mut self) -> Option<(usize, Self)> {
+        let word = self.iter().position(|&w| w != 0)?;
+        let i = word * 64 + self[word].trailing_zeros() as usize;
+        self[word] &= self[word] - 1;
+        Some((i, self))
     }
 }
 
@@ -372,10 +486,11 @@ fn shr(x: u64, n: u32) -> u64 {
 }
 
 /// Backtracking search for disjoint pairs of `free` cells covering every
-/// window in `windows`. The slice is reordered in place: windows a chosen
-/// pair covers are moved behind the ones still to cover.
-fn cover(windows: &mut [u64], free: u64, budget: &mut u32) -> bool {
-    if windows.is_empty() {
+/// window in `open`, where the defender may first also take one cell of
+/// `spare` (a subset of `free`; 0 for none), which blocks every window
+/// through it.
+fn cover<S: WindowSet>(geo: &Geometry, open: S, free: u64, spare: u64, budget: &mut u32) -> bool {
+    if open.is_empty() {
         return true;
     }
     if *budget == 0 {
@@ -385,10 +500,14 @@ fn cover(windows: &mut [u64], free: u64, budget: &mut u32) -> bool {
     // The window with the fewest free cells is the most constrained.
     let mut pick = 0;
     let mut fewest = u32::MAX;
-    for (i, w) in windows.iter().enumerate() {
+    let mut scan = open;
+    while let Some((i, rest)) = scan.pop() {
+        scan = rest;
+        let w = geo.windows[i];
         let n = (w & free).count_ones();
-        if n < 2 {
-            // No pair fits: this window can never be covered.
+        if n < 2 && w & spare == 0 {
+            // No pair fits and the spare stone cannot block it: this
+            // window can never be settled.
             return false;
         }
         if n < fewest {
@@ -396,37 +515,67 @@ fn cover(windows: &mut [u64], free: u64, budget: &mut u32) -> bool {
             pick = i;
         }
     }
-    windows.swap(0, pick);
-    // Pairs of free cells next to each other along the window (skipping
-    // the attacker's marks): the pairs classic pairing strategies use, and
-    // far fewer to try than every two cells of the window.
-    let cells = windows[0] & free;
-    let mut outer = cells;
-    while outer != 0 {
-        let a = outer & outer.wrapping_neg();
-        outer &= outer - 1;
-        if outer == 0 {
-            break;
-        }
-        {
-            let b = outer & outer.wrapping_neg();
-            let pair = a | b;
-            // Move the windows this pair does not cover to the front of the
-            // tail and recurse on them alone.
-            let tail = &mut windows[1..];
-            let mut rest = 0;
-            for i in 0..tail.len() {
-                if tail[i] & pair != pair {
-                    tail.swap(rest, i);
-                    rest += 1;
+    let through = |cell: u64| S::from_words(&geo.through[cell.trailing_zeros() as usize]);
+    if spare != 0 && fewest > 2 {
+        // No window forces a pair yet, so there is no conflict to aim the
+        // spare stone at, and branching on pairs first would make every
+        // later stone retry them all. Place the stone first instead, best
+        // cells first (one plain search per cell, as many as a search per
+        // move would make): trying every spare cell leaves nothing out.
+        for &b in &geo.order {
+            let c = 1u64 << b;
+            if spare & c != 0 {
+                if cover(geo, open.and_not(through(c)), free & !c, 0, budget) {
+                    return true;
+                }
+                if *budget == 0 {
+                    return false;
                 }
             }
-            if cover(&mut tail[..rest], free & !pair, budget) {
-                return true;
-            }
-            if *budget == 0 {
-                return false;
-            }
+        }
+        return false;
+    }
+    let window = geo.windows[pick];
+    let rest = open.without(pick);
+    // A crowded window: the spare stone may block it, which settles every
+    // window through its cell at once, or a pair may cover it. When several
+    // moves fail for the same crowded windows, they fail here together.
+    let mut stones = window & spare;
+    while stones != 0 {
+        let c = stones & stones.wrapping_neg();
+        stones &= stones - 1;
+        if cover(geo, rest.and_not(through(c)), free & !c, 0, budget) {
+            return true;
+        }
+        if *budget == 0 {
+            return false;
+        }
+    }
+    // Pairs of free cells next to each other along the window (skipping
+    // the attacker's marks): the pairs classic pairing strategies use, and
+    // far fewer to try than every two cells of the window. A pair settles
+    // the windows holding both its cells.
+    let mut cells = window & free;
+    while cells != 0 {
+        let a = cells & cells.wrapping_neg();
+        cells &= cells - 1;
+        if cells == 0 {
+            break;
+        }
+        let b = cells & cells.wrapping_neg();
+        let pair = a | b;
+        let settled = through(a).and(through(b));
+        if cover(
+            geo,
+            rest.and_not(settled),
+            free & !pair,
+            spare & !pair,
+            budget,
+        ) {
+            return true;
+        }
+        if *budget == 0 {
+            return false;
         }
     }
     false
@@ -517,6 +666,139 @@ mod tests {
         // Only the two diagonals remain: the corners and the centre.
         assert_eq!(geo.live_cells(edges).count_ones(), 5);
         assert_eq!(geo.live_cells(edges) & edges, 0);
+    }
+
+    /// An independent pairing search: open windows as lists of cells, the
+    /// free cells next to each other along a window as the only pairs, the
+    /// least free window first, no budget but a cap on steps (`None` when
+    /// it runs out). Finds the pairs themselves, so they can be checked.
+    fn reference_pairing(geo: &Geometry, attacker: u64, defender: u64) -> Option<Option<u64>> {
+        fn go(
+            windows: &[Vec<u32>],
+            free: u64,
+            pairs: &mut Vec<u64>,
+            steps: &mut u32,
+        ) -> Option<bool> {
+            *steps = steps.checked_sub(1)?;
+            let open: Vec<&Vec<u32>> = windows
+                .iter()
+                .filter(|w| {
+                    !pairs
+                        .iter()
+                        .any(|&p| w.iter().filter(|&&c| p >> c & 1 == 1).count() == 2)
+                })
+                .collect();
+            let Some(window) = open
+                .iter()
+                .min_by_key(|w| w.iter().filter(|&&c| free >> c & 1 == 1).count())
+            else {
+                return Some(true);
+            };
+            let cells: Vec<u32> = window
+                .iter()
+                .copied()
+                .filter(|&c| free >> c & 1 == 1)
+                .collect();
+            for two in cells.windows(2) {
+                let pair = 1 << two[0] | 1 << two[1];
+                pairs.push(pair);
+                if go(windows, free & !pair, pairs, steps)? {
+                    return Some(true);
+                }
+                pairs.pop();
+            }
+            Some(false)
+        }
+        let windows: Vec<Vec<u32>> = geo
+            .windows
+            .iter()
+            .filter(|&&w| w & defender == 0)
+            .map(|&w| (0..64).filter(|&c| w >> c & 1 == 1).collect())
+            .collect();
+        let free = geo.valid & !(attacker | defender);
+        let mut pairs = Vec::new();
+        let found = go(&windows, free, &mut pairs, &mut 200_000)?;
+        if !found {
+            return Some(None);
+        }
+        // The pairs are disjoint free cells and every open window holds one.
+        let used = pairs.iter().fold(0u64, |acc, &p| {
+            assert_eq!(acc & p, 0);
+            acc | p
+        });
+        assert_eq!(used & !free, 0);
+        for w in geo.windows.iter().filter(|&&w| w & defender == 0) {
+            assert!(pairs.iter().any(|&p| w & p == p), "window {w:#x} uncovered");
+        }
+        Some(Some(used))
+    }
+
+    #[test]
+    fn pairing_search_agrees_with_a_plain_one() {
+        // 6x6 k=3 has more than 64 windows: the four-word window sets.
+        for (rows, cols, k) in [(4, 4, 3), (5, 5, 4), (4, 5, 4), (6, 6, 5), (6, 6, 3)] {
+            let geo = Geometry::new(Rules::new(rows, cols, k).unwrap()).unwrap();
+            let mut seed = 99u64;
+            let mut random = || {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (seed >> 33) as u32
+            };
+            let (mut found, mut checked, mut after_move) = (0, 0, 0);
+            for _ in 0..300 {
+                // Each position fills cells at its own rates, the defender's
+                // the higher, so that pairings are neither rare nor certain.
+                let (pa, pd) = (random() % 30, 10 + random() % 60);
+                let (mut attacker, mut defender) = (0u64, 0u64);
+                for b in 0..64 {
+                    if geo.valid >> b & 1 == 1 {
+                        let roll = random() % 100;
+                        if roll < pa {
+                            attacker |= 1 << b;
+                        } else if roll < pa + pd {
+                            defender |= 1 << b;
+                        }
+                    }
+                }
+                let free = geo.valid & !(attacker | defender);
+                if let Some(reference) = reference_pairing(&geo, attacker, defender) {
+                    checked += 1;
+                    found += usize::from(reference.is_some());
+                    assert_eq!(
+                        geo.has_pairing(attacker, defender, u32::MAX),
+                        reference.is_some(),
+                        "{attacker:#x} {defender:#x}"
+                    );
+                }
+                // One spare stone: the same as a pairing after some move.
+                let moves = free & u64::from(random()).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mut any = Some(false);
+                for b in (0..64).filter(|&b| moves >> b & 1 == 1) {
+                    match reference_pairing(&geo, attacker, defender | 1 << b) {
+                        None => any = None,
+                        Some(Some(_)) => {
+                            any = Some(true);
+                            break;
+                        }
+                        Some(None) => {}
+                    }
+                }
+                if let Some(any) = any {
+                    after_move += usize::from(any);
+                    assert_eq!(
+                        geo.has_pairing_after_move(attacker, defender, moves, u32::MAX),
+                        any,
+                        "{attacker:#x} {defender:#x} {moves:#x}"
+                    );
+                }
+            }
+            // Both answers come up often enough to mean something.
+            assert!(
+                checked > 250 && (10..checked - 10).contains(&found) && after_move > found,
+                "{rows}x{cols} k={k}: {found} pairings, {after_move} after a move, of {checked}"
+            );
+        }
     }
 
     #[test]

@@ -466,20 +466,26 @@ impl Solver {
             }
         }
 
-        let order = self.move_order(pos, candidates, hint);
         // A move after which we have a pairing strategy holds the draw:
-        // when a draw is all this node needs, look for one before searching,
-        // most promising moves first. Only a move into one of the
-        // opponent's open windows can help: elsewhere it just takes a cell
-        // the pairing might have used.
-        if beta <= 0 && alpha < 0 && empty.count_ones() >= LOOKAHEAD_MIN_EMPTIES {
-            for b in order {
-                if theirs >> b & 1 == 1 && self.geo.has_pairing(opp, me | 1 << b, PAIRING_BUDGET) {
-                    return 0;
-                }
-            }
+        // when a draw is all this node needs, look for one before searching.
+        // Only a move into one of the opponent's open windows can help:
+        // elsewhere it just takes a cell the pairing might have used. The
+        // one search over all such moves may take as many steps as a
+        // search per move would.
+        if beta <= 0
+            && alpha < 0
+            && empty.count_ones() >= LOOKAHEAD_MIN_EMPTIES
+            && self.geo.has_pairing_after_move(
+                opp,
+                me,
+                candidates & theirs,
+                PAIRING_BUDGET * (candidates & theirs).count_ones(),
+            )
+        {
+            return 0;
         }
 
+        let order = self.move_order(pos, candidates, hint);
         let alpha_in = alpha;
         let mut best = -2i8;
         let mut best_bit = u32::MAX;
