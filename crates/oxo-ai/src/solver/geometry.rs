@@ -34,9 +34,12 @@ pub(crate) struct Geometry {
     windows: Vec<u64>,
     /// For each bit, the windows through it, as a set of indexes into
     /// `windows` (at most 256: each of 64 cells starts at most 4).
-    through: Vec<[u64; 4]>,
+    through: Box<[[u64; 4]; 64]>,
     /// Every index into `windows`, as such a set.
     all_windows: [u64; 4],
+    /// `windows` again, in an array a window-set index (below 256) always
+    /// fits: the pairing search reads it without bounds checks.
+    window_at: Box<[u64; 256]>,
 }
 
 /// A symmetry as a map of (row, col) given (rows, cols): the arguments are
@@ -120,7 +123,13 @@ impl Geometry {
                 windows.push((0..k).fold(0u64, |w, j| w | 1 << (b + j * d)));
             }
         }
-        let mut through = vec![[0u64; 4]; 64];
+        assert!(
+            windows.len() <= 256,
+            "each of 64 cells starts at most 4 windows"
+        );
+        let mut window_at = Box::new([0u64; 256]);
+        window_at[..windows.len()].copy_from_slice(&windows);
+        let mut through = Box::new([[0u64; 4]; 64]);
         let mut all_windows = [0u64; 4];
         for (i, &w) in windows.iter().enumerate() {
             all_windows[i / 64] |= 1 << (i % 64);
@@ -144,6 +153,7 @@ impl Geometry {
             windows,
             through,
             all_windows,
+            window_at,
         };
         geometry.order = geometry.static_order();
         Ok(geometry)
@@ -395,19 +405,23 @@ impl Geometry {
         }
     }
 
+    /// The windows through the lowest set bit of `cells`.
+    #[inline]
+    fn through_cell<S: WindowSet>(&self, cells: u64) -> S {
+        S::from_words(&self.through[cells.trailing_zeros() as usize % 64])
+    }
+
     /// Window `i` (an index from a window set) as a mask of its cells.
     #[inline]
     fn window(&self, i: usize) -> u64 {
-        self.windows[i]
+        self.window_at[i % 256]
     }
 
     /// The windows with none of `blockers` in them.
     fn open_windows<S: WindowSet>(&self, mut blockers: u64) -> S {
         let mut open = S::from_words(&self.all_windows);
         while blockers != 0 {
-            open = open.and_not(S::from_words(
-                &self.through[blockers.trailing_zeros() as usize],
-            ));
+            open = open.and_not(self.through_cell(blockers));
             blockers &= blockers - 1;
         }
         open
@@ -556,7 +570,7 @@ fn cover<S: WindowSet>(
             }
         }
     }
-    let through = |cell: u64| S::from_words(&geo.through[cell.trailing_zeros() as usize]);
+    let through = |cell: u64| geo.through_cell::<S>(cell);
     if spare != 0 && fewest > 2 {
         // No window forces a pair yet, so there is no conflict to aim the
         // spare stone at, and branching on pairs first would make every
