@@ -261,10 +261,39 @@ impl Geometry {
     /// has j before and k−1−j after for some j.
     #[inline]
     pub fn winning_cells(&self, stones: u64, empty: u64) -> u64 {
-        let k = self.k as usize;
-        if k > 16 {
-            return self.winning_cells_long(stones, empty);
+        // The search asks this twice a node: with k known at compile time
+        // the loops unroll and the arrays stay in registers.
+        match self.k {
+            3 => self.winning_cells_k::<3>(stones, empty),
+            4 => self.winning_cells_k::<4>(stones, empty),
+            5 => self.winning_cells_k::<5>(stones, empty),
+            6 => self.winning_cells_k::<6>(stones, empty),
+            k if k <= 16 => self.winning_cells_short(stones, empty),
+            _ => self.winning_cells_long(stones, empty),
         }
+    }
+
+    #[inline]
+    fn winning_cells_k<const K: usize>(&self, stones: u64, empty: u64) -> u64 {
+        let mut wins = 0u64;
+        for &d in &self.dirs {
+            let mut left = [u64::MAX; K];
+            let mut right = [u64::MAX; K];
+            for j in 1..K {
+                let shift = j as u32 * d;
+                left[j] = left[j - 1] & shl(stones, shift);
+                right[j] = right[j - 1] & shr(stones, shift);
+            }
+            for j in 0..K {
+                wins |= left[j] & right[K - 1 - j];
+            }
+        }
+        wins & empty
+    }
+
+    /// `winning_cells` for any k up to 16.
+    fn winning_cells_short(&self, stones: u64, empty: u64) -> u64 {
+        let k = self.k as usize;
         let mut wins = 0u64;
         for &d in &self.dirs {
             let mut left = [u64::MAX; 16];
@@ -307,15 +336,32 @@ impl Geometry {
     /// the windows the other player can still fill.
     #[inline]
     pub fn live_cells(&self, blockers: u64) -> u64 {
+        // Twice a node, as `winning_cells`: unrolled for the usual k.
+        match self.k {
+            3 => self.live_cells_k::<3>(blockers),
+            4 => self.live_cells_k::<4>(blockers),
+            5 => self.live_cells_k::<5>(blockers),
+            6 => self.live_cells_k::<6>(blockers),
+            k => self.live_cells_any(blockers, k),
+        }
+    }
+
+    #[inline]
+    fn live_cells_k<const K: u32>(&self, blockers: u64) -> u64 {
+        self.live_cells_any(blockers, K)
+    }
+
+    #[inline(always)]
+    fn live_cells_any(&self, blockers: u64, k: u32) -> u64 {
         let free = self.valid & !blockers;
         let mut cells = 0u64;
         for (i, &d) in self.dirs.iter().enumerate() {
             let mut starts = free & self.window_starts[i];
-            for j in 1..self.k {
+            for j in 1..k {
                 starts &= shr(free, j * d);
             }
             let mut spread = starts;
-            for j in 1..self.k {
+            for j in 1..k {
                 spread |= shl(starts, j * d);
             }
             cells |= spread;
@@ -673,12 +719,18 @@ mod tests {
 
     #[test]
     fn lines_and_winning_cells_match_the_core() {
-        // Every 3x3 and 4x4 k=3 position from a few random games: compare
-        // against the core's own scan and its move results.
+        // Every position from a few random games: compare against the
+        // core's own scan and its move results. The k from 3 to 6 take the
+        // unrolled paths, 2 and 7 the general one.
         for rules in [
             Rules::TIC_TAC_TOE,
             Rules::new(4, 4, 3).unwrap(),
             Rules::new(3, 5, 3).unwrap(),
+            Rules::new(5, 4, 4).unwrap(),
+            Rules::new(6, 6, 5).unwrap(),
+            Rules::new(6, 7, 6).unwrap(),
+            Rules::new(7, 7, 7).unwrap(),
+            Rules::new(3, 4, 2).unwrap(),
         ] {
             let geo = Geometry::new(rules).unwrap();
             let mut seed = 12345u64;
@@ -704,6 +756,34 @@ mod tests {
                     let has = geo.has_line(bits_of(&geo, &game, me));
                     assert_eq!(has, game.outcome() == Some(oxo_core::Outcome::Win(me)));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn live_cells_are_the_open_windows() {
+        let mut seed = 7u64;
+        for (rows, cols, k) in [
+            (3, 3, 3),
+            (5, 4, 4),
+            (6, 6, 5),
+            (6, 7, 6),
+            (7, 7, 7),
+            (3, 4, 2),
+        ] {
+            let geo = Geometry::new(Rules::new(rows, cols, k).unwrap()).unwrap();
+            for _ in 0..200 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // About one cell in eight blocked.
+                let blockers = geo.valid & seed & seed >> 13 & seed >> 27;
+                let open = geo
+                    .windows
+                    .iter()
+                    .filter(|&&w| w & blockers == 0)
+                    .fold(0, |acc, &w| acc | w);
+                assert_eq!(geo.live_cells(blockers), open, "{blockers:#x}");
             }
         }
     }
