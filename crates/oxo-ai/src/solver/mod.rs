@@ -453,12 +453,20 @@ impl Solver {
             }
         }
 
-        // Pairing strategies settle many draws without search.
+        // Pairing strategies settle many draws without search. A node that
+        // needs only a draw and is about to look for a move that leaves it
+        // a pairing skips the search for one it has already: the lookahead
+        // finds that too (any move keeps a pairing).
+        let look_ahead = beta <= 0 && empty.count_ones() >= LOOKAHEAD_MIN_EMPTIES;
         if empty.count_ones() >= PAIRING_MIN_EMPTIES {
             if beta > 0 && self.geo.has_pairing(me, opp, PAIRING_BUDGET) {
                 beta = 0;
             }
-            if alpha < 0 && beta > alpha && self.geo.has_pairing(opp, me, PAIRING_BUDGET) {
+            if alpha < 0
+                && beta > alpha
+                && !look_ahead
+                && self.geo.has_pairing(opp, me, PAIRING_BUDGET)
+            {
                 alpha = 0;
             }
             if alpha >= beta {
@@ -472,9 +480,8 @@ impl Solver {
         // elsewhere it just takes a cell the pairing might have used. The
         // one search over all such moves may take as many steps as a
         // search per move would.
-        if beta <= 0
+        if look_ahead
             && alpha < 0
-            && empty.count_ones() >= LOOKAHEAD_MIN_EMPTIES
             && self.geo.has_pairing_after_move(
                 opp,
                 me,
