@@ -613,6 +613,11 @@ fn cover<S: WindowSet>(
             if n < fewest {
                 fewest = n;
                 pick = i;
+                // Without a spare stone, every window has two free cells
+                // (the touched ones were just checked): two is the least.
+                if n == 2 && spare == 0 {
+                    break;
+                }
             }
         }
     }
