@@ -444,10 +444,10 @@ impl Geometry {
         // Most boards have at most 64 windows: one word holds the set.
         if self.windows.len() <= 64 {
             let open = self.open_windows::<u64>(defender);
-            cover(self, open, open, empty, spare & empty, &mut budget)
+            cover(self, open, open, empty, spare & empty, &mut budget, &mut 0)
         } else {
             let open = self.open_windows::<[u64; 4]>(defender);
-            cover(self, open, open, empty, spare & empty, &mut budget)
+            cover(self, open, open, empty, spare & empty, &mut budget, &mut 0)
         }
     }
 
@@ -563,6 +563,10 @@ fn shr(x: u64, n: u32) -> u64 {
 /// window in `open`, where the defender may first also take one cell of
 /// `spare` (a subset of `free`; 0 for none), which blocks every window
 /// through it.
+///
+/// When a search without a spare stone fails without running out of
+/// budget, `why` gains the cells of every window the failure depended on.
+/// (With a spare stone, `why` means nothing: no caller reads it.)
 fn cover<S: WindowSet>(
     geo: &Geometry,
     open: S,
@@ -570,6 +574,7 @@ fn cover<S: WindowSet>(
     free: u64,
     spare: u64,
     budget: &mut u32,
+    why: &mut u64,
 ) -> bool {
     if open.is_empty() {
         return true;
@@ -591,6 +596,7 @@ fn cover<S: WindowSet>(
             scan = rest;
             let n = (geo.window(i) & free).count_ones();
             if n < 2 {
+                *why |= geo.window(i);
                 return false;
             }
             if n < fewest {
@@ -608,6 +614,7 @@ fn cover<S: WindowSet>(
             if n < 2 && w & spare == 0 {
                 // No pair fits and the spare stone cannot block it: this
                 // window can never be settled.
+                *why |= w;
                 return false;
             }
             if n < fewest {
@@ -628,16 +635,25 @@ fn cover<S: WindowSet>(
         // later stone retry them all. Place the stone first instead, best
         // cells first (one plain search per cell, as many as a search per
         // move would make): trying every spare cell leaves nothing out.
+        //
+        // A search that fails looks only at some windows: a stone outside
+        // all of them leaves those windows and their free cells as they
+        // were, so the same failure awaits it, and it is not tried. (Like
+        // the budget, this can only make the search miss a pairing, never
+        // claim one: a pairing is only ever claimed once built.)
+        let mut hope = spare;
         for &b in &geo.order {
             let c = 1u64 << b;
-            if spare & c != 0 {
+            if hope & c != 0 {
                 let left = open.and_not(through(c));
-                if cover(geo, left, left, free & !c, 0, budget) {
+                let mut seen = 0;
+                if cover(geo, left, left, free & !c, 0, budget, &mut seen) {
                     return true;
                 }
                 if *budget == 0 {
                     return false;
                 }
+                hope &= seen;
             }
         }
         return false;
@@ -647,17 +663,21 @@ fn cover<S: WindowSet>(
     // A crowded window: the spare stone may block it, which settles every
     // window through its cell at once, or a pair may cover it. When several
     // moves fail for the same crowded windows, they fail here together.
+    // (Stones outside the windows a failed stone's search looked at fail
+    // too, as above.)
     let mut stones = window & spare;
     while stones != 0 {
         let c = stones & stones.wrapping_neg();
         stones &= stones - 1;
         let left = rest.and_not(through(c));
-        if cover(geo, left, left, free & !c, 0, budget) {
+        let mut seen = 0;
+        if cover(geo, left, left, free & !c, 0, budget, &mut seen) {
             return true;
         }
         if *budget == 0 {
             return false;
         }
+        stones &= seen;
     }
     // Pairs of free cells next to each other along the window (skipping
     // the attacker's marks): the pairs classic pairing strategies use, and
@@ -680,6 +700,7 @@ fn cover<S: WindowSet>(
             free & !pair,
             spare & !pair,
             budget,
+            why,
         ) {
             return true;
         }
@@ -687,6 +708,8 @@ fn cover<S: WindowSet>(
             return false;
         }
     }
+    // Every way to settle this window failed.
+    *why |= window;
     false
 }
 
