@@ -378,13 +378,13 @@ impl Geometry {
     pub fn cell_scores(&self, me: u64, opp: u64, scores: &mut [u64; 64]) {
         let empty = self.valid & !(me | opp);
         for &w in &self.windows {
-            let mine = (w & me).count_ones();
-            let theirs = (w & opp).count_ones();
+            // Counting marks only in the windows still open to someone.
+            let (mine, theirs) = (w & me, w & opp);
             let add = match (mine, theirs) {
                 (0, 0) => 1,
                 // Capped so long windows on thin boards cannot overflow.
-                (m, 0) => 4u64 << (3 * m).min(48),
-                (0, t) => 3u64 << (3 * t).min(48),
+                (m, 0) => 4u64 << (3 * m.count_ones()).min(48),
+                (0, t) => 3u64 << (3 * t.count_ones()).min(48),
                 _ => continue,
             };
             let mut cells = w & empty;

@@ -704,12 +704,16 @@ impl Default for MoveList {
 }
 
 impl MoveList {
-    /// Add bit `b`, ordered by `score` and then by `history`.
+    /// Add bit `b`, ordered by `score`, then by `history`, then by the
+    /// order of pushing.
     fn push(&mut self, b: u32, score: u64, history: u32) {
         self.bits[self.len] = b as u8;
-        // Both saturate: the order among huge values does not matter.
-        self.keys[self.len] =
-            (score.min((1 << 40) - 1) << 24) | u64::from(history.min((1 << 24) - 1));
+        // Score and history saturate: the order among huge values does not
+        // matter. The low bits make every key unique, earlier pushes the
+        // greater, so moves can be picked out of order by swapping.
+        self.keys[self.len] = (score.min((1 << 34) - 1) << 30)
+            | u64::from(history.min((1 << 24) - 1)) << 6
+            | (63 - self.len as u64);
         self.len += 1;
     }
 }
@@ -717,8 +721,7 @@ impl MoveList {
 impl Iterator for MoveList {
     type Item = u32;
 
-    /// The remaining move with the greatest key; the first of equals, so
-    /// ties keep the order they were pushed in.
+    /// The remaining move with the greatest key.
     fn next(&mut self) -> Option<u32> {
         if self.next >= self.len {
             return None;
@@ -729,8 +732,8 @@ impl Iterator for MoveList {
                 best = i;
             }
         }
-        self.bits[self.next..=best].rotate_right(1);
-        self.keys[self.next..=best].rotate_right(1);
+        self.bits.swap(self.next, best);
+        self.keys.swap(self.next, best);
         self.next += 1;
         Some(u32::from(self.bits[self.next - 1]))
     }
