@@ -22,6 +22,9 @@ pub(crate) struct Geometry {
     pub valid: u64,
     /// Shift for each direction.
     dirs: [u32; 4],
+    /// Whether k − 1 steps in any direction shift by less than 64 bits, so
+    /// the line scans need no checked shifts.
+    short_shifts: bool,
     /// For each direction, the bits where a k-window starts and fits.
     window_starts: [u64; 4],
     /// The symmetries of the board, each a map from bit to bit.
@@ -146,6 +149,7 @@ impl Geometry {
             stride,
             valid,
             dirs,
+            short_shifts: (k - 1) * (stride + 1) < 64,
             window_starts,
             syms,
             inverse,
@@ -264,10 +268,10 @@ impl Geometry {
         // The search asks this twice a node: with k known at compile time
         // the loops unroll and the arrays stay in registers.
         match self.k {
-            3 => self.winning_cells_k::<3>(stones, empty),
-            4 => self.winning_cells_k::<4>(stones, empty),
-            5 => self.winning_cells_k::<5>(stones, empty),
-            6 => self.winning_cells_k::<6>(stones, empty),
+            3 if self.short_shifts => self.winning_cells_k::<3>(stones, empty),
+            4 if self.short_shifts => self.winning_cells_k::<4>(stones, empty),
+            5 if self.short_shifts => self.winning_cells_k::<5>(stones, empty),
+            6 if self.short_shifts => self.winning_cells_k::<6>(stones, empty),
             k if k <= 16 => self.winning_cells_short(stones, empty),
             _ => self.winning_cells_long(stones, empty),
         }
@@ -279,10 +283,11 @@ impl Geometry {
         for &d in &self.dirs {
             let mut left = [u64::MAX; K];
             let mut right = [u64::MAX; K];
+            // Every shift is below 64 (`short_shifts`).
             for j in 1..K {
                 let shift = j as u32 * d;
-                left[j] = left[j - 1] & shl(stones, shift);
-                right[j] = right[j - 1] & shr(stones, shift);
+                left[j] = left[j - 1] & stones << shift;
+                right[j] = right[j - 1] & stones >> shift;
             }
             for j in 0..K {
                 wins |= left[j] & right[K - 1 - j];
@@ -338,21 +343,35 @@ impl Geometry {
     pub fn live_cells(&self, blockers: u64) -> u64 {
         // Twice a node, as `winning_cells`: unrolled for the usual k.
         match self.k {
-            3 => self.live_cells_k::<3>(blockers),
-            4 => self.live_cells_k::<4>(blockers),
-            5 => self.live_cells_k::<5>(blockers),
-            6 => self.live_cells_k::<6>(blockers),
-            k => self.live_cells_any(blockers, k),
+            3 if self.short_shifts => self.live_cells_k::<3>(blockers),
+            4 if self.short_shifts => self.live_cells_k::<4>(blockers),
+            5 if self.short_shifts => self.live_cells_k::<5>(blockers),
+            6 if self.short_shifts => self.live_cells_k::<6>(blockers),
+            _ => self.live_cells_any(blockers),
         }
     }
 
     #[inline]
     fn live_cells_k<const K: u32>(&self, blockers: u64) -> u64 {
-        self.live_cells_any(blockers, K)
+        let free = self.valid & !blockers;
+        let mut cells = 0u64;
+        for (i, &d) in self.dirs.iter().enumerate() {
+            // Every shift is below 64 (`short_shifts`).
+            let mut starts = free & self.window_starts[i];
+            for j in 1..K {
+                starts &= free >> (j * d);
+            }
+            let mut spread = starts;
+            for j in 1..K {
+                spread |= starts << (j * d);
+            }
+            cells |= spread;
+        }
+        cells
     }
 
-    #[inline(always)]
-    fn live_cells_any(&self, blockers: u64, k: u32) -> u64 {
+    fn live_cells_any(&self, blockers: u64) -> u64 {
+        let k = self.k;
         let free = self.valid & !blockers;
         let mut cells = 0u64;
         for (i, &d) in self.dirs.iter().enumerate() {
@@ -749,7 +768,8 @@ mod tests {
     fn lines_and_winning_cells_match_the_core() {
         // Every position from a few random games: compare against the
         // core's own scan and its move results. The k from 3 to 6 take the
-        // unrolled paths, 2 and 7 the general one.
+        // unrolled paths, 2 and 7 the general one, and so does 2x31 k=3,
+        // whose diagonals shift by more than 64 bits.
         for rules in [
             Rules::TIC_TAC_TOE,
             Rules::new(4, 4, 3).unwrap(),
@@ -759,6 +779,7 @@ mod tests {
             Rules::new(6, 7, 6).unwrap(),
             Rules::new(7, 7, 7).unwrap(),
             Rules::new(3, 4, 2).unwrap(),
+            Rules::new(2, 31, 3).unwrap(),
         ] {
             let geo = Geometry::new(rules).unwrap();
             let mut seed = 12345u64;
