@@ -432,11 +432,13 @@ impl Geometry {
     /// in a row, whoever is to move. A `false` may also mean the search for
     /// a pairing ran out of `budget` steps: the check is sound, not complete.
     pub fn has_pairing(&self, attacker: u64, defender: u64, budget: u32) -> bool {
-        self.pairing_search(attacker, defender, 0, budget)
+        self.pairing_search(attacker, defender, 0, budget).is_some()
     }
 
     /// Whether `defender`, to move, has a move in `moves` after which it has
-    /// a pairing strategy against `attacker` (see [`Geometry::has_pairing`]).
+    /// a pairing strategy against `attacker` (see [`Geometry::has_pairing`]):
+    /// if so, the cells the strategy takes, its move (if it needs one) and
+    /// the cells of its pairs.
     ///
     /// One search with a spare stone to place, rather than one pairing
     /// search per move: the searches for different moves share most of
@@ -449,25 +451,34 @@ impl Geometry {
         defender: u64,
         moves: u64,
         budget: u32,
-    ) -> bool {
+    ) -> Option<u64> {
         // The search may leave the stone unplaced: an extra defender stone
         // never spoils a pairing (it blocks every window through it, and
         // the windows its pair covered all hold it), so any move will do.
-        moves & self.valid & !(attacker | defender) != 0
-            && self.pairing_search(attacker, defender, moves, budget)
+        if moves & self.valid & !(attacker | defender) == 0 {
+            return None;
+        }
+        self.pairing_search(attacker, defender, moves, budget)
     }
 
-    fn pairing_search(&self, attacker: u64, defender: u64, spare: u64, budget: u32) -> bool {
+    /// The cells a pairing (after one stone from `spare`, if that helps)
+    /// takes, if the search finds one.
+    fn pairing_search(&self, attacker: u64, defender: u64, spare: u64, budget: u32) -> Option<u64> {
         let empty = self.valid & !(attacker | defender);
-        let mut budget = budget;
+        let mut search = Search {
+            geo: self,
+            budget,
+            left: 0,
+        };
         // Most boards have at most 64 windows: one word holds the set.
-        if self.windows.len() <= 64 {
+        let found = if self.windows.len() <= 64 {
             let open = self.open_windows::<u64>(defender);
-            cover(self, open, open, empty, spare & empty, &mut budget, &mut 0)
+            cover(&mut search, open, open, empty, spare & empty, &mut 0)
         } else {
             let open = self.open_windows::<[u64; 4]>(defender);
-            cover(self, open, open, empty, spare & empty, &mut budget, &mut 0)
-        }
+            cover(&mut search, open, open, empty, spare & empty, &mut 0)
+        };
+        found.then_some(empty & !search.left)
     }
 
     /// The windows through the lowest set bit of `cells`.
@@ -578,6 +589,14 @@ fn shr(x: u64, n: u32) -> u64 {
     x.checked_shr(n).unwrap_or(0)
 }
 
+/// A pairing search under way: its steps left, and once it succeeds, the
+/// cells its pairs and stone left free.
+struct Search<'a> {
+    geo: &'a Geometry,
+    budget: u32,
+    left: u64,
+}
+
 /// Backtracking search for disjoint pairs of `free` cells covering every
 /// window in `open`, where the defender may first also take one cell of
 /// `spare` (a subset of `free`; 0 for none), which blocks every window
@@ -587,21 +606,22 @@ fn shr(x: u64, n: u32) -> u64 {
 /// budget, `why` gains the cells of every window the failure depended on.
 /// (With a spare stone, `why` means nothing: no caller reads it.)
 fn cover<S: WindowSet>(
-    geo: &Geometry,
+    search: &mut Search,
     open: S,
     touched: S,
     free: u64,
     spare: u64,
-    budget: &mut u32,
     why: &mut u64,
 ) -> bool {
     if open.is_empty() {
+        search.left = free;
         return true;
     }
-    if *budget == 0 {
+    if search.budget == 0 {
         return false;
     }
-    *budget -= 1;
+    search.budget -= 1;
+    let geo = search.geo;
     // The window with the fewest free cells is the most constrained. Without
     // a spare stone, the caller has checked that every open window outside
     // `touched` still has two free cells; when one of the touched windows
@@ -666,10 +686,10 @@ fn cover<S: WindowSet>(
             if hope & c != 0 {
                 let left = open.and_not(through(c));
                 let mut seen = 0;
-                if cover(geo, left, left, free & !c, 0, budget, &mut seen) {
+                if cover(search, left, left, free & !c, 0, &mut seen) {
                     return true;
                 }
-                if *budget == 0 {
+                if search.budget == 0 {
                     return false;
                 }
                 hope &= seen;
@@ -690,10 +710,10 @@ fn cover<S: WindowSet>(
         stones &= stones - 1;
         let left = rest.and_not(through(c));
         let mut seen = 0;
-        if cover(geo, left, left, free & !c, 0, budget, &mut seen) {
+        if cover(search, left, left, free & !c, 0, &mut seen) {
             return true;
         }
-        if *budget == 0 {
+        if search.budget == 0 {
             return false;
         }
         stones &= seen;
@@ -713,17 +733,16 @@ fn cover<S: WindowSet>(
         let pair = a | b;
         let settled = through(a).and(through(b));
         if cover(
-            geo,
+            search,
             rest.and_not(settled),
             through(a).or(through(b)),
             free & !pair,
             spare & !pair,
-            budget,
             why,
         ) {
             return true;
         }
-        if *budget == 0 {
+        if search.budget == 0 {
             return false;
         }
     }
@@ -969,11 +988,44 @@ mod tests {
                         Some(false) => {}
                     }
                 }
+                let strategy = geo.has_pairing_after_move(attacker, defender, moves, u32::MAX);
                 if let Some(exists) = any {
-                    let claimed = geo.has_pairing_after_move(attacker, defender, moves, u32::MAX);
-                    assert!(exists || !claimed, "{attacker:#x} {defender:#x} {moves:#x}");
+                    assert!(
+                        exists || strategy.is_none(),
+                        "{attacker:#x} {defender:#x} {moves:#x}"
+                    );
                     exist[1] += usize::from(exists);
-                    found[1] += usize::from(claimed);
+                    found[1] += usize::from(strategy.is_some());
+                }
+                // The cells the strategy takes are all it needs: after an
+                // attacker move elsewhere, the defender still has a move
+                // among them (or none at all) that leaves a pairing.
+                if let Some(cells) = strategy {
+                    assert_eq!(cells & !free, 0);
+                    // With every other free cell taken by the attacker, the
+                    // cells still make a pairing after a move among them.
+                    let only = attacker | (free & !cells);
+                    let whole = std::iter::once(0)
+                        .chain(
+                            (0..64)
+                                .filter(|&b| (cells & moves) >> b & 1 == 1)
+                                .map(|b| 1 << b),
+                        )
+                        .any(|b| reference_pairing(&geo, only, defender | b) != Some(false));
+                    assert!(whole, "{attacker:#x} {defender:#x} {moves:#x} {cells:#x}");
+                    let elsewhere = free & !cells;
+                    for m in (0..64).filter(|&m| elsewhere >> m & 1 == 1) {
+                        let attacker = attacker | 1 << m;
+                        let holds = std::iter::once(0)
+                            .chain(
+                                (0..64)
+                                    .filter(|&b| (cells & moves) >> b & 1 == 1)
+                                    .map(|b| 1 << b),
+                            )
+                            .map(|b| reference_pairing(&geo, attacker, defender | b))
+                            .any(|r| r != Some(false));
+                        assert!(holds, "{attacker:#x} {defender:#x} {moves:#x} {cells:#x}");
+                    }
                 }
             }
             // Enough of both answers to mean something, and the search

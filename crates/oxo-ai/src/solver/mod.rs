@@ -113,6 +113,9 @@ pub struct Solver {
     /// How often each cell caused a cutoff, weighted by subtree size: a
     /// tie-break for move ordering (the history heuristic).
     history: [u32; 64],
+    /// The last node the pairing lookahead settled (by its number in
+    /// `nodes`), and the cells of the strategy it found there.
+    pairing: (u64, u64),
 }
 
 impl std::fmt::Debug for Solver {
@@ -160,6 +163,7 @@ impl Solver {
             on_progress: None,
             depth: None,
             history: [0; 64],
+            pairing: (0, 0),
         })
     }
 
@@ -482,13 +486,14 @@ impl Solver {
         // search per move would.
         if look_ahead
             && alpha < 0
-            && self.geo.has_pairing_after_move(
+            && let Some(cells) = self.geo.has_pairing_after_move(
                 opp,
                 me,
                 candidates & theirs,
                 PAIRING_BUDGET * (candidates & theirs).count_ones(),
             )
         {
+            self.pairing = (self.nodes, cells);
             return 0;
         }
 
@@ -496,9 +501,27 @@ impl Solver {
         let alpha_in = alpha;
         let mut best = -2i8;
         let mut best_bit = u32::MAX;
+        // The cells of a drawing strategy the opponent found after one of
+        // our moves (its move and pairs): after any other move that leaves
+        // those cells empty, the same strategy holds the draw, so the child
+        // is a draw at best for us without being searched. That settles the
+        // child only while a draw is no better than what we already have
+        // (then 0 is a fail-low bound, as the search would have returned).
+        let mut drawn_unless = None;
         for b in order {
-            let child = self.child(pos, b);
-            let v = -self.wdl(&child, -beta, -alpha);
+            let v = match drawn_unless {
+                Some(cells) if alpha >= 0 && cells >> b & 1 == 0 => 0,
+                _ => {
+                    let child = self.child(pos, b);
+                    // The child is the next node visited: its number.
+                    let id = self.nodes + 1;
+                    let v = -self.wdl(&child, -beta, -alpha);
+                    if self.pairing.0 == id {
+                        drawn_unless = Some(self.pairing.1);
+                    }
+                    v
+                }
+            };
             if v > best {
                 best = v;
                 best_bit = b;
