@@ -504,23 +504,24 @@ impl Solver {
         // The cells of a drawing strategy the opponent found after one of
         // our moves (its move and pairs): after any other move that leaves
         // those cells empty, the same strategy holds the draw, so the child
-        // is a draw at best for us without being searched. That settles the
-        // child only while a draw is no better than what we already have
-        // (then 0 is a fail-low bound, as the search would have returned).
-        let mut drawn_unless = None;
+        // is a draw at best for us without being searched. With several
+        // strategies found, a move must touch each of them to be searched.
+        // That settles the child only while a draw is no better than what
+        // we already have (then 0 is a fail-low bound, as the search would
+        // have returned).
+        let mut touches_all = !0u64;
         for b in order {
-            let v = match drawn_unless {
-                Some(cells) if alpha >= 0 && cells >> b & 1 == 0 => 0,
-                _ => {
-                    let child = self.child(pos, b);
-                    // The child is the next node visited: its number.
-                    let id = self.nodes + 1;
-                    let v = -self.wdl(&child, -beta, -alpha);
-                    if self.pairing.0 == id {
-                        drawn_unless = Some(self.pairing.1);
-                    }
-                    v
+            let v = if alpha >= 0 && touches_all >> b & 1 == 0 {
+                0
+            } else {
+                let child = self.child(pos, b);
+                // The child is the next node visited: its number.
+                let id = self.nodes + 1;
+                let v = -self.wdl(&child, -beta, -alpha);
+                if self.pairing.0 == id {
+                    touches_all &= self.pairing.1;
                 }
+                v
             };
             if v > best {
                 best = v;
