@@ -5,8 +5,13 @@
 //! under the board's symmetries (8 on square boards, 4 on rectangular),
 //! immediate-threat detection (win now; block a single threat; lose to two),
 //! dead-cell pruning (a cell in no window either player can still complete
-//! is a pass, and a pass is never better than a real move), and ordering by
-//! the table's best move, then by the number of lines through a cell.
+//! is a pass, and a pass is never better than a real move), pairing
+//! strategies (a defender who can cover every open window with disjoint
+//! pairs of empty cells cannot lose; a node that needs only a draw looks
+//! for one move that leaves it such a pairing, and the cells of the
+//! strategy found settle the sibling moves that leave them empty), and
+//! ordering by the table's best move, then by the number of lines through
+//! a cell.
 //!
 //! Distances (plies to the end) come from a second, depth-limited search:
 //! "can the side to move force a win within d plies?" for increasing d.
