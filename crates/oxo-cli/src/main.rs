@@ -304,7 +304,7 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
@@ -323,7 +323,11 @@ fn run_serve(args: &ServeArgs) -> anyhow::Result<u8> {
         oxo_server::run(listener, oxo_server::AppState::new(hub), shutdown_signal())
             .await
             .context("the server failed")
-    })?;
+    });
+    // A computer move still being searched is not worth waiting for: it was
+    // not acknowledged, and the next start takes it up again.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    served?;
     Ok(exit::SUCCESS)
 }
 

@@ -387,6 +387,13 @@
     return best;
   }
 
+  // "O played row 2, column 3 — " so that a screen reader hears the reply.
+  function lastMove(g) {
+    if (!Array.isArray(g.last)) return '';
+    const mark = g.board.split('/')[g.last[0]][g.last[1]];
+    return `${up(mark)} played row ${g.last[0] + 1}, column ${g.last[1] + 1} — `;
+  }
+
   function statusText(g) {
     const me = S.seat;
     const computer = g.opponent && g.opponent !== 'human';
@@ -394,7 +401,7 @@
       case 'waiting':
         return me === 'x' ? 'Waiting for a friend to join — send them the invite link' : 'Waiting for O to join';
       case 'playing':
-        if (me && g.next === me) return `Your turn (${up(me)})`;
+        if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
         if (computer && g.next === 'o') return 'Computer is thinking…';
         return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
       case 'won':
@@ -449,12 +456,16 @@
   async function rematch() {
     const st = S;
     if (!st || !st.token) return;
+    const round = st.game ? st.game.round : 0;
+    const version = st.game ? st.game.version : undefined;
     $('rematch').disabled = true;
-    const res = await api('POST', `/api/games/${enc(st.id)}/rematch`, undefined, st.token);
+    const res = await api('POST', `/api/games/${enc(st.id)}/rematch`, { version }, st.token);
     $('rematch').disabled = false;
     if (S !== st) return;
     if (res.data.game) render(res.data.game);
-    if (!res.ok) message(res.data.error);
+    // Both players pressing Rematch is one new round: losing that race is fine.
+    const started = res.data.game && res.data.game.round > round;
+    if (!res.ok && !started) message(res.data.error);
   }
 
   async function refreshHints() {

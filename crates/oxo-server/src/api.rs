@@ -2,7 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -22,7 +22,7 @@ use tokio::sync::watch;
 
 use crate::assets;
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_EMPTY, Hub, Seated};
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Seated};
 use crate::id::GameId;
 use crate::room::{Opponent, SERVER_MAX_SIDE};
 
@@ -68,6 +68,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/", get(assets::index))
         .route("/g/{id}", get(assets::index))
+        .route("/g/{id}/", get(assets::index))
         .route("/assets/{file}", get(assets::file))
         .route("/healthz", get(|| async { "ok" }))
         .route("/api/info", get(info))
@@ -106,11 +107,12 @@ pub async fn run(
     let sweeper = state.hub.clone();
     let mut closing = state.closing.clone();
     tokio::spawn(async move {
-        let every = (sweeper.idle_after() / 4).max(std::time::Duration::from_secs(1));
+        let every = (sweeper.idle_after() / 4).max(Duration::from_secs(1));
         loop {
             tokio::select! {
                 () = tokio::time::sleep(every) => {
                     let evicted = sweeper.evict_idle(sweeper.idle_after());
+                    sweeper.expire_pools();
                     if evicted > 0 {
                         tracing::debug!(evicted, in_memory = sweeper.rooms_in_memory(), "idle rooms left memory");
                     }
@@ -250,6 +252,7 @@ async fn info() -> Response {
             {"size": "15x15", "k": 5},
         ],
         "max_side": SERVER_MAX_SIDE,
+        "hint_max_cells": HINT_MAX_CELLS,
         "hint_max_empty": HINT_MAX_EMPTY,
     });
     json_response(StatusCode::OK, body.to_string())
@@ -349,7 +352,7 @@ async fn join(
         Some(Player::X) => {
             let handle = state.hub.room(&id).await?;
             return Err(ApiError::Conflict {
-                message: "seat x is taken: its creator holds it".into(),
+                message: "seat x is taken".into(),
                 game: Some(handle.current()),
             });
         }
@@ -391,13 +394,25 @@ async fn play(
     ))
 }
 
+/// `POST /api/games/{id}/rematch`: the body is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rematch {
+    version: Option<u64>,
+}
+
 async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let game = state.hub.rematch(&id, bearer(&headers)).await?;
+    let request: Rematch = parse_body(body)?;
+    let game = state
+        .hub
+        .rematch(&id, bearer(&headers), request.version)
+        .await?;
     Ok(json_response(
         StatusCode::OK,
         format!("{{\"game\":{game}}}"),
@@ -416,7 +431,8 @@ async fn hints(
             "version": version,
             "available": false,
             "reason": format!(
-                "hints appear once at most {HINT_MAX_EMPTY} cells are empty, on boards the solver handles (up to 7x7)"
+                "hints are offered on boards of up to {HINT_MAX_CELLS} cells, and on boards up to 7x7 \
+                 once at most {HINT_MAX_EMPTY} cells are empty"
             ),
             "hints": [],
         })
@@ -449,15 +465,24 @@ async fn live(
         .on_upgrade(move |socket| push_updates(socket, updates, closing)))
 }
 
+/// How often a live connection is pinged, so that a client that vanished
+/// without closing (a phone that lost its network) is noticed...
+const PING_EVERY: Duration = Duration::from_secs(30);
+
+/// ...and dropped when nothing, not even a pong, came back for this long.
+const SILENT_FOR: Duration = Duration::from_secs(75);
+
 /// Send the current GAME, then every change, until the client goes away or
 /// the server stops. Whatever the client sends is ignored (moves go through
-/// POST); pings are answered by the WebSocket layer.
+/// POST), but it proves the client is still there.
 async fn push_updates(
     mut socket: WebSocket,
     mut updates: watch::Receiver<Arc<str>>,
     mut closing: watch::Receiver<bool>,
 ) {
     let mut game = updates.borrow_and_update().clone();
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    let mut heard = Instant::now();
     loop {
         if socket
             .send(Message::Text(game.as_ref().into()))
@@ -479,6 +504,14 @@ async fn push_updates(
                 }
                 message = socket.recv() => {
                     if matches!(message, None | Some(Err(_) | Ok(Message::Close(_)))) {
+                        return;
+                    }
+                    heard = Instant::now();
+                }
+                _ = ping.tick() => {
+                    if heard.elapsed() > SILENT_FOR
+                        || socket.send(Message::Ping(Default::default())).await.is_err()
+                    {
                         return;
                     }
                 }

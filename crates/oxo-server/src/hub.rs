@@ -25,17 +25,24 @@ use tokio::sync::{Semaphore, watch};
 use crate::error::ApiError;
 use crate::id::{GameId, Token};
 use crate::room::{Opponent, Room, RoomError};
-use crate::store::{Change, ChangeKind, Store};
+use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
 const SHARDS: usize = 64;
 
 /// Searches kept warm for reuse (strategies and hint solvers), in all.
-const POOL_SIZE: usize = 8;
+const POOL_SIZE: usize = 4;
 
-/// Hints are offered once at most this many cells are empty (and always on
-/// boards this small), so that a hint request finishes in well under a
-/// second.
+/// Pooled searches unused for this long are dropped.
+const POOL_IDLE: Duration = Duration::from_secs(60);
+
+/// Hints are offered on boards of at most this many cells, where a whole
+/// empty board is analysed in well under a second (5×5 k=4 takes about
+/// 40 ms)...
+pub const HINT_MAX_CELLS: usize = 25;
+
+/// ...and on larger boards the solver handles once at most this many cells
+/// are empty (a few milliseconds on the boards tried, up to 7×7).
 pub const HINT_MAX_EMPTY: usize = 16;
 
 /// The table a hint solver gets.
@@ -126,10 +133,16 @@ pub struct Hint {
     pub plies: u32,
 }
 
-/// Searches kept for reuse, keyed by what they were built for.
+/// Searches kept for reuse, keyed by what they were built for. A perfect
+/// player or hint solver holds a table of up to 64 MiB, so the pool is small
+/// and lets go of what has not been used for a while.
 struct Pool<T> {
-    idle: Mutex<Vec<(Option<StrategyKind>, Rules, T)>>,
+    idle: Mutex<Vec<Pooled<T>>>,
 }
+
+/// A pooled search: what it was built for (a strategy, or `None` for a
+/// hint solver), since when it is idle, and the search itself.
+type Pooled<T> = (Option<StrategyKind>, Rules, Instant, T);
 
 impl<T> Pool<T> {
     fn new() -> Pool<T> {
@@ -138,7 +151,7 @@ impl<T> Pool<T> {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Vec<(Option<StrategyKind>, Rules, T)>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<Pooled<T>>> {
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -146,8 +159,8 @@ impl<T> Pool<T> {
         let mut idle = self.lock();
         let at = idle
             .iter()
-            .position(|(k, r, _)| *k == kind && *r == rules)?;
-        Some(idle.swap_remove(at).2)
+            .position(|(k, r, _, _)| *k == kind && *r == rules)?;
+        Some(idle.swap_remove(at).3)
     }
 
     fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
@@ -155,7 +168,21 @@ impl<T> Pool<T> {
         if idle.len() >= POOL_SIZE {
             idle.remove(0);
         }
-        idle.push((kind, rules, value));
+        idle.push((kind, rules, Instant::now(), value));
+    }
+
+    /// Drop what has sat unused for `age`.
+    fn expire(&self, age: Duration) {
+        // Dropping a table can take a moment: do it outside the lock.
+        let old: Vec<_> = {
+            let mut idle = self.lock();
+            let (old, keep) = idle
+                .drain(..)
+                .partition(|(_, _, since, _)| since.elapsed() >= age);
+            *idle = keep;
+            old
+        };
+        drop(old);
     }
 }
 
@@ -163,7 +190,11 @@ struct Shared {
     store: Arc<dyn Store>,
     started: Instant,
     shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
+    /// Slots for bounded searches: alphabeta moves and hints.
     searches: Semaphore,
+    /// Slots for perfect play, which can take seconds on the bigger boards;
+    /// kept apart so that it never holds up the quick searches.
+    deep_searches: Semaphore,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
     solvers: Pool<Solver>,
 }
@@ -191,6 +222,7 @@ impl Hub {
                 started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 searches: Semaphore::new(config.search_threads.max(1)),
+                deep_searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
             }),
@@ -211,10 +243,14 @@ impl Hub {
     /// The store could not list them.
     pub async fn resume(&self) -> Result<usize, ApiError> {
         let ids = self.shared.store.computer_turns().await?;
-        let count = ids.len();
+        let mut count = 0;
         for id in ids {
-            let handle = self.room(&id).await?;
-            self.schedule_computer(&handle);
+            // Loading a room schedules its computer move; one damaged room
+            // must not keep the others waiting.
+            match self.room(&id).await {
+                Ok(_) => count += 1,
+                Err(e) => tracing::error!(game = %id, error = %e, "cannot resume this game"),
+            }
         }
         Ok(count)
     }
@@ -245,12 +281,18 @@ impl Hub {
             .await?
             .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
         let room = Room::restore(record).map_err(ApiError::Corrupt)?;
+        let computer_turn = room.computer_to_move().is_some();
         // Another request may have loaded it meanwhile: keep the first.
         let handle = self
             .shard(id)
             .entry(id.clone())
             .or_insert_with(|| Arc::new(RoomHandle::new(room, now)))
             .clone();
+        if computer_turn {
+            // It was the computer's turn when the room left memory (or the
+            // server stopped): take it up again.
+            self.schedule_computer(&handle);
+        }
         Ok(handle)
     }
 
@@ -306,17 +348,28 @@ impl Hub {
         let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
         let id = GameId::random().map_err(|e| ApiError::Internal(e.to_string()))?;
         let room = Room::new(id.clone(), rules, opponent, first, token.clone());
-        self.shared
-            .store
-            .commit(Change {
-                room: room.record(),
-                kind: ChangeKind::Create,
-                computer_turn: room.computer_to_move().is_some(),
-            })
-            .await?;
-        let handle = Arc::new(RoomHandle::new(room, self.now()));
-        self.shard(&id).insert(id, handle.clone());
-        self.schedule_computer(&handle);
+        let hub = self.clone();
+        // In a task of its own, like every change: once saved, the room is
+        // set up even if the client has gone.
+        let handle = tokio::spawn(async move {
+            hub.shared
+                .store
+                .commit(Change {
+                    room: room.record(),
+                    kind: ChangeKind::Create,
+                    computer_turn: room.computer_to_move().is_some(),
+                })
+                .await?;
+            let computer_turn = room.computer_to_move().is_some();
+            let handle = Arc::new(RoomHandle::new(room, hub.now()));
+            hub.shard(&id).insert(id, handle.clone());
+            if computer_turn {
+                hub.schedule_computer(&handle);
+            }
+            Ok::<_, ApiError>(handle)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("create failed: {e}")))??;
         Ok(Seated {
             game: handle.current(),
             seat: Player::X,
@@ -334,41 +387,78 @@ impl Hub {
         next: Room,
         kind: ChangeKind,
     ) -> Result<Arc<str>, ApiError> {
-        self.shared
+        let saved = self
+            .shared
             .store
             .commit(Change {
                 room: next.record(),
                 kind,
                 computer_turn: next.computer_to_move().is_some(),
             })
-            .await?;
-        *room = next;
-        let json = game_json(room);
-        handle.live.send_replace(json.clone());
-        Ok(json)
+            .await;
+        match saved {
+            Ok(()) => {
+                *room = next;
+                let json = game_json(room);
+                handle.live.send_replace(json.clone());
+                Ok(json)
+            }
+            Err(StoreError::Conflict(reason)) => {
+                // The store holds a newer state than memory (which only a
+                // bug could cause): believe the store, and let the client
+                // resync.
+                tracing::error!(game = %room.id(), reason, "memory behind the store; reloading");
+                let record = self
+                    .shared
+                    .store
+                    .load(room.id())
+                    .await?
+                    .ok_or_else(|| ApiError::NotFound(room.id().to_string()))?;
+                *room = Room::restore(record).map_err(ApiError::Corrupt)?;
+                let json = game_json(room);
+                handle.live.send_replace(json.clone());
+                Err(ApiError::Conflict {
+                    message: "the game changed meanwhile; here it is as it stands".into(),
+                    game: Some(json),
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Check a request against the room under its lock, commit the room
     /// `decide` returns, publish it, and let the computer answer if it is
     /// now its turn.
+    ///
+    /// The work runs in a task of its own: a client that gives up (and so
+    /// drops this future) cannot stop it between the commit and the update
+    /// of memory, which would leave the two disagreeing.
     async fn change(
         &self,
         id: &GameId,
         kind: ChangeKind,
-        decide: impl FnOnce(&Room) -> Result<Room, RoomError>,
+        decide: impl FnOnce(&Room) -> Result<Room, RoomError> + Send + 'static,
     ) -> Result<Arc<str>, ApiError> {
         let handle = self.room(id).await?;
-        let mut room = handle.room.lock().await;
-        // 409s carry the current game so that the client can resync; a
-        // join's does not need it.
-        let next = decide(&room).map_err(|e| {
-            let game = (kind != ChangeKind::Join).then(|| handle.current());
-            ApiError::room(e, game)
-        })?;
-        let game = self.commit(&handle, &mut room, next, kind).await?;
-        drop(room);
-        self.schedule_computer(&handle);
-        Ok(game)
+        let hub = self.clone();
+        tokio::spawn(async move {
+            let mut room = handle.room.lock().await;
+            // 409s carry the current game so that the client can resync; a
+            // join's does not need it.
+            let next = decide(&room).map_err(|e| {
+                let game = (kind != ChangeKind::Join).then(|| handle.current());
+                ApiError::room(e, game)
+            })?;
+            let game = hub.commit(&handle, &mut room, next, kind).await?;
+            let computer_turn = room.computer_to_move().is_some();
+            drop(room);
+            if computer_turn {
+                hub.schedule_computer(&handle);
+            }
+            Ok(game)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("change failed: {e}")))?
     }
 
     /// Seat O for a second person.
@@ -377,8 +467,9 @@ impl Hub {
     /// Unknown room; [`RoomError::SeatTaken`]; a store failure.
     pub async fn join(&self, id: &GameId) -> Result<Seated, ApiError> {
         let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
+        let for_room = token.clone();
         let game = self
-            .change(id, ChangeKind::Join, |room| room.join(token.clone()))
+            .change(id, ChangeKind::Join, move |room| room.join(for_room))
             .await?;
         Ok(Seated {
             game,
@@ -400,9 +491,9 @@ impl Hub {
         col: i64,
         version: Option<u64>,
     ) -> Result<Arc<str>, ApiError> {
-        let token = token.ok_or(ApiError::NoToken)?;
-        self.change(id, ChangeKind::Move, |room| {
-            let seat = room.seat_of(token).ok_or(RoomError::NotASeat)?;
+        let token = token.ok_or(ApiError::NoToken)?.to_owned();
+        self.change(id, ChangeKind::Move, move |room| {
+            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
             room.play(seat, row, col, version).map(|(next, _)| next)
         })
         .await
@@ -413,11 +504,16 @@ impl Hub {
     /// # Errors
     /// Unknown room, missing or foreign token, the round not over, a store
     /// failure.
-    pub async fn rematch(&self, id: &GameId, token: Option<&str>) -> Result<Arc<str>, ApiError> {
-        let token = token.ok_or(ApiError::NoToken)?;
-        self.change(id, ChangeKind::Rematch, |room| {
-            room.seat_of(token).ok_or(RoomError::NotASeat)?;
-            room.rematch()
+    pub async fn rematch(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        version: Option<u64>,
+    ) -> Result<Arc<str>, ApiError> {
+        let token = token.ok_or(ApiError::NoToken)?.to_owned();
+        self.change(id, ChangeKind::Rematch, move |room| {
+            room.seat_of(&token).ok_or(RoomError::NotASeat)?;
+            room.rematch(version)
         })
         .await
     }
@@ -457,23 +553,41 @@ impl Hub {
         });
     }
 
-    /// Run `work` on a blocking thread once one of the search slots is free,
-    /// so that searches never hold up the async runtime and at most
-    /// `search_threads` of them compete for the cores.
+    /// Run `work` on a blocking thread, so that searches never hold up the
+    /// async runtime. Searches as costly as `cost`'s wait for a slot of
+    /// their kind, so that at most `search_threads` of them compete for the
+    /// cores: quick ones (alphabeta, hints) and deep ones (perfect play) in
+    /// separate queues, so a long solve never delays a quick reply. Random
+    /// and rule-based moves take microseconds and need no slot.
     async fn search<T: Send + 'static>(
         &self,
+        cost: StrategyKind,
         work: impl FnOnce(&Shared) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let _permit = self
-            .shared
-            .searches
-            .acquire()
-            .await
-            .map_err(|_| ApiError::Internal("search pool closed".into()))?;
+        let slots = match cost {
+            StrategyKind::Random | StrategyKind::Rules => None,
+            StrategyKind::AlphaBeta => Some(&self.shared.searches),
+            StrategyKind::Perfect => Some(&self.shared.deep_searches),
+        };
+        let _permit = match slots {
+            Some(slots) => Some(
+                slots
+                    .acquire()
+                    .await
+                    .map_err(|_| ApiError::Internal("search pool closed".into()))?,
+            ),
+            None => None,
+        };
         let shared = self.shared.clone();
         tokio::task::spawn_blocking(move || work(&shared))
             .await
             .map_err(|e| ApiError::Internal(format!("search failed: {e}")))?
+    }
+
+    /// Let idle pooled searches go, freeing their tables.
+    pub fn expire_pools(&self) {
+        self.shared.strategies.expire(POOL_IDLE);
+        self.shared.solvers.expire(POOL_IDLE);
     }
 
     /// One computer move, if it is the computer's turn; `Ok(true)` when a
@@ -488,7 +602,7 @@ impl Hub {
         };
         let rules = game.rules();
         let cell = self
-            .search(move |shared| {
+            .search(kind, move |shared| {
                 let mut strategy = match shared.strategies.take(Some(kind), rules) {
                     Some(strategy) => strategy,
                     None => {
@@ -543,11 +657,12 @@ impl Hub {
             return Ok((version, Some(json.clone())));
         }
         let empty = game.rules().cell_count() - game.move_count();
-        if empty > HINT_MAX_EMPTY || Solver::new(game.rules(), 0).is_err() {
+        let small = game.rules().cell_count() <= HINT_MAX_CELLS;
+        if !(small || empty <= HINT_MAX_EMPTY) || !Solver::can_solve(game.rules()) {
             return Ok((version, None));
         }
         let json = self
-            .search(move |shared| {
+            .search(StrategyKind::AlphaBeta, move |shared| {
                 let rules = game.rules();
                 let mut solver = match shared.solvers.take(None, rules) {
                     Some(solver) => solver,

@@ -97,7 +97,7 @@ pub enum RoomError {
         current: u64,
     },
     /// Someone holds the seat already.
-    #[error("seat {0} is taken")]
+    #[error("seat {} is taken", .0.as_char().to_ascii_lowercase())]
     SeatTaken(Player),
     /// The token holds neither seat.
     #[error("that token holds no seat in this game")]
@@ -350,11 +350,26 @@ impl Room {
         Ok((next, outcome))
     }
 
-    /// The next round: a cleared board, the other seat starting.
+    /// The next round: a cleared board, the other seat starting. `version`,
+    /// when given, is the state the request was made against, so that a
+    /// repeated request cannot skip a round.
     ///
     /// # Errors
-    /// [`RoomError::StillPlaying`] before the current round has ended.
-    pub fn rematch(&self) -> Result<Room, RoomError> {
+    /// [`RoomError::Stale`] for an old version, [`RoomError::Waiting`] while
+    /// seat O is empty, [`RoomError::StillPlaying`] before the current round
+    /// has ended.
+    pub fn rematch(&self, version: Option<u64>) -> Result<Room, RoomError> {
+        if let Some(sent) = version
+            && sent != self.rec.version
+        {
+            return Err(RoomError::Stale {
+                sent,
+                current: self.rec.version,
+            });
+        }
+        if !self.seated() {
+            return Err(RoomError::Waiting);
+        }
         if !self.game.is_over() {
             return Err(RoomError::StillPlaying);
         }
@@ -572,7 +587,7 @@ mod tests {
         ] {
             r = r.play(seat, row, col, None).unwrap().0;
         }
-        assert_eq!(r.rematch().unwrap_err(), RoomError::StillPlaying);
+        assert_eq!(r.rematch(None).unwrap_err(), RoomError::StillPlaying);
         let (r, outcome) = r.play(Player::X, 0, 2, None).unwrap();
         assert_eq!(outcome, Some(Outcome::Win(Player::X)));
         let view = r.view();
@@ -592,7 +607,11 @@ mod tests {
             RoomError::GameOver
         );
 
-        let r = r.rematch().unwrap();
+        assert!(matches!(
+            r.rematch(Some(r.version() - 1)).unwrap_err(),
+            RoomError::Stale { .. }
+        ));
+        let r = r.rematch(Some(r.version())).unwrap();
         let view = r.view();
         assert_eq!(
             (view.round, view.first, view.next),

@@ -693,3 +693,79 @@ async fn the_computer_retries_until_the_store_recovers() {
     let game = until_version(&api, id, 3).await;
     assert_eq!(game["next"], "x");
 }
+
+/// A store whose writes take a while, as a busy disk's would.
+#[derive(Clone)]
+struct SlowStore(MemoryStore);
+
+impl Store for SlowStore {
+    fn commit(&self, change: oxo_server::store::Change) -> oxo_server::store::StoreFuture<()> {
+        let inner = self.0.clone();
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            inner.commit(change).await
+        })
+    }
+
+    fn load(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::room::RoomRecord>> {
+        self.0.load(id)
+    }
+
+    fn computer_turns(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
+        self.0.computer_turns()
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_gives_up_mid_save_leaves_the_game_consistent() {
+    let api = Api {
+        router: router(Arc::new(SlowStore(MemoryStore::new()))),
+        store: MemoryStore::new(),
+    };
+    let (id, x, o) = api.seated().await;
+    // The client hangs up while the move is being saved...
+    let body = json!({"row": 1, "col": 1, "version": 2}).to_string();
+    let moves = format!("/api/games/{id}/moves");
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(50),
+        api.call("POST", &moves, Some(&x), &body),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the request was still in flight");
+    // ...the move is saved and applied all the same, and play goes on.
+    let game = until_version(&api, &id, 3).await;
+    assert_eq!(game["board"], ".../.X./...");
+    assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_rematch_needs_a_finished_round_and_a_current_version() {
+    let api = Api::new();
+    let (_, created) = api.call("POST", "/api/games", None, "").await;
+    let id = created["game"]["id"].as_str().unwrap();
+    let x = created["token"].as_str().unwrap();
+    let rematch = format!("/api/games/{id}/rematch");
+    let (status, body) = api.call("POST", &rematch, Some(x), "").await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (StatusCode::CONFLICT, "waiting for the other player to join")
+    );
+
+    let (id, x, o) = api.seated().await;
+    for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
+        api.play(&id, token, row, col).await;
+    }
+    let rematch = format!("/api/games/{id}/rematch");
+    let version = api.game(&id).await["version"].as_u64().unwrap();
+    // Both players press Rematch at once: one new round, not two.
+    let body = json!({ "version": version }).to_string();
+    let (first, _) = api.call("POST", &rematch, Some(&x), &body).await;
+    let (second, reply) = api.call("POST", &rematch, Some(&o), &body).await;
+    assert_eq!(first, StatusCode::OK);
+    assert_eq!(second, StatusCode::CONFLICT);
+    assert_eq!(reply["game"]["round"], 2);
+    assert_eq!(api.game(&id).await["round"], 2);
+}

@@ -268,3 +268,52 @@ async fn idle_rooms_leave_memory_and_come_back_from_the_store() {
     assert_eq!(hub.evict_idle(Duration::from_secs(60)), 0);
     assert_eq!(hub.rooms_in_memory(), 1);
 }
+
+#[tokio::test]
+async fn one_damaged_room_does_not_stop_the_others_resuming() {
+    let store = MemoryStore::new();
+    for (id, moves) in [
+        (
+            "damaged",
+            vec![oxo_core::Cell::new(0, 0), oxo_core::Cell::new(0, 0)],
+        ),
+        ("fine", vec![]),
+    ] {
+        let mut record = Room::new(
+            GameId::from_trusted(id),
+            Rules::default(),
+            Opponent::Computer(oxo_ai::StrategyKind::Rules),
+            Player::O,
+            Token::from_trusted("tx"),
+        )
+        .record();
+        record.moves = moves;
+        store
+            .commit(Change {
+                room: record,
+                kind: ChangeKind::Create,
+                computer_turn: true,
+            })
+            .await
+            .unwrap();
+    }
+    let server = Server::start(Arc::new(store.clone())).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while store
+        .get(&GameId::from_trusted("fine"))
+        .unwrap()
+        .moves
+        .is_empty()
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the fine game never resumed"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (status, body) = server
+        .call("GET", "/api/games/damaged", None, json!({}))
+        .await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+    assert_eq!(body["error"], "a stored game is damaged");
+}

@@ -63,6 +63,14 @@ pub enum StoreError {
     /// What the database holds does not make sense.
     #[error("corrupt record: {0}")]
     Corrupt(String),
+    /// The store already holds this or a newer state of the room: the write
+    /// was refused (it would have overwritten a newer state).
+    #[error("refused write: {0}")]
+    Conflict(String),
+    /// The transaction holding the write failed as a whole; nothing of it
+    /// was saved.
+    #[error("commit failed: {0}")]
+    CommitFailed(String),
     /// The store's worker has stopped (the server is shutting down).
     #[error("the store is closed")]
     Closed,

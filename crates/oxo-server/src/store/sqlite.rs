@@ -186,13 +186,12 @@ fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
                 }
             }
         }
-        tx.set_drop_behavior(rusqlite::DropBehavior::Commit);
         tx.commit()
     })();
     for (i, (_, reply)) in writes.drain(..).enumerate() {
         let result = match &outcome {
             // The transaction failed as a whole: nothing of it is durable.
-            Err(e) => Err(StoreError::Corrupt(format!("commit failed: {e}"))),
+            Err(e) => Err(StoreError::CommitFailed(e.to_string())),
             Ok(()) => results
                 .get_mut(i)
                 .map_or(Err(StoreError::Closed), |r| std::mem::replace(r, Ok(()))),
@@ -255,7 +254,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             i64::from(change.computer_turn),
         ])?;
     if written != 1 {
-        return Err(StoreError::Corrupt(format!(
+        return Err(StoreError::Conflict(format!(
             "game {} is already stored at version {} or later",
             r.id, r.version
         )));
