@@ -797,7 +797,13 @@ fn two_players_and_a_spectator_play_live() {
             .await
             .expect("the watch link")
             .expect("an href");
-        assert_eq!(watch, h.url(&format!("/g/{id}")));
+        // The watch link carries the read-only watch id, not the room's id
+        // (which would let its holder take the free seat).
+        assert!(watch.starts_with(&h.url("/g/")), "{watch}");
+        assert!(
+            !watch.contains(&id),
+            "the watch link gives the room id away: {watch}"
+        );
         tag_page(&a, "a").await;
 
         // B takes seat O through the invite link.

@@ -174,8 +174,9 @@
     for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
     $('round').textContent = '1';
     const base = location.origin + '/g/' + enc(id);
-    $('spectate-link').href = base;
-    $('spectate-link').textContent = base;
+    // The watch link carries the room's read-only id, which arrives with the game.
+    $('spectate-link').removeAttribute('href');
+    $('spectate-link').textContent = '';
     $('invite-link').value = base + '?join';
     setConnection(false);
 
@@ -189,7 +190,9 @@
           seats.set(id, held.seat, held.token);
         } else if (r.status === 409) {
           message('seat taken — watching', 'info', 8000);
-        } else if (r.status !== 404) {
+        } else if (r.status === 404) {
+          message('this is a watch link — watching', 'info', 8000);
+        } else {
           message(r.data.error);
         }
       }
@@ -427,6 +430,13 @@
     $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
     const over = g.status === 'won' || g.status === 'draw';
     $('rematch').hidden = !(over && S.seat);
+    if (g.watch) {
+      const watchUrl = location.origin + '/g/' + enc(g.watch);
+      if ($('spectate-link').textContent !== watchUrl) {
+        $('spectate-link').href = watchUrl;
+        $('spectate-link').textContent = watchUrl;
+      }
+    }
     const seatsTaken = g.seats || {};
     $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
   }

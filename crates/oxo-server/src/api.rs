@@ -24,7 +24,7 @@ use crate::assets;
 use crate::error::ApiError;
 use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Seated};
 use crate::id::GameId;
-use crate::room::{Opponent, SERVER_MAX_SIDE};
+use crate::room::{Opponent, SERVER_MAX_SIDE, Viewer};
 
 /// The largest request body accepted; a move is about 40 bytes.
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -338,8 +338,11 @@ async fn create(
 }
 
 async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let handle = state.hub.room(&game_id(&id)?).await?;
-    Ok(json_response(StatusCode::OK, handle.current().to_string()))
+    let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        handle.current(viewer).to_string(),
+    ))
 }
 
 async fn join(
@@ -353,7 +356,7 @@ async fn join(
             let handle = state.hub.room(&id).await?;
             return Err(ApiError::Conflict {
                 message: "seat x is taken".into(),
-                game: Some(handle.current()),
+                game: Some(handle.current(Viewer::Player)),
             });
         }
         None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
@@ -446,14 +449,14 @@ async fn live(
     Path(id): Path<String>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let handle = state.hub.room(&game_id(&id)?).await?;
+    let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
     let upgrade = upgrade.map_err(|rejection| {
         ApiError::BadRequest(format!(
             "this address is a WebSocket: {}",
             rejection.body_text()
         ))
     })?;
-    let updates = handle.subscribe();
+    let updates = handle.subscribe(viewer);
     let closing = state.closing.clone();
     Ok(upgrade
         // Clients send nothing but control frames: a small read buffer

@@ -24,7 +24,7 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::error::ApiError;
 use crate::id::{GameId, Token};
-use crate::room::{Opponent, Room, RoomError};
+use crate::room::{Opponent, Room, RoomError, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -71,7 +71,11 @@ impl Default for HubConfig {
 #[derive(Debug)]
 pub struct RoomHandle {
     room: tokio::sync::Mutex<Room>,
+    /// The GAME players see...
     live: watch::Sender<Arc<str>>,
+    /// ...and the one spectators see.
+    watchers: watch::Sender<Arc<str>>,
+    watch_id: GameId,
     thinking: AtomicBool,
     hints: Mutex<Option<(u64, Arc<str>)>>,
     /// When the room was last asked for, in seconds since the hub started.
@@ -80,31 +84,51 @@ pub struct RoomHandle {
 
 impl RoomHandle {
     fn new(room: Room, now: u64) -> RoomHandle {
-        let (live, _) = watch::channel(game_json(&room));
+        let (live, _) = watch::channel(game_json(&room, Viewer::Player));
+        let (watchers, _) = watch::channel(game_json(&room, Viewer::Spectator));
         RoomHandle {
+            watch_id: room.watch_id().clone(),
             room: tokio::sync::Mutex::new(room),
             live,
+            watchers,
             thinking: AtomicBool::new(false),
             hints: Mutex::new(None),
             touched: AtomicU64::new(now),
         }
     }
 
-    /// The latest GAME, as JSON.
+    fn channel(&self, viewer: Viewer) -> &watch::Sender<Arc<str>> {
+        match viewer {
+            Viewer::Player => &self.live,
+            Viewer::Spectator => &self.watchers,
+        }
+    }
+
+    /// The latest GAME as `viewer` sees it, as JSON.
     #[must_use]
-    pub fn current(&self) -> Arc<str> {
-        self.live.borrow().clone()
+    pub fn current(&self, viewer: Viewer) -> Arc<str> {
+        self.channel(viewer).borrow().clone()
     }
 
     /// A receiver of every later GAME (the latest one, for slow readers).
     #[must_use]
-    pub fn subscribe(&self) -> watch::Receiver<Arc<str>> {
-        self.live.subscribe()
+    pub fn subscribe(&self, viewer: Viewer) -> watch::Receiver<Arc<str>> {
+        self.channel(viewer).subscribe()
+    }
+
+    /// Send the room's state to every player and spectator; the players'
+    /// GAME is returned.
+    fn publish(&self, room: &Room) -> Arc<str> {
+        self.watchers
+            .send_replace(game_json(room, Viewer::Spectator));
+        let json = game_json(room, Viewer::Player);
+        self.live.send_replace(json.clone());
+        json
     }
 }
 
-fn game_json(room: &Room) -> Arc<str> {
-    serde_json::to_string(&room.view())
+fn game_json(room: &Room, viewer: Viewer) -> Arc<str> {
+    serde_json::to_string(&room.view(viewer))
         .expect("a game view always serialises")
         .into()
 }
@@ -190,6 +214,8 @@ struct Shared {
     store: Arc<dyn Store>,
     started: Instant,
     shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
+    /// Watch id → room id, for the rooms in `shards`.
+    watch_index: Vec<Mutex<HashMap<GameId, GameId>>>,
     /// Slots for bounded searches: alphabeta moves and hints.
     searches: Semaphore,
     /// Slots for perfect play, which can take seconds on the bigger boards;
@@ -221,6 +247,7 @@ impl Hub {
                 store,
                 started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                watch_index: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 searches: Semaphore::new(config.search_threads.max(1)),
                 deep_searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
@@ -256,12 +283,64 @@ impl Hub {
     }
 
     fn shard(&self, id: &GameId) -> MutexGuard<'_, HashMap<GameId, Arc<RoomHandle>>> {
-        let mut hasher = DefaultHasher::new();
-        id.hash(&mut hasher);
-        let index = usize::try_from(hasher.finish() % SHARDS as u64).unwrap_or(0);
-        self.shared.shards[index]
+        self.shared.shards[shard_of(id)]
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn watch_shard(&self, watch: &GameId) -> MutexGuard<'_, HashMap<GameId, GameId>> {
+        self.shared.watch_index[shard_of(watch)]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Put a loaded room in memory, unless another request got there first
+    /// (then theirs is kept), and resume its computer move if it has one.
+    fn install(&self, room: Room) -> Arc<RoomHandle> {
+        let computer_turn = room.computer_to_move().is_some();
+        let id = room.id().clone();
+        let handle = {
+            // Lock order, here and in eviction: the room's shard, then the
+            // watch index's.
+            let mut rooms = self.shard(&id);
+            let handle = rooms
+                .entry(id.clone())
+                .or_insert_with(|| Arc::new(RoomHandle::new(room, self.now())))
+                .clone();
+            self.watch_shard(&handle.watch_id)
+                .insert(handle.watch_id.clone(), id);
+            handle
+        };
+        if computer_turn {
+            // It was the computer's turn when the room left memory (or the
+            // server stopped): take it up again.
+            self.schedule_computer(&handle);
+        }
+        handle
+    }
+
+    /// The room behind `id`, which may be its id (a player's view) or its
+    /// watch id (a spectator's), loaded from the store on first use.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`] for an unknown id; a store failure.
+    pub async fn room_to_read(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), ApiError> {
+        let known = self.watch_shard(id).get(id).cloned();
+        if let Some(room_id) = known {
+            return Ok((self.room(&room_id).await?, Viewer::Spectator));
+        }
+        match self.room(id).await {
+            Err(ApiError::NotFound(_)) => {}
+            found => return found.map(|handle| (handle, Viewer::Player)),
+        }
+        let record = self
+            .shared
+            .store
+            .load_watch(id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let room = Room::restore(record).map_err(ApiError::Corrupt)?;
+        Ok((self.install(room), Viewer::Spectator))
     }
 
     /// The room with this id, loaded from the store on first use.
@@ -281,19 +360,7 @@ impl Hub {
             .await?
             .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
         let room = Room::restore(record).map_err(ApiError::Corrupt)?;
-        let computer_turn = room.computer_to_move().is_some();
-        // Another request may have loaded it meanwhile: keep the first.
-        let handle = self
-            .shard(id)
-            .entry(id.clone())
-            .or_insert_with(|| Arc::new(RoomHandle::new(room, now)))
-            .clone();
-        if computer_turn {
-            // It was the computer's turn when the room left memory (or the
-            // server stopped): take it up again.
-            self.schedule_computer(&handle);
-        }
-        Ok(handle)
+        Ok(self.install(room))
     }
 
     fn now(&self) -> u64 {
@@ -316,9 +383,13 @@ impl Hub {
             rooms.retain(|_, handle| {
                 let keep = Arc::strong_count(handle) > 1
                     || handle.live.receiver_count() > 0
+                    || handle.watchers.receiver_count() > 0
                     || handle.thinking.load(Ordering::SeqCst)
                     || now.saturating_sub(handle.touched.load(Ordering::Relaxed)) < idle.as_secs();
-                evicted += usize::from(!keep);
+                if !keep {
+                    self.watch_shard(&handle.watch_id).remove(&handle.watch_id);
+                    evicted += 1;
+                }
                 keep
             });
         }
@@ -347,7 +418,8 @@ impl Hub {
     ) -> Result<Seated, ApiError> {
         let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
         let id = GameId::random().map_err(|e| ApiError::Internal(e.to_string()))?;
-        let room = Room::new(id.clone(), rules, opponent, first, token.clone());
+        let watch = GameId::random_watch().map_err(|e| ApiError::Internal(e.to_string()))?;
+        let room = Room::new(id.clone(), watch, rules, opponent, first, token.clone());
         let hub = self.clone();
         // In a task of its own, like every change: once saved, the room is
         // set up even if the client has gone.
@@ -360,18 +432,12 @@ impl Hub {
                     computer_turn: room.computer_to_move().is_some(),
                 })
                 .await?;
-            let computer_turn = room.computer_to_move().is_some();
-            let handle = Arc::new(RoomHandle::new(room, hub.now()));
-            hub.shard(&id).insert(id, handle.clone());
-            if computer_turn {
-                hub.schedule_computer(&handle);
-            }
-            Ok::<_, ApiError>(handle)
+            Ok::<_, ApiError>(hub.install(room))
         })
         .await
         .map_err(|e| ApiError::Internal(format!("create failed: {e}")))??;
         Ok(Seated {
-            game: handle.current(),
+            game: handle.current(Viewer::Player),
             seat: Player::X,
             token,
         })
@@ -399,9 +465,7 @@ impl Hub {
         match saved {
             Ok(()) => {
                 *room = next;
-                let json = game_json(room);
-                handle.live.send_replace(json.clone());
-                Ok(json)
+                Ok(handle.publish(room))
             }
             Err(StoreError::Conflict(reason)) => {
                 // The store holds a newer state than memory (which only a
@@ -415,8 +479,7 @@ impl Hub {
                     .await?
                     .ok_or_else(|| ApiError::NotFound(room.id().to_string()))?;
                 *room = Room::restore(record).map_err(ApiError::Corrupt)?;
-                let json = game_json(room);
-                handle.live.send_replace(json.clone());
+                let json = handle.publish(room);
                 Err(ApiError::Conflict {
                     message: "the game changed meanwhile; here it is as it stands".into(),
                     game: Some(json),
@@ -446,7 +509,7 @@ impl Hub {
             // 409s carry the current game so that the client can resync; a
             // join's does not need it.
             let next = decide(&room).map_err(|e| {
-                let game = (kind != ChangeKind::Join).then(|| handle.current());
+                let game = (kind != ChangeKind::Join).then(|| handle.current(Viewer::Player));
                 ApiError::room(e, game)
             })?;
             let game = hub.commit(&handle, &mut room, next, kind).await?;
@@ -643,7 +706,7 @@ impl Hub {
     /// # Errors
     /// Unknown room.
     pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Arc<str>>), ApiError> {
-        let handle = self.room(id).await?;
+        let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
         {
@@ -691,6 +754,12 @@ impl Hub {
             Some((version, json.clone()));
         Ok((version, Some(json)))
     }
+}
+
+fn shard_of(id: &GameId) -> usize {
+    let mut hasher = DefaultHasher::new();
+    id.hash(&mut hasher);
+    usize::try_from(hasher.finish() % SHARDS as u64).unwrap_or(0)
 }
 
 fn random_bytes() -> [u8; 8] {

@@ -29,13 +29,23 @@ impl GameId {
         random_string(12).map(GameId)
     }
 
-    /// An id taken from a request path, if it could be one: ids are short
-    /// and made of the id alphabet, so anything else is an unknown game
-    /// without a lookup.
+    /// An id taken from a request path, if it could be one: ids are short,
+    /// lowercase letters, digits and `-` (ids made by a schema migration are
+    /// hexadecimal), so anything else is an unknown game without a lookup.
     #[must_use]
     pub fn parse(text: &str) -> Option<GameId> {
-        (!text.is_empty() && text.len() <= 32 && text.bytes().all(|b| ALPHABET.contains(&b)))
+        let allowed = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+        (!text.is_empty() && text.len() <= 32 && text.bytes().all(allowed))
             .then(|| GameId(text.to_owned()))
+    }
+
+    /// A fresh random watch id: 16 characters (80 random bits), longer than
+    /// a room id so the two can never be confused.
+    ///
+    /// # Errors
+    /// The operating system's random source failed.
+    pub fn random_watch() -> Result<GameId, getrandom::Error> {
+        random_string(16).map(GameId)
     }
 
     /// An id from a trusted source (the store, tests).

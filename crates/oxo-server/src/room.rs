@@ -121,6 +121,7 @@ impl Room {
     #[must_use]
     pub fn new(
         id: GameId,
+        watch: GameId,
         rules: Rules,
         opponent: Opponent,
         first: Player,
@@ -129,6 +130,7 @@ impl Room {
         Room {
             rec: RoomRecord {
                 id,
+                watch,
                 rules,
                 opponent,
                 x_token,
@@ -167,6 +169,12 @@ impl Room {
     #[must_use]
     pub const fn id(&self) -> &GameId {
         &self.rec.id
+    }
+
+    /// The id that spectators use: it reads the room and nothing else.
+    #[must_use]
+    pub const fn watch_id(&self) -> &GameId {
+        &self.rec.watch
     }
 
     /// The rules of every round.
@@ -233,9 +241,10 @@ impl Room {
         }
     }
 
-    /// The state clients see.
+    /// The state players see; spectators see it under the watch id, so that
+    /// nothing they are shown lets them act on the room.
     #[must_use]
-    pub fn view(&self) -> GameView {
+    pub fn view(&self, viewer: Viewer) -> GameView {
         let (status, next, winner) = if !self.seated() {
             (RoundStatus::Waiting, None, None)
         } else {
@@ -246,7 +255,11 @@ impl Room {
             }
         };
         GameView {
-            id: self.rec.id.to_string(),
+            id: match viewer {
+                Viewer::Player => self.rec.id.to_string(),
+                Viewer::Spectator => self.rec.watch.to_string(),
+            },
+            watch: self.rec.watch.to_string(),
             size: self.rec.rules.size().to_string(),
             rows: self.rec.rules.rows(),
             cols: self.rec.rules.cols(),
@@ -383,11 +396,22 @@ impl Room {
     }
 }
 
+/// Who a view is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    /// Someone who knows the room's id (the players).
+    Player,
+    /// Someone with the watch link.
+    Spectator,
+}
+
 /// Everything the store keeps of a room; the board is rebuilt from `moves`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoomRecord {
     /// The room's id.
     pub id: GameId,
+    /// The room's read-only id, for spectators.
+    pub watch: GameId,
     /// The rules of every round.
     pub rules: Rules,
     /// Who holds seat O.
@@ -458,8 +482,10 @@ pub struct Score {
 /// The GAME object of the API.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameView {
-    /// The room's id.
+    /// The room's id (for spectators, the watch id).
     pub id: String,
+    /// The read-only id that the watch link carries.
+    pub watch: String,
     /// `"RxC"`.
     pub size: String,
     /// Rows.
@@ -501,6 +527,7 @@ mod tests {
     fn room(opponent: Opponent) -> Room {
         Room::new(
             GameId::from_trusted("g1"),
+            GameId::from_trusted("w1"),
             Rules::default(),
             opponent,
             Player::X,
@@ -517,15 +544,15 @@ mod tests {
     #[test]
     fn a_human_room_waits_for_its_second_player() {
         let r = room(Opponent::Human);
-        assert_eq!(r.view().status, RoundStatus::Waiting);
-        assert_eq!(r.view().next, None);
+        assert_eq!(r.view(Viewer::Player).status, RoundStatus::Waiting);
+        assert_eq!(r.view(Viewer::Player).next, None);
         assert_eq!(
             r.play(Player::X, 0, 0, None).unwrap_err(),
             RoomError::Waiting
         );
         let r = r.join(Token::from_trusted("to")).unwrap();
         assert_eq!(r.version(), 2);
-        assert_eq!(r.view().status, RoundStatus::Playing);
+        assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
         assert_eq!(r.seat_of("to"), Some(Player::O));
         assert_eq!(r.seat_of("tx"), Some(Player::X));
         assert_eq!(r.seat_of("t"), None);
@@ -538,8 +565,8 @@ mod tests {
     #[test]
     fn the_computer_holds_seat_o_from_the_start() {
         let r = room(Opponent::Computer(StrategyKind::Perfect));
-        assert_eq!(r.view().status, RoundStatus::Playing);
-        assert!(r.view().seats.o);
+        assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
+        assert!(r.view(Viewer::Player).seats.o);
         assert!(r.join(Token::from_trusted("t")).is_err());
         assert_eq!(r.computer_to_move(), None);
         let (r, _) = r.play(Player::X, 1, 1, Some(1)).unwrap();
@@ -568,8 +595,8 @@ mod tests {
         assert_eq!(outcome, None);
         assert_eq!(r.version(), 2, "the old room is untouched");
         assert_eq!(r2.version(), 3);
-        assert_eq!(r2.view().board, "X../.../...");
-        assert_eq!(r2.view().last, Some([0, 0]));
+        assert_eq!(r2.view(Viewer::Player).board, "X../.../...");
+        assert_eq!(r2.view(Viewer::Player).last, Some([0, 0]));
         assert_eq!(
             r2.play(Player::O, 0, 0, None).unwrap_err(),
             RoomError::Occupied { row: 0, col: 0 }
@@ -590,7 +617,7 @@ mod tests {
         assert_eq!(r.rematch(None).unwrap_err(), RoomError::StillPlaying);
         let (r, outcome) = r.play(Player::X, 0, 2, None).unwrap();
         assert_eq!(outcome, Some(Outcome::Win(Player::X)));
-        let view = r.view();
+        let view = r.view(Viewer::Player);
         assert_eq!(view.status, RoundStatus::Won);
         assert_eq!(view.winner, Some(SeatName(Player::X)));
         assert_eq!(view.line, Some(vec![[0, 0], [0, 1], [0, 2]]));
@@ -612,7 +639,7 @@ mod tests {
             RoomError::Stale { .. }
         ));
         let r = r.rematch(Some(r.version())).unwrap();
-        let view = r.view();
+        let view = r.view(Viewer::Player);
         assert_eq!(
             (view.round, view.first, view.next),
             (2, SeatName(Player::O), Some(SeatName(Player::O)))
@@ -632,7 +659,7 @@ mod tests {
             r = r.play(seat, row, col, None).unwrap().0;
         }
         let back = Room::restore(r.record()).unwrap();
-        assert_eq!(back.view(), r.view());
+        assert_eq!(back.view(Viewer::Player), r.view(Viewer::Player));
         assert_eq!(back.record(), r.record());
 
         let mut bad = r.record();
@@ -645,12 +672,19 @@ mod tests {
     }
 
     #[test]
+    fn spectators_see_the_watch_id_only() {
+        let view = seated().view(Viewer::Spectator);
+        assert_eq!((view.id.as_str(), view.watch.as_str()), ("w1", "w1"));
+        assert_eq!(view.board, seated().view(Viewer::Player).board);
+    }
+
+    #[test]
     fn the_view_serialises_as_the_api_says() {
-        let json = serde_json::to_value(seated().view()).unwrap();
+        let json = serde_json::to_value(seated().view(Viewer::Player)).unwrap();
         assert_eq!(
             json,
             serde_json::json!({
-                "id": "g1", "size": "3x3", "rows": 3, "cols": 3, "k": 3,
+                "id": "g1", "watch": "w1", "size": "3x3", "rows": 3, "cols": 3, "k": 3,
                 "board": ".../.../...", "next": "x", "status": "playing",
                 "winner": null, "line": null, "last": null, "version": 2,
                 "round": 1, "first": "x", "opponent": "human",

@@ -397,9 +397,12 @@ async fn unknown_games_routes_and_methods_are_json_errors() {
         ("GET", "/api/games/unknowngame/live"),
         ("GET", "/api/nothing"),
     ] {
-        let (status, body) = api
-            .call(method, path, Some("t"), r#"{"row":0,"col":0}"#)
-            .await;
+        let body = if path.ends_with("/moves") {
+            r#"{"row":0,"col":0}"#
+        } else {
+            ""
+        };
+        let (status, body) = api.call(method, path, Some("t"), body).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {body}");
         error_of(&body);
     }
@@ -714,6 +717,13 @@ impl Store for SlowStore {
         self.0.load(id)
     }
 
+    fn load_watch(
+        &self,
+        watch: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::room::RoomRecord>> {
+        self.0.load_watch(watch)
+    }
+
     fn computer_turns(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
         self.0.computer_turns()
     }
@@ -768,4 +778,51 @@ async fn a_rematch_needs_a_finished_round_and_a_current_version() {
     assert_eq!(second, StatusCode::CONFLICT);
     assert_eq!(reply["game"]["round"], 2);
     assert_eq!(api.game(&id).await["round"], 2);
+}
+
+#[tokio::test]
+async fn the_watch_link_reads_the_game_and_can_do_nothing_else() {
+    let api = Api::new();
+    let (status, created) = api.call("POST", "/api/games", None, "").await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
+    assert_ne!(watch, id);
+
+    // A spectator sees the game under the watch id, never the room's id...
+    let (status, seen) = api
+        .call("GET", &format!("/api/games/{watch}"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(seen["id"], watch.as_str());
+    assert_eq!(seen["board"], created["game"]["board"]);
+    assert!(!seen.to_string().contains(&id), "the room id leaks: {seen}");
+    let (status, hints) = api
+        .call("GET", &format!("/api/games/{watch}/hints"), None, "")
+        .await;
+    assert_eq!(
+        (status, &hints["available"]),
+        (StatusCode::OK, &json!(true))
+    );
+
+    // ...and cannot take the free seat, move or ask for a rematch with it.
+    for (path, body) in [
+        (format!("/api/games/{watch}/seats/o"), String::new()),
+        (
+            format!("/api/games/{watch}/moves"),
+            json!({"row": 0, "col": 0}).to_string(),
+        ),
+        (format!("/api/games/{watch}/rematch"), String::new()),
+    ] {
+        let (status, reply) = api.call("POST", &path, Some(&x), &body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {reply}");
+    }
+    assert_eq!(api.game(&id).await["seats"]["o"], false);
+
+    // The friend with the invite (the room id) can.
+    let (status, _) = api
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
 }

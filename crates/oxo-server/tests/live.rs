@@ -109,8 +109,9 @@ async fn players_and_spectators_see_every_change_at_once() {
         "the join is pushed"
     );
 
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
     let mut o_socket = server.connect(&id).await;
-    let mut spectator = server.connect(&id).await;
+    let mut spectator = server.connect(&watch).await;
     for socket in [&mut o_socket, &mut spectator] {
         assert_eq!(next_game(socket).await["version"], 2);
     }
@@ -129,6 +130,14 @@ async fn players_and_spectators_see_every_change_at_once() {
             assert_eq!(game["version"], version + 1);
             assert_eq!(game["last"], json!([row, col]));
         }
+        // The spectator's copy carries the watch id, not the room's.
+        let (handle, viewer) = server
+            .state
+            .hub()
+            .room_to_read(&GameId::from_trusted(&watch))
+            .await
+            .unwrap();
+        assert!(!handle.current(viewer).contains(&id));
     }
 
     // A client that reconnects gets the current state at once.
@@ -186,6 +195,7 @@ async fn the_computer_moves_after_a_restart_where_it_was_to_move() {
     let store = MemoryStore::new();
     let room = Room::new(
         GameId::from_trusted("resumed"),
+        GameId::from_trusted("resumed-watch"),
         Rules::default(),
         Opponent::Computer(oxo_ai::StrategyKind::Perfect),
         Player::O,
@@ -281,6 +291,7 @@ async fn one_damaged_room_does_not_stop_the_others_resuming() {
     ] {
         let mut record = Room::new(
             GameId::from_trusted(id),
+            GameId::from_trusted(&format!("{id}-watch")),
             Rules::default(),
             Opponent::Computer(oxo_ai::StrategyKind::Rules),
             Player::O,

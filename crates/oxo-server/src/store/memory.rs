@@ -82,6 +82,16 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(self.get(id))))
     }
 
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        // A scan: this store serves tests and benchmarks, not many rooms.
+        let room = self
+            .lock()
+            .values()
+            .find(|(room, _)| room.watch == *watch)
+            .map(|(room, _)| room.clone());
+        Box::pin(std::future::ready(Ok(room)))
+    }
+
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         let ids = self
             .lock()

@@ -84,6 +84,9 @@ pub trait Store: Send + Sync + 'static {
     /// The room with this id, if it exists.
     fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>>;
 
+    /// The room with this watch id, if it exists.
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>>;
+
     /// Rooms where the computer is to move, to resume after a restart.
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>>;
 }

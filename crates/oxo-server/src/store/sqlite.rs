@@ -50,6 +50,11 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (room, round, ply)
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX rooms_computer_turn ON rooms (computer_turn) WHERE computer_turn = 1;",
+    // 2: a read-only watch id per room for spectators; rooms made before it
+    // get a random one.
+    "ALTER TABLE rooms ADD COLUMN watch TEXT;
+    UPDATE rooms SET watch = lower(hex(randomblob(8))) WHERE watch IS NULL;
+    CREATE UNIQUE INDEX rooms_watch ON rooms (watch);",
 ];
 
 /// The most writes committed in one transaction.
@@ -58,6 +63,10 @@ const MAX_BATCH: usize = 512;
 enum Request {
     Commit(Box<Change>, oneshot::Sender<Result<(), StoreError>>),
     Load(
+        GameId,
+        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
+    ),
+    LoadWatch(
         GameId,
         oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
     ),
@@ -118,6 +127,11 @@ impl Store for SqliteStore {
         self.ask(|tx| Request::Load(id, tx))
     }
 
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let watch = watch.clone();
+        self.ask(|tx| Request::LoadWatch(watch, tx))
+    }
+
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.ask(Request::ComputerTurns)
     }
@@ -152,6 +166,9 @@ fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::Commit(change, reply) => writes.push((change, reply)),
                 Request::Load(id, reply) => {
                     let _ = reply.send(load(conn, &id));
+                }
+                Request::LoadWatch(watch, reply) => {
+                    let _ = reply.send(load_watch(conn, &watch));
                 }
                 Request::ComputerTurns(reply) => {
                     let _ = reply.send(computer_turns(conn));
@@ -228,8 +245,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     let written = conn
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
-                            x_wins, o_wins, draws, version, computer_turn)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                            x_wins, o_wins, draws, version, computer_turn, watch)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -252,6 +269,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             score.2,
             version,
             i64::from(change.computer_turn),
+            r.watch.as_str(),
         ])?;
     if written != 1 {
         return Err(StoreError::Conflict(format!(
@@ -282,7 +300,7 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
     let row = conn
         .query_row(
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version
+                    x_wins, o_wins, draws, version, watch
              FROM rooms WHERE id = ?1",
             [id.as_str()],
             |row| {
@@ -303,11 +321,13 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
                         row.get::<_, i64>(10)?,
                     ),
                     row.get::<_, i64>(11)?,
+                    row.get::<_, String>(12)?,
                 ))
             },
         )
         .optional()?;
-    let Some(((rows, cols, k), opponent, x_token, o_token, round, first, wins, version)) = row
+    let Some(((rows, cols, k), opponent, x_token, o_token, round, first, wins, version, watch)) =
+        row
     else {
         return Ok(None);
     };
@@ -342,6 +362,7 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
     let version = count(version)?;
     Ok(Some(RoomRecord {
         id: id.clone(),
+        watch: GameId::from_trusted(&watch),
         rules,
         opponent,
         x_token: Token::from_trusted(&x_token),
@@ -352,6 +373,20 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
         score,
         version,
     }))
+}
+
+fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, StoreError> {
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT id FROM rooms WHERE watch = ?1",
+            [watch.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match id {
+        Some(id) => load(conn, &GameId::from_trusted(&id)),
+        None => Ok(None),
+    }
 }
 
 fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
@@ -373,6 +408,7 @@ mod tests {
     fn room(id: &str, opponent: Opponent) -> Room {
         Room::new(
             GameId::from_trusted(id),
+            GameId::from_trusted(&format!("watch-{id}")),
             Rules::default(),
             opponent,
             Player::X,
@@ -422,6 +458,43 @@ mod tests {
         assert!(repeat.await.is_err());
         fresh.await.unwrap();
         assert_eq!(store.load(b.id()).await.unwrap(), Some(b.record()));
+    }
+
+    #[tokio::test]
+    async fn a_version_1_database_is_migrated_with_watch_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        {
+            // A database as the first schema left it, with one room.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute(
+                "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, round, first,
+                                    x_wins, o_wins, draws, version, computer_turn)
+                 VALUES ('old', 3, 3, 3, 'human', 'tx', 1, 'x', 2, 0, 1, 7, 0)",
+                [],
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let old = store
+            .load(&GameId::from_trusted("old"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(old.version, 7);
+        assert_eq!(old.score, Scoreboard::from_counts(2, 0, 1));
+        assert_eq!(old.watch.as_str().len(), 16, "a watch id was made");
+        assert_eq!(GameId::parse(old.watch.as_str()), Some(old.watch.clone()));
+        let by_watch = store.load_watch(&old.watch).await.unwrap().unwrap();
+        assert_eq!(by_watch, old);
+        drop(store);
+        let version: i64 = Connection::open(&path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 2);
     }
 
     #[tokio::test]
