@@ -413,7 +413,7 @@ struct Page {
     score_draws: String,
     /// `#board.playable`: the seat in this browser is to move.
     playable: bool,
-    /// Cells that are not disabled.
+    /// Cells that can be played (not aria-disabled).
     enabled: Vec<[u32; 2]>,
     /// Cells with the class `win`.
     win: Vec<[u32; 2]>,
@@ -466,7 +466,7 @@ return {
   scoreO: $('score-o').textContent,
   scoreDraws: $('score-draws').textContent,
   playable: board.classList.contains('playable'),
-  enabled: cells.filter((c) => !c.disabled).map(pos),
+  enabled: cells.filter((c) => c.getAttribute('aria-disabled') !== 'true').map(pos),
   win: cells.filter((c) => c.classList.contains('win')).map(pos),
   winLabels: cells.filter((c) => (c.getAttribute('aria-label') || '').includes('winning line')).map(pos),
   rematch: !$('rematch').hidden,
@@ -835,10 +835,14 @@ fn two_players_and_a_spectator_play_live() {
             "a spectator's cells are disabled: {watching:#?}"
         );
         assert!(!watching.rematch && !watching.invite, "{watching:#?}");
-        // Clicking does nothing (WebDriver may refuse to click a disabled
-        // button, or click it to no effect).
-        let _ = cell(&watcher, 2, 2).await.click().await;
+        // Cells stay focusable (aria-disabled, so the board can be read by
+        // keyboard), but clicking one does nothing.
         let version_before = h.api_game(&id).await["version"].clone();
+        cell(&watcher, 2, 2)
+            .await
+            .click()
+            .await
+            .expect("a spectator's cell can be clicked");
 
         let moves = [
             ('X', 0, 0),

@@ -212,7 +212,7 @@
     st.closed = true;
     $('status').textContent = 'No such game';
     $('connection').textContent = '';
-    for (const row of st.cells) for (const b of row) b.disabled = true;
+    for (const row of st.cells) for (const b of row) b.setAttribute('aria-disabled', 'true');
     $('rematch').hidden = true;
     $('invite').hidden = true;
     message(error || 'no such game', 'error', 0);
@@ -368,24 +368,29 @@
         } else {
           b.textContent = mark;
         }
-        b.disabled = !myTurn || !!mark;
+        // Not `disabled`: every cell stays focusable, so a keyboard or
+        // screen-reader user can walk the whole board and hear it.
+        const off = !myTurn || !!mark;
+        b.setAttribute('aria-disabled', off ? 'true' : 'false');
       }
     }
     // roving tabindex: one focusable cell, preferably the last one focused
     const target = nearestEnabled(S.focus[0], S.focus[1]) || S.cells[S.focus[0]][S.focus[1]];
     for (const row of S.cells) for (const b of row) b.tabIndex = b === target ? 0 : -1;
-    if (myTurn && !target.disabled && (hadFocus || (S.wantFocus && document.activeElement === document.body))) {
+    if (myTurn && !isOff(target) && (hadFocus || (S.wantFocus && document.activeElement === document.body))) {
       target.focus();
     }
     drawStatus(g);
   }
+
+  function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }
 
   function nearestEnabled(r0, c0) {
     let best = null;
     let bestD = Infinity;
     S.cells.forEach((row, r) => row.forEach((b, c) => {
       const d = Math.abs(r - r0) + Math.abs(c - c0);
-      if (!b.disabled && d < bestD) { best = b; bestD = d; }
+      if (!isOff(b) && d < bestD) { best = b; bestD = d; }
     }));
     return best;
   }
@@ -511,27 +516,21 @@
     }
   }
 
-  // ---- keyboard: arrows move focus (skipping cells that can't be played), Enter/Space click ----
+  // ---- keyboard: arrows move focus one cell (every cell, to read the board), Enter/Space play ----
   const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
   function onBoardKey(e) {
     const cell = e.target.closest('.cell');
     const d = ARROWS[e.key];
     if (!cell || !d || !S || !S.game) return;
     e.preventDefault();
-    let r = +cell.dataset.row + d[0];
-    let c = +cell.dataset.col + d[1];
-    while (r >= 0 && c >= 0 && r < S.game.rows && c < S.game.cols) {
-      const b = S.cells[r][c];
-      if (!b.disabled) {
-        for (const row of S.cells) for (const x of row) x.tabIndex = -1;
-        b.tabIndex = 0;
-        b.focus();
-        S.focus = [r, c];
-        return;
-      }
-      r += d[0];
-      c += d[1];
-    }
+    const r = +cell.dataset.row + d[0];
+    const c = +cell.dataset.col + d[1];
+    if (r < 0 || c < 0 || r >= S.game.rows || c >= S.game.cols) return;
+    const b = S.cells[r][c];
+    for (const row of S.cells) for (const x of row) x.tabIndex = -1;
+    b.tabIndex = 0;
+    b.focus();
+    S.focus = [r, c];
   }
 
   // ---- wiring ----
@@ -542,7 +541,7 @@
     const board = $('board');
     board.addEventListener('click', (e) => {
       const cell = e.target.closest('.cell');
-      if (cell && !cell.disabled) play(+cell.dataset.row, +cell.dataset.col);
+      if (cell && !isOff(cell)) play(+cell.dataset.row, +cell.dataset.col);
     });
     board.addEventListener('keydown', onBoardKey);
     board.addEventListener('focusin', (e) => {
