@@ -419,7 +419,7 @@ impl Hub {
         let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
         let id = GameId::random().map_err(|e| ApiError::Internal(e.to_string()))?;
         let watch = GameId::random_watch().map_err(|e| ApiError::Internal(e.to_string()))?;
-        let room = Room::new(id.clone(), watch, rules, opponent, first, token.clone());
+        let room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
         let hub = self.clone();
         // In a task of its own, like every change: once saved, the room is
         // set up even if the client has gone.
@@ -530,9 +530,9 @@ impl Hub {
     /// Unknown room; [`RoomError::SeatTaken`]; a store failure.
     pub async fn join(&self, id: &GameId) -> Result<Seated, ApiError> {
         let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
-        let for_room = token.clone();
+        let hash = token.hash();
         let game = self
-            .change(id, ChangeKind::Join, move |room| room.join(for_room))
+            .change(id, ChangeKind::Join, move |room| room.join(hash))
             .await?;
         Ok(Seated {
             game,

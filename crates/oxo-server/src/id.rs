@@ -1,6 +1,9 @@
 //! Room ids and seat tokens: random strings from the operating system.
+//! Tokens go to their holders once; the server keeps only their hashes.
 
 use std::fmt;
+
+use sha2::{Digest, Sha256};
 
 /// Letters that cannot be mistaken for one another when a link is read
 /// aloud or typed from a phone screen (no 0/o, 1/l/i).
@@ -67,7 +70,8 @@ impl fmt::Display for GameId {
     }
 }
 
-/// A seat's secret: 32 characters (160 random bits).
+/// A seat's secret: 32 characters (160 random bits), handed to the seat's
+/// holder and never kept: the room keeps its [`TokenHash`].
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
 
@@ -80,24 +84,22 @@ impl Token {
         random_string(32).map(Token)
     }
 
-    /// A token from a trusted source (the store, tests).
+    /// A token from a trusted source (tests).
     #[must_use]
     pub fn from_trusted(text: &str) -> Token {
         Token(text.to_owned())
     }
 
-    /// The token as text, to hand to its holder or the store.
+    /// The token as text, to hand to its holder.
     #[must_use]
     pub fn expose(&self) -> &str {
         &self.0
     }
 
-    /// Whether `candidate` is this token, in time that depends only on the
-    /// lengths, so response times leak nothing about the secret.
+    /// What the room keeps to recognise this token.
     #[must_use]
-    pub fn matches(&self, candidate: &str) -> bool {
-        let (a, b) = (self.0.as_bytes(), candidate.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    pub fn hash(&self) -> TokenHash {
+        TokenHash::of(&self.0)
     }
 }
 
@@ -105,6 +107,45 @@ impl fmt::Debug for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Tokens must not end up in logs.
         f.write_str("Token(…)")
+    }
+}
+
+/// The SHA-256 of a seat's token, in hex: what the room and the database
+/// keep, so that a copy of the database does not hand out the seats.
+/// (Tokens are 160 random bits, so a fast hash without salt is enough.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenHash(String);
+
+impl TokenHash {
+    fn of(token: &str) -> TokenHash {
+        TokenHash(
+            Sha256::digest(token.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        )
+    }
+
+    /// A hash as the store kept it.
+    #[must_use]
+    pub fn from_stored(text: &str) -> TokenHash {
+        TokenHash(text.to_owned())
+    }
+
+    /// The hash as text, for the store.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `candidate` is the token behind this hash. The comparison
+    /// takes the same time wherever the hashes differ, so response times
+    /// leak nothing.
+    #[must_use]
+    pub fn matches(&self, candidate: &str) -> bool {
+        let other = TokenHash::of(candidate);
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
     }
 }
 
@@ -130,10 +171,17 @@ mod tests {
     #[test]
     fn tokens_match_only_themselves_and_hide_in_debug() {
         let t = Token::from_trusted("secret");
-        assert!(t.matches("secret"));
-        assert!(!t.matches("secreT"));
-        assert!(!t.matches("secret2"));
-        assert!(!t.matches(""));
+        let hash = t.hash();
+        assert!(hash.matches("secret"));
+        assert!(!hash.matches("secreT"));
+        assert!(!hash.matches("secret2"));
+        assert!(!hash.matches(""));
+        assert!(!hash.as_str().contains("secret"));
+        assert_eq!(
+            hash.as_str(),
+            "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b",
+            "SHA-256 of \"secret\""
+        );
         assert_eq!(format!("{t:?}"), "Token(…)");
     }
 }

@@ -12,7 +12,7 @@ use oxo_ai::StrategyKind;
 use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
 use serde::Serialize;
 
-use crate::id::{GameId, Token};
+use crate::id::{GameId, TokenHash};
 
 /// The longest side the server offers: beyond it a board no longer fits a
 /// screen, and every update would carry a very long board string.
@@ -116,7 +116,7 @@ pub struct Room {
 }
 
 impl Room {
-    /// A new room at version 1: X is held by `x_token`; against the computer
+    /// A new room at version 1: X is held by the token behind `x_token`; against the computer
     /// seat O is the computer's from the start.
     #[must_use]
     pub fn new(
@@ -125,7 +125,7 @@ impl Room {
         rules: Rules,
         opponent: Opponent,
         first: Player,
-        x_token: Token,
+        x_token: TokenHash,
     ) -> Room {
         Room {
             rec: RoomRecord {
@@ -289,11 +289,11 @@ impl Room {
         }
     }
 
-    /// Seat O taken by the holder of `token`.
+    /// Seat O taken by the holder of the token behind `token`.
     ///
     /// # Errors
     /// [`RoomError::SeatTaken`] when a person or the computer holds it.
-    pub fn join(&self, token: Token) -> Result<Room, RoomError> {
+    pub fn join(&self, token: TokenHash) -> Result<Room, RoomError> {
         if self.seated() {
             return Err(RoomError::SeatTaken(Player::O));
         }
@@ -416,10 +416,10 @@ pub struct RoomRecord {
     pub rules: Rules,
     /// Who holds seat O.
     pub opponent: Opponent,
-    /// Seat X's token.
-    pub x_token: Token,
+    /// Seat X's token, hashed.
+    pub x_token: TokenHash,
     /// Seat O's token, once a person has joined.
-    pub o_token: Option<Token>,
+    pub o_token: Option<TokenHash>,
     /// The current round, from 1.
     pub round: u32,
     /// Who started the current round.
@@ -523,6 +523,7 @@ pub struct GameView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::id::Token;
 
     fn room(opponent: Opponent) -> Room {
         Room::new(
@@ -531,13 +532,13 @@ mod tests {
             Rules::default(),
             opponent,
             Player::X,
-            Token::from_trusted("tx"),
+            Token::from_trusted("tx").hash(),
         )
     }
 
     fn seated() -> Room {
         room(Opponent::Human)
-            .join(Token::from_trusted("to"))
+            .join(Token::from_trusted("to").hash())
             .unwrap()
     }
 
@@ -550,14 +551,14 @@ mod tests {
             r.play(Player::X, 0, 0, None).unwrap_err(),
             RoomError::Waiting
         );
-        let r = r.join(Token::from_trusted("to")).unwrap();
+        let r = r.join(Token::from_trusted("to").hash()).unwrap();
         assert_eq!(r.version(), 2);
         assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
         assert_eq!(r.seat_of("to"), Some(Player::O));
         assert_eq!(r.seat_of("tx"), Some(Player::X));
         assert_eq!(r.seat_of("t"), None);
         assert_eq!(
-            r.join(Token::from_trusted("t3")).unwrap_err(),
+            r.join(Token::from_trusted("t3").hash()).unwrap_err(),
             RoomError::SeatTaken(Player::O)
         );
     }
@@ -567,7 +568,7 @@ mod tests {
         let r = room(Opponent::Computer(StrategyKind::Perfect));
         assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
         assert!(r.view(Viewer::Player).seats.o);
-        assert!(r.join(Token::from_trusted("t")).is_err());
+        assert!(r.join(Token::from_trusted("t").hash()).is_err());
         assert_eq!(r.computer_to_move(), None);
         let (r, _) = r.play(Player::X, 1, 1, Some(1)).unwrap();
         assert_eq!(r.computer_to_move(), Some(StrategyKind::Perfect));

@@ -610,6 +610,17 @@ async fn sqlite_keeps_every_game_across_a_restart() {
     assert_eq!(after["score"]["x"], 1);
     assert_eq!(after["round"], 2);
     assert_eq!(after["board"], ".../.../..O");
+    // The database keeps the tokens' hashes, not the tokens.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (stored_x, stored_o): (String, String) = conn
+        .query_row(
+            "SELECT x_token, o_token FROM rooms WHERE id = ?1",
+            [&id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(stored_x.len(), 64);
+    assert!(stored_x != x && stored_o != o && !stored_x.contains(&x));
     // The seats' tokens still work, and the game goes on.
     assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::CONFLICT);
     assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);

@@ -199,7 +199,7 @@ async fn the_computer_moves_after_a_restart_where_it_was_to_move() {
         Rules::default(),
         Opponent::Computer(oxo_ai::StrategyKind::Perfect),
         Player::O,
-        Token::from_trusted("tx"),
+        Token::from_trusted("tx").hash(),
     );
     store
         .commit(Change {
@@ -295,7 +295,7 @@ async fn one_damaged_room_does_not_stop_the_others_resuming() {
             Rules::default(),
             Opponent::Computer(oxo_ai::StrategyKind::Rules),
             Player::O,
-            Token::from_trusted("tx"),
+            Token::from_trusted("tx").hash(),
         )
         .record();
         record.moves = moves;

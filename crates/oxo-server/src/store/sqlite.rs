@@ -16,7 +16,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
-use crate::id::{GameId, Token};
+use crate::id::{GameId, TokenHash};
 use crate::room::{Opponent, RoomRecord};
 
 /// Schema migrations, in order; `PRAGMA user_version` counts those applied.
@@ -260,8 +260,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             r.rules.cols(),
             r.rules.k(),
             r.opponent.name(),
-            r.x_token.expose(),
-            r.o_token.as_ref().map(Token::expose),
+            r.x_token.as_str(),
+            r.o_token.as_ref().map(TokenHash::as_str),
             r.round,
             seat_text(r.first),
             score.0,
@@ -365,8 +365,8 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
         watch: GameId::from_trusted(&watch),
         rules,
         opponent,
-        x_token: Token::from_trusted(&x_token),
-        o_token: o_token.as_deref().map(Token::from_trusted),
+        x_token: TokenHash::from_stored(&x_token),
+        o_token: o_token.as_deref().map(TokenHash::from_stored),
         round,
         first,
         moves,
@@ -412,7 +412,7 @@ mod tests {
             Rules::default(),
             opponent,
             Player::X,
-            Token::from_trusted("tx"),
+            crate::id::Token::from_trusted("tx").hash(),
         )
     }
 
@@ -433,7 +433,9 @@ mod tests {
             store.commit(change(&r1, ChangeKind::Create)).await.is_err(),
             "an id is created once"
         );
-        let r2 = r1.join(Token::from_trusted("to")).unwrap();
+        let r2 = r1
+            .join(crate::id::Token::from_trusted("to").hash())
+            .unwrap();
         let (r3, _) = r2.play(Player::X, 1, 1, None).unwrap();
         store.commit(change(&r2, ChangeKind::Join)).await.unwrap();
         store.commit(change(&r3, ChangeKind::Move)).await.unwrap();
