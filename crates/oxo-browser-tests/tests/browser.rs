@@ -325,8 +325,13 @@ impl Harness {
 
     /// `GET /api/games/{id}`, straight from the server.
     async fn api_game(&self, id: &str) -> Value {
+        self.api(&format!("/api/games/{id}")).await
+    }
+
+    /// `GET path`, straight from the server.
+    async fn api(&self, path: &str) -> Value {
         let addr = self.addr;
-        let path = format!("/api/games/{id}");
+        let path = path.to_owned();
         tokio::task::spawn_blocking(move || http_get_json(addr, &path))
             .await
             .expect("the GET did not panic")
@@ -1104,9 +1109,17 @@ fn keyboard_plays_moves() {
             replied.enabled.contains(&from),
             "the focused cell {from:?} can be played: {replied:#?}"
         );
-        let (key, to) = arrow_target(&replied, from).expect("some arrow reaches a free cell");
-        press(&c, &[key]).await;
-        assert_eq!(page(&c).await.active, Some(to), "{key:?} from {from:?}");
+        // Walk, one cell per arrow, to the free cell farthest away: the
+        // arrows cross taken cells too, so the whole board can be read.
+        let to = *replied
+            .enabled
+            .iter()
+            .max_by_key(|c| from[0].abs_diff(c[0]) + from[1].abs_diff(c[1]))
+            .expect("a free cell");
+        for (key, step) in arrow_path(from, to) {
+            press(&c, &[key]).await;
+            assert_eq!(page(&c).await.active, Some(step), "{key:?} towards {to:?}");
+        }
         press(&c, &[Key::Space]).await;
         let [row, col] = to;
         let second = wait_page(&c, "X's second move, played with Space", |p| {
@@ -1124,25 +1137,99 @@ fn keyboard_plays_moves() {
     });
 }
 
-/// The arrow key that moves the focus from `from` to a playable cell, and
-/// that cell (arrows skip cells that cannot be played, as the page does).
-fn arrow_target(page: &Page, from: [u32; 2]) -> Option<(Key, [u32; 2])> {
-    let side = i64::try_from(page.board.split('/').count()).ok()?;
-    for (key, dr, dc) in [
-        (Key::Right, 0, 1),
-        (Key::Down, 1, 0),
-        (Key::Left, 0, -1),
-        (Key::Up, -1, 0),
-    ] {
-        let (mut r, mut c) = (i64::from(from[0]) + dr, i64::from(from[1]) + dc);
-        while (0..side).contains(&r) && (0..side).contains(&c) {
-            let cell = [u32::try_from(r).ok()?, u32::try_from(c).ok()?];
-            if page.enabled.contains(&cell) {
-                return Some((key, cell));
-            }
-            r += dr;
-            c += dc;
+#[test]
+fn hints_show_every_free_cells_perfect_play_value() {
+    run("hints", |h| async move {
+        let c = h.session("hints", 1000, 1000).await;
+        let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        wait_page(&c, "my turn", |p| p.playable && p.enabled.len() == 9).await;
+        // A position with wins, draws and losses to show: X takes an edge,
+        // perfect O replies, and the hints give X's options.
+        cell(&c, 0, 1).await.click().await.expect("X played");
+        wait_page(&c, "the reply, and my turn", |p| {
+            p.count('O') == 1 && p.playable
+        })
+        .await;
+        find(&c, "#hints")
+            .await
+            .click()
+            .await
+            .expect("hints switched on");
+        wait_script(
+            &c,
+            "a hint in every free cell",
+            "const free = [...document.querySelectorAll('#board .cell')].filter((c) => !c.dataset.mark);
+             return free.length === 7 && free.every((c) => c.querySelector('.hint'));",
+        )
+        .await;
+        // Each label agrees with the server's hints for the same position.
+        let hints = h.api(&format!("/api/games/{id}/hints")).await;
+        let shown: Value = c
+            .execute(
+                "return [...document.querySelectorAll('#board .cell .hint')].map((s) => {
+                   const b = s.closest('.cell');
+                   return [+b.dataset.row, +b.dataset.col, s.textContent, b.getAttribute('aria-label')];
+                 });",
+                vec![],
+            )
+            .await
+            .expect("the hint labels");
+        let shown = shown.as_array().expect("a list");
+        assert_eq!(shown.len(), 7);
+        for item in shown {
+            let (row, col) = (item[0].as_u64().unwrap(), item[1].as_u64().unwrap());
+            let label = item[2].as_str().unwrap();
+            let hint = hints["hints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|h| h["row"] == row && h["col"] == col)
+                .unwrap_or_else(|| panic!("no server hint for ({row}, {col}): {hints}"));
+            let value = hint["value"].as_str().unwrap();
+            let expected = match value {
+                "draw" => "D".to_owned(),
+                "win" => format!("W{}", hint["plies"]),
+                _ => format!("L{}", hint["plies"]),
+            };
+            assert_eq!(label, expected, "({row}, {col}): {hint}");
+            let aria = item[3].as_str().unwrap();
+            assert!(aria.contains(value), "the label reads the hint: {aria}");
         }
+        h.screenshot(&c, "hints").await;
+        find(&c, "#hints")
+            .await
+            .click()
+            .await
+            .expect("hints switched off");
+        wait_script(
+            &c,
+            "no hints",
+            "return document.querySelectorAll('#board .cell .hint').length === 0;",
+        )
+        .await;
+    });
+}
+
+/// The arrow keys that walk the focus from `from` to `to`, one cell each
+/// (rows first), with the cell each one reaches.
+fn arrow_path(from: [u32; 2], to: [u32; 2]) -> Vec<(Key, [u32; 2])> {
+    let mut at = from;
+    let mut path = Vec::new();
+    while at != to {
+        let key = if at[0] < to[0] {
+            at[0] += 1;
+            Key::Down
+        } else if at[0] > to[0] {
+            at[0] -= 1;
+            Key::Up
+        } else if at[1] < to[1] {
+            at[1] += 1;
+            Key::Right
+        } else {
+            at[1] -= 1;
+            Key::Left
+        };
+        path.push((key, at));
     }
-    None
+    path
 }
