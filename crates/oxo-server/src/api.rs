@@ -177,10 +177,12 @@ async fn json_errors(request: Request, next: Next) -> Response {
     json_response(status, serde_json::json!({ "error": text }).to_string())
 }
 
+/// A request body as axum hands it over: the bytes, or why they could not
+/// be read (too large, say).
+type RawBody = Result<Bytes, axum::extract::rejection::BytesRejection>;
+
 /// The body as `T`; an empty body is `T::default()`.
-fn parse_body<T: DeserializeOwned + Default>(
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<T, ApiError> {
+fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result<T, ApiError> {
     let body = body.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge(BODY_LIMIT)
@@ -210,6 +212,11 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// 200 `{"game": GAME}`.
+fn game_response(game: &str) -> Response {
+    json_response(StatusCode::OK, format!("{{\"game\":{game}}}"))
 }
 
 fn seated_response(status: StatusCode, seated: &Seated) -> Response {
@@ -327,10 +334,7 @@ impl CreateGame {
     }
 }
 
-async fn create(
-    State(state): State<AppState>,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<Response, ApiError> {
+async fn create(State(state): State<AppState>, body: RawBody) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
     let (rules, opponent, first) = request.validate()?;
     let seated = state.hub.create(rules, opponent, first).await?;
@@ -378,7 +382,7 @@ async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    body: RawBody,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let request: Move = parse_body(body)?;
@@ -391,10 +395,7 @@ async fn play(
         .hub
         .play(&id, bearer(&headers), row, col, request.version)
         .await?;
-    Ok(json_response(
-        StatusCode::OK,
-        format!("{{\"game\":{game}}}"),
-    ))
+    Ok(game_response(&game))
 }
 
 /// `POST /api/games/{id}/rematch`: the body is optional.
@@ -408,7 +409,7 @@ async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    body: RawBody,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let request: Rematch = parse_body(body)?;
@@ -416,10 +417,7 @@ async fn rematch(
         .hub
         .rematch(&id, bearer(&headers), request.version)
         .await?;
-    Ok(json_response(
-        StatusCode::OK,
-        format!("{{\"game\":{game}}}"),
-    ))
+    Ok(game_response(&game))
 }
 
 async fn hints(
