@@ -191,7 +191,7 @@
         } else if (r.status === 409) {
           message('seat taken — watching', 'info', 8000);
         } else if (r.status === 404) {
-          message('this is a watch link — watching', 'info', 8000);
+          message('no seat to take with this link — watching', 'info', 8000);
         } else {
           message(r.data.error);
         }

@@ -448,7 +448,7 @@ impl Hub {
     /// the check that produced `next` and this.
     async fn commit(
         &self,
-        handle: &RoomHandle,
+        handle: &Arc<RoomHandle>,
         room: &mut Room,
         next: Room,
         kind: ChangeKind,
@@ -480,6 +480,9 @@ impl Hub {
                     .ok_or_else(|| ApiError::NotFound(room.id().to_string()))?;
                 *room = Room::restore(record).map_err(ApiError::Corrupt)?;
                 let json = handle.publish(room);
+                if room.computer_to_move().is_some() {
+                    self.schedule_computer(handle);
+                }
                 Err(ApiError::Conflict {
                     message: "the game changed meanwhile; here it is as it stands".into(),
                     game: Some(json),
@@ -655,7 +658,7 @@ impl Hub {
 
     /// One computer move, if it is the computer's turn; `Ok(true)` when a
     /// move was made.
-    async fn computer_move(&self, handle: &RoomHandle) -> Result<bool, ApiError> {
+    async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<bool, ApiError> {
         let (kind, game, version) = {
             let room = handle.room.lock().await;
             match room.computer_to_move() {

@@ -126,10 +126,16 @@ impl TokenHash {
         )
     }
 
-    /// A hash as the store kept it.
+    /// A hash as the store kept it (see [`TokenHash::is_hash`]).
     #[must_use]
     pub fn from_stored(text: &str) -> TokenHash {
         TokenHash(text.to_owned())
+    }
+
+    /// Whether `text` looks like a stored hash: 64 lowercase hex digits.
+    #[must_use]
+    pub fn is_hash(text: &str) -> bool {
+        text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     }
 
     /// The hash as text, for the store.

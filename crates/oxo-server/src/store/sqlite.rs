@@ -16,14 +16,21 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
-use crate::id::{GameId, TokenHash};
+use crate::id::{GameId, Token, TokenHash};
 use crate::room::{Opponent, RoomRecord};
+
+/// One schema migration: SQL, or a step SQLite cannot express alone.
+enum Migration {
+    Sql(&'static str),
+    Rust(fn(&rusqlite::Transaction<'_>) -> Result<(), StoreError>),
+}
 
 /// Schema migrations, in order; `PRAGMA user_version` counts those applied.
 /// Never edit one that has shipped: add another.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[Migration] = &[
     // 1: rooms and every move of every round.
-    "CREATE TABLE rooms (
+    Migration::Sql(
+        "CREATE TABLE rooms (
         id TEXT PRIMARY KEY,
         rows INTEGER NOT NULL,
         cols INTEGER NOT NULL,
@@ -50,12 +57,37 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (room, round, ply)
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX rooms_computer_turn ON rooms (computer_turn) WHERE computer_turn = 1;",
+    ),
     // 2: a read-only watch id per room for spectators; rooms made before it
     // get a random one.
-    "ALTER TABLE rooms ADD COLUMN watch TEXT;
+    Migration::Sql(
+        "ALTER TABLE rooms ADD COLUMN watch TEXT;
     UPDATE rooms SET watch = lower(hex(randomblob(8))) WHERE watch IS NULL;
     CREATE UNIQUE INDEX rooms_watch ON rooms (watch);",
+    ),
+    // 3: seat tokens kept as their SHA-256 (SQLite has no SHA-256, so the
+    // hashing is done here). Tokens are 32 characters, hashes 64.
+    Migration::Rust(hash_stored_tokens),
 ];
+
+fn hash_stored_tokens(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    let plain: Vec<(String, String, Option<String>)> = tx
+        .prepare("SELECT id, x_token, o_token FROM rooms")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let hashed = |token: &str| {
+        if TokenHash::is_hash(token) {
+            token.to_owned()
+        } else {
+            Token::from_trusted(token).hash().as_str().to_owned()
+        }
+    };
+    let mut update = tx.prepare("UPDATE rooms SET x_token = ?2, o_token = ?3 WHERE id = ?1")?;
+    for (id, x, o) in plain {
+        update.execute(params![id, hashed(&x), o.as_deref().map(hashed)])?;
+    }
+    Ok(())
+}
 
 /// The most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -144,12 +176,15 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if found > known {
         return Err(StoreError::TooNew { found, known });
     }
-    for (number, sql) in (1..)
+    for (number, migration) in (1..)
         .zip(MIGRATIONS)
         .skip(usize::try_from(found).unwrap_or(0))
     {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
+        match migration {
+            Migration::Sql(sql) => tx.execute_batch(sql)?,
+            Migration::Rust(step) => step(&tx)?,
+        }
         tx.pragma_update(None, "user_version", number)?;
         tx.commit()?;
     }
@@ -326,6 +361,11 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
             },
         )
         .optional()?;
+    let stored_hash = |text: &str| {
+        TokenHash::is_hash(text)
+            .then(|| TokenHash::from_stored(text))
+            .ok_or_else(|| StoreError::Corrupt(format!("game {id}: a seat token is not a hash")))
+    };
     let Some(((rows, cols, k), opponent, x_token, o_token, round, first, wins, version, watch)) =
         row
     else {
@@ -365,8 +405,8 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
         watch: GameId::from_trusted(&watch),
         rules,
         opponent,
-        x_token: TokenHash::from_stored(&x_token),
-        o_token: o_token.as_deref().map(TokenHash::from_stored),
+        x_token: stored_hash(&x_token)?,
+        o_token: o_token.as_deref().map(stored_hash).transpose()?,
         round,
         first,
         moves,
@@ -469,7 +509,10 @@ mod tests {
         {
             // A database as the first schema left it, with one room.
             let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            let Migration::Sql(first) = MIGRATIONS[0] else {
+                panic!("the first migration is SQL");
+            };
+            conn.execute_batch(first).unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
             conn.execute(
                 "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, round, first,
@@ -491,12 +534,17 @@ mod tests {
         assert_eq!(GameId::parse(old.watch.as_str()), Some(old.watch.clone()));
         let by_watch = store.load_watch(&old.watch).await.unwrap().unwrap();
         assert_eq!(by_watch, old);
+        // The token the old database held in the clear still holds seat X,
+        // and only its hash is kept now.
+        let room = Room::restore(old.clone()).unwrap();
+        assert_eq!(room.seat_of("tx"), Some(Player::X));
+        assert_eq!(old.x_token, crate::id::Token::from_trusted("tx").hash());
         drop(store);
         let version: i64 = Connection::open(&path)
             .unwrap()
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
     }
 
     #[tokio::test]
