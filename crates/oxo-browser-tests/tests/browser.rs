@@ -1060,6 +1060,57 @@ fn the_board_fits_a_phone_screen() {
             h.screenshot(&c, shot).await;
             assert_fits(preset, &measured, cells);
         }
+
+        // 15×15 fits too, with small cells; "Larger cells" makes them
+        // finger-sized and lets the board scroll in its box, never the page.
+        start_game(&h, &c, "human", "15x15k5", "x").await;
+        let fitted = layout(&c).await;
+        assert_eq!(fitted.cells.len(), 225);
+        assert!(fitted.scroll_width <= fitted.inner_width, "{fitted:?}");
+        let small = fitted.cells[0][2] - fitted.cells[0][0];
+        assert!(small < 30.0, "15 cells across 360 px are small: {small}");
+        let toggle = find(&c, "#zoom-toggle").await;
+        assert!(
+            toggle.is_displayed().await.expect("the toggle's display"),
+            "the Larger cells option is offered"
+        );
+        find(&c, "#zoom")
+            .await
+            .click()
+            .await
+            .expect("Larger cells on");
+        let zoomed = layout(&c).await;
+        let large = zoomed.cells[0][2] - zoomed.cells[0][0];
+        assert!(large >= 36.0, "finger-sized cells: {large}");
+        assert!(
+            zoomed.scroll_width <= zoomed.inner_width,
+            "the page does not scroll sideways: {zoomed:?}"
+        );
+        let scrolls = c
+            .execute(
+                "const w = document.getElementById('board-wrap'); return w.scrollWidth > w.clientWidth;",
+                vec![],
+            )
+            .await
+            .expect("the board box");
+        assert_eq!(scrolls, Value::Bool(true), "the board scrolls in its box");
+        c.execute(
+            "document.getElementById('board-wrap').scrollIntoView({ block: 'start' }); return true;",
+            vec![],
+        )
+        .await
+        .expect("the board scrolled into view");
+        h.screenshot(&c, "phone-15x15-larger-cells").await;
+        // A small board does not offer it.
+        start_game(&h, &c, "human", "3x3k3", "x").await;
+        assert!(
+            !find(&c, "#zoom-toggle")
+                .await
+                .is_displayed()
+                .await
+                .expect("the toggle's display"),
+            "no Larger cells option on 3×3"
+        );
     });
 }
 

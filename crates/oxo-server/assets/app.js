@@ -168,6 +168,9 @@
     $('board').dataset.version = '';
     $('status').textContent = 'Loading…';
     $('hints').checked = false;
+    $('zoom').checked = false;
+    $('board').classList.remove('zoomed');
+    $('zoom-toggle').hidden = true;
     $('invite').hidden = true;
     $('rematch').hidden = true;
     $('details').textContent = '';
@@ -323,6 +326,31 @@
     board.style.setProperty('--cols', g.cols);
     board.classList.toggle('big', g.rows * g.cols > 64);
     S.focus = [Math.floor(g.rows / 2), Math.floor(g.cols / 2)];
+    fitZoom();
+  }
+
+  // Cells smaller than a fingertip get the "Larger cells" option.
+  const FINGER_PX = 30;
+  function fitZoom() {
+    const g = S && S.game;
+    if (!g) return;
+    const board = $('board');
+    const zoomed = board.classList.contains('zoomed');
+    board.classList.remove('zoomed');
+    const first = S.cells[0] && S.cells[0][0];
+    const fitted = first ? first.getBoundingClientRect().width : 0;
+    board.classList.toggle('zoomed', zoomed);
+    if (!fitted) return; // not on screen yet
+    const small = fitted < FINGER_PX;
+    $('zoom-toggle').hidden = !small;
+    if (!small && zoomed) { $('zoom').checked = false; board.classList.remove('zoomed'); }
+  }
+
+  function setZoom(on) {
+    $('board').classList.toggle('zoomed', on);
+    const [r, c] = S.game && S.game.last ? S.game.last : S.focus;
+    const cell = S.cells[r] && S.cells[r][c];
+    if (cell) cell.scrollIntoView({ block: 'nearest', inline: 'center' });
   }
 
   function hintOf(r, c) {
@@ -559,6 +587,8 @@
       if ($('hints').checked) refreshHints();
       else { S.hints = null; draw(); }
     });
+    $('zoom').addEventListener('change', () => { if (S && S.game) setZoom($('zoom').checked); });
+    window.addEventListener('resize', fitZoom);
     $('message').addEventListener('click', clearMessage);
     $('new-game-link').addEventListener('click', (e) => {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
