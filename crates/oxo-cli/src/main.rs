@@ -16,7 +16,7 @@ Exit codes:
   2  bad usage or malformed input";
 
 #[derive(Debug, Parser)]
-#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: play, referee, stream", after_help = EXIT_CODES)]
+#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, referee, stream", after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
