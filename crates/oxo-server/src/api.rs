@@ -24,7 +24,7 @@ use crate::assets;
 use crate::error::ApiError;
 use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Seated};
 use crate::id::GameId;
-use crate::room::{Opponent, SERVER_MAX_SIDE, Viewer};
+use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
 
 /// The largest request body accepted; a move is about 40 bytes.
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -220,10 +220,7 @@ fn game_response(game: &str) -> Response {
 }
 
 fn seated_response(status: StatusCode, seated: &Seated) -> Response {
-    let seat = match seated.seat {
-        Player::X => "x",
-        Player::O => "o",
-    };
+    let seat = SeatName(seated.seat).as_str();
     let token = serde_json::to_string(seated.token.expose()).expect("strings serialise");
     json_response(
         status,
@@ -275,14 +272,6 @@ struct CreateGame {
     first: Option<String>,
 }
 
-fn parse_seat(text: &str) -> Option<Player> {
-    match text {
-        "x" | "X" => Some(Player::X),
-        "o" | "O" => Some(Player::O),
-        _ => None,
-    }
-}
-
 impl CreateGame {
     /// The validated request: rules, opponent and starter.
     fn validate(&self) -> Result<(Rules, Opponent, Player), ApiError> {
@@ -326,7 +315,7 @@ impl CreateGame {
         }
         let first = match self.first.as_deref() {
             None => Player::X,
-            Some(text) => parse_seat(text).ok_or_else(|| {
+            Some(text) => SeatName::parse(text).ok_or_else(|| {
                 ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
             })?,
         };
@@ -354,7 +343,7 @@ async fn join(
     Path((id, seat)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    match parse_seat(&seat) {
+    match SeatName::parse(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
             let handle = state.hub.room(&id).await?;

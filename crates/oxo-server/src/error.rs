@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::room::RoomError;
 use crate::store::StoreError;
 
 /// A failed request.
@@ -66,6 +67,28 @@ impl ApiError {
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl ApiError {
+    /// What a room's refusal turns into; a 409 carries `game`, the current
+    /// GAME, when there is one, so that the client can resync.
+    pub(crate) fn room(error: RoomError, game: Option<Arc<str>>) -> ApiError {
+        match error {
+            RoomError::NotASeat => ApiError::NotASeat,
+            RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
+                ApiError::Unprocessable(error.to_string())
+            }
+            RoomError::NotYourTurn(_)
+            | RoomError::GameOver
+            | RoomError::Waiting
+            | RoomError::Stale { .. }
+            | RoomError::SeatTaken(_)
+            | RoomError::StillPlaying => ApiError::Conflict {
+                message: error.to_string(),
+                game,
+            },
         }
     }
 }

@@ -771,24 +771,3 @@ fn random_bytes() -> [u8; 8] {
     let _ = getrandom::fill(&mut bytes);
     bytes
 }
-
-/// What a failed room check turns into; 409s from moves carry the game.
-impl ApiError {
-    pub(crate) fn room(error: RoomError, game: Option<Arc<str>>) -> ApiError {
-        match error {
-            RoomError::NotASeat => ApiError::NotASeat,
-            RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
-                ApiError::Unprocessable(error.to_string())
-            }
-            RoomError::NotYourTurn(_)
-            | RoomError::GameOver
-            | RoomError::Waiting
-            | RoomError::Stale { .. }
-            | RoomError::SeatTaken(_)
-            | RoomError::StillPlaying => ApiError::Conflict {
-                message: error.to_string(),
-                game,
-            },
-        }
-    }
-}

@@ -97,7 +97,7 @@ pub enum RoomError {
         current: u64,
     },
     /// Someone holds the seat already.
-    #[error("seat {} is taken", .0.as_char().to_ascii_lowercase())]
+    #[error("seat {} is taken", SeatName(*.0).as_str())]
     SeatTaken(Player),
     /// The token holds neither seat.
     #[error("that token holds no seat in this game")]
@@ -432,16 +432,34 @@ pub struct RoomRecord {
     pub version: u64,
 }
 
-/// A seat as the API names it: `"x"` or `"o"`.
+/// A seat as the API and the database name it: `"x"` or `"o"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeatName(pub Player);
 
-impl Serialize for SeatName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self.0 {
+impl SeatName {
+    /// `"x"` or `"o"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self.0 {
             Player::X => "x",
             Player::O => "o",
-        })
+        }
+    }
+
+    /// The seat `text` names, in either case.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Player> {
+        match text {
+            "x" | "X" => Some(Player::X),
+            "o" | "O" => Some(Player::O),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for SeatName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
 use crate::id::{GameId, Token, TokenHash};
-use crate::room::{Opponent, RoomRecord};
+use crate::room::{Opponent, RoomRecord, SeatName};
 
 /// One schema migration: SQL, or a step SQLite cannot express alone.
 enum Migration {
@@ -258,13 +258,6 @@ fn int(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn seat_text(p: Player) -> &'static str {
-    match p {
-        Player::X => "x",
-        Player::O => "o",
-    }
-}
-
 fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     let r = &change.room;
     let score = (
@@ -298,7 +291,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             r.x_token.as_str(),
             r.o_token.as_ref().map(TokenHash::as_str),
             r.round,
-            seat_text(r.first),
+            SeatName(r.first).as_str(),
             score.0,
             score.1,
             score.2,
@@ -374,11 +367,8 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
     let corrupt = |what: String| StoreError::Corrupt(format!("game {id}: {what}"));
     let rules = Rules::new(rows, cols, k).map_err(|e| corrupt(e.to_string()))?;
     let opponent: Opponent = opponent.parse().map_err(|e| corrupt(format!("{e}")))?;
-    let first = match first.as_str() {
-        "x" => Player::X,
-        "o" => Player::O,
-        other => return Err(corrupt(format!("bad first seat {other:?}"))),
-    };
+    let first =
+        SeatName::parse(&first).ok_or_else(|| corrupt(format!("bad first seat {first:?}")))?;
     let mut stmt = conn
         .prepare("SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply")?;
     let mut moves = Vec::new();
