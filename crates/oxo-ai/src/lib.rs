@@ -19,6 +19,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -176,6 +178,47 @@ impl FromStr for StrategyKind {
 impl fmt::Display for StrategyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Who sits in a seat: a person, or the computer playing a strategy.
+///
+/// The CLI's `--x`/`--o` and the server's `opponent` both spell it the
+/// same way: `human` or a strategy's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlayerKind {
+    /// A person.
+    Human,
+    /// The computer, playing this strategy.
+    Computer(StrategyKind),
+}
+
+impl PlayerKind {
+    /// The name: `human` or the strategy's name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            PlayerKind::Human => "human",
+            PlayerKind::Computer(kind) => kind.name(),
+        }
+    }
+}
+
+impl fmt::Display for PlayerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PlayerKind {
+    type Err = BuildError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("human") {
+            Ok(PlayerKind::Human)
+        } else {
+            s.parse().map(PlayerKind::Computer)
+        }
     }
 }
 

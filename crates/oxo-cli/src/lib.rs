@@ -1,9 +1,16 @@
-//! The text front ends of `oxo`, kept out of `main.rs` so tests and
-//! benchmarks can drive them with in-memory input and output.
+//! The front ends of `oxo`, kept apart from the binary so tests and
+//! benchmarks can drive them with in-memory input and output. The binary
+//! (`src/main.rs`, `src/args.rs`, `src/cmd/`) only parses arguments,
+//! validates them and calls these.
 //!
 //! - [`stream`]: the "Design Tic-Tac-Toe" command stream (`oxo stream`).
 //! - [`referee`]: the CS 1044 moves-file referee (`oxo referee`).
-//! - [`play`]: the week-37 console game (`oxo play`).
+//! - [`play`]: the week-37 console game (`oxo play`), people and computer players.
+//! - [`solve`]: perfect-play values as a table or JSON (`oxo solve`).
+//! - [`arena`]: computer players against each other (`oxo arena`).
+//! - [`exit`]: the documented exit codes; [`text`]: lenient integer reading.
+
+#![warn(missing_docs)]
 
 pub mod arena;
 pub mod exit;

@@ -5,9 +5,9 @@
 //! taken cell or unreadable prints `invalid move` and the same player goes
 //! again; a win prints the board and `X wins!`, a full board `draw.`.
 //!
-//! Each side is a [`Seat`]: today a person at the keyboard ([`Human`]);
-//! computer players plug in behind the same trait without the loop
-//! changing (the seeds' Strategy pattern).
+//! Each side is a [`Seat`]: a person at the keyboard ([`Human`]) or a
+//! computer player ([`Computer`], any `oxo_ai` strategy), behind one trait
+//! so the loop never changes with who plays (the seeds' Strategy pattern).
 
 use std::io::{self, BufRead, Write};
 

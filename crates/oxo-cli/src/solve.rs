@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use oxo_ai::{Analysis, Eval, Solver, Value};
+use oxo_ai::{Analysis, Eval, Solver, StrongSolution, Value};
 use oxo_core::{Game, Player};
 
 /// One solved position, ready to print.
@@ -161,6 +161,112 @@ impl Report {
             self.time.as_secs_f64() * 1e3
         );
         out
+    }
+}
+
+/// Why a position given in notation cannot be solved.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadPosition {
+    /// The text is not a position.
+    #[error("bad position {text:?}: {error}")]
+    Syntax {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        error: oxo_core::SyntaxError,
+    },
+    /// The marks cannot arise in a game (too many of one player, play
+    /// going on after a win, a k too long).
+    #[error("impossible position {text:?}: {error}")]
+    Impossible {
+        /// The text given.
+        text: String,
+        /// Why not.
+        error: oxo_core::PositionError,
+    },
+}
+
+/// A position in notation, with k from `k` or the board's shorter side.
+///
+/// # Errors
+/// The text is not a position, or not one a game can reach.
+pub fn parse_position(text: &str, k: Option<u32>) -> Result<Game, BadPosition> {
+    let setup: oxo_core::Setup = text.parse().map_err(|error| BadPosition::Syntax {
+        text: text.to_owned(),
+        error,
+    })?;
+    let k = k.unwrap_or(setup.rows().min(setup.cols()));
+    Game::from_setup(&setup, k).map_err(|error| BadPosition::Impossible {
+        text: text.to_owned(),
+        error,
+    })
+}
+
+/// Every position of a board solved (`oxo solve --all`), ready to print.
+#[derive(Debug)]
+pub struct CensusReport<'a> {
+    /// The solution.
+    pub strong: &'a StrongSolution,
+    /// How long solving took.
+    pub time: Duration,
+}
+
+impl CensusReport<'_> {
+    fn empty_board(&self) -> Eval {
+        self.strong
+            .get(&Game::new(self.strong.rules()))
+            .expect("the empty board is always reachable")
+    }
+
+    /// The readable form: the census of positions and the empty board's value.
+    #[must_use]
+    pub fn table(&self) -> String {
+        let rules = self.strong.rules();
+        let census = self.strong.census();
+        let empty = self.empty_board();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{rules}: every reachable position solved in {:.1} ms",
+            self.time.as_secs_f64() * 1e3
+        );
+        let _ = writeln!(out, "  reachable positions  {:>12}", census.positions);
+        let _ = writeln!(
+            out,
+            "  finished games       {:>12}  (X wins {}, O wins {}, full-board draws {})",
+            census.terminal, census.x_wins, census.o_wins, census.draws
+        );
+        let _ = writeln!(out, "  stored (by symmetry) {:>12}", self.strong.stored());
+        let _ = writeln!(
+            out,
+            "  empty board: {} for X in {} {}",
+            empty.value,
+            empty.plies,
+            if empty.plies == 1 { "ply" } else { "plies" }
+        );
+        out
+    }
+
+    /// One JSON object (no newline).
+    #[must_use]
+    pub fn json(&self) -> String {
+        let rules = self.strong.rules();
+        let census = self.strong.census();
+        let empty = self.empty_board();
+        format!(
+            "{{\"size\":\"{}\",\"k\":{},\"positions\":{},\"terminal\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"classes\":{},\"value\":\"{}\",\"plies\":{},\"time_ms\":{:.1}}}",
+            rules.size(),
+            rules.k(),
+            census.positions,
+            census.terminal,
+            census.x_wins,
+            census.o_wins,
+            census.draws,
+            self.strong.stored(),
+            empty.value,
+            empty.plies,
+            self.time.as_secs_f64() * 1e3
+        )
     }
 }
 

@@ -30,6 +30,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod game;
 mod notation;
 mod player;

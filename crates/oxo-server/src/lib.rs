@@ -24,6 +24,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod api;
 mod assets;
 pub mod error;

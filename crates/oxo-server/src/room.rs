@@ -5,9 +5,6 @@
 //! returns the changed room, which the caller commits to the store before it
 //! replaces the old one: an acknowledged change is always a durable one.
 
-use std::fmt;
-use std::str::FromStr;
-
 use oxo_ai::StrategyKind;
 use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
 use serde::Serialize;
@@ -18,43 +15,9 @@ use crate::id::{GameId, TokenHash};
 /// screen, and every update would carry a very long board string.
 pub const SERVER_MAX_SIDE: u32 = 32;
 
-/// Who holds seat O.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Opponent {
-    /// A second person, who joins with the invite link.
-    Human,
-    /// The computer, playing this strategy.
-    Computer(StrategyKind),
-}
-
-impl Opponent {
-    /// The name the API uses: `human` or the strategy's name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Opponent::Human => "human",
-            Opponent::Computer(kind) => kind.name(),
-        }
-    }
-}
-
-impl fmt::Display for Opponent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Opponent {
-    type Err = oxo_ai::BuildError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s.eq_ignore_ascii_case("human") {
-            Ok(Opponent::Human)
-        } else {
-            s.parse().map(Opponent::Computer)
-        }
-    }
-}
+/// Who holds seat O: a second person, who joins with the invite link, or
+/// the computer playing a strategy (the same type as the CLI's `--o`).
+pub type Opponent = oxo_ai::PlayerKind;
 
 /// A request the room refuses; the room is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

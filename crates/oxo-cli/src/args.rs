@@ -1,0 +1,231 @@
+//! The command line as clap sees it: raw arguments, checked only for their
+//! syntax. Each command turns its arguments into a validated configuration
+//! (in `cmd/`) before doing any work.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use oxo_ai::{PlayerKind, StrategyKind};
+use oxo_core::{BoardSize, Player, Rules};
+
+pub(crate) const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (also when the reader closes the output pipe early)
+  1  a file could not be read or written
+  2  bad usage or malformed input";
+
+#[derive(Debug, Parser)]
+#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, referee, stream", after_help = EXIT_CODES)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Serve the web game: a browser UI, online two-player games, the computer, a scoreboard.
+    Serve(ServeArgs),
+    /// Play at the terminal: people type `ROW COL`, computer players answer by themselves.
+    Play(PlayArgs),
+    /// Replay a "Design Tic-Tac-Toe" command stream: a count, then `move R C` lines.
+    Stream(StreamArgs),
+    /// Referee CS 1044 moves files (TTTmoves.txt) and write TTTgame.txt-style reports.
+    Referee(RefereeArgs),
+    /// Solve positions: the perfect-play value and the value of every move.
+    Solve(SolveArgs),
+    /// Pit two computer players against each other over many games.
+    Arena(ArenaArgs),
+}
+
+/// Board size and win length, shared by the commands that play on any board.
+#[derive(Debug, Args)]
+pub(crate) struct BoardArgs {
+    /// Board size: N for N×N, or ROWSxCOLS (at most 1024 a side).
+    #[arg(long, value_name = "N|RxC", default_value = "3")]
+    pub size: BoardSize,
+    /// Marks in a row needed to win [default: the shorter side].
+    #[arg(long, value_name = "K")]
+    pub k: Option<u32>,
+}
+
+impl BoardArgs {
+    pub(crate) fn rules(&self) -> Result<Rules, oxo_core::RulesError> {
+        Rules::with_size(self.size, self.k)
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub(crate) struct PlayArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Speak the plain line protocol of the console game. Every session
+    /// speaks it today (a full-screen terminal game is planned); the flag
+    /// keeps scripts working unchanged when that arrives.
+    #[arg(long)]
+    pub plain: bool,
+    /// Rounds to play; the starting player alternates and the score is shown after each.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rounds: u64,
+    /// Who starts the first round.
+    #[arg(long, value_enum, default_value_t = Side::X)]
+    pub first: Side,
+    /// Who plays X: human, or a computer strategy (random, rules, alphabeta, perfect).
+    #[arg(long = "x", value_name = "PLAYER", default_value = "human")]
+    pub x_player: PlayerKind,
+    /// Who plays O: human, or a computer strategy.
+    #[arg(long = "o", value_name = "PLAYER", default_value = "human")]
+    pub o_player: PlayerKind,
+    /// Seed for every random choice the computer players make [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A table from `oxo solve --all --save FILE` for perfect players to look moves up in.
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<PathBuf>,
+}
+
+/// A side, as flags spell it.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Side {
+    X,
+    O,
+}
+
+impl From<Side> for Player {
+    fn from(side: Side) -> Player {
+        match side {
+            Side::X => Player::X,
+            Side::O => Player::O,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub(crate) struct StreamArgs {
+    /// Instructions file [default: standard input].
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub board: BoardArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub(crate) struct RefereeArgs {
+    /// Moves files: a title line, the players line, a blank line, then `P SQUARE` per line.
+    #[arg(required = true, value_name = "MOVES")]
+    pub inputs: Vec<PathBuf>,
+    /// Write the report to this file instead of standard output (one input only).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "REPORT",
+        conflicts_with = "out_dir"
+    )]
+    pub output: Option<PathBuf>,
+    /// Write one report per input into this directory, named like the input.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// The name on the report's first line.
+    #[arg(long, value_name = "NAME", default_value = oxo_cli::referee::DEFAULT_PROGRAMMER)]
+    pub programmer: String,
+    /// The report's second line.
+    #[arg(long, value_name = "LINE", default_value = oxo_cli::referee::DEFAULT_PROJECT)]
+    pub project: String,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = SOLVE_HELP)]
+pub(crate) struct SolveArgs {
+    /// A position such as X.O/.X./..O (rows joined by /, cells X, O or .),
+    /// or - to read one position per line from standard input
+    /// [default: the empty board of --size].
+    pub position: Option<String>,
+    /// Board size for the empty board or --all (N or ROWSxCOLS).
+    #[arg(
+        long,
+        value_name = "N|RxC",
+        default_value = "3",
+        conflicts_with = "position"
+    )]
+    pub size: BoardSize,
+    /// Marks in a row needed to win [default: the shorter side].
+    #[arg(long, value_name = "K")]
+    pub k: Option<u32>,
+    /// Print one JSON object per position instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Solve every position reachable from the empty board of --size (boards of up to 16 cells).
+    #[arg(long, conflicts_with = "position")]
+    pub all: bool,
+    /// With --all: save the solved table to this file.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub save: Option<PathBuf>,
+    /// Memory for the transposition table, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub table_mb: u64,
+}
+
+const SOLVE_HELP: &str = "\
+Values are for the player to move: win, draw or loss, with the number of plies
+(single moves) to the end when both sides play perfectly (the winner hurrying,
+the loser stalling). In the table, each empty cell shows the value of playing
+there: W3 = win in 3 plies, D = draw, L4 = loss in 4.
+
+Exit codes:
+  0  success
+  1  a file could not be read or written
+  2  bad usage or malformed input (a bad position, a board too large to solve)";
+
+#[derive(Debug, Args)]
+#[command(after_help = SERVE_HELP)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// The SQLite database file keeping every game (created when missing).
+    #[arg(long, value_name = "FILE", default_value = "oxo.db")]
+    pub db: PathBuf,
+    /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
+    #[arg(long, conflicts_with = "db")]
+    pub memory: bool,
+}
+
+const SERVE_HELP: &str = "\
+Open the address in a browser to play. Logs go to stderr, one line per request;
+OXO_LOG=error|warn|info|debug|trace|off sets how much (default info). Ctrl-C or
+SIGTERM stops the server after the requests in flight.
+
+Exit codes:
+  0  stopped by Ctrl-C or SIGTERM
+  1  the address or the database could not be opened
+  2  bad usage";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub(crate) struct ArenaArgs {
+    /// The strategy playing X (random, rules, alphabeta, perfect).
+    #[arg(long = "x", value_name = "STRATEGY")]
+    pub x: StrategyKind,
+    /// The strategy playing O.
+    #[arg(long = "o", value_name = "STRATEGY")]
+    pub o: StrategyKind,
+    /// Games to play.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: u64,
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Who moves first in every game [default: X and O in turn].
+    #[arg(long, value_enum)]
+    pub first: Option<Side>,
+    /// Seed for every random choice [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}

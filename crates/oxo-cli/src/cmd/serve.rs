@@ -1,0 +1,119 @@
+//! `oxo serve`: the web game.
+
+use std::io::{self, IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use oxo_cli::exit;
+use tracing_subscriber::filter::LevelFilter;
+
+use crate::args::ServeArgs;
+use crate::failure::BadInput;
+
+/// Where games are kept.
+#[derive(Debug)]
+enum Storage {
+    Memory,
+    Sqlite(PathBuf),
+}
+
+/// `oxo serve`, validated.
+#[derive(Debug)]
+struct Config {
+    addr: SocketAddr,
+    storage: Storage,
+    log_level: LevelFilter,
+}
+
+impl Config {
+    fn new(args: &ServeArgs) -> anyhow::Result<Config> {
+        let level = std::env::var("OXO_LOG").unwrap_or_else(|_| "info".into());
+        let log_level = level.parse().map_err(|_| {
+            BadInput(format!(
+                "OXO_LOG={level:?}: use error, warn, info, debug, trace or off"
+            ))
+        })?;
+        Ok(Config {
+            addr: args.addr,
+            storage: if args.memory {
+                Storage::Memory
+            } else {
+                Storage::Sqlite(args.db.clone())
+            },
+            log_level,
+        })
+    }
+}
+
+pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
+    let config = Config::new(args)?;
+    tracing_subscriber::fmt()
+        .with_max_level(config.log_level)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .init();
+    let (store, kept): (Arc<dyn oxo_server::Store>, String) = match &config.storage {
+        Storage::Memory => (
+            Arc::new(oxo_server::MemoryStore::new()),
+            "games kept in memory only".to_owned(),
+        ),
+        Storage::Sqlite(path) => (
+            Arc::new(
+                oxo_server::SqliteStore::open(path)
+                    .with_context(|| format!("cannot open the database {}", path.display()))?,
+            ),
+            format!("games kept in {}", path.display()),
+        ),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", config.addr))?;
+        let addr = listener
+            .local_addr()
+            .context("cannot read the bound address")?;
+        let hub = oxo_server::Hub::new(store, &oxo_server::HubConfig::default());
+        // Tests and scripts read the address from this line.
+        println!("oxo serve: listening on http://{addr} ({kept})");
+        io::stdout().flush().context("cannot write to stdout")?;
+        oxo_server::run(listener, oxo_server::AppState::new(hub), shutdown_signal())
+            .await
+            .context("the server failed")
+    });
+    // A computer move still being searched is not worth waiting for: it was
+    // not acknowledged, and the next start takes it up again.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    served?;
+    Ok(exit::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,154 @@
+//! `oxo solve`: perfect-play values, one position, a batch, or a whole board.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use oxo_ai::{Solver, StrongSolution};
+use oxo_cli::exit;
+use oxo_cli::solve::{self, CensusReport};
+use oxo_core::{Game, Rules};
+
+use crate::args::SolveArgs;
+use crate::failure::BadInput;
+
+/// What to solve.
+#[derive(Debug)]
+enum Job {
+    /// Every position reachable on this board, optionally saved.
+    All { rules: Rules, save: Option<PathBuf> },
+    /// One position per line of standard input; k from `--k` or each
+    /// board's shorter side.
+    Batch { k: Option<u32> },
+    /// One position.
+    One(Game),
+}
+
+/// `oxo solve`, validated.
+#[derive(Debug)]
+struct Config {
+    job: Job,
+    json: bool,
+    table_bytes: usize,
+}
+
+impl Config {
+    fn new(args: &SolveArgs) -> anyhow::Result<Config> {
+        let job = if args.all {
+            Job::All {
+                rules: Rules::with_size(args.size, args.k)?,
+                save: args.save.clone(),
+            }
+        } else {
+            match args.position.as_deref() {
+                Some("-") => Job::Batch { k: args.k },
+                Some(text) => {
+                    Job::One(solve::parse_position(text, args.k).map_err(BadInput::from_error)?)
+                }
+                None => Job::One(Game::new(Rules::with_size(args.size, args.k)?)),
+            }
+        };
+        Ok(Config {
+            job,
+            json: args.json,
+            table_bytes: usize::try_from(args.table_mb)? << 20,
+        })
+    }
+}
+
+/// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
+const WARM_SOLVERS: usize = 2;
+
+pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
+    let config = Config::new(args)?;
+    let status = super::StatusLine::new();
+    let make_solver = |rules: Rules| -> anyhow::Result<Solver> {
+        let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
+        let status = super::StatusLine::new();
+        solver.on_progress(move |p| {
+            if p.elapsed.as_secs() >= 1 {
+                let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                let depth = p
+                    .depth
+                    .map_or(String::new(), |d| format!(", distance search at {d} plies"));
+                status.show(format_args!(
+                    "solving: {} positions, {:.1} M/s{depth}",
+                    p.nodes,
+                    rate / 1e6
+                ));
+            }
+        });
+        Ok(solver)
+    };
+    match config.job {
+        Job::All { rules, save } => {
+            let start = Instant::now();
+            let strong = StrongSolution::compute(rules).map_err(BadInput::from_error)?;
+            let report = CensusReport {
+                strong: &strong,
+                time: start.elapsed(),
+            };
+            let mut out = io::stdout().lock();
+            if config.json {
+                writeln!(out, "{}", report.json())?;
+            } else {
+                write!(out, "{}", report.table())?;
+            }
+            if let Some(path) = save {
+                let file = std::fs::File::create(&path)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                strong
+                    .save(io::BufWriter::new(file))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            Ok(exit::SUCCESS)
+        }
+        Job::Batch { k } => {
+            // One solver per board shape, kept warm across lines.
+            let mut solvers: Vec<Solver> = Vec::new();
+            let summary = solve::solve_lines(
+                io::stdin().lock(),
+                io::stdout().lock(),
+                &mut io::stderr(),
+                config.json,
+                |text| {
+                    let game = solve::parse_position(text, k).map_err(|e| e.to_string())?;
+                    let rules = game.rules();
+                    let index = match solvers.iter().position(|s| s.rules() == rules) {
+                        Some(i) => i,
+                        None => {
+                            // Keep a few recent board shapes warm, not one
+                            // table for every shape a long batch mentions.
+                            if solvers.len() == WARM_SOLVERS {
+                                solvers.remove(0);
+                            }
+                            solvers.push(make_solver(rules).map_err(|e| format!("{e:#}"))?);
+                            solvers.len() - 1
+                        }
+                    };
+                    let report = solve::solve(&mut solvers[index], game).map_err(|e| e.to_string());
+                    status.clear();
+                    report
+                },
+            )?;
+            Ok(if summary.failed > 0 {
+                exit::BAD_INPUT
+            } else {
+                exit::SUCCESS
+            })
+        }
+        Job::One(game) => {
+            let mut solver = make_solver(game.rules())?;
+            let report = solve::solve(&mut solver, game).map_err(BadInput::from_error)?;
+            status.clear();
+            let mut out = io::stdout().lock();
+            if config.json {
+                writeln!(out, "{}", report.json())?;
+            } else {
+                write!(out, "{}", report.table())?;
+            }
+            Ok(exit::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! How a failed command ends: its message and its documented exit code.
+
+use std::fmt;
+use std::io;
+
+use oxo_cli::{exit, stream};
+
+/// An error in what the user asked for (a flag, a position, a file's
+/// contents): exit code 2. Anything else that fails is an I/O error: 1.
+#[derive(Debug)]
+pub(crate) struct BadInput(pub String);
+
+impl BadInput {
+    /// Wrap any error's message as bad input.
+    pub(crate) fn from_error(err: impl fmt::Display) -> anyhow::Error {
+        BadInput(err.to_string()).into()
+    }
+}
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// The reader of our output went away (`oxo … | head`): not a failure.
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Bad input (rules, malformed streams) is 2; a failed read or write is 1.
+pub(crate) fn exit_code_for(err: &anyhow::Error) -> u8 {
+    for cause in err.chain() {
+        if let Some(stream_err) = cause.downcast_ref::<stream::StreamError>() {
+            return match stream_err {
+                stream::StreamError::Io(_) => exit::IO_ERROR,
+                _ => exit::BAD_INPUT,
+            };
+        }
+        if cause.downcast_ref::<oxo_core::RulesError>().is_some()
+            || cause.downcast_ref::<BadInput>().is_some()
+        {
+            return exit::BAD_INPUT;
+        }
+        if cause.downcast_ref::<io::Error>().is_some() {
+            return exit::IO_ERROR;
+        }
+    }
+    exit::IO_ERROR
+}
