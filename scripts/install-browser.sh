@@ -28,10 +28,24 @@ if ! command -v apt-get >/dev/null 2>&1; then
     exit 1
 fi
 
+# Run an apt-get step quietly; when it fails, show everything apt said
+# (its explanation of a failed install goes to stdout, not stderr).
+apt_step() {
+    local log
+    log="$(mktemp)"
+    if ! "${SUDO[@]}" apt-get "$@" >"$log" 2>&1; then
+        echo "install-browser.sh: apt-get $* failed:" >&2
+        cat "$log" >&2
+        rm -f "$log"
+        exit 1
+    fi
+    rm -f "$log"
+}
+
 echo "install-browser.sh: installing chromium and chromium-driver..."
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+apt_step update
+apt_step install -y --no-install-recommends chromium chromium-driver
 
 for bin in "$CHROMIUM" "$CHROMEDRIVER"; do
     if [[ ! -x "$bin" ]]; then

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::notation::{NotationError, PositionError, Setup};
 use crate::player::Player;
 use crate::rules::{Cell, Direction, Line, Rules};
 
@@ -434,6 +435,133 @@ impl fmt::Display for Game {
     }
 }
 
+impl From<&Game> for Setup {
+    fn from(game: &Game) -> Setup {
+        Setup::from_cells(
+            game.rules().rows(),
+            game.rules().cols(),
+            game.cells().to_vec(),
+        )
+    }
+}
+
+impl Game {
+    /// The game at `setup` with `k` in a row to win, X having moved first.
+    ///
+    /// The player to move follows from the mark counts. A position that is
+    /// already won or drawn gives a finished game.
+    ///
+    /// # Errors
+    /// A `k` that does not fit the board, mark counts that alternate play
+    /// cannot give, two winners, a winner who did not move last, or winning
+    /// lines that no single last move could have completed.
+    pub fn from_setup(setup: &Setup, k: u32) -> Result<Game, PositionError> {
+        let rules = Rules::new(setup.rows(), setup.cols(), k)?;
+        let x = setup
+            .cells()
+            .iter()
+            .filter(|&&c| c == Some(Player::X))
+            .count();
+        let o = setup
+            .cells()
+            .iter()
+            .filter(|&&c| c == Some(Player::O))
+            .count();
+        let to_move = if x == o {
+            Player::X
+        } else if x == o + 1 {
+            Player::O
+        } else {
+            return Err(PositionError::MarkCounts { x, o });
+        };
+        let unchecked = Game::from_parts(rules, setup.cells().to_vec(), to_move, None, None);
+        let lines = unchecked.scan_lines();
+        let Some(&(winner, _)) = lines.first() else {
+            let outcome = unchecked.is_full().then_some(Outcome::Draw);
+            return Ok(Game::from_parts(
+                rules,
+                setup.cells().to_vec(),
+                to_move,
+                outcome,
+                None,
+            ));
+        };
+        if lines.iter().any(|&(p, _)| p != winner) {
+            return Err(PositionError::TwoWinners { k });
+        }
+        if winner != to_move.other() {
+            return Err(PositionError::WinnerDidNotMoveLast { winner, k });
+        }
+        let last = last_move_candidates(k, &lines).ok_or(PositionError::DisjointWins { winner })?;
+        // Report the run through the last move as play would have found it:
+        // the first direction in `Direction::ALL` order (every line holds
+        // `last`), clipped to k-1 cells either side of it.
+        let first_direction = lines
+            .iter()
+            .map(|&(_, l)| l)
+            .min_by_key(|l| Direction::ALL.iter().position(|&d| d == l.direction))
+            .expect("at least one line");
+        let line = clip_to_window(first_direction, last, k);
+        Ok(Game::from_parts(
+            rules,
+            setup.cells().to_vec(),
+            to_move,
+            Some(Outcome::Win(winner)),
+            Some(line),
+        ))
+    }
+
+    /// Read a position in oxo's notation, with `k` in a row to win.
+    ///
+    /// ```
+    /// use oxo_core::{Game, Player};
+    ///
+    /// let game = Game::from_notation("X.O/.X./..O", 3).unwrap();
+    /// assert_eq!(game.to_move(), Player::X);
+    /// assert_eq!(game.to_string(), "X.O/.X./..O");
+    /// assert!(Game::from_notation("XXX/OOO/...", 3).is_err()); // two winners
+    /// ```
+    ///
+    /// # Errors
+    /// [`NotationError::Syntax`] for text that is not a board,
+    /// [`NotationError::Illegal`] for a board play cannot reach.
+    pub fn from_notation(text: &str, k: u32) -> Result<Game, NotationError> {
+        let setup: Setup = text.parse()?;
+        Ok(Game::from_setup(&setup, k)?)
+    }
+}
+
+/// A cell that lies in every k-window of every line: the only cells that
+/// could have been the last move. `None` if there is none.
+fn last_move_candidates(k: u32, lines: &[(Player, Line)]) -> Option<Cell> {
+    let mut candidates: Vec<Cell> = core_cells(lines[0].1, k).collect();
+    for &(_, line) in &lines[1..] {
+        candidates.retain(|&c| core_cells(line, k).any(|d| d == c));
+    }
+    candidates.first().copied()
+}
+
+/// The cells of `line` shared by all its k-cell windows: empty when the line
+/// is 2k or longer, so no one move can have made it.
+fn core_cells(line: Line, k: u32) -> impl Iterator<Item = Cell> {
+    let skip = line.len - k;
+    line.cells()
+        .skip(skip as usize)
+        .take(k.saturating_sub(skip) as usize)
+}
+
+/// The part of `line` within k−1 cells of `cell`, as play reports it.
+fn clip_to_window(line: Line, cell: Cell, k: u32) -> Line {
+    let offset = line.cells().position(|c| c == cell).unwrap_or(0) as u32;
+    let first = offset.saturating_sub(k - 1);
+    let last = (offset + k - 1).min(line.len - 1);
+    Line {
+        start: line.cells().nth(first as usize).unwrap_or(line.start),
+        direction: line.direction,
+        len: last - first + 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,5 +773,107 @@ mod tests {
                 }
             )
         );
+    }
+
+    // Reading positions from notation (`Game::from_setup`).
+
+    #[test]
+    fn turn_follows_counts() {
+        assert_eq!(
+            Game::from_notation(".../.../...", 3).unwrap().to_move(),
+            Player::X
+        );
+        assert_eq!(
+            Game::from_notation("X../.../...", 3).unwrap().to_move(),
+            Player::O
+        );
+        assert_eq!(
+            Game::from_notation("XX./.../...", 3),
+            Err(NotationError::Illegal(PositionError::MarkCounts {
+                x: 2,
+                o: 0
+            }))
+        );
+        assert_eq!(
+            Game::from_notation("O../.../...", 3),
+            Err(NotationError::Illegal(PositionError::MarkCounts {
+                x: 0,
+                o: 1
+            }))
+        );
+    }
+
+    #[test]
+    fn legality_of_won_positions() {
+        let won = Game::from_notation("XXX/OO./...", 3).unwrap();
+        assert_eq!(won.outcome(), Some(Outcome::Win(Player::X)));
+        assert!(won.winning_line().is_some());
+        assert!(matches!(
+            Game::from_notation("XXX/OOO/X..", 3),
+            Err(NotationError::Illegal(PositionError::TwoWinners { k: 3 }))
+        ));
+        assert!(matches!(
+            Game::from_notation("XXX/OO./..O", 3),
+            Err(NotationError::Illegal(
+                PositionError::WinnerDidNotMoveLast { .. }
+            ))
+        ));
+        // Two X lines that cross at the corner: one last move made both.
+        let fork = Game::from_notation("XXX/XOO/XOO", 3).unwrap();
+        assert_eq!(fork.outcome(), Some(Outcome::Win(Player::X)));
+        // Two parallel X lines cannot come from one move.
+        assert!(matches!(
+            Game::from_notation("XXX..../......./XXX..../OO.OO../O......", 3),
+            Err(NotationError::Illegal(PositionError::DisjointWins {
+                winner: Player::X
+            }))
+        ));
+        assert!(matches!(
+            Game::from_notation("XXX/OO./...", 4),
+            Err(NotationError::Illegal(PositionError::Rules(_)))
+        ));
+    }
+
+    #[test]
+    fn a_double_line_reads_back_as_play_reported_it() {
+        let mut played = Game::default();
+        for (r, c) in [
+            (0, 2),
+            (0, 0),
+            (1, 2),
+            (1, 0),
+            (2, 0),
+            (1, 1),
+            (2, 1),
+            (0, 1),
+            (2, 2),
+        ] {
+            played.play(Cell::new(r, c)).unwrap();
+        }
+        let parsed = Game::from_notation("OOX/OOX/XXX", 3).unwrap();
+        assert_eq!(
+            parsed.winning_line().unwrap().direction,
+            Direction::Horizontal
+        );
+        assert_eq!(parsed, played);
+    }
+
+    #[test]
+    fn full_board_is_a_draw() {
+        let game = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
+        assert_eq!(game.outcome(), Some(Outcome::Draw));
+    }
+
+    #[test]
+    fn long_runs_need_a_shared_window() {
+        // Five in a row with k=3: the middle cell is in every window.
+        let ok = Game::from_notation("XXXXX/OO.../OO.../.....", 3).unwrap();
+        let line = ok.winning_line().unwrap();
+        assert!(line.contains(Cell::new(0, 2)));
+        // Six in a row with k=3: no single cell is in every window.
+        assert!(matches!(
+            Game::from_notation("XXXXXX/OO.OO./O.....", 3),
+            Err(NotationError::Illegal(PositionError::DisjointWins { .. }))
+        ));
     }
 }
