@@ -1,21 +1,82 @@
 //! `oxo arena`: computer players against each other, many games at once.
+//!
+//! Two modes share one engine: a match between two players ([`run`]) and a
+//! round robin between several ([`tournament`](crate::tournament)). Games
+//! are spread over threads, each game's seeds derived from the arena's seed
+//! and the game's number, so results never depend on the thread count.
 
-use std::sync::Mutex;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oxo_ai::{BuildError, Strategy, StrategyKind};
 use oxo_core::{Game, Outcome, Player, Rules};
 
+/// Builds a fresh player for one game: the board and the game's seed.
+pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, BuildError> + Send + Sync;
+
+/// A player in the arena: a name for the tables and a way to build it.
+#[derive(Clone)]
+pub struct Entrant {
+    name: String,
+    build: Arc<Build>,
+}
+
+impl fmt::Debug for Entrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entrant").field("name", &self.name).finish()
+    }
+}
+
+impl fmt::Display for Entrant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl Entrant {
+    /// A player named `name`, built by `build` for every game.
+    pub fn new(
+        name: impl Into<String>,
+        build: impl Fn(Rules, u64) -> Result<Box<dyn Strategy>, BuildError> + Send + Sync + 'static,
+    ) -> Entrant {
+        Entrant {
+            name: name.into(),
+            build: Arc::new(build),
+        }
+    }
+
+    /// One of oxo's strategies, by kind.
+    #[must_use]
+    pub fn strategy(kind: StrategyKind) -> Entrant {
+        Entrant::new(kind.name(), move |rules, seed| kind.build(rules, seed))
+    }
+
+    /// The name shown in tables.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A player for one game under `rules`.
+    ///
+    /// # Errors
+    /// The player cannot play under these rules.
+    pub fn build(&self, rules: Rules, seed: u64) -> Result<Box<dyn Strategy>, BuildError> {
+        (self.build)(rules, seed)
+    }
+}
+
 /// What to play.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// Board and win length.
     pub rules: Rules,
-    /// The strategy playing X.
-    pub x: StrategyKind,
-    /// The strategy playing O.
-    pub o: StrategyKind,
+    /// The player playing X.
+    pub x: Entrant,
+    /// The player playing O.
+    pub o: Entrant,
     /// Number of games.
     pub games: u64,
     /// Who moves first: a fixed side, or `None` to alternate (X first in
@@ -97,6 +158,9 @@ pub enum ArenaError {
     /// A strategy cannot play these rules.
     #[error(transparent)]
     Build(#[from] BuildError),
+    /// A round robin needs two players at least.
+    #[error("a round robin needs at least two players")]
+    TooFewPlayers,
     /// A strategy offered an illegal move (a bug in it).
     #[error("{strategy} offered an illegal move in game {game}: {detail}")]
     IllegalMove {
@@ -125,31 +189,60 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// number of finished games now and then (from the calling thread).
 ///
 /// # Errors
-/// A strategy that cannot play these rules, or that offers an illegal move.
-pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
-    // Fail before starting threads if a strategy cannot play at all.
+/// A player that cannot play these rules, or that offers an illegal move.
+pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
+    // Fail before starting threads if a player cannot play at all.
     config.x.build(config.rules, 0)?;
     config.o.build(config.rules, 0)?;
+    let per_game = run_jobs(config.games, config.threads, progress, |index| {
+        let first = config.first.unwrap_or(if index.is_multiple_of(2) {
+            Player::X
+        } else {
+            Player::O
+        });
+        play_one(
+            config.rules,
+            [&config.x, &config.o],
+            first,
+            config.seed,
+            index,
+        )
+    })?;
+    let mut total = Results::default();
+    for result in &per_game {
+        total.add(result);
+    }
+    Ok(total)
+}
 
+/// Run `job(0..count)` on `threads` threads and return the results in
+/// index order; `progress` is told the number of finished jobs now and
+/// then, from the calling thread. The first error stops the rest.
+pub(crate) fn run_jobs<R: Send>(
+    count: u64,
+    threads: usize,
+    mut progress: impl FnMut(u64),
+    job: impl Fn(u64) -> Result<R, ArenaError> + Sync,
+) -> Result<Vec<R>, ArenaError> {
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
-    let running = AtomicU64::new(config.threads.max(1) as u64);
-    let total = Mutex::new(Results::default());
+    let running = AtomicU64::new(threads.max(1) as u64);
+    let results: Mutex<Vec<(u64, R)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..config.threads.max(1) {
+        for _ in 0..threads.max(1) {
             scope.spawn(|| {
                 // Counts this worker out however it ends, even by a panic,
                 // so the progress loop below never waits for it forever.
                 let _leaving = Leaving(&running);
-                let mut mine = Results::default();
+                let mut mine = Vec::new();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= config.games || failure.lock().is_ok_and(|f| f.is_some()) {
+                    if index >= count || failure.lock().is_ok_and(|f| f.is_some()) {
                         break;
                     }
-                    match play_one(config, index) {
-                        Ok(result) => mine.add(&result),
+                    match job(index) {
+                        Ok(result) => mine.push((index, result)),
                         Err(err) => {
                             if let Ok(mut slot) = failure.lock() {
                                 slot.get_or_insert(err);
@@ -159,8 +252,8 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
                     }
                     done.fetch_add(1, Ordering::Relaxed);
                 }
-                if let Ok(mut total) = total.lock() {
-                    total.add(&mine);
+                if let Ok(mut all) = results.lock() {
+                    all.append(&mut mine);
                 }
             });
         }
@@ -168,7 +261,7 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
         loop {
             let finished = done.load(Ordering::Relaxed);
             progress(finished);
-            if finished >= config.games
+            if finished >= count
                 || running.load(Ordering::Acquire) == 0
                 || failure.lock().is_ok_and(|f| f.is_some())
             {
@@ -180,7 +273,9 @@ pub fn run(config: &Config, mut progress: impl FnMut(u64)) -> Result<Results, Ar
     if let Some(err) = failure.into_inner().ok().flatten() {
         return Err(err);
     }
-    Ok(total.into_inner().unwrap_or_default())
+    let mut all = results.into_inner().unwrap_or_default();
+    all.sort_unstable_by_key(|&(index, _)| index);
+    Ok(all.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Decrements a count of running workers when dropped.
@@ -192,19 +287,17 @@ impl Drop for Leaving<'_> {
     }
 }
 
-fn play_one(config: &Config, index: u64) -> Result<Results, ArenaError> {
-    let mut x = config
-        .x
-        .build(config.rules, game_seed(config.seed, index, Player::X))?;
-    let mut o = config
-        .o
-        .build(config.rules, game_seed(config.seed, index, Player::O))?;
-    let first = config.first.unwrap_or(if index.is_multiple_of(2) {
-        Player::X
-    } else {
-        Player::O
-    });
-    let mut game = Game::starting_with(config.rules, first);
+/// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to move.
+pub(crate) fn play_one(
+    rules: Rules,
+    players: [&Entrant; 2],
+    first: Player,
+    seed: u64,
+    index: u64,
+) -> Result<Results, ArenaError> {
+    let mut x = players[0].build(rules, game_seed(seed, index, Player::X))?;
+    let mut o = players[1].build(rules, game_seed(seed, index, Player::O))?;
+    let mut game = Game::starting_with(rules, first);
     let mut result = Results {
         games: 1,
         x_first: u64::from(first == Player::X),
@@ -298,9 +391,9 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
 #[must_use]
 pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
     format!(
-        "{{\"x\":\"{}\",\"o\":\"{}\",\"size\":\"{}\",\"k\":{},\"seed\":{},\"games\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"x_first\":{},\"average_plies\":{:.3},\"x_us_per_move\":{:.2},\"o_us_per_move\":{:.2},\"seconds\":{:.3}}}",
-        config.x,
-        config.o,
+        "{{\"x\":{},\"o\":{},\"size\":\"{}\",\"k\":{},\"seed\":{},\"games\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"x_first\":{},\"average_plies\":{:.3},\"x_us_per_move\":{:.2},\"o_us_per_move\":{:.2},\"seconds\":{:.3}}}",
+        crate::solve::json_string(config.x.name()),
+        crate::solve::json_string(config.o.name()),
         config.rules.size(),
         config.rules.k(),
         config.seed,
@@ -323,8 +416,8 @@ mod tests {
     fn config(x: StrategyKind, o: StrategyKind, games: u64) -> Config {
         Config {
             rules: Rules::TIC_TAC_TOE,
-            x,
-            o,
+            x: Entrant::strategy(x),
+            o: Entrant::strategy(o),
             games,
             first: None,
             seed: 42,
@@ -336,7 +429,10 @@ mod tests {
     fn results_do_not_depend_on_threads() {
         let mut one = config(StrategyKind::Random, StrategyKind::Rules, 300);
         one.threads = 1;
-        let many = Config { threads: 3, ..one };
+        let many = Config {
+            threads: 3,
+            ..one.clone()
+        };
         let a = run(&one, |_| {}).unwrap();
         let b = run(&many, |_| {}).unwrap();
         assert_eq!((a.x.wins, a.o.wins, a.draws), (b.x.wins, b.o.wins, b.draws));

@@ -206,12 +206,26 @@ Exit codes:
 #[command(after_help = EXIT_CODES)]
 pub(crate) struct ArenaArgs {
     /// The strategy playing X (random, rules, alphabeta, perfect).
-    #[arg(long = "x", value_name = "STRATEGY")]
-    pub x: StrategyKind,
+    #[arg(
+        long = "x",
+        value_name = "STRATEGY",
+        required_unless_present = "players",
+        requires = "o"
+    )]
+    pub x: Option<StrategyKind>,
     /// The strategy playing O.
-    #[arg(long = "o", value_name = "STRATEGY")]
-    pub o: StrategyKind,
-    /// Games to play.
+    #[arg(
+        long = "o",
+        value_name = "STRATEGY",
+        required_unless_present = "players",
+        requires = "x"
+    )]
+    pub o: Option<StrategyKind>,
+    /// A round robin between these strategies (comma-separated, two or
+    /// more): every pair meets for --games games, each side X in half.
+    #[arg(long, value_name = "A,B,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["x", "o", "first"])]
+    pub players: Vec<StrategyKind>,
+    /// Games to play (in a round robin: for every pair of players).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
     #[command(flatten)]
@@ -228,4 +242,7 @@ pub(crate) struct ArenaArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// With --players: also draw the results (cross table and Elo) as an SVG picture.
+    #[arg(long, value_name = "FILE.svg", requires = "players")]
+    pub plot: Option<PathBuf>,
 }

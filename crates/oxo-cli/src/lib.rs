@@ -7,7 +7,8 @@
 //! - [`referee`]: the CS 1044 moves-file referee (`oxo referee`).
 //! - [`play`]: the week-37 console game (`oxo play`), people and computer players.
 //! - [`solve`]: perfect-play values as a table or JSON (`oxo solve`).
-//! - [`arena`]: computer players against each other (`oxo arena`).
+//! - [`arena`], [`tournament`]: computer players against each other, two
+//!   at a time or in a round robin with Elo ratings (`oxo arena`).
 //! - [`exit`]: the documented exit codes; [`text`]: lenient integer reading.
 
 #![warn(missing_docs)]
@@ -19,3 +20,4 @@ pub mod referee;
 pub mod solve;
 pub mod stream;
 pub mod text;
+pub mod tournament;

@@ -266,6 +266,76 @@ fn arena_json_and_perfect_never_loses() {
 }
 
 #[test]
+fn arena_round_robin_table_json_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("rr.svg");
+    let out = oxo(
+        &[
+            "arena",
+            "--players",
+            "random,rules,perfect",
+            "--games",
+            "60",
+            "--seed",
+            "5",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(
+        table.starts_with("round robin on 3x3 k=3 (seed 5): 3 players, 60 games a pair"),
+        "{table}"
+    );
+    // Random is last, and perfect lost nothing.
+    let rows: Vec<&str> = table.lines().skip(2).take(3).collect();
+    assert!(rows[2].trim_start().starts_with("random"), "{table}");
+    let perfect = rows
+        .iter()
+        .find(|r| r.trim_start().starts_with("perfect"))
+        .unwrap();
+    assert_eq!(perfect.split_whitespace().nth(4), Some("0"), "{table}");
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+
+    let json = oxo(
+        &[
+            "arena",
+            "--players",
+            "random,rules",
+            "--games",
+            "10",
+            "--seed",
+            "5",
+            "--json",
+        ],
+        "",
+    );
+    let json = stdout(&json);
+    assert!(
+        json.starts_with("{\"size\":\"3x3\",\"k\":3,\"seed\":5,\"games_per_pair\":10,"),
+        "{json}"
+    );
+
+    // One player, a player that cannot play the board, --players with --x:
+    // bad usage.
+    for args in [
+        &["arena", "--players", "random"][..],
+        &["arena", "--players", "random,perfect", "--size", "9"][..],
+        &["arena", "--players", "random,rules", "--x", "random"][..],
+    ] {
+        let out = oxo(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("error") || stderr(&out).starts_with("oxo: "),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn play_computer_against_computer() {
     let out = oxo(
         &[

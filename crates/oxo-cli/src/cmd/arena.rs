@@ -1,60 +1,125 @@
-//! `oxo arena`: computer players against each other.
+//! `oxo arena`: computer players against each other, two at a time or in
+//! a round robin.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use oxo_cli::arena::{self, ArenaError};
-use oxo_cli::exit;
-use oxo_core::Player;
+use anyhow::Context;
+use oxo_cli::arena::{self, ArenaError, Entrant};
+use oxo_cli::{exit, tournament};
+use oxo_core::{Player, Rules};
 
 use crate::args::ArenaArgs;
 use crate::failure::BadInput;
 
-fn config(args: &ArenaArgs) -> anyhow::Result<arena::Config> {
-    let threads = match args.threads {
-        Some(n) => usize::try_from(n)?,
-        None => std::thread::available_parallelism().map_or(1, usize::from),
-    };
-    let rules = super::rules(&args.board)?;
-    for strategy in [args.x, args.o] {
-        strategy.check(rules).map_err(BadInput::from_error)?;
+/// `oxo arena`, validated.
+#[derive(Debug)]
+enum Config {
+    Match(arena::Config),
+    RoundRobin {
+        config: tournament::Config,
+        plot: Option<PathBuf>,
+    },
+}
+
+impl Config {
+    fn new(args: &ArenaArgs) -> anyhow::Result<Config> {
+        let threads = match args.threads {
+            Some(n) => usize::try_from(n)?,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
+        let rules: Rules = super::rules(&args.board)?;
+        let seed = super::seed_or_clock(args.seed);
+        let kinds = match (args.x, args.o) {
+            (Some(x), Some(o)) => vec![x, o],
+            _ => args.players.clone(),
+        };
+        for kind in &kinds {
+            kind.check(rules).map_err(BadInput::from_error)?;
+        }
+        let entrants: Vec<Entrant> = kinds.into_iter().map(Entrant::strategy).collect();
+        if !args.players.is_empty() {
+            if entrants.len() < 2 {
+                return Err(BadInput::from_error(ArenaError::TooFewPlayers));
+            }
+            return Ok(Config::RoundRobin {
+                config: tournament::Config {
+                    rules,
+                    players: entrants,
+                    games: args.games,
+                    seed,
+                    threads,
+                },
+                plot: args.plot.clone(),
+            });
+        }
+        let [x, o]: [Entrant; 2] = entrants
+            .try_into()
+            .map_err(|_| BadInput("give --x and --o, or --players".to_owned()))?;
+        Ok(Config::Match(arena::Config {
+            rules,
+            x,
+            o,
+            games: args.games,
+            first: args.first.map(Player::from),
+            seed,
+            threads,
+        }))
     }
-    Ok(arena::Config {
-        rules,
-        x: args.x,
-        o: args.o,
-        games: args.games,
-        first: args.first.map(Player::from),
-        seed: super::seed_or_clock(args.seed),
-        threads,
-    })
+}
+
+/// A progress bar of finished games out of `total`.
+fn progress_bar(status: &super::StatusLine, done: u64, total: u64) {
+    let width = 30;
+    let filled = (done * width / total.max(1)) as usize;
+    status.show(format_args!(
+        "[{}{}] {done}/{total} games",
+        "#".repeat(filled),
+        ".".repeat(width as usize - filled),
+    ));
+}
+
+fn arena_error(err: ArenaError) -> anyhow::Error {
+    match err {
+        ArenaError::Build(_) | ArenaError::TooFewPlayers => BadInput::from_error(err),
+        other => other.into(),
+    }
 }
 
 pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
-    let config = config(args)?;
     let status = super::StatusLine::new();
     let start = Instant::now();
-    let results = arena::run(&config, |done| {
-        let width = 30;
-        let filled = (done * width / config.games) as usize;
-        status.show(format_args!(
-            "[{}{}] {done}/{} games",
-            "#".repeat(filled),
-            ".".repeat(width as usize - filled),
-            config.games
-        ));
-    })
-    .map_err(|e| match e {
-        ArenaError::Build(err) => BadInput::from_error(err),
-        other => other.into(),
-    })?;
-    status.clear();
-    let elapsed = start.elapsed();
-    let mut out = io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", arena::json(&config, &results, elapsed))?;
-    } else {
-        write!(out, "{}", arena::table(&config, &results, elapsed))?;
+    match Config::new(args)? {
+        Config::Match(config) => {
+            let results = arena::run(&config, |done| progress_bar(&status, done, config.games))
+                .map_err(arena_error)?;
+            status.clear();
+            let elapsed = start.elapsed();
+            let mut out = io::stdout().lock();
+            if args.json {
+                writeln!(out, "{}", arena::json(&config, &results, elapsed))?;
+            } else {
+                write!(out, "{}", arena::table(&config, &results, elapsed))?;
+            }
+        }
+        Config::RoundRobin { config, plot } => {
+            let total = config.total_games();
+            let results = tournament::run(&config, |done| progress_bar(&status, done, total))
+                .map_err(arena_error)?;
+            status.clear();
+            let elapsed = start.elapsed();
+            if let Some(path) = plot {
+                std::fs::write(&path, tournament::svg(&config, &results))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let mut out = io::stdout().lock();
+            if args.json {
+                writeln!(out, "{}", tournament::json(&config, &results, elapsed))?;
+            } else {
+                write!(out, "{}", tournament::table(&config, &results, elapsed))?;
+            }
+        }
     }
     Ok(exit::SUCCESS)
 }
