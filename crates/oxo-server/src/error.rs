@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::hub::HubError;
 use crate::room::RoomError;
 use crate::store::StoreError;
 
@@ -89,6 +90,24 @@ impl ApiError {
                 message: error.to_string(),
                 game,
             },
+        }
+    }
+}
+
+impl From<HubError> for ApiError {
+    fn from(error: HubError) -> ApiError {
+        let message = error.to_string();
+        match error {
+            HubError::NotFound(id) => ApiError::NotFound(id),
+            HubError::NoToken => ApiError::NoToken,
+            HubError::Refused { error, game } => ApiError::room(error, game),
+            HubError::Changed(game) => ApiError::Conflict {
+                message,
+                game: Some(game),
+            },
+            HubError::Store(e) => ApiError::Store(e),
+            HubError::Corrupt(e) => ApiError::Corrupt(e),
+            HubError::Internal(e) => ApiError::Internal(e),
         }
     }
 }

@@ -36,5 +36,5 @@ pub mod store;
 
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;
-pub use hub::{Hub, HubConfig};
+pub use hub::{Hub, HubConfig, HubError};
 pub use store::{MemoryStore, SqliteStore, Store, StoreError};

@@ -17,36 +17,61 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use oxo_ai::{Solver, StrategyKind};
-use oxo_core::{Game, Player, Rules};
-use serde::Serialize;
+use oxo_ai::Solver;
+use oxo_core::{Player, Rules};
 use tokio::sync::{Semaphore, watch};
 
-use crate::error::ApiError;
+mod search;
+
+use search::Pool;
+pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
+
 use crate::id::{GameId, Token};
-use crate::room::{Opponent, Room, RoomError, Viewer};
+use crate::room::{Opponent, Room, RoomError, RoomRecord, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
 const SHARDS: usize = 64;
 
-/// Searches kept warm for reuse (strategies and hint solvers), in all.
-const POOL_SIZE: usize = 4;
+/// Why the hub refused or failed a request; the API maps each to its
+/// status and JSON body (`error.rs`).
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// No game with this id.
+    #[error("no game {0}")]
+    NotFound(String),
+    /// A seat's request came without a token.
+    #[error("this needs a seat's token: send Authorization: Bearer TOKEN")]
+    NoToken,
+    /// The room refused the request; `game` is the room as it stands, for
+    /// the client to resync (none for a join).
+    #[error("{error}")]
+    Refused {
+        /// Why.
+        error: RoomError,
+        /// The current GAME, as JSON.
+        game: Option<Arc<str>>,
+    },
+    /// The store held a newer state than memory; here it is.
+    #[error("the game changed meanwhile; here it is as it stands")]
+    Changed(Arc<str>),
+    /// The store failed; nothing changed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored room makes no sense.
+    #[error("a stored game is damaged: {0}")]
+    Corrupt(String),
+    /// A bug or an exhausted resource.
+    #[error("{0}")]
+    Internal(String),
+}
 
-/// Pooled searches unused for this long are dropped.
-const POOL_IDLE: Duration = Duration::from_secs(60);
-
-/// Hints are offered on boards of at most this many cells, where a whole
-/// empty board is analysed in well under a second (5×5 k=4 takes about
-/// 40 ms)...
-pub const HINT_MAX_CELLS: usize = 25;
-
-/// ...and on larger boards the solver handles once at most this many cells
-/// are empty (a few milliseconds on the boards tried, up to 7×7).
-pub const HINT_MAX_EMPTY: usize = 16;
-
-/// The table a hint solver gets.
-const HINT_TABLE_BYTES: usize = 16 << 20;
+/// A room read from the store, checked: the one step between loading a
+/// record and installing it in memory.
+fn restore(id: &GameId, record: Option<RoomRecord>) -> Result<Room, HubError> {
+    let record = record.ok_or_else(|| HubError::NotFound(id.to_string()))?;
+    Room::restore(record).map_err(HubError::Corrupt)
+}
 
 /// Settings of a [`Hub`].
 #[derive(Clone, Debug)]
@@ -144,72 +169,6 @@ pub struct Seated {
     pub token: Token,
 }
 
-/// The value of one empty cell, for hints.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Hint {
-    /// The cell's row.
-    pub row: u32,
-    /// The cell's column.
-    pub col: u32,
-    /// What playing there leads to for the side to move.
-    pub value: &'static str,
-    /// Plies to the end under perfect play, this move included.
-    pub plies: u32,
-}
-
-/// Searches kept for reuse, keyed by what they were built for. A perfect
-/// player or hint solver holds a table of up to 64 MiB, so the pool is small
-/// and lets go of what has not been used for a while.
-struct Pool<T> {
-    idle: Mutex<Vec<Pooled<T>>>,
-}
-
-/// A pooled search: what it was built for (a strategy, or `None` for a
-/// hint solver), since when it is idle, and the search itself.
-type Pooled<T> = (Option<StrategyKind>, Rules, Instant, T);
-
-impl<T> Pool<T> {
-    fn new() -> Pool<T> {
-        Pool {
-            idle: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Vec<Pooled<T>>> {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn take(&self, kind: Option<StrategyKind>, rules: Rules) -> Option<T> {
-        let mut idle = self.lock();
-        let at = idle
-            .iter()
-            .position(|(k, r, _, _)| *k == kind && *r == rules)?;
-        Some(idle.swap_remove(at).3)
-    }
-
-    fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
-        let mut idle = self.lock();
-        if idle.len() >= POOL_SIZE {
-            idle.remove(0);
-        }
-        idle.push((kind, rules, Instant::now(), value));
-    }
-
-    /// Drop what has sat unused for `age`.
-    fn expire(&self, age: Duration) {
-        // Dropping a table can take a moment: do it outside the lock.
-        let old: Vec<_> = {
-            let mut idle = self.lock();
-            let (old, keep) = idle
-                .drain(..)
-                .partition(|(_, _, since, _)| since.elapsed() >= age);
-            *idle = keep;
-            old
-        };
-        drop(old);
-    }
-}
-
 struct Shared {
     store: Arc<dyn Store>,
     started: Instant,
@@ -268,7 +227,7 @@ impl Hub {
     ///
     /// # Errors
     /// The store could not list them.
-    pub async fn resume(&self) -> Result<usize, ApiError> {
+    pub async fn resume(&self) -> Result<usize, HubError> {
         let ids = self.shared.store.computer_turns().await?;
         let mut count = 0;
         for id in ids {
@@ -323,44 +282,32 @@ impl Hub {
     /// watch id (a spectator's), loaded from the store on first use.
     ///
     /// # Errors
-    /// [`ApiError::NotFound`] for an unknown id; a store failure.
-    pub async fn room_to_read(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), ApiError> {
+    /// [`HubError::NotFound`] for an unknown id; a store failure.
+    pub async fn room_to_read(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), HubError> {
         let known = self.watch_shard(id).get(id).cloned();
         if let Some(room_id) = known {
             return Ok((self.room(&room_id).await?, Viewer::Spectator));
         }
         match self.room(id).await {
-            Err(ApiError::NotFound(_)) => {}
+            Err(HubError::NotFound(_)) => {}
             found => return found.map(|handle| (handle, Viewer::Player)),
         }
-        let record = self
-            .shared
-            .store
-            .load_watch(id)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
-        let room = Room::restore(record).map_err(ApiError::Corrupt)?;
-        Ok((self.install(room), Viewer::Spectator))
+        let record = self.shared.store.load_watch(id).await?;
+        Ok((self.install(restore(id, record)?), Viewer::Spectator))
     }
 
     /// The room with this id, loaded from the store on first use.
     ///
     /// # Errors
-    /// [`ApiError::NotFound`] for an unknown id; a store failure.
-    pub async fn room(&self, id: &GameId) -> Result<Arc<RoomHandle>, ApiError> {
+    /// [`HubError::NotFound`] for an unknown id; a store failure.
+    pub async fn room(&self, id: &GameId) -> Result<Arc<RoomHandle>, HubError> {
         let now = self.now();
         if let Some(handle) = self.shard(id).get(id) {
             handle.touched.store(now, Ordering::Relaxed);
             return Ok(handle.clone());
         }
-        let record = self
-            .shared
-            .store
-            .load(id)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
-        let room = Room::restore(record).map_err(ApiError::Corrupt)?;
-        Ok(self.install(room))
+        let record = self.shared.store.load(id).await?;
+        Ok(self.install(restore(id, record)?))
     }
 
     fn now(&self) -> u64 {
@@ -415,10 +362,10 @@ impl Hub {
         rules: Rules,
         opponent: Opponent,
         first: Player,
-    ) -> Result<Seated, ApiError> {
-        let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
-        let id = GameId::random().map_err(|e| ApiError::Internal(e.to_string()))?;
-        let watch = GameId::random_watch().map_err(|e| ApiError::Internal(e.to_string()))?;
+    ) -> Result<Seated, HubError> {
+        let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+        let id = GameId::random().map_err(|e| HubError::Internal(e.to_string()))?;
+        let watch = GameId::random_watch().map_err(|e| HubError::Internal(e.to_string()))?;
         let room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
         let hub = self.clone();
         // In a task of its own, like every change: once saved, the room is
@@ -432,10 +379,10 @@ impl Hub {
                     computer_turn: room.computer_to_move().is_some(),
                 })
                 .await?;
-            Ok::<_, ApiError>(hub.install(room))
+            Ok::<_, HubError>(hub.install(room))
         })
         .await
-        .map_err(|e| ApiError::Internal(format!("create failed: {e}")))??;
+        .map_err(|e| HubError::Internal(format!("create failed: {e}")))??;
         Ok(Seated {
             game: handle.current(Viewer::Player),
             seat: Player::X,
@@ -452,7 +399,7 @@ impl Hub {
         room: &mut Room,
         next: Room,
         kind: ChangeKind,
-    ) -> Result<Arc<str>, ApiError> {
+    ) -> Result<Arc<str>, HubError> {
         let saved = self
             .shared
             .store
@@ -472,21 +419,13 @@ impl Hub {
                 // bug could cause): believe the store, and let the client
                 // resync.
                 tracing::error!(game = %room.id(), reason, "memory behind the store; reloading");
-                let record = self
-                    .shared
-                    .store
-                    .load(room.id())
-                    .await?
-                    .ok_or_else(|| ApiError::NotFound(room.id().to_string()))?;
-                *room = Room::restore(record).map_err(ApiError::Corrupt)?;
+                let record = self.shared.store.load(room.id()).await?;
+                *room = restore(room.id(), record)?;
                 let json = handle.publish(room);
                 if room.computer_to_move().is_some() {
                     self.schedule_computer(handle);
                 }
-                Err(ApiError::Conflict {
-                    message: "the game changed meanwhile; here it is as it stands".into(),
-                    game: Some(json),
-                })
+                Err(HubError::Changed(json))
             }
             Err(e) => Err(e.into()),
         }
@@ -504,7 +443,7 @@ impl Hub {
         id: &GameId,
         kind: ChangeKind,
         decide: impl FnOnce(&Room) -> Result<Room, RoomError> + Send + 'static,
-    ) -> Result<Arc<str>, ApiError> {
+    ) -> Result<Arc<str>, HubError> {
         let handle = self.room(id).await?;
         let hub = self.clone();
         tokio::spawn(async move {
@@ -513,7 +452,7 @@ impl Hub {
             // join's does not need it.
             let next = decide(&room).map_err(|e| {
                 let game = (kind != ChangeKind::Join).then(|| handle.current(Viewer::Player));
-                ApiError::room(e, game)
+                HubError::Refused { error: e, game }
             })?;
             let game = hub.commit(&handle, &mut room, next, kind).await?;
             let computer_turn = room.computer_to_move().is_some();
@@ -524,15 +463,15 @@ impl Hub {
             Ok(game)
         })
         .await
-        .map_err(|e| ApiError::Internal(format!("change failed: {e}")))?
+        .map_err(|e| HubError::Internal(format!("change failed: {e}")))?
     }
 
     /// Seat O for a second person.
     ///
     /// # Errors
     /// Unknown room; [`RoomError::SeatTaken`]; a store failure.
-    pub async fn join(&self, id: &GameId) -> Result<Seated, ApiError> {
-        let token = Token::random().map_err(|e| ApiError::Internal(e.to_string()))?;
+    pub async fn join(&self, id: &GameId) -> Result<Seated, HubError> {
+        let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
         let hash = token.hash();
         let game = self
             .change(id, ChangeKind::Join, move |room| room.join(hash))
@@ -556,8 +495,8 @@ impl Hub {
         row: i64,
         col: i64,
         version: Option<u64>,
-    ) -> Result<Arc<str>, ApiError> {
-        let token = token.ok_or(ApiError::NoToken)?.to_owned();
+    ) -> Result<Arc<str>, HubError> {
+        let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
             room.play(seat, row, col, version).map(|(next, _)| next)
@@ -575,187 +514,13 @@ impl Hub {
         id: &GameId,
         token: Option<&str>,
         version: Option<u64>,
-    ) -> Result<Arc<str>, ApiError> {
-        let token = token.ok_or(ApiError::NoToken)?.to_owned();
+    ) -> Result<Arc<str>, HubError> {
+        let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Rematch, move |room| {
             room.seat_of(&token).ok_or(RoomError::NotASeat)?;
             room.rematch(version)
         })
         .await
-    }
-
-    /// Let the computer move in this room if it is its turn, in the
-    /// background: the search runs on a blocking thread (at most
-    /// `search_threads` at once) so it never stalls other rooms.
-    fn schedule_computer(&self, handle: &Arc<RoomHandle>) {
-        if handle.thinking.swap(true, Ordering::SeqCst) {
-            return; // already on it
-        }
-        let hub = self.clone();
-        let handle = handle.clone();
-        tokio::spawn(async move {
-            let mut retry = Duration::from_millis(100);
-            loop {
-                match hub.computer_move(&handle).await {
-                    Ok(true) => {}
-                    Ok(false) => break,
-                    Err(e) => {
-                        // Most likely the store is failing: try again, ever
-                        // more slowly, so the game goes on once it recovers.
-                        tracing::error!(error = %e, retry_ms = retry.as_millis(), "computer move failed");
-                        tokio::time::sleep(retry).await;
-                        retry = (retry * 2).min(Duration::from_secs(30));
-                    }
-                }
-            }
-            handle.thinking.store(false, Ordering::SeqCst);
-            // A change that arrived while the flag was still set would
-            // otherwise go unanswered.
-            if handle.room.lock().await.computer_to_move().is_some()
-                && !handle.thinking.load(Ordering::SeqCst)
-            {
-                hub.schedule_computer(&handle);
-            }
-        });
-    }
-
-    /// Run `work` on a blocking thread, so that searches never hold up the
-    /// async runtime. Searches as costly as `cost`'s wait for a slot of
-    /// their kind, so that at most `search_threads` of them compete for the
-    /// cores: quick ones (alphabeta, hints) and deep ones (perfect play) in
-    /// separate queues, so a long solve never delays a quick reply. Random
-    /// and rule-based moves take microseconds and need no slot.
-    async fn search<T: Send + 'static>(
-        &self,
-        cost: StrategyKind,
-        work: impl FnOnce(&Shared) -> Result<T, ApiError> + Send + 'static,
-    ) -> Result<T, ApiError> {
-        let slots = match cost {
-            StrategyKind::Random | StrategyKind::Rules => None,
-            StrategyKind::AlphaBeta => Some(&self.shared.searches),
-            StrategyKind::Perfect => Some(&self.shared.deep_searches),
-        };
-        let _permit = match slots {
-            Some(slots) => Some(
-                slots
-                    .acquire()
-                    .await
-                    .map_err(|_| ApiError::Internal("search pool closed".into()))?,
-            ),
-            None => None,
-        };
-        let shared = self.shared.clone();
-        tokio::task::spawn_blocking(move || work(&shared))
-            .await
-            .map_err(|e| ApiError::Internal(format!("search failed: {e}")))?
-    }
-
-    /// Let idle pooled searches go, freeing their tables.
-    pub fn expire_pools(&self) {
-        self.shared.strategies.expire(POOL_IDLE);
-        self.shared.solvers.expire(POOL_IDLE);
-    }
-
-    /// One computer move, if it is the computer's turn; `Ok(true)` when a
-    /// move was made.
-    async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<bool, ApiError> {
-        let (kind, game, version) = {
-            let room = handle.room.lock().await;
-            match room.computer_to_move() {
-                Some(kind) => (kind, room.game().clone(), room.version()),
-                None => return Ok(false),
-            }
-        };
-        let rules = game.rules();
-        let cell = self
-            .search(kind, move |shared| {
-                let mut strategy = match shared.strategies.take(Some(kind), rules) {
-                    Some(strategy) => strategy,
-                    None => {
-                        let seed = u64::from_le_bytes(random_bytes());
-                        kind.build(rules, seed)
-                            .map_err(|e| ApiError::Internal(e.to_string()))?
-                    }
-                };
-                let cell = strategy.choose(&game);
-                shared.strategies.give(Some(kind), rules, strategy);
-                Ok(cell)
-            })
-            .await?;
-        let cell = cell.ok_or_else(|| ApiError::Internal(format!("{kind} found no move")))?;
-        let mut room = handle.room.lock().await;
-        if room.version() != version {
-            // Changed while thinking (cannot happen while it is the
-            // computer's turn, but a stale move must never be played).
-            return Ok(true);
-        }
-        let (next, _) = room
-            .play(
-                Player::O,
-                i64::from(cell.row),
-                i64::from(cell.col),
-                Some(version),
-            )
-            .map_err(|e| ApiError::Internal(format!("{kind} chose an illegal move: {e}")))?;
-        self.commit(handle, &mut room, next, ChangeKind::Move)
-            .await?;
-        Ok(true)
-    }
-
-    /// Perfect-play values of every empty cell, where the position is small
-    /// enough to solve quickly: `(version, Some(hints))`, or `(version,
-    /// None)` when it is not. Cached per version.
-    ///
-    /// # Errors
-    /// Unknown room.
-    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Arc<str>>), ApiError> {
-        let (handle, _) = self.room_to_read(id).await?;
-        let game: Game;
-        let version;
-        {
-            let room = handle.room.lock().await;
-            version = room.version();
-            game = room.game().clone();
-        }
-        if let Some((v, json)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
-            && *v == version
-        {
-            return Ok((version, Some(json.clone())));
-        }
-        let empty = game.rules().cell_count() - game.move_count();
-        let small = game.rules().cell_count() <= HINT_MAX_CELLS;
-        if !(small || empty <= HINT_MAX_EMPTY) || !Solver::can_solve(game.rules()) {
-            return Ok((version, None));
-        }
-        let json = self
-            .search(StrategyKind::AlphaBeta, move |shared| {
-                let rules = game.rules();
-                let mut solver = match shared.solvers.take(None, rules) {
-                    Some(solver) => solver,
-                    None => Solver::new(rules, HINT_TABLE_BYTES)
-                        .map_err(|e| ApiError::Internal(e.to_string()))?,
-                };
-                let analysis = solver.analyse(&game);
-                shared.solvers.give(None, rules, solver);
-                let hints: Vec<Hint> = analysis
-                    .map_err(|e| ApiError::Internal(e.to_string()))?
-                    .moves
-                    .iter()
-                    .map(|&(cell, eval)| Hint {
-                        row: cell.row,
-                        col: cell.col,
-                        value: eval.value.as_str(),
-                        plies: eval.plies,
-                    })
-                    .collect();
-                Ok(Arc::<str>::from(
-                    serde_json::to_string(&hints).expect("hints serialise"),
-                ))
-            })
-            .await?;
-        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((version, json.clone()));
-        Ok((version, Some(json)))
     }
 }
 
@@ -763,11 +528,4 @@ fn shard_of(id: &GameId) -> usize {
     let mut hasher = DefaultHasher::new();
     id.hash(&mut hasher);
     usize::try_from(hasher.finish() % SHARDS as u64).unwrap_or(0)
-}
-
-fn random_bytes() -> [u8; 8] {
-    let mut bytes = [0; 8];
-    // Only tie-breaks depend on it: a fixed seed is a fine fallback.
-    let _ = getrandom::fill(&mut bytes);
-    bytes
 }

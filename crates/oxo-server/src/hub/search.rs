@@ -1,0 +1,281 @@
+//! The computer's moves and the hints: searches run on blocking threads,
+//! in two queues by cost, with warm strategies and solvers kept in pools.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use oxo_ai::{Solver, StrategyKind};
+use oxo_core::{Game, Player, Rules};
+use serde::Serialize;
+
+use super::{Hub, HubError, RoomHandle, Shared};
+use crate::id::GameId;
+use crate::store::ChangeKind;
+
+/// Searches kept warm for reuse (strategies and hint solvers), in all.
+pub(super) const POOL_SIZE: usize = 4;
+
+/// Pooled searches unused for this long are dropped.
+const POOL_IDLE: Duration = Duration::from_secs(60);
+
+/// Hints are offered on boards of at most this many cells, where a whole
+/// empty board is analysed in well under a second (5×5 k=4 takes about
+/// 40 ms)...
+pub const HINT_MAX_CELLS: usize = 25;
+
+/// ...and on larger boards the solver handles once at most this many cells
+/// are empty (a few milliseconds on the boards tried, up to 7×7).
+pub const HINT_MAX_EMPTY: usize = 16;
+
+/// The table a hint solver gets.
+const HINT_TABLE_BYTES: usize = 16 << 20;
+
+/// The value of one empty cell, for hints.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Hint {
+    /// The cell's row.
+    pub row: u32,
+    /// The cell's column.
+    pub col: u32,
+    /// What playing there leads to for the side to move.
+    pub value: &'static str,
+    /// Plies to the end under perfect play, this move included.
+    pub plies: u32,
+}
+
+/// Searches kept for reuse, keyed by what they were built for. A perfect
+/// player or hint solver holds a table of up to 64 MiB, so the pool is small
+/// and lets go of what has not been used for a while.
+pub(super) struct Pool<T> {
+    idle: Mutex<Vec<Pooled<T>>>,
+}
+
+/// A pooled search: what it was built for (a strategy, or `None` for a
+/// hint solver), since when it is idle, and the search itself.
+type Pooled<T> = (Option<StrategyKind>, Rules, Instant, T);
+
+impl<T> Pool<T> {
+    pub(super) fn new() -> Pool<T> {
+        Pool {
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Pooled<T>>> {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn take(&self, kind: Option<StrategyKind>, rules: Rules) -> Option<T> {
+        let mut idle = self.lock();
+        let at = idle
+            .iter()
+            .position(|(k, r, _, _)| *k == kind && *r == rules)?;
+        Some(idle.swap_remove(at).3)
+    }
+
+    fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
+        let mut idle = self.lock();
+        if idle.len() >= POOL_SIZE {
+            idle.remove(0);
+        }
+        idle.push((kind, rules, Instant::now(), value));
+    }
+
+    /// Drop what has sat unused for `age`.
+    fn expire(&self, age: Duration) {
+        // Dropping a table can take a moment: do it outside the lock.
+        let old: Vec<_> = {
+            let mut idle = self.lock();
+            let (old, keep) = idle
+                .drain(..)
+                .partition(|(_, _, since, _)| since.elapsed() >= age);
+            *idle = keep;
+            old
+        };
+        drop(old);
+    }
+}
+
+impl Hub {
+    /// Let the computer move in this room if it is its turn, in the
+    /// background: the search runs on a blocking thread (at most
+    /// `search_threads` at once) so it never stalls other rooms.
+    pub(super) fn schedule_computer(&self, handle: &Arc<RoomHandle>) {
+        if handle.thinking.swap(true, Ordering::SeqCst) {
+            return; // already on it
+        }
+        let hub = self.clone();
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            let mut retry = Duration::from_millis(100);
+            loop {
+                match hub.computer_move(&handle).await {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        // Most likely the store is failing: try again, ever
+                        // more slowly, so the game goes on once it recovers.
+                        tracing::error!(error = %e, retry_ms = retry.as_millis(), "computer move failed");
+                        tokio::time::sleep(retry).await;
+                        retry = (retry * 2).min(Duration::from_secs(30));
+                    }
+                }
+            }
+            handle.thinking.store(false, Ordering::SeqCst);
+            // A change that arrived while the flag was still set would
+            // otherwise go unanswered.
+            if handle.room.lock().await.computer_to_move().is_some()
+                && !handle.thinking.load(Ordering::SeqCst)
+            {
+                hub.schedule_computer(&handle);
+            }
+        });
+    }
+
+    /// Run `work` on a blocking thread, so that searches never hold up the
+    /// async runtime. Searches as costly as `cost`'s wait for a slot of
+    /// their kind, so that at most `search_threads` of them compete for the
+    /// cores: quick ones (alphabeta, hints) and deep ones (perfect play) in
+    /// separate queues, so a long solve never delays a quick reply. Random
+    /// and rule-based moves take microseconds and need no slot.
+    async fn search<T: Send + 'static>(
+        &self,
+        cost: StrategyKind,
+        work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
+    ) -> Result<T, HubError> {
+        let slots = match cost {
+            StrategyKind::Random | StrategyKind::Rules => None,
+            StrategyKind::AlphaBeta => Some(&self.shared.searches),
+            StrategyKind::Perfect => Some(&self.shared.deep_searches),
+        };
+        let _permit = match slots {
+            Some(slots) => Some(
+                slots
+                    .acquire()
+                    .await
+                    .map_err(|_| HubError::Internal("search pool closed".into()))?,
+            ),
+            None => None,
+        };
+        let shared = self.shared.clone();
+        tokio::task::spawn_blocking(move || work(&shared))
+            .await
+            .map_err(|e| HubError::Internal(format!("search failed: {e}")))?
+    }
+
+    /// Let idle pooled searches go, freeing their tables.
+    pub fn expire_pools(&self) {
+        self.shared.strategies.expire(POOL_IDLE);
+        self.shared.solvers.expire(POOL_IDLE);
+    }
+
+    /// One computer move, if it is the computer's turn; `Ok(true)` when a
+    /// move was made.
+    async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<bool, HubError> {
+        let (kind, game, version) = {
+            let room = handle.room.lock().await;
+            match room.computer_to_move() {
+                Some(kind) => (kind, room.game().clone(), room.version()),
+                None => return Ok(false),
+            }
+        };
+        let rules = game.rules();
+        let cell = self
+            .search(kind, move |shared| {
+                let mut strategy = match shared.strategies.take(Some(kind), rules) {
+                    Some(strategy) => strategy,
+                    None => {
+                        let seed = u64::from_le_bytes(random_bytes());
+                        kind.build(rules, seed)
+                            .map_err(|e| HubError::Internal(e.to_string()))?
+                    }
+                };
+                let cell = strategy.choose(&game);
+                shared.strategies.give(Some(kind), rules, strategy);
+                Ok(cell)
+            })
+            .await?;
+        let cell = cell.ok_or_else(|| HubError::Internal(format!("{kind} found no move")))?;
+        let mut room = handle.room.lock().await;
+        if room.version() != version {
+            // Changed while thinking (cannot happen while it is the
+            // computer's turn, but a stale move must never be played).
+            return Ok(true);
+        }
+        let (next, _) = room
+            .play(
+                Player::O,
+                i64::from(cell.row),
+                i64::from(cell.col),
+                Some(version),
+            )
+            .map_err(|e| HubError::Internal(format!("{kind} chose an illegal move: {e}")))?;
+        self.commit(handle, &mut room, next, ChangeKind::Move)
+            .await?;
+        Ok(true)
+    }
+
+    /// Perfect-play values of every empty cell, where the position is small
+    /// enough to solve quickly: `(version, Some(hints))`, or `(version,
+    /// None)` when it is not. Cached per version.
+    ///
+    /// # Errors
+    /// Unknown room.
+    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Arc<str>>), HubError> {
+        let (handle, _) = self.room_to_read(id).await?;
+        let game: Game;
+        let version;
+        {
+            let room = handle.room.lock().await;
+            version = room.version();
+            game = room.game().clone();
+        }
+        if let Some((v, json)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
+            && *v == version
+        {
+            return Ok((version, Some(json.clone())));
+        }
+        let empty = game.rules().cell_count() - game.move_count();
+        let small = game.rules().cell_count() <= HINT_MAX_CELLS;
+        if !(small || empty <= HINT_MAX_EMPTY) || !Solver::can_solve(game.rules()) {
+            return Ok((version, None));
+        }
+        let json = self
+            .search(StrategyKind::AlphaBeta, move |shared| {
+                let rules = game.rules();
+                let mut solver = match shared.solvers.take(None, rules) {
+                    Some(solver) => solver,
+                    None => Solver::new(rules, HINT_TABLE_BYTES)
+                        .map_err(|e| HubError::Internal(e.to_string()))?,
+                };
+                let analysis = solver.analyse(&game);
+                shared.solvers.give(None, rules, solver);
+                let hints: Vec<Hint> = analysis
+                    .map_err(|e| HubError::Internal(e.to_string()))?
+                    .moves
+                    .iter()
+                    .map(|&(cell, eval)| Hint {
+                        row: cell.row,
+                        col: cell.col,
+                        value: eval.value.as_str(),
+                        plies: eval.plies,
+                    })
+                    .collect();
+                Ok(Arc::<str>::from(
+                    serde_json::to_string(&hints).expect("hints serialise"),
+                ))
+            })
+            .await?;
+        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, json.clone()));
+        Ok((version, Some(json)))
+    }
+}
+
+fn random_bytes() -> [u8; 8] {
+    let mut bytes = [0; 8];
+    // Only tie-breaks depend on it: a fixed seed is a fine fallback.
+    let _ = getrandom::fill(&mut bytes);
+    bytes
+}
