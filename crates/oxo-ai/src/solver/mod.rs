@@ -17,6 +17,7 @@
 //! "can the side to move force a win within d plies?" for increasing d.
 
 mod geometry;
+mod pairing;
 mod strong;
 mod table;
 
