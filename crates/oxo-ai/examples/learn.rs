@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Options: `--size N|RxC` (default 3), `--k K` (default: the shorter
-//! side), `--episodes N` (default: 3×3 30000; else as many as `--seconds`
+//! side), `--episodes N` (default: 3×3 150000; else as many as `--seconds`
 //! allows, measured on a short run first), `--seconds S` (default 60),
 //! `--seed S` (default 1), `--out FILE` (save the model), `--no-eval`
 //! (train and save only), `--positions N` (positions from random games to
@@ -120,7 +120,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let rules = config.rules;
     let episodes = match config.episodes {
         Some(n) => n,
-        None if rules == Rules::default() => 30_000,
+        None if rules == Rules::default() => 150_000,
         None => {
             // Measure the pace, then fit the schedule to the budget.
             let probe = 200;
@@ -196,6 +196,29 @@ fn main() -> Result<(), Box<dyn Error>> {
                 "keeps the value in {}/{} positions (tie-break seed {seed})",
                 share.kept, share.graded
             );
+        }
+        if std::env::var_os("SHOW_MISSES").is_some() {
+            let mut me = Learned::new(model.clone(), rules, 0)?;
+            for g in &positions {
+                let before = solution.get(g).unwrap().value;
+                let cell = oxo_ai::Strategy::choose(&mut me, g).unwrap();
+                let mut c = g.clone();
+                c.play_unchecked(cell);
+                let after = if c.is_over() {
+                    None
+                } else {
+                    solution.get(&c).map(|e| e.value)
+                };
+                if before != Value::Loss
+                    && c.outcome().is_none()
+                    && after.map(|a| -a) != Some(before)
+                {
+                    println!(
+                        "miss: {g} ({before}) plays {cell} -> {after:?} value {:?}",
+                        model.value(&c)
+                    );
+                }
+            }
         }
         let mut me = Learned::new(model.clone(), rules, 1)?;
         let mut random = Random::new(2);

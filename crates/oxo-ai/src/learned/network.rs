@@ -182,6 +182,24 @@ fn crossing_pairs(windows: &[Vec<u32>], k: usize) -> Vec<Vec<u32>> {
     pairs
 }
 
+/// Every `h`×`w` and `w`×`h` block of cells, row by row.
+fn rectangles(rules: Rules, h: u32, w: u32) -> Vec<Vec<u32>> {
+    let (rows, cols) = (rules.rows(), rules.cols());
+    let mut found = Vec::new();
+    for (h, w) in [(h, w), (w, h)] {
+        for top in 0..rows.saturating_sub(h - 1) {
+            for left in 0..cols.saturating_sub(w - 1) {
+                found.push(
+                    (0..h * w)
+                        .map(|i| (top + i / w) * cols + left + i % w)
+                        .collect(),
+                );
+            }
+        }
+    }
+    found
+}
+
 impl Features {
     /// The tuples of `scheme` on a board of `rules`.
     pub(crate) fn new(rules: Rules, scheme: Scheme) -> Features {
@@ -191,7 +209,10 @@ impl Features {
         let mut groups: Vec<(Vec<Vec<u32>>, bool)> = vec![(windows.clone(), false)];
         match scheme {
             Scheme::Windows => {}
-            Scheme::WindowPairs => groups.push((crossing_pairs(&windows, k), false)),
+            Scheme::WindowPairs => {
+                groups.push((crossing_pairs(&windows, k), false));
+                groups.push((rectangles(rules, 2, 3), false));
+            }
             Scheme::WindowCounts => groups[0].1 = true,
         }
 

@@ -27,6 +27,10 @@ pub struct TrainConfig {
     pub rate_start: f32,
     /// …falling linearly to this at its end.
     pub rate_end: f32,
+    /// Each game opens with a number of random moves drawn uniformly from
+    /// `0..=random_opening` (exploring starts: positions greedy play
+    /// never reaches still get learnt).
+    pub random_opening: u32,
     /// [`train`] reports progress after every this many episodes.
     pub report_every: u64,
 }
@@ -43,6 +47,7 @@ impl TrainConfig {
             epsilon_end: 0.05,
             rate_start: 0.5,
             rate_end: 0.05,
+            random_opening: (rules.cell_count() / 2) as u32,
             report_every: 1000,
         }
     }
@@ -93,7 +98,8 @@ pub fn train(
         let rate = progress.rate * per_tuple;
 
         let mut board = Board::new(rules);
-        for _ in 0..rules.cell_count() {
+        let opening = rng.random_range(0..=config.random_opening);
+        for ply in 0..rules.cell_count() {
             features.score_moves(&model.weights, &board, &mut scratch, &mut scores);
             let target = scores
                 .iter()
@@ -101,7 +107,7 @@ pub fn train(
                 .fold(f32::NEG_INFINITY, f32::max);
             features.learn(&mut model.weights, &board, target, rate, &mut scratch);
 
-            let cell = if rng.random::<f32>() < progress.epsilon {
+            let cell = if ply < opening as usize || rng.random::<f32>() < progress.epsilon {
                 scores[rng.random_range(0..scores.len())].0
             } else {
                 best_moves(&scores, &mut best);
