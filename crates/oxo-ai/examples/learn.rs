@@ -26,6 +26,7 @@ use rand::RngExt;
 struct Config {
     rules: Rules,
     episodes: Option<u64>,
+    scheme: Option<u16>,
     seconds: f64,
     seed: u64,
     out: Option<String>,
@@ -40,6 +41,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
     let mut config = Config {
         rules: Rules::default(),
         episodes: None,
+        scheme: None,
         seconds: 60.0,
         seed: 1,
         out: None,
@@ -55,6 +57,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--k" => k = Some(value()?.parse()?),
             "--episodes" => config.episodes = Some(value()?.parse()?),
             "--seconds" => config.seconds = value()?.parse()?,
+            "--scheme" => config.scheme = Some(value()?.parse()?),
             "--seed" => config.seed = value()?.parse()?,
             "--out" => config.out = Some(value()?),
             "--no-eval" => config.eval = false,
@@ -125,20 +128,34 @@ fn main() -> Result<(), Box<dyn Error>> {
             // Measure the pace, then fit the schedule to the budget.
             let probe = 200;
             let started = Instant::now();
-            learned::train(&TrainConfig::new(rules, probe, config.seed), |_, _| {
-                ControlFlow::Continue(())
-            });
+            let mut probe_config = TrainConfig::new(rules, probe, config.seed);
+            if let Some(scheme) = config.scheme.and_then(learned::Scheme::from_id) {
+                probe_config.scheme = scheme;
+            }
+            learned::train(&probe_config, |_, _| ControlFlow::Continue(()));
             let per = started.elapsed().as_secs_f64() / probe as f64;
-            ((config.seconds / per) as u64).max(probe)
+            // Games lengthen as play improves: aim at half the pace.
+            ((config.seconds / per / 2.0) as u64).max(probe)
         }
     };
     let mut train_config = TrainConfig::new(rules, episodes, config.seed);
+    if let Some(id) = config.scheme {
+        train_config.scheme = learned::Scheme::from_id(id).ok_or("unknown scheme id")?;
+    }
     train_config.report_every = if rules == Rules::default() { 500 } else { 5000 };
+    for scheme in learned::Scheme::ALL {
+        println!(
+            "  {scheme:?}: {} weights",
+            Model::with_scheme(rules, scheme).weights().len()
+        );
+    }
     println!(
         "{rules}: scheme {:?}, {} weights, {} tuples a position; {episodes} episodes, seed {}",
-        Model::new(rules).scheme(),
-        Model::new(rules).weights().len(),
-        Model::new(rules).tuple_count(),
+        train_config.scheme,
+        Model::with_scheme(rules, train_config.scheme)
+            .weights()
+            .len(),
+        Model::with_scheme(rules, train_config.scheme).tuple_count(),
         config.seed
     );
 
@@ -158,12 +175,16 @@ fn main() -> Result<(), Box<dyn Error>> {
             }
             checking += check.elapsed();
         }
-        if rules != Rules::default() && progress.episodes % 50_000 == 0 {
+        let spent = (started.elapsed() - checking).as_secs_f64();
+        if spent > config.seconds {
             println!(
-                "  {} episodes, {:.0} s",
-                progress.episodes,
-                (started.elapsed() - checking).as_secs_f64()
+                "  stopped at the time budget after {} episodes",
+                progress.episodes
             );
+            return ControlFlow::Break(());
+        }
+        if rules != Rules::default() && progress.episodes % 50_000 == 0 {
+            println!("  {} episodes, {:.0} s", progress.episodes, spent);
         }
         ControlFlow::Continue(())
     });

@@ -20,6 +20,10 @@ const CHECKSUM_LEN: usize = 8;
 /// read without end: 64 MiB, far above any model we train.
 const MAX_FILE_LEN: u64 = 64 << 20;
 
+/// Model files are refused for boards of more cells than this (64×64), so
+/// that a damaged header cannot make us build a huge board's tables.
+pub const MAX_MODEL_CELLS: usize = 64 * 64;
+
 /// Why a model file could not be read, or a model cannot play a board.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -38,6 +42,16 @@ pub enum ModelError {
     /// The checksum does not match the contents.
     #[error("the model file is damaged: checksum mismatch")]
     ChecksumMismatch,
+    /// The header names a board too large for a model.
+    #[error(
+        "the model file names a {rows}x{cols} board, larger than models may be ({MAX_MODEL_CELLS} cells)"
+    )]
+    TooLarge {
+        /// Rows in the header.
+        rows: u16,
+        /// Columns in the header.
+        cols: u16,
+    },
     /// The header names a board oxo does not allow.
     #[error("the model file names an invalid board {rows}x{cols} k={k}")]
     BadRules {
@@ -99,7 +113,7 @@ impl Model {
         }
         out.extend_from_slice(&self.scheme().id().to_le_bytes());
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
-        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&[0; 2]);
         for w in &self.weights {
             out.extend_from_slice(&w.to_le_bytes());
         }
@@ -175,6 +189,9 @@ impl Model {
         let (rows, cols, k) = (u16_at(10), u16_at(12), u16_at(14));
         let rules = Rules::new(rows.into(), cols.into(), k.into())
             .map_err(|_| ModelError::BadRules { rows, cols, k })?;
+        if rules.cell_count() > MAX_MODEL_CELLS {
+            return Err(ModelError::TooLarge { rows, cols });
+        }
         let scheme = Scheme::from_id(u16_at(16)).ok_or(ModelError::UnknownScheme(u16_at(16)))?;
         let weights: Vec<f32> = bytes[HEADER_LEN..body_len]
             .chunks_exact(4)
@@ -264,6 +281,16 @@ mod tests {
         assert!(matches!(
             reseal(&|f| f[14] = 9),
             ModelError::BadRules { k: 9, .. }
+        ));
+        assert!(matches!(
+            reseal(&|f| {
+                f[10] = 200;
+                f[12] = 200;
+            }),
+            ModelError::TooLarge {
+                rows: 200,
+                cols: 200
+            }
         ));
         assert!(matches!(
             reseal(&|f| f[16] = 77),

@@ -74,7 +74,7 @@ use rand::RngExt;
 use crate::{SeededRng, Strategy, rng_from_seed};
 use network::{Board, Features, MoveScore, Scratch};
 
-pub use format::{FORMAT_VERSION, MAGIC, ModelError};
+pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
 pub use network::Scheme;
 pub use train::{
     MatchRecord, Progress, TrainConfig, ValueShare, play_match, train, value_keeping_share,
@@ -121,9 +121,6 @@ impl Model {
     }
 
     fn from_weights(rules: Rules, scheme: Scheme, weights: Vec<f32>) -> Result<Model, ModelError> {
-        // Build the tuples only for a count that could fit, so that a
-        // hostile header cannot make us build a huge board's tables for
-        // nothing.
         let features = Features::new(rules, scheme);
         if features.weight_count() != weights.len() {
             return Err(ModelError::WeightCount {
@@ -294,9 +291,15 @@ impl Strategy for Learned {
     }
 }
 
-/// The files of the built-in models, by board (rows, columns, k), as
-/// `scripts/train-models.sh` writes them.
-const BUILTIN: &[((u32, u32, u32), &[u8])] = &[];
+/// A model file built into oxo.
+struct Builtin {
+    /// Rows, columns, k.
+    board: (u32, u32, u32),
+    bytes: &'static [u8],
+}
+
+/// The built-in models, as `scripts/train-models.sh` writes them.
+const BUILTIN: &[Builtin] = &[];
 
 /// Whether oxo ships a model for `rules`, without reading it.
 #[must_use]
@@ -306,7 +309,7 @@ pub fn has_builtin_model(rules: Rules) -> bool {
 
 fn builtin_bytes(rules: Rules) -> Option<&'static [u8]> {
     let key = (rules.rows(), rules.cols(), rules.k());
-    BUILTIN.iter().find(|(k, _)| *k == key).map(|(_, b)| *b)
+    BUILTIN.iter().find(|b| b.board == key).map(|b| b.bytes)
 }
 
 /// The model oxo ships for `rules`, if any.

@@ -27,16 +27,26 @@ pub enum Scheme {
     /// (`(k+1)²` weights per class): for long windows, where `3ᵏ` weights
     /// would be too many to learn.
     WindowCounts,
+    /// Every k-window, plus every 2×3 and 3×2 block of cells, each with its
+    /// exact pattern (729 weights per block class): for boards where
+    /// crossing pairs would be too many weights.
+    WindowBlocks,
 }
 
-/// Pair tuples are added while their weights stay below this.
-const PAIR_WEIGHT_BUDGET: usize = 50_000;
+/// The richer schemes are chosen while their weights stay below this
+/// (200 KB of model file).
+const WEIGHT_BUDGET: usize = 50_000;
 /// Windows longer than this are read by counts.
 const EXACT_MAX_K: u32 = 6;
 
 impl Scheme {
     /// Every scheme.
-    pub const ALL: [Scheme; 3] = [Scheme::Windows, Scheme::WindowPairs, Scheme::WindowCounts];
+    pub const ALL: [Scheme; 4] = [
+        Scheme::Windows,
+        Scheme::WindowPairs,
+        Scheme::WindowCounts,
+        Scheme::WindowBlocks,
+    ];
 
     /// The id written in model files.
     #[must_use]
@@ -45,6 +55,7 @@ impl Scheme {
             Scheme::Windows => 1,
             Scheme::WindowPairs => 2,
             Scheme::WindowCounts => 3,
+            Scheme::WindowBlocks => 4,
         }
     }
 
@@ -64,8 +75,14 @@ impl Scheme {
         }
         if rules.k() >= 2 && rules.k() <= 4 && rules.cell_count() <= 64 {
             let pairs = Features::new(rules, Scheme::WindowPairs);
-            if pairs.weight_count() <= PAIR_WEIGHT_BUDGET {
+            if pairs.weight_count() <= WEIGHT_BUDGET {
                 return Scheme::WindowPairs;
+            }
+        }
+        if rules.rows().min(rules.cols()) >= 2 && rules.rows().max(rules.cols()) >= 3 {
+            let blocks = Features::new(rules, Scheme::WindowBlocks);
+            if blocks.weight_count() <= WEIGHT_BUDGET {
+                return Scheme::WindowBlocks;
             }
         }
         Scheme::Windows
@@ -214,6 +231,7 @@ impl Features {
                 groups.push((rectangles(rules, 2, 3), false));
             }
             Scheme::WindowCounts => groups[0].1 = true,
+            Scheme::WindowBlocks => groups.push((rectangles(rules, 2, 3), false)),
         }
 
         let mut features = Features {

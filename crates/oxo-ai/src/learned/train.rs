@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use oxo_core::{Game, Outcome, Player, Rules};
 use rand::RngExt;
 
-use super::network::{Board, Scratch};
+use super::network::{Board, Scheme, Scratch};
 use super::{Learned, Model, best_moves};
 use crate::{PlayOutError, Strategy, Value, rng_from_seed};
 
@@ -14,6 +14,8 @@ use crate::{PlayOutError, Strategy, Value, rng_from_seed};
 pub struct TrainConfig {
     /// The board.
     pub rules: Rules,
+    /// How the model reads it (by default [`Scheme::for_rules`]).
+    pub scheme: Scheme,
     /// Self-play games to play (training may stop earlier: see [`train`]).
     pub episodes: u64,
     /// Fixes every random choice of the run.
@@ -41,6 +43,7 @@ impl TrainConfig {
     pub fn new(rules: Rules, episodes: u64, seed: u64) -> TrainConfig {
         TrainConfig {
             rules,
+            scheme: Scheme::for_rules(rules),
             episodes,
             seed,
             epsilon_start: 0.3,
@@ -76,7 +79,7 @@ pub fn train(
     mut on_progress: impl FnMut(&Progress, &Model) -> ControlFlow<()>,
 ) -> Model {
     let rules = config.rules;
-    let mut model = Model::new(rules);
+    let mut model = Model::with_scheme(rules, config.scheme);
     let features = model.features.clone();
     let mut rng = rng_from_seed(config.seed);
     let mut scratch = Scratch::default();
@@ -121,7 +124,7 @@ pub fn train(
         }
 
         progress.episodes += 1;
-        if (progress.episodes % every == 0 || progress.episodes == config.episodes)
+        if (progress.episodes.is_multiple_of(every) || progress.episodes == config.episodes)
             && on_progress(&progress, &model).is_break()
         {
             break;
