@@ -8,11 +8,15 @@
 //!
 //! Options: `--size N|RxC` (default 3), `--k K` (default: the shorter
 //! side), `--episodes N` (default: 3×3 150000; else as many as `--seconds`
-//! allows, measured on a short run first), `--seconds S` (default 60),
+//! allows, measured on a short run first), `--seconds S` (a time budget:
+//! without `--episodes` it sizes the run, 60 by default; given, it also
+//! stops training when spent, which makes the result depend on the machine),
 //! `--seed S` (default 1), `--out FILE` (save the model), `--no-eval`
 //! (train and save only), `--positions N` (positions from random games to
 //! grade on boards other than 3×3, default 300), `--games N` (games per seat
-//! against perfect and rules, default 20).
+//! against each of 5 perfect players, 5 times that against rules;
+//! default 20), `--no-grade` (skip grading moves with the solver, for
+//! boards too large for it), `--scheme ID` (see `Scheme::id`).
 
 use std::error::Error;
 use std::ops::ControlFlow;
@@ -27,12 +31,13 @@ struct Config {
     rules: Rules,
     episodes: Option<u64>,
     scheme: Option<u16>,
-    seconds: f64,
+    seconds: Option<f64>,
     seed: u64,
     out: Option<String>,
     eval: bool,
     positions: usize,
     games: u32,
+    grade: bool,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
@@ -42,12 +47,13 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         rules: Rules::default(),
         episodes: None,
         scheme: None,
-        seconds: 60.0,
+        seconds: None,
         seed: 1,
         out: None,
         eval: true,
         positions: 300,
         games: 20,
+        grade: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -56,11 +62,12 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--size" => size = value()?.parse()?,
             "--k" => k = Some(value()?.parse()?),
             "--episodes" => config.episodes = Some(value()?.parse()?),
-            "--seconds" => config.seconds = value()?.parse()?,
+            "--seconds" => config.seconds = Some(value()?.parse()?),
             "--scheme" => config.scheme = Some(value()?.parse()?),
             "--seed" => config.seed = value()?.parse()?,
             "--out" => config.out = Some(value()?),
             "--no-eval" => config.eval = false,
+            "--no-grade" => config.grade = false,
             "--positions" => config.positions = value()?.parse()?,
             "--games" => config.games = value()?.parse()?,
             _ => return Err(format!("unknown argument {arg}").into()),
@@ -135,7 +142,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             learned::train(&probe_config, |_, _| ControlFlow::Continue(()));
             let per = started.elapsed().as_secs_f64() / probe as f64;
             // Games lengthen as play improves: aim at half the pace.
-            ((config.seconds / per / 2.0) as u64).max(probe)
+            ((config.seconds.unwrap_or(60.0) / per / 2.0) as u64).max(probe)
         }
     };
     let mut train_config = TrainConfig::new(rules, episodes, config.seed);
@@ -176,7 +183,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             checking += check.elapsed();
         }
         let spent = (started.elapsed() - checking).as_secs_f64();
-        if spent > config.seconds {
+        if config.seconds.is_some_and(|budget| spent > budget) {
             println!(
                 "  stopped at the time budget after {} episodes",
                 progress.episodes
@@ -260,21 +267,24 @@ fn main() -> Result<(), Box<dyn Error>> {
             record(&total)
         );
     } else {
-        let positions = sample_positions(rules, config.positions, config.seed + 1000);
-        let mut solver = Solver::new(rules, 256 << 20)?;
-        let share = learned::value_keeping_share(&model, &positions, 0, |g| solver.value(g).ok())?;
-        let mut wins = 0;
-        for g in &positions {
-            if solver.value(g)? == Value::Win {
-                wins += 1;
+        if config.grade {
+            let positions = sample_positions(rules, config.positions, config.seed + 1000);
+            let mut solver = Solver::new(rules, 256 << 20)?;
+            let share =
+                learned::value_keeping_share(&model, &positions, 0, |g| solver.value(g).ok())?;
+            let mut wins = 0;
+            for g in &positions {
+                if solver.value(g)? == Value::Win {
+                    wins += 1;
+                }
             }
+            println!(
+                "keeps the value in {}/{} positions from random games ({:.1}%; {wins} of them won)",
+                share.kept,
+                share.graded,
+                100.0 * share.share()
+            );
         }
-        println!(
-            "keeps the value in {}/{} positions from random games ({:.1}%; {wins} of them won)",
-            share.kept,
-            share.graded,
-            100.0 * share.share()
-        );
         let mut me = Learned::new(model.clone(), rules, 1)?;
         let mut rule_based = RuleBased::new(2);
         let r = learned::play_match(rules, &mut me, &mut rule_based, config.games * 5)?;
@@ -287,9 +297,20 @@ fn main() -> Result<(), Box<dyn Error>> {
         let r = learned::play_match(rules, &mut me, &mut random, 500)?;
         println!("vs random, 500 games a seat: {}", record(&r));
         if rules.rows().max(rules.cols()) <= oxo_ai::PERFECT_MAX_SIDE {
-            let mut perfect = Perfect::new(rules, 4)?;
-            let r = learned::play_match(rules, &mut me, &mut perfect, config.games)?;
-            println!("vs perfect, {} games a seat: {}", config.games, record(&r));
+            let mut total = MatchRecord::default();
+            for seed in 0..5 {
+                let mut perfect = Perfect::new(rules, seed)?;
+                let r = learned::play_match(rules, &mut me, &mut perfect, config.games)?;
+                for i in 0..3 {
+                    total.as_x[i] += r.as_x[i];
+                    total.as_o[i] += r.as_o[i];
+                }
+            }
+            println!(
+                "vs perfect (5 seeds x {} games a seat): {}",
+                config.games,
+                record(&total)
+            );
         }
     }
     println!("evaluated in {:.1} s", check.elapsed().as_secs_f64());

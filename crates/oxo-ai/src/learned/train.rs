@@ -50,7 +50,9 @@ impl TrainConfig {
             epsilon_end: 0.05,
             rate_start: 0.5,
             rate_end: 0.05,
-            random_opening: (rules.cell_count() / 2) as u32,
+            // Half the board on small ones; on large ones, a long random
+            // opening would leave little of the game worth learning from.
+            random_opening: (rules.cell_count() / 2).min(12) as u32,
             report_every: 1000,
         }
     }
