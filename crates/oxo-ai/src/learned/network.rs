@@ -555,7 +555,11 @@ mod tests {
     fn schemes_for_the_usual_boards() {
         let r = |rows, cols, k| Rules::new(rows, cols, k).unwrap();
         assert_eq!(Scheme::for_rules(Rules::default()), Scheme::WindowPairs);
-        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::Windows);
+        assert_eq!(Scheme::for_rules(r(4, 4, 4)), Scheme::WindowPairs);
+        assert_eq!(Scheme::for_rules(r(5, 5, 4)), Scheme::WindowPairs);
+        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Windows);
         assert_eq!(Scheme::for_rules(r(9, 9, 7)), Scheme::WindowCounts);
         for scheme in Scheme::ALL {
             assert_eq!(Scheme::from_id(scheme.id()), Some(scheme));
