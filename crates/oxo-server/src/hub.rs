@@ -631,7 +631,7 @@ impl Hub {
         work: impl FnOnce(&Shared) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
         let slots = match cost {
-            StrategyKind::Random | StrategyKind::Rules => None,
+            StrategyKind::Random | StrategyKind::Rules | StrategyKind::Learned => None,
             StrategyKind::AlphaBeta => Some(&self.shared.searches),
             StrategyKind::Perfect => Some(&self.shared.deep_searches),
         };
