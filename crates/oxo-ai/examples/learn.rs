@@ -13,7 +13,10 @@
 //! stops training when spent, which makes the result depend on the machine),
 //! `--seed S` (default 1), `--out FILE` (save the model), `--no-eval`
 //! (train and save only), `--positions N` (positions from random games to
-//! grade on boards other than 3×3, default 300), `--games N` (games per seat
+//! grade on boards other than 3×3, default 300), `--rate A,B` and
+//! `--epsilon A,B` (the step size and exploration rate at the start and
+//! end of the run), `--show-misses` (3×3: list the positions where a move
+//! loses the value), `--games N` (games per seat
 //! against each of 5 perfect players, 5 times that against rules;
 //! default 20), `--no-grade` (skip grading moves with the solver, for
 //! boards too large for it), `--scheme ID` (see `Scheme::id`).
@@ -38,6 +41,9 @@ struct Config {
     positions: usize,
     games: u32,
     grade: bool,
+    rate: Option<(f32, f32)>,
+    epsilon: Option<(f32, f32)>,
+    show_misses: bool,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
@@ -54,6 +60,9 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         positions: 300,
         games: 20,
         grade: true,
+        rate: None,
+        epsilon: None,
+        show_misses: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -68,6 +77,9 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--out" => config.out = Some(value()?),
             "--no-eval" => config.eval = false,
             "--no-grade" => config.grade = false,
+            "--show-misses" => config.show_misses = true,
+            "--rate" => config.rate = Some(pair(&value()?)?),
+            "--epsilon" => config.epsilon = Some(pair(&value()?)?),
             "--positions" => config.positions = value()?.parse()?,
             "--games" => config.games = value()?.parse()?,
             _ => return Err(format!("unknown argument {arg}").into()),
@@ -75,6 +87,12 @@ fn parse() -> Result<Config, Box<dyn Error>> {
     }
     config.rules = Rules::with_size(size, k)?;
     Ok(config)
+}
+
+/// `A,B` as two numbers.
+fn pair(text: &str) -> Result<(f32, f32), Box<dyn Error>> {
+    let (a, b) = text.split_once(',').ok_or("expected START,END")?;
+    Ok((a.parse()?, b.parse()?))
 }
 
 fn record(r: &MatchRecord) -> String {
@@ -146,16 +164,16 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
     };
     let mut train_config = TrainConfig::new(rules, episodes, config.seed);
+    if let Some((start, end)) = config.rate {
+        (train_config.rate_start, train_config.rate_end) = (start, end);
+    }
+    if let Some((start, end)) = config.epsilon {
+        (train_config.epsilon_start, train_config.epsilon_end) = (start, end);
+    }
     if let Some(id) = config.scheme {
         train_config.scheme = learned::Scheme::from_id(id).ok_or("unknown scheme id")?;
     }
     train_config.report_every = if rules == Rules::default() { 500 } else { 5000 };
-    for scheme in learned::Scheme::ALL {
-        println!(
-            "  {scheme:?}: {} weights",
-            Model::with_scheme(rules, scheme).weights().len()
-        );
-    }
     println!(
         "{rules}: scheme {:?}, {} weights, {} tuples a position; {episodes} episodes, seed {}",
         train_config.scheme,
@@ -225,7 +243,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 share.kept, share.graded
             );
         }
-        if std::env::var_os("SHOW_MISSES").is_some() {
+        if config.show_misses {
             let mut me = Learned::new(model.clone(), rules, 0)?;
             for g in &positions {
                 let before = solution.get(g).unwrap().value;

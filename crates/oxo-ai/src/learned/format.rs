@@ -20,8 +20,9 @@ const CHECKSUM_LEN: usize = 8;
 /// read without end: 64 MiB, far above any model we train.
 const MAX_FILE_LEN: u64 = 64 << 20;
 
-/// Model files are refused for boards of more cells than this (64×64), so
-/// that a damaged header cannot make us build a huge board's tables.
+/// Models are for boards of at most this many cells (64×64): a file for a
+/// larger board is refused, so that a damaged header cannot make us build
+/// a huge board's tables.
 pub const MAX_MODEL_CELLS: usize = 64 * 64;
 
 /// Why a model file could not be read, or a model cannot play a board.
@@ -42,10 +43,9 @@ pub enum ModelError {
     /// The checksum does not match the contents.
     #[error("the model file is damaged: checksum mismatch")]
     ChecksumMismatch,
-    /// The header names a board too large for a model.
-    #[error(
-        "the model file names a {rows}x{cols} board, larger than models may be ({MAX_MODEL_CELLS} cells)"
-    )]
+    /// The header names a board too large for a model, or for its tuple
+    /// scheme (see [`Scheme::fits`]).
+    #[error("the model file names a {rows}x{cols} board, too large for its tuple scheme")]
     TooLarge {
         /// Rows in the header.
         rows: u16,
@@ -107,7 +107,7 @@ impl Model {
         let mut out = Vec::with_capacity(HEADER_LEN + 4 * self.weights.len() + CHECKSUM_LEN);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        // Sides and k fit: Model::new refuses boards beyond u16.
+        // Sides and k fit: oxo_core::MAX_SIDE is far below u16::MAX.
         for n in [rules.rows(), rules.cols(), rules.k()] {
             out.extend_from_slice(&(n as u16).to_le_bytes());
         }
@@ -189,10 +189,10 @@ impl Model {
         let (rows, cols, k) = (u16_at(10), u16_at(12), u16_at(14));
         let rules = Rules::new(rows.into(), cols.into(), k.into())
             .map_err(|_| ModelError::BadRules { rows, cols, k })?;
-        if rules.cell_count() > MAX_MODEL_CELLS {
+        let scheme = Scheme::from_id(u16_at(16)).ok_or(ModelError::UnknownScheme(u16_at(16)))?;
+        if !scheme.fits(rules) {
             return Err(ModelError::TooLarge { rows, cols });
         }
-        let scheme = Scheme::from_id(u16_at(16)).ok_or(ModelError::UnknownScheme(u16_at(16)))?;
         let weights: Vec<f32> = bytes[HEADER_LEN..body_len]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -291,6 +291,13 @@ mod tests {
                 rows: 200,
                 cols: 200
             }
+        ));
+        assert!(matches!(
+            reseal(&|f| {
+                f[10] = 9;
+                f[12] = 9;
+            }),
+            ModelError::TooLarge { rows: 9, cols: 9 }
         ));
         assert!(matches!(
             reseal(&|f| f[16] = 77),

@@ -233,7 +233,7 @@ impl Model {
 }
 
 /// Plays the move the model values most, with no search: see the module
-/// docs.
+/// docs. Offers no move in a game under other rules than the model's.
 #[derive(Debug)]
 pub struct Learned {
     model: Model,

@@ -38,6 +38,9 @@ pub enum Scheme {
 /// The richer schemes are chosen while their weights stay below this
 /// (250 KB of model file: 5×5 k=4 with pairs needs 60,183).
 const WEIGHT_BUDGET: usize = 64_000;
+/// Crossing pairs are offered on boards of at most this many cells: their
+/// number grows with the square of the windows'.
+const PAIRS_MAX_CELLS: usize = 64;
 /// Windows longer than this are read by counts.
 const EXACT_MAX_K: u32 = 6;
 
@@ -67,6 +70,15 @@ impl Scheme {
         Scheme::ALL.into_iter().find(|s| s.id() == id)
     }
 
+    /// Whether the scheme may read boards of `rules` (models are for
+    /// boards of at most [`super::MAX_MODEL_CELLS`] cells, and crossing
+    /// pairs for boards of at most 64).
+    #[must_use]
+    pub fn fits(self, rules: Rules) -> bool {
+        let cells = rules.cell_count();
+        cells <= super::MAX_MODEL_CELLS && (self != Scheme::WindowPairs || cells <= PAIRS_MAX_CELLS)
+    }
+
     /// The richest scheme that keeps a model for `rules` small (at most
     /// about 200 KB): pairs on small boards with short windows, exact
     /// windows up to k = 6, counts beyond.
@@ -75,7 +87,7 @@ impl Scheme {
         if rules.k() > EXACT_MAX_K {
             return Scheme::WindowCounts;
         }
-        if rules.k() >= 2 && rules.k() <= 4 && rules.cell_count() <= 64 {
+        if rules.k() >= 2 && rules.k() <= 4 && Scheme::WindowPairs.fits(rules) {
             let pairs = Features::new(rules, Scheme::WindowPairs);
             if pairs.weight_count() <= WEIGHT_BUDGET {
                 return Scheme::WindowPairs;
