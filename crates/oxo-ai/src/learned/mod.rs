@@ -278,7 +278,8 @@ impl Learned {
     }
 }
 
-/// The best-scored moves of `scores` (wins first, then by value).
+/// The best-scored moves of `scores` (wins first, then by value); never
+/// empty when `scores` is not.
 fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
     best.clear();
     if scores.iter().any(|&(_, s)| s == MoveScore::Win) {
@@ -304,6 +305,11 @@ fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
             .filter(|&&(_, s)| rank(s) == top)
             .map(|&(c, _)| c),
     );
+    if best.is_empty() {
+        // Only when every estimate is NaN (weights summing to ±∞): any
+        // legal move beats none.
+        best.extend(scores.iter().map(|&(c, _)| c));
+    }
 }
 
 impl Strategy for Learned {
@@ -477,6 +483,17 @@ mod tests {
                 }
             );
         }
+    }
+
+    #[test]
+    fn overflowing_weights_still_give_a_legal_move() {
+        let rules = Rules::default();
+        let mut model = Model::new(rules);
+        model.weights.fill(f32::MAX);
+        let mut player = Learned::new(model, rules, 0).unwrap();
+        let game = Game::from_notation("X../.O./...", 3).unwrap();
+        let cell = player.choose(&game).unwrap();
+        assert_eq!(game.get(cell), None);
     }
 
     #[test]
