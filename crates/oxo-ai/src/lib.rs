@@ -27,6 +27,7 @@ use std::str::FromStr;
 use oxo_core::{Cell, Game, Rules};
 
 mod alphabeta;
+pub mod learned;
 mod perfect;
 mod random;
 mod rules;
@@ -35,6 +36,7 @@ mod value;
 mod windows;
 
 pub use alphabeta::AlphaBeta;
+pub use learned::{Learned, Model, ModelError, builtin_model};
 pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use random::Random;
 pub use rules::RuleBased;
@@ -78,6 +80,9 @@ pub enum StrategyKind {
     /// Perfect play from the solver: never loses a game that can be held,
     /// wins fastest, loses slowest ([`Perfect`]).
     Perfect,
+    /// A value function trained by self-play, played greedily
+    /// ([`Learned`]); built in for the boards [`builtin_model`] knows.
+    Learned,
 }
 
 /// Why a strategy could not be built.
@@ -100,15 +105,16 @@ pub enum BuildError {
 
 impl StrategyKind {
     /// Every kind, in the order they are listed in help texts.
-    pub const ALL: [StrategyKind; 4] = [
+    pub const ALL: [StrategyKind; 5] = [
         StrategyKind::Random,
         StrategyKind::Rules,
         StrategyKind::AlphaBeta,
         StrategyKind::Perfect,
+        StrategyKind::Learned,
     ];
 
     /// Every kind's name.
-    pub const NAMES: [&'static str; 4] = ["random", "rules", "alphabeta", "perfect"];
+    pub const NAMES: [&'static str; 5] = ["random", "rules", "alphabeta", "perfect", "learned"];
 
     /// The name `--x`/`--o` accept.
     #[must_use]
@@ -118,6 +124,7 @@ impl StrategyKind {
             StrategyKind::Rules => "rules",
             StrategyKind::AlphaBeta => "alphabeta",
             StrategyKind::Perfect => "perfect",
+            StrategyKind::Learned => "learned",
         }
     }
 
@@ -135,6 +142,15 @@ impl StrategyKind {
                     "perfect play is offered on boards of at most {PERFECT_MAX_SIDE} a side \
                      that the solver can finish quickly; try alphabeta"
                 ),
+            });
+        }
+        if self == StrategyKind::Learned && !learned::has_builtin_model(rules) {
+            return Err(BuildError::Unsupported {
+                strategy: self,
+                rules,
+                reason: "oxo has no built-in model for this board; train one with `oxo train` \
+                         and play it with --model FILE"
+                    .to_owned(),
             });
         }
         Ok(())
@@ -157,6 +173,15 @@ impl StrategyKind {
                         strategy: self,
                         rules,
                         reason: e.to_string(),
+                    })?,
+                )
+            }
+            StrategyKind::Learned => {
+                Box::new(
+                    Learned::builtin(rules, seed).ok_or_else(|| BuildError::Unsupported {
+                        strategy: self,
+                        rules,
+                        reason: "the built-in model cannot be read".to_owned(),
                     })?,
                 )
             }

@@ -242,6 +242,7 @@ async fn info() -> Response {
                     StrategyKind::Rules => "rules — wins, blocks, forks",
                     StrategyKind::AlphaBeta => "alphabeta — searches ahead; strong on big boards",
                     StrategyKind::Perfect => "perfect — cannot lose (boards up to 6×6)",
+                    StrategyKind::Learned => "learned — taught by self-play (3×3, 4×4, 5×5 k=4)",
                 },
             })
         })

@@ -145,7 +145,7 @@ impl Hub {
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
         let slots = match cost {
-            StrategyKind::Random | StrategyKind::Rules => None,
+            StrategyKind::Random | StrategyKind::Rules | StrategyKind::Learned => None,
             StrategyKind::AlphaBeta => Some(&self.shared.searches),
             StrategyKind::Perfect => Some(&self.shared.deep_searches),
         };

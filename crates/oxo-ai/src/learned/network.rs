@@ -1,0 +1,580 @@
+//! The evaluator: an n-tuple network over the board's k-windows.
+//!
+//! A *tuple* is an ordered list of cells. Seen from the player to move,
+//! each cell is empty, own or the opponent's, so a tuple of `n` cells shows
+//! one of `3ⁿ` patterns; each pattern has a weight, and a position's raw
+//! score is the sum of the weights its tuples show. Tuples come in classes
+//! that share one weight table: a class is every image of one tuple under
+//! the board's symmetries (8 on square boards, 4 on others), so the value
+//! is symmetric by construction and what is learnt in one corner is known
+//! in the others.
+
+use std::collections::HashSet;
+
+use oxo_core::{Direction, Game, Player, Rules};
+
+/// The ways of reading a board into tuples, by the id the model file
+/// stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Every k-window, its exact pattern (`3ᵏ` weights per class).
+    Windows,
+    /// Every k-window, plus every pair of windows of different directions
+    /// that cross in one cell (`3²ᵏ⁻¹` weights per pair class) and every
+    /// 2×3 and 3×2 block of cells (729 per block class), each with its
+    /// exact pattern: pairs see forks, which single windows cannot, and
+    /// blocks see the forks a move will set up next.
+    WindowPairs,
+    /// Every k-window, reduced to its counts of own and opponent marks
+    /// (`(k+1)²` weights per class): for long windows, where `3ᵏ` weights
+    /// would be too many to learn.
+    WindowCounts,
+    /// Every k-window, plus every 2×3 and 3×2 block of cells, each with its
+    /// exact pattern (729 weights per block class): for boards where
+    /// crossing pairs would be too many weights.
+    WindowBlocks,
+}
+
+/// The richer schemes are chosen while their weights stay below this
+/// (250 KB of model file: 5×5 k=4 with pairs needs 60,183).
+const WEIGHT_BUDGET: usize = 64_000;
+/// Crossing pairs are offered on boards of at most this many cells: their
+/// number grows with the square of the windows'.
+const PAIRS_MAX_CELLS: usize = 64;
+/// Windows longer than this are read by counts.
+const EXACT_MAX_K: u32 = 6;
+
+impl Scheme {
+    /// Every scheme.
+    pub const ALL: [Scheme; 4] = [
+        Scheme::Windows,
+        Scheme::WindowPairs,
+        Scheme::WindowCounts,
+        Scheme::WindowBlocks,
+    ];
+
+    /// The id written in model files.
+    #[must_use]
+    pub const fn id(self) -> u16 {
+        match self {
+            Scheme::Windows => 1,
+            Scheme::WindowPairs => 2,
+            Scheme::WindowCounts => 3,
+            Scheme::WindowBlocks => 4,
+        }
+    }
+
+    /// The scheme with this id.
+    #[must_use]
+    pub fn from_id(id: u16) -> Option<Scheme> {
+        Scheme::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// Whether the scheme may read boards of `rules` (models are for
+    /// boards of at most [`super::MAX_MODEL_CELLS`] cells, and crossing
+    /// pairs for boards of at most 64).
+    #[must_use]
+    pub fn fits(self, rules: Rules) -> bool {
+        let cells = rules.cell_count();
+        cells <= super::MAX_MODEL_CELLS && (self != Scheme::WindowPairs || cells <= PAIRS_MAX_CELLS)
+    }
+
+    /// The richest scheme that keeps a model for `rules` small (at most
+    /// about 200 KB): pairs on small boards with short windows, exact
+    /// windows up to k = 6, counts beyond.
+    #[must_use]
+    pub fn for_rules(rules: Rules) -> Scheme {
+        if rules.k() > EXACT_MAX_K {
+            return Scheme::WindowCounts;
+        }
+        if rules.k() >= 2 && rules.k() <= 4 && Scheme::WindowPairs.fits(rules) {
+            let pairs = Features::new(rules, Scheme::WindowPairs);
+            if pairs.weight_count() <= WEIGHT_BUDGET {
+                return Scheme::WindowPairs;
+            }
+        }
+        if rules.rows().min(rules.cols()) >= 2 && rules.rows().max(rules.cols()) >= 3 {
+            let blocks = Features::new(rules, Scheme::WindowBlocks);
+            if blocks.weight_count() <= WEIGHT_BUDGET {
+                return Scheme::WindowBlocks;
+            }
+        }
+        Scheme::Windows
+    }
+}
+
+/// One cell of one tuple: how the tuple's pattern index grows when the cell
+/// holds an own or an opponent mark.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    cell: u32,
+    own: u32,
+    opp: u32,
+}
+
+/// One tuple: its members are `members[start..end]`, its weights start at
+/// `base`.
+#[derive(Clone, Copy, Debug)]
+struct Tuple {
+    start: u32,
+    end: u32,
+    base: u32,
+}
+
+/// The tuples of one scheme on one board, and where each cell occurs.
+#[derive(Clone, Debug)]
+pub(crate) struct Features {
+    rules: Rules,
+    scheme: Scheme,
+    tuples: Vec<Tuple>,
+    members: Vec<Member>,
+    /// `through[offsets[c]..offsets[c + 1]]`: (tuple, member) pairs holding
+    /// cell `c`.
+    offsets: Vec<u32>,
+    through: Vec<(u32, u32)>,
+    weight_count: usize,
+}
+
+/// Cell maps of the board's symmetries: `map[s][cell]` is where symmetry
+/// `s` sends `cell`.
+fn symmetries(rules: Rules) -> Vec<Vec<u32>> {
+    let (rows, cols) = (rules.rows(), rules.cols());
+    let square = rows == cols;
+    let count = if square { 8 } else { 4 };
+    (0..count)
+        .map(|s| {
+            (0..rows * cols)
+                .map(|i| {
+                    let (r, c) = (i / cols, i % cols);
+                    let (r, c) = match s {
+                        0 => (r, c),
+                        1 => (rows - 1 - r, c),
+                        2 => (r, cols - 1 - c),
+                        3 => (rows - 1 - r, cols - 1 - c),
+                        // Square boards only: the transposes.
+                        4 => (c, r),
+                        5 => (cols - 1 - c, r),
+                        6 => (c, rows - 1 - r),
+                        _ => (cols - 1 - c, rows - 1 - r),
+                    };
+                    r * cols + c
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every k-window as its cells in order.
+fn windows(rules: Rules) -> Vec<Vec<u32>> {
+    let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
+    let span = i64::from(rules.k()) - 1;
+    let directions: &[Direction] = if span == 0 {
+        &[Direction::Horizontal]
+    } else {
+        &Direction::ALL
+    };
+    let mut found = Vec::new();
+    for &direction in directions {
+        let (dr, dc) = direction.delta();
+        let (dr, dc) = (i64::from(dr), i64::from(dc));
+        for row in 0..rows {
+            for col in 0..cols {
+                let (end_row, end_col) = (row + span * dr, col + span * dc);
+                if (0..rows).contains(&end_row) && (0..cols).contains(&end_col) {
+                    // In range: the board has at most MAX_SIDE² cells.
+                    found.push(
+                        (0..=span)
+                            .map(|i| ((row + i * dr) * cols + col + i * dc) as u32)
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Pairs of windows of different directions crossing in one cell: window
+/// `a`'s cells, then `b`'s without the shared one.
+fn crossing_pairs(windows: &[Vec<u32>], k: usize) -> Vec<Vec<u32>> {
+    let mut pairs = Vec::new();
+    for (i, a) in windows.iter().enumerate() {
+        for b in &windows[i + 1..] {
+            let shared: Vec<u32> = b.iter().copied().filter(|c| a.contains(c)).collect();
+            // Two windows of one direction share a run of cells, not one.
+            let same_direction = a[1] - a[0] == b[1] - b[0];
+            if shared.len() == 1 && !same_direction && k >= 2 {
+                let mut cells = a.clone();
+                cells.extend(b.iter().copied().filter(|&c| c != shared[0]));
+                pairs.push(cells);
+            }
+        }
+    }
+    pairs
+}
+
+/// Every `h`×`w` and `w`×`h` block of cells, row by row.
+fn rectangles(rules: Rules, h: u32, w: u32) -> Vec<Vec<u32>> {
+    let (rows, cols) = (rules.rows(), rules.cols());
+    let mut found = Vec::new();
+    for (h, w) in [(h, w), (w, h)] {
+        for top in 0..rows.saturating_sub(h - 1) {
+            for left in 0..cols.saturating_sub(w - 1) {
+                found.push(
+                    (0..h * w)
+                        .map(|i| (top + i / w) * cols + left + i % w)
+                        .collect(),
+                );
+            }
+        }
+    }
+    found
+}
+
+impl Features {
+    /// The tuples of `scheme` on a board of `rules`.
+    pub(crate) fn new(rules: Rules, scheme: Scheme) -> Features {
+        let maps = symmetries(rules);
+        let k = rules.k() as usize;
+        let windows = windows(rules);
+        let mut groups: Vec<(Vec<Vec<u32>>, bool)> = vec![(windows.clone(), false)];
+        match scheme {
+            Scheme::Windows => {}
+            Scheme::WindowPairs => {
+                groups.push((crossing_pairs(&windows, k), false));
+                groups.push((rectangles(rules, 2, 3), false));
+            }
+            Scheme::WindowCounts => groups[0].1 = true,
+            Scheme::WindowBlocks => groups.push((rectangles(rules, 2, 3), false)),
+        }
+
+        let mut features = Features {
+            rules,
+            scheme,
+            tuples: Vec::new(),
+            members: Vec::new(),
+            offsets: Vec::new(),
+            through: Vec::new(),
+            weight_count: 0,
+        };
+        for (candidates, counts) in groups {
+            let mut seen: HashSet<Vec<u32>> = HashSet::new();
+            for tuple in candidates {
+                let mut key = tuple.clone();
+                key.sort_unstable();
+                if seen.contains(&key) {
+                    continue;
+                }
+                // A new class: every symmetric image of this tuple, each
+                // ordered as the image of the first, shares its weights.
+                let patterns = if counts {
+                    (k + 1) * (k + 1)
+                } else {
+                    3usize.pow(tuple.len() as u32)
+                };
+                let base = features.weight_count as u32;
+                features.weight_count += patterns;
+                let mut images: Vec<Vec<u32>> = Vec::new();
+                for map in &maps {
+                    let image: Vec<u32> = tuple.iter().map(|&c| map[c as usize]).collect();
+                    if images.contains(&image) {
+                        continue;
+                    }
+                    let mut key = image.clone();
+                    key.sort_unstable();
+                    seen.insert(key);
+                    images.push(image);
+                }
+                for image in images {
+                    let start = features.members.len() as u32;
+                    for (i, &cell) in image.iter().enumerate() {
+                        let (own, opp) = if counts {
+                            (k as u32 + 1, 1)
+                        } else {
+                            let step = 3u32.pow(i as u32);
+                            (step, 2 * step)
+                        };
+                        features.members.push(Member { cell, own, opp });
+                    }
+                    features.tuples.push(Tuple {
+                        start,
+                        end: features.members.len() as u32,
+                        base,
+                    });
+                }
+            }
+        }
+
+        let cell_count = rules.cell_count();
+        let mut offsets = vec![0u32; cell_count + 1];
+        for m in &features.members {
+            offsets[m.cell as usize + 1] += 1;
+        }
+        for i in 0..cell_count {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut through = vec![(0, 0); offsets[cell_count] as usize];
+        for (t, tuple) in features.tuples.iter().enumerate() {
+            for m in tuple.start..tuple.end {
+                let cell = features.members[m as usize].cell as usize;
+                through[fill[cell] as usize] = (t as u32, m);
+                fill[cell] += 1;
+            }
+        }
+        features.offsets = offsets;
+        features.through = through;
+        features
+    }
+
+    pub(crate) const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    pub(crate) const fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    pub(crate) fn weight_count(&self) -> usize {
+        self.weight_count
+    }
+
+    pub(crate) fn tuple_count(&self) -> usize {
+        self.tuples.len()
+    }
+
+    /// Each tuple's weight index in `board` seen from `me`, into `out`.
+    pub(crate) fn indices(&self, board: &Board, me: Player, out: &mut Vec<u32>) {
+        out.clear();
+        for tuple in &self.tuples {
+            let mut index = tuple.base;
+            for m in &self.members[tuple.start as usize..tuple.end as usize] {
+                match board.cells[m.cell as usize] {
+                    None => {}
+                    Some(p) if p == me => index += m.own,
+                    Some(_) => index += m.opp,
+                }
+            }
+            out.push(index);
+        }
+    }
+
+    /// The (tuple, member) pairs that hold `cell`.
+    fn through(&self, cell: usize) -> &[(u32, u32)] {
+        &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize]
+    }
+}
+
+/// A board as the evaluator reads it.
+#[derive(Clone, Debug)]
+pub(crate) struct Board {
+    pub(crate) rules: Rules,
+    pub(crate) cells: Vec<Option<Player>>,
+    pub(crate) to_move: Player,
+}
+
+impl Board {
+    pub(crate) fn new(rules: Rules) -> Board {
+        Board {
+            rules,
+            cells: vec![None; rules.cell_count()],
+            to_move: Player::X,
+        }
+    }
+
+    pub(crate) fn from_game(game: &Game) -> Board {
+        Board {
+            rules: game.rules(),
+            cells: game.cells().to_vec(),
+            to_move: game.to_move(),
+        }
+    }
+
+    /// Whether the player to move wins by marking the empty `cell`.
+    pub(crate) fn wins_at(&self, cell: usize) -> bool {
+        let (rows, cols) = (i64::from(self.rules.rows()), i64::from(self.rules.cols()));
+        let k = i64::from(self.rules.k());
+        let (row, col) = (cell as i64 / cols, cell as i64 % cols);
+        let me = Some(self.to_move);
+        let run = |dr: i64, dc: i64| {
+            let mut n = 0;
+            let (mut r, mut c) = (row + dr, col + dc);
+            while (0..rows).contains(&r) && (0..cols).contains(&c) && n < k {
+                if self.cells[(r * cols + c) as usize] != me {
+                    break;
+                }
+                n += 1;
+                r += dr;
+                c += dc;
+            }
+            n
+        };
+        Direction::ALL.iter().any(|d| {
+            let (dr, dc) = d.delta();
+            let (dr, dc) = (i64::from(dr), i64::from(dc));
+            1 + run(dr, dc) + run(-dr, -dc) >= k
+        })
+    }
+
+    /// The player to move marks `cell`.
+    pub(crate) fn play(&mut self, cell: usize) {
+        self.cells[cell] = Some(self.to_move);
+        self.to_move = self.to_move.other();
+    }
+}
+
+/// How good a move is for the player making it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum MoveScore {
+    /// The move wins at once.
+    Win,
+    /// The move fills the board without a line.
+    Draw,
+    /// The network's value of the position after it, for the mover
+    /// (the opponent's value negated), before squashing.
+    Estimate(f32),
+}
+
+impl MoveScore {
+    /// The move's value for the mover in −1..=1.
+    pub(crate) fn value(self) -> f32 {
+        match self {
+            MoveScore::Win => 1.0,
+            MoveScore::Draw => 0.0,
+            MoveScore::Estimate(raw) => raw.tanh(),
+        }
+    }
+}
+
+/// Scratch space for evaluating moves without allocating.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    indices: Vec<u32>,
+}
+
+impl Features {
+    /// The raw score of `board` for the player to move.
+    pub(crate) fn raw(&self, weights: &[f32], board: &Board, scratch: &mut Scratch) -> f32 {
+        self.indices(board, board.to_move, &mut scratch.indices);
+        scratch.indices.iter().map(|&i| weights[i as usize]).sum()
+    }
+
+    /// Every empty cell with the score of playing it, for the player to
+    /// move; the board must not be finished.
+    ///
+    /// Each move is scored incrementally: the position is read once from
+    /// the opponent's side, and each move changes only the tuples through
+    /// its cell.
+    pub(crate) fn score_moves(
+        &self,
+        weights: &[f32],
+        board: &Board,
+        scratch: &mut Scratch,
+        out: &mut Vec<(usize, MoveScore)>,
+    ) {
+        out.clear();
+        let opponent = board.to_move.other();
+        self.indices(board, opponent, &mut scratch.indices);
+        let indices = &scratch.indices;
+        let base: f32 = indices.iter().map(|&i| weights[i as usize]).sum();
+        let empties = board.cells.iter().filter(|c| c.is_none()).count();
+        for cell in 0..board.cells.len() {
+            if board.cells[cell].is_some() {
+                continue;
+            }
+            let score = if board.wins_at(cell) {
+                MoveScore::Win
+            } else if empties == 1 {
+                MoveScore::Draw
+            } else {
+                let mut raw = base;
+                for &(t, m) in self.through(cell) {
+                    let index = indices[t as usize];
+                    // The mover is the opponent's opponent.
+                    let step = self.members[m as usize].opp;
+                    raw += weights[(index + step) as usize] - weights[index as usize];
+                }
+                MoveScore::Estimate(-raw)
+            };
+            out.push((cell, score));
+        }
+    }
+
+    /// Move the value of `board` (for the player to move) towards `target`
+    /// by one gradient step of size `rate`.
+    pub(crate) fn learn(
+        &self,
+        weights: &mut [f32],
+        board: &Board,
+        target: f32,
+        rate: f32,
+        scratch: &mut Scratch,
+    ) {
+        self.indices(board, board.to_move, &mut scratch.indices);
+        let raw: f32 = scratch.indices.iter().map(|&i| weights[i as usize]).sum();
+        let value = raw.tanh();
+        let step = rate * (target - value) * (1.0 - value * value);
+        for &i in &scratch.indices {
+            weights[i as usize] += step;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tic_tac_toe_has_three_window_classes() {
+        let f = Features::new(Rules::default(), Scheme::Windows);
+        // Edge lines, middle lines, diagonals.
+        assert_eq!(f.weight_count(), 3 * 27);
+        // Every ordered image: edges 4 lines × 2 directions, middles 2 × 2,
+        // diagonals 2 × 2.
+        assert_eq!(f.tuple_count(), 8 + 4 + 4);
+    }
+
+    #[test]
+    fn incremental_scores_match_a_fresh_reading() {
+        for (rules, scheme) in [
+            (Rules::default(), Scheme::WindowPairs),
+            (Rules::new(4, 5, 3).unwrap(), Scheme::Windows),
+            (Rules::new(6, 6, 5).unwrap(), Scheme::WindowCounts),
+        ] {
+            let f = Features::new(rules, scheme);
+            let weights: Vec<f32> = (0..f.weight_count())
+                .map(|i| ((i * 7919) % 101) as f32 / 100.0 - 0.5)
+                .collect();
+            let mut board = Board::new(rules);
+            board.play(1);
+            board.play(rules.cell_count() - 1);
+            let mut scratch = Scratch::default();
+            let mut scores = Vec::new();
+            f.score_moves(&weights, &board, &mut scratch, &mut scores);
+            for &(cell, score) in &scores {
+                let mut child = board.clone();
+                child.play(cell);
+                let fresh = -f.raw(&weights, &child, &mut scratch);
+                let MoveScore::Estimate(raw) = score else {
+                    panic!("no win yet")
+                };
+                assert!((raw - fresh).abs() < 1e-4, "{rules} {cell}: {raw} {fresh}");
+            }
+        }
+    }
+
+    #[test]
+    fn schemes_for_the_usual_boards() {
+        let r = |rows, cols, k| Rules::new(rows, cols, k).unwrap();
+        assert_eq!(Scheme::for_rules(Rules::default()), Scheme::WindowPairs);
+        assert_eq!(Scheme::for_rules(r(4, 4, 4)), Scheme::WindowPairs);
+        assert_eq!(Scheme::for_rules(r(5, 5, 4)), Scheme::WindowPairs);
+        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Windows);
+        assert_eq!(Scheme::for_rules(r(9, 9, 7)), Scheme::WindowCounts);
+        for scheme in Scheme::ALL {
+            assert_eq!(Scheme::from_id(scheme.id()), Some(scheme));
+        }
+    }
+}
