@@ -27,8 +27,7 @@ use std::time::{Duration, Instant};
 
 use oxo_ai::learned::{self, MatchRecord, TrainConfig};
 use oxo_ai::{Learned, Model, Perfect, Random, RuleBased, Solver, StrongSolution, Value};
-use oxo_core::{BoardSize, Game, Rules};
-use rand::RngExt;
+use oxo_core::{BoardSize, Rules};
 
 struct Config {
     rules: Rules,
@@ -100,47 +99,6 @@ fn record(r: &MatchRecord) -> String {
         "as X {}W {}D {}L, as O {}W {}D {}L",
         r.as_x[0], r.as_x[1], r.as_x[2], r.as_o[0], r.as_o[1], r.as_o[2]
     )
-}
-
-/// Every reachable unfinished position, each once.
-fn reachable(rules: Rules) -> Vec<Game> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    let mut stack = vec![Game::new(rules)];
-    while let Some(game) = stack.pop() {
-        if game.is_over() || !seen.insert(game.cells().to_vec()) {
-            continue;
-        }
-        for cell in game.legal_moves() {
-            let mut child = game.clone();
-            child.play_unchecked(cell);
-            stack.push(child);
-        }
-        out.push(game);
-    }
-    out
-}
-
-/// One unfinished position from each of `count` random games, at a
-/// uniformly drawn ply.
-fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Game> {
-    let mut rng = oxo_ai::rng_from_seed(seed);
-    let mut out = Vec::new();
-    while out.len() < count {
-        let mut game = Game::new(rules);
-        let stop = rng.random_range(0..rules.cell_count());
-        for _ in 0..stop {
-            let moves: Vec<_> = game.legal_moves().collect();
-            if game.is_over() || moves.is_empty() {
-                break;
-            }
-            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
-        if !game.is_over() {
-            out.push(game);
-        }
-    }
-    out
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -234,7 +192,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let check = Instant::now();
     if rules == Rules::default() {
         let solution = StrongSolution::compute(rules)?;
-        let positions = reachable(rules);
+        let positions = oxo_ai::learned::reachable_positions(rules);
         for seed in 0..3 {
             let share = learned::value_keeping_share(&model, &positions, seed, |g| {
                 solution.get(g).map(|e| e.value)
@@ -287,7 +245,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         );
     } else {
         if config.grade {
-            let positions = sample_positions(rules, config.positions, config.seed + 1000);
+            let positions =
+                oxo_ai::learned::sample_positions(rules, config.positions, config.seed + 1000);
             let mut solver = Solver::new(rules, 256 << 20)?;
             let share =
                 learned::value_keeping_share(&model, &positions, 0, |g| solver.value(g).ok())?;

@@ -34,8 +34,10 @@ pub(crate) enum Command {
     Referee(RefereeArgs),
     /// Solve positions: the perfect-play value and the value of every move.
     Solve(SolveArgs),
-    /// Pit two computer players against each other over many games.
+    /// Pit computer players against each other: a match, or a round robin with Elo ratings.
     Arena(ArenaArgs),
+    /// Train a learned player by self-play, with a learning curve, and save the model.
+    Train(TrainArgs),
 }
 
 /// Board size and win length, shared by the commands that play on any board.
@@ -71,7 +73,7 @@ pub(crate) struct PlayArgs {
     /// Who starts the first round.
     #[arg(long, value_enum, default_value_t = Side::X)]
     pub first: Side,
-    /// Who plays X: human, or a computer strategy (random, rules, alphabeta, perfect).
+    /// Who plays X: human, or a computer strategy (random, rules, alphabeta, perfect, learned).
     #[arg(long = "x", value_name = "PLAYER", default_value = "human")]
     pub x_player: PlayerKind,
     /// Who plays O: human, or a computer strategy.
@@ -83,6 +85,9 @@ pub(crate) struct PlayArgs {
     /// A table from `oxo solve --all --save FILE` for perfect players to look moves up in.
     #[arg(long, value_name = "FILE")]
     pub table: Option<PathBuf>,
+    /// A model from `oxo train` for learned players, instead of the built-in one.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
 }
 
 /// A side, as flags spell it.
@@ -205,7 +210,7 @@ Exit codes:
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub(crate) struct ArenaArgs {
-    /// The strategy playing X (random, rules, alphabeta, perfect).
+    /// The strategy playing X (random, rules, alphabeta, perfect, learned).
     #[arg(
         long = "x",
         value_name = "STRATEGY",
@@ -245,4 +250,64 @@ pub(crate) struct ArenaArgs {
     /// With --players: also draw the results (cross table and Elo) as an SVG picture.
     #[arg(long, value_name = "FILE.svg", requires = "players")]
     pub plot: Option<PathBuf>,
+    /// A model from `oxo train` for learned players, instead of the built-in one.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
 }
+
+#[derive(Debug, Args)]
+#[command(after_help = TRAIN_HELP)]
+pub(crate) struct TrainArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Self-play games to train on [default: 150000 on 3x3; elsewhere as many as --minutes allows].
+    #[arg(long, value_name = "N", conflicts_with = "minutes", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    pub episodes: Option<u64>,
+    /// Time to train for, in minutes (measured first, then run as a fixed episode count) [default: 1].
+    #[arg(long, value_name = "M", value_parser = parse_minutes)]
+    pub minutes: Option<f64>,
+    /// Seed for every random choice: the same seed and episodes give the same model.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to save the model.
+    #[arg(long, value_name = "MODEL")]
+    pub out: PathBuf,
+    /// Draw the learning curve as an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Write the learning curve as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub curve: Option<PathBuf>,
+    /// Points on the learning curve.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub checkpoints: u32,
+    /// Games a seat against random and against rules at each checkpoint.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub eval_games: u32,
+    /// Positions from random games whose moves are graded by the solver at each
+    /// checkpoint (boards of 10 to 25 cells; 3x3 grades all 4520; 0 for none).
+    #[arg(long, default_value_t = 500)]
+    pub grade_positions: usize,
+}
+
+fn parse_minutes(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(m) if m.is_finite() && m > 0.0 && m <= 10_000.0 => Ok(m),
+        _ => Err(format!(
+            "{text:?} is not a number of minutes from 0 to 10000"
+        )),
+    }
+}
+
+const TRAIN_HELP: &str = "\
+Training plays the model against itself (temporal-difference learning on an
+n-tuple network over the board's k-windows). At each checkpoint the model so
+far plays random and rules in both seats and, on boards of up to 25 cells,
+its moves are graded against perfect play; the table printed at the end is
+the learning curve. A progress bar with episodes/s and the time left shows on
+a terminal. Play the model with --model MODEL in oxo play or oxo arena.
+
+Exit codes:
+  0  success
+  1  a file could not be written
+  2  bad usage";

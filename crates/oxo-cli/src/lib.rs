@@ -9,6 +9,7 @@
 //! - [`solve`]: perfect-play values as a table or JSON (`oxo solve`).
 //! - [`arena`], [`tournament`]: computer players against each other, two
 //!   at a time or in a round robin with Elo ratings (`oxo arena`).
+//! - [`train`]: a learned player trained by self-play, its learning curve (`oxo train`).
 //! - [`exit`]: the documented exit codes; [`text`]: lenient integer reading.
 
 #![warn(missing_docs)]
@@ -21,3 +22,4 @@ pub mod solve;
 pub mod stream;
 pub mod text;
 pub mod tournament;
+pub mod train;

@@ -336,6 +336,126 @@ fn arena_round_robin_table_json_and_plot() {
 }
 
 #[test]
+fn train_saves_a_model_and_its_curve_and_the_model_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (model, plot, curve) = (path("m.oxo"), path("curve.svg"), path("curve.csv"));
+    let out = oxo(
+        &[
+            "train",
+            "--episodes",
+            "20000",
+            "--seed",
+            "7",
+            "--checkpoints",
+            "5",
+            "--out",
+            &model,
+            "--plot",
+            &plot,
+            "--curve",
+            &curve,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("3x3 k=3: 20000 self-play episodes (seed 7) in "),
+        "{text}"
+    );
+    assert!(text.contains("over 4520 positions"), "{text}");
+    let csv = std::fs::read_to_string(&curve).unwrap();
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    assert!(csv.lines().last().unwrap().starts_with("20000,"), "{csv}");
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+
+    // The model plays: never loses to random in either seat.
+    for (x, o) in [("learned", "random"), ("random", "learned")] {
+        let out = oxo(
+            &[
+                "arena", "--x", x, "--o", o, "--games", "400", "--seed", "1", "--json", "--model",
+                &model,
+            ],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let json = stdout(&out);
+        let lost = if x == "learned" {
+            "\"o_wins\":0,"
+        } else {
+            "\"x_wins\":0,"
+        };
+        assert!(json.contains(lost), "{json}");
+    }
+
+    // A truncated file, a foreign one, a model for another board, and
+    // learned where oxo has no built-in model: exit 2 with a reason.
+    let bytes = std::fs::read(&model).unwrap();
+    std::fs::write(path("short.oxo"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(path("foreign.oxo"), b"not a model at all").unwrap();
+    for (args, reason) in [
+        (
+            vec!["--model", &path("short.oxo")][..].to_vec(),
+            "truncated",
+        ),
+        (
+            vec!["--model", &path("foreign.oxo")],
+            "not an oxo model file",
+        ),
+        (
+            vec!["--model", &model, "--size", "4"],
+            "model trained for 3x3 k=3, not 4x4 k=4",
+        ),
+        (vec!["--size", "9", "--k", "5"], "no built-in model"),
+    ] {
+        let mut all = vec!["arena", "--x", "learned", "--o", "random", "--games", "2"];
+        all.extend(args);
+        let out = oxo(&all, "");
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&out).contains(reason), "{all:?}: {}", stderr(&out));
+    }
+    let out = oxo(
+        &[
+            "arena",
+            "--x",
+            "learned",
+            "--o",
+            "random",
+            "--model",
+            &path("none.oxo"),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn the_built_in_learned_player_holds_perfect_play_to_draws() {
+    for (x, o) in [("learned", "perfect"), ("perfect", "learned")] {
+        let out = oxo(
+            &[
+                "arena", "--x", x, "--o", o, "--games", "200", "--seed", "5", "--json",
+            ],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains("\"x_wins\":0,\"o_wins\":0,\"draws\":200,"),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = oxo(&["play", "--o", "learned", "--seed", "2"], "1 1\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("O (learned) plays "),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn play_computer_against_computer() {
     let out = oxo(
         &[

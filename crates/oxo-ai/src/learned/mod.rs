@@ -120,7 +120,8 @@ use network::{Board, Features, MoveScore, Scratch};
 pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
 pub use network::Scheme;
 pub use train::{
-    MatchRecord, Progress, TrainConfig, ValueShare, play_match, train, value_keeping_share,
+    MatchRecord, Progress, TrainConfig, ValueShare, play_match, reachable_positions,
+    sample_positions, train, value_keeping_share,
 };
 
 /// A trained evaluator for one board: its tuples and their weights.

@@ -261,6 +261,50 @@ pub fn value_keeping_share(
     Ok(share)
 }
 
+/// Every reachable unfinished position of `rules`, each once (use on
+/// small boards only: 3×3 has 4,520).
+#[must_use]
+pub fn reachable_positions(rules: Rules) -> Vec<Game> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut stack = vec![Game::new(rules)];
+    while let Some(game) = stack.pop() {
+        if game.is_over() || !seen.insert(game.cells().to_vec()) {
+            continue;
+        }
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            stack.push(child);
+        }
+        out.push(game);
+    }
+    out
+}
+
+/// One unfinished position from each of `count` random games, at a
+/// uniformly drawn ply, deterministic given `seed`.
+#[must_use]
+pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Game> {
+    let mut rng = rng_from_seed(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut game = Game::new(rules);
+        let stop = rng.random_range(0..rules.cell_count());
+        for _ in 0..stop {
+            let moves: Vec<_> = game.legal_moves().collect();
+            if game.is_over() || moves.is_empty() {
+                break;
+            }
+            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if !game.is_over() {
+            out.push(game);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use oxo_ai::StrategyKind;
 use oxo_cli::arena::{self, ArenaError, Entrant};
 use oxo_cli::{exit, tournament};
 use oxo_core::{Player, Rules};
@@ -35,10 +36,26 @@ impl Config {
             (Some(x), Some(o)) => vec![x, o],
             _ => args.players.clone(),
         };
-        for kind in &kinds {
-            kind.check(rules).map_err(BadInput::from_error)?;
+        let model = match &args.model {
+            Some(path) => Some(std::sync::Arc::new(super::load_model(path, rules)?)),
+            None => None,
+        };
+        let mut entrants = Vec::new();
+        for kind in kinds {
+            entrants.push(match (&model, kind) {
+                // A model given overrides the built-in one.
+                (Some(model), StrategyKind::Learned) => {
+                    let model = std::sync::Arc::clone(model);
+                    Entrant::new("learned", move |rules, seed| {
+                        super::learned_player(&model, rules, seed)
+                    })
+                }
+                _ => {
+                    kind.check(rules).map_err(BadInput::from_error)?;
+                    Entrant::strategy(kind)
+                }
+            });
         }
-        let entrants: Vec<Entrant> = kinds.into_iter().map(Entrant::strategy).collect();
         if !args.players.is_empty() {
             if entrants.len() < 2 {
                 return Err(BadInput::from_error(ArenaError::TooFewPlayers));

@@ -16,6 +16,7 @@ mod referee;
 mod serve;
 mod solve;
 mod stream;
+mod train;
 
 /// Run `command`; the exit code on success.
 pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
@@ -26,6 +27,7 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
         Command::Referee(args) => Ok(referee::run(args)),
         Command::Solve(args) => solve::run(&args),
         Command::Arena(args) => arena::run(&args),
+        Command::Train(args) => train::run(&args),
     }
 }
 
@@ -60,6 +62,34 @@ fn load_table(path: &Path, rules: Rules) -> anyhow::Result<oxo_ai::StrongSolutio
     Ok(table)
 }
 
+/// A model saved by `oxo train`, checked to be for `rules`: a file that
+/// cannot be read is an I/O error (1), one that is not a model for this
+/// board is bad input (2).
+fn load_model(path: &Path, rules: Rules) -> anyhow::Result<oxo_ai::Model> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let model = oxo_ai::Model::from_bytes(&bytes)
+        .map_err(|e| BadInput(format!("{} is not a usable model: {e}", path.display())))?;
+    model
+        .check_rules(rules)
+        .map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    Ok(model)
+}
+
+/// A learned player of `model`, as a boxed strategy.
+fn learned_player(
+    model: &oxo_ai::Model,
+    rules: Rules,
+    seed: u64,
+) -> Result<Box<dyn oxo_ai::Strategy>, oxo_ai::BuildError> {
+    oxo_ai::Learned::new(model.clone(), rules, seed)
+        .map(|player| Box::new(player) as Box<dyn oxo_ai::Strategy>)
+        .map_err(|e| oxo_ai::BuildError::Unsupported {
+            strategy: oxo_ai::StrategyKind::Learned,
+            rules,
+            reason: e.to_string(),
+        })
+}
+
 /// A one-line progress display on stderr, drawn only when stderr is a
 /// terminal (so logs and pipes stay clean).
 #[derive(Debug)]
@@ -79,6 +109,11 @@ impl StatusLine {
         if self.shown {
             eprint!("\r\x1b[K{text}");
         }
+    }
+
+    /// Whether the line is drawn at all.
+    fn is_shown(&self) -> bool {
+        self.shown
     }
 
     /// Erase the line.

@@ -1,0 +1,146 @@
+//! `oxo train`: a learned player by self-play, with its learning curve.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use oxo_cli::{exit, train};
+use oxo_core::Rules;
+
+use crate::args::TrainArgs;
+
+/// Episodes on 3×3 when neither --episodes nor --minutes is given: enough
+/// for perfect play there, in a few seconds.
+const TIC_TAC_TOE_EPISODES: u64 = 150_000;
+
+/// How long --minutes measures training speed before sizing the run.
+const SAMPLE: Duration = Duration::from_secs(2);
+
+/// `oxo train`, validated.
+#[derive(Debug)]
+struct Config {
+    rules: Rules,
+    episodes: Episodes,
+    seed: u64,
+    out: PathBuf,
+    plot: Option<PathBuf>,
+    curve: Option<PathBuf>,
+    checkpoints: u32,
+    eval_games: u32,
+    grade_positions: usize,
+}
+
+/// How long to train.
+#[derive(Clone, Copy, Debug)]
+enum Episodes {
+    Count(u64),
+    Budget(Duration),
+}
+
+impl Config {
+    fn new(args: &TrainArgs) -> anyhow::Result<Config> {
+        let rules = super::rules(&args.board)?;
+        let episodes = match (args.episodes, args.minutes) {
+            (Some(n), _) => Episodes::Count(n),
+            (None, Some(m)) => Episodes::Budget(Duration::from_secs_f64(m * 60.0)),
+            (None, None) if rules == Rules::TIC_TAC_TOE => Episodes::Count(TIC_TAC_TOE_EPISODES),
+            (None, None) => Episodes::Budget(Duration::from_secs(60)),
+        };
+        Ok(Config {
+            rules,
+            episodes,
+            seed: args.seed,
+            out: args.out.clone(),
+            plot: args.plot.clone(),
+            curve: args.curve.clone(),
+            checkpoints: args.checkpoints,
+            eval_games: args.eval_games,
+            grade_positions: args.grade_positions,
+        })
+    }
+}
+
+pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
+    let config = Config::new(args)?;
+    let origin = Instant::now();
+    let clock = move || origin.elapsed();
+    let status = super::StatusLine::new();
+    let episodes = match config.episodes {
+        Episodes::Count(n) => n,
+        Episodes::Budget(budget) => {
+            status.show(format_args!("measuring training speed..."));
+            let n =
+                train::episodes_for(config.rules, config.seed, budget, SAMPLE.min(budget), clock);
+            eprintln!(
+                "{}oxo train: {n} episodes fit in {:.1} min here (rerun with --episodes {n} --seed {} for the same model)",
+                if status.is_shown() { "\r\x1b[K" } else { "" },
+                budget.as_secs_f64() / 60.0,
+                config.seed
+            );
+            n
+        }
+    };
+    let run_config = train::Config {
+        rules: config.rules,
+        episodes,
+        seed: config.seed,
+        checkpoints: config.checkpoints,
+        eval_games: config.eval_games,
+        grade_positions: config.grade_positions,
+    };
+    let (model, curve) = train::run(
+        &run_config,
+        clock,
+        |progress, trained| {
+            let done = progress.episodes;
+            let rate = done as f64 / trained.as_secs_f64().max(1e-3);
+            let left = (episodes.saturating_sub(done)) as f64 / rate.max(1.0);
+            let width = 30;
+            let filled = (done * width / episodes.max(1)) as usize;
+            status.show(format_args!(
+                "[{}{}] {done}/{episodes} episodes, {:.0}/s, {:.0} s left",
+                "#".repeat(filled),
+                ".".repeat(width as usize - filled),
+                rate,
+                left
+            ));
+        },
+        |_| {},
+    )
+    .context("training failed")?;
+    status.clear();
+    let mut bytes = Vec::new();
+    model.save(&mut bytes).context("cannot encode the model")?;
+    std::fs::write(&config.out, &bytes)
+        .with_context(|| format!("cannot write {}", config.out.display()))?;
+    if let Some(path) = &config.curve {
+        std::fs::write(path, train::csv(&curve))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &config.plot {
+        std::fs::write(path, train::svg(config.rules, config.seed, &curve))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let trained = curve.last().map_or(0.0, |p| p.seconds);
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "{}: {episodes} self-play episodes (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",
+        config.rules,
+        config.seed,
+        config.out.display(),
+        bytes.len()
+    )?;
+    writeln!(
+        out,
+        "learning curve (the learned player's wins/draws/losses over {} games a seat; value kept: its moves that keep the perfect-play value{}):",
+        config.eval_games,
+        match curve.last().and_then(|p| p.graded) {
+            Some(graded) => format!(", over {} positions", graded.graded),
+            None => ", graded on boards of up to 25 cells".to_owned(),
+        }
+    )?;
+    write!(out, "{}", train::table(&curve))?;
+    Ok(exit::SUCCESS)
+}
