@@ -11,6 +11,7 @@
     rules: 'computer: rules — wins, blocks, forks',
     alphabeta: 'computer: alphabeta — searches ahead (big boards)',
     perfect: 'computer: perfect — cannot lose (small boards)',
+    learned: 'computer: learned — taught itself by self-play',
   };
   const DEFAULT_INFO = {
     strategies: ['random', 'rules', 'alphabeta', 'perfect'],

@@ -242,7 +242,16 @@ async fn info() -> Response {
                     StrategyKind::Rules => "rules — wins, blocks, forks",
                     StrategyKind::AlphaBeta => "alphabeta — searches ahead; strong on big boards",
                     StrategyKind::Perfect => "perfect — cannot lose (boards up to 6×6)",
-                    StrategyKind::Learned => "learned — taught by self-play (3×3, 4×4, 5×5 k=4)",
+                    StrategyKind::Learned => "learned — taught itself by self-play",
+                },
+                // Where it can play, when not everywhere.
+                "boards": match kind {
+                    StrategyKind::Learned => Some(
+                        oxo_ai::learned::builtin_boards()
+                            .map(|rules| serde_json::json!({"size": rules.size().to_string(), "k": rules.k()}))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
                 },
             })
         })

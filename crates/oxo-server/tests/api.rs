@@ -504,6 +504,71 @@ async fn the_computer_replies_by_itself_and_perfect_never_loses() {
 }
 
 #[tokio::test]
+async fn the_learned_player_is_offered_where_oxo_has_a_model_and_plays() {
+    let api = Api::new();
+    let (status, info) = api.call("GET", "/api/info", None, "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        info["strategies"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("learned")),
+        "{info}"
+    );
+    let learned = info["opponents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "learned")
+        .unwrap();
+    assert!(
+        learned["boards"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"size": "3x3", "k": 3})),
+        "{learned}"
+    );
+    // A board with no model is refused up front, with the reason.
+    let (status, body) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"size":"9x9","k":5,"opponent":"learned"}"#,
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(error_of(&body).contains("no built-in model"), "{body}");
+    // On 3×3 it answers by itself, and X playing first free cells never wins.
+    let (_, created) = api
+        .call("POST", "/api/games", None, r#"{"opponent":"learned"}"#)
+        .await;
+    let id = created["game"]["id"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    loop {
+        let game = api.game(id).await;
+        if game["status"] != "playing" {
+            assert_ne!(game["winner"], "x", "{game}");
+            break;
+        }
+        if game["next"] != "x" {
+            until_version(&api, id, game["version"].as_u64().unwrap() + 1).await;
+            continue;
+        }
+        let free = game["board"]
+            .as_str()
+            .unwrap()
+            .replace('/', "")
+            .find('.')
+            .unwrap();
+        let (status, body) = api
+            .play(id, token, (free / 3) as i64, (free % 3) as i64)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+}
+
+#[tokio::test]
 async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
     let api = Api::new();
     let (id, x, _) = api.seated().await;

@@ -382,10 +382,27 @@ fn builtin_bytes(rules: Rules) -> Option<&'static [u8]> {
     BUILTIN.iter().find(|b| b.board == key).map(|b| b.bytes)
 }
 
-/// The model oxo ships for `rules`, if any.
+/// The model oxo ships for `rules`, if any. The files are read once, on
+/// first use.
 #[must_use]
 pub fn builtin_model(rules: Rules) -> Option<Model> {
-    Model::from_bytes(builtin_bytes(rules)?).ok()
+    static PARSED: std::sync::OnceLock<Vec<Option<Model>>> = std::sync::OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .map(|b| Model::from_bytes(b.bytes).ok())
+            .collect()
+    });
+    let key = (rules.rows(), rules.cols(), rules.k());
+    let index = BUILTIN.iter().position(|b| b.board == key)?;
+    parsed[index].clone()
+}
+
+/// The boards oxo ships a model for.
+pub fn builtin_boards() -> impl Iterator<Item = Rules> {
+    BUILTIN
+        .iter()
+        .filter_map(|b| Rules::new(b.board.0, b.board.1, b.board.2).ok())
 }
 
 #[cfg(test)]
