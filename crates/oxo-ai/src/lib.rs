@@ -27,6 +27,7 @@ use std::str::FromStr;
 use oxo_core::{Cell, Game, Rules};
 
 mod alphabeta;
+mod catalog;
 pub mod learned;
 mod perfect;
 mod random;
@@ -36,6 +37,7 @@ mod value;
 mod windows;
 
 pub use alphabeta::AlphaBeta;
+pub use catalog::Catalog;
 pub use learned::{Learned, Model, ModelError, builtin_model};
 pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use random::Random;

@@ -195,6 +195,10 @@ pub(crate) struct ServeArgs {
     /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
     #[arg(long, conflicts_with = "db")]
     pub memory: bool,
+    /// A model from `oxo train` for the learned opponent on its board (repeat for
+    /// several boards); it replaces the built-in model for that board.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Vec<PathBuf>,
 }
 
 const SERVE_HELP: &str = "\

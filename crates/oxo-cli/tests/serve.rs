@@ -17,9 +17,14 @@ struct Server {
 
 impl Server {
     fn start(db: &Path) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    fn start_with(db: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
             .args(["serve", "--addr", "127.0.0.1:0", "--db"])
             .arg(db)
+            .args(extra)
             .env("OXO_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -260,4 +265,73 @@ fn a_database_that_cannot_be_opened_is_exit_1() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "bad usage");
+}
+
+#[test]
+fn a_model_given_to_serve_adds_its_board_for_the_learned_opponent() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("3x4.oxo");
+    let trained = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args([
+            "train",
+            "--size",
+            "3x4",
+            "--k",
+            "3",
+            "--episodes",
+            "2000",
+            "--out",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(trained.status.success(), "{trained:?}");
+    let server = Server::start_with(
+        &dir.path().join("oxo.db"),
+        &["--model", model.to_str().unwrap()],
+    );
+    let (status, info) = server.call("GET", "/api/info", None, &Value::Null).unwrap();
+    assert_eq!(status, 200);
+    let learned = info["opponents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "learned")
+        .unwrap()
+        .clone();
+    assert!(
+        learned["boards"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"size": "3x4", "k": 3})),
+        "{learned}"
+    );
+    let (status, created) = server
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"size": "3x4", "k": 3, "opponent": "learned", "first": "o"}),
+        )
+        .unwrap();
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    // The computer, holding O and moving first, answers by itself.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.get(&id)["version"].as_u64().unwrap() < 2 {
+        assert!(Instant::now() < deadline, "no computer move");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.kill();
+
+    // A file that is not a model stops the server before it starts: exit 2.
+    let bad = dir.path().join("bad.oxo");
+    std::fs::write(&bad, b"nope").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--memory", "--addr", "127.0.0.1:0", "--model"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an oxo model file"));
 }

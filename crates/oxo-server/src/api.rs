@@ -231,7 +231,7 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Response {
     )
 }
 
-async fn info() -> Response {
+async fn info(State(state): State<AppState>) -> Response {
     let strategies: Vec<_> = StrategyKind::ALL
         .into_iter()
         .map(|kind| {
@@ -247,7 +247,7 @@ async fn info() -> Response {
                 // Where it can play, when not everywhere.
                 "boards": match kind {
                     StrategyKind::Learned => Some(
-                        oxo_ai::learned::builtin_boards()
+                        state.hub.catalog().learned_boards().into_iter()
                             .map(|rules| serde_json::json!({"size": rules.size().to_string(), "k": rules.k()}))
                             .collect::<Vec<_>>(),
                     ),
@@ -284,7 +284,7 @@ struct CreateGame {
 
 impl CreateGame {
     /// The validated request: rules, opponent and starter.
-    fn validate(&self) -> Result<(Rules, Opponent, Player), ApiError> {
+    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<(Rules, Opponent, Player), ApiError> {
         let size: BoardSize = self
             .size
             .as_deref()
@@ -320,7 +320,8 @@ impl CreateGame {
                 ))
             })?;
         if let Opponent::Computer(kind) = opponent {
-            kind.check(rules)
+            catalog
+                .check(kind, rules)
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?;
         }
         let first = match self.first.as_deref() {
@@ -335,7 +336,7 @@ impl CreateGame {
 
 async fn create(State(state): State<AppState>, body: RawBody) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
-    let (rules, opponent, first) = request.validate()?;
+    let (rules, opponent, first) = request.validate(state.hub.catalog())?;
     let seated = state.hub.create(rules, opponent, first).await?;
     Ok(seated_response(StatusCode::CREATED, &seated))
 }

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use oxo_ai::StrategyKind;
 use oxo_cli::arena::{self, ArenaError, Entrant};
 use oxo_cli::{exit, tournament};
 use oxo_core::{Player, Rules};
@@ -36,25 +35,14 @@ impl Config {
             (Some(x), Some(o)) => vec![x, o],
             _ => args.players.clone(),
         };
-        let model = match &args.model {
-            Some(path) => Some(std::sync::Arc::new(super::load_model(path, rules)?)),
-            None => None,
-        };
+        let catalog = std::sync::Arc::new(super::catalog(args.model.as_slice(), Some(rules))?);
         let mut entrants = Vec::new();
         for kind in kinds {
-            entrants.push(match (&model, kind) {
-                // A model given overrides the built-in one.
-                (Some(model), StrategyKind::Learned) => {
-                    let model = std::sync::Arc::clone(model);
-                    Entrant::new("learned", move |rules, seed| {
-                        super::learned_player(&model, rules, seed)
-                    })
-                }
-                _ => {
-                    kind.check(rules).map_err(BadInput::from_error)?;
-                    Entrant::strategy(kind)
-                }
-            });
+            catalog.check(kind, rules).map_err(BadInput::from_error)?;
+            let catalog = std::sync::Arc::clone(&catalog);
+            entrants.push(Entrant::new(kind.name(), move |rules, seed| {
+                catalog.build(kind, rules, seed)
+            }));
         }
         if !args.players.is_empty() {
             if entrants.len() < 2 {

@@ -2,7 +2,7 @@
 //! raw arguments, then runs it.
 
 use std::io::{self, IsTerminal};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use oxo_core::Rules;
@@ -62,32 +62,29 @@ fn load_table(path: &Path, rules: Rules) -> anyhow::Result<oxo_ai::StrongSolutio
     Ok(table)
 }
 
-/// A model saved by `oxo train`, checked to be for `rules`: a file that
+/// A model saved by `oxo train`, checked to be for `rules` if given: a file that
 /// cannot be read is an I/O error (1), one that is not a model for this
 /// board is bad input (2).
-fn load_model(path: &Path, rules: Rules) -> anyhow::Result<oxo_ai::Model> {
+fn load_model(path: &Path, rules: Option<Rules>) -> anyhow::Result<oxo_ai::Model> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let model = oxo_ai::Model::from_bytes(&bytes)
         .map_err(|e| BadInput(format!("{} is not a usable model: {e}", path.display())))?;
-    model
-        .check_rules(rules)
-        .map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    if let Some(rules) = rules {
+        model
+            .check_rules(rules)
+            .map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    }
     Ok(model)
 }
 
-/// A learned player of `model`, as a boxed strategy.
-fn learned_player(
-    model: &oxo_ai::Model,
-    rules: Rules,
-    seed: u64,
-) -> Result<Box<dyn oxo_ai::Strategy>, oxo_ai::BuildError> {
-    oxo_ai::Learned::new(model.clone(), rules, seed)
-        .map(|player| Box::new(player) as Box<dyn oxo_ai::Strategy>)
-        .map_err(|e| oxo_ai::BuildError::Unsupported {
-            strategy: oxo_ai::StrategyKind::Learned,
-            rules,
-            reason: e.to_string(),
-        })
+/// The strategies on offer, with the models given by `--model` (each
+/// checked to be a model, and for `rules` when a board is fixed).
+fn catalog(paths: &[PathBuf], rules: Option<Rules>) -> anyhow::Result<oxo_ai::Catalog> {
+    let mut catalog = oxo_ai::Catalog::default();
+    for path in paths {
+        catalog = catalog.with_model(load_model(path, rules)?);
+    }
+    Ok(catalog)
 }
 
 /// A one-line progress display on stderr, drawn only when stderr is a

@@ -16,7 +16,7 @@ struct Config {
     seats: [PlayerKind; 2],
     seed: u64,
     table: Option<Arc<StrongSolution>>,
-    model: Option<oxo_ai::Model>,
+    catalog: oxo_ai::Catalog,
 }
 
 impl Config {
@@ -26,18 +26,12 @@ impl Config {
             rounds: args.rounds,
             first: args.first.into(),
         };
-        let model = match &args.model {
-            Some(path) => Some(super::load_model(path, game.rules)?),
-            None => None,
-        };
+        let catalog = super::catalog(args.model.as_slice(), Some(game.rules))?;
         for kind in [args.x_player, args.o_player] {
-            match kind {
-                // A model given overrides the built-in one (checked above).
-                PlayerKind::Computer(StrategyKind::Learned) if model.is_some() => {}
-                PlayerKind::Computer(strategy) => {
-                    strategy.check(game.rules).map_err(BadInput::from_error)?;
-                }
-                PlayerKind::Human => {}
+            if let PlayerKind::Computer(strategy) = kind {
+                catalog
+                    .check(strategy, game.rules)
+                    .map_err(BadInput::from_error)?;
             }
         }
         let table = match &args.table {
@@ -49,7 +43,7 @@ impl Config {
             seats: [args.x_player, args.o_player],
             seed: super::seed_or_clock(args.seed),
             table,
-            model,
+            catalog,
         })
     }
 
@@ -58,12 +52,6 @@ impl Config {
         let rules = self.game.rules;
         Ok(match (kind, &self.table) {
             (PlayerKind::Human, _) => Box::new(play::Human),
-            (PlayerKind::Computer(StrategyKind::Learned), _) if self.model.is_some() => {
-                let model = self.model.as_ref().expect("checked");
-                Box::new(play::Computer::new(
-                    super::learned_player(model, rules, seed).map_err(BadInput::from_error)?,
-                ))
-            }
             (PlayerKind::Computer(StrategyKind::Perfect), Some(table)) => {
                 let perfect = oxo_ai::Perfect::new(rules, seed)
                     .map_err(BadInput::from_error)?
@@ -71,7 +59,9 @@ impl Config {
                 Box::new(play::Computer::new(Box::new(perfect)))
             }
             (PlayerKind::Computer(strategy), _) => Box::new(play::Computer::new(
-                strategy.build(rules, seed).map_err(BadInput::from_error)?,
+                self.catalog
+                    .build(strategy, rules, seed)
+                    .map_err(BadInput::from_error)?,
             )),
         })
     }

@@ -26,6 +26,7 @@ struct Config {
     addr: SocketAddr,
     storage: Storage,
     log_level: LevelFilter,
+    catalog: oxo_ai::Catalog,
 }
 
 impl Config {
@@ -44,6 +45,7 @@ impl Config {
                 Storage::Sqlite(args.db.clone())
             },
             log_level,
+            catalog: super::catalog(&args.model, None)?,
         })
     }
 }
@@ -79,7 +81,13 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         let addr = listener
             .local_addr()
             .context("cannot read the bound address")?;
-        let hub = oxo_server::Hub::new(store, &oxo_server::HubConfig::default());
+        let hub = oxo_server::Hub::new(
+            store,
+            &oxo_server::HubConfig {
+                catalog: config.catalog.clone(),
+                ..oxo_server::HubConfig::default()
+            },
+        );
         // Tests and scripts read the address from this line.
         println!("oxo serve: listening on http://{addr} ({kept})");
         io::stdout().flush().context("cannot write to stdout")?;

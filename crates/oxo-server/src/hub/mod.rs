@@ -81,6 +81,8 @@ pub struct HubConfig {
     /// Rooms nobody has asked for in this long leave memory (they stay in
     /// the store); see [`Hub::evict_idle`].
     pub idle_after: Duration,
+    /// The computer players on offer, with any models given for `learned`.
+    pub catalog: oxo_ai::Catalog,
 }
 
 impl Default for HubConfig {
@@ -88,6 +90,7 @@ impl Default for HubConfig {
         HubConfig {
             search_threads: std::thread::available_parallelism().map_or(2, usize::from),
             idle_after: Duration::from_secs(15 * 60),
+            catalog: oxo_ai::Catalog::default(),
         }
     }
 }
@@ -170,6 +173,8 @@ pub struct Seated {
 }
 
 struct Shared {
+    /// The computer players on offer.
+    catalog: oxo_ai::Catalog,
     store: Arc<dyn Store>,
     started: Instant,
     shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
@@ -207,6 +212,7 @@ impl Hub {
                 started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 watch_index: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+                catalog: config.catalog.clone(),
                 searches: Semaphore::new(config.search_threads.max(1)),
                 deep_searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
@@ -214,6 +220,12 @@ impl Hub {
             }),
             idle_after: config.idle_after,
         }
+    }
+
+    /// The computer players this hub offers.
+    #[must_use]
+    pub fn catalog(&self) -> &oxo_ai::Catalog {
+        &self.shared.catalog
     }
 
     /// How long a room may sit unused before [`Hub::evict_idle`] may drop it.

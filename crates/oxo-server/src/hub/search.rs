@@ -187,7 +187,9 @@ impl Hub {
                     Some(strategy) => strategy,
                     None => {
                         let seed = u64::from_le_bytes(random_bytes());
-                        kind.build(rules, seed)
+                        shared
+                            .catalog
+                            .build(kind, rules, seed)
                             .map_err(|e| HubError::Internal(e.to_string()))?
                     }
                 };

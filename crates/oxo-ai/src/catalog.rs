@@ -1,0 +1,141 @@
+//! The strategies a program offers, with the models it was given.
+
+use std::sync::Arc;
+
+use oxo_core::Rules;
+
+use crate::learned::{self, Learned, Model};
+use crate::{BuildError, Strategy, StrategyKind};
+
+/// The strategies on offer: every [`StrategyKind`], the `learned` player
+/// using a model given here for its board, or else oxo's built-in one.
+///
+/// Cheap to clone (the models are shared).
+///
+/// ```
+/// use oxo_ai::{Catalog, StrategyKind};
+/// use oxo_core::Rules;
+///
+/// let catalog = Catalog::default();
+/// assert!(catalog.check(StrategyKind::Learned, Rules::TIC_TAC_TOE).is_ok());
+/// assert!(catalog.check(StrategyKind::Learned, Rules::new(9, 9, 5)?).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    models: Vec<Arc<Model>>,
+}
+
+impl Catalog {
+    /// This catalog with `model` for its board, in place of any model it
+    /// had for that board (the built-in one included).
+    #[must_use]
+    pub fn with_model(mut self, model: Model) -> Catalog {
+        self.models.retain(|m| m.rules() != model.rules());
+        self.models.push(Arc::new(model));
+        self
+    }
+
+    /// The models given (not the built-in ones).
+    pub fn models(&self) -> impl Iterator<Item = &Model> {
+        self.models.iter().map(|m| &**m)
+    }
+
+    /// The model `learned` plays with under `rules`: a given one, or else
+    /// the built-in one.
+    #[must_use]
+    pub fn model(&self, rules: Rules) -> Option<Model> {
+        self.models
+            .iter()
+            .find(|m| m.rules() == rules)
+            .map(|m| (**m).clone())
+            .or_else(|| learned::builtin_model(rules))
+    }
+
+    /// Every board `learned` can play: the given models' and the built-in
+    /// ones, each once.
+    #[must_use]
+    pub fn learned_boards(&self) -> Vec<Rules> {
+        let mut boards: Vec<Rules> = learned::builtin_boards().collect();
+        for model in &self.models {
+            if !boards.contains(&model.rules()) {
+                boards.push(model.rules());
+            }
+        }
+        boards
+    }
+
+    /// Whether `kind` can play under `rules`, without building it.
+    ///
+    /// # Errors
+    /// [`BuildError::Unsupported`], with the reason.
+    pub fn check(&self, kind: StrategyKind, rules: Rules) -> Result<(), BuildError> {
+        if kind == StrategyKind::Learned && self.models.iter().any(|m| m.rules() == rules) {
+            return Ok(());
+        }
+        kind.check(rules)
+    }
+
+    /// A player of `kind` for `rules`, its random choices fixed by `seed`.
+    ///
+    /// # Errors
+    /// `kind` cannot play under `rules` (see [`Catalog::check`]).
+    pub fn build(
+        &self,
+        kind: StrategyKind,
+        rules: Rules,
+        seed: u64,
+    ) -> Result<Box<dyn Strategy>, BuildError> {
+        if kind != StrategyKind::Learned {
+            return kind.build(rules, seed);
+        }
+        self.check(kind, rules)?;
+        let unsupported = |reason: String| BuildError::Unsupported {
+            strategy: kind,
+            rules,
+            reason,
+        };
+        let model = self
+            .model(rules)
+            .ok_or_else(|| unsupported("the built-in model cannot be read".to_owned()))?;
+        Ok(Box::new(
+            Learned::new(model, rules, seed).map_err(|e| unsupported(e.to_string()))?,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxo_core::Game;
+
+    #[test]
+    fn a_given_model_adds_a_board_for_learned() {
+        let rules = Rules::new(3, 4, 3).unwrap();
+        let catalog = Catalog::default();
+        assert!(catalog.check(StrategyKind::Learned, rules).is_err());
+        assert!(catalog.build(StrategyKind::Learned, rules, 1).is_err());
+        let catalog = catalog.with_model(Model::new(rules));
+        assert!(catalog.check(StrategyKind::Learned, rules).is_ok());
+        let mut player = catalog.build(StrategyKind::Learned, rules, 1).unwrap();
+        assert!(player.choose(&Game::new(rules)).is_some());
+        assert!(catalog.learned_boards().contains(&rules));
+        assert!(catalog.learned_boards().contains(&Rules::TIC_TAC_TOE));
+        // Other kinds are as StrategyKind builds them.
+        assert!(
+            catalog
+                .check(StrategyKind::Perfect, Rules::new(9, 9, 5).unwrap())
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_given_model_replaces_the_built_in_one() {
+        let rules = Rules::TIC_TAC_TOE;
+        let untrained = Model::new(rules);
+        let catalog = Catalog::default().with_model(untrained.clone());
+        assert_eq!(catalog.model(rules), Some(untrained.clone()));
+        assert_ne!(Catalog::default().model(rules), Some(untrained.clone()));
+        assert_eq!(catalog.with_model(untrained).models().count(), 1);
+    }
+}
