@@ -60,6 +60,7 @@ impl fmt::Display for Value {
 /// when both sides play perfectly: the winner as fast as possible, the loser
 /// as slowly as possible. A drawn game ends when the board is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Eval {
     /// Win, draw or loss for the player to move.
     pub value: Value,
@@ -109,6 +110,14 @@ impl Ord for Eval {
 impl fmt::Display for Eval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} in {}", self.value, self.plies)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Value {
+    /// `"win"`, `"draw"` or `"loss"`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

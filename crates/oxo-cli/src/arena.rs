@@ -11,7 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oxo_ai::{BuildError, Strategy, StrategyKind};
-use oxo_core::{Game, Outcome, Player, Rules};
+use oxo_core::{BoardSize, Game, Outcome, Player, Rules};
+use serde::Serialize;
+
+use crate::solve::to_json;
 
 /// Builds a fresh player for one game: the board and the game's seed.
 pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, BuildError> + Send + Sync;
@@ -387,26 +390,48 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     out
 }
 
+/// Rounded to `places` decimals, for JSON that reads well.
+pub(crate) fn round(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
 /// The results as one JSON object.
 #[must_use]
 pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
-    format!(
-        "{{\"x\":{},\"o\":{},\"size\":\"{}\",\"k\":{},\"seed\":{},\"games\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"x_first\":{},\"average_plies\":{:.3},\"x_us_per_move\":{:.2},\"o_us_per_move\":{:.2},\"seconds\":{:.3}}}",
-        crate::solve::json_string(config.x.name()),
-        crate::solve::json_string(config.o.name()),
-        config.rules.size(),
-        config.rules.k(),
-        config.seed,
-        results.games,
-        results.x.wins,
-        results.o.wins,
-        results.draws,
-        results.x_first,
-        results.average_plies(),
-        results.x.micros_per_move(),
-        results.o.micros_per_move(),
-        elapsed.as_secs_f64()
-    )
+    #[derive(Serialize)]
+    struct Json<'a> {
+        x: &'a str,
+        o: &'a str,
+        size: BoardSize,
+        k: u32,
+        seed: u64,
+        games: u64,
+        x_wins: u64,
+        o_wins: u64,
+        draws: u64,
+        x_first: u64,
+        average_plies: f64,
+        x_us_per_move: f64,
+        o_us_per_move: f64,
+        seconds: f64,
+    }
+    to_json(&Json {
+        x: config.x.name(),
+        o: config.o.name(),
+        size: config.rules.size(),
+        k: config.rules.k(),
+        seed: config.seed,
+        games: results.games,
+        x_wins: results.x.wins,
+        o_wins: results.o.wins,
+        draws: results.draws,
+        x_first: results.x_first,
+        average_plies: round(results.average_plies(), 3),
+        x_us_per_move: round(results.x.micros_per_move(), 2),
+        o_us_per_move: round(results.o.micros_per_move(), 2),
+        seconds: round(elapsed.as_secs_f64(), 3),
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
 use oxo_ai::{Analysis, Eval, Solver, StrongSolution, Value};
-use oxo_core::{Game, Player};
+use oxo_core::{BoardSize, Cell, Game, Player};
+use serde::Serialize;
 
 /// One solved position, ready to print.
 #[derive(Clone, Debug)]
@@ -37,13 +38,6 @@ fn cell_label(eval: Eval) -> String {
         Value::Win => format!("W{}", eval.plies),
         Value::Draw => "D".to_owned(),
         Value::Loss => format!("L{}", eval.plies),
-    }
-}
-
-fn side(player: Player) -> &'static str {
-    match player {
-        Player::X => "x",
-        Player::O => "o",
     }
 }
 
@@ -124,43 +118,51 @@ impl Report {
     /// "nodes", "time_ms"}`, values for the player to move.
     #[must_use]
     pub fn json(&self) -> String {
+        /// One move and its value, for the player making it.
+        #[derive(Serialize)]
+        struct Move {
+            row: u32,
+            col: u32,
+            value: Value,
+            plies: u32,
+        }
+        #[derive(Serialize)]
+        struct Json {
+            position: String,
+            size: BoardSize,
+            k: u32,
+            to_move: Option<Player>,
+            value: Value,
+            plies: u32,
+            moves: Vec<Move>,
+            best: Vec<Cell>,
+            nodes: u64,
+            time_ms: f64,
+        }
         let game = &self.game;
-        let rules = game.rules();
         let eval = self.analysis.eval;
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "{{\"position\":\"{game}\",\"size\":\"{}\",\"k\":{},\"to_move\":{},\"value\":\"{}\",\"plies\":{},\"moves\":[",
-            rules.size(),
-            rules.k(),
-            if game.is_over() {
-                "null".to_owned()
-            } else {
-                format!("\"{}\"", side(game.to_move()))
-            },
-            eval.value,
-            eval.plies
-        );
-        for (i, (cell, eval)) in self.analysis.moves.iter().enumerate() {
-            let comma = if i > 0 { "," } else { "" };
-            let _ = write!(
-                out,
-                "{comma}{{\"row\":{},\"col\":{},\"value\":\"{}\",\"plies\":{}}}",
-                cell.row, cell.col, eval.value, eval.plies
-            );
-        }
-        out.push_str("],\"best\":[");
-        for (i, cell) in self.analysis.best_moves().enumerate() {
-            let comma = if i > 0 { "," } else { "" };
-            let _ = write!(out, "{comma}[{},{}]", cell.row, cell.col);
-        }
-        let _ = write!(
-            out,
-            "],\"nodes\":{},\"time_ms\":{:.3}}}",
-            self.analysis.nodes,
-            self.time.as_secs_f64() * 1e3
-        );
-        out
+        to_json(&Json {
+            position: game.to_string(),
+            size: game.rules().size(),
+            k: game.rules().k(),
+            to_move: (!game.is_over()).then(|| game.to_move()),
+            value: eval.value,
+            plies: eval.plies,
+            moves: self
+                .analysis
+                .moves
+                .iter()
+                .map(|&(cell, eval)| Move {
+                    row: cell.row,
+                    col: cell.col,
+                    value: eval.value,
+                    plies: eval.plies,
+                })
+                .collect(),
+            best: self.analysis.best_moves().collect(),
+            nodes: self.analysis.nodes,
+            time_ms: millis(self.time),
+        })
     }
 }
 
@@ -250,46 +252,49 @@ impl CensusReport<'_> {
     /// One JSON object (no newline).
     #[must_use]
     pub fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct Json {
+            size: BoardSize,
+            k: u32,
+            positions: u64,
+            terminal: u64,
+            x_wins: u64,
+            o_wins: u64,
+            draws: u64,
+            classes: usize,
+            value: Value,
+            plies: u32,
+            time_ms: f64,
+        }
         let rules = self.strong.rules();
         let census = self.strong.census();
         let empty = self.empty_board();
-        format!(
-            "{{\"size\":\"{}\",\"k\":{},\"positions\":{},\"terminal\":{},\"x_wins\":{},\"o_wins\":{},\"draws\":{},\"classes\":{},\"value\":\"{}\",\"plies\":{},\"time_ms\":{:.1}}}",
-            rules.size(),
-            rules.k(),
-            census.positions,
-            census.terminal,
-            census.x_wins,
-            census.o_wins,
-            census.draws,
-            self.strong.stored(),
-            empty.value,
-            empty.plies,
-            self.time.as_secs_f64() * 1e3
-        )
+        to_json(&Json {
+            size: rules.size(),
+            k: rules.k(),
+            positions: census.positions,
+            terminal: census.terminal,
+            x_wins: census.x_wins,
+            o_wins: census.o_wins,
+            draws: census.draws,
+            classes: self.strong.stored(),
+            value: empty.value,
+            plies: empty.plies,
+            time_ms: (self.time.as_secs_f64() * 1e4).round() / 10.0,
+        })
     }
 }
 
-/// A JSON string literal for `text`.
+/// `value` as JSON: every JSON oxo writes goes through serde.
 #[must_use]
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+pub fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("oxo's JSON types always serialise")
+}
+
+/// A duration in milliseconds, to the microsecond.
+#[must_use]
+pub fn millis(time: Duration) -> f64 {
+    (time.as_secs_f64() * 1e6).round() / 1e3
 }
 
 /// How `solve_lines` went.
@@ -336,12 +341,16 @@ pub fn solve_lines(
                 summary.failed += 1;
                 writeln!(errors, "oxo solve: line {}: {message}", number + 1)?;
                 if json {
-                    writeln!(
-                        out,
-                        "{{\"line\":{},\"error\":{}}}",
-                        number + 1,
-                        json_string(&message)
-                    )?;
+                    #[derive(Serialize)]
+                    struct Failed<'a> {
+                        line: usize,
+                        error: &'a str,
+                    }
+                    let failed = Failed {
+                        line: number + 1,
+                        error: &message,
+                    };
+                    writeln!(out, "{}", to_json(&failed))?;
                 }
             }
         }
@@ -450,10 +459,5 @@ mod tests {
             out.starts_with("{\"line\":1,\"error\":\"the line is not UTF-8 text\"}\n"),
             "{out}"
         );
-    }
-
-    #[test]
-    fn json_strings_escape() {
-        assert_eq!(json_string("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
     }
 }

@@ -14,10 +14,11 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use oxo_core::{Player, Rules};
+use oxo_core::{BoardSize, Player, Rules};
+use serde::Serialize;
 
-use crate::arena::{self, ArenaError, Entrant};
-use crate::solve::json_string;
+use crate::arena::{self, ArenaError, Entrant, round};
+use crate::solve::to_json;
 
 /// What to play.
 #[derive(Clone, Debug)]
@@ -417,50 +418,70 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
 /// The results as one JSON object.
 #[must_use]
 pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
-    let name = |i: usize| json_string(config.players[i].name());
-    let mut out = format!(
-        "{{\"size\":\"{}\",\"k\":{},\"seed\":{},\"games_per_pair\":{},\"games\":{},\"seconds\":{:.3},\"standings\":[",
-        config.rules.size(),
-        config.rules.k(),
-        config.seed,
-        config.games,
-        config.total_games(),
-        elapsed.as_secs_f64()
-    );
-    for (n, s) in results.standings.iter().enumerate() {
-        if n > 0 {
-            out.push(',');
-        }
-        let _ = write!(
-            out,
-            "{{\"player\":{},\"games\":{},\"wins\":{},\"draws\":{},\"losses\":{},\"score\":{:.4},\"elo\":{:.1},\"elo_95\":{:.1}}}",
-            name(s.player),
-            s.games,
-            s.wins,
-            s.draws,
-            s.losses,
-            s.score,
-            s.elo,
-            s.elo_95
-        );
+    #[derive(Serialize)]
+    struct Line<'a> {
+        player: &'a str,
+        games: u64,
+        wins: u64,
+        draws: u64,
+        losses: u64,
+        score: f64,
+        elo: f64,
+        elo_95: f64,
     }
-    out.push_str("],\"pairings\":[");
-    for (n, p) in results.pairings.iter().enumerate() {
-        if n > 0 {
-            out.push(',');
-        }
-        let _ = write!(
-            out,
-            "{{\"a\":{},\"b\":{},\"a_wins\":{},\"b_wins\":{},\"draws\":{}}}",
-            name(p.a),
-            name(p.b),
-            p.a_wins,
-            p.b_wins,
-            p.draws
-        );
+    #[derive(Serialize)]
+    struct Pair<'a> {
+        a: &'a str,
+        b: &'a str,
+        a_wins: u64,
+        b_wins: u64,
+        draws: u64,
     }
-    out.push_str("]}");
-    out
+    #[derive(Serialize)]
+    struct Json<'a> {
+        size: BoardSize,
+        k: u32,
+        seed: u64,
+        games_per_pair: u64,
+        games: u64,
+        seconds: f64,
+        standings: Vec<Line<'a>>,
+        pairings: Vec<Pair<'a>>,
+    }
+    let name = |i: usize| config.players[i].name();
+    to_json(&Json {
+        size: config.rules.size(),
+        k: config.rules.k(),
+        seed: config.seed,
+        games_per_pair: config.games,
+        games: config.total_games(),
+        seconds: round(elapsed.as_secs_f64(), 3),
+        standings: results
+            .standings
+            .iter()
+            .map(|s| Line {
+                player: name(s.player),
+                games: s.games,
+                wins: s.wins,
+                draws: s.draws,
+                losses: s.losses,
+                score: round(s.score, 4),
+                elo: round(s.elo, 1),
+                elo_95: round(s.elo_95, 1),
+            })
+            .collect(),
+        pairings: results
+            .pairings
+            .iter()
+            .map(|p| Pair {
+                a: name(p.a),
+                b: name(p.b),
+                a_wins: p.a_wins,
+                b_wins: p.b_wins,
+                draws: p.draws,
+            })
+            .collect(),
+    })
 }
 
 /// Text safe inside SVG markup.

@@ -64,6 +64,17 @@ impl fmt::Display for Player {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for Player {
+    /// `"x"` or `"o"`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Player::X => "x",
+            Player::O => "o",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -345,6 +345,22 @@ impl Line {
     }
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for Cell {
+    /// `[row, col]`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [self.row, self.col].serialize(s)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for BoardSize {
+    /// `"RxC"`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

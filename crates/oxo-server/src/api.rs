@@ -15,8 +15,9 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use oxo_ai::StrategyKind;
 use oxo_core::{BoardSize, Player, Rules, RulesError};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -214,20 +215,40 @@ fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// 200 `{"game": GAME}`.
-fn game_response(game: &str) -> Response {
-    json_response(StatusCode::OK, format!("{{\"game\":{game}}}"))
+/// `body` as a JSON response: every body is written by serde.
+fn json_body(status: StatusCode, body: &impl Serialize) -> Result<Response, ApiError> {
+    let text = serde_json::to_string(body).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(json_response(status, text))
 }
 
-fn seated_response(status: StatusCode, seated: &Seated) -> Response {
-    let seat = SeatName(seated.seat).as_str();
-    let token = serde_json::to_string(seated.token.expose()).expect("strings serialise");
-    json_response(
+/// JSON the hub cached (written by serde), to embed as it is.
+pub(crate) fn raw(json: &str) -> Result<&RawValue, ApiError> {
+    serde_json::from_str(json).map_err(|e| ApiError::Internal(format!("cached JSON: {e}")))
+}
+
+/// 200 `{"game": GAME}`.
+fn game_response(game: &str) -> Result<Response, ApiError> {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        game: &'a RawValue,
+    }
+    json_body(StatusCode::OK, &Body { game: raw(game)? })
+}
+
+fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiError> {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        game: &'a RawValue,
+        seat: SeatName,
+        token: &'a str,
+    }
+    json_body(
         status,
-        format!(
-            "{{\"game\":{},\"seat\":\"{seat}\",\"token\":{token}}}",
-            seated.game
-        ),
+        &Body {
+            game: raw(&seated.game)?,
+            seat: SeatName(seated.seat),
+            token: seated.token.expose(),
+        },
     )
 }
 
@@ -338,7 +359,7 @@ async fn create(State(state): State<AppState>, body: RawBody) -> Result<Response
     let request: CreateGame = parse_body(body)?;
     let (rules, opponent, first) = request.validate(state.hub.catalog())?;
     let seated = state.hub.create(rules, opponent, first).await?;
-    Ok(seated_response(StatusCode::CREATED, &seated))
+    seated_response(StatusCode::CREATED, &seated)
 }
 
 async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -366,7 +387,7 @@ async fn join(
         None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
     }
     let seated = state.hub.join(&id).await?;
-    Ok(seated_response(StatusCode::OK, &seated))
+    seated_response(StatusCode::OK, &seated)
 }
 
 /// `POST /api/games/{id}/moves`.
@@ -395,7 +416,7 @@ async fn play(
         .hub
         .play(&id, bearer(&headers), row, col, request.version)
         .await?;
-    Ok(game_response(&game))
+    game_response(&game)
 }
 
 /// `POST /api/games/{id}/rematch`: the body is optional.
@@ -417,7 +438,7 @@ async fn rematch(
         .hub
         .rematch(&id, bearer(&headers), request.version)
         .await?;
-    Ok(game_response(&game))
+    game_response(&game)
 }
 
 async fn hints(
@@ -427,7 +448,20 @@ async fn hints(
     let id = game_id(&id)?;
     let (version, hints) = state.hub.hints(&id).await?;
     let body = match hints {
-        Some(hints) => format!("{{\"version\":{version},\"available\":true,\"hints\":{hints}}}"),
+        Some(hints) => {
+            #[derive(Serialize)]
+            struct Body<'a> {
+                version: u64,
+                available: bool,
+                hints: &'a RawValue,
+            }
+            serde_json::to_string(&Body {
+                version,
+                available: true,
+                hints: raw(&hints)?,
+            })
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+        }
         None => serde_json::json!({
             "version": version,
             "available": false,

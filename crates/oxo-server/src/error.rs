@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::hub::HubError;
 use crate::room::RoomError;
@@ -120,13 +122,23 @@ impl IntoResponse for ApiError {
             ApiError::Corrupt(e) | ApiError::Internal(e) => tracing::error!(error = %e, "{self}"),
             _ => {}
         }
-        let message = serde_json::to_string(&self.to_string()).expect("strings serialise");
-        let body = match &self {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            error: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            game: Option<&'a RawValue>,
+        }
+        let game = match &self {
             ApiError::Conflict {
                 game: Some(game), ..
-            } => format!("{{\"error\":{message},\"game\":{game}}}"),
-            _ => format!("{{\"error\":{message}}}"),
+            } => crate::api::raw(game).ok(),
+            _ => None,
         };
+        let body = serde_json::to_string(&Body {
+            error: self.to_string(),
+            game,
+        })
+        .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned());
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         if matches!(self, ApiError::NoToken) {
