@@ -10,7 +10,6 @@
 
 use std::fmt::Write as _;
 use std::future::Future;
-use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::panic::resume_unwind;
 use std::path::{Path, PathBuf};
@@ -22,7 +21,7 @@ use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
-use oxo_server::{AppState, Hub, HubConfig, SqliteStore};
+use oxo_server::SqliteStore;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -174,9 +173,10 @@ struct Harness {
     name: &'static str,
     addr: SocketAddr,
     sessions: Mutex<Vec<(String, Client)>>,
-    // Dropped in this order: the server's stop signal, chromedriver (and with
+    api: oxo_test_support::Client,
+    // Dropped in this order: the server (stopping it), chromedriver (and with
     // it every browser), then the directory with the database and profiles.
-    stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    server: Mutex<Option<oxo_test_support::InProcess>>,
     driver: ChromeDriver,
     dir: TempDir,
 }
@@ -196,26 +196,15 @@ impl Harness {
             .tempdir()
             .expect("a temporary directory");
         let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
-        let hub = Hub::new(Arc::new(store), &HubConfig::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a port for the server");
-        let addr = listener.local_addr().expect("the server's address");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let shutdown = async {
-                let _ = stopped.await;
-            };
-            if let Err(e) = oxo_server::run(listener, AppState::new(hub), shutdown).await {
-                eprintln!("the server failed: {e}");
-            }
-        });
+        let server = oxo_test_support::InProcess::start(Arc::new(store)).await;
+        let addr = server.addr;
         let driver = ChromeDriver::start(dir.path());
         Harness {
             name,
             addr,
             sessions: Mutex::new(Vec::new()),
-            stop: Mutex::new(Some(stop)),
+            api: oxo_test_support::Client::new(addr),
+            server: Mutex::new(Some(server)),
             driver,
             dir,
         }
@@ -313,13 +302,13 @@ impl Harness {
         for (_, client) in sessions {
             let _ = tokio::time::timeout(Duration::from_secs(5), client.close()).await;
         }
-        if let Some(stop) = self
-            .stop
+        let server = self
+            .server
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        {
-            let _ = stop.send(());
+            .take();
+        if let Some(mut server) = server {
+            server.request_stop();
         }
     }
 
@@ -330,33 +319,8 @@ impl Harness {
 
     /// `GET path`, straight from the server.
     async fn api(&self, path: &str) -> Value {
-        let addr = self.addr;
-        let path = path.to_owned();
-        tokio::task::spawn_blocking(move || http_get_json(addr, &path))
-            .await
-            .expect("the GET did not panic")
+        self.api.get_json(path).await
     }
-}
-
-/// A minimal HTTP/1.0 GET, so that no HTTP client crate is needed.
-fn http_get_json(addr: SocketAddr, path: &str) -> Value {
-    let mut stream = TcpStream::connect(addr).expect("a connection to the server");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("a read timeout");
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("the request sent");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .expect("the response read");
-    let (head, body) = response
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("GET {path}: no body in {response:?}"));
-    assert!(
-        head.lines().next().is_some_and(|l| l.contains(" 200 ")),
-        "GET {path}: {head}\n{body}"
-    );
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("GET {path}: bad JSON {body:?}: {e}"))
 }
 
 /// Run `scenario` on a fresh harness, on a runtime of its own, one test at a

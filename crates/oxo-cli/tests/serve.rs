@@ -1,18 +1,18 @@
 //! `oxo serve` as a real process: killed with SIGKILL mid-game and started
 //! again on the same database, nothing acknowledged is lost.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use oxo_test_support::{BlockingClient, ServeProcess};
 
 use serde_json::{Value, json};
 
-/// A running `oxo serve`, killed when dropped.
+/// A running `oxo serve` (the shared harness's process) and a client of it.
 struct Server {
-    child: Child,
-    addr: SocketAddr,
+    process: ServeProcess,
+    client: BlockingClient,
 }
 
 impl Server {
@@ -21,63 +21,33 @@ impl Server {
     }
 
     fn start_with(db: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-            .arg(db)
-            .args(extra)
-            .env("OXO_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, addr }
+        let db = db.to_str().unwrap();
+        let mut args = vec!["--db", db];
+        args.extend_from_slice(extra);
+        let process = ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args).unwrap();
+        let client = BlockingClient::new(process.addr);
+        Server { process, client }
     }
 
-    fn kill(mut self) {
-        self.child.kill().unwrap(); // SIGKILL: no chance to flush anything
-        self.child.wait().unwrap();
+    fn kill(self) {
+        self.process.kill();
     }
 
-    /// One HTTP/1.1 request on a fresh connection: (status, JSON body).
+    /// One request: (status, JSON body); an error when the server is gone.
     fn call(
         &self,
         method: &str,
         path: &str,
         token: Option<&str>,
         body: &Value,
-    ) -> std::io::Result<(u16, Value)> {
-        let mut stream = TcpStream::connect(self.addr)?;
-        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-        let body = body.to_string();
-        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: oxo\r\nConnection: close\r\n{auth}\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response)?;
-        let status = response
-            .get(9..12)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| std::io::Error::other(format!("bad response {response:?}")))?;
-        let json = response
-            .split_once("\r\n\r\n")
-            .and_then(|(_, body)| serde_json::from_str(body).ok())
-            .unwrap_or(Value::Null);
-        Ok((status, json))
+    ) -> Result<(u16, Value), String> {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let response = self.client.send(method, path, token, &body)?;
+        Ok((response.status, response.json()))
     }
 
     fn get(&self, id: &str) -> Value {
@@ -95,7 +65,7 @@ impl Server {
         row: u32,
         col: u32,
         version: u64,
-    ) -> std::io::Result<(u16, Value)> {
+    ) -> Result<(u16, Value), String> {
         self.call(
             "POST",
             &format!("/api/games/{id}/moves"),
@@ -123,13 +93,6 @@ impl Server {
             created["token"].as_str().unwrap().to_owned(),
             joined["token"].as_str().unwrap().to_owned(),
         )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -232,14 +195,14 @@ fn sigterm_stops_the_server_cleanly() {
         200
     );
     let status = Command::new("kill")
-        .args(["-TERM", &server.child.id().to_string()])
+        .args(["-TERM", &server.process.pid().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let mut server = server;
     let deadline = Instant::now() + Duration::from_secs(10);
     let exit = loop {
-        if let Some(exit) = server.child.try_wait().unwrap() {
+        if let Some(exit) = server.process.try_wait().unwrap() {
             break exit;
         }
         assert!(Instant::now() < deadline, "the server did not stop");

@@ -12,37 +12,28 @@ use oxo_core::{Player, Rules};
 use oxo_server::id::{GameId, Token};
 use oxo_server::room::{Opponent, Room};
 use oxo_server::store::{Change, ChangeKind};
-use oxo_server::{AppState, Hub, HubConfig, MemoryStore, Store, app};
+use oxo_server::{AppState, MemoryStore, Store, app};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
+/// The shared harness's in-process server, with this file's helpers.
 struct Server {
+    inner: oxo_test_support::InProcess,
     state: AppState,
     addr: std::net::SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<std::io::Result<()>>,
 }
 
 impl Server {
     async fn start(store: Arc<dyn Store>) -> Server {
-        let state = AppState::new(Hub::new(store, &HubConfig::default()));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(oxo_server::run(listener, state.clone(), async {
-            let _ = stopped.await;
-        }));
+        let inner = oxo_test_support::InProcess::start(store).await;
         Server {
-            state,
-            addr,
-            stop: Some(stop),
-            task,
+            state: inner.state.clone(),
+            addr: inner.addr,
+            inner,
         }
     }
 
@@ -168,7 +159,7 @@ async fn shutting_down_closes_live_sockets_and_stops_the_server() {
     let id = created["game"]["id"].as_str().unwrap().to_owned();
     let mut socket = server.connect(&id).await;
     next_game(&mut socket).await;
-    server.stop.take().unwrap().send(()).unwrap();
+    server.inner.request_stop();
     let closed = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match socket.next().await {
@@ -181,10 +172,9 @@ async fn shutting_down_closes_live_sockets_and_stops_the_server() {
     .await
     .expect("the socket closes");
     assert_eq!(closed, Some(1001), "going away");
-    tokio::time::timeout(Duration::from_secs(10), server.task)
+    tokio::time::timeout(Duration::from_secs(10), server.inner.wait())
         .await
         .expect("the server stops")
-        .unwrap()
         .unwrap();
 }
 
