@@ -20,19 +20,18 @@
 //! `OXO_BENCH_SECS` sets the measured time per configuration (default 10).
 //! Linux only (it reads `/proc`).
 
-use std::collections::VecDeque;
 use std::future::Future;
-use std::io::{BufRead, BufReader as StdBufReader};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::pin::Pin;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use futures_util::StreamExt;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use oxo_test_support::{Client, ServeProcess, seated_game};
 use tokio::net::TcpStream;
 use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::WebSocketStream;
@@ -185,128 +184,48 @@ struct Measured {
 // ---------------------------------------------------------------------------
 // The server process.
 
-/// The child server; killed when dropped.
+/// The child server (the shared harness's `oxo serve` process, killed
+/// when dropped) and the directory holding its database.
 struct Server {
-    child: Child,
-    addr: SocketAddr,
-    log: Arc<Mutex<LogTail>>,
+    process: ServeProcess,
     dir: Option<tempfile::TempDir>,
-}
-
-/// The server's stderr: a line count and the last few lines.
-#[derive(Debug, Default)]
-struct LogTail {
-    lines: u64,
-    last: VecDeque<String>,
 }
 
 impl Server {
     fn start(store: Store) -> anyhow::Result<Server> {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_oxo"));
-        command.args(["serve", "--addr", "127.0.0.1:0"]);
         let dir = match store {
             Store::Sqlite => {
-                let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
-                command.arg("--db").arg(dir.path().join("bench.db"));
-                Some(dir)
+                Some(tempfile::tempdir().context("cannot create a temporary directory")?)
             }
-            Store::Memory => {
-                command.arg("--memory");
-                None
-            }
+            Store::Memory => None,
         };
-        command
-            .env("OXO_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot start {}", env!("CARGO_BIN_EXE_oxo")))?;
-        let log = Arc::new(Mutex::new(LogTail::default()));
-        if let Some(stderr) = child.stderr.take() {
-            let log = log.clone();
-            std::thread::spawn(move || {
-                for line in StdBufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
-                    log.lines += 1;
-                    if log.last.len() == 5 {
-                        log.last.pop_front();
-                    }
-                    log.last.push_back(line);
-                }
-            });
-        }
-        let stdout = child.stdout.take().context("no stdout from the server")?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = StdBufReader::new(stdout);
-            let mut line = String::new();
-            let _ = tx.send(reader.read_line(&mut line).map(|_| line));
-            // Keep reading so the server never blocks on a full pipe.
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-        let mut server = Server {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            log,
-            dir,
+        let db = dir.as_ref().map(|d| d.path().join("bench.db"));
+        let args: Vec<&str> = match &db {
+            Some(db) => vec![
+                "--db",
+                db.to_str().context("a temporary path that is not UTF-8")?,
+            ],
+            None => vec!["--memory"],
         };
-        let line = match rx.recv_timeout(IO_TIMEOUT) {
-            Ok(Ok(line)) => line,
-            Ok(Err(e)) => bail!("cannot read the server's stdout: {e}"),
-            Err(_) => bail!(
-                "the server printed no address within {IO_TIMEOUT:?}; its stderr: {}",
-                server.log_text()
-            ),
-        };
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|text| text.parse().ok())
-            .ok_or_else(|| {
-                anyhow!(
-                    "unexpected first line from the server: {:?}; its stderr: {}",
-                    line.trim_end(),
-                    server.log_text()
-                )
-            })?;
-        server.addr = addr;
-        Ok(server)
+        let process = ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args)
+            .map_err(|e| anyhow!(e))?;
+        Ok(Server { process, dir })
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.process.addr
     }
 
     fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.pid()
     }
 
     fn log_text(&self) -> String {
-        // Give the reader thread a moment to catch the last lines.
-        std::thread::sleep(Duration::from_millis(50));
-        let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        if log.last.is_empty() {
-            "(empty)".into()
-        } else {
-            log.last.iter().cloned().collect::<Vec<_>>().join(" | ")
-        }
+        self.process.log_text()
     }
 
     fn log_summary(&self) -> Vec<String> {
-        let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        if log.lines == 0 {
-            return Vec::new();
-        }
-        let mut out = vec![format!("{} line(s) on stderr; the last:", log.lines)];
-        out.extend(log.last.iter().cloned());
-        out
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.process.log_summary()
     }
 }
 
@@ -419,13 +338,7 @@ fn peak_rss_kib(pid: u32) -> anyhow::Result<u64> {
 }
 
 // ---------------------------------------------------------------------------
-// A tiny HTTP/1.1 client: one keep-alive connection, one request at a time.
-
-struct Http {
-    addr: SocketAddr,
-    conn: Option<BufReader<TcpStream>>,
-    request: Vec<u8>,
-}
+// Connections.
 
 async fn connect(addr: SocketAddr) -> anyhow::Result<TcpStream> {
     let stream = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect(addr))
@@ -434,121 +347,6 @@ async fn connect(addr: SocketAddr) -> anyhow::Result<TcpStream> {
         .with_context(|| format!("cannot connect to {addr}"))?;
     stream.set_nodelay(true).context("cannot set TCP_NODELAY")?;
     Ok(stream)
-}
-
-impl Http {
-    async fn connect(addr: SocketAddr) -> anyhow::Result<Http> {
-        Ok(Http {
-            addr,
-            conn: Some(BufReader::new(connect(addr).await?)),
-            request: Vec::with_capacity(512),
-        })
-    }
-
-    /// POST `body` to `path`; the status and the response body. Bounded by
-    /// [`IO_TIMEOUT`].
-    async fn post(
-        &mut self,
-        path: &str,
-        token: Option<&str>,
-        body: &str,
-    ) -> anyhow::Result<(u16, String)> {
-        tokio::time::timeout(IO_TIMEOUT, self.post_unbounded(path, token, body))
-            .await
-            .map_err(|_| anyhow!("POST {path}: no answer within {IO_TIMEOUT:?}"))?
-            .with_context(|| format!("POST {path}"))
-    }
-
-    async fn post_unbounded(
-        &mut self,
-        path: &str,
-        token: Option<&str>,
-        body: &str,
-    ) -> anyhow::Result<(u16, String)> {
-        use std::io::Write;
-        if self.conn.is_none() {
-            // The server closed the last one.
-            self.conn = Some(BufReader::new(connect(self.addr).await?));
-        }
-        let conn = self.conn.as_mut().expect("connected above");
-        self.request.clear();
-        write!(
-            self.request,
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n",
-            self.addr
-        )?;
-        if let Some(token) = token {
-            write!(self.request, "Authorization: Bearer {token}\r\n")?;
-        }
-        write!(self.request, "Content-Length: {}\r\n\r\n{body}", body.len())?;
-        conn.get_mut().write_all(&self.request).await?;
-
-        let mut line = String::new();
-        if conn.read_line(&mut line).await? == 0 {
-            self.conn = None;
-            bail!("the server closed the connection");
-        }
-        let status: u16 = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .with_context(|| format!("bad status line {:?}", line.trim_end()))?;
-        let mut length = None;
-        let mut chunked = false;
-        let mut close = false;
-        loop {
-            line.clear();
-            if conn.read_line(&mut line).await? == 0 {
-                self.conn = None;
-                bail!("the server closed the connection in the headers");
-            }
-            let header = line.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            let Some((name, value)) = header.split_once(':') else {
-                bail!("bad header line {header:?}");
-            };
-            let value = value.trim();
-            if name.eq_ignore_ascii_case("content-length") {
-                length = Some(
-                    value
-                        .parse::<usize>()
-                        .with_context(|| format!("bad Content-Length {value:?}"))?,
-                );
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                chunked = value.eq_ignore_ascii_case("chunked");
-            } else if name.eq_ignore_ascii_case("connection") {
-                close = value.eq_ignore_ascii_case("close");
-            }
-        }
-        let mut body = Vec::new();
-        if chunked {
-            loop {
-                line.clear();
-                conn.read_line(&mut line).await?;
-                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                    .with_context(|| format!("bad chunk size {:?}", line.trim_end()))?;
-                let start = body.len();
-                body.resize(start + size + 2, 0);
-                conn.read_exact(&mut body[start..]).await?;
-                body.truncate(start + size);
-                if size == 0 {
-                    break;
-                }
-            }
-        } else if let Some(length) = length {
-            body.resize(length, 0);
-            conn.read_exact(&mut body).await?;
-        } else if status != 204 && status != 304 {
-            bail!("a response with neither Content-Length nor chunked encoding");
-        }
-        if close {
-            self.conn = None;
-        }
-        let body = String::from_utf8(body).context("a response body that is not UTF-8")?;
-        Ok((status, body))
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -653,7 +451,8 @@ struct Player {
     seat: &'static str,
     id: String,
     token: String,
-    http: Option<Http>,
+    /// Its own HTTP client (and so its own keep-alive connection).
+    http: Client,
     ws: Ws,
     rng: Rng,
 }
@@ -669,44 +468,15 @@ enum Sent {
     Rematch,
 }
 
-type InFlight = Pin<Box<dyn Future<Output = (Http, anyhow::Result<(u16, String)>)> + Send>>;
+type InFlight = Pin<Box<dyn Future<Output = anyhow::Result<(u16, String)>> + Send>>;
 
 /// Set up one game: X creates it, O joins, both open their WebSockets.
 async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)> {
-    let mut x_http = Http::connect(addr).await?;
-    let (status, body) = x_http
-        .post(
-            "/api/games",
-            None,
-            r#"{"size":"3x3","k":3,"opponent":"human"}"#,
-        )
-        .await?;
-    if status != 201 {
-        bail!("creating a game: status {status}: {body}");
-    }
-    let created: serde_json::Value =
-        serde_json::from_str(&body).with_context(|| format!("bad answer {body:?}"))?;
-    let id = created["game"]["id"]
-        .as_str()
-        .with_context(|| format!("no game id in {body}"))?
-        .to_owned();
-    let x_token = created["token"]
-        .as_str()
-        .with_context(|| format!("no token in {body}"))?
-        .to_owned();
-    let mut o_http = Http::connect(addr).await?;
-    let (status, body) = o_http
-        .post(&format!("/api/games/{id}/seats/o"), None, "")
-        .await?;
-    if status != 200 {
-        bail!("joining game {id}: status {status}: {body}");
-    }
-    let joined: serde_json::Value =
-        serde_json::from_str(&body).with_context(|| format!("bad answer {body:?}"))?;
-    let o_token = joined["token"]
-        .as_str()
-        .with_context(|| format!("no token in {body}"))?
-        .to_owned();
+    let (x_http, o_http) = (Client::new(addr), Client::new(addr));
+    let seated = seated_game(&x_http, &serde_json::json!({"size": "3x3", "k": 3}))
+        .await
+        .map_err(|e| anyhow!(e))?;
+    let (id, x_token, o_token) = (seated.id, seated.x, seated.o);
     let x_ws = open_live(addr, &id).await?;
     let o_ws = open_live(addr, &id).await?;
     Ok((
@@ -714,7 +484,7 @@ async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)>
             seat: "x",
             id: id.clone(),
             token: x_token,
-            http: Some(x_http),
+            http: x_http,
             ws: x_ws,
             rng: Rng::new(seed),
         },
@@ -722,7 +492,7 @@ async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)>
             seat: "o",
             id,
             token: o_token,
-            http: Some(o_http),
+            http: o_http,
             ws: o_ws,
             rng: Rng::new(seed ^ 0x5555_5555_5555_5555),
         },
@@ -770,12 +540,12 @@ async fn play(
                     expect: state.version + 1,
                     measured: shared.measuring.load(Ordering::Relaxed),
                 };
-                in_flight = Some((sent, send(&mut player, move_path.clone(), body)));
+                in_flight = Some((sent, send(&player, move_path.clone(), body)));
             } else if state.over() && player.seat == "x" {
                 acted = state.version;
                 in_flight = Some((
                     Sent::Rematch,
-                    send(&mut player, rematch_path.clone(), String::new()),
+                    send(&player, rematch_path.clone(), String::new()),
                 ));
             }
         }
@@ -808,9 +578,8 @@ async fn play(
                     latest = Some(state);
                 }
             }
-            (http, answer) = async { in_flight.as_mut().expect("guarded").1.as_mut().await }, if in_flight.is_some() => {
+            answer = async { in_flight.as_mut().expect("guarded").1.as_mut().await }, if in_flight.is_some() => {
                 let (sent, _) = in_flight.take().expect("guarded");
-                player.http = Some(http);
                 let (status, body) = answer
                     .with_context(|| format!("game {} seat {}", player.id, player.seat))?;
                 match (sent, status) {
@@ -841,13 +610,16 @@ async fn play(
     }
 }
 
-/// Start a POST on the player's connection; the future gives it back.
-fn send(player: &mut Player, path: String, body: String) -> InFlight {
-    let mut http = player.http.take().expect("one request at a time");
+/// Start a POST on the player's connection.
+fn send(player: &Player, path: String, body: String) -> InFlight {
+    let http = player.http.clone();
     let token = player.token.clone();
     Box::pin(async move {
-        let answer = http.post(&path, Some(&token), &body).await;
-        (http, answer)
+        let response = http
+            .send("POST", &path, Some(&token), &body)
+            .await
+            .map_err(|e| anyhow!(e))?;
+        Ok((response.status, response.body))
     })
 }
 
@@ -861,7 +633,7 @@ async fn run_config(
     ticks: u64,
 ) -> anyhow::Result<Measured> {
     let server = Server::start(store)?;
-    let addr = server.addr;
+    let addr = server.addr();
     let pid = server.pid().to_string();
     let fs = server.dir.as_ref().and_then(|d| fs_type(d.path()));
 
