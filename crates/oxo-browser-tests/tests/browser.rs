@@ -520,16 +520,8 @@ async fn press(client: &Client, keys: &[Key]) {
         .unwrap_or_else(|e| panic!("could not press {keys:?}: {e}"));
 }
 
-/// Start a game from the start page's form, as a person would; returns the
-/// game's id once the game page is live.
-async fn start_game(
-    h: &Harness,
-    client: &Client,
-    opponent: &str,
-    preset: &str,
-    first: &str,
-) -> String {
-    let (rows, cols, k) = parse_preset(preset);
+/// Open the start page and wait until the server's options are in the form.
+async fn open_start_page(h: &Harness, client: &Client) {
     client.goto(&h.url("/")).await.expect("the start page");
     // The form's options are replaced once /api/info answers; choose after
     // that, or the choice would be lost.
@@ -549,6 +541,19 @@ async fn start_game(
             vec![],
         )
         .await;
+}
+
+/// Start a game from the start page's form, as a person would; returns the
+/// game's id once the game page is live.
+async fn start_game(
+    h: &Harness,
+    client: &Client,
+    opponent: &str,
+    preset: &str,
+    first: &str,
+) -> String {
+    let (rows, cols, k) = parse_preset(preset);
+    open_start_page(h, client).await;
     for (select, value) in [("opponent", opponent), ("preset", preset), ("first", first)] {
         find(client, &format!("select#{select}"))
             .await
@@ -732,6 +737,73 @@ fn plays_a_full_game_against_the_computer() {
         );
         let expected_status = if end.status == "Draw" { "draw" } else { "won" };
         assert_eq!(game["status"], json!(expected_status), "{game}");
+    });
+}
+
+/// The form offers only the opponents that can play the chosen board (no
+/// refusal after Start), and a game against the learned player, which
+/// cannot be beaten on 3×3 by first-free-cell play, runs to its end.
+#[test]
+fn the_form_offers_only_opponents_that_can_play_the_board() {
+    run("opponents-by-board", |h| async move {
+        let c = h.session("player", 1000, 900).await;
+        open_start_page(&h, &c).await;
+        let disabled = "return [...document.getElementById('opponent').options] \
+                          .filter((o) => o.disabled).map((o) => o.value);";
+        assert_eq!(c.execute(disabled, vec![]).await.unwrap(), json!([]));
+        find(&c, "select#opponent")
+            .await
+            .select_by_value("learned")
+            .await
+            .expect("learned offered on 3x3");
+        find(&c, "select#preset")
+            .await
+            .select_by_value("15x15k5")
+            .await
+            .expect("the 15x15 preset");
+        assert_eq!(
+            c.execute(disabled, vec![]).await.unwrap(),
+            json!(["perfect", "learned"]),
+            "perfect and learned cannot play 15x15 k=5"
+        );
+        let chosen = c
+            .execute("return document.getElementById('opponent').value;", vec![])
+            .await
+            .unwrap();
+        assert_eq!(chosen, json!("human"), "the choice moved to one that fits");
+        h.screenshot(&c, "opponents-15x15").await;
+        find(&c, "select#preset")
+            .await
+            .select_by_value("3x3k3")
+            .await
+            .expect("the 3x3 preset");
+        assert_eq!(c.execute(disabled, vec![]).await.unwrap(), json!([]));
+
+        let id = start_game(&h, &c, "learned", "3x3k3", "x").await;
+        loop {
+            let now = wait_page(&c, "my turn, or the end of the game", |p| {
+                p.over() || (p.playable && !p.enabled.is_empty())
+            })
+            .await;
+            if now.over() {
+                assert!(!now.status.starts_with("X wins"), "{}", now.status);
+                break;
+            }
+            let [row, col] = now.enabled[0];
+            let placed = now.count('X') + 1;
+            cell(&c, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            wait_page(&c, "my move and the computer's reply", |p| {
+                p.count('X') == placed && (p.over() || p.count('O') == placed)
+            })
+            .await;
+        }
+        let game = h.api_game(&id).await;
+        assert_ne!(game["winner"], json!("x"), "{game}");
+        assert_eq!(game["opponent"], json!("learned"), "{game}");
     });
 }
 

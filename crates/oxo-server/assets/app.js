@@ -107,6 +107,7 @@
     const described = {};
     for (const o of Array.isArray(info.opponents) ? info.opponents : []) {
       if (o && o.name && o.description) described[o.name] = 'computer: ' + o.description;
+      if (o && o.name) limits[o.name] = { maxSide: o.max_side, boards: o.boards };
     }
     opponent.replaceChildren(new Option(DESCRIPTIONS.human, 'human'),
       ...info.strategies.map((s) => new Option(described[s] || DESCRIPTIONS[s] || 'computer: ' + s, s)));
@@ -120,18 +121,49 @@
     if (preset.value === 'custom') syncPreset(); else applyPreset();
   }
 
+  // What each computer player can play, from /api/info: a longest side or a list of boards.
+  const limits = {};
+
+  // Offer only the opponents that can play the board in the form, so Start is never refused
+  // for that; a choice that no longer fits falls back to the first one that does.
+  function syncOpponents() {
+    const rows = parseInt($('rows').value, 10);
+    const cols = parseInt($('cols').value, 10);
+    const k = parseInt($('k').value, 10);
+    const fits = (name) => {
+      const l = limits[name];
+      if (!l) return true;
+      if (l.maxSide && Math.max(rows, cols) > l.maxSide) return false;
+      if (Array.isArray(l.boards)) return l.boards.some((b) => b.size === `${rows}x${cols}` && b.k === k);
+      return true;
+    };
+    const opponent = $('opponent');
+    for (const option of opponent.options) {
+      const ok = fits(option.value);
+      option.disabled = !ok;
+      const base = option.dataset.label || (option.dataset.label = option.text);
+      option.text = ok ? base : base + ' (not on this board)';
+    }
+    if (opponent.selectedOptions[0] && opponent.selectedOptions[0].disabled) {
+      const first = [...opponent.options].find((o) => !o.disabled);
+      if (first) opponent.value = first.value;
+    }
+  }
+
   function applyPreset() {
     const m = $('preset').value.match(/^(\d+)x(\d+)k(\d+)$/);
     if (!m) return;
     $('rows').value = m[1];
     $('cols').value = m[2];
     $('k').value = m[3];
+    syncOpponents();
   }
 
   function syncPreset() {
     const v = `${$('rows').value}x${$('cols').value}k${$('k').value}`;
     const has = [...$('preset').options].some((o) => o.value === v);
     $('preset').value = has ? v : 'custom';
+    syncOpponents();
   }
 
   async function startGame(e) {

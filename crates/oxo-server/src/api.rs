@@ -265,7 +265,9 @@ async fn info(State(state): State<AppState>) -> Response {
                     StrategyKind::Perfect => "perfect — cannot lose (boards up to 6×6)",
                     StrategyKind::Learned => "learned — taught itself by self-play",
                 },
-                // Where it can play, when not everywhere.
+                // Where it can play, when not everywhere: a longest side,
+                // or a list of boards.
+                "max_side": (kind == StrategyKind::Perfect).then_some(oxo_ai::PERFECT_MAX_SIDE),
                 "boards": match kind {
                     StrategyKind::Learned => Some(
                         state.hub.catalog().learned_boards().into_iter()
