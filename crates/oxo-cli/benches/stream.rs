@@ -33,6 +33,12 @@ fn main() {
             -8..1032,
         ),
         (
+            "1000x1000 k=50, random cells on the board",
+            1000,
+            50,
+            0..1000,
+        ),
+        (
             "1024x1024 k=1024, nobody wins: every line formatted",
             1024,
             1024,

@@ -84,35 +84,100 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         text: lossy_line(&buf),
     })?;
     let mut game = Game::new(rules);
-    for done in 0..count {
-        let line = done + 2;
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
+    let mut line_out = Vec::with_capacity(64);
+    let mut done = 0;
+    while done < count {
+        // Work on the lines already in the reader's buffer, without copying
+        // them; a line cut by the buffer's end is read the slow way below.
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
             return Err(StreamError::Truncated {
-                line,
+                line: done + 2,
                 expected: count_text,
                 found: done,
             });
         }
-        let (row, col) = parse_move(&buf).ok_or_else(|| StreamError::BadInstruction {
-            line,
-            text: lossy_line(&buf),
-        })?;
-        let mover = game.to_move();
-        match game.play_at(row, col) {
-            Ok(MoveResult::Placed) => writeln!(out, "{mover} placed at ({row}, {col})")?,
-            Ok(MoveResult::Won { winner, .. }) => writeln!(out, "{winner} wins")?,
-            Ok(MoveResult::Draw) => out.write_all(b"Draw\n")?,
-            Err(MoveError::GameOver) => out.write_all(b"Game already over\n")?,
-            // play_at never names the mover, so NotYourTurn cannot occur.
-            Err(
-                MoveError::OffBoard { .. }
-                | MoveError::Occupied { .. }
-                | MoveError::NotYourTurn { .. },
-            ) => out.write_all(b"Invalid move\n")?,
+        let mut used = 0;
+        while done < count {
+            let Some(end) = memchr::memchr(b'\n', &chunk[used..]) else {
+                break;
+            };
+            let line = &chunk[used..used + end + 1];
+            used += end + 1;
+            let (row, col) = parse_move(line).ok_or_else(|| StreamError::BadInstruction {
+                line: done + 2,
+                text: lossy_line(line),
+            })?;
+            answer(&mut game, row, col, &mut line_out);
+            out.write_all(&line_out)?;
+            done += 1;
+        }
+        input.consume(used);
+        if done < count && used == 0 {
+            // No whole line in the buffer: read one across refills.
+            buf.clear();
+            if input.read_until(b'\n', &mut buf)? == 0 {
+                return Err(StreamError::Truncated {
+                    line: done + 2,
+                    expected: count_text,
+                    found: done,
+                });
+            }
+            let (row, col) = parse_move(&buf).ok_or_else(|| StreamError::BadInstruction {
+                line: done + 2,
+                text: lossy_line(&buf),
+            })?;
+            answer(&mut game, row, col, &mut line_out);
+            out.write_all(&line_out)?;
+            done += 1;
         }
     }
     Ok(())
+}
+
+/// Play `(row, col)` and put the contract's answer line in `line`.
+fn answer(game: &mut Game, row: i64, col: i64, line: &mut Vec<u8>) {
+    line.clear();
+    let mover = game.to_move();
+    match game.play_at(row, col) {
+        Ok(MoveResult::Placed) => {
+            line.push(mover.as_char() as u8);
+            line.extend_from_slice(b" placed at (");
+            push_decimal(line, row);
+            line.extend_from_slice(b", ");
+            push_decimal(line, col);
+            line.extend_from_slice(b")\n");
+        }
+        Ok(MoveResult::Won { winner, .. }) => {
+            line.push(winner.as_char() as u8);
+            line.extend_from_slice(b" wins\n");
+        }
+        Ok(MoveResult::Draw) => line.extend_from_slice(b"Draw\n"),
+        Err(MoveError::GameOver) => line.extend_from_slice(b"Game already over\n"),
+        // play_at never names the mover, so NotYourTurn cannot occur.
+        Err(
+            MoveError::OffBoard { .. } | MoveError::Occupied { .. } | MoveError::NotYourTurn { .. },
+        ) => line.extend_from_slice(b"Invalid move\n"),
+    }
+}
+
+/// Append `n` in decimal (no formatting machinery: this runs once a line).
+fn push_decimal(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// A non-negative count, with surrounding whitespace allowed, and its
@@ -130,6 +195,58 @@ fn parse_count(line: &[u8]) -> Option<(u64, String)> {
 /// `move R C`, tokens separated by any whitespace. Coordinates of any size
 /// saturate to `i64`, which is off every board.
 fn parse_move(line: &[u8]) -> Option<(i64, i64)> {
+    parse_move_fast(line).or_else(|| parse_move_exact(line))
+}
+
+/// The common case, on bytes: ASCII whitespace, `move`, two integers that
+/// fit an `i64`. `None` for anything else, which [`parse_move_exact`] then
+/// judges: the two agree on every line this accepts.
+fn parse_move_fast(line: &[u8]) -> Option<(i64, i64)> {
+    let space = |b: u8| b.is_ascii_whitespace();
+    let mut i = 0;
+    while i < line.len() && space(line[i]) {
+        i += 1;
+    }
+    if line.get(i..i + 4)? != b"move" || !space(*line.get(i + 4)?) {
+        return None;
+    }
+    i += 5;
+    let mut numbers = [0i64; 2];
+    for number in &mut numbers {
+        while i < line.len() && space(line[i]) {
+            i += 1;
+        }
+        let negative = match line.get(i)? {
+            b'-' => {
+                i += 1;
+                true
+            }
+            b'+' => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut value: i64 = 0;
+        while let Some(&b) = line.get(i).filter(|b| b.is_ascii_digit()) {
+            value = value.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+            i += 1;
+        }
+        if i == start || line.get(i).is_some_and(|&b| !space(b)) {
+            return None;
+        }
+        *number = if negative { -value } else { value };
+    }
+    line[i..]
+        .iter()
+        .all(|&b| space(b))
+        .then_some((numbers[0], numbers[1]))
+}
+
+/// `move R C` exactly as the contract reads it: UTF-8 text, tokens split on
+/// ASCII whitespace, integers of any length saturating to `i64`.
+fn parse_move_exact(line: &[u8]) -> Option<(i64, i64)> {
     let text = std::str::from_utf8(line).ok()?;
     let mut tokens = text.split_ascii_whitespace();
     if tokens.next()? != "move" {
@@ -154,6 +271,99 @@ mod tests {
         let mut out = Vec::new();
         let result = run(rules, input.as_bytes(), &mut out);
         (String::from_utf8(out).unwrap(), result)
+    }
+
+    #[test]
+    fn the_fast_parser_agrees_with_the_exact_one() {
+        // Pieces that make every kind of line: good ones, odd spacing,
+        // signs, leading zeros, huge numbers, junk and bytes that are not
+        // UTF-8.
+        let pieces: [&[u8]; 16] = [
+            b"move",
+            b" ",
+            b"\t",
+            b"\r",
+            b"\x0c",
+            b"-",
+            b"+",
+            b"0",
+            b"7",
+            b"42",
+            b"99999999999999999999",
+            b"x",
+            b"mov",
+            b"\xff",
+            b"\n",
+            b"-0",
+        ];
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut fast_hits = 0;
+        for _ in 0..200_000 {
+            let mut line = Vec::new();
+            if next() % 2 == 0 {
+                line.extend_from_slice(b"move ");
+            }
+            for _ in 0..next() % 8 {
+                line.extend_from_slice(pieces[(next() % 16) as usize]);
+            }
+            if let Some(fast) = parse_move_fast(&line) {
+                fast_hits += 1;
+                assert_eq!(Some(fast), parse_move_exact(&line), "{line:?}");
+            }
+        }
+        assert!(
+            fast_hits > 1000,
+            "the fast path was hardly tried: {fast_hits}"
+        );
+        for (line, expected) in [
+            (&b"move 1 2\n"[..], Some((1, 2))),
+            (b"  move\t-0 +07 \r\n", Some((0, 7))),
+            (
+                b"move 99999999999999999999 -99999999999999999999",
+                Some((i64::MAX, i64::MIN)),
+            ),
+            (b"move 1 2 3", None),
+            (b"move1 2", None),
+            (b"move 1 2x", None),
+            (b"move \xff 2", None),
+        ] {
+            assert_eq!(parse_move(line), expected, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn lines_cut_by_the_read_buffer_read_the_same() {
+        let mut input = String::from("40\n");
+        for i in 0..40 {
+            input.push_str(&format!("  move   {}\t{}  \r\n", i % 7, (i * 3) % 7));
+        }
+        let rules = Rules::new(7, 7, 4).unwrap();
+        let (whole, result) = replay_str(rules, &input);
+        result.unwrap();
+        for capacity in [1, 2, 3, 5, 8, 13, 64] {
+            let reader = io::BufReader::with_capacity(capacity, input.as_bytes());
+            let mut out = Vec::new();
+            run(rules, reader, &mut out).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                whole,
+                "capacity {capacity}"
+            );
+        }
+        // A last line with no newline, cut too.
+        let short = "2\nmove 0 0\nmove 1 1";
+        let (expected, result) = replay_str(rules, short);
+        result.unwrap();
+        let reader = io::BufReader::with_capacity(4, short.as_bytes());
+        let mut out = Vec::new();
+        run(rules, reader, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
     fn ok(input: &str) -> String {
