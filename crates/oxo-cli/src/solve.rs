@@ -8,6 +8,8 @@ use oxo_ai::{Analysis, Eval, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
 
+use crate::text::{LineRead, MAX_LINE, read_line_bounded};
+
 /// One solved position, ready to print.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -306,7 +308,8 @@ pub struct BatchSummary {
     pub failed: u64,
 }
 
-/// Answer one position per line of `input` (blank lines skipped), each
+/// Answer one position per line of `input` (blank lines skipped; lines
+/// over [`MAX_LINE`] bytes are errors, read in bounded memory), each
 /// read with `parse`, writing a table or a JSON line per position. A line
 /// that fails gets a message on `errors` (and, in JSON, an
 /// `{"line", "error"}` object in its place) and the batch goes on.
@@ -314,19 +317,25 @@ pub struct BatchSummary {
 /// # Errors
 /// Reading or writing failed.
 pub fn solve_lines(
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut out: impl Write,
     errors: &mut dyn Write,
     json: bool,
     mut answer: impl FnMut(&str) -> Result<Report, String>,
 ) -> io::Result<BatchSummary> {
     let mut summary = BatchSummary::default();
-    for (number, line) in input.split(b'\n').enumerate() {
-        let line = line?;
-        let result = match std::str::from_utf8(&line) {
-            Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => answer(text.trim()),
-            Err(_) => Err("the line is not UTF-8 text".to_owned()),
+    let mut line = Vec::with_capacity(256);
+    for number in 0.. {
+        let result = match read_line_bounded(&mut input, &mut line, MAX_LINE)? {
+            LineRead::End => break,
+            LineRead::TooLong => Err(format!(
+                "the line is longer than {MAX_LINE} bytes, which no position is"
+            )),
+            LineRead::Line => match std::str::from_utf8(&line) {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => answer(text.trim()),
+                Err(_) => Err("the line is not UTF-8 text".to_owned()),
+            },
         };
         match result {
             Ok(report) => {
@@ -428,6 +437,31 @@ mod tests {
             String::from_utf8(errors)
                 .unwrap()
                 .starts_with("oxo solve: line 3: ")
+        );
+    }
+
+    #[test]
+    fn an_endless_line_is_one_bad_line() {
+        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let input = format!("{}\n.../.../...\n", "X".repeat(1 << 20));
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        let summary = solve_lines(input.as_bytes(), &mut out, &mut errors, true, |text| {
+            let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
+            solve(&mut solver, game).map_err(|e| e.to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            summary,
+            BatchSummary {
+                solved: 1,
+                failed: 1
+            }
+        );
+        let errors = String::from_utf8(errors).unwrap();
+        assert_eq!(
+            errors,
+            "oxo solve: line 1: the line is longer than 4096 bytes, which no position is\n"
         );
     }
 

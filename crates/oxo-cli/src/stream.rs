@@ -12,13 +12,15 @@
 //! ```
 //!
 //! Output is written as input is read, so memory stays constant however
-//! many instructions come. Lines after the N-th are not read.
+//! many instructions come. Lines after the N-th are not read; a line over
+//! [`MAX_LINE`] bytes is malformed, and errors quote at most the first 60
+//! characters of a line.
 
 use std::io::{self, BufRead, BufWriter, Write};
 
 use oxo_core::{Game, MoveError, MoveResult, Rules};
 
-use crate::text::Integer;
+use crate::text::{Integer, LineRead, MAX_LINE, quoted, read_line_bounded};
 
 /// Why a stream could not be replayed to its end.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +41,12 @@ pub enum StreamError {
         line: u64,
         /// The line as read (lossily decoded).
         text: String,
+    },
+    /// A line longer than any instruction ([`MAX_LINE`] bytes).
+    #[error("line {line}: longer than {MAX_LINE} bytes, which no instruction is")]
+    LineTooLong {
+        /// 1-based line number.
+        line: u64,
     },
     /// Fewer instruction lines than the count promised.
     #[error("line {line}: input ended after {found} of {expected} instructions")]
@@ -75,14 +83,15 @@ pub fn run(rules: Rules, mut input: impl BufRead, output: impl Write) -> Result<
 
 fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), StreamError> {
     let mut buf = Vec::with_capacity(64);
-    if input.read_until(b'\n', &mut buf)? == 0 {
-        return Err(StreamError::MissingCount);
+    match read_line_bounded(input, &mut buf, MAX_LINE)? {
+        LineRead::End => return Err(StreamError::MissingCount),
+        LineRead::TooLong => return Err(StreamError::LineTooLong { line: 1 }),
+        LineRead::Line => {}
     }
     // A byte-order mark, as some editors write, is not part of the count.
     let first = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf);
-    let (count, count_text) = parse_count(first).ok_or_else(|| StreamError::BadCount {
-        text: lossy_line(&buf),
-    })?;
+    let (count, count_text) =
+        parse_count(first).ok_or_else(|| StreamError::BadCount { text: quoted(&buf) })?;
     let mut game = Game::new(rules);
     let mut line_out = Vec::with_capacity(64);
     let mut done = 0;
@@ -102,11 +111,14 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             let Some(end) = memchr::memchr(b'\n', &chunk[used..]) else {
                 break;
             };
+            if end >= MAX_LINE {
+                return Err(StreamError::LineTooLong { line: done + 2 });
+            }
             let line = &chunk[used..used + end + 1];
             used += end + 1;
             let (row, col) = parse_move(line).ok_or_else(|| StreamError::BadInstruction {
                 line: done + 2,
-                text: lossy_line(line),
+                text: quoted(line),
             })?;
             answer(&mut game, row, col, &mut line_out);
             out.write_all(&line_out)?;
@@ -115,17 +127,20 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         input.consume(used);
         if done < count && used == 0 {
             // No whole line in the buffer: read one across refills.
-            buf.clear();
-            if input.read_until(b'\n', &mut buf)? == 0 {
-                return Err(StreamError::Truncated {
-                    line: done + 2,
-                    expected: count_text,
-                    found: done,
-                });
+            match read_line_bounded(input, &mut buf, MAX_LINE)? {
+                LineRead::End => {
+                    return Err(StreamError::Truncated {
+                        line: done + 2,
+                        expected: count_text,
+                        found: done,
+                    });
+                }
+                LineRead::TooLong => return Err(StreamError::LineTooLong { line: done + 2 }),
+                LineRead::Line => {}
             }
             let (row, col) = parse_move(&buf).ok_or_else(|| StreamError::BadInstruction {
                 line: done + 2,
-                text: lossy_line(&buf),
+                text: quoted(&buf),
             })?;
             answer(&mut game, row, col, &mut line_out);
             out.write_all(&line_out)?;
@@ -257,12 +272,6 @@ fn parse_move_exact(line: &[u8]) -> Option<(i64, i64)> {
     tokens.next().is_none().then_some((row, col))
 }
 
-fn lossy_line(line: &[u8]) -> String {
-    String::from_utf8_lossy(line)
-        .trim_end_matches(['\n', '\r'])
-        .to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +280,28 @@ mod tests {
         let mut out = Vec::new();
         let result = run(rules, input.as_bytes(), &mut out);
         (String::from_utf8(out).unwrap(), result)
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_without_keeping_it() {
+        let huge = format!("2\nmove 0 0\nmove {} 1\n", "1".repeat(1 << 20));
+        let (out, result) = replay_str(Rules::default(), &huge);
+        assert_eq!(out, "X placed at (0, 0)\n");
+        let err = result.unwrap_err();
+        assert!(
+            matches!(err, StreamError::LineTooLong { line: 3 }),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "line 3: longer than 4096 bytes, which no instruction is"
+        );
+        let (_, result) = replay_str(Rules::default(), &"9".repeat(10_000));
+        assert!(matches!(result, Err(StreamError::LineTooLong { line: 1 })));
+        // A bad line is quoted in part.
+        let (_, result) = replay_str(Rules::default(), &format!("1\nmove {}\n", "x".repeat(500)));
+        let message = result.unwrap_err().to_string();
+        assert!(message.len() < 160, "{message}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Small text helpers shared by the front ends.
 
 use std::fmt;
+use std::io;
 
 /// An integer as written in untrusted text: an optional sign and decimal
 /// digits, of any length.
@@ -58,9 +59,125 @@ impl fmt::Display for Integer<'_> {
     }
 }
 
+/// The longest input line the text front ends read (`oxo stream`,
+/// `oxo solve -`): 4 KiB, far beyond any real instruction or position
+/// (a 32×32 position is 1,055 bytes), so memory stays small whatever the
+/// input holds.
+pub const MAX_LINE: usize = 4096;
+
+/// How [`read_line_bounded`] went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineRead {
+    /// The input ended before any byte of a line.
+    End,
+    /// A whole line (with its newline, unless the input ended first).
+    Line,
+    /// A line longer than the limit: its first bytes are kept, the rest
+    /// was read and dropped up to the next newline.
+    TooLong,
+}
+
+/// Read one line into `buf` (cleared first), keeping at most `max` bytes
+/// of it; memory stays bounded however long the line is.
+///
+/// # Errors
+/// Reading failed.
+pub fn read_line_bounded(
+    input: &mut impl io::BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineRead> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(at) => (at + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = max.saturating_sub(buf.len());
+        if take > room {
+            too_long = true;
+        }
+        buf.extend_from_slice(&chunk[..take.min(room)]);
+        input.consume(take);
+        if done {
+            break;
+        }
+    }
+    Ok(match (any, too_long) {
+        (false, _) => LineRead::End,
+        (true, false) => LineRead::Line,
+        (true, true) => LineRead::TooLong,
+    })
+}
+
+/// A line of input as an error message quotes it: lossily decoded, without
+/// its line end, and cut to its first 60 characters.
+#[must_use]
+pub fn quoted(line: &[u8]) -> String {
+    const SHOWN: usize = 60;
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches(['\n', '\r']);
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], line.len()),
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lines_are_cut_and_the_rest_dropped() {
+        let long = format!("{}\nnext\n", "x".repeat(10_000));
+        let mut input = io::BufReader::with_capacity(16, long.as_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 100).unwrap(),
+            LineRead::TooLong
+        );
+        assert_eq!(buf.len(), 100);
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 100).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(buf, b"next\n");
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 100).unwrap(),
+            LineRead::End
+        );
+        // Exactly at the limit, newline included, is a line.
+        let mut input = &b"abc\nabcd"[..];
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 4).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(
+            read_line_bounded(&mut input, &mut buf, 4).unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(buf, b"abcd");
+    }
+
+    #[test]
+    fn quotes_are_short() {
+        assert_eq!(quoted(b"move 1 x\r\n"), "move 1 x");
+        let long = "é".repeat(1000);
+        let q = quoted(long.as_bytes());
+        assert!(q.starts_with(&"é".repeat(60)), "{q}");
+        assert!(q.ends_with("… (2000 bytes)"), "{q}");
+    }
 
     #[test]
     fn parses_any_size() {

@@ -456,6 +456,24 @@ fn the_built_in_learned_player_holds_perfect_play_to_draws() {
 }
 
 #[test]
+fn an_endless_line_is_refused_with_a_short_message() {
+    let huge = format!("1\nmove {}", "7".repeat(20 << 20));
+    let out = oxo(&["stream"], &huge);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "oxo: line 2: longer than 4096 bytes, which no instruction is\n"
+    );
+    let out = oxo(
+        &["solve", "-"],
+        &format!("{}\n.../.../...\n", "X".repeat(20 << 20)),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).len() < 200, "{}", stderr(&out));
+    assert!(stdout(&out).contains("3x3 k=3"), "{}", stdout(&out));
+}
+
+#[test]
 fn play_computer_against_computer() {
     let out = oxo(
         &[
