@@ -25,6 +25,24 @@ impl fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// The error and its causes in one sentence, each said once: a wrapper
+/// that already quotes its cause (as many library errors do) is not
+/// followed by the cause again.
+pub(crate) fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// The reader of our output went away (`oxo … | head`): not a failure.
 pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if failure::is_broken_pipe(&err) => ExitCode::from(oxo_cli::exit::SUCCESS),
         Err(err) => {
-            eprintln!("oxo: {err:#}");
+            eprintln!("oxo: {}", failure::message(&err));
             ExitCode::from(failure::exit_code_for(&err))
         }
     }

@@ -474,6 +474,35 @@ fn an_endless_line_is_refused_with_a_short_message() {
 }
 
 #[test]
+fn a_full_disk_is_said_once() {
+    use std::os::unix::fs::FileTypeExt;
+    // /dev/full answers every write with ENOSPC; check it is the device
+    // (never write to it otherwise).
+    let full = std::path::Path::new("/dev/full");
+    assert!(
+        std::fs::metadata(full).is_ok_and(|m| m.file_type().is_char_device()),
+        "/dev/full is not the character device this test needs"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .arg("stream")
+        .stdin(Stdio::piped())
+        .stdout(std::fs::OpenOptions::new().write(true).open(full).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1\nmove 0 0\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert_eq!(text.matches("No space left on device").count(), 1, "{text}");
+}
+
+#[test]
 fn play_computer_against_computer() {
     let out = oxo(
         &[

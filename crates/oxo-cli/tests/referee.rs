@@ -408,3 +408,51 @@ fn a_report_may_not_overwrite_its_moves_file() {
         SHORT_GAME
     );
 }
+
+#[test]
+fn a_report_goes_through_a_symlink_and_the_link_stays() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("moves.txt"), SHORT_GAME).unwrap();
+    fs::create_dir(dir.path().join("reports")).unwrap();
+    fs::write(dir.path().join("reports/real.txt"), "old").unwrap();
+    std::os::unix::fs::symlink("reports/real.txt", dir.path().join("link.txt")).unwrap();
+    let out = referee(dir.path(), &["moves.txt", "-o", "link.txt"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = dir.path().join("link.txt");
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let report = fs::read_to_string(dir.path().join("reports/real.txt")).unwrap();
+    assert!(report.ends_with("Winner: X\n"), "{report}");
+    // Nothing left beside either file.
+    assert_eq!(listing(&dir.path().join("reports")), ["real.txt"]);
+}
+
+#[test]
+fn a_report_into_a_fifo_is_written_to_it_not_over_it() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("moves.txt"), SHORT_GAME).unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || tx.send(fs::read_to_string(fifo).unwrap()));
+    }
+    let out = referee(dir.path(), &["moves.txt", "-o", "pipe"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .unwrap_or_else(|_| {
+            // Release the reader, which still waits for a writer.
+            drop(fs::OpenOptions::new().write(true).open(&fifo));
+            panic!("nothing was written into the FIFO");
+        });
+    assert!(report.ends_with("Winner: X\n"), "{report}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+}

@@ -222,6 +222,13 @@ fn a_database_that_cannot_be_opened_is_exit_1() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot open the database"), "{stderr}");
+    // One sentence, each cause said once.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("unable to open database file").count(),
+        1,
+        "{stderr}"
+    );
 
     let output = Command::new(env!("CARGO_BIN_EXE_oxo"))
         .args(["serve", "--addr", "nowhere"])

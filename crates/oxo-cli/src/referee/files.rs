@@ -211,10 +211,39 @@ fn referee_file(
             if let Some(dir) = out_dir {
                 fs::create_dir_all(dir).map_err(|err| FileError::CreateDir(dir.to_owned(), err))?;
             }
-            write_atomically(path, text.as_bytes())
-                .map_err(|err| FileError::Write(path.clone(), err))
+            write_report(path, text.as_bytes()).map_err(|err| FileError::Write(path.clone(), err))
         }
     }
+}
+
+/// Write a report to `path` as a user expects: a regular file (or a new
+/// one) is replaced in one step ([`write_atomically`]); through a symbolic
+/// link, the file it points to is (in one step too when that is a regular
+/// file); anything else (a FIFO, a device, a terminal) is written to
+/// directly, as a shell's `>` would, and never replaced by a file.
+fn write_report(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let meta = match fs::symlink_metadata(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            return write_atomically(path, contents);
+        }
+        other => other?,
+    };
+    if meta.file_type().is_file() {
+        return write_atomically(path, contents);
+    }
+    if meta.file_type().is_symlink()
+        && let Ok(target) = fs::canonicalize(path)
+        && fs::metadata(&target).is_ok_and(|m| m.file_type().is_file())
+    {
+        return write_atomically(&target, contents);
+    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
+    file.write_all(contents)?;
+    file.flush()
 }
 
 /// Write `contents` to `path` in one step: into a new file beside it, then

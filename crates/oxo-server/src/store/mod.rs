@@ -49,9 +49,10 @@ pub enum ChangeKind {
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database refused or failed.
+    /// The database refused or failed. The message carries SQLite's
+    /// (which is not also a `source`, so it is said once).
     #[error("database error: {0}")]
-    Database(#[from] rusqlite::Error),
+    Database(rusqlite::Error),
     /// The database was written by a newer oxo.
     #[error("the database has schema version {found}; this oxo knows up to {known}")]
     TooNew {
@@ -74,6 +75,12 @@ pub enum StoreError {
     /// The store's worker has stopped (the server is shutting down).
     #[error("the store is closed")]
     Closed,
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(err: rusqlite::Error) -> StoreError {
+        StoreError::Database(err)
+    }
 }
 
 /// Where rooms are kept.
