@@ -305,3 +305,51 @@ fn a_model_given_to_serve_adds_its_board_for_the_learned_opponent() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an oxo model file"));
 }
+
+/// Undoes `chattr +i` on drop, so the temporary directory can go.
+struct Immutable(Vec<std::path::PathBuf>);
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = Command::new("chattr").arg("-i").arg(path).status();
+        }
+    }
+}
+
+#[test]
+fn a_database_that_cannot_be_written_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    drop(oxo_server::SqliteStore::open(&db).unwrap());
+    // As root, file modes do not stop writes; an immutable file does (ext4,
+    // as on the machines oxo is tested on). SQLite then opens it read-only.
+    let paths = vec![db.clone()];
+    for path in &paths {
+        let status = Command::new("chattr").arg("+i").arg(path).status().unwrap();
+        assert!(status.success(), "chattr +i {} failed", path.display());
+    }
+    let _undo = Immutable(paths);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("oxo serve started on a database it cannot write");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the database cannot be written"),
+        "{stderr}"
+    );
+}

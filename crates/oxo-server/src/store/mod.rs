@@ -53,6 +53,9 @@ pub enum StoreError {
     /// (which is not also a `source`, so it is said once).
     #[error("database error: {0}")]
     Database(rusqlite::Error),
+    /// The database opens but cannot be written.
+    #[error("the database cannot be written ({0}); oxo serve needs to write every move")]
+    ReadOnly(String),
     /// The database was written by a newer oxo.
     #[error("the database has schema version {found}; this oxo knows up to {known}")]
     TooNew {

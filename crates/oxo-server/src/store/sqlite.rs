@@ -128,6 +128,16 @@ impl SqliteStore {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrate(&mut conn)?;
+        // A database that opens but cannot be written (a read-only file or
+        // mount, an immutable file) would answer every move with 503:
+        // refuse it now, with the reason.
+        conn.execute_batch(
+            "BEGIN IMMEDIATE; CREATE TABLE oxo_write_check(x); DROP TABLE oxo_write_check; COMMIT;",
+        )
+        .map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            StoreError::ReadOnly(e.to_string())
+        })?;
         let (requests, queue) = mpsc::channel();
         thread::Builder::new()
             .name("oxo-sqlite".into())
