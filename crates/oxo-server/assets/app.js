@@ -37,7 +37,8 @@
   // ---- HTTP: always resolves to {ok, status, data}; data.error explains failures ----
   async function api(method, path, body, token) {
     const headers = {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    // Every POST says JSON (the server refuses anything else, so other sites' forms cannot post).
+    if (method !== 'GET') headers['Content-Type'] = 'application/json';
     if (token) headers.Authorization = 'Bearer ' + token;
     let res;
     try {

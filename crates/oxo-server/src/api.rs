@@ -84,6 +84,7 @@ pub fn app(state: AppState) -> Router {
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
         )
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(json_only))
         .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
@@ -176,6 +177,25 @@ async fn json_errors(request: Request, next: Next) -> Response {
             .to_lowercase(),
     };
     json_response(status, serde_json::json!({ "error": text }).to_string())
+}
+
+/// Every `POST` must say `Content-Type: application/json`, even with an
+/// empty body. A page on another site can make a browser send a form or
+/// plain text without asking first, but not JSON, so no other site can
+/// create, join or play games in a visitor's name.
+async fn json_only(request: Request, next: middleware::Next) -> Response {
+    if request.method() == axum::http::Method::POST {
+        let json = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return ApiError::NotJson.into_response();
+        }
+    }
+    next.run(request).await
 }
 
 /// A request body as axum hands it over: the bytes, or why they could not

@@ -42,6 +42,9 @@ pub enum ApiError {
     /// A well-formed move the board refuses: off the board or occupied (422).
     #[error("{0}")]
     Unprocessable(String),
+    /// A `POST` without `Content-Type: application/json` (415).
+    #[error("send requests with Content-Type: application/json")]
+    NotJson,
     /// The body is larger than the server accepts (413).
     #[error("the request body is too large (at most {0} bytes)")]
     TooLarge(usize),
@@ -68,6 +71,7 @@ impl ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -96,6 +96,80 @@ fn error_of(body: &Value) -> &str {
         .unwrap_or_else(|| panic!("no error in {body}"))
 }
 
+/// One POST with this Content-Type (or none): status and body.
+async fn post_as(
+    api: &Api,
+    path: &str,
+    content_type: Option<&str>,
+    body: &str,
+) -> (StatusCode, Value) {
+    use axum::body::Body;
+    use axum::http::{Request, header};
+    use tower::ServiceExt;
+    let mut request = Request::builder().method("POST").uri(path);
+    if let Some(content_type) = content_type {
+        request = request.header(header::CONTENT_TYPE, content_type);
+    }
+    let response = api
+        .router
+        .clone()
+        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn only_json_posts_are_taken_so_other_sites_forms_cannot_play() {
+    let api = Api::new();
+    let (id, _, _) = {
+        let (status, created) = api.call("POST", "/api/games", None, "").await;
+        assert_eq!(status, StatusCode::CREATED);
+        (created["game"]["id"].as_str().unwrap().to_owned(), (), ())
+    };
+    let before = api.game(&id).await;
+    // What a cross-site form or a no-cors fetch can send without asking.
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ] {
+        for (path, body) in [
+            ("/api/games".to_owned(), r#"{"size":"3x3"}"#),
+            (format!("/api/games/{id}/seats/o"), ""),
+        ] {
+            let (status, answer) = post_as(&api, &path, content_type, body).await;
+            assert_eq!(
+                status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{content_type:?} {path}"
+            );
+            assert_eq!(
+                error_of(&answer),
+                "send requests with Content-Type: application/json"
+            );
+        }
+    }
+    assert_eq!(api.game(&id).await, before, "nothing changed");
+    // JSON, with a charset or in capitals, is fine.
+    let (status, _) = post_as(
+        &api,
+        &format!("/api/games/{id}/seats/o"),
+        Some("Application/JSON; charset=utf-8"),
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn creating_a_game_gives_seat_x_and_a_token() {
     let api = Api::new();

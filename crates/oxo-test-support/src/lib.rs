@@ -292,7 +292,7 @@ impl Client {
         self.addr
     }
 
-    /// `method path` with `body` (sent as JSON when not empty) and a seat's
+    /// `method path` with `body` (every method but `GET` says JSON) and a seat's
     /// token; the answer within [`TIMEOUT`].
     ///
     /// # Errors
@@ -307,7 +307,7 @@ impl Client {
         let mut request = http::Request::builder()
             .method(method)
             .uri(format!("http://{}{path}", self.addr));
-        if !body.is_empty() {
+        if method != "GET" {
             request = request.header(http::header::CONTENT_TYPE, "application/json");
         }
         if let Some(token) = token {

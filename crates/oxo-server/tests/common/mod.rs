@@ -16,6 +16,9 @@ pub async fn call(
     body: &str,
 ) -> (StatusCode, Value) {
     let mut request = Request::builder().method(method).uri(path);
+    if method == "POST" {
+        request = request.header(header::CONTENT_TYPE, "application/json");
+    }
     if let Some(token) = token {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
     }
