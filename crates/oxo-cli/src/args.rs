@@ -195,6 +195,10 @@ pub(crate) struct ServeArgs {
     /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
     #[arg(long, conflicts_with = "db")]
     pub memory: bool,
+    /// Skip the integrity check of the whole database file at start (for huge files);
+    /// every room is still checked against its digest when loaded.
+    #[arg(long, conflicts_with = "memory")]
+    pub skip_check: bool,
     /// A model from `oxo train` for the learned opponent on its board (repeat for
     /// several boards); it replaces the built-in model for that board.
     #[arg(long, value_name = "MODEL")]

@@ -111,6 +111,9 @@ impl From<HubError> for ApiError {
                 message,
                 game: Some(game),
             },
+            // A stored room that fails its checks is damage (500), not an
+            // unavailable database (503).
+            HubError::Store(StoreError::Corrupt(e)) => ApiError::Corrupt(e),
             HubError::Store(e) => ApiError::Store(e),
             HubError::Corrupt(e) => ApiError::Corrupt(e),
             HubError::Internal(e) => ApiError::Internal(e),

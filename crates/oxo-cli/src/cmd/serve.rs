@@ -17,7 +17,8 @@ use crate::failure::BadInput;
 #[derive(Debug)]
 enum Storage {
     Memory,
-    Sqlite(PathBuf),
+    /// The file, and whether to check its integrity first.
+    Sqlite(PathBuf, bool),
 }
 
 /// `oxo serve`, validated.
@@ -42,7 +43,7 @@ impl Config {
             storage: if args.memory {
                 Storage::Memory
             } else {
-                Storage::Sqlite(args.db.clone())
+                Storage::Sqlite(args.db.clone(), !args.skip_check)
             },
             log_level,
             catalog: super::catalog(&args.model, None)?,
@@ -62,10 +63,14 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
             Arc::new(oxo_server::MemoryStore::new()),
             "games kept in memory only".to_owned(),
         ),
-        Storage::Sqlite(path) => (
+        Storage::Sqlite(path, check) => (
             Arc::new(
-                oxo_server::SqliteStore::open(path)
-                    .with_context(|| format!("cannot open the database {}", path.display()))?,
+                if *check {
+                    oxo_server::SqliteStore::open(path)
+                } else {
+                    oxo_server::SqliteStore::open_without_check(path)
+                }
+                .with_context(|| format!("cannot open the database {}", path.display()))?,
             ),
             format!("games kept in {}", path.display()),
         ),

@@ -53,6 +53,11 @@ pub enum StoreError {
     /// (which is not also a `source`, so it is said once).
     #[error("database error: {0}")]
     Database(rusqlite::Error),
+    /// The database file failed its integrity check at start.
+    #[error(
+        "the database file is damaged ({0}); restore a backup, or start with --skip-check to serve the rooms that are intact"
+    )]
+    Damaged(String),
     /// The database opens but cannot be written.
     #[error("the database cannot be written ({0}); oxo serve needs to write every move")]
     ReadOnly(String),

@@ -68,7 +68,56 @@ const MIGRATIONS: &[Migration] = &[
     // 3: seat tokens kept as their SHA-256 (SQLite has no SHA-256, so the
     // hashing is done here). Tokens are 32 characters, hashes 64.
     Migration::Rust(hash_stored_tokens),
+    // 4: a digest of each room's row and the moves of its round, checked on
+    // every load, so a damaged page or a lost row is reported as damage
+    // instead of being served as the game.
+    Migration::Rust(add_digests),
 ];
+
+fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch("ALTER TABLE rooms ADD COLUMN digest TEXT;")?;
+    let ids: Vec<String> = tx
+        .prepare("SELECT id FROM rooms")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut update = tx.prepare("UPDATE rooms SET digest = ?2 WHERE id = ?1")?;
+    for id in ids {
+        if let Some((record, _)) = read(tx, &GameId::from_trusted(&id))? {
+            update.execute(params![id, digest(&record)])?;
+        }
+    }
+    Ok(())
+}
+
+/// SHA-256, in hex, of everything [`load`] reads back for a room: its row
+/// and the moves of its current round, in a fixed spelling.
+fn digest(r: &RoomRecord) -> String {
+    use sha2::{Digest, Sha256};
+    let mut text = format!(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
+        r.id,
+        r.rules.rows(),
+        r.rules.cols(),
+        r.rules.k(),
+        r.opponent.name(),
+        r.x_token.as_str(),
+        r.o_token.as_ref().map_or("", TokenHash::as_str),
+        r.round,
+        SeatName(r.first).as_str(),
+        r.score.wins(Player::X),
+        r.score.wins(Player::O),
+        r.score.draws(),
+        r.version,
+        r.watch,
+    );
+    for cell in &r.moves {
+        text.push_str(&format!("{},{};", cell.row, cell.col));
+    }
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 fn hash_stored_tokens(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
     let plain: Vec<(String, String, Option<String>)> = tx
@@ -117,9 +166,40 @@ impl SqliteStore {
     /// date. `":memory:"` opens a private in-memory database.
     ///
     /// # Errors
-    /// The file cannot be opened, is not a database, or is from a newer oxo.
+    /// The file cannot be opened, is not a database, fails its integrity
+    /// check, cannot be written, or is from a newer oxo.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_checked(path.as_ref(), true)
+    }
+
+    /// [`SqliteStore::open`] without the integrity check of the whole file
+    /// (`PRAGMA quick_check`, which reads every page: seconds on a file of
+    /// gigabytes). Each room is still checked against its digest when it
+    /// is loaded.
+    ///
+    /// # Errors
+    /// As [`SqliteStore::open`].
+    pub fn open_without_check(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_checked(path.as_ref(), false)
+    }
+
+    fn open_checked(path: &Path, check: bool) -> Result<SqliteStore, StoreError> {
         let mut conn = Connection::open(path)?;
+        if check {
+            // A damaged file is refused before anything is served from it.
+            let problems: Vec<String> = conn
+                .prepare("PRAGMA quick_check(5)")
+                .and_then(|mut check| {
+                    check
+                        .query_map([], |row| row.get(0))?
+                        .collect::<Result<_, _>>()
+                })
+                // A file too damaged to check at all is damaged too.
+                .unwrap_or_else(|e| vec![e.to_string()]);
+            if problems != ["ok"] {
+                return Err(StoreError::Damaged(problems.join("; ")));
+            }
+        }
         // WAL lets the worker append without rewriting pages; FULL syncs the
         // log on every commit, so an acknowledged move survives even a power
         // cut, not only a killed process.
@@ -283,13 +363,13 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     let written = conn
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
-                            x_wins, o_wins, draws, version, computer_turn, watch)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                            x_wins, o_wins, draws, version, computer_turn, watch, digest)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
-            updated_at = unixepoch()
+            digest = excluded.digest, updated_at = unixepoch()
          WHERE rooms.version < excluded.version",
         )?
         .execute(params![
@@ -308,6 +388,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             version,
             i64::from(change.computer_turn),
             r.watch.as_str(),
+            digest(r),
         ])?;
     if written != 1 {
         return Err(StoreError::Conflict(format!(
@@ -334,11 +415,29 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The room `id` as stored, checked against its digest: a room whose row
+/// or moves were damaged is [`StoreError::Corrupt`], never served.
 fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError> {
+    let Some((record, stored)) = read(conn, id)? else {
+        return Ok(None);
+    };
+    if stored.as_deref() != Some(digest(&record).as_str()) {
+        return Err(StoreError::Corrupt(format!(
+            "game {id}: the stored room does not match its digest"
+        )));
+    }
+    Ok(Some(record))
+}
+
+/// The room `id` as stored, and the digest stored with it (unchecked).
+fn read(
+    conn: &Connection,
+    id: &GameId,
+) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
     let row = conn
         .query_row(
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch
+                    x_wins, o_wins, draws, version, watch, digest
              FROM rooms WHERE id = ?1",
             [id.as_str()],
             |row| {
@@ -360,6 +459,7 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
                     ),
                     row.get::<_, i64>(11)?,
                     row.get::<_, String>(12)?,
+                    row.get::<_, Option<String>>(13)?,
                 ))
             },
         )
@@ -369,8 +469,18 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
             .then(|| TokenHash::from_stored(text))
             .ok_or_else(|| StoreError::Corrupt(format!("game {id}: a seat token is not a hash")))
     };
-    let Some(((rows, cols, k), opponent, x_token, o_token, round, first, wins, version, watch)) =
-        row
+    let Some((
+        (rows, cols, k),
+        opponent,
+        x_token,
+        o_token,
+        round,
+        first,
+        wins,
+        version,
+        watch,
+        stored_digest,
+    )) = row
     else {
         return Ok(None);
     };
@@ -400,19 +510,22 @@ fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError
     };
     let score = Scoreboard::from_counts(count(wins.0)?, count(wins.1)?, count(wins.2)?);
     let version = count(version)?;
-    Ok(Some(RoomRecord {
-        id: id.clone(),
-        watch: GameId::from_trusted(&watch),
-        rules,
-        opponent,
-        x_token: stored_hash(&x_token)?,
-        o_token: o_token.as_deref().map(stored_hash).transpose()?,
-        round,
-        first,
-        moves,
-        score,
-        version,
-    }))
+    Ok(Some((
+        RoomRecord {
+            id: id.clone(),
+            watch: GameId::from_trusted(&watch),
+            rules,
+            opponent,
+            x_token: stored_hash(&x_token)?,
+            o_token: o_token.as_deref().map(stored_hash).transpose()?,
+            round,
+            first,
+            moves,
+            score,
+            version,
+        },
+        stored_digest,
+    )))
 }
 
 fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, StoreError> {
@@ -544,7 +657,91 @@ mod tests {
             .unwrap()
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, 4);
+    }
+
+    #[tokio::test]
+    async fn a_damaged_room_is_reported_never_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let created = room("g", Opponent::Human);
+        let mut r = created
+            .join(crate::id::Token::from_trusted("to").hash())
+            .unwrap();
+        store
+            .commit(change(&created, ChangeKind::Create))
+            .await
+            .unwrap();
+        store.commit(change(&r, ChangeKind::Join)).await.unwrap();
+        for (i, (row, col)) in [(0, 0), (1, 1), (0, 1)].into_iter().enumerate() {
+            let mover = if i % 2 == 0 { Player::X } else { Player::O };
+            r = r.play(mover, row, col, None).unwrap().0;
+            store.commit(change(&r, ChangeKind::Move)).await.unwrap();
+        }
+        let other = room("h", Opponent::Human);
+        store
+            .commit(change(&other, ChangeKind::Create))
+            .await
+            .unwrap();
+        assert_eq!(store.load(r.id()).await.unwrap(), Some(r.record()));
+        drop(store);
+        // A lost move row, as a damaged page can lose it: same version,
+        // fewer marks (the last one, so the others are still in order).
+        Connection::open(&path)
+            .unwrap()
+            .execute("DELETE FROM moves WHERE room = 'g' AND ply = 3", [])
+            .unwrap();
+        let store = SqliteStore::open(&path).unwrap();
+        let err = store.load(r.id()).await.unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt(_)), "{err}");
+        assert!(
+            err.to_string().contains("does not match its digest"),
+            "{err}"
+        );
+        // The other room is intact and served.
+        assert_eq!(store.load(other.id()).await.unwrap(), Some(other.record()));
+        drop(store);
+        // A changed score, too.
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE rooms SET x_wins = 5 WHERE id = 'h'", [])
+            .unwrap();
+        let store = SqliteStore::open(&path).unwrap();
+        assert!(matches!(
+            store.load(other.id()).await,
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+
+    #[test]
+    fn a_file_that_fails_its_integrity_check_is_refused_unless_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "PRAGMA page_size = 4096; CREATE TABLE t (x TEXT);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+                 INSERT INTO t SELECT printf('%0100d', i) FROM n;",
+            )
+            .unwrap();
+        }
+        // Scribble over the middle of the file: b-tree pages of the table.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2 / 4096 * 4096;
+        for b in &mut bytes[middle..middle + 4096] {
+            *b = 0xA5;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let err = SqliteStore::open(&path).unwrap_err();
+        assert!(matches!(err, StoreError::Damaged(_)), "{err}");
+        assert!(
+            err.to_string().starts_with("the database file is damaged"),
+            "{err}"
+        );
+        // Told to skip the check, it opens (its rooms are checked one by one).
+        assert!(SqliteStore::open_without_check(&path).is_ok());
     }
 
     #[tokio::test]
