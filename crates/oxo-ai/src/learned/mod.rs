@@ -107,6 +107,7 @@
 
 mod format;
 mod network;
+mod search;
 mod train;
 
 use std::sync::Arc;
@@ -252,6 +253,8 @@ pub struct Learned {
     rng: SeededRng,
     scratch: Scratch,
     scores: Vec<(usize, MoveScore)>,
+    search: search::SearchScratch,
+    searched: Vec<(usize, f32, f32)>,
 }
 
 impl Learned {
@@ -268,6 +271,8 @@ impl Learned {
             rng: rng_from_seed(seed),
             scratch: Scratch::default(),
             scores: Vec::new(),
+            search: search::SearchScratch::default(),
+            searched: Vec::new(),
         })
     }
 
@@ -318,12 +323,55 @@ fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
     }
 }
 
+impl Learned {
+    /// The move of [`search::two_ply`]: the best value after two plies,
+    /// ties going to the best one-ply estimate, then to the generator.
+    fn choose_searching(&mut self, board: &Board) -> Option<Cell> {
+        search::two_ply(
+            &self.model.features,
+            &self.model.weights,
+            board,
+            &mut self.scratch,
+            &mut self.search,
+            &mut self.searched,
+        );
+        let key = |&(_, value, first): &(usize, f32, f32)| (value, first);
+        let top = self
+            .searched
+            .iter()
+            .map(key)
+            .fold(None, |best: Option<(f32, f32)>, k| match best {
+                Some(b) if b >= k => Some(b),
+                _ => Some(k),
+            });
+        let best: Vec<usize> = match top {
+            Some(top) => self
+                .searched
+                .iter()
+                .filter(|m| key(m) == top)
+                .map(|m| m.0)
+                .collect(),
+            None => Vec::new(),
+        };
+        // NaN estimates compare as neither: any offered move beats none.
+        let pick = if best.is_empty() {
+            self.searched.first().map(|m| m.0)?
+        } else {
+            best[self.rng.random_range(0..best.len())]
+        };
+        Some(board.rules.cell_at(pick))
+    }
+}
+
 impl Strategy for Learned {
     fn choose(&mut self, game: &Game) -> Option<Cell> {
         if game.is_over() || game.rules() != self.model.rules() {
             return None;
         }
         let board = Board::from_game(game);
+        if self.model.scheme() == Scheme::Segments {
+            return self.choose_searching(&board);
+        }
         self.model.features.score_moves(
             &self.model.weights,
             &board,
