@@ -75,7 +75,10 @@ fn build(config: &Config, index: usize, seed: u64) -> Result<Box<dyn Strategy>, 
     Ok(match (kind, config.budgets[index]) {
         (StrategyKind::AlphaBeta, Some(nodes)) => Box::new(AlphaBeta::new(seed).with_budget(nodes)),
         (StrategyKind::Learned, _) if config.model.is_some() => {
-            let model = config.model.clone().ok_or("no model")?;
+            let mut model = config.model.clone().ok_or("no model")?;
+            if model.rules() != config.rules {
+                model = model.transfer(config.rules)?;
+            }
             Box::new(Learned::new(model, config.rules, seed)?)
         }
         _ => kind.build(config.rules, seed)?,

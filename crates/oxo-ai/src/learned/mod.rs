@@ -221,6 +221,25 @@ impl Model {
         }
     }
 
+    /// The same weights read on another board with the same k, for a
+    /// scheme whose weights do not depend on the board's size
+    /// ([`Scheme::translation_invariant`]): a model trained on a small
+    /// board plays a large one.
+    ///
+    /// # Errors
+    /// [`ModelError::WrongBoard`] when the scheme's weights are tied to the
+    /// board, or k differs, or the scheme does not fit `rules`.
+    pub fn transfer(&self, rules: Rules) -> Result<Model, ModelError> {
+        let scheme = self.scheme();
+        if !scheme.translation_invariant() || rules.k() != self.rules().k() || !scheme.fits(rules) {
+            return Err(ModelError::WrongBoard {
+                model: self.rules(),
+                rules,
+            });
+        }
+        Model::from_weights(rules, scheme, self.weights.clone())
+    }
+
     /// The model's value of `game` for the player to move, in −1..=1
     /// (−1 lost, 0 drawn, 1 won); `None` for a game under other rules.
     /// Finished games get their exact value.
@@ -336,14 +355,14 @@ impl Learned {
             &mut self.searched,
         );
         let key = |&(_, value, first): &(usize, f32, f32)| (value, first);
-        let top = self
-            .searched
-            .iter()
-            .map(key)
-            .fold(None, |best: Option<(f32, f32)>, k| match best {
-                Some(b) if b >= k => Some(b),
-                _ => Some(k),
-            });
+        let top =
+            self.searched
+                .iter()
+                .map(key)
+                .fold(None, |best: Option<(f32, f32)>, k| match best {
+                    Some(b) if b >= k => Some(b),
+                    _ => Some(k),
+                });
         let best: Vec<usize> = match top {
             Some(top) => self
                 .searched

@@ -56,14 +56,189 @@ fn two_wins_through(board: &Board, player: Player, last: usize) -> bool {
     false
 }
 
+/// Whether `player` marking the empty `cell` leaves them two cells to win
+/// at (an open four, in gomoku), when they had none.
+fn fork_at(board: &mut Board, cell: usize, player: Player) -> bool {
+    board.cells[cell] = Some(player);
+    let fork = two_wins_through(board, player, cell);
+    board.cells[cell] = None;
+    fork
+}
+
+/// The empty cells within two of a mark where `player` would make a
+/// fork (see [`fork_at`]).
+fn fork_cells(board: &mut Board, player: Player, out: &mut Vec<usize>) {
+    out.clear();
+    for cell in 0..board.cells.len() {
+        if board.cells[cell].is_none() && board.near_a_mark(cell, 2) && fork_at(board, cell, player)
+        {
+            out.push(cell);
+        }
+    }
+}
+
+/// The empty cells on the lines through `cell`, within k−1 of it.
+fn line_cells(board: &Board, cell: usize, out: &mut Vec<usize>) {
+    out.clear();
+    let rules = board.rules;
+    let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
+    let reach = i64::from(rules.k()) - 1;
+    let (row, col) = (cell as i64 / cols, cell as i64 % cols);
+    for direction in oxo_core::Direction::ALL {
+        let (dr, dc) = direction.delta();
+        let (dr, dc) = (i64::from(dr), i64::from(dc));
+        for i in -reach..=reach {
+            let (r, c) = (row + i * dr, col + i * dc);
+            if (0..rows).contains(&r) && (0..cols).contains(&c) {
+                let at = (r * cols + c) as usize;
+                if board.cells[at].is_none() {
+                    out.push(at);
+                }
+            }
+        }
+    }
+}
+
+/// The first cell on a line through `last` where `player` would win, and
+/// whether there is a second.
+fn wins_through(
+    board: &Board,
+    player: Player,
+    last: usize,
+    line: &mut Vec<usize>,
+) -> (Option<usize>, bool) {
+    line_cells(board, last, line);
+    let mut first = None;
+    for &cell in line.iter() {
+        if board.wins_at_for(cell, player) {
+            match first {
+                None => first = Some(cell),
+                Some(f) if f != cell => return (first, true),
+                Some(_) => {}
+            }
+        }
+    }
+    (first, false)
+}
+
+/// The empty cells where `player` would make a fork that `last`, their
+/// latest mark, helps make: on `last`'s lines, in the directions where
+/// they have two more marks within k−1 of it.
+fn forks_through(board: &mut Board, player: Player, last: usize, out: &mut Vec<usize>) {
+    out.clear();
+    let rules = board.rules;
+    let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
+    let reach = i64::from(rules.k()) - 1;
+    let (row, col) = (last as i64 / cols, last as i64 % cols);
+    for direction in oxo_core::Direction::ALL {
+        let (dr, dc) = direction.delta();
+        let (dr, dc) = (i64::from(dr), i64::from(dc));
+        let at = |i: i64| {
+            let (r, c) = (row + i * dr, col + i * dc);
+            ((0..rows).contains(&r) && (0..cols).contains(&c)).then(|| (r * cols + c) as usize)
+        };
+        let support = (-reach..=reach)
+            .filter(|&i| i != 0 && at(i).is_some_and(|c| board.cells[c] == Some(player)))
+            .count();
+        if support < 2 {
+            continue;
+        }
+        for i in -reach..=reach {
+            if let Some(cell) = at(i)
+                && board.cells[cell].is_none()
+                && !out.contains(&cell)
+                && fork_at(board, cell, player)
+            {
+                out.push(cell);
+            }
+        }
+    }
+}
+
+/// The opponent's value of the position after the mover's move and the
+/// opponent's `reply` on `board` (the mover to move), where threats decide
+/// it: 1 when the reply leaves the opponent two cells to win at, or one
+/// that the mover must block after which the opponent can make two, or
+/// threats to make two that no single move stops; −1 when the mover has a
+/// fork to make and the opponent nothing to win at; `None` when the
+/// network must judge.
+fn threats_after_reply(
+    board: &mut Board,
+    reply: usize,
+    mover: Player,
+    our_forks: &[usize],
+    their_forks: &mut Option<Vec<usize>>,
+    line: &mut Vec<usize>,
+) -> Option<f32> {
+    let opponent = mover.other();
+    let (first, second) = wins_through(board, opponent, reply, line);
+    if second {
+        return Some(1.0);
+    }
+    if let Some(block) = first {
+        board.cells[block] = Some(mover);
+        let mut verdict = None;
+        let (ours, _) = wins_through(board, mover, block, line);
+        if ours.is_none() {
+            let known = their_forks.get_or_insert_with(|| {
+                let mut cells = Vec::new();
+                // Forks the opponent had before the reply and the block.
+                board.cells[block] = None;
+                board.cells[reply] = None;
+                fork_cells(board, opponent, &mut cells);
+                board.cells[reply] = Some(opponent);
+                board.cells[block] = Some(mover);
+                cells
+            });
+            let mut candidates: Vec<usize> = known.clone();
+            line_cells(board, reply, line);
+            candidates.extend_from_slice(line);
+            if candidates
+                .iter()
+                .any(|&c| board.cells[c].is_none() && fork_at(board, c, opponent))
+            {
+                verdict = Some(1.0);
+            }
+        }
+        board.cells[block] = None;
+        return verdict;
+    }
+    if our_forks
+        .iter()
+        .any(|&c| board.cells[c].is_none() && fork_at(board, c, mover))
+    {
+        return Some(-1.0);
+    }
+    // Two threats to fork (a double three), which one move cannot both
+    // stop, win for the opponent.
+    let mut forks = Vec::new();
+    forks_through(board, opponent, reply, &mut forks);
+    if forks.len() >= 2 {
+        let stopped = forks.clone().into_iter().any(|stop| {
+            board.cells[stop] = Some(mover);
+            let all = forks
+                .iter()
+                .all(|&c| c == stop || !fork_at(board, c, opponent));
+            board.cells[stop] = None;
+            all
+        });
+        if !stopped {
+            return Some(1.0);
+        }
+    }
+    None
+}
+
 /// Every move [`Features::score_moves`] offers the player to move on
 /// `board`, with its value after two plies, into `out` as (cell, value,
-/// one-ply raw estimate): a move that wins at once is worth 1; otherwise
+/// one-ply raw estimate). A move that wins at once is worth 1. Otherwise
 /// each reply the network would consider is read exactly where threats
 /// decide it — a reply that wins, or leaves the opponent two cells to win
-/// at while the mover has none, wins for the opponent; a reply that leaves
-/// the mover a cell to win at loses for the opponent — and by the network
-/// elsewhere, and the move is worth the worst of its replies.
+/// at while the mover has none, or one the mover must block after which
+/// the opponent can make two, wins for the opponent; a reply that leaves
+/// the mover a cell to win at, or a fork to make while the opponent has
+/// no cell to win at, loses for the opponent — and by the network
+/// elsewhere; the move is worth the worst of its replies.
 pub(crate) fn two_ply(
     features: &Features,
     weights: &[f32],
@@ -74,7 +249,6 @@ pub(crate) fn two_ply(
 ) {
     out.clear();
     let me = board.to_move;
-    let opponent = me.other();
     features.score_moves(weights, board, scratch, &mut search.ours);
     if search.ours.iter().any(|&(_, s)| s == MoveScore::Win) {
         out.extend(
@@ -87,6 +261,8 @@ pub(crate) fn two_ply(
         return;
     }
     let mut after = board.clone();
+    let mut our_forks = Vec::new();
+    let mut line = Vec::new();
     for &(cell, score) in &search.ours {
         let first = match score {
             MoveScore::Estimate(raw) => raw,
@@ -98,6 +274,12 @@ pub(crate) fn two_ply(
         }
         after.play(cell);
         win_cells(&after, me, &mut search.wins);
+        if search.wins.is_empty() {
+            fork_cells(&mut after, me, &mut our_forks);
+        } else {
+            our_forks.clear();
+        }
+        let mut their_forks = None;
         features.score_moves(weights, &after, scratch, &mut search.replies);
         let mut worst = f32::NEG_INFINITY;
         for &(reply, s) in &search.replies {
@@ -109,9 +291,16 @@ pub(crate) fn two_ply(
                         -1.0
                     } else {
                         after.play(reply);
-                        let double = two_wins_through(&after, opponent, reply);
+                        let exact = threats_after_reply(
+                            &mut after,
+                            reply,
+                            me,
+                            &our_forks,
+                            &mut their_forks,
+                            &mut line,
+                        );
                         after.unplay(reply);
-                        if double { 1.0 } else { raw.tanh() }
+                        exact.unwrap_or_else(|| raw.tanh())
                     }
                 }
             };
