@@ -436,6 +436,10 @@ const BUILTIN: &[Builtin] = &[
         board: (7, 7, 5),
         bytes: include_bytes!("../../models/7x7k5.oxo"),
     },
+    Builtin {
+        board: (15, 15, 5),
+        bytes: include_bytes!("../../models/15x15k5.oxo"),
+    },
 ];
 
 /// Whether oxo ships a model for `rules`, without reading it.
@@ -485,6 +489,9 @@ mod tests {
             (4, 4, 4),
             (5, 3, 3),
             (7, 7, 7),
+            (5, 5, 5),
+            (6, 6, 5),
+            (7, 9, 6),
         ];
         crate::testing::plays_legally_everywhere(&boards, 6, |seed| {
             // The test passes 3×3 games to every player it makes.
@@ -523,7 +530,7 @@ mod tests {
 
     #[test]
     fn builtin_models_load_and_play() {
-        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 4), (7, 7, 5)] {
+        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 4), (7, 7, 5), (15, 15, 5)] {
             let rules = Rules::new(rows, cols, k).unwrap();
             let model = builtin_model(rules).expect("a built-in model");
             assert_eq!(model.rules(), rules);

@@ -107,12 +107,15 @@ impl Scheme {
     }
 
     /// The richest scheme that keeps a model for `rules` small (at most
-    /// about 200 KB): pairs on small boards with short windows, exact
-    /// windows up to k = 6, counts beyond.
+    /// about 250 KB): pairs on small boards with short windows, runs of
+    /// k+2 shared by translation for k = 5 and 6, counts beyond.
     #[must_use]
     pub fn for_rules(rules: Rules) -> Scheme {
         if rules.k() > EXACT_MAX_K {
             return Scheme::WindowCounts;
+        }
+        if rules.k() >= 5 && Scheme::Segments.fits(rules) {
+            return Scheme::Segments;
         }
         if rules.k() >= 2 && rules.k() <= 4 && Scheme::WindowPairs.fits(rules) {
             let pairs = Features::new(rules, Scheme::WindowPairs);
@@ -735,6 +738,9 @@ mod tests {
             (Rules::default(), Scheme::WindowPairs),
             (Rules::new(4, 5, 3).unwrap(), Scheme::Windows),
             (Rules::new(6, 6, 5).unwrap(), Scheme::WindowCounts),
+            (Rules::new(6, 6, 5).unwrap(), Scheme::WindowBlocks),
+            (Rules::new(9, 7, 5).unwrap(), Scheme::Segments),
+            (Rules::new(4, 6, 3).unwrap(), Scheme::Segments),
         ] {
             let f = Features::new(rules, scheme);
             let weights: Vec<f32> = (0..f.weight_count())
@@ -759,14 +765,71 @@ mod tests {
     }
 
     #[test]
+    fn segments_share_one_table_whatever_the_board() {
+        for (rows, cols) in [(5, 5), (7, 7), (9, 6), (15, 15), (30, 30)] {
+            let rules = Rules::new(rows, cols, 5).unwrap();
+            let f = Features::new(rules, Scheme::Segments);
+            // 3⁷ for runs wholly on the board, 3⁶ each for one cell over
+            // either end, 3⁵ each for two over.
+            assert_eq!(f.weight_count(), 2187 + 2 * 729 + 3 * 243);
+            // Every k-window lies in some run.
+            let windows = windows(rules);
+            for w in &windows {
+                assert!(
+                    f.tuples.iter().any(|t| {
+                        let cells: Vec<u32> = f.members[t.start as usize..t.end as usize]
+                            .iter()
+                            .map(|m| m.cell)
+                            .collect();
+                        cells.windows(w.len()).any(|c| c == &w[..])
+                    }),
+                    "{rules}: {w:?}"
+                );
+            }
+        }
+        assert_eq!(
+            Features::new(Rules::new(5, 5, 4).unwrap(), Scheme::Segments).weight_count(),
+            729 + 2 * 243 + 3 * 81
+        );
+        assert!(!Scheme::Segments.fits(Rules::new(9, 9, 7).unwrap()));
+    }
+
+    #[test]
+    fn segments_offer_only_moves_near_the_marks_and_blocks() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let f = Features::new(rules, Scheme::Segments);
+        let weights = vec![0.0; f.weight_count()];
+        let mut scratch = Scratch::default();
+        let mut scores = Vec::new();
+        let mut board = Board::new(rules);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores.len(), 225);
+        board.play(7 * 15 + 7);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores.len(), 24);
+        // X has four in a row, open at one end: O must block it.
+        let mut board = Board::new(rules);
+        for (x, o) in [(0, 100), (1, 101), (2, 150)] {
+            board.play(x);
+            board.play(o);
+        }
+        board.play(3);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores, vec![(4, MoveScore::Estimate(0.0))]);
+    }
+
+    #[test]
     fn schemes_for_the_usual_boards() {
         let r = |rows, cols, k| Rules::new(rows, cols, k).unwrap();
         assert_eq!(Scheme::for_rules(Rules::default()), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(4, 4, 4)), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(5, 5, 4)), Scheme::WindowPairs);
-        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::WindowBlocks);
-        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::WindowBlocks);
-        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Windows);
+        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(6, 6, 6)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(8, 8, 4)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(30, 30, 4)), Scheme::Windows);
         assert_eq!(Scheme::for_rules(r(9, 9, 7)), Scheme::WindowCounts);
         for scheme in Scheme::ALL {
             assert_eq!(Scheme::from_id(scheme.id()), Some(scheme));
