@@ -19,6 +19,18 @@
 //! tuples' weights; a move's value is computed incrementally from the
 //! tuples through its cell. See [`Scheme`].
 //!
+//! For k = 5 and 6 ([`Scheme::Segments`]) the tuples are instead every run
+//! of k+2 cells along a line, which sees a k-window and whether its ends
+//! are open (an open four, an open three), and the weights are shared by
+//! translation and direction: every run reads one table, chosen only by how
+//! many of its cells hang over the board's edge (none, one or two at
+//! either end: 4,374 weights for k = 5 on any board). A pattern learnt
+//! anywhere is known everywhere, so 15×15 learns as fast as a small board,
+//! and a model can be [transferred](Model::transfer) to another board with
+//! the same k. These models consider only moves within two cells of a mark
+//! (any cell on an empty board) and, when the opponent threatens to win at
+//! once, only the blocks.
+//!
 //! # Training
 //!
 //! [`train`] plays the network against itself. At every position it scores
@@ -29,13 +41,30 @@
 //! over the run, a random one. Each game opens with a random number of
 //! random moves (exploring starts), so that positions greedy play never
 //! reaches are learnt too. The learning rate decays over the run. Given
-//! its seed a run is deterministic: the same weights to the bit.
+//! its seed a run is deterministic: the same weights to the bit. Where many
+//! tuples of a position read the same weight (shared by translation), the
+//! step is divided by the sum of the squares of the weights' reads instead
+//! of the tuple count, so that it moves the value as far as it does when
+//! every tuple reads its own weight.
 //!
 //! # The player
 //!
 //! [`Learned`] plays the move whose resulting position the network likes
 //! least for the opponent; a move that wins at once is always taken. It
 //! does no search. Ties go to the seeded generator.
+//!
+//! Models of [`Scheme::Segments`] (the big boards) are played with a
+//! shallow search instead: two plies, every move the model considers and
+//! every reply, with threats read exactly at the leaves and the network
+//! judging the rest. A reply that wins, that leaves the opponent two cells
+//! to win at (an open four), that makes a four whose forced block still
+//! lets the opponent make two, or that makes two threats of an open four
+//! (a double three) no single move stops, counts as lost for the mover; a
+//! reply that leaves the mover a cell to win at, or a fork to make while
+//! the opponent has nothing to win at, counts as won. A move is worth its
+//! worst reply; ties go to the one-ply estimate, then to the generator.
+//! Longer chains of forcing moves (fours answered by blocks, then a fork)
+//! are not read. The search is not used in training.
 //!
 //! # Why this design: the figures
 //!
