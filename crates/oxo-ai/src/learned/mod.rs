@@ -143,6 +143,7 @@ use std::sync::Arc;
 
 use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
+use rand::seq::SliceRandom;
 
 use crate::{SeededRng, Strategy, rng_from_seed};
 use network::{Board, Features, MoveScore, Scratch};
@@ -303,6 +304,7 @@ pub struct Learned {
     scores: Vec<(usize, MoveScore)>,
     search: search::SearchScratch,
     searched: Vec<(usize, f32, f32)>,
+    fours: search::Fours,
 }
 
 impl Learned {
@@ -321,6 +323,7 @@ impl Learned {
             scores: Vec::new(),
             search: search::SearchScratch::default(),
             searched: Vec::new(),
+            fours: search::Fours::default(),
         })
     }
 
@@ -373,8 +376,16 @@ fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
 
 impl Learned {
     /// The move of [`search::two_ply`]: the best value after two plies,
-    /// ties going to the best one-ply estimate, then to the generator.
+    /// ties going to the best one-ply estimate, then to the generator;
+    /// but first a win by continuous fours if there is one, and never a
+    /// move after which the opponent has one, while another is left.
     fn choose_searching(&mut self, board: &Board) -> Option<Cell> {
+        let rules = board.rules;
+        let me = board.to_move;
+        let mut scratch_board = board.clone();
+        if let Some(cell) = self.fours.find(&mut scratch_board, me) {
+            return Some(rules.cell_at(cell));
+        }
         search::two_ply(
             &self.model.features,
             &self.model.weights,
@@ -383,31 +394,22 @@ impl Learned {
             &mut self.search,
             &mut self.searched,
         );
-        let key = |&(_, value, first): &(usize, f32, f32)| (value, first);
-        let top =
-            self.searched
-                .iter()
-                .map(key)
-                .fold(None, |best: Option<(f32, f32)>, k| match best {
-                    Some(b) if b >= k => Some(b),
-                    _ => Some(k),
-                });
-        let best: Vec<usize> = match top {
-            Some(top) => self
-                .searched
-                .iter()
-                .filter(|m| key(m) == top)
-                .map(|m| m.0)
-                .collect(),
-            None => Vec::new(),
-        };
-        // NaN estimates compare as neither: any offered move beats none.
-        let pick = if best.is_empty() {
-            self.searched.first().map(|m| m.0)?
-        } else {
-            best[self.rng.random_range(0..best.len())]
-        };
-        Some(board.rules.cell_at(pick))
+        // Best first (NaN last), ties in a random order.
+        self.searched.shuffle(&mut self.rng);
+        let clean = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
+        self.searched.sort_by(|a, b| {
+            clean(b.1)
+                .total_cmp(&clean(a.1))
+                .then(clean(b.2).total_cmp(&clean(a.2)))
+        });
+        let safe = self.searched.iter().take_while(|m| m.1 > -1.0).find(|m| {
+            scratch_board.play(m.0);
+            let theirs = self.fours.find(&mut scratch_board, me.other());
+            scratch_board.unplay(m.0);
+            theirs.is_none()
+        });
+        let pick = safe.or(self.searched.first())?.0;
+        Some(rules.cell_at(pick))
     }
 }
 

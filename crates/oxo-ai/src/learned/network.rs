@@ -195,7 +195,7 @@ fn symmetries(rules: Rules) -> Vec<Vec<u32>> {
 }
 
 /// Every k-window as its cells in order.
-fn windows(rules: Rules) -> Vec<Vec<u32>> {
+pub(crate) fn windows(rules: Rules) -> Vec<Vec<u32>> {
     let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
     let span = i64::from(rules.k()) - 1;
     let directions: &[Direction] = if span == 0 {

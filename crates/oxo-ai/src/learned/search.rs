@@ -318,3 +318,104 @@ pub(crate) fn two_ply(
         out.push((cell, value, first));
     }
 }
+
+/// A victory by continuous fours: a chain of moves that each leave one
+/// cell to win at (which the defender must take) and end in two, or in a
+/// win.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fours {
+    /// The board's k-windows, built once per board.
+    windows: Vec<Vec<u32>>,
+    rules: Option<oxo_core::Rules>,
+    /// Nodes left to search in this call.
+    budget: u32,
+}
+
+/// Deepest chain of fours read.
+const FOURS_DEPTH: u32 = 8;
+/// Positions read per question, at most.
+const FOURS_BUDGET: u32 = 4000;
+
+impl Fours {
+    fn load(&mut self, rules: oxo_core::Rules) {
+        if self.rules != Some(rules) {
+            self.windows = super::network::windows(rules);
+            self.rules = Some(rules);
+        }
+    }
+
+    /// The first move of a victory by continuous fours for `attacker` on
+    /// `board` with `attacker` to move, if one is found within the depth
+    /// and budget.
+    pub(crate) fn find(&mut self, board: &mut Board, attacker: Player) -> Option<usize> {
+        self.load(board.rules);
+        self.budget = FOURS_BUDGET;
+        self.search(board, attacker, FOURS_DEPTH)
+    }
+
+    fn search(&mut self, board: &mut Board, attacker: Player, depth: u32) -> Option<usize> {
+        if self.budget == 0 {
+            return None;
+        }
+        self.budget -= 1;
+        let defender = attacker.other();
+        // Windows with no defender mark and one or two empty cells.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        let mut defender_wins = false;
+        for window in &self.windows {
+            let (mut mine, mut empty) = (0, [usize::MAX; 2]);
+            let mut theirs = 0;
+            let mut empties = 0;
+            for &c in window {
+                match board.cells[c as usize] {
+                    Some(p) if p == attacker => mine += 1,
+                    Some(_) => theirs += 1,
+                    None => {
+                        if empties < 2 {
+                            empty[empties] = c as usize;
+                        }
+                        empties += 1;
+                    }
+                }
+            }
+            if theirs == 0 && empties == 1 {
+                return Some(empty[0]);
+            }
+            if mine == 0 && empties == 1 {
+                defender_wins = true;
+            }
+            if theirs == 0 && empties == 2 {
+                pairs.push((empty[0], empty[1]));
+                pairs.push((empty[1], empty[0]));
+            }
+        }
+        if depth == 0 || defender_wins {
+            return None;
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut i = 0;
+        while i < pairs.len() {
+            let four = pairs[i].0;
+            let mut j = i;
+            while j < pairs.len() && pairs[j].0 == four {
+                j += 1;
+            }
+            // Two windows left one short: two cells to win at.
+            if j - i >= 2 {
+                return Some(four);
+            }
+            let block = pairs[i].1;
+            board.cells[four] = Some(attacker);
+            board.cells[block] = Some(defender);
+            let found = self.search(board, attacker, depth - 1).is_some();
+            board.cells[block] = None;
+            board.cells[four] = None;
+            if found {
+                return Some(four);
+            }
+            i = j;
+        }
+        None
+    }
+}
