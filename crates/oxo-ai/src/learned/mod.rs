@@ -63,8 +63,12 @@
 //! reply that leaves the mover a cell to win at, or a fork to make while
 //! the opponent has nothing to win at, counts as won. A move is worth its
 //! worst reply; ties go to the one-ply estimate, then to the generator.
-//! Longer chains of forcing moves (fours answered by blocks, then a fork)
-//! are not read. The search is not used in training.
+//! Chains of fours are read apart: before that search the player looks
+//! for a win by continuous fours (each four answered by its block, ending
+//! in two cells to win at; up to 8 fours and 4,000 positions), plays it if
+//! found, and of the searched moves plays the best one after which the
+//! opponent has no such win, if any is left. Threats of threes beyond two
+//! plies are not read. The search is not used in training.
 //!
 //! # Why this design: the figures
 //!
@@ -100,20 +104,38 @@
 //!   and 97 of 100 as O (losing 3), and loses none of 500 a seat to
 //!   random. Other settings landed within a point of this (96.2–96.8%)
 //!   and longer is not better: 1,500,000 episodes kept 96.3% and lost 13
-//!   of 200 games to perfect play. With windows and blocks only (3,321 weights, 3,500,000
-//!   episodes) it kept 93.3% and lost 5 of 20 as O to perfect play.
-//! - **7×7 k=5** (windows and blocks, 9,477 weights, no pairs: they
-//!   would need two million): 400,000 episodes in about 70 s. Against
-//!   rules it wins 27 and draws 73 of 100 as X and draws all 100 as O; it
-//!   beats random in all 500 games a seat. The board is too large for the
-//!   solver to grade moves in reasonable time.
+//!   of 200 games to perfect play. With windows and blocks only (3,321
+//!   weights, 3,500,000 episodes) it kept 93.3% and lost 5 of 20 as O to
+//!   perfect play; with [`Scheme::Segments`] (1,458 weights, 400,000
+//!   episodes) 95.9%, losing 13 of 100 as O to perfect play.
 //! - Against alphabeta (`cargo run --release -p oxo-ai --example duel --
 //!   learned alphabeta --size N --k K --games 10 --opening 2`, two random
-//!   opening moves): 10 draws of 10 on 4×4 k=4 and on 7×7 k=5, 2 wins,
-//!   2 losses and 6 draws on 5×5 k=4, at about 0.01 ms a move against
-//!   alphabeta's 7–24 ms.
-//! - **15×15 k=5** is not built in: a minute of training (33,000
-//!   episodes) beats random but loses every game to rules.
+//!   opening moves): 10 draws of 10 on 4×4 k=4, 2 wins, 2 losses and 6
+//!   draws on 5×5 k=4, at about 0.01 ms a move against alphabeta's
+//!   7–24 ms.
+//! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Segments`], 4,374 weights,
+//!   a 17.5 KB file; played with the two-ply search): 300,000 episodes
+//!   each, in 70–85 s on 7×7 and 190–240 s on 15×15. The boards are too
+//!   large for the solver to grade moves. Against rules (`learn`'s own
+//!   matches, 100 games a seat) 7×7 wins all 100 as X and, as O, wins 29
+//!   and draws 71; 15×15 wins 98 of 100 as X (losing 2) and all 100 as O.
+//!   Both beat random in all 500 games a seat. In `duel`, seats
+//!   alternating (`duel learned rules --size N --k 5 --games 100`): 7×7
+//!   63 wins and 37 draws, 15×15 97 wins and 3 losses.
+//! - Their search takes about 1 ms a move on 7×7 and 4–8 ms on 15×15 (the
+//!   slowest about 80 ms). Against alphabeta, 20 games from two random
+//!   moves (`duel learned alphabeta --size N --k 5 --games 20 --opening
+//!   2`): on 7×7, 1 win and 19 draws at `--budget 3000` (alphabeta 0.65
+//!   ms a move, about ours) and 2 losses and 18 draws at its default
+//!   budget (20 ms a move); on 15×15, 4 wins and 16 losses at `--budget
+//!   20000` (alphabeta 8–10 ms a move, about ours) and 1 win and 19
+//!   losses at the default (35 ms). So 15×15 beats rules but not
+//!   alphabeta at equal time: alphabeta reads long chains of threats.
+//! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
+//!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
+//!   a minute of that scheme on 15×15 (33,000 episodes) lost every game
+//!   to rules. Longer is not better here either: 600,000 episodes on
+//!   15×15 won only 24 of 40 against rules.
 //!
 //! # The model file
 //!
@@ -613,6 +635,54 @@ mod tests {
         }
     }
 
+    /// A 15×15 k=5 game with X's and O's marks at these (row, column)s.
+    fn gomoku(xs: &[(u32, u32)], os: &[(u32, u32)]) -> Game {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let mut rows = vec![vec!['.'; 15]; 15];
+        for &(r, c) in xs {
+            rows[r as usize][c as usize] = 'X';
+        }
+        for &(r, c) in os {
+            rows[r as usize][c as usize] = 'O';
+        }
+        let text: Vec<String> = rows.iter().map(|r| r.iter().collect()).collect();
+        let game = Game::from_notation(&text.join("/"), 5).unwrap();
+        assert_eq!(game.rules(), rules);
+        game
+    }
+
+    #[test]
+    fn the_big_board_search_plays_a_double_four_and_stops_an_open_three() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let corners = [(0, 0), (0, 14), (14, 0), (14, 14)];
+        // (7,7) makes two fours at once, each blocked at one end.
+        let mut os = vec![(7, 3), (3, 7)];
+        os.extend(corners);
+        let game = gomoku(&[(7, 4), (7, 5), (7, 6), (4, 7), (5, 7), (6, 7)], &os);
+        // An open three: only the cells next to it stop an open four.
+        let three = gomoku(&[(7, 5), (7, 6), (7, 7)], &corners[..2]);
+        for seed in 0..5 {
+            let mut player = Learned::new(Model::new(rules), rules, seed).unwrap();
+            assert_eq!(player.choose(&game), Some(Cell::new(7, 7)));
+            let block = player.choose(&three).unwrap();
+            assert!(
+                [Cell::new(7, 4), Cell::new(7, 8)].contains(&block),
+                "{block}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_translation_invariant_model_moves_to_another_board() {
+        let model = builtin_model(Rules::new(15, 15, 5).unwrap()).unwrap();
+        let small = model.transfer(Rules::new(9, 9, 5).unwrap()).unwrap();
+        assert_eq!(small.weights(), model.weights());
+        assert_eq!(small.rules(), Rules::new(9, 9, 5).unwrap());
+        assert!(model.transfer(Rules::new(9, 9, 4).unwrap()).is_err());
+        let tic = builtin_model(Rules::default()).unwrap();
+        assert!(tic.transfer(Rules::new(4, 3, 3).unwrap()).is_err());
+    }
+
     #[test]
     fn overflowing_weights_still_give_a_legal_move() {
         let rules = Rules::default();
@@ -622,6 +692,19 @@ mod tests {
         let game = Game::from_notation("X../.O./...", 3).unwrap();
         let cell = player.choose(&game).unwrap();
         assert_eq!(game.get(cell), None);
+        // And with the search of the big boards.
+        let rules = Rules::new(7, 7, 5).unwrap();
+        for fill in [f32::MAX, f32::NAN] {
+            let mut model = Model::new(rules);
+            model.weights.fill(fill);
+            let mut player = Learned::new(model, rules, 0).unwrap();
+            let mut game = Game::new(rules);
+            while let Some(cell) = player.choose(&game) {
+                assert_eq!(game.get(cell), None);
+                game.play(cell).unwrap();
+            }
+            assert!(game.is_over());
+        }
     }
 
     #[test]

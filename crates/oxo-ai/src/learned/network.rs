@@ -40,7 +40,7 @@ pub enum Scheme {
     /// board's symmetries: every run of every direction and position reads
     /// one table, chosen only by how many cells hang over each end, so a
     /// 15×15 board learns as fast as a small one and the weight count
-    /// (`3ᵏ⁺²` and a few smaller tables: 4,131 for k = 5) does not depend
+    /// (`3ᵏ⁺²` and five smaller tables: 4,374 for k = 5) does not depend
     /// on the board's size. The player and training consider only moves
     /// within two cells of a mark, and block a win the opponent threatens.
     Segments,
