@@ -1,5 +1,5 @@
 //! A learned player: a value function trained by self-play, played
-//! greedily.
+//! greedily (with a shallow search on the big boards).
 //!
 //! # The evaluator
 //!
@@ -316,8 +316,10 @@ impl Model {
     }
 }
 
-/// Plays the move the model values most, with no search: see the module
-/// docs. Offers no move in a game under other rules than the model's.
+/// Plays the move the model values most, with no search, or for models
+/// of [`Scheme::Segments`] with a two-ply threat-aware search: see the
+/// module docs. Offers no move in a game under other rules than the
+/// model's.
 #[derive(Debug)]
 pub struct Learned {
     model: Model,
