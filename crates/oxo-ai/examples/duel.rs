@@ -10,12 +10,14 @@
 //! `S + i`), `--budget N` or `--budget A,B` (nodes per move for
 //! `alphabeta`, the same for both players or one each), `--opening N`
 //! (default 0: start each pair of games from the same N random moves, so
-//! that deterministic players meet in more than one game).
+//! that deterministic players meet in more than one game), `--model FILE`
+//! (the model `learned` plays, instead of the built-in one), `--show`
+//! (print each finished board).
 
 use std::error::Error;
 use std::time::{Duration, Instant};
 
-use oxo_ai::{AlphaBeta, Random, Strategy, StrategyKind};
+use oxo_ai::{AlphaBeta, Learned, Model, Random, Strategy, StrategyKind};
 use oxo_core::{BoardSize, Game, Outcome, Player, Rules};
 
 struct Config {
@@ -25,12 +27,15 @@ struct Config {
     seed: u64,
     budgets: [Option<u64>; 2],
     opening: u32,
+    model: Option<Model>,
+    show: bool,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
     let mut names = Vec::new();
     let mut size = BoardSize { rows: 15, cols: 15 };
     let (mut k, mut games, mut seed, mut budgets, mut opening) = (5, 20, 1, [None, None], 0);
+    let (mut model, mut show) = (None, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -40,6 +45,8 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--games" => games = value()?.parse()?,
             "--seed" => seed = value()?.parse()?,
             "--opening" => opening = value()?.parse()?,
+            "--model" => model = Some(Model::load(std::fs::File::open(value()?)?)?),
+            "--show" => show = true,
             "--budget" => {
                 let text = value()?;
                 let (a, b) = text.split_once(',').unwrap_or((&text, &text));
@@ -58,6 +65,8 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         seed,
         budgets,
         opening,
+        model,
+        show,
     })
 }
 
@@ -65,6 +74,13 @@ fn build(config: &Config, index: usize, seed: u64) -> Result<Box<dyn Strategy>, 
     let kind = config.players[index];
     Ok(match (kind, config.budgets[index]) {
         (StrategyKind::AlphaBeta, Some(nodes)) => Box::new(AlphaBeta::new(seed).with_budget(nodes)),
+        (StrategyKind::Learned, _) if config.model.is_some() => {
+            let mut model = config.model.clone().ok_or("no model")?;
+            if model.rules() != config.rules {
+                model = model.transfer(config.rules)?;
+            }
+            Box::new(Learned::new(model, config.rules, seed)?)
+        }
         _ => kind.build(config.rules, seed)?,
     })
 }
@@ -136,6 +152,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             config.players[x_index].name(),
             game.move_count(),
         );
+        if config.show {
+            println!("{}", game.to_string().replace('/', "\n"));
+        }
     }
     println!("{} games of {}", config.games, config.rules);
     for (kind, t) in config.players.iter().zip(&tallies) {

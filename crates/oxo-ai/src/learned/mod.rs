@@ -1,5 +1,5 @@
 //! A learned player: a value function trained by self-play, played
-//! greedily.
+//! greedily (with a shallow search on the big boards).
 //!
 //! # The evaluator
 //!
@@ -19,6 +19,18 @@
 //! tuples' weights; a move's value is computed incrementally from the
 //! tuples through its cell. See [`Scheme`].
 //!
+//! For k = 5 and 6 ([`Scheme::Segments`]) the tuples are instead every run
+//! of k+2 cells along a line, which sees a k-window and whether its ends
+//! are open (an open four, an open three), and the weights are shared by
+//! translation and direction: every run reads one table, chosen only by how
+//! many of its cells hang over the board's edge (none, one or two at
+//! either end: 4,374 weights for k = 5 on any board). A pattern learnt
+//! anywhere is known everywhere, so 15×15 learns as fast as a small board,
+//! and a model can be [transferred](Model::transfer) to another board with
+//! the same k. These models consider only moves within two cells of a mark
+//! (any cell on an empty board) and, when the opponent threatens to win at
+//! once, only the blocks.
+//!
 //! # Training
 //!
 //! [`train`] plays the network against itself. At every position it scores
@@ -29,13 +41,34 @@
 //! over the run, a random one. Each game opens with a random number of
 //! random moves (exploring starts), so that positions greedy play never
 //! reaches are learnt too. The learning rate decays over the run. Given
-//! its seed a run is deterministic: the same weights to the bit.
+//! its seed a run is deterministic: the same weights to the bit. Where many
+//! tuples of a position read the same weight (shared by translation), the
+//! step is divided by the sum of the squares of the weights' reads instead
+//! of the tuple count, so that it moves the value as far as it does when
+//! every tuple reads its own weight.
 //!
 //! # The player
 //!
 //! [`Learned`] plays the move whose resulting position the network likes
 //! least for the opponent; a move that wins at once is always taken. It
 //! does no search. Ties go to the seeded generator.
+//!
+//! Models of [`Scheme::Segments`] (the big boards) are played with a
+//! shallow search instead: two plies, every move the model considers and
+//! every reply, with threats read exactly at the leaves and the network
+//! judging the rest. A reply that wins, that leaves the opponent two cells
+//! to win at (an open four), that makes a four whose forced block still
+//! lets the opponent make two, or that makes two threats of an open four
+//! (a double three) no single move stops, counts as lost for the mover; a
+//! reply that leaves the mover a cell to win at, or a fork to make while
+//! the opponent has nothing to win at, counts as won. A move is worth its
+//! worst reply; ties go to the one-ply estimate, then to the generator.
+//! Chains of fours are read apart: before that search the player looks
+//! for a win by continuous fours (each four answered by its block, ending
+//! in two cells to win at; up to 8 fours and 4,000 positions), plays it if
+//! found, and of the searched moves plays the best one after which the
+//! opponent has no such win, if any is left. Threats of threes beyond two
+//! plies are not read. The search is not used in training.
 //!
 //! # Why this design: the figures
 //!
@@ -71,20 +104,38 @@
 //!   and 97 of 100 as O (losing 3), and loses none of 500 a seat to
 //!   random. Other settings landed within a point of this (96.2–96.8%)
 //!   and longer is not better: 1,500,000 episodes kept 96.3% and lost 13
-//!   of 200 games to perfect play. With windows and blocks only (3,321 weights, 3,500,000
-//!   episodes) it kept 93.3% and lost 5 of 20 as O to perfect play.
-//! - **7×7 k=5** (windows and blocks, 9,477 weights, no pairs: they
-//!   would need two million): 400,000 episodes in about 70 s. Against
-//!   rules it wins 27 and draws 73 of 100 as X and draws all 100 as O; it
-//!   beats random in all 500 games a seat. The board is too large for the
-//!   solver to grade moves in reasonable time.
+//!   of 200 games to perfect play. With windows and blocks only (3,321
+//!   weights, 3,500,000 episodes) it kept 93.3% and lost 5 of 20 as O to
+//!   perfect play; with [`Scheme::Segments`] (1,458 weights, 400,000
+//!   episodes) 95.9%, losing 13 of 100 as O to perfect play.
 //! - Against alphabeta (`cargo run --release -p oxo-ai --example duel --
 //!   learned alphabeta --size N --k K --games 10 --opening 2`, two random
-//!   opening moves): 10 draws of 10 on 4×4 k=4 and on 7×7 k=5, 2 wins,
-//!   2 losses and 6 draws on 5×5 k=4, at about 0.01 ms a move against
-//!   alphabeta's 7–24 ms.
-//! - **15×15 k=5** is not built in: a minute of training (33,000
-//!   episodes) beats random but loses every game to rules.
+//!   opening moves): 10 draws of 10 on 4×4 k=4, 2 wins, 2 losses and 6
+//!   draws on 5×5 k=4, at about 0.01 ms a move against alphabeta's
+//!   7–24 ms.
+//! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Segments`], 4,374 weights,
+//!   a 17.5 KB file; played with the two-ply search): 300,000 episodes
+//!   each, in 70–85 s on 7×7 and 190–240 s on 15×15. The boards are too
+//!   large for the solver to grade moves. Against rules (`learn`'s own
+//!   matches, 100 games a seat) 7×7 wins all 100 as X and, as O, wins 29
+//!   and draws 71; 15×15 wins 98 of 100 as X (losing 2) and all 100 as O.
+//!   Both beat random in all 500 games a seat. In `duel`, seats
+//!   alternating (`duel learned rules --size N --k 5 --games 100`): 7×7
+//!   63 wins and 37 draws, 15×15 97 wins and 3 losses.
+//! - Their search takes about 1 ms a move on 7×7 and 4–8 ms on 15×15 (the
+//!   slowest about 80 ms). Against alphabeta, 20 games from two random
+//!   moves (`duel learned alphabeta --size N --k 5 --games 20 --opening
+//!   2`): on 7×7, 1 win and 19 draws at `--budget 3000` (alphabeta 0.65
+//!   ms a move, about ours) and 2 losses and 18 draws at its default
+//!   budget (20 ms a move); on 15×15, 4 wins and 16 losses at `--budget
+//!   20000` (alphabeta 8–10 ms a move, about ours) and 1 win and 19
+//!   losses at the default (35 ms). So 15×15 beats rules but not
+//!   alphabeta at equal time: alphabeta reads long chains of threats.
+//! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
+//!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
+//!   a minute of that scheme on 15×15 (33,000 episodes) lost every game
+//!   to rules. Longer is not better here either: 600,000 episodes on
+//!   15×15 won only 24 of 40 against rules.
 //!
 //! # The model file
 //!
@@ -107,12 +158,14 @@
 
 mod format;
 mod network;
+mod search;
 mod train;
 
 use std::sync::Arc;
 
 use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
+use rand::seq::SliceRandom;
 
 use crate::{SeededRng, Strategy, rng_from_seed};
 use network::{Board, Features, MoveScore, Scratch};
@@ -220,6 +273,25 @@ impl Model {
         }
     }
 
+    /// The same weights read on another board with the same k, for a
+    /// scheme whose weights do not depend on the board's size
+    /// ([`Scheme::translation_invariant`]): a model trained on a small
+    /// board plays a large one.
+    ///
+    /// # Errors
+    /// [`ModelError::WrongBoard`] when the scheme's weights are tied to the
+    /// board, or k differs, or the scheme does not fit `rules`.
+    pub fn transfer(&self, rules: Rules) -> Result<Model, ModelError> {
+        let scheme = self.scheme();
+        if !scheme.translation_invariant() || rules.k() != self.rules().k() || !scheme.fits(rules) {
+            return Err(ModelError::WrongBoard {
+                model: self.rules(),
+                rules,
+            });
+        }
+        Model::from_weights(rules, scheme, self.weights.clone())
+    }
+
     /// The model's value of `game` for the player to move, in −1..=1
     /// (−1 lost, 0 drawn, 1 won); `None` for a game under other rules.
     /// Finished games get their exact value.
@@ -244,14 +316,19 @@ impl Model {
     }
 }
 
-/// Plays the move the model values most, with no search: see the module
-/// docs. Offers no move in a game under other rules than the model's.
+/// Plays the move the model values most, with no search, or for models
+/// of [`Scheme::Segments`] with a two-ply threat-aware search: see the
+/// module docs. Offers no move in a game under other rules than the
+/// model's.
 #[derive(Debug)]
 pub struct Learned {
     model: Model,
     rng: SeededRng,
     scratch: Scratch,
     scores: Vec<(usize, MoveScore)>,
+    search: search::SearchScratch,
+    searched: Vec<(usize, f32, f32)>,
+    fours: search::Fours,
 }
 
 impl Learned {
@@ -268,6 +345,9 @@ impl Learned {
             rng: rng_from_seed(seed),
             scratch: Scratch::default(),
             scores: Vec::new(),
+            search: search::SearchScratch::default(),
+            searched: Vec::new(),
+            fours: search::Fours::default(),
         })
     }
 
@@ -318,12 +398,54 @@ fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
     }
 }
 
+impl Learned {
+    /// The move of [`search::two_ply`]: the best value after two plies,
+    /// ties going to the best one-ply estimate, then to the generator;
+    /// but first a win by continuous fours if there is one, and never a
+    /// move after which the opponent has one, while another is left.
+    fn choose_searching(&mut self, board: &Board) -> Option<Cell> {
+        let rules = board.rules;
+        let me = board.to_move;
+        let mut scratch_board = board.clone();
+        if let Some(cell) = self.fours.find(&mut scratch_board, me) {
+            return Some(rules.cell_at(cell));
+        }
+        search::two_ply(
+            &self.model.features,
+            &self.model.weights,
+            board,
+            &mut self.scratch,
+            &mut self.search,
+            &mut self.searched,
+        );
+        // Best first (NaN last), ties in a random order.
+        self.searched.shuffle(&mut self.rng);
+        let clean = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
+        self.searched.sort_by(|a, b| {
+            clean(b.1)
+                .total_cmp(&clean(a.1))
+                .then(clean(b.2).total_cmp(&clean(a.2)))
+        });
+        let safe = self.searched.iter().take_while(|m| m.1 > -1.0).find(|m| {
+            scratch_board.play(m.0);
+            let theirs = self.fours.find(&mut scratch_board, me.other());
+            scratch_board.unplay(m.0);
+            theirs.is_none()
+        });
+        let pick = safe.or(self.searched.first())?.0;
+        Some(rules.cell_at(pick))
+    }
+}
+
 impl Strategy for Learned {
     fn choose(&mut self, game: &Game) -> Option<Cell> {
         if game.is_over() || game.rules() != self.model.rules() {
             return None;
         }
         let board = Board::from_game(game);
+        if self.model.scheme() == Scheme::Segments {
+            return self.choose_searching(&board);
+        }
         self.model.features.score_moves(
             &self.model.weights,
             &board,
@@ -368,6 +490,10 @@ const BUILTIN: &[Builtin] = &[
     Builtin {
         board: (7, 7, 5),
         bytes: include_bytes!("../../models/7x7k5.oxo"),
+    },
+    Builtin {
+        board: (15, 15, 5),
+        bytes: include_bytes!("../../models/15x15k5.oxo"),
     },
 ];
 
@@ -418,6 +544,9 @@ mod tests {
             (4, 4, 4),
             (5, 3, 3),
             (7, 7, 7),
+            (5, 5, 5),
+            (6, 6, 5),
+            (7, 9, 6),
         ];
         crate::testing::plays_legally_everywhere(&boards, 6, |seed| {
             // The test passes 3×3 games to every player it makes.
@@ -456,7 +585,7 @@ mod tests {
 
     #[test]
     fn builtin_models_load_and_play() {
-        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 4), (7, 7, 5)] {
+        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 4), (7, 7, 5), (15, 15, 5)] {
             let rules = Rules::new(rows, cols, k).unwrap();
             let model = builtin_model(rules).expect("a built-in model");
             assert_eq!(model.rules(), rules);
@@ -508,6 +637,54 @@ mod tests {
         }
     }
 
+    /// A 15×15 k=5 game with X's and O's marks at these (row, column)s.
+    fn gomoku(xs: &[(u32, u32)], os: &[(u32, u32)]) -> Game {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let mut rows = vec![vec!['.'; 15]; 15];
+        for &(r, c) in xs {
+            rows[r as usize][c as usize] = 'X';
+        }
+        for &(r, c) in os {
+            rows[r as usize][c as usize] = 'O';
+        }
+        let text: Vec<String> = rows.iter().map(|r| r.iter().collect()).collect();
+        let game = Game::from_notation(&text.join("/"), 5).unwrap();
+        assert_eq!(game.rules(), rules);
+        game
+    }
+
+    #[test]
+    fn the_big_board_search_plays_a_double_four_and_stops_an_open_three() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let corners = [(0, 0), (0, 14), (14, 0), (14, 14)];
+        // (7,7) makes two fours at once, each blocked at one end.
+        let mut os = vec![(7, 3), (3, 7)];
+        os.extend(corners);
+        let game = gomoku(&[(7, 4), (7, 5), (7, 6), (4, 7), (5, 7), (6, 7)], &os);
+        // An open three: only the cells next to it stop an open four.
+        let three = gomoku(&[(7, 5), (7, 6), (7, 7)], &corners[..2]);
+        for seed in 0..5 {
+            let mut player = Learned::new(Model::new(rules), rules, seed).unwrap();
+            assert_eq!(player.choose(&game), Some(Cell::new(7, 7)));
+            let block = player.choose(&three).unwrap();
+            assert!(
+                [Cell::new(7, 4), Cell::new(7, 8)].contains(&block),
+                "{block}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_translation_invariant_model_moves_to_another_board() {
+        let model = builtin_model(Rules::new(15, 15, 5).unwrap()).unwrap();
+        let small = model.transfer(Rules::new(9, 9, 5).unwrap()).unwrap();
+        assert_eq!(small.weights(), model.weights());
+        assert_eq!(small.rules(), Rules::new(9, 9, 5).unwrap());
+        assert!(model.transfer(Rules::new(9, 9, 4).unwrap()).is_err());
+        let tic = builtin_model(Rules::default()).unwrap();
+        assert!(tic.transfer(Rules::new(4, 3, 3).unwrap()).is_err());
+    }
+
     #[test]
     fn overflowing_weights_still_give_a_legal_move() {
         let rules = Rules::default();
@@ -517,6 +694,19 @@ mod tests {
         let game = Game::from_notation("X../.O./...", 3).unwrap();
         let cell = player.choose(&game).unwrap();
         assert_eq!(game.get(cell), None);
+        // And with the search of the big boards.
+        let rules = Rules::new(7, 7, 5).unwrap();
+        for fill in [f32::MAX, f32::NAN] {
+            let mut model = Model::new(rules);
+            model.weights.fill(fill);
+            let mut player = Learned::new(model, rules, 0).unwrap();
+            let mut game = Game::new(rules);
+            while let Some(cell) = player.choose(&game) {
+                assert_eq!(game.get(cell), None);
+                game.play(cell).unwrap();
+            }
+            assert!(game.is_over());
+        }
     }
 
     #[test]

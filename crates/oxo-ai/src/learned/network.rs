@@ -33,6 +33,17 @@ pub enum Scheme {
     /// exact pattern (729 weights per block class): for boards where
     /// crossing pairs would be too many weights.
     WindowBlocks,
+    /// Every run of k+2 cells along a line, its exact pattern, where the
+    /// run may hang over the board's edge by up to two cells (left out of
+    /// the pattern): a run sees a k-window and whether its ends are open.
+    /// The weights are shared by *translation* and direction, not by the
+    /// board's symmetries: every run of every direction and position reads
+    /// one table, chosen only by how many cells hang over each end, so a
+    /// 15×15 board learns as fast as a small one and the weight count
+    /// (`3ᵏ⁺²` and five smaller tables: 4,374 for k = 5) does not depend
+    /// on the board's size. The player and training consider only moves
+    /// within two cells of a mark, and block a win the opponent threatens.
+    Segments,
 }
 
 /// The richer schemes are chosen while their weights stay below this
@@ -43,14 +54,19 @@ const WEIGHT_BUDGET: usize = 64_000;
 const PAIRS_MAX_CELLS: usize = 64;
 /// Windows longer than this are read by counts.
 const EXACT_MAX_K: u32 = 6;
+/// Runs of k+2 cells are read exactly up to this k (`3⁸` weights).
+const SEGMENTS_MAX_K: u32 = 6;
+/// How far a run of [`Scheme::Segments`] may hang over the board's edge.
+const SEGMENT_OVERHANG: usize = 2;
 
 impl Scheme {
     /// Every scheme.
-    pub const ALL: [Scheme; 4] = [
+    pub const ALL: [Scheme; 5] = [
         Scheme::Windows,
         Scheme::WindowPairs,
         Scheme::WindowCounts,
         Scheme::WindowBlocks,
+        Scheme::Segments,
     ];
 
     /// The id written in model files.
@@ -61,6 +77,7 @@ impl Scheme {
             Scheme::WindowPairs => 2,
             Scheme::WindowCounts => 3,
             Scheme::WindowBlocks => 4,
+            Scheme::Segments => 5,
         }
     }
 
@@ -76,16 +93,29 @@ impl Scheme {
     #[must_use]
     pub fn fits(self, rules: Rules) -> bool {
         let cells = rules.cell_count();
-        cells <= super::MAX_MODEL_CELLS && (self != Scheme::WindowPairs || cells <= PAIRS_MAX_CELLS)
+        cells <= super::MAX_MODEL_CELLS
+            && (self != Scheme::WindowPairs || cells <= PAIRS_MAX_CELLS)
+            && (self != Scheme::Segments || rules.k() <= SEGMENTS_MAX_K)
+    }
+
+    /// Whether a model's weights are shared by translation, so that one
+    /// trained on a board can play another with the same k (see
+    /// [`super::Model::transfer`]).
+    #[must_use]
+    pub const fn translation_invariant(self) -> bool {
+        matches!(self, Scheme::Segments)
     }
 
     /// The richest scheme that keeps a model for `rules` small (at most
-    /// about 200 KB): pairs on small boards with short windows, exact
-    /// windows up to k = 6, counts beyond.
+    /// about 250 KB): pairs on small boards with short windows, runs of
+    /// k+2 shared by translation for k = 5 and 6, counts beyond.
     #[must_use]
     pub fn for_rules(rules: Rules) -> Scheme {
         if rules.k() > EXACT_MAX_K {
             return Scheme::WindowCounts;
+        }
+        if rules.k() >= 5 && Scheme::Segments.fits(rules) {
+            return Scheme::Segments;
         }
         if rules.k() >= 2 && rules.k() <= 4 && Scheme::WindowPairs.fits(rules) {
             let pairs = Features::new(rules, Scheme::WindowPairs);
@@ -165,7 +195,7 @@ fn symmetries(rules: Rules) -> Vec<Vec<u32>> {
 }
 
 /// Every k-window as its cells in order.
-fn windows(rules: Rules) -> Vec<Vec<u32>> {
+pub(crate) fn windows(rules: Rules) -> Vec<Vec<u32>> {
     let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
     let span = i64::from(rules.k()) - 1;
     let directions: &[Direction] = if span == 0 {
@@ -231,9 +261,68 @@ fn rectangles(rules: Rules, h: u32, w: u32) -> Vec<Vec<u32>> {
     found
 }
 
+/// The weight tables of [`Scheme::Segments`] for runs of `len` cells: for
+/// each overhang (cells off the board before the run's first cell on it,
+/// and after its last) its first weight and its pattern count, in file
+/// order.
+fn segment_tables(len: usize) -> Vec<((usize, usize), usize, usize)> {
+    let mut tables = Vec::new();
+    let mut base = 0;
+    for total in 0..=SEGMENT_OVERHANG {
+        for before in (0..=total).rev() {
+            let patterns = 3usize.pow((len - total) as u32);
+            tables.push(((before, total - before), base, patterns));
+            base += patterns;
+        }
+    }
+    tables
+}
+
+/// Every run of k+2 cells along a line that holds a k-window and hangs
+/// over the edge by at most [`SEGMENT_OVERHANG`] cells: its cells on the
+/// board in order, and its overhang before and after them.
+fn segments(rules: Rules) -> Vec<(Vec<u32>, (usize, usize))> {
+    let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
+    let k = i64::from(rules.k());
+    let len = k + 2;
+    let hang = SEGMENT_OVERHANG as i64;
+    let mut found = Vec::new();
+    for direction in Direction::ALL {
+        let (dr, dc) = direction.delta();
+        let (dr, dc) = (i64::from(dr), i64::from(dc));
+        for row in -hang..rows + hang {
+            for col in -hang..cols + hang {
+                let at = |i: i64| (row + i * dr, col + i * dc);
+                let on = |(r, c): (i64, i64)| (0..rows).contains(&r) && (0..cols).contains(&c);
+                let inside: Vec<i64> = (0..len).filter(|&i| on(at(i))).collect();
+                let (Some(&first), Some(&last)) = (inside.first(), inside.last()) else {
+                    continue;
+                };
+                let (before, after) = (first, len - 1 - last);
+                if (inside.len() as i64) < k || before + after > hang {
+                    continue;
+                }
+                let cells = inside
+                    .iter()
+                    .map(|&i| {
+                        let (r, c) = at(i);
+                        // On the board: at most MAX_SIDE² cells.
+                        (r * cols + c) as u32
+                    })
+                    .collect();
+                found.push((cells, (before as usize, after as usize)));
+            }
+        }
+    }
+    found
+}
+
 impl Features {
     /// The tuples of `scheme` on a board of `rules`.
     pub(crate) fn new(rules: Rules, scheme: Scheme) -> Features {
+        if scheme == Scheme::Segments {
+            return Features::segmented(rules);
+        }
         let maps = symmetries(rules);
         let k = rules.k() as usize;
         let windows = windows(rules);
@@ -246,6 +335,7 @@ impl Features {
             }
             Scheme::WindowCounts => groups[0].1 = true,
             Scheme::WindowBlocks => groups.push((rectangles(rules, 2, 3), false)),
+            Scheme::Segments => unreachable!("built by Features::segmented"),
         }
 
         let mut features = Features {
@@ -305,6 +395,49 @@ impl Features {
             }
         }
 
+        features.index_cells();
+        features
+    }
+
+    /// The tuples of [`Scheme::Segments`].
+    fn segmented(rules: Rules) -> Features {
+        let tables = segment_tables(rules.k() as usize + 2);
+        let mut features = Features {
+            rules,
+            scheme: Scheme::Segments,
+            tuples: Vec::new(),
+            members: Vec::new(),
+            offsets: Vec::new(),
+            through: Vec::new(),
+            weight_count: tables.iter().map(|t| t.2).sum(),
+        };
+        for (cells, overhang) in segments(rules) {
+            let Some(&(_, base, _)) = tables.iter().find(|t| t.0 == overhang) else {
+                continue;
+            };
+            let start = features.members.len() as u32;
+            for (i, &cell) in cells.iter().enumerate() {
+                let step = 3u32.pow(i as u32);
+                features.members.push(Member {
+                    cell,
+                    own: step,
+                    opp: 2 * step,
+                });
+            }
+            features.tuples.push(Tuple {
+                start,
+                end: features.members.len() as u32,
+                base: base as u32,
+            });
+        }
+        features.index_cells();
+        features
+    }
+
+    /// Fill in which tuples hold each cell.
+    fn index_cells(&mut self) {
+        let features = self;
+        let rules = features.rules;
         let cell_count = rules.cell_count();
         let mut offsets = vec![0u32; cell_count + 1];
         for m in &features.members {
@@ -324,7 +457,6 @@ impl Features {
         }
         features.offsets = offsets;
         features.through = through;
-        features
     }
 
     pub(crate) const fn rules(&self) -> Rules {
@@ -392,10 +524,15 @@ impl Board {
 
     /// Whether the player to move wins by marking the empty `cell`.
     pub(crate) fn wins_at(&self, cell: usize) -> bool {
+        self.wins_at_for(cell, self.to_move)
+    }
+
+    /// Whether `player` wins by marking the empty `cell`.
+    pub(crate) fn wins_at_for(&self, cell: usize, player: Player) -> bool {
         let (rows, cols) = (i64::from(self.rules.rows()), i64::from(self.rules.cols()));
         let k = i64::from(self.rules.k());
         let (row, col) = (cell as i64 / cols, cell as i64 % cols);
-        let me = Some(self.to_move);
+        let me = Some(player);
         let run = |dr: i64, dc: i64| {
             let mut n = 0;
             let (mut r, mut c) = (row + dr, col + dc);
@@ -416,9 +553,28 @@ impl Board {
         })
     }
 
+    /// Whether the empty `cell` lies within `reach` cells (in rows and in
+    /// columns) of a mark.
+    pub(crate) fn near_a_mark(&self, cell: usize, reach: u32) -> bool {
+        let cols = self.rules.cols() as usize;
+        let rows = self.rules.rows() as usize;
+        let reach = reach as usize;
+        let (row, col) = (cell / cols, cell % cols);
+        (row.saturating_sub(reach)..=(row + reach).min(rows - 1)).any(|r| {
+            (col.saturating_sub(reach)..=(col + reach).min(cols - 1))
+                .any(|c| self.cells[r * cols + c].is_some())
+        })
+    }
+
     /// The player to move marks `cell`.
     pub(crate) fn play(&mut self, cell: usize) {
         self.cells[cell] = Some(self.to_move);
+        self.to_move = self.to_move.other();
+    }
+
+    /// Take back the mark on `cell`, the last one played.
+    pub(crate) fn unplay(&mut self, cell: usize) {
+        self.cells[cell] = None;
         self.to_move = self.to_move.other();
     }
 }
@@ -450,7 +606,12 @@ impl MoveScore {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     indices: Vec<u32>,
+    /// Per weight, how many tuples read it (shared schemes, in `learn`).
+    hits: Vec<u32>,
 }
+
+/// How far from the marks [`Scheme::Segments`] looks for moves.
+const MOVE_REACH: u32 = 2;
 
 impl Features {
     /// The raw score of `board` for the player to move.
@@ -478,9 +639,28 @@ impl Features {
         let indices = &scratch.indices;
         let base: f32 = indices.iter().map(|&i| weights[i as usize]).sum();
         let empties = board.cells.iter().filter(|c| c.is_none()).count();
+        // Segments: only moves near the marks (any on an empty board), and
+        // only blocks when the opponent threatens to win.
+        let local = self.scheme == Scheme::Segments;
+        let marked = empties < board.cells.len();
+        let forced = local
+            && marked
+            && !(0..board.cells.len()).any(|c| board.cells[c].is_none() && board.wins_at(c))
+            && (0..board.cells.len())
+                .any(|c| board.cells[c].is_none() && board.wins_at_for(c, opponent));
         for cell in 0..board.cells.len() {
             if board.cells[cell].is_some() {
                 continue;
+            }
+            if local && marked {
+                let keep = if forced {
+                    board.wins_at_for(cell, opponent)
+                } else {
+                    board.near_a_mark(cell, MOVE_REACH)
+                };
+                if !keep {
+                    continue;
+                }
             }
             let score = if board.wins_at(cell) {
                 MoveScore::Win
@@ -513,7 +693,25 @@ impl Features {
         self.indices(board, board.to_move, &mut scratch.indices);
         let raw: f32 = scratch.indices.iter().map(|&i| weights[i as usize]).sum();
         let value = raw.tanh();
-        let step = rate * (target - value) * (1.0 - value * value);
+        let mut step = rate * (target - value) * (1.0 - value * value);
+        if self.scheme.translation_invariant() {
+            // Many tuples read the same weight: a step of `rate` per tuple
+            // would move the value by the sum of the squares of the
+            // weights' reads. Normalize so that it moves by `rate` times
+            // the tuple count, as it does when every read is of its own
+            // weight.
+            scratch.hits.resize(weights.len(), 0);
+            let mut squares = 0u64;
+            for &i in &scratch.indices {
+                let hits = &mut scratch.hits[i as usize];
+                squares += 2 * u64::from(*hits) + 1;
+                *hits += 1;
+            }
+            for &i in &scratch.indices {
+                scratch.hits[i as usize] = 0;
+            }
+            step *= scratch.indices.len() as f32 / squares as f32;
+        }
         for &i in &scratch.indices {
             weights[i as usize] += step;
         }
@@ -540,6 +738,9 @@ mod tests {
             (Rules::default(), Scheme::WindowPairs),
             (Rules::new(4, 5, 3).unwrap(), Scheme::Windows),
             (Rules::new(6, 6, 5).unwrap(), Scheme::WindowCounts),
+            (Rules::new(6, 6, 5).unwrap(), Scheme::WindowBlocks),
+            (Rules::new(9, 7, 5).unwrap(), Scheme::Segments),
+            (Rules::new(4, 6, 3).unwrap(), Scheme::Segments),
         ] {
             let f = Features::new(rules, scheme);
             let weights: Vec<f32> = (0..f.weight_count())
@@ -564,14 +765,71 @@ mod tests {
     }
 
     #[test]
+    fn segments_share_one_table_whatever_the_board() {
+        for (rows, cols) in [(5, 5), (7, 7), (9, 6), (15, 15), (30, 30)] {
+            let rules = Rules::new(rows, cols, 5).unwrap();
+            let f = Features::new(rules, Scheme::Segments);
+            // 3⁷ for runs wholly on the board, 3⁶ each for one cell over
+            // either end, 3⁵ each for two over.
+            assert_eq!(f.weight_count(), 2187 + 2 * 729 + 3 * 243);
+            // Every k-window lies in some run.
+            let windows = windows(rules);
+            for w in &windows {
+                assert!(
+                    f.tuples.iter().any(|t| {
+                        let cells: Vec<u32> = f.members[t.start as usize..t.end as usize]
+                            .iter()
+                            .map(|m| m.cell)
+                            .collect();
+                        cells.windows(w.len()).any(|c| c == &w[..])
+                    }),
+                    "{rules}: {w:?}"
+                );
+            }
+        }
+        assert_eq!(
+            Features::new(Rules::new(5, 5, 4).unwrap(), Scheme::Segments).weight_count(),
+            729 + 2 * 243 + 3 * 81
+        );
+        assert!(!Scheme::Segments.fits(Rules::new(9, 9, 7).unwrap()));
+    }
+
+    #[test]
+    fn segments_offer_only_moves_near_the_marks_and_blocks() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let f = Features::new(rules, Scheme::Segments);
+        let weights = vec![0.0; f.weight_count()];
+        let mut scratch = Scratch::default();
+        let mut scores = Vec::new();
+        let mut board = Board::new(rules);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores.len(), 225);
+        board.play(7 * 15 + 7);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores.len(), 24);
+        // X has four in a row, open at one end: O must block it.
+        let mut board = Board::new(rules);
+        for (x, o) in [(0, 100), (1, 101), (2, 150)] {
+            board.play(x);
+            board.play(o);
+        }
+        board.play(3);
+        f.score_moves(&weights, &board, &mut scratch, &mut scores);
+        assert_eq!(scores, vec![(4, MoveScore::Estimate(0.0))]);
+    }
+
+    #[test]
     fn schemes_for_the_usual_boards() {
         let r = |rows, cols, k| Rules::new(rows, cols, k).unwrap();
         assert_eq!(Scheme::for_rules(Rules::default()), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(4, 4, 4)), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(5, 5, 4)), Scheme::WindowPairs);
-        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::WindowBlocks);
-        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::WindowBlocks);
-        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Windows);
+        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(6, 6, 6)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(8, 8, 4)), Scheme::WindowBlocks);
+        assert_eq!(Scheme::for_rules(r(30, 30, 4)), Scheme::Windows);
         assert_eq!(Scheme::for_rules(r(9, 9, 7)), Scheme::WindowCounts);
         for scheme in Scheme::ALL {
             assert_eq!(Scheme::from_id(scheme.id()), Some(scheme));
