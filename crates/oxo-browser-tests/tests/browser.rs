@@ -763,15 +763,26 @@ fn the_form_offers_only_opponents_that_can_play_the_board() {
             .expect("the 15x15 preset");
         assert_eq!(
             c.execute(disabled, vec![]).await.unwrap(),
+            json!(["perfect"]),
+            "learned has a model for 15x15 k=5; perfect cannot play it"
+        );
+        // A custom 9x9 board, typed in: learned has no model for it.
+        for (id, value) in [("rows", "9"), ("cols", "9"), ("k", "5")] {
+            let input = find(&c, &format!("input#{id}")).await;
+            input.clear().await.expect("the field cleared");
+            input.send_keys(value).await.expect("the field typed in");
+        }
+        assert_eq!(
+            c.execute(disabled, vec![]).await.unwrap(),
             json!(["perfect", "learned"]),
-            "perfect and learned cannot play 15x15 k=5"
+            "perfect and learned cannot play 9x9 k=5"
         );
         let chosen = c
             .execute("return document.getElementById('opponent').value;", vec![])
             .await
             .unwrap();
         assert_eq!(chosen, json!("human"), "the choice moved to one that fits");
-        h.screenshot(&c, "opponents-15x15").await;
+        h.screenshot(&c, "opponents-9x9").await;
         find(&c, "select#preset")
             .await
             .select_by_value("3x3k3")

@@ -145,8 +145,10 @@ impl Hub {
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
         let slots = match cost {
-            StrategyKind::Random | StrategyKind::Rules | StrategyKind::Learned => None,
-            StrategyKind::AlphaBeta => Some(&self.shared.searches),
+            StrategyKind::Random | StrategyKind::Rules => None,
+            // Learned plays 3×3 to 5×5 in microseconds, but searches two plies
+            // on 7×7 and 15×15 (up to ~80 ms): it queues with the quick searches.
+            StrategyKind::AlphaBeta | StrategyKind::Learned => Some(&self.shared.searches),
             StrategyKind::Perfect => Some(&self.shared.deep_searches),
         };
         let _permit = match slots {
