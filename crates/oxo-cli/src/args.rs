@@ -16,7 +16,7 @@ Exit codes:
   2  bad usage or malformed input";
 
 #[derive(Debug, Parser)]
-#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, referee, stream", after_help = EXIT_CODES)]
+#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, train, referee, stream", after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
