@@ -407,17 +407,26 @@ mod tests {
         );
     }
 
-    #[test]
-    fn batches_go_on_after_a_bad_line() {
+    /// A JSON batch of 3×3 positions: the summary, stdout and stderr.
+    fn batch(input: &[u8]) -> (BatchSummary, String, String) {
         let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
-        let input = "X../.../...\n\nnot a board\n.../.X./...\n";
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        let summary = solve_lines(input.as_bytes(), &mut out, &mut errors, true, |text| {
+        let summary = solve_lines(input, &mut out, &mut errors, true, |text| {
             let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
             solve(&mut solver, game).map_err(|e| e.to_string())
         })
         .unwrap();
+        (
+            summary,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(errors).unwrap(),
+        )
+    }
+
+    #[test]
+    fn batches_go_on_after_a_bad_line() {
+        let (summary, out, errors) = batch(b"X../.../...\n\nnot a board\n.../.X./...\n");
         assert_eq!(
             summary,
             BatchSummary {
@@ -425,7 +434,6 @@ mod tests {
                 failed: 1
             }
         );
-        let out = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(
@@ -433,24 +441,13 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert!(
-            String::from_utf8(errors)
-                .unwrap()
-                .starts_with("oxo solve: line 3: ")
-        );
+        assert!(errors.starts_with("oxo solve: line 3: "));
     }
 
     #[test]
     fn an_endless_line_is_one_bad_line() {
-        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
         let input = format!("{}\n.../.../...\n", "X".repeat(1 << 20));
-        let mut out = Vec::new();
-        let mut errors = Vec::new();
-        let summary = solve_lines(input.as_bytes(), &mut out, &mut errors, true, |text| {
-            let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
-            solve(&mut solver, game).map_err(|e| e.to_string())
-        })
-        .unwrap();
+        let (summary, _, errors) = batch(input.as_bytes());
         assert_eq!(
             summary,
             BatchSummary {
@@ -458,7 +455,6 @@ mod tests {
                 failed: 1
             }
         );
-        let errors = String::from_utf8(errors).unwrap();
         assert_eq!(
             errors,
             "oxo solve: line 1: the line is longer than 4096 bytes, which no position is\n"
@@ -467,20 +463,7 @@ mod tests {
 
     #[test]
     fn a_line_that_is_not_text_is_one_bad_line() {
-        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
-        let mut out = Vec::new();
-        let mut errors = Vec::new();
-        let summary = solve_lines(
-            &b"\xff\n.../.../...\r\n"[..],
-            &mut out,
-            &mut errors,
-            true,
-            |text| {
-                let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
-                solve(&mut solver, game).map_err(|e| e.to_string())
-            },
-        )
-        .unwrap();
+        let (summary, out, _) = batch(b"\xff\n.../.../...\r\n");
         assert_eq!(
             summary,
             BatchSummary {
@@ -488,7 +471,6 @@ mod tests {
                 failed: 1
             }
         );
-        let out = String::from_utf8(out).unwrap();
         assert!(
             out.starts_with("{\"line\":1,\"error\":\"the line is not UTF-8 text\"}\n"),
             "{out}"

@@ -41,13 +41,7 @@ impl Server {
         token: Option<&str>,
         body: &Value,
     ) -> Result<(u16, Value), String> {
-        let body = if body.is_null() {
-            String::new()
-        } else {
-            body.to_string()
-        };
-        let response = self.client.send(method, path, token, &body)?;
-        Ok((response.status, response.json()))
+        self.client.try_call(method, path, token, body)
     }
 
     fn get(&self, id: &str) -> Value {
@@ -76,23 +70,8 @@ impl Server {
 
     /// A two-player game with both seats taken: (id, X token, O token).
     fn seated(&self, settings: &Value) -> (String, String, String) {
-        let (status, created) = self.call("POST", "/api/games", None, settings).unwrap();
-        assert_eq!(status, 201, "{created}");
-        let id = created["game"]["id"].as_str().unwrap().to_owned();
-        let (status, joined) = self
-            .call(
-                "POST",
-                &format!("/api/games/{id}/seats/o"),
-                None,
-                &Value::Null,
-            )
-            .unwrap();
-        assert_eq!(status, 200, "{joined}");
-        (
-            id,
-            created["token"].as_str().unwrap().to_owned(),
-            joined["token"].as_str().unwrap().to_owned(),
-        )
+        let seated = self.client.seated_game(settings).unwrap();
+        (seated.id, seated.x, seated.o)
     }
 }
 

@@ -72,6 +72,27 @@ impl Api {
         )
         .await
     }
+
+    /// Play X against the computer in 3×3 game `id` to the end, X taking
+    /// the cell `pick` names (an index into the board's cells, row by row);
+    /// the game as it ended.
+    async fn play_out_as_x(&self, id: &str, token: &str, pick: impl Fn(&str) -> usize) -> Value {
+        loop {
+            let game = self.game(id).await;
+            if game["status"] != "playing" {
+                return game;
+            }
+            if game["next"] != "x" {
+                until_version(self, id, game["version"].as_u64().unwrap() + 1).await;
+                continue;
+            }
+            let cell = pick(&game["board"].as_str().unwrap().replace('/', ""));
+            let (status, body) = self
+                .play(id, token, (cell / 3) as i64, (cell % 3) as i64)
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+    }
 }
 
 fn router(store: Arc<dyn Store>) -> Router {
@@ -103,27 +124,7 @@ async fn post_as(
     content_type: Option<&str>,
     body: &str,
 ) -> (StatusCode, Value) {
-    use axum::body::Body;
-    use axum::http::{Request, header};
-    use tower::ServiceExt;
-    let mut request = Request::builder().method("POST").uri(path);
-    if let Some(content_type) = content_type {
-        request = request.header(header::CONTENT_TYPE, content_type);
-    }
-    let response = api
-        .router
-        .clone()
-        .oneshot(request.body(Body::from(body.to_owned())).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    common::call_with(&api.router, "POST", path, None, content_type, body).await
 }
 
 #[tokio::test]
@@ -551,29 +552,18 @@ async fn the_computer_replies_by_itself_and_perfect_never_loses() {
             .await;
         let id = created["game"]["id"].as_str().unwrap();
         let token = created["token"].as_str().unwrap();
-        loop {
-            let game = api.game(id).await;
-            if game["status"] != "playing" {
-                assert_ne!(game["winner"], "x", "round {round}: {game}");
-                break;
-            }
-            if game["next"] != "x" {
-                until_version(&api, id, game["version"].as_u64().unwrap() + 1).await;
-                continue;
-            }
-            let board = game["board"].as_str().unwrap().replace('/', "");
-            let free = board.find('.').unwrap();
-            let cell = (free + round) % 9;
-            let cell = if board.as_bytes()[cell] == b'.' {
-                cell
-            } else {
-                free
-            };
-            let (status, body) = api
-                .play(id, token, (cell / 3) as i64, (cell % 3) as i64)
-                .await;
-            assert_eq!(status, StatusCode::OK, "{body}");
-        }
+        let game = api
+            .play_out_as_x(id, token, |board| {
+                let free = board.find('.').unwrap();
+                let cell = (free + round) % 9;
+                if board.as_bytes()[cell] == b'.' {
+                    cell
+                } else {
+                    free
+                }
+            })
+            .await;
+        assert_ne!(game["winner"], "x", "round {round}: {game}");
     }
 }
 
@@ -619,27 +609,10 @@ async fn the_learned_player_is_offered_where_oxo_has_a_model_and_plays() {
         .await;
     let id = created["game"]["id"].as_str().unwrap();
     let token = created["token"].as_str().unwrap();
-    loop {
-        let game = api.game(id).await;
-        if game["status"] != "playing" {
-            assert_ne!(game["winner"], "x", "{game}");
-            break;
-        }
-        if game["next"] != "x" {
-            until_version(&api, id, game["version"].as_u64().unwrap() + 1).await;
-            continue;
-        }
-        let free = game["board"]
-            .as_str()
-            .unwrap()
-            .replace('/', "")
-            .find('.')
-            .unwrap();
-        let (status, body) = api
-            .play(id, token, (free / 3) as i64, (free % 3) as i64)
-            .await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-    }
+    let game = api
+        .play_out_as_x(id, token, |board| board.find('.').unwrap())
+        .await;
+    assert_ne!(game["winner"], "x", "{game}");
 }
 
 #[tokio::test]

@@ -338,8 +338,28 @@ impl Client {
             .map_err(|e| format!("{method} {path}: {e}"))
     }
 
-    /// Like [`Client::send`] with a JSON body; the status and the JSON
-    /// answer. Panics when the server cannot be reached.
+    /// Like [`Client::send`] with a JSON body (`Value::Null` for none); the
+    /// status and the JSON answer.
+    ///
+    /// # Errors
+    /// The server could not be reached, in words.
+    pub async fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Result<(u16, Value), String> {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let response = self.send(method, path, token, &body).await?;
+        Ok((response.status, response.json()))
+    }
+
+    /// [`Client::try_call`], panicking when the server cannot be reached.
     pub async fn call(
         &self,
         method: &str,
@@ -347,16 +367,9 @@ impl Client {
         token: Option<&str>,
         body: &Value,
     ) -> (u16, Value) {
-        let body = if body.is_null() {
-            String::new()
-        } else {
-            body.to_string()
-        };
-        let response = self
-            .send(method, path, token, &body)
+        self.try_call(method, path, token, body)
             .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        (response.status, response.json())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// `GET path`, which must answer 200 with JSON.
@@ -405,6 +418,21 @@ impl BlockingClient {
             .block_on(self.client.send(method, path, token, body))
     }
 
+    /// See [`Client::try_call`].
+    ///
+    /// # Errors
+    /// The server could not be reached.
+    pub fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Result<(u16, Value), String> {
+        self.runtime
+            .block_on(self.client.try_call(method, path, token, body))
+    }
+
     /// See [`Client::call`].
     pub fn call(
         &self,
@@ -415,6 +443,14 @@ impl BlockingClient {
     ) -> (u16, Value) {
         self.runtime
             .block_on(self.client.call(method, path, token, body))
+    }
+
+    /// See [`seated_game`].
+    ///
+    /// # Errors
+    /// As [`seated_game`].
+    pub fn seated_game(&self, settings: &Value) -> Result<Seated, String> {
+        self.runtime.block_on(seated_game(&self.client, settings))
     }
 
     /// See [`Client::get_json`].

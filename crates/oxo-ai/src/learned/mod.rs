@@ -606,20 +606,7 @@ mod tests {
     fn the_builtin_tic_tac_toe_model_keeps_every_value() {
         let rules = Rules::default();
         let solution = crate::StrongSolution::compute(rules).unwrap();
-        let mut positions = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![Game::new(rules)];
-        while let Some(game) = stack.pop() {
-            if game.is_over() || !seen.insert(game.cells().to_vec()) {
-                continue;
-            }
-            for cell in game.legal_moves() {
-                let mut child = game.clone();
-                child.play_unchecked(cell);
-                stack.push(child);
-            }
-            positions.push(game);
-        }
+        let positions = reachable_positions(rules);
         assert_eq!(positions.len(), 4520);
         let model = builtin_model(rules).unwrap();
         for seed in 0..3 {

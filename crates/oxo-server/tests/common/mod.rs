@@ -7,7 +7,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 /// One request through `router`: the status and the body as JSON (or as a
-/// JSON string when it is not JSON).
+/// JSON string when it is not JSON). A `POST` says its body is JSON.
 pub async fn call(
     router: &Router,
     method: &str,
@@ -15,9 +15,22 @@ pub async fn call(
     token: Option<&str>,
     body: &str,
 ) -> (StatusCode, Value) {
+    let json = (method == "POST").then_some("application/json");
+    call_with(router, method, path, token, json, body).await
+}
+
+/// [`call`] with this `Content-Type`, or none.
+pub async fn call_with(
+    router: &Router,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    content_type: Option<&str>,
+    body: &str,
+) -> (StatusCode, Value) {
     let mut request = Request::builder().method(method).uri(path);
-    if method == "POST" {
-        request = request.header(header::CONTENT_TYPE, "application/json");
+    if let Some(content_type) = content_type {
+        request = request.header(header::CONTENT_TYPE, content_type);
     }
     if let Some(token) = token {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
