@@ -74,17 +74,6 @@ impl Config {
     }
 }
 
-/// A progress bar of finished games out of `total`.
-fn progress_bar(status: &super::StatusLine, done: u64, total: u64) {
-    let width = 30;
-    let filled = (done * width / total.max(1)) as usize;
-    status.show(format_args!(
-        "[{}{}] {done}/{total} games",
-        "#".repeat(filled),
-        ".".repeat(width as usize - filled),
-    ));
-}
-
 fn arena_error(err: ArenaError) -> anyhow::Error {
     match err {
         ArenaError::Build(_) | ArenaError::TooFewPlayers => BadInput::from_error(err),
@@ -97,8 +86,10 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let start = Instant::now();
     match Config::new(args)? {
         Config::Match(config) => {
-            let results = arena::run(&config, |done| progress_bar(&status, done, config.games))
-                .map_err(arena_error)?;
+            let results = arena::run(&config, |done| {
+                status.bar(done, config.games, "games", format_args!(""));
+            })
+            .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
             let mut out = io::stdout().lock();
@@ -110,8 +101,10 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
         }
         Config::RoundRobin { config, plot } => {
             let total = config.total_games();
-            let results = tournament::run(&config, |done| progress_bar(&status, done, total))
-                .map_err(arena_error)?;
+            let results = tournament::run(&config, |done| {
+                status.bar(done, total, "games", format_args!(""));
+            })
+            .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
             if let Some(path) = plot {

@@ -108,6 +108,18 @@ impl StatusLine {
         }
     }
 
+    /// A bar of `done` out of `total`, then `what` (such as `games`) and
+    /// any `more` figures.
+    fn bar(&self, done: u64, total: u64, what: &str, more: std::fmt::Arguments<'_>) {
+        const WIDTH: u64 = 30;
+        let filled = done.min(total) * WIDTH / total.max(1);
+        self.show(format_args!(
+            "[{}{}] {done}/{total} {what}{more}",
+            "#".repeat(filled as usize),
+            ".".repeat((WIDTH - filled) as usize),
+        ));
+    }
+
     /// Whether the line is drawn at all.
     fn is_shown(&self) -> bool {
         self.shown

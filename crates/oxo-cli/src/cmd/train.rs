@@ -96,15 +96,12 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             let done = progress.episodes;
             let rate = done as f64 / trained.as_secs_f64().max(1e-3);
             let left = (episodes.saturating_sub(done)) as f64 / rate.max(1.0);
-            let width = 30;
-            let filled = (done * width / episodes.max(1)) as usize;
-            status.show(format_args!(
-                "[{}{}] {done}/{episodes} episodes, {:.0}/s, {:.0} s left",
-                "#".repeat(filled),
-                ".".repeat(width as usize - filled),
-                rate,
-                left
-            ));
+            status.bar(
+                done,
+                episodes,
+                "episodes",
+                format_args!(", {rate:.0}/s, {left:.0} s left"),
+            );
         },
         |_| {},
     )
