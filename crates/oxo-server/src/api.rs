@@ -23,7 +23,7 @@ use tokio::sync::watch;
 
 use crate::assets;
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Seated};
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, Seated};
 use crate::id::GameId;
 use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
 
@@ -241,18 +241,13 @@ fn json_body(status: StatusCode, body: &impl Serialize) -> Result<Response, ApiE
     Ok(json_response(status, text))
 }
 
-/// JSON the hub cached (written by serde), to embed as it is.
-pub(crate) fn raw(json: &str) -> Result<&RawValue, ApiError> {
-    serde_json::from_str(json).map_err(|e| ApiError::Internal(format!("cached JSON: {e}")))
-}
-
 /// 200 `{"game": GAME}`.
-fn game_response(game: &str) -> Result<Response, ApiError> {
+fn game_response(game: &RawValue) -> Result<Response, ApiError> {
     #[derive(Serialize)]
     struct Body<'a> {
         game: &'a RawValue,
     }
-    json_body(StatusCode::OK, &Body { game: raw(game)? })
+    json_body(StatusCode::OK, &Body { game })
 }
 
 fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiError> {
@@ -265,7 +260,7 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
     json_body(
         status,
         &Body {
-            game: raw(&seated.game)?,
+            game: &seated.game,
             seat: SeatName(seated.seat),
             token: seated.token.expose(),
         },
@@ -388,7 +383,7 @@ async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<R
     let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
     Ok(json_response(
         StatusCode::OK,
-        handle.current(viewer).to_string(),
+        handle.current(viewer).get().to_owned(),
     ))
 }
 
@@ -480,7 +475,7 @@ async fn hints(
             serde_json::to_string(&Body {
                 version,
                 available: true,
-                hints: raw(&hints)?,
+                hints: &hints,
             })
             .map_err(|e| ApiError::Internal(e.to_string()))?
         }
@@ -534,18 +529,14 @@ const SILENT_FOR: Duration = Duration::from_secs(75);
 /// POST), but it proves the client is still there.
 async fn push_updates(
     mut socket: WebSocket,
-    mut updates: watch::Receiver<Arc<str>>,
+    mut updates: watch::Receiver<Json>,
     mut closing: watch::Receiver<bool>,
 ) {
     let mut game = updates.borrow_and_update().clone();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut heard = Instant::now();
     loop {
-        if socket
-            .send(Message::Text(game.as_ref().into()))
-            .await
-            .is_err()
-        {
+        if socket.send(Message::Text(game.get().into())).await.is_err() {
             return;
         }
         // Wait for the next change, reading (and dropping) client messages

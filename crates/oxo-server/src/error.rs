@@ -1,14 +1,12 @@
 //! Every way a request can fail, and the response each one gets: a status
 //! and a JSON body `{"error": "…"}`, never a server's internals.
 
-use std::sync::Arc;
-
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::hub::HubError;
+use crate::hub::{HubError, Json};
 use crate::room::RoomError;
 use crate::store::StoreError;
 
@@ -37,7 +35,7 @@ pub enum ApiError {
         /// What conflicts.
         message: String,
         /// The current GAME, as JSON.
-        game: Option<Arc<str>>,
+        game: Option<Json>,
     },
     /// A well-formed move the board refuses: off the board or occupied (422).
     #[error("{0}")]
@@ -81,7 +79,7 @@ impl ApiError {
 impl ApiError {
     /// What a room's refusal turns into; a 409 carries `game`, the current
     /// GAME, when there is one, so that the client can resync.
-    pub(crate) fn room(error: RoomError, game: Option<Arc<str>>) -> ApiError {
+    pub(crate) fn room(error: RoomError, game: Option<Json>) -> ApiError {
         match error {
             RoomError::NotASeat => ApiError::NotASeat,
             RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
@@ -138,7 +136,7 @@ impl IntoResponse for ApiError {
         let game = match &self {
             ApiError::Conflict {
                 game: Some(game), ..
-            } => crate::api::raw(game).ok(),
+            } => Some(&**game),
             _ => None,
         };
         let body = serde_json::to_string(&Body {

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use oxo_ai::Solver;
 use oxo_core::{Player, Rules};
+use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, watch};
 
 mod search;
@@ -50,11 +51,11 @@ pub enum HubError {
         /// Why.
         error: RoomError,
         /// The current GAME, as JSON.
-        game: Option<Arc<str>>,
+        game: Option<Json>,
     },
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]
-    Changed(Arc<str>),
+    Changed(Json),
     /// The store failed; nothing changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -100,12 +101,12 @@ impl Default for HubConfig {
 pub struct RoomHandle {
     room: tokio::sync::Mutex<Room>,
     /// The GAME players see...
-    live: watch::Sender<Arc<str>>,
+    live: watch::Sender<Json>,
     /// ...and the one spectators see.
-    watchers: watch::Sender<Arc<str>>,
+    watchers: watch::Sender<Json>,
     watch_id: GameId,
     thinking: AtomicBool,
-    hints: Mutex<Option<(u64, Arc<str>)>>,
+    hints: Mutex<Option<(u64, Json)>>,
     /// When the room was last asked for, in seconds since the hub started.
     touched: AtomicU64,
 }
@@ -125,7 +126,7 @@ impl RoomHandle {
         }
     }
 
-    fn channel(&self, viewer: Viewer) -> &watch::Sender<Arc<str>> {
+    fn channel(&self, viewer: Viewer) -> &watch::Sender<Json> {
         match viewer {
             Viewer::Player => &self.live,
             Viewer::Spectator => &self.watchers,
@@ -134,19 +135,19 @@ impl RoomHandle {
 
     /// The latest GAME as `viewer` sees it, as JSON.
     #[must_use]
-    pub fn current(&self, viewer: Viewer) -> Arc<str> {
+    pub fn current(&self, viewer: Viewer) -> Json {
         self.channel(viewer).borrow().clone()
     }
 
     /// A receiver of every later GAME (the latest one, for slow readers).
     #[must_use]
-    pub fn subscribe(&self, viewer: Viewer) -> watch::Receiver<Arc<str>> {
+    pub fn subscribe(&self, viewer: Viewer) -> watch::Receiver<Json> {
         self.channel(viewer).subscribe()
     }
 
     /// Send the room's state to every player and spectator; the players'
     /// GAME is returned.
-    fn publish(&self, room: &Room) -> Arc<str> {
+    fn publish(&self, room: &Room) -> Json {
         self.watchers
             .send_replace(game_json(room, Viewer::Spectator));
         let json = game_json(room, Viewer::Player);
@@ -155,17 +156,25 @@ impl RoomHandle {
     }
 }
 
-fn game_json(room: &Room, viewer: Viewer) -> Arc<str> {
-    serde_json::to_string(&room.view(viewer))
-        .expect("a game view always serialises")
-        .into()
+/// JSON written once and sent many times (the GAME of a room, its hints):
+/// a checked JSON text that responses embed as it is, without parsing it
+/// again.
+pub type Json = Arc<RawValue>;
+
+/// `value` written as [`Json`].
+pub(crate) fn to_json(value: &impl serde::Serialize) -> Json {
+    Arc::from(serde_json::value::to_raw_value(value).expect("oxo's JSON types always serialise"))
+}
+
+fn game_json(room: &Room, viewer: Viewer) -> Json {
+    to_json(&room.view(viewer))
 }
 
 /// A seat handed out: the game as it now is and the seat's secret.
 #[derive(Debug)]
 pub struct Seated {
     /// The GAME, as JSON.
-    pub game: Arc<str>,
+    pub game: Json,
     /// The seat taken.
     pub seat: Player,
     /// The token that proves it.
@@ -411,7 +420,7 @@ impl Hub {
         room: &mut Room,
         next: Room,
         kind: ChangeKind,
-    ) -> Result<Arc<str>, HubError> {
+    ) -> Result<Json, HubError> {
         let saved = self
             .shared
             .store
@@ -455,7 +464,7 @@ impl Hub {
         id: &GameId,
         kind: ChangeKind,
         decide: impl FnOnce(&Room) -> Result<Room, RoomError> + Send + 'static,
-    ) -> Result<Arc<str>, HubError> {
+    ) -> Result<Json, HubError> {
         let handle = self.room(id).await?;
         let hub = self.clone();
         tokio::spawn(async move {
@@ -507,7 +516,7 @@ impl Hub {
         row: i64,
         col: i64,
         version: Option<u64>,
-    ) -> Result<Arc<str>, HubError> {
+    ) -> Result<Json, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
@@ -526,7 +535,7 @@ impl Hub {
         id: &GameId,
         token: Option<&str>,
         version: Option<u64>,
-    ) -> Result<Arc<str>, HubError> {
+    ) -> Result<Json, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Rematch, move |room| {
             room.seat_of(&token).ok_or(RoomError::NotASeat)?;

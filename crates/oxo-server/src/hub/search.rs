@@ -9,7 +9,7 @@ use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Game, Player, Rules};
 use serde::Serialize;
 
-use super::{Hub, HubError, RoomHandle, Shared};
+use super::{Hub, HubError, Json, RoomHandle, Shared};
 use crate::id::GameId;
 use crate::store::ChangeKind;
 
@@ -226,7 +226,7 @@ impl Hub {
     ///
     /// # Errors
     /// Unknown room.
-    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Arc<str>>), HubError> {
+    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Json>), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
@@ -266,9 +266,7 @@ impl Hub {
                         plies: eval.plies,
                     })
                     .collect();
-                Ok(Arc::<str>::from(
-                    serde_json::to_string(&hints).expect("hints serialise"),
-                ))
+                Ok(super::to_json(&hints))
             })
             .await?;
         *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
