@@ -93,6 +93,7 @@ fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
 /// and the moves of its current round, in a fixed spelling.
 fn digest(r: &RoomRecord) -> String {
     use sha2::{Digest, Sha256};
+    use std::fmt::Write as _;
     let mut text = format!(
         "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
         r.id,
@@ -111,7 +112,7 @@ fn digest(r: &RoomRecord) -> String {
         r.watch,
     );
     for cell in &r.moves {
-        text.push_str(&format!("{},{};", cell.row, cell.col));
+        let _ = write!(text, "{},{};", cell.row, cell.col);
     }
     Sha256::digest(text.as_bytes())
         .iter()
