@@ -48,7 +48,7 @@ pub enum ApiError {
     TooLarge(usize),
     /// The store failed; nothing was changed (503).
     #[error("the game could not be saved, so nothing changed; try again")]
-    Store(#[from] StoreError),
+    Store(StoreError),
     /// The store holds a record that makes no sense (500).
     #[error("a stored game is damaged")]
     Corrupt(String),
@@ -98,6 +98,17 @@ impl ApiError {
     }
 }
 
+impl From<StoreError> for ApiError {
+    /// A stored room that fails its checks is damage (500); any other store
+    /// failure means the database is unavailable (503).
+    fn from(error: StoreError) -> ApiError {
+        match error {
+            StoreError::Corrupt(e) => ApiError::Corrupt(e),
+            other => ApiError::Store(other),
+        }
+    }
+}
+
 impl From<HubError> for ApiError {
     fn from(error: HubError) -> ApiError {
         let message = error.to_string();
@@ -109,10 +120,7 @@ impl From<HubError> for ApiError {
                 message,
                 game: Some(game),
             },
-            // A stored room that fails its checks is damage (500), not an
-            // unavailable database (503).
-            HubError::Store(StoreError::Corrupt(e)) => ApiError::Corrupt(e),
-            HubError::Store(e) => ApiError::Store(e),
+            HubError::Store(e) => e.into(),
             HubError::Corrupt(e) => ApiError::Corrupt(e),
             HubError::Internal(e) => ApiError::Internal(e),
         }
