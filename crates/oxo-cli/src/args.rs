@@ -189,9 +189,16 @@ pub(crate) struct ServeArgs {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// The SQLite database file keeping every game (created when missing).
-    #[arg(long, value_name = "FILE", default_value = "oxo.db")]
-    pub db: PathBuf,
+    /// Where every game is kept: a SQLite file (created when missing; one server
+    /// per file), or a PostgreSQL URL `postgres://USER@HOST:PORT/DB` that several
+    /// servers can share.
+    #[arg(
+        long,
+        value_name = "FILE|URL",
+        env = "OXO_DB",
+        default_value = "oxo.db"
+    )]
+    pub db: String,
     /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
     #[arg(long, conflicts_with = "db")]
     pub memory: bool,
@@ -210,9 +217,14 @@ Open the address in a browser to play. Logs go to stderr, one line per request;
 OXO_LOG=error|warn|info|debug|trace|off sets how much (default info). Ctrl-C or
 SIGTERM stops the server after the requests in flight.
 
+Several servers can serve the same games from one PostgreSQL database behind
+any load balancer (see the README); /healthz answers while the process lives,
+/readyz only while its database answers.
+
 Exit codes:
   0  stopped by Ctrl-C or SIGTERM
-  1  the address or the database could not be opened
+  1  the address or the database could not be opened (or another oxo serve
+     holds the SQLite file)
   2  bad usage";
 
 #[derive(Debug, Args)]

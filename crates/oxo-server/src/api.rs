@@ -23,9 +23,12 @@ use tokio::sync::watch;
 
 use crate::assets;
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, Seated};
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, ORPHAN_SWEEP, Seated};
 use crate::id::GameId;
 use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
+
+/// How long `/readyz` waits for the store.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The largest request body accepted; a move is about 40 bytes.
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -72,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .route("/g/{id}/", get(assets::index))
         .route("/assets/{file}", get(assets::file))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(ready))
         .route("/api/info", get(info))
         .route("/api/games", post(create))
         .route("/api/games/{id}", get(show))
@@ -100,10 +104,31 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    state.hub.follow_store();
     match state.hub.resume().await {
         Ok(0) => {}
         Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
         Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
+    }
+    if state.hub.store_is_shared() {
+        // Computer turns left by a server that died mid-search (or whose
+        // claim lapsed) are taken up by whichever server looks first.
+        let sweeper = state.hub.clone();
+        let mut closing = state.closing.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(ORPHAN_SWEEP) => {
+                        match sweeper.resume().await {
+                            Ok(0) => {}
+                            Ok(n) => tracing::info!(rooms = n, "took up computer turns nobody was on"),
+                            Err(e) => tracing::warn!(error = %e, "cannot look for computer turns nobody is on"),
+                        }
+                    }
+                    () = closed(&mut closing) => return,
+                }
+            }
+        });
     }
     // Rooms nobody uses leave memory now and then; the store keeps them.
     let sweeper = state.hub.clone();
@@ -265,6 +290,20 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
             token: seated.token.expose(),
         },
     )
+}
+
+/// Readiness for load balancers: 200 when the store answers within
+/// [`READY_TIMEOUT`], else 503 with the reason. (`/healthz` is liveness: it
+/// answers whenever the process does.)
+async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+    match tokio::time::timeout(READY_TIMEOUT, state.hub.ping()).await {
+        Ok(Ok(())) => Ok("ready"),
+        Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),
+        Err(_) => Err(ApiError::NotReady(format!(
+            "the database did not answer within {} s",
+            READY_TIMEOUT.as_secs()
+        ))),
+    }
 }
 
 async fn info(State(state): State<AppState>) -> Response {

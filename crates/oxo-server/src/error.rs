@@ -49,6 +49,10 @@ pub enum ApiError {
     /// The store failed; nothing was changed (503).
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
+    /// The store does not answer, so the server cannot serve games (503,
+    /// from `/readyz`).
+    #[error("not ready: {0}")]
+    NotReady(String),
     /// The store holds a record that makes no sense (500).
     #[error("a stored game is damaged")]
     Corrupt(String),
@@ -70,7 +74,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(_) | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -37,4 +37,4 @@ pub mod store;
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;
 pub use hub::{Hub, HubConfig, HubError};
-pub use store::{MemoryStore, SqliteStore, Store, StoreError};
+pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

@@ -850,6 +850,10 @@ impl Store for SlowStore {
     fn computer_turns(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
         self.0.computer_turns()
     }
+
+    fn ping(&self) -> oxo_server::store::StoreFuture<()> {
+        self.0.ping()
+    }
 }
 
 #[tokio::test]

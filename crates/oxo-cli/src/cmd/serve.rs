@@ -19,6 +19,49 @@ enum Storage {
     Memory,
     /// The file, and whether to check its integrity first.
     Sqlite(PathBuf, bool),
+    /// A PostgreSQL URL.
+    Postgres(String),
+}
+
+impl Storage {
+    fn new(args: &ServeArgs) -> Storage {
+        if args.memory {
+            Storage::Memory
+        } else if args.db.starts_with("postgres://") || args.db.starts_with("postgresql://") {
+            Storage::Postgres(args.db.clone())
+        } else {
+            Storage::Sqlite(PathBuf::from(&args.db), !args.skip_check)
+        }
+    }
+
+    /// The store, opened (on the runtime, which drives a PostgreSQL
+    /// store's connections), and a phrase saying where games are kept.
+    async fn open(&self) -> anyhow::Result<(Arc<dyn oxo_server::Store>, String)> {
+        Ok(match self {
+            Storage::Memory => (
+                Arc::new(oxo_server::MemoryStore::new()),
+                "games kept in memory only".to_owned(),
+            ),
+            Storage::Sqlite(path, check) => (
+                Arc::new(
+                    if *check {
+                        oxo_server::SqliteStore::open(path)
+                    } else {
+                        oxo_server::SqliteStore::open_without_check(path)
+                    }
+                    .with_context(|| format!("cannot open the database {}", path.display()))?,
+                ),
+                format!("games kept in {}", path.display()),
+            ),
+            Storage::Postgres(url) => {
+                let store = oxo_server::PgStore::connect(url)
+                    .await
+                    .context("cannot open the PostgreSQL database")?;
+                let kept = format!("games kept in {}, node {}", store.describe(), store.node());
+                (Arc::new(store), kept)
+            }
+        })
+    }
 }
 
 /// `oxo serve`, validated.
@@ -40,11 +83,7 @@ impl Config {
         })?;
         Ok(Config {
             addr: args.addr,
-            storage: if args.memory {
-                Storage::Memory
-            } else {
-                Storage::Sqlite(args.db.clone(), !args.skip_check)
-            },
+            storage: Storage::new(args),
             log_level,
             catalog: super::catalog(&args.model, None)?,
         })
@@ -58,28 +97,12 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         .with_writer(io::stderr)
         .with_ansi(io::stderr().is_terminal())
         .init();
-    let (store, kept): (Arc<dyn oxo_server::Store>, String) = match &config.storage {
-        Storage::Memory => (
-            Arc::new(oxo_server::MemoryStore::new()),
-            "games kept in memory only".to_owned(),
-        ),
-        Storage::Sqlite(path, check) => (
-            Arc::new(
-                if *check {
-                    oxo_server::SqliteStore::open(path)
-                } else {
-                    oxo_server::SqliteStore::open_without_check(path)
-                }
-                .with_context(|| format!("cannot open the database {}", path.display()))?,
-            ),
-            format!("games kept in {}", path.display()),
-        ),
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
+        let (store, kept) = config.storage.open().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .with_context(|| format!("cannot listen on {}", config.addr))?;

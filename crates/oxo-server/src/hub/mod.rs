@@ -22,8 +22,10 @@ use oxo_core::{Player, Rules};
 use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, watch};
 
+mod nodes;
 mod search;
 
+pub use nodes::ORPHAN_SWEEP;
 use search::Pool;
 pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 
@@ -106,6 +108,8 @@ pub struct RoomHandle {
     watchers: watch::Sender<Json>,
     watch_id: GameId,
     thinking: AtomicBool,
+    /// The version last published, readable without the room's lock.
+    version: AtomicU64,
     hints: Mutex<Option<(u64, Json)>>,
     /// When the room was last asked for, in seconds since the hub started.
     touched: AtomicU64,
@@ -117,6 +121,7 @@ impl RoomHandle {
         let (watchers, _) = watch::channel(game_json(&room, Viewer::Spectator));
         RoomHandle {
             watch_id: room.watch_id().clone(),
+            version: AtomicU64::new(room.version()),
             room: tokio::sync::Mutex::new(room),
             live,
             watchers,
@@ -148,6 +153,7 @@ impl RoomHandle {
     /// Send the room's state to every player and spectator; the players'
     /// GAME is returned.
     fn publish(&self, room: &Room) -> Json {
+        self.version.store(room.version(), Ordering::SeqCst);
         self.watchers
             .send_replace(game_json(room, Viewer::Spectator));
         let json = game_json(room, Viewer::Player);
@@ -196,6 +202,14 @@ struct Shared {
     deep_searches: Semaphore,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
     solvers: Pool<Solver>,
+    /// Whether other servers change the rooms too (see `nodes.rs`).
+    shared_store: bool,
+    /// Whether memory is known to be fresh: false while a shared store's
+    /// change feed is interrupted, when every request rereads its room.
+    fresh: AtomicBool,
+    /// Change notices received, to spot one that arrives while a room is
+    /// being loaded.
+    notices: AtomicU64,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -217,6 +231,9 @@ impl Hub {
     pub fn new(store: Arc<dyn Store>, config: &HubConfig) -> Hub {
         Hub {
             shared: Arc::new(Shared {
+                shared_store: store.shared(),
+                fresh: AtomicBool::new(true),
+                notices: AtomicU64::new(0),
                 store,
                 started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
@@ -252,10 +269,12 @@ impl Hub {
         let ids = self.shared.store.computer_turns().await?;
         let mut count = 0;
         for id in ids {
-            // Loading a room schedules its computer move; one damaged room
-            // must not keep the others waiting.
-            match self.room(&id).await {
-                Ok(_) => count += 1,
+            // One damaged room must not keep the others waiting.
+            match self.fresh_room(&id).await {
+                Ok(handle) => {
+                    self.schedule_computer(&handle);
+                    count += 1;
+                }
                 Err(e) => tracing::error!(game = %id, error = %e, "cannot resume this game"),
             }
         }
@@ -313,8 +332,11 @@ impl Hub {
             Err(HubError::NotFound(_)) => {}
             found => return found.map(|handle| (handle, Viewer::Player)),
         }
+        let seen = self.shared.notices.load(Ordering::SeqCst);
         let record = self.shared.store.load_watch(id).await?;
-        Ok((self.install(restore(id, record)?), Viewer::Spectator))
+        let handle = self.install(restore(id, record)?);
+        self.settle(&handle, seen).await?;
+        Ok((handle, Viewer::Spectator))
     }
 
     /// The room with this id, loaded from the store on first use.
@@ -323,12 +345,19 @@ impl Hub {
     /// [`HubError::NotFound`] for an unknown id; a store failure.
     pub async fn room(&self, id: &GameId) -> Result<Arc<RoomHandle>, HubError> {
         let now = self.now();
-        if let Some(handle) = self.shard(id).get(id) {
+        let held = self.shard(id).get(id).cloned();
+        if let Some(handle) = held {
             handle.touched.store(now, Ordering::Relaxed);
-            return Ok(handle.clone());
+            if !self.shared.fresh.load(Ordering::SeqCst) {
+                self.reread(&handle).await?;
+            }
+            return Ok(handle);
         }
+        let seen = self.shared.notices.load(Ordering::SeqCst);
         let record = self.shared.store.load(id).await?;
-        Ok(self.install(restore(id, record)?))
+        let handle = self.install(restore(id, record)?);
+        self.settle(&handle, seen).await?;
+        Ok(handle)
     }
 
     fn now(&self) -> u64 {
@@ -414,6 +443,10 @@ impl Hub {
     /// Commit `next` (the room after `kind`) and make it the room's state.
     /// The caller holds the room's lock, so nothing else changes it between
     /// the check that produced `next` and this.
+    ///
+    /// When the store already holds a newer state (another server changed
+    /// the room, or, with one server, a bug), memory takes the store's
+    /// state and [`HubError::Changed`] carries it.
     async fn commit(
         &self,
         handle: &Arc<RoomHandle>,
@@ -436,17 +469,11 @@ impl Hub {
                 Ok(handle.publish(room))
             }
             Err(StoreError::Conflict(reason)) => {
-                // The store holds a newer state than memory (which only a
-                // bug could cause): believe the store, and let the client
-                // resync.
-                tracing::error!(game = %room.id(), reason, "memory behind the store; reloading");
-                let record = self.shared.store.load(room.id()).await?;
-                *room = restore(room.id(), record)?;
-                let json = handle.publish(room);
-                if room.computer_to_move().is_some() {
-                    self.schedule_computer(handle);
+                if !self.shared.shared_store {
+                    tracing::error!(game = %room.id(), reason, "memory behind the store; reloading");
                 }
-                Err(HubError::Changed(json))
+                self.reread_locked(handle, room).await?;
+                Err(HubError::Changed(handle.current(Viewer::Player)))
             }
             Err(e) => Err(e.into()),
         }
@@ -456,6 +483,11 @@ impl Hub {
     /// `decide` returns, publish it, and let the computer answer if it is
     /// now its turn.
     ///
+    /// With a shared store, memory may be a moment behind another server's
+    /// change: a refusal is checked again against the stored room, and a
+    /// commit that lost a race is decided again on the winner's state (so
+    /// the loser gets the refusal that state gives, with the fresh game).
+    ///
     /// The work runs in a task of its own: a client that gives up (and so
     /// drops this future) cannot stop it between the commit and the update
     /// of memory, which would leave the two disagreeing.
@@ -463,19 +495,42 @@ impl Hub {
         &self,
         id: &GameId,
         kind: ChangeKind,
-        decide: impl FnOnce(&Room) -> Result<Room, RoomError> + Send + 'static,
+        decide: impl Fn(&Room) -> Result<Room, RoomError> + Send + 'static,
     ) -> Result<Json, HubError> {
+        /// Races lost in a row before giving up with the fresh game.
+        const ATTEMPTS: usize = 3;
         let handle = self.room(id).await?;
         let hub = self.clone();
         tokio::spawn(async move {
             let mut room = handle.room.lock().await;
-            // 409s carry the current game so that the client can resync; a
-            // join's does not need it.
-            let next = decide(&room).map_err(|e| {
-                let game = (kind != ChangeKind::Join).then(|| handle.current(Viewer::Player));
-                HubError::Refused { error: e, game }
-            })?;
-            let game = hub.commit(&handle, &mut room, next, kind).await?;
+            let mut reread = false;
+            let mut attempt = 0;
+            let game = loop {
+                let next = match decide(&room) {
+                    Ok(next) => next,
+                    Err(error) => {
+                        if hub.shared.shared_store
+                            && !reread
+                            && hub.reread_locked(&handle, &mut room).await?
+                        {
+                            reread = true;
+                            continue;
+                        }
+                        // 409s carry the current game so that the client
+                        // can resync; a join's does not need it.
+                        let game =
+                            (kind != ChangeKind::Join).then(|| handle.current(Viewer::Player));
+                        return Err(HubError::Refused { error, game });
+                    }
+                };
+                match hub.commit(&handle, &mut room, next, kind).await {
+                    Err(HubError::Changed(_)) if attempt + 1 < ATTEMPTS => {
+                        attempt += 1;
+                        reread = true;
+                    }
+                    done => break done?,
+                }
+            };
             let computer_turn = room.computer_to_move().is_some();
             drop(room);
             if computer_turn {
@@ -495,7 +550,7 @@ impl Hub {
         let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
         let hash = token.hash();
         let game = self
-            .change(id, ChangeKind::Join, move |room| room.join(hash))
+            .change(id, ChangeKind::Join, move |room| room.join(hash.clone()))
             .await?;
         Ok(Seated {
             game,

@@ -9,6 +9,7 @@ use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Game, Player, Rules};
 use serde::Serialize;
 
+use super::nodes::{LEASE, RENEW_EVERY};
 use super::{Hub, HubError, Json, RoomHandle, Shared};
 use crate::id::GameId;
 use crate::store::ChangeKind;
@@ -111,8 +112,15 @@ impl Hub {
             let mut retry = Duration::from_millis(100);
             loop {
                 match hub.computer_move(&handle).await {
-                    Ok(true) => {}
-                    Ok(false) => break,
+                    Ok(Turn::Moved) => {}
+                    Ok(Turn::HumanToMove) => break,
+                    Ok(Turn::ClaimedElsewhere) => {
+                        // Another server is on it; its commit will be
+                        // announced, and if it dies the sweep finds the
+                        // turn again.
+                        handle.thinking.store(false, Ordering::SeqCst);
+                        return;
+                    }
                     Err(e) => {
                         // Most likely the store is failing: try again, ever
                         // more slowly, so the game goes on once it recovers.
@@ -172,40 +180,62 @@ impl Hub {
         self.shared.solvers.expire(POOL_IDLE);
     }
 
-    /// One computer move, if it is the computer's turn; `Ok(true)` when a
-    /// move was made.
-    async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<bool, HubError> {
-        let (kind, game, version) = {
+    /// One computer move, if it is the computer's turn and (with a shared
+    /// store) this server holds the claim on it, renewed while it searches.
+    async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<Turn, HubError> {
+        let (kind, game, version, id) = {
             let room = handle.room.lock().await;
             match room.computer_to_move() {
-                Some(kind) => (kind, room.game().clone(), room.version()),
-                None => return Ok(false),
+                Some(kind) => (kind, room.game().clone(), room.version(), room.id().clone()),
+                None => return Ok(Turn::HumanToMove),
             }
         };
+        let store = self.shared.store.clone();
+        if self.shared.shared_store && !store.claim(&id, version, LEASE).await? {
+            return Ok(Turn::ClaimedElsewhere);
+        }
         let rules = game.rules();
-        let cell = self
-            .search(kind, move |shared| {
-                let mut strategy = match shared.strategies.take(Some(kind), rules) {
-                    Some(strategy) => strategy,
-                    None => {
-                        let seed = u64::from_le_bytes(random_bytes());
-                        shared
-                            .catalog
-                            .build(kind, rules, seed)
-                            .map_err(|e| HubError::Internal(e.to_string()))?
+        let search = self.search(kind, move |shared| {
+            let mut strategy = match shared.strategies.take(Some(kind), rules) {
+                Some(strategy) => strategy,
+                None => {
+                    let seed = u64::from_le_bytes(random_bytes());
+                    shared
+                        .catalog
+                        .build(kind, rules, seed)
+                        .map_err(|e| HubError::Internal(e.to_string()))?
+                }
+            };
+            let cell = strategy.choose(&game);
+            shared.strategies.give(Some(kind), rules, strategy);
+            Ok(cell)
+        });
+        let cell = if self.shared.shared_store {
+            // Renew the claim for as long as the search runs; a failed
+            // renewal only risks a second server searching too, and the
+            // store's version guard still lets one move in.
+            tokio::pin!(search);
+            let mut renew =
+                tokio::time::interval_at(tokio::time::Instant::now() + RENEW_EVERY, RENEW_EVERY);
+            loop {
+                tokio::select! {
+                    cell = &mut search => break cell?,
+                    _ = renew.tick() => {
+                        if let Err(e) = store.claim(&id, version, LEASE).await {
+                            tracing::warn!(game = %id, error = %e, "cannot renew the claim on a computer turn");
+                        }
                     }
-                };
-                let cell = strategy.choose(&game);
-                shared.strategies.give(Some(kind), rules, strategy);
-                Ok(cell)
-            })
-            .await?;
+                }
+            }
+        } else {
+            search.await?
+        };
         let cell = cell.ok_or_else(|| HubError::Internal(format!("{kind} found no move")))?;
         let mut room = handle.room.lock().await;
         if room.version() != version {
-            // Changed while thinking (cannot happen while it is the
-            // computer's turn, but a stale move must never be played).
-            return Ok(true);
+            // Changed while thinking (another server moved first): look
+            // again.
+            return Ok(Turn::Moved);
         }
         let (next, _) = room
             .play(
@@ -215,9 +245,11 @@ impl Hub {
                 Some(version),
             )
             .map_err(|e| HubError::Internal(format!("{kind} chose an illegal move: {e}")))?;
-        self.commit(handle, &mut room, next, ChangeKind::Move)
-            .await?;
-        Ok(true)
+        match self.commit(handle, &mut room, next, ChangeKind::Move).await {
+            // Another server's move got in first; memory now holds it.
+            Ok(_) | Err(HubError::Changed(_)) => Ok(Turn::Moved),
+            Err(e) => Err(e),
+        }
     }
 
     /// Perfect-play values of every empty cell, where the position is small
@@ -273,6 +305,16 @@ impl Hub {
             Some((version, json.clone()));
         Ok((version, Some(json)))
     }
+}
+
+/// What one look at the computer's turn came to.
+enum Turn {
+    /// It moved (or the room changed meanwhile): look again.
+    Moved,
+    /// It is not the computer's turn (a person is to move, or the round is over).
+    HumanToMove,
+    /// Another server holds the claim on this turn.
+    ClaimedElsewhere,
 }
 
 fn random_bytes() -> [u8; 8] {

@@ -101,4 +101,8 @@ impl Store for MemoryStore {
             .collect();
         Box::pin(std::future::ready(Ok(ids)))
     }
+
+    fn ping(&self) -> StoreFuture<()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }

@@ -2,16 +2,27 @@
 //!
 //! A store saves each change as one atomic write and resolves the returned
 //! future only once the write is durable; the server acknowledges nothing
-//! before that. [`SqliteStore`] is the embedded default; [`MemoryStore`]
-//! keeps nothing across restarts and serves tests and benchmarks.
+//! before that. [`SqliteStore`] is the embedded default for one server;
+//! [`PgStore`] lets several servers share one PostgreSQL database;
+//! [`MemoryStore`] keeps nothing across restarts and serves tests and
+//! benchmarks.
+//!
+//! A store shared by several servers ([`Store::shared`]) also tells each of
+//! them about the others' changes ([`Store::follow`]) and hands out claims
+//! on the computer's turns ([`Store::claim`]), so that each computer move is
+//! searched by one server and a server that dies mid-search has its move
+//! finished by another.
 
 mod memory;
+mod postgres;
+mod record;
 mod sqlite;
 
 use std::future::Future;
 use std::pin::Pin;
 
 pub use memory::MemoryStore;
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
 use crate::id::GameId;
@@ -53,6 +64,9 @@ pub enum StoreError {
     /// (which is not also a `source`, so it is said once).
     #[error("database error: {0}")]
     Database(rusqlite::Error),
+    /// PostgreSQL refused or failed, or cannot be reached.
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
     /// The database file failed its integrity check at start.
     #[error(
         "the database file is damaged ({0}); restore a backup, or start with --skip-check to serve the rooms that are intact"
@@ -91,6 +105,34 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(err: tokio_postgres::Error) -> StoreError {
+        // tokio-postgres's message leaves out the server's detail; say it.
+        StoreError::Postgres(match err.as_db_error() {
+            Some(db) => format!("{} ({})", db.message(), db.code().code()),
+            None => err.to_string(),
+        })
+    }
+}
+
+/// What a shared store tells a server about changes made by any server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreEvent {
+    /// The room now stands at this version.
+    Changed {
+        /// The room.
+        id: GameId,
+        /// Its version after the change.
+        version: u64,
+    },
+    /// The feed is interrupted: changes may be missed until
+    /// [`StoreEvent::Resync`], so what memory holds cannot be trusted.
+    Interrupted,
+    /// The feed is back after an interruption: every room held in memory
+    /// must be read again, since changes made meanwhile were not announced.
+    Resync,
+}
+
 /// Where rooms are kept.
 pub trait Store: Send + Sync + 'static {
     /// Save `change`; resolves once it is durable.
@@ -103,5 +145,32 @@ pub trait Store: Send + Sync + 'static {
     fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>>;
 
     /// Rooms where the computer is to move, to resume after a restart.
+    /// A shared store lists only those no live server has claimed and
+    /// nobody has touched for a moment (see [`Store::claim`]).
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>>;
+
+    /// Whether other servers may change the rooms too, so that what a
+    /// server holds in memory can go stale.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// The changes every server makes, as they commit: for a shared store,
+    /// once; `None` otherwise.
+    fn follow(&self) -> Option<tokio::sync::mpsc::Receiver<StoreEvent>> {
+        None
+    }
+
+    /// Claim (or renew the claim on) the computer's turn in room `id` at
+    /// `version` for `lease`: `true` when this server may search the move,
+    /// `false` when another live server holds it or the room has moved on.
+    /// A commit ends the claim. Only one server exists for an unshared
+    /// store, so it always has the claim.
+    fn claim(&self, id: &GameId, version: u64, lease: std::time::Duration) -> StoreFuture<bool> {
+        let _ = (id, version, lease);
+        Box::pin(std::future::ready(Ok(true)))
+    }
+
+    /// Whether the store answers at all (for readiness checks).
+    fn ping(&self) -> StoreFuture<()>;
 }

@@ -11,13 +11,14 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
 
-use oxo_core::{Cell, Player, Rules, Scoreboard};
+use oxo_core::Player;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
+use super::record::{Stored, checked, digest, int};
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
 use crate::id::{GameId, Token, TokenHash};
-use crate::room::{Opponent, RoomRecord, SeatName};
+use crate::room::{RoomRecord, SeatName};
 
 /// One schema migration: SQL, or a step SQLite cannot express alone.
 enum Migration {
@@ -89,37 +90,6 @@ fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// SHA-256, in hex, of everything [`load`] reads back for a room: its row
-/// and the moves of its current round, in a fixed spelling.
-fn digest(r: &RoomRecord) -> String {
-    use sha2::{Digest, Sha256};
-    use std::fmt::Write as _;
-    let mut text = format!(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
-        r.id,
-        r.rules.rows(),
-        r.rules.cols(),
-        r.rules.k(),
-        r.opponent.name(),
-        r.x_token.as_str(),
-        r.o_token.as_ref().map_or("", TokenHash::as_str),
-        r.round,
-        SeatName(r.first).as_str(),
-        r.score.wins(Player::X),
-        r.score.wins(Player::O),
-        r.score.draws(),
-        r.version,
-        r.watch,
-    );
-    for cell in &r.moves {
-        let _ = write!(text, "{},{};", cell.row, cell.col);
-    }
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 fn hash_stored_tokens(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
     let plain: Vec<(String, String, Option<String>)> = tx
         .prepare("SELECT id, x_token, o_token FROM rooms")?
@@ -153,6 +123,7 @@ enum Request {
         oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+    Ping(oneshot::Sender<Result<(), StoreError>>),
 }
 
 /// Rooms in a SQLite database file. Cheap to clone; the worker thread stops
@@ -258,6 +229,10 @@ impl Store for SqliteStore {
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.ask(Request::ComputerTurns)
     }
+
+    fn ping(&self) -> StoreFuture<()> {
+        self.ask(Request::Ping)
+    }
 }
 
 /// Apply the migrations the database lacks, each in its own transaction.
@@ -298,6 +273,10 @@ fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::ComputerTurns(reply) => {
                     let _ = reply.send(computer_turns(conn));
+                }
+                Request::Ping(reply) => {
+                    let ping = conn.query_row("SELECT 1", [], |_| Ok(()));
+                    let _ = reply.send(ping.map_err(StoreError::from));
                 }
             }
             if writes.len() < MAX_BATCH {
@@ -341,12 +320,6 @@ fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
         };
         let _ = reply.send(result);
     }
-}
-
-/// SQLite integers are signed; counts and versions never come near the
-/// limit, and saturating keeps the version guard meaningful if one did.
-fn int(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
@@ -419,15 +392,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
 /// The room `id` as stored, checked against its digest: a room whose row
 /// or moves were damaged is [`StoreError::Corrupt`], never served.
 fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError> {
-    let Some((record, stored)) = read(conn, id)? else {
-        return Ok(None);
-    };
-    if stored.as_deref() != Some(digest(&record).as_str()) {
-        return Err(StoreError::Corrupt(format!(
-            "game {id}: the stored room does not match its digest"
-        )));
-    }
-    Ok(Some(record))
+    read(conn, id)?.map(checked).transpose()
 }
 
 /// The room `id` as stored, and the digest stored with it (unchecked).
@@ -435,98 +400,42 @@ fn read(
     conn: &Connection,
     id: &GameId,
 ) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
-    let row = conn
+    let stored = conn
         .query_row(
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest
              FROM rooms WHERE id = ?1",
             [id.as_str()],
             |row| {
-                Ok((
-                    (
-                        row.get::<_, u32>(0)?,
-                        row.get::<_, u32>(1)?,
-                        row.get::<_, u32>(2)?,
-                    ),
-                    row.get::<_, String>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, Option<String>>(5)?,
-                    row.get::<_, u32>(6)?,
-                    row.get::<_, String>(7)?,
-                    (
-                        row.get::<_, i64>(8)?,
-                        row.get::<_, i64>(9)?,
-                        row.get::<_, i64>(10)?,
-                    ),
-                    row.get::<_, i64>(11)?,
-                    row.get::<_, String>(12)?,
-                    row.get::<_, Option<String>>(13)?,
-                ))
+                Ok(Stored {
+                    rows: row.get(0)?,
+                    cols: row.get(1)?,
+                    k: row.get(2)?,
+                    opponent: row.get(3)?,
+                    x_token: row.get(4)?,
+                    o_token: row.get(5)?,
+                    round: row.get(6)?,
+                    first: row.get(7)?,
+                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                    version: row.get(11)?,
+                    watch: row.get(12)?,
+                    digest: row.get(13)?,
+                })
             },
         )
         .optional()?;
-    let stored_hash = |text: &str| {
-        TokenHash::is_hash(text)
-            .then(|| TokenHash::from_stored(text))
-            .ok_or_else(|| StoreError::Corrupt(format!("game {id}: a seat token is not a hash")))
-    };
-    let Some((
-        (rows, cols, k),
-        opponent,
-        x_token,
-        o_token,
-        round,
-        first,
-        wins,
-        version,
-        watch,
-        stored_digest,
-    )) = row
-    else {
+    let Some(stored) = stored else {
         return Ok(None);
     };
-    let corrupt = |what: String| StoreError::Corrupt(format!("game {id}: {what}"));
-    let rules = Rules::new(rows, cols, k).map_err(|e| corrupt(e.to_string()))?;
-    let opponent: Opponent = opponent.parse().map_err(|e| corrupt(format!("{e}")))?;
-    let first =
-        SeatName::parse(&first).ok_or_else(|| corrupt(format!("bad first seat {first:?}")))?;
-    let mut stmt = conn
-        .prepare("SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply")?;
-    let mut moves = Vec::new();
-    for row in stmt.query_map(params![id.as_str(), round], |row| {
-        Ok((
-            row.get::<_, i64>(0)?,
-            row.get::<_, u32>(1)?,
-            row.get::<_, u32>(2)?,
-        ))
-    })? {
-        let (ply, r, c) = row?;
-        if usize::try_from(ply).ok() != Some(moves.len() + 1) {
-            return Err(corrupt(format!("move {ply} of round {round} out of order")));
-        }
-        moves.push(Cell::new(r, c));
-    }
-    let count = |n: i64| {
-        u64::try_from(n).map_err(|_| StoreError::Corrupt(format!("game {id}: negative count {n}")))
-    };
-    let score = Scoreboard::from_counts(count(wins.0)?, count(wins.1)?, count(wins.2)?);
-    let version = count(version)?;
-    Ok(Some((
-        RoomRecord {
-            id: id.clone(),
-            watch: GameId::from_trusted(&watch),
-            rules,
-            opponent,
-            x_token: stored_hash(&x_token)?,
-            o_token: o_token.as_deref().map(stored_hash).transpose()?,
-            round,
-            first,
-            moves,
-            score,
-            version,
-        },
-        stored_digest,
-    )))
+    let mut stmt = conn.prepare_cached(
+        "SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply",
+    )?;
+    let moves = stmt
+        .query_map(params![id.as_str(), stored.round], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    stored.decode(id, moves).map(Some)
 }
 
 fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, StoreError> {
@@ -555,9 +464,10 @@ fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
 #[cfg(test)]
 mod tests {
     use oxo_ai::StrategyKind;
+    use oxo_core::{Rules, Scoreboard};
 
     use super::*;
-    use crate::room::Room;
+    use crate::room::{Opponent, Room};
 
     fn room(id: &str, opponent: Opponent) -> Room {
         Room::new(

@@ -1,0 +1,162 @@
+//! Several servers on one shared store: keeping memory fresh and taking
+//! up computer turns that nobody is on.
+//!
+//! A server holds the rooms it serves in memory; with a shared store
+//! ([`Store::shared`](crate::store::Store::shared)) other servers change
+//! them too. Memory is kept fresh three ways:
+//!
+//! - every change any server commits is announced by the store; a server
+//!   holding that room at an older version rereads it and publishes it to
+//!   its players and spectators ([`Hub::follow_store`]);
+//! - while the store's feed is interrupted, every request rereads its room
+//!   first, and when the feed is back every room held is reread;
+//! - a change decided on a stale room is caught by the store's version
+//!   guard and decided again on the stored state (`Hub::change`).
+//!
+//! The computer's turns are claimed in the store, so each move is searched
+//! by one server; every few seconds each server asks the store for turns
+//! whose claim has lapsed (a server died mid-search) and takes them up.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::{Hub, HubError, RoomHandle, restore};
+use crate::id::GameId;
+use crate::room::Room;
+use crate::store::StoreEvent;
+
+/// How long a claim on a computer turn lasts unless renewed...
+pub(super) const LEASE: Duration = Duration::from_secs(5);
+/// ...and how often a server renews it while its search runs.
+pub(super) const RENEW_EVERY: Duration = Duration::from_millis(1500);
+/// How often each server looks for computer turns nobody is on.
+pub const ORPHAN_SWEEP: Duration = Duration::from_secs(2);
+
+impl Hub {
+    /// Whether other servers may change this hub's rooms.
+    #[must_use]
+    pub fn store_is_shared(&self) -> bool {
+        self.shared.shared_store
+    }
+
+    /// Whether the store answers (for readiness checks).
+    ///
+    /// # Errors
+    /// The store's failure.
+    pub async fn ping(&self) -> Result<(), crate::store::StoreError> {
+        self.shared.store.ping().await
+    }
+
+    /// Follow the store's announcements of changes, if it is shared, for as
+    /// long as the hub lives; call once, on the runtime.
+    pub fn follow_store(&self) {
+        let Some(mut events) = self.shared.store.follow() else {
+            return;
+        };
+        // The follower holds only a weak reference: it ends with the hub.
+        let weak = Arc::downgrade(&self.shared);
+        let idle_after = self.idle_after;
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                let Some(shared) = weak.upgrade() else {
+                    return;
+                };
+                let hub = Hub { shared, idle_after };
+                match event {
+                    StoreEvent::Changed { id, version } => {
+                        hub.shared.notices.fetch_add(1, Ordering::SeqCst);
+                        let held = hub.shard(&id).get(&id).cloned();
+                        if let Some(handle) = held
+                            && handle.version.load(Ordering::SeqCst) < version
+                        {
+                            tokio::spawn(async move {
+                                if let Err(e) = hub.reread(&handle).await {
+                                    tracing::warn!(game = %id, error = %e, "cannot reread a changed game");
+                                }
+                            });
+                        }
+                    }
+                    StoreEvent::Interrupted => {
+                        hub.shared.fresh.store(false, Ordering::SeqCst);
+                    }
+                    StoreEvent::Resync => {
+                        let held: Vec<_> = hub
+                            .shared
+                            .shards
+                            .iter()
+                            .flat_map(|shard| {
+                                shard
+                                    .lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .values()
+                                    .cloned()
+                                    .collect::<Vec<_>>()
+                            })
+                            .collect();
+                        tracing::info!(
+                            rooms = held.len(),
+                            "change feed back; rereading the rooms held"
+                        );
+                        for handle in held {
+                            if let Err(e) = hub.reread(&handle).await {
+                                tracing::warn!(error = %e, "cannot reread a game after the feed came back");
+                            }
+                        }
+                        hub.shared.fresh.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Read the room again from the store, and make memory and everyone
+    /// watching follow if it has moved on.
+    pub(super) async fn reread(&self, handle: &Arc<RoomHandle>) -> Result<(), HubError> {
+        let mut room = handle.room.lock().await;
+        self.reread_locked(handle, &mut room).await.map(drop)
+    }
+
+    /// [`Hub::reread`] with the room's lock held by the caller: `true` when
+    /// the stored room differed from memory (which now holds it).
+    pub(super) async fn reread_locked(
+        &self,
+        handle: &Arc<RoomHandle>,
+        room: &mut Room,
+    ) -> Result<bool, HubError> {
+        let id = room.id().clone();
+        let stored = restore(&id, self.shared.store.load(&id).await?)?;
+        if stored.version() == room.version() {
+            return Ok(false);
+        }
+        *room = stored;
+        handle.publish(room);
+        if room.computer_to_move().is_some() {
+            self.schedule_computer(handle);
+        }
+        Ok(true)
+    }
+
+    /// After installing a room loaded while notices were arriving, read it
+    /// again in case one of them was about this room (it would have found
+    /// the room not yet in memory and been dropped).
+    pub(super) async fn settle(&self, handle: &Arc<RoomHandle>, seen: u64) -> Result<(), HubError> {
+        if self.shared.shared_store && self.shared.notices.load(Ordering::SeqCst) != seen {
+            self.reread(handle).await?;
+        }
+        Ok(())
+    }
+
+    /// The room with this id, read again from a shared store when it was
+    /// already in memory.
+    pub(super) async fn fresh_room(&self, id: &GameId) -> Result<Arc<RoomHandle>, HubError> {
+        let held = self.shard(id).get(id).cloned();
+        match held {
+            Some(handle) if self.shared.shared_store => {
+                self.reread(&handle).await?;
+                Ok(handle)
+            }
+            _ => self.room(id).await,
+        }
+    }
+}

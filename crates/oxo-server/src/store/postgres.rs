@@ -1,0 +1,591 @@
+//! Rooms in PostgreSQL, shared by any number of `oxo serve` nodes.
+//!
+//! - **One writer per room.** Every change is one statement (so one
+//!   transaction, committed before it is acknowledged) whose `UPDATE` only
+//!   applies when the stored version is older than the new one. Two nodes
+//!   racing to change a room both propose the same next version; the
+//!   database applies exactly one and the other gets
+//!   [`StoreError::Conflict`], rereads the room and answers from the fresh
+//!   state. No lock is held between statements.
+//! - **Live updates.** The same statement sends `NOTIFY oxo_rooms` with the
+//!   room id and its new version, delivered to every node when (and only
+//!   if) the change commits. Each node listens on a connection of its own
+//!   ([`Store::follow`]); when that connection drops it reconnects, listens
+//!   again and then asks the hub to reread every room it holds
+//!   ([`StoreEvent::Resync`]), since notifications sent meanwhile are lost.
+//! - **Computer moves exactly once.** A node searches the computer's move
+//!   only after claiming the room's turn ([`Store::claim`]): a lease in the
+//!   room's row, renewed while the search runs and ended by the commit. A
+//!   node that dies stops renewing; once the lease runs out, any node's
+//!   sweep ([`Store::computer_turns`]) finds the room and finishes the move.
+//!
+//! The schema is versioned in `oxo_schema` and migrated at start under an
+//! advisory lock, so nodes starting together migrate once. Connections are
+//! plain TCP (no TLS): keep the database on a private network or loopback.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
+
+use super::record::{Stored, checked, digest, int};
+use super::{Change, ChangeKind, Store, StoreError, StoreEvent, StoreFuture};
+use crate::id::{GameId, TokenHash};
+use crate::room::{RoomRecord, SeatName};
+
+/// Schema migrations, in order; `oxo_schema.version` counts those applied.
+/// Never edit one that has shipped: add another.
+const MIGRATIONS: &[&str] = &[
+    // 1: rooms (with their digest and the computer's claim) and every move
+    // of every round.
+    "CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        watch TEXT NOT NULL UNIQUE,
+        rows INTEGER NOT NULL,
+        cols INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        opponent TEXT NOT NULL,
+        x_token TEXT NOT NULL,
+        o_token TEXT,
+        round INTEGER NOT NULL,
+        first TEXT NOT NULL CHECK (first IN ('x', 'o')),
+        x_wins BIGINT NOT NULL,
+        o_wins BIGINT NOT NULL,
+        draws BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        computer_turn BOOLEAN NOT NULL,
+        digest TEXT NOT NULL,
+        claimed_by TEXT,
+        claimed_until TIMESTAMPTZ,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE TABLE moves (
+        room TEXT NOT NULL REFERENCES rooms (id),
+        round INTEGER NOT NULL,
+        ply INTEGER NOT NULL,
+        row INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (room, round, ply)
+    );
+    CREATE INDEX rooms_computer_turn ON rooms (updated_at) WHERE computer_turn;",
+];
+
+/// The channel every change is announced on.
+const CHANNEL: &str = "oxo_rooms";
+
+/// The `application_name` of each node's listening connection (the others
+/// are `oxo serve`), for operators and tests that look at `pg_stat_activity`.
+pub const LISTENER_NAME: &str = "oxo serve changes";
+
+/// Connections each node keeps for its requests. Statements from many
+/// tasks are pipelined on each; several let commits share a WAL flush.
+const POOL: usize = 8;
+
+/// How long to wait for the database to accept a connection, unless the
+/// URL says otherwise.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A change: the room's row upserted under the version guard, the move (if
+/// any) appended, and the change announced, in one statement. The claim on
+/// the computer's turn ends with it. Answers one row, or none when the
+/// guard refused the write.
+const COMMIT: &str = "WITH room AS (
+        INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
+                           x_wins, o_wins, draws, version, computer_turn, watch, digest)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        ON CONFLICT (id) DO UPDATE SET
+            o_token = excluded.o_token, round = excluded.round, first = excluded.first,
+            x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
+            version = excluded.version, computer_turn = excluded.computer_turn,
+            digest = excluded.digest, claimed_by = NULL, claimed_until = NULL,
+            updated_at = now()
+        WHERE rooms.version < excluded.version
+        RETURNING id, version
+    ), played AS (
+        INSERT INTO moves (room, round, ply, row, col)
+        SELECT id, $8, $17, $18, $19 FROM room WHERE $17 > 0
+    )
+    SELECT pg_notify('oxo_rooms', id || ' ' || version) FROM room";
+
+/// A room and the moves of its round, read in one snapshot.
+const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_token, round, first,
+        x_wins, o_wins, draws, version, watch, digest,
+        ARRAY(SELECT ply FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
+        ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
+        ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply)
+    FROM rooms r";
+
+/// Take or renew the computer's turn: only at that version, only while it
+/// is the computer's turn, and only when nobody else holds a live lease.
+const CLAIM: &str = "UPDATE rooms
+    SET claimed_by = $3, claimed_until = now() + make_interval(secs => $4)
+    WHERE id = $1 AND version = $2 AND computer_turn
+      AND (claimed_until IS NULL OR claimed_until < now() OR claimed_by = $3)";
+
+/// Computer turns nobody is on: unclaimed or with a lapsed lease, and
+/// untouched for a second (so that the node that just made the change has
+/// time to claim it first).
+const ORPHANS: &str = "SELECT id FROM rooms
+    WHERE computer_turn AND updated_at < now() - interval '1 second'
+      AND (claimed_until IS NULL OR claimed_until < now())";
+
+/// One connection and its prepared statements.
+struct Conn {
+    client: Client,
+    commit: Statement,
+    load: Statement,
+    load_watch: Statement,
+    claim: Statement,
+    orphans: Statement,
+}
+
+struct Inner {
+    config: Config,
+    /// Who claims computer turns: unique per process.
+    node: String,
+    slots: Vec<Mutex<Option<Arc<Conn>>>>,
+    next: AtomicUsize,
+}
+
+/// Rooms in a PostgreSQL database that several servers may share. Cheap to
+/// clone; clones share the connections.
+#[derive(Clone)]
+pub struct PgStore {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("node", &self.inner.node)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connect to the database at `url` (`postgres://USER@HOST:PORT/DB`,
+    /// or any form tokio-postgres accepts) and bring its schema up to date.
+    /// Must be called on a tokio runtime, which then drives the
+    /// connections.
+    ///
+    /// # Errors
+    /// A malformed URL, an unreachable or refusing database, a schema from
+    /// a newer oxo.
+    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let mut config: Config = url
+            .parse()
+            .map_err(|e| StoreError::Postgres(format!("bad database URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("oxo serve");
+        }
+        let store = PgStore {
+            inner: Arc::new(Inner {
+                config,
+                node: node_name(),
+                slots: (0..POOL).map(|_| Mutex::new(None)).collect(),
+                next: AtomicUsize::new(0),
+            }),
+        };
+        store.migrate().await?;
+        // Connect now, so that a database that cannot serve is found at
+        // start and not on the first move.
+        store.conn().await?;
+        Ok(store)
+    }
+
+    /// Where the database is, without any password: `postgres://USER@HOST:PORT/DB`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let config = &self.inner.config;
+        let host = match config.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+            Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+            None => "localhost".into(),
+        };
+        format!(
+            "postgres://{}@{}:{}/{}",
+            config.get_user().unwrap_or(""),
+            host,
+            config.get_ports().first().copied().unwrap_or(5432),
+            config.get_dbname().unwrap_or("")
+        )
+    }
+
+    /// The name this node claims computer turns under.
+    #[must_use]
+    pub fn node(&self) -> &str {
+        &self.inner.node
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut client = connect(&self.inner.config).await?;
+        let tx = client.transaction().await?;
+        // Nodes starting together take turns; the lock ends with the
+        // transaction.
+        tx.batch_execute(
+            "SELECT pg_advisory_xact_lock(7894130);
+             CREATE TABLE IF NOT EXISTS oxo_schema (version INTEGER NOT NULL);",
+        )
+        .await?;
+        let found: i64 = match tx.query_opt("SELECT version FROM oxo_schema", &[]).await? {
+            Some(row) => i64::from(row.get::<_, i32>(0)),
+            None => {
+                tx.execute("INSERT INTO oxo_schema (version) VALUES (0)", &[])
+                    .await?;
+                0
+            }
+        };
+        let known = i64::try_from(MIGRATIONS.len()).expect("a handful of migrations");
+        if found > known {
+            return Err(StoreError::TooNew { found, known });
+        }
+        for (number, sql) in (1..)
+            .zip(MIGRATIONS)
+            .skip(usize::try_from(found).unwrap_or(0))
+        {
+            tx.batch_execute(sql).await?;
+            tx.execute("UPDATE oxo_schema SET version = $1", &[&number])
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A connection, round robin over the pool, (re)connected as needed.
+    async fn conn(&self) -> Result<Arc<Conn>, StoreError> {
+        let at = self.inner.next.fetch_add(1, Ordering::Relaxed) % POOL;
+        let slot = &self.inner.slots[at];
+        let held = slot.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(conn) = held
+            && !conn.client.is_closed()
+        {
+            return Ok(conn);
+        }
+        let client = connect(&self.inner.config).await?;
+        let load_where = |clause: &str| format!("{LOAD} WHERE {clause} = $1");
+        let conn = Arc::new(Conn {
+            commit: client.prepare(COMMIT).await?,
+            load: client.prepare(&load_where("id")).await?,
+            load_watch: client.prepare(&load_where("watch")).await?,
+            claim: client.prepare(CLAIM).await?,
+            orphans: client.prepare(ORPHANS).await?,
+            client,
+        });
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// `work` on a pooled connection, as a store's answer.
+    fn run<T, F>(&self, work: impl FnOnce(Arc<Conn>) -> F + Send + 'static) -> StoreFuture<T>
+    where
+        F: Future<Output = Result<T, StoreError>> + Send + 'static,
+    {
+        let store = self.clone();
+        Box::pin(async move { work(store.conn().await?).await })
+    }
+}
+
+/// One connection, driven by a task of its own; errors on it are logged
+/// (the client sees the connection closed and the pool replaces it).
+async fn connect(config: &Config) -> Result<Client, StoreError> {
+    let (client, connection) = config.connect(NoTls).await?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "a PostgreSQL connection failed");
+        }
+    });
+    Ok(client)
+}
+
+/// `host:pid:random`, for the claims table and the logs.
+fn node_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default();
+    let mut salt = [0u8; 3];
+    let _ = getrandom::fill(&mut salt);
+    format!(
+        "{}:{}:{:02x}{:02x}{:02x}",
+        if host.is_empty() { "oxo" } else { &host },
+        std::process::id(),
+        salt[0],
+        salt[1],
+        salt[2]
+    )
+}
+
+fn small(n: u32) -> Result<i32, StoreError> {
+    i32::try_from(n).map_err(|_| StoreError::Corrupt(format!("{n} is too large to store")))
+}
+
+fn unsigned(n: i32) -> Result<u32, StoreError> {
+    u32::try_from(n).map_err(|_| StoreError::Corrupt(format!("negative number {n}")))
+}
+
+/// The room in `row` (as [`LOAD`] reads it), checked against its digest.
+fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
+    let id = GameId::from_trusted(&row.try_get::<_, String>(0)?);
+    let plies: Vec<i32> = row.try_get(15)?;
+    let rows: Vec<i32> = row.try_get(16)?;
+    let cols: Vec<i32> = row.try_get(17)?;
+    let moves = plies
+        .into_iter()
+        .zip(rows)
+        .zip(cols)
+        .map(|((ply, r), c)| Ok((i64::from(ply), unsigned(r)?, unsigned(c)?)))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let stored = Stored {
+        rows: unsigned(row.try_get(1)?)?,
+        cols: unsigned(row.try_get(2)?)?,
+        k: unsigned(row.try_get(3)?)?,
+        opponent: row.try_get(4)?,
+        x_token: row.try_get(5)?,
+        o_token: row.try_get(6)?,
+        round: unsigned(row.try_get(7)?)?,
+        first: row.try_get(8)?,
+        score: (row.try_get(9)?, row.try_get(10)?, row.try_get(11)?),
+        version: row.try_get(12)?,
+        watch: row.try_get(13)?,
+        digest: row.try_get(14)?,
+    };
+    checked(stored.decode(&id, moves)?)
+}
+
+impl Store for PgStore {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        self.run(move |conn| async move {
+            let r = &change.room;
+            let (ply, cell) = match change.kind {
+                ChangeKind::Move => {
+                    let cell = r.moves.last().ok_or_else(|| {
+                        StoreError::Corrupt(format!("game {}: a move with no moves", r.id))
+                    })?;
+                    (
+                        small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?,
+                        *cell,
+                    )
+                }
+                _ => (0, oxo_core::Cell::new(0, 0)),
+            };
+            let written = conn
+                .client
+                .execute(
+                    &conn.commit,
+                    &[
+                        &r.id.as_str(),
+                        &small(r.rules.rows())?,
+                        &small(r.rules.cols())?,
+                        &small(r.rules.k())?,
+                        &r.opponent.name(),
+                        &r.x_token.as_str(),
+                        &r.o_token.as_ref().map(TokenHash::as_str),
+                        &small(r.round)?,
+                        &SeatName(r.first).as_str(),
+                        &int(r.score.wins(oxo_core::Player::X)),
+                        &int(r.score.wins(oxo_core::Player::O)),
+                        &int(r.score.draws()),
+                        &int(r.version),
+                        &change.computer_turn,
+                        &r.watch.as_str(),
+                        &digest(r),
+                        &ply,
+                        &small(cell.row)?,
+                        &small(cell.col)?,
+                    ],
+                )
+                .await?;
+            if written == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Conflict(format!(
+                    "game {} is already stored at version {} or later",
+                    r.id, r.version
+                )))
+            }
+        })
+    }
+
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let row = conn.client.query_opt(&conn.load, &[&id.as_str()]).await?;
+            row.as_ref().map(decode).transpose()
+        })
+    }
+
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let watch = watch.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.load_watch, &[&watch.as_str()])
+                .await?;
+            row.as_ref().map(decode).transpose()
+        })
+    }
+
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
+        self.run(move |conn| async move {
+            let rows = conn.client.query(&conn.orphans, &[]).await?;
+            rows.iter()
+                .map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+                .collect()
+        })
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn follow(&self) -> Option<mpsc::Receiver<StoreEvent>> {
+        let (events, receiver) = mpsc::channel(1024);
+        let mut config = self.inner.config.clone();
+        config.application_name(LISTENER_NAME);
+        tokio::spawn(listen(config, events));
+        Some(receiver)
+    }
+
+    fn claim(&self, id: &GameId, version: u64, lease: Duration) -> StoreFuture<bool> {
+        let id = id.clone();
+        let node = self.inner.node.clone();
+        self.run(move |conn| async move {
+            let claimed = conn
+                .client
+                .execute(
+                    &conn.claim,
+                    &[&id.as_str(), &int(version), &node, &lease.as_secs_f64()],
+                )
+                .await?;
+            Ok(claimed == 1)
+        })
+    }
+
+    fn ping(&self) -> StoreFuture<()> {
+        self.run(move |conn| async move {
+            conn.client.simple_query("SELECT 1").await?;
+            Ok(())
+        })
+    }
+}
+
+/// Follow [`CHANNEL`] for as long as anyone reads `events`: listen on a
+/// connection of its own, forward each notification, and after a lost
+/// connection reconnect (ever more slowly, up to a few seconds apart) and
+/// send [`StoreEvent::Resync`], since what was sent meanwhile is lost.
+async fn listen(config: Config, events: mpsc::Sender<StoreEvent>) {
+    let mut retry = Duration::from_millis(100);
+    let mut first = true;
+    loop {
+        match follow_once(&config, &events, first).await {
+            // Nobody reads the events any more: the hub is gone.
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, retry_ms = retry.as_millis(), "lost the PostgreSQL change feed; reconnecting");
+                if events.send(StoreEvent::Interrupted).await.is_err() {
+                    return;
+                }
+            }
+        }
+        first = false;
+        tokio::time::sleep(retry).await;
+        retry = (retry * 2).min(Duration::from_secs(3));
+    }
+}
+
+/// One listening connection, until it fails (an error) or nobody reads the
+/// events (`Ok`).
+async fn follow_once(
+    config: &Config,
+    events: &mpsc::Sender<StoreEvent>,
+    first: bool,
+) -> Result<(), StoreError> {
+    let (client, mut connection) = config.connect(NoTls).await?;
+    let (notes, mut received) = mpsc::unbounded_channel();
+    // The connection yields the notifications; it must be polled for the
+    // LISTEN below to complete, so it runs in a task of its own.
+    let driver = tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(message) = messages.next().await {
+            match message {
+                Ok(AsyncMessage::Notification(note)) => {
+                    if notes.send(note.payload().to_owned()).is_err() {
+                        return Ok(());
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => return Err(StoreError::from(e)),
+            }
+        }
+        Err(StoreError::Postgres(
+            "the database closed the connection".into(),
+        ))
+    });
+    let listening = client.batch_execute(&format!("LISTEN {CHANNEL}")).await;
+    if let Err(e) = listening {
+        driver.abort();
+        return Err(e.into());
+    }
+    if !first && events.send(StoreEvent::Resync).await.is_err() {
+        driver.abort();
+        return Ok(());
+    }
+    while let Some(payload) = received.recv().await {
+        let Some(event) = parse_note(&payload) else {
+            tracing::warn!(payload, "an unreadable change notice");
+            continue;
+        };
+        if events.send(event).await.is_err() {
+            driver.abort();
+            return Ok(());
+        }
+    }
+    drop(client);
+    match driver.await {
+        Ok(result) => result,
+        Err(e) => Err(StoreError::Postgres(format!(
+            "the change feed stopped: {e}"
+        ))),
+    }
+}
+
+/// `"ID VERSION"`, as [`COMMIT`] announces a change.
+fn parse_note(payload: &str) -> Option<StoreEvent> {
+    let (id, version) = payload.split_once(' ')?;
+    let id = GameId::parse(id)?;
+    Some(StoreEvent::Changed {
+        id,
+        version: version.parse().ok()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn change_notices_are_read_back() {
+        let id = GameId::random().unwrap();
+        assert_eq!(
+            parse_note(&format!("{id} 17")),
+            Some(StoreEvent::Changed {
+                id: id.clone(),
+                version: 17
+            })
+        );
+        assert_eq!(parse_note("nonsense"), None);
+        assert_eq!(parse_note(&format!("{id} -1")), None);
+    }
+
+    #[test]
+    fn node_names_differ_between_stores_of_one_process() {
+        assert_ne!(node_name(), node_name());
+    }
+}
