@@ -211,22 +211,25 @@ impl Hub {
             Ok(cell)
         });
         let cell = if self.shared.shared_store {
-            // Renew the claim for as long as the search runs; a failed
-            // renewal only risks a second server searching too, and the
-            // store's version guard still lets one move in.
-            tokio::pin!(search);
-            let mut renew =
-                tokio::time::interval_at(tokio::time::Instant::now() + RENEW_EVERY, RENEW_EVERY);
-            loop {
-                tokio::select! {
-                    cell = &mut search => break cell?,
-                    _ = renew.tick() => {
-                        if let Err(e) = store.claim(&id, version, LEASE).await {
-                            tracing::warn!(game = %id, error = %e, "cannot renew the claim on a computer turn");
-                        }
+            // Renew the claim for as long as the search runs, in a task of
+            // its own so that a slow renewal never holds up the move; a
+            // failed renewal only risks a second server searching too, and
+            // the store's version guard still lets one move in.
+            let renewer = tokio::spawn(async move {
+                let mut renew = tokio::time::interval_at(
+                    tokio::time::Instant::now() + RENEW_EVERY,
+                    RENEW_EVERY,
+                );
+                loop {
+                    renew.tick().await;
+                    if let Err(e) = store.claim(&id, version, LEASE).await {
+                        tracing::warn!(game = %id, error = %e, "cannot renew the claim on a computer turn");
                     }
                 }
-            }
+            });
+            let cell = search.await;
+            renewer.abort();
+            cell?
         } else {
             search.await?
         };

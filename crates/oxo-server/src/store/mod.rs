@@ -22,7 +22,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use memory::MemoryStore;
-pub use postgres::PgStore;
+pub use postgres::{LISTENER_NAME, PgStore};
 pub use sqlite::SqliteStore;
 
 use crate::id::GameId;

@@ -1,0 +1,322 @@
+//! Several servers on one PostgreSQL database, in this process: each node
+//! is a hub with its own store connections and change feed, on a port of
+//! its own, exactly as separate `oxo serve` processes would be (the
+//! end-to-end test with real processes is in oxo-cli's tests).
+//!
+//! Each test starts a throwaway PostgreSQL cluster (Debian's `postgresql`,
+//! installed by `scripts/install-services.sh`); without it they fail.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use oxo_server::id::GameId;
+use oxo_server::room::RoomRecord;
+use oxo_server::store::{Change, StoreFuture};
+use oxo_server::{PgStore, Store, StoreEvent};
+use oxo_test_support::{Client, InProcess, Postgres, seated_game};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A node: a server on its own store.
+struct Node {
+    server: InProcess,
+    client: Client,
+}
+
+impl Node {
+    async fn start(db: &Postgres) -> Node {
+        let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+        Node::with_store(Arc::new(store)).await
+    }
+
+    async fn with_store(store: Arc<dyn Store>) -> Node {
+        let server = InProcess::start(store).await;
+        let client = Client::new(server.addr);
+        Node { server, client }
+    }
+
+    async fn game(&self, id: &str) -> Value {
+        self.client.get_json(&format!("/api/games/{id}")).await
+    }
+
+    async fn play(&self, id: &str, token: &str, row: u32, col: u32) -> (u16, Value) {
+        self.client
+            .call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(token),
+                &json!({"row": row, "col": col}),
+            )
+            .await
+    }
+}
+
+fn postgres() -> Postgres {
+    Postgres::start().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Poll `node` until game `id` reaches `version` (or fail after 20 s).
+async fn until_version(node: &Node, id: &str, version: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let game = node.game(id).await;
+        if game["version"].as_u64() >= Some(version) {
+            return game;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "game {id} never reached version {version} here: {game}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_node_serves_any_room_and_racing_moves_have_one_winner() {
+    let db = postgres();
+    let a = Node::start(&db).await;
+    let b = Node::start(&db).await;
+    assert_eq!(a.client.send("GET", "/readyz", None, "").await.unwrap().status, 200);
+
+    // Made on A, joined on B, played alternately through both.
+    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    let (id, x, o) = (game.id.as_str(), game.x.as_str(), game.o.as_str());
+    assert_eq!(b.game(id).await["seats"]["o"], true);
+    assert_eq!(a.play(id, x, 1, 1).await.0, 200);
+    assert_eq!(b.play(id, o, 0, 0).await.0, 200, "B knows of X's move at once");
+    assert_eq!(a.play(id, x, 2, 2).await.0, 200, "A knows of O's move at once");
+    assert_eq!(until_version(&b, id, 5).await["board"], "O../.X./..X");
+
+    // The same seat moving through both nodes at once: one move lands, the
+    // other gets 409 with the game as it now stands.
+    for round in 0..10 {
+        let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+        let (id, x) = (game.id.as_str(), game.x.as_str());
+        b.game(id).await; // both nodes hold the room in memory
+        let (one, two) = tokio::join!(a.play(id, x, 0, 0), b.play(id, x, 2, 2));
+        let mut statuses = [one.0, two.0];
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 409], "round {round}: {one:?} {two:?}");
+        let (won, lost) = if one.0 == 200 { (one, two) } else { (two, one) };
+        assert_eq!(lost.1["game"], won.1["game"], "the 409 carries the winner's game");
+        let stored = db
+            .psql(&format!("SELECT count(*) FROM moves WHERE room = '{id}'"))
+            .unwrap();
+        assert_eq!(stored.trim(), "1", "exactly one move stored");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_on_a_third_node_sees_every_move_at_once() {
+    let db = postgres();
+    let (a, b, c) = (
+        Node::start(&db).await,
+        Node::start(&db).await,
+        Node::start(&db).await,
+    );
+    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    let watch = game.game["watch"].as_str().unwrap().to_owned();
+    let url = format!("ws://{}/api/games/{watch}/live", c.server.addr);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let mut next_update = async || loop {
+        let frame = tokio::time::timeout(Duration::from_secs(5), socket.next())
+            .await
+            .expect("an update within 5 s")
+            .expect("the socket open")
+            .unwrap();
+        if let Message::Text(text) = frame {
+            return serde_json::from_str::<Value>(&text).unwrap();
+        }
+    };
+    assert_eq!(next_update().await["version"], 2);
+    let moves = [(&a, &game.x, 1, 1), (&b, &game.o, 0, 0), (&a, &game.x, 0, 2)];
+    for (version, (node, token, row, col)) in (3..).zip(moves) {
+        let started = Instant::now();
+        assert_eq!(node.play(&game.id, token, row, col).await.0, 200);
+        let seen = next_update().await;
+        assert_eq!(seen["version"], version, "{seen}");
+        assert!(seen.get("seats").is_some());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "the update took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
+    let db = postgres();
+    let a = Node::start(&db).await;
+    let b = Node::start(&db).await;
+    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    assert_eq!(b.game(&game.id).await["version"], 2);
+    // Cut every node's feed; B must not answer from memory while its feed
+    // is down, and must catch up once it is back.
+    let cut = db
+        .psql(&format!(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE application_name = '{}'",
+            oxo_server::store::LISTENER_NAME
+        ))
+        .unwrap();
+    assert_eq!(cut.trim(), "2", "one feed per node");
+    assert_eq!(a.play(&game.id, &game.x, 1, 1).await.0, 200);
+    let seen = until_version(&b, &game.id, 3).await;
+    assert_eq!(seen["board"], ".../.X./...");
+    // Feeds back: a change on A is pushed to B again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let feeds = db
+            .psql(&format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{}'",
+                oxo_server::store::LISTENER_NAME
+            ))
+            .unwrap();
+        if feeds.trim() == "2" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the feeds never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(b.play(&game.id, &game.o, 0, 0).await.0, 200);
+    assert_eq!(until_version(&a, &game.id, 4).await["board"], "O../.X./...");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn computer_moves_happen_once_with_several_nodes() {
+    let db = postgres();
+    let nodes = [
+        Node::start(&db).await,
+        Node::start(&db).await,
+        Node::start(&db).await,
+    ];
+    for _ in 0..5 {
+        let (status, created) = nodes[0]
+            .client
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"size": "3x3", "opponent": "random"}),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let x = created["token"].as_str().unwrap().to_owned();
+        for node in &nodes {
+            node.game(&id).await; // every node holds the room
+        }
+        // X plays through each node in turn, always the first empty cell,
+        // and waits for the computer's reply.
+        let mut version = 1;
+        for turn in 0.. {
+            let node = &nodes[turn % nodes.len()];
+            let game = until_version(node, &id, version).await;
+            if game["status"] != "playing" {
+                break;
+            }
+            assert_eq!(game["next"], "x", "{game}");
+            let board = game["board"].as_str().unwrap().replace('/', "");
+            let cell = board.find('.').unwrap();
+            let (row, col) = (u32::try_from(cell / 3).unwrap(), u32::try_from(cell % 3).unwrap());
+            let (status, after) = node.play(&id, &x, row, col).await;
+            assert_eq!(status, 200, "{after}");
+            // While the round goes on, the computer replies: one version more.
+            version = after["game"]["version"].as_u64().unwrap()
+                + u64::from(after["game"]["status"] == "playing");
+        }
+        // Every ply stored once, in turn: X, O, X, ...
+        let stored = db
+            .psql(&format!(
+                "SELECT string_agg(ply::text, ',' ORDER BY ply) FROM moves WHERE room = '{id}'"
+            ))
+            .unwrap();
+        let plies: Vec<u32> = stored.trim().split(',').map(|p| p.parse().unwrap()).collect();
+        assert_eq!(plies, (1..=u32::try_from(plies.len()).unwrap()).collect::<Vec<_>>());
+        let claimed = db
+            .psql(&format!("SELECT claimed_by IS NULL FROM rooms WHERE id = '{id}'"))
+            .unwrap();
+        assert_eq!(claimed.trim(), "t", "no claim left behind");
+    }
+}
+
+/// A store that behaves like a node dying right after it claimed a
+/// computer turn: the claim is taken in the database, then nothing more
+/// (no renewal, no commit) ever completes.
+struct DiesAfterClaiming {
+    inner: PgStore,
+    claims: AtomicUsize,
+}
+
+impl Store for DiesAfterClaiming {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        if self.claims.load(Ordering::SeqCst) > 0 {
+            return Box::pin(std::future::pending());
+        }
+        self.inner.commit(change)
+    }
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        self.inner.load(id)
+    }
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        self.inner.load_watch(watch)
+    }
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
+        self.inner.computer_turns()
+    }
+    fn shared(&self) -> bool {
+        true
+    }
+    fn follow(&self) -> Option<tokio::sync::mpsc::Receiver<StoreEvent>> {
+        self.inner.follow()
+    }
+    fn claim(&self, id: &GameId, version: u64, lease: Duration) -> StoreFuture<bool> {
+        if self.claims.fetch_add(1, Ordering::SeqCst) > 0 {
+            return Box::pin(std::future::pending());
+        }
+        self.inner.claim(id, version, lease)
+    }
+    fn ping(&self) -> StoreFuture<()> {
+        self.inner.ping()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_computer_move_claimed_by_a_node_that_died_is_made_by_another() {
+    let db = postgres();
+    let dying = Arc::new(DiesAfterClaiming {
+        inner: PgStore::connect(&db.url()).await.unwrap(),
+        claims: AtomicUsize::new(0),
+    });
+    let a = Node::with_store(dying.clone()).await;
+    let b = Node::start(&db).await;
+    let (status, created) = a
+        .client
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"size": "3x3", "opponent": "random"}),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    assert_eq!(b.game(&id).await["version"], 1);
+    let started = Instant::now();
+    assert_eq!(a.play(&id, &x, 1, 1).await.0, 200);
+    // A claimed the reply and went silent; B takes it up once the lease
+    // lapses (5 s) and its sweep (every 2 s) finds the turn.
+    let game = until_version(&b, &id, 3).await;
+    assert_eq!(game["next"], "x", "{game}");
+    assert!(dying.claims.load(Ordering::SeqCst) >= 1, "A claimed the turn");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(4), "B waited for the lease: {waited:?}");
+    let stored = db
+        .psql(&format!("SELECT count(*) FROM moves WHERE room = '{id}'"))
+        .unwrap();
+    assert_eq!(stored.trim(), "2");
+}
