@@ -10,6 +10,10 @@
 //!   [`BlockingClient`], from plain threads.
 //! - [`seated_game`]: a game with both seats taken, the common start of
 //!   many tests.
+//! - [`Postgres`] and [`Haproxy`]: the services multi-node tests run
+//!   against, each started on a free port and a temp dir of its own from
+//!   Debian's packages (`scripts/install-services.sh` installs them; a
+//!   test without them fails, it is never skipped).
 //!
 //! Everything here is for tests: failures panic with a message saying
 //! what did not happen, or return errors where a benchmark must report
@@ -30,6 +34,12 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use oxo_server::{AppState, Hub, HubConfig, Store};
 use serde_json::Value;
+
+mod haproxy;
+mod postgres;
+
+pub use haproxy::Haproxy;
+pub use postgres::Postgres;
 
 /// How long anything here waits for the server.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -510,4 +520,21 @@ pub async fn seated_game(client: &Client, settings: &Value) -> Result<Seated, St
         o,
         game: joined_json["game"].clone(),
     })
+}
+
+/// A port of 127.0.0.1 that was free a moment ago (bound, then released),
+/// for a program that must be told its port; it may be taken again before
+/// the program binds it, so callers try again on a clash.
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
+}
+
+/// The last 20 lines of the log file at `path` (empty when there is none).
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
 }
