@@ -78,21 +78,40 @@ async fn any_node_serves_any_room_and_racing_moves_have_one_winner() {
     let db = postgres();
     let a = Node::start(&db).await;
     let b = Node::start(&db).await;
-    assert_eq!(a.client.send("GET", "/readyz", None, "").await.unwrap().status, 200);
+    assert_eq!(
+        a.client
+            .send("GET", "/readyz", None, "")
+            .await
+            .unwrap()
+            .status,
+        200
+    );
 
     // Made on A, joined on B, played alternately through both.
-    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    let game = seated_game(&a.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
     let (id, x, o) = (game.id.as_str(), game.x.as_str(), game.o.as_str());
     assert_eq!(b.game(id).await["seats"]["o"], true);
     assert_eq!(a.play(id, x, 1, 1).await.0, 200);
-    assert_eq!(b.play(id, o, 0, 0).await.0, 200, "B knows of X's move at once");
-    assert_eq!(a.play(id, x, 2, 2).await.0, 200, "A knows of O's move at once");
+    assert_eq!(
+        b.play(id, o, 0, 0).await.0,
+        200,
+        "B knows of X's move at once"
+    );
+    assert_eq!(
+        a.play(id, x, 2, 2).await.0,
+        200,
+        "A knows of O's move at once"
+    );
     assert_eq!(until_version(&b, id, 5).await["board"], "O../.X./..X");
 
     // The same seat moving through both nodes at once: one move lands, the
     // other gets 409 with the game as it now stands.
     for round in 0..10 {
-        let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+        let game = seated_game(&a.client, &json!({"size": "3x3"}))
+            .await
+            .unwrap();
         let (id, x) = (game.id.as_str(), game.x.as_str());
         b.game(id).await; // both nodes hold the room in memory
         let (one, two) = tokio::join!(a.play(id, x, 0, 0), b.play(id, x, 2, 2));
@@ -100,7 +119,10 @@ async fn any_node_serves_any_room_and_racing_moves_have_one_winner() {
         statuses.sort_unstable();
         assert_eq!(statuses, [200, 409], "round {round}: {one:?} {two:?}");
         let (won, lost) = if one.0 == 200 { (one, two) } else { (two, one) };
-        assert_eq!(lost.1["game"], won.1["game"], "the 409 carries the winner's game");
+        assert_eq!(
+            lost.1["game"], won.1["game"],
+            "the 409 carries the winner's game"
+        );
         let stored = db
             .psql(&format!("SELECT count(*) FROM moves WHERE room = '{id}'"))
             .unwrap();
@@ -116,7 +138,9 @@ async fn a_spectator_on_a_third_node_sees_every_move_at_once() {
         Node::start(&db).await,
         Node::start(&db).await,
     );
-    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    let game = seated_game(&a.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
     let watch = game.game["watch"].as_str().unwrap().to_owned();
     let url = format!("ws://{}/api/games/{watch}/live", c.server.addr);
     let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
@@ -131,7 +155,11 @@ async fn a_spectator_on_a_third_node_sees_every_move_at_once() {
         }
     };
     assert_eq!(next_update().await["version"], 2);
-    let moves = [(&a, &game.x, 1, 1), (&b, &game.o, 0, 0), (&a, &game.x, 0, 2)];
+    let moves = [
+        (&a, &game.x, 1, 1),
+        (&b, &game.o, 0, 0),
+        (&a, &game.x, 0, 2),
+    ];
     for (version, (node, token, row, col)) in (3..).zip(moves) {
         let started = Instant::now();
         assert_eq!(node.play(&game.id, token, row, col).await.0, 200);
@@ -151,7 +179,9 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
     let db = postgres();
     let a = Node::start(&db).await;
     let b = Node::start(&db).await;
-    let game = seated_game(&a.client, &json!({"size": "3x3"})).await.unwrap();
+    let game = seated_game(&a.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
     assert_eq!(b.game(&game.id).await["version"], 2);
     // Cut every node's feed; B must not answer from memory while its feed
     // is down, and must catch up once it is back.
@@ -221,7 +251,10 @@ async fn computer_moves_happen_once_with_several_nodes() {
             assert_eq!(game["next"], "x", "{game}");
             let board = game["board"].as_str().unwrap().replace('/', "");
             let cell = board.find('.').unwrap();
-            let (row, col) = (u32::try_from(cell / 3).unwrap(), u32::try_from(cell % 3).unwrap());
+            let (row, col) = (
+                u32::try_from(cell / 3).unwrap(),
+                u32::try_from(cell % 3).unwrap(),
+            );
             let (status, after) = node.play(&id, &x, row, col).await;
             assert_eq!(status, 200, "{after}");
             // While the round goes on, the computer replies: one version more.
@@ -234,10 +267,19 @@ async fn computer_moves_happen_once_with_several_nodes() {
                 "SELECT string_agg(ply::text, ',' ORDER BY ply) FROM moves WHERE room = '{id}'"
             ))
             .unwrap();
-        let plies: Vec<u32> = stored.trim().split(',').map(|p| p.parse().unwrap()).collect();
-        assert_eq!(plies, (1..=u32::try_from(plies.len()).unwrap()).collect::<Vec<_>>());
+        let plies: Vec<u32> = stored
+            .trim()
+            .split(',')
+            .map(|p| p.parse().unwrap())
+            .collect();
+        assert_eq!(
+            plies,
+            (1..=u32::try_from(plies.len()).unwrap()).collect::<Vec<_>>()
+        );
         let claimed = db
-            .psql(&format!("SELECT claimed_by IS NULL FROM rooms WHERE id = '{id}'"))
+            .psql(&format!(
+                "SELECT claimed_by IS NULL FROM rooms WHERE id = '{id}'"
+            ))
             .unwrap();
         assert_eq!(claimed.trim(), "t", "no claim left behind");
     }
@@ -249,6 +291,7 @@ async fn computer_moves_happen_once_with_several_nodes() {
 struct DiesAfterClaiming {
     inner: PgStore,
     claims: AtomicUsize,
+    won: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store for DiesAfterClaiming {
@@ -277,7 +320,13 @@ impl Store for DiesAfterClaiming {
         if self.claims.fetch_add(1, Ordering::SeqCst) > 0 {
             return Box::pin(std::future::pending());
         }
-        self.inner.claim(id, version, lease)
+        let claim = self.inner.claim(id, version, lease);
+        let won = self.won.clone();
+        Box::pin(async move {
+            let claimed = claim.await?;
+            won.store(claimed, Ordering::SeqCst);
+            Ok(claimed)
+        })
     }
     fn ping(&self) -> StoreFuture<()> {
         self.inner.ping()
@@ -290,6 +339,7 @@ async fn a_computer_move_claimed_by_a_node_that_died_is_made_by_another() {
     let dying = Arc::new(DiesAfterClaiming {
         inner: PgStore::connect(&db.url()).await.unwrap(),
         claims: AtomicUsize::new(0),
+        won: Arc::default(),
     });
     let a = Node::with_store(dying.clone()).await;
     let b = Node::start(&db).await;
@@ -305,16 +355,26 @@ async fn a_computer_move_claimed_by_a_node_that_died_is_made_by_another() {
     assert_eq!(status, 201);
     let id = created["game"]["id"].as_str().unwrap().to_owned();
     let x = created["token"].as_str().unwrap().to_owned();
-    assert_eq!(b.game(&id).await["version"], 1);
     let started = Instant::now();
     assert_eq!(a.play(&id, &x, 1, 1).await.0, 200);
-    // A claimed the reply and went silent; B takes it up once the lease
-    // lapses (5 s) and its sweep (every 2 s) finds the turn.
+    // A claims the reply and goes silent (B has not touched the room, so
+    // it cannot claim first)...
+    while !dying.won.load(Ordering::SeqCst) {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "A never claimed the turn"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // ...and B takes it up once the lease lapses (5 s) and its sweep
+    // (every 2 s) finds the turn.
     let game = until_version(&b, &id, 3).await;
     assert_eq!(game["next"], "x", "{game}");
-    assert!(dying.claims.load(Ordering::SeqCst) >= 1, "A claimed the turn");
     let waited = started.elapsed();
-    assert!(waited >= Duration::from_secs(4), "B waited for the lease: {waited:?}");
+    assert!(
+        waited >= Duration::from_secs(4),
+        "B waited for the lease: {waited:?}"
+    );
     let stored = db
         .psql(&format!("SELECT count(*) FROM moves WHERE room = '{id}'"))
         .unwrap();
