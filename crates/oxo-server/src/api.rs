@@ -293,9 +293,13 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
 }
 
 /// Readiness for load balancers: 200 when the store answers within
-/// [`READY_TIMEOUT`], else 503 with the reason. (`/healthz` is liveness: it
+/// [`READY_TIMEOUT`] and the server is not shutting down, else 503 with
+/// the reason. (`/healthz` is liveness: it
 /// answers whenever the process does.)
 async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+    if *state.closing.borrow() {
+        return Err(ApiError::NotReady("the server is shutting down".into()));
+    }
     match tokio::time::timeout(READY_TIMEOUT, state.hub.ping()).await {
         Ok(Ok(())) => Ok("ready"),
         Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),

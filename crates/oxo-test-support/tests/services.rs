@@ -52,13 +52,10 @@ async fn haproxy_spreads_requests_over_both_nodes() {
         InProcess::start(Arc::new(MemoryStore::new())).await,
     ];
     let backends: Vec<_> = nodes.iter().map(|node| node.addr).collect();
-    // The template checks GET /readyz, which the server does not answer
-    // yet; until it does, check /healthz.
-    let proxy =
-        tokio::task::spawn_blocking(move || Haproxy::start_with_check(&backends, "/healthz"))
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("{e}"));
+    let proxy = tokio::task::spawn_blocking(move || Haproxy::start(&backends))
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e}"));
     let client = Client::new(proxy.addr());
 
     let health = client.send("GET", "/healthz", None, "").await.unwrap();
@@ -89,11 +86,10 @@ async fn haproxy_spreads_requests_over_both_nodes() {
 async fn a_websocket_passes_through_haproxy() {
     let node = InProcess::start(Arc::new(MemoryStore::new())).await;
     let backends = [node.addr];
-    let proxy =
-        tokio::task::spawn_blocking(move || Haproxy::start_with_check(&backends, "/healthz"))
-            .await
-            .unwrap()
-            .unwrap_or_else(|e| panic!("{e}"));
+    let proxy = tokio::task::spawn_blocking(move || Haproxy::start(&backends))
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e}"));
     let (status, body) = Client::new(proxy.addr())
         .call("POST", "/api/games", None, &json!({"opponent": "human"}))
         .await;
