@@ -174,15 +174,28 @@ struct Harness {
     addr: SocketAddr,
     sessions: Mutex<Vec<(String, Client)>>,
     api: oxo_test_support::Client,
-    // Dropped in this order: the server (stopping it), chromedriver (and with
-    // it every browser), then the directory with the database and profiles.
-    server: Mutex<Option<oxo_test_support::InProcess>>,
+    /// Every node's address (the first is `addr`).
+    nodes: Vec<SocketAddr>,
+    // Dropped in this order: the servers (stopping them), chromedriver (and
+    // with it every browser), the database server if any, then the
+    // directory with the database and profiles.
+    servers: Mutex<Vec<oxo_test_support::InProcess>>,
     driver: ChromeDriver,
+    _postgres: Option<oxo_test_support::Postgres>,
     dir: TempDir,
 }
 
+/// Where a test's games are kept.
+#[derive(Clone, Copy, Debug)]
+enum Setup {
+    /// One server on a SQLite file.
+    Sqlite,
+    /// This many servers on one PostgreSQL database.
+    Postgres(usize),
+}
+
 impl Harness {
-    async fn start(name: &'static str) -> Harness {
+    async fn start(name: &'static str, setup: Setup) -> Harness {
         for bin in [CHROMIUM, CHROMEDRIVER] {
             assert!(
                 Path::new(bin).exists(),
@@ -195,19 +208,46 @@ impl Harness {
             .prefix("oxo-browser-")
             .tempdir()
             .expect("a temporary directory");
-        let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
-        let server = oxo_test_support::InProcess::start(Arc::new(store)).await;
-        let addr = server.addr;
+        let (servers, postgres) = match setup {
+            Setup::Sqlite => {
+                let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
+                let server = oxo_test_support::InProcess::start(Arc::new(store)).await;
+                (vec![server], None)
+            }
+            Setup::Postgres(nodes) => {
+                let postgres = tokio::task::spawn_blocking(oxo_test_support::Postgres::start)
+                    .await
+                    .expect("the PostgreSQL starter")
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let mut servers = Vec::new();
+                for _ in 0..nodes {
+                    let store = oxo_server::PgStore::connect(&postgres.url())
+                        .await
+                        .expect("a PostgreSQL store");
+                    servers.push(oxo_test_support::InProcess::start(Arc::new(store)).await);
+                }
+                (servers, Some(postgres))
+            }
+        };
+        let nodes: Vec<SocketAddr> = servers.iter().map(|s| s.addr).collect();
+        let addr = nodes[0];
         let driver = ChromeDriver::start(dir.path());
         Harness {
             name,
             addr,
+            nodes,
             sessions: Mutex::new(Vec::new()),
             api: oxo_test_support::Client::new(addr),
-            server: Mutex::new(Some(server)),
+            servers: Mutex::new(servers),
             driver,
+            _postgres: postgres,
             dir,
         }
+    }
+
+    /// `path` on node `node` (0 is the one `url` names).
+    fn url_on(&self, node: usize, path: &str) -> String {
+        format!("http://{}{path}", self.nodes[node])
     }
 
     fn url(&self, path: &str) -> String {
@@ -302,12 +342,13 @@ impl Harness {
         for (_, client) in sessions {
             let _ = tokio::time::timeout(Duration::from_secs(5), client.close()).await;
         }
-        let server = self
-            .server
+        let servers: Vec<_> = self
+            .servers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(mut server) = server {
+            .drain(..)
+            .collect();
+        for mut server in servers {
             server.request_stop();
         }
     }
@@ -330,6 +371,15 @@ where
     F: FnOnce(Arc<Harness>) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    run_on(name, Setup::Sqlite, scenario);
+}
+
+/// [`run`] with the games kept as `setup` says.
+fn run_on<F, Fut>(name: &'static str, setup: Setup, scenario: F)
+where
+    F: FnOnce(Arc<Harness>) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -338,7 +388,7 @@ where
         .expect("a runtime");
     runtime.block_on(async {
         let started = Instant::now();
-        let harness = Arc::new(Harness::start(name).await);
+        let harness = Arc::new(Harness::start(name, setup).await);
         let mut task = tokio::spawn(scenario(Arc::clone(&harness)));
         let outcome = tokio::time::timeout(SCENARIO_LIMIT, &mut task).await;
         if outcome.is_err() {
@@ -992,6 +1042,82 @@ fn two_players_and_a_spectator_play_live() {
         h.screenshot(&a, "two-players-a").await;
         h.screenshot(&b, "two-players-b").await;
         h.screenshot(&watcher, "spectator").await;
+    });
+}
+
+#[test]
+fn two_players_on_two_servers_play_live() {
+    run_on("two-nodes", Setup::Postgres(2), |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        // X starts the game on the first server...
+        let id = start_game(&h, &a, "human", "3x3k3", "x").await;
+        wait_page(&a, "the invite box", |p| p.invite).await;
+        let invite = find(&a, "#invite-link")
+            .await
+            .prop("value")
+            .await
+            .expect("the invite link")
+            .expect("a value");
+        assert_eq!(invite, h.url(&format!("/g/{id}?join")));
+        // ...and O follows the invite on the second, as a load balancer
+        // without sticky sessions might send it.
+        b.goto(&h.url_on(1, &format!("/g/{id}?join")))
+            .await
+            .expect("the invite opened on the other server");
+        wait_page(&b, "seat O taken on the second server", |p| {
+            p.role == "You are O" && p.connection == "live" && p.status == "Waiting for X…"
+        })
+        .await;
+        wait_page(&a, "A told through its own server that O joined", |p| {
+            p.status.ends_with("Your turn (X)") && !p.invite && p.playable
+        })
+        .await;
+        let moves = [
+            ('X', 1, 1),
+            ('O', 0, 0),
+            ('X', 2, 2),
+            ('O', 0, 2),
+            ('X', 0, 1),
+        ];
+        let mut expected = ["...".to_owned(), "...".to_owned(), "...".to_owned()];
+        for &(mark, row, col) in &moves {
+            let (mover, other) = if mark == 'X' { (&a, &b) } else { (&b, &a) };
+            wait_page(mover, &format!("{mark}'s turn"), |p| {
+                p.status.ends_with(&format!("Your turn ({mark})")) && p.enabled.contains(&[row, col])
+            })
+            .await;
+            cell(mover, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            expected[row as usize].replace_range(col as usize..=col as usize, &mark.to_string());
+            let board = expected.join("/");
+            wait_page(
+                other,
+                &format!("{mark}'s move at ({row},{col}) shown on the other server"),
+                |p| p.board == board,
+            )
+            .await;
+        }
+        // O looks elsewhere; X completes the middle column.
+        wait_page(&b, "O's turn", |p| p.status.ends_with("Your turn (O)")).await;
+        cell(&b, 2, 0).await.click().await.expect("a cell clicked");
+        wait_page(&a, "X's turn", |p| p.status.ends_with("Your turn (X)")).await;
+        cell(&a, 2, 1).await.click().await.expect("a cell clicked");
+        for (name, client, status) in [
+            ("a", &a, "X wins — you win!"),
+            ("b", &b, "X wins — you lose"),
+        ] {
+            wait_page(client, &format!("{name} sees X win"), |p| {
+                p.status == status && p.score_x == "1"
+            })
+            .await;
+        }
+        let game = h.api_game(&id).await;
+        assert_eq!(game["board"], json!("OXO/.X./OXX"), "{game}");
+        h.screenshot(&b, "two-nodes-b").await;
     });
 }
 
