@@ -1084,7 +1084,8 @@ fn two_players_on_two_servers_play_live() {
         for &(mark, row, col) in &moves {
             let (mover, other) = if mark == 'X' { (&a, &b) } else { (&b, &a) };
             wait_page(mover, &format!("{mark}'s turn"), |p| {
-                p.status.ends_with(&format!("Your turn ({mark})")) && p.enabled.contains(&[row, col])
+                p.status.ends_with(&format!("Your turn ({mark})"))
+                    && p.enabled.contains(&[row, col])
             })
             .await;
             cell(mover, row, col)

@@ -343,3 +343,71 @@ fn marks(game: &Value) -> usize {
         .filter(|c| matches!(c, 'X' | 'O'))
         .count()
 }
+
+#[test]
+fn a_game_through_haproxy_goes_on_when_a_node_dies() {
+    let db = postgres();
+    let mut nodes: Vec<Option<Node>> = (0..3).map(|_| Some(Node::start(&db))).collect();
+    let backends: Vec<_> = nodes.iter().flatten().map(|n| n.process.addr).collect();
+    let proxy = oxo_test_support::Haproxy::start(&backends).unwrap_or_else(|e| panic!("{e}"));
+    let client = BlockingClient::new(proxy.addr());
+    assert_eq!(client.send("GET", "/readyz", None, "").unwrap().status, 200);
+    let seated = client.seated_game(&json!({"size": "4x4", "k": 4})).unwrap();
+    let (id, x, o) = (seated.id.as_str(), seated.x.as_str(), seated.o.as_str());
+    // X fills column 0 and 2, O columns 1 and 3, row by row: X wins with
+    // its fourth mark; a node dies after the third move.
+    let moves = [
+        (x, 0, 0),
+        (o, 0, 1),
+        (x, 1, 0),
+        (o, 1, 1),
+        (x, 2, 0),
+        (o, 2, 1),
+        (x, 3, 0),
+    ];
+    let mut acknowledged = Vec::new();
+    for (n, (token, row, col)) in moves.into_iter().enumerate() {
+        if n == 3 {
+            nodes[1].take().unwrap().process.kill();
+        }
+        // A request in flight to the dead node may fail before HAProxy
+        // sees it is down: a move is sent again only with the version it
+        // was meant for, so it can never land twice.
+        let game = client.get_json(&format!("/api/games/{id}"));
+        let version = game["version"].as_u64().unwrap();
+        let body = json!({"row": row, "col": col, "version": version});
+        let answer = (0..20).find_map(|_| {
+            match client.try_call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(token),
+                &body,
+            ) {
+                Ok((200, game)) => Some(game),
+                Ok((409, refused))
+                    if refused["game"]["version"].as_u64() == Some(version + 1)
+                        && refused["game"]["last"] == json!([row, col]) =>
+                {
+                    // The lost answer's move did land.
+                    Some(json!({"game": refused["game"].clone()}))
+                }
+                Ok((502 | 503, _)) | Err(_) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                    None
+                }
+                Ok(other) => panic!(
+                    "move {n}: {other:?}; stored: {:?} {:?}",
+                    stored_moves(&db, id),
+                    db.psql("select version, round, digest from rooms; select * from moves")
+                ),
+            }
+        });
+        let answer = answer.unwrap_or_else(|| panic!("move {n} never went through"));
+        assert_eq!(answer["game"]["version"], version + 1);
+        acknowledged.push(format!("{row},{col}"));
+    }
+    assert_eq!(stored_moves(&db, id), acknowledged);
+    let game = client.get_json(&format!("/api/games/{id}"));
+    assert_eq!(game["status"], "won", "{game}");
+    assert_eq!(game["winner"], "x", "{game}");
+}

@@ -106,6 +106,25 @@ async fn any_node_serves_any_room_and_racing_moves_have_one_winner() {
     );
     assert_eq!(until_version(&b, id, 5).await["board"], "O../.X./..X");
 
+    // A read on another node right after a change was acknowledged never
+    // shows the state before it (the change notice may not have arrived).
+    for _ in 0..20 {
+        let game = seated_game(&a.client, &json!({"size": "4x4", "k": 4}))
+            .await
+            .unwrap();
+        let (id, x, o) = (game.id.as_str(), game.x.as_str(), game.o.as_str());
+        b.game(id).await;
+        for (ply, (node, reader, token)) in [(&a, &b, x), (&b, &a, o), (&a, &b, x)]
+            .into_iter()
+            .enumerate()
+        {
+            let (status, played) = node.play(id, token, 0, u32::try_from(ply).unwrap()).await;
+            assert_eq!(status, 200, "{played}");
+            let read = reader.game(id).await;
+            assert_eq!(read["version"], played["game"]["version"], "{read}");
+        }
+    }
+
     // The same seat moving through both nodes at once: one move lands, the
     // other gets 409 with the game as it now stands.
     for round in 0..10 {

@@ -106,6 +106,7 @@ pub struct RoomHandle {
     live: watch::Sender<Json>,
     /// ...and the one spectators see.
     watchers: watch::Sender<Json>,
+    id: GameId,
     watch_id: GameId,
     thinking: AtomicBool,
     /// The version last published, readable without the room's lock.
@@ -120,6 +121,7 @@ impl RoomHandle {
         let (live, _) = watch::channel(game_json(&room, Viewer::Player));
         let (watchers, _) = watch::channel(game_json(&room, Viewer::Spectator));
         RoomHandle {
+            id: room.id().clone(),
             watch_id: room.watch_id().clone(),
             version: AtomicU64::new(room.version()),
             room: tokio::sync::Mutex::new(room),
@@ -324,6 +326,13 @@ impl Hub {
     /// # Errors
     /// [`HubError::NotFound`] for an unknown id; a store failure.
     pub async fn room_to_read(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), HubError> {
+        let (handle, viewer) = self.find_room(id).await?;
+        self.sync(&handle).await?;
+        Ok((handle, viewer))
+    }
+
+    /// [`Hub::room_to_read`] without the check against a shared store.
+    async fn find_room(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), HubError> {
         let known = self.watch_shard(id).get(id).cloned();
         if let Some(room_id) = known {
             return Ok((self.room(&room_id).await?, Viewer::Spectator));

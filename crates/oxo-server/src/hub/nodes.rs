@@ -137,6 +137,22 @@ impl Hub {
         Ok(true)
     }
 
+    /// With a shared store, make sure memory holds the room's latest
+    /// committed state before it is read: one look at the stored version,
+    /// and a reread when another server has moved the room on and its
+    /// notice has not arrived yet. So a reader never sees a state older
+    /// than a change already acknowledged to anyone.
+    pub(super) async fn sync(&self, handle: &Arc<RoomHandle>) -> Result<(), HubError> {
+        if !self.shared.shared_store {
+            return Ok(());
+        }
+        let stored = self.shared.store.version(&handle.id).await?;
+        if stored.is_some_and(|v| v > handle.version.load(Ordering::SeqCst)) {
+            self.reread(handle).await?;
+        }
+        Ok(())
+    }
+
     /// After installing a room loaded while notices were arriving, read it
     /// again in case one of them was about this room (it would have found
     /// the room not yet in memory and been dropped).

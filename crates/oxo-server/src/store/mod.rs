@@ -171,6 +171,14 @@ pub trait Store: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(true)))
     }
 
+    /// The stored version of room `id` (`None` for no such room), so that a
+    /// server sharing the store can tell whether what it holds is current
+    /// without reading the whole room. Only shared stores are asked.
+    fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {
+        let load = self.load(id);
+        Box::pin(async move { Ok(load.await?.map(|room| room.version)) })
+    }
+
     /// Whether the store answers at all (for readiness checks).
     fn ping(&self) -> StoreFuture<()>;
 }

@@ -142,6 +142,7 @@ struct Conn {
     load_watch: Statement,
     claim: Statement,
     orphans: Statement,
+    version: Statement,
 }
 
 struct Inner {
@@ -277,6 +278,9 @@ impl PgStore {
             load_watch: client.prepare(&load_where("watch")).await?,
             claim: client.prepare(CLAIM).await?,
             orphans: client.prepare(ORPHANS).await?,
+            version: client
+                .prepare("SELECT version FROM rooms WHERE id = $1")
+                .await?,
             client,
         });
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
@@ -443,6 +447,22 @@ impl Store for PgStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.version, &[&id.as_str()])
+                .await?;
+            row.map(|row| {
+                let version: i64 = row.try_get(0)?;
+                u64::try_from(version)
+                    .map_err(|_| StoreError::Corrupt(format!("game {id}: version {version}")))
+            })
+            .transpose()
+        })
     }
 
     fn follow(&self) -> Option<mpsc::Receiver<StoreEvent>> {
