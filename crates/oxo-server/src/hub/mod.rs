@@ -155,11 +155,12 @@ impl RoomHandle {
     /// Send the room's state to every player and spectator; the players'
     /// GAME is returned.
     fn publish(&self, room: &Room) -> Json {
-        self.version.store(room.version(), Ordering::SeqCst);
         self.watchers
             .send_replace(game_json(room, Viewer::Spectator));
         let json = game_json(room, Viewer::Player);
         self.live.send_replace(json.clone());
+        // Last: whoever reads this version finds at least it published.
+        self.version.store(room.version(), Ordering::SeqCst);
         json
     }
 }
