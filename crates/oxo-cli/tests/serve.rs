@@ -217,6 +217,36 @@ fn a_database_that_cannot_be_opened_is_exit_1() {
 }
 
 #[test]
+fn a_second_server_on_one_database_is_refused_until_the_first_dies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let first = Server::start(&db);
+    let (id, _, _) = first.seated(&json!({}));
+    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "it never listened: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let pid = first.process.pid();
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "oxo: the database {} is in use by another oxo serve (process {pid}); stop it \
+             first, or give each server its own --db (several servers on one database need \
+             PostgreSQL)",
+            db.display()
+        ),
+    );
+    // SIGKILL leaves the lock file but not the lock: the next start works.
+    first.kill();
+    let server = Server::start(&db);
+    assert_eq!(server.get(&id)["status"], "playing");
+}
+
+#[test]
 fn a_model_given_to_serve_adds_its_board_for_the_learned_opponent() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("3x4.oxo");

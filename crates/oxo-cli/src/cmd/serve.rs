@@ -49,7 +49,12 @@ impl Storage {
                     } else {
                         oxo_server::SqliteStore::open_without_check(path)
                     }
-                    .with_context(|| format!("cannot open the database {}", path.display()))?,
+                    .map_err(|e| match e {
+                        // Already names the file, and says what to do.
+                        oxo_server::StoreError::InUse { .. } => anyhow::Error::new(e),
+                        e => anyhow::Error::new(e)
+                            .context(format!("cannot open the database {}", path.display())),
+                    })?,
                 ),
                 format!("games kept in {}", path.display()),
             ),

@@ -19,6 +19,7 @@ mod record;
 mod sqlite;
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 
 pub use memory::MemoryStore;
@@ -82,6 +83,30 @@ pub enum StoreError {
         found: i64,
         /// The newest this build knows.
         known: i64,
+    },
+    /// Another process (another `oxo serve`) has the database file open:
+    /// an embedded database serves one server, since each keeps rooms in
+    /// memory and two would drift apart.
+    #[error(
+        "the database {} is in use by another oxo serve{}; stop it first, or give each server its own --db (several servers on one database need PostgreSQL)",
+        path.display(),
+        pid.map(|pid| format!(" (process {pid})")).unwrap_or_default()
+    )]
+    InUse {
+        /// The database file, as given.
+        path: PathBuf,
+        /// The other process, as its lock file says (`None` when it has
+        /// not written it yet).
+        pid: Option<u32>,
+    },
+    /// The lock file beside the database cannot be created or locked.
+    #[error("cannot lock {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// What the database holds does not make sense.
     #[error("corrupt record: {0}")]

@@ -6,9 +6,16 @@
 //! transaction (each inside a savepoint, so one bad write cannot spoil the
 //! others), commits with a full sync, and only then answers each writer.
 //! Under load, many moves share one fsync; alone, a move costs one.
+//!
+//! One file serves one store at a time: each server keeps its rooms in
+//! memory, so two on one file would drift apart. The store holds an
+//! exclusive lock on a file beside the database for as long as its worker
+//! lives, and a second store on the same file is refused.
 
-use std::path::Path;
-use std::sync::mpsc;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, mpsc};
 use std::thread;
 
 use oxo_core::Player;
@@ -126,19 +133,46 @@ enum Request {
     Ping(oneshot::Sender<Result<(), StoreError>>),
 }
 
-/// Rooms in a SQLite database file. Cheap to clone; the worker thread stops
-/// when the last clone is dropped, after finishing what it was given.
+/// Rooms in a SQLite database file. Cheap to clone. Dropping the last clone
+/// closes the database: it waits for the worker thread to finish what it
+/// was given, then closes the file and releases its lock.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
-    requests: mpsc::Sender<Request>,
+    worker: Arc<Worker>,
+}
+
+/// The way to the worker thread, which owns the connection and the lock.
+#[derive(Debug)]
+struct Worker {
+    /// `None` only once dropped.
+    requests: Option<mpsc::Sender<Request>>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Hanging up ends the worker's queue; joining it means that once the
+        // store is gone, the file is closed and unlocked, so it can be
+        // opened again at once.
+        drop(self.requests.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl SqliteStore {
     /// Open (or create) the database at `path` and bring its schema up to
     /// date. `":memory:"` opens a private in-memory database.
     ///
+    /// A file store locks `<path>.lock` (an advisory `flock`, which holds the
+    /// store's process id) until it is dropped; the operating system
+    /// releases the lock when the process dies, even by SIGKILL, and the
+    /// file, left behind, is harmless: only the lock on it counts.
+    ///
     /// # Errors
-    /// The file cannot be opened, is not a database, fails its integrity
+    /// The file cannot be opened, is in use by another store
+    /// ([`StoreError::InUse`]), is not a database, fails its integrity
     /// check, cannot be written, or is from a newer oxo.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         SqliteStore::open_checked(path.as_ref(), true)
@@ -156,7 +190,11 @@ impl SqliteStore {
     }
 
     fn open_checked(path: &Path, check: bool) -> Result<SqliteStore, StoreError> {
+        // Opened before the lock is taken, so a path SQLite refuses (a
+        // directory, a missing folder) is reported as before and leaves no
+        // lock file beside it; nothing is read before the lock is held.
         let mut conn = Connection::open(path)?;
+        let lock = lock(path)?;
         if check {
             // A damaged file is refused before anything is served from it.
             let problems: Vec<String> = conn
@@ -191,11 +229,22 @@ impl SqliteStore {
             StoreError::ReadOnly(e.to_string())
         })?;
         let (requests, queue) = mpsc::channel();
-        thread::Builder::new()
+        let thread = thread::Builder::new()
             .name("oxo-sqlite".into())
-            .spawn(move || worker(&mut conn, &queue))
+            .spawn(move || {
+                worker(&mut conn, &queue);
+                // Closed before unlocked: whoever takes the lock next finds
+                // the file as this store left it.
+                drop(conn);
+                drop(lock);
+            })
             .map_err(|e| StoreError::Corrupt(format!("cannot start the store thread: {e}")))?;
-        Ok(SqliteStore { requests })
+        Ok(SqliteStore {
+            worker: Arc::new(Worker {
+                requests: Some(requests),
+                thread: Some(thread),
+            }),
+        })
     }
 
     fn ask<T: Send + 'static>(
@@ -203,9 +252,14 @@ impl SqliteStore {
         make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Request,
     ) -> StoreFuture<T> {
         let (tx, rx) = oneshot::channel();
-        let sent = self.requests.send(make(tx));
+        let sent = match &self.worker.requests {
+            Some(requests) => requests.send(make(tx)).is_ok(),
+            None => false,
+        };
         Box::pin(async move {
-            sent.map_err(|_| StoreError::Closed)?;
+            if !sent {
+                return Err(StoreError::Closed);
+            }
             rx.await.map_err(|_| StoreError::Closed)?
         })
     }
@@ -233,6 +287,48 @@ impl Store for SqliteStore {
     fn ping(&self) -> StoreFuture<()> {
         self.ask(Request::Ping)
     }
+}
+
+/// Lock the file beside the database at `path` for this store, and write
+/// this process's id into it; `None` for a private database, which no
+/// other store can open.
+fn lock(path: &Path) -> Result<Option<File>, StoreError> {
+    if path.as_os_str().is_empty() || path == Path::new(":memory:") {
+        return Ok(None);
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let failed = |source: io::Error| StoreError::Lock {
+        path: lock_path.clone(),
+        source,
+    };
+    // Not truncated on opening: while another process holds the lock, the
+    // file holds its id.
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(failed)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            // Empty (so `None`) if the other process has not written it yet.
+            let pid = io::read_to_string(&file)
+                .ok()
+                .and_then(|text| text.trim().parse().ok());
+            return Err(StoreError::InUse {
+                path: path.to_owned(),
+                pid,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+    }
+    file.set_len(0).map_err(failed)?;
+    writeln!(file, "{}", std::process::id()).map_err(failed)?;
+    Ok(Some(file))
 }
 
 /// Apply the migrations the database lacks, each in its own transaction.
@@ -653,6 +749,50 @@ mod tests {
         );
         // Told to skip the check, it opens (its rooms are checked one by one).
         assert!(SqliteStore::open_without_check(&path).is_ok());
+    }
+
+    #[tokio::test]
+    async fn one_file_serves_one_store_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let first = SqliteStore::open(&path).unwrap();
+        let me = std::process::id();
+        let err = SqliteStore::open_without_check(&path).unwrap_err();
+        let StoreError::InUse { path: named, pid } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!((named, *pid), (&path, Some(me)));
+        assert!(
+            err.to_string()
+                .contains(&format!("in use by another oxo serve (process {me})")),
+            "{err}"
+        );
+        // The refused store left the lock file as the holder wrote it.
+        let lock_file = dir.path().join("oxo.db.lock");
+        assert_eq!(
+            std::fs::read_to_string(&lock_file).unwrap(),
+            format!("{me}\n")
+        );
+        // A clone keeps the file open; the last one closes it, and the next
+        // store opens it at once.
+        let clone = first.clone();
+        drop(first);
+        assert!(matches!(
+            SqliteStore::open(&path),
+            Err(StoreError::InUse { .. })
+        ));
+        clone.ping().await.unwrap();
+        drop(clone);
+        let again = SqliteStore::open(&path).unwrap();
+        again.ping().await.unwrap();
+        assert!(lock_file.exists(), "left behind: only the lock counts");
+        // Private databases take no lock.
+        let (a, b) = (
+            SqliteStore::open(":memory:").unwrap(),
+            SqliteStore::open(":memory:").unwrap(),
+        );
+        a.ping().await.unwrap();
+        b.ping().await.unwrap();
     }
 
     #[tokio::test]
