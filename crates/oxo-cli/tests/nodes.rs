@@ -411,3 +411,25 @@ fn a_game_through_haproxy_goes_on_when_a_node_dies() {
     assert_eq!(game["status"], "won", "{game}");
     assert_eq!(game["winner"], "x", "{game}");
 }
+
+#[test]
+fn an_unreachable_database_is_exit_1_with_the_reason() {
+    // A port nothing listens on: bind one, then let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("OXO_DB", format!("postgres://oxo@127.0.0.1:{port}/oxo"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "oxo: cannot open the database: PostgreSQL: error connecting to server: \
+         Connection refused (os error 111)\n"
+    );
+}

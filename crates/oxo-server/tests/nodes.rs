@@ -399,3 +399,37 @@ async fn a_computer_move_claimed_by_a_node_that_died_is_made_by_another() {
         .unwrap();
     assert_eq!(stored.trim(), "2");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
+    let db = postgres();
+    let url = db.url();
+    let (a, b, c) = tokio::join!(
+        PgStore::connect(&url),
+        PgStore::connect(&url),
+        PgStore::connect(&url)
+    );
+    for store in [a, b, c] {
+        store.expect("every node starts");
+    }
+    assert_eq!(
+        db.psql("SELECT version FROM oxo_schema").unwrap().trim(),
+        "1"
+    );
+    assert_eq!(
+        db.psql("SELECT count(*) FROM oxo_schema").unwrap().trim(),
+        "1"
+    );
+    db.psql("UPDATE oxo_schema SET version = 99").unwrap();
+    let err = PgStore::connect(&url).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the database has schema version 99; this oxo knows up to 1"
+    );
+    let err = PgStore::connect("postgres://postgres@127.0.0.1:1/oxo")
+        .await
+        .unwrap_err();
+    assert!(err.to_string().starts_with("PostgreSQL: "), "{err}");
+    let err = PgStore::connect("postgres://[nonsense").await.unwrap_err();
+    assert!(err.to_string().contains("bad database URL"), "{err}");
+}

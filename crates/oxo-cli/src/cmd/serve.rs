@@ -61,7 +61,7 @@ impl Storage {
             Storage::Postgres(url) => {
                 let store = oxo_server::PgStore::connect(url)
                     .await
-                    .context("cannot open the PostgreSQL database")?;
+                    .context("cannot open the database")?;
                 let kept = format!("games kept in {}, node {}", store.describe(), store.node());
                 (Arc::new(store), kept)
             }

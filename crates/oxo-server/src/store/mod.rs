@@ -133,9 +133,11 @@ impl From<rusqlite::Error> for StoreError {
 impl From<tokio_postgres::Error> for StoreError {
     fn from(err: tokio_postgres::Error) -> StoreError {
         // tokio-postgres's message leaves out the server's detail; say it.
-        StoreError::Postgres(match err.as_db_error() {
-            Some(db) => format!("{} ({})", db.message(), db.code().code()),
-            None => err.to_string(),
+        use std::error::Error as _;
+        StoreError::Postgres(match (err.as_db_error(), err.source()) {
+            (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
+            (None, Some(source)) => format!("{err}: {source}"),
+            (None, None) => err.to_string(),
         })
     }
 }
