@@ -12,7 +12,6 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use oxo_ai::StrategyKind;
 use oxo_core::{BoardSize, Player, Rules, RulesError};
 use serde::de::DeserializeOwned;
@@ -25,6 +24,7 @@ use crate::assets;
 use crate::error::ApiError;
 use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, ORPHAN_SWEEP, Seated};
 use crate::id::GameId;
+use crate::listen::{self, Limits};
 use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
 
 /// How long `/readyz` waits for the store.
@@ -38,20 +38,34 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 #[derive(Clone, Debug)]
 pub struct AppState {
     hub: Hub,
+    limits: Arc<Limits>,
     closing: watch::Receiver<bool>,
     close: Arc<watch::Sender<bool>>,
 }
 
 impl AppState {
-    /// State around `hub`.
+    /// State around `hub`, with the default [`Limits`].
     #[must_use]
     pub fn new(hub: Hub) -> AppState {
+        AppState::with_limits(hub, Limits::default())
+    }
+
+    /// State around `hub`, serving under `limits`.
+    #[must_use]
+    pub fn with_limits(hub: Hub, limits: Limits) -> AppState {
         let (close, closing) = watch::channel(false);
         AppState {
             hub,
+            limits: Arc::new(limits),
             closing,
             close: Arc::new(close),
         }
+    }
+
+    /// The limits the server keeps to.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// The rooms.
@@ -89,6 +103,7 @@ pub fn app(state: AppState) -> Router {
         )
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn(json_only))
+        .layer(middleware::from_fn_with_state(state.clone(), time_limit))
         .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
@@ -149,23 +164,36 @@ pub async fn run(
         }
     });
     let closer = state.clone();
-    // Moves are small writes that should leave at once.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(async move {
+    let limits = state.limits.as_ref().clone();
+    listen::serve(
+        listener,
+        app(state),
+        &limits,
+        async move {
             shutdown.await;
             tracing::info!("shutting down");
             closer.shut_down();
-        })
-        .await
+        },
+        SHUTDOWN_GRACE,
+    )
+    .await
 }
+
+/// How long requests in flight have to finish once the server stops.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// One log line per request: method, path, status, time. Never headers,
 /// which carry tokens.
+/// A request (its body included) that takes longer than the limit is
+/// answered 408; the work it started (a move being saved) still finishes.
+async fn time_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let limit = state.limits.request_timeout;
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::TimedOut(limit).into_response(),
+    }
+}
+
 async fn log_request(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
@@ -540,6 +568,7 @@ async fn live(
     State(state): State<AppState>,
     Path(id): Path<String>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+    connection: Option<axum::Extension<listen::Held>>,
 ) -> Result<Response, ApiError> {
     let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
     let upgrade = upgrade.map_err(|rejection| {
@@ -550,6 +579,7 @@ async fn live(
     })?;
     let updates = handle.subscribe(viewer);
     let closing = state.closing.clone();
+    let send_timeout = state.limits.send_timeout;
     Ok(upgrade
         // Clients send nothing but control frames: a small read buffer
         // (tungstenite zero-fills the whole buffer before each read, 128 KiB
@@ -557,7 +587,11 @@ async fn live(
         .read_buffer_size(4 * 1024)
         .max_message_size(BODY_LIMIT)
         .max_frame_size(BODY_LIMIT)
-        .on_upgrade(move |socket| push_updates(socket, updates, closing)))
+        .on_upgrade(move |socket| async move {
+            // The socket still counts against the connection limits.
+            let _held = connection;
+            push_updates(socket, updates, closing, send_timeout).await;
+        }))
 }
 
 /// How often a live connection is pinged, so that a client that vanished
@@ -568,22 +602,31 @@ const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_FOR: Duration = Duration::from_secs(75);
 
 /// Send the current GAME, then every change, until the client goes away or
-/// the server stops. Whatever the client sends is ignored (moves go through
-/// POST), but it proves the client is still there.
+/// the server stops. A client that does not take an update within
+/// `send_timeout` is dropped (its unread updates would otherwise pile up in
+/// the server's socket buffers). Clients send nothing but control frames
+/// (moves go through POST): a data frame closes the connection with 1008.
 async fn push_updates(
     mut socket: WebSocket,
     mut updates: watch::Receiver<Json>,
     mut closing: watch::Receiver<bool>,
+    send_timeout: Duration,
 ) {
     let mut game = updates.borrow_and_update().clone();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut heard = Instant::now();
+    let send = async |socket: &mut WebSocket, message: Message| {
+        matches!(
+            tokio::time::timeout(send_timeout, socket.send(message)).await,
+            Ok(Ok(()))
+        )
+    };
     loop {
-        if socket.send(Message::Text(game.get().into())).await.is_err() {
+        if !send(&mut socket, Message::Text(game.get().into())).await {
             return;
         }
-        // Wait for the next change, reading (and dropping) client messages
-        // meanwhile so that a close is noticed.
+        // Wait for the next change, reading client frames meanwhile so that
+        // a close (or a client gone quiet) is noticed.
         loop {
             tokio::select! {
                 changed = updates.changed() => {
@@ -594,25 +637,30 @@ async fn push_updates(
                     break;
                 }
                 message = socket.recv() => {
-                    if matches!(message, None | Some(Err(_) | Ok(Message::Close(_)))) {
-                        return;
+                    match message {
+                        None | Some(Err(_) | Ok(Message::Close(_))) => return,
+                        Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                            let _ = send(&mut socket, Message::Close(Some(CloseFrame {
+                                code: axum::extract::ws::close_code::POLICY,
+                                reason: "clients send nothing on this socket".into(),
+                            }))).await;
+                            return;
+                        }
+                        Some(Ok(_)) => heard = Instant::now(),
                     }
-                    heard = Instant::now();
                 }
                 _ = ping.tick() => {
                     if heard.elapsed() > SILENT_FOR
-                        || socket.send(Message::Ping(Default::default())).await.is_err()
+                        || !send(&mut socket, Message::Ping(Default::default())).await
                     {
                         return;
                     }
                 }
                 () = closed(&mut closing) => {
-                    let _ = socket
-                        .send(Message::Close(Some(CloseFrame {
-                            code: axum::extract::ws::close_code::AWAY,
-                            reason: "server shutting down".into(),
-                        })))
-                        .await;
+                    let _ = send(&mut socket, Message::Close(Some(CloseFrame {
+                        code: axum::extract::ws::close_code::AWAY,
+                        reason: "server shutting down".into(),
+                    }))).await;
                     return;
                 }
             }

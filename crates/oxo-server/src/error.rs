@@ -49,6 +49,9 @@ pub enum ApiError {
     /// The store failed; nothing was changed (503).
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
+    /// The request took longer than the server allows (408).
+    #[error("the request took longer than {} s", .0.as_secs_f64())]
+    TimedOut(std::time::Duration),
     /// The store does not answer, so the server cannot serve games (503,
     /// from `/readyz`).
     #[error("not ready: {0}")]
@@ -74,6 +77,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Store(_) | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -31,10 +31,12 @@ mod assets;
 pub mod error;
 pub mod hub;
 pub mod id;
+pub mod listen;
 pub mod room;
 pub mod store;
 
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;
 pub use hub::{Hub, HubConfig, HubError};
+pub use listen::Limits;
 pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

@@ -64,7 +64,16 @@ impl InProcess {
 
     /// Serve games kept in `store`, with these hub settings.
     pub async fn start_with(store: Arc<dyn Store>, config: &HubConfig) -> InProcess {
-        let state = AppState::new(Hub::new(store, config));
+        InProcess::serve(AppState::new(Hub::new(store, config))).await
+    }
+
+    /// Serve games kept in `store` under these connection limits.
+    pub async fn start_limited(store: Arc<dyn Store>, limits: oxo_server::Limits) -> InProcess {
+        let hub = Hub::new(store, &HubConfig::default());
+        InProcess::serve(AppState::with_limits(hub, limits)).await
+    }
+
+    async fn serve(state: AppState) -> InProcess {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port for the server");

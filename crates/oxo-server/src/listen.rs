@@ -1,0 +1,233 @@
+//! The accept loop: every connection under the server's limits.
+//!
+//! A client that opens connections and sends nothing (or sends a request a
+//! byte at a time) must not be able to hold the server's file descriptors:
+//!
+//! - a connection must send a whole request head within
+//!   [`Limits::header_timeout`] of opening, and again of each response on
+//!   a kept-alive connection (so an idle connection is closed then too);
+//! - at most [`Limits::max_connections`] are open at once (further clients
+//!   wait in the kernel's queue until one closes), and at most
+//!   [`Limits::max_per_address`] from one address (more are closed at once),
+//!   so one client cannot take them all.
+//!
+//! WebSockets, once upgraded, are the live view's business (`api.rs`: a
+//! send deadline, pings, and no client messages).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tower_service::Service;
+
+/// How many connections the server takes, and for how long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Time a connection has to send a request's head, from opening and
+    /// from each response.
+    pub header_timeout: Duration,
+    /// Time a request may take, its body included (not a WebSocket's life).
+    pub request_timeout: Duration,
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// Connections open at once from one address.
+    pub max_per_address: usize,
+    /// Time a WebSocket client has to take each update before it is dropped.
+    pub send_timeout: Duration,
+    /// The kernel's send buffer for each connection, in bytes: what a
+    /// client that stops reading can make the server hold (the kernel's
+    /// own default grows to megabytes).
+    pub send_buffer: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_connections: default_max_connections(),
+            max_per_address: 256,
+            send_timeout: Duration::from_secs(10),
+            send_buffer: 128 * 1024,
+        }
+    }
+}
+
+/// Descriptors kept free for the database, log files and the like.
+const RESERVED_FILES: u64 = 64;
+
+/// The most connections this process can hold with descriptors to spare:
+/// the soft limit on open files less a reserve, at most 10,000 (and 512
+/// where the limit cannot be read).
+fn default_max_connections() -> usize {
+    let soft = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+            let soft = line
+                .trim_start_matches("Max open files")
+                .split_whitespace()
+                .next()?;
+            Some(if soft == "unlimited" {
+                u64::MAX
+            } else {
+                soft.parse().ok()?
+            })
+        });
+    match soft {
+        Some(soft) => {
+            usize::try_from(soft.saturating_sub(RESERVED_FILES).clamp(16, 10_000)).unwrap_or(10_000)
+        }
+        None => 512,
+    }
+}
+
+/// Open connections per address, released as each closes.
+#[derive(Clone, Default)]
+pub(crate) struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+/// One connection counted against its address.
+pub(crate) struct Counted {
+    counts: PerAddress,
+    ip: IpAddr,
+}
+
+impl PerAddress {
+    fn take(&self, ip: IpAddr, max: usize) -> Option<Counted> {
+        let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let open = counts.entry(ip).or_insert(0);
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(Counted {
+            counts: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut counts = self.counts.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(open) = counts.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// A connection's place under the limits, held by the connection and, once
+/// it becomes a WebSocket, by the socket (requests carry it as an
+/// extension): released when both are gone.
+#[derive(Clone)]
+pub struct Held(#[allow(dead_code)] Arc<(OwnedSemaphorePermit, Counted)>);
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Held")
+    }
+}
+
+/// Serve `router` on `listener` under `limits` until `shutdown` resolves;
+/// then stop accepting and give open connections `grace` to finish.
+///
+/// # Errors
+/// None today: a failed accept (out of descriptors, say) is logged and
+/// retried after a pause, never the end of the server.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: &Limits,
+    shutdown: impl Future<Output = ()>,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let max = limits.max_connections.max(1);
+    let slots = Arc::new(Semaphore::new(max));
+    let per_address = PerAddress::default();
+    let (stop, stopping) = watch::channel(false);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors or memory, or a connection reset
+                    // before it was taken: wait a moment and go on.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Some(counted) = per_address.take(peer.ip(), limits.max_per_address) else {
+            tracing::debug!(peer = %peer.ip(), "too many connections from one address");
+            drop(tcp);
+            continue;
+        };
+        // Moves are small writes that should leave at once.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+        if let Err(e) = socket2::SockRef::from(&tcp).set_send_buffer_size(limits.send_buffer) {
+            tracing::debug!(error = %e, "cannot set the send buffer");
+        }
+        let held = Held(Arc::new((slot, counted)));
+        let router = router.clone();
+        let on_request = held.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(on_request.clone());
+            let mut router = router.clone();
+            async move { router.call(request.map(axum::body::Body::new)).await }
+        });
+        let connection = http
+            .serve_connection(TokioIo::new(tcp), service)
+            .with_upgrades();
+        let mut stopping = stopping.clone();
+        tokio::spawn(async move {
+            tokio::pin!(connection);
+            let ended = tokio::select! {
+                ended = connection.as_mut() => ended,
+                () = async { drop(stopping.wait_for(|stop| *stop).await) } => {
+                    // Finish the request in flight, then close.
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = ended {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(held);
+        });
+    }
+    drop(listener);
+    stop.send_replace(true);
+    // Every connection gives its slot back as it closes.
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    if tokio::time::timeout(grace, slots.acquire_many(all))
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after {grace:?}; stopping anyway");
+    }
+    Ok(())
+}

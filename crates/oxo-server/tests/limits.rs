@@ -1,0 +1,216 @@
+//! The server's defences against clients that misbehave on purpose: idle
+//! and slow connections, too many connections, a WebSocket client that
+//! never reads and one that floods. Each runs a real server on a loopback
+//! port with small limits, so the tests take a second or two.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use oxo_server::{Limits, MemoryStore};
+use oxo_test_support::{Client, InProcess, seated_game};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+fn limits() -> Limits {
+    Limits {
+        header_timeout: Duration::from_millis(300),
+        request_timeout: Duration::from_secs(5),
+        max_connections: 8,
+        max_per_address: 6,
+        send_timeout: Duration::from_millis(300),
+        send_buffer: 16 * 1024,
+    }
+}
+
+async fn server(limits: Limits) -> InProcess {
+    InProcess::start_limited(Arc::new(MemoryStore::new()), limits).await
+}
+
+/// Read until the server closes the connection; how long that took, or
+/// `None` if it was still open after `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(
+            tokio::time::Instant::from_std(started + within),
+            stream.read(&mut buf),
+        )
+        .await
+        {
+            Err(_) => return None,
+            Ok(Ok(0) | Err(_)) => return Some(started.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn silent_and_slow_connections_are_closed_and_idle_ones_too() {
+    let server = server(limits()).await;
+    // Opens and says nothing.
+    let mut silent = TcpStream::connect(server.addr).await.unwrap();
+    // Sends a request a byte now and then, never finishing the head.
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    let dribble = async {
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\n" {
+            if slow.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    dribble.await;
+    assert!(
+        closed_within(&mut silent, Duration::from_secs(3))
+            .await
+            .is_some()
+    );
+    assert!(
+        closed_within(&mut slow, Duration::from_secs(3))
+            .await
+            .is_some()
+    );
+    // A kept-alive connection idle after its answer is closed as well.
+    let mut idle = TcpStream::connect(server.addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let closed = closed_within(&mut idle, Duration::from_secs(3)).await;
+    assert!(
+        closed.is_some_and(|t| t >= Duration::from_millis(250)),
+        "{closed:?}"
+    );
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limits_wait_or_are_refused() {
+    let server = server(limits()).await;
+    // One address may hold six: the seventh is closed at once.
+    let mut held = Vec::new();
+    for _ in 0..6 {
+        held.push(TcpStream::connect(server.addr).await.unwrap());
+    }
+    let mut seventh = TcpStream::connect(server.addr).await.unwrap();
+    let closed = closed_within(&mut seventh, Duration::from_millis(200)).await;
+    assert!(
+        closed.is_some(),
+        "the seventh connection from one address is closed"
+    );
+    // Another address (127.0.0.2 is loopback too) fills the server's eight.
+    let other = |()| async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        socket.connect(server.addr).await.unwrap()
+    };
+    held.push(other(()).await);
+    held.push(other(()).await);
+    // A ninth client waits until a slot frees up (the silent ones are
+    // closed after the header timeout), then is answered.
+    let started = Instant::now();
+    let mut ninth = other(()).await;
+    ninth
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(5), ninth.read_to_string(&mut answer))
+        .await
+        .expect("answered once a slot is free")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with("ok"), "{answer}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(100),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_websocket_client_that_never_reads_is_dropped() {
+    let server = server(limits()).await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({"size": "32x32", "k": 5}))
+        .await
+        .unwrap();
+    // A client with a tiny receive buffer that connects and never reads.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(2048).unwrap();
+    let stream = socket.connect(server.addr).await.unwrap();
+    let url = format!("ws://{}/api/games/{}/live", server.addr, game.id);
+    let (mut stuck, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
+    // Four rows filled in turn (no five in a row anywhere): 128 updates
+    // of about 1.2 KB each, far more than the socket buffers hold.
+    for n in 0..128u32 {
+        let token = if n % 2 == 0 { &game.x } else { &game.o };
+        let (status, body) = client
+            .call(
+                "POST",
+                &format!("/api/games/{}/moves", game.id),
+                Some(token),
+                &json!({"row": n / 32, "col": n % 32}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Now read: what was buffered arrives, then the close.
+    let drained = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(_)) = stuck.next().await {}
+    })
+    .await;
+    assert!(drained.is_ok(), "the stuck client was never dropped");
+}
+
+#[tokio::test]
+async fn a_websocket_client_that_sends_data_is_closed() {
+    let server = server(limits()).await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({})).await.unwrap();
+    let url = format!("ws://{}/api/games/{}/live", server.addr, game.id);
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    assert!(matches!(socket.next().await, Some(Ok(Message::Text(_)))));
+    socket.send(Message::text("x".repeat(100))).await.unwrap();
+    let close = tokio::time::timeout(Duration::from_secs(5), socket.next())
+        .await
+        .expect("an answer to the flood");
+    match close {
+        Some(Ok(Message::Close(Some(frame)))) => {
+            assert_eq!(u16::from(frame.code), 1008);
+            assert_eq!(frame.reason.as_str(), "clients send nothing on this socket");
+        }
+        other => panic!("expected a close frame, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_request_whose_body_never_comes_is_answered_408() {
+    let server = server(Limits {
+        request_timeout: Duration::from_millis(300),
+        ..limits()
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream
+        .write_all(
+            b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{",
+        )
+        .await
+        .unwrap();
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.ends_with(r#"{"error":"the request took longer than 0.3 s"}"#),
+        "{answer}"
+    );
+}
