@@ -256,6 +256,9 @@ struct Measured {
     /// PostgreSQL's CPU time (all its processes), for the configurations
     /// that use it.
     db_cpu: Option<Duration>,
+    /// Database transactions (one per statement outside a transaction
+    /// block) in about the window.
+    db_xacts: Option<u64>,
     client_cpu: Duration,
     /// CPU time every process on the machine used in the window.
     machine_cpu: Duration,
@@ -346,6 +349,25 @@ impl Deployment {
             }
         }
         Ok(Some(total))
+    }
+
+    /// Transactions the database `oxo` has committed or rolled back, as
+    /// its statistics say (each backend reports within a second or so).
+    fn db_xacts(&self) -> anyhow::Result<Option<u64>> {
+        let Some(postgres) = &self.postgres else {
+            return Ok(None);
+        };
+        let text = postgres
+            .psql(
+                "SELECT xact_commit + xact_rollback FROM pg_stat_database \
+                 WHERE datname = current_database()",
+            )
+            .map_err(|e| anyhow!(e))?;
+        let xacts = text
+            .trim()
+            .parse()
+            .with_context(|| format!("unexpected transaction count {text:?}"))?;
+        Ok(Some(xacts))
     }
 
     fn peak_rss_kib(&self) -> anyhow::Result<Vec<u64>> {
@@ -905,6 +927,9 @@ async fn run_config(
     go_tx.send_replace(true);
     tokio::time::sleep(WARM_UP).await;
 
+    // psql's own backend ends before the CPU time is read here, and starts
+    // after it is read at the end.
+    let xacts0 = deployment.db_xacts()?;
     let oxo0 = deployment.oxo_ticks()?;
     let db0 = deployment.db_ticks()?;
     let client0 = cpu_ticks("self")?;
@@ -924,6 +949,7 @@ async fn run_config(
     let db1 = deployment.db_ticks()?;
     let client1 = cpu_ticks("self")?;
     let machine1 = machine_ticks()?;
+    let xacts1 = deployment.db_xacts()?;
     let peak = deployment.peak_rss_kib()?;
     stop_tx.send_replace(true);
 
@@ -961,6 +987,7 @@ async fn run_config(
         latencies,
         oxo_cpu: to_duration(oxo0, oxo1),
         db_cpu: db0.zip(db1).map(|(d0, d1)| to_duration(d0, d1)),
+        db_xacts: xacts0.zip(xacts1).map(|(x0, x1)| x1.saturating_sub(x0)),
         client_cpu: to_duration(client0, client1),
         machine_cpu: to_duration(machine0, machine1),
         peak_rss_kib: peak,
@@ -1090,6 +1117,10 @@ fn print_report(results: &[Measured], cores: usize) {
                 m.db_cpu
                     .map_or_else(|| "-".into(), |db| us(m.per_move_us(db))),
                 us(m.per_move_us(m.total_cpu())),
+                m.db_xacts.filter(|_| m.moves > 0).map_or_else(
+                    || "-".into(),
+                    |x| format!("{:.2}", x as f64 / m.moves as f64),
+                ),
                 format!("{:.1}", m.peak_rss_kib.iter().sum::<u64>() as f64 / 1024.0),
                 format!("{:.2}", m.cores(m.oxo_cpu)),
                 m.db_cpu
@@ -1107,6 +1138,7 @@ fn print_report(results: &[Measured], cores: usize) {
             ("CPU/move", "oxo µs"),
             ("CPU/move", "db µs"),
             ("CPU/move", "total µs"),
+            ("db xacts", "/move"),
             ("oxo peak", "RSS MiB"),
             ("cores", "oxo"),
             ("cores", "db"),
@@ -1121,7 +1153,9 @@ fn print_report(results: &[Measured], cores: usize) {
          WebSocket (mover) and on the opponent's (opponent; in pg3 it comes through another \
          node).\nCPU/move: CPU time over moves in the window; oxo = the node(s), summed; db = \
          every process of the PostgreSQL cluster (postmaster, backends, background workers, \
-         the ended ones included); total = oxo + db.\noxo peak RSS: VmHWM, summed over the \
+         the ended ones included); total = oxo + db.\ndb xacts/move: transactions \
+         (each statement its own) the database counted in about the window (its statistics \
+         lag by up to a second), over moves.\noxo peak RSS: VmHWM, summed over the \
          nodes. cores: CPU time over wall time of the oxo node(s), the database, this client \
          process, every other process, and the whole machine ({cores} core(s) in all; CPU \
          time has the clock-tick resolution of /proc)."
