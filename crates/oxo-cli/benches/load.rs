@@ -1,37 +1,55 @@
 //! `oxo serve` under load: N concurrent games, two players each, on loopback.
 //!
-//! For each game count (default 100 and 1000) the bench starts the real
-//! `oxo` binary twice, once keeping games in SQLite (every move committed,
-//! with a full sync, before it is acknowledged) and once in memory only,
-//! and drives it from this process: every game has an X client and an O
-//! client, each with its own WebSocket on `/api/games/{id}/live` and its own
-//! keep-alive HTTP/1.1 connection for POSTs. A player whose turn an update
+//! For each game count (default 100 and 1000) the bench runs the real `oxo`
+//! binary in four configurations, one after the other:
+//!
+//! - `sqlite`: one node with `--db FILE` (every move committed, with a full
+//!   sync, before it is acknowledged);
+//! - `memory`: one node with `--memory` (nothing stored);
+//! - `pg1`: one node on a PostgreSQL database;
+//! - `pg3`: three nodes on one PostgreSQL database.
+//!
+//! Each PostgreSQL configuration gets a throwaway cluster of its own
+//! (`oxo_test_support::Postgres`); without PostgreSQL installed the bench
+//! fails, saying how to install it.
+//!
+//! The bench drives the nodes from this process: every game has an X client
+//! and an O client, each with its own WebSocket on `/api/games/{id}/live`
+//! and its own keep-alive HTTP/1.1 connection for POSTs. With three nodes
+//! the clients are spread as a load balancer without sticky sessions might
+//! spread them: game g's X talks to node g mod 3 and its O to node
+//! g + 1 mod 3, so every move reaches the opponent through another node
+//! (the database's change notifications). A player whose turn an update
 //! shows posts a random empty cell with the version it saw; when a round
 //! ends, X asks for a rematch. After a warm-up, the bench counts moves and
 //! finished rounds for a fixed time and prints:
 //!
 //! - moves/s and rounds/s;
-//! - p50 and p99 move latency: from sending the POST to receiving, on the
-//!   mover's own WebSocket, the update that contains the move;
-//! - the server's CPU time per move (utime + stime from `/proc`) and its
-//!   peak resident memory (`VmHWM`).
+//! - p50 and p99 move latency: from sending the POST to receiving the
+//!   update that contains the move, on the mover's own WebSocket and on the
+//!   opponent's;
+//! - CPU time per move (utime + stime from `/proc`) of the oxo node(s), of
+//!   the database (the postmaster and its children, the ended ones
+//!   included) and in total; the nodes' peak resident memory (`VmHWM`);
+//! - how busy the machine was, and who kept it busy.
 //!
 //! Run with `cargo bench -p oxo-cli --bench load [-- GAMES...]`;
-//! `OXO_BENCH_SECS` sets the measured time per configuration (default 10).
-//! Linux only (it reads `/proc`).
+//! `OXO_BENCH_SECS` sets the measured time per configuration (default 10),
+//! `OXO_BENCH_STORES` the configurations to run (names from the list above,
+//! comma-separated; default all four). Linux only (it reads `/proc`).
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::pin::Pin;
 use std::process::Command;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
 use futures_util::StreamExt;
-use oxo_test_support::{Client, ServeProcess, seated_game};
+use oxo_test_support::{Client, Postgres, ServeProcess, seated_game};
 use tokio::net::TcpStream;
 use tokio::sync::{Semaphore, watch};
 use tokio_tungstenite::WebSocketStream;
@@ -46,6 +64,8 @@ const DEFAULT_SECS: f64 = 10.0;
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// A player that hears nothing for this long while playing reports a stall.
 const STALL: Duration = Duration::from_secs(15);
+/// Nodes in the multi-node configuration.
+const NODES: usize = 3;
 /// Games being set up at once.
 const SETUP_CONCURRENCY: usize = 64;
 /// boardgame.io 0.50.2's server CPU per move for the same protocol work
@@ -87,6 +107,14 @@ fn run() -> anyhow::Result<()> {
         Err(_) => DEFAULT_SECS,
     };
     let window = Duration::from_secs_f64(secs);
+    let configs = match std::env::var("OXO_BENCH_STORES") {
+        Ok(text) => Config::parse_list(&text)?,
+        Err(_) => Config::ALL.to_vec(),
+    };
+    // Fail before minutes of other configurations, not after.
+    if configs.iter().any(|c| c.postgres()) {
+        Postgres::check_installed().map_err(|e| anyhow!(e))?;
+    }
 
     // Each game needs four descriptors here (two WebSockets, two HTTP
     // connections) and four in the server, which inherits this limit.
@@ -113,8 +141,11 @@ fn run() -> anyhow::Result<()> {
          open-file limit {limit}; clock ticks {ticks}/s{ticks_note}."
     );
     println!(
-        "sqlite = `oxo serve --db FILE` (every move committed with a full sync, group commit); \
-         memory = `oxo serve --memory` (nothing stored).\n"
+        "sqlite = one node, `oxo serve --db FILE` (every move committed with a full sync, \
+         group commit); memory = one node, `oxo serve --memory` (nothing stored);\n\
+         pg1 = one node, `oxo serve --db postgres://...`; pg3 = {NODES} nodes on one database, \
+         game g's X on node g mod {NODES}, its O on node g+1 mod {NODES}\n\
+         (a fresh PostgreSQL cluster for each, fsync on, default settings).\n"
     );
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -123,14 +154,17 @@ fn run() -> anyhow::Result<()> {
         .context("cannot start the client runtime")?;
     let mut results = Vec::new();
     for &games in &counts {
-        for store in [Store::Sqlite, Store::Memory] {
+        for &config in &configs {
             let t = Instant::now();
+            let context = || format!("{} with {games} games", config.name());
+            let deployment = Deployment::start(config).with_context(context)?;
             let result = runtime
-                .block_on(run_config(store, games, window, ticks))
-                .with_context(|| format!("{} with {games} games", store.name()))?;
+                .block_on(run_config(&deployment, games, window, ticks))
+                .with_context(context)?;
+            drop(deployment);
             eprintln!(
                 "  {:>6} {:>5} games: done in {:.1} s (setup {:.2} s)",
-                store.name(),
+                config.name(),
                 games,
                 t.elapsed().as_secs_f64(),
                 result.setup.as_secs_f64()
@@ -144,88 +178,231 @@ fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where games are kept, and by how many nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Store {
+enum Config {
     Sqlite,
     Memory,
+    Pg1,
+    Pg3,
 }
 
-impl Store {
+impl Config {
+    /// In the order the report shows them.
+    const ALL: [Config; 4] = [Config::Sqlite, Config::Memory, Config::Pg1, Config::Pg3];
+
     const fn name(self) -> &'static str {
         match self {
-            Store::Sqlite => "sqlite",
-            Store::Memory => "memory",
+            Config::Sqlite => "sqlite",
+            Config::Memory => "memory",
+            Config::Pg1 => "pg1",
+            Config::Pg3 => "pg3",
         }
+    }
+
+    const fn postgres(self) -> bool {
+        matches!(self, Config::Pg1 | Config::Pg3)
+    }
+
+    const fn nodes(self) -> usize {
+        match self {
+            Config::Pg3 => NODES,
+            Config::Sqlite | Config::Memory | Config::Pg1 => 1,
+        }
+    }
+
+    /// The configurations named in `text` (comma-separated), in the
+    /// report's order.
+    fn parse_list(text: &str) -> anyhow::Result<Vec<Config>> {
+        let mut chosen = Vec::new();
+        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let config = Config::ALL
+                .into_iter()
+                .find(|c| c.name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<_> = Config::ALL.iter().map(|c| c.name()).collect();
+                    anyhow!(
+                        "OXO_BENCH_STORES: unknown configuration {name:?}; the configurations \
+                         are {}",
+                        names.join(", ")
+                    )
+                })?;
+            chosen.push(config);
+        }
+        if chosen.is_empty() {
+            bail!("OXO_BENCH_STORES={text:?} names no configuration");
+        }
+        Ok(Config::ALL
+            .into_iter()
+            .filter(|c| chosen.contains(c))
+            .collect())
     }
 }
 
 /// What one configuration measured.
 #[derive(Debug)]
 struct Measured {
-    store: Store,
+    config: Config,
     games: usize,
     setup: Duration,
     window: Duration,
     moves: u64,
     rounds: u64,
     conflicts: u64,
-    latencies_us: Vec<u32>,
-    server_cpu: Duration,
+    /// Sorted, in µs.
+    latencies: Latencies,
+    /// The oxo nodes' CPU time, summed.
+    oxo_cpu: Duration,
+    /// PostgreSQL's CPU time (all its processes), for the configurations
+    /// that use it.
+    db_cpu: Option<Duration>,
+    /// Database transactions (one per statement outside a transaction
+    /// block) in about the window.
+    db_xacts: Option<u64>,
     client_cpu: Duration,
     /// CPU time every process on the machine used in the window.
     machine_cpu: Duration,
-    peak_rss_kib: u64,
+    /// Each node's.
+    peak_rss_kib: Vec<u64>,
     /// The database's file system, for SQLite.
     fs: Option<String>,
     errors: Vec<String>,
     server_log: Vec<String>,
+    /// The end of PostgreSQL's log, when players failed.
+    db_log: Option<String>,
 }
 
 // ---------------------------------------------------------------------------
 // The server process.
 
-/// The child server (the shared harness's `oxo serve` process, killed
-/// when dropped) and the directory holding its database.
-struct Server {
-    process: ServeProcess,
+/// The nodes of one configuration (the shared harness's `oxo serve`
+/// processes, killed when dropped) and where they keep games: a temporary
+/// directory for SQLite or a PostgreSQL cluster, which goes when dropped,
+/// after the nodes (fields drop in order).
+struct Deployment {
+    config: Config,
+    nodes: Vec<ServeProcess>,
     dir: Option<tempfile::TempDir>,
+    postgres: Option<Postgres>,
 }
 
-impl Server {
-    fn start(store: Store) -> anyhow::Result<Server> {
-        let dir = match store {
-            Store::Sqlite => {
-                Some(tempfile::tempdir().context("cannot create a temporary directory")?)
+impl Deployment {
+    fn start(config: Config) -> anyhow::Result<Deployment> {
+        let binary = Path::new(env!("CARGO_BIN_EXE_oxo"));
+        let node = |args: &[&str]| ServeProcess::start(binary, args).map_err(|e| anyhow!(e));
+        let mut deployment = Deployment {
+            config,
+            nodes: Vec::with_capacity(config.nodes()),
+            dir: None,
+            postgres: None,
+        };
+        match config {
+            Config::Sqlite => {
+                let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+                let db = dir.path().join("bench.db");
+                let db = db.to_str().context("a temporary path that is not UTF-8")?;
+                deployment.nodes.push(node(&["--db", db])?);
+                deployment.dir = Some(dir);
             }
-            Store::Memory => None,
+            Config::Memory => deployment.nodes.push(node(&["--memory"])?),
+            Config::Pg1 | Config::Pg3 => {
+                let postgres = Postgres::start().map_err(|e| anyhow!(e))?;
+                let url = postgres.url();
+                deployment.postgres = Some(postgres);
+                for _ in 0..config.nodes() {
+                    deployment.nodes.push(node(&["--db", &url])?);
+                }
+            }
+        }
+        Ok(deployment)
+    }
+
+    fn addrs(&self) -> Vec<SocketAddr> {
+        self.nodes.iter().map(|n| n.addr).collect()
+    }
+
+    /// The nodes' CPU time, summed, in clock ticks.
+    fn oxo_ticks(&self) -> anyhow::Result<u64> {
+        self.nodes
+            .iter()
+            .map(|n| cpu_ticks(&n.pid().to_string()))
+            .sum()
+    }
+
+    /// The database's CPU time in clock ticks: every process of the
+    /// cluster, and those that ended (backends come and go with
+    /// connections, autovacuum workers with work) through the postmaster,
+    /// which waited for them.
+    fn db_ticks(&self) -> anyhow::Result<Option<u64>> {
+        let Some(postgres) = &self.postgres else {
+            return Ok(None);
         };
-        let db = dir.as_ref().map(|d| d.path().join("bench.db"));
-        let args: Vec<&str> = match &db {
-            Some(db) => vec![
-                "--db",
-                db.to_str().context("a temporary path that is not UTF-8")?,
-            ],
-            None => vec!["--memory"],
+        let pids = postgres.pids().map_err(|e| anyhow!(e))?;
+        let mut total = 0;
+        for (i, pid) in pids.iter().enumerate() {
+            let pid = pid.to_string();
+            if i == 0 {
+                total += cpu_ticks(&pid)? + ended_children_ticks(&pid)?;
+            } else if let Ok(ticks) = cpu_ticks(&pid) {
+                // Else it ended since the listing.
+                total += ticks;
+            }
+        }
+        Ok(Some(total))
+    }
+
+    /// Transactions the database `oxo` has committed or rolled back, as
+    /// its statistics say (each backend reports within a second or so).
+    fn db_xacts(&self) -> anyhow::Result<Option<u64>> {
+        let Some(postgres) = &self.postgres else {
+            return Ok(None);
         };
-        let process = ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args)
+        let text = postgres
+            .psql(
+                "SELECT xact_commit + xact_rollback FROM pg_stat_database \
+                 WHERE datname = current_database()",
+            )
             .map_err(|e| anyhow!(e))?;
-        Ok(Server { process, dir })
+        let xacts = text
+            .trim()
+            .parse()
+            .with_context(|| format!("unexpected transaction count {text:?}"))?;
+        Ok(Some(xacts))
     }
 
-    fn addr(&self) -> SocketAddr {
-        self.process.addr
+    fn peak_rss_kib(&self) -> anyhow::Result<Vec<u64>> {
+        self.nodes.iter().map(|n| peak_rss_kib(n.pid())).collect()
     }
 
-    fn pid(&self) -> u32 {
-        self.process.pid()
-    }
-
+    /// Each node's last lines of stderr.
     fn log_text(&self) -> String {
-        self.process.log_text()
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("node {i}: {}", n.log_text()))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
+    /// How much each node that wrote to stderr wrote, and its last lines.
     fn log_summary(&self) -> Vec<String> {
-        self.process.log_summary()
+        let many = self.nodes.len() > 1;
+        self.nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| {
+                let lines = n.log_summary();
+                let mut lines = lines.into_iter();
+                let first = lines.next().map(|l| {
+                    if many {
+                        format!("node {i} ({}): {l}", n.addr)
+                    } else {
+                        l
+                    }
+                });
+                first.into_iter().chain(lines)
+            })
+            .collect()
     }
 }
 
@@ -266,6 +443,18 @@ fn clock_ticks() -> (u64, &'static str) {
 /// User plus system CPU time of process `pid` (`self` for this one), in
 /// clock ticks.
 fn cpu_ticks(pid: &str) -> anyhow::Result<u64> {
+    stat_sum(pid, [14, 15])
+}
+
+/// User plus system CPU time of the children of process `pid` that ended
+/// and that it waited for, in clock ticks.
+fn ended_children_ticks(pid: &str) -> anyhow::Result<u64> {
+    stat_sum(pid, [16, 17])
+}
+
+/// The sum of two numeric fields of `/proc/{pid}/stat`, numbered from 1
+/// as in proc(5).
+fn stat_sum(pid: &str, numbers: [usize; 2]) -> anyhow::Result<u64> {
     let path = format!("/proc/{pid}/stat");
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
     // The command name may hold spaces and parentheses: fields are counted
@@ -281,7 +470,7 @@ fn cpu_ticks(pid: &str) -> anyhow::Result<u64> {
             .and_then(|f| f.parse().ok())
             .with_context(|| format!("no field {n} in {path}"))
     };
-    Ok(field(14)? + field(15)?)
+    Ok(field(numbers[0])? + field(numbers[1])?)
 }
 
 fn ticks_to_duration(ticks: u64, per_second: u64) -> Duration {
@@ -446,6 +635,20 @@ impl Rng {
     }
 }
 
+/// A move on its way to the opponent's WebSocket.
+#[derive(Clone, Copy, Debug)]
+struct Crossing {
+    /// The mover's seat.
+    seat: &'static str,
+    /// The version the move makes.
+    expect: u64,
+    at: Instant,
+    measured: bool,
+}
+
+/// The move a game's two players last sent, shared between them.
+type CrossingSlot = Arc<Mutex<Option<Crossing>>>;
+
 /// One seat of one game.
 struct Player {
     seat: &'static str,
@@ -455,6 +658,18 @@ struct Player {
     http: Client,
     ws: Ws,
     rng: Rng,
+    crossing: CrossingSlot,
+}
+
+/// Move latencies in µs: to the mover's WebSocket and to the opponent's.
+#[derive(Debug, Default)]
+struct Latencies {
+    own: Vec<u32>,
+    opponent: Vec<u32>,
+}
+
+fn micros(since: Instant) -> u32 {
+    u32::try_from(since.elapsed().as_micros()).unwrap_or(u32::MAX)
 }
 
 /// What the request in flight was.
@@ -470,15 +685,21 @@ enum Sent {
 
 type InFlight = Pin<Box<dyn Future<Output = anyhow::Result<(u16, String)>> + Send>>;
 
-/// Set up one game: X creates it, O joins, both open their WebSockets.
-async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)> {
-    let (x_http, o_http) = (Client::new(addr), Client::new(addr));
+/// Set up one game: X creates it and O joins, both through X's node, then
+/// each opens its WebSocket on its own node.
+async fn set_up(
+    x_addr: SocketAddr,
+    o_addr: SocketAddr,
+    seed: u64,
+) -> anyhow::Result<(Player, Player)> {
+    let (x_http, o_http) = (Client::new(x_addr), Client::new(o_addr));
     let seated = seated_game(&x_http, &serde_json::json!({"size": "3x3", "k": 3}))
         .await
         .map_err(|e| anyhow!(e))?;
     let (id, x_token, o_token) = (seated.id, seated.x, seated.o);
-    let x_ws = open_live(addr, &id).await?;
-    let o_ws = open_live(addr, &id).await?;
+    let x_ws = open_live(x_addr, &id).await?;
+    let o_ws = open_live(o_addr, &id).await?;
+    let crossing = CrossingSlot::default();
     Ok((
         Player {
             seat: "x",
@@ -487,6 +708,7 @@ async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)>
             http: x_http,
             ws: x_ws,
             rng: Rng::new(seed),
+            crossing: crossing.clone(),
         },
         Player {
             seat: "o",
@@ -495,18 +717,20 @@ async fn set_up(addr: SocketAddr, seed: u64) -> anyhow::Result<(Player, Player)>
             http: o_http,
             ws: o_ws,
             rng: Rng::new(seed ^ 0x5555_5555_5555_5555),
+            crossing,
         },
     ))
 }
 
-/// Play until `stop`; the latencies (µs) of measured moves.
+/// Play until `stop`; the latencies of measured moves: this player's to its
+/// own WebSocket, the opponent's to this player's.
 async fn play(
     mut player: Player,
     shared: Arc<Shared>,
     mut go: watch::Receiver<bool>,
     mut stop: watch::Receiver<bool>,
-) -> anyhow::Result<Vec<u32>> {
-    let mut latencies = Vec::new();
+) -> anyhow::Result<Latencies> {
+    let mut latencies = Latencies::default();
     if go.wait_for(|go| *go).await.is_err() {
         return Ok(latencies);
     }
@@ -535,10 +759,18 @@ async fn play(
                 let (row, col) = cells[player.rng.below(cells.len())];
                 acted = state.version;
                 let body = format!(r#"{{"row":{row},"col":{col},"version":{}}}"#, state.version);
+                let (at, expect) = (Instant::now(), state.version + 1);
+                let measured = shared.measuring.load(Ordering::Relaxed);
+                *lock(&player.crossing) = Some(Crossing {
+                    seat: player.seat,
+                    expect,
+                    at,
+                    measured,
+                });
                 let sent = Sent::Move {
-                    at: Instant::now(),
-                    expect: state.version + 1,
-                    measured: shared.measuring.load(Ordering::Relaxed),
+                    at,
+                    expect,
+                    measured,
                 };
                 in_flight = Some((sent, send(&player, move_path.clone(), body)));
             } else if state.over() && player.seat == "x" {
@@ -570,9 +802,21 @@ async fn play(
                     && state.version >= expect
                 {
                     if measured {
-                        latencies.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                        latencies.own.push(micros(at));
                     }
                     pending = None;
+                }
+                {
+                    let mut crossing = lock(&player.crossing);
+                    if let Some(c) = *crossing
+                        && c.seat != player.seat
+                        && state.version >= c.expect
+                    {
+                        if c.measured {
+                            latencies.opponent.push(micros(c.at));
+                        }
+                        *crossing = None;
+                    }
                 }
                 if latest.as_ref().is_none_or(|l| state.version > l.version) {
                     latest = Some(state);
@@ -592,12 +836,16 @@ async fn play(
                         if latest.as_ref().is_none_or(|l| l.version < expect) {
                             pending = Some((at, expect, measured));
                         } else if measured {
-                            latencies.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                            latencies.own.push(micros(at));
                         }
                     }
-                    (Sent::Move { .. }, 409) => {
+                    (Sent::Move { expect, .. }, 409) => {
                         // Stale or not our turn: the next update says what to do.
                         shared.conflicts.fetch_add(1, Ordering::Relaxed);
+                        let mut crossing = lock(&player.crossing);
+                        if crossing.is_some_and(|c| c.seat == player.seat && c.expect == expect) {
+                            *crossing = None;
+                        }
                     }
                     (Sent::Rematch, 200 | 409) => {}
                     (_, status) => bail!(
@@ -608,6 +856,10 @@ async fn play(
             }
         }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Start a POST on the player's connection.
@@ -627,24 +879,26 @@ fn send(player: &Player, path: String, body: String) -> InFlight {
 // One configuration.
 
 async fn run_config(
-    store: Store,
+    deployment: &Deployment,
     games: usize,
     window: Duration,
     ticks: u64,
 ) -> anyhow::Result<Measured> {
-    let server = Server::start(store)?;
-    let addr = server.addr();
-    let pid = server.pid().to_string();
-    let fs = server.dir.as_ref().and_then(|d| fs_type(d.path()));
+    let addrs = deployment.addrs();
+    let fs = deployment.dir.as_ref().and_then(|d| fs_type(d.path()));
 
     let setup_start = Instant::now();
     let limit = Arc::new(Semaphore::new(SETUP_CONCURRENCY));
     let mut setups = Vec::with_capacity(games);
     for i in 0..games {
         let limit = limit.clone();
+        // Like a load balancer without sticky sessions: X and O on
+        // different nodes when there are several.
+        let x_addr = addrs[i % addrs.len()];
+        let o_addr = addrs[(i + 1) % addrs.len()];
         setups.push(tokio::spawn(async move {
             let _permit = limit.acquire_owned().await?;
-            set_up(addr, 0x0123_4567_89AB_CDEF ^ (i as u64 + 1)).await
+            set_up(x_addr, o_addr, 0x0123_4567_89AB_CDEF ^ (i as u64 + 1)).await
         }));
     }
     let mut players = Vec::with_capacity(2 * games);
@@ -653,7 +907,10 @@ async fn run_config(
             .await
             .context("a setup task failed")?
             .with_context(|| {
-                format!("setting up the games; server stderr: {}", server.log_text())
+                format!(
+                    "setting up the games; server stderr: {}",
+                    deployment.log_text()
+                )
             })?;
         players.push(x);
         players.push(o);
@@ -670,7 +927,11 @@ async fn run_config(
     go_tx.send_replace(true);
     tokio::time::sleep(WARM_UP).await;
 
-    let cpu0 = cpu_ticks(&pid)?;
+    // psql's own backend ends before the CPU time is read here, and starts
+    // after it is read at the end.
+    let xacts0 = deployment.db_xacts()?;
+    let oxo0 = deployment.oxo_ticks()?;
+    let db0 = deployment.db_ticks()?;
     let client0 = cpu_ticks("self")?;
     let machine0 = machine_ticks()?;
     let moves0 = shared.moves.load(Ordering::Relaxed);
@@ -684,43 +945,56 @@ async fn run_config(
     let moves = shared.moves.load(Ordering::Relaxed) - moves0;
     let rounds = shared.rounds.load(Ordering::Relaxed) - rounds0;
     let conflicts = shared.conflicts.load(Ordering::Relaxed) - conflicts0;
-    let cpu1 = cpu_ticks(&pid)?;
+    let oxo1 = deployment.oxo_ticks()?;
+    let db1 = deployment.db_ticks()?;
     let client1 = cpu_ticks("self")?;
     let machine1 = machine_ticks()?;
-    let peak = peak_rss_kib(server.pid())?;
+    let xacts1 = deployment.db_xacts()?;
+    let peak = deployment.peak_rss_kib()?;
     stop_tx.send_replace(true);
 
-    let mut latencies = Vec::new();
+    let mut latencies = Latencies::default();
     let mut errors = Vec::new();
     let deadline = Instant::now() + IO_TIMEOUT;
     for task in tasks {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, task).await {
-            Ok(Ok(Ok(mut l))) => latencies.append(&mut l),
+            Ok(Ok(Ok(mut l))) => {
+                latencies.own.append(&mut l.own);
+                latencies.opponent.append(&mut l.opponent);
+            }
             Ok(Ok(Err(e))) => errors.push(format!("{e:#}")),
             Ok(Err(e)) => errors.push(format!("a player task failed: {e}")),
             Err(_) => errors.push("a player did not stop in time".into()),
         }
     }
-    latencies.sort_unstable();
-    let server_log = server.log_summary();
-    drop(server);
+    latencies.own.sort_unstable();
+    latencies.opponent.sort_unstable();
+    let db_log = deployment
+        .postgres
+        .as_ref()
+        .filter(|_| !errors.is_empty())
+        .map(Postgres::log_tail);
+    let to_duration = |t0: u64, t1: u64| ticks_to_duration(t1.saturating_sub(t0), ticks);
     Ok(Measured {
-        store,
+        config: deployment.config,
         games,
         setup,
         window: elapsed,
         moves,
         rounds,
         conflicts,
-        latencies_us: latencies,
-        server_cpu: ticks_to_duration(cpu1.saturating_sub(cpu0), ticks),
-        client_cpu: ticks_to_duration(client1.saturating_sub(client0), ticks),
-        machine_cpu: ticks_to_duration(machine1.saturating_sub(machine0), ticks),
+        latencies,
+        oxo_cpu: to_duration(oxo0, oxo1),
+        db_cpu: db0.zip(db1).map(|(d0, d1)| to_duration(d0, d1)),
+        db_xacts: xacts0.zip(xacts1).map(|(x0, x1)| x1.saturating_sub(x0)),
+        client_cpu: to_duration(client0, client1),
+        machine_cpu: to_duration(machine0, machine1),
         peak_rss_kib: peak,
         fs,
         errors,
-        server_log,
+        server_log: deployment.log_summary(),
+        db_log,
     })
 }
 
@@ -735,153 +1009,262 @@ fn percentile_ms(sorted: &[u32], p: f64) -> Option<f64> {
     Some(f64::from(sorted[rank.clamp(1, sorted.len()) - 1]) / 1000.0)
 }
 
-fn cpu_per_move_us(m: &Measured) -> Option<f64> {
-    (m.moves > 0).then(|| m.server_cpu.as_secs_f64() * 1e6 / m.moves as f64)
+impl Measured {
+    fn per_second(&self, count: u64) -> f64 {
+        count as f64 / self.window.as_secs_f64()
+    }
+
+    /// Cores' worth of `cpu` over the window.
+    fn cores(&self, cpu: Duration) -> f64 {
+        cpu.as_secs_f64() / self.window.as_secs_f64()
+    }
+
+    fn per_move_us(&self, cpu: Duration) -> Option<f64> {
+        (self.moves > 0).then(|| cpu.as_secs_f64() * 1e6 / self.moves as f64)
+    }
+
+    /// The nodes' CPU time and the database's.
+    fn total_cpu(&self) -> Duration {
+        self.oxo_cpu + self.db_cpu.unwrap_or_default()
+    }
+
+    /// Cores' worth of CPU time other processes used meanwhile.
+    fn others_cores(&self) -> f64 {
+        self.cores(
+            self.machine_cpu
+                .saturating_sub(self.total_cpu() + self.client_cpu),
+        )
+    }
+
+    fn label(&self) -> String {
+        format!("{} {} games", self.config.name(), self.games)
+    }
 }
 
-fn print_report(results: &[Measured], cores: usize) {
-    let header = [
-        ("store", ""),
-        ("games", ""),
-        ("moves", ""),
-        ("moves/s", ""),
-        ("rounds/s", ""),
-        ("p50", "ms"),
-        ("p99", "ms"),
-        ("srv CPU", "ms"),
-        ("CPU/move", "µs"),
-        ("CPU/move", "ms"),
-        ("srv peak", "RSS MiB"),
-        ("srv", "cores"),
-        ("bench", "cores"),
-        ("others", "cores"),
-    ];
-    let widths = [6, 5, 8, 8, 8, 7, 7, 8, 8, 8, 8, 6, 6, 6];
-    for row in [0, 1] {
+/// A table: a header of two lines per column, then rows, the first column
+/// left-aligned and the others right-aligned.
+fn print_table(header: &[(&str, &str)], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            let (top, bottom) = header[i];
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([top.chars().count(), bottom.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut line = String::new();
-        for (i, (top, bottom)) in header.iter().enumerate() {
-            let text = if row == 0 { top } else { bottom };
-            if i == 0 {
-                line += &format!("{text:<w$}", w = widths[i]);
-            } else {
-                line += &format!(" {text:>w$}", w = widths[i]);
-            }
-        }
-        println!("{}", line.trim_end());
-    }
-    for m in results {
-        let secs = m.window.as_secs_f64();
-        let ms = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
-        let per_move = cpu_per_move_us(m);
-        let cores_of = |d: Duration| d.as_secs_f64() / secs;
-        let others =
-            (m.machine_cpu.as_secs_f64() - m.server_cpu.as_secs_f64() - m.client_cpu.as_secs_f64())
-                .max(0.0)
-                / secs;
-        let cells = [
-            m.store.name().to_owned(),
-            m.games.to_string(),
-            m.moves.to_string(),
-            format!("{:.0}", m.moves as f64 / secs),
-            format!("{:.1}", m.rounds as f64 / secs),
-            ms(percentile_ms(&m.latencies_us, 50.0)),
-            ms(percentile_ms(&m.latencies_us, 99.0)),
-            format!("{:.0}", m.server_cpu.as_secs_f64() * 1e3),
-            per_move.map_or_else(|| "-".into(), |v| format!("{v:.1}")),
-            per_move.map_or_else(|| "-".into(), |v| format!("{:.4}", v / 1e3)),
-            format!("{:.1}", m.peak_rss_kib as f64 / 1024.0),
-            format!("{:.2}", cores_of(m.server_cpu)),
-            format!("{:.2}", cores_of(m.client_cpu)),
-            format!("{others:.2}"),
-        ];
-        let mut line = String::new();
-        for (i, cell) in cells.iter().enumerate() {
+        for (i, cell) in cells.enumerate() {
             if i == 0 {
                 line += &format!("{cell:<w$}", w = widths[i]);
             } else {
-                line += &format!(" {cell:>w$}", w = widths[i]);
+                line += &format!("  {cell:>w$}", w = widths[i]);
             }
         }
-        println!("{line}");
+        println!("{}", line.trim_end());
+    };
+    line(&mut header.iter().map(|h| h.0));
+    line(&mut header.iter().map(|h| h.1));
+    for row in rows {
+        line(&mut row.iter().map(String::as_str));
     }
+}
+
+fn print_report(results: &[Measured], cores: usize) {
+    let ms = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+    let us = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.1}"));
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|m| {
+            let (own, opponent) = (&m.latencies.own, &m.latencies.opponent);
+            vec![
+                m.config.name().to_owned(),
+                m.games.to_string(),
+                m.moves.to_string(),
+                format!("{:.0}", m.per_second(m.moves)),
+                format!("{:.1}", m.per_second(m.rounds)),
+                ms(percentile_ms(own, 50.0)),
+                ms(percentile_ms(own, 99.0)),
+                ms(percentile_ms(opponent, 50.0)),
+                ms(percentile_ms(opponent, 99.0)),
+            ]
+        })
+        .collect();
+    print_table(
+        &[
+            ("config", ""),
+            ("games", ""),
+            ("moves", ""),
+            ("moves/s", ""),
+            ("rounds/s", ""),
+            ("mover", "p50 ms"),
+            ("mover", "p99 ms"),
+            ("opponent", "p50 ms"),
+            ("opponent", "p99 ms"),
+        ],
+        &rows,
+    );
+    println!();
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|m| {
+            vec![
+                m.config.name().to_owned(),
+                m.games.to_string(),
+                us(m.per_move_us(m.oxo_cpu)),
+                m.db_cpu
+                    .map_or_else(|| "-".into(), |db| us(m.per_move_us(db))),
+                us(m.per_move_us(m.total_cpu())),
+                m.db_xacts.filter(|_| m.moves > 0).map_or_else(
+                    || "-".into(),
+                    |x| format!("{:.2}", x as f64 / m.moves as f64),
+                ),
+                format!("{:.1}", m.peak_rss_kib.iter().sum::<u64>() as f64 / 1024.0),
+                format!("{:.2}", m.cores(m.oxo_cpu)),
+                m.db_cpu
+                    .map_or_else(|| "-".into(), |db| format!("{:.2}", m.cores(db))),
+                format!("{:.2}", m.cores(m.client_cpu)),
+                format!("{:.2}", m.others_cores()),
+                format!("{:.2}", m.cores(m.machine_cpu)),
+            ]
+        })
+        .collect();
+    print_table(
+        &[
+            ("config", ""),
+            ("games", ""),
+            ("CPU/move", "oxo µs"),
+            ("CPU/move", "db µs"),
+            ("CPU/move", "total µs"),
+            ("db xacts", "/move"),
+            ("oxo peak", "RSS MiB"),
+            ("cores", "oxo"),
+            ("cores", "db"),
+            ("cores", "bench"),
+            ("cores", "others"),
+            ("cores", "machine"),
+        ],
+        &rows,
+    );
     println!(
         "\nLatency: POST sent -> the update with that move received on the mover's own \
-         WebSocket.\nsrv/bench/others cores: CPU time of the server, of this client process and \
-         of every other process on the machine, over wall time ({cores} core(s) in all; \
-         CPU time has the clock-tick resolution of /proc)."
+         WebSocket (mover) and on the opponent's (opponent; in pg3 it comes through another \
+         node).\nCPU/move: CPU time over moves in the window; oxo = the node(s), summed; db = \
+         every process of the PostgreSQL cluster (postmaster, backends, background workers, \
+         the ended ones included); total = oxo + db.\ndb xacts/move: transactions \
+         (each statement its own) the database counted in about the window (its statistics \
+         lag by up to a second), over moves.\noxo peak RSS: VmHWM, summed over the \
+         nodes. cores: CPU time over wall time of the oxo node(s), the database, this client \
+         process, every other process, and the whole machine ({cores} core(s) in all; CPU \
+         time has the clock-tick resolution of /proc)."
     );
     if let Some(fs) = results.iter().find_map(|m| m.fs.as_deref()) {
         println!("The SQLite database was on a {fs} file system (a temporary directory).");
     }
+    for m in results.iter().filter(|m| m.peak_rss_kib.len() > 1) {
+        let each: Vec<String> = m
+            .peak_rss_kib
+            .iter()
+            .map(|k| format!("{:.1}", *k as f64 / 1024.0))
+            .collect();
+        println!("{}: peak RSS per node {} MiB.", m.label(), each.join(" / "));
+    }
+
     let mut games: Vec<usize> = results.iter().map(|m| m.games).collect();
     games.dedup();
     for n in games {
-        let find = |store| {
-            results
-                .iter()
-                .find(|m| m.games == n && m.store == store)
-                .and_then(cpu_per_move_us)
-        };
-        let (sqlite, memory) = (find(Store::Sqlite), find(Store::Memory));
-        let versus = |us: f64| {
-            format!(
-                "{:.1}% of {} ms, {:.1}% of {} ms",
+        let find = |config| results.iter().find(|m| m.games == n && m.config == config);
+        let total_per_move = |config| find(config).and_then(|m| m.per_move_us(m.total_cpu()));
+        println!("\n{n} games, total CPU per move:");
+        let mut first = true;
+        for config in Config::ALL {
+            let Some(us) = total_per_move(config) else {
+                continue;
+            };
+            let source = if first {
+                " (boardgame.io 0.50.2, no storage)"
+            } else {
+                ""
+            };
+            first = false;
+            println!(
+                "  {:<6} {us:7.1} µs = {:.1}% of {} ms, {:.1}% of {} ms{source}",
+                config.name(),
                 us / (BGIO_MS.0 * 10.0),
                 BGIO_MS.0,
                 us / (BGIO_MS.1 * 10.0),
                 BGIO_MS.1
-            )
-        };
-        println!("\n{n} games, server CPU per move:");
-        if let Some(sqlite) = sqlite {
-            println!(
-                "  sqlite {sqlite:7.1} µs = {} (boardgame.io 0.50.2, no storage)",
-                versus(sqlite)
             );
         }
-        if let Some(memory) = memory {
-            println!("  memory {memory:7.1} µs = {}", versus(memory));
+        if let (Some(sqlite), Some(memory)) = (
+            total_per_move(Config::Sqlite),
+            total_per_move(Config::Memory),
+        ) {
+            println!("  sqlite / memory CPU per move = {:.2}x", sqlite / memory);
         }
-        if let (Some(sqlite), Some(memory)) = (sqlite, memory) {
-            println!("  sqlite / memory = {:.2}x", sqlite / memory);
+        if let (Some(pg1), Some(pg3)) = (find(Config::Pg1), find(Config::Pg3))
+            && pg1.moves > 0
+        {
+            println!(
+                "  pg3 / pg1 moves/s = {:.0} / {:.0} = {:.2}x (aim: above 2x given the cores; \
+                 this machine has {cores}, shared by the nodes, PostgreSQL and the clients)",
+                pg3.per_second(pg3.moves),
+                pg1.per_second(pg1.moves),
+                pg3.per_second(pg3.moves) / pg1.per_second(pg1.moves)
+            );
+        }
+        if let (Some(pg1), Some(sqlite)) =
+            (total_per_move(Config::Pg1), total_per_move(Config::Sqlite))
+        {
+            println!(
+                "  pg1 total CPU per move / sqlite CPU per move = {pg1:.1} / {sqlite:.1} µs = \
+                 {:.2}x (aim: within 2x)",
+                pg1 / sqlite
+            );
         }
     }
+
+    let mut notes = Vec::new();
     for m in results {
-        let others =
-            (m.machine_cpu.as_secs_f64() - m.server_cpu.as_secs_f64() - m.client_cpu.as_secs_f64())
-                / m.window.as_secs_f64();
+        let others = m.others_cores();
         if others > 0.2 {
-            println!(
-                "WARNING: {} {} games: other processes used {others:.2} cores meanwhile: \
-                 moves/s and latency understate the server; CPU per move is less affected",
-                m.store.name(),
-                m.games
-            );
+            notes.push(format!(
+                "WARNING: {}: other processes used {others:.2} cores meanwhile: moves/s and \
+                 latency understate the server; CPU per move is less affected",
+                m.label()
+            ));
         }
         if m.conflicts > 0 {
-            println!(
-                "note: {} {} games: {} moves refused with 409 (stale or not one's turn)",
-                m.store.name(),
-                m.games,
+            notes.push(format!(
+                "note: {}: {} moves refused with 409 (stale or not one's turn)",
+                m.label(),
                 m.conflicts
-            );
+            ));
         }
         if !m.errors.is_empty() {
-            println!(
-                "WARNING: {} {} games: {} player(s) failed; the first: {}",
-                m.store.name(),
-                m.games,
-                m.errors.len(),
-                m.errors[0]
-            );
+            notes.push(format!(
+                "WARNING: {}: {} player(s) failed; the first ones:",
+                m.label(),
+                m.errors.len()
+            ));
+            for error in m.errors.iter().take(3) {
+                notes.push(format!("  {error}"));
+            }
         }
         if !m.server_log.is_empty() {
-            println!(
-                "server stderr ({} {} games): {}",
-                m.store.name(),
-                m.games,
+            notes.push(format!(
+                "server stderr ({}): {}",
+                m.label(),
                 m.server_log.join(" | ")
-            );
+            ));
         }
+        if let Some(log) = &m.db_log {
+            notes.push(format!("PostgreSQL's log ({}), the end:\n{log}", m.label()));
+        }
+    }
+    if !notes.is_empty() {
+        println!("\n{}", notes.join("\n"));
     }
 }

@@ -33,6 +33,15 @@ pub struct Postgres {
 }
 
 impl Postgres {
+    /// Whether PostgreSQL is installed, for callers that want to fail before
+    /// doing other work: `Ok` when [`Postgres::start`] can find its programs.
+    ///
+    /// # Errors
+    /// PostgreSQL is not installed (the message says how to install it).
+    pub fn check_installed() -> Result<(), String> {
+        bin_dir(Path::new(PG_ROOT)).map(|_| ())
+    }
+
     /// Create the cluster, start it and create the database `oxo`.
     ///
     /// # Errors
@@ -102,6 +111,41 @@ impl Postgres {
             ],
         )?;
         Ok(out.strip_suffix('\n').unwrap_or(&out).to_owned())
+    }
+
+    /// The cluster's processes, for measuring what the database costs: the
+    /// postmaster first (its pid is the first line of `postmaster.pid`),
+    /// then its children (a backend for each connection and the background
+    /// workers), found in `/proc`. Backends come and go with connections;
+    /// the CPU time of those that ended is in the postmaster's `cutime` and
+    /// `cstime`.
+    ///
+    /// # Errors
+    /// The cluster is not running, or `/proc` cannot be read (Linux only).
+    pub fn pids(&self) -> Result<Vec<u32>, String> {
+        let path = self.data_dir().join("postmaster.pid");
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let postmaster: u32 = text
+            .lines()
+            .next()
+            .and_then(|line| line.trim().parse().ok())
+            .ok_or_else(|| format!("no pid on the first line of {}", path.display()))?;
+        let mut pids = vec![postmaster];
+        let entries = fs::read_dir("/proc").map_err(|e| format!("cannot list /proc: {e}"))?;
+        for entry in entries.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            // A process may end between the listing and the read.
+            let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            if parent_pid(&stat) == Some(postmaster) {
+                pids.push(pid);
+            }
+        }
+        Ok(pids)
     }
 
     /// The server's log so far (its last 20 lines), for failure messages.
@@ -313,6 +357,14 @@ fn is_root() -> Result<bool, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
+/// The parent's pid (field 4) in the text of `/proc/PID/stat`. The command
+/// name (field 2) may hold spaces and parentheses, so fields are counted
+/// from the last `)`, after which field 3 comes first.
+fn parent_pid(stat: &str) -> Option<u32> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// `Ok` when `out` is a success, else what the program said.
 fn check(program: &str, out: &Output) -> Result<(), String> {
     if out.status.success() {
@@ -330,7 +382,7 @@ fn check(program: &str, out: &Output) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{bin_dir, version_key};
+    use super::{bin_dir, parent_pid, version_key};
     use std::fs;
 
     #[test]
@@ -354,6 +406,13 @@ mod tests {
             assert!(error.starts_with("PostgreSQL not installed"), "{error}");
             assert!(error.contains("run scripts/install-services.sh"), "{error}");
         }
+    }
+
+    #[test]
+    fn the_parent_pid_is_read_after_the_command_name() {
+        assert_eq!(parent_pid("42 (postgres) S 7 42 42 0 -1"), Some(7));
+        assert_eq!(parent_pid("43 (a) b (c) R 9 43 43 0 -1"), Some(9));
+        assert_eq!(parent_pid("44 (postgres"), None);
     }
 
     #[test]

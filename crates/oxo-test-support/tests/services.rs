@@ -37,6 +37,25 @@ fn postgres_starts_answers_sql_and_has_the_database_oxo() {
 }
 
 #[test]
+fn postgres_names_its_processes() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let pids = pg.pids().unwrap();
+    // The postmaster and at least its checkpointer and WAL writer.
+    assert!(pids.len() >= 3, "{pids:?}");
+    for pid in &pids {
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
+        assert_eq!(name.trim_end(), "postgres", "process {pid}");
+    }
+    // Each cluster names only its own processes.
+    let other = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let others = other.pids().unwrap();
+    assert!(
+        pids.iter().all(|pid| !others.contains(pid)),
+        "{pids:?} {others:?}"
+    );
+}
+
+#[test]
 fn two_clusters_run_side_by_side() {
     let a = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
     let b = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
