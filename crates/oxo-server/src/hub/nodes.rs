@@ -64,14 +64,23 @@ impl Hub {
                 };
                 let hub = Hub { shared, idle_after };
                 match event {
-                    StoreEvent::Changed { id, version } => {
+                    StoreEvent::Changed {
+                        id,
+                        version,
+                        own,
+                        played,
+                    } => {
                         hub.shared.notices.fetch_add(1, Ordering::SeqCst);
+                        if own {
+                            // Published by this server as it committed.
+                            continue;
+                        }
                         let held = hub.shard(&id).get(&id).cloned();
                         if let Some(handle) = held
                             && handle.version.load(Ordering::SeqCst) < version
                         {
                             tokio::spawn(async move {
-                                if let Err(e) = hub.reread(&handle).await {
+                                if let Err(e) = hub.catch_up(&handle, version, played).await {
                                     tracing::warn!(game = %id, error = %e, "cannot reread a changed game");
                                 }
                             });
@@ -110,6 +119,40 @@ impl Hub {
         });
     }
 
+    /// Bring the room to `version`, announced by another server: by playing
+    /// the announced move when memory holds the version just before it (the
+    /// same move on the same room gives the same room), else by reading the
+    /// room again.
+    async fn catch_up(
+        &self,
+        handle: &Arc<RoomHandle>,
+        version: u64,
+        played: Option<oxo_core::Cell>,
+    ) -> Result<(), HubError> {
+        let mut room = handle.room.lock().await;
+        if room.version() >= version {
+            return Ok(());
+        }
+        if let Some(cell) = played
+            && room.version() + 1 == version
+            && let oxo_core::Status::InProgress { to_move } = room.game().status()
+            && let Ok((next, _)) = room.play(
+                to_move,
+                i64::from(cell.row),
+                i64::from(cell.col),
+                Some(room.version()),
+            )
+            && next.version() == version
+        {
+            *room = next;
+            handle.publish(&room);
+            // The server that made the change answers for the computer (or,
+            // if it dies, the sweep finds the turn).
+            return Ok(());
+        }
+        self.reread_locked(handle, &mut room).await.map(drop)
+    }
+
     /// Read the room again from the store, and make memory and everyone
     /// watching follow if it has moved on.
     pub(super) async fn reread(&self, handle: &Arc<RoomHandle>) -> Result<(), HubError> {
@@ -131,7 +174,10 @@ impl Hub {
         }
         *room = stored;
         handle.publish(room);
-        if room.computer_to_move().is_some() {
+        // With a shared store, the server that made the change answers for
+        // the computer (or, if it dies, the sweep finds the turn); with one
+        // server, memory was behind by a bug, and the computer answers here.
+        if room.computer_to_move().is_some() && !self.shared.shared_store {
             self.schedule_computer(handle);
         }
         Ok(true)

@@ -151,6 +151,12 @@ pub enum StoreEvent {
         id: GameId,
         /// Its version after the change.
         version: u64,
+        /// The change was this server's own (already in its memory).
+        own: bool,
+        /// The cell played, when the change was a move: a server holding
+        /// the room at the version before can play it instead of reading
+        /// the room again.
+        played: Option<oxo_core::Cell>,
     },
     /// The feed is interrupted: changes may be missed until
     /// [`StoreEvent::Resync`], so what memory holds cannot be trusted.

@@ -91,7 +91,8 @@ const POOL: usize = 8;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A change: the room's row upserted under the version guard, the move (if
-/// any) appended, and the change announced, in one statement. The claim on
+/// any) appended, and the change announced (`ID VERSION NODE [ROW COL]`,
+/// the cell for a move), in one statement. The claim on
 /// the computer's turn ends with it. Answers one row, or none when the
 /// guard refused the write.
 const COMMIT: &str = "WITH room AS (
@@ -110,7 +111,9 @@ const COMMIT: &str = "WITH room AS (
         INSERT INTO moves (room, round, ply, row, col)
         SELECT id, $8, $17, $18, $19 FROM room WHERE $17 > 0
     )
-    SELECT pg_notify('oxo_rooms', id || ' ' || version) FROM room";
+    SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text
+        || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text ELSE '' END)
+    FROM room";
 
 /// A room and the moves of its round, read in one snapshot.
 const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_token, round, first,
@@ -365,6 +368,7 @@ fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
 
 impl Store for PgStore {
     fn commit(&self, change: Change) -> StoreFuture<()> {
+        let node = self.inner.node.clone();
         self.run(move |conn| async move {
             let r = &change.room;
             let (ply, cell) = match change.kind {
@@ -403,6 +407,7 @@ impl Store for PgStore {
                         &ply,
                         &small(cell.row)?,
                         &small(cell.col)?,
+                        &node,
                     ],
                 )
                 .await?;
@@ -469,7 +474,7 @@ impl Store for PgStore {
         let (events, receiver) = mpsc::channel(1024);
         let mut config = self.inner.config.clone();
         config.application_name(LISTENER_NAME);
-        tokio::spawn(listen(config, events));
+        tokio::spawn(listen(config, self.inner.node.clone(), events));
         Some(receiver)
     }
 
@@ -500,11 +505,11 @@ impl Store for PgStore {
 /// connection of its own, forward each notification, and after a lost
 /// connection reconnect (ever more slowly, up to a few seconds apart) and
 /// send [`StoreEvent::Resync`], since what was sent meanwhile is lost.
-async fn listen(config: Config, events: mpsc::Sender<StoreEvent>) {
+async fn listen(config: Config, node: String, events: mpsc::Sender<StoreEvent>) {
     let mut retry = Duration::from_millis(100);
     let mut first = true;
     loop {
-        match follow_once(&config, &events, first).await {
+        match follow_once(&config, &node, &events, first).await {
             // Nobody reads the events any more: the hub is gone.
             Ok(()) => return,
             Err(e) => {
@@ -524,6 +529,7 @@ async fn listen(config: Config, events: mpsc::Sender<StoreEvent>) {
 /// events (`Ok`).
 async fn follow_once(
     config: &Config,
+    node: &str,
     events: &mpsc::Sender<StoreEvent>,
     first: bool,
 ) -> Result<(), StoreError> {
@@ -558,7 +564,7 @@ async fn follow_once(
         return Ok(());
     }
     while let Some(payload) = received.recv().await {
-        let Some(event) = parse_note(&payload) else {
+        let Some(event) = parse_note(&payload, node) else {
             tracing::warn!(payload, "an unreadable change notice");
             continue;
         };
@@ -576,13 +582,26 @@ async fn follow_once(
     }
 }
 
-/// `"ID VERSION"`, as [`COMMIT`] announces a change.
-fn parse_note(payload: &str) -> Option<StoreEvent> {
-    let (id, version) = payload.split_once(' ')?;
-    let id = GameId::parse(id)?;
+/// `"ID VERSION NODE [ROW COL]"`, as [`COMMIT`] announces a change, read
+/// by the server named `me`.
+fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
+    let mut words = payload.split(' ');
+    let id = GameId::parse(words.next()?)?;
+    let version = words.next()?.parse().ok()?;
+    let own = words.next()? == me;
+    let played = match (words.next(), words.next()) {
+        (Some(row), Some(col)) => Some(oxo_core::Cell::new(row.parse().ok()?, col.parse().ok()?)),
+        (None, None) => None,
+        _ => return None,
+    };
+    if words.next().is_some() {
+        return None;
+    }
     Some(StoreEvent::Changed {
         id,
-        version: version.parse().ok()?,
+        version,
+        own,
+        played,
     })
 }
 
@@ -594,14 +613,32 @@ mod tests {
     fn change_notices_are_read_back() {
         let id = GameId::random().unwrap();
         assert_eq!(
-            parse_note(&format!("{id} 17")),
+            parse_note(&format!("{id} 17 a:1:ff 2 3"), "b:2:00"),
             Some(StoreEvent::Changed {
                 id: id.clone(),
-                version: 17
+                version: 17,
+                own: false,
+                played: Some(oxo_core::Cell::new(2, 3)),
             })
         );
-        assert_eq!(parse_note("nonsense"), None);
-        assert_eq!(parse_note(&format!("{id} -1")), None);
+        assert_eq!(
+            parse_note(&format!("{id} 4 b:2:00"), "b:2:00"),
+            Some(StoreEvent::Changed {
+                id: id.clone(),
+                version: 4,
+                own: true,
+                played: None,
+            })
+        );
+        for bad in [
+            "nonsense".to_owned(),
+            format!("{id} -1 a"),
+            format!("{id} 3"),
+            format!("{id} 3 a 1"),
+            format!("{id} 3 a 1 2 3"),
+        ] {
+            assert_eq!(parse_note(&bad, "a"), None, "{bad}");
+        }
     }
 
     #[test]
