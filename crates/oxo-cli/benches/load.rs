@@ -289,7 +289,21 @@ struct Deployment {
 impl Deployment {
     fn start(config: Config) -> anyhow::Result<Deployment> {
         let binary = Path::new(env!("CARGO_BIN_EXE_oxo"));
-        let node = |args: &[&str]| ServeProcess::start(binary, args).map_err(|e| anyhow!(e));
+        // Every client of the bench comes from 127.0.0.1: no limits per
+        // address (the connection limit stays what the open-file limit
+        // allows).
+        let node = |args: &[&str]| {
+            let mut args = args.to_vec();
+            args.extend([
+                "--creates-per-minute",
+                "0",
+                "--writes-per-second",
+                "0",
+                "--max-connections-per-address",
+                "100000",
+            ]);
+            ServeProcess::start(binary, &args).map_err(|e| anyhow!(e))
+        };
         let mut deployment = Deployment {
             config,
             nodes: Vec::with_capacity(config.nodes()),

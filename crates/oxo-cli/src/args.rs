@@ -210,6 +210,23 @@ pub(crate) struct ServeArgs {
     /// several boards); it replaces the built-in model for that board.
     #[arg(long, value_name = "MODEL")]
     pub model: Vec<PathBuf>,
+    /// Games one client address may create per minute (bursts of up to 20); 0 for no limit.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub creates_per_minute: u32,
+    /// Joins, moves and rematches one client address may send per second (bursts of up to
+    /// 60); 0 for no limit.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub writes_per_second: u32,
+    /// Connections open at once (default: what the open-file limit allows, at most 10000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
+    /// Connections open at once from one client address.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_address: u32,
+    /// Take each client's address from the last X-Forwarded-For entry, as set by the load
+    /// balancer in front (only behind one: clients could forge it otherwise).
+    #[arg(long)]
+    pub trust_proxy: bool,
 }
 
 const SERVE_HELP: &str = "\

@@ -16,6 +16,19 @@ use oxo_test_support::{BlockingClient, Postgres, ServeProcess};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
+/// `oxo serve` on `db` without rate limits: the tests' players all come
+/// from 127.0.0.1.
+fn args(db: &str) -> Vec<&str> {
+    vec![
+        "--db",
+        db,
+        "--creates-per-minute",
+        "0",
+        "--writes-per-second",
+        "0",
+    ]
+}
+
 fn postgres() -> Postgres {
     Postgres::start().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -30,7 +43,7 @@ impl Node {
     fn start(db: &Postgres) -> Node {
         let url = db.url();
         let process =
-            ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &["--db", &url]).unwrap();
+            ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args(&url)).unwrap();
         let client = BlockingClient::new(process.addr);
         Node { process, client }
     }

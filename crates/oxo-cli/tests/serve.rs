@@ -22,7 +22,15 @@ impl Server {
 
     fn start_with(db: &Path, extra: &[&str]) -> Server {
         let db = db.to_str().unwrap();
-        let mut args = vec!["--db", db];
+        // No rate limits: the tests' players all come from 127.0.0.1.
+        let mut args = vec![
+            "--db",
+            db,
+            "--creates-per-minute",
+            "0",
+            "--writes-per-second",
+            "0",
+        ];
         args.extend_from_slice(extra);
         let process = ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args).unwrap();
         let client = BlockingClient::new(process.addr);
@@ -413,4 +421,33 @@ fn delete_move_2(db: &Path, id: &str) -> usize {
         .unwrap()
         .execute("DELETE FROM moves WHERE room = ?1 AND ply = 2", [id])
         .unwrap()
+}
+
+#[test]
+fn rate_limits_are_set_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let process = ServeProcess::start(
+        Path::new(env!("CARGO_BIN_EXE_oxo")),
+        &["--db", db.to_str().unwrap(), "--creates-per-minute", "1"],
+    )
+    .unwrap();
+    let client = BlockingClient::new(process.addr);
+    // A burst of 20, then one a minute.
+    let statuses: Vec<u16> = (0..20)
+        .map(|_| {
+            client
+                .send("POST", "/api/games", None, "{}")
+                .unwrap()
+                .status
+        })
+        .collect();
+    assert_eq!(statuses, [201; 20]);
+    let refused = client.send("POST", "/api/games", None, "{}").unwrap();
+    assert_eq!(refused.status, 429);
+    assert!(
+        refused.body.contains("too many requests"),
+        "{}",
+        refused.body
+    );
 }

@@ -25,6 +25,7 @@ use crate::error::ApiError;
 use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, ORPHAN_SWEEP, Seated};
 use crate::id::GameId;
 use crate::listen::{self, Limits};
+use crate::rate::Limiter;
 use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
 
 /// How long `/readyz` waits for the store.
@@ -39,6 +40,8 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 pub struct AppState {
     hub: Hub,
     limits: Arc<Limits>,
+    creates: Arc<Limiter>,
+    writes: Arc<Limiter>,
     closing: watch::Receiver<bool>,
     close: Arc<watch::Sender<bool>>,
 }
@@ -56,6 +59,8 @@ impl AppState {
         let (close, closing) = watch::channel(false);
         AppState {
             hub,
+            creates: Arc::new(Limiter::new(limits.creates)),
+            writes: Arc::new(Limiter::new(limits.writes)),
             limits: Arc::new(limits),
             closing,
             close: Arc::new(close),
@@ -102,6 +107,7 @@ pub fn app(state: AppState) -> Router {
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
         )
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
         .layer(middleware::from_fn(json_only))
         .layer(middleware::from_fn_with_state(state.clone(), time_limit))
         .layer(middleware::from_fn(json_errors))
@@ -147,6 +153,7 @@ pub async fn run(
     }
     // Rooms nobody uses leave memory now and then; the store keeps them.
     let sweeper = state.hub.clone();
+    let pruner = state.clone();
     let mut closing = state.closing.clone();
     tokio::spawn(async move {
         let every = (sweeper.idle_after() / 4).max(Duration::from_secs(1));
@@ -154,6 +161,8 @@ pub async fn run(
             tokio::select! {
                 () = tokio::time::sleep(every) => {
                     let evicted = sweeper.evict_idle(sweeper.idle_after());
+                    pruner.creates.prune(Instant::now());
+                    pruner.writes.prune(Instant::now());
                     sweeper.expire_pools();
                     if evicted > 0 {
                         tracing::debug!(evicted, in_memory = sweeper.rooms_in_memory(), "idle rooms left memory");
@@ -184,6 +193,48 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// One log line per request: method, path, status, time. Never headers,
 /// which carry tokens.
+/// Writes beyond an address's rate are answered 429 with `Retry-After`.
+/// Requests that did not come through the server's accept loop (tests
+/// calling the router directly) carry no address and are not counted.
+async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if request.method() == axum::http::Method::POST
+        && let Some(ip) = client_address(&request, state.limits.trust_proxy)
+    {
+        let limiter = if request.uri().path() == "/api/games" {
+            &state.creates
+        } else {
+            &state.writes
+        };
+        if let Err(wait) = limiter.take(ip, Instant::now()) {
+            return ApiError::TooMany(wait).into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// The client's address: the connection's, or with `trust_proxy` the last
+/// `X-Forwarded-For` entry (the one the load balancer in front added).
+fn client_address(request: &Request, trust_proxy: bool) -> Option<std::net::IpAddr> {
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+        .0
+        .ip();
+    if trust_proxy
+        && let Some(forwarded) = request
+            .headers()
+            .get_all("x-forwarded-for")
+            .iter()
+            .next_back()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|v| v.trim().parse().ok())
+    {
+        return Some(forwarded);
+    }
+    Some(peer)
+}
+
 /// A request (its body included) that takes longer than the limit is
 /// answered 408; the work it started (a move being saved) still finishes.
 async fn time_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {

@@ -49,6 +49,9 @@ pub enum ApiError {
     /// The store failed; nothing was changed (503).
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
+    /// Too many writes from one address (429); try again after this long.
+    #[error("too many requests from your address; try again in {} s", .0.as_secs().max(1))]
+    TooMany(std::time::Duration),
     /// The request took longer than the server allows (408).
     #[error("the request took longer than {} s", .0.as_secs_f64())]
     TimedOut(std::time::Duration),
@@ -78,6 +81,7 @@ impl ApiError {
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Store(_) | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -162,6 +166,12 @@ impl IntoResponse for ApiError {
         .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned());
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        if let ApiError::TooMany(wait) = self {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                header::HeaderValue::from(wait.as_secs().max(1)),
+            );
+        }
         if matches!(self, ApiError::NoToken) {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,

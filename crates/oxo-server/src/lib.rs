@@ -32,11 +32,12 @@ pub mod error;
 pub mod hub;
 pub mod id;
 pub mod listen;
+mod rate;
 pub mod room;
 pub mod store;
 
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;
 pub use hub::{Hub, HubConfig, HubError};
-pub use listen::Limits;
+pub use listen::{Limits, Rate};
 pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

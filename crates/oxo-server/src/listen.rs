@@ -28,8 +28,10 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower_service::Service;
 
+pub use crate::rate::Rate;
+
 /// How many connections the server takes, and for how long.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
     /// Time a connection has to send a request's head, from opening and
     /// from each response.
@@ -46,6 +48,26 @@ pub struct Limits {
     /// client that stops reading can make the server hold (the kernel's
     /// own default grows to megabytes).
     pub send_buffer: usize,
+    /// Games one address may create.
+    pub creates: Rate,
+    /// Other writes (joins, moves, rematches) one address may make.
+    pub writes: Rate,
+    /// Take the client's address from the last `X-Forwarded-For` entry
+    /// (set by a load balancer in front) instead of the connection's.
+    pub trust_proxy: bool,
+}
+
+impl Limits {
+    /// The defaults with no rate limits, for tests and benchmarks that
+    /// play many games from one address.
+    #[must_use]
+    pub fn without_rates() -> Limits {
+        Limits {
+            creates: Rate::UNLIMITED,
+            writes: Rate::UNLIMITED,
+            ..Limits::default()
+        }
+    }
 }
 
 impl Default for Limits {
@@ -57,6 +79,15 @@ impl Default for Limits {
             max_per_address: 256,
             send_timeout: Duration::from_secs(10),
             send_buffer: 128 * 1024,
+            creates: Rate {
+                burst: 20,
+                per_second: 0.5,
+            },
+            writes: Rate {
+                burst: 60,
+                per_second: 20.0,
+            },
+            trust_proxy: false,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use oxo_server::{Limits, MemoryStore};
+use oxo_server::{Limits, MemoryStore, Rate};
 use oxo_test_support::{Client, InProcess, seated_game};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -22,6 +22,7 @@ fn limits() -> Limits {
         max_per_address: 6,
         send_timeout: Duration::from_millis(300),
         send_buffer: 16 * 1024,
+        ..Limits::without_rates()
     }
 }
 
@@ -212,5 +213,103 @@ async fn a_request_whose_body_never_comes_is_answered_408() {
     assert!(
         answer.ends_with(r#"{"error":"the request took longer than 0.3 s"}"#),
         "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
+    let server = server(Limits {
+        creates: Rate {
+            burst: 3,
+            per_second: 0.5,
+        },
+        writes: Rate {
+            burst: 4,
+            per_second: 2.0,
+        },
+        ..limits()
+    })
+    .await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({})).await.unwrap(); // a create and a join
+    for _ in 0..2 {
+        let created = client.send("POST", "/api/games", None, "{}").await.unwrap();
+        assert_eq!(created.status, 201);
+    }
+    let refused = client.send("POST", "/api/games", None, "{}").await.unwrap();
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(
+        refused.body,
+        r#"{"error":"too many requests from your address; try again in 1 s"}"#
+    );
+    // Moves have their own bucket: three more writes pass, then 429, and
+    // nothing changed.
+    for (n, col) in (0..3).zip([0, 1, 2]) {
+        let token = if n % 2 == 0 { &game.x } else { &game.o };
+        let (status, body) = client
+            .call(
+                "POST",
+                &format!("/api/games/{}/moves", game.id),
+                Some(token),
+                &json!({"row": 0, "col": col}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let before = client.get_json(&format!("/api/games/{}", game.id)).await;
+    let (status, _) = client
+        .call(
+            "POST",
+            &format!("/api/games/{}/moves", game.id),
+            Some(&game.o),
+            &json!({"row": 1, "col": 1}),
+        )
+        .await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        client.get_json(&format!("/api/games/{}", game.id)).await,
+        before
+    );
+    // Reads are not limited; after half a second a write passes again.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let (status, body) = client
+        .call(
+            "POST",
+            &format!("/api/games/{}/moves", game.id),
+            Some(&game.o),
+            &json!({"row": 1, "col": 1}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn behind_a_proxy_each_forwarded_address_has_its_own_rate() {
+    let server = server(Limits {
+        creates: Rate {
+            burst: 1,
+            per_second: 0.01,
+        },
+        trust_proxy: true,
+        ..limits()
+    })
+    .await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let mut statuses = Vec::new();
+    for client in ["10.0.0.1", "10.0.0.2", "10.0.0.1"] {
+        let request = format!(
+            "POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             X-Forwarded-For: 192.0.2.9, {client}\r\nContent-Length: 2\r\n\r\n{{}}"
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut buf = vec![0u8; 8192];
+        let n = stream.read(&mut buf).await.unwrap();
+        statuses.push(String::from_utf8_lossy(&buf[..12]).to_string());
+        assert!(n > 12);
+    }
+    assert_eq!(
+        statuses,
+        ["HTTP/1.1 201", "HTTP/1.1 201", "HTTP/1.1 429"],
+        "the last X-Forwarded-For entry is the client"
     );
 }

@@ -63,8 +63,15 @@ impl InProcess {
     }
 
     /// Serve games kept in `store`, with these hub settings.
+    /// (No rate limits: tests play many games from one address; see
+    /// [`InProcess::start_limited`].)
     pub async fn start_with(store: Arc<dyn Store>, config: &HubConfig) -> InProcess {
-        InProcess::serve(AppState::new(Hub::new(store, config))).await
+        let hub = Hub::new(store, config);
+        InProcess::serve(AppState::with_limits(
+            hub,
+            oxo_server::Limits::without_rates(),
+        ))
+        .await
     }
 
     /// Serve games kept in `store` under these connection limits.

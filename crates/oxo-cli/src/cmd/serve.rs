@@ -76,6 +76,7 @@ struct Config {
     storage: Storage,
     log_level: LevelFilter,
     catalog: oxo_ai::Catalog,
+    limits: oxo_server::Limits,
 }
 
 impl Config {
@@ -91,7 +92,27 @@ impl Config {
             storage: Storage::new(args),
             log_level,
             catalog: super::catalog(&args.model, None)?,
+            limits: limits(args),
         })
+    }
+}
+
+/// The connection and rate limits the arguments ask for.
+fn limits(args: &ServeArgs) -> oxo_server::Limits {
+    let defaults = oxo_server::Limits::default();
+    let rate = |per_second: f64, burst: u32| oxo_server::Rate { burst, per_second };
+    oxo_server::Limits {
+        creates: rate(
+            f64::from(args.creates_per_minute) / 60.0,
+            defaults.creates.burst,
+        ),
+        writes: rate(f64::from(args.writes_per_second), defaults.writes.burst),
+        max_connections: args
+            .max_connections
+            .map_or(defaults.max_connections, |n| n as usize),
+        max_per_address: args.max_connections_per_address as usize,
+        trust_proxy: args.trust_proxy,
+        ..defaults
     }
 }
 
@@ -124,9 +145,13 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         // Tests and scripts read the address from this line.
         println!("oxo serve: listening on http://{addr} ({kept})");
         io::stdout().flush().context("cannot write to stdout")?;
-        oxo_server::run(listener, oxo_server::AppState::new(hub), shutdown_signal())
-            .await
-            .context("the server failed")
+        oxo_server::run(
+            listener,
+            oxo_server::AppState::with_limits(hub, config.limits.clone()),
+            shutdown_signal(),
+        )
+        .await
+        .context("the server failed")
     });
     // A computer move still being searched is not worth waiting for: it was
     // not acknowledged, and the next start takes it up again.
