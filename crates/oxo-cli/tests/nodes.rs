@@ -41,9 +41,14 @@ struct Node {
 
 impl Node {
     fn start(db: &Postgres) -> Node {
+        Node::start_with(db, &[])
+    }
+
+    fn start_with(db: &Postgres, extra: &[&str]) -> Node {
         let url = db.url();
-        let process =
-            ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args(&url)).unwrap();
+        let mut args = args(&url);
+        args.extend_from_slice(extra);
+        let process = ServeProcess::start(Path::new(env!("CARGO_BIN_EXE_oxo")), &args).unwrap();
         let client = BlockingClient::new(process.addr);
         Node { process, client }
     }
@@ -360,7 +365,10 @@ fn marks(game: &Value) -> usize {
 #[test]
 fn a_game_through_haproxy_goes_on_when_a_node_dies() {
     let db = postgres();
-    let mut nodes: Vec<Option<Node>> = (0..3).map(|_| Some(Node::start(&db))).collect();
+    // As the README says: behind HAProxy, with --trust-proxy.
+    let mut nodes: Vec<Option<Node>> = (0..3)
+        .map(|_| Some(Node::start_with(&db, &["--trust-proxy"])))
+        .collect();
     let backends: Vec<_> = nodes.iter().flatten().map(|n| n.process.addr).collect();
     let proxy = oxo_test_support::Haproxy::start(&backends).unwrap_or_else(|e| panic!("{e}"));
     let client = BlockingClient::new(proxy.addr());

@@ -40,7 +40,8 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Connections open at once.
     pub max_connections: usize,
-    /// Connections open at once from one address.
+    /// Connections open at once from one address (not counted with
+    /// `trust_proxy`, when every connection comes from the proxy).
     pub max_per_address: usize,
     /// Time a WebSocket client has to take each update before it is dropped.
     pub send_timeout: Duration,
@@ -209,7 +210,14 @@ pub(crate) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Some(counted) = per_address.take(peer.ip(), limits.max_per_address) else {
+        // Behind a trusted proxy every connection comes from the proxy,
+        // which keeps its own limits: only the total is capped here.
+        let per_peer = if limits.trust_proxy {
+            usize::MAX
+        } else {
+            limits.max_per_address
+        };
+        let Some(counted) = per_address.take(peer.ip(), per_peer) else {
             tracing::debug!(peer = %peer.ip(), "too many connections from one address");
             drop(tcp);
             continue;
