@@ -247,7 +247,7 @@ async fn time_limit(State(state): State<AppState>, request: Request, next: Next)
 
 async fn log_request(request: Request, next: Next) -> Response {
     let method = request.method().clone();
-    let path = request.uri().path().to_owned();
+    let path = loggable(request.uri().path());
     let start = Instant::now();
     let response = next.run(request).await;
     tracing::info!(
@@ -258,6 +258,26 @@ async fn log_request(request: Request, next: Next) -> Response {
         "request"
     );
     response
+}
+
+/// `path` as logs show it: a game's id (or watch id) is a secret that
+/// takes a seat or shows a game, so logs carry a short hash of it instead
+/// (`/api/games/#3f9a2c/moves`), enough to follow one game through a log.
+fn loggable(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut previous = "";
+    for (n, part) in path.split('/').enumerate() {
+        if n > 0 {
+            out.push('/');
+        }
+        if (previous == "games" || previous == "g") && !part.is_empty() {
+            out.push_str(&crate::id::log_hash(part));
+        } else {
+            out.push_str(part);
+        }
+        previous = part;
+    }
+    out
 }
 
 /// Errors that axum's own extractors produce (a path segment that is not
@@ -723,4 +743,28 @@ async fn push_updates(
 async fn closed(closing: &mut watch::Receiver<bool>) {
     // An error means the sender is gone, which also means shutting down.
     let _ = closing.wait_for(|closing| *closing).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loggable;
+
+    #[test]
+    fn logs_carry_no_game_ids() {
+        let logged = loggable("/api/games/7cphw5cxfzcr/moves");
+        assert!(!logged.contains("7cphw5cxfzcr"), "{logged}");
+        assert!(
+            logged.starts_with("/api/games/#") && logged.ends_with("/moves"),
+            "{logged}"
+        );
+        assert_eq!(logged.len(), "/api/games/#123456/moves".len());
+        // The same id, the same hash: one game can be followed.
+        assert_eq!(
+            loggable("/g/7cphw5cxfzcr").replace("/g/", "/api/games/") + "/moves",
+            logged
+        );
+        for path in ["/", "/api/games", "/api/info", "/healthz", "/assets/app.js"] {
+            assert_eq!(loggable(path), path);
+        }
+    }
 }

@@ -62,6 +62,25 @@ impl GameId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// What logs show for this id: `#` and six hex digits of its SHA-256,
+    /// enough to follow one game through a log without giving its id away.
+    #[must_use]
+    pub fn for_log(&self) -> String {
+        log_hash(&self.0)
+    }
+}
+
+/// `#` and the first six hex digits of `text`'s SHA-256.
+pub(crate) fn log_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write as _;
+    Sha256::digest(text.as_bytes())[..3]
+        .iter()
+        .fold(String::from("#"), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
 }
 
 impl fmt::Display for GameId {

@@ -116,8 +116,13 @@ impl Room {
     pub fn restore(rec: RoomRecord) -> Result<Room, String> {
         let mut game = Game::starting_with(rec.rules, rec.first);
         for (ply, &cell) in rec.moves.iter().enumerate() {
-            game.play(cell)
-                .map_err(|e| format!("game {}: stored move {} refused: {e}", rec.id, ply + 1))?;
+            game.play(cell).map_err(|e| {
+                format!(
+                    "game {}: stored move {} refused: {e}",
+                    rec.id.for_log(),
+                    ply + 1
+                )
+            })?;
         }
         Ok(Room { rec, game })
     }

@@ -278,7 +278,9 @@ impl Hub {
                     self.schedule_computer(&handle);
                     count += 1;
                 }
-                Err(e) => tracing::error!(game = %id, error = %e, "cannot resume this game"),
+                Err(e) => {
+                    tracing::error!(game = %id.for_log(), error = %e, "cannot resume this game")
+                }
             }
         }
         Ok(count)
@@ -480,7 +482,7 @@ impl Hub {
             }
             Err(StoreError::Conflict(reason)) => {
                 if !self.shared.shared_store {
-                    tracing::error!(game = %room.id(), reason, "memory behind the store; reloading");
+                    tracing::error!(game = %room.id().for_log(), reason, "memory behind the store; reloading");
                 }
                 self.reread_locked(handle, room).await?;
                 Err(HubError::Changed(handle.current(Viewer::Player)))

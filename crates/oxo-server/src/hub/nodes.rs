@@ -81,7 +81,7 @@ impl Hub {
                         {
                             tokio::spawn(async move {
                                 if let Err(e) = hub.catch_up(&handle, version, played).await {
-                                    tracing::warn!(game = %id, error = %e, "cannot reread a changed game");
+                                    tracing::warn!(game = %id.for_log(), error = %e, "cannot reread a changed game");
                                 }
                             });
                         }

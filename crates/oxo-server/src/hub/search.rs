@@ -223,7 +223,7 @@ impl Hub {
                 loop {
                     renew.tick().await;
                     if let Err(e) = store.claim(&id, version, LEASE).await {
-                        tracing::warn!(game = %id, error = %e, "cannot renew the claim on a computer turn");
+                        tracing::warn!(game = %id.for_log(), error = %e, "cannot renew the claim on a computer turn");
                     }
                 }
             });

@@ -377,7 +377,10 @@ impl Store for PgStore {
             let (ply, cell) = match change.kind {
                 ChangeKind::Move => {
                     let cell = r.moves.last().ok_or_else(|| {
-                        StoreError::Corrupt(format!("game {}: a move with no moves", r.id))
+                        StoreError::Corrupt(format!(
+                            "game {}: a move with no moves",
+                            r.id.for_log()
+                        ))
                     })?;
                     (
                         small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?,
@@ -419,7 +422,8 @@ impl Store for PgStore {
             } else {
                 Err(StoreError::Conflict(format!(
                     "game {} is already stored at version {} or later",
-                    r.id, r.version
+                    r.id.for_log(),
+                    r.version
                 )))
             }
         })
@@ -466,8 +470,9 @@ impl Store for PgStore {
                 .await?;
             row.map(|row| {
                 let version: i64 = row.try_get(0)?;
-                u64::try_from(version)
-                    .map_err(|_| StoreError::Corrupt(format!("game {id}: version {version}")))
+                u64::try_from(version).map_err(|_| {
+                    StoreError::Corrupt(format!("game {}: version {version}", id.for_log()))
+                })
             })
             .transpose()
         })

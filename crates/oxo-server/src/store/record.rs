@@ -70,7 +70,7 @@ impl Stored {
         id: &GameId,
         moves: impl IntoIterator<Item = (i64, u32, u32)>,
     ) -> Result<(RoomRecord, Option<String>), StoreError> {
-        let corrupt = |what: String| StoreError::Corrupt(format!("game {id}: {what}"));
+        let corrupt = |what: String| StoreError::Corrupt(format!("game {}: {what}", id.for_log()));
         let stored_hash = |text: &str| {
             TokenHash::is_hash(text)
                 .then(|| TokenHash::from_stored(text))
@@ -119,7 +119,7 @@ pub(super) fn checked(
     } else {
         Err(StoreError::Corrupt(format!(
             "game {}: the stored room does not match its digest",
-            record.id
+            record.id.for_log()
         )))
     }
 }

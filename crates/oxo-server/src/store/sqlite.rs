@@ -463,14 +463,14 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     if written != 1 {
         return Err(StoreError::Conflict(format!(
             "game {} is already stored at version {} or later",
-            r.id, r.version
+            r.id.for_log(),
+            r.version
         )));
     }
     if change.kind == ChangeKind::Move {
-        let cell = r
-            .moves
-            .last()
-            .ok_or_else(|| StoreError::Corrupt(format!("game {}: a move with no moves", r.id)))?;
+        let cell = r.moves.last().ok_or_else(|| {
+            StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
+        })?;
         conn.prepare_cached(
             "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
