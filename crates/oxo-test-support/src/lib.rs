@@ -304,8 +304,21 @@ impl Client {
     /// A client of the server at `addr`.
     #[must_use]
     pub fn new(addr: SocketAddr) -> Client {
+        Client::connector(addr, None)
+    }
+
+    /// A client of the server at `addr` whose connections come from the
+    /// local address `from` (on Linux every 127.x.y.z is loopback), so a
+    /// test can play a client other than the ones it abuses the server with.
+    #[must_use]
+    pub fn new_from(addr: SocketAddr, from: std::net::IpAddr) -> Client {
+        Client::connector(addr, Some(from))
+    }
+
+    fn connector(addr: SocketAddr, from: Option<std::net::IpAddr>) -> Client {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
+        connector.set_local_address(from);
         Client {
             addr,
             http: HyperClient::builder(TokioExecutor::new()).build(connector),
@@ -418,13 +431,23 @@ impl BlockingClient {
     /// A client of the server at `addr`.
     #[must_use]
     pub fn new(addr: SocketAddr) -> BlockingClient {
+        BlockingClient::with(|| Client::new(addr))
+    }
+
+    /// See [`Client::new_from`].
+    #[must_use]
+    pub fn new_from(addr: SocketAddr, from: std::net::IpAddr) -> BlockingClient {
+        BlockingClient::with(|| Client::new_from(addr, from))
+    }
+
+    fn with(make: impl FnOnce() -> Client) -> BlockingClient {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("a runtime for the client");
         let client = {
             let _inside = runtime.enter();
-            Client::new(addr)
+            make()
         };
         BlockingClient { client, runtime }
     }
