@@ -313,3 +313,74 @@ async fn behind_a_proxy_each_forwarded_address_has_its_own_rate() {
         "the last X-Forwarded-For entry is the client"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_computer_move_never_waits_behind_long_searches() {
+    let server = InProcess::start_with(
+        Arc::new(MemoryStore::new()),
+        &oxo_server::HubConfig {
+            search_threads: 1,
+            ..oxo_server::HubConfig::default()
+        },
+    )
+    .await;
+    let client = Client::new(server.addr);
+    let new_game = async |size: &str, k: u32| {
+        let (status, created) = client
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"size": size, "k": k, "opponent": "perfect"}),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let token = created["token"].as_str().unwrap().to_owned();
+        (id, token)
+    };
+    // Twelve 6×6 solves queued for the one search thread...
+    let mut deep = Vec::new();
+    for n in 0..12u32 {
+        let (id, token) = new_game("6x6", 4).await;
+        let (status, _) = client
+            .call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(&token),
+                &json!({"row": n % 6, "col": (n / 6 + 2) % 6}),
+            )
+            .await;
+        assert_eq!(status, 200);
+        deep.push(id);
+    }
+    // ...then a 3×3 game: its reply comes while most of them still wait.
+    let (id, token) = new_game("3x3", 3).await;
+    let (status, _) = client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(&token),
+            &json!({"row": 1, "col": 1}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    loop {
+        let game = client.get_json(&format!("/api/games/{id}")).await;
+        if game["version"] == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let mut answered = 0;
+    for id in &deep {
+        if client.get_json(&format!("/api/games/{id}")).await["version"] == 3 {
+            answered += 1;
+        }
+    }
+    assert!(
+        answered < deep.len(),
+        "the 3x3 reply waited for all {answered} 6x6 searches"
+    );
+    eprintln!("the 3x3 reply came when {answered} of 12 6x6 replies had");
+}

@@ -142,22 +142,22 @@ impl Hub {
     }
 
     /// Run `work` on a blocking thread, so that searches never hold up the
-    /// async runtime. Searches as costly as `cost`'s wait for a slot of
-    /// their kind, so that at most `search_threads` of them compete for the
-    /// cores: quick ones (alphabeta, hints) and deep ones (perfect play) in
-    /// separate queues, so a long solve never delays a quick reply. Random
-    /// and rule-based moves take microseconds and need no slot.
+    /// async runtime. Searches wait for a slot of their cost, so that at
+    /// most `search_threads` of them compete for the cores: quick ones
+    /// (alphabeta, learned, hints, perfect play on boards of up to
+    /// [`QUICK_PERFECT_CELLS`] cells) and deep ones (perfect play on bigger
+    /// boards, which can take seconds) in separate queues, so a long solve
+    /// never delays a quick reply. Random and rule-based moves take
+    /// microseconds and need no slot.
     async fn search<T: Send + 'static>(
         &self,
-        cost: StrategyKind,
+        cost: Cost,
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
         let slots = match cost {
-            StrategyKind::Random | StrategyKind::Rules => None,
-            // Learned plays 3×3 to 5×5 in microseconds, but searches two plies
-            // on 7×7 and 15×15 (up to ~80 ms): it queues with the quick searches.
-            StrategyKind::AlphaBeta | StrategyKind::Learned => Some(&self.shared.searches),
-            StrategyKind::Perfect => Some(&self.shared.deep_searches),
+            Cost::Instant => None,
+            Cost::Quick => Some(&self.shared.searches),
+            Cost::Deep => Some(&self.shared.deep_searches),
         };
         let _permit = match slots {
             Some(slots) => Some(
@@ -195,7 +195,7 @@ impl Hub {
             return Ok(Turn::ClaimedElsewhere);
         }
         let rules = game.rules();
-        let search = self.search(kind, move |shared| {
+        let search = self.search(Cost::of(kind, rules), move |shared| {
             let mut strategy = match shared.strategies.take(Some(kind), rules) {
                 Some(strategy) => strategy,
                 None => {
@@ -281,7 +281,7 @@ impl Hub {
             return Ok((version, None));
         }
         let json = self
-            .search(StrategyKind::AlphaBeta, move |shared| {
+            .search(Cost::Quick, move |shared| {
                 let rules = game.rules();
                 let mut solver = match shared.solvers.take(None, rules) {
                     Some(solver) => solver,
@@ -307,6 +307,34 @@ impl Hub {
         *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
             Some((version, json.clone()));
         Ok((version, Some(json)))
+    }
+}
+
+/// Perfect play on boards of at most this many cells is a quick search: a
+/// 4×4 board is solved from any position in milliseconds.
+pub const QUICK_PERFECT_CELLS: usize = 16;
+
+/// Which queue a search waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cost {
+    /// Microseconds: no queue.
+    Instant,
+    /// Up to about a tenth of a second.
+    Quick,
+    /// Perfect play on a board that can take seconds.
+    Deep,
+}
+
+impl Cost {
+    fn of(kind: StrategyKind, rules: Rules) -> Cost {
+        match kind {
+            StrategyKind::Random | StrategyKind::Rules => Cost::Instant,
+            // Learned plays 3×3 to 5×5 in microseconds, but searches two
+            // plies on 7×7 and 15×15 (up to ~80 ms).
+            StrategyKind::AlphaBeta | StrategyKind::Learned => Cost::Quick,
+            StrategyKind::Perfect if rules.cell_count() <= QUICK_PERFECT_CELLS => Cost::Quick,
+            StrategyKind::Perfect => Cost::Deep,
+        }
     }
 }
 
