@@ -42,6 +42,8 @@ pub struct AppState {
     limits: Arc<Limits>,
     creates: Arc<Limiter>,
     writes: Arc<Limiter>,
+    /// Hint searches in flight per client address.
+    hint_searches: listen::PerAddress,
     closing: watch::Receiver<bool>,
     close: Arc<watch::Sender<bool>>,
 }
@@ -61,6 +63,7 @@ impl AppState {
             hub,
             creates: Arc::new(Limiter::new(limits.creates)),
             writes: Arc::new(Limiter::new(limits.writes)),
+            hint_searches: listen::PerAddress::default(),
             limits: Arc::new(limits),
             closing,
             close: Arc::new(close),
@@ -198,7 +201,14 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// calling the router directly) carry no address and are not counted.
 async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if request.method() == axum::http::Method::POST
-        && let Some(ip) = client_address(&request, state.limits.trust_proxy)
+        && let Some(ip) = client_address(
+            request
+                .extensions()
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|peer| peer.0),
+            request.headers(),
+            state.limits.trust_proxy,
+        )
     {
         let limiter = if request.uri().path() == "/api/games" {
             &state.creates
@@ -214,15 +224,14 @@ async fn rate_limit(State(state): State<AppState>, request: Request, next: Next)
 
 /// The client's address: the connection's, or with `trust_proxy` the last
 /// `X-Forwarded-For` entry (the one the load balancer in front added).
-fn client_address(request: &Request, trust_proxy: bool) -> Option<std::net::IpAddr> {
-    let peer = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
-        .0
-        .ip();
+fn client_address(
+    peer: Option<std::net::SocketAddr>,
+    headers: &HeaderMap,
+    trust_proxy: bool,
+) -> Option<std::net::IpAddr> {
+    let peer = peer?.ip();
     if trust_proxy
-        && let Some(forwarded) = request
-            .headers()
+        && let Some(forwarded) = headers
             .get_all("x-forwarded-for")
             .iter()
             .next_back()
@@ -600,11 +609,28 @@ async fn rematch(
     game_response(&game)
 }
 
+/// Hint searches one client address may have in flight at once.
+pub const HINTS_IN_FLIGHT: usize = 2;
+
 async fn hints(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    // A client asking for hints in many games at once would queue a search
+    // for each: it may have a few in flight.
+    let client = client_address(peer.map(|p| p.0.0), &headers, state.limits.trust_proxy);
+    let _in_flight = match client {
+        Some(ip) => Some(
+            state
+                .hint_searches
+                .take(ip, HINTS_IN_FLIGHT)
+                .ok_or(ApiError::TooMany(Duration::from_secs(1)))?,
+        ),
+        None => None,
+    };
     let (version, hints) = state.hub.hints(&id).await?;
     let body = match hints {
         Some(hints) => {

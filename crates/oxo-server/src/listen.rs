@@ -122,8 +122,9 @@ fn default_max_connections() -> usize {
     }
 }
 
-/// Open connections per address, released as each closes.
-#[derive(Clone, Default)]
+/// Open connections (or other things in flight) per address, released as
+/// each ends.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
 
 /// One connection counted against its address.
@@ -133,7 +134,7 @@ pub(crate) struct Counted {
 }
 
 impl PerAddress {
-    fn take(&self, ip: IpAddr, max: usize) -> Option<Counted> {
+    pub(crate) fn take(&self, ip: IpAddr, max: usize) -> Option<Counted> {
         let mut counts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let open = counts.entry(ip).or_insert(0);
         if *open >= max {

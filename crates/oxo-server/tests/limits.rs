@@ -384,3 +384,56 @@ async fn a_quick_computer_move_never_waits_behind_long_searches() {
     );
     eprintln!("the 3x3 reply came when {answered} of 12 6x6 replies had");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_may_have_two_hint_searches_in_flight() {
+    let server = server(Limits::without_rates()).await;
+    let client = Client::new(server.addr);
+    let mut games = Vec::new();
+    for n in 0..8u32 {
+        // 5×5 games with a different first move each, so that no search
+        // finds another's answer in its table.
+        let game = seated_game(&client, &json!({"size": "5x5", "k": 4}))
+            .await
+            .unwrap();
+        let (status, _) = client
+            .call(
+                "POST",
+                &format!("/api/games/{}/moves", game.id),
+                Some(&game.x),
+                &json!({"row": n / 5, "col": n % 5}),
+            )
+            .await;
+        assert_eq!(status, 200);
+        games.push(game.id);
+    }
+    let asks = games.iter().map(|id| {
+        let client = Client::new(server.addr);
+        let path = format!("/api/games/{id}/hints");
+        async move {
+            client
+                .call("GET", &path, None, &serde_json::Value::Null)
+                .await
+        }
+    });
+    let answers = futures_util::future::join_all(asks).await;
+    let refused: Vec<_> = answers
+        .iter()
+        .filter(|(status, _)| *status == 429)
+        .collect();
+    assert!(
+        answers
+            .iter()
+            .all(|(status, _)| *status == 200 || *status == 429),
+        "{answers:?}"
+    );
+    assert!(
+        !refused.is_empty(),
+        "eight searches at once were all let in"
+    );
+    assert!(refused.len() <= 6, "at least two run: {answers:?}");
+    assert_eq!(
+        refused[0].1["error"],
+        "too many requests from your address; try again in 1 s"
+    );
+}
