@@ -244,7 +244,7 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
     );
     // Moves have their own bucket: three more writes pass, then 429, and
     // nothing changed.
-    for (n, col) in (0..3).zip([0, 1, 2]) {
+    for (n, col) in (0u32..3).zip([0, 1, 2]) {
         let token = if n.is_multiple_of(2) { &game.x } else { &game.o };
         let (status, body) = client
             .call(
