@@ -5,7 +5,7 @@ use std::sync::Arc;
 use oxo_core::Rules;
 
 use crate::learned::{self, Learned, Model};
-use crate::{BuildError, Strategy, StrategyKind};
+use crate::{BuildError, Perfect, Strategy, StrategyKind};
 
 /// The strategies on offer: every [`StrategyKind`], the `learned` player
 /// using a model given here for its board, or else oxo's built-in one.
@@ -24,9 +24,26 @@ use crate::{BuildError, Strategy, StrategyKind};
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     models: Vec<Arc<Model>>,
+    /// Positions `perfect` may search for one move (`None`: no limit).
+    perfect_budget: Option<u64>,
 }
 
 impl Catalog {
+    /// This catalog with `perfect` searching at most `nodes` positions a
+    /// move, playing alphabeta's move when a position needs more (see
+    /// [`Perfect::with_budget`]); `None` for no limit (the default).
+    #[must_use]
+    pub fn with_perfect_budget(mut self, nodes: Option<u64>) -> Catalog {
+        self.perfect_budget = nodes;
+        self
+    }
+
+    /// The budget `perfect` gets, if any.
+    #[must_use]
+    pub const fn perfect_budget(&self) -> Option<u64> {
+        self.perfect_budget
+    }
+
     /// This catalog with `model` for its board, in place of any model it
     /// had for that board (the built-in one included).
     #[must_use]
@@ -86,6 +103,17 @@ impl Catalog {
         rules: Rules,
         seed: u64,
     ) -> Result<Box<dyn Strategy>, BuildError> {
+        if kind == StrategyKind::Perfect
+            && let Some(nodes) = self.perfect_budget
+        {
+            kind.check(rules)?;
+            let perfect = Perfect::new(rules, seed).map_err(|e| BuildError::Unsupported {
+                strategy: kind,
+                rules,
+                reason: e.to_string(),
+            })?;
+            return Ok(Box::new(perfect.with_budget(nodes, seed)));
+        }
         if kind != StrategyKind::Learned {
             return kind.build(rules, seed);
         }

@@ -6,7 +6,7 @@ use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
 
 use crate::solver::{DEFAULT_TABLE_BYTES, SolveError, Solver, StrongSolution};
-use crate::{SeededRng, Strategy, rng_from_seed};
+use crate::{AlphaBeta, SeededRng, Strategy, rng_from_seed};
 
 /// The longest side of a board on which `perfect` is offered. Up to 6×6 a
 /// whole game takes well under a second on one core, except 6×6 k=5 (a few
@@ -24,6 +24,8 @@ pub struct Perfect<R = SeededRng> {
     /// A strong solution to look positions up in before searching.
     table: Option<Arc<StrongSolution>>,
     rng: R,
+    /// With a budget, who moves when the solver runs out of it.
+    fallback: Option<AlphaBeta>,
 }
 
 impl Perfect {
@@ -59,7 +61,19 @@ impl<R: rand::Rng> Perfect<R> {
             solver: Solver::new(rules, bytes)?,
             table: None,
             rng,
+            fallback: None,
         })
+    }
+
+    /// Search at most `nodes` positions a move; a position that needs more
+    /// gets alphabeta's move (its default budget, tie-breaks from `seed`)
+    /// instead, so no move takes long. Such a move may not be perfect: the
+    /// player stays perfect only where the solver answers within budget.
+    #[must_use]
+    pub fn with_budget(mut self, nodes: u64, seed: u64) -> Perfect<R> {
+        self.solver.set_budget(Some(nodes));
+        self.fallback = Some(AlphaBeta::new(seed));
+        self
     }
 
     /// Look positions up in `table` (a strong solution of the same rules,
@@ -100,7 +114,13 @@ impl<R: rand::Rng + Send> Strategy for Perfect<R> {
         }
         let best = match self.best_from_table(game) {
             Some(best) => best,
-            None => self.solver.best_moves(game).ok()?.1,
+            None => match self.solver.best_moves(game) {
+                Ok((_, best)) => best,
+                Err(SolveError::OverBudget { .. }) => {
+                    return self.fallback.as_mut()?.choose(game);
+                }
+                Err(_) => return None,
+            },
         };
         if best.is_empty() {
             return None;
@@ -123,6 +143,26 @@ mod tests {
         let mut game = Game::new(rules);
         crate::play_out(&mut game, x, o).unwrap();
         game
+    }
+
+    #[test]
+    fn out_of_budget_it_plays_alphabetas_move_and_within_it_stays_perfect() {
+        // 5x5 k=4 from the empty board needs far more than 50 positions:
+        // the move comes from alphabeta, at once.
+        let rules = Rules::new(5, 5, 4).unwrap();
+        let mut hurried = Perfect::new(rules, 1).unwrap().with_budget(50, 1);
+        let game = Game::new(rules);
+        let cell = hurried.choose(&game).expect("a move");
+        assert!(game.legal_moves().any(|c| c == cell));
+        // On 3x3 a generous budget is never reached: it never loses.
+        for seed in 0..50 {
+            let mut perfect = Perfect::new(Rules::TIC_TAC_TOE, seed)
+                .unwrap()
+                .with_budget(1_000_000, seed);
+            let mut random = Random::new(seed + 1000);
+            let game = play(&mut random, &mut perfect, Rules::TIC_TAC_TOE);
+            assert_ne!(game.outcome(), Some(Outcome::Win(Player::X)), "{game}");
+        }
     }
 
     #[test]

@@ -317,3 +317,61 @@ fn strong_solution_of_4x4_k4_counts_every_reachable_position() {
     }
     assert!(checked > 500, "{checked}");
 }
+
+/// Positions of `rules` reached by `n` pseudo-random moves each (a fixed
+/// linear congruential walk, so the test is the same every run).
+fn walks(rules: Rules, count: usize, plies: usize) -> Vec<Game> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut games = Vec::new();
+    while games.len() < count {
+        let mut game = Game::new(rules);
+        for _ in 0..plies {
+            let moves: Vec<Cell> = game.legal_moves().collect();
+            if game.is_over() || moves.is_empty() {
+                break;
+            }
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            game.play(moves[(state >> 33) as usize % moves.len()])
+                .unwrap();
+        }
+        if !game.is_over() {
+            games.push(game);
+        }
+    }
+    games
+}
+
+#[test]
+fn a_search_cut_short_by_its_budget_leaves_later_answers_exact() {
+    let rules = Rules::new(5, 5, 4).unwrap();
+    let positions = walks(rules, 40, 4);
+    let mut budgeted = Solver::new(rules, 8 << 20).unwrap();
+    let mut cut_short = 0;
+    for (n, game) in positions.iter().enumerate() {
+        // Budgets from tiny to generous: many calls stop part-way, and
+        // leave whatever they had stored in the table.
+        budgeted.set_budget(Some(10 + 97 * n as u64 * n as u64));
+        match budgeted.analyse(game) {
+            Err(oxo_ai::SolveError::OverBudget { .. }) => cut_short += 1,
+            Err(e) => panic!("{e}"),
+            Ok(_) => {}
+        }
+    }
+    assert!(cut_short > 10, "only {cut_short} searches were cut short");
+    // The same solver without a budget agrees with a fresh one everywhere.
+    budgeted.set_budget(None);
+    let mut fresh = Solver::new(rules, 8 << 20).unwrap();
+    for game in &positions {
+        let a = budgeted.analyse(game).unwrap();
+        let b = fresh.analyse(game).unwrap();
+        assert_eq!(a.eval, b.eval, "{game}");
+        assert_eq!(a.moves, b.moves, "{game}");
+        assert_eq!(
+            budgeted.best_moves(game).unwrap(),
+            fresh.best_moves(game).unwrap(),
+            "{game}"
+        );
+    }
+}

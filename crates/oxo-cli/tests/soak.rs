@@ -244,7 +244,11 @@ fn websocket_abuse(addr: SocketAddr, stop: &AtomicBool) {
         let (mut flooder, _) = tokio_tungstenite::connect_async(url).await.unwrap();
         let mut n = 0u32;
         while !stop.load(Ordering::SeqCst) && n < 128 {
-            let token = if n.is_multiple_of(2) { &game.x } else { &game.o };
+            let token = if n.is_multiple_of(2) {
+                &game.x
+            } else {
+                &game.o
+            };
             // Four rows in turn: no five in a row.
             let (status, _) = client
                 .call(

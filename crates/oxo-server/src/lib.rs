@@ -38,6 +38,6 @@ pub mod store;
 
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;
-pub use hub::{Hub, HubConfig, HubError};
+pub use hub::{Hub, HubConfig, HubError, PERFECT_BUDGET};
 pub use listen::{Limits, Rate};
 pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

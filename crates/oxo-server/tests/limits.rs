@@ -147,7 +147,11 @@ async fn a_websocket_client_that_never_reads_is_dropped() {
     // Four rows filled in turn (no five in a row anywhere): 128 updates
     // of about 1.2 KB each, far more than the socket buffers hold.
     for n in 0..128u32 {
-        let token = if n.is_multiple_of(2) { &game.x } else { &game.o };
+        let token = if n.is_multiple_of(2) {
+            &game.x
+        } else {
+            &game.o
+        };
         let (status, body) = client
             .call(
                 "POST",
@@ -245,7 +249,11 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
     // Moves have their own bucket: three more writes pass, then 429, and
     // nothing changed.
     for (n, col) in (0u32..3).zip([0, 1, 2]) {
-        let token = if n.is_multiple_of(2) { &game.x } else { &game.o };
+        let token = if n.is_multiple_of(2) {
+            &game.x
+        } else {
+            &game.o
+        };
         let (status, body) = client
             .call(
                 "POST",

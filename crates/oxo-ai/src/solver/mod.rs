@@ -54,6 +54,13 @@ pub enum SolveError {
         /// The size asked for, in MiB.
         mib: usize,
     },
+    /// The search visited as many positions as its budget allows
+    /// ([`Solver::set_budget`]) without an answer.
+    #[error("no answer within the budget of {nodes} positions")]
+    OverBudget {
+        /// The budget.
+        nodes: u64,
+    },
     /// The game was played under other rules than the solver's.
     #[error("this solver is for {expected} games, not {found}")]
     WrongRules {
@@ -123,6 +130,12 @@ pub struct Solver {
     /// The last node the pairing lookahead settled (by its number in
     /// `nodes`), and the cells of the strategy it found there.
     pairing: (u64, u64),
+    /// Positions one call may visit (`None`: no limit)...
+    budget: Option<u64>,
+    /// ...as the node count at which the current call stops...
+    limit: u64,
+    /// ...and whether it did.
+    aborted: bool,
 }
 
 impl std::fmt::Debug for Solver {
@@ -162,6 +175,9 @@ impl Solver {
             depth: None,
             history: [0; 64],
             pairing: (0, 0),
+            budget: None,
+            limit: u64::MAX,
+            aborted: false,
         })
     }
 
@@ -180,6 +196,27 @@ impl Solver {
     /// Call `report` about once every million positions while solving.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
         self.on_progress = Some(Box::new(report));
+    }
+
+    /// Let each call visit at most `nodes` positions (`None`: no limit);
+    /// a call that runs out answers [`SolveError::OverBudget`] and stores
+    /// nothing it had not finished, so later answers stay exact.
+    pub fn set_budget(&mut self, nodes: Option<u64>) {
+        self.budget = nodes;
+    }
+
+    /// `result`, unless the call ran out of budget.
+    fn within_budget<T>(&mut self, result: T) -> Result<T, SolveError> {
+        // The limit belongs to the call now ending.
+        self.limit = u64::MAX;
+        if self.aborted {
+            self.aborted = false;
+            Err(SolveError::OverBudget {
+                nodes: self.budget.unwrap_or(u64::MAX),
+            })
+        } else {
+            Ok(result)
+        }
     }
 
     /// Positions visited since the solver was made.
@@ -212,10 +249,11 @@ impl Solver {
     pub fn value(&mut self, game: &Game) -> Result<Value, SolveError> {
         self.check(game)?;
         self.start();
-        Ok(match self.terminal(game) {
+        let value = match self.terminal(game) {
             Some(eval) => eval.value,
             None => self.wdl_root(&self.pos_of(game)),
-        })
+        };
+        self.within_budget(value)
     }
 
     /// The value and distance of `game` for the player to move.
@@ -225,7 +263,8 @@ impl Solver {
     pub fn evaluate(&mut self, game: &Game) -> Result<Eval, SolveError> {
         self.check(game)?;
         self.start();
-        Ok(self.eval_pos(game))
+        let eval = self.eval_pos(game);
+        self.within_budget(eval)
     }
 
     /// The value and distance of `game` and of every legal move.
@@ -239,12 +278,16 @@ impl Solver {
         let eval = self.eval_pos(game);
         let mut moves = Vec::new();
         for cell in game.legal_moves() {
+            if self.aborted {
+                break;
+            }
             let mut child = game.clone();
             child.play_unchecked(cell);
             moves.push((cell, self.eval_pos(&child).parent()));
         }
         // Best first; a stable sort keeps row-major order among equals.
         moves.sort_by_key(|&(_, eval)| std::cmp::Reverse(eval));
+        self.within_budget(())?;
         Ok(Analysis {
             eval,
             moves,
@@ -265,9 +308,12 @@ impl Solver {
         let eval = self.eval_pos(game);
         let mut best = Vec::new();
         if game.is_over() {
-            return Ok((eval, best));
+            return self.within_budget((eval, best));
         }
         for cell in game.legal_moves() {
+            if self.aborted {
+                break;
+            }
             let mut child = game.clone();
             child.play_unchecked(cell);
             let keeps = match (child.outcome(), eval.value) {
@@ -287,10 +333,14 @@ impl Solver {
                 best.push(cell);
             }
         }
-        Ok((eval, best))
+        self.within_budget((eval, best))
     }
 
     fn start(&mut self) {
+        self.aborted = false;
+        self.limit = self
+            .budget
+            .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
         self.started = Instant::now();
         self.next_report = self.nodes + REPORT_EVERY;
         self.depth = None;
@@ -324,6 +374,10 @@ impl Solver {
         }
         let pos = self.pos_of(game);
         let value = self.wdl_root(&pos);
+        if self.aborted {
+            // Whatever this says is discarded by the caller.
+            return Eval { value, plies: 0 };
+        }
         let empties = (game.rules().cell_count() - game.move_count()) as u32;
         let plies = match value {
             Value::Draw => empties,
@@ -331,14 +385,14 @@ impl Solver {
                 .step_by(2)
                 .find(|&d| {
                     self.depth = Some(d);
-                    self.within(&pos, d, true)
+                    self.within(&pos, d, true) || self.aborted
                 })
                 .expect("a won position is won within the empty cells"),
             Value::Loss => (2..=empties)
                 .step_by(2)
                 .find(|&d| {
                     self.depth = Some(d);
-                    self.within(&pos, d, false)
+                    self.within(&pos, d, false) || self.aborted
                 })
                 .expect("a lost position is lost within the empty cells"),
         };

@@ -42,6 +42,11 @@ impl Solver {
     #[inline]
     fn visit(&mut self) {
         self.nodes += 1;
+        if self.nodes >= self.limit {
+            // Out of budget: every search returns at once, storing nothing
+            // (a result cut short is not a result).
+            self.aborted = true;
+        }
         if self.nodes >= self.next_report {
             self.next_report = self.nodes + REPORT_EVERY;
             if let Some(report) = self.on_progress.as_mut() {
@@ -70,6 +75,9 @@ impl Solver {
     /// has not already lost. Fail-soft within (alpha, beta).
     pub(super) fn wdl(&mut self, pos: &Pos, mut alpha: i8, mut beta: i8) -> i8 {
         self.visit();
+        if self.aborted {
+            return 0;
+        }
         let geo = &self.geo;
         let (me, opp) = (pos.me[0], pos.opp[0]);
         let empty = geo.valid & !(me | opp);
@@ -187,6 +195,9 @@ impl Solver {
                 // The child is the next node visited: its number.
                 let id = self.nodes + 1;
                 let v = -self.wdl(&child, -beta, -alpha);
+                if self.aborted {
+                    return 0;
+                }
                 if self.pairing.0 == id {
                     touches_all &= self.pairing.1;
                 }
@@ -258,6 +269,9 @@ impl Solver {
     /// never hurts, and the number of empty cells left is the same).
     pub(super) fn within(&mut self, pos: &Pos, d: u32, attack: bool) -> bool {
         self.visit();
+        if self.aborted {
+            return false;
+        }
         let geo = &self.geo;
         let (me, opp) = (pos.me[0], pos.opp[0]);
         let empty = geo.valid & !(me | opp);
@@ -337,6 +351,9 @@ impl Solver {
         for b in self.move_order(pos, candidates, hint) {
             let child = self.child(pos, b);
             let answer = self.within(&child, d - 1, !attack);
+            if self.aborted {
+                return false;
+            }
             // Attacker wants a move after which the defender loses in time;
             // the defender escapes if any move avoids that.
             if attack && answer {

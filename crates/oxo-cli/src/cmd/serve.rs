@@ -91,7 +91,10 @@ impl Config {
             addr: args.addr,
             storage: Storage::new(args),
             log_level,
-            catalog: super::catalog(&args.model, None)?,
+            // The web game bounds every computer move (the CLI's perfect
+            // player stays unbounded).
+            catalog: super::catalog(&args.model, None)?
+                .with_perfect_budget(Some(oxo_server::PERFECT_BUDGET)),
             limits: limits(args),
         })
     }

@@ -88,12 +88,18 @@ pub struct HubConfig {
     pub catalog: oxo_ai::Catalog,
 }
 
+/// Positions the `perfect` opponent may search for one move (about half a
+/// second on the 2-core machine kind, which visits some two million a
+/// second); a position that needs more gets alphabeta's move instead, so no
+/// computer move runs for seconds.
+pub const PERFECT_BUDGET: u64 = 1_000_000;
+
 impl Default for HubConfig {
     fn default() -> Self {
         HubConfig {
             search_threads: std::thread::available_parallelism().map_or(2, usize::from),
             idle_after: Duration::from_secs(15 * 60),
-            catalog: oxo_ai::Catalog::default(),
+            catalog: oxo_ai::Catalog::default().with_perfect_budget(Some(PERFECT_BUDGET)),
         }
     }
 }
