@@ -445,3 +445,39 @@ async fn one_address_may_have_two_hint_searches_in_flight() {
         "too many requests from your address; try again in 1 s"
     );
 }
+
+#[tokio::test]
+async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
+    let store = Arc::new(MemoryStore::new());
+    let hub = oxo_server::Hub::new(
+        store,
+        &oxo_server::HubConfig {
+            max_rooms_in_memory: 10,
+            ..oxo_server::HubConfig::default()
+        },
+    );
+    let mut ids = Vec::new();
+    for _ in 0..50 {
+        let seated = hub
+            .create(
+                oxo_core::Rules::TIC_TAC_TOE,
+                oxo_server::room::Opponent::Human,
+                oxo_core::Player::X,
+            )
+            .await
+            .unwrap();
+        let game: serde_json::Value = serde_json::from_str(seated.game.get()).unwrap();
+        ids.push(game["id"].as_str().unwrap().to_owned());
+        assert!(
+            hub.rooms_in_memory() <= 11,
+            "{} rooms held",
+            hub.rooms_in_memory()
+        );
+    }
+    // The rooms let go are still there, loaded again on request.
+    let first = oxo_server::id::GameId::parse(&ids[0]).unwrap();
+    let (handle, _) = hub.room_to_read(&first).await.unwrap();
+    let game: serde_json::Value =
+        serde_json::from_str(handle.current(oxo_server::room::Viewer::Player).get()).unwrap();
+    assert_eq!(game["id"], ids[0]);
+}

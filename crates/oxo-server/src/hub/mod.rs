@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,10 @@ pub struct HubConfig {
     pub idle_after: Duration,
     /// The computer players on offer, with any models given for `learned`.
     pub catalog: oxo_ai::Catalog,
+    /// Rooms held in memory before the unused ones are let go at once,
+    /// however recently used (they stay in the store): a bound on the
+    /// memory that rooms nobody joins can take.
+    pub max_rooms_in_memory: usize,
 }
 
 /// Positions the `perfect` opponent may search for one move (about half a
@@ -100,6 +104,7 @@ impl Default for HubConfig {
             search_threads: std::thread::available_parallelism().map_or(2, usize::from),
             idle_after: Duration::from_secs(15 * 60),
             catalog: oxo_ai::Catalog::default().with_perfect_budget(Some(PERFECT_BUDGET)),
+            max_rooms_in_memory: 100_000,
         }
     }
 }
@@ -219,6 +224,9 @@ struct Shared {
     /// Change notices received, to spot one that arrives while a room is
     /// being loaded.
     notices: AtomicU64,
+    /// Rooms in `shards`, and how many may be.
+    in_memory: AtomicUsize,
+    max_in_memory: usize,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -241,6 +249,8 @@ impl Hub {
         Hub {
             shared: Arc::new(Shared {
                 shared_store: store.shared(),
+                in_memory: AtomicUsize::new(0),
+                max_in_memory: config.max_rooms_in_memory.max(1),
                 fresh: AtomicBool::new(true),
                 notices: AtomicU64::new(0),
                 store,
@@ -315,7 +325,10 @@ impl Hub {
             let mut rooms = self.shard(&id);
             let handle = rooms
                 .entry(id.clone())
-                .or_insert_with(|| Arc::new(RoomHandle::new(room, self.now())))
+                .or_insert_with(|| {
+                    self.shared.in_memory.fetch_add(1, Ordering::Relaxed);
+                    Arc::new(RoomHandle::new(room, self.now()))
+                })
                 .clone();
             self.watch_shard(&handle.watch_id)
                 .insert(handle.watch_id.clone(), id);
@@ -325,6 +338,11 @@ impl Hub {
             // It was the computer's turn when the room left memory (or the
             // server stopped): take it up again.
             self.schedule_computer(&handle);
+        }
+        if self.shared.in_memory.load(Ordering::Relaxed) > self.shared.max_in_memory {
+            // Too many rooms held: let every unused one go now.
+            let evicted = self.evict_idle(Duration::ZERO);
+            tracing::warn!(evicted, "too many rooms in memory; let the unused ones go");
         }
         handle
     }
@@ -403,6 +421,7 @@ impl Hub {
                     || now.saturating_sub(handle.touched.load(Ordering::Relaxed)) < idle.as_secs();
                 if !keep {
                     self.watch_shard(&handle.watch_id).remove(&handle.watch_id);
+                    self.shared.in_memory.fetch_sub(1, Ordering::Relaxed);
                     evicted += 1;
                 }
                 keep
