@@ -924,6 +924,18 @@ fn two_players_and_a_spectator_play_live() {
         .await;
         assert_eq!(ready.enabled.len(), 9);
 
+        // Fair play: neither player is offered hints in a game between two
+        // people.
+        for (name, client) in [("a", &a), ("b", &b)] {
+            wait_script(
+                client,
+                &format!("{name}: no hints toggle between two people"),
+                "return document.getElementById('hints').closest('label').hidden === true \
+                   && document.getElementById('hints').checked === false;",
+            )
+            .await;
+        }
+
         // The spectator opens the plain game link.
         watcher.goto(&watch).await.expect("the watch link opened");
         let watching = wait_page(&watcher, "the spectator's page, live", |p| {

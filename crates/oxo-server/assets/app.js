@@ -327,6 +327,11 @@
     const changed = g.version !== S.shown;
     S.game = g;
     S.shown = g.version;
+    // Fair play: hints are offered only against the computer (the server
+    // withholds them while two people play).
+    const offerHints = g.opponent !== 'human';
+    $('hints').closest('label').hidden = !offerHints;
+    if (!offerHints && $('hints').checked) { $('hints').checked = false; S.hints = null; }
     if (changed) {
       if (S.hints && S.hints.version !== g.version) S.hints = null;
       refreshHints();

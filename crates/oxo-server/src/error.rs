@@ -22,6 +22,9 @@ pub enum ApiError {
     /// A token that is neither seat of this game (403).
     #[error("that token holds no seat in this game")]
     NotASeat,
+    /// Something the game's rules of fair play withhold (403).
+    #[error("{0}")]
+    Forbidden(String),
     /// No game with this id (404).
     #[error("no game {0}")]
     NotFound(String),
@@ -74,7 +77,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::NoToken => StatusCode::UNAUTHORIZED,
-            ApiError::NotASeat => StatusCode::FORBIDDEN,
+            ApiError::NotASeat | ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) | ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -127,6 +130,7 @@ impl From<HubError> for ApiError {
         match error {
             HubError::NotFound(id) => ApiError::NotFound(id),
             HubError::NoToken => ApiError::NoToken,
+            HubError::HintsWithheld => ApiError::Forbidden(message),
             HubError::Refused { error, game } => ApiError::room(error, game),
             HubError::Changed(game) => ApiError::Conflict {
                 message,

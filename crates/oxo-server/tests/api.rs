@@ -618,13 +618,18 @@ async fn the_learned_player_is_offered_where_oxo_has_a_model_and_plays() {
 #[tokio::test]
 async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
     let api = Api::new();
-    let (id, x, _) = api.seated().await;
+    // Against the computer, X to move at the start: every cell draws.
+    let (_, created) = api
+        .call("POST", "/api/games", None, r#"{"opponent":"perfect"}"#)
+        .await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
     let (status, hints) = api
         .call("GET", &format!("/api/games/{id}/hints"), None, "")
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(hints["available"], true);
-    assert_eq!(hints["version"], 2);
+    assert_eq!(hints["version"], 1);
     let cells = hints["hints"].as_array().unwrap();
     assert_eq!(cells.len(), 9);
     assert!(
@@ -633,23 +638,24 @@ async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
             .all(|h| h["value"] == "draw" && h["plies"] == 9),
         "{hints}"
     );
-
-    api.play(&id, &x, 0, 1).await;
+    // After X's move and the computer's reply, X's seven options.
+    api.play(&id, &x, 1, 1).await;
+    until_version(&api, &id, 3).await;
     let (_, hints) = api
         .call("GET", &format!("/api/games/{id}/hints"), None, "")
         .await;
     assert_eq!(hints["version"], 3);
     let cells = hints["hints"].as_array().unwrap();
-    assert_eq!(cells.len(), 8);
-    // After an edge opening, O loses by answering in the far corner.
-    let far = cells
-        .iter()
-        .find(|h| h["row"] == 2 && h["col"] == 0)
-        .unwrap();
-    assert_eq!(far["value"], "loss", "{hints}");
+    assert_eq!(cells.len(), 7, "{hints}");
+    assert!(cells.iter().any(|h| h["value"] == "draw"), "{hints}");
 
     let (_, big) = api
-        .call("POST", "/api/games", None, r#"{"size":"7x7"}"#)
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"size":"7x7","opponent":"random"}"#,
+        )
         .await;
     let id = big["game"]["id"].as_str().unwrap();
     let (status, hints) = api
@@ -658,6 +664,38 @@ async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(hints["available"], false);
     assert!(hints["reason"].as_str().unwrap().contains("16"));
+}
+
+#[tokio::test]
+async fn hints_are_withheld_while_two_people_play() {
+    let api = Api::new();
+    let (id, x, o) = api.seated().await;
+    let withheld = async |api: &Api, id: &str| {
+        let (status, body) = api
+            .call("GET", &format!("/api/games/{id}/hints"), None, "")
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert_eq!(
+            error_of(&body),
+            "hints are not available while two people play; they are for games against \
+             the computer and finished rounds"
+        );
+    };
+    withheld(&api, &id).await;
+    // By the watch id too: a spectator cannot pass them on.
+    let watch = api.game(&id).await["watch"].as_str().unwrap().to_owned();
+    withheld(&api, &watch).await;
+    for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1)] {
+        api.play(&id, token, row, col).await;
+        withheld(&api, &id).await;
+    }
+    // Once the round is over they are back (nothing is left to play).
+    api.play(&id, &x, 0, 2).await;
+    let (status, hints) = api
+        .call("GET", &format!("/api/games/{id}/hints"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{hints}");
+    assert_eq!(hints["version"], 7);
 }
 
 #[tokio::test]

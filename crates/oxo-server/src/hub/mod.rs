@@ -55,6 +55,11 @@ pub enum HubError {
         /// The current GAME, as JSON.
         game: Option<Json>,
     },
+    /// Hints asked for while two people play a round.
+    #[error(
+        "hints are not available while two people play; they are for games against the computer and finished rounds"
+    )]
+    HintsWithheld,
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]
     Changed(Json),

@@ -257,16 +257,22 @@ impl Hub {
 
     /// Perfect-play values of every empty cell, where the position is small
     /// enough to solve quickly: `(version, Some(hints))`, or `(version,
-    /// None)` when it is not. Cached per version.
+    /// None)` when it is not. Cached per version. Withheld while two people
+    /// play a round (they are for games against the computer and finished
+    /// rounds).
     ///
     /// # Errors
-    /// Unknown room.
+    /// Unknown room; [`HubError::HintsWithheld`].
     pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Json>), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
         {
             let room = handle.room.lock().await;
+            // Fair play: no help for anyone while two people play a round.
+            if room.opponent() == crate::room::Opponent::Human && !room.game().is_over() {
+                return Err(HubError::HintsWithheld);
+            }
             version = room.version();
             game = room.game().clone();
         }
