@@ -1470,3 +1470,36 @@ fn arrow_path(from: [u32; 2], to: [u32; 2]) -> Vec<(Key, [u32; 2])> {
     }
     path
 }
+
+#[test]
+fn a_link_to_no_game_says_so_and_leads_home() {
+    run("missing", |h| async move {
+        let c = h.session("missing", 1000, 800).await;
+        for path in ["/g/nosuchgame1", "/g/nosuchgame2?join"] {
+            c.goto(&h.url(path)).await.expect("the page opened");
+            wait_script(
+                &c,
+                &format!("{path}: the no-such-game page"),
+                "return !document.getElementById('missing-view').hidden \
+                   && document.getElementById('game-view').hidden \
+                   && document.getElementById('start-view').hidden \
+                   && document.title === 'oxo — no such game';",
+            )
+            .await;
+        }
+        h.screenshot(&c, "missing").await;
+        // Its one way on: home, to the start page.
+        find(&c, "#home-link")
+            .await
+            .click()
+            .await
+            .expect("the link clicked");
+        wait_script(
+            &c,
+            "the start page",
+            "return !document.getElementById('start-view').hidden \
+               && document.getElementById('missing-view').hidden;",
+        )
+        .await;
+    });
+}

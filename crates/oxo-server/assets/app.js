@@ -90,6 +90,7 @@
   let infoLoaded = false;
   async function showStart() {
     $('game-view').hidden = true;
+    $('missing-view').hidden = true;
     $('start-view').hidden = false;
     document.title = 'oxo — new game';
     if (infoLoaded) return;
@@ -197,6 +198,7 @@
     const st = freshState(id);
     S = st;
     $('start-view').hidden = true;
+    $('missing-view').hidden = true;
     $('game-view').hidden = false;
     $('board').replaceChildren();
     $('board').dataset.version = '';
@@ -228,7 +230,8 @@
         } else if (r.status === 409) {
           message('seat taken — watching', 'info', 8000);
         } else if (r.status === 404) {
-          message('no seat to take with this link — watching', 'info', 8000);
+          gone(st);
+          return;
         } else {
           message(r.data.error);
         }
@@ -240,19 +243,18 @@
 
     const r = await api('GET', `/api/games/${enc(id)}`);
     if (S !== st) return;
-    if (r.status === 404) { gone(st, r.data.error); return; }
+    if (r.status === 404) { gone(st); return; }
     if (r.ok) render(r.data);
     connect();
   }
 
-  function gone(st, error) {
+  // A link that leads to no game: a page that says so and leads home,
+  // nothing else.
+  function gone(st) {
     st.closed = true;
-    $('status').textContent = 'No such game';
-    $('connection').textContent = '';
-    for (const row of st.cells) for (const b of row) b.setAttribute('aria-disabled', 'true');
-    $('rematch').hidden = true;
-    $('invite').hidden = true;
-    message(error || 'no such game', 'error', 0);
+    $('game-view').hidden = true;
+    $('missing-view').hidden = false;
+    document.title = 'oxo — no such game';
   }
 
   function updateRole() {
@@ -306,7 +308,7 @@
       // Without the socket, at least catch up with a plain GET, then try the socket again.
       const r = await api('GET', `/api/games/${enc(st.id)}`);
       if (S !== st) return;
-      if (r.status === 404) { gone(st, r.data.error); return; }
+      if (r.status === 404) { gone(st); return; }
       if (r.ok) render(r.data);
       connect();
     }, st.backoff);
