@@ -105,6 +105,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/moves", post(play))
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/hints", get(hints))
+        .route("/api/games/{id}/record", get(record))
         .route("/api/games/{id}/live", get(live))
         .fallback(
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
@@ -607,6 +608,14 @@ async fn rematch(
         .rematch(&id, bearer(&headers), request.version)
         .await?;
     game_response(&game)
+}
+
+async fn record(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let record = state.hub.record(&game_id(&id)?).await?;
+    Ok(json_response(StatusCode::OK, record.get().to_owned()))
 }
 
 /// Hint searches one client address may have in flight at once.

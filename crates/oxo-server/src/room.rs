@@ -241,6 +241,7 @@ impl Room {
                 .winning_line()
                 .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
             last: self.rec.moves.last().map(|c| [c.row, c.col]),
+            moves: self.rec.moves.iter().map(|c| [c.row, c.col]).collect(),
             version: self.rec.version,
             round: self.rec.round,
             first: SeatName(self.rec.first),
@@ -492,6 +493,9 @@ pub struct GameView {
     pub line: Option<Vec<[u32; 2]>>,
     /// The last move, `[row, col]`.
     pub last: Option<[u32; 2]>,
+    /// The round's moves in order, `[row, col]` each (X's or O's by turn,
+    /// from `first`).
+    pub moves: Vec<[u32; 2]>,
     /// Increases with every change.
     pub version: u64,
     /// The round, from 1.
@@ -504,6 +508,96 @@ pub struct GameView {
     pub seats: Seats,
     /// The room's running score.
     pub score: Score,
+}
+
+/// A room's whole record as the API shows it: every round's moves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecordView {
+    /// The room's id (for spectators, the watch id).
+    pub id: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// `"human"` or the computer's strategy.
+    pub opponent: &'static str,
+    /// Every round so far, the first first; the last is the current one.
+    pub rounds: Vec<RoundView>,
+}
+
+/// One round of a [`RecordView`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RoundView {
+    /// The round, from 1.
+    pub round: u32,
+    /// Who started it.
+    pub first: SeatName,
+    /// Its moves in order, `[row, col]`.
+    pub moves: Vec<[u32; 2]>,
+    /// `"x"` or `"o"` for a win, `"draw"`, or `null` while it is played.
+    pub result: Option<&'static str>,
+    /// The winning line's cells, for a won round.
+    pub line: Option<Vec<[u32; 2]>>,
+}
+
+impl Room {
+    /// The room's record from `rounds` (each round's moves, as the store
+    /// keeps them), as `viewer` sees it. Rounds alternate who starts, so
+    /// each round's first player follows from the current one's.
+    ///
+    /// # Errors
+    /// A stored round whose moves the rules refuse.
+    pub fn record_view(&self, rounds: &[Vec<Cell>], viewer: Viewer) -> Result<RecordView, String> {
+        let current = self.rec.round;
+        let mut views = Vec::with_capacity(rounds.len());
+        for (number, moves) in (1u32..).zip(rounds) {
+            let first = if (current - number.min(current)).is_multiple_of(2) {
+                self.rec.first
+            } else {
+                self.rec.first.other()
+            };
+            let mut game = Game::starting_with(self.rec.rules, first);
+            for (ply, &cell) in moves.iter().enumerate() {
+                game.play(cell).map_err(|e| {
+                    format!(
+                        "game {}: round {number} move {} refused: {e}",
+                        self.rec.id.for_log(),
+                        ply + 1
+                    )
+                })?;
+            }
+            let result = match game.status() {
+                Status::InProgress { .. } => None,
+                Status::Over(Outcome::Win(p)) => Some(SeatName(p).as_str()),
+                Status::Over(Outcome::Draw) => Some("draw"),
+            };
+            views.push(RoundView {
+                round: number,
+                first: SeatName(first),
+                moves: moves.iter().map(|c| [c.row, c.col]).collect(),
+                result,
+                line: game
+                    .winning_line()
+                    .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
+            });
+        }
+        Ok(RecordView {
+            id: match viewer {
+                Viewer::Player => self.rec.id.to_string(),
+                Viewer::Spectator => self.rec.watch.to_string(),
+            },
+            size: self.rec.rules.size().to_string(),
+            rows: self.rec.rules.rows(),
+            cols: self.rec.rules.cols(),
+            k: self.rec.rules.k(),
+            opponent: self.rec.opponent.name(),
+            rounds: views,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -892,6 +892,13 @@ impl Store for SlowStore {
     fn ping(&self) -> oxo_server::store::StoreFuture<()> {
         self.0.ping()
     }
+
+    fn rounds(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        self.0.rounds(id)
+    }
 }
 
 #[tokio::test]
@@ -990,4 +997,58 @@ async fn the_watch_link_reads_the_game_and_can_do_nothing_else() {
         .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
         .await;
     assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_rooms_record_keeps_every_round() {
+    for store in [
+        Arc::new(MemoryStore::new()) as Arc<dyn Store>,
+        Arc::new(oxo_server::SqliteStore::open(":memory:").unwrap()),
+    ] {
+        let api = Api {
+            router: router(store),
+            store: MemoryStore::new(),
+        };
+        let (id, x, o) = api.seated().await;
+        // Round 1: X wins along the top row.
+        for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
+            api.play(&id, token, row, col).await;
+        }
+        let game = api.game(&id).await;
+        assert_eq!(
+            game["moves"],
+            json!([[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]])
+        );
+        let (status, _) = api
+            .call("POST", &format!("/api/games/{id}/rematch"), Some(&x), "{}")
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        // Round 2: O starts; one move so far.
+        api.play(&id, &o, 2, 2).await;
+        let (status, record) = api
+            .call("GET", &format!("/api/games/{id}/record"), None, "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{record}");
+        assert_eq!(record["id"], id.as_str());
+        assert_eq!(record["size"], "3x3");
+        assert_eq!(
+            record["rounds"],
+            json!([
+                {"round": 1, "first": "x", "moves": [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]],
+                 "result": "x", "line": [[0, 0], [0, 1], [0, 2]]},
+                {"round": 2, "first": "o", "moves": [[2, 2]], "result": null, "line": null}
+            ])
+        );
+        // A spectator's record names the watch id, never the room's.
+        let watch = api.game(&id).await["watch"].as_str().unwrap().to_owned();
+        let (_, seen) = api
+            .call("GET", &format!("/api/games/{watch}/record"), None, "")
+            .await;
+        assert_eq!(seen["id"], watch.as_str());
+        assert_eq!(seen["rounds"], record["rounds"]);
+        let (status, _) = api
+            .call("GET", "/api/games/nosuchgame/record", None, "")
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
 }

@@ -191,6 +191,15 @@ async fn a_spectator_on_a_third_node_sees_every_move_at_once() {
             started.elapsed()
         );
     }
+    // The record, read through the third node, has every move.
+    let record = c
+        .client
+        .get_json(&format!("/api/games/{}/record", game.id))
+        .await;
+    assert_eq!(
+        record["rounds"][0]["moves"],
+        json!([[1, 1], [0, 0], [0, 2]])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -328,6 +337,9 @@ impl Store for DiesAfterClaiming {
     }
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.inner.computer_turns()
+    }
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        self.inner.rounds(id)
     }
     fn shared(&self) -> bool {
         true

@@ -584,6 +584,24 @@ impl Hub {
         .map_err(|e| HubError::Internal(format!("change failed: {e}")))?
     }
 
+    /// Every round of the room behind `id` (its id or watch id), as JSON.
+    ///
+    /// # Errors
+    /// Unknown room; a store failure; stored rounds that make no sense.
+    pub async fn record(&self, id: &GameId) -> Result<Json, HubError> {
+        let (handle, viewer) = self.room_to_read(id).await?;
+        let room = handle.room.lock().await;
+        let mut rounds = self.shared.store.rounds(room.id()).await?;
+        // The store's current round is the room's (memory and store agree
+        // under the lock); a round with no move yet may have no rows.
+        let current = usize::try_from(room.round()).unwrap_or(usize::MAX);
+        rounds.resize(current, Vec::new());
+        let view = room
+            .record_view(&rounds, viewer)
+            .map_err(HubError::Corrupt)?;
+        Ok(to_json(&view))
+    }
+
     /// Seat O for a second person.
     ///
     /// # Errors

@@ -13,6 +13,8 @@ use crate::room::RoomRecord;
 #[derive(Clone, Debug)]
 pub struct MemoryStore {
     rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
+    /// Every round's moves, per room.
+    rounds: Arc<Mutex<HashMap<GameId, Vec<Vec<oxo_core::Cell>>>>>,
     /// Commits that may still succeed; negative for no limit.
     allowed: Arc<AtomicI64>,
 }
@@ -23,6 +25,7 @@ impl MemoryStore {
     pub fn new() -> MemoryStore {
         MemoryStore {
             rooms: Arc::default(),
+            rounds: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
         }
     }
@@ -71,6 +74,18 @@ impl Store for MemoryStore {
         let result = if allowed == 0 {
             Err(StoreError::Closed)
         } else {
+            {
+                let mut rounds = self
+                    .rounds
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let rounds = rounds.entry(change.room.id.clone()).or_default();
+                let at = usize::try_from(change.room.round.max(1) - 1).unwrap_or(0);
+                if rounds.len() <= at {
+                    rounds.resize(at + 1, Vec::new());
+                }
+                rounds[at].clone_from(&change.room.moves);
+            }
             self.lock()
                 .insert(change.room.id.clone(), (change.room, change.computer_turn));
             Ok(())
@@ -100,6 +115,17 @@ impl Store for MemoryStore {
             .map(|(id, _)| id.clone())
             .collect();
         Box::pin(std::future::ready(Ok(ids)))
+    }
+
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        let rounds = self
+            .rounds
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .unwrap_or_default();
+        Box::pin(std::future::ready(Ok(rounds)))
     }
 
     fn ping(&self) -> StoreFuture<()> {

@@ -177,6 +177,10 @@ pub trait Store: Send + Sync + 'static {
     /// The room with this watch id, if it exists.
     fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>>;
 
+    /// Every round of room `id` so far, the moves of each in order (the
+    /// last is the current round): the room's record.
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>>;
+
     /// Rooms where the computer is to move, to resume after a restart.
     /// A shared store lists only those no live server has claimed and
     /// nobody has touched for a moment (see [`Store::claim`]).

@@ -149,6 +149,7 @@ struct Conn {
     claim: Statement,
     orphans: Statement,
     version: Statement,
+    rounds: Statement,
 }
 
 struct Inner {
@@ -286,6 +287,11 @@ impl PgStore {
             orphans: client.prepare(ORPHANS).await?,
             version: client
                 .prepare("SELECT version FROM rooms WHERE id = $1")
+                .await?,
+            rounds: client
+                .prepare(
+                    "SELECT round, ply, row, col FROM moves WHERE room = $1 ORDER BY round, ply",
+                )
                 .await?,
             client,
         });
@@ -459,6 +465,25 @@ impl Store for PgStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let rows = conn.client.query(&conn.rounds, &[&id.as_str()]).await?;
+            let moves = rows
+                .iter()
+                .map(|row| {
+                    Ok((
+                        unsigned(row.try_get(0)?)?,
+                        i64::from(row.try_get::<_, i32>(1)?),
+                        unsigned(row.try_get(2)?)?,
+                        unsigned(row.try_get(3)?)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            super::record::group_rounds(&id, moves)
+        })
     }
 
     fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {

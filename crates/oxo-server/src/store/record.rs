@@ -124,6 +124,33 @@ pub(super) fn checked(
     }
 }
 
+/// Stored moves `(round, ply, row, col)`, sorted by round then ply, as
+/// each round's cells in order; rounds with no move yet are empty.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a ply out of order.
+pub(super) fn group_rounds(
+    id: &GameId,
+    moves: impl IntoIterator<Item = (u32, i64, u32, u32)>,
+) -> Result<Vec<Vec<Cell>>, StoreError> {
+    let mut rounds: Vec<Vec<Cell>> = Vec::new();
+    for (round, ply, row, col) in moves {
+        let at = usize::try_from(round.max(1) - 1).unwrap_or(usize::MAX);
+        if rounds.len() <= at {
+            rounds.resize(at + 1, Vec::new());
+        }
+        let cells = &mut rounds[at];
+        if usize::try_from(ply).ok() != Some(cells.len() + 1) {
+            return Err(StoreError::Corrupt(format!(
+                "game {}: move {ply} of round {round} out of order",
+                id.for_log()
+            )));
+        }
+        cells.push(Cell::new(row, col));
+    }
+    Ok(rounds)
+}
+
 /// Store integers are signed; counts and versions never come near the
 /// limit, and saturating keeps the version guard meaningful if one did.
 pub(super) fn int(n: u64) -> i64 {

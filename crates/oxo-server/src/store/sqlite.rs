@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::thread;
 
-use oxo_core::Player;
+use oxo_core::{Cell, Player};
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
@@ -130,6 +130,7 @@ enum Request {
         oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+    Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Ping(oneshot::Sender<Result<(), StoreError>>),
 }
 
@@ -284,6 +285,11 @@ impl Store for SqliteStore {
         self.ask(Request::ComputerTurns)
     }
 
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<Cell>>> {
+        let id = id.clone();
+        self.ask(|tx| Request::Rounds(id, tx))
+    }
+
     fn ping(&self) -> StoreFuture<()> {
         self.ask(Request::Ping)
     }
@@ -369,6 +375,9 @@ fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::ComputerTurns(reply) => {
                     let _ = reply.send(computer_turns(conn));
+                }
+                Request::Rounds(id, reply) => {
+                    let _ = reply.send(rounds(conn, &id));
                 }
                 Request::Ping(reply) => {
                     let ping = conn.query_row("SELECT 1", [], |_| Ok(()));
@@ -546,6 +555,18 @@ fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, S
         Some(id) => load(conn, &GameId::from_trusted(&id)),
         None => Ok(None),
     }
+}
+
+fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT round, ply, row, col FROM moves WHERE room = ?1 ORDER BY round, ply",
+    )?;
+    let moves = stmt
+        .query_map([id.as_str()], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<Result<Vec<(u32, i64, u32, u32)>, _>>()?;
+    super::record::group_rounds(id, moves)
 }
 
 fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
