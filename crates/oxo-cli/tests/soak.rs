@@ -230,18 +230,28 @@ fn websocket_abuse(addr: SocketAddr, stop: &AtomicBool) {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let client = oxo_test_support::Client::new(addr);
+        // From an address of their own, so that the connection flood from
+        // 127.0.0.1 (which the server caps per address) leaves them be.
+        let from = std::net::IpAddr::from([127, 0, 0, 3]);
+        let client = oxo_test_support::Client::new_from(addr, from);
         let game = oxo_test_support::seated_game(&client, &json!({"size": "32x32", "k": 5}))
             .await
             .unwrap();
         let url = format!("ws://{addr}/api/games/{}/live", game.id);
-        let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.set_recv_buffer_size(2048).unwrap();
-        let stream = socket.connect(addr).await.unwrap();
-        let (_stuck, _) = tokio_tungstenite::client_async(url.clone(), stream)
+        let socket = async |receive_buffer: Option<u32>| {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind(SocketAddr::new(from, 0)).unwrap();
+            if let Some(size) = receive_buffer {
+                socket.set_recv_buffer_size(size).unwrap();
+            }
+            socket.connect(addr).await.unwrap()
+        };
+        let (_stuck, _) = tokio_tungstenite::client_async(url.clone(), socket(Some(2048)).await)
             .await
             .unwrap();
-        let (mut flooder, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let (mut flooder, _) = tokio_tungstenite::client_async(url, socket(None).await)
+            .await
+            .unwrap();
         let mut n = 0u32;
         while !stop.load(Ordering::SeqCst) && n < 128 {
             let token = if n.is_multiple_of(2) {

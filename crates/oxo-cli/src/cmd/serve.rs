@@ -132,9 +132,8 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
         let (store, kept) = config.storage.open().await?;
-        let listener = tokio::net::TcpListener::bind(config.addr)
-            .await
-            .with_context(|| format!("cannot listen on {}", config.addr))?;
+        let listener =
+            listen(config.addr).with_context(|| format!("cannot listen on {}", config.addr))?;
         let addr = listener
             .local_addr()
             .context("cannot read the bound address")?;
@@ -161,6 +160,23 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
     runtime.shutdown_timeout(Duration::from_millis(500));
     served?;
     Ok(exit::SUCCESS)
+}
+
+/// Connections the kernel may hold for the server before it accepts them
+/// (the system caps it at `net.core.somaxconn`). The standard library's
+/// 128 overflows in a burst of new connections, and a client whose
+/// connection is dropped then waits a second for its retry.
+const LISTEN_BACKLOG: u32 = 4096;
+
+fn listen(addr: SocketAddr) -> io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
