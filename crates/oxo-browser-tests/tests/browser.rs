@@ -1503,3 +1503,106 @@ fn a_link_to_no_game_says_so_and_leads_home() {
         .await;
     });
 }
+
+/// The move list as the page shows it: each entry's text, and which one is
+/// marked as the position on the board.
+async fn move_list(client: &Client) -> (Vec<String>, Option<String>) {
+    let value = client
+        .execute(
+            "const items = [...document.querySelectorAll('#move-list button')];
+             const current = items.find((b) => b.getAttribute('aria-current') === 'step');
+             return [items.map((b) => b.textContent), current ? current.textContent : null];",
+            vec![],
+        )
+        .await
+        .expect("the move list");
+    serde_json::from_value(value).expect("entries and the current one")
+}
+
+#[test]
+fn the_move_list_steps_through_every_round() {
+    run("moves", |h| async move {
+        let c = h.session("moves", 1000, 1000).await;
+        let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        // X takes the centre; the computer answers.
+        wait_page(&c, "X's turn", |p| p.playable).await;
+        cell(&c, 1, 1).await.click().await.expect("a cell clicked");
+        let answered = wait_page(&c, "the computer's answer", |p| p.version == "3").await;
+        let (entries, current) = move_list(&c).await;
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(entries[0], "1. X 2,2");
+        assert!(entries[1].starts_with("2. O "), "{entries:?}");
+        assert_eq!(current.as_deref(), Some(entries[1].as_str()));
+
+        // Back one move: the board shows X's move alone, and nothing is
+        // playable while reviewing.
+        find(&c, "#step-back").await.click().await.expect("back");
+        let back = wait_page(&c, "the position after move 1", |p| {
+            p.status.starts_with("Round 1, move 1 of 2")
+        })
+        .await;
+        assert_eq!(back.board, ".../.X./...");
+        assert!(back.enabled.is_empty() && !back.playable, "{back:#?}");
+        assert_eq!(move_list(&c).await.1.as_deref(), Some("1. X 2,2"));
+        find(&c, "#step-first").await.click().await.expect("first");
+        wait_page(&c, "the empty board", |p| p.board == ".../.../...").await;
+        find(&c, "#step-last").await.click().await.expect("last");
+        let live = wait_page(&c, "the game again", |p| p.playable).await;
+        assert_eq!(live.board, answered.board);
+
+        // Play the round out (first free cell each turn), then a rematch.
+        loop {
+            let p = wait_page(&c, "X's turn or the end", |p| p.playable || p.rematch).await;
+            if p.rematch {
+                break;
+            }
+            let [row, col] = p.enabled[0];
+            cell(&c, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            wait_page(&c, "the move taken", |q| q.version != p.version).await;
+        }
+        let round_one = h.api_game(&id).await;
+        let moves = round_one["moves"].as_array().unwrap().len();
+        find(&c, "#rematch").await.click().await.expect("rematch");
+        wait_page(&c, "round 2", |p| {
+            p.status.contains("Your turn") || p.playable
+        })
+        .await;
+
+        // Round 1 is still there, from the round picker.
+        find(&c, "#round-pick")
+            .await
+            .select_by_value("1")
+            .await
+            .expect("round 1 picked");
+        let end = wait_page(&c, "round 1's last position", |p| {
+            p.status
+                .starts_with(&format!("Round 1, move {moves} of {moves}"))
+        })
+        .await;
+        assert_eq!(end.board, round_one["board"].as_str().unwrap());
+        assert_eq!(move_list(&c).await.0.len(), moves);
+        let text = find(&c, "#record-text")
+            .await
+            .prop("value")
+            .await
+            .expect("the export")
+            .expect("a value");
+        assert!(
+            text.starts_with("oxo 3x3 k=3, round 1, X first: "),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "position: {}",
+                round_one["board"].as_str().unwrap()
+            )),
+            "{text}"
+        );
+        assert!(text.contains("1. X 2,2"), "{text}");
+        h.screenshot(&c, "move-list").await;
+    });
+}

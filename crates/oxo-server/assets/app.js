@@ -73,6 +73,9 @@
       id, seat: null, token: null, game: null, shown: -1, ws: null, wsTimer: 0, backoff: 500,
       live: false, closed: false, busy: false, hints: null, hintNoted: false, focus: [0, 0],
       wantFocus: false, built: '', cells: [],
+      // The move list: past rounds once fetched, and what the board shows
+      // (null: the game as it stands; else a round and a number of moves).
+      record: null, view: null,
     };
   }
 
@@ -327,6 +330,7 @@
     if (g.id && g.id !== S.id) return;
     if (typeof g.version === 'number' && g.version < S.shown) return;
     const changed = g.version !== S.shown;
+    if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
     S.game = g;
     S.shown = g.version;
     // Fair play: hints are offered only against the computer (the server
@@ -403,16 +407,17 @@
   }
 
   function draw() {
-    const g = S.game;
+    const g = shownGame();
     buildBoard(g);
     const board = $('board');
     const hadFocus = board.contains(document.activeElement);
     const rows = g.board.split('/');
     const line = new Set((g.line || []).map(([r, c]) => r + ',' + c));
     const last = g.last ? g.last[0] + ',' + g.last[1] : '';
-    const myTurn = g.status === 'playing' && !!S.seat && g.next === S.seat && !S.busy;
+    const myTurn = !S.view && g.status === 'playing' && !!S.seat && g.next === S.seat && !S.busy;
     board.dataset.version = g.version;
     board.classList.toggle('playable', myTurn);
+    board.classList.toggle('review', !!S.view);
 
     for (let r = 0; r < g.rows; r++) {
       for (let c = 0; c < g.cols; c++) {
@@ -420,7 +425,7 @@
         const ch = up((rows[r] || '')[c] || '.');
         const mark = ch === 'X' || ch === 'O' ? ch : '';
         const key = r + ',' + c;
-        const hint = mark ? null : hintOf(r, c);
+        const hint = mark || S.view ? null : hintOf(r, c);
         let label = `row ${r + 1}, column ${c + 1}, ${mark || 'empty'}`;
         if (line.has(key)) label += ', winning line';
         if (key === last) label += ', last move';
@@ -450,6 +455,140 @@
       target.focus();
     }
     drawStatus(g);
+    drawRecord();
+  }
+
+  // ---- the move list: any round, any move, replayed on the board ----
+  function roundMoves(n) {
+    const g = S.game;
+    if (n === g.round) return { moves: g.moves || [], first: g.first || 'x', live: true };
+    const r = S.record && S.record.rounds[n - 1];
+    return r ? { moves: r.moves, first: r.first, result: r.result, line: r.line, live: false } : null;
+  }
+
+  // The GAME the board shows: the game itself, or a position of the move
+  // list rebuilt from its moves.
+  function shownGame() {
+    const g = S.game;
+    if (!S.view) return g;
+    const r = roundMoves(S.view.round);
+    if (!r) { S.view = null; return g; }
+    const ply = Math.min(S.view.ply, r.moves.length);
+    const cells = Array.from({ length: g.rows }, () => Array(g.cols).fill('.'));
+    let mark = r.first;
+    for (const [row, col] of r.moves.slice(0, ply)) {
+      cells[row][col] = up(mark);
+      mark = mark === 'x' ? 'o' : 'x';
+    }
+    const end = ply === r.moves.length;
+    const line = end ? (r.live ? g.line : r.line) : null;
+    return {
+      ...g, board: cells.map((row) => row.join('')).join('/'), status: 'review',
+      last: ply ? r.moves[ply - 1] : null, line, review: { round: S.view.round, ply, of: r.moves.length },
+    };
+  }
+
+  function show(view) {
+    const g = S.game;
+    // The end of the round being played is the game itself.
+    if (view && view.round === g.round && view.ply >= (g.moves || []).length) view = null;
+    S.view = view;
+    draw();
+  }
+
+  function step(delta) {
+    const g = S.game;
+    const round = S.view ? S.view.round : g.round;
+    const r = roundMoves(round);
+    if (!r) return;
+    const ply = S.view ? S.view.ply : r.moves.length;
+    show({ round, ply: Math.max(0, Math.min(r.moves.length, ply + delta)) });
+  }
+
+  async function loadRecord() {
+    const st = S;
+    const res = await api('GET', `/api/games/${enc(st.id)}/record`);
+    if (S !== st) return false;
+    if (!res.ok) { message(res.data.error); return false; }
+    st.record = res.data;
+    return true;
+  }
+
+  async function pickRound() {
+    const n = +$('round-pick').value;
+    const g = S.game;
+    if (n !== g.round && !(S.record && S.record.rounds[n - 1])) {
+      if (!(await loadRecord())) return;
+    }
+    const r = roundMoves(n);
+    show(n === g.round ? null : { round: n, ply: r ? r.moves.length : 0 });
+  }
+
+  function resultText(r, g) {
+    const result = r.live ? (g.status === 'won' ? g.winner : g.status === 'draw' ? 'draw' : null) : r.result;
+    if (result === 'draw') return 'a draw';
+    return result ? `${up(result)} wins` : 'being played';
+  }
+
+  function exportText(round, r, g) {
+    let mark = r.first;
+    const list = r.moves.map(([row, col], i) => {
+      const text = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
+      mark = mark === 'x' ? 'o' : 'x';
+      return text;
+    });
+    const cells = Array.from({ length: g.rows }, () => Array(g.cols).fill('.'));
+    mark = r.first;
+    for (const [row, col] of r.moves) { cells[row][col] = up(mark); mark = mark === 'x' ? 'o' : 'x'; }
+    const lines = [
+      `oxo ${g.rows}x${g.cols} k=${g.k}, round ${round}, ${up(r.first)} first: ${resultText(r, g)}`,
+      `position: ${cells.map((row) => row.join('')).join('/')}`,
+      `moves (row,column from 1): ${list.join('  ')}`,
+    ];
+    if (g.rows === 15 && g.cols === 15) {
+      // Gomocup's PSQ record: a header, then "x,y,time" a move (x the
+      // column, y the row, from 1), then -1.
+      lines.push('', 'Piskvorky 15x15, 11:11, 0');
+      for (const [row, col] of r.moves) lines.push(`${col + 1},${row + 1},0`);
+      lines.push('-1');
+    }
+    return lines.join('\n');
+  }
+
+  function drawRecord() {
+    const g = S.game;
+    const pick = $('round-pick');
+    if (pick.options.length !== g.round) {
+      pick.replaceChildren(...Array.from({ length: g.round }, (_, i) => {
+        const o = document.createElement('option');
+        o.value = i + 1;
+        o.textContent = i + 1 === g.round ? `Round ${i + 1} (now)` : `Round ${i + 1}`;
+        return o;
+      }));
+    }
+    const round = S.view ? S.view.round : g.round;
+    pick.value = round;
+    const r = roundMoves(round) || { moves: [], first: g.first || 'x', live: true };
+    const ply = S.view ? S.view.ply : r.moves.length;
+    const list = $('move-list');
+    const items = [];
+    let mark = r.first;
+    r.moves.forEach(([row, col], i) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.ply = i + 1;
+      b.textContent = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
+      if (i + 1 === ply) b.setAttribute('aria-current', 'step');
+      li.append(b);
+      items.push(li);
+      mark = mark === 'x' ? 'o' : 'x';
+    });
+    list.replaceChildren(...items);
+    $('step-first').disabled = $('step-back').disabled = ply === 0;
+    $('step-forward').disabled = ply >= r.moves.length;
+    $('step-last').disabled = !S.view;
+    $('record-text').value = exportText(round, r, g);
   }
 
   function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }
@@ -472,6 +611,10 @@
   }
 
   function statusText(g) {
+    if (g.review) {
+      const { round, ply, of } = g.review;
+      return `Round ${round}, move ${ply} of ${of} — » goes back to the game`;
+    }
     const me = S.seat;
     const computer = g.opponent && g.opponent !== 'human';
     switch (g.status) {
@@ -502,7 +645,8 @@
     $('round').textContent = g.round || 1;
     const who = g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
     $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
-    const over = g.status === 'won' || g.status === 'draw';
+    const live = S.game;
+    const over = live.status === 'won' || live.status === 'draw';
     $('rematch').hidden = !(over && S.seat);
     if (g.watch) {
       const watchUrl = location.origin + '/g/' + enc(g.watch);
@@ -621,6 +765,16 @@
       if (S && e.relatedTarget && !board.contains(e.relatedTarget)) S.wantFocus = false;
     });
     $('rematch').addEventListener('click', rematch);
+    $('step-first').addEventListener('click', () => step(-Infinity));
+    $('step-back').addEventListener('click', () => step(-1));
+    $('step-forward').addEventListener('click', () => step(1));
+    $('step-last').addEventListener('click', () => show(null));
+    $('round-pick').addEventListener('change', pickRound);
+    $('move-list').addEventListener('click', (e) => {
+      const b = e.target.closest('button[data-ply]');
+      if (!b || !S || !S.game) return;
+      show({ round: S.view ? S.view.round : S.game.round, ply: +b.dataset.ply });
+    });
     $('copy').addEventListener('click', copyInvite);
     $('invite-link').addEventListener('focus', (e) => e.target.select());
     $('hints').addEventListener('change', () => {
