@@ -767,7 +767,7 @@ mod tests {
             serde_json::json!({
                 "id": "g1", "watch": "w1", "size": "3x3", "rows": 3, "cols": 3, "k": 3,
                 "board": ".../.../...", "next": "x", "status": "playing",
-                "winner": null, "line": null, "last": null, "version": 2,
+                "winner": null, "line": null, "last": null, "moves": [], "version": 2,
                 "round": 1, "first": "x", "opponent": "human",
                 "seats": {"x": true, "o": true},
                 "score": {"x": 0, "o": 0, "draws": 0}

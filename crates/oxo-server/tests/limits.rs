@@ -399,21 +399,30 @@ async fn one_address_may_have_two_hint_searches_in_flight() {
     let client = Client::new(server.addr);
     let mut games = Vec::new();
     for n in 0..8u32 {
-        // 5×5 games with a different first move each, so that no search
+        // 5×5 games against the computer (hints are withheld between two
+        // people) with a different first move each, so that no search
         // finds another's answer in its table.
-        let game = seated_game(&client, &json!({"size": "5x5", "k": 4}))
-            .await
-            .unwrap();
+        let (status, created) = client
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"size": "5x5", "k": 4, "opponent": "random"}),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let x = created["token"].as_str().unwrap();
         let (status, _) = client
             .call(
                 "POST",
-                &format!("/api/games/{}/moves", game.id),
-                Some(&game.x),
+                &format!("/api/games/{id}/moves"),
+                Some(x),
                 &json!({"row": n / 5, "col": n % 5}),
             )
             .await;
         assert_eq!(status, 200);
-        games.push(game.id);
+        games.push(id);
     }
     let asks = games.iter().map(|id| {
         let client = Client::new(server.addr);
