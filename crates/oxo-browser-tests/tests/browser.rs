@@ -1044,6 +1044,15 @@ fn two_players_and_a_spectator_play_live() {
             assert_eq!(end.rematch, name != "spectator", "{name}: rematch button");
             assert_not_reloaded(client, name).await;
         }
+        // The result stands out as a banner on every page.
+        for (name, client) in sessions {
+            wait_script(
+                client,
+                &format!("{name}: the result banner"),
+                "return document.getElementById('status').classList.contains('result');",
+            )
+            .await;
+        }
         let game = h.api_game(&id).await;
         assert_eq!(game["status"], json!("won"), "{game}");
         assert_eq!(game["winner"], json!("x"), "{game}");
@@ -1604,5 +1613,40 @@ fn the_move_list_steps_through_every_round() {
         );
         assert!(text.contains("1. X 2,2"), "{text}");
         h.screenshot(&c, "move-list").await;
+    });
+}
+
+#[test]
+fn the_board_has_coordinates_and_a_big_board_uses_a_wide_screen() {
+    run("coordinates", |h| async move {
+        let c = h.session("wide", 1400, 1000).await;
+        start_game(&h, &c, "human", "15x15k5", "x").await;
+        let labels: (Vec<String>, Vec<String>) = serde_json::from_value(
+            c.execute(
+                "const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+                 return [text('#board .coord.col'), text('#board .coord.row')];",
+                vec![],
+            )
+            .await
+            .expect("the coordinates"),
+        )
+        .expect("two lists");
+        let numbers: Vec<String> = (1..=15).map(|n| n.to_string()).collect();
+        assert_eq!(labels.0, numbers, "columns along the top");
+        assert_eq!(labels.1, numbers, "rows down the left");
+        let layout = layout(&c).await;
+        assert_fits("15x15 on a 1400x1000 screen", &layout, 225);
+        let [left, top, right, bottom] = layout.cells[0];
+        // 34rem (the width every board had) gives 15×15 cells of at most 36
+        // pixels; the screen has room for more, as high as the page allows.
+        assert!(
+            right - left >= 40.0 && bottom - top >= 40.0,
+            "a 15x15 cell is only {:.1}x{:.1} px on a {}x{} screen",
+            right - left,
+            bottom - top,
+            layout.inner_width,
+            layout.inner_height
+        );
+        h.screenshot(&c, "wide-15x15").await;
     });
 }

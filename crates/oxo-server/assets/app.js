@@ -92,6 +92,7 @@
   // ---- start page ----
   let infoLoaded = false;
   async function showStart() {
+    document.body.classList.remove('wide-board');
     $('game-view').hidden = true;
     $('missing-view').hidden = true;
     $('start-view').hidden = false;
@@ -352,7 +353,19 @@
     S.built = key;
     S.cells = [];
     const frag = document.createDocumentFragment();
+    // Coordinates on the edges, numbered from 1 as the status line and the
+    // move list number rows and columns.
+    const coord = (text, cls) => {
+      const span = document.createElement('span');
+      span.className = 'coord ' + cls;
+      span.setAttribute('aria-hidden', 'true');
+      span.textContent = text;
+      return span;
+    };
+    frag.append(coord('', 'corner'));
+    for (let c = 0; c < g.cols; c++) frag.append(coord(c + 1, 'col'));
     for (let r = 0; r < g.rows; r++) {
+      frag.append(coord(r + 1, 'row'));
       const row = [];
       for (let c = 0; c < g.cols; c++) {
         const b = document.createElement('button');
@@ -370,6 +383,8 @@
     board.style.setProperty('--rows', g.rows);
     board.style.setProperty('--cols', g.cols);
     board.classList.toggle('big', g.rows * g.cols > 64);
+    // Big boards get the whole width of a wide screen.
+    document.body.classList.toggle('wide-board', g.rows * g.cols > 64);
     S.focus = [Math.floor(g.rows / 2), Math.floor(g.cols / 2)];
     fitZoom();
   }
@@ -636,7 +651,8 @@
   function drawStatus(g) {
     const text = statusText(g);
     if ($('status').textContent !== text) $('status').textContent = text;
-    $('status').className = g.status === 'won' ? 'mark-' + g.winner : '';
+    $('status').className = (g.status === 'won' ? 'mark-' + g.winner : '') +
+      (g.status === 'won' || g.status === 'draw' ? ' result' : '');
     document.title = text + ' — oxo';
     const score = g.score || {};
     $('score-x').textContent = score.x || 0;
