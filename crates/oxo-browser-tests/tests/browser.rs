@@ -1575,6 +1575,23 @@ fn the_move_list_steps_through_every_round() {
         }
         let round_one = h.api_game(&id).await;
         let moves = round_one["moves"].as_array().unwrap().len();
+        // A finished round can go to the analysis board, its moves with it.
+        let analyse = find(&c, "#analyse-link")
+            .await
+            .attr("href")
+            .await
+            .expect("the analysis link")
+            .expect("an href");
+        let cells: Vec<String> = round_one["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| format!("{}%2C{}", m[0], m[1]))
+            .collect();
+        assert_eq!(
+            analyse,
+            format!("/analysis?size=3x3&k=3&first=x&moves={}", cells.join("%3B"))
+        );
         find(&c, "#rematch").await.click().await.expect("rematch");
         wait_page(&c, "round 2", |p| {
             p.status.contains("Your turn") || p.playable
@@ -1648,5 +1665,102 @@ fn the_board_has_coordinates_and_a_big_board_uses_a_wide_screen() {
             layout.inner_height
         );
         h.screenshot(&c, "wide-15x15").await;
+    });
+}
+
+/// Each cell's value class on the analysis board, row by row: `W`, `D`,
+/// `L`, or `.` for a cell without one.
+async fn value_classes(client: &Client) -> String {
+    let value = client
+        .execute(
+            "const rows = [];
+             for (const c of document.querySelectorAll('#board .cell')) {
+               const r = +c.dataset.row;
+               rows[r] = (rows[r] || '') + (c.classList.contains('value-win') ? 'W'
+                 : c.classList.contains('value-draw') ? 'D'
+                 : c.classList.contains('value-loss') ? 'L' : '.');
+             }
+             return rows.join('/');",
+            vec![],
+        )
+        .await
+        .expect("the value classes");
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_analysis_board_colours_every_cell_by_its_value() {
+    run("analysis", |h| async move {
+        let c = h.session("analysis", 1000, 1000).await;
+        c.goto(&h.url("/analysis?size=3x3&k=3"))
+            .await
+            .expect("the analysis board");
+        wait_page(&c, "the empty board, X to move", |p| {
+            p.status == "X to move — play either side" && p.playable
+        })
+        .await;
+        let mut values = String::new();
+        for _ in 0..100 {
+            values = value_classes(&c).await;
+            if values == "DDD/DDD/DDD" {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        assert_eq!(values, "DDD/DDD/DDD", "every first move draws");
+        wait_script(
+            &c,
+            "the legend",
+            "return !document.getElementById('legend').hidden;",
+        )
+        .await;
+
+        // X in a corner, O next to it on the edge (a mistake): now X wins.
+        for (row, col, version) in [(0, 0, "1"), (0, 1, "2")] {
+            cell(&c, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            wait_page(&c, "the move made", |p| p.version == version).await;
+        }
+        let mut after = String::new();
+        for _ in 0..100 {
+            after = value_classes(&c).await;
+            if after.contains('W') {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        assert!(after.contains('W'), "X has a winning move: {after}");
+        let url = c.current_url().await.expect("the url");
+        assert!(url.as_str().ends_with("moves=0%2C0%3B0%2C1"), "{url}");
+        // The move list shows O's move as a loss for O.
+        wait_script(
+            &c,
+            "O's move marked as a loss",
+            "const b = document.querySelector('#move-list button[data-ply=\"2\"]'); \
+             return !!b && b.classList.contains('v-loss') && b.textContent === '2. O 1,2';",
+        )
+        .await;
+        // Back one move: O to move, and the values are O's.
+        find(&c, "#step-back").await.click().await.expect("back");
+        wait_page(&c, "the position after X's move", |p| {
+            p.board == "X../.../..." && p.status == "O to move — play either side"
+        })
+        .await;
+        let mut o_values = String::new();
+        for _ in 0..100 {
+            o_values = value_classes(&c).await;
+            if o_values.starts_with('.') && o_values.contains('D') {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        assert_eq!(
+            o_values, ".LL/LDL/LLL",
+            "only the centre holds the draw for O"
+        );
+        h.screenshot(&c, "analysis").await;
     });
 }

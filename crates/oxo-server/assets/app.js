@@ -76,6 +76,8 @@
       // The move list: past rounds once fetched, and what the board shows
       // (null: the game as it stands; else a round and a number of moves).
       record: null, view: null,
+      // The analysis board's line of moves and cached values (else null).
+      analysis: null, values: null,
     };
   }
 
@@ -86,7 +88,85 @@
     clearMessage();
     const m = location.pathname.match(/^\/g\/([^/]+)\/?$/);
     if (m) openGame(decodeURIComponent(m[1]));
+    else if (location.pathname === '/analysis') openAnalysis();
     else showStart();
+  }
+
+  // ---- the analysis board: anyone plays both sides; every empty cell
+  // shows its perfect-play value ----
+  function analysisUrl(a, ply) {
+    const q = new URLSearchParams({ size: a.size, k: a.k, first: a.first });
+    const moves = a.line.slice(0, ply).map(([r, c]) => r + ',' + c).join(';');
+    if (moves) q.set('moves', moves);
+    return '/analysis?' + q.toString();
+  }
+
+  async function openAnalysis() {
+    const p = new URLSearchParams(location.search);
+    const line = (p.get('moves') || '').split(';').filter(Boolean).map((m) => m.split(',').map(Number));
+    const st = freshState(null);
+    st.analysis = {
+      size: p.get('size') || '3x3', k: p.get('k') || '', first: p.get('first') || 'x',
+      line, ply: line.length, cache: new Map(),
+    };
+    if (!st.analysis.k) {
+      const [r, c] = st.analysis.size.split('x').map(Number);
+      st.analysis.k = String(Math.min(r || 3, c || r || 3, 5));
+    }
+    st.closed = true;
+    S = st;
+    $('start-view').hidden = true;
+    $('missing-view').hidden = true;
+    $('game-view').hidden = false;
+    $('board').replaceChildren();
+    $('role').textContent = 'Analysis board';
+    $('role').className = '';
+    $('connection').hidden = true;
+    $('meta').hidden = true;
+    $('invite').hidden = true;
+    $('watch-line').hidden = true;
+    $('hints').closest('label').hidden = true;
+    $('legend').hidden = false;
+    $('status').textContent = 'Loading…';
+    await analyse(st);
+  }
+
+  async function analyse(st) {
+    const a = st.analysis;
+    const url = analysisUrl(a, a.ply);
+    history.replaceState(null, '', url);
+    const res = await api('GET', '/api' + url);
+    if (S !== st) return;
+    if (!res.ok) {
+      message(res.data.error);
+      if (!st.game) { S = null; showStart(); }
+      return;
+    }
+    const d = res.data;
+    const values = d.available ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
+    a.cache.set(a.ply, values);
+    if (!d.available && d.reason) message(d.reason, 'info', 8000);
+    st.game = {
+      ...d, id: null, watch: null, version: d.moves.length, round: 1, first: a.first,
+      opponent: 'analysis', seats: { x: true, o: true }, score: { x: 0, o: 0, draws: 0 },
+      last: d.moves.length ? d.moves[d.moves.length - 1] : null,
+    };
+    st.shown = st.game.version;
+    st.values = values;
+    draw();
+  }
+
+  function analysisPlay(r, c) {
+    const a = S.analysis;
+    a.line = a.line.slice(0, a.ply).concat([[r, c]]);
+    a.ply = a.line.length;
+    analyse(S);
+  }
+
+  function analysisStep(ply) {
+    const a = S.analysis;
+    a.ply = Math.max(0, Math.min(a.line.length, ply));
+    analyse(S);
   }
 
   // ---- start page ----
@@ -94,6 +174,7 @@
   async function showStart() {
     document.body.classList.remove('wide-board');
     $('game-view').hidden = true;
+    $('legend').hidden = true;
     $('missing-view').hidden = true;
     $('start-view').hidden = false;
     document.title = 'oxo — new game';
@@ -204,6 +285,10 @@
     $('start-view').hidden = true;
     $('missing-view').hidden = true;
     $('game-view').hidden = false;
+    $('legend').hidden = true;
+    $('watch-line').hidden = false;
+    $('connection').hidden = false;
+    $('meta').hidden = false;
     $('board').replaceChildren();
     $('board').dataset.version = '';
     $('status').textContent = 'Loading…';
@@ -414,7 +499,8 @@
   }
 
   function hintOf(r, c) {
-    const h = S.hints && S.hints.version === S.shown ? S.hints.map.get(r + ',' + c) : null;
+    const map = S.analysis ? S.values : S.hints && S.hints.version === S.shown ? S.hints.map : null;
+    const h = map ? map.get(r + ',' + c) : null;
     if (!h) return null;
     if (h.value === 'win') return { cls: 'win', label: 'W' + h.plies, words: `win in ${h.plies}` };
     if (h.value === 'loss') return { cls: 'loss', label: 'L' + h.plies, words: `loss in ${h.plies}` };
@@ -429,10 +515,12 @@
     const rows = g.board.split('/');
     const line = new Set((g.line || []).map(([r, c]) => r + ',' + c));
     const last = g.last ? g.last[0] + ',' + g.last[1] : '';
-    const myTurn = !S.view && g.status === 'playing' && !!S.seat && g.next === S.seat && !S.busy;
+    const myTurn = !S.view && g.status === 'playing' && !S.busy &&
+      (S.analysis ? true : !!S.seat && g.next === S.seat);
     board.dataset.version = g.version;
     board.classList.toggle('playable', myTurn);
     board.classList.toggle('review', !!S.view);
+    board.classList.toggle('analysis', !!S.analysis);
 
     for (let r = 0; r < g.rows; r++) {
       for (let c = 0; c < g.cols; c++) {
@@ -448,7 +536,7 @@
         b.dataset.mark = mark;
         b.setAttribute('aria-label', label);
         b.className = 'cell' + (mark ? ' ' + mark.toLowerCase() : '') + (line.has(key) ? ' win' : '') +
-          (key === last ? ' last' : '');
+          (key === last ? ' last' : '') + (hint && S.analysis ? ' value-' + hint.cls : '');
         if (hint) {
           const span = document.createElement('span');
           span.className = 'hint ' + hint.cls;
@@ -512,6 +600,7 @@
   }
 
   function step(delta) {
+    if (S.analysis) { analysisStep(S.analysis.ply + delta); return; }
     const g = S.game;
     const round = S.view ? S.view.round : g.round;
     const r = roundMoves(round);
@@ -573,6 +662,8 @@
   function drawRecord() {
     const g = S.game;
     const pick = $('round-pick');
+    pick.hidden = !!S.analysis;
+    if (S.analysis) { drawAnalysisRecord(g); return; }
     if (pick.options.length !== g.round) {
       pick.replaceChildren(...Array.from({ length: g.round }, (_, i) => {
         const o = document.createElement('option');
@@ -606,6 +697,32 @@
     $('record-text').value = exportText(round, r, g);
   }
 
+  // The analysis board's line: every move, coloured by its value for the
+  // side that made it where that position was analysed.
+  function drawAnalysisRecord(g) {
+    const a = S.analysis;
+    const items = [];
+    let mark = a.first;
+    a.line.forEach(([row, col], i) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.ply = i + 1;
+      b.textContent = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
+      const before = a.cache.get(i);
+      const v = before && before.get(row + ',' + col);
+      if (v) { b.classList.add('v-' + v.value); b.title = `${v.value} in ${v.plies}`; }
+      if (i + 1 === a.ply) b.setAttribute('aria-current', 'step');
+      li.append(b);
+      items.push(li);
+      mark = mark === 'x' ? 'o' : 'x';
+    });
+    $('move-list').replaceChildren(...items);
+    $('step-first').disabled = $('step-back').disabled = a.ply === 0;
+    $('step-forward').disabled = $('step-last').disabled = a.ply >= a.line.length;
+    $('record-text').value = exportText(1, { moves: a.line.slice(0, a.ply), first: a.first, live: true }, g);
+  }
+
   function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }
 
   function nearestEnabled(r0, c0) {
@@ -626,6 +743,11 @@
   }
 
   function statusText(g) {
+    if (S.analysis) {
+      if (g.status === 'won') return `${up(g.winner)} wins`;
+      if (g.status === 'draw') return 'Draw';
+      return `${up(g.next)} to move — play either side`;
+    }
     if (g.review) {
       const { round, ply, of } = g.review;
       return `Round ${round}, move ${ply} of ${of} — » goes back to the game`;
@@ -659,11 +781,22 @@
     $('score-o').textContent = score.o || 0;
     $('score-draws').textContent = score.draws || 0;
     $('round').textContent = g.round || 1;
-    const who = g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
+    const who = g.opponent === 'analysis' ? 'analysis' :
+      g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
     $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
     const live = S.game;
     const over = live.status === 'won' || live.status === 'draw';
     $('rematch').hidden = !(over && S.seat);
+    // A finished round can be taken to the analysis board (never one still
+    // being played: that would be help).
+    const analysable = over && !S.analysis;
+    $('analyse-link').hidden = !analysable;
+    if (analysable) {
+      $('analyse-link').href = analysisUrl(
+        { size: `${live.rows}x${live.cols}`, k: live.k, first: live.first || 'x', line: live.moves || [] },
+        (live.moves || []).length,
+      );
+    }
     if (g.watch) {
       const watchUrl = location.origin + '/g/' + enc(g.watch);
       if ($('spectate-link').textContent !== watchUrl) {
@@ -677,6 +810,7 @@
 
   // ---- actions ----
   async function play(r, c) {
+    if (S && S.analysis) { analysisPlay(r, c); return; }
     const st = S;
     const g = st && st.game;
     if (!g || st.busy || !st.token) return;
@@ -784,11 +918,14 @@
     $('step-first').addEventListener('click', () => step(-Infinity));
     $('step-back').addEventListener('click', () => step(-1));
     $('step-forward').addEventListener('click', () => step(1));
-    $('step-last').addEventListener('click', () => show(null));
+    $('step-last').addEventListener('click', () => {
+      if (S && S.analysis) analysisStep(S.analysis.line.length); else show(null);
+    });
     $('round-pick').addEventListener('change', pickRound);
     $('move-list').addEventListener('click', (e) => {
       const b = e.target.closest('button[data-ply]');
       if (!b || !S || !S.game) return;
+      if (S.analysis) { analysisStep(+b.dataset.ply); return; }
       show({ round: S.view ? S.view.round : S.game.round, ply: +b.dataset.ply });
     });
     $('copy').addEventListener('click', copyInvite);

@@ -13,7 +13,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use oxo_ai::StrategyKind;
-use oxo_core::{BoardSize, Player, Rules, RulesError};
+use oxo_core::{BoardSize, Cell, Game, Player, Rules, RulesError, Status};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -106,6 +106,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/hints", get(hints))
         .route("/api/games/{id}/record", get(record))
+        .route("/api/analysis", get(analysis))
+        .route("/analysis", get(assets::index))
         .route("/api/games/{id}/live", get(live))
         .fallback(
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
@@ -462,6 +464,88 @@ async fn info(State(state): State<AppState>) -> Response {
     json_response(StatusCode::OK, body.to_string())
 }
 
+/// The rules a request asks for: `size` (default 3×3, at most
+/// [`SERVER_MAX_SIDE`] a side) and `k` (default: the shorter side, at most 5).
+fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiError> {
+    let size: BoardSize = size
+        .unwrap_or("3x3")
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
+    if size.rows.max(size.cols) > SERVER_MAX_SIDE {
+        return Err(ApiError::BadRequest(format!(
+            "a {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side"
+        )));
+    }
+    // Five in a row on the big boards (gomoku), the board's side on
+    // small ones.
+    let k = k.unwrap_or_else(|| size.rows.min(size.cols).min(5));
+    Rules::new(size.rows, size.cols, k).map_err(|e| {
+        let what = if matches!(e, RulesError::BadK { .. }) {
+            "k"
+        } else {
+            "size"
+        };
+        ApiError::BadRequest(format!("bad {what}: {e}"))
+    })
+}
+
+/// `GET /api/analysis`: a position given by its moves.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalysisQuery {
+    size: Option<String>,
+    k: Option<u32>,
+    first: Option<String>,
+    /// `r,c;r,c;…`, rows and columns from 0.
+    moves: Option<String>,
+}
+
+/// The most moves an analysis request may list (a 32×32 board's cells).
+const MAX_ANALYSIS_MOVES: usize = 1024;
+
+impl AnalysisQuery {
+    /// The game the moves make, and the moves.
+    fn game(&self) -> Result<(Game, Vec<Cell>), ApiError> {
+        let rules = rules_of(self.size.as_deref(), self.k)?;
+        let first = match self.first.as_deref() {
+            None => Player::X,
+            Some(text) => SeatName::parse(text).ok_or_else(|| {
+                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+            })?,
+        };
+        let mut game = Game::starting_with(rules, first);
+        let mut played = Vec::new();
+        let moves = self.moves.as_deref().unwrap_or("");
+        for (n, text) in moves.split(';').filter(|m| !m.is_empty()).enumerate() {
+            if n >= MAX_ANALYSIS_MOVES {
+                return Err(ApiError::BadRequest(format!(
+                    "at most {MAX_ANALYSIS_MOVES} moves"
+                )));
+            }
+            let cell = text
+                .split_once(',')
+                .and_then(|(r, c)| Some(Cell::new(r.trim().parse().ok()?, c.trim().parse().ok()?)))
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!(
+                        "move {}: {:?} is not ROW,COL (from 0)",
+                        n + 1,
+                        quoted_prefix(text)
+                    ))
+                })?;
+            game.play(cell).map_err(|e| {
+                ApiError::BadRequest(format!("move {} ({},{}): {e}", n + 1, cell.row, cell.col))
+            })?;
+            played.push(cell);
+        }
+        Ok((game, played))
+    }
+}
+
+/// At most 20 characters of `text`, for error messages.
+fn quoted_prefix(text: &str) -> String {
+    text.chars().take(20).collect()
+}
+
 /// `POST /api/games`: every field optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -475,28 +559,7 @@ struct CreateGame {
 impl CreateGame {
     /// The validated request: rules, opponent and starter.
     fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<(Rules, Opponent, Player), ApiError> {
-        let size: BoardSize = self
-            .size
-            .as_deref()
-            .unwrap_or("3x3")
-            .parse()
-            .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
-        if size.rows.max(size.cols) > SERVER_MAX_SIDE {
-            return Err(ApiError::BadRequest(format!(
-                "a {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side"
-            )));
-        }
-        // Five in a row on the big boards (gomoku), the board's side on
-        // small ones.
-        let k = self.k.unwrap_or_else(|| size.rows.min(size.cols).min(5));
-        let rules = Rules::new(size.rows, size.cols, k).map_err(|e| {
-            let what = if matches!(e, RulesError::BadK { .. }) {
-                "k"
-            } else {
-                "size"
-            };
-            ApiError::BadRequest(format!("bad {what}: {e}"))
-        })?;
+        let rules = rules_of(self.size.as_deref(), self.k)?;
         let opponent: Opponent = self
             .opponent
             .as_deref()
@@ -616,6 +679,85 @@ async fn record(
 ) -> Result<Response, ApiError> {
     let record = state.hub.record(&game_id(&id)?).await?;
     Ok(json_response(StatusCode::OK, record.get().to_owned()))
+}
+
+/// The analysis board's position: the game its moves make, and (where the
+/// solver is quick) the perfect-play value of every empty cell.
+async fn analysis(
+    State(state): State<AppState>,
+    query: Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let (game, played) = query.game()?;
+    let client = client_address(peer.map(|p| p.0.0), &headers, state.limits.trust_proxy);
+    let _in_flight = match client {
+        Some(ip) => Some(
+            state
+                .hint_searches
+                .take(ip, HINTS_IN_FLIGHT)
+                .ok_or(ApiError::TooMany(Duration::from_secs(1)))?,
+        ),
+        None => None,
+    };
+    let (status, next, winner) = match game.status() {
+        Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
+        Status::Over(oxo_core::Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
+        Status::Over(oxo_core::Outcome::Draw) => ("draw", None, None),
+    };
+    let rules = game.rules();
+    let moves: Vec<[u32; 2]> = played.iter().map(|c| [c.row, c.col]).collect();
+    let line: Option<Vec<[u32; 2]>> = game
+        .winning_line()
+        .map(|line| line.cells().map(|c| [c.row, c.col]).collect());
+    let board = game.to_string();
+    let over = status != "playing";
+    let values = if over {
+        None
+    } else {
+        state.hub.values(game).await?
+    };
+    #[derive(Serialize)]
+    struct Body<'a> {
+        size: String,
+        rows: u32,
+        cols: u32,
+        k: u32,
+        board: String,
+        moves: Vec<[u32; 2]>,
+        next: Option<SeatName>,
+        status: &'static str,
+        winner: Option<SeatName>,
+        line: Option<Vec<[u32; 2]>>,
+        available: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        values: &'a RawValue,
+    }
+    let empty: Json = crate::hub::to_json(&Vec::<()>::new());
+    let body = Body {
+        size: rules.size().to_string(),
+        rows: rules.rows(),
+        cols: rules.cols(),
+        k: rules.k(),
+        board,
+        moves,
+        next,
+        status,
+        winner,
+        line,
+        available: over || values.is_some(),
+        reason: (!over && values.is_none()).then(|| {
+            format!(
+                "values are given on boards of up to {HINT_MAX_CELLS} cells, and on boards up to \
+                 7x7 once at most {HINT_MAX_EMPTY} cells are empty"
+            )
+        }),
+        values: values.as_deref().unwrap_or(&empty),
+    };
+    let text = serde_json::to_string(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(json_response(StatusCode::OK, text))
 }
 
 /// Hint searches one client address may have in flight at once.

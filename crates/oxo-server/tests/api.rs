@@ -1051,3 +1051,67 @@ async fn a_rooms_record_keeps_every_round() {
         assert_eq!(status, StatusCode::NOT_FOUND);
     }
 }
+
+#[tokio::test]
+async fn the_analysis_board_values_any_position_given_by_its_moves() {
+    let api = Api::new();
+    let (status, empty) = api
+        .call("GET", "/api/analysis?size=3x3&k=3", None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{empty}");
+    assert_eq!(empty["next"], "x");
+    assert_eq!(empty["available"], true);
+    let values = empty["values"].as_array().unwrap();
+    assert_eq!(values.len(), 9);
+    assert!(
+        values
+            .iter()
+            .all(|v| v["value"] == "draw" && v["plies"] == 9),
+        "{empty}"
+    );
+    // After X in a corner and O on an edge next to it, X wins (in 5).
+    let (_, after) = api
+        .call("GET", "/api/analysis?size=3x3&moves=0,0;0,1", None, "")
+        .await;
+    assert_eq!(after["board"], "XO./.../...");
+    assert_eq!(after["moves"], json!([[0, 0], [0, 1]]));
+    assert_eq!(after["next"], "x");
+    let values = after["values"].as_array().unwrap();
+    assert_eq!(values.len(), 7);
+    assert!(values.iter().any(|v| v["value"] == "win"), "{after}");
+    // A finished game: its line, and nothing left to value.
+    let (_, won) = api
+        .call("GET", "/api/analysis?moves=0,0;1,0;0,1;1,1;0,2", None, "")
+        .await;
+    assert_eq!(
+        (won["status"].as_str(), won["winner"].as_str()),
+        (Some("won"), Some("x"))
+    );
+    assert_eq!(won["line"], json!([[0, 0], [0, 1], [0, 2]]));
+    assert_eq!(won["values"], json!([]));
+    // Too big to solve quickly: the position, and why there are no values.
+    let (_, big) = api
+        .call("GET", "/api/analysis?size=9x9&k=5", None, "")
+        .await;
+    assert_eq!(big["available"], false);
+    assert!(
+        big["reason"].as_str().unwrap().contains("25 cells"),
+        "{big}"
+    );
+    // Bad input: 400 with the reason.
+    for (query, says) in [
+        ("moves=0,0;0,0", "move 2 (0,0)"),
+        ("moves=0,0;x", "move 2: \"x\" is not ROW,COL"),
+        ("moves=5,5", "move 1 (5,5)"),
+        ("size=40x40", "too large"),
+        ("k=9", "bad k"),
+        ("first=z", "bad first"),
+        ("nonsense=1", "unknown field"),
+    ] {
+        let (status, body) = api
+            .call("GET", &format!("/api/analysis?{query}"), None, "")
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        assert!(error_of(&body).contains(says), "{query}: {body}");
+    }
+}

@@ -281,10 +281,25 @@ impl Hub {
         {
             return Ok((version, Some(json.clone())));
         }
+        let Some(json) = self.values(game).await? else {
+            return Ok((version, None));
+        };
+        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, json.clone()));
+        Ok((version, Some(json)))
+    }
+
+    /// Perfect-play values of every empty cell of `game` (a list of
+    /// [`Hint`]s as JSON), where the position is small enough to solve
+    /// quickly; `None` where it is not. For hints and the analysis board.
+    ///
+    /// # Errors
+    /// The search failed.
+    pub async fn values(&self, game: Game) -> Result<Option<Json>, HubError> {
         let empty = game.rules().cell_count() - game.move_count();
         let small = game.rules().cell_count() <= HINT_MAX_CELLS;
         if !(small || empty <= HINT_MAX_EMPTY) || !Solver::can_solve(game.rules()) {
-            return Ok((version, None));
+            return Ok(None);
         }
         let json = self
             .search(Cost::Quick, move |shared| {
@@ -310,9 +325,7 @@ impl Hub {
                 Ok(super::to_json(&hints))
             })
             .await?;
-        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((version, json.clone()));
-        Ok((version, Some(json)))
+        Ok(Some(json))
     }
 }
 
