@@ -1764,3 +1764,51 @@ fn the_analysis_board_colours_every_cell_by_its_value() {
         h.screenshot(&c, "analysis").await;
     });
 }
+
+#[test]
+fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
+    run("quick", |h| async move {
+        let c = h.session("quick", 1000, 1000).await;
+        open_start_page(&h, &c).await;
+        find(
+            &c,
+            "#quick button[data-opponent=\"perfect\"][data-size=\"3x3\"]",
+        )
+        .await
+        .click()
+        .await
+        .expect("the quick button");
+        let game = wait_page(&c, "a 3x3 game against perfect, X to move", |p| {
+            p.game_view && p.playable && p.cells == 9
+        })
+        .await;
+        let id = game.path.trim_start_matches("/g/").to_owned();
+        let stored = h.api_game(&id).await;
+        assert_eq!(stored["opponent"], "perfect");
+        // Home again: the game is among the recent ones, and one click
+        // goes back to it.
+        find(&c, "#new-game-link")
+            .await
+            .click()
+            .await
+            .expect("home");
+        wait_script(
+            &c,
+            "the recent games",
+            &format!(
+                "const a = document.querySelector('#recent-list a[data-game=\"{id}\"]'); \
+                 return !document.getElementById('recent').hidden && !!a \
+                   && a.textContent.includes('3×3 vs perfect') && a.textContent.includes('your turn');"
+            ),
+        )
+        .await;
+        h.screenshot(&c, "start-page").await;
+        find(&c, &format!("#recent-list a[data-game=\"{id}\"]"))
+            .await
+            .click()
+            .await
+            .expect("the recent game");
+        let back = wait_page(&c, "the game again", |p| p.playable).await;
+        assert_eq!(back.path, format!("/g/{id}"));
+    });
+}

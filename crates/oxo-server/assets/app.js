@@ -31,6 +31,19 @@
     set(id, seat, token) {
       memory[id] = { seat, token };
       try { localStorage.setItem(this.key(id), JSON.stringify({ token, seat })); } catch (e) { /* no storage */ }
+      this.remember(id);
+    },
+    // The games this browser holds a seat in, the latest first (at most 12).
+    recentKey: 'oxo.recent',
+    recent() {
+      let list = memory.recent || [];
+      try { list = JSON.parse(localStorage.getItem(this.recentKey)) || list; } catch (e) { /* no storage */ }
+      return Array.isArray(list) ? list.filter((id) => typeof id === 'string') : [];
+    },
+    remember(id) {
+      const list = [id, ...this.recent().filter((x) => x !== id)].slice(0, 12);
+      memory.recent = list;
+      try { localStorage.setItem(this.recentKey, JSON.stringify(list)); } catch (e) { /* no storage */ }
     },
   };
 
@@ -178,6 +191,7 @@
     $('missing-view').hidden = true;
     $('start-view').hidden = false;
     document.title = 'oxo — new game';
+    showRecent();
     if (infoLoaded) return;
     infoLoaded = true;
     const r = await api('GET', '/api/info');
@@ -196,6 +210,7 @@
       if (o && o.name && o.description) described[o.name] = 'computer: ' + o.description;
       if (o && o.name) limits[o.name] = { maxSide: o.max_side, boards: o.boards };
     }
+    syncQuick();
     opponent.replaceChildren(new Option(DESCRIPTIONS.human, 'human'),
       ...info.strategies.map((s) => new Option(described[s] || DESCRIPTIONS[s] || 'computer: ' + s, s)));
     const max = Number(info.max_side) || 32;
@@ -262,10 +277,61 @@
       message('Rows, columns and k must be whole numbers of at least 1.');
       return;
     }
-    const button = $('start');
+    await create($('start'), { size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value });
+  }
+
+  // One click, one game: the start page's quick buttons.
+  async function quickStart(e) {
+    const b = e.target.closest('button[data-opponent]');
+    if (!b) return;
+    await create(b, { size: b.dataset.size, k: +b.dataset.k, opponent: b.dataset.opponent, first: 'x' });
+  }
+
+  // Hide the quick games this server does not offer (a learned model it
+  // lacks, say).
+  function syncQuick() {
+    for (const b of $('quick').querySelectorAll('button[data-opponent]')) {
+      const l = limits[b.dataset.opponent];
+      const [rows, cols] = b.dataset.size.split('x').map(Number);
+      let ok = true;
+      if (l && l.maxSide && Math.max(rows, cols) > l.maxSide) ok = false;
+      if (l && Array.isArray(l.boards)) ok = l.boards.some((x) => x.size === b.dataset.size && x.k === +b.dataset.k);
+      b.hidden = !ok;
+    }
+  }
+
+  // The games this browser has a seat in, with where each stands.
+  async function showRecent() {
+    const ids = seats.recent().slice(0, 6);
+    const list = $('recent-list');
+    const items = [];
+    for (const id of ids) {
+      const r = await api('GET', `/api/games/${enc(id)}`);
+      if (!r.ok) continue;
+      const g = r.data;
+      const held = seats.get(id);
+      const who = g.opponent === 'human' ? 'a friend' : g.opponent;
+      const state = g.status === 'won' ? `${up(g.winner)} won` : g.status === 'draw' ? 'draw'
+        : g.status === 'waiting' ? 'waiting for a friend'
+        : held && g.next === held.seat ? 'your turn' : 'playing';
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = '/g/' + enc(id);
+      a.dataset.game = id;
+      a.append(`${g.rows}×${g.cols} vs ${who}`);
+      const small = document.createElement('small');
+      small.textContent = `round ${g.round} · ${state}`;
+      a.append(small);
+      li.append(a);
+      items.push(li);
+    }
+    list.replaceChildren(...items);
+    $('recent').hidden = items.length === 0;
+  }
+
+  async function create(button, body) {
     button.disabled = true;
-    const r = await api('POST', '/api/games',
-      { size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value });
+    const r = await api('POST', '/api/games', body);
     button.disabled = false;
     if (!r.ok || !r.data.game) {
       message(r.data.error || 'could not start the game');
@@ -899,6 +965,14 @@
   // ---- wiring ----
   function init() {
     $('new-game-form').addEventListener('submit', startGame);
+    $('quick').addEventListener('click', quickStart);
+    $('recent-list').addEventListener('click', (e) => {
+      const a = e.target.closest('a[data-game]');
+      if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      history.pushState(null, '', a.getAttribute('href'));
+      route();
+    });
     $('preset').addEventListener('change', applyPreset);
     for (const id of ['rows', 'cols', 'k']) $(id).addEventListener('input', syncPreset);
     const board = $('board');
