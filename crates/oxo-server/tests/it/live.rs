@@ -1,7 +1,7 @@
 //! A real server on a loopback port: WebSocket pushes, reconnects,
 //! shutdown, and computer moves resumed after a restart.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

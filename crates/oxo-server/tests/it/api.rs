@@ -1,7 +1,7 @@
 //! The API, called through the router without a socket: every rule and
 //! every error the README documents.
 
-mod common;
+use crate::common;
 
 use common::call;
 

@@ -276,9 +276,9 @@ fn error_line(message: &str) -> Option<u64> {
 
 /// The golden scripts, as seeds for edits.
 const GOLDEN_SCRIPTS: [&[u8]; 3] = [
-    include_bytes!("data/stream/draw.in"),
-    include_bytes!("data/stream/invalid_then_diagonal.in"),
-    include_bytes!("data/stream/row_win.in"),
+    include_bytes!("../data/stream/draw.in"),
+    include_bytes!("../data/stream/invalid_then_diagonal.in"),
+    include_bytes!("../data/stream/row_win.in"),
 ];
 
 proptest! {
@@ -745,8 +745,8 @@ impl GameFile {
 
 /// The golden moves files, as seeds for edits.
 const GOLDEN_MOVES: [&[u8]; 2] = [
-    include_bytes!("data/referee/barnette.moves.txt"),
-    include_bytes!("data/referee/illegal.moves.txt"),
+    include_bytes!("../data/referee/barnette.moves.txt"),
+    include_bytes!("../data/referee/illegal.moves.txt"),
 ];
 
 proptest! {

@@ -1,0 +1,15 @@
+//! oxo-server's integration tests, in one binary (one link instead of one
+//! per file):
+//!
+//! - `api`: the API through the router, every rule and error;
+//! - `live`: a real server on a loopback port, WebSockets and restarts;
+//! - `limits`: every limit against a misbehaving client;
+//! - `nodes`: several nodes on one throwaway PostgreSQL;
+//! - `fuzz_bodies`: the JSON bodies fuzzed.
+
+mod api;
+mod common;
+mod fuzz_bodies;
+mod limits;
+mod live;
+mod nodes;
