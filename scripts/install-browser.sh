@@ -12,38 +12,12 @@ if [[ -x "$CHROMIUM" && -x "$CHROMEDRIVER" ]]; then
     exit 0
 fi
 
-if [[ "$(id -u)" -eq 0 ]]; then
-    SUDO=()
-elif command -v sudo >/dev/null 2>&1; then
-    SUDO=(sudo)
-else
-    echo "install-browser.sh: need root (or sudo) to install chromium and chromium-driver;" >&2
-    echo "  install them yourself: apt-get install chromium chromium-driver" >&2
-    exit 1
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-browser.sh: apt-get not found; install Chromium and chromedriver" >&2
-    echo "  so that $CHROMIUM and $CHROMEDRIVER exist" >&2
-    exit 1
-fi
-
-# Run an apt-get step quietly; when it fails, show everything apt said
-# (its explanation of a failed install goes to stdout, not stderr).
-apt_step() {
-    local log
-    log="$(mktemp)"
-    if ! "${SUDO[@]}" apt-get "$@" >"$log" 2>&1; then
-        echo "install-browser.sh: apt-get $* failed:" >&2
-        cat "$log" >&2
-        rm -f "$log"
-        exit 1
-    fi
-    rm -f "$log"
-}
+SCRIPT=install-browser.sh
+# shellcheck source=scripts/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_setup chromium chromium-driver
 
 echo "install-browser.sh: installing chromium and chromium-driver..."
-export DEBIAN_FRONTEND=noninteractive
 apt_step update
 apt_step install -y --no-install-recommends chromium chromium-driver
 

@@ -20,21 +20,10 @@ if [[ ${#packages[@]} -eq 0 ]]; then
     exit 0
 fi
 
-if [[ "$(id -u)" -eq 0 ]]; then
-    SUDO=()
-elif command -v sudo >/dev/null 2>&1; then
-    SUDO=(sudo)
-else
-    echo "install-services.sh: need root (or sudo) to install ${packages[*]};" >&2
-    echo "  install them yourself: apt-get install ${packages[*]}" >&2
-    exit 1
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-services.sh: apt-get not found; install ${packages[*]}" >&2
-    echo "  so that /usr/lib/postgresql/<version>/bin/initdb and $HAPROXY exist" >&2
-    exit 1
-fi
+SCRIPT=install-services.sh
+# shellcheck source=scripts/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_setup "${packages[@]}"
 
 # Both packages start their system service when installed. Where there is
 # no init system (a container) that start fails and can fail the install,
@@ -49,22 +38,7 @@ if [[ ! -e "$POLICY" ]]; then
     trap '"${SUDO[@]}" rm -f "$POLICY"' EXIT
 fi
 
-# Run an apt-get step quietly; when it fails, show everything apt said
-# (its explanation of a failed install goes to stdout, not stderr).
-apt_step() {
-    local log
-    log="$(mktemp)"
-    if ! "${SUDO[@]}" apt-get "$@" >"$log" 2>&1; then
-        echo "install-services.sh: apt-get $* failed:" >&2
-        cat "$log" >&2
-        rm -f "$log"
-        exit 1
-    fi
-    rm -f "$log"
-}
-
 echo "install-services.sh: installing ${packages[*]}..."
-export DEBIAN_FRONTEND=noninteractive
 apt_step update
 apt_step install -y --no-install-recommends "${packages[@]}"
 
