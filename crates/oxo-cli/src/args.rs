@@ -196,6 +196,7 @@ pub(crate) struct ServeArgs {
         long,
         value_name = "FILE|URL",
         env = "OXO_DB",
+        hide_env_values = true,
         default_value = "oxo.db"
     )]
     pub db: String,
