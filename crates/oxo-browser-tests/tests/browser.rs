@@ -1256,6 +1256,32 @@ fn the_board_fits_a_phone_screen() {
             assert_fits(preset, &measured, cells);
         }
 
+        // No layout jumps between turns: the board stays where it was when
+        // the status line grows to "O played row …, column … — Your turn".
+        start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        let board_top = async || {
+            c.execute(
+                "return document.getElementById('board').getBoundingClientRect().top + window.scrollY;",
+                vec![],
+            )
+            .await
+            .expect("the board's place")
+            .as_f64()
+            .unwrap_or_default()
+        };
+        wait_page(&c, "X's turn", |p| p.playable).await;
+        let before = board_top().await;
+        cell(&c, 1, 1).await.click().await.expect("a cell clicked");
+        wait_page(&c, "the computer's answer", |p| {
+            p.version == "3" && p.status.starts_with("O played")
+        })
+        .await;
+        let after = board_top().await;
+        assert!(
+            (after - before).abs() < 0.5,
+            "the board moved from {before} to {after} px between turns"
+        );
+
         // 15×15 fits too, with small cells; "Larger cells" makes them
         // finger-sized and lets the board scroll in its box, never the page.
         start_game(&h, &c, "human", "15x15k5", "x").await;
