@@ -120,7 +120,9 @@ fn run() -> anyhow::Result<()> {
     // connections) and four in the server, which inherits this limit.
     let max_games = counts.iter().copied().max().unwrap_or(0);
     let needed = 4 * max_games as u64 + 256;
-    let limit = open_files_limit()?;
+    let limit = oxo_server::listen::open_files_limit().context(
+        "cannot read the open-file limit from /proc/self/limits (this bench needs Linux)",
+    )?;
     if limit < needed {
         bail!(
             "{max_games} games need about {needed} open files per process, but the soft \
@@ -418,27 +420,6 @@ impl Deployment {
             })
             .collect()
     }
-}
-
-/// The soft limit on open files, from `/proc/self/limits`.
-fn open_files_limit() -> anyhow::Result<u64> {
-    let text = std::fs::read_to_string("/proc/self/limits")
-        .context("cannot read /proc/self/limits (this bench needs Linux)")?;
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("Max open files"))
-        .context("no \"Max open files\" in /proc/self/limits")?;
-    let soft = line
-        .trim_start_matches("Max open files")
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
-    Ok(if soft == "unlimited" {
-        u64::MAX
-    } else {
-        soft.parse()
-            .with_context(|| format!("cannot read the open-file limit in {line:?}"))?
-    })
 }
 
 /// Clock ticks per second for `/proc/*/stat`, and a note if it was assumed.

@@ -691,16 +691,7 @@ async fn analysis(
 ) -> Result<Response, ApiError> {
     let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let (game, played) = query.game()?;
-    let client = client_address(peer.map(|p| p.0.0), &headers, state.limits.trust_proxy);
-    let _in_flight = match client {
-        Some(ip) => Some(
-            state
-                .hint_searches
-                .take(ip, HINTS_IN_FLIGHT)
-                .ok_or(ApiError::TooMany(Duration::from_secs(1)))?,
-        ),
-        None => None,
-    };
+    let _in_flight = search_slot(&state, peer, &headers)?;
     let (status, next, winner) = match game.status() {
         Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
         Status::Over(oxo_core::Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
@@ -763,6 +754,25 @@ async fn analysis(
 /// Hint searches one client address may have in flight at once.
 pub const HINTS_IN_FLIGHT: usize = 2;
 
+/// One of the client's [`HINTS_IN_FLIGHT`] places for a search (hints or
+/// the analysis board), held until dropped: a client asking for values in
+/// many positions at once would otherwise queue a search for each. `None`
+/// for a request with no address (the router called directly, in tests).
+fn search_slot(
+    state: &AppState,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: &HeaderMap,
+) -> Result<Option<listen::Counted>, ApiError> {
+    client_address(peer.map(|p| p.0.0), headers, state.limits.trust_proxy)
+        .map(|ip| {
+            state
+                .hint_searches
+                .take(ip, HINTS_IN_FLIGHT)
+                .ok_or(ApiError::TooMany(Duration::from_secs(1)))
+        })
+        .transpose()
+}
+
 async fn hints(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -770,18 +780,7 @@ async fn hints(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    // A client asking for hints in many games at once would queue a search
-    // for each: it may have a few in flight.
-    let client = client_address(peer.map(|p| p.0.0), &headers, state.limits.trust_proxy);
-    let _in_flight = match client {
-        Some(ip) => Some(
-            state
-                .hint_searches
-                .take(ip, HINTS_IN_FLIGHT)
-                .ok_or(ApiError::TooMany(Duration::from_secs(1)))?,
-        ),
-        None => None,
-    };
+    let _in_flight = search_slot(&state, peer, &headers)?;
     let (version, hints) = state.hub.hints(&id).await?;
     let body = match hints {
         Some(hints) => {

@@ -100,25 +100,28 @@ const RESERVED_FILES: u64 = 64;
 /// the soft limit on open files less a reserve, at most 10,000 (and 512
 /// where the limit cannot be read).
 fn default_max_connections() -> usize {
-    let soft = std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|text| {
-            let line = text.lines().find(|l| l.starts_with("Max open files"))?;
-            let soft = line
-                .trim_start_matches("Max open files")
-                .split_whitespace()
-                .next()?;
-            Some(if soft == "unlimited" {
-                u64::MAX
-            } else {
-                soft.parse().ok()?
-            })
-        });
-    match soft {
+    match open_files_limit() {
         Some(soft) => {
             usize::try_from(soft.saturating_sub(RESERVED_FILES).clamp(16, 10_000)).unwrap_or(10_000)
         }
         None => 512,
+    }
+}
+
+/// This process's soft limit on open files (`u64::MAX` for unlimited), from
+/// `/proc/self/limits`; `None` where that cannot be read (not Linux).
+#[must_use]
+pub fn open_files_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line
+        .trim_start_matches("Max open files")
+        .split_whitespace()
+        .next()?;
+    if soft == "unlimited" {
+        Some(u64::MAX)
+    } else {
+        soft.parse().ok()
     }
 }
 
