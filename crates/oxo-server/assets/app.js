@@ -635,6 +635,44 @@
     return r ? { moves: r.moves, first: r.first, result: r.result, line: r.line, live: false } : null;
   }
 
+  // `moves` played in turn from `first`, as the board's notation (X.O/…).
+  function boardAfter(rows, cols, first, moves) {
+    const cells = Array.from({ length: rows }, () => Array(cols).fill('.'));
+    let mark = first;
+    for (const [row, col] of moves) {
+      cells[row][col] = up(mark);
+      mark = mark === 'x' ? 'o' : 'x';
+    }
+    return cells.map((row) => row.join('')).join('/');
+  }
+
+  // `moves` as the move list numbers them: "3. X 2,1" (rows and columns
+  // from 1, as the status line counts them).
+  function moveNames(first, moves) {
+    let mark = first;
+    return moves.map(([row, col], i) => {
+      const name = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
+      mark = mark === 'x' ? 'o' : 'x';
+      return name;
+    });
+  }
+
+  // The move list's entries, the one at `ply` marked current; `decorate`
+  // may add to each button (its index, from 0).
+  function fillMoveList(first, moves, ply, decorate) {
+    $('move-list').replaceChildren(...moveNames(first, moves).map((name, i) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.ply = i + 1;
+      b.textContent = name;
+      if (i + 1 === ply) b.setAttribute('aria-current', 'step');
+      if (decorate) decorate(b, i);
+      li.append(b);
+      return li;
+    }));
+  }
+
   // The GAME the board shows: the game itself, or a position of the move
   // list rebuilt from its moves.
   function shownGame() {
@@ -643,16 +681,10 @@
     const r = roundMoves(S.view.round);
     if (!r) { S.view = null; return g; }
     const ply = Math.min(S.view.ply, r.moves.length);
-    const cells = Array.from({ length: g.rows }, () => Array(g.cols).fill('.'));
-    let mark = r.first;
-    for (const [row, col] of r.moves.slice(0, ply)) {
-      cells[row][col] = up(mark);
-      mark = mark === 'x' ? 'o' : 'x';
-    }
     const end = ply === r.moves.length;
     const line = end ? (r.live ? g.line : r.line) : null;
     return {
-      ...g, board: cells.map((row) => row.join('')).join('/'), status: 'review',
+      ...g, board: boardAfter(g.rows, g.cols, r.first, r.moves.slice(0, ply)), status: 'review',
       last: ply ? r.moves[ply - 1] : null, line, review: { round: S.view.round, ply, of: r.moves.length },
     };
   }
@@ -701,19 +733,10 @@
   }
 
   function exportText(round, r, g) {
-    let mark = r.first;
-    const list = r.moves.map(([row, col], i) => {
-      const text = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
-      mark = mark === 'x' ? 'o' : 'x';
-      return text;
-    });
-    const cells = Array.from({ length: g.rows }, () => Array(g.cols).fill('.'));
-    mark = r.first;
-    for (const [row, col] of r.moves) { cells[row][col] = up(mark); mark = mark === 'x' ? 'o' : 'x'; }
     const lines = [
       `oxo ${g.rows}x${g.cols} k=${g.k}, round ${round}, ${up(r.first)} first: ${resultText(r, g)}`,
-      `position: ${cells.map((row) => row.join('')).join('/')}`,
-      `moves (row,column from 1): ${list.join('  ')}`,
+      `position: ${boardAfter(g.rows, g.cols, r.first, r.moves)}`,
+      `moves (row,column from 1): ${moveNames(r.first, r.moves).join('  ')}`,
     ];
     if (g.rows === 15 && g.cols === 15) {
       // Gomocup's PSQ record: a header, then "x,y,time" a move (x the
@@ -742,21 +765,7 @@
     pick.value = round;
     const r = roundMoves(round) || { moves: [], first: g.first || 'x', live: true };
     const ply = S.view ? S.view.ply : r.moves.length;
-    const list = $('move-list');
-    const items = [];
-    let mark = r.first;
-    r.moves.forEach(([row, col], i) => {
-      const li = document.createElement('li');
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.dataset.ply = i + 1;
-      b.textContent = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
-      if (i + 1 === ply) b.setAttribute('aria-current', 'step');
-      li.append(b);
-      items.push(li);
-      mark = mark === 'x' ? 'o' : 'x';
-    });
-    list.replaceChildren(...items);
+    fillMoveList(r.first, r.moves, ply);
     $('step-first').disabled = $('step-back').disabled = ply === 0;
     $('step-forward').disabled = ply >= r.moves.length;
     $('step-last').disabled = !S.view;
@@ -767,23 +776,12 @@
   // side that made it where that position was analysed.
   function drawAnalysisRecord(g) {
     const a = S.analysis;
-    const items = [];
-    let mark = a.first;
-    a.line.forEach(([row, col], i) => {
-      const li = document.createElement('li');
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.dataset.ply = i + 1;
-      b.textContent = `${i + 1}. ${up(mark)} ${row + 1},${col + 1}`;
+    fillMoveList(a.first, a.line, a.ply, (b, i) => {
+      const [row, col] = a.line[i];
       const before = a.cache.get(i);
       const v = before && before.get(row + ',' + col);
       if (v) { b.classList.add('v-' + v.value); b.title = `${v.value} in ${v.plies}`; }
-      if (i + 1 === a.ply) b.setAttribute('aria-current', 'step');
-      li.append(b);
-      items.push(li);
-      mark = mark === 'x' ? 'o' : 'x';
     });
-    $('move-list').replaceChildren(...items);
     $('step-first').disabled = $('step-back').disabled = a.ply === 0;
     $('step-forward').disabled = $('step-last').disabled = a.ply >= a.line.length;
     $('record-text').value = exportText(1, { moves: a.line.slice(0, a.ply), first: a.first, live: true }, g);
