@@ -150,6 +150,15 @@ impl std::fmt::Debug for Solver {
 
 const REPORT_EVERY: u64 = 1 << 20;
 
+/// Boards of at most this many cells are analysed in well under a second
+/// even when empty (5×5 k=4 takes about 40 ms); see
+/// [`Solver::answers_quickly`].
+pub const QUICK_MAX_CELLS: usize = 25;
+
+/// Larger boards the solver handles are analysed in a few milliseconds
+/// once at most this many cells are empty (measured up to 7×7).
+pub const QUICK_MAX_EMPTY: usize = 16;
+
 impl Solver {
     /// A solver for `rules` with a transposition table of at most
     /// `table_bytes` bytes.
@@ -185,6 +194,18 @@ impl Solver {
     #[must_use]
     pub fn can_solve(rules: Rules) -> bool {
         Geometry::new(rules).is_ok()
+    }
+
+    /// Whether [`Solver::analyse`] values every move of `game` quickly
+    /// enough to answer a person at once (hints, the analysis board): on
+    /// boards of at most [`QUICK_MAX_CELLS`] cells, and on larger boards the
+    /// solver handles once at most [`QUICK_MAX_EMPTY`] cells are empty.
+    #[must_use]
+    pub fn answers_quickly(game: &Game) -> bool {
+        let rules = game.rules();
+        let empty = rules.cell_count() - game.move_count();
+        (rules.cell_count() <= QUICK_MAX_CELLS || empty <= QUICK_MAX_EMPTY)
+            && Solver::can_solve(rules)
     }
 
     /// The rules this solver plays.

@@ -20,14 +20,12 @@ pub(super) const POOL_SIZE: usize = 4;
 /// Pooled searches unused for this long are dropped.
 const POOL_IDLE: Duration = Duration::from_secs(60);
 
-/// Hints are offered on boards of at most this many cells, where a whole
-/// empty board is analysed in well under a second (5×5 k=4 takes about
-/// 40 ms)...
-pub const HINT_MAX_CELLS: usize = 25;
+/// Hints are offered on boards of at most this many cells...
+pub const HINT_MAX_CELLS: usize = oxo_ai::solver::QUICK_MAX_CELLS;
 
 /// ...and on larger boards the solver handles once at most this many cells
-/// are empty (a few milliseconds on the boards tried, up to 7×7).
-pub const HINT_MAX_EMPTY: usize = 16;
+/// are empty (the solver's [`Solver::answers_quickly`]).
+pub const HINT_MAX_EMPTY: usize = oxo_ai::solver::QUICK_MAX_EMPTY;
 
 /// The table a hint solver gets.
 const HINT_TABLE_BYTES: usize = 16 << 20;
@@ -296,9 +294,7 @@ impl Hub {
     /// # Errors
     /// The search failed.
     pub async fn values(&self, game: Game) -> Result<Option<Json>, HubError> {
-        let empty = game.rules().cell_count() - game.move_count();
-        let small = game.rules().cell_count() <= HINT_MAX_CELLS;
-        if !(small || empty <= HINT_MAX_EMPTY) || !Solver::can_solve(game.rules()) {
+        if !Solver::answers_quickly(&game) {
             return Ok(None);
         }
         let json = self
