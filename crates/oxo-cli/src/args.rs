@@ -62,12 +62,13 @@ impl BoardArgs {
 pub(crate) struct PlayArgs {
     #[command(flatten)]
     pub board: BoardArgs,
-    /// Speak the plain line protocol of the console game. Every session
-    /// speaks it today (a full-screen terminal game is planned); the flag
-    /// keeps scripts working unchanged when that arrives.
+    /// Speak the plain line protocol of the console game even on a
+    /// terminal (it is what pipes and files always get) instead of the
+    /// full-screen game.
     #[arg(long)]
     pub plain: bool,
-    /// Rounds to play; the starting player alternates and the score is shown after each.
+    /// Rounds to play in the plain protocol; the starting player alternates and the score is shown
+    /// after each (the full-screen game plays rounds until you quit).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub rounds: u64,
     /// Who starts the first round.

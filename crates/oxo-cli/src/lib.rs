@@ -5,7 +5,8 @@
 //!
 //! - [`stream`]: the "Design Tic-Tac-Toe" command stream (`oxo stream`).
 //! - [`referee`]: the CS 1044 moves-file referee (`oxo referee`).
-//! - [`play`]: the week-37 console game (`oxo play`), people and computer players.
+//! - [`play`]: the week-37 console game (`oxo play --plain`), people and computer players.
+//! - [`tui`]: the full-screen terminal game (`oxo play` on a terminal).
 //! - [`solve`]: perfect-play values as a table or JSON (`oxo solve`).
 //! - [`arena`], [`tournament`]: computer players against each other, two
 //!   at a time or in a round robin with Elo ratings (`oxo arena`).
@@ -23,3 +24,4 @@ pub mod stream;
 pub mod text;
 pub mod tournament;
 pub mod train;
+pub mod tui;

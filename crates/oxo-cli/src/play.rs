@@ -5,6 +5,12 @@
 //! taken cell or unreadable prints `invalid move` and the same player goes
 //! again; a win prints the board and `X wins!`, a full board `draw.`.
 //!
+//! Beyond the seed, and without changing a byte of what it prints for
+//! moves: the reason a move was refused goes to a second stream (standard
+//! error), so the transcript on standard output stays the seed's; `help`
+//! (or `?`) prints how to play, and `quit` (or `q`) ends the session with
+//! the score.
+//!
 //! Each side is a [`Seat`]: a person at the keyboard ([`Human`]) or a
 //! computer player ([`Computer`], any `oxo_ai` strategy), behind one trait
 //! so the loop never changes with who plays (the seeds' Strategy pattern).
@@ -33,6 +39,8 @@ pub enum End {
     Finished(Scoreboard),
     /// Input ran out during a round; that round was abandoned.
     InputEnded(Scoreboard),
+    /// A player typed `quit` during a round; that round was abandoned.
+    Quit(Scoreboard),
 }
 
 /// A side's answer when asked for a move.
@@ -42,6 +50,10 @@ pub enum Choice {
     Move(i64, i64),
     /// Something that is not a move was entered.
     Unreadable,
+    /// The player asked how to play.
+    Help,
+    /// The player asked to stop.
+    Quit,
     /// No more moves will come.
     EndOfInput,
 }
@@ -81,8 +93,14 @@ impl Seat for Human {
             return Ok(Choice::EndOfInput);
         }
         // Text that is not UTF-8 is just another unreadable line.
-        let parsed = std::str::from_utf8(&line).ok().and_then(parse_coordinates);
-        Ok(parsed.map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)))
+        let Ok(text) = std::str::from_utf8(&line) else {
+            return Ok(Choice::Unreadable);
+        };
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "help" | "?" => Choice::Help,
+            "quit" | "q" | "exit" => Choice::Quit,
+            _ => parse_coordinates(text).map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)),
+        })
     }
 }
 
@@ -140,6 +158,24 @@ fn parse_coordinates(line: &str) -> Option<(i64, i64)> {
     tokens.next().is_none().then_some((row, col))
 }
 
+/// What `help` prints.
+pub const HELP: &str = "\
+Type a row and a column, counted from 0, then Enter: `1 2` is row 1, column 2.
+`quit` ends the game and shows the score; `help` shows this again.
+";
+
+/// The streams a session talks on.
+#[derive(Debug)]
+pub struct Console<I, O, E> {
+    /// Where people's moves come from.
+    pub input: I,
+    /// The seed's transcript: boards, prompts, results.
+    pub output: O,
+    /// Why a move was refused (kept off `output` so its bytes stay the
+    /// seed's).
+    pub notes: E,
+}
+
 /// Play `config.rounds` rounds between `seats` (X's seat first).
 ///
 /// # Errors
@@ -147,9 +183,13 @@ fn parse_coordinates(line: &str) -> Option<(i64, i64)> {
 pub fn run(
     config: &Config,
     seats: &mut [Box<dyn Seat + '_>; 2],
-    mut input: impl BufRead,
-    mut output: impl Write,
+    console: Console<impl BufRead, impl Write, impl Write>,
 ) -> io::Result<End> {
+    let Console {
+        mut input,
+        mut output,
+        mut notes,
+    } = console;
     let mut score = Scoreboard::default();
     let mut starter = config.first;
     for round in 1..=config.rounds {
@@ -161,8 +201,18 @@ pub fn run(
             )?;
         }
         let mut game = Game::starting_with(config.rules, starter);
-        let Some(outcome) = play_round(&mut game, seats, &mut input, &mut output)? else {
-            return Ok(End::InputEnded(score));
+        let io = (
+            &mut input as &mut dyn BufRead,
+            &mut output as &mut dyn Write,
+        );
+        let outcome = match play_round(&mut game, seats, io, &mut notes)? {
+            Ok(outcome) => outcome,
+            Err(Stop::EndOfInput) => return Ok(End::InputEnded(score)),
+            Err(Stop::Quit) => {
+                writeln!(output, "Score: {score}")?;
+                output.flush()?;
+                return Ok(End::Quit(score));
+            }
         };
         score.record(outcome);
         if config.rounds > 1 {
@@ -174,37 +224,58 @@ pub fn run(
     Ok(End::Finished(score))
 }
 
-/// One game to its end, or `None` if input ran out first.
+/// Why a round stopped before its end.
+enum Stop {
+    EndOfInput,
+    Quit,
+}
+
+/// One game to its end, or why it stopped first.
 fn play_round(
     game: &mut Game,
     seats: &mut [Box<dyn Seat + '_>; 2],
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> io::Result<Option<oxo_core::Outcome>> {
+    (input, output): (&mut dyn BufRead, &mut dyn Write),
+    notes: &mut dyn Write,
+) -> io::Result<Result<oxo_core::Outcome, Stop>> {
     loop {
         write_board(output, game)?;
         let mover = game.to_move();
+        let refused = |output: &mut dyn Write, notes: &mut dyn Write, why: &str| {
+            writeln!(output, "invalid move")?;
+            output.flush()?;
+            writeln!(notes, "oxo: {why}")?;
+            notes.flush()
+        };
         let (row, col) = match seats[mover.index()].choose(game, input, output)? {
             Choice::Move(row, col) => (row, col),
             Choice::Unreadable => {
-                writeln!(output, "invalid move")?;
+                refused(
+                    output,
+                    notes,
+                    "type a row and a column, such as `1 2`, or `help`",
+                )?;
                 continue;
             }
-            Choice::EndOfInput => return Ok(None),
+            Choice::Help => {
+                output.write_all(HELP.as_bytes())?;
+                continue;
+            }
+            Choice::Quit => return Ok(Err(Stop::Quit)),
+            Choice::EndOfInput => return Ok(Err(Stop::EndOfInput)),
         };
         match game.play_at(row, col) {
             Ok(MoveResult::Placed) => {}
             Ok(MoveResult::Won { winner, .. }) => {
                 write_board(output, game)?;
                 writeln!(output, "{winner} wins!")?;
-                return Ok(Some(oxo_core::Outcome::Win(winner)));
+                return Ok(Ok(oxo_core::Outcome::Win(winner)));
             }
             Ok(MoveResult::Draw) => {
                 write_board(output, game)?;
                 writeln!(output, "draw.")?;
-                return Ok(Some(oxo_core::Outcome::Draw));
+                return Ok(Ok(oxo_core::Outcome::Draw));
             }
-            Err(_) => writeln!(output, "invalid move")?,
+            Err(e) => refused(output, notes, &e.to_string())?,
         }
     }
 }
@@ -250,8 +321,17 @@ mod tests {
     fn session(config: Config, input: &str) -> (String, End) {
         let mut out = Vec::new();
         let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
-        let end = run(&config, &mut seats, input.as_bytes(), &mut out).unwrap();
+        let end = run(&config, &mut seats, console(input.as_bytes(), &mut out)).unwrap();
         (String::from_utf8(out).unwrap(), end)
+    }
+
+    /// A console whose notes are dropped.
+    fn console<I: BufRead, O: Write>(input: I, output: O) -> Console<I, O, io::Sink> {
+        Console {
+            input,
+            output,
+            notes: io::sink(),
+        }
     }
 
     fn one_round() -> Config {
@@ -309,11 +389,47 @@ mod tests {
     }
 
     #[test]
+    fn refusals_say_why_on_the_notes_stream_only() {
+        let mut out = Vec::new();
+        let mut notes = Vec::new();
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
+        let console = Console {
+            input: "1 1\n1 1\n5 0\nnine\n".as_bytes(),
+            output: &mut out,
+            notes: &mut notes,
+        };
+        run(&one_round(), &mut seats, console).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("invalid move\n").count(), 3, "{out}");
+        assert!(!out.contains("taken"), "{out}");
+        assert_eq!(
+            String::from_utf8(notes).unwrap(),
+            "oxo: (1, 1) is already taken by X\n\
+             oxo: (5, 0) is off the board\n\
+             oxo: type a row and a column, such as `1 2`, or `help`\n"
+        );
+    }
+
+    #[test]
+    fn help_explains_and_quit_ends_with_the_score() {
+        let (out, end) = session(one_round(), "0 0\nhelp\n?\nQUIT\n2 2\n");
+        assert_eq!(out.matches(HELP).count(), 2, "{out}");
+        assert!(!out.contains("invalid move"), "{out}");
+        // Help asks the same player again, on a fresh board.
+        assert_eq!(out.matches("O move (row col): ").count(), 3, "{out}");
+        assert!(
+            out.ends_with("O move (row col): Score: X 0, O 0, draws 0\n"),
+            "{out}"
+        );
+        assert_eq!(end, End::Quit(Scoreboard::default()));
+    }
+
+    #[test]
     fn bytes_that_are_not_text_are_an_invalid_move() {
         let mut out = Vec::new();
         let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
         let input: &[u8] = b"\xff\xfe\n1 1\n";
-        let end = run(&one_round(), &mut seats, input, &mut out).unwrap();
+        let end = run(&one_round(), &mut seats, console(input, &mut out)).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("X move (row col): invalid move\n"), "{out}");
         assert!(out.contains("1 . X .\n"), "{out}");
@@ -362,13 +478,8 @@ mod tests {
         let mut out = Vec::new();
         // The human opens in a corner and then plays badly; the computer
         // answers every move at once and wins.
-        let end = run(
-            &one_round(),
-            &mut seats,
-            "0 0\n0 1\n1 0\n2 2\n".as_bytes(),
-            &mut out,
-        )
-        .unwrap();
+        let input = "0 0\n0 1\n1 0\n2 2\n".as_bytes();
+        let end = run(&one_round(), &mut seats, console(input, &mut out)).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("O (perfect) plays 1 1\n"), "{out}");
         assert!(out.ends_with("O wins!\n"), "{out}");
@@ -388,7 +499,7 @@ mod tests {
             ..one_round()
         };
         let mut out = Vec::new();
-        let end = run(&config, &mut seats, io::empty(), &mut out).unwrap();
+        let end = run(&config, &mut seats, console(io::empty(), &mut out)).unwrap();
         let End::Finished(score) = end else {
             panic!("all rounds should finish");
         };

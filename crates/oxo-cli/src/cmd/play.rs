@@ -1,10 +1,10 @@
 //! `oxo play`: the console game, people and computer players.
 
-use std::io;
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 
 use oxo_ai::{PlayerKind, StrategyKind, StrongSolution};
-use oxo_cli::{exit, play};
+use oxo_cli::{exit, play, tui};
 
 use crate::args::PlayArgs;
 use crate::failure::BadInput;
@@ -47,37 +47,78 @@ impl Config {
         })
     }
 
-    /// The player in a seat, its random choices fixed by `seed`.
-    fn seat(&self, kind: PlayerKind, seed: u64) -> anyhow::Result<Box<dyn play::Seat>> {
+    /// The computer player in a seat (`None` for a person), its random
+    /// choices fixed by `seed`.
+    fn strategy(
+        &self,
+        kind: PlayerKind,
+        seed: u64,
+    ) -> anyhow::Result<Option<Box<dyn oxo_ai::Strategy>>> {
         let rules = self.game.rules;
         Ok(match (kind, &self.table) {
-            (PlayerKind::Human, _) => Box::new(play::Human),
+            (PlayerKind::Human, _) => None,
             (PlayerKind::Computer(StrategyKind::Perfect), Some(table)) => {
                 let perfect = oxo_ai::Perfect::new(rules, seed)
                     .map_err(BadInput::from_error)?
                     .with_table(Arc::clone(table));
-                Box::new(play::Computer::new(Box::new(perfect)))
+                Some(Box::new(perfect))
             }
-            (PlayerKind::Computer(strategy), _) => Box::new(play::Computer::new(
+            (PlayerKind::Computer(strategy), _) => Some(
                 self.catalog
                     .build(strategy, rules, seed)
                     .map_err(BadInput::from_error)?,
-            )),
+            ),
         })
     }
 }
 
 pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
-    let mut seats = [
-        config.seat(config.seats[0], config.seed)?,
-        config.seat(config.seats[1], config.seed ^ 0x9E37_79B9_7F4A_7C15)?,
+    let strategies = [
+        config.strategy(config.seats[0], config.seed)?,
+        config.strategy(config.seats[1], config.seed ^ 0x9E37_79B9_7F4A_7C15)?,
     ];
-    // Every session speaks the plain protocol, on a terminal or not: it is
-    // what --plain and pipes promise, and the only interface so far.
-    let (stdin, stdout) = (io::stdin().lock(), io::stdout().lock());
-    if let play::End::InputEnded(_) = play::run(&config.game, &mut seats, stdin, stdout)? {
-        eprintln!("oxo: end of input, game abandoned");
+    // The full-screen game needs a terminal on both sides; anything else
+    // (and --plain) gets the seed's line protocol.
+    if !args.plain && io::stdin().is_terminal() && io::stdout().is_terminal() {
+        return full_screen(&config, strategies);
     }
+    let mut seats = strategies.map(|strategy| -> Box<dyn play::Seat> {
+        match strategy {
+            None => Box::new(play::Human),
+            Some(strategy) => Box::new(play::Computer::new(strategy)),
+        }
+    });
+    let console = play::Console {
+        input: io::stdin().lock(),
+        output: io::stdout().lock(),
+        notes: io::stderr(),
+    };
+    match play::run(&config.game, &mut seats, console)? {
+        play::End::InputEnded(_) => eprintln!("oxo: end of input, game abandoned"),
+        play::End::Finished(_) | play::End::Quit(_) => {}
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// The full-screen game, until the person quits; the score is printed
+/// once the terminal is back to normal.
+fn full_screen(
+    config: &Config,
+    strategies: [Option<Box<dyn oxo_ai::Strategy>>; 2],
+) -> anyhow::Result<u8> {
+    let seats = strategies.map(|strategy| strategy.map_or(tui::Seat::Human, tui::Seat::Computer));
+    let mut app = tui::App::new(config.game.rules, seats, config.game.first);
+    let palette = tui::Palette::from_no_color(std::env::var_os("NO_COLOR").as_deref());
+    {
+        let mut screen = tui::terminal::FullScreen::enter()?;
+        tui::run(
+            &mut app,
+            screen.terminal(),
+            &mut tui::terminal::TerminalEvents,
+            palette,
+        )?;
+    }
+    println!("Score: {}", app.score());
     Ok(exit::SUCCESS)
 }

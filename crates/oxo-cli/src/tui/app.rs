@@ -1,0 +1,588 @@
+//! The terminal game's state and rules of play, with no terminal in sight:
+//! [`App::act`] takes an [`Action`] (a key or a click, already decoded) and
+//! changes the state; the view draws whatever the state is.
+
+use oxo_ai::{Eval, Solver, Strategy};
+use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard};
+
+/// What a person asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Move the cursor one cell.
+    Step(Direction),
+    /// Play on the cursor's cell.
+    Play,
+    /// Move the cursor to this cell and play there (a mouse click).
+    PlayAt(Cell),
+    /// Take back the last move (against the computer: your move and its
+    /// reply).
+    TakeBack,
+    /// Show or hide every empty cell's perfect-play value.
+    ToggleHints,
+    /// Start the next round (abandoning one in progress).
+    NewRound,
+    /// Show or hide the help.
+    ToggleHelp,
+    /// Close the help, or do nothing.
+    Dismiss,
+    /// Leave the game.
+    Quit,
+}
+
+/// A cursor step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// One row up.
+    Up,
+    /// One row down.
+    Down,
+    /// One column left.
+    Left,
+    /// One column right.
+    Right,
+}
+
+/// The line under the board: what just happened, or why a move was
+/// refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Something worth knowing.
+    Info(String),
+    /// What the person asked for was refused, and why.
+    Refused(String),
+}
+
+/// One side of the board: a person at this keyboard, or a computer player.
+pub enum Seat {
+    /// A person, playing with the keys or the mouse.
+    Human,
+    /// A computer player.
+    Computer(Box<dyn Strategy>),
+}
+
+impl std::fmt::Debug for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Seat {
+    /// `human`, or the strategy's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            Seat::Human => "human",
+            Seat::Computer(strategy) => strategy.name(),
+        }
+    }
+
+    /// Whether a person plays this seat.
+    #[must_use]
+    pub const fn is_human(&self) -> bool {
+        matches!(self, Seat::Human)
+    }
+}
+
+/// Values of the empty cells for the position after `moves` moves.
+#[derive(Debug)]
+struct Hints {
+    moves: usize,
+    values: Vec<(Cell, Eval)>,
+}
+
+/// A session of rounds at the terminal.
+#[derive(Debug)]
+pub struct App {
+    rules: Rules,
+    seats: [Seat; 2],
+    game: Game,
+    /// The round's moves in order (taking back replays all but the last).
+    moves: Vec<Cell>,
+    starter: Player,
+    round: u64,
+    score: Scoreboard,
+    cursor: Cell,
+    notice: Option<Notice>,
+    help: bool,
+    quit: bool,
+    hints_on: bool,
+    hints: Option<Hints>,
+    /// Made the first time hints are asked for.
+    solver: Option<Solver>,
+}
+
+/// The table the hint solver keeps (as the web game's).
+const HINT_TABLE_BYTES: usize = 16 << 20;
+
+impl App {
+    /// A session on `rules`, X's seat first, `first` starting round 1.
+    #[must_use]
+    pub fn new(rules: Rules, seats: [Seat; 2], first: Player) -> App {
+        let centre = Cell::new(rules.rows() / 2, rules.cols() / 2);
+        App {
+            rules,
+            seats,
+            game: Game::starting_with(rules, first),
+            moves: Vec::new(),
+            starter: first,
+            round: 1,
+            score: Scoreboard::default(),
+            cursor: centre,
+            notice: None,
+            help: false,
+            quit: false,
+            hints_on: false,
+            hints: None,
+            solver: None,
+        }
+    }
+
+    /// The round being played (or just finished).
+    #[must_use]
+    pub const fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The board and win length.
+    #[must_use]
+    pub const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The round's moves, in order.
+    #[must_use]
+    pub fn moves(&self) -> &[Cell] {
+        &self.moves
+    }
+
+    /// Who plays `player`.
+    #[must_use]
+    pub const fn seat(&self, player: Player) -> &Seat {
+        &self.seats[player.index()]
+    }
+
+    /// Rounds finished so far.
+    #[must_use]
+    pub const fn score(&self) -> Scoreboard {
+        self.score
+    }
+
+    /// The round's number, from 1.
+    #[must_use]
+    pub const fn round(&self) -> u64 {
+        self.round
+    }
+
+    /// The cell under the cursor.
+    #[must_use]
+    pub const fn cursor(&self) -> Cell {
+        self.cursor
+    }
+
+    /// The last thing worth telling.
+    #[must_use]
+    pub const fn notice(&self) -> Option<&Notice> {
+        self.notice.as_ref()
+    }
+
+    /// Whether the help is shown.
+    #[must_use]
+    pub const fn help_shown(&self) -> bool {
+        self.help
+    }
+
+    /// Whether the person asked to leave.
+    #[must_use]
+    pub const fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// The empty cells' values, when hints are on and can be given here.
+    #[must_use]
+    pub fn hints(&self) -> Option<&[(Cell, Eval)]> {
+        self.hints
+            .as_ref()
+            .filter(|h| self.hints_on && h.moves == self.moves.len())
+            .map(|h| h.values.as_slice())
+    }
+
+    /// Whether hints are switched on (they may still be unavailable here).
+    #[must_use]
+    pub const fn hints_on(&self) -> bool {
+        self.hints_on
+    }
+
+    /// Whether it is a computer's turn in a round still being played.
+    #[must_use]
+    pub fn computer_to_move(&self) -> bool {
+        !self.game.is_over() && !self.seat(self.game.to_move()).is_human()
+    }
+
+    /// Whether no person plays: the computers play on by themselves.
+    #[must_use]
+    pub fn computers_only(&self) -> bool {
+        !self.seats.iter().any(Seat::is_human)
+    }
+
+    /// Do what `action` asks.
+    pub fn act(&mut self, action: Action) {
+        if self.help && !matches!(action, Action::Quit) {
+            // Any key closes the help; it does nothing else.
+            self.help = false;
+            return;
+        }
+        match action {
+            Action::Step(direction) => self.step(direction),
+            Action::Play => self.play_person(self.cursor),
+            Action::PlayAt(cell) => {
+                if self.rules.contains(cell) {
+                    self.cursor = cell;
+                    self.play_person(cell);
+                }
+            }
+            Action::TakeBack => self.take_back(),
+            Action::ToggleHints => {
+                self.hints_on = !self.hints_on;
+                self.notice = None;
+                if self.hints_on {
+                    self.refresh_hints();
+                    if self.hints().is_none() {
+                        self.notice = Some(Notice::Refused(self.why_no_hints()));
+                    }
+                }
+            }
+            Action::NewRound => self.new_round(),
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Dismiss => {}
+            Action::Quit => self.quit = true,
+        }
+    }
+
+    /// Let the computer whose turn it is move.
+    pub fn play_computer(&mut self) {
+        if !self.computer_to_move() {
+            return;
+        }
+        let mover = self.game.to_move();
+        let Seat::Computer(strategy) = &mut self.seats[mover.index()] else {
+            return;
+        };
+        let choice = strategy.choose(&self.game);
+        let name = strategy.name().to_owned();
+        let refusal = match choice {
+            None => format!("{name} found no move"),
+            Some(cell) => match self.apply(cell) {
+                Ok(()) => return,
+                Err(e) => format!("{name} offered {cell}: {e}"),
+            },
+        };
+        self.notice = Some(Notice::Refused(refusal));
+    }
+
+    fn step(&mut self, direction: Direction) {
+        let Cell { row, col } = self.cursor;
+        let (rows, cols) = (self.rules.rows(), self.rules.cols());
+        self.cursor = match direction {
+            Direction::Up => Cell::new(row.saturating_sub(1), col),
+            Direction::Down => Cell::new((row + 1).min(rows - 1), col),
+            Direction::Left => Cell::new(row, col.saturating_sub(1)),
+            Direction::Right => Cell::new(row, (col + 1).min(cols - 1)),
+        };
+    }
+
+    fn play_person(&mut self, cell: Cell) {
+        if self.game.is_over() {
+            self.notice = Some(Notice::Refused(
+                "the round is over: press n for the next one".to_owned(),
+            ));
+            return;
+        }
+        if !self.seat(self.game.to_move()).is_human() {
+            self.notice = Some(Notice::Refused(format!(
+                "it is {}'s turn: {} is thinking",
+                self.game.to_move(),
+                self.seat(self.game.to_move()).name()
+            )));
+            return;
+        }
+        if let Some(by) = self.game.get(cell) {
+            self.notice = Some(Notice::Refused(format!(
+                "{} is taken by {by}",
+                cell_name(cell)
+            )));
+            return;
+        }
+        if let Err(e) = self.apply(cell) {
+            self.notice = Some(Notice::Refused(e.to_string()));
+        }
+    }
+
+    /// Play `cell` for the side to move; record the round's end.
+    fn apply(&mut self, cell: Cell) -> Result<(), oxo_core::MoveError> {
+        let result = self.game.play(cell)?;
+        self.moves.push(cell);
+        self.notice = match result {
+            MoveResult::Placed => None,
+            MoveResult::Won { winner, .. } => {
+                self.score.record(Outcome::Win(winner));
+                Some(Notice::Info(format!(
+                    "{winner} wins! Press n for the next round"
+                )))
+            }
+            MoveResult::Draw => {
+                self.score.record(Outcome::Draw);
+                Some(Notice::Info(
+                    "a draw. Press n for the next round".to_owned(),
+                ))
+            }
+        };
+        self.refresh_hints();
+        Ok(())
+    }
+
+    fn take_back(&mut self) {
+        if self.game.is_over() {
+            self.notice = Some(Notice::Refused(
+                "the round is over: press n for the next one".to_owned(),
+            ));
+            return;
+        }
+        if self.computers_only() {
+            self.notice = Some(Notice::Refused(
+                "no one here to take a move back for".to_owned(),
+            ));
+            return;
+        }
+        let person_moved = (0..self.moves.len()).any(|i| self.seat(self.mover(i)).is_human());
+        if !person_moved {
+            self.notice = Some(Notice::Refused("no move of yours to take back".to_owned()));
+            return;
+        }
+        // Back to the last position where a person was to move, at least
+        // one move back: against the computer that is the person's own
+        // move and the computer's reply.
+        let mut keep = self.moves.len() - 1;
+        while keep > 0 && !self.seat(self.mover(keep)).is_human() {
+            keep -= 1;
+        }
+        self.moves.truncate(keep);
+        let mut game = Game::starting_with(self.rules, self.starter);
+        for &cell in &self.moves {
+            game.play_unchecked(cell);
+        }
+        self.game = game;
+        self.notice = Some(Notice::Info("move taken back".to_owned()));
+        self.refresh_hints();
+    }
+
+    /// Who made (or makes) the round's move number `index` (from 0).
+    #[must_use]
+    pub const fn mover(&self, index: usize) -> Player {
+        if index.is_multiple_of(2) {
+            self.starter
+        } else {
+            self.starter.other()
+        }
+    }
+
+    fn new_round(&mut self) {
+        let abandoned = !self.game.is_over() && !self.moves.is_empty();
+        self.starter = self.starter.other();
+        self.round += 1;
+        self.game = Game::starting_with(self.rules, self.starter);
+        self.moves.clear();
+        self.notice = Some(Notice::Info(if abandoned {
+            format!(
+                "round {} abandoned, not scored; {} starts round {}",
+                self.round - 1,
+                self.starter,
+                self.round
+            )
+        } else {
+            format!("{} starts round {}", self.starter, self.round)
+        }));
+        self.refresh_hints();
+    }
+
+    /// Whether hints may be shown now: the solver answers this position
+    /// at once, and no two people are playing a live round (the web game's
+    /// fair-play rule).
+    fn hints_allowed(&self) -> bool {
+        let two_people = self.seats.iter().all(Seat::is_human);
+        (self.game.is_over() || !two_people) && Solver::answers_quickly(&self.game)
+    }
+
+    fn why_no_hints(&self) -> String {
+        if Solver::answers_quickly(&self.game) {
+            "hints are kept for games against the computer and finished rounds".to_owned()
+        } else {
+            format!(
+                "hints come on boards of up to {} cells, or up to 7x7 once {} cells are empty",
+                oxo_ai::solver::QUICK_MAX_CELLS,
+                oxo_ai::solver::QUICK_MAX_EMPTY
+            )
+        }
+    }
+
+    fn refresh_hints(&mut self) {
+        if !self.hints_on || !self.hints_allowed() {
+            self.hints = None;
+            return;
+        }
+        if self
+            .hints
+            .as_ref()
+            .is_some_and(|h| h.moves == self.moves.len())
+        {
+            return;
+        }
+        let solver = match &mut self.solver {
+            Some(solver) => solver,
+            None => match Solver::new(self.rules, HINT_TABLE_BYTES) {
+                Ok(solver) => self.solver.insert(solver),
+                Err(e) => {
+                    self.notice = Some(Notice::Refused(format!("no hints: {e}")));
+                    return;
+                }
+            },
+        };
+        self.hints = match solver.analyse(&self.game) {
+            Ok(analysis) => Some(Hints {
+                moves: self.moves.len(),
+                values: analysis.moves,
+            }),
+            Err(e) => {
+                self.notice = Some(Notice::Refused(format!("no hints: {e}")));
+                None
+            }
+        };
+    }
+}
+
+/// A cell as people read it on the screen: rows and columns from 1.
+#[must_use]
+pub fn cell_name(cell: Cell) -> String {
+    format!("row {}, column {}", cell.row + 1, cell.col + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn people() -> App {
+        App::new(Rules::default(), [Seat::Human, Seat::Human], Player::X)
+    }
+
+    fn against(strategy: oxo_ai::StrategyKind) -> App {
+        let rules = Rules::default();
+        let computer = Seat::Computer(strategy.build(rules, 7).unwrap());
+        App::new(rules, [Seat::Human, computer], Player::X)
+    }
+
+    /// Act, then let computers answer as the event loop does.
+    fn act(app: &mut App, actions: &[Action]) {
+        for &action in actions {
+            app.act(action);
+            while app.computer_to_move() {
+                app.play_computer();
+            }
+        }
+    }
+
+    #[test]
+    fn the_cursor_starts_in_the_centre_and_stays_on_the_board() {
+        let mut app = people();
+        assert_eq!(app.cursor(), Cell::new(1, 1));
+        act(&mut app, &[Action::Step(Direction::Up); 5]);
+        act(&mut app, &[Action::Step(Direction::Left); 5]);
+        assert_eq!(app.cursor(), Cell::new(0, 0));
+        act(&mut app, &[Action::Step(Direction::Down); 5]);
+        act(&mut app, &[Action::Step(Direction::Right); 5]);
+        assert_eq!(app.cursor(), Cell::new(2, 2));
+    }
+
+    #[test]
+    fn a_taken_cell_is_refused_with_the_reason_and_the_turn_stays() {
+        let mut app = people();
+        act(&mut app, &[Action::Play, Action::Play]);
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Refused("row 2, column 2 is taken by X".into()))
+        );
+        assert_eq!(app.game().to_move(), Player::O);
+        assert_eq!(app.moves().len(), 1);
+    }
+
+    #[test]
+    fn a_round_is_scored_and_the_next_starts_with_the_other_player() {
+        let mut app = people();
+        for cell in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)] {
+            act(&mut app, &[Action::PlayAt(Cell::new(cell.0, cell.1))]);
+        }
+        assert_eq!(app.score().wins(Player::X), 1);
+        act(&mut app, &[Action::Play]);
+        assert!(matches!(app.notice(), Some(Notice::Refused(_))));
+        act(&mut app, &[Action::NewRound]);
+        assert_eq!((app.round(), app.game().to_move()), (2, Player::O));
+        assert!(app.moves().is_empty());
+    }
+
+    #[test]
+    fn taking_back_against_the_computer_undoes_the_reply_too() {
+        let mut app = against(oxo_ai::StrategyKind::Perfect);
+        act(&mut app, &[Action::PlayAt(Cell::new(0, 0))]);
+        assert_eq!(app.moves().len(), 2);
+        act(&mut app, &[Action::TakeBack]);
+        assert!(app.moves().is_empty());
+        assert_eq!(app.game().to_move(), Player::X);
+        assert_eq!(app.game().move_count(), 0);
+        act(&mut app, &[Action::TakeBack]);
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Refused("no move of yours to take back".into()))
+        );
+    }
+
+    #[test]
+    fn taking_back_between_people_undoes_one_move() {
+        let mut app = people();
+        act(&mut app, &[Action::Play, Action::PlayAt(Cell::new(0, 0))]);
+        act(&mut app, &[Action::TakeBack]);
+        assert_eq!(app.moves(), &[Cell::new(1, 1)]);
+        assert_eq!(app.game().to_move(), Player::O);
+    }
+
+    #[test]
+    fn hints_against_the_computer_but_not_between_people() {
+        let mut app = against(oxo_ai::StrategyKind::Random);
+        act(&mut app, &[Action::ToggleHints]);
+        let hints = app.hints().expect("hints against the computer");
+        assert_eq!(hints.len(), 9);
+        // The empty 3×3 board is a draw whatever the first move.
+        assert!(hints.iter().all(|(_, e)| e.value == oxo_ai::Value::Draw));
+        act(&mut app, &[Action::Play]);
+        assert_eq!(app.hints().map(<[_]>::len), Some(7));
+
+        let mut app = people();
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(app.hints().is_none());
+        assert!(
+            matches!(app.notice(), Some(Notice::Refused(r)) if r.contains("against the computer"))
+        );
+        for cell in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)] {
+            act(&mut app, &[Action::PlayAt(Cell::new(cell.0, cell.1))]);
+        }
+        // The round is over: now they may look.
+        assert_eq!(app.hints().map(<[_]>::len), Some(0));
+    }
+
+    #[test]
+    fn help_swallows_the_next_key_but_not_quit() {
+        let mut app = people();
+        act(&mut app, &[Action::ToggleHelp, Action::Play]);
+        assert!(!app.help_shown());
+        assert!(app.moves().is_empty());
+        act(&mut app, &[Action::ToggleHelp, Action::Quit]);
+        assert!(app.quitting());
+    }
+}

@@ -1,0 +1,367 @@
+//! `oxo play` on a terminal: a full-screen game (ratatui over crossterm).
+//!
+//! - [`app`]: the state and what each key does, with no terminal: tested
+//!   directly.
+//! - [`view`]: draws a state; tested by drawing into ratatui's
+//!   `TestBackend` and comparing with snapshots.
+//! - This module: the event loop ([`run`]), generic over the backend and
+//!   the source of events, so whole games can be driven by a list of keys;
+//!   and [`terminal`], the real terminal (raw mode, the alternate screen,
+//!   the mouse) restored on every way out, panics included.
+//!
+//! Computer moves are made on the loop's thread right after the frame
+//! that says the computer is thinking is drawn; a key pressed meanwhile
+//! waits its turn. Between two computers the loop pauses
+//! [`COMPUTER_PAUSE`] per move so people can follow, and any key still
+//! works.
+
+use std::io;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
+
+pub mod app;
+pub mod terminal;
+pub mod view;
+
+pub use app::{Action, App, Direction, Notice, Seat};
+pub use view::{Palette, ViewState};
+
+/// The pause between two computers' moves.
+pub const COMPUTER_PAUSE: Duration = Duration::from_millis(400);
+
+/// Where the loop's events come from: the terminal, or a test's list.
+pub trait Events {
+    /// The next event, waiting at most `timeout` (`None`: as long as it
+    /// takes). `Ok(None)`: nothing came in time, or (with no timeout) no
+    /// event will ever come.
+    ///
+    /// # Errors
+    /// Reading the terminal failed.
+    fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Event>>;
+}
+
+/// Play until the person quits (or the events run out).
+///
+/// # Errors
+/// Drawing or reading events failed.
+pub fn run<B: Backend>(
+    app: &mut App,
+    terminal: &mut Terminal<B>,
+    events: &mut dyn Events,
+    palette: Palette,
+) -> io::Result<()> {
+    let mut state = ViewState::default();
+    loop {
+        terminal
+            .draw(|frame| view::draw(frame, app, &mut state, palette))
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        if app.quitting() {
+            return Ok(());
+        }
+        let timeout = app.computer_to_move().then(|| {
+            if app.computers_only() {
+                COMPUTER_PAUSE
+            } else {
+                Duration::ZERO
+            }
+        });
+        match events.next(timeout)? {
+            Some(event) => {
+                if let Some(action) = action_for(&event, &state, app.help_shown()) {
+                    app.act(action);
+                }
+            }
+            None if timeout.is_some() => app.play_computer(),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// What a key or a click asks for, if anything.
+#[must_use]
+pub fn action_for(event: &Event, state: &ViewState, help_shown: bool) -> Option<Action> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+            Some(match key.code {
+                KeyCode::Char('c') if ctrl => Action::Quit,
+                KeyCode::Up | KeyCode::Char('k') => Action::Step(Direction::Up),
+                KeyCode::Down | KeyCode::Char('j') => Action::Step(Direction::Down),
+                KeyCode::Left | KeyCode::Char('h') => Action::Step(Direction::Left),
+                KeyCode::Right | KeyCode::Char('l') => Action::Step(Direction::Right),
+                KeyCode::Enter | KeyCode::Char(' ') => Action::Play,
+                KeyCode::Char('u') => Action::TakeBack,
+                KeyCode::Char('H' | 'v') => Action::ToggleHints,
+                KeyCode::Char('n') => Action::NewRound,
+                KeyCode::Char('?') => Action::ToggleHelp,
+                KeyCode::Esc if help_shown => Action::Dismiss,
+                KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+                _ => Action::Dismiss,
+            })
+        }
+        Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+            state.cell_at(mouse.column, mouse.row).map(Action::PlayAt)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use oxo_ai::StrategyKind;
+    use oxo_core::{Player, Rules};
+    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+    use super::*;
+
+    /// Events from a list; a computer to move always moves before the
+    /// next key, as a person is slower than the computer.
+    struct Script(VecDeque<Event>);
+
+    impl Events for Script {
+        fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Event>> {
+            Ok(match timeout {
+                Some(_) => None,
+                None => self.0.pop_front(),
+            })
+        }
+    }
+
+    fn keys(text: &str) -> Vec<Event> {
+        text.chars()
+            .map(|c| {
+                let code = match c {
+                    '\n' => KeyCode::Enter,
+                    '<' => KeyCode::Left,
+                    '>' => KeyCode::Right,
+                    '^' => KeyCode::Up,
+                    'V' => KeyCode::Down,
+                    c => KeyCode::Char(c),
+                };
+                Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+            })
+            .collect()
+    }
+
+    fn click(column: u16, row: u16) -> Event {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    }
+
+    fn app(rules: Rules, o: Option<StrategyKind>) -> App {
+        let o = o.map_or(Seat::Human, |kind| {
+            Seat::Computer(kind.build(rules, 3).unwrap())
+        });
+        App::new(rules, [Seat::Human, o], Player::X)
+    }
+
+    /// Play `events` on a `width`×`height` screen; the terminal as left.
+    fn play(
+        app: &mut App,
+        events: Vec<Event>,
+        (width, height): (u16, u16),
+    ) -> Terminal<TestBackend> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        run(
+            app,
+            &mut terminal,
+            &mut Script(events.into()),
+            Palette::COLOUR,
+        )
+        .unwrap();
+        terminal
+    }
+
+    #[test]
+    fn a_new_game_on_three_by_three() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        let terminal = play(&mut app, Vec::new(), (72, 20));
+        insta::assert_snapshot!(terminal.backend());
+    }
+
+    #[test]
+    fn a_whole_game_against_perfect_by_keys() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        // Corner, then wherever the cursor lands: the perfect player wins
+        // or draws; the keys keep playing until the round is over.
+        let mut events = keys("^<\n");
+        events.extend(keys(">\nV\nVV\n<\n<<\n^\n^^\n>>\n"));
+        let terminal = play(&mut app, events, (72, 20));
+        assert!(app.game().is_over(), "{}", terminal.backend());
+        assert_eq!(app.score().wins(Player::X), 0);
+        assert_eq!(app.score().games(), 1);
+        insta::assert_snapshot!(terminal.backend());
+    }
+
+    #[test]
+    fn fifteen_by_fifteen_fits_eighty_by_twenty_four_without_grid_lines() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let mut app = app(rules, Some(StrategyKind::AlphaBeta));
+        let terminal = play(&mut app, keys("\n"), (80, 24));
+        assert_eq!(app.moves().len(), 2);
+        insta::assert_snapshot!(terminal.backend());
+    }
+
+    #[test]
+    fn a_board_larger_than_the_screen_scrolls_with_the_cursor() {
+        let rules = Rules::new(30, 30, 5).unwrap();
+        let mut app = app(rules, None);
+        // From the centre (row 16, column 16) to the bottom-right corner.
+        let mut events = keys(&"V".repeat(20));
+        events.extend(keys(&">".repeat(20)));
+        events.extend(keys("\n"));
+        let terminal = play(&mut app, events, (60, 16));
+        assert_eq!(app.moves(), &[oxo_core::Cell::new(29, 29)]);
+        insta::assert_snapshot!(terminal.backend());
+    }
+
+    #[test]
+    fn hints_colour_every_empty_cell() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        // X in a corner; perfect answers in the centre; X takes the
+        // opposite corner; then the hints.
+        let terminal = play(&mut app, keys("^<\nVV>>\nv"), (72, 20));
+        insta::assert_snapshot!(terminal.backend());
+        let buffer = terminal.backend().buffer();
+        // Every hint is a draw here, in the draw colour.
+        let hinted: Vec<_> = buffer
+            .content()
+            .iter()
+            .filter(|c| c.symbol() == "D")
+            .collect();
+        assert!(!hinted.is_empty());
+        assert!(
+            hinted
+                .iter()
+                .all(|c| c.fg == ratatui::style::Color::Indexed(227))
+        );
+    }
+
+    #[test]
+    fn the_help_covers_the_board_and_any_key_closes_it() {
+        let mut app = app(Rules::default(), None);
+        let terminal = play(&mut app, keys("?"), (72, 20));
+        insta::assert_snapshot!(terminal.backend());
+        let terminal = play(&mut app, keys("\n"), (72, 20));
+        assert!(!app.help_shown());
+        assert!(app.moves().is_empty(), "the key only closed the help");
+        assert!(!terminal.backend().to_string().contains("┌ help"));
+    }
+
+    #[test]
+    fn a_click_plays_the_cell_under_the_mouse() {
+        let mut app = app(Rules::default(), None);
+        let mut terminal = play(&mut app, Vec::new(), (72, 20));
+        // Find the screen position of row 3, column 1 from the drawing:
+        // the line labelled 3, the first cell after the grid line.
+        let text = terminal.backend().to_string();
+        let (y, line) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.trim_start_matches('"').trim_start().starts_with("3 │"))
+            .unwrap();
+        let x = line
+            .trim_start_matches('"')
+            .chars()
+            .position(|c| c == '│')
+            .unwrap()
+            + 2;
+        let mut script = Script(vec![click(x as u16, y as u16), click(0, 0)].into());
+        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        assert_eq!(app.moves(), &[oxo_core::Cell::new(2, 0)]);
+        assert_eq!(app.cursor(), oxo_core::Cell::new(2, 0));
+    }
+
+    #[test]
+    fn marks_last_move_and_winning_line_have_their_styles() {
+        let mut app = app(Rules::default(), None);
+        // X: top row; O: the middle row's first two cells.
+        let terminal = play(&mut app, keys("^<\nV\n^>\nV\n^>\n"), (72, 20));
+        assert_eq!(app.score().wins(Player::X), 1);
+        let buffer = terminal.backend().buffer();
+        let x_cells: Vec<_> = buffer
+            .content()
+            .iter()
+            .filter(|c| c.symbol() == "X")
+            .collect();
+        let on_line = x_cells
+            .iter()
+            .filter(|c| c.bg == ratatui::style::Color::Indexed(36))
+            .count();
+        assert_eq!(on_line, 3);
+        let underlined = buffer
+            .content()
+            .iter()
+            .filter(|c| {
+                c.symbol() == "X" && c.modifier.contains(ratatui::style::Modifier::UNDERLINED)
+            })
+            .count();
+        assert_eq!(underlined, 1, "the last move");
+        let o_colour = ratatui::style::Color::Indexed(214);
+        assert!(
+            buffer
+                .content()
+                .iter()
+                .any(|c| c.symbol() == "O" && c.fg == o_colour)
+        );
+    }
+
+    #[test]
+    fn no_color_means_no_colour_anywhere() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        let mut script = Script(keys("\nv").into());
+        let palette = Palette::from_no_color(Some(std::ffi::OsStr::new("1")));
+        run(&mut app, &mut terminal, &mut script, palette).unwrap();
+        let buffer = terminal.backend().buffer();
+        assert!(
+            buffer
+                .content()
+                .iter()
+                .all(|c| c.fg == ratatui::style::Color::Reset
+                    && c.bg == ratatui::style::Color::Reset)
+        );
+        assert_eq!(
+            Palette::from_no_color(Some(std::ffi::OsStr::new(""))),
+            Palette::COLOUR
+        );
+        assert_eq!(Palette::from_no_color(None), Palette::COLOUR);
+    }
+
+    #[test]
+    fn any_screen_size_draws_without_panicking() {
+        for rules in [
+            Rules::default(),
+            Rules::new(15, 15, 5).unwrap(),
+            Rules::new(4, 40, 4).unwrap(),
+        ] {
+            let mut app = app(rules, None);
+            let mut terminal = Terminal::new(TestBackend::new(1, 1)).unwrap();
+            for width in [1, 2, 5, 10, 20, 33, 50, 79, 100] {
+                for height in [1, 2, 3, 4, 5, 8, 12, 17, 24, 30] {
+                    terminal.backend_mut().resize(width, height);
+                    let events = keys(">V\n?");
+                    run(
+                        &mut app,
+                        &mut terminal,
+                        &mut Script(events.into()),
+                        Palette::COLOUR,
+                    )
+                    .unwrap();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,564 @@
+//! Drawing the terminal game: a title line, the board with its coordinates
+//! (rows and columns from 1, as in the web game), a side panel with the
+//! score, whose turn it is and the moves, a notice line and the keys.
+//!
+//! A board that fits is drawn with grid lines; a larger one in compact
+//! cells, and one larger than the screen scrolls to keep the cursor in
+//! view. Where each cell landed is kept in [`ViewState`] so a mouse click
+//! can be turned back into a cell.
+
+use oxo_ai::{Eval, Value};
+use oxo_core::{Cell, Player};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::app::{App, Notice, Seat, cell_name};
+
+/// Colours, or none (`NO_COLOR`): marks, hints and lines always differ by
+/// more than colour as well (letters, brackets, underline, reverse video).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Palette {
+    colour: bool,
+}
+
+impl Palette {
+    /// Colours from the Okabe–Ito set, told apart with any colour vision.
+    pub const COLOUR: Palette = Palette { colour: true };
+    /// No colours at all.
+    pub const PLAIN: Palette = Palette { colour: false };
+
+    /// No colours when `NO_COLOR` holds anything (<https://no-color.org>).
+    #[must_use]
+    pub fn from_no_color(no_color: Option<&std::ffi::OsStr>) -> Palette {
+        match no_color {
+            Some(value) if !value.is_empty() => Palette::PLAIN,
+            _ => Palette::COLOUR,
+        }
+    }
+
+    fn fg(self, colour: u8) -> Style {
+        if self.colour {
+            Style::new().fg(Color::Indexed(colour))
+        } else {
+            Style::new()
+        }
+    }
+
+    fn mark(self, player: Player) -> Style {
+        // Sky blue and orange.
+        let colour = match player {
+            Player::X => 74,
+            Player::O => 214,
+        };
+        self.fg(colour).add_modifier(Modifier::BOLD)
+    }
+
+    fn value(self, value: Value) -> Style {
+        // Bluish green, yellow, vermillion.
+        self.fg(match value {
+            Value::Win => 36,
+            Value::Draw => 227,
+            Value::Loss => 166,
+        })
+    }
+
+    fn winning(self) -> Style {
+        if self.colour {
+            Style::new()
+                .bg(Color::Indexed(36))
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+        }
+    }
+
+    fn faint(self) -> Style {
+        self.fg(244)
+    }
+
+    fn refused(self) -> Style {
+        self.fg(166).add_modifier(Modifier::BOLD)
+    }
+}
+
+/// Where the board was last drawn: which cells are in view and where on
+/// the screen, kept between frames so scrolling is steady and clicks can
+/// be mapped back to cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewState {
+    /// First row and column in view.
+    top: u32,
+    left: u32,
+    /// The board as last drawn, if it was.
+    board: Option<Placement>,
+}
+
+/// Where the cells in view were drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Placement {
+    /// Screen position of the first cell in view.
+    x: u16,
+    y: u16,
+    /// How cells are drawn.
+    shape: Shape,
+    /// Cells in view.
+    rows: u32,
+    cols: u32,
+}
+
+impl ViewState {
+    /// The cell drawn at screen position (`x`, `y`), if any.
+    #[must_use]
+    pub fn cell_at(&self, x: u16, y: u16) -> Option<Cell> {
+        let p = self.board?;
+        let (dx, dy) = (x.checked_sub(p.x)?, y.checked_sub(p.y)?);
+        let (step_x, step_y) = p.shape.step();
+        // Only the cell itself, not the grid lines around it.
+        if dx % step_x >= p.shape.width || dy % step_y >= p.shape.height {
+            return None;
+        }
+        let (row, col) = (u32::from(dy / step_y), u32::from(dx / step_x));
+        (row < p.rows && col < p.cols).then(|| Cell::new(self.top + row, self.left + col))
+    }
+}
+
+/// How cells are drawn: their size in screen columns and lines, and
+/// whether grid lines run between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    width: u16,
+    height: u16,
+    grid: bool,
+}
+
+impl Shape {
+    /// The shapes tried, largest first; the last one scrolls if it must.
+    const ALL: [Shape; 3] = [
+        Shape {
+            width: 5,
+            height: 3,
+            grid: true,
+        },
+        Shape {
+            width: 3,
+            height: 1,
+            grid: true,
+        },
+        Shape {
+            width: 3,
+            height: 1,
+            grid: false,
+        },
+    ];
+
+    /// Screen columns and lines from one cell to the next.
+    const fn step(self) -> (u16, u16) {
+        let line = self.grid as u16;
+        (self.width + line, self.height + line)
+    }
+
+    /// Columns and lines before the first cell: the row labels, the
+    /// column numbers and the border.
+    const fn offset(self, label: u16) -> (u16, u16) {
+        let line = self.grid as u16;
+        (label + 1 + line, 1 + line)
+    }
+
+    /// The screen columns and lines a whole board takes.
+    fn extent(self, rules: oxo_core::Rules) -> (u32, u32) {
+        let (x, y) = self.offset(digits(rules.rows()));
+        let (step_x, step_y) = self.step();
+        (
+            u32::from(x) + rules.cols() * u32::from(step_x),
+            u32::from(y) + rules.rows() * u32::from(step_y),
+        )
+    }
+
+    /// The largest shape whose whole board fits `area`, or the smallest.
+    fn for_board(rules: oxo_core::Rules, area: Rect) -> Shape {
+        Shape::ALL
+            .into_iter()
+            .find(|shape| {
+                let (w, h) = shape.extent(rules);
+                w <= u32::from(area.width) && h <= u32::from(area.height)
+            })
+            .unwrap_or(Shape::ALL[2])
+    }
+}
+
+/// The side panel's width.
+const PANEL_WIDTH: u16 = 30;
+
+/// Draw the whole screen.
+pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Palette) {
+    let [title, main, notice, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    frame.render_widget(Paragraph::new(title_line(app)), title);
+    // The board and the panel side by side, centred, when both fit; the
+    // board alone (scrolling if need be) when they do not.
+    let wanted = board_width(app.rules(), main);
+    let (board_area, panel) = if main.width >= wanted + 2 + PANEL_WIDTH {
+        let [_, board, _, panel, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(wanted),
+            Constraint::Length(2),
+            Constraint::Length(PANEL_WIDTH),
+            Constraint::Fill(1),
+        ])
+        .areas(main);
+        (board, Some(panel))
+    } else if main.width >= 20 + PANEL_WIDTH {
+        let [board, panel] =
+            Layout::horizontal([Constraint::Min(10), Constraint::Length(PANEL_WIDTH)]).areas(main);
+        (board, Some(panel))
+    } else {
+        (main, None)
+    };
+    draw_board(frame, app, state, palette, board_area);
+    if let Some(panel) = panel {
+        frame.render_widget(Paragraph::new(panel_lines(app, state, palette)), panel);
+    }
+    frame.render_widget(Paragraph::new(notice_line(app, palette)), notice);
+    let keys_text = if KEYS.chars().count() <= usize::from(keys.width) {
+        KEYS
+    } else {
+        SHORT_KEYS
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(keys_text).style(palette.faint())),
+        keys,
+    );
+    if app.help_shown() {
+        draw_help(frame, main);
+    }
+}
+
+/// The keys, under everything; the short form on narrow screens.
+const SHORT_KEYS: &str = "hjkl · ⏎ play · u undo · v hints · n new · ? help · q quit";
+const KEYS: &str = "←↑↓→/hjkl move · Enter play · u undo · v hints · n new round · ? help · q quit";
+
+fn title_line(app: &App) -> Line<'static> {
+    let rules = app.rules();
+    let score = app.score();
+    Line::from(vec![
+        Span::styled("oxo", Style::new().add_modifier(Modifier::BOLD)),
+        Span::raw(format!(
+            "  {}×{}, {} in a row · round {} · X {}, O {}, draws {}",
+            rules.rows(),
+            rules.cols(),
+            rules.k(),
+            app.round(),
+            score.wins(Player::X),
+            score.wins(Player::O),
+            score.draws()
+        )),
+    ])
+}
+
+/// Screen columns the board wants in `area` (at most its width).
+fn board_width(rules: oxo_core::Rules, area: Rect) -> u16 {
+    let (width, _) = Shape::for_board(rules, area).extent(rules);
+    u16::try_from(width).unwrap_or(u16::MAX).min(area.width)
+}
+
+/// Decimal digits of `n`.
+fn digits(n: u32) -> u16 {
+    n.checked_ilog10().map_or(1, |d| d as u16 + 1)
+}
+
+/// Move `start` so that `at` is among the `shown` cells from it.
+fn scroll(start: u32, at: u32, shown: u32, total: u32) -> u32 {
+    let start = if at < start {
+        at
+    } else if at >= start + shown {
+        at + 1 - shown
+    } else {
+        start
+    };
+    start.min(total.saturating_sub(shown))
+}
+
+fn draw_board(
+    frame: &mut Frame<'_>,
+    app: &App,
+    state: &mut ViewState,
+    palette: Palette,
+    area: Rect,
+) {
+    let rules = app.rules();
+    let (rows, cols) = (rules.rows(), rules.cols());
+    let label = digits(rows);
+    let shape = Shape::for_board(rules, area);
+    let (first_x, first_y) = shape.offset(label);
+    let (step_x, step_y) = shape.step();
+    // Each step is a cell and the grid line after it (the border).
+    let fits = |room: u16, first: u16, step: u16| u32::from(room.saturating_sub(first) / step);
+    let shown_cols = fits(area.width, first_x, step_x).min(cols);
+    let shown_rows = fits(area.height, first_y, step_y).min(rows);
+    if shown_rows == 0 || shown_cols == 0 {
+        state.board = None;
+        frame.render_widget(
+            Paragraph::new("the window is too small for the board"),
+            area,
+        );
+        return;
+    }
+    let cursor = app.cursor();
+    state.top = scroll(state.top, cursor.row, shown_rows, rows);
+    state.left = scroll(state.left, cursor.col, shown_cols, cols);
+    let (top, left) = (state.top, state.left);
+    state.board = Some(Placement {
+        x: area.x + first_x,
+        y: area.y + first_y,
+        shape,
+        rows: shown_rows,
+        cols: shown_cols,
+    });
+
+    let faint = palette.faint();
+    let width = usize::from(shape.width);
+    let pad = " ".repeat(usize::from(label));
+    let mut lines = Vec::new();
+    let mut header = format!("{pad} {}", if shape.grid { " " } else { "" });
+    for col in left..left + shown_cols {
+        header.push_str(&format!("{:^width$}", col + 1));
+        if shape.grid {
+            header.push(' ');
+        }
+    }
+    lines.push(Line::styled(header, faint));
+    let rule = |l: &str, m: &str, r: &str| {
+        let inner = vec!["─".repeat(width); shown_cols as usize].join(m);
+        Line::styled(format!("{pad} {l}{inner}{r}"), faint)
+    };
+    if shape.grid {
+        lines.push(rule("┌", "┬", "┐"));
+    }
+    let hints = app.hints();
+    let middle = shape.height / 2;
+    for row in top..top + shown_rows {
+        let cells: Vec<Span<'static>> = (left..left + shown_cols)
+            .map(|col| cell_span(app, hints, Cell::new(row, col), palette, width))
+            .collect();
+        for line in 0..shape.height {
+            let label_text = if line == middle {
+                format!("{:>w$} ", row + 1, w = usize::from(label))
+            } else {
+                format!("{pad} ")
+            };
+            let mut spans = vec![Span::styled(label_text, faint)];
+            for cell in &cells {
+                if shape.grid {
+                    spans.push(Span::styled("│", faint));
+                }
+                spans.push(if line == middle {
+                    cell.clone()
+                } else {
+                    Span::styled(" ".repeat(width), cell.style)
+                });
+            }
+            if shape.grid {
+                spans.push(Span::styled("│", faint));
+            }
+            lines.push(Line::from(spans));
+        }
+        if shape.grid {
+            lines.push(if row + 1 == top + shown_rows {
+                rule("└", "┴", "┘")
+            } else {
+                rule("├", "┼", "┤")
+            });
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The short form of a value in a cell: `W3`, `D`, `L4`.
+fn short_value(eval: Eval) -> String {
+    match eval.value {
+        Value::Win => format!("W{}", eval.plies),
+        Value::Draw => "D".to_owned(),
+        Value::Loss => format!("L{}", eval.plies),
+    }
+}
+
+/// A cell's text, `width` columns wide, and its style.
+fn cell_span(
+    app: &App,
+    hints: Option<&[(Cell, Eval)]>,
+    cell: Cell,
+    palette: Palette,
+    width: usize,
+) -> Span<'static> {
+    let game = app.game();
+    let hint = hints.and_then(|h| h.iter().find(|&&(c, _)| c == cell).map(|&(_, e)| e));
+    let (text, mut style) = match (game.get(cell), hint) {
+        (Some(player), _) => (player.as_char().to_string(), palette.mark(player)),
+        (None, Some(eval)) => (short_value(eval), palette.value(eval.value)),
+        (None, None) => ("·".to_owned(), palette.faint()),
+    };
+    if game.winning_line().is_some_and(|line| line.contains(cell)) {
+        style = palette.winning();
+    }
+    if app.moves().last() == Some(&cell) {
+        style = style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD);
+    }
+    let text = if cell == app.cursor() {
+        style = style.add_modifier(Modifier::REVERSED);
+        let first = text.chars().next().unwrap_or('·');
+        format!("{:^width$}", format!("[{first}]"))
+    } else {
+        format!("{text:^width$}")
+    };
+    Span::styled(text, style)
+}
+
+fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'static>> {
+    let score = app.score();
+    let game = app.game();
+    let mut lines = Vec::new();
+    for player in [Player::X, Player::O] {
+        let marker = if !game.is_over() && game.to_move() == player {
+            "▶ "
+        } else {
+            "  "
+        };
+        lines.push(Line::from(vec![
+            Span::raw(marker),
+            Span::styled(player.as_char().to_string(), palette.mark(player)),
+            Span::raw(format!(
+                "  {:<14}{:>5}",
+                app.seat(player).name(),
+                score.wins(player)
+            )),
+        ]));
+    }
+    lines.push(Line::raw(format!(
+        "     {:<14}{:>5}",
+        "draws",
+        score.draws()
+    )));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(turn_text(app)).style(Style::new().add_modifier(Modifier::BOLD)));
+    lines.push(Line::raw(""));
+    let cursor = app.cursor();
+    lines.push(Line::raw(format!("cursor: {}", cell_name(cursor))));
+    if let Some(hints) = app.hints() {
+        if let Some(&(_, eval)) = hints.iter().find(|&&(c, _)| c == cursor) {
+            lines.push(Line::styled(
+                format!("playing here: {} in {}", eval.value, eval.plies),
+                palette.value(eval.value),
+            ));
+        }
+        lines.push(Line::from(vec![
+            Span::raw("hints: "),
+            Span::styled("W", palette.value(Value::Win)),
+            Span::raw(" win, "),
+            Span::styled("D", palette.value(Value::Draw)),
+            Span::raw(" draw, "),
+            Span::styled("L", palette.value(Value::Loss)),
+            Span::raw(" loss"),
+        ]));
+        lines.push(Line::styled("  (in so many moves)", palette.faint()));
+    }
+    let rules = app.rules();
+    if let Some(p) = state.board
+        && (p.rows < rules.rows() || p.cols < rules.cols())
+    {
+        lines.push(Line::styled(
+            format!(
+                "showing rows {}–{}, cols {}–{}",
+                state.top + 1,
+                state.top + p.rows,
+                state.left + 1,
+                state.left + p.cols
+            ),
+            palette.faint(),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::raw("moves"));
+    // The latest moves, as many as fit below.
+    let room = 12usize;
+    let skip = app.moves().len().saturating_sub(room);
+    for (i, cell) in app.moves().iter().enumerate().skip(skip) {
+        let player = app.mover(i);
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:>4}. ", i + 1)),
+            Span::styled(player.as_char().to_string(), palette.mark(player)),
+            Span::raw(format!(" {} {}", cell.row + 1, cell.col + 1)),
+        ]));
+    }
+    lines
+}
+
+/// Whose turn it is, or how the round ended.
+fn turn_text(app: &App) -> String {
+    let game = app.game();
+    match game.outcome() {
+        Some(oxo_core::Outcome::Win(winner)) => format!("{winner} wins round {}", app.round()),
+        Some(oxo_core::Outcome::Draw) => format!("round {} is a draw", app.round()),
+        None => {
+            let player = game.to_move();
+            match app.seat(player) {
+                Seat::Human if app.seat(player.other()).is_human() => format!("{player} to move"),
+                Seat::Human => format!("{player} to move: your turn"),
+                Seat::Computer(strategy) => format!("{player} ({}) is thinking…", strategy.name()),
+            }
+        }
+    }
+}
+
+fn notice_line(app: &App, palette: Palette) -> Line<'static> {
+    match app.notice() {
+        Some(Notice::Info(text)) => Line::raw(text.clone()),
+        Some(Notice::Refused(text)) => Line::styled(format!("✗ {text}"), palette.refused()),
+        None => Line::raw(""),
+    }
+}
+
+/// The help, over the board.
+const HELP: &[&str] = &[
+    "Get k marks in a row (across, down or diagonally).",
+    "",
+    "arrows or h j k l   move the cursor",
+    "Enter or Space      play on the cursor's cell",
+    "mouse click         play on that cell",
+    "u                   take back (against the computer:",
+    "                    your move and its reply)",
+    "v or H              hints: each empty cell's value",
+    "                    with perfect play, W win, D draw,",
+    "                    L loss, and in how many moves",
+    "n                   next round (the other side starts)",
+    "?                   this help; any key closes it",
+    "q or Esc            quit and print the score",
+];
+
+fn draw_help(frame: &mut Frame<'_>, area: Rect) {
+    let width =
+        (HELP.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4).min(area.width);
+    let height = (HELP.len() as u16 + 2).min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    frame.render_widget(Clear, popup);
+    let text: Vec<Line<'_>> = HELP.iter().map(|&l| Line::raw(l)).collect();
+    frame.render_widget(
+        Paragraph::new(text)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(" help ")),
+        popup,
+    );
+}

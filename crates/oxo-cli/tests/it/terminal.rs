@@ -1,0 +1,166 @@
+//! `oxo play` on a real terminal: the binary under a pseudo-terminal made
+//! by util-linux's `script` (Debian's `bsdutils`, an essential package, so
+//! always installed), keys written to it as a person would type them.
+
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The `oxo` binary running on a 80×24 pseudo-terminal.
+struct Pty {
+    child: Child,
+    keys: Option<ChildStdin>,
+    screen: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Pty {
+    fn start(args: &str) -> Pty {
+        let oxo = env!("CARGO_BIN_EXE_oxo");
+        let mut child = Command::new("script")
+            .args(["-q", "-f", "-e", "-c"])
+            .arg(format!("stty rows 24 cols 80; exec {oxo} {args}"))
+            .arg("/dev/null")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .env_remove("NO_COLOR")
+            .spawn()
+            .expect("util-linux's script makes the pseudo-terminal");
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let mut out = child.stdout.take().unwrap();
+        let sink = Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0; 4096];
+            while let Ok(n @ 1..) = out.read(&mut buf) {
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let keys = child.stdin.take();
+        Pty {
+            child,
+            keys,
+            screen,
+        }
+    }
+
+    /// Everything written so far, escape sequences and all.
+    fn output(&self) -> String {
+        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    /// The text on the screen now, as a terminal would show it.
+    fn screen(&self) -> String {
+        let size = |n| std::num::NonZero::new(n).expect("a screen size");
+        let mut parser = vt100::Parser::new(size(24), size(80), 0);
+        parser.process(&self.screen.lock().unwrap());
+        parser.screen().contents()
+    }
+
+    /// Wait until the screen shows `text`.
+    fn wait_for(&self, text: &str) {
+        let start = Instant::now();
+        while !self.screen().contains(text) {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "no {text:?} on the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn type_keys(&mut self, keys: &[u8]) {
+        let stdin = self.keys.as_mut().unwrap();
+        stdin.write_all(keys).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Wait for the program to end; its status, everything it wrote and
+    /// the screen it left.
+    fn finish(mut self) -> (ExitStatus, String, String) {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > PATIENCE {
+                let _ = self.child.kill();
+                panic!("oxo play did not end:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        drop(self.keys.take());
+        std::thread::sleep(Duration::from_millis(100));
+        (status, self.output(), self.screen())
+    }
+}
+
+/// Alternate screen, mouse reports (the basic ones), cursor shown: on, off.
+const ALTERNATE_ON: &str = "\x1b[?1049h";
+const ALTERNATE_OFF: &str = "\x1b[?1049l";
+const MOUSE_ON: &str = "\x1b[?1000h";
+const MOUSE_OFF: &str = "\x1b[?1000l";
+
+#[test]
+fn a_terminal_gets_the_full_screen_game_and_gets_itself_back() {
+    let mut pty = Pty::start("play --o perfect --seed 1");
+    pty.wait_for("X to move: your turn");
+    assert!(pty.screen().contains("3×3, 3 in a row"));
+    // Enter plays the centre; the computer answers; a taken cell is
+    // refused with the reason; q leaves.
+    pty.type_keys(b"\r");
+    pty.wait_for("2. O");
+    assert!(pty.screen().contains("1. X 2 2"), "{}", pty.screen());
+    pty.type_keys(b" ");
+    pty.wait_for("row 2, column 2 is taken by X");
+    pty.type_keys(b"q");
+    let (status, output, screen) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    for sequence in [ALTERNATE_ON, MOUSE_ON, ALTERNATE_OFF, MOUSE_OFF] {
+        assert!(output.contains(sequence), "no {sequence:?} in {output:?}");
+    }
+    // The score comes after the terminal is restored, on the normal screen.
+    let restored = output.rfind(ALTERNATE_OFF).unwrap();
+    assert!(output[restored..].contains("Score: X 0, O 0, draws 0"));
+    assert!(output.rfind(MOUSE_OFF).unwrap() < output.rfind("Score:").unwrap());
+    assert_eq!(screen.trim(), "Score: X 0, O 0, draws 0");
+}
+
+#[test]
+fn control_c_leaves_the_game_cleanly_too() {
+    let mut pty = Pty::start("play --size 15 --k 5 --o alphabeta --seed 1");
+    pty.wait_for("15×15, 5 in a row");
+    // Up, left, play: row 7, column 7.
+    pty.type_keys(b"\x1b[A\x1b[D\r");
+    pty.wait_for("2. O");
+    assert!(pty.screen().contains("1. X 7 7"), "{}", pty.screen());
+    pty.type_keys(b"\x03");
+    let (status, output, screen) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    let restored = output.rfind(ALTERNATE_OFF).expect("the screen is restored");
+    assert!(output[restored..].contains("Score: X 0, O 0, draws 0"));
+    assert_eq!(screen.trim(), "Score: X 0, O 0, draws 0");
+}
+
+#[test]
+fn plain_keeps_the_line_protocol_on_a_terminal() {
+    let mut pty = Pty::start("play --plain");
+    pty.wait_for("X move (row col): ");
+    pty.type_keys(b"1 1\r");
+    pty.wait_for("O move (row col): ");
+    pty.type_keys(b"1 1\r");
+    pty.wait_for("is already taken by X");
+    pty.type_keys(b"quit\r");
+    let (status, output, screen) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    assert!(!output.contains(ALTERNATE_ON), "{output:?}");
+    assert!(screen.contains("invalid move\n"), "{screen}");
+    assert!(
+        screen.contains("oxo: (1, 1) is already taken by X"),
+        "{screen}"
+    );
+    assert!(screen.contains("Score: X 0, O 0, draws 0"), "{screen}");
+}
