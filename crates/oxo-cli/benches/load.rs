@@ -21,7 +21,7 @@
 //! g + 1 mod 3, so every move reaches the opponent through another node
 //! (the database's change notifications). A player whose turn an update
 //! shows posts a random empty cell with the version it saw; when a round
-//! ends, X asks for a rematch. After a warm-up, the bench counts moves and
+//! ends, X offers a rematch and O accepts it. After a warm-up, the bench counts moves and
 //! finished rounds for a fixed time and prints:
 //!
 //! - moves/s and rounds/s;
@@ -134,7 +134,7 @@ fn run() -> anyhow::Result<()> {
 
     println!("oxo serve load: 3x3 k=3 human-vs-human games, two WebSocket clients per game,");
     println!(
-        "random legal moves, X asks for a rematch after every round; {:.1} s warm-up, \
+        "random legal moves, X offers a rematch after every round and O accepts; {:.1} s warm-up, \
          {secs} s measured per configuration.",
         WARM_UP.as_secs_f64()
     );
@@ -572,6 +572,8 @@ struct GameState {
     status: String,
     next: Option<String>,
     board: String,
+    /// The seat that offered a rematch, if one has.
+    rematch: Option<String>,
 }
 
 impl GameState {
@@ -590,6 +592,10 @@ impl GameState {
             status: field("status")?.as_str().unwrap_or_default().to_owned(),
             next: field("next")?.as_str().map(str::to_owned),
             board: field("board")?.as_str().unwrap_or_default().to_owned(),
+            rematch: game
+                .get("rematch")
+                .and_then(|seat| seat.as_str())
+                .map(str::to_owned),
         })
     }
 
@@ -768,7 +774,8 @@ async fn play(
                     measured,
                 };
                 in_flight = Some((sent, send(&player, move_path.clone(), body)));
-            } else if state.over() && player.seat == "x" {
+            } else if state.over() && (player.seat == "x") == state.rematch.is_none() {
+                // X offers the rematch, O accepts it.
                 acted = state.version;
                 in_flight = Some((
                     Sent::Rematch,

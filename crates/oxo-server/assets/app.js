@@ -191,7 +191,7 @@
     $('missing-view').hidden = true;
     $('start-view').hidden = false;
     document.title = 'oxo — new game';
-    showRecent();
+    showLobby();
     if (infoLoaded) return;
     infoLoaded = true;
     const r = await api('GET', '/api/info');
@@ -277,14 +277,18 @@
       message('Rows, columns and k must be whole numbers of at least 1.');
       return;
     }
-    await create($('start'), { size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value });
+    await create($('start'), {
+      size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value, listed: $('listed').checked,
+    });
   }
 
   // One click, one game: the start page's quick buttons.
   async function quickStart(e) {
     const b = e.target.closest('button[data-opponent]');
     if (!b) return;
-    await create(b, { size: b.dataset.size, k: +b.dataset.k, opponent: b.dataset.opponent, first: 'x' });
+    await create(b, {
+      size: b.dataset.size, k: +b.dataset.k, opponent: b.dataset.opponent, first: 'x', listed: b.dataset.listed === 'true',
+    });
   }
 
   // Hide the quick games this server does not offer (a learned model it
@@ -300,33 +304,69 @@
     }
   }
 
-  // The games this browser has a seat in, with where each stands.
-  async function showRecent() {
-    const ids = seats.recent().slice(0, 6);
-    const list = $('recent-list');
-    const items = [];
-    for (const id of ids) {
-      const r = await api('GET', `/api/games/${enc(id)}`);
-      if (!r.ok) continue;
-      const g = r.data;
-      const held = seats.get(id);
+  // The lobby: open games to join, games being played to watch, and the
+  // games this browser has a seat in; refreshed while the start page shows.
+  let lobbyTimer = null;
+  async function showLobby() {
+    clearTimeout(lobbyTimer);
+    if ($('start-view').hidden) return;
+    const ids = seats.recent().slice(0, 8);
+    const q = ids.length ? '?recent=' + ids.map(enc).join(',') : '';
+    const r = await api('GET', '/api/lobby' + q);
+    if ($('start-view').hidden) return;
+    lobbyTimer = setTimeout(showLobby, 5000);
+    if (!r.ok) return;
+    const item = (href, title, detail, data) => {
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = href;
+      Object.assign(a.dataset, data);
+      a.append(title);
+      const small = document.createElement('small');
+      small.textContent = detail;
+      a.append(small);
+      li.append(a);
+      return li;
+    };
+    const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
+    const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
+    const open = (r.data.open || []).map((g) =>
+      item('#', `Join: ${board(g)}`, `${up(g.first)} starts · opened ${ago(g.waiting)}`, { entry: g.entry }));
+    const live = (r.data.live || []).map((g) => {
+      const who = g.opponent === 'human' ? 'two players' : `vs ${g.opponent}`;
+      const s = g.score || {};
+      return item('/g/' + enc(g.watch), `${board(g)} · ${who}`,
+        `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
+    });
+    const mine = (r.data.recent || []).map((g) => {
+      const held = seats.get(g.id);
       const who = g.opponent === 'human' ? 'a friend' : g.opponent;
       const state = g.status === 'won' ? `${up(g.winner)} won` : g.status === 'draw' ? 'draw'
         : g.status === 'waiting' ? 'waiting for a friend'
         : held && g.next === held.seat ? 'your turn' : 'playing';
-      const li = document.createElement('li');
-      const a = document.createElement('a');
-      a.href = '/g/' + enc(id);
-      a.dataset.game = id;
-      a.append(`${g.rows}×${g.cols} vs ${who}`);
-      const small = document.createElement('small');
-      small.textContent = `round ${g.round} · ${state}`;
-      a.append(small);
-      li.append(a);
-      items.push(li);
+      return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id });
+    });
+    $('open-list').replaceChildren(...open);
+    $('live-list').replaceChildren(...live);
+    $('recent-list').replaceChildren(...mine);
+    $('lobby-open').hidden = open.length === 0;
+    $('lobby-live').hidden = live.length === 0;
+    $('recent').hidden = mine.length === 0;
+  }
+
+  // One click on an open game: seat O, then the game.
+  async function joinOpen(a) {
+    const r = await api('POST', `/api/lobby/${enc(a.dataset.entry)}/join`);
+    if (!r.ok || !r.data.game) {
+      message(r.data.error === undefined ? 'could not join' : 'That game is no longer open: ' + r.data.error);
+      showLobby();
+      return;
     }
-    list.replaceChildren(...items);
-    $('recent').hidden = items.length === 0;
+    const g = r.data.game;
+    seats.set(g.id, r.data.seat, r.data.token);
+    history.pushState(null, '', '/g/' + enc(g.id));
+    route();
+    render(g);
   }
 
   async function create(button, body) {
@@ -826,12 +866,19 @@
         if (computer && g.next === 'o') return 'Computer is thinking…';
         return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
       case 'won':
-        return `${up(g.winner)} wins` + (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '');
+        return `${up(g.winner)} wins` + (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
       case 'draw':
-        return 'Draw';
+        return 'Draw' + offerText(g, me);
       default:
         return String(g.status || '');
     }
+  }
+
+  // A rematch between two people is an offer the other accepts.
+  function offerText(g, me) {
+    if (!g.rematch) return '';
+    if (me === g.rematch) return ` · rematch offered, waiting for ${up(g.rematch === 'x' ? 'o' : 'x')}`;
+    return ` · ${up(g.rematch)} offers a rematch`;
   }
 
   function drawStatus(g) {
@@ -851,6 +898,9 @@
     const live = S.game;
     const over = live.status === 'won' || live.status === 'draw';
     $('rematch').hidden = !(over && S.seat);
+    const offered = live.rematch;
+    $('rematch').textContent = !offered ? 'Rematch' : offered === S.seat ? 'Rematch offered' : 'Accept rematch';
+    $('rematch').disabled = offered === S.seat;
     // A finished round can be taken to the analysis board (never one still
     // being played: that would be help).
     const analysable = over && !S.analysis;
@@ -905,9 +955,11 @@
     $('rematch').disabled = false;
     if (S !== st) return;
     if (res.data.game) render(res.data.game);
-    // Both players pressing Rematch is one new round: losing that race is fine.
-    const started = res.data.game && res.data.game.round > round;
-    if (!res.ok && !started) message(res.data.error);
+    // Both players pressing Rematch at once: one press is the offer, the
+    // other is refused with it (and can accept it): losing that race is fine.
+    const moved = res.data.game && (res.data.game.round > round || res.data.game.rematch);
+    if (!res.ok && !moved) message(res.data.error);
+    draw();
   }
 
   async function refreshHints() {
@@ -964,13 +1016,16 @@
   function init() {
     $('new-game-form').addEventListener('submit', startGame);
     $('quick').addEventListener('click', quickStart);
-    $('recent-list').addEventListener('click', (e) => {
-      const a = e.target.closest('a[data-game]');
-      if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      e.preventDefault();
-      history.pushState(null, '', a.getAttribute('href'));
-      route();
-    });
+    for (const list of ['recent-list', 'live-list', 'open-list']) {
+      $(list).addEventListener('click', (e) => {
+        const a = e.target.closest('a[data-game], a[data-entry]');
+        if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        if (a.dataset.entry) { joinOpen(a); return; }
+        history.pushState(null, '', a.getAttribute('href'));
+        route();
+      });
+    }
     $('preset').addEventListener('change', applyPreset);
     for (const id of ['rows', 'cols', 'k']) $(id).addEventListener('input', syncPreset);
     const board = $('board');

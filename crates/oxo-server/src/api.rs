@@ -109,6 +109,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/analysis", get(analysis))
         .route("/analysis", get(assets::index))
         .route("/api/games/{id}/live", get(live))
+        .route("/api/lobby", get(lobby))
+        .route("/api/lobby/{entry}/join", post(join_entry))
         .fallback(
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
         )
@@ -554,6 +556,10 @@ struct CreateGame {
     k: Option<u32>,
     opponent: Option<String>,
     first: Option<String>,
+    /// List the game in the lobby (open to anyone until seat O is taken,
+    /// then watchable from the lobby).
+    #[serde(default)]
+    listed: bool,
 }
 
 impl CreateGame {
@@ -590,8 +596,56 @@ impl CreateGame {
 async fn create(State(state): State<AppState>, body: RawBody) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
     let (rules, opponent, first) = request.validate(state.hub.catalog())?;
-    let seated = state.hub.create(rules, opponent, first).await?;
+    let seated = state
+        .hub
+        .create(rules, opponent, first, request.listed)
+        .await?;
     seated_response(StatusCode::CREATED, &seated)
+}
+
+/// `GET /api/lobby?recent=ID,ID,…`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LobbyQuery {
+    recent: Option<String>,
+}
+
+/// Ids a lobby request may name in `recent`.
+const LOBBY_RECENT: usize = 20;
+
+async fn lobby(
+    State(state): State<AppState>,
+    query: Result<axum::extract::Query<LobbyQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let recent: Vec<GameId> = query
+        .recent
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            GameId::parse(id)
+                .ok_or_else(|| ApiError::BadRequest(format!("bad id {id:?} in recent")))
+        })
+        .collect::<Result<_, _>>()?;
+    if recent.len() > LOBBY_RECENT {
+        return Err(ApiError::BadRequest(format!(
+            "recent names {} games; at most {LOBBY_RECENT}",
+            recent.len()
+        )));
+    }
+    let json = state.hub.lobby(&recent).await?;
+    Ok(json_response(StatusCode::OK, json.get().to_owned()))
+}
+
+/// `POST /api/lobby/{entry}/join`: seat O of an open game.
+async fn join_entry(
+    State(state): State<AppState>,
+    Path(entry): Path<String>,
+) -> Result<Response, ApiError> {
+    let seated = state.hub.join_entry(&game_id(&entry)?).await?;
+    seated_response(StatusCode::OK, &seated)
 }
 
 async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {

@@ -105,7 +105,8 @@ impl ApiError {
             | RoomError::Waiting
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)
-            | RoomError::StillPlaying => ApiError::Conflict {
+            | RoomError::StillPlaying
+            | RoomError::OfferPending(_) => ApiError::Conflict {
                 message: error.to_string(),
                 game,
             },

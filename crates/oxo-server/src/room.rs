@@ -68,6 +68,9 @@ pub enum RoomError {
     /// A rematch was asked for before the round ended.
     #[error("the game is still being played")]
     StillPlaying,
+    /// This seat has offered a rematch already; the other has not answered.
+    #[error("you have offered a rematch; waiting for {} to accept", SeatName(*.0).as_str())]
+    OfferPending(Player),
 }
 
 /// A room: its rules, its seats, the round being played and the score so far.
@@ -103,6 +106,8 @@ impl Room {
                 moves: Vec::new(),
                 score: Scoreboard::default(),
                 version: 1,
+                offer: None,
+                entry: None,
             },
             game: Game::starting_with(rules, first),
         }
@@ -131,6 +136,15 @@ impl Room {
     #[must_use]
     pub fn record(&self) -> RoomRecord {
         self.rec.clone()
+    }
+
+    /// The same new room, listed in the lobby under `entry` (its open
+    /// game is joined through that id, and, once seated, it is watched
+    /// through its watch id).
+    #[must_use]
+    pub fn listed(mut self, entry: GameId) -> Room {
+        self.rec.entry = Some(entry);
+        self
     }
 
     /// The room's id.
@@ -250,11 +264,30 @@ impl Room {
                 x: true,
                 o: self.seated(),
             },
+            rematch: self.rec.offer.map(SeatName),
             score: Score {
                 x: self.rec.score.wins(Player::X),
                 o: self.rec.score.wins(Player::O),
                 draws: self.rec.score.draws(),
             },
+        }
+    }
+
+    /// A short summary, for lists such as the lobby's.
+    #[must_use]
+    pub fn summary(&self, viewer: Viewer) -> Summary {
+        let view = self.view(viewer);
+        Summary {
+            id: view.id,
+            size: view.size,
+            k: view.k,
+            opponent: view.opponent,
+            status: view.status,
+            next: view.next,
+            winner: view.winner,
+            round: view.round,
+            moves: self.rec.moves.len(),
+            score: view.score,
         }
     }
 
@@ -332,15 +365,19 @@ impl Room {
         Ok((next, outcome))
     }
 
-    /// The next round: a cleared board, the other seat starting. `version`,
-    /// when given, is the state the request was made against, so that a
+    /// `seat` asks for the next round. Against the computer it begins at
+    /// once; between two people the first to ask offers it (the room
+    /// records the offer) and the next round begins when the other seat
+    /// asks too: a cleared board, the other seat starting. `version`, when
+    /// given, is the state the request was made against, so that a
     /// repeated request cannot skip a round.
     ///
     /// # Errors
     /// [`RoomError::Stale`] for an old version, [`RoomError::Waiting`] while
     /// seat O is empty, [`RoomError::StillPlaying`] before the current round
-    /// has ended.
-    pub fn rematch(&self, version: Option<u64>) -> Result<Room, RoomError> {
+    /// has ended, [`RoomError::OfferPending`] when `seat` has offered
+    /// already.
+    pub fn rematch(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
         if let Some(sent) = version
             && sent != self.rec.version
         {
@@ -356,11 +393,19 @@ impl Room {
             return Err(RoomError::StillPlaying);
         }
         let mut next = self.clone();
+        next.rec.version += 1;
+        if self.rec.opponent == Opponent::Human && self.rec.offer != Some(seat.other()) {
+            if self.rec.offer == Some(seat) {
+                return Err(RoomError::OfferPending(seat.other()));
+            }
+            next.rec.offer = Some(seat);
+            return Ok(next);
+        }
+        next.rec.offer = None;
         next.rec.round += 1;
         next.rec.first = self.rec.first.other();
         next.game = Game::starting_with(self.rec.rules, next.rec.first);
         next.rec.moves.clear();
-        next.rec.version += 1;
         Ok(next)
     }
 }
@@ -399,6 +444,12 @@ pub struct RoomRecord {
     pub score: Scoreboard,
     /// The room's version.
     pub version: u64,
+    /// The seat that offered a rematch of the finished round, if one has
+    /// (between two people a new round needs both).
+    pub offer: Option<Player>,
+    /// The lobby id of a listed room: its open game is joined through it
+    /// (`None`: unlisted, reached only through the invite link).
+    pub entry: Option<GameId>,
 }
 
 /// A seat as the API and the database name it: `"x"` or `"o"`.
@@ -506,6 +557,34 @@ pub struct GameView {
     pub opponent: &'static str,
     /// Which seats are held.
     pub seats: Seats,
+    /// The room's running score.
+    pub score: Score,
+    /// The seat that offered a rematch of the finished round, if one has:
+    /// the other seat's rematch accepts it.
+    pub rematch: Option<SeatName>,
+}
+
+/// A room in a list: a GAME without its board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// The id it was asked for under (a watch id shows the watch id).
+    pub id: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// `"human"` or the computer's strategy.
+    pub opponent: &'static str,
+    /// Where the round stands.
+    pub status: RoundStatus,
+    /// The seat to move, while the round is being played.
+    pub next: Option<SeatName>,
+    /// The winner of a won round.
+    pub winner: Option<SeatName>,
+    /// The round, from 1.
+    pub round: u32,
+    /// Moves made in the round.
+    pub moves: usize,
     /// The room's running score.
     pub score: Score,
 }
@@ -695,7 +774,10 @@ mod tests {
         ] {
             r = r.play(seat, row, col, None).unwrap().0;
         }
-        assert_eq!(r.rematch(None).unwrap_err(), RoomError::StillPlaying);
+        assert_eq!(
+            r.rematch(Player::X, None).unwrap_err(),
+            RoomError::StillPlaying
+        );
         let (r, outcome) = r.play(Player::X, 0, 2, None).unwrap();
         assert_eq!(outcome, Some(Outcome::Win(Player::X)));
         let view = r.view(Viewer::Player);
@@ -716,11 +798,21 @@ mod tests {
         );
 
         assert!(matches!(
-            r.rematch(Some(r.version() - 1)).unwrap_err(),
+            r.rematch(Player::O, Some(r.version() - 1)).unwrap_err(),
             RoomError::Stale { .. }
         ));
-        let r = r.rematch(Some(r.version())).unwrap();
+        // Between two people, a rematch is an offer the other accepts.
+        let offered = r.rematch(Player::O, Some(r.version())).unwrap();
+        assert_eq!(offered.version(), r.version() + 1);
+        let view = offered.view(Viewer::Player);
+        assert_eq!((view.rematch, view.round), (Some(SeatName(Player::O)), 1));
+        assert_eq!(
+            offered.rematch(Player::O, None).unwrap_err(),
+            RoomError::OfferPending(Player::X)
+        );
+        let r = offered.rematch(Player::X, Some(offered.version())).unwrap();
         let view = r.view(Viewer::Player);
+        assert_eq!(view.rematch, None);
         assert_eq!(
             (view.round, view.first, view.next),
             (2, SeatName(Player::O), Some(SeatName(Player::O)))
@@ -731,6 +823,22 @@ mod tests {
             r.play(Player::X, 0, 0, None).unwrap_err(),
             RoomError::NotYourTurn(Player::O)
         );
+    }
+
+    #[test]
+    fn against_the_computer_a_rematch_begins_at_once() {
+        let mut r = room(Opponent::Computer(StrategyKind::Random));
+        for (seat, row, col) in [
+            (Player::X, 0, 0),
+            (Player::O, 1, 0),
+            (Player::X, 0, 1),
+            (Player::O, 1, 1),
+            (Player::X, 0, 2),
+        ] {
+            r = r.play(seat, row, col, None).unwrap().0;
+        }
+        let next = r.rematch(Player::X, None).unwrap();
+        assert_eq!((next.round(), next.view(Viewer::Player).rematch), (2, None));
     }
 
     #[test]
@@ -770,7 +878,7 @@ mod tests {
                 "winner": null, "line": null, "last": null, "moves": [], "version": 2,
                 "round": 1, "first": "x", "opponent": "human",
                 "seats": {"x": true, "o": true},
-                "score": {"x": 0, "o": 0, "draws": 0}
+                "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null
             })
         );
     }

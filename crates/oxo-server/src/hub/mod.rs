@@ -30,7 +30,7 @@ use search::Pool;
 pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 
 use crate::id::{GameId, Token};
-use crate::room::{Opponent, Room, RoomError, RoomRecord, Viewer};
+use crate::room::{Opponent, Room, RoomError, RoomRecord, SeatName, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -454,11 +454,18 @@ impl Hub {
         rules: Rules,
         opponent: Opponent,
         first: Player,
+        listed: bool,
     ) -> Result<Seated, HubError> {
+        let random = |id: Result<GameId, getrandom::Error>| {
+            id.map_err(|e| HubError::Internal(e.to_string()))
+        };
         let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
-        let id = GameId::random().map_err(|e| HubError::Internal(e.to_string()))?;
-        let watch = GameId::random_watch().map_err(|e| HubError::Internal(e.to_string()))?;
-        let room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
+        let id = random(GameId::random())?;
+        let watch = random(GameId::random_watch())?;
+        let mut room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
+        if listed {
+            room = room.listed(random(GameId::random())?);
+        }
         let hub = self.clone();
         // In a task of its own, like every change: once saved, the room is
         // set up even if the client has gone.
@@ -602,6 +609,85 @@ impl Hub {
         Ok(to_json(&view))
     }
 
+    /// The lobby: listed games waiting for an opponent (under their entry
+    /// ids), listed games being played (under their watch ids), and the
+    /// rooms in `recent` (ids or watch ids the caller keeps; unknown ones
+    /// are left out), each as a short summary.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn lobby(&self, recent: &[GameId]) -> Result<Json, HubError> {
+        /// Games being played count as live this long after their last move.
+        const LIVE: u64 = 10 * 60;
+        /// Entries in each list.
+        const SHOWN: usize = 20;
+        let listed = self.shared.store.lobby().await?;
+        let open: Vec<_> = listed
+            .iter()
+            .filter(|l| !l.seated)
+            .take(SHOWN)
+            .map(|l| OpenEntry {
+                entry: l.entry.to_string(),
+                size: l.rules.size().to_string(),
+                k: l.rules.k(),
+                first: SeatName(l.first),
+                waiting: l.idle,
+            })
+            .collect();
+        let live: Vec<_> = listed
+            .iter()
+            .filter(|l| l.seated && l.idle < LIVE)
+            .take(SHOWN)
+            .map(|l| LiveEntry {
+                watch: l.watch.to_string(),
+                size: l.rules.size().to_string(),
+                k: l.rules.k(),
+                opponent: l.opponent.name(),
+                round: l.round,
+                score: crate::room::Score {
+                    x: l.score.wins(Player::X),
+                    o: l.score.wins(Player::O),
+                    draws: l.score.draws(),
+                },
+                idle: l.idle,
+            })
+            .collect();
+        let mut mine = Vec::new();
+        for id in recent.iter().take(SHOWN) {
+            match self.room_to_read(id).await {
+                Ok((handle, viewer)) => mine.push(handle.room.lock().await.summary(viewer)),
+                Err(HubError::NotFound(_) | HubError::Corrupt(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        #[derive(serde::Serialize)]
+        struct Lobby<'a> {
+            open: &'a [OpenEntry],
+            live: &'a [LiveEntry],
+            recent: &'a [crate::room::Summary],
+        }
+        Ok(to_json(&Lobby {
+            open: &open,
+            live: &live,
+            recent: &mine,
+        }))
+    }
+
+    /// Seat O of the open game listed under lobby id `entry`.
+    ///
+    /// # Errors
+    /// Unknown entry; [`RoomError::SeatTaken`] once someone has joined; a
+    /// store failure.
+    pub async fn join_entry(&self, entry: &GameId) -> Result<Seated, HubError> {
+        let id = self
+            .shared
+            .store
+            .load_entry(entry)
+            .await?
+            .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
+        self.join(&id).await
+    }
+
     /// Seat O for a second person.
     ///
     /// # Errors
@@ -653,11 +739,35 @@ impl Hub {
     ) -> Result<Json, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Rematch, move |room| {
-            room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            room.rematch(version)
+            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
+            room.rematch(seat, version)
         })
         .await
     }
+}
+
+/// A lobby's open game: joined through its entry id.
+#[derive(Debug, serde::Serialize)]
+struct OpenEntry {
+    entry: String,
+    size: String,
+    k: u32,
+    first: SeatName,
+    /// Seconds since it was opened.
+    waiting: u64,
+}
+
+/// A lobby's game being played: watched through its watch id.
+#[derive(Debug, serde::Serialize)]
+struct LiveEntry {
+    watch: String,
+    size: String,
+    k: u32,
+    opponent: &'static str,
+    round: u32,
+    score: crate::room::Score,
+    /// Seconds since the last change.
+    idle: u64,
 }
 
 fn shard_of(id: &GameId) -> usize {

@@ -107,6 +107,40 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(room)))
     }
 
+    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+        // No clock here: every listed room counts as just changed, newest
+        // (highest version) first.
+        let mut listed: Vec<_> = self
+            .lock()
+            .values()
+            .filter_map(|(room, _)| {
+                let entry = room.entry.clone()?;
+                Some(super::Listing {
+                    entry,
+                    watch: room.watch.clone(),
+                    rules: room.rules,
+                    opponent: room.opponent,
+                    first: room.first,
+                    round: room.round,
+                    score: room.score,
+                    seated: room.o_token.is_some() || room.opponent != crate::room::Opponent::Human,
+                    idle: 0,
+                })
+            })
+            .collect();
+        listed.truncate(super::LOBBY_ROWS);
+        Box::pin(std::future::ready(Ok(listed)))
+    }
+
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
+        let id = self
+            .lock()
+            .values()
+            .find(|(room, _)| room.entry.as_ref() == Some(entry))
+            .map(|(room, _)| room.id.clone());
+        Box::pin(std::future::ready(Ok(id)))
+    }
+
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         let ids = self
             .lock()

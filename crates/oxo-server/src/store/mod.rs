@@ -54,9 +54,38 @@ pub enum ChangeKind {
     Join,
     /// A move: the last of the room's moves.
     Move,
-    /// A new round began.
+    /// A new round began, or a rematch was offered.
     Rematch,
 }
+
+/// A room listed in the lobby, as the lobby shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// Its lobby id: an open game is joined through it.
+    pub entry: GameId,
+    /// Its watch id: a game being played is watched through it.
+    pub watch: GameId,
+    /// Board and win length.
+    pub rules: oxo_core::Rules,
+    /// Who holds (or will hold) seat O.
+    pub opponent: crate::room::Opponent,
+    /// Who starts the current round.
+    pub first: oxo_core::Player,
+    /// The current round.
+    pub round: u32,
+    /// Finished rounds.
+    pub score: oxo_core::Scoreboard,
+    /// Whether both seats are held (else it waits for an opponent).
+    pub seated: bool,
+    /// Seconds since the room last changed.
+    pub idle: u64,
+}
+
+/// How far back the lobby looks: rooms unchanged for longer are not listed.
+pub const LOBBY_HORIZON: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// The most rooms one lobby query returns.
+pub const LOBBY_ROWS: usize = 100;
 
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -180,6 +209,13 @@ pub trait Store: Send + Sync + 'static {
     /// Every round of room `id` so far, the moves of each in order (the
     /// last is the current round): the room's record.
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>>;
+
+    /// Listed rooms changed within [`LOBBY_HORIZON`], the most recently
+    /// changed first, at most [`LOBBY_ROWS`].
+    fn lobby(&self) -> StoreFuture<Vec<Listing>>;
+
+    /// The id of the room listed under lobby id `entry`, if any.
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>>;
 
     /// Rooms where the computer is to move, to resume after a restart.
     /// A shared store lists only those no live server has claimed and

@@ -76,6 +76,11 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (room, round, ply)
     );
     CREATE INDEX rooms_computer_turn ON rooms (id) WHERE computer_turn;",
+    // 2: the seat that offered a rematch, and the lobby: a listed room's
+    // entry id (its open game is joined through it), found by recent change.
+    "ALTER TABLE rooms ADD COLUMN offer TEXT CHECK (offer IN ('x', 'o'));
+    ALTER TABLE rooms ADD COLUMN entry TEXT UNIQUE;
+    CREATE INDEX rooms_listed ON rooms (updated_at) WHERE entry IS NOT NULL;",
 ];
 
 /// The channel every change is announced on.
@@ -100,13 +105,15 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// guard refused the write.
 const COMMIT: &str = "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
-                           x_wins, o_wins, draws, version, computer_turn, watch, digest)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                           x_wins, o_wins, draws, version, computer_turn, watch, digest,
+                           offer, entry)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
-            digest = excluded.digest, claimed_by = NULL, claimed_until = NULL,
+            digest = excluded.digest, offer = excluded.offer,
+            claimed_by = NULL, claimed_until = NULL,
             updated_at = now()
         WHERE rooms.version < excluded.version
         RETURNING id, version
@@ -123,8 +130,16 @@ const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_token, round,
         x_wins, o_wins, draws, version, watch, digest,
         ARRAY(SELECT ply FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
-        ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply)
+        ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
+        offer, entry
     FROM rooms r";
+
+/// Listed rooms changed lately, the latest first.
+const LOBBY: &str = "SELECT entry, watch, rows, cols, k, opponent, first, round,
+        x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
+        extract(epoch FROM now() - updated_at)::bigint
+    FROM rooms WHERE entry IS NOT NULL AND updated_at > now() - make_interval(secs => $1)
+    ORDER BY updated_at DESC LIMIT $2";
 
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.
@@ -150,6 +165,8 @@ struct Conn {
     orphans: Statement,
     version: Statement,
     rounds: Statement,
+    lobby: Statement,
+    load_entry: Statement,
 }
 
 struct Inner {
@@ -293,6 +310,10 @@ impl PgStore {
                     "SELECT round, ply, row, col FROM moves WHERE room = $1 ORDER BY round, ply",
                 )
                 .await?,
+            lobby: client.prepare(LOBBY).await?,
+            load_entry: client
+                .prepare("SELECT id FROM rooms WHERE entry = $1")
+                .await?,
             client,
         });
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
@@ -371,6 +392,8 @@ fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
         version: row.try_get(12)?,
         watch: row.try_get(13)?,
         digest: row.try_get(14)?,
+        offer: row.try_get(18)?,
+        entry: row.try_get(19)?,
     };
     checked(stored.decode(&id, moves)?)
 }
@@ -420,6 +443,8 @@ impl Store for PgStore {
                         &small(cell.row)?,
                         &small(cell.col)?,
                         &node,
+                        &r.offer.map(|seat| SeatName(seat).as_str()),
+                        &r.entry.as_ref().map(GameId::as_str),
                     ],
                 )
                 .await?;
@@ -451,6 +476,44 @@ impl Store for PgStore {
                 .query_opt(&conn.load_watch, &[&watch.as_str()])
                 .await?;
             row.as_ref().map(decode).transpose()
+        })
+    }
+
+    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+        self.run(move |conn| async move {
+            let horizon = super::LOBBY_HORIZON.as_secs_f64();
+            let limit = int(super::LOBBY_ROWS as u64);
+            let rows = conn.client.query(&conn.lobby, &[&horizon, &limit]).await?;
+            rows.iter()
+                .map(|row| {
+                    super::record::StoredListing {
+                        entry: row.try_get(0)?,
+                        watch: row.try_get(1)?,
+                        rows: unsigned(row.try_get(2)?)?,
+                        cols: unsigned(row.try_get(3)?)?,
+                        k: unsigned(row.try_get(4)?)?,
+                        opponent: row.try_get(5)?,
+                        first: row.try_get(6)?,
+                        round: unsigned(row.try_get(7)?)?,
+                        score: (row.try_get(8)?, row.try_get(9)?, row.try_get(10)?),
+                        seated: row.try_get(11)?,
+                        idle: row.try_get(12)?,
+                    }
+                    .decode()
+                })
+                .collect()
+        })
+    }
+
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
+        let entry = entry.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.load_entry, &[&entry.as_str()])
+                .await?;
+            row.map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+                .transpose()
         })
     }
 

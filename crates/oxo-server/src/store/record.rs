@@ -34,6 +34,14 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     for cell in &r.moves {
         let _ = write!(text, "{},{};", cell.row, cell.col);
     }
+    // Columns added later count only when set, so rooms stored before
+    // them keep their digests.
+    if let Some(seat) = r.offer {
+        let _ = write!(text, "|offer:{}", SeatName(seat).as_str());
+    }
+    if let Some(entry) = &r.entry {
+        let _ = write!(text, "|entry:{entry}");
+    }
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
@@ -57,6 +65,8 @@ pub(super) struct Stored {
     pub version: i64,
     pub watch: String,
     pub digest: Option<String>,
+    pub offer: Option<String>,
+    pub entry: Option<String>,
 }
 
 impl Stored {
@@ -104,8 +114,57 @@ impl Stored {
             moves: cells,
             score: Scoreboard::from_counts(count(x)?, count(o)?, count(draws)?),
             version: count(self.version)?,
+            offer: self
+                .offer
+                .map(|seat| {
+                    SeatName::parse(&seat).ok_or_else(|| corrupt(format!("bad offer {seat:?}")))
+                })
+                .transpose()?,
+            entry: self.entry.as_deref().map(GameId::from_trusted),
         };
         Ok((record, self.digest))
+    }
+}
+
+/// A listed room's row as a store holds it, before any check.
+pub(super) struct StoredListing {
+    pub entry: String,
+    pub watch: String,
+    pub rows: u32,
+    pub cols: u32,
+    pub k: u32,
+    pub opponent: String,
+    pub first: String,
+    pub round: u32,
+    /// X's wins, O's wins, draws.
+    pub score: (i64, i64, i64),
+    pub seated: bool,
+    /// Seconds since the room changed.
+    pub idle: i64,
+}
+
+impl StoredListing {
+    /// The listing these columns spell.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`] for anything that makes no sense.
+    pub(super) fn decode(self) -> Result<super::Listing, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt(format!("a listed room: {what}"));
+        let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("negative count {n}")));
+        let (x, o, draws) = self.score;
+        Ok(super::Listing {
+            entry: GameId::from_trusted(&self.entry),
+            watch: GameId::from_trusted(&self.watch),
+            rules: Rules::new(self.rows, self.cols, self.k).map_err(|e| corrupt(e.to_string()))?,
+            opponent: self.opponent.parse().map_err(|e| corrupt(format!("{e}")))?,
+            first: SeatName::parse(&self.first)
+                .ok_or_else(|| corrupt(format!("bad first seat {:?}", self.first)))?,
+            round: self.round,
+            score: Scoreboard::from_counts(count(x)?, count(o)?, count(draws)?),
+            seated: self.seated,
+            // A clock that stepped back makes a room look just changed.
+            idle: u64::try_from(self.idle).unwrap_or(0),
+        })
     }
 }
 

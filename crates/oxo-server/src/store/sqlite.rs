@@ -80,6 +80,14 @@ const MIGRATIONS: &[Migration] = &[
     // every load, so a damaged page or a lost row is reported as damage
     // instead of being served as the game.
     Migration::Rust(add_digests),
+    // 5: the seat that offered a rematch, and the lobby: a listed room's
+    // entry id (its open game is joined through it), found by recent change.
+    Migration::Sql(
+        "ALTER TABLE rooms ADD COLUMN offer TEXT CHECK (offer IN ('x', 'o'));
+    ALTER TABLE rooms ADD COLUMN entry TEXT;
+    CREATE UNIQUE INDEX rooms_entry ON rooms (entry);
+    CREATE INDEX rooms_listed ON rooms (updated_at) WHERE entry IS NOT NULL;",
+    ),
 ];
 
 fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
@@ -90,7 +98,7 @@ fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
         .collect::<Result<_, _>>()?;
     let mut update = tx.prepare("UPDATE rooms SET digest = ?2 WHERE id = ?1")?;
     for id in ids {
-        if let Some((record, _)) = read(tx, &GameId::from_trusted(&id))? {
+        if let Some((record, _)) = read_as_of(tx, &GameId::from_trusted(&id), Schema::V4)? {
             update.execute(params![id, digest(&record)])?;
         }
     }
@@ -130,6 +138,8 @@ enum Request {
         oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+    Lobby(oneshot::Sender<Result<Vec<super::Listing>, StoreError>>),
+    LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Ping(oneshot::Sender<Result<(), StoreError>>),
 }
@@ -285,6 +295,15 @@ impl Store for SqliteStore {
         self.ask(Request::ComputerTurns)
     }
 
+    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+        self.ask(Request::Lobby)
+    }
+
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
+        let entry = entry.clone();
+        self.ask(|tx| Request::LoadEntry(entry, tx))
+    }
+
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<Cell>>> {
         let id = id.clone();
         self.ask(|tx| Request::Rounds(id, tx))
@@ -376,6 +395,20 @@ fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::ComputerTurns(reply) => {
                     let _ = reply.send(computer_turns(conn));
                 }
+                Request::Lobby(reply) => {
+                    let _ = reply.send(lobby(conn));
+                }
+                Request::LoadEntry(entry, reply) => {
+                    let id = conn
+                        .query_row(
+                            "SELECT id FROM rooms WHERE entry = ?1",
+                            [entry.as_str()],
+                            |row| row.get::<_, String>(0),
+                        )
+                        .optional()
+                        .map(|id| id.map(|id| GameId::from_trusted(&id)));
+                    let _ = reply.send(id.map_err(StoreError::from));
+                }
                 Request::Rounds(id, reply) => {
                     let _ = reply.send(rounds(conn, &id));
                 }
@@ -442,13 +475,14 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     let written = conn
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
-                            x_wins, o_wins, draws, version, computer_turn, watch, digest)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
+                            offer, entry)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
-            digest = excluded.digest, updated_at = unixepoch()
+            digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch()
          WHERE rooms.version < excluded.version",
         )?
         .execute(params![
@@ -468,6 +502,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             i64::from(change.computer_turn),
             r.watch.as_str(),
             digest(r),
+            r.offer.map(|seat| SeatName(seat).as_str()),
+            r.entry.as_ref().map(GameId::as_str),
         ])?;
     if written != 1 {
         return Err(StoreError::Conflict(format!(
@@ -505,29 +541,54 @@ fn read(
     conn: &Connection,
     id: &GameId,
 ) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
-    let stored = conn
-        .query_row(
+    read_as_of(conn, id, Schema::Current)
+}
+
+/// Which columns a room's row has: a migration reads rooms as the schema
+/// stood when it was written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Schema {
+    /// Before migration 5 (no rematch offer, no lobby entry).
+    V4,
+    Current,
+}
+
+fn read_as_of(
+    conn: &Connection,
+    id: &GameId,
+    schema: Schema,
+) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
+    let sql = match schema {
+        Schema::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest
-             FROM rooms WHERE id = ?1",
-            [id.as_str()],
-            |row| {
-                Ok(Stored {
-                    rows: row.get(0)?,
-                    cols: row.get(1)?,
-                    k: row.get(2)?,
-                    opponent: row.get(3)?,
-                    x_token: row.get(4)?,
-                    o_token: row.get(5)?,
-                    round: row.get(6)?,
-                    first: row.get(7)?,
-                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
-                    version: row.get(11)?,
-                    watch: row.get(12)?,
-                    digest: row.get(13)?,
-                })
-            },
-        )
+                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL
+             FROM rooms WHERE id = ?1"
+        }
+        Schema::Current => {
+            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
+                    x_wins, o_wins, draws, version, watch, digest, offer, entry
+             FROM rooms WHERE id = ?1"
+        }
+    };
+    let stored = conn
+        .query_row(sql, [id.as_str()], |row| {
+            Ok(Stored {
+                rows: row.get(0)?,
+                cols: row.get(1)?,
+                k: row.get(2)?,
+                opponent: row.get(3)?,
+                x_token: row.get(4)?,
+                o_token: row.get(5)?,
+                round: row.get(6)?,
+                first: row.get(7)?,
+                score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                version: row.get(11)?,
+                watch: row.get(12)?,
+                digest: row.get(13)?,
+                offer: row.get(14)?,
+                entry: row.get(15)?,
+            })
+        })
         .optional()?;
     let Some(stored) = stored else {
         return Ok(None);
@@ -567,6 +628,41 @@ fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> 
         })?
         .collect::<Result<Vec<(u32, i64, u32, u32)>, _>>()?;
     super::record::group_rounds(id, moves)
+}
+
+fn lobby(conn: &Connection) -> Result<Vec<super::Listing>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at
+         FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
+         ORDER BY updated_at DESC LIMIT ?2",
+    )?;
+    let rows = stmt
+        .query_map(
+            params![
+                int(super::LOBBY_HORIZON.as_secs()),
+                int(super::LOBBY_ROWS as u64)
+            ],
+            |row| {
+                Ok(super::record::StoredListing {
+                    entry: row.get(0)?,
+                    watch: row.get(1)?,
+                    rows: row.get(2)?,
+                    cols: row.get(3)?,
+                    k: row.get(4)?,
+                    opponent: row.get(5)?,
+                    first: row.get(6)?,
+                    round: row.get(7)?,
+                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                    seated: row.get(11)?,
+                    idle: row.get(12)?,
+                })
+            },
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(super::record::StoredListing::decode)
+        .collect()
 }
 
 fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
@@ -685,7 +781,7 @@ mod tests {
             .unwrap()
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 4);
+        assert_eq!(version, 5);
     }
 
     #[tokio::test]

@@ -423,9 +423,27 @@ async fn a_won_round_scores_and_a_rematch_starts_the_next() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = api.call("POST", &rematch, Some("nope"), "").await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, next) = api.call("POST", &rematch, Some(&o), "").await;
-    assert_eq!(status, StatusCode::OK, "either seat may ask");
+    // Between two people a rematch is an offer; either seat may make it,
+    // and the other's rematch accepts it.
+    let (status, offered) = api.call("POST", &rematch, Some(&o), "").await;
+    assert_eq!(status, StatusCode::OK, "either seat may offer");
+    assert_eq!(
+        (&offered["game"]["round"], &offered["game"]["rematch"]),
+        (&json!(1), &json!("o"))
+    );
+    let (status, again) = api.call("POST", &rematch, Some(&o), "").await;
+    assert_eq!(
+        (status, error_of(&again)),
+        (
+            StatusCode::CONFLICT,
+            "you have offered a rematch; waiting for x to accept"
+        )
+    );
+    assert_eq!(api.play(&id, &x, 2, 2).await.0, StatusCode::CONFLICT);
+    let (status, next) = api.call("POST", &rematch, Some(&x), "").await;
+    assert_eq!(status, StatusCode::OK, "the other seat accepts");
     let game = &next["game"];
+    assert_eq!(game["rematch"], Value::Null);
     assert_eq!(game["round"], 2);
     assert_eq!(game["first"], "o");
     assert_eq!(game["next"], "o");
@@ -743,10 +761,12 @@ async fn sqlite_keeps_every_game_across_a_restart() {
         for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
             assert_eq!(api.play(&id, token, row, col).await.0, StatusCode::OK);
         }
-        let (status, _) = api
-            .call("POST", &format!("/api/games/{id}/rematch"), Some(&x), "")
-            .await;
-        assert_eq!(status, StatusCode::OK);
+        for token in [&x, &o] {
+            let (status, _) = api
+                .call("POST", &format!("/api/games/{id}/rematch"), Some(token), "")
+                .await;
+            assert_eq!(status, StatusCode::OK);
+        }
         assert_eq!(api.play(&id, &o, 2, 2).await.0, StatusCode::OK);
         let before = api.game(&id).await;
         (id, x, o, before)
@@ -889,6 +909,17 @@ impl Store for SlowStore {
         self.0.computer_turns()
     }
 
+    fn lobby(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::store::Listing>> {
+        self.0.lobby()
+    }
+
+    fn load_entry(
+        &self,
+        entry: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::id::GameId>> {
+        self.0.load_entry(entry)
+    }
+
     fn ping(&self) -> oxo_server::store::StoreFuture<()> {
         self.0.ping()
     }
@@ -942,13 +973,24 @@ async fn a_rematch_needs_a_finished_round_and_a_current_version() {
     }
     let rematch = format!("/api/games/{id}/rematch");
     let version = api.game(&id).await["version"].as_u64().unwrap();
-    // Both players press Rematch at once: one new round, not two.
+    // Both players press Rematch at once: the first press is the offer,
+    // the second (made against the state before it) is refused with the
+    // offer in its game; pressed again, it accepts: one new round.
     let body = json!({ "version": version }).to_string();
     let (first, _) = api.call("POST", &rematch, Some(&x), &body).await;
     let (second, reply) = api.call("POST", &rematch, Some(&o), &body).await;
     assert_eq!(first, StatusCode::OK);
     assert_eq!(second, StatusCode::CONFLICT);
-    assert_eq!(reply["game"]["round"], 2);
+    assert_eq!(
+        (&reply["game"]["round"], &reply["game"]["rematch"]),
+        (&json!(1), &json!("x"))
+    );
+    let body = json!({ "version": version + 1 }).to_string();
+    let (accept, _) = api.call("POST", &rematch, Some(&o), &body).await;
+    assert_eq!(accept, StatusCode::OK);
+    // A repeated acceptance cannot start a third round.
+    let (repeat, _) = api.call("POST", &rematch, Some(&o), &body).await;
+    assert_eq!(repeat, StatusCode::CONFLICT);
     assert_eq!(api.game(&id).await["round"], 2);
 }
 
@@ -1018,10 +1060,17 @@ async fn a_rooms_record_keeps_every_round() {
             game["moves"],
             json!([[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]])
         );
-        let (status, _) = api
-            .call("POST", &format!("/api/games/{id}/rematch"), Some(&x), "{}")
-            .await;
-        assert_eq!(status, StatusCode::OK);
+        for token in [&x, &o] {
+            let (status, _) = api
+                .call(
+                    "POST",
+                    &format!("/api/games/{id}/rematch"),
+                    Some(token),
+                    "{}",
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK);
+        }
         // Round 2: O starts; one move so far.
         api.play(&id, &o, 2, 2).await;
         let (status, record) = api
@@ -1114,4 +1163,159 @@ async fn the_analysis_board_values_any_position_given_by_its_moves() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
         assert!(error_of(&body).contains(says), "{query}: {body}");
     }
+}
+
+#[tokio::test]
+async fn the_lobby_lists_open_and_live_games_and_never_a_room_id() {
+    let api = Api::new();
+    // An unlisted game (an invite between friends) never shows.
+    let (_, private) = api.call("POST", "/api/games", None, "{}").await;
+    let private_id = private["game"]["id"].as_str().unwrap().to_owned();
+    let (status, created) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"size": "4x4", "k": 3, "listed": true}"#,
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+
+    let (status, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    assert_eq!(status, StatusCode::OK, "{lobby}");
+    let open = lobby["open"].as_array().unwrap();
+    assert_eq!(open.len(), 1, "{lobby}");
+    assert_eq!(
+        (&open[0]["size"], &open[0]["k"], &open[0]["first"]),
+        (&json!("4x4"), &json!(3), &json!("x"))
+    );
+    let entry = open[0]["entry"].as_str().unwrap().to_owned();
+    assert!(entry != id && entry != watch);
+    assert_eq!(lobby["live"], json!([]));
+    let text = lobby.to_string();
+    assert!(!text.contains(&id) && !text.contains(&private_id), "{text}");
+
+    // One click joins: seat O, and now the room's id.
+    let join = format!("/api/lobby/{entry}/join");
+    let (status, joined) = api.call("POST", &join, None, "").await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    assert_eq!(joined["seat"], "o");
+    assert_eq!(joined["game"]["id"], id.as_str());
+    let o = joined["token"].as_str().unwrap().to_owned();
+    let (status, late) = api.call("POST", &join, None, "").await;
+    assert_eq!(
+        (status, error_of(&late)),
+        (StatusCode::CONFLICT, "seat o is taken")
+    );
+    let (status, _) = api
+        .call("POST", "/api/lobby/nosuchentry/join", None, "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // Seated, it is live: listed under its watch id only.
+    assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    assert_eq!(lobby["open"], json!([]));
+    let live = lobby["live"].as_array().unwrap();
+    assert_eq!(live.len(), 1, "{lobby}");
+    assert_eq!(
+        (&live[0]["watch"], &live[0]["opponent"], &live[0]["round"]),
+        (&json!(watch), &json!("human"), &json!(1))
+    );
+    assert!(!lobby.to_string().contains(&id));
+
+    // A game against the computer, listed, is live from the start.
+    let (_, computer) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"opponent": "random", "listed": true}"#,
+        )
+        .await;
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    assert_eq!(lobby["live"].as_array().unwrap().len(), 2, "{lobby}");
+    assert_eq!(lobby["open"], json!([]));
+
+    // Recent games: the caller's own, by the ids it keeps (unknown ones
+    // left out), as short summaries.
+    let computer_id = computer["game"]["id"].as_str().unwrap();
+    let recent = format!("/api/lobby?recent={id},{computer_id},nosuchgame,{watch}");
+    let (status, lobby) = api.call("GET", &recent, None, "").await;
+    assert_eq!(status, StatusCode::OK, "{lobby}");
+    let mine = lobby["recent"].as_array().unwrap();
+    assert_eq!(mine.len(), 3, "{lobby}");
+    assert_eq!(
+        (
+            &mine[0]["id"],
+            &mine[0]["status"],
+            &mine[0]["next"],
+            &mine[0]["moves"]
+        ),
+        (&json!(id), &json!("playing"), &json!("o"), &json!(1))
+    );
+    assert_eq!(mine[1]["opponent"], "random");
+    assert_eq!(mine[2]["id"], watch.as_str(), "a watch id shows as itself");
+    assert!(mine[0].get("board").is_none(), "a summary, not a GAME");
+    let _ = o;
+
+    // Bad requests are 400s with a reason.
+    let (status, body) = api.call("GET", "/api/lobby?recent=a%20b", None, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let many = vec![id.as_str(); 21].join(",");
+    let (status, body) = api
+        .call("GET", &format!("/api/lobby?recent={many}"), None, "")
+        .await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (StatusCode::BAD_REQUEST, "recent names 21 games; at most 20")
+    );
+    let (status, _) = api.call("GET", "/api/lobby?other=1", None, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn the_lobby_and_rematch_offers_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let (id, x, o, entry) = {
+        let api = Api {
+            router: router(Arc::new(SqliteStore::open(&path).unwrap())),
+            store: MemoryStore::new(),
+        };
+        let (_, open) = api
+            .call("POST", "/api/games", None, r#"{"listed": true}"#)
+            .await;
+        let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+        let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
+        assert_eq!(open["game"]["watch"].as_str().map(str::len), Some(16));
+        let (id, x, o) = api.seated().await;
+        for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
+            api.play(&id, token, row, col).await;
+        }
+        let (status, _) = api
+            .call("POST", &format!("/api/games/{id}/rematch"), Some(&x), "")
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        (id, x, o, entry)
+    };
+    let api = Api {
+        router: router(Arc::new(SqliteStore::open(&path).unwrap())),
+        store: MemoryStore::new(),
+    };
+    let game = api.game(&id).await;
+    assert_eq!((&game["rematch"], &game["round"]), (&json!("x"), &json!(1)));
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    assert_eq!(lobby["open"][0]["entry"], entry.as_str(), "{lobby}");
+    let (status, next) = api
+        .call("POST", &format!("/api/games/{id}/rematch"), Some(&o), "")
+        .await;
+    assert_eq!(
+        (status, &next["game"]["round"]),
+        (StatusCode::OK, &json!(2))
+    );
+    let _ = x;
 }

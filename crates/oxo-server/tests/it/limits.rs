@@ -472,6 +472,7 @@ async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
                 oxo_core::Rules::TIC_TAC_TOE,
                 oxo_server::room::Opponent::Human,
                 oxo_core::Player::X,
+                false,
             )
             .await
             .unwrap();

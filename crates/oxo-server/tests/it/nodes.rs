@@ -338,6 +338,12 @@ impl Store for DiesAfterClaiming {
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.inner.computer_turns()
     }
+    fn lobby(&self) -> StoreFuture<Vec<oxo_server::store::Listing>> {
+        self.inner.lobby()
+    }
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
+        self.inner.load_entry(entry)
+    }
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
         self.inner.rounds(id)
     }
@@ -426,7 +432,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     }
     assert_eq!(
         db.psql("SELECT version FROM oxo_schema").unwrap().trim(),
-        "1"
+        "2"
     );
     assert_eq!(
         db.psql("SELECT count(*) FROM oxo_schema").unwrap().trim(),
@@ -436,7 +442,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     let err = PgStore::connect(&url).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "the database has schema version 99; this oxo knows up to 1"
+        "the database has schema version 99; this oxo knows up to 2"
     );
     let err = PgStore::connect("postgres://postgres@127.0.0.1:1/oxo")
         .await
@@ -444,4 +450,56 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     assert!(err.to_string().starts_with("PostgreSQL: "), "{err}");
     let err = PgStore::connect("postgres://[nonsense").await.unwrap_err();
     assert!(err.to_string().contains("bad database URL"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_and_rematch_offers_work_across_nodes() {
+    let db = postgres();
+    let (a, b) = (Node::start(&db).await, Node::start(&db).await);
+    // Opened on A, listed and joined through B.
+    let (status, created) = a
+        .client
+        .call("POST", "/api/games", None, &json!({"listed": true}))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let lobby = b.client.get_json("/api/lobby").await;
+    let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
+    let (status, joined) = b
+        .client
+        .call(
+            "POST",
+            &format!("/api/lobby/{entry}/join"),
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let o = joined["token"].as_str().unwrap().to_owned();
+    assert_eq!(a.game(&id).await["seats"]["o"], true, "A sees the join");
+    let lobby = a.client.get_json("/api/lobby").await;
+    assert_eq!(lobby["open"], json!([]), "{lobby}");
+    assert_eq!(lobby["live"][0]["watch"], created["game"]["watch"]);
+
+    // X wins through A; X offers a rematch through A, O accepts through B.
+    for (node, token, row, col) in [
+        (&a, &x, 0, 0),
+        (&b, &o, 1, 0),
+        (&a, &x, 0, 1),
+        (&b, &o, 1, 1),
+        (&a, &x, 0, 2),
+    ] {
+        assert_eq!(node.play(&id, token, row, col).await.0, 200);
+    }
+    let rematch = format!("/api/games/{id}/rematch");
+    let (status, offered) = a.client.call("POST", &rematch, Some(&x), &json!({})).await;
+    assert_eq!((status, &offered["game"]["rematch"]), (200, &json!("x")));
+    let (status, next) = b.client.call("POST", &rematch, Some(&o), &json!({})).await;
+    assert_eq!(status, 200, "{next}");
+    assert_eq!(
+        (&next["game"]["round"], &next["game"]["rematch"]),
+        (&json!(2), &Value::Null)
+    );
+    assert_eq!(until_version(&a, &id, 9).await["round"], 2);
 }
