@@ -1838,3 +1838,161 @@ fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
         assert_eq!(back.path, format!("/g/{id}"));
     });
 }
+
+/// The text of the element `id`, or `""` when it is hidden.
+async fn shown_text(client: &Client, id: &str) -> String {
+    let value = client
+        .execute(
+            "const e = document.getElementById(arguments[0]); \
+             return e && !e.hidden ? e.textContent : '';",
+            vec![json!(id)],
+        )
+        .await
+        .expect("the element read");
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+/// Poll until the element `id` shows `text`.
+async fn wait_text(client: &Client, what: &str, id: &str, text: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = shown_text(client, id).await;
+        if seen == text {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: #{id} shows {seen:?}, not {text:?} within {WAIT:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+#[test]
+fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
+    run("lobby", |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        let c = h.session("c", 1000, 1000).await;
+
+        // A opens a game for anyone, with one click.
+        open_start_page(&h, &a).await;
+        find(&a, "#quick button[data-listed=\"true\"]")
+            .await
+            .click()
+            .await
+            .expect("Open game clicked");
+        let waiting = wait_page(&a, "A's open game, live", |p| {
+            p.path.starts_with("/g/") && p.connection == "live"
+        })
+        .await;
+        let id = waiting.path.trim_start_matches("/g/").to_owned();
+        assert!(
+            waiting.status.starts_with("Waiting for a friend"),
+            "{waiting:#?}"
+        );
+
+        // B sees it in the lobby and joins it with one click.
+        open_start_page(&h, &b).await;
+        wait_script(
+            &b,
+            "the open game in B's lobby",
+            "return document.querySelectorAll('#open-list a[data-entry]').length === 1;",
+        )
+        .await;
+        h.screenshot(&b, "lobby-open").await;
+        let link = find(&b, "#open-list a[data-entry]").await;
+        let href = link.attr("href").await.expect("href").unwrap_or_default();
+        assert!(
+            !href.contains(&id),
+            "the lobby gives the room id away: {href}"
+        );
+        link.click().await.expect("the open game clicked");
+        let joined = wait_page(&b, "B seated as O", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        assert_eq!(joined.path, format!("/g/{id}"));
+        // Each sees the other here.
+        wait_text(&a, "A sees B", "presence", "Opponent connected").await;
+        wait_text(&b, "B sees A", "presence", "Opponent connected").await;
+
+        // C finds the game among those being played, and watches.
+        open_start_page(&h, &c).await;
+        wait_script(
+            &c,
+            "the live game in C's lobby",
+            "return document.querySelectorAll('#live-list a[data-game]').length === 1;",
+        )
+        .await;
+        find(&c, "#live-list a[data-game]")
+            .await
+            .click()
+            .await
+            .expect("the live game clicked");
+        let watching = wait_page(&c, "C watching", |p| {
+            p.role == "Watching" && p.connection == "live"
+        })
+        .await;
+        assert_ne!(watching.path, format!("/g/{id}"), "watched by its watch id");
+        wait_text(&c, "C sees both players", "presence", "X here · O here").await;
+
+        // X wins; X offers a rematch, O accepts it.
+        for (client, row, col) in [(&a, 0, 0), (&b, 1, 0), (&a, 0, 1), (&b, 1, 1), (&a, 0, 2)] {
+            wait_page(client, "a turn", |p| {
+                p.playable && p.enabled.contains(&[row, col])
+            })
+            .await;
+            cell(client, row, col)
+                .await
+                .click()
+                .await
+                .expect("a cell clicked");
+            wait_page(client, "the move taken", |p| {
+                !p.enabled.contains(&[row, col])
+            })
+            .await;
+        }
+        wait_page(&b, "B sees the end", |p| {
+            p.rematch && p.status.starts_with("X wins")
+        })
+        .await;
+        find(&a, "#rematch")
+            .await
+            .click()
+            .await
+            .expect("rematch offered");
+        wait_text(&a, "A's offer made", "rematch", "Rematch offered").await;
+        wait_page(&b, "B told of the offer", |p| {
+            p.status == "X wins — you lose · X offers a rematch"
+        })
+        .await;
+        wait_text(&b, "B may accept", "rematch", "Accept rematch").await;
+        let still = page(&a).await;
+        assert!(
+            still.status.ends_with("rematch offered, waiting for O"),
+            "{still:#?}"
+        );
+        h.screenshot(&b, "rematch-offer").await;
+        find(&b, "#rematch")
+            .await
+            .click()
+            .await
+            .expect("rematch accepted");
+        for (name, client) in [("a", &a), ("b", &b), ("c", &c)] {
+            wait_script(
+                client,
+                &format!("{name} in round 2"),
+                "return document.getElementById('round').textContent === '2';",
+            )
+            .await;
+        }
+        wait_page(&b, "O starts round 2", |p| p.status == "Your turn (O)").await;
+
+        // B leaves: A and C are told.
+        b.goto(&h.url("/")).await.expect("B back to the start page");
+        wait_text(&a, "A sees B leave", "presence", "Opponent left").await;
+        wait_text(&c, "C sees O leave", "presence", "X here · O away").await;
+        h.screenshot(&a, "opponent-left").await;
+    });
+}

@@ -88,7 +88,7 @@
       wantFocus: false, built: '', cells: [],
       // The move list: past rounds once fetched, and what the board shows
       // (null: the game as it stands; else a round and a number of moves).
-      record: null, view: null,
+      record: null, view: null, presence: null,
       // The analysis board's line of moves and cached values (else null).
       analysis: null, values: null,
     };
@@ -135,6 +135,7 @@
     $('role').textContent = 'Analysis board';
     $('role').className = '';
     $('connection').hidden = true;
+    $('presence').hidden = true;
     $('meta').hidden = true;
     $('invite').hidden = true;
     $('watch-line').hidden = true;
@@ -404,6 +405,7 @@
     $('zoom-toggle').hidden = true;
     $('invite').hidden = true;
     $('rematch').hidden = true;
+    $('presence').hidden = true;
     $('details').textContent = '';
     for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
     $('round').textContent = '1';
@@ -470,7 +472,10 @@
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     let ws;
     try {
-      ws = new WebSocket(`${scheme}//${location.host}/api/games/${enc(st.id)}/live`);
+      // A seat's token makes this socket count as that player being here;
+      // either way the socket also says who is here.
+      const who = st.token ? 'token=' + enc(st.token) : 'presence=true';
+      ws = new WebSocket(`${scheme}//${location.host}/api/games/${enc(st.id)}/live?${who}`);
     } catch (e) {
       retry(st);
       return;
@@ -485,6 +490,7 @@
       if (S !== st) return;
       let g;
       try { g = JSON.parse(ev.data); } catch (e) { return; }
+      if (g && g.presence) { showPresence(g.presence); return; }
       render(g && g.game ? g.game : g);
     };
     ws.onclose = () => {
@@ -493,6 +499,30 @@
       setConnection(false);
       retry(st);
     };
+  }
+
+  // "Opponent connected / left" for players; who is here, for spectators.
+  // The computer is always there, so nothing is said of it.
+  function showPresence(p) {
+    const st = S;
+    const g = st && st.game;
+    if (!g) return;
+    st.presence = p;
+    const el = $('presence');
+    if (g.opponent !== 'human' && g.opponent !== undefined) { el.hidden = true; return; }
+    let text;
+    let away = false;
+    if (st.seat) {
+      const other = st.seat === 'x' ? 'o' : 'x';
+      if (!g.seats || !g.seats[other]) { el.hidden = true; return; }
+      away = !p[other];
+      text = away ? 'Opponent left' : 'Opponent connected';
+    } else {
+      text = ['x', 'o'].map((s) => `${up(s)} ${p[s] ? 'here' : 'away'}`).join(' · ');
+    }
+    el.textContent = text;
+    el.className = 'presence' + (away ? ' away' : '');
+    el.hidden = false;
   }
 
   function retry(st) {
@@ -525,6 +555,7 @@
     if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
     S.game = g;
     S.shown = g.version;
+    if (S.presence) showPresence(S.presence);
     // Fair play: hints are offered only against the computer (the server
     // withholds them while two people play).
     const offerHints = g.opponent !== 'human';
@@ -1012,8 +1043,26 @@
     S.focus = [r, c];
   }
 
+  // Back online, or back to the tab: the game at once, not after the backoff.
+  function reconnectNow() {
+    const st = S;
+    if (!st || st.closed || st.analysis || st.ws) return;
+    clearTimeout(st.wsTimer);
+    st.backoff = 500;
+    connect();
+  }
+
   // ---- wiring ----
   function init() {
+    window.addEventListener('online', reconnectNow);
+    // Leaving the page closes its socket, so the other player sees this one
+    // leave even when the browser keeps the page to come back to; coming
+    // back opens it again.
+    window.addEventListener('pagehide', () => {
+      if (S && S.ws) { const ws = S.ws; S.ws = null; ws.close(); }
+    });
+    window.addEventListener('pageshow', (e) => { if (e.persisted) reconnectNow(); });
+    document.addEventListener('visibilitychange', () => { if (!document.hidden) reconnectNow(); });
     $('new-game-form').addEventListener('submit', startGame);
     $('quick').addEventListener('click', quickStart);
     for (const list of ['recent-list', 'live-list', 'open-list']) {

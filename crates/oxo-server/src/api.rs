@@ -134,6 +134,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     state.hub.follow_store();
+    state.hub.keep_presence();
     match state.hub.resume().await {
         Ok(0) => {}
         Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
@@ -865,12 +866,26 @@ async fn hints(
     Ok(json_response(StatusCode::OK, body))
 }
 
+/// `GET /api/games/{id}/live?token=T&presence=true`: both optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LiveQuery {
+    /// A seat's token: the connection counts as that seat's presence (and
+    /// receives presence messages).
+    token: Option<String>,
+    /// Receive presence messages without a seat (spectators).
+    #[serde(default)]
+    presence: bool,
+}
+
 async fn live(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    query: Result<axum::extract::Query<LiveQuery>, axum::extract::rejection::QueryRejection>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
     connection: Option<axum::Extension<listen::Held>>,
 ) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
     let upgrade = upgrade.map_err(|rejection| {
         ApiError::BadRequest(format!(
@@ -878,6 +893,20 @@ async fn live(
             rejection.body_text()
         ))
     })?;
+    // A token counts only under the room's own id (never the watch id).
+    let seat = match (&query.token, viewer) {
+        (Some(token), Viewer::Player) => Some(
+            state
+                .hub
+                .seat_in(&handle, token)
+                .await
+                .ok_or(ApiError::NotASeat)?,
+        ),
+        (Some(_), Viewer::Spectator) => return Err(ApiError::NotASeat),
+        (None, _) => None,
+    };
+    let presence = (seat.is_some() || query.presence).then(|| handle.presence());
+    let attendance = seat.map(|seat| state.hub.attend(&handle, seat));
     let updates = handle.subscribe(viewer);
     let closing = state.closing.clone();
     let send_timeout = state.limits.send_timeout;
@@ -889,9 +918,11 @@ async fn live(
         .max_message_size(BODY_LIMIT)
         .max_frame_size(BODY_LIMIT)
         .on_upgrade(move |socket| async move {
-            // The socket still counts against the connection limits.
+            // The socket still counts against the connection limits, and
+            // as its seat's presence.
             let _held = connection;
-            push_updates(socket, updates, closing, send_timeout).await;
+            let _attendance = attendance;
+            push_updates(socket, updates, presence, closing, send_timeout).await;
         }))
 }
 
@@ -903,16 +934,26 @@ const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_FOR: Duration = Duration::from_secs(75);
 
 /// Send the current GAME, then every change, until the client goes away or
-/// the server stops. A client that does not take an update within
+/// the server stops; with `presence`, also each seat's presence as
+/// `{"presence": {"x": bool, "o": bool}}`, at once and on every change.
+/// A client that does not take an update within
 /// `send_timeout` is dropped (its unread updates would otherwise pile up in
 /// the server's socket buffers). Clients send nothing but control frames
 /// (moves go through POST): a data frame closes the connection with 1008.
 async fn push_updates(
     mut socket: WebSocket,
     mut updates: watch::Receiver<Json>,
+    mut presence: Option<watch::Receiver<crate::hub::PresenceSeats>>,
     mut closing: watch::Receiver<bool>,
     send_timeout: Duration,
 ) {
+    let presence_message = |seats: crate::hub::PresenceSeats| {
+        Message::Text(
+            serde_json::json!({"presence": {"x": seats[0], "o": seats[1]}})
+                .to_string()
+                .into(),
+        )
+    };
     let mut game = updates.borrow_and_update().clone();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut heard = Instant::now();
@@ -922,9 +963,18 @@ async fn push_updates(
             Ok(Ok(()))
         )
     };
+    let mut first = true;
     loop {
         if !send(&mut socket, Message::Text(game.get().into())).await {
             return;
+        }
+        if first {
+            first = false;
+            if let Some(seats) = presence.as_mut().map(|p| *p.borrow_and_update())
+                && !send(&mut socket, presence_message(seats)).await
+            {
+                return;
+            }
         }
         // Wait for the next change, reading client frames meanwhile so that
         // a close (or a client gone quiet) is noticed.
@@ -936,6 +986,11 @@ async fn push_updates(
                     }
                     game = updates.borrow_and_update().clone();
                     break;
+                }
+                seats = presence_changed(&mut presence) => {
+                    if !send(&mut socket, presence_message(seats)).await {
+                        return;
+                    }
                 }
                 message = socket.recv() => {
                     match message {
@@ -967,6 +1022,19 @@ async fn push_updates(
             }
         }
     }
+}
+
+/// The next presence, when it changes; never without a receiver (or once
+/// its room is gone).
+async fn presence_changed(
+    presence: &mut Option<watch::Receiver<crate::hub::PresenceSeats>>,
+) -> crate::hub::PresenceSeats {
+    if let Some(receiver) = presence
+        && receiver.changed().await.is_ok()
+    {
+        return *receiver.borrow_and_update();
+    }
+    std::future::pending().await
 }
 
 /// Resolves once the server starts shutting down.

@@ -23,9 +23,11 @@ use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, watch};
 
 mod nodes;
+mod presence;
 mod search;
 
 pub use nodes::ORPHAN_SWEEP;
+pub use presence::{Attendance, Seats as PresenceSeats};
 use search::Pool;
 pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 
@@ -130,6 +132,12 @@ pub struct RoomHandle {
     hints: Mutex<Option<(u64, Json)>>,
     /// When the room was last asked for, in seconds since the hub started.
     touched: AtomicU64,
+    /// This server's live connections of each seat (see `presence.rs`)...
+    local: [AtomicUsize; 2],
+    /// ...what it last told the other servers of them...
+    told: Mutex<presence::Seats>,
+    /// ...and each seat's presence on any server, for the connections.
+    presence: watch::Sender<presence::Seats>,
 }
 
 impl RoomHandle {
@@ -146,7 +154,17 @@ impl RoomHandle {
             thinking: AtomicBool::new(false),
             hints: Mutex::new(None),
             touched: AtomicU64::new(now),
+            local: [AtomicUsize::new(0), AtomicUsize::new(0)],
+            told: Mutex::new([false; 2]),
+            presence: watch::channel([false; 2]).0,
         }
+    }
+
+    /// A receiver of each seat's presence, X's first: whether the seat has
+    /// a live connection on any server.
+    #[must_use]
+    pub fn presence(&self) -> watch::Receiver<presence::Seats> {
+        self.presence.subscribe()
     }
 
     fn channel(&self, viewer: Viewer) -> &watch::Sender<Json> {
@@ -232,6 +250,8 @@ struct Shared {
     /// Rooms in `shards`, and how many may be.
     in_memory: AtomicUsize,
     max_in_memory: usize,
+    /// What other servers said of their players' presence.
+    remote: Mutex<presence::Remote>,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -267,6 +287,7 @@ impl Hub {
                 deep_searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
+                remote: Mutex::new(HashMap::new()),
             }),
             idle_after: config.idle_after,
         }

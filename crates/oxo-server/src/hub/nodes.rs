@@ -34,6 +34,22 @@ pub(super) const RENEW_EVERY: Duration = Duration::from_millis(1500);
 pub const ORPHAN_SWEEP: Duration = Duration::from_secs(2);
 
 impl Hub {
+    /// Every room held in memory.
+    pub(super) fn held_rooms(&self) -> Vec<Arc<RoomHandle>> {
+        self.shared
+            .shards
+            .iter()
+            .flat_map(|shard| {
+                shard
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .values()
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     /// Whether other servers may change this hub's rooms.
     #[must_use]
     pub fn store_is_shared(&self) -> bool {
@@ -89,20 +105,11 @@ impl Hub {
                     StoreEvent::Interrupted => {
                         hub.shared.fresh.store(false, Ordering::SeqCst);
                     }
+                    StoreEvent::Presence { id, node, seats } => {
+                        hub.remote_presence(id, node, seats);
+                    }
                     StoreEvent::Resync => {
-                        let held: Vec<_> = hub
-                            .shared
-                            .shards
-                            .iter()
-                            .flat_map(|shard| {
-                                shard
-                                    .lock()
-                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                    .values()
-                                    .cloned()
-                                    .collect::<Vec<_>>()
-                            })
-                            .collect();
+                        let held = hub.held_rooms();
                         tracing::info!(
                             rooms = held.len(),
                             "change feed back; rereading the rooms held"

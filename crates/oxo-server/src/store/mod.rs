@@ -187,6 +187,16 @@ pub enum StoreEvent {
         /// the room again.
         played: Option<oxo_core::Cell>,
     },
+    /// Another server's connections to a room, per seat (X's first): see
+    /// [`Store::announce`].
+    Presence {
+        /// The room.
+        id: GameId,
+        /// The server that has them.
+        node: String,
+        /// Whether it has a live connection of each seat.
+        seats: [bool; 2],
+    },
     /// The feed is interrupted: changes may be missed until
     /// [`StoreEvent::Resync`], so what memory holds cannot be trusted.
     Interrupted,
@@ -250,6 +260,14 @@ pub trait Store: Send + Sync + 'static {
     fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {
         let load = self.load(id);
         Box::pin(async move { Ok(load.await?.map(|room| room.version)) })
+    }
+
+    /// Tell the other servers sharing the store whether this one has live
+    /// connections of each seat of room `id` (X's first); they receive it
+    /// as [`StoreEvent::Presence`]. Nothing to do for an unshared store.
+    fn announce(&self, id: &GameId, seats: [bool; 2]) -> StoreFuture<()> {
+        let _ = (id, seats);
+        Box::pin(std::future::ready(Ok(())))
     }
 
     /// Whether the store answers at all (for readiness checks).

@@ -530,6 +530,22 @@ impl Store for PgStore {
         true
     }
 
+    fn announce(&self, id: &GameId, seats: [bool; 2]) -> StoreFuture<()> {
+        let bit = |present: bool| if present { '1' } else { '0' };
+        let note = format!(
+            "{PRESENCE}{id} {} {} {}",
+            self.inner.node,
+            bit(seats[0]),
+            bit(seats[1])
+        );
+        self.run(move |conn| async move {
+            conn.client
+                .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &note])
+                .await?;
+            Ok(())
+        })
+    }
+
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
         let id = id.clone();
         self.run(move |conn| async move {
@@ -660,7 +676,17 @@ async fn follow_once(
         return Ok(());
     }
     while let Some(payload) = received.recv().await {
-        let Some(event) = parse_note(&payload, node) else {
+        let event = if payload.starts_with(PRESENCE) {
+            match parse_presence(&payload, node) {
+                Some(Some(event)) => Some(event),
+                // This server's own word.
+                Some(None) => continue,
+                None => None,
+            }
+        } else {
+            parse_note(&payload, node)
+        };
+        let Some(event) = event else {
             tracing::warn!(payload, "an unreadable change notice");
             continue;
         };
@@ -676,6 +702,32 @@ async fn follow_once(
             "the change feed stopped: {e}"
         ))),
     }
+}
+
+/// The first word of a presence notice (never a room id, which has no `@`).
+const PRESENCE: &str = "@presence ";
+
+/// `"@presence ID NODE X O"` (X and O `0` or `1`), as
+/// [`Store::announce`] sends it, read by the server named `me`: `None` when
+/// unreadable, `Some(None)` for `me`'s own.
+fn parse_presence(payload: &str, me: &str) -> Option<Option<StoreEvent>> {
+    let mut words = payload.strip_prefix(PRESENCE)?.split(' ');
+    let id = GameId::parse(words.next()?)?;
+    let node = words.next()?;
+    let seat = |word: Option<&str>| match word? {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    };
+    let seats = [seat(words.next())?, seat(words.next())?];
+    if words.next().is_some() {
+        return None;
+    }
+    Some((node != me).then(|| StoreEvent::Presence {
+        id,
+        node: node.to_owned(),
+        seats,
+    }))
 }
 
 /// `"ID VERSION NODE [ROW COL]"`, as [`COMMIT`] announces a change, read
@@ -734,6 +786,31 @@ mod tests {
             format!("{id} 3 a 1 2 3"),
         ] {
             assert_eq!(parse_note(&bad, "a"), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn presence_notices_are_read_back() {
+        let id = GameId::random().unwrap();
+        assert_eq!(
+            parse_presence(&format!("@presence {id} a:1:ff 1 0"), "b:2:00"),
+            Some(Some(StoreEvent::Presence {
+                id: id.clone(),
+                node: "a:1:ff".into(),
+                seats: [true, false],
+            }))
+        );
+        assert_eq!(
+            parse_presence(&format!("@presence {id} b:2:00 0 1"), "b:2:00"),
+            Some(None)
+        );
+        for bad in [
+            format!("@presence {id} a 1"),
+            format!("@presence {id} a 1 2"),
+            format!("@presence {id} a 1 0 1"),
+            "@presence nonsense!".to_owned(),
+        ] {
+            assert_eq!(parse_presence(&bad, "b"), None, "{bad}");
         }
     }
 

@@ -61,7 +61,8 @@ impl Server {
     }
 }
 
-/// The next GAME a socket receives, within a generous bound.
+/// The next GAME (or other text message) a socket receives, within a
+/// generous bound.
 async fn next_game(socket: &mut Socket) -> Value {
     loop {
         let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
@@ -317,4 +318,96 @@ async fn one_damaged_room_does_not_stop_the_others_resuming() {
         .await;
     assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
     assert_eq!(body["error"], "a stored game is damaged");
+}
+
+/// The next presence message on `socket` (GAMEs are skipped).
+async fn next_presence(socket: &mut Socket) -> Value {
+    loop {
+        let message = next_game(socket).await;
+        if let Some(presence) = message.get("presence") {
+            return presence.clone();
+        }
+    }
+}
+
+#[tokio::test]
+async fn players_see_each_other_come_and_go() {
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let (_, joined) = server
+        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .await;
+    let o = joined["token"].as_str().unwrap().to_owned();
+    let open = |query: String| {
+        let url = format!("ws://{}/api/games/{query}", server.addr);
+        async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
+    };
+
+    // A spectator asks for presence; nobody is here yet.
+    let mut spectator = open(format!("{watch}/live?presence=true")).await;
+    assert!(
+        next_game(&mut spectator).await["board"].is_string(),
+        "GAME first"
+    );
+    assert_eq!(
+        next_presence(&mut spectator).await,
+        json!({"x": false, "o": false})
+    );
+    // X connects with its token: X sees itself, the spectator sees X.
+    let mut x_socket = open(format!("{id}/live?token={x}")).await;
+    assert_eq!(
+        next_presence(&mut x_socket).await,
+        json!({"x": true, "o": false})
+    );
+    assert_eq!(
+        next_presence(&mut spectator).await,
+        json!({"x": true, "o": false})
+    );
+    // O comes and goes.
+    let mut o_socket = open(format!("{id}/live?token={o}")).await;
+    assert_eq!(
+        next_presence(&mut x_socket).await,
+        json!({"x": true, "o": true})
+    );
+    o_socket.close(None).await.unwrap();
+    drop(o_socket);
+    assert_eq!(
+        next_presence(&mut x_socket).await,
+        json!({"x": true, "o": false})
+    );
+    assert_eq!(
+        next_presence(&mut spectator).await,
+        json!({"x": true, "o": true})
+    );
+    assert_eq!(
+        next_presence(&mut spectator).await,
+        json!({"x": true, "o": false})
+    );
+
+    // Sockets that ask nothing get GAMEs only, as before.
+    let mut plain = open(format!("{id}/live")).await;
+    assert!(next_game(&mut plain).await["board"].is_string());
+    let (status, _) = server
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(&x),
+            json!({"row": 0, "col": 0}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(next_game(&mut plain).await["board"], "X../.../...");
+
+    // A token that holds no seat, or one used with the watch id, is refused.
+    for query in [
+        format!("{id}/live?token=nope"),
+        format!("{watch}/live?token={x}"),
+    ] {
+        let url = format!("ws://{}/api/games/{query}", server.addr);
+        let refused = tokio_tungstenite::connect_async(url).await.unwrap_err();
+        assert!(refused.to_string().contains("403"), "{refused}");
+    }
 }

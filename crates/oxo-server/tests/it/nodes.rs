@@ -503,3 +503,60 @@ async fn the_lobby_and_rematch_offers_work_across_nodes() {
     );
     assert_eq!(until_version(&a, &id, 9).await["round"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_on_another_node_is_seen_coming_and_going() {
+    let db = postgres();
+    let (a, b) = (Node::start(&db).await, Node::start(&db).await);
+    let game = seated_game(&a.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
+    let socket = |node: &Node, query: String| {
+        let url = format!(
+            "ws://{}/api/games/{}/live?{query}",
+            node.server.addr, game.id
+        );
+        async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
+    };
+    let mut x = socket(&a, format!("token={}", game.x)).await;
+    assert_eq!(presence(&mut x).await, json!({"x": true, "o": false}));
+    let mut o = socket(&b, format!("token={}", game.o)).await;
+    assert_eq!(
+        presence(&mut o).await,
+        json!({"x": true, "o": true}),
+        "B hears of X on A"
+    );
+    assert_eq!(
+        presence(&mut x).await,
+        json!({"x": true, "o": true}),
+        "A hears of O on B"
+    );
+    o.close(None).await.unwrap();
+    drop(o);
+    assert_eq!(
+        presence(&mut x).await,
+        json!({"x": true, "o": false}),
+        "and of O leaving"
+    );
+}
+
+/// The next presence message on a live socket (GAMEs are skipped).
+async fn presence(
+    socket: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a message within 10 s")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(text) = message {
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if let Some(p) = value.get("presence") {
+                return p.clone();
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Who is at the board: each seat's live connections (WebSockets opened
+//! with the seat's token), on this server and, with a shared store, on the
+//! others.
+//!
+//! A server counts its own connections per room and seat. With a shared
+//! store it announces a room's seats whenever they change here, and again
+//! every [`HEARTBEAT`] while anyone is connected; what other servers
+//! announce counts for [`REMOTE_FRESH`], so a server that dies takes its
+//! players' presence with it within that time. A seat is present when it
+//! has a connection on any server.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, Instant};
+
+use oxo_core::Player;
+
+use super::{Hub, RoomHandle};
+use crate::id::GameId;
+
+/// How often a server repeats the presence it holds...
+pub(super) const HEARTBEAT: Duration = Duration::from_secs(10);
+/// ...and how long another server's word counts without being repeated.
+pub(super) const REMOTE_FRESH: Duration = Duration::from_secs(25);
+
+/// Each seat's presence, X's first.
+pub type Seats = [bool; 2];
+
+/// What other servers said of each room: per server, its seats and when.
+pub(super) type Remote = HashMap<GameId, HashMap<String, (Seats, Instant)>>;
+
+/// A live connection of a seat, counted until dropped.
+#[derive(Debug)]
+pub struct Attendance {
+    hub: Hub,
+    handle: Arc<RoomHandle>,
+    seat: Player,
+}
+
+impl Drop for Attendance {
+    fn drop(&mut self) {
+        self.handle.local[self.seat.index()].fetch_sub(1, Ordering::SeqCst);
+        self.hub.refresh_presence(&self.handle, true);
+    }
+}
+
+impl Hub {
+    /// Count a connection of `seat` in the room behind `handle` until the
+    /// returned guard is dropped.
+    #[must_use]
+    pub fn attend(&self, handle: &Arc<RoomHandle>, seat: Player) -> Attendance {
+        handle.local[seat.index()].fetch_add(1, Ordering::SeqCst);
+        self.refresh_presence(handle, true);
+        Attendance {
+            hub: self.clone(),
+            handle: Arc::clone(handle),
+            seat,
+        }
+    }
+
+    /// The seat `token` holds in the room behind `handle`, if any.
+    pub async fn seat_in(&self, handle: &RoomHandle, token: &str) -> Option<Player> {
+        handle.room.lock().await.seat_of(token)
+    }
+
+    /// This server's connections to the room, per seat.
+    fn local_seats(handle: &RoomHandle) -> Seats {
+        [0, 1].map(|i| handle.local[i].load(Ordering::SeqCst) > 0)
+    }
+
+    /// Publish the room's presence if it changed; `announce` also tells the
+    /// other servers when this server's part changed.
+    pub(super) fn refresh_presence(&self, handle: &Arc<RoomHandle>, announce: bool) {
+        let local = Self::local_seats(handle);
+        let now = Instant::now();
+        let remote = self
+            .shared
+            .remote
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&handle.id)
+            .map(|nodes| {
+                nodes
+                    .values()
+                    .filter(|(_, at)| now.duration_since(*at) < REMOTE_FRESH)
+                    .fold([false; 2], |acc, (seats, _)| {
+                        [acc[0] || seats[0], acc[1] || seats[1]]
+                    })
+            })
+            .unwrap_or_default();
+        let seats = [local[0] || remote[0], local[1] || remote[1]];
+        handle.presence.send_if_modified(|shown| {
+            let changed = *shown != seats;
+            *shown = seats;
+            changed
+        });
+        let mut told = handle.told.lock().unwrap_or_else(PoisonError::into_inner);
+        if announce && self.shared.shared_store && *told != local {
+            *told = local;
+            self.announce(&handle.id, local);
+        }
+    }
+
+    /// Tell the other servers this server's part of a room's presence.
+    fn announce(&self, id: &GameId, seats: Seats) {
+        // A connection dropped as the runtime shuts down has no one to
+        // tell, and no runtime to tell them from.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let sent = self.shared.store.announce(id, seats);
+        let id = id.clone();
+        runtime.spawn(async move {
+            if let Err(e) = sent.await {
+                tracing::debug!(game = %id.for_log(), error = %e, "presence not announced");
+            }
+        });
+    }
+
+    /// Another server's part of a room's presence.
+    pub(super) fn remote_presence(&self, id: GameId, node: String, seats: Seats) {
+        {
+            let mut remote = self
+                .shared
+                .remote
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let nodes = remote.entry(id.clone()).or_default();
+            if seats == [false; 2] {
+                nodes.remove(&node);
+                if nodes.is_empty() {
+                    remote.remove(&id);
+                }
+            } else {
+                nodes.insert(node, (seats, Instant::now()));
+            }
+        }
+        let held = self.shard(&id).get(&id).cloned();
+        if let Some(handle) = held {
+            self.refresh_presence(&handle, false);
+        }
+    }
+
+    /// With a shared store, for as long as the hub lives: repeat this
+    /// server's presence every [`HEARTBEAT`], and forget what other servers
+    /// said and did not repeat. Call once, on the runtime.
+    pub fn keep_presence(&self) {
+        if !self.shared.shared_store {
+            return;
+        }
+        let weak = Arc::downgrade(&self.shared);
+        let idle_after = self.idle_after;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(HEARTBEAT);
+            loop {
+                tick.tick().await;
+                let Some(shared) = weak.upgrade() else {
+                    return;
+                };
+                let hub = Hub { shared, idle_after };
+                for handle in hub.held_rooms() {
+                    let local = Self::local_seats(&handle);
+                    if local != [false; 2] {
+                        hub.announce(&handle.id, local);
+                    }
+                }
+                let now = Instant::now();
+                let stale: Vec<GameId> = {
+                    let mut remote = hub
+                        .shared
+                        .remote
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    let mut stale = Vec::new();
+                    remote.retain(|id, nodes| {
+                        let before = nodes.len();
+                        nodes.retain(|_, (_, at)| now.duration_since(*at) < REMOTE_FRESH);
+                        if nodes.len() != before {
+                            stale.push(id.clone());
+                        }
+                        !nodes.is_empty()
+                    });
+                    stale
+                };
+                for id in stale {
+                    let held = hub.shard(&id).get(&id).cloned();
+                    if let Some(handle) = held {
+                        hub.refresh_presence(&handle, false);
+                    }
+                }
+            }
+        });
+    }
+}
