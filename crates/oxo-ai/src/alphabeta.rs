@@ -41,6 +41,8 @@ use crate::{SeededRng, Strategy, rng_from_seed};
 pub struct AlphaBeta<R = SeededRng> {
     rng: R,
     budget: u64,
+    /// With a deadline, the search runs until it instead of to the budget.
+    deadline: Option<crate::Deadline>,
     /// Kept between moves so the tables are built once per board size.
     engine: Option<Box<Engine>>,
 }
@@ -65,6 +67,7 @@ impl<R: rand::Rng> AlphaBeta<R> {
         AlphaBeta {
             rng,
             budget: AlphaBeta::DEFAULT_BUDGET,
+            deadline: None,
             engine: None,
         }
     }
@@ -98,14 +101,30 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
         }
         let engine = self.engine.as_mut().expect("an engine for these rules");
         engine.load(game);
-        let cell = engine.best_move(self.budget, &mut self.rng)?;
+        engine.deadline.clone_from(&self.deadline);
+        let budget = if self.deadline.is_some() {
+            u64::MAX
+        } else {
+            self.budget
+        };
+        let cell = engine.best_move(budget, &mut self.rng)?;
         Some(game.rules().cell_at(cell))
     }
 
     fn name(&self) -> &str {
         "alphabeta"
     }
+
+    /// With a deadline the node budget is set aside: iterative deepening
+    /// goes on until the deadline (checked every [`DEADLINE_EVERY`] nodes)
+    /// and the best move of the deepest finished iteration is played.
+    fn set_deadline(&mut self, deadline: Option<crate::Deadline>) {
+        self.deadline = deadline;
+    }
 }
+
+/// Nodes searched between two looks at the clock.
+const DEADLINE_EVERY: u64 = 256;
 
 /// A won position's score; a win in `n` more moves scores `WIN - n`, so the
 /// search prefers quicker wins and slower losses.
@@ -312,6 +331,7 @@ struct Engine {
     nodes: u64,
     budget: u64,
     stopped: bool,
+    deadline: Option<crate::Deadline>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -354,6 +374,7 @@ impl Engine {
             nodes: 0,
             budget: 0,
             stopped: false,
+            deadline: None,
             board,
         }
     }
@@ -562,10 +583,13 @@ impl Engine {
         counted.into_iter().map(|(c, _)| c).collect()
     }
 
-    /// Count a node; false once the budget is spent.
+    /// Count a node; false once the budget is spent or the deadline passed.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes > self.budget {
+        if self.nodes > self.budget
+            || (self.nodes.is_multiple_of(DEADLINE_EVERY)
+                && self.deadline.as_ref().is_some_and(crate::Deadline::passed))
+        {
             self.stopped = true;
         }
         !self.stopped
@@ -1139,6 +1163,35 @@ mod tests {
             .unwrap();
             assert_eq!(game.outcome().and_then(|o| o.winner()), Some(me), "{game}");
         }
+    }
+
+    #[test]
+    fn a_deadline_stops_the_search_in_time() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::time::{Duration, Instant};
+        // A clock that moves on a millisecond each time it is read.
+        let start = Instant::now();
+        let reads = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&reads);
+        let clock: crate::Clock =
+            Arc::new(move || start + Duration::from_millis(counted.fetch_add(1, Ordering::SeqCst)));
+        let game = gomoku(&[(7, 7), (7, 8)], &[(8, 8)]);
+        let mut player = AlphaBeta::new(1);
+        player.set_deadline(Some(crate::Deadline::after(
+            Duration::from_millis(40),
+            Arc::clone(&clock),
+        )));
+        let cell = player.choose(&game).expect("a move");
+        assert!(game.get(cell).is_none());
+        // The search looked at the clock until the deadline, then stopped:
+        // 40 reads, one to set the deadline, one that found it passed.
+        let looked = reads.load(Ordering::SeqCst);
+        assert!((40..=42).contains(&looked), "{looked} reads");
+        // A deadline already passed still gives a legal move.
+        player.set_deadline(Some(crate::Deadline::after(Duration::ZERO, clock)));
+        let cell = player.choose(&game).expect("a move");
+        assert!(game.get(cell).is_none());
     }
 
     #[test]

@@ -87,6 +87,14 @@ impl StrategyKind {
                 ),
             });
         }
+        if self == StrategyKind::Perfect && rules.is_exact() {
+            return Err(BuildError::Unsupported {
+                strategy: self,
+                rules,
+                reason: "the solver plays k or more in a row, not exactly k; try alphabeta"
+                    .to_owned(),
+            });
+        }
         if self == StrategyKind::Learned && !learned::has_builtin_model(rules) {
             return Err(BuildError::Unsupported {
                 strategy: self,

@@ -45,6 +45,9 @@ impl<R: rand::Rng> Perfect<R> {
     /// # Errors
     /// As [`Perfect::new`].
     pub fn with_rng(rules: Rules, rng: R) -> Result<Perfect<R>, SolveError> {
+        if rules.is_exact() {
+            return Err(SolveError::Exact(rules));
+        }
         if rules.rows().max(rules.cols()) > PERFECT_MAX_SIDE {
             return Err(SolveError::TooLarge {
                 rows: rules.rows(),

@@ -4,7 +4,51 @@
 //! This module knows no particular strategy: the strategies depend on it,
 //! and [`StrategyKind`](crate::StrategyKind) (in `kind.rs`) builds them.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use oxo_core::{Cell, Game};
+
+/// A clock: the time now. Passed in, so that tests need no real time.
+pub type Clock = Arc<dyn Fn() -> Instant + Send + Sync>;
+
+/// The time by which a search must answer, read from a [`Clock`].
+#[derive(Clone)]
+pub struct Deadline {
+    at: Instant,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Deadline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deadline")
+            .field("left", &self.left())
+            .finish()
+    }
+}
+
+impl Deadline {
+    /// `limit` from now, by `clock`.
+    #[must_use]
+    pub fn after(limit: Duration, clock: Clock) -> Deadline {
+        Deadline {
+            at: clock() + limit,
+            clock,
+        }
+    }
+
+    /// Whether the time is up.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        (self.clock)() >= self.at
+    }
+
+    /// The time left (zero once passed).
+    #[must_use]
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since((self.clock)())
+    }
+}
 
 /// A computer player: given a game in progress, choose a move for the
 /// player to move.
@@ -17,6 +61,14 @@ pub trait Strategy: Send {
 
     /// The strategy's name, as `--x`/`--o` spell it.
     fn name(&self) -> &str;
+
+    /// Answer every later [`Strategy::choose`] by `deadline` (`None`: no
+    /// limit but the strategy's own). A strategy that searches uses the
+    /// time it has and stops in time; the others are quick and need not
+    /// look (the default does nothing).
+    fn set_deadline(&mut self, deadline: Option<Deadline>) {
+        let _ = deadline;
+    }
 }
 
 impl<S: Strategy + ?Sized> Strategy for Box<S> {
@@ -26,6 +78,10 @@ impl<S: Strategy + ?Sized> Strategy for Box<S> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Deadline>) {
+        (**self).set_deadline(deadline);
     }
 }
 

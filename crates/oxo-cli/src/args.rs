@@ -16,7 +16,7 @@ Exit codes:
   2  bad usage or malformed input";
 
 #[derive(Debug, Parser)]
-#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, train, referee, stream", after_help = EXIT_CODES)]
+#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, train, brain, referee, stream", after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -38,6 +38,29 @@ pub(crate) enum Command {
     Arena(ArenaArgs),
     /// Train a learned player by self-play, with a learning curve, and save the model.
     Train(TrainArgs),
+    /// Be a Gomocup engine ("brain"): the Piskvork protocol on stdin and stdout.
+    Brain(BrainArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Gomocup managers run engines named pbrain-*: scripts/pbrain-oxo is one, running `oxo brain`
+with its arguments. Coordinates are the protocol's: X the column, Y the row, from 0.
+
+Exit codes:
+  0  END received, or the input ended
+  1  standard input or output failed
+  2  bad usage")]
+pub(crate) struct BrainArgs {
+    /// The strategy that plays (random, rules, alphabeta, learned; perfect is for small boards).
+    #[arg(long, value_name = "STRATEGY", default_value = "alphabeta")]
+    pub strategy: StrategyKind,
+    /// Seed for the strategy's random choices [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A model from `oxo train` for the learned strategy, instead of the built-in one.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
 }
 
 /// Board size and win length, shared by the commands that play on any board.

@@ -345,15 +345,19 @@ impl Game {
         }
     }
 
-    /// The first run of at least k of `player`'s marks through `cell`,
-    /// looking at most k−1 cells either way: O(k) per move.
+    /// The first run of at least k of `player`'s marks through `cell`
+    /// (exactly k under [`Rules::exactly`]), looking at most k−1 cells
+    /// either way (k, to see an overline): O(k) per move.
     fn line_through(&self, cell: Cell, player: Player) -> Option<Line> {
         let k = self.rules.k();
+        let exact = self.rules.is_exact();
+        let look = if exact { k } else { k - 1 };
         Direction::ALL.into_iter().find_map(|direction| {
-            let back = self.run(cell, player, direction, false, k - 1);
-            let ahead = self.run(cell, player, direction, true, k - 1).0;
+            let back = self.run(cell, player, direction, false, look);
+            let ahead = self.run(cell, player, direction, true, look).0;
             let len = back.0 + 1 + ahead;
-            (len >= k).then_some(Line {
+            let wins = if exact { len == k } else { len >= k };
+            wins.then_some(Line {
                 start: back.1,
                 direction,
                 len,
@@ -390,7 +394,8 @@ impl Game {
         self.run(cell, player, direction, true, u32::MAX).0
     }
 
-    /// Every maximal run of at least k same marks on the board, found by
+    /// Every maximal run of at least k same marks on the board (exactly k
+    /// under [`Rules::exactly`]), found by
     /// scanning the whole board (not just the last move). Slow; meant for
     /// checking a position read from text, and for tests.
     #[must_use]
@@ -411,7 +416,7 @@ impl Game {
                     continue;
                 }
                 let len = 1 + self.runs_ahead(cell, player, direction);
-                if len >= k {
+                if len == k || (len > k && !self.rules.is_exact()) {
                     lines.push((
                         player,
                         Line {
@@ -564,6 +569,42 @@ fn clip_to_window(line: Line, cell: Cell, k: u32) -> Line {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn under_the_exactly_k_rule_an_overline_wins_nothing() {
+        let free = Rules::new(1, 9, 5).unwrap();
+        let exact = free.exactly();
+        assert_eq!(exact.to_string(), "1x9 k=5 exactly");
+        assert!(exact.is_exact() && !free.is_exact());
+        let mut game = Game::new(Rules::new(2, 9, 5).unwrap().exactly());
+        // X: 0-3 and 5 on the top row; O on the bottom row.
+        for (x, o) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
+            game.play(Cell::new(0, x)).unwrap();
+            game.play(Cell::new(1, o)).unwrap();
+        }
+        game.play(Cell::new(0, 5)).unwrap();
+        game.play(Cell::new(1, 8)).unwrap();
+        // Column 4 joins six: an overline, no win.
+        assert_eq!(game.play(Cell::new(0, 4)), Ok(MoveResult::Placed));
+        assert!(game.scan_lines().is_empty());
+        // O's exactly five on the bottom row wins: 0-3 and 4.
+        let won = game.play(Cell::new(1, 4)).unwrap();
+        assert_eq!(won.outcome(), Some(Outcome::Win(Player::O)));
+        assert_eq!(game.winning_line().map(|l| l.len), Some(5));
+        // The same moves under freestyle: X's six wins.
+        let mut free = Game::new(Rules::new(2, 9, 5).unwrap());
+        for (x, o) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
+            free.play(Cell::new(0, x)).unwrap();
+            free.play(Cell::new(1, o)).unwrap();
+        }
+        free.play(Cell::new(0, 5)).unwrap();
+        free.play(Cell::new(1, 8)).unwrap();
+        assert_eq!(
+            free.play(Cell::new(0, 4)).unwrap().outcome(),
+            Some(Outcome::Win(Player::X))
+        );
+    }
+
     use super::*;
 
     fn play_all(game: &mut Game, moves: &[(u32, u32)]) -> Vec<MoveResult> {

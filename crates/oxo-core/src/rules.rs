@@ -115,7 +115,10 @@ impl fmt::Display for BoardSize {
     }
 }
 
-/// The rules of an m,n,k-game: a `rows`×`cols` board, `k` in a row wins.
+/// The rules of an m,n,k-game: a `rows`×`cols` board, `k` in a row wins
+/// (at least k, "freestyle"; or, with [`Rules::exactly`], exactly k, so
+/// that a run longer than k, an overline, wins nothing, as in gomoku's
+/// exactly-five rule).
 ///
 /// Always valid once built: every constructor checks its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -123,6 +126,7 @@ pub struct Rules {
     rows: u32,
     cols: u32,
     k: u32,
+    exact: bool,
 }
 
 impl Default for Rules {
@@ -133,7 +137,11 @@ impl Default for Rules {
 
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}x{} k={}", self.rows, self.cols, self.k)
+        write!(f, "{}x{} k={}", self.rows, self.cols, self.k)?;
+        if self.exact {
+            f.write_str(" exactly")?;
+        }
+        Ok(())
     }
 }
 
@@ -143,6 +151,7 @@ impl Rules {
         rows: 3,
         cols: 3,
         k: 3,
+        exact: false,
     };
 
     /// Rules for a `rows`×`cols` board where `k` in a row wins.
@@ -161,7 +170,28 @@ impl Rules {
         if k == 0 || k > max {
             return Err(RulesError::BadK { k, rows, cols, max });
         }
-        Ok(Rules { rows, cols, k })
+        Ok(Rules {
+            rows,
+            cols,
+            k,
+            exact: false,
+        })
+    }
+
+    /// The same board where only a run of exactly k wins: a longer run (an
+    /// overline) wins nothing.
+    #[must_use]
+    pub const fn exactly(self) -> Rules {
+        Rules {
+            exact: true,
+            ..self
+        }
+    }
+
+    /// Whether only a run of exactly k wins (see [`Rules::exactly`]).
+    #[must_use]
+    pub const fn is_exact(&self) -> bool {
+        self.exact
     }
 
     /// Rules for a board of `size`, with `k` defaulting to the shorter side

@@ -48,6 +48,10 @@ pub enum SolveError {
         /// Columns.
         cols: u32,
     },
+    /// The rules count only runs of exactly k, which the solver's boards do
+    /// not tell apart from longer ones.
+    #[error("the solver plays k or more in a row; it cannot solve {0} (exactly k)")]
+    Exact(Rules),
     /// The transposition table could not be allocated.
     #[error("cannot allocate a {mib} MiB transposition table: ask for less memory")]
     OutOfMemory {
@@ -165,8 +169,12 @@ impl Solver {
     ///
     /// # Errors
     /// [`SolveError::TooLarge`] when the board has more than 64 bits with
-    /// its padding column (`rows * (cols + 1) > 64`).
+    /// its padding column (`rows * (cols + 1) > 64`); [`SolveError::Exact`]
+    /// under the exactly-k rule.
     pub fn new(rules: Rules, table_bytes: usize) -> Result<Solver, SolveError> {
+        if rules.is_exact() {
+            return Err(SolveError::Exact(rules));
+        }
         let geo = Geometry::new(rules).map_err(|_| SolveError::TooLarge {
             rows: rules.rows(),
             cols: rules.cols(),
@@ -193,7 +201,7 @@ impl Solver {
     /// Whether boards of `rules` fit the solver.
     #[must_use]
     pub fn can_solve(rules: Rules) -> bool {
-        Geometry::new(rules).is_ok()
+        !rules.is_exact() && Geometry::new(rules).is_ok()
     }
 
     /// Whether [`Solver::analyse`] values every move of `game` quickly

@@ -56,6 +56,9 @@ impl StrongSolution {
         if rules.cell_count() > STRONG_MAX_CELLS {
             return Err(too_large);
         }
+        if rules.is_exact() {
+            return Err(SolveError::Exact(rules));
+        }
         let geo = Geometry::new(rules).map_err(|_| too_large)?;
         let mut solution = StrongSolution {
             rules,

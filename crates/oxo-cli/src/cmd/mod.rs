@@ -11,6 +11,7 @@ use crate::args::Command;
 use crate::failure::BadInput;
 
 mod arena;
+mod brain;
 mod play;
 mod referee;
 mod serve;
@@ -28,6 +29,7 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
         Command::Solve(args) => solve::run(&args),
         Command::Arena(args) => arena::run(&args),
         Command::Train(args) => train::run(&args),
+        Command::Brain(args) => brain::run(&args),
     }
 }
 
