@@ -69,6 +69,13 @@ pub trait Strategy: Send {
     fn set_deadline(&mut self, deadline: Option<Deadline>) {
         let _ = deadline;
     }
+
+    /// Why the last [`Strategy::choose`] gave no move in a game still on,
+    /// if there is more to say than that (an external engine that timed
+    /// out or died, say). Taken: a second call says nothing.
+    fn failure(&mut self) -> Option<String> {
+        None
+    }
 }
 
 impl<S: Strategy + ?Sized> Strategy for Box<S> {
@@ -82,6 +89,10 @@ impl<S: Strategy + ?Sized> Strategy for Box<S> {
 
     fn set_deadline(&mut self, deadline: Option<Deadline>) {
         (**self).set_deadline(deadline);
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        (**self).failure()
     }
 }
 

@@ -17,13 +17,16 @@ use serde::Serialize;
 use crate::solve::to_json;
 
 /// Builds a fresh player for one game: the board and the game's seed.
-pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, BuildError> + Send + Sync;
+pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
 
 /// A player in the arena: a name for the tables and a way to build it.
 #[derive(Clone)]
 pub struct Entrant {
     name: String,
     build: Arc<Build>,
+    /// An engine outside oxo: a move it cannot give loses the game (for
+    /// oxo's own strategies it is a bug, and stops the arena).
+    external: bool,
 }
 
 impl fmt::Debug for Entrant {
@@ -46,7 +49,28 @@ impl Entrant {
     ) -> Entrant {
         Entrant {
             name: name.into(),
-            build: Arc::new(build),
+            build: Arc::new(move |rules, seed| Ok(build(rules, seed)?)),
+            external: false,
+        }
+    }
+
+    /// A Gomocup engine at `path`, started for each game, with `move_time`
+    /// for each move (see [`crate::engine`]).
+    #[must_use]
+    pub fn engine(path: std::path::PathBuf, move_time: Duration) -> Entrant {
+        let name = format!("brain:{}", path.display());
+        let engine = name.clone();
+        Entrant {
+            name,
+            build: Arc::new(move |rules, _seed| {
+                crate::engine::External::start(&path, rules, move_time)
+                    .map(|e| Box::new(e) as Box<dyn Strategy>)
+                    .map_err(|detail| ArenaError::Engine {
+                        engine: engine.clone(),
+                        detail,
+                    })
+            }),
+            external: true,
         }
     }
 
@@ -66,8 +90,27 @@ impl Entrant {
     ///
     /// # Errors
     /// The player cannot play under these rules.
-    pub fn build(&self, rules: Rules, seed: u64) -> Result<Box<dyn Strategy>, BuildError> {
+    pub fn build(&self, rules: Rules, seed: u64) -> Result<Box<dyn Strategy>, ArenaError> {
         (self.build)(rules, seed)
+    }
+
+    /// Fail early if one of oxo's strategies cannot play under `rules`
+    /// (an external engine is judged game by game: one that fails to start
+    /// loses that game).
+    ///
+    /// # Errors
+    /// The strategy's refusal.
+    pub fn check(&self, rules: Rules) -> Result<(), ArenaError> {
+        if !self.external {
+            self.build(rules, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Whether this is an engine outside oxo.
+    #[must_use]
+    pub const fn is_external(&self) -> bool {
+        self.external
     }
 }
 
@@ -97,6 +140,9 @@ pub struct Config {
 pub struct SideStats {
     /// Games won.
     pub wins: u64,
+    /// Games lost for giving no move (an external engine's illegal, late
+    /// or missing answer).
+    pub forfeits: u64,
     /// Moves made.
     pub moves: u64,
     /// Time spent choosing them.
@@ -115,8 +161,21 @@ impl SideStats {
     }
 }
 
+/// A game lost for a move not given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// The game's index.
+    pub game: u64,
+    /// The player at fault.
+    pub player: String,
+    /// Its side.
+    pub side: Player,
+    /// What went wrong.
+    pub reason: String,
+}
+
 /// What happened.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Results {
     /// Games played.
     pub games: u64,
@@ -130,6 +189,8 @@ pub struct Results {
     pub x_first: u64,
     /// Wins by whoever moved first.
     pub first_mover_wins: u64,
+    /// Games lost for a move not given, in game order.
+    pub forfeits: Vec<Forfeit>,
 }
 
 impl Results {
@@ -147,8 +208,10 @@ impl Results {
         self.draws += other.draws;
         self.x_first += other.x_first;
         self.first_mover_wins += other.first_mover_wins;
+        self.forfeits.extend(other.forfeits.iter().cloned());
         for (mine, theirs) in [(&mut self.x, &other.x), (&mut self.o, &other.o)] {
             mine.wins += theirs.wins;
+            mine.forfeits += theirs.forfeits;
             mine.moves += theirs.moves;
             mine.thinking += theirs.thinking;
         }
@@ -164,6 +227,14 @@ pub enum ArenaError {
     /// A round robin needs two players at least.
     #[error("a round robin needs at least two players")]
     TooFewPlayers,
+    /// An external engine could not be started for a game.
+    #[error("{engine}: {detail}")]
+    Engine {
+        /// The engine.
+        engine: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// A strategy offered an illegal move (a bug in it).
     #[error("{strategy} offered an illegal move in game {game}: {detail}")]
     IllegalMove {
@@ -195,8 +266,8 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// A player that cannot play these rules, or that offers an illegal move.
 pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
     // Fail before starting threads if a player cannot play at all.
-    config.x.build(config.rules, 0)?;
-    config.o.build(config.rules, 0)?;
+    config.x.check(config.rules)?;
+    config.o.check(config.rules)?;
     let per_game = run_jobs(config.games, config.threads, progress, |index| {
         let first = config.first.unwrap_or(if index.is_multiple_of(2) {
             Player::X
@@ -298,16 +369,22 @@ pub(crate) fn play_one(
     seed: u64,
     index: u64,
 ) -> Result<Results, ArenaError> {
-    let mut x = players[0].build(rules, game_seed(seed, index, Player::X))?;
-    let mut o = players[1].build(rules, game_seed(seed, index, Player::O))?;
-    let mut game = Game::starting_with(rules, first);
     let mut result = Results {
         games: 1,
         x_first: u64::from(first == Player::X),
         ..Results::default()
     };
+    let [x, o] = [Player::X, Player::O]
+        .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
+    let (mut x, mut o) = match (x, o) {
+        (Ok(x), Ok(o)) => (x, o),
+        (Err(e), _) => return lost_at_start(result, players[0], Player::X, first, index, e),
+        (_, Err(e)) => return lost_at_start(result, players[1], Player::O, first, index, e),
+    };
+    let mut game = Game::starting_with(rules, first);
     while !game.is_over() {
         let mover = game.to_move();
+        let entrant = players[mover.index()];
         let (strategy, stats): (&mut Box<dyn Strategy>, &mut SideStats) = match mover {
             Player::X => (&mut x, &mut result.x),
             Player::O => (&mut o, &mut result.o),
@@ -316,14 +393,29 @@ pub(crate) fn play_one(
         let choice = strategy.choose(&game);
         stats.thinking += start.elapsed();
         stats.moves += 1;
-        let illegal = |detail: String| ArenaError::IllegalMove {
-            strategy: strategy.name().to_owned(),
-            game: index,
-            detail,
+        let played = match choice {
+            Some(cell) => game
+                .play(cell)
+                .map_err(|e| format!("{cell} in {game}: {e}")),
+            None => Err(strategy
+                .failure()
+                .unwrap_or_else(|| format!("no move in {game}"))),
         };
-        let cell = choice.ok_or_else(|| illegal(format!("no move in {game}")))?;
-        game.play(cell)
-            .map_err(|e| illegal(format!("{cell} in {game}: {e}")))?;
+        match played {
+            Ok(_) => {}
+            Err(reason) if entrant.is_external() => {
+                // The referee's call: a move not given loses the game.
+                forfeit(&mut result, entrant, mover, first, index, reason);
+                return Ok(result);
+            }
+            Err(detail) => {
+                return Err(ArenaError::IllegalMove {
+                    strategy: strategy.name().to_owned(),
+                    game: index,
+                    detail,
+                });
+            }
+        }
     }
     match game.outcome() {
         Some(Outcome::Win(Player::X)) => result.x.wins = 1,
@@ -332,6 +424,53 @@ pub(crate) fn play_one(
     }
     result.first_mover_wins = u64::from(game.outcome() == Some(Outcome::Win(first)));
     Ok(result)
+}
+
+/// A player that could not be built for game `index`: an engine that
+/// cannot start loses the game unplayed; any other failure stops the arena.
+fn lost_at_start(
+    mut result: Results,
+    entrant: &Entrant,
+    side: Player,
+    first: Player,
+    index: u64,
+    error: ArenaError,
+) -> Result<Results, ArenaError> {
+    match error {
+        ArenaError::Engine { detail, .. } => {
+            forfeit(&mut result, entrant, side, first, index, detail);
+            Ok(result)
+        }
+        other => Err(other),
+    }
+}
+
+/// Score game `index` as lost by `side` (played by `entrant`) for `reason`.
+fn forfeit(
+    result: &mut Results,
+    entrant: &Entrant,
+    side: Player,
+    first: Player,
+    index: u64,
+    reason: String,
+) {
+    match side {
+        Player::X => {
+            result.x.forfeits += 1;
+            result.o.wins = 1;
+        }
+        Player::O => {
+            result.o.forfeits += 1;
+            result.x.wins = 1;
+        }
+    }
+    result.first_mover_wins = u64::from(side != first);
+    result.forfeits.push(Forfeit {
+        game: index,
+        player: entrant.name().to_owned(),
+        side,
+        reason,
+    });
 }
 
 /// The readable results table.
@@ -362,13 +501,15 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
             String::new()
         }
     ));
+    // Names as wide as the longest (an engine's path can be long).
+    let w = x_name.chars().count().max(o_name.chars().count()).max(14);
     out.push_str(&format!(
-        "  {:<14} {:>8} {:>7}   {:>12}\n",
+        "  {:<w$} {:>8} {:>7}   {:>12}\n",
         "", "wins", "%", "per move"
     ));
     for (name, side) in [(x_name, &results.x), (o_name, &results.o)] {
         out.push_str(&format!(
-            "  {:<14} {:>8} {:>6.1}%   {:>9.1} µs\n",
+            "  {:<w$} {:>8} {:>6.1}%   {:>9.1} µs\n",
             name,
             side.wins,
             pct(side.wins),
@@ -376,7 +517,7 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         ));
     }
     out.push_str(&format!(
-        "  {:<14} {:>8} {:>6.1}%\n",
+        "  {:<w$} {:>8} {:>6.1}%\n",
         "draws",
         results.draws,
         pct(results.draws)
@@ -387,7 +528,52 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         results.first_mover_wins,
         elapsed.as_secs_f64()
     ));
+    out.push_str(&forfeits_text(&results.forfeits));
     out
+}
+
+/// The games lost for a move not given, one line each (the first 20).
+#[must_use]
+pub fn forfeits_text(forfeits: &[Forfeit]) -> String {
+    const SHOWN: usize = 20;
+    let mut out = String::new();
+    if forfeits.is_empty() {
+        return out;
+    }
+    out.push_str(&format!(
+        "{} games lost for a move not given:\n",
+        forfeits.len()
+    ));
+    for f in forfeits.iter().take(SHOWN) {
+        out.push_str(&format!(
+            "  game {}: {} ({}) lost: {}\n",
+            f.game, f.player, f.side, f.reason
+        ));
+    }
+    if forfeits.len() > SHOWN {
+        out.push_str(&format!("  and {} more\n", forfeits.len() - SHOWN));
+    }
+    out
+}
+
+/// A forfeit as JSON shows it.
+#[derive(Serialize)]
+pub(crate) struct ForfeitJson<'a> {
+    game: u64,
+    player: &'a str,
+    side: char,
+    reason: &'a str,
+}
+
+impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
+    fn from(f: &'a Forfeit) -> Self {
+        ForfeitJson {
+            game: f.game,
+            player: &f.player,
+            side: f.side.as_char(),
+            reason: &f.reason,
+        }
+    }
 }
 
 /// Rounded to `places` decimals, for JSON that reads well.
@@ -415,6 +601,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         x_us_per_move: f64,
         o_us_per_move: f64,
         seconds: f64,
+        forfeits: Vec<ForfeitJson<'a>>,
     }
     to_json(&Json {
         x: config.x.name(),
@@ -431,6 +618,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         x_us_per_move: round(results.x.micros_per_move(), 2),
         o_us_per_move: round(results.o.micros_per_move(), 2),
         seconds: round(elapsed.as_secs_f64(), 3),
+        forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
     })
 }
 

@@ -114,6 +114,30 @@ pub(crate) struct PlayArgs {
     pub model: Option<PathBuf>,
 }
 
+/// A player in the arena: one of oxo's strategies, or an external Gomocup
+/// engine (`brain:PATH`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ArenaPlayer {
+    Strategy(StrategyKind),
+    Brain(PathBuf),
+}
+
+impl std::str::FromStr for ArenaPlayer {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ArenaPlayer, String> {
+        if let Some(path) = oxo_cli::engine::parse_spec(text) {
+            return Ok(ArenaPlayer::Brain(path));
+        }
+        if text == "brain:" {
+            return Err("brain: needs the engine's path, as in brain:./pbrain-x".to_owned());
+        }
+        text.parse::<StrategyKind>()
+            .map(ArenaPlayer::Strategy)
+            .map_err(|e| format!("{e}, or brain:PATH for a Gomocup engine"))
+    }
+}
+
 /// A side, as flags spell it.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub(crate) enum Side {
@@ -272,26 +296,31 @@ Exit codes:
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub(crate) struct ArenaArgs {
-    /// The strategy playing X (random, rules, alphabeta, perfect, learned).
+    /// The player of X: a strategy (random, rules, alphabeta, perfect, learned) or a Gomocup
+    /// engine, brain:PATH.
     #[arg(
         long = "x",
-        value_name = "STRATEGY",
+        value_name = "PLAYER",
         required_unless_present = "players",
         requires = "o"
     )]
-    pub x: Option<StrategyKind>,
-    /// The strategy playing O.
+    pub x: Option<ArenaPlayer>,
+    /// The player of O.
     #[arg(
         long = "o",
-        value_name = "STRATEGY",
+        value_name = "PLAYER",
         required_unless_present = "players",
         requires = "x"
     )]
-    pub o: Option<StrategyKind>,
-    /// A round robin between these strategies (comma-separated, two or
+    pub o: Option<ArenaPlayer>,
+    /// A round robin between these players (comma-separated, two or
     /// more): every pair meets for --games games, each side X in half.
     #[arg(long, value_name = "A,B,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["x", "o", "first"])]
-    pub players: Vec<StrategyKind>,
+    pub players: Vec<ArenaPlayer>,
+    /// Time for each move of a brain:PATH engine, in milliseconds; an answer later than this
+    /// (plus a tenth, at least 50 ms) loses the game.
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub move_time: u64,
     /// Games to play (in a round robin: for every pair of players).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,

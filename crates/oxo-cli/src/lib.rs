@@ -11,13 +11,15 @@
 //! - [`arena`], [`tournament`]: computer players against each other, two
 //!   at a time or in a round robin with Elo ratings (`oxo arena`).
 //! - [`train`]: a learned player trained by self-play, its learning curve (`oxo train`).
-//! - [`brain`]: the Gomocup engine protocol (`oxo brain`).
+//! - [`brain`]: the Gomocup engine protocol (`oxo brain`); [`engine`]: an
+//!   external engine as a player (`oxo arena --x brain:PATH`).
 //! - [`exit`]: the documented exit codes; [`text`]: lenient integer reading.
 
 #![warn(missing_docs)]
 
 pub mod arena;
 pub mod brain;
+pub mod engine;
 pub mod exit;
 pub mod play;
 pub mod referee;

@@ -102,6 +102,8 @@ pub struct Results {
     pub pairings: Vec<Pairing>,
     /// Every player's line, best Elo first.
     pub standings: Vec<Standing>,
+    /// Games lost for a move not given (external engines), in game order.
+    pub forfeits: Vec<arena::Forfeit>,
 }
 
 impl Results {
@@ -133,7 +135,7 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
         return Err(ArenaError::TooFewPlayers);
     }
     for player in &config.players {
-        player.build(config.rules, 0)?;
+        player.check(config.rules)?;
     }
     let pairs = config.pairs();
     let games = arena::run_jobs(config.total_games(), config.threads, progress, |index| {
@@ -150,14 +152,16 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
         )?;
         let a_side = if a_is_x { &result.x } else { &result.o };
         let b_side = if a_is_x { &result.o } else { &result.x };
-        Ok(Pairing {
+        let pairing = Pairing {
             a,
             b,
             a_wins: a_side.wins,
             b_wins: b_side.wins,
             draws: result.draws,
-        })
+        };
+        Ok((pairing, result.forfeits))
     })?;
+    let forfeits = games.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
     let mut pairings: Vec<Pairing> = pairs
         .iter()
         .map(|&(a, b)| Pairing {
@@ -166,7 +170,7 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             ..Pairing::default()
         })
         .collect();
-    for (index, game) in games.iter().enumerate() {
+    for (index, (game, _)) in games.iter().enumerate() {
         let pairing = &mut pairings[index / config.games as usize];
         pairing.a_wins += game.a_wins;
         pairing.b_wins += game.b_wins;
@@ -208,6 +212,7 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
     Ok(Results {
         pairings,
         standings,
+        forfeits,
     })
 }
 
@@ -412,6 +417,7 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         config.total_games(),
         elapsed.as_secs_f64()
     );
+    out.push_str(&arena::forfeits_text(&results.forfeits));
     out
 }
 
@@ -447,6 +453,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         seconds: f64,
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
+        forfeits: Vec<arena::ForfeitJson<'a>>,
     }
     let name = |i: usize| config.players[i].name();
     to_json(&Json {
@@ -480,6 +487,11 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
                 b_wins: p.b_wins,
                 draws: p.draws,
             })
+            .collect(),
+        forfeits: results
+            .forfeits
+            .iter()
+            .map(arena::ForfeitJson::from)
             .collect(),
     })
 }

@@ -10,7 +10,7 @@ use oxo_cli::arena::{self, ArenaError, Entrant};
 use oxo_cli::{exit, tournament};
 use oxo_core::{Player, Rules};
 
-use crate::args::ArenaArgs;
+use crate::args::{ArenaArgs, ArenaPlayer};
 use crate::failure::BadInput;
 
 /// `oxo arena`, validated.
@@ -31,18 +31,43 @@ impl Config {
         };
         let rules: Rules = super::rules(&args.board)?;
         let seed = super::seed_or_clock(args.seed);
-        let kinds = match (args.x, args.o) {
-            (Some(x), Some(o)) => vec![x, o],
+        let players = match (&args.x, &args.o) {
+            (Some(x), Some(o)) => vec![x.clone(), o.clone()],
             _ => args.players.clone(),
         };
         let catalog = std::sync::Arc::new(super::catalog(args.model.as_slice(), Some(rules))?);
+        let move_time = std::time::Duration::from_millis(args.move_time);
         let mut entrants = Vec::new();
-        for kind in kinds {
-            catalog.check(kind, rules).map_err(BadInput::from_error)?;
-            let catalog = std::sync::Arc::clone(&catalog);
-            entrants.push(Entrant::new(kind.name(), move |rules, seed| {
-                catalog.build(kind, rules, seed)
-            }));
+        for player in players {
+            entrants.push(match player {
+                ArenaPlayer::Strategy(kind) => {
+                    catalog.check(kind, rules).map_err(BadInput::from_error)?;
+                    let catalog = std::sync::Arc::clone(&catalog);
+                    Entrant::new(kind.name(), move |rules, seed| {
+                        catalog.build(kind, rules, seed)
+                    })
+                }
+                ArenaPlayer::Brain(path) => {
+                    if rules.k() != oxo_cli::brain::K || rules.rows().min(rules.cols()) < 5 {
+                        return Err(BadInput(format!(
+                            "Gomocup engines play five in a row on boards of 5 a side or more, \
+                             not {rules}: use --k 5"
+                        ))
+                        .into());
+                    }
+                    // A path that leads nowhere is a typing mistake, told
+                    // now; an engine that fails later loses its games.
+                    if !path.is_file() {
+                        return Err(BadInput(format!(
+                            "brain:{}: cannot start {}: no such file",
+                            path.display(),
+                            path.display()
+                        ))
+                        .into());
+                    }
+                    Entrant::engine(path, move_time)
+                }
+            });
         }
         if !args.players.is_empty() {
             if entrants.len() < 2 {
@@ -77,6 +102,8 @@ impl Config {
 fn arena_error(err: ArenaError) -> anyhow::Error {
     match err {
         ArenaError::Build(_) | ArenaError::TooFewPlayers => BadInput::from_error(err),
+        // An engine that cannot even start is the path given: bad input.
+        ArenaError::Engine { .. } => BadInput::from_error(err),
         other => other.into(),
     }
 }

@@ -8,20 +8,11 @@ use oxo_cli::brain::{self, Brain};
 use oxo_cli::exit;
 
 use crate::args::BrainArgs;
-use crate::failure::BadInput;
 
 pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let catalog = super::catalog(args.model.as_slice(), None)?;
     let seed = super::seed_or_clock(args.seed);
     let kind = args.strategy;
-    // A strategy that can play no Gomocup board at all is bad usage now,
-    // not an ERROR at every START.
-    if kind == oxo_ai::StrategyKind::Perfect {
-        let smallest = oxo_core::Rules::new(brain::K, brain::K, brain::K)?;
-        catalog
-            .check(kind, smallest)
-            .map_err(BadInput::from_error)?;
-    }
     let build = move |rules| catalog.build(kind, rules, seed).map_err(|e| e.to_string());
     let clock: oxo_ai::Clock = Arc::new(Instant::now);
     let mut brain = Brain::new(Box::new(build), clock, kind.name());

@@ -5,6 +5,7 @@
 //! soak.rs) keep binaries of their own, so that they never share the
 //! machine with each other.
 
+mod brain;
 mod cli;
 mod fuzz_inputs;
 mod referee;

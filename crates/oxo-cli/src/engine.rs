@@ -1,0 +1,255 @@
+//! An external Gomocup engine as an oxo player: `oxo arena --x brain:PATH`.
+//!
+//! Each game runs the engine as a child process and talks the Piskvork
+//! protocol to it (see [`crate::brain`] for the commands): `START` (or
+//! `RECTSTART`), the `INFO` it needs (`timeout_turn`, `timeout_match 0`,
+//! `rule`, `game_type 1`), then `BEGIN` for the first move of a game, `TURN
+//! X,Y` after a single opponent move, or the whole position with `BOARD`,
+//! and `END` when the game is over. The referee's part: an engine that
+//! answers anything but a free cell on the board, answers later than its
+//! time (the move time plus a tenth, and at least 50 ms, for the pipes), or
+//! dies, has no move; the arena scores that as a loss and reports why
+//! ([`Strategy::failure`]).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use oxo_ai::Strategy;
+use oxo_core::{Cell, Game, Player, Rules};
+
+/// How long an engine may take to answer `START`.
+pub const START_TIME: Duration = Duration::from_secs(10);
+
+/// An engine process playing one game.
+pub struct External {
+    name: String,
+    child: Child,
+    input: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    rules: Rules,
+    move_time: Duration,
+    /// The board as the engine knows it (after its last move).
+    told: Vec<Option<Player>>,
+    failure: Option<String>,
+    /// Set once the engine has failed: it gets no more questions.
+    broken: bool,
+}
+
+impl std::fmt::Debug for External {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("External")
+            .field("name", &self.name)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer time allowed for `move_time`: a tenth more, at least 50 ms.
+#[must_use]
+pub fn allowance(move_time: Duration) -> Duration {
+    move_time + (move_time / 10).max(Duration::from_millis(50))
+}
+
+impl External {
+    /// Start the engine at `path` for a game under `rules` with
+    /// `move_time` a move, and wait for its `OK`.
+    ///
+    /// # Errors
+    /// The engine cannot be started, or refuses the board.
+    pub fn start(path: &Path, rules: Rules, move_time: Duration) -> Result<External, String> {
+        let name = format!("brain:{}", path.display());
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (send, lines) = mpsc::channel();
+        // The engine's lines, read on a thread of their own so that an
+        // engine that says nothing cannot hold the arena up.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut engine = External {
+            name,
+            input: child.stdin.take(),
+            child,
+            lines,
+            rules,
+            move_time,
+            told: vec![None; rules.cell_count()],
+            failure: None,
+            broken: false,
+        };
+        let start = if rules.rows() == rules.cols() {
+            format!("START {}", rules.cols())
+        } else {
+            format!("RECTSTART {},{}", rules.cols(), rules.rows())
+        };
+        engine.send(&[start])?;
+        let answer = engine.answer(START_TIME)?;
+        if answer != "OK" {
+            return Err(format!("{} answered START with {answer:?}", engine.name));
+        }
+        let ms = move_time.as_millis();
+        let rule = u8::from(rules.is_exact());
+        engine.send(&[
+            format!("INFO timeout_turn {ms}"),
+            "INFO timeout_match 0".to_owned(),
+            format!("INFO rule {rule}"),
+            "INFO game_type 1".to_owned(),
+        ])?;
+        Ok(engine)
+    }
+
+    fn send(&mut self, lines: &[String]) -> Result<(), String> {
+        let input = self.input.as_mut().ok_or("the engine's input is closed")?;
+        let mut text = lines.join("\n");
+        text.push('\n');
+        input
+            .write_all(text.as_bytes())
+            .and_then(|()| input.flush())
+            .map_err(|e| format!("{} stopped reading: {e}", self.name))
+    }
+
+    /// The engine's next line that is not a `MESSAGE` or `DEBUG`, within
+    /// `limit`.
+    fn answer(&mut self, limit: Duration) -> Result<String, String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let line = line.trim().to_owned();
+                    let word = line.split(' ').next().unwrap_or("").to_ascii_uppercase();
+                    if line.is_empty() || word == "MESSAGE" || word == "DEBUG" {
+                        continue;
+                    }
+                    return Ok(line);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "{} gave no answer within {} ms",
+                        self.name,
+                        limit.as_millis()
+                    ));
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.try_wait().ok().flatten();
+                    return Err(format!(
+                        "{} exited{}",
+                        self.name,
+                        status.map(|s| format!(" ({s})")).unwrap_or_default()
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Tell the engine what happened since its last move and read its
+    /// move.
+    fn ask(&mut self, game: &Game) -> Result<Cell, String> {
+        let me = game.to_move();
+        let changed: Vec<usize> = (0..self.told.len())
+            .filter(|&i| game.cells()[i] != self.told[i])
+            .collect();
+        let xy = |i: usize| {
+            let cell = self.rules.cell_at(i);
+            format!("{},{}", cell.col, cell.row)
+        };
+        let commands = match changed[..] {
+            [] if game.move_count() == 0 => vec!["BEGIN".to_owned()],
+            [one] if self.told[one].is_none() && game.cells()[one] == Some(me.other()) => {
+                vec![format!("TURN {}", xy(one))]
+            }
+            _ => {
+                let mut lines = vec!["BOARD".to_owned()];
+                for (i, cell) in game.cells().iter().enumerate() {
+                    if let Some(player) = cell {
+                        let field = if *player == me { 1 } else { 2 };
+                        lines.push(format!("{},{field}", xy(i)));
+                    }
+                }
+                lines.push("DONE".to_owned());
+                lines
+            }
+        };
+        self.send(&commands)?;
+        let answer = self.answer(allowance(self.move_time))?;
+        let cell = answer
+            .split_once(',')
+            .and_then(|(x, y)| {
+                let (x, y) = (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?);
+                self.rules.cell(y, x)
+            })
+            .ok_or_else(|| format!("{} answered {answer:?}, which is no move", self.name))?;
+        if game.get(cell).is_some() {
+            return Err(format!("{} answered {answer}, a taken cell", self.name));
+        }
+        let mut after = game.clone();
+        after
+            .play(cell)
+            .map_err(|e| format!("{} answered {answer}: {e}", self.name))?;
+        self.told = after.cells().to_vec();
+        Ok(cell)
+    }
+}
+
+impl Strategy for External {
+    fn choose(&mut self, game: &Game) -> Option<Cell> {
+        if self.broken || game.is_over() {
+            return None;
+        }
+        match self.ask(game) {
+            Ok(cell) => Some(cell),
+            Err(reason) => {
+                self.broken = true;
+                self.failure = Some(reason);
+                None
+            }
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        self.failure.take()
+    }
+}
+
+impl Drop for External {
+    fn drop(&mut self) {
+        // END, a moment to leave, then no more waiting: no engine outlives
+        // its game.
+        let _ = self.send(&["END".to_owned()]);
+        drop(self.input.take());
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `brain:PATH` as a command line spells an external engine.
+#[must_use]
+pub fn parse_spec(text: &str) -> Option<PathBuf> {
+    text.strip_prefix("brain:")
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from)
+}

@@ -1,0 +1,251 @@
+//! `oxo brain` over pipes, and engines in `oxo arena --x brain:PATH`: oxo's
+//! brain against itself, and engines that misbehave losing their games.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const OXO: &str = env!("CARGO_BIN_EXE_oxo");
+
+/// Run `oxo brain ARGS` on `input`; its standard output.
+fn brain(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(OXO)
+        .arg("brain")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// An executable script `name` in `dir` with `body`.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    path
+}
+
+/// `oxo arena ARGS --json`, which must succeed.
+fn arena(args: &[&str]) -> Value {
+    let out = Command::new(OXO)
+        .arg("arena")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_real_binary_speaks_the_protocol() {
+    let out = brain(
+        &["--seed", "1"],
+        "ABOUT\r\nSTART 15\r\nINFO timeout_turn 200\r\nINFO timeout_match 0\r\nINFO max_memory 83886080\r\n\
+         BEGIN\r\nTURN 7,8\r\nTURN 7,8\r\nBOARD\r\n7,7,2\r\n8,8,1\r\nDONE\r\nfoo\r\nEND\r\nBEGIN\r\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("name=\"oxo\", version=\""), "{out}");
+    assert!(lines[0].contains("style=\"alphabeta\""), "{out}");
+    assert_eq!(lines[1], "OK");
+    assert_eq!(lines[2], "7,7", "the centre first");
+    let answer: Vec<u32> = lines[3].split(',').map(|n| n.parse().unwrap()).collect();
+    assert!(answer[0] < 15 && answer[1] < 15 && answer != [7, 7] && answer != [7, 8]);
+    assert_eq!(lines[4], "ERROR 7,8 is taken");
+    let answer: Vec<u32> = lines[5].split(',').map(|n| n.parse().unwrap()).collect();
+    assert!(answer != [7, 7] && answer != [8, 8], "{out}");
+    assert_eq!(lines[6], "UNKNOWN foo");
+    assert_eq!(lines.len(), 7, "nothing after END: {out}");
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    let out = Command::new(OXO)
+        .args(["brain", "--strategy", "best"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("best"));
+    // perfect plays the boards it can (up to 6 a side) and says so for
+    // the others.
+    let out = brain(&["--strategy", "perfect"], "START 15\nSTART 5\nBEGIN\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("ERROR perfect cannot play on a 15x15"),
+        "{out}"
+    );
+    assert_eq!(lines[1], "OK");
+    let [x, y] = lines[2]
+        .split(',')
+        .map(|n| n.parse::<u32>().unwrap())
+        .collect::<Vec<_>>()[..]
+    else {
+        panic!("not a move: {out}");
+    };
+    assert!(x < 5 && y < 5, "{out}");
+}
+
+#[test]
+fn oxo_brain_plays_itself_through_the_arena() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = script(
+        dir.path(),
+        "pbrain-a",
+        &format!("exec {OXO} brain --strategy alphabeta --seed 1"),
+    );
+    let b = script(
+        dir.path(),
+        "pbrain-b",
+        &format!("exec {OXO} brain --strategy rules --seed 2"),
+    );
+    let x = format!("brain:{}", a.display());
+    let o = format!("brain:{}", b.display());
+    let report = arena(&[
+        "--x",
+        &x,
+        "--o",
+        &o,
+        "--size",
+        "9",
+        "--k",
+        "5",
+        "--games",
+        "4",
+        "--move-time",
+        "200",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(report["games"], 4, "{report}");
+    assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
+    let points = report["x_wins"].as_u64().unwrap()
+        + report["o_wins"].as_u64().unwrap()
+        + report["draws"].as_u64().unwrap();
+    assert_eq!(points, 4);
+    // alphabeta through the protocol still beats the rules player.
+    assert!(report["x_wins"].as_u64().unwrap() >= 3, "{report}");
+}
+
+#[test]
+fn engines_that_misbehave_lose_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer = |name: &str, move_line: &str| {
+        script(
+            dir.path(),
+            name,
+            &format!(
+                "while read -r line; do case \"$line\" in \
+                 START*|RECTSTART*) echo OK ;; BEGIN|TURN*|DONE) {move_line} ;; END) exit 0 ;; \
+                 esac; done"
+            ),
+        )
+    };
+    let cases = [
+        (answer("taken", "echo 0,0"), "answered 0,0, a taken cell"),
+        (
+            answer("offboard", "echo 40,2"),
+            "answered \"40,2\", which is no move",
+        ),
+        (
+            answer("garbage", "echo hello"),
+            "answered \"hello\", which is no move",
+        ),
+        (
+            answer("slow", "sleep 3; echo 1,1"),
+            "gave no answer within 150 ms",
+        ),
+        // Gone after START: whether the arena finds out as it writes the
+        // INFOs or as it waits for a move depends on timing.
+        (
+            script(dir.path(), "dies", "read -r line; echo OK; exit 3"),
+            "dies",
+        ),
+        (
+            script(dir.path(), "refuses", "read -r line; echo ERROR no"),
+            "answered START with \"ERROR no\"",
+        ),
+    ];
+    for (path, reason) in &cases {
+        let engine = format!("brain:{}", path.display());
+        // The engine as O: X (rules) opens at the centre, which the bad
+        // engines' 0,0 does not take on the first move but does later.
+        let report = arena(&[
+            "--x",
+            "rules",
+            "--o",
+            &engine,
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--games",
+            "2",
+            "--move-time",
+            "100",
+            "--first",
+            "x",
+            "--seed",
+            "1",
+        ]);
+        assert_eq!(report["x_wins"], 2, "{engine}: {report}");
+        let forfeits = report["forfeits"].as_array().unwrap();
+        assert_eq!(forfeits.len(), 2, "{report}");
+        for forfeit in forfeits {
+            assert_eq!(forfeit["side"], "O");
+            assert_eq!(forfeit["player"], engine.as_str());
+            let said = forfeit["reason"].as_str().unwrap();
+            let expected = if *reason == "dies" {
+                said.contains("exited") || said.contains("stopped reading")
+            } else {
+                said.contains(reason)
+            };
+            assert!(expected, "{engine}: {said}");
+        }
+    }
+}
+
+#[test]
+fn an_engine_that_cannot_start_is_bad_input() {
+    let out = Command::new(OXO)
+        .args([
+            "arena",
+            "--x",
+            "brain:/no/such/engine",
+            "--o",
+            "rules",
+            "--size",
+            "9",
+            "--k",
+            "5",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /no/such/engine"));
+    let out = Command::new(OXO)
+        .args(["arena", "--x", "brain:/bin/true", "--o", "rules"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use --k 5"));
+}
