@@ -1996,3 +1996,48 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
         h.screenshot(&a, "opponent-left").await;
     });
 }
+
+#[test]
+fn page_weight_and_time_to_first_move() {
+    run("first-move", |h| async move {
+        let c = h.session("player", 1000, 1000).await;
+        start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        // Figures for the README (printed, not asserted: timings vary with
+        // the machine): the page's weight and how soon a move shows.
+        let weight = c
+            .execute(
+                "const nav = performance.getEntriesByType('navigation')[0]; \
+                 const res = performance.getEntriesByType('resource'); \
+                 const bytes = [nav, ...res].reduce((n, e) => n + (e.encodedBodySize || 0), 0); \
+                 return [res.length + 1, bytes, Math.round(nav.domContentLoadedEventEnd), \
+                         Math.round(nav.loadEventEnd)];",
+                vec![],
+            )
+            .await
+            .expect("the page's timings");
+        let shown = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 const cell = () => document.querySelector('#board .cell[data-row=\"1\"][data-col=\"1\"]'); \
+                 const t0 = performance.now(); \
+                 cell().click(); \
+                 const check = () => cell().dataset.mark ? done(performance.now() - t0) \
+                                                         : requestAnimationFrame(check); \
+                 check();",
+                vec![],
+            )
+            .await
+            .expect("the first move shown");
+        eprintln!(
+            "page weight and first move: {} requests, {} bytes; DOM ready at {} ms, loaded at {} ms; \
+             a move shown {:.1} ms after the click",
+            weight[0],
+            weight[1],
+            weight[2],
+            weight[3],
+            shown.as_f64().unwrap_or(f64::NAN)
+        );
+        let after = page(&c).await;
+        assert_eq!(after.mark(1, 1), 'X', "{after:#?}");
+    });
+}
