@@ -148,10 +148,6 @@ const WIDTH: usize = 7;
 const MAX_DEPTH: i32 = 40;
 /// How many plies of forcing moves the quiescence search follows.
 const QUIESCENCE_PLIES: u32 = 12;
-/// Own moves a search for a win by continuous fours follows...
-const VCF_PLIES: u32 = 16;
-/// ...and positions it may visit, each time it is asked.
-const VCF_NODES: u32 = 4_000;
 /// Transposition table entries (a power of two).
 const TABLE_SIZE: usize = 1 << 16;
 
@@ -594,56 +590,6 @@ impl Engine {
         counted.into_iter().map(|(c, _)| c).collect()
     }
 
-    /// A win by continuous fours for the player to move: a first move after
-    /// which every reply is forced (the one cell that stops a five) and the
-    /// chain ends in two fives at once, within `plies` of its own moves and
-    /// `nodes` positions. Any own four the opponent could answer with a
-    /// five of its own breaks the chain.
-    fn vcf(&mut self, plies: u32, nodes: &mut u32) -> Option<usize> {
-        let me = self.to_move;
-        if plies == 0 || !self.tally.fours[me.other().index()].is_empty() {
-            return None;
-        }
-        for cell in self.four_moves() {
-            if *nodes == 0 {
-                return None;
-            }
-            *nodes -= 1;
-            self.make(cell);
-            let wins = self.win_cells(me, 2);
-            let won = match wins[..] {
-                [_, _, ..] => true,
-                [block] => {
-                    self.make(block);
-                    let won = self.vcf(plies - 1, nodes).is_some();
-                    self.unmake(block);
-                    won
-                }
-                [] => false,
-            };
-            self.unmake(cell);
-            if won {
-                return Some(cell);
-            }
-        }
-        None
-    }
-
-    /// [`Engine::vcf`] within the usual limits.
-    fn vcf_here(&mut self) -> Option<usize> {
-        let mut nodes = VCF_NODES;
-        self.vcf(VCF_PLIES, &mut nodes)
-    }
-
-    /// The opponent's first move of a win by continuous fours, were it its
-    /// turn.
-    fn opponent_vcf(&mut self) -> Option<usize> {
-        self.to_move = self.to_move.other();
-        let found = self.vcf_here();
-        self.to_move = self.to_move.other();
-        found
-    }
-
     /// Count a node; false once the budget is spent or the deadline passed.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
@@ -819,11 +765,6 @@ impl Engine {
             return self.centre().choose(rng).copied();
         }
 
-        // A win by continuous fours, however long, ends the search.
-        if let Some(cell) = self.vcf_here() {
-            return Some(cell);
-        }
-
         // Shuffle before the stable sort so that equally good moves come in
         // an order fixed by the seed.
         let (mut moves, width) = match self.defences() {
@@ -833,23 +774,6 @@ impl Engine {
         moves.shuffle(rng);
         moves.sort_by_key(|&c| std::cmp::Reverse(self.gain(c)));
         moves.truncate(width);
-        // Against a win by continuous fours for the opponent, only the
-        // moves that leave it none (if any do).
-        if self.opponent_vcf().is_some() {
-            let safe: Vec<usize> = moves
-                .iter()
-                .copied()
-                .filter(|&cell| {
-                    self.make(cell);
-                    let refuted = self.vcf_here().is_none();
-                    self.unmake(cell);
-                    refuted
-                })
-                .collect();
-            if !safe.is_empty() {
-                moves = safe;
-            }
-        }
         let empty = self.board.cell_count() - self.board.stones();
         let mut chosen = *moves.first()?;
 
@@ -1245,126 +1169,6 @@ mod tests {
             }
             .unwrap();
             assert_eq!(game.outcome().and_then(|o| o.winner()), Some(me), "{game}");
-        }
-    }
-
-    /// X's stones and O's in a position where X, to move, wins by fours:
-    /// (7,8) makes a four on row 7 that O must stop at (7,7), then (8,8)
-    /// makes two fours, on row 8 and column 8 (and there are other ways).
-    /// O's stones in the corners only even the count.
-    const VCF_X: [(u32, u32); 8] = [
-        (8, 5),
-        (8, 6),
-        (8, 7),
-        (5, 8),
-        (6, 8),
-        (7, 9),
-        (7, 10),
-        (7, 11),
-    ];
-    const VCF_O: [(u32, u32); 8] = [
-        (8, 4),
-        (4, 8),
-        (7, 12),
-        (0, 0),
-        (0, 14),
-        (14, 0),
-        (14, 14),
-        (14, 7),
-    ];
-
-    #[test]
-    fn a_win_by_continuous_fours_is_found_without_search() {
-        let game = gomoku(&VCF_X, &VCF_O);
-        assert_eq!(game.to_move(), Player::X);
-        // A budget of one node: no search, only the fours.
-        // (There are several ways; any will do.)
-        let mut player = AlphaBeta::new(3).with_budget(1);
-        let first = player.choose(&game).unwrap();
-        // Played out: O's replies are forced, and X wins on its third move.
-        let mut game = game;
-        game.play(first).unwrap();
-        let mut o = AlphaBeta::new(4);
-        for _ in 0..2 {
-            if game.is_over() {
-                break;
-            }
-            game.play(o.choose(&game).unwrap()).unwrap();
-            game.play(player.choose(&game).unwrap()).unwrap();
-        }
-        assert_eq!(
-            game.outcome(),
-            Some(oxo_core::Outcome::Win(Player::X)),
-            "{game}"
-        );
-    }
-
-    #[test]
-    fn the_fours_search_finds_only_real_wins() {
-        // Follow the chain it finds: every X move makes a four, O's reply is
-        // the one cell that stops it, and the chain ends in two fours.
-        let game = gomoku(&VCF_X, &VCF_O);
-        let mut engine = Engine::new(&game);
-        engine.load(&game);
-        let mut moves = 0;
-        loop {
-            let cell = engine.vcf_here().expect("a win by fours from here on");
-            engine.make(cell);
-            moves += 1;
-            match engine.win_cells(Player::X, 3)[..] {
-                [_, _, ..] => break,
-                [block] => engine.make(block),
-                [] => panic!("{cell} made no four"),
-            }
-            assert!(moves < 10);
-        }
-        // Two X stones on open lines and nothing else: no win by fours.
-        let quiet = gomoku(&[(7, 7), (3, 3)], &[(7, 8), (11, 11)]);
-        let mut engine = Engine::new(&quiet);
-        engine.load(&quiet);
-        assert_eq!(engine.vcf_here(), None);
-        // Nor when every four X could make is answered by a five of O's.
-        let blocked = gomoku(
-            &VCF_X,
-            &[
-                (8, 4),
-                (4, 8),
-                (7, 12),
-                (2, 2),
-                (2, 3),
-                (2, 4),
-                (2, 5),
-                (14, 7),
-            ],
-        );
-        let mut engine = Engine::new(&blocked);
-        engine.load(&blocked);
-        assert_eq!(engine.vcf_here(), None);
-    }
-
-    #[test]
-    fn a_win_by_continuous_fours_for_the_opponent_is_stopped() {
-        let game = gomoku(&VCF_X, &VCF_O);
-        let mut engine = Engine::new(&game);
-        engine.load(&game);
-        assert!(engine.vcf_here().is_some());
-        // The same stones with O to move (one more X stone far away):
-        // whatever O plays must leave X no such win.
-        let mut x = VCF_X.to_vec();
-        x.push((0, 7));
-        let game = gomoku(&x, &VCF_O);
-        assert_eq!(game.to_move(), Player::O);
-        for seed in 0..3 {
-            let cell = AlphaBeta::new(seed).choose(&game).unwrap();
-            let mut after = game.clone();
-            after.play(cell).unwrap();
-            let mut engine = Engine::new(&after);
-            engine.load(&after);
-            assert_eq!(
-                engine.vcf_here(),
-                None,
-                "seed {seed}: O played {cell}\n{after}"
-            );
         }
     }
 
