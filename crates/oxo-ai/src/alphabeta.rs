@@ -33,11 +33,6 @@ use crate::{SeededRng, Strategy, rng_from_seed};
 /// - **Only moves near the marks are searched**, best first by how much
 ///   they change the evaluation, and only the best few at each node: the
 ///   search goes deep on a narrow tree instead of shallow on a wide one.
-/// - **Wins by continuous fours are searched apart, before it all**: a chain
-///   of own fours, each forcing the one reply that stops it, ending in two
-///   fours at once (up to 16 own moves and 4,000 positions a look). One
-///   found is played at once; one the opponent would have if it moved now
-///   narrows the root to the moves that leave it none.
 ///
 /// Its effort is a budget of nodes, so a move is a function of the position
 /// and the seed alone, unless it is given a [`Deadline`](crate::Deadline)
