@@ -1256,6 +1256,16 @@ fn the_board_fits_a_phone_screen() {
             assert_fits(preset, &measured, cells);
         }
 
+        // A taller phone (390×844) fits the same boards.
+        c.set_window_size(390, 844).await.expect("the window sized");
+        for (preset, cells) in [("3x3k3", 9), ("7x7k5", 49)] {
+            start_game(&h, &c, "human", preset, "x").await;
+            let measured = layout(&c).await;
+            assert_fits(&format!("{preset} at 390x844"), &measured, cells);
+            h.screenshot(&c, &format!("phone-390x844-{preset}")).await;
+        }
+        c.set_window_size(360, 640).await.expect("the window sized");
+
         // No layout jumps between turns: the board stays where it was when
         // the status line grows to "O played row …, column … — Your turn".
         start_game(&h, &c, "perfect", "3x3k3", "x").await;
@@ -1691,6 +1701,33 @@ fn the_board_has_coordinates_and_a_big_board_uses_a_wide_screen() {
             layout.inner_height
         );
         h.screenshot(&c, "wide-15x15").await;
+
+        // The desktop sizes people have: the board fits without scrolling
+        // and takes most of the room it can (the shorter side of the window,
+        // less the page around it).
+        for (width, height) in [(1280, 800), (1920, 1080)] {
+            c.set_window_size(width, height)
+                .await
+                .expect("the window sized");
+            start_game(&h, &c, "rules", "15x15k5", "x").await;
+            let measured = self::layout(&c).await;
+            assert_fits(&format!("15x15 at {width}x{height}"), &measured, 225);
+            // In view as the page opens, with no scrolling.
+            let bottom = measured.cells[224][3];
+            assert!(
+                bottom <= measured.inner_height,
+                "at {width}x{height} the board ends at {bottom:.0} px, below the {:.0} px window",
+                measured.inner_height
+            );
+            let board = measured.cells[224][3] - measured.cells[0][1];
+            let room = measured.inner_width.min(measured.inner_height);
+            eprintln!("15x15 at {width}x{height}: the board is {board:.0} px of {room:.0}");
+            assert!(
+                board >= 0.6 * room,
+                "at {width}x{height} the board takes {board:.0} px of {room:.0}"
+            );
+            h.screenshot(&c, &format!("wide-15x15-{width}x{height}")).await;
+        }
     });
 }
 
