@@ -892,7 +892,11 @@ fn two_players_and_a_spectator_play_live() {
             .await
             .expect("the invite link")
             .expect("a value");
-        assert_eq!(invite, h.url(&format!("/g/{id}?join")));
+        // The invite rides in the fragment, which no server ever sees.
+        let secret = invite
+            .strip_prefix(&h.url(&format!("/g/{id}#join=")))
+            .unwrap_or_else(|| panic!("an invite link for {id}: {invite}"));
+        assert_eq!(secret.len(), 32, "{invite}");
         let watch = find(&a, "#spectate-link")
             .await
             .attr("href")
@@ -908,13 +912,30 @@ fn two_players_and_a_spectator_play_live() {
         );
         tag_page(&a, "a").await;
 
+        // The room id alone (a player's address bar shown to someone) does
+        // not take the seat: that browser watches, and is told why.
+        watcher
+            .goto(&h.url(&format!("/g/{id}?join")))
+            .await
+            .expect("the room link opened");
+        let refused = wait_page(&watcher, "the room id alone refused", |p| {
+            p.message.contains("invite link") && p.connection == "live"
+        })
+        .await;
+        assert_eq!(refused.role, "Watching", "{refused:#?}");
+        assert!(refused.status.starts_with("Waiting"), "{refused:#?}");
+
         // B takes seat O through the invite link.
         b.goto(&invite).await.expect("the invite link opened");
         let joined = wait_page(&b, "seat O taken", |p| {
             p.role == "You are O" && p.connection == "live" && !p.version.is_empty()
         })
         .await;
-        assert_eq!(joined.path, format!("/g/{id}"), "the ?join is dropped");
+        assert_eq!(
+            joined.path,
+            format!("/g/{id}"),
+            "the invite is dropped from the address"
+        );
         tag_page(&b, "b").await;
         wait_page(&b, "B waits for X", |p| p.status == "Waiting for X…").await;
         // A learns of it over the WebSocket.
@@ -1080,10 +1101,13 @@ fn two_players_on_two_servers_play_live() {
             .await
             .expect("the invite link")
             .expect("a value");
-        assert_eq!(invite, h.url(&format!("/g/{id}?join")));
+        let fragment = invite
+            .split_once('#')
+            .map(|(_, fragment)| fragment.to_owned())
+            .expect("an invite in the link");
         // ...and O follows the invite on the second, as a load balancer
         // without sticky sessions might send it.
-        b.goto(&h.url_on(1, &format!("/g/{id}?join")))
+        b.goto(&h.url_on(1, &format!("/g/{id}#{fragment}")))
             .await
             .expect("the invite opened on the other server");
         wait_page(&b, "seat O taken on the second server", |p| {
@@ -1726,7 +1750,8 @@ fn the_board_has_coordinates_and_a_big_board_uses_a_wide_screen() {
                 board >= 0.6 * room,
                 "at {width}x{height} the board takes {board:.0} px of {room:.0}"
             );
-            h.screenshot(&c, &format!("wide-15x15-{width}x{height}")).await;
+            h.screenshot(&c, &format!("wide-15x15-{width}x{height}"))
+                .await;
         }
     });
 }

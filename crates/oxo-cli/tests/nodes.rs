@@ -302,7 +302,7 @@ fn play_one_game(
             "POST",
             &format!("/api/games/{id}/seats/o"),
             None,
-            &json!({}),
+            &json!({ "invite": created["invite"] }),
         );
         if status != 200 {
             return;

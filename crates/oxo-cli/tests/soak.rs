@@ -148,7 +148,7 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
             "POST",
             &format!("/api/games/{id}/seats/o"),
             None,
-            &json!({}),
+            &json!({ "invite": game["invite"] }),
         )
     });
     let o = joined["token"].as_str().unwrap().to_owned();

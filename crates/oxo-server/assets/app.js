@@ -28,9 +28,11 @@
       try { v = JSON.parse(localStorage.getItem(this.key(id))) || v; } catch (e) { /* no storage */ }
       return v && v.token && (v.seat === 'x' || v.seat === 'o') ? v : null;
     },
-    set(id, seat, token) {
-      memory[id] = { seat, token };
-      try { localStorage.setItem(this.key(id), JSON.stringify({ token, seat })); } catch (e) { /* no storage */ }
+    // X of a game between two people also keeps the invite for seat O.
+    set(id, seat, token, invite) {
+      const v = invite ? { seat, token, invite } : { seat, token };
+      memory[id] = v;
+      try { localStorage.setItem(this.key(id), JSON.stringify(v)); } catch (e) { /* no storage */ }
       this.remember(id);
     },
     // The games this browser holds a seat in, the latest first (at most 12).
@@ -379,7 +381,7 @@
       return;
     }
     const g = r.data.game;
-    seats.set(g.id, r.data.seat || 'x', r.data.token);
+    seats.set(g.id, r.data.seat || 'x', r.data.token, r.data.invite);
     history.pushState(null, '', '/g/' + enc(g.id));
     route();
     render(g);
@@ -413,13 +415,16 @@
     // The watch link carries the room's read-only id, which arrives with the game.
     $('spectate-link').removeAttribute('href');
     $('spectate-link').textContent = '';
-    $('invite-link').value = base + '?join';
     setConnection(false);
 
     let held = seats.get(id);
-    if (new URLSearchParams(location.search).has('join')) {
+    // The invite link is /g/ID#join=INVITE: the fragment never reaches a
+    // server or its logs. (Games from before invites took /g/ID?join.)
+    $('invite-link').value = held && held.invite ? base + '#join=' + held.invite : base + '?join';
+    const invite = new URLSearchParams(location.hash.slice(1)).get('join');
+    if (invite !== null || new URLSearchParams(location.search).has('join')) {
       if (!held) {
-        const r = await api('POST', `/api/games/${enc(id)}/seats/o`);
+        const r = await api('POST', `/api/games/${enc(id)}/seats/o`, invite ? { invite } : {});
         if (S !== st) return;
         if (r.ok && r.data.token) {
           held = { seat: r.data.seat || 'o', token: r.data.token };

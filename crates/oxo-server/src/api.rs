@@ -23,7 +23,7 @@ use tokio::sync::watch;
 use crate::assets;
 use crate::error::ApiError;
 use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hub, Json, ORPHAN_SWEEP, Seated};
-use crate::id::GameId;
+use crate::id::{GameId, Token};
 use crate::listen::{self, Limits};
 use crate::rate::Limiter;
 use crate::room::{Opponent, SERVER_MAX_SIDE, SeatName, Viewer};
@@ -395,6 +395,8 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
         game: &'a RawValue,
         seat: SeatName,
         token: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        invite: Option<&'a str>,
     }
     json_body(
         status,
@@ -402,6 +404,7 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
             game: &seated.game,
             seat: SeatName(seated.seat),
             token: seated.token.expose(),
+            invite: seated.invite.as_ref().map(Token::expose),
         },
     )
 }
@@ -657,11 +660,21 @@ async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<R
     ))
 }
 
+/// `POST /api/games/{id}/seats/o`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Join {
+    /// The invite the creator was given.
+    invite: Option<String>,
+}
+
 async fn join(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, String)>,
+    body: RawBody,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let request: Join = parse_body(body)?;
     match SeatName::parse(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
@@ -673,7 +686,7 @@ async fn join(
         }
         None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
     }
-    let seated = state.hub.join(&id).await?;
+    let seated = state.hub.join(&id, request.invite.as_deref()).await?;
     seated_response(StatusCode::OK, &seated)
 }
 

@@ -97,6 +97,7 @@ impl ApiError {
     pub(crate) fn room(error: RoomError, game: Option<Json>) -> ApiError {
         match error {
             RoomError::NotASeat => ApiError::NotASeat,
+            RoomError::NoInvite => ApiError::Forbidden(error.to_string()),
             RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
                 ApiError::Unprocessable(error.to_string())
             }

@@ -71,6 +71,21 @@ pub enum RoomError {
     /// This seat has offered a rematch already; the other has not answered.
     #[error("you have offered a rematch; waiting for {} to accept", SeatName(*.0).as_str())]
     OfferPending(Player),
+    /// Seat O of this room is taken with its invite, and the request had
+    /// none or another.
+    #[error(
+        "seat o is taken with the game's invite link; ask the player who started it for the link"
+    )]
+    NoInvite,
+}
+
+/// What a request to take seat O shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// The invite (`None`: the request had none).
+    Invite(Option<String>),
+    /// The room's lobby entry: a listed room is open to anyone.
+    Lobby,
 }
 
 /// A room: its rules, its seats, the round being played and the score so far.
@@ -108,6 +123,7 @@ impl Room {
                 version: 1,
                 offer: None,
                 entry: None,
+                invite: None,
             },
             game: Game::starting_with(rules, first),
         }
@@ -144,6 +160,14 @@ impl Room {
     #[must_use]
     pub fn listed(mut self, entry: GameId) -> Room {
         self.rec.entry = Some(entry);
+        self
+    }
+
+    /// The same new room, its seat O taken only with the invite behind
+    /// `invite` (or through the lobby, when listed).
+    #[must_use]
+    pub fn invited(mut self, invite: TokenHash) -> Room {
+        self.rec.invite = Some(invite);
         self
     }
 
@@ -291,13 +315,27 @@ impl Room {
         }
     }
 
-    /// Seat O taken by the holder of the token behind `token`.
+    /// Seat O taken by the holder of the token behind `token`, admitted
+    /// by `admission`: the room's invite, or its lobby entry when it is
+    /// listed. A room stored before invites existed has none and admits
+    /// anyone who has its id.
     ///
     /// # Errors
-    /// [`RoomError::SeatTaken`] when a person or the computer holds it.
-    pub fn join(&self, token: TokenHash) -> Result<Room, RoomError> {
+    /// [`RoomError::SeatTaken`] when a person or the computer holds it;
+    /// [`RoomError::NoInvite`] when the admission does not hold.
+    pub fn join(&self, token: TokenHash, admission: &Admission) -> Result<Room, RoomError> {
         if self.seated() {
             return Err(RoomError::SeatTaken(Player::O));
+        }
+        let admitted = match (admission, &self.rec.invite) {
+            (Admission::Lobby, _) => self.rec.entry.is_some(),
+            (Admission::Invite(_), None) => true,
+            (Admission::Invite(given), Some(invite)) => {
+                given.as_deref().is_some_and(|g| invite.matches(g))
+            }
+        };
+        if !admitted {
+            return Err(RoomError::NoInvite);
         }
         let mut next = self.clone();
         next.rec.o_token = Some(token);
@@ -450,6 +488,9 @@ pub struct RoomRecord {
     /// The lobby id of a listed room: its open game is joined through it
     /// (`None`: unlisted, reached only through the invite link).
     pub entry: Option<GameId>,
+    /// The hash of the invite that takes seat O of a game between two
+    /// people (`None`: against the computer, or stored before invites).
+    pub invite: Option<TokenHash>,
 }
 
 /// A seat as the API and the database name it: `"x"` or `"o"`.
@@ -695,10 +736,47 @@ mod tests {
         )
     }
 
+    /// An invite that admits anyone: the rooms stored before invites.
+    const ANYONE: &Admission = &Admission::Invite(None);
+
     fn seated() -> Room {
         room(Opponent::Human)
-            .join(Token::from_trusted("to").hash())
+            .join(Token::from_trusted("to").hash(), ANYONE)
             .unwrap()
+    }
+
+    #[test]
+    fn seat_o_of_an_invited_room_takes_its_invite_or_its_lobby_entry() {
+        let r = room(Opponent::Human).invited(Token::from_trusted("secret").hash());
+        fn join(r: &Room, admission: &Admission) -> Result<Room, RoomError> {
+            r.join(Token::from_trusted("to").hash(), admission)
+        }
+        let invite = |text: &str| Admission::Invite(Some(text.to_owned()));
+        for refused in [
+            Admission::Invite(None),
+            invite(""),
+            invite("secreT"),
+            invite("g1"),
+            // Not listed: no lobby entry admits anyone.
+            Admission::Lobby,
+        ] {
+            assert_eq!(
+                join(&r, &refused).unwrap_err(),
+                RoomError::NoInvite,
+                "{refused:?}"
+            );
+        }
+        let joined = join(&r, &invite("secret")).unwrap();
+        assert_eq!(joined.seat_of("to"), Some(Player::O));
+        assert_eq!(
+            join(&joined, &invite("secret")).unwrap_err(),
+            RoomError::SeatTaken(Player::O)
+        );
+        let listed = r.listed(GameId::from_trusted("e1"));
+        assert_eq!(
+            join(&listed, &Admission::Lobby).unwrap().seat_of("to"),
+            Some(Player::O)
+        );
     }
 
     #[test]
@@ -710,14 +788,15 @@ mod tests {
             r.play(Player::X, 0, 0, None).unwrap_err(),
             RoomError::Waiting
         );
-        let r = r.join(Token::from_trusted("to").hash()).unwrap();
+        let r = r.join(Token::from_trusted("to").hash(), ANYONE).unwrap();
         assert_eq!(r.version(), 2);
         assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
         assert_eq!(r.seat_of("to"), Some(Player::O));
         assert_eq!(r.seat_of("tx"), Some(Player::X));
         assert_eq!(r.seat_of("t"), None);
         assert_eq!(
-            r.join(Token::from_trusted("t3").hash()).unwrap_err(),
+            r.join(Token::from_trusted("t3").hash(), ANYONE)
+                .unwrap_err(),
             RoomError::SeatTaken(Player::O)
         );
     }
@@ -727,7 +806,7 @@ mod tests {
         let r = room(Opponent::Computer(StrategyKind::Perfect));
         assert_eq!(r.view(Viewer::Player).status, RoundStatus::Playing);
         assert!(r.view(Viewer::Player).seats.o);
-        assert!(r.join(Token::from_trusted("t").hash()).is_err());
+        assert!(r.join(Token::from_trusted("t").hash(), ANYONE).is_err());
         assert_eq!(r.computer_to_move(), None);
         let (r, _) = r.play(Player::X, 1, 1, Some(1)).unwrap();
         assert_eq!(r.computer_to_move(), Some(StrategyKind::Perfect));

@@ -544,8 +544,9 @@ pub async fn seated_game(client: &Client, settings: &Value) -> Result<Seated, St
         .as_str()
         .unwrap_or_default()
         .to_owned();
+    let invite = serde_json::json!({ "invite": created_json["invite"] }).to_string();
     let joined = client
-        .send("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .send("POST", &format!("/api/games/{id}/seats/o"), None, &invite)
         .await?;
     let joined_json = joined.json();
     let o = joined_json["token"]

@@ -32,7 +32,7 @@ use search::Pool;
 pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 
 use crate::id::{GameId, Token};
-use crate::room::{Opponent, Room, RoomError, RoomRecord, SeatName, Viewer};
+use crate::room::{Admission, Opponent, Room, RoomError, RoomRecord, SeatName, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -222,6 +222,9 @@ pub struct Seated {
     pub seat: Player,
     /// The token that proves it.
     pub token: Token,
+    /// For the creator of a game between two people: the invite that
+    /// takes seat O, to send to a friend (the store keeps only its hash).
+    pub invite: Option<Token>,
 }
 
 struct Shared {
@@ -484,6 +487,14 @@ impl Hub {
         let id = random(GameId::random())?;
         let watch = random(GameId::random_watch())?;
         let mut room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
+        let invite = match opponent {
+            Opponent::Human => {
+                let invite = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+                room = room.invited(invite.hash());
+                Some(invite)
+            }
+            Opponent::Computer(_) => None,
+        };
         if listed {
             room = room.listed(random(GameId::random())?);
         }
@@ -507,6 +518,7 @@ impl Hub {
             game: handle.current(Viewer::Player),
             seat: Player::X,
             token,
+            invite,
         })
     }
 
@@ -706,23 +718,32 @@ impl Hub {
             .load_entry(entry)
             .await?
             .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
-        self.join(&id).await
+        self.seat_o(&id, Admission::Lobby).await
     }
 
-    /// Seat O for a second person.
+    /// Seat O for a second person, who shows the room's `invite`.
     ///
     /// # Errors
-    /// Unknown room; [`RoomError::SeatTaken`]; a store failure.
-    pub async fn join(&self, id: &GameId) -> Result<Seated, HubError> {
+    /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
+    /// store failure.
+    pub async fn join(&self, id: &GameId, invite: Option<&str>) -> Result<Seated, HubError> {
+        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)))
+            .await
+    }
+
+    async fn seat_o(&self, id: &GameId, admission: Admission) -> Result<Seated, HubError> {
         let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
         let hash = token.hash();
         let game = self
-            .change(id, ChangeKind::Join, move |room| room.join(hash.clone()))
+            .change(id, ChangeKind::Join, move |room| {
+                room.join(hash.clone(), &admission)
+            })
             .await?;
         Ok(Seated {
             game,
             seat: Player::O,
             token,
+            invite: None,
         })
     }
 

@@ -81,6 +81,9 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE rooms ADD COLUMN offer TEXT CHECK (offer IN ('x', 'o'));
     ALTER TABLE rooms ADD COLUMN entry TEXT UNIQUE;
     CREATE INDEX rooms_listed ON rooms (updated_at) WHERE entry IS NOT NULL;",
+    // 3: the hash of the invite that takes seat O of a game between two
+    // people; rooms stored before it have none and admit anyone with the id.
+    "ALTER TABLE rooms ADD COLUMN invite TEXT;",
 ];
 
 /// The channel every change is announced on.
@@ -106,8 +109,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const COMMIT: &str = "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                           offer, entry)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22)
+                           offer, entry, invite)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
+                $23)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -131,7 +135,7 @@ const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_token, round,
         ARRAY(SELECT ply FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
-        offer, entry
+        offer, entry, invite
     FROM rooms r";
 
 /// Listed rooms changed lately, the latest first.
@@ -394,6 +398,7 @@ fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
         digest: row.try_get(14)?,
         offer: row.try_get(18)?,
         entry: row.try_get(19)?,
+        invite: row.try_get(20)?,
     };
     checked(stored.decode(&id, moves)?)
 }
@@ -445,6 +450,7 @@ impl Store for PgStore {
                         &node,
                         &r.offer.map(|seat| SeatName(seat).as_str()),
                         &r.entry.as_ref().map(GameId::as_str),
+                        &r.invite.as_ref().map(TokenHash::as_str),
                     ],
                 )
                 .await?;

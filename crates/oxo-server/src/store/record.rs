@@ -42,6 +42,9 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     if let Some(entry) = &r.entry {
         let _ = write!(text, "|entry:{entry}");
     }
+    if let Some(invite) = &r.invite {
+        let _ = write!(text, "|invite:{}", invite.as_str());
+    }
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
@@ -67,6 +70,7 @@ pub(super) struct Stored {
     pub digest: Option<String>,
     pub offer: Option<String>,
     pub entry: Option<String>,
+    pub invite: Option<String>,
 }
 
 impl Stored {
@@ -84,7 +88,7 @@ impl Stored {
         let stored_hash = |text: &str| {
             TokenHash::is_hash(text)
                 .then(|| TokenHash::from_stored(text))
-                .ok_or_else(|| corrupt("a seat token is not a hash".into()))
+                .ok_or_else(|| corrupt("a seat token or invite is not a hash".into()))
         };
         let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("negative count {n}")));
         let rules = Rules::new(self.rows, self.cols, self.k).map_err(|e| corrupt(e.to_string()))?;
@@ -121,6 +125,7 @@ impl Stored {
                 })
                 .transpose()?,
             entry: self.entry.as_deref().map(GameId::from_trusted),
+            invite: self.invite.as_deref().map(stored_hash).transpose()?,
         };
         Ok((record, self.digest))
     }

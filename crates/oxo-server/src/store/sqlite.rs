@@ -88,6 +88,9 @@ const MIGRATIONS: &[Migration] = &[
     CREATE UNIQUE INDEX rooms_entry ON rooms (entry);
     CREATE INDEX rooms_listed ON rooms (updated_at) WHERE entry IS NOT NULL;",
     ),
+    // 6: the hash of the invite that takes seat O of a game between two
+    // people; rooms stored before it have none and admit anyone with the id.
+    Migration::Sql("ALTER TABLE rooms ADD COLUMN invite TEXT;"),
 ];
 
 fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
@@ -476,8 +479,9 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                            offer, entry)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                            offer, entry, invite)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 ?19)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -504,6 +508,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             digest(r),
             r.offer.map(|seat| SeatName(seat).as_str()),
             r.entry.as_ref().map(GameId::as_str),
+            r.invite.as_ref().map(TokenHash::as_str),
         ])?;
     if written != 1 {
         return Err(StoreError::Conflict(format!(
@@ -548,7 +553,7 @@ fn read(
 /// stood when it was written.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Schema {
-    /// Before migration 5 (no rematch offer, no lobby entry).
+    /// Before migration 5 (no rematch offer, no lobby entry, no invite).
     V4,
     Current,
 }
@@ -561,12 +566,12 @@ fn read_as_of(
     let sql = match schema {
         Schema::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL
+                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL
              FROM rooms WHERE id = ?1"
         }
         Schema::Current => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, offer, entry
+                    x_wins, o_wins, draws, version, watch, digest, offer, entry, invite
              FROM rooms WHERE id = ?1"
         }
     };
@@ -587,6 +592,7 @@ fn read_as_of(
                 digest: row.get(13)?,
                 offer: row.get(14)?,
                 entry: row.get(15)?,
+                invite: row.get(16)?,
             })
         })
         .optional()?;
@@ -704,14 +710,18 @@ mod tests {
     #[tokio::test]
     async fn writes_come_back_and_stale_or_repeated_ones_are_refused() {
         let store = SqliteStore::open(":memory:").unwrap();
-        let r1 = room("a", Opponent::Human);
+        let r1 = room("a", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
         store.commit(change(&r1, ChangeKind::Create)).await.unwrap();
         assert!(
             store.commit(change(&r1, ChangeKind::Create)).await.is_err(),
             "an id is created once"
         );
+        assert_eq!(store.load(r1.id()).await.unwrap(), Some(r1.record()));
         let r2 = r1
-            .join(crate::id::Token::from_trusted("to").hash())
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(Some("inv".into())),
+            )
             .unwrap();
         let (r3, _) = r2.play(Player::X, 1, 1, None).unwrap();
         store.commit(change(&r2, ChangeKind::Join)).await.unwrap();
@@ -776,12 +786,22 @@ mod tests {
         let room = Room::restore(old.clone()).unwrap();
         assert_eq!(room.seat_of("tx"), Some(Player::X));
         assert_eq!(old.x_token, crate::id::Token::from_trusted("tx").hash());
+        // It has no invite: its id alone still takes seat O, as the link
+        // its player sent before invites existed.
+        assert_eq!(old.invite, None);
+        let joined = room
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(None),
+            )
+            .unwrap();
+        assert_eq!(joined.seat_of("to"), Some(Player::O));
         drop(store);
         let version: i64 = Connection::open(&path)
             .unwrap()
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 6);
     }
 
     #[tokio::test]
@@ -791,7 +811,10 @@ mod tests {
         let store = SqliteStore::open(&path).unwrap();
         let created = room("g", Opponent::Human);
         let mut r = created
-            .join(crate::id::Token::from_trusted("to").hash())
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(None),
+            )
             .unwrap();
         store
             .commit(change(&created, ChangeKind::Create))

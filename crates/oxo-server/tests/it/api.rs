@@ -39,17 +39,30 @@ impl Api {
 
     /// A game against a friend with both seats taken: (id, X token, O token).
     async fn seated(&self) -> (String, String, String) {
+        let (id, x, o, _) = self.seated_by_invite().await;
+        (id, x, o)
+    }
+
+    /// [`Api::seated`], and the invite that seated O.
+    async fn seated_by_invite(&self) -> (String, String, String, String) {
         let (status, created) = self.call("POST", "/api/games", None, "").await;
         assert_eq!(status, StatusCode::CREATED);
         let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let invite = created["invite"].as_str().unwrap().to_owned();
         let (status, joined) = self
-            .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+            .call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                None,
+                &json!({ "invite": invite }).to_string(),
+            )
             .await;
         assert_eq!(status, StatusCode::OK, "{joined}");
         (
             id,
             created["token"].as_str().unwrap().to_owned(),
             joined["token"].as_str().unwrap().to_owned(),
+            invite,
         )
     }
 
@@ -130,10 +143,11 @@ async fn post_as(
 #[tokio::test]
 async fn only_json_posts_are_taken_so_other_sites_forms_cannot_play() {
     let api = Api::new();
-    let (id, _, _) = {
+    let (id, invite) = {
         let (status, created) = api.call("POST", "/api/games", None, "").await;
         assert_eq!(status, StatusCode::CREATED);
-        (created["game"]["id"].as_str().unwrap().to_owned(), (), ())
+        let invite = created["invite"].as_str().unwrap().to_owned();
+        (created["game"]["id"].as_str().unwrap().to_owned(), invite)
     };
     let before = api.game(&id).await;
     // What a cross-site form or a no-cors fetch can send without asking.
@@ -165,7 +179,7 @@ async fn only_json_posts_are_taken_so_other_sites_forms_cannot_play() {
         &api,
         &format!("/api/games/{id}/seats/o"),
         Some("Application/JSON; charset=utf-8"),
-        "",
+        &json!({ "invite": invite }).to_string(),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
@@ -178,6 +192,9 @@ async fn creating_a_game_gives_seat_x_and_a_token() {
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(body["seat"], "x");
     assert_eq!(body["token"].as_str().unwrap().len(), 32);
+    // A game between two people comes with an invite for seat O.
+    assert_eq!(body["invite"].as_str().unwrap().len(), 32);
+    assert_ne!(body["invite"], body["token"]);
     let game = &body["game"];
     for (field, value) in [
         ("size", json!("3x3")),
@@ -212,6 +229,7 @@ async fn creating_a_game_gives_seat_x_and_a_token() {
     );
     assert_eq!(body["game"]["status"], "playing");
     assert_eq!(body["game"]["seats"]["o"], true);
+    assert_eq!(body.get("invite"), None, "no seat to invite anyone to");
 }
 
 #[tokio::test]
@@ -239,22 +257,56 @@ async fn bad_game_settings_are_400_with_a_reason() {
 }
 
 #[tokio::test]
-async fn seat_o_is_taken_once_and_seat_x_never() {
+async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
     let api = Api::new();
     let (_, created) = api.call("POST", "/api/games", None, "").await;
     let id = created["game"]["id"].as_str().unwrap();
-    let (status, joined) = api
+    let invite = created["invite"].as_str().unwrap();
+    let join = |body: Value| {
+        let api = &api;
+        async move {
+            api.call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                None,
+                &body.to_string(),
+            )
+            .await
+        }
+    };
+    // The room id alone, another invite, a seat token or the room id as
+    // the invite: refused, and nothing changes.
+    let before = api.game(id).await;
+    for body in [
+        json!({}),
+        json!({ "invite": "" }),
+        json!({ "invite": invite.to_uppercase() }),
+        json!({ "invite": created["token"] }),
+        json!({ "invite": id }),
+    ] {
+        let (status, refused) = join(body.clone()).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert_eq!(
+            error_of(&refused),
+            "seat o is taken with the game's invite link; ask the player who started it for the link"
+        );
+    }
+    let (status, refused) = api
         .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
         .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "no body: {refused}");
+    let (status, refused) = join(json!({ "invite": invite, "seat": "o" })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "unknown field: {refused}");
+    assert_eq!(api.game(id).await, before);
+
+    let (status, joined) = join(json!({ "invite": invite })).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(joined["seat"], "o");
     assert_ne!(joined["token"], created["token"]);
     assert_eq!(joined["game"]["status"], "playing");
     assert_eq!(joined["game"]["version"], 2);
 
-    let (status, again) = api
-        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
-        .await;
+    let (status, again) = join(json!({ "invite": invite })).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert!(error_of(&again).contains("taken"));
     let (status, x) = api
@@ -752,12 +804,12 @@ async fn one_games_moves_apply_one_at_a_time() {
 async fn sqlite_keeps_every_game_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("oxo.db");
-    let (id, x, o, before) = {
+    let (id, x, o, invite, before) = {
         let api = Api {
             router: router(Arc::new(SqliteStore::open(&path).unwrap())),
             store: MemoryStore::new(),
         };
-        let (id, x, o) = api.seated().await;
+        let (id, x, o, invite) = api.seated_by_invite().await;
         for (token, row, col) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 1, 1), (&x, 0, 2)] {
             assert_eq!(api.play(&id, token, row, col).await.0, StatusCode::OK);
         }
@@ -769,7 +821,7 @@ async fn sqlite_keeps_every_game_across_a_restart() {
         }
         assert_eq!(api.play(&id, &o, 2, 2).await.0, StatusCode::OK);
         let before = api.game(&id).await;
-        (id, x, o, before)
+        (id, x, o, invite, before)
     };
     let api = Api {
         router: router(Arc::new(SqliteStore::open(&path).unwrap())),
@@ -780,17 +832,27 @@ async fn sqlite_keeps_every_game_across_a_restart() {
     assert_eq!(after["score"]["x"], 1);
     assert_eq!(after["round"], 2);
     assert_eq!(after["board"], ".../.../..O");
-    // The database keeps the tokens' hashes, not the tokens.
+    // The database keeps the hashes of the tokens and the invite, never
+    // the secrets themselves.
     let conn = rusqlite::Connection::open(&path).unwrap();
-    let (stored_x, stored_o): (String, String) = conn
+    let (stored_x, stored_o, stored_invite): (String, String, String) = conn
         .query_row(
-            "SELECT x_token, o_token FROM rooms WHERE id = ?1",
+            "SELECT x_token, o_token, invite FROM rooms WHERE id = ?1",
             [&id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
         .unwrap();
     assert_eq!(stored_x.len(), 64);
+    assert_eq!(stored_invite.len(), 64);
     assert!(stored_x != x && stored_o != o && !stored_x.contains(&x));
+    drop(conn);
+    let file = std::fs::read(&path).unwrap();
+    for secret in [&x, &o, &invite] {
+        assert!(
+            !file.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "a secret in the clear in the database file"
+        );
+    }
     // The seats' tokens still work, and the game goes on.
     assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::CONFLICT);
     assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
@@ -1033,9 +1095,15 @@ async fn the_watch_link_reads_the_game_and_can_do_nothing_else() {
     }
     assert_eq!(api.game(&id).await["seats"]["o"], false);
 
-    // The friend with the invite (the room id) can.
+    // The friend with the invite can.
+    let invite = created["invite"].as_str().unwrap();
     let (status, _) = api
-        .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            None,
+            &json!({ "invite": invite }).to_string(),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
 }

@@ -148,21 +148,52 @@ fn json(body: &Value) -> Sent {
     }
 }
 
-/// A game with a human opponent: its id and X's token, and O's token once
-/// joined; then `moves` played in turn.
-async fn game(router: &Router, join: bool, moves: &[(i64, i64)]) -> (String, String, String) {
+/// `bytes` with every `from` in it replaced by `to`.
+fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        if rest.starts_with(from) {
+            out.extend_from_slice(to);
+            rest = &rest[from.len()..];
+        } else {
+            out.push(rest[0]);
+            rest = &rest[1..];
+        }
+    }
+    out
+}
+
+/// A new game with a human opponent: its id, X's token and the invite.
+async fn create(router: &Router) -> (String, String, String) {
     let (status, created) = post(router, "/api/games", None, &empty())
         .await
         .expect("created");
     assert_eq!(status, StatusCode::CREATED);
-    let id = created["game"]["id"].as_str().expect("an id").to_owned();
-    let x = created["token"].as_str().expect("a token").to_owned();
+    let text = |field: &Value| field.as_str().expect("a string").to_owned();
+    (
+        text(&created["game"]["id"]),
+        text(&created["token"]),
+        text(&created["invite"]),
+    )
+}
+
+/// A game with a human opponent: its id and X's token, and O's token once
+/// joined; then `moves` played in turn.
+async fn game(router: &Router, join: bool, moves: &[(i64, i64)]) -> (String, String, String) {
+    let (id, x, invite) = create(router).await;
     if !join {
         return (id, x, String::new());
     }
-    let (status, joined) = post(router, &format!("/api/games/{id}/seats/o"), None, &empty())
-        .await
-        .expect("joined");
+    let body = serde_json::json!({ "invite": invite });
+    let (status, joined) = post(
+        router,
+        &format!("/api/games/{id}/seats/o"),
+        None,
+        &json(&body),
+    )
+    .await
+    .expect("joined");
     assert_eq!(status, StatusCode::OK);
     let o = joined["token"].as_str().expect("a token").to_owned();
     for (n, &(row, col)) in moves.iter().enumerate() {
@@ -509,15 +540,23 @@ proptest! {
     }
 
     /// Joining: whatever the body, a refusal leaves the game as it was.
+    /// Valid bodies carry the game's invite (written `@invite` until the
+    /// game exists).
     #[test]
     fn join_bodies(
-        sent in sent(Just(Vec::new())),
+        mut sent in sent(Just(vec![("invite".to_owned(), "\"@invite\"".to_owned())])),
         joined in any::<bool>(),
         seat in prop::sample::select(vec!["o", "o", "o", "x", "O", "z"]),
     ) {
         runtime().block_on(async {
             let (router, _) = fresh();
-            let (id, _, _) = game(&router, joined, &[]).await;
+            let (id, _, invite) = create(&router).await;
+            if joined {
+                let body = serde_json::json!({ "invite": invite });
+                let path = format!("/api/games/{id}/seats/o");
+                prop_assert_eq!(post(&router, &path, None, &json(&body)).await?.0, StatusCode::OK);
+            }
+            sent.body = replaced(&sent.body, b"@invite", invite.as_bytes());
             let before = show(&router, &id).await;
             let (status, answer) = post(&router, &format!("/api/games/{id}/seats/{seat}"), None, &sent).await?;
             let after = show(&router, &id).await;

@@ -92,7 +92,12 @@ async fn players_and_spectators_see_every_change_at_once() {
         "the state on connect"
     );
     let (_, joined) = server
-        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            None,
+            json!({ "invite": created["invite"] }),
+        )
         .await;
     let o = joined["token"].as_str().unwrap().to_owned();
     assert_eq!(
@@ -228,7 +233,12 @@ async fn idle_rooms_leave_memory_and_come_back_from_the_store() {
     let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
     let id = created["game"]["id"].as_str().unwrap().to_owned();
     let (_, joined) = server
-        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            None,
+            json!({ "invite": created["invite"] }),
+        )
         .await;
     let o = joined["token"].as_str().unwrap().to_owned();
 
@@ -338,7 +348,12 @@ async fn players_see_each_other_come_and_go() {
     let watch = created["game"]["watch"].as_str().unwrap().to_owned();
     let x = created["token"].as_str().unwrap().to_owned();
     let (_, joined) = server
-        .call("POST", &format!("/api/games/{id}/seats/o"), None, json!({}))
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            None,
+            json!({ "invite": created["invite"] }),
+        )
         .await;
     let o = joined["token"].as_str().unwrap().to_owned();
     let open = |query: String| {
