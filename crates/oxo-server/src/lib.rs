@@ -35,6 +35,7 @@ pub mod listen;
 mod rate;
 pub mod room;
 pub mod store;
+mod wire;
 
 pub use api::{AppState, BODY_LIMIT, app, run};
 pub use error::ApiError;

@@ -28,6 +28,8 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower_service::Service;
 
+use crate::wire::JsonErrors;
+
 pub use crate::rate::Rate;
 
 /// How many connections the server takes, and for how long.
@@ -243,7 +245,7 @@ pub(crate) async fn serve(
             async move { router.call(request.map(axum::body::Body::new)).await }
         });
         let connection = http
-            .serve_connection(TokioIo::new(tcp), service)
+            .serve_connection(TokioIo::new(JsonErrors::new(tcp)), service)
             .with_upgrades();
         let mut stopping = stopping.clone();
         tokio::spawn(async move {

@@ -491,3 +491,131 @@ async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
         serde_json::from_str(handle.current(oxo_server::room::Viewer::Player).get()).unwrap();
     assert_eq!(game["id"], ids[0]);
 }
+
+/// Send `request` as it is, and read everything the server answers until
+/// it closes the connection.
+async fn raw_exchange(server: &InProcess, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    // The server may answer and close before it has read all of a big
+    // request: what it answered is what counts.
+    let _ = stream.write_all(request).await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server did not close the connection");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The last response in `answer`: its status, its headers (lowercase
+/// names) and its body (each response read by its Content-Length).
+fn last_response(answer: &str) -> (u16, Vec<(String, String)>, String) {
+    let mut rest = answer;
+    loop {
+        let (head, after) = rest.split_once("\r\n\r\n").expect("a head");
+        let mut lines = head.split("\r\n");
+        let status_line = lines.next().unwrap();
+        assert!(status_line.starts_with("HTTP/1.1 "), "{answer}");
+        let status = status_line[9..12].parse().unwrap();
+        let headers: Vec<(String, String)> = lines
+            .map(|line| {
+                let (name, value) = line.split_once(':').expect("a header line");
+                (name.to_ascii_lowercase(), value.trim().to_owned())
+            })
+            .collect();
+        let length: usize = headers
+            .iter()
+            .find(|(name, _)| name == "content-length")
+            .map_or(0, |(_, value)| value.parse().unwrap());
+        let (body, next) = after.split_at(length);
+        if next.is_empty() {
+            return (status, headers, body.to_owned());
+        }
+        rest = next;
+    }
+}
+
+#[tokio::test]
+async fn requests_too_malformed_to_route_get_a_json_error_too() {
+    let server = server(limits()).await;
+    let many_headers: String = (0..101).map(|i| format!("X-H{i}: {i}\r\n")).collect();
+    let long_uri = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let huge_head = format!(
+        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(600_000)
+    );
+    let cases: Vec<(&str, Vec<u8>, u16, &str)> = vec![
+        (
+            "a broken request line",
+            b"GARBAGE\r\n\r\n".to_vec(),
+            400,
+            "the request is not HTTP/1.1 this server can read (its request line, a header or the version)",
+        ),
+        (
+            "a header line with no colon",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n".to_vec(),
+            400,
+            "the request is not HTTP/1.1 this server can read (its request line, a header or the version)",
+        ),
+        (
+            "a Content-Length that is no number",
+            b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ten\r\n\r\n".to_vec(),
+            400,
+            "the request is not HTTP/1.1 this server can read (its request line, a header or the version)",
+        ),
+        (
+            "more than 100 headers",
+            format!("GET /healthz HTTP/1.1\r\n{many_headers}\r\n").into_bytes(),
+            431,
+            "the request's headers are too many (at most 100) or too large",
+        ),
+        (
+            "a head over the buffer",
+            huge_head.into_bytes(),
+            431,
+            "the request's headers are too many (at most 100) or too large",
+        ),
+        (
+            "a URI too long",
+            long_uri.into_bytes(),
+            414,
+            "the request's URI is too long",
+        ),
+        (
+            // A good request first, on a kept-alive connection: the bad
+            // one after it is answered the same way.
+            "a bad request after a good one",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n".to_vec(),
+            400,
+            "the request is not HTTP/1.1 this server can read (its request line, a header or the version)",
+        ),
+    ];
+    for (what, request, status, error) in cases {
+        let answer = raw_exchange(&server, &request).await;
+        let (got, headers, body) = last_response(&answer);
+        assert_eq!(got, status, "{what}: {answer}");
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(header("content-type"), Some("application/json"), "{what}");
+        assert_eq!(header("connection"), Some("close"), "{what}");
+        assert_eq!(
+            header("content-length"),
+            Some(body.len().to_string().as_str()),
+            "{what}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&body).expect(what);
+        assert_eq!(json, json!({ "error": error }), "{what}");
+        if what.starts_with("a bad request after") {
+            assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        }
+    }
+    // And the server goes on answering.
+    let answer = raw_exchange(
+        &server,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
