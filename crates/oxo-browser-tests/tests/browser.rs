@@ -1858,6 +1858,31 @@ fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
     run("quick", |h| async move {
         let c = h.session("quick", 1000, 1000).await;
         open_start_page(&h, &c).await;
+        // The computer's games: four boards down, three strengths across,
+        // each one a game the server starts (no refusal after a click).
+        let grid: Vec<Vec<Value>> = serde_json::from_value(
+            c.execute(
+                "return [...document.querySelectorAll('.quick-computer tbody tr')].map((tr) =>
+                   [...tr.querySelectorAll('button')].filter((b) => !b.hidden).map((b) =>
+                     ({ size: b.dataset.size, k: +b.dataset.k, opponent: b.dataset.opponent })));",
+                vec![],
+            )
+            .await
+            .expect("the grid"),
+        )
+        .expect("rows of buttons");
+        assert_eq!(grid.len(), 4, "{grid:?}");
+        for row in &grid {
+            assert_eq!(row.len(), 3, "three strengths for each board: {row:?}");
+            for settings in row {
+                let created = h
+                    .api
+                    .send("POST", "/api/games", None, &settings.to_string())
+                    .await
+                    .expect("an answer");
+                assert_eq!(created.status, 201, "{settings}: {}", created.body);
+            }
+        }
         find(
             &c,
             "#quick button[data-opponent=\"perfect\"][data-size=\"3x3\"]",
@@ -1891,6 +1916,16 @@ fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
         )
         .await;
         h.screenshot(&c, "start-page").await;
+        // On a phone the start page fits its width.
+        c.set_window_size(360, 640).await.expect("the window sized");
+        wait_script(
+            &c,
+            "the start page within a phone's width",
+            "return document.documentElement.scrollWidth <= window.innerWidth;",
+        )
+        .await;
+        h.screenshot(&c, "start-page-phone").await;
+        c.set_window_size(1000, 1000).await.expect("the window sized");
         find(&c, &format!("#recent-list a[data-game=\"{id}\"]"))
             .await
             .click()
