@@ -1925,7 +1925,9 @@ fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
         )
         .await;
         h.screenshot(&c, "start-page-phone").await;
-        c.set_window_size(1000, 1000).await.expect("the window sized");
+        c.set_window_size(1000, 1000)
+            .await
+            .expect("the window sized");
         find(&c, &format!("#recent-list a[data-game=\"{id}\"]"))
             .await
             .click()

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oxo_ai::{BuildError, Strategy, StrategyKind};
-use oxo_core::{BoardSize, Game, Outcome, Player, Rules};
+use oxo_core::{BoardSize, Cell, Game, Outcome, Player, Rules};
 use serde::Serialize;
 
 use crate::solve::to_json;
@@ -133,6 +133,8 @@ pub struct Config {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
+    /// Random moves every game starts from (see [`opening`]); 0 for none.
+    pub opening: u32,
 }
 
 /// Tallies of one side.
@@ -259,6 +261,51 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The opening of games `2 * pair` and `2 * pair + 1`: `moves` different
+/// cells near the centre of the board, chosen from `seed`, after which
+/// nobody has won. Both games of a pair start from it, marks alternating
+/// from whoever moves first, so that with the first move (or the seats)
+/// changing between the two, each player takes each side of it once: how
+/// engines are compared without two deterministic players repeating one
+/// game. Fewer moves when the board has no room for them.
+#[must_use]
+pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
+    let (rows, cols) = (rules.rows(), rules.cols());
+    // A box around the centre, wider for longer openings.
+    let reach = moves.div_ceil(2) + 1;
+    let span = |n: u32| {
+        let low = (n / 2).saturating_sub(reach);
+        (low, (n / 2 + reach).min(n - 1))
+    };
+    let ((top, bottom), (left, right)) = (span(rows), span(cols));
+    let room: Vec<Cell> = (top..=bottom)
+        .flat_map(|r| (left..=right).map(move |c| Cell::new(r, c)))
+        .collect();
+    let moves = (moves as usize).min(room.len());
+    // A stream of its own, apart from the players' seeds.
+    let mut state = game_seed(seed ^ 0x6f70_656e_696e_6773, pair, Player::X);
+    let mut next = || {
+        state = game_seed(state, 1, Player::O);
+        state
+    };
+    for _ in 0..1000 {
+        let mut free = room.clone();
+        let mut game = Game::new(rules);
+        let mut cells = Vec::with_capacity(moves);
+        while cells.len() < moves {
+            let cell = free.swap_remove((next() % free.len() as u64) as usize);
+            if game.play(cell).is_err() || game.is_over() {
+                break;
+            }
+            cells.push(cell);
+        }
+        if cells.len() == moves {
+            return cells;
+        }
+    }
+    Vec::new()
+}
+
 /// Play every game, `config.threads` at a time; `progress` is told the
 /// number of finished games now and then (from the calling thread).
 ///
@@ -280,6 +327,7 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             first,
             config.seed,
             index,
+            &opening(config.rules, config.seed, index / 2, config.opening),
         )
     })?;
     let mut total = Results::default();
@@ -361,13 +409,16 @@ impl Drop for Leaving<'_> {
     }
 }
 
-/// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to move.
+/// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to
+/// move, from the cells of `opening` marked in turn (`first` marking the
+/// first of them).
 pub(crate) fn play_one(
     rules: Rules,
     players: [&Entrant; 2],
     first: Player,
     seed: u64,
     index: u64,
+    opening: &[Cell],
 ) -> Result<Results, ArenaError> {
     let mut result = Results {
         games: 1,
@@ -382,6 +433,13 @@ pub(crate) fn play_one(
         (_, Err(e)) => return lost_at_start(result, players[1], Player::O, first, index, e),
     };
     let mut game = Game::starting_with(rules, first);
+    for &cell in opening {
+        game.play(cell).map_err(|e| ArenaError::IllegalMove {
+            strategy: "the opening".to_owned(),
+            game: index,
+            detail: e.to_string(),
+        })?;
+    }
     while !game.is_over() {
         let mover = game.to_move();
         let entrant = players[mover.index()];
@@ -487,13 +545,17 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     let o_name = format!("O {}", config.o);
     let mut out = String::new();
     out.push_str(&format!(
-        "{} games of {} (seed {}), {} moving first{}\n",
+        "{} games of {} (seed {}), {} moving first{}{}\n",
         results.games,
         config.rules,
         config.seed,
         match config.first {
             Some(p) => format!("{p} always"),
             None => "X and O taking turns".to_owned(),
+        },
+        match config.opening {
+            0 => String::new(),
+            n => format!(", from {n}-move openings"),
         },
         if config.threads > 1 {
             format!(", {} threads", config.threads)
@@ -602,6 +664,8 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         o_us_per_move: f64,
         seconds: f64,
         forfeits: Vec<ForfeitJson<'a>>,
+        #[serde(skip_serializing_if = "is_zero")]
+        opening: u32,
     }
     to_json(&Json {
         x: config.x.name(),
@@ -619,7 +683,16 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         o_us_per_move: round(results.o.micros_per_move(), 2),
         seconds: round(elapsed.as_secs_f64(), 3),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
+        opening: config.opening,
     })
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+const fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]
@@ -635,7 +708,62 @@ mod tests {
             first: None,
             seed: 42,
             threads: 2,
+            opening: 0,
         }
+    }
+
+    #[test]
+    fn openings_are_near_the_centre_shared_by_a_pair_and_decide_nothing() {
+        let gomoku = Rules::new(15, 15, 5).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for pair in 0..200 {
+            let cells = opening(gomoku, 7, pair, 4);
+            assert_eq!(
+                cells,
+                opening(gomoku, 7, pair, 4),
+                "a function of its inputs"
+            );
+            assert_eq!(cells.len(), 4);
+            for cell in &cells {
+                assert!(
+                    (4..=10).contains(&cell.row) && (4..=10).contains(&cell.col),
+                    "{cell}"
+                );
+            }
+            let mut distinct = cells.clone();
+            distinct.sort_unstable_by_key(|c| (c.row, c.col));
+            distinct.dedup();
+            assert_eq!(distinct.len(), 4, "{cells:?}");
+            seen.insert(cells);
+        }
+        assert!(seen.len() > 190, "openings vary: {} of 200", seen.len());
+        // On 3x3 three moves never win, but four or five might: every
+        // opening given leaves the game open, and a board too small for
+        // the moves asked gets what fits.
+        for pair in 0..100 {
+            for moves in [3, 4, 5] {
+                let cells = opening(Rules::TIC_TAC_TOE, 1, pair, moves);
+                let mut game = Game::new(Rules::TIC_TAC_TOE);
+                for cell in &cells {
+                    game.play(*cell).unwrap();
+                }
+                assert!(!game.is_over(), "{cells:?}");
+            }
+        }
+        assert!(opening(Rules::new(1, 2, 2).unwrap(), 1, 0, 5).len() <= 2);
+    }
+
+    #[test]
+    fn games_start_from_the_openings() {
+        let mut config = config(StrategyKind::Rules, StrategyKind::Rules, 20);
+        config.rules = Rules::new(9, 9, 5).unwrap();
+        config.opening = 4;
+        let results = run(&config, |_| {}).unwrap();
+        assert_eq!(results.games, 20);
+        // The opening's moves are nobody's: each side made its own only.
+        assert!(results.average_plies() >= 4.0);
+        let text = table(&config, &results, Duration::ZERO);
+        assert!(text.contains("from 4-move openings"), "{text}");
     }
 
     #[test]

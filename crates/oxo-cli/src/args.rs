@@ -329,6 +329,10 @@ pub(crate) struct ArenaArgs {
     /// Who moves first in every game [default: X and O in turn].
     #[arg(long, value_enum)]
     pub first: Option<Side>,
+    /// Start every two games from the same N random moves near the centre, each player taking
+    /// each side of them once: varied games even between players that repeat themselves.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub opening: u32,
     /// Seed for every random choice [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,

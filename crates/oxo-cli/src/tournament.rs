@@ -33,6 +33,9 @@ pub struct Config {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
+    /// Random moves each pair's games start from, as in
+    /// [`arena::Config::opening`]; 0 for none.
+    pub opening: u32,
 }
 
 impl Config {
@@ -143,12 +146,15 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
         // The pair's players swap seats game by game; X always moves first.
         let a_is_x = (index % config.games).is_multiple_of(2);
         let seats = if a_is_x { [a, b] } else { [b, a] };
+        // Games 2j and 2j + 1 of a pair share an opening, one seat each.
+        let opening_key = ((index / config.games) << 32) | ((index % config.games) / 2);
         let result = arena::play_one(
             config.rules,
             [&config.players[seats[0]], &config.players[seats[1]]],
             Player::X,
             config.seed,
             index,
+            &arena::opening(config.rules, config.seed, opening_key, config.opening),
         )?;
         let a_side = if a_is_x { &result.x } else { &result.o };
         let b_side = if a_is_x { &result.o } else { &result.x };
@@ -354,11 +360,15 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "round robin on {} (seed {}): {} players, {} games a pair, each player X (moving first) in half{}",
+        "round robin on {} (seed {}): {} players, {} games a pair, each player X (moving first) in half{}{}",
         config.rules,
         config.seed,
         config.players.len(),
         config.games,
+        match config.opening {
+            0 => String::new(),
+            n => format!(", from {n}-move openings"),
+        },
         if config.threads > 1 {
             format!(", {} threads", config.threads)
         } else {
@@ -647,6 +657,7 @@ mod tests {
             games,
             seed: 9,
             threads,
+            opening: 0,
         }
     }
 

@@ -80,6 +80,7 @@ impl Config {
                     games: args.games,
                     seed,
                     threads,
+                    opening: args.opening,
                 },
                 plot: args.plot.clone(),
             });
@@ -95,6 +96,7 @@ impl Config {
             first: args.first.map(Player::from),
             seed,
             threads,
+            opening: args.opening,
         }))
     }
 }
