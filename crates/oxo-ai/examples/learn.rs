@@ -11,7 +11,8 @@
 //! allows, measured on a short run first), `--seconds S` (a time budget:
 //! without `--episodes` it sizes the run, 60 by default; given, it also
 //! stops training when spent, which makes the result depend on the machine),
-//! `--seed S` (default 1), `--out FILE` (save the model), `--no-eval`
+//! `--seed S` (default 1), `--out FILE` (save the model), `--model FILE`
+//! (measure that model instead of training one), `--no-eval`
 //! (train and save only), `--positions N` (positions from random games to
 //! grade on boards other than 3×3, default 300), `--rate A,B` and
 //! `--epsilon A,B` (the step size and exploration rate at the start and
@@ -44,6 +45,8 @@ struct Config {
     rate: Option<(f32, f32)>,
     epsilon: Option<(f32, f32)>,
     show_misses: bool,
+    /// Measure this model file instead of training one.
+    model: Option<String>,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
@@ -63,6 +66,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         rate: None,
         epsilon: None,
         show_misses: false,
+        model: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -75,6 +79,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--scheme" => config.scheme = Some(value()?.parse()?),
             "--seed" => config.seed = value()?.parse()?,
             "--out" => config.out = Some(value()?),
+            "--model" => config.model = Some(value()?),
             "--no-eval" => config.eval = false,
             "--no-grade" => config.grade = false,
             "--show-misses" => config.show_misses = true,
@@ -105,82 +110,15 @@ fn record(r: &MatchRecord) -> String {
 fn main() -> Result<(), Box<dyn Error>> {
     let config = parse()?;
     let rules = config.rules;
-    let episodes = match config.episodes {
-        Some(n) => n,
-        None if rules == Rules::default() => 150_000,
-        None => {
-            // Measure the pace, then fit the schedule to the budget.
-            let probe = 200;
-            let started = Instant::now();
-            let mut probe_config = TrainConfig::new(rules, probe, config.seed);
-            if let Some(scheme) = config.scheme.and_then(learned::Scheme::from_id) {
-                probe_config.scheme = scheme;
-            }
-            learned::train(&probe_config, |_, _| ControlFlow::Continue(()));
-            let per = started.elapsed().as_secs_f64() / probe as f64;
-            // Games lengthen as play improves: aim at half the pace.
-            ((config.seconds.unwrap_or(60.0) / per / 2.0) as u64).max(probe)
+    let model = match &config.model {
+        Some(path) => {
+            let model = Model::load(std::io::BufReader::new(std::fs::File::open(path)?))?;
+            model.check_rules(rules)?;
+            println!("{rules}: the model in {path}, not trained here");
+            model
         }
+        None => train(&config)?,
     };
-    let mut train_config = TrainConfig::new(rules, episodes, config.seed);
-    if let Some((start, end)) = config.rate {
-        (train_config.rate_start, train_config.rate_end) = (start, end);
-    }
-    if let Some((start, end)) = config.epsilon {
-        (train_config.epsilon_start, train_config.epsilon_end) = (start, end);
-    }
-    if let Some(id) = config.scheme {
-        train_config.scheme = learned::Scheme::from_id(id).ok_or("unknown scheme id")?;
-    }
-    train_config.report_every = if rules == Rules::default() { 100 } else { 5000 };
-    println!(
-        "{rules}: scheme {:?}, {} weights, {} tuples a position; {episodes} episodes, seed {}",
-        train_config.scheme,
-        Model::with_scheme(rules, train_config.scheme)
-            .weights()
-            .len(),
-        Model::with_scheme(rules, train_config.scheme).tuple_count(),
-        config.seed
-    );
-
-    // On 3×3, find when the player stops losing to random (timing only
-    // the training, not these checks).
-    let mut checking = Duration::ZERO;
-    let mut first_clean: Option<(u64, Duration)> = None;
-    let started = Instant::now();
-    let model = learned::train(&train_config, |progress, model| {
-        if config.eval && rules == Rules::default() && first_clean.is_none() {
-            let check = Instant::now();
-            let trained = check - started - checking;
-            let mut me = Learned::new(model.clone(), rules, 7).unwrap();
-            let mut random = Random::new(8);
-            let r = learned::play_match(rules, &mut me, &mut random, 10_000).unwrap();
-            if r.losses() == 0 {
-                first_clean = Some((progress.episodes, trained));
-            }
-            checking += check.elapsed();
-        }
-        let spent = (started.elapsed() - checking).as_secs_f64();
-        if config.seconds.is_some_and(|budget| spent > budget) {
-            println!(
-                "  stopped at the time budget after {} episodes",
-                progress.episodes
-            );
-            return ControlFlow::Break(());
-        }
-        if rules != Rules::default() && progress.episodes % 50_000 == 0 {
-            println!("  {} episodes, {:.0} s", progress.episodes, spent);
-        }
-        ControlFlow::Continue(())
-    });
-    let trained = started.elapsed() - checking;
-    println!("trained in {:.2} s", trained.as_secs_f64());
-    if let Some((n, t)) = first_clean {
-        println!(
-            "first 0 losses in 10000 games a seat vs random after {n} episodes ({:.1} ms of training)",
-            t.as_secs_f64() * 1000.0
-        );
-    }
     if let Some(path) = &config.out {
         let file = std::fs::File::create(path)?;
         model.save(std::io::BufWriter::new(file))?;
@@ -294,4 +232,86 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!("evaluated in {:.1} s", check.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// Train a model as `config` says, printing the progress.
+fn train(config: &Config) -> Result<Model, Box<dyn Error>> {
+    let rules = config.rules;
+    let episodes = match config.episodes {
+        Some(n) => n,
+        None if rules == Rules::default() => 150_000,
+        None => {
+            // Measure the pace, then fit the schedule to the budget.
+            let probe = 200;
+            let started = Instant::now();
+            let mut probe_config = TrainConfig::new(rules, probe, config.seed);
+            if let Some(scheme) = config.scheme.and_then(learned::Scheme::from_id) {
+                probe_config.scheme = scheme;
+            }
+            learned::train(&probe_config, |_, _| ControlFlow::Continue(()));
+            let per = started.elapsed().as_secs_f64() / probe as f64;
+            // Games lengthen as play improves: aim at half the pace.
+            ((config.seconds.unwrap_or(60.0) / per / 2.0) as u64).max(probe)
+        }
+    };
+    let mut train_config = TrainConfig::new(rules, episodes, config.seed);
+    if let Some((start, end)) = config.rate {
+        (train_config.rate_start, train_config.rate_end) = (start, end);
+    }
+    if let Some((start, end)) = config.epsilon {
+        (train_config.epsilon_start, train_config.epsilon_end) = (start, end);
+    }
+    if let Some(id) = config.scheme {
+        train_config.scheme = learned::Scheme::from_id(id).ok_or("unknown scheme id")?;
+    }
+    train_config.report_every = if rules == Rules::default() { 100 } else { 5000 };
+    println!(
+        "{rules}: scheme {:?}, {} weights, {} tuples a position; {episodes} episodes, seed {}",
+        train_config.scheme,
+        Model::with_scheme(rules, train_config.scheme)
+            .weights()
+            .len(),
+        Model::with_scheme(rules, train_config.scheme).tuple_count(),
+        config.seed
+    );
+
+    // On 3×3, find when the player stops losing to random (timing only
+    // the training, not these checks).
+    let mut checking = Duration::ZERO;
+    let mut first_clean: Option<(u64, Duration)> = None;
+    let started = Instant::now();
+    let model = learned::train(&train_config, |progress, model| {
+        if config.eval && rules == Rules::default() && first_clean.is_none() {
+            let check = Instant::now();
+            let trained = check - started - checking;
+            let mut me = Learned::new(model.clone(), rules, 7).unwrap();
+            let mut random = Random::new(8);
+            let r = learned::play_match(rules, &mut me, &mut random, 10_000).unwrap();
+            if r.losses() == 0 {
+                first_clean = Some((progress.episodes, trained));
+            }
+            checking += check.elapsed();
+        }
+        let spent = (started.elapsed() - checking).as_secs_f64();
+        if config.seconds.is_some_and(|budget| spent > budget) {
+            println!(
+                "  stopped at the time budget after {} episodes",
+                progress.episodes
+            );
+            return ControlFlow::Break(());
+        }
+        if rules != Rules::default() && progress.episodes % 50_000 == 0 {
+            println!("  {} episodes, {:.0} s", progress.episodes, spent);
+        }
+        ControlFlow::Continue(())
+    });
+    let trained = started.elapsed() - checking;
+    println!("trained in {:.2} s", trained.as_secs_f64());
+    if let Some((n, t)) = first_clean {
+        println!(
+            "first 0 losses in 10000 games a seat vs random after {n} episodes ({:.1} ms of training)",
+            t.as_secs_f64() * 1000.0
+        );
+    }
+    Ok(model)
 }
