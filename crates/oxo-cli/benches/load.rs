@@ -36,7 +36,11 @@
 //! Run with `cargo bench -p oxo-cli --bench load [-- GAMES...]`;
 //! `OXO_BENCH_SECS` sets the measured time per configuration (default 10),
 //! `OXO_BENCH_STORES` the configurations to run (names from the list above,
-//! comma-separated; default all four). Linux only (it reads `/proc`).
+//! comma-separated; default all four), `OXO_BENCH_SHAPES` the shapes
+//! (`rounds`, `life`; default both), `OXO_LOG` the servers' log level
+//! (default `info`, a line a request, as `oxo serve` logs by default),
+//! `OXO_BENCH_BIN` another `oxo` binary to measure instead of this build's.
+//! Linux only (it reads `/proc`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -111,6 +115,10 @@ fn run() -> anyhow::Result<()> {
         Ok(text) => Config::parse_list(&text)?,
         Err(_) => Config::ALL.to_vec(),
     };
+    let shapes = match std::env::var("OXO_BENCH_SHAPES") {
+        Ok(text) => Shape::parse_list(&text)?,
+        Err(_) => Shape::ALL.to_vec(),
+    };
     // Fail before minutes of other configurations, not after.
     if configs.iter().any(|c| c.postgres()) {
         Postgres::check_installed().map_err(|e| anyhow!(e))?;
@@ -134,7 +142,9 @@ fn run() -> anyhow::Result<()> {
 
     println!("oxo serve load: 3x3 k=3 human-vs-human games, two WebSocket clients per game,");
     println!(
-        "random legal moves, X offers a rematch after every round and O accepts; {:.1} s warm-up, \
+        "random legal moves; rounds = games set up first, then X offers a rematch after every \
+         round and O accepts;\nlife = each game slot again and again creates a game, joins it, \
+         opens both WebSockets, plays one round, closes them; {:.1} s warm-up, \
          {secs} s measured per configuration.",
         WARM_UP.as_secs_f64()
     );
@@ -155,29 +165,73 @@ fn run() -> anyhow::Result<()> {
         .build()
         .context("cannot start the client runtime")?;
     let mut results = Vec::new();
-    for &games in &counts {
-        for &config in &configs {
-            let t = Instant::now();
-            let context = || format!("{} with {games} games", config.name());
-            let deployment = Deployment::start(config).with_context(context)?;
-            let result = runtime
-                .block_on(run_config(&deployment, games, window, ticks))
-                .with_context(context)?;
-            drop(deployment);
-            eprintln!(
-                "  {:>6} {:>5} games: done in {:.1} s (setup {:.2} s)",
-                config.name(),
-                games,
-                t.elapsed().as_secs_f64(),
-                result.setup.as_secs_f64()
-            );
-            results.push(result);
+    for &shape in &shapes {
+        for &games in &counts {
+            for &config in &configs {
+                let t = Instant::now();
+                let context = || format!("{} {} with {games} games", config.name(), shape.name());
+                let deployment = Deployment::start(config).with_context(context)?;
+                let result = runtime
+                    .block_on(run_config(&deployment, shape, games, window, ticks))
+                    .with_context(context)?;
+                drop(deployment);
+                eprintln!(
+                    "  {:>6} {:>6} {:>5} games: done in {:.1} s (setup {:.2} s)",
+                    config.name(),
+                    shape.name(),
+                    games,
+                    t.elapsed().as_secs_f64(),
+                    result.setup.as_secs_f64()
+                );
+                results.push(result);
+            }
         }
     }
     runtime.shutdown_timeout(Duration::from_secs(2));
     print_report(&results, cores);
     println!("\nwhole bench: {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// What each game's clients do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// Games set up before the window, then round after round in the same
+    /// room (X offers a rematch, O accepts): the cost of moves.
+    Rounds,
+    /// A game's whole life, again and again in each slot: create it over
+    /// HTTP, join it, open both WebSockets, play one round to its end,
+    /// close the sockets (the shape boardgame.io was measured on).
+    Life,
+}
+
+impl Shape {
+    const ALL: [Shape; 2] = [Shape::Rounds, Shape::Life];
+
+    const fn name(self) -> &'static str {
+        match self {
+            Shape::Rounds => "rounds",
+            Shape::Life => "life",
+        }
+    }
+
+    fn parse_list(text: &str) -> anyhow::Result<Vec<Shape>> {
+        let shapes: Vec<Shape> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(|name| {
+                Shape::ALL
+                    .into_iter()
+                    .find(|s| s.name() == name)
+                    .ok_or_else(|| anyhow!("OXO_BENCH_SHAPES: unknown shape {name:?}; the shapes are rounds and life"))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        if shapes.is_empty() {
+            bail!("OXO_BENCH_SHAPES={text:?} names no shape");
+        }
+        Ok(shapes)
+    }
 }
 
 /// Where games are kept, and by how many nodes.
@@ -245,6 +299,7 @@ impl Config {
 #[derive(Debug)]
 struct Measured {
     config: Config,
+    shape: Shape,
     games: usize,
     setup: Duration,
     window: Duration,
@@ -290,7 +345,11 @@ struct Deployment {
 
 impl Deployment {
     fn start(config: Config) -> anyhow::Result<Deployment> {
-        let binary = Path::new(env!("CARGO_BIN_EXE_oxo"));
+        // Another build may be measured against this one (an A/B run).
+        let built = std::env::var_os("OXO_BENCH_BIN");
+        let binary = built
+            .as_deref()
+            .map_or_else(|| Path::new(env!("CARGO_BIN_EXE_oxo")), Path::new);
         // Every client of the bench comes from 127.0.0.1: no limits per
         // address (the connection limit stays what the open-file limit
         // allows).
@@ -304,7 +363,10 @@ impl Deployment {
                 "--max-connections-per-address",
                 "100000",
             ]);
-            ServeProcess::start(binary, &args).map_err(|e| anyhow!(e))
+            // Logging as `oxo serve` does by default (a line a request),
+            // unless OXO_LOG says otherwise.
+            let level = std::env::var("OXO_LOG").unwrap_or_else(|_| "info".into());
+            ServeProcess::start_logging(binary, &args, &level).map_err(|e| anyhow!(e))
         };
         let mut deployment = Deployment {
             config,
@@ -689,11 +751,11 @@ type InFlight = Pin<Box<dyn Future<Output = anyhow::Result<(u16, String)>> + Sen
 /// Set up one game: X creates it and O joins, both through X's node, then
 /// each opens its WebSocket on its own node.
 async fn set_up(
+    (x_http, o_http): (Client, Client),
     x_addr: SocketAddr,
     o_addr: SocketAddr,
     seed: u64,
 ) -> anyhow::Result<(Player, Player)> {
-    let (x_http, o_http) = (Client::new(x_addr), Client::new(o_addr));
     let seated = seated_game(&x_http, &serde_json::json!({"size": "3x3", "k": 3}))
         .await
         .map_err(|e| anyhow!(e))?;
@@ -730,6 +792,7 @@ async fn play(
     shared: Arc<Shared>,
     mut go: watch::Receiver<bool>,
     mut stop: watch::Receiver<bool>,
+    one_round: bool,
 ) -> anyhow::Result<Latencies> {
     let mut latencies = Latencies::default();
     if go.wait_for(|go| *go).await.is_err() {
@@ -744,6 +807,11 @@ async fn play(
     // A move waiting for its update on this player's WebSocket.
     let mut pending: Option<(Instant, u64, bool)> = None;
     loop {
+        if one_round && in_flight.is_none() && latest.as_ref().is_some_and(GameState::over) {
+            // The game's life ends: hang up as a browser tab closing does.
+            let _ = player.ws.close(None).await;
+            return Ok(latencies);
+        }
         if in_flight.is_none()
             && let Some(state) = latest.as_ref().filter(|s| s.version > acted)
         {
@@ -882,50 +950,49 @@ fn send(player: &Player, path: String, body: String) -> InFlight {
 
 async fn run_config(
     deployment: &Deployment,
+    shape: Shape,
     games: usize,
     window: Duration,
     ticks: u64,
 ) -> anyhow::Result<Measured> {
     let addrs = deployment.addrs();
     let fs = deployment.dir.as_ref().and_then(|d| fs_type(d.path()));
-
-    let setup_start = Instant::now();
-    let limit = Arc::new(Semaphore::new(SETUP_CONCURRENCY));
-    let mut setups = Vec::with_capacity(games);
-    for i in 0..games {
-        let limit = limit.clone();
-        // Like a load balancer without sticky sessions: X and O on
-        // different nodes when there are several.
-        let x_addr = addrs[i % addrs.len()];
-        let o_addr = addrs[(i + 1) % addrs.len()];
-        setups.push(tokio::spawn(async move {
-            let _permit = limit.acquire_owned().await?;
-            set_up(x_addr, o_addr, 0x0123_4567_89AB_CDEF ^ (i as u64 + 1)).await
-        }));
-    }
-    let mut players = Vec::with_capacity(2 * games);
-    for setup in setups {
-        let (x, o) = setup
-            .await
-            .context("a setup task failed")?
-            .with_context(|| {
-                format!(
-                    "setting up the games; server stderr: {}",
-                    deployment.log_text()
-                )
-            })?;
-        players.push(x);
-        players.push(o);
-    }
-    let setup = setup_start.elapsed();
-
     let shared = Arc::new(Shared::default());
     let (go_tx, go_rx) = watch::channel(false);
     let (stop_tx, stop_rx) = watch::channel(false);
-    let tasks: Vec<_> = players
-        .into_iter()
-        .map(|p| tokio::spawn(play(p, shared.clone(), go_rx.clone(), stop_rx.clone())))
-        .collect();
+    let (tasks, setup) = match shape {
+        Shape::Rounds => {
+            let (players, setup) = set_up_all(deployment, &addrs, games).await?;
+            let tasks: Vec<_> = players
+                .into_iter()
+                .map(|p| {
+                    tokio::spawn(play(
+                        p,
+                        shared.clone(),
+                        go_rx.clone(),
+                        stop_rx.clone(),
+                        false,
+                    ))
+                })
+                .collect();
+            (tasks, setup)
+        }
+        Shape::Life => {
+            let tasks: Vec<_> = (0..games)
+                .map(|i| {
+                    let (x_addr, o_addr) = (addrs[i % addrs.len()], addrs[(i + 1) % addrs.len()]);
+                    tokio::spawn(lives(
+                        i,
+                        (x_addr, o_addr),
+                        shared.clone(),
+                        go_rx.clone(),
+                        stop_rx.clone(),
+                    ))
+                })
+                .collect();
+            (tasks, Duration::ZERO)
+        }
+    };
     go_tx.send_replace(true);
     tokio::time::sleep(WARM_UP).await;
 
@@ -980,6 +1047,7 @@ async fn run_config(
     let to_duration = |t0: u64, t1: u64| ticks_to_duration(t1.saturating_sub(t0), ticks);
     Ok(Measured {
         config: deployment.config,
+        shape,
         games,
         setup,
         window: elapsed,
@@ -998,6 +1066,88 @@ async fn run_config(
         server_log: deployment.log_summary(),
         db_log,
     })
+}
+
+/// Set up `games` games for [`Shape::Rounds`], `SETUP_CONCURRENCY` at a
+/// time: their players, and how long that took.
+async fn set_up_all(
+    deployment: &Deployment,
+    addrs: &[SocketAddr],
+    games: usize,
+) -> anyhow::Result<(Vec<Player>, Duration)> {
+    let setup_start = Instant::now();
+    let limit = Arc::new(Semaphore::new(SETUP_CONCURRENCY));
+    let mut setups = Vec::with_capacity(games);
+    for i in 0..games {
+        let limit = limit.clone();
+        // Like a load balancer without sticky sessions: X and O on
+        // different nodes when there are several.
+        let x_addr = addrs[i % addrs.len()];
+        let o_addr = addrs[(i + 1) % addrs.len()];
+        setups.push(tokio::spawn(async move {
+            let _permit = limit.acquire_owned().await?;
+            let clients = (Client::new(x_addr), Client::new(o_addr));
+            set_up(
+                clients,
+                x_addr,
+                o_addr,
+                0x0123_4567_89AB_CDEF ^ (i as u64 + 1),
+            )
+            .await
+        }));
+    }
+    let mut players = Vec::with_capacity(2 * games);
+    for setup in setups {
+        let (x, o) = setup
+            .await
+            .context("a setup task failed")?
+            .with_context(|| {
+                format!(
+                    "setting up the games; server stderr: {}",
+                    deployment.log_text()
+                )
+            })?;
+        players.push(x);
+        players.push(o);
+    }
+    Ok((players, setup_start.elapsed()))
+}
+
+/// One slot of [`Shape::Life`]: game after game until `stop`, each set up
+/// (through X's node), played to the end of its first round and hung up.
+async fn lives(
+    slot: usize,
+    (x_addr, o_addr): (SocketAddr, SocketAddr),
+    shared: Arc<Shared>,
+    mut go: watch::Receiver<bool>,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<Latencies> {
+    let mut latencies = Latencies::default();
+    if go.wait_for(|go| *go).await.is_err() {
+        return Ok(latencies);
+    }
+    // Each player keeps its HTTP connection from game to game, as a
+    // browser does.
+    let clients = (Client::new(x_addr), Client::new(o_addr));
+    for n in 0u64.. {
+        if *stop.borrow() {
+            break;
+        }
+        let seed = ((slot as u64 + 1) << 32) | n;
+        let (x, o) = tokio::select! {
+            players = set_up(clients.clone(), x_addr, o_addr, seed) => players?,
+            _ = stop.changed() => break,
+        };
+        let (a, b) = tokio::join!(
+            play(x, shared.clone(), go.clone(), stop.clone(), true),
+            play(o, shared.clone(), go.clone(), stop.clone(), true),
+        );
+        for mut l in [a?, b?] {
+            latencies.own.append(&mut l.own);
+            latencies.opponent.append(&mut l.opponent);
+        }
+    }
+    Ok(latencies)
 }
 
 // ---------------------------------------------------------------------------
@@ -1039,7 +1189,12 @@ impl Measured {
     }
 
     fn label(&self) -> String {
-        format!("{} {} games", self.config.name(), self.games)
+        format!(
+            "{} {} {} games",
+            self.config.name(),
+            self.shape.name(),
+            self.games
+        )
     }
 }
 
@@ -1083,6 +1238,7 @@ fn print_report(results: &[Measured], cores: usize) {
             let (own, opponent) = (&m.latencies.own, &m.latencies.opponent);
             vec![
                 m.config.name().to_owned(),
+                m.shape.name().to_owned(),
                 m.games.to_string(),
                 m.moves.to_string(),
                 format!("{:.0}", m.per_second(m.moves)),
@@ -1097,10 +1253,11 @@ fn print_report(results: &[Measured], cores: usize) {
     print_table(
         &[
             ("config", ""),
+            ("shape", ""),
             ("games", ""),
             ("moves", ""),
             ("moves/s", ""),
-            ("rounds/s", ""),
+            ("rounds/s", "(games)"),
             ("mover", "p50 ms"),
             ("mover", "p99 ms"),
             ("opponent", "p50 ms"),
@@ -1114,6 +1271,7 @@ fn print_report(results: &[Measured], cores: usize) {
         .map(|m| {
             vec![
                 m.config.name().to_owned(),
+                m.shape.name().to_owned(),
                 m.games.to_string(),
                 us(m.per_move_us(m.oxo_cpu)),
                 m.db_cpu
@@ -1136,6 +1294,7 @@ fn print_report(results: &[Measured], cores: usize) {
     print_table(
         &[
             ("config", ""),
+            ("shape", ""),
             ("games", ""),
             ("CPU/move", "oxo µs"),
             ("CPU/move", "db µs"),
@@ -1174,21 +1333,37 @@ fn print_report(results: &[Measured], cores: usize) {
         println!("{}: peak RSS per node {} MiB.", m.label(), each.join(" / "));
     }
 
-    let mut games: Vec<usize> = results.iter().map(|m| m.games).collect();
-    games.dedup();
-    for n in games {
-        let find = |config| results.iter().find(|m| m.games == n && m.config == config);
+    let mut runs: Vec<(Shape, usize)> = results.iter().map(|m| (m.shape, m.games)).collect();
+    runs.dedup();
+    for (shape, n) in runs {
+        let find = |config| {
+            results
+                .iter()
+                .find(|m| m.shape == shape && m.games == n && m.config == config)
+        };
         let total_per_move = |config| find(config).and_then(|m| m.per_move_us(m.total_cpu()));
-        println!("\n{n} games, total CPU per move:");
+        println!("\n{} {n} games, total CPU per move:", shape.name());
+        if let Some(games) = find(Config::Sqlite).or_else(|| find(Config::Memory))
+            && shape == Shape::Life
+            && games.rounds > 0
+        {
+            println!(
+                "  (a game's whole life, about {:.1} moves: {:.0} µs of oxo's CPU per game)",
+                games.moves as f64 / games.rounds as f64,
+                games.oxo_cpu.as_secs_f64() * 1e6 / games.rounds as f64
+            );
+        }
         let mut first = true;
         for config in Config::ALL {
             let Some(us) = total_per_move(config) else {
                 continue;
             };
-            let source = if first {
-                " (boardgame.io 0.50.2, no storage)"
-            } else {
-                ""
+            let source = match (first, shape) {
+                (true, Shape::Life) => " (boardgame.io 0.50.2, no storage, this shape)",
+                (true, Shape::Rounds) => {
+                    " (boardgame.io 0.50.2, no storage, measured on the life shape)"
+                }
+                _ => "",
             };
             first = false;
             println!(
@@ -1255,7 +1430,13 @@ fn print_report(results: &[Measured], cores: usize) {
                 notes.push(format!("  {error}"));
             }
         }
-        if !m.server_log.is_empty() {
+        // Request lines are expected at the info level; anything worse, or
+        // a failed player, is worth showing.
+        let alarming = m
+            .server_log
+            .iter()
+            .any(|line| line.contains(" WARN ") || line.contains(" ERROR "));
+        if !m.server_log.is_empty() && (alarming || !m.errors.is_empty()) {
             notes.push(format!(
                 "server stderr ({}): {}",
                 m.label(),

@@ -13,6 +13,7 @@
 //! - [`train`]: a learned player trained by self-play, its learning curve (`oxo train`).
 //! - [`brain`]: the Gomocup engine protocol (`oxo brain`); [`engine`]: an
 //!   external engine as a player (`oxo arena --x brain:PATH`).
+//! - [`logbuf`]: `oxo serve`'s log lines, written by a thread of their own.
 //! - [`exit`]: the documented exit codes; [`text`]: lenient integer reading.
 
 #![warn(missing_docs)]
@@ -21,6 +22,7 @@ pub mod arena;
 pub mod brain;
 pub mod engine;
 pub mod exit;
+pub mod logbuf;
 pub mod play;
 pub mod referee;
 pub mod solve;

@@ -152,17 +152,31 @@ pub struct ServeProcess {
 }
 
 impl ServeProcess {
-    /// Start `binary serve --addr 127.0.0.1:0 ARGS` with `OXO_LOG=warn`,
+    /// Start `binary serve --addr 127.0.0.1:0 ARGS` with `OXO_LOG=warn`
+    /// (or the caller's `OXO_LOG`),
     /// and wait for the line with its address.
     ///
     /// # Errors
     /// It could not start, or printed no address within [`TIMEOUT`]
     /// (the error quotes its stderr).
     pub fn start(binary: &Path, args: &[&str]) -> Result<ServeProcess, String> {
+        let level = std::env::var("OXO_LOG").unwrap_or_else(|_| "warn".into());
+        ServeProcess::start_logging(binary, args, &level)
+    }
+
+    /// [`ServeProcess::start`] with `OXO_LOG=level`.
+    ///
+    /// # Errors
+    /// As [`ServeProcess::start`].
+    pub fn start_logging(
+        binary: &Path,
+        args: &[&str],
+        level: &str,
+    ) -> Result<ServeProcess, String> {
         let mut child = Command::new(binary)
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(args)
-            .env("OXO_LOG", "warn")
+            .env("OXO_LOG", level)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
