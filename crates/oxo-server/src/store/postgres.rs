@@ -1,12 +1,19 @@
 //! Rooms in PostgreSQL, shared by any number of `oxo serve` nodes.
 //!
-//! - **One writer per room.** Every change is one statement (so one
-//!   transaction, committed before it is acknowledged) whose `UPDATE` only
-//!   applies when the stored version is older than the new one. Two nodes
+//! - **One writer per room.** Every change is one statement, committed
+//!   before it is acknowledged, whose `UPDATE` only applies when the stored
+//!   version is older than the new one. Two nodes
 //!   racing to change a room both propose the same next version; the
 //!   database applies exactly one and the other gets
 //!   [`StoreError::Conflict`], rereads the room and answers from the fresh
 //!   state. No lock is held between statements.
+//! - **Group commit.** Changes reach the database through one committer
+//!   per node: what arrives while a commit is under way goes together in
+//!   the next transaction (`BEGIN`, the changes' statements, `COMMIT`,
+//!   sent at once), so a busy node pays for one commit (and one wake-up of
+//!   every listener) per batch, not per move. A statement that fails spoils
+//!   its batch: the batch is rolled back and each of its changes committed
+//!   again alone, so that only the bad one fails.
 //! - **Live updates.** The same statement sends `NOTIFY oxo_rooms` with the
 //!   room id and its new version, delivered to every node when (and only
 //!   if) the change commits. Each node listens on a connection of its own
@@ -25,16 +32,16 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
 use super::record::{Stored, checked, digest, int};
 use super::{Change, ChangeKind, Store, StoreError, StoreEvent, StoreFuture};
-use crate::id::{GameId, TokenHash};
+use crate::id::GameId;
 use crate::room::{RoomRecord, SeatName};
 
 /// Schema migrations, in order; `oxo_schema.version` counts those applied.
@@ -175,6 +182,8 @@ struct Conn {
 
 struct Inner {
     config: Config,
+    /// Where changes wait for the committer ([`commit_loop`]).
+    committer: mpsc::UnboundedSender<Pending>,
     /// Who claims computer turns: unique per process.
     node: String,
     slots: Vec<Mutex<Option<Arc<Conn>>>>,
@@ -215,14 +224,18 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("oxo serve");
         }
+        let (committer, pending) = mpsc::unbounded_channel();
         let store = PgStore {
             inner: Arc::new(Inner {
                 config,
+                committer,
                 node: node_name(),
                 slots: (0..POOL).map(|_| Mutex::new(None)).collect(),
                 next: AtomicUsize::new(0),
             }),
         };
+        // It ends when the store does (its last sender gone).
+        tokio::spawn(commit_loop(Arc::downgrade(&store.inner), pending));
         store.migrate().await?;
         // Connect now, so that a database that cannot serve is found at
         // start and not on the first move.
@@ -334,6 +347,214 @@ impl PgStore {
     }
 }
 
+/// A change waiting for the committer, and where its outcome goes.
+type Pending = (Change, oneshot::Sender<Result<(), StoreError>>);
+
+/// Changes committed in one transaction, at most.
+const BATCH: usize = 64;
+
+/// The committer: takes whatever changes are waiting (at most [`BATCH`]),
+/// commits them together, answers each, and again.
+async fn commit_loop(inner: Weak<Inner>, mut pending: mpsc::UnboundedReceiver<Pending>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while pending.recv_many(&mut batch, BATCH).await > 0 {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        PgStore { inner }.commit_batch(&mut batch).await;
+        batch.clear();
+    }
+}
+
+/// The values of [`COMMIT`]'s parameters for one change, owned.
+struct Row {
+    id: String,
+    rows: i32,
+    cols: i32,
+    k: i32,
+    opponent: &'static str,
+    x_token: String,
+    o_token: Option<String>,
+    round: i32,
+    first: &'static str,
+    score: [i64; 3],
+    version: i64,
+    computer_turn: bool,
+    watch: String,
+    digest: String,
+    ply: i32,
+    row: i32,
+    col: i32,
+    offer: Option<&'static str>,
+    entry: Option<String>,
+    invite: Option<String>,
+}
+
+impl Row {
+    fn new(change: &Change) -> Result<Row, StoreError> {
+        let r = &change.room;
+        let (ply, cell) = match change.kind {
+            ChangeKind::Move => {
+                let cell = r.moves.last().ok_or_else(|| {
+                    StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
+                })?;
+                (
+                    small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?,
+                    *cell,
+                )
+            }
+            _ => (0, oxo_core::Cell::new(0, 0)),
+        };
+        Ok(Row {
+            id: r.id.as_str().to_owned(),
+            rows: small(r.rules.rows())?,
+            cols: small(r.rules.cols())?,
+            k: small(r.rules.k())?,
+            opponent: r.opponent.name(),
+            x_token: r.x_token.as_str().to_owned(),
+            o_token: r.o_token.as_ref().map(|t| t.as_str().to_owned()),
+            round: small(r.round)?,
+            first: SeatName(r.first).as_str(),
+            score: [
+                int(r.score.wins(oxo_core::Player::X)),
+                int(r.score.wins(oxo_core::Player::O)),
+                int(r.score.draws()),
+            ],
+            version: int(r.version),
+            computer_turn: change.computer_turn,
+            watch: r.watch.as_str().to_owned(),
+            digest: digest(r),
+            ply,
+            row: small(cell.row)?,
+            col: small(cell.col)?,
+            offer: r.offer.map(|seat| SeatName(seat).as_str()),
+            entry: r.entry.as_ref().map(|e| e.as_str().to_owned()),
+            invite: r.invite.as_ref().map(|i| i.as_str().to_owned()),
+        })
+    }
+
+    /// The parameters in [`COMMIT`]'s order, `node` announcing the change.
+    fn params<'a>(
+        &'a self,
+        node: &'a String,
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 23] {
+        [
+            &self.id,
+            &self.rows,
+            &self.cols,
+            &self.k,
+            &self.opponent,
+            &self.x_token,
+            &self.o_token,
+            &self.round,
+            &self.first,
+            &self.score[0],
+            &self.score[1],
+            &self.score[2],
+            &self.version,
+            &self.computer_turn,
+            &self.watch,
+            &self.digest,
+            &self.ply,
+            &self.row,
+            &self.col,
+            node,
+            &self.offer,
+            &self.entry,
+            &self.invite,
+        ]
+    }
+}
+
+/// What one change's statement wrote: its row, or a conflict.
+fn written(change: &Change, rows: u64) -> Result<(), StoreError> {
+    if rows == 1 {
+        Ok(())
+    } else {
+        Err(StoreError::Conflict(format!(
+            "game {} is already stored at version {} or later",
+            change.room.id.for_log(),
+            change.room.version
+        )))
+    }
+}
+
+impl PgStore {
+    /// Commit `batch` (see the module docs) and answer each change.
+    async fn commit_batch(&self, batch: &mut Vec<Pending>) {
+        let node = &self.inner.node;
+        // A change that cannot even be written down is refused alone.
+        let mut rows = Vec::with_capacity(batch.len());
+        let mut ready = Vec::with_capacity(batch.len());
+        for (change, reply) in batch.drain(..) {
+            match Row::new(&change) {
+                Ok(row) => {
+                    rows.push(row);
+                    ready.push((change, reply));
+                }
+                Err(e) => drop(reply.send(Err(e))),
+            }
+        }
+        if ready.is_empty() {
+            return;
+        }
+        let conn = match self.conn().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                let message = e.to_string();
+                for (_, reply) in ready {
+                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                }
+                return;
+            }
+        };
+        if ready.len() > 1 {
+            // Sent at once, in this order, on one connection: one round
+            // trip and one commit for them all.
+            let client = &conn.client;
+            let params: Vec<_> = rows.iter().map(|row| row.params(node)).collect();
+            let statements = params
+                .iter()
+                .map(|params| client.execute(&conn.commit, params));
+            let (begun, done, committed) = tokio::join!(
+                client.batch_execute("BEGIN"),
+                futures_util::future::join_all(statements),
+                client.batch_execute("COMMIT"),
+            );
+            if begun.is_ok() && committed.is_ok() && done.iter().all(Result::is_ok) {
+                for ((change, reply), rows) in ready.into_iter().zip(done) {
+                    let _ = reply.send(
+                        rows.map_err(StoreError::from)
+                            .and_then(|n| written(&change, n)),
+                    );
+                }
+                return;
+            }
+            if client.is_closed() {
+                // Whether it committed is unknown: say so to each, as a
+                // single statement's lost answer would.
+                let message = committed.err().map_or_else(
+                    || "the connection closed".to_owned(),
+                    |e| StoreError::from(e).to_string(),
+                );
+                for (_, reply) in ready {
+                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                }
+                return;
+            }
+            // A statement failed and the batch was rolled back: each alone.
+        }
+        for ((change, reply), row) in ready.into_iter().zip(&rows) {
+            let result = conn.client.execute(&conn.commit, &row.params(node)).await;
+            let _ = reply.send(
+                result
+                    .map_err(StoreError::from)
+                    .and_then(|n| written(&change, n)),
+            );
+        }
+    }
+}
+
 /// One connection, driven by a task of its own; errors on it are logged
 /// (the client sees the connection closed and the pool replaces it).
 async fn connect(config: &Config) -> Result<Client, StoreError> {
@@ -405,64 +626,11 @@ fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
 
 impl Store for PgStore {
     fn commit(&self, change: Change) -> StoreFuture<()> {
-        let node = self.inner.node.clone();
-        self.run(move |conn| async move {
-            let r = &change.room;
-            let (ply, cell) = match change.kind {
-                ChangeKind::Move => {
-                    let cell = r.moves.last().ok_or_else(|| {
-                        StoreError::Corrupt(format!(
-                            "game {}: a move with no moves",
-                            r.id.for_log()
-                        ))
-                    })?;
-                    (
-                        small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?,
-                        *cell,
-                    )
-                }
-                _ => (0, oxo_core::Cell::new(0, 0)),
-            };
-            let written = conn
-                .client
-                .execute(
-                    &conn.commit,
-                    &[
-                        &r.id.as_str(),
-                        &small(r.rules.rows())?,
-                        &small(r.rules.cols())?,
-                        &small(r.rules.k())?,
-                        &r.opponent.name(),
-                        &r.x_token.as_str(),
-                        &r.o_token.as_ref().map(TokenHash::as_str),
-                        &small(r.round)?,
-                        &SeatName(r.first).as_str(),
-                        &int(r.score.wins(oxo_core::Player::X)),
-                        &int(r.score.wins(oxo_core::Player::O)),
-                        &int(r.score.draws()),
-                        &int(r.version),
-                        &change.computer_turn,
-                        &r.watch.as_str(),
-                        &digest(r),
-                        &ply,
-                        &small(cell.row)?,
-                        &small(cell.col)?,
-                        &node,
-                        &r.offer.map(|seat| SeatName(seat).as_str()),
-                        &r.entry.as_ref().map(GameId::as_str),
-                        &r.invite.as_ref().map(TokenHash::as_str),
-                    ],
-                )
-                .await?;
-            if written == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Conflict(format!(
-                    "game {} is already stored at version {} or later",
-                    r.id.for_log(),
-                    r.version
-                )))
-            }
+        let (reply, answer) = oneshot::channel();
+        let sent = self.inner.committer.send((change, reply));
+        Box::pin(async move {
+            sent.map_err(|_| StoreError::Closed)?;
+            answer.await.map_err(|_| StoreError::Closed)?
         })
     }
 

@@ -560,3 +560,82 @@ async fn presence(
         }
     }
 }
+
+/// A new room between two people, as a change, listed under `entry` if
+/// given.
+fn new_room(id: &str, entry: Option<&str>) -> Change {
+    use oxo_server::room::{Opponent, Room};
+    let mut room = Room::new(
+        GameId::from_trusted(id),
+        GameId::from_trusted(&format!("watch-{id}")),
+        oxo_core::Rules::default(),
+        Opponent::Human,
+        oxo_core::Player::X,
+        oxo_server::id::Token::from_trusted("tx").hash(),
+    );
+    if let Some(entry) = entry {
+        room = room.listed(GameId::from_trusted(entry));
+    }
+    Change {
+        room: room.record(),
+        kind: oxo_server::store::ChangeKind::Create,
+        computer_turn: false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_committed_together_fail_alone() {
+    let db = postgres();
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    store.commit(new_room("early", None)).await.unwrap();
+    // Sent at once, so the committer takes many of them in one
+    // transaction: a repeat of a stored room (a conflict: its statement
+    // writes nothing) and a second room with a taken lobby entry (an
+    // error, which rolls its whole batch back) among fifty good ones.
+    let mut changes = vec![
+        new_room("early", None),
+        new_room("listed-a", Some("entry1")),
+    ];
+    changes.extend((0..50).map(|i| new_room(&format!("room{i}"), None)));
+    changes.push(new_room("listed-b", Some("entry1")));
+    let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
+    let results = futures_util::future::join_all(pending).await;
+    assert!(
+        matches!(results[0], Err(oxo_server::StoreError::Conflict(_))),
+        "{:?}",
+        results[0]
+    );
+    assert!(results[1].is_ok(), "{:?}", results[1]);
+    let last = results.last().unwrap();
+    assert!(
+        matches!(last, Err(oxo_server::StoreError::Postgres(e)) if e.contains("duplicate key")),
+        "{last:?}"
+    );
+    for (change, result) in changes.iter().zip(&results).skip(1).take(51) {
+        assert!(result.is_ok(), "{}: {result:?}", change.room.id.as_str());
+        assert_eq!(
+            store.load(&change.room.id).await.unwrap().as_ref(),
+            Some(&change.room),
+            "stored as sent"
+        );
+    }
+    assert_eq!(
+        store.load(&GameId::from_trusted("listed-b")).await.unwrap(),
+        None
+    );
+    // With no error in the batch, it commits whole: the repeat alone is a
+    // conflict.
+    let mut changes = vec![new_room("room0", None)];
+    changes.extend((0..20).map(|i| new_room(&format!("more{i}"), None)));
+    let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
+    let results = futures_util::future::join_all(pending).await;
+    assert!(
+        matches!(results[0], Err(oxo_server::StoreError::Conflict(_))),
+        "{:?}",
+        results[0]
+    );
+    for (change, result) in changes.iter().zip(&results).skip(1) {
+        assert!(result.is_ok(), "{}: {result:?}", change.room.id.as_str());
+        assert!(store.load(&change.room.id).await.unwrap().is_some());
+    }
+}
