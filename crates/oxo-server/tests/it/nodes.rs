@@ -583,6 +583,16 @@ fn new_room(id: &str, entry: Option<&str>) -> Change {
     }
 }
 
+/// Send every change of `changes` before awaiting any: the committer
+/// finds them waiting together.
+async fn commit_at_once(
+    store: &PgStore,
+    changes: &[Change],
+) -> Vec<Result<(), oxo_server::StoreError>> {
+    let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
+    futures_util::future::join_all(pending).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changes_committed_together_fail_alone() {
     let db = postgres();
@@ -598,8 +608,7 @@ async fn changes_committed_together_fail_alone() {
     ];
     changes.extend((0..50).map(|i| new_room(&format!("room{i}"), None)));
     changes.push(new_room("listed-b", Some("entry1")));
-    let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
-    let results = futures_util::future::join_all(pending).await;
+    let results = commit_at_once(&store, &changes).await;
     assert!(
         matches!(results[0], Err(oxo_server::StoreError::Conflict(_))),
         "{:?}",
@@ -627,8 +636,7 @@ async fn changes_committed_together_fail_alone() {
     // conflict.
     let mut changes = vec![new_room("room0", None)];
     changes.extend((0..20).map(|i| new_room(&format!("more{i}"), None)));
-    let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
-    let results = futures_util::future::join_all(pending).await;
+    let results = commit_at_once(&store, &changes).await;
     assert!(
         matches!(results[0], Err(oxo_server::StoreError::Conflict(_))),
         "{:?}",
