@@ -2138,5 +2138,35 @@ fn page_weight_and_time_to_first_move() {
         );
         let after = page(&c).await;
         assert_eq!(after.mark(1, 1), 'X', "{after:#?}");
+
+        // Coming back: the files are revalidated by their tags (304s,
+        // headers only), not sent again. (The page itself comes whole: the
+        // browser first fetched it as `/` and only then went to the
+        // game's address.)
+        const TRANSFERRED: &str = "const nav = performance.getEntriesByType('navigation')[0]; \
+             const res = performance.getEntriesByType('resource') \
+               .filter((e) => !e.name.includes('/api/')); \
+             return [nav, ...res].reduce((n, e) => n + (e.transferSize || 0), 0);";
+        let first: f64 = c
+            .execute(TRANSFERRED, vec![])
+            .await
+            .expect("the first visit's bytes")
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        c.refresh().await.expect("the page again");
+        wait_page(&c, "the game, again", |p| p.connection == "live").await;
+        let again: f64 = c
+            .execute(TRANSFERRED, vec![])
+            .await
+            .expect("the second visit's bytes")
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        eprintln!(
+            "the page and its files: {first:.0} bytes on the first visit, {again:.0} on coming back"
+        );
+        assert!(
+            again < first / 4.0,
+            "coming back transferred {again} bytes, the first visit {first}"
+        );
     });
 }

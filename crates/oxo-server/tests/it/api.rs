@@ -1387,3 +1387,63 @@ async fn the_lobby_and_rematch_offers_survive_a_restart() {
     );
     let _ = x;
 }
+
+#[tokio::test]
+async fn the_page_and_its_files_are_revalidated_by_tag_not_sent_again() {
+    use axum::body::Body;
+    use axum::http::{Request, header};
+    use tower::ServiceExt;
+
+    let api = Api::new();
+    let get = |path: &'static str, tag: Option<String>| {
+        let router = api.router.clone();
+        async move {
+            let mut request = Request::get(path);
+            if let Some(tag) = tag {
+                request = request.header(header::IF_NONE_MATCH, tag);
+            }
+            let response = router
+                .oneshot(request.body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let headers = response.headers().clone();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            (status, headers, body)
+        }
+    };
+    let mut tags = Vec::new();
+    for path in [
+        "/",
+        "/g/somegame",
+        "/assets/app.js",
+        "/assets/style.css",
+        "/assets/icon.svg",
+    ] {
+        let (status, headers, body) = get(path, None).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert!(!body.is_empty(), "{path}");
+        assert_eq!(headers[header::CACHE_CONTROL], "no-cache", "{path}");
+        let tag = headers[header::ETAG].to_str().unwrap().to_owned();
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+        // The browser's copy is current: a 304 with no body.
+        let (status, headers, body) = get(path, Some(tag.clone())).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(body.is_empty(), "{path}");
+        assert_eq!(headers[header::ETAG].to_str().unwrap(), tag);
+        // Among others, or weak: still current.
+        let (status, _, _) = get(path, Some(format!("\"0\", W/{tag}"))).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        // An old copy: the file again.
+        let (status, _, body) = get(path, Some("\"0123456789abcdef\"".into())).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert!(!body.is_empty(), "{path}");
+        tags.push(tag);
+    }
+    // One page for every path; each file its own tag.
+    assert_eq!(tags[0], tags[1]);
+    tags.dedup();
+    assert_eq!(tags.len(), 4);
+}
