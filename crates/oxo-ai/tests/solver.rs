@@ -294,6 +294,17 @@ fn strong_solution_of_4x4_k4_counts_every_reachable_position() {
             assert_eq!(solver.evaluate(&game).unwrap(), expected, "{game}");
             let (eval, best) = solver.best_moves(&game).unwrap();
             assert_eq!(eval, expected, "{game}");
+            // Every move's value and distance, from the full analysis.
+            if checked % 3 == 0 {
+                let analysis = solver.analyse(&game).unwrap();
+                assert_eq!(analysis.eval, expected, "{game}");
+                for &(cell, eval) in &analysis.moves {
+                    let mut child = game.clone();
+                    child.play(cell).unwrap();
+                    let expected = strong.get(&child).unwrap().parent();
+                    assert_eq!(eval, expected, "{game} {cell}");
+                }
+            }
             // A fresh solver has no table entries to lean on: its pairing
             // cutoffs and the draws they settle stand alone.
             if checked % 5 == 0 {
@@ -373,5 +384,47 @@ fn a_search_cut_short_by_its_budget_leaves_later_answers_exact() {
             fresh.best_moves(game).unwrap(),
             "{game}"
         );
+    }
+}
+
+/// `analyse` on positions of several board shapes against the brute-force
+/// minimax: the value and distance of the position and of every move, with
+/// one warm solver per board (answers must not depend on what its table
+/// holds) and a fresh one for some positions.
+#[test]
+fn analyse_matches_brute_force_on_random_positions() {
+    // (rows, cols, k, plies played): few enough cells left for brute force.
+    let boards = [
+        (4, 4, 3, 5),
+        (3, 4, 3, 2),
+        (4, 4, 4, 5),
+        (5, 4, 4, 8),
+        (4, 5, 3, 9),
+        (5, 5, 4, 13),
+        (6, 5, 4, 19),
+        (6, 6, 4, 25),
+    ];
+    for (rows, cols, k, plies) in boards {
+        let rules = Rules::new(rows, cols, k).unwrap();
+        let mut memo = HashMap::new();
+        let mut warm = Solver::new(rules, 1 << 20).unwrap();
+        for (n, game) in walks(rules, 20, plies).iter().enumerate() {
+            let mut fresh;
+            let solver = if n % 4 == 0 {
+                fresh = Solver::new(rules, 1 << 20).unwrap();
+                &mut fresh
+            } else {
+                &mut warm
+            };
+            let analysis = solver.analyse(game).unwrap();
+            assert_eq!(as_pair(analysis.eval), brute(game, &mut memo), "{game}");
+            assert_eq!(analysis.moves.len(), game.legal_moves().count(), "{game}");
+            for &(cell, eval) in &analysis.moves {
+                let mut child = game.clone();
+                child.play(cell).unwrap();
+                let (v, plies) = brute(&child, &mut memo);
+                assert_eq!(as_pair(eval), (-v, plies + 1), "{game} move {cell}");
+            }
+        }
     }
 }

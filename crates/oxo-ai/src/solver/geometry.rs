@@ -415,14 +415,63 @@ impl Geometry {
         }
     }
 
-    /// The most of `stones` in any window free of `blockers`, or `None` if
-    /// every window is blocked.
-    pub fn best_window(&self, stones: u64, blockers: u64) -> Option<u32> {
-        self.windows
-            .iter()
-            .filter(|&&w| w & blockers == 0)
-            .map(|&w| (w & stones).count_ones())
-            .max()
+    /// Where `stones` must play next to win within `moves` more of its
+    /// moves and one more, against `blockers`: `None` when it cannot.
+    ///
+    /// A single threat (one cell that completes a window) is always
+    /// blocked, so a win comes two plies after a double threat: two open
+    /// windows each one mark short, on different cells. Filling windows
+    /// `W1` and `W2` to that needs at least `max(a1, a2, a1 + a2 - s)`
+    /// marks in their empty cells, with `a` a window's empty cells less
+    /// one and `s` the empty cells they share. With a pair needing fewer
+    /// than `moves`, there is time to spare and any cell may come next
+    /// (all bits set); with pairs needing exactly `moves`, every move up to
+    /// the double threat, this one included, goes into one of them: the
+    /// answer is the empty cells of those pairs.
+    pub fn double_threat_moves(&self, stones: u64, blockers: u64, moves: u32) -> Option<u64> {
+        // The open windows short of at most `moves` marks: (a, empty cells).
+        let mut near = [(0u32, 0u64); 256];
+        let mut len = 0;
+        let mut fewest = [u32::MAX; 2];
+        for &w in &self.windows {
+            if w & blockers != 0 {
+                continue;
+            }
+            let gaps = w & !stones;
+            let a = gaps.count_ones() - 1;
+            if a > moves {
+                continue;
+            }
+            near[len] = (a, gaps);
+            len += 1;
+            if a < fewest[0] {
+                fewest = [a, fewest[0]];
+            } else if a < fewest[1] {
+                fewest[1] = a;
+            }
+        }
+        if len < 2 {
+            return None;
+        }
+        if fewest[0] + fewest[1] < moves {
+            // Even with nothing shared, a pair has time to spare.
+            return Some(!0);
+        }
+        let mut cells = 0;
+        for i in 0..len {
+            let (a1, g1) = near[i];
+            for &(a2, g2) in &near[i + 1..len] {
+                let shared = (g1 & g2).count_ones();
+                let needed = a1.max(a2).max((a1 + a2).saturating_sub(shared));
+                if needed < moves {
+                    return Some(!0);
+                }
+                if needed == moves {
+                    cells |= g1 | g2;
+                }
+            }
+        }
+        (cells != 0).then_some(cells)
     }
 }
 
@@ -460,6 +509,31 @@ mod tests {
             geo.winning_cells(stones, empty),
             1 << geo.bit(Cell::new(0, 19))
         );
+    }
+
+    #[test]
+    fn double_threats_need_two_windows_one_short() {
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let geo = Geometry::new(rules).unwrap();
+        let cells = |list: &[(u32, u32)]| {
+            list.iter()
+                .fold(0u64, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)))
+        };
+        // Nothing on the board: three marks before a double threat.
+        assert_eq!(geo.double_threat_moves(0, 0, 2), None);
+        assert!(geo.double_threat_moves(0, 0, 3).is_some());
+        assert_eq!(geo.double_threat_moves(0, 0, 4), Some(!0));
+        // Two in a row with room on both sides: one move makes the double
+        // threat, and it goes into the two windows holding both marks.
+        let two = cells(&[(2, 1), (2, 2)]);
+        assert_eq!(geo.double_threat_moves(two, 0, 0), None);
+        assert_eq!(
+            geo.double_threat_moves(two, 0, 1),
+            Some(cells(&[(2, 0), (2, 3), (2, 4)]))
+        );
+        // Blocked on one side, only one window is left that short.
+        let blocked = cells(&[(2, 0)]);
+        assert_eq!(geo.double_threat_moves(two, blocked, 1), None);
     }
 
     #[test]

@@ -14,7 +14,12 @@
 //! a cell.
 //!
 //! Distances (plies to the end) come from a second, depth-limited search:
-//! "can the side to move force a win within d plies?" for increasing d.
+//! "can the side to move force a win within d plies?" for increasing d. It
+//! prunes with what the value search stored (no win for a side that cannot
+//! win) and with double threats: a single threat is always blocked, so a
+//! win within d plies needs two open windows one mark short each within the
+//! attacker's moves before its last, and when that takes every one of those
+//! moves, the next one goes into such a pair of windows.
 
 mod geometry;
 mod pairing;

@@ -305,16 +305,12 @@ impl Solver {
         if live & empty == 0 {
             return false;
         }
-        // The attacker needs `need` more marks in its fullest open window:
-        // 2·need − 1 plies if it moves now, 2·need if it moves next.
-        let Some(most) = geo.best_window(attacker, defender) else {
+        // The attacker wins two plies after a double threat: it must make
+        // one within its moves before the last.
+        let moves = if attack { (d - 1) / 2 } else { d / 2 - 1 };
+        let Some(next) = geo.double_threat_moves(attacker, defender, moves) else {
             return false;
         };
-        let need = geo.k - most;
-        let fastest = if attack { 2 * need - 1 } else { 2 * need };
-        if d < fastest {
-            return false;
-        }
         if empty.count_ones() >= PAIRING_MIN_EMPTIES
             && geo.has_pairing(attacker, defender, PAIRING_BUDGET)
         {
@@ -337,15 +333,28 @@ impl Solver {
                 hint = Some(self.geo.unmap(sym, u32::from(entry.best)));
             }
         }
-        if hint.is_none() {
+        if let Some(entry) = self.table.get(cme, copp, Kind::Value) {
+            // What the value search proved settles some questions: a side
+            // that cannot win does not win within any number of plies, and
+            // one that cannot lose does not lose.
+            let v = entry.a as i8 - 1;
+            let cannot = if attack {
+                v <= 0 && entry.b != LOWER
+            } else {
+                v >= 0 && entry.b != UPPER
+            };
+            if cannot {
+                return false;
+            }
             // The value search's best move is a good first guess here too.
-            if let Some(entry) = self.table.get(cme, copp, Kind::Value)
-                && entry.best != u8::MAX
-            {
+            if hint.is_none() && entry.best != u8::MAX {
                 hint = Some(self.geo.unmap(sym, u32::from(entry.best)));
             }
         }
-        let candidates = if threats != 0 { threats } else { empty & live };
+        let mut candidates = if threats != 0 { threats } else { empty & live };
+        if attack {
+            candidates &= next;
+        }
         let mut result = !attack;
         let mut deciding = u32::MAX;
         for b in self.move_order(pos, candidates, hint) {
