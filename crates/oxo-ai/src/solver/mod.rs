@@ -89,6 +89,9 @@ pub struct Progress {
     pub elapsed: Duration,
     /// The current distance bound of the distance search, if it is running.
     pub depth: Option<u32>,
+    /// In [`Solver::analyse`], the moves valued so far and the legal moves
+    /// in all.
+    pub moves: Option<(usize, usize)>,
 }
 
 /// The value of a position and of each legal move in it.
@@ -133,6 +136,8 @@ pub struct Solver {
     next_report: u64,
     on_progress: Option<Box<dyn FnMut(Progress) + Send>>,
     depth: Option<u32>,
+    /// In `analyse`, the moves valued so far and in all.
+    moves: Option<(usize, usize)>,
     /// How often each cell caused a cutoff, weighted by subtree size: a
     /// tie-break for move ordering (the history heuristic).
     history: [u32; 64],
@@ -195,6 +200,7 @@ impl Solver {
             next_report: REPORT_EVERY,
             on_progress: None,
             depth: None,
+            moves: None,
             history: [0; 64],
             pairing: (0, 0),
             budget: None,
@@ -311,14 +317,35 @@ impl Solver {
         let before = self.nodes;
         let eval = self.eval_pos(game);
         let mut moves = Vec::new();
-        for cell in game.legal_moves() {
+        // Moves leading to the same position up to symmetry, solved once.
+        let mut solved: Vec<(u64, u64, Eval)> = Vec::new();
+        let legal = game.legal_moves().count();
+        for (done, cell) in game.legal_moves().enumerate() {
             if self.aborted {
                 break;
             }
+            self.moves = Some((done, legal));
             let mut child = game.clone();
             child.play_unchecked(cell);
-            moves.push((cell, self.eval_pos(&child).parent()));
+            let child_eval = match self.terminal(&child) {
+                Some(eval) => eval,
+                None => {
+                    let pos = self.pos_of(&child);
+                    let (_, me, opp) = self.canonical(&pos);
+                    match solved.iter().find(|s| (s.0, s.1) == (me, opp)) {
+                        Some(&(_, _, eval)) => eval,
+                        None => {
+                            let empties = (child.rules().cell_count() - child.move_count()) as u32;
+                            let eval = self.eval_child(&pos, empties, eval);
+                            solved.push((me, opp, eval));
+                            eval
+                        }
+                    }
+                }
+            };
+            moves.push((cell, child_eval.parent()));
         }
+        self.moves = None;
         // Best first; a stable sort keeps row-major order among equals.
         moves.sort_by_key(|&(_, eval)| std::cmp::Reverse(eval));
         self.within_budget(())?;
@@ -327,6 +354,54 @@ impl Solver {
             moves,
             nodes: self.nodes - before,
         })
+    }
+
+    /// The evaluation of a position reached by a move from a position
+    /// evaluated `parent`, with `empties` empty cells: what the parent's
+    /// value implies of it, the value search for the rest, then the
+    /// distance search from the least distance the parent leaves possible.
+    fn eval_child(&mut self, pos: &Pos, empties: u32, parent: Eval) -> Eval {
+        // From the child's side: a parent that wins in P has children lost
+        // in P − 1 plies or more, drawn, or won; a drawn parent has no lost
+        // children; a lost one only won ones.
+        let value = match parent.value {
+            Value::Loss => Value::Win,
+            Value::Draw => {
+                if self.wdl(pos, 0, 1) >= 1 {
+                    Value::Win
+                } else {
+                    Value::Draw
+                }
+            }
+            Value::Win => self.wdl_root(pos),
+        };
+        if self.aborted {
+            // Whatever this says is discarded by the caller.
+            return Eval { value, plies: 0 };
+        }
+        let plies = match value {
+            Value::Draw => empties,
+            Value::Win => self.distance(pos, empties, 1, true),
+            Value::Loss => {
+                self.distance(pos, empties, parent.plies.saturating_sub(1).max(2), false)
+            }
+        };
+        Eval { value, plies }
+    }
+
+    /// The distance of a position won (`attack`) or lost, known to be at
+    /// least `from` plies: the first d from there, in steps of two, within
+    /// which it ends.
+    fn distance(&mut self, pos: &Pos, empties: u32, from: u32, attack: bool) -> u32 {
+        let plies = (from..=empties)
+            .step_by(2)
+            .find(|&d| {
+                self.depth = Some(d);
+                self.within(pos, d, attack) || self.aborted
+            })
+            .expect("a won or lost position ends within the empty cells");
+        self.depth = None;
+        plies
     }
 
     /// The position's evaluation and the moves that keep it (the moves
@@ -378,6 +453,7 @@ impl Solver {
         self.started = Instant::now();
         self.next_report = self.nodes + REPORT_EVERY;
         self.depth = None;
+        self.moves = None;
     }
 
     /// The evaluation of a finished game, or `None` while it goes on.
@@ -415,20 +491,8 @@ impl Solver {
         let empties = (game.rules().cell_count() - game.move_count()) as u32;
         let plies = match value {
             Value::Draw => empties,
-            Value::Win => (1..=empties)
-                .step_by(2)
-                .find(|&d| {
-                    self.depth = Some(d);
-                    self.within(&pos, d, true) || self.aborted
-                })
-                .expect("a won position is won within the empty cells"),
-            Value::Loss => (2..=empties)
-                .step_by(2)
-                .find(|&d| {
-                    self.depth = Some(d);
-                    self.within(&pos, d, false) || self.aborted
-                })
-                .expect("a lost position is lost within the empty cells"),
+            Value::Win => self.distance(&pos, empties, 1, true),
+            Value::Loss => self.distance(&pos, empties, 2, false),
         };
         Eval { value, plies }
     }

@@ -29,7 +29,7 @@ impl Solver {
 
     /// The symmetry giving the smallest (me, opp) pair, and that pair.
     #[inline]
-    fn canonical(&self, pos: &Pos) -> (usize, u64, u64) {
+    pub(super) fn canonical(&self, pos: &Pos) -> (usize, u64, u64) {
         let mut best = (0, pos.me[0], pos.opp[0]);
         for s in 1..self.geo.symmetry_count() {
             if (pos.me[s], pos.opp[s]) < (best.1, best.2) {
@@ -54,6 +54,7 @@ impl Solver {
                     nodes: self.nodes,
                     elapsed: self.started.elapsed(),
                     depth: self.depth,
+                    moves: self.moves,
                 });
             }
         }

@@ -69,11 +69,14 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         solver.on_progress(move |p| {
             if p.elapsed.as_secs() >= 1 {
                 let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                let moves = p.moves.map_or(String::new(), |(done, all)| {
+                    format!(", move {}/{all}", done + 1)
+                });
                 let depth = p
                     .depth
                     .map_or(String::new(), |d| format!(", distance search at {d} plies"));
                 status.show(format_args!(
-                    "solving: {} positions, {:.1} M/s{depth}",
+                    "solving: {} positions, {:.1} M/s{moves}{depth}",
                     p.nodes,
                     rate / 1e6
                 ));
