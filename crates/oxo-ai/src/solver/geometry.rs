@@ -429,8 +429,11 @@ impl Geometry {
     /// the double threat, this one included, goes into one of them: the
     /// answer is the empty cells of those pairs.
     pub fn double_threat_moves(&self, stones: u64, blockers: u64, moves: u32) -> Option<u64> {
-        // The open windows short of at most `moves` marks: (a, empty cells).
-        let mut near = [(0u32, 0u64); 256];
+        // The empty cells of the open windows short of at most `moves`
+        // marks (a window is short of its empty cells less one), the first
+        // few kept for the pairs.
+        const KEPT: usize = 48;
+        let mut near = [0u64; KEPT];
         let mut len = 0;
         let mut fewest = [u32::MAX; 2];
         for &w in &self.windows {
@@ -442,25 +445,33 @@ impl Geometry {
             if a > moves {
                 continue;
             }
-            near[len] = (a, gaps);
+            if len < KEPT {
+                near[len] = gaps;
+            }
             len += 1;
             if a < fewest[0] {
                 fewest = [a, fewest[0]];
             } else if a < fewest[1] {
                 fewest[1] = a;
             }
+            if fewest[1] != u32::MAX && fewest[0] + fewest[1] < moves {
+                // Even with nothing shared, a pair has time to spare.
+                return Some(!0);
+            }
         }
         if len < 2 {
             return None;
         }
-        if fewest[0] + fewest[1] < moves {
-            // Even with nothing shared, a pair has time to spare.
+        if len > KEPT {
+            // Too many to keep (large boards, few marks): every cell may
+            // matter, which is always a correct answer.
             return Some(!0);
         }
         let mut cells = 0;
-        for i in 0..len {
-            let (a1, g1) = near[i];
-            for &(a2, g2) in &near[i + 1..len] {
+        for (i, &g1) in near[..len].iter().enumerate() {
+            let a1 = g1.count_ones() - 1;
+            for &g2 in &near[i + 1..len] {
+                let a2 = g2.count_ones() - 1;
                 let shared = (g1 & g2).count_ones();
                 let needed = a1.max(a2).max((a1 + a2).saturating_sub(shared));
                 if needed < moves {

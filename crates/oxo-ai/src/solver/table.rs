@@ -84,12 +84,19 @@ impl Table {
 
     fn bucket(&self, me: u64, opp: u64, kind: Kind) -> usize {
         let mut h = me.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ opp.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(29)
-            ^ (kind as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+            ^ opp.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(29);
         h ^= h >> 32;
         h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93);
         h ^= h >> 32;
-        (h as usize) & self.mask
+        // A position's entries of every kind lie side by side (the distance
+        // search reads its value entry too): the value in one bucket, the
+        // distance questions in the next.
+        let next = if kind == Kind::Value || self.mask < 2 {
+            0
+        } else {
+            2
+        };
+        ((h as usize) & self.mask) ^ next
     }
 
     /// The entry for this position and kind, if stored.
