@@ -432,7 +432,7 @@ impl Geometry {
         // The empty cells of the open windows short of at most `moves`
         // marks (a window is short of its empty cells less one), the first
         // few kept for the pairs.
-        const KEPT: usize = 48;
+        const KEPT: usize = 96;
         let mut near = [0u64; KEPT];
         let mut len = 0;
         let mut fewest = [u32::MAX; 2];
