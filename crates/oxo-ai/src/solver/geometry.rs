@@ -392,8 +392,14 @@ impl Geometry {
 impl Geometry {
     /// A promise score for every empty cell, for move ordering: each window
     /// still open to one player adds to its empty cells a weight that grows
-    /// steeply with that player's marks in it (making our lines and breaking
-    /// theirs both count, ours slightly more).
+    /// steeply with that player's marks in it (eightfold a mark), making our
+    /// lines and breaking theirs both count, ours over five times more: a
+    /// move that extends our line comes before one that blocks theirs at the
+    /// same length, though not before one that blocks a longer line. Most of
+    /// the search proves a win or escapes one, and counter-threats (which
+    /// force the other side's reply) decide more of those than blocks: from
+    /// a weight of 4 to 16 for our windows (against 3 for theirs),
+    /// `oxo solve --size 6 --k 4` went from 5,570,015 positions to 740,772.
     pub fn cell_scores(&self, me: u64, opp: u64, scores: &mut [u64; 64]) {
         let empty = self.valid & !(me | opp);
         for &w in &self.windows {
@@ -402,7 +408,7 @@ impl Geometry {
             let add = match (mine, theirs) {
                 (0, 0) => 1,
                 // Capped so long windows on thin boards cannot overflow.
-                (m, 0) => 4u64 << (3 * m.count_ones()).min(48),
+                (m, 0) => 16u64 << (3 * m.count_ones()).min(48),
                 (0, t) => 3u64 << (3 * t.count_ones()).min(48),
                 _ => continue,
             };
