@@ -393,9 +393,10 @@ impl Geometry {
     /// A promise score for every empty cell, for move ordering: each window
     /// still open to one player adds to its empty cells a weight that grows
     /// steeply with that player's marks in it (eightfold a mark), making our
-    /// lines and breaking theirs both count, ours over five times more: a
-    /// move that extends our line comes before one that blocks theirs at the
-    /// same length, though not before one that blocks a longer line. Most of
+    /// lines and breaking theirs both count, ours over five times more (a
+    /// window of theirs with one mark more still weighs more than one of
+    /// ours): a move that extends our line comes before one that blocks
+    /// theirs at the same length, even where two of theirs cross. Most of
     /// the search proves a win or escapes one, and counter-threats (which
     /// force the other side's reply) decide more of those than blocks: from
     /// a weight of 4 to 16 for our windows (against 3 for theirs),
@@ -526,6 +527,35 @@ mod tests {
             geo.winning_cells(stones, empty),
             1 << geo.bit(Cell::new(0, 19))
         );
+    }
+
+    #[test]
+    fn ordering_extends_our_line_before_blocking_one_as_long() {
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let geo = Geometry::new(rules).unwrap();
+        let cells = |list: &[(u32, u32)]| {
+            list.iter()
+                .fold(0u64, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)))
+        };
+        let score = |scores: &[u64; 64], r, c| scores[geo.bit(Cell::new(r, c)) as usize];
+        // Two of ours in row 1 and two of theirs in row 4, both open: the
+        // cell extending ours comes first, and so does the symmetric cell
+        // for them (each side's own line first).
+        let me = cells(&[(1, 1), (1, 2)]);
+        let opp = cells(&[(4, 1), (4, 2)]);
+        let mut scores = [0u64; 64];
+        geo.cell_scores(me, opp, &mut scores);
+        assert!(score(&scores, 1, 3) > score(&scores, 4, 3));
+        let mut theirs = [0u64; 64];
+        geo.cell_scores(opp, me, &mut theirs);
+        assert!(score(&theirs, 4, 3) > score(&theirs, 1, 3));
+        // Our line of two is extended before a cell where two of their
+        // lines of two cross is blocked (with our windows weighing less
+        // than twice theirs, the block would come first).
+        let opp = cells(&[(4, 1), (4, 2), (2, 4), (3, 4)]);
+        let mut scores = [0u64; 64];
+        geo.cell_scores(me, opp, &mut scores);
+        assert!(score(&scores, 1, 3) > score(&scores, 4, 4));
     }
 
     #[test]
