@@ -393,15 +393,10 @@ impl Geometry {
     /// A promise score for every empty cell, for move ordering: each window
     /// still open to one player adds to its empty cells a weight that grows
     /// steeply with that player's marks in it (eightfold a mark), making our
-    /// lines and breaking theirs both count, ours over five times more (a
-    /// window of theirs with one mark more still weighs more than one of
-    /// ours): a move that extends our line comes before one that blocks
-    /// theirs at the same length, even where two of theirs cross. Most of
-    /// the search proves a win or escapes one, and counter-threats (which
-    /// force the other side's reply) decide more of those than blocks: from
-    /// a weight of 4 to 16 for our windows (against 3 for theirs),
-    /// `oxo solve --size 6 --k 4` went from 5,570,015 positions to 740,772.
-    pub fn cell_scores(&self, me: u64, opp: u64, scores: &mut [u64; 64]) {
+    /// lines and breaking theirs both count: ours weigh `own` to theirs' 3
+    /// (below 24, a window of theirs with one mark more still outweighs one
+    /// of ours).
+    pub fn cell_scores(&self, me: u64, opp: u64, scores: &mut [u64; 64], own: u64) {
         let empty = self.valid & !(me | opp);
         for &w in &self.windows {
             // Counting marks only in the windows still open to someone.
@@ -409,7 +404,7 @@ impl Geometry {
             let add = match (mine, theirs) {
                 (0, 0) => 1,
                 // Capped so long windows on thin boards cannot overflow.
-                (m, 0) => 16u64 << (3 * m.count_ones()).min(48),
+                (m, 0) => own << (3 * m.count_ones()).min(48),
                 (0, t) => 3u64 << (3 * t.count_ones()).min(48),
                 _ => continue,
             };
@@ -530,7 +525,7 @@ mod tests {
     }
 
     #[test]
-    fn ordering_extends_our_line_before_blocking_one_as_long() {
+    fn ordering_to_win_extends_our_line_before_blocking_one_as_long() {
         let rules = Rules::new(6, 6, 4).unwrap();
         let geo = Geometry::new(rules).unwrap();
         let cells = |list: &[(u32, u32)]| {
@@ -544,18 +539,22 @@ mod tests {
         let me = cells(&[(1, 1), (1, 2)]);
         let opp = cells(&[(4, 1), (4, 2)]);
         let mut scores = [0u64; 64];
-        geo.cell_scores(me, opp, &mut scores);
+        geo.cell_scores(me, opp, &mut scores, 16);
         assert!(score(&scores, 1, 3) > score(&scores, 4, 3));
         let mut theirs = [0u64; 64];
-        geo.cell_scores(opp, me, &mut theirs);
+        geo.cell_scores(opp, me, &mut theirs, 16);
         assert!(score(&theirs, 4, 3) > score(&theirs, 1, 3));
         // Our line of two is extended before a cell where two of their
         // lines of two cross is blocked (with our windows weighing less
         // than twice theirs, the block would come first).
         let opp = cells(&[(4, 1), (4, 2), (2, 4), (3, 4)]);
         let mut scores = [0u64; 64];
-        geo.cell_scores(me, opp, &mut scores);
+        geo.cell_scores(me, opp, &mut scores, 16);
         assert!(score(&scores, 1, 3) > score(&scores, 4, 4));
+        // Holding a draw (our windows weighing 4), the block comes first.
+        let mut scores = [0u64; 64];
+        geo.cell_scores(me, opp, &mut scores, 4);
+        assert!(score(&scores, 4, 4) > score(&scores, 1, 3));
     }
 
     #[test]

@@ -14,6 +14,16 @@ const PAIRING_MIN_EMPTIES: u32 = 6;
 const LOOKAHEAD_MIN_EMPTIES: u32 = 9;
 /// Steps one pairing search may take before giving up.
 const PAIRING_BUDGET: u32 = 64;
+/// The weight of the mover's own open windows in move ordering (against 3
+/// for the opponent's) where it is out to win: the distance search, and
+/// value-search nodes that need a win. Extending a line first makes
+/// counter-threats, which force replies: from 4 to 16 here, the full
+/// analysis of 6×6 k=4 went from 5,570,015 positions to 1,199,718.
+const OWN_ATTACKING: u64 = 16;
+/// The same where a draw is all the mover needs. Blocking matters more
+/// there: 8 or 16 made drawn boards search far more (7×6 k=5 five times
+/// as many positions with 16).
+const OWN_HOLDING: u64 = 4;
 
 impl Solver {
     /// The position after the player to move takes bit `b`.
@@ -175,7 +185,10 @@ impl Solver {
             return 0;
         }
 
-        let order = self.move_order(pos, candidates, hint);
+        // A node out to win builds its own lines first; one that needs only
+        // a draw weighs blocking more (see `Geometry::cell_scores`).
+        let own = if beta > 0 { OWN_ATTACKING } else { OWN_HOLDING };
+        let order = self.move_order(pos, candidates, hint, own);
         let alpha_in = alpha;
         let mut best = -2i8;
         let mut best_bit = u32::MAX;
@@ -240,7 +253,7 @@ impl Solver {
     /// The bits of `candidates`, the hint first, then by the windows they
     /// make or break (see [`Geometry::cell_scores`]), then by history, ties
     /// in static order. Picked lazily: most nodes cut off after a move or two.
-    fn move_order(&self, pos: &Pos, candidates: u64, hint: Option<u32>) -> MoveList {
+    fn move_order(&self, pos: &Pos, candidates: u64, hint: Option<u32>, own: u64) -> MoveList {
         let mut list = MoveList::default();
         let hint = hint.filter(|&h| candidates >> h & 1 == 1);
         if let Some(h) = hint {
@@ -249,7 +262,8 @@ impl Solver {
         let rest = candidates & !hint.map_or(0, |h| 1 << h);
         let mut scores = [0u64; 64];
         if rest.count_ones() > 1 {
-            self.geo.cell_scores(pos.me[0], pos.opp[0], &mut scores);
+            self.geo
+                .cell_scores(pos.me[0], pos.opp[0], &mut scores, own);
         }
         for &b in &self.geo.order {
             if rest >> b & 1 == 1 {
@@ -358,7 +372,7 @@ impl Solver {
         }
         let mut result = !attack;
         let mut deciding = u32::MAX;
-        for b in self.move_order(pos, candidates, hint) {
+        for b in self.move_order(pos, candidates, hint, OWN_ATTACKING) {
             let child = self.child(pos, b);
             let answer = self.within(&child, d - 1, !attack);
             if self.aborted {
