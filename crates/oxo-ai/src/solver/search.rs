@@ -18,12 +18,14 @@ const PAIRING_BUDGET: u32 = 64;
 /// for the opponent's) where it is out to win: the distance search, and
 /// value-search nodes that need a win. Extending a line first makes
 /// counter-threats, which force replies: from 4 to 16 here, the full
-/// analysis of 6×6 k=4 went from 5,570,015 positions to 1,199,718.
-const OWN_ATTACKING: u64 = 16;
-/// The same where a draw is all the mover needs. Blocking matters more
-/// there: 8 or 16 made drawn boards search far more (7×6 k=5 five times
-/// as many positions with 16).
-const OWN_HOLDING: u64 = 4;
+/// analysis of 6×6 k=4 went from 5,570,015 positions to 1,199,718 (and to
+/// 719,057 with 16 at the draw-holding nodes of a won position too).
+pub(super) const OWN_ATTACKING: u64 = 16;
+/// The same where a draw is all the mover needs, unless `analyse` values
+/// a position one side wins (see `Solver::holding`). Blocking matters more
+/// there: 8 or 16 made drawn boards search far more (7×6 k=5 26 times as
+/// many positions with 16).
+pub(super) const OWN_HOLDING: u64 = 4;
 
 impl Solver {
     /// The position after the player to move takes bit `b`.
@@ -187,7 +189,11 @@ impl Solver {
 
         // A node out to win builds its own lines first; one that needs only
         // a draw weighs blocking more (see `Geometry::cell_scores`).
-        let own = if beta > 0 { OWN_ATTACKING } else { OWN_HOLDING };
+        let own = if beta > 0 {
+            OWN_ATTACKING
+        } else {
+            self.holding
+        };
         let order = self.move_order(pos, candidates, hint, own);
         let alpha_in = alpha;
         let mut best = -2i8;
