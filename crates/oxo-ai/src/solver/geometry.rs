@@ -512,6 +512,12 @@ mod tests {
             .fold(0, |acc, c| acc | 1 << geo.bit(c))
     }
 
+    /// The bits of the cells at `list`'s (row, column) pairs.
+    fn bits_at(geo: &Geometry, list: &[(u32, u32)]) -> u64 {
+        list.iter()
+            .fold(0, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)))
+    }
+
     #[test]
     fn long_thin_boards_use_the_general_path() {
         let rules = Rules::new(1, 40, 20).unwrap();
@@ -528,10 +534,7 @@ mod tests {
     fn ordering_to_win_extends_our_line_before_blocking_one_as_long() {
         let rules = Rules::new(6, 6, 4).unwrap();
         let geo = Geometry::new(rules).unwrap();
-        let cells = |list: &[(u32, u32)]| {
-            list.iter()
-                .fold(0u64, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)))
-        };
+        let cells = |list: &[(u32, u32)]| bits_at(&geo, list);
         let score = |scores: &[u64; 64], r, c| scores[geo.bit(Cell::new(r, c)) as usize];
         // Two of ours in row 1 and two of theirs in row 4, both open: the
         // cell extending ours comes first, and so does the symmetric cell
@@ -561,10 +564,7 @@ mod tests {
     fn double_threats_need_two_windows_one_short() {
         let rules = Rules::new(6, 6, 4).unwrap();
         let geo = Geometry::new(rules).unwrap();
-        let cells = |list: &[(u32, u32)]| {
-            list.iter()
-                .fold(0u64, |acc, &(r, c)| acc | 1 << geo.bit(Cell::new(r, c)))
-        };
+        let cells = |list: &[(u32, u32)]| bits_at(&geo, list);
         // Nothing on the board: three marks before a double threat.
         assert_eq!(geo.double_threat_moves(0, 0, 2), None);
         assert!(geo.double_threat_moves(0, 0, 3).is_some());
