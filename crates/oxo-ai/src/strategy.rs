@@ -4,7 +4,8 @@
 //! This module knows no particular strategy: the strategies depend on it,
 //! and [`StrategyKind`](crate::StrategyKind) (in `kind.rs`) builds them.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oxo_core::{Cell, Game};
@@ -13,10 +14,22 @@ use oxo_core::{Cell, Game};
 pub type Clock = Arc<dyn Fn() -> Instant + Send + Sync>;
 
 /// The time by which a search must answer, read from a [`Clock`].
+///
+/// Clones share the time: [`Deadline::reset`] or [`Deadline::stop`] on one
+/// moves them all, so a search running on another thread (pondering on
+/// the opponent's time) can be given its real time once the opponent's
+/// move is known, or called off.
 #[derive(Clone)]
 pub struct Deadline {
-    at: Instant,
+    shared: Arc<Shared>,
     clock: Clock,
+}
+
+/// What the clones of a [`Deadline`] share.
+struct Shared {
+    at: Mutex<Instant>,
+    /// Set by [`Deadline::stop`]; never cleared.
+    stopped: AtomicBool,
 }
 
 impl std::fmt::Debug for Deadline {
@@ -31,22 +44,50 @@ impl Deadline {
     /// `limit` from now, by `clock`.
     #[must_use]
     pub fn after(limit: Duration, clock: Clock) -> Deadline {
+        let at = clock() + limit;
         Deadline {
-            at: clock() + limit,
+            shared: Arc::new(Shared {
+                at: Mutex::new(at),
+                stopped: AtomicBool::new(false),
+            }),
             clock,
         }
+    }
+
+    /// Move the deadline (and its clones') to `limit` from now; a stopped
+    /// deadline stays passed.
+    pub fn reset(&self, limit: Duration) {
+        let at = (self.clock)() + limit;
+        *self.at() = at;
+    }
+
+    /// Pass the deadline (and its clones') now and for good.
+    pub fn stop(&self) {
+        self.shared.stopped.store(true, Ordering::Release);
     }
 
     /// Whether the time is up.
     #[must_use]
     pub fn passed(&self) -> bool {
-        (self.clock)() >= self.at
+        self.shared.stopped.load(Ordering::Acquire) || (self.clock)() >= *self.at()
     }
 
     /// The time left (zero once passed).
     #[must_use]
     pub fn left(&self) -> Duration {
-        self.at.saturating_duration_since((self.clock)())
+        if self.shared.stopped.load(Ordering::Acquire) {
+            return Duration::ZERO;
+        }
+        self.at().saturating_duration_since((self.clock)())
+    }
+
+    fn at(&self) -> std::sync::MutexGuard<'_, Instant> {
+        // An Instant cannot be left half-written: a poisoned lock's value
+        // is whole.
+        self.shared
+            .at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -134,4 +175,42 @@ pub fn play_out(
         moves.push(cell);
     }
     Ok(moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+
+    /// A clock standing at `now` milliseconds after a fixed start.
+    fn manual() -> (Clock, Arc<AtomicU64>) {
+        let start = Instant::now();
+        let now = Arc::new(AtomicU64::new(0));
+        let read = Arc::clone(&now);
+        let clock: Clock =
+            Arc::new(move || start + Duration::from_millis(read.load(Ordering::SeqCst)));
+        (clock, now)
+    }
+
+    #[test]
+    fn clones_share_a_reset_and_a_stop() {
+        let (clock, now) = manual();
+        let deadline = Deadline::after(Duration::from_millis(100), clock);
+        let searching = deadline.clone();
+        now.store(150, Ordering::SeqCst);
+        assert!(searching.passed());
+        // Given its time afresh, as a pondering search is on a hit.
+        deadline.reset(Duration::from_millis(40));
+        assert!(!searching.passed());
+        assert_eq!(searching.left(), Duration::from_millis(40));
+        now.store(190, Ordering::SeqCst);
+        assert!(searching.passed());
+        // Stopped is passed for good, whatever reset says after.
+        deadline.reset(Duration::from_secs(60));
+        deadline.stop();
+        deadline.reset(Duration::from_secs(60));
+        assert!(searching.passed());
+        assert_eq!(searching.left(), Duration::ZERO);
+    }
 }

@@ -32,8 +32,21 @@
 //! that as a [`Deadline`], which `alphabeta` searches up to (the other
 //! strategies answer at once). The clock is passed in, so tests need no
 //! real time.
+//!
+//! Pondering ([`Brain::pondering`], `oxo brain --ponder`): once its move is
+//! out, the brain guesses the opponent's reply (a search given a quarter
+//! of a move's time) and searches its answer to that guess on a second
+//! thread while the opponent thinks, for up to ten moves' time. When the
+//! `TURN` is the guess, that search is given the move's usual time from
+//! then and goes on deeper than a fresh one could; any other command but
+//! `INFO` and `ABOUT` calls it off first. A move never takes longer than
+//! without pondering. It is off by default: Gomocup's tournaments forbid
+//! thinking on the opponent's time (they suspend the engine between its
+//! turns), while a person playing the engine in a GUI may well want it.
 
 use std::io::{self, BufRead, Read, Write};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
@@ -47,6 +60,9 @@ pub const K: u32 = 5;
 
 /// The time a move gets until the manager says otherwise.
 pub const DEFAULT_TURN: Duration = Duration::from_secs(5);
+
+/// Pondering lasts at most this many moves' time.
+pub const PONDER_TURNS: u32 = 10;
 
 /// Whose a stone is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +93,29 @@ struct Board {
     rules: Rules,
     /// Every stone, in the order played.
     stones: Vec<(Cell, Side)>,
-    strategy: Box<dyn Strategy>,
+    /// The player; away on the pondering thread while it thinks.
+    strategy: Option<Box<dyn Strategy>>,
+}
+
+/// A search on the opponent's time (see the module's documentation).
+struct Ponder {
+    /// The opponent's reply guessed, once the guess is made.
+    guess: Arc<OnceLock<Cell>>,
+    /// Ends the guessing search.
+    guessing: Deadline,
+    /// Ends the search for the answer to the guess: reset on a hit.
+    answering: Deadline,
+    /// Gives the player back, with its answer to the guess.
+    thread: JoinHandle<(Box<dyn Strategy>, Option<Cell>)>,
+}
+
+/// How pondering went: the guesses made and those that came true.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pondered {
+    /// Searches started on the opponent's time.
+    pub started: u64,
+    /// Guesses that were the opponent's move.
+    pub hits: u64,
 }
 
 /// What a line asks of the program.
@@ -99,6 +137,11 @@ pub struct Brain {
     /// The stones of a `BOARD` command until `DONE`.
     reading: Option<Vec<(Cell, Side)>>,
     about: String,
+    /// Whether to think on the opponent's time.
+    ponder: bool,
+    /// The search on the opponent's time, while it runs.
+    pondering: Option<Ponder>,
+    pondered: Pondered,
 }
 
 impl std::fmt::Debug for Brain {
@@ -106,7 +149,14 @@ impl std::fmt::Debug for Brain {
         f.debug_struct("Brain")
             .field("info", &self.info)
             .field("stones", &self.board.as_ref().map(|b| b.stones.len()))
+            .field("pondered", &self.pondered)
             .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Brain {
+    fn drop(&mut self) {
+        self.settle();
     }
 }
 
@@ -124,7 +174,23 @@ impl Brain {
                 "name=\"oxo\", version=\"{}\", author=\"the oxo developers\", country=\"-\", www=\"-\", style=\"{strategy}\"",
                 env!("CARGO_PKG_VERSION")
             ),
+            ponder: false,
+            pondering: None,
+            pondered: Pondered::default(),
         }
+    }
+
+    /// The same brain, thinking on the opponent's time if `ponder`.
+    #[must_use]
+    pub fn pondering(mut self, ponder: bool) -> Brain {
+        self.ponder = ponder;
+        self
+    }
+
+    /// How pondering has gone so far.
+    #[must_use]
+    pub const fn pondered(&self) -> Pondered {
+        self.pondered
     }
 
     /// Obey one line, writing any answer to `out`.
@@ -141,7 +207,13 @@ impl Brain {
         }
         let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
         let rest = rest.trim();
-        let answer = match command.to_ascii_uppercase().as_str() {
+        let upper = command.to_ascii_uppercase();
+        // A search on the opponent's time is called off by anything that
+        // changes the game but the opponent's move.
+        if !matches!(upper.as_str(), "TURN" | "INFO" | "ABOUT") {
+            self.settle();
+        }
+        let answer = match upper.as_str() {
             "START" => Some(self.start(rest.parse().ok().map(|n| (n, n)))),
             "RECTSTART" => Some(self.start(pair(rest))),
             "RESTART" => Some(match &mut self.board {
@@ -210,7 +282,7 @@ impl Brain {
                 self.board = Some(Board {
                     rules,
                     stones: Vec::new(),
-                    strategy,
+                    strategy: Some(strategy),
                 });
                 "OK".to_owned()
             }
@@ -234,7 +306,13 @@ impl Brain {
             Err(e) => return format!("ERROR {e}"),
         };
         board.stones.push((cell, Side::Theirs));
-        let answer = self.reply();
+        let answer = match self.harvest(cell) {
+            Some(pondered) => match self.position() {
+                Ok(game) => self.play_mine(&game, Some(pondered)),
+                Err(e) => format!("ERROR {e}"),
+            },
+            None => self.reply(),
+        };
         if answer.starts_with("ERROR") {
             // The game did not take the stone (it was over): neither do we.
             if let Some(board) = &mut self.board {
@@ -375,14 +453,10 @@ impl Brain {
         Duration::from_millis((ms - ms / 10).saturating_sub(30))
     }
 
-    /// The brain's move, played: `X,Y`, or `ERROR …`.
-    fn reply(&mut self) -> String {
-        let time = self.move_time();
-        let Some(board) = &self.board else {
-            return "ERROR no board yet: START first".to_owned();
-        };
-        let rules = self.rules(board);
-        let mut game = Game::new(rules);
+    /// The game the stones make, with the brain to move.
+    fn position(&self) -> Result<Game, String> {
+        let board = self.board.as_ref().ok_or("no board yet: START first")?;
+        let mut game = Game::new(self.rules(board));
         let mine = match board.stones.first() {
             Some(&(_, Side::Theirs)) => Player::O,
             _ => Player::X,
@@ -393,29 +467,139 @@ impl Brain {
             } else {
                 mine.other()
             };
-            if let Err(e) = game.play_as(player, cell) {
-                return format!("ERROR the position cannot be played: {e}");
-            }
+            game.play_as(player, cell)
+                .map_err(|e| format!("the position cannot be played: {e}"))?;
         }
         if game.is_over() {
-            return "ERROR the game is over".to_owned();
+            return Err("the game is over".to_owned());
         }
-        let deadline = Deadline::after(time, self.clock.clone());
+        Ok(game)
+    }
+
+    /// The brain's move, played: `X,Y`, or `ERROR …`.
+    fn reply(&mut self) -> String {
+        let game = match self.position() {
+            Ok(game) => game,
+            Err(e) => return format!("ERROR {e}"),
+        };
+        let deadline = Deadline::after(self.move_time(), self.clock.clone());
+        let Some(strategy) = self.board.as_mut().and_then(|b| b.strategy.as_mut()) else {
+            return "ERROR the player was lost to a crash in its search".to_owned();
+        };
+        strategy.set_deadline(Some(deadline));
+        let chosen = strategy.choose(&game);
+        self.play_mine(&game, chosen)
+    }
+
+    /// Play `chosen` in `game` as the brain's move (then ponder, if asked
+    /// to): `X,Y`, or `ERROR …` for no move or one that is not free.
+    fn play_mine(&mut self, game: &Game, chosen: Option<Cell>) -> String {
         let Some(board) = &mut self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
-        board.strategy.set_deadline(Some(deadline));
-        match board.strategy.choose(&game) {
-            Some(cell) if game.get(cell).is_none() && rules.contains(cell) => {
-                board.stones.push((cell, Side::Mine));
-                format!("{},{}", cell.col, cell.row)
-            }
-            Some(cell) => format!(
-                "ERROR {} chose {cell}, which is not free",
-                board.strategy.name()
-            ),
-            None => format!("ERROR {} found no move", board.strategy.name()),
+        let name = board
+            .strategy
+            .as_ref()
+            .map_or("the player", |s| s.name())
+            .to_owned();
+        let Some(cell) = chosen else {
+            return format!("ERROR {name} found no move");
+        };
+        let mut after = game.clone();
+        if after.play(cell).is_err() {
+            return format!("ERROR {name} chose {cell}, which is not free");
         }
+        board.stones.push((cell, Side::Mine));
+        self.ponder(after);
+        format!("{},{}", cell.col, cell.row)
+    }
+
+    /// Start thinking on the opponent's time in `game`, the position after
+    /// the brain's move, if asked to and the game goes on.
+    fn ponder(&mut self, mut game: Game) {
+        let time = self.move_time();
+        if !self.ponder || game.is_over() || time.is_zero() {
+            return;
+        }
+        let Some(board) = &mut self.board else { return };
+        let Some(mut strategy) = board.strategy.take() else {
+            return;
+        };
+        let guessing = Deadline::after(time / 4, self.clock.clone());
+        let answering = Deadline::after(time * PONDER_TURNS, self.clock.clone());
+        let guess = Arc::new(OnceLock::new());
+        let (until_guessed, until_answered, guessed) =
+            (guessing.clone(), answering.clone(), Arc::clone(&guess));
+        let search = move || {
+            strategy.set_deadline(Some(until_guessed));
+            let Some(theirs) = strategy.choose(&game) else {
+                return (strategy, None);
+            };
+            if game.play(theirs).is_err() || game.is_over() {
+                return (strategy, None);
+            }
+            guessed.get_or_init(|| theirs);
+            strategy.set_deadline(Some(until_answered));
+            let answer = strategy.choose(&game);
+            (strategy, answer)
+        };
+        // Should the thread not start, the search (and the player with it)
+        // is dropped: build a new player.
+        match std::thread::Builder::new()
+            .name("ponder".to_owned())
+            .spawn(search)
+        {
+            Ok(thread) => {
+                self.pondered.started += 1;
+                self.pondering = Some(Ponder {
+                    guess,
+                    guessing,
+                    answering,
+                    thread,
+                });
+            }
+            Err(_) => board.strategy = (self.build)(board.rules).ok(),
+        }
+    }
+
+    /// The pondered answer if the opponent's move, `theirs`, is the one
+    /// guessed (its search given a move's time from now); otherwise the
+    /// search is called off and there is none.
+    fn harvest(&mut self, theirs: Cell) -> Option<Cell> {
+        let ponder = self.pondering.take()?;
+        let hit = ponder.guess.get() == Some(&theirs);
+        if hit {
+            self.pondered.hits += 1;
+            ponder.answering.reset(self.move_time());
+        } else {
+            ponder.guessing.stop();
+            ponder.answering.stop();
+        }
+        let answer = self.join(ponder);
+        answer.filter(|_| hit)
+    }
+
+    /// Call off any search on the opponent's time and take the player
+    /// back.
+    fn settle(&mut self) {
+        if let Some(ponder) = self.pondering.take() {
+            ponder.guessing.stop();
+            ponder.answering.stop();
+            self.join(ponder);
+        }
+    }
+
+    /// Wait for the pondering thread: the player back on the board, and
+    /// its answer to the guess. A player whose search panicked is built
+    /// anew.
+    fn join(&mut self, ponder: Ponder) -> Option<Cell> {
+        let (strategy, answer) = match ponder.thread.join() {
+            Ok((strategy, answer)) => (Some(strategy), answer),
+            Err(_) => (None, None),
+        };
+        let board = self.board.as_mut()?;
+        board.strategy = strategy.or_else(|| (self.build)(board.rules).ok());
+        answer
     }
 }
 
@@ -658,6 +842,150 @@ mod tests {
         // 5 s until told (less a tenth and 30 ms); then 1 s; then a twelfth
         // of the 6 s left; then as fast as possible.
         assert_eq!(ms, [4470, 870, 420, 0]);
+    }
+
+    /// Plays the first free cell in reading order. Given more than a
+    /// second, it waits until its deadline is moved to a second or less
+    /// (a pondering search given its time on a hit) or stopped, as a
+    /// search on the opponent's time would go on until then. Notes the
+    /// stones on the board and its time left on the way in and out.
+    struct Patient {
+        seen: Arc<Mutex<Vec<(usize, u128, u128)>>>,
+        deadline: Option<Deadline>,
+    }
+
+    impl Strategy for Patient {
+        fn choose(&mut self, game: &Game) -> Option<Cell> {
+            let deadline = self.deadline.clone().expect("the brain sets a deadline");
+            let came = deadline.left();
+            while deadline.left() > Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let left = deadline.left();
+            let micros = |d: Duration| d.as_micros();
+            self.seen
+                .lock()
+                .unwrap()
+                .push((game.move_count(), micros(came), micros(left)));
+            game.legal_moves().next()
+        }
+
+        fn name(&self) -> &str {
+            "patient"
+        }
+
+        fn set_deadline(&mut self, deadline: Option<Deadline>) {
+            self.deadline = deadline;
+        }
+    }
+
+    type Seen = Arc<Mutex<Vec<(usize, u128, u128)>>>;
+
+    /// A pondering brain of [`Patient`] players on a clock that never
+    /// moves, a 9×9 board, a second a move: it has played its first move,
+    /// 0,0, and guessed the reply (the first free cell, 1,0).
+    fn pondering() -> (Brain, Seen) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&seen);
+        let build = move |_rules| {
+            Ok(Box::new(Patient {
+                seen: Arc::clone(&shared),
+                deadline: None,
+            }) as Box<dyn Strategy>)
+        };
+        let now = Instant::now();
+        let clock: Clock = Arc::new(move || now);
+        let mut brain = Brain::new(Box::new(build), clock, "patient").pondering(true);
+        assert_eq!(
+            talk(&mut brain, "START 9\nINFO timeout_turn 1000\nBEGIN\n"),
+            ["OK", "0,0"]
+        );
+        let ponder = brain.pondering.as_ref().expect("pondering after its move");
+        while ponder.guess.get().is_none() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(ponder.guess.get(), Some(&Cell::new(0, 1)));
+        (brain, seen)
+    }
+
+    #[test]
+    fn a_guessed_reply_is_answered_by_the_search_made_on_its_time() {
+        let (mut b, seen) = pondering();
+        // INFO and ABOUT leave the search running; the guess comes.
+        assert_eq!(talk(&mut b, "INFO time_left 100000\nTURN 1,0\n"), ["2,0"]);
+        assert_eq!(
+            b.pondered(),
+            Pondered {
+                started: 2,
+                hits: 1
+            }
+        );
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen[..3],
+            [
+                // The first move: 1 s less a tenth and 30 ms.
+                (0, 870_000, 870_000),
+                // The guess: a quarter of a move's time.
+                (1, 217_500, 217_500),
+                // The answer to it: ten moves' time, until the guess came
+                // and it was given a move's time from then.
+                (2, 8_700_000, 870_000),
+            ]
+        );
+        // No search of its own for the move after the hit, which went to
+        // pondering again (the guess and an answer to it).
+        assert!(
+            seen[3..].iter().all(|&(stones, ..)| stones >= 3),
+            "{seen:?}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_guess_calls_the_search_off_and_the_move_is_searched_afresh() {
+        let (mut b, seen) = pondering();
+        assert_eq!(talk(&mut b, "TURN 5,5\n"), ["1,0"]);
+        assert_eq!(b.pondered().hits, 0);
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen[1..4],
+            [
+                (1, 217_500, 217_500),
+                // Called off when the move was not the guess…
+                (2, 8_700_000, 0),
+                // …and the move searched in its own time.
+                (2, 870_000, 870_000),
+            ]
+        );
+    }
+
+    #[test]
+    fn other_commands_call_pondering_off_first() {
+        for command in ["TAKEBACK 0,0", "RESTART", "START 9", "BOARD", "END", "FOO"] {
+            let (mut b, seen) = pondering();
+            talk(&mut b, &format!("{command}\n"));
+            assert!(b.pondering.is_none(), "{command}");
+            assert_eq!(seen.lock().unwrap()[2], (2, 8_700_000, 0), "{command}");
+            // The player is back on the board.
+            if command != "END" && command != "BOARD" {
+                assert_eq!(talk(&mut b, "RESTART\nBEGIN\n"), ["OK", "0,0"], "{command}");
+            }
+        }
+        // Dropping a pondering brain ends its search too.
+        let (b, seen) = pondering();
+        drop(b);
+        assert_eq!(seen.lock().unwrap()[2], (2, 8_700_000, 0));
+    }
+
+    #[test]
+    fn no_pondering_unless_asked_or_with_no_time() {
+        let (mut b, _) = brain();
+        talk(&mut b, "START 9\nBEGIN\n");
+        assert!(b.pondering.is_none());
+        let (mut b, _) = pondering();
+        talk(&mut b, "RESTART\nINFO timeout_turn 0\nBEGIN\n");
+        assert!(b.pondering.is_none());
+        assert_eq!(b.pondered().started, 1);
     }
 
     #[test]

@@ -15,7 +15,14 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let kind = args.strategy;
     let build = move |rules| catalog.build(kind, rules, seed).map_err(|e| e.to_string());
     let clock: oxo_ai::Clock = Arc::new(Instant::now);
-    let mut brain = Brain::new(Box::new(build), clock, kind.name());
+    let mut brain = Brain::new(Box::new(build), clock, kind.name()).pondering(args.ponder);
     brain::run(&mut brain, io::stdin().lock(), io::stdout().lock())?;
+    if args.ponder {
+        let pondered = brain.pondered();
+        eprintln!(
+            "oxo brain: pondered on {} of the opponent's moves, guessed {} of them",
+            pondered.started, pondered.hits
+        );
+    }
     Ok(exit::SUCCESS)
 }

@@ -39,6 +39,17 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// A `pbrain-NAME` script in `dir` running `oxo brain SHELL_ARGS`, as a
+/// `brain:PATH` player.
+fn engine(dir: &Path, name: &str, shell_args: &str) -> String {
+    let path = script(
+        dir,
+        &format!("pbrain-{name}"),
+        &format!("exec {OXO} brain {shell_args}"),
+    );
+    format!("brain:{}", path.display())
+}
+
 /// `oxo arena ARGS --json`, which must succeed.
 fn arena(args: &[&str]) -> Value {
     let out = Command::new(OXO)
@@ -108,18 +119,8 @@ fn bad_arguments_are_refused() {
 #[test]
 fn oxo_brain_plays_itself_through_the_arena() {
     let dir = tempfile::tempdir().unwrap();
-    let a = script(
-        dir.path(),
-        "pbrain-a",
-        &format!("exec {OXO} brain --strategy alphabeta --seed 1"),
-    );
-    let b = script(
-        dir.path(),
-        "pbrain-b",
-        &format!("exec {OXO} brain --strategy rules --seed 2"),
-    );
-    let x = format!("brain:{}", a.display());
-    let o = format!("brain:{}", b.display());
+    let x = engine(dir.path(), "a", "--strategy alphabeta --seed 1");
+    let o = engine(dir.path(), "b", "--strategy rules --seed 2");
     let report = arena(&[
         "--x",
         &x,
@@ -144,6 +145,53 @@ fn oxo_brain_plays_itself_through_the_arena() {
     assert_eq!(points, 4);
     // alphabeta through the protocol still beats the rules player.
     assert!(report["x_wins"].as_u64().unwrap() >= 3, "{report}");
+}
+
+#[test]
+fn a_pondering_brain_keeps_to_its_time_and_says_how_it_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = dir.path().join("stderr");
+    let a = engine(
+        dir.path(),
+        "a",
+        &format!("--ponder --seed 1 2>>{}", said.display()),
+    );
+    let b = engine(dir.path(), "b", "--seed 2");
+    let report = arena(&[
+        "--players",
+        &format!("{a},{b}"),
+        "--size",
+        "9",
+        "--k",
+        "5",
+        "--games",
+        "4",
+        "--opening",
+        "2",
+        "--move-time",
+        "150",
+        "--seed",
+        "1",
+    ]);
+    // Late answers would be forfeits: pondering never makes a move late.
+    assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
+    let said = std::fs::read_to_string(said).unwrap();
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 4, "a line a game: {said}");
+    let mut started = 0;
+    for line in lines {
+        let numbers: Vec<u64> = line
+            .split(' ')
+            .filter_map(|word| word.parse().ok())
+            .collect();
+        let [n, hits] = numbers[..] else {
+            panic!("{line}")
+        };
+        assert!(line.starts_with("oxo brain: pondered on "), "{line}");
+        assert!(hits <= n, "{line}");
+        started += n;
+    }
+    assert!(started > 0, "{said}");
 }
 
 #[test]
