@@ -125,6 +125,58 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
     }
 }
 
+/// The threat-space search on its own, for players that search little
+/// themselves (the learned one): a win by a sequence of threats (fours and
+/// open threes, in gomoku) that must each be answered, and whether a move
+/// leaves the opponent one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Threats {
+    engine: Option<Box<Engine>>,
+}
+
+impl Threats {
+    /// Set up `game`'s position (a game still on).
+    pub(crate) fn load(&mut self, game: &Game) {
+        if self
+            .engine
+            .as_ref()
+            .is_none_or(|e| e.board.rules() != game.rules())
+        {
+            self.engine = Some(Box::new(Engine::new(game)));
+        }
+        self.engine_mut().load(game);
+    }
+
+    fn engine_mut(&mut self) -> &mut Engine {
+        self.engine.as_mut().expect("a position loaded")
+    }
+
+    /// The first move of a won threat sequence for the player to move,
+    /// as a cell index, if one is found within `nodes` positions.
+    pub(crate) fn win(&mut self, nodes: u64) -> Option<usize> {
+        let engine = self.engine_mut();
+        if !engine.tally.fours[engine.to_move.other().index()].is_empty() {
+            // The block comes first, and the sequence found would start
+            // after it.
+            return None;
+        }
+        engine.start(nodes);
+        engine.vct_root().flatten()
+    }
+
+    /// Whether the opponent has a won threat sequence once the player to
+    /// move marks `cell` (an empty cell index); `None` when `nodes`
+    /// positions did not settle it.
+    pub(crate) fn loses_after(&mut self, cell: usize, nodes: u64) -> Option<bool> {
+        let engine = self.engine_mut();
+        engine.start(nodes);
+        engine.make(cell);
+        let theirs = engine.vct_root();
+        engine.unmake(cell);
+        theirs.map(|win| win.is_some())
+    }
+}
+
 /// Nodes searched between two looks at the clock.
 const DEADLINE_EVERY: u64 = 256;
 
@@ -145,6 +197,10 @@ const MAX_DEPTH: i32 = 40;
 const QUIESCENCE_PLIES: u32 = 12;
 /// Transposition table entries (a power of two).
 const TABLE_SIZE: usize = 1 << 16;
+/// Most threats in a row the threat-space search looks for.
+const VCT_DEPTH: u32 = 12;
+/// Entries of the threat-space search's table of positions without a win.
+const VCT_TABLE_SIZE: usize = 1 << 14;
 
 /// A set of window or cell ids with O(1) insert, remove and iteration.
 #[derive(Clone, Debug, Default)]
@@ -330,6 +386,10 @@ struct Engine {
     zobrist: Vec<[u64; 2]>,
     hash: u64,
     table: Vec<Entry>,
+    /// Positions (hash, threats) where the attacker found no win.
+    vct_table: Vec<(u64, u32)>,
+    /// The first move of the last threat sequence found.
+    vct_best: Option<usize>,
     nodes: u64,
     budget: u64,
     stopped: bool,
@@ -373,6 +433,8 @@ impl Engine {
             zobrist,
             hash: 0,
             table: vec![EMPTY_ENTRY; TABLE_SIZE],
+            vct_table: vec![(0, 0); VCT_TABLE_SIZE],
+            vct_best: None,
             nodes: 0,
             budget: 0,
             stopped: false,
@@ -525,25 +587,10 @@ impl Engine {
     /// and the mover's own fours, which force a reply first. `None` when
     /// there is no such threat.
     fn defences(&self) -> Option<Vec<usize>> {
-        let them = self.to_move.other().index();
-        // For each gap of each window two marks short: the gap, the
-        // window's other gap, and the window.
-        let mut gaps: Vec<(usize, usize, u32)> = Vec::new();
-        for &w in &self.tally.threes[them].members {
-            let mut empty = self
-                .board
-                .window_cells(w)
-                .filter(|&c| self.board.is_empty(c));
-            if let (Some(a), Some(b)) = (empty.next(), empty.next()) {
-                gaps.push((a, b, w));
-                gaps.push((b, a, w));
-            }
-        }
-        gaps.sort_unstable();
+        let gaps = self.opponent_gaps();
         let mut moves = Vec::new();
         for group in gaps.chunk_by(|a, b| a.0 == b.0) {
-            // Sorted, so two different other gaps differ first from last.
-            if group[0].1 != group[group.len() - 1].1 {
+            if forks(group) {
                 for &(_, _, w) in group {
                     moves.extend(
                         self.board
@@ -583,6 +630,14 @@ impl Engine {
         }
         counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         counted.into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// Start a search of at most `nodes` positions, with no deadline.
+    fn start(&mut self, nodes: u64) {
+        self.nodes = 0;
+        self.budget = nodes;
+        self.stopped = false;
+        self.deadline = None;
     }
 
     /// Count a node; false once the budget is spent or the deadline passed.
@@ -737,6 +792,169 @@ impl Engine {
         best
     }
 
+    /// Cells where the player to move makes a threat that wins in two
+    /// unless answered (an open three, in gomoku), not counting fours.
+    fn three_moves(&mut self) -> Vec<usize> {
+        let me = self.to_move;
+        let (p, q) = (me.index(), me.other().index());
+        let k = self.tally.k;
+        if k < 4 {
+            return Vec::new();
+        }
+        let mut cells: Vec<usize> = (self.nearby.members.iter())
+            .map(|&c| c as usize)
+            .filter(|&c| {
+                self.board.is_empty(c)
+                    && self.board.windows_through(c).iter().any(|&w| {
+                        let n = self.board.counts(w);
+                        n[q] == 0 && n[p] + 3 == k
+                    })
+            })
+            .collect();
+        cells.sort_unstable();
+        cells.retain(|&c| {
+            self.make(c);
+            let threat = self.threatened();
+            self.unmake(c);
+            threat
+        });
+        cells.sort_by_key(|&c| std::cmp::Reverse(self.gain(c)));
+        cells
+    }
+
+    /// Whether the opponent of the player to move could make two winning
+    /// cells with one move (what [`Engine::defences`] answers).
+    fn threatened(&self) -> bool {
+        self.opponent_gaps().chunk_by(|a, b| a.0 == b.0).any(forks)
+    }
+
+    /// For each gap of each window the opponent of the player to move is
+    /// two marks short of: the gap, the window's other gap, and the
+    /// window; sorted.
+    fn opponent_gaps(&self) -> Vec<(usize, usize, u32)> {
+        let them = self.to_move.other().index();
+        let mut gaps = Vec::new();
+        for &w in &self.tally.threes[them].members {
+            let mut empty = self
+                .board
+                .window_cells(w)
+                .filter(|&c| self.board.is_empty(c));
+            if let (Some(a), Some(b)) = (empty.next(), empty.next()) {
+                gaps.push((a, b, w));
+                gaps.push((b, a, w));
+            }
+        }
+        gaps.sort_unstable();
+        gaps
+    }
+
+    /// What settles a threat-search node (the side to move attacking or
+    /// not) before its own moves are tried: the budget running out
+    /// (`Some(None)`), a win at once for either side, or a block the side
+    /// to move must make (made, and the search goes on after it). `None`:
+    /// nothing does.
+    fn vct_settled(&mut self, depth: u32, attacking: bool) -> Option<Option<bool>> {
+        if !self.tick() {
+            return Some(None);
+        }
+        let me = self.to_move;
+        if !self.tally.fours[me.index()].is_empty() {
+            return Some(Some(attacking));
+        }
+        match self.win_cells(me.other(), 2).as_slice() {
+            [] => None,
+            &[cell] => {
+                // The block comes first; an attacker's block wins only if
+                // it threatens too.
+                self.make(cell);
+                let won = if attacking {
+                    self.vct_defend(depth)
+                } else {
+                    self.vct_attack(depth)
+                };
+                self.unmake(cell);
+                Some(won)
+            }
+            // Two cells to win at: the side to move has lost.
+            _ => Some(Some(!attacking)),
+        }
+    }
+
+    /// Threat-space search for the player to move (the attacker): whether
+    /// it wins by making threats that must be answered, at most `depth` of
+    /// them, every reply considered. `None` when the search ran out.
+    fn vct_attack(&mut self, depth: u32) -> Option<bool> {
+        if let Some(settled) = self.vct_settled(depth, true) {
+            return settled;
+        }
+        if depth == 0 {
+            return Some(false);
+        }
+        let slot = (self.hash as usize) & (VCT_TABLE_SIZE - 1);
+        let seen = self.vct_table[slot];
+        if seen.0 == self.hash && seen.1 >= depth {
+            return Some(false);
+        }
+        let mut moves = self.four_moves();
+        let fours = moves.len();
+        for cell in self.three_moves() {
+            if !moves[..fours].contains(&cell) {
+                moves.push(cell);
+            }
+        }
+        for cell in moves {
+            self.make(cell);
+            let won = self.vct_defend(depth - 1);
+            self.unmake(cell);
+            match won {
+                None => return None,
+                Some(true) => {
+                    self.vct_best = Some(cell);
+                    return Some(true);
+                }
+                Some(false) => {}
+            }
+        }
+        self.vct_table[slot] = (self.hash, depth);
+        Some(false)
+    }
+
+    /// The defender's side of [`Engine::vct_attack`]: whether every answer
+    /// to the attacker's threat still loses.
+    fn vct_defend(&mut self, depth: u32) -> Option<bool> {
+        if let Some(settled) = self.vct_settled(depth, false) {
+            return settled;
+        }
+        let Some(replies) = self.defences() else {
+            // No threat to answer: the attack has run out.
+            return Some(false);
+        };
+        for cell in replies {
+            self.make(cell);
+            let won = self.vct_attack(depth);
+            self.unmake(cell);
+            match won {
+                Some(true) => {}
+                other => return other,
+            }
+        }
+        Some(true)
+    }
+
+    /// A move starting a won threat sequence for the player to move
+    /// (`Some(Some(cell))`), none (`Some(None)`), or `None` when the budget
+    /// ran out first; it deepens one threat at a time.
+    fn vct_root(&mut self) -> Option<Option<usize>> {
+        self.vct_table.fill((0, 0));
+        for depth in 1..=VCT_DEPTH {
+            self.vct_best = None;
+            if self.vct_attack(depth)? {
+                return Some(self.vct_best);
+            }
+        }
+        Some(None)
+    }
+
     /// The move to play, searching at most `budget` nodes. `None` only on a
     /// full board.
     fn best_move<R: rand::Rng>(&mut self, budget: u64, rng: &mut R) -> Option<usize> {
@@ -817,6 +1035,13 @@ impl Engine {
         }
         cells
     }
+}
+
+/// Whether a group of [`Engine::opponent_gaps`] sharing a gap has two
+/// different other gaps: marking the shared one leaves two cells to win
+/// at. Sorted, so two different other gaps differ first from last.
+fn forks(group: &[(usize, usize, u32)]) -> bool {
+    group[0].1 != group[group.len() - 1].1
 }
 
 /// What the threats on the board decide at a node.
@@ -1194,6 +1419,38 @@ mod tests {
         player.set_deadline(Some(crate::Deadline::after(Duration::ZERO, clock)));
         let cell = player.choose(&game).expect("a move");
         assert!(game.get(cell).is_none());
+    }
+
+    #[test]
+    fn the_threat_search_finds_a_four_then_a_double_three() {
+        // From a game the learned player lost as X: O to move plays the
+        // four at (9,10), X must block at (10,10), and (7,9) then makes
+        // two open threes at once (diagonals through (5,7) and (6,10)).
+        let xs = [(7, 7), (8, 7), (6, 7), (7, 6), (4, 7), (5, 10)];
+        let os = [(6, 10), (7, 10), (9, 7), (8, 10), (5, 7)];
+        let game = gomoku(&xs, &os);
+        let mut threats = Threats::default();
+        threats.load(&game);
+        let cols = 15;
+        let first = threats.win(4_000).expect("a won threat sequence");
+        assert!(
+            [9 * cols + 10, 7 * cols + 9].contains(&first),
+            "({}, {})",
+            first / cols,
+            first % cols
+        );
+        // One move before, X's block at (5,10) leaves O that sequence;
+        // a quiet opening leaves nothing.
+        let before = gomoku(&xs[..5], &os);
+        threats.load(&before);
+        assert_eq!(threats.loses_after(5 * cols + 10, 4_000), Some(true));
+        let quiet = gomoku(&[(7, 7)], &[(6, 8)]);
+        threats.load(&quiet);
+        assert_eq!(threats.win(4_000), None);
+        assert_eq!(threats.loses_after(8 * cols + 8, 4_000), Some(false));
+        // Out of positions to read, it says it does not know.
+        threats.load(&before);
+        assert_eq!(threats.loses_after(5 * cols + 10, 3), None);
     }
 
     #[test]
