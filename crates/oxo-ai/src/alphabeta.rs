@@ -123,6 +123,10 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
     fn set_deadline(&mut self, deadline: Option<crate::Deadline>) {
         self.deadline = deadline;
     }
+
+    fn searches_to_deadline(&self) -> bool {
+        true
+    }
 }
 
 /// The threat-space search on its own, for players that search little

@@ -111,6 +111,15 @@ pub trait Strategy: Send {
         let _ = deadline;
     }
 
+    /// Whether [`Strategy::choose`] searches until the deadline it is
+    /// given and stops soon after it passes: such a strategy gains from
+    /// more time (pondering on the opponent's) and can be called off. The
+    /// default says no: the strategy answers in its own time, whatever
+    /// the deadline.
+    fn searches_to_deadline(&self) -> bool {
+        false
+    }
+
     /// Why the last [`Strategy::choose`] gave no move in a game still on,
     /// if there is more to say than that (an external engine that timed
     /// out or died, say). Taken: a second call says nothing.
@@ -130,6 +139,10 @@ impl<S: Strategy + ?Sized> Strategy for Box<S> {
 
     fn set_deadline(&mut self, deadline: Option<Deadline>) {
         (**self).set_deadline(deadline);
+    }
+
+    fn searches_to_deadline(&self) -> bool {
+        (**self).searches_to_deadline()
     }
 
     fn failure(&mut self) -> Option<String> {

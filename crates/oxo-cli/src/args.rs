@@ -61,9 +61,9 @@ pub(crate) struct BrainArgs {
     /// A model from `oxo train` for the learned strategy, instead of the built-in one.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<PathBuf>,
-    /// Think on the opponent's time: guess its reply and search the answer while it thinks.
-    /// Gomocup tournaments forbid this; a GUI game against a person may want it. A line on
-    /// stderr says at the end how many guesses came true.
+    /// Think on the opponent's time (alphabeta): guess its reply and search the answer while it
+    /// thinks. Gomocup tournaments forbid this; a GUI game against a person may want it. A line
+    /// on stderr says at the end how many guesses came true.
     #[arg(long)]
     pub ponder: bool,
 }

@@ -40,7 +40,9 @@
 //! `TURN` is the guess, that search is given the move's usual time from
 //! then and goes on deeper than a fresh one could; any other command but
 //! `INFO` and `ABOUT` calls it off first. A move never takes longer than
-//! without pondering. It is off by default: Gomocup's tournaments forbid
+//! without pondering. Only players that search to their deadline
+//! ([`Strategy::searches_to_deadline`]: `alphabeta`) ponder; the others
+//! answer in their own time and would gain nothing. It is off by default: Gomocup's tournaments forbid
 //! thinking on the opponent's time (they suspend the engine between its
 //! turns), while a person playing the engine in a GUI may well want it.
 
@@ -522,6 +524,15 @@ impl Brain {
             return;
         }
         let Some(board) = &mut self.board else { return };
+        // Only a player that stops at its deadline gains, and can be
+        // called off in time when the guess is wrong.
+        if !board
+            .strategy
+            .as_ref()
+            .is_some_and(|s| s.searches_to_deadline())
+        {
+            return;
+        }
         let Some(mut strategy) = board.strategy.take() else {
             return;
         };
@@ -877,6 +888,10 @@ mod tests {
         fn set_deadline(&mut self, deadline: Option<Deadline>) {
             self.deadline = deadline;
         }
+
+        fn searches_to_deadline(&self) -> bool {
+            true
+        }
     }
 
     type Seen = Arc<Mutex<Vec<(usize, u128, u128)>>>;
@@ -982,6 +997,12 @@ mod tests {
         let (mut b, _) = brain();
         talk(&mut b, "START 9\nBEGIN\n");
         assert!(b.pondering.is_none());
+        // A player that answers in its own time does not ponder.
+        let (b, _) = brain();
+        let mut b = b.pondering(true);
+        talk(&mut b, "START 9\nBEGIN\n");
+        assert!(b.pondering.is_none());
+        assert_eq!(b.pondered().started, 0);
         let (mut b, _) = pondering();
         talk(&mut b, "RESTART\nINFO timeout_turn 0\nBEGIN\n");
         assert!(b.pondering.is_none());
