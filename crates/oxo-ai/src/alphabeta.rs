@@ -118,7 +118,7 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
     }
 
     /// With a deadline the node budget is set aside: iterative deepening
-    /// goes on until the deadline (checked every [`DEADLINE_EVERY`] nodes)
+    /// goes on until the deadline (checked every 256 nodes)
     /// and the best move of the deepest finished iteration is played.
     fn set_deadline(&mut self, deadline: Option<crate::Deadline>) {
         self.deadline = deadline;

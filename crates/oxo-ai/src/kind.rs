@@ -24,7 +24,7 @@ pub enum StrategyKind {
     /// wins fastest, loses slowest ([`Perfect`]).
     Perfect,
     /// A value function trained by self-play, played greedily
-    /// ([`Learned`]); built in for the boards [`builtin_model`] knows.
+    /// ([`Learned`]); built in for the boards [`builtin_model`](crate::builtin_model) knows.
     Learned,
 }
 

@@ -138,20 +138,21 @@
 //!   a 17.5 KB file; played with the two-ply search): 300,000 episodes
 //!   each, in 70–85 s on 7×7 and 190–240 s on 15×15. The boards are too
 //!   large for the solver to grade moves. Against rules (`learn`'s own
-//!   matches, 100 games a seat) 7×7 wins all 100 as X and, as O, wins 29
-//!   and draws 71; 15×15 wins 98 of 100 as X (losing 2) and all 100 as O.
-//!   Both beat random in all 500 games a seat. In `duel`, seats
-//!   alternating (`duel learned rules --size N --k 5 --games 100`): 7×7
-//!   63 wins and 37 draws, 15×15 97 wins and 3 losses.
-//! - Their search takes about 1 ms a move on 7×7 and 4–8 ms on 15×15 (the
-//!   slowest about 80 ms). Against alphabeta, 20 games from two random
-//!   moves (`duel learned alphabeta --size N --k 5 --games 20 --opening
-//!   2`): on 7×7, 1 win and 19 draws at `--budget 3000` (alphabeta 0.65
-//!   ms a move, about ours) and 2 losses and 18 draws at its default
-//!   budget (20 ms a move); on 15×15, 4 wins and 16 losses at `--budget
-//!   20000` (alphabeta 8–10 ms a move, about ours) and 1 win and 19
-//!   losses at the default (35 ms). So 15×15 beats rules but not
-//!   alphabeta at equal time: alphabeta reads long chains of threats.
+//!   matches, 100 games a seat) 7×7 wins all 100 as X and, as O, wins 26
+//!   and draws 74; 15×15 wins all 100 in both seats (before the threat
+//!   search, 98 of 100 as X). Both beat random in all 500 games a seat.
+//!   In `duel`, seats alternating (`duel learned rules --size N --k 5
+//!   --games 100`): 7×7 63 wins and 37 draws, 15×15 100 wins (was 97 and
+//!   3 losses).
+//! - Their search takes about 1.1–1.7 ms a move on 7×7 and 10–17 ms on
+//!   15×15 (the slowest about 120 ms; 4–8 ms before the threat search).
+//!   Against alphabeta, games from two random moves (`duel learned
+//!   alphabeta --size N --k 5 --games 40 --opening 2 --budget B`): on
+//!   7×7, 3 wins and 37 draws at `--budget 6000` (alphabeta 1.14 ms a
+//!   move, ours 1.16); on 15×15, 9 wins and 31 losses at `--budget
+//!   40000` (alphabeta 13.3 ms a move, ours 17.1). So 15×15 beats rules
+//!   but not alphabeta at equal time: alphabeta reads long chains of
+//!   threats inside a deeper search.
 //! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
 //!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
 //!   a minute of that scheme on 15×15 (33,000 episodes) lost every game

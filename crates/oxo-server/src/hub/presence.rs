@@ -143,7 +143,7 @@ impl Hub {
     }
 
     /// With a shared store, for as long as the hub lives: repeat this
-    /// server's presence every [`HEARTBEAT`], and forget what other servers
+    /// server's presence every 10 s (`HEARTBEAT`), and forget what other servers
     /// said and did not repeat. Call once, on the runtime.
     pub fn keep_presence(&self) {
         if !self.shared.shared_store {
