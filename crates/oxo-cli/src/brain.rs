@@ -39,7 +39,7 @@
 //! thread while the opponent thinks, for up to ten moves' time. When the
 //! `TURN` is the guess, that search is given the move's usual time from
 //! then and goes on deeper than a fresh one could; any other command but
-//! `INFO` and `ABOUT` calls it off first. A move never takes longer than
+//! `ABOUT` and `INFO` (save `INFO rule`) calls it off first. A move never takes longer than
 //! without pondering. Only players that search to their deadline
 //! ([`Strategy::searches_to_deadline`]: `alphabeta`) ponder; the others
 //! answer in their own time and would gain nothing. It is off by default: Gomocup's tournaments forbid
@@ -211,8 +211,13 @@ impl Brain {
         let rest = rest.trim();
         let upper = command.to_ascii_uppercase();
         // A search on the opponent's time is called off by anything that
-        // changes the game but the opponent's move.
-        if !matches!(upper.as_str(), "TURN" | "INFO" | "ABOUT") {
+        // changes the game but the opponent's move (a change of rules
+        // included: it searched under the old ones).
+        let new_rule = upper == "INFO"
+            && rest
+                .split_once(' ')
+                .is_some_and(|(key, _)| key.eq_ignore_ascii_case("rule"));
+        if new_rule || !matches!(upper.as_str(), "TURN" | "INFO" | "ABOUT") {
             self.settle();
         }
         let answer = match upper.as_str() {
@@ -976,7 +981,15 @@ mod tests {
 
     #[test]
     fn other_commands_call_pondering_off_first() {
-        for command in ["TAKEBACK 0,0", "RESTART", "START 9", "BOARD", "END", "FOO"] {
+        for command in [
+            "TAKEBACK 0,0",
+            "RESTART",
+            "START 9",
+            "BOARD",
+            "END",
+            "FOO",
+            "INFO rule 1",
+        ] {
             let (mut b, seen) = pondering();
             talk(&mut b, &format!("{command}\n"));
             assert!(b.pondering.is_none(), "{command}");

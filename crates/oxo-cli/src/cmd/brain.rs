@@ -1,6 +1,6 @@
 //! `oxo brain`: the Gomocup engine protocol on standard input and output.
 
-use std::io;
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -19,10 +19,14 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     brain::run(&mut brain, io::stdin().lock(), io::stdout().lock())?;
     if args.ponder {
         let pondered = brain.pondered();
-        eprintln!(
-            "oxo brain: pondered on {} of the opponent's moves, guessed {} of them",
+        // One write, so that brains sharing a log (an arena runs games
+        // side by side) never interleave their lines.
+        let line = format!(
+            "oxo brain: pondered on {} of the opponent's moves, guessed {} of them\n",
             pondered.started, pondered.hits
         );
+        // A closed stderr is no reason to fail a finished session.
+        let _ = io::stderr().lock().write_all(line.as_bytes());
     }
     Ok(exit::SUCCESS)
 }
