@@ -148,7 +148,7 @@ impl Threats {
         {
             self.engine = Some(Box::new(Engine::new(game)));
         }
-        self.engine_mut().load(game);
+        self.engine_mut().set_position(game);
     }
 
     fn engine_mut(&mut self) -> &mut Engine {
@@ -159,13 +159,19 @@ impl Threats {
     /// as a cell index, if one is found within `nodes` positions.
     pub(crate) fn win(&mut self, nodes: u64) -> Option<usize> {
         let engine = self.engine_mut();
+        if let Some(&cell) = engine.win_cells(engine.to_move, 1).first() {
+            return Some(cell);
+        }
         if !engine.tally.fours[engine.to_move.other().index()].is_empty() {
             // The block comes first, and the sequence found would start
             // after it.
             return None;
         }
         engine.start(nodes);
-        engine.vct_root().flatten()
+        match engine.vct_root() {
+            Some(Vct::Won(first)) => first,
+            _ => None,
+        }
     }
 
     /// Whether the opponent has a won threat sequence once the player to
@@ -177,8 +183,19 @@ impl Threats {
         engine.make(cell);
         let theirs = engine.vct_root();
         engine.unmake(cell);
-        theirs.map(|win| win.is_some())
+        theirs.map(|found| matches!(found, Vct::Won(_)))
     }
+}
+
+/// What [`Engine::vct_root`] found for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Vct {
+    /// A won threat sequence, with its first move; `None` when the root
+    /// itself was settled (a four already on the board, or a forced block
+    /// that wins), so that no move of the search starts it.
+    Won(Option<usize>),
+    /// No won sequence within the search's depth.
+    NotFound,
 }
 
 /// Nodes searched between two looks at the clock.
@@ -447,8 +464,18 @@ impl Engine {
         }
     }
 
-    /// Set up `game`'s position (same rules as this engine's).
+    /// Set up `game`'s position (same rules as this engine's) for a
+    /// search: the transposition table starts empty.
     fn load(&mut self, game: &Game) {
+        self.set_position(game);
+        // A fresh table per move keeps the move a function of the position
+        // alone, whatever was searched before.
+        self.table.fill(EMPTY_ENTRY);
+    }
+
+    /// Set up `game`'s position, the tables left as they are (the threat
+    /// search clears its own and never reads the other).
+    fn set_position(&mut self, game: &Game) {
         let cells: Vec<usize> = (0..self.board.cell_count())
             .filter(|&c| !self.board.is_empty(c))
             .collect();
@@ -461,9 +488,6 @@ impl Engine {
             }
         }
         self.to_move = game.to_move();
-        // A fresh table per move keeps the move a function of the position
-        // alone, whatever was searched before.
-        self.table.fill(EMPTY_ENTRY);
     }
 
     /// `player` marks the empty cell `cell`, updating every derived table.
@@ -945,18 +969,17 @@ impl Engine {
         Some(true)
     }
 
-    /// A move starting a won threat sequence for the player to move
-    /// (`Some(Some(cell))`), none (`Some(None)`), or `None` when the budget
-    /// ran out first; it deepens one threat at a time.
-    fn vct_root(&mut self) -> Option<Option<usize>> {
+    /// Whether the player to move wins by a threat sequence (`None` when
+    /// the budget ran out first); it deepens one threat at a time.
+    fn vct_root(&mut self) -> Option<Vct> {
         self.vct_table.fill((0, 0));
         for depth in 1..=VCT_DEPTH {
             self.vct_best = None;
             if self.vct_attack(depth)? {
-                return Some(self.vct_best);
+                return Some(Vct::Won(self.vct_best));
             }
         }
-        Some(None)
+        Some(Vct::NotFound)
     }
 
     /// The move to play, searching at most `budget` nodes. `None` only on a
@@ -1455,6 +1478,22 @@ mod tests {
         // Out of positions to read, it says it does not know.
         threats.load(&before);
         assert_eq!(threats.loses_after(5 * cols + 10, 3), None);
+    }
+
+    #[test]
+    fn a_move_that_leaves_a_four_standing_loses_at_once() {
+        // X threatens four in a row at 0,1; O to move. Every other move
+        // loses on the spot, though no search move is needed to see it.
+        let game = Game::from_notation("X.XXO/OX..X/X.O../.O..O/O.X..", 4).unwrap();
+        let mut threats = Threats::default();
+        threats.load(&game);
+        for cell in [7, 11, 24] {
+            assert_eq!(threats.loses_after(cell, 4_000), Some(true), "{cell}");
+        }
+        // And the side with the four is told where it wins.
+        let x_to_move = Game::from_notation("X.XXO/OX..X/X.O../.O..O/OOX..", 4).unwrap();
+        threats.load(&x_to_move);
+        assert_eq!(threats.win(4_000), Some(1));
     }
 
     #[test]
