@@ -4,6 +4,7 @@
 use oxo_core::{Cell, Game, Player};
 use rand::seq::{IndexedRandom, SliceRandom};
 
+use crate::learned::Tracker;
 use crate::windows::{Counts, Span, WindowBoard};
 use crate::{SeededRng, Strategy, rng_from_seed};
 
@@ -47,6 +48,9 @@ pub struct AlphaBeta<R = SeededRng> {
     deadline: Option<crate::Deadline>,
     /// Kept between moves so the tables are built once per board size.
     engine: Option<Box<Engine>>,
+    /// A learned evaluation to search with instead of counting windows
+    /// (an empty board's, for the model's rules).
+    learned: Option<Tracker>,
 }
 
 impl AlphaBeta {
@@ -71,7 +75,16 @@ impl<R: rand::Rng> AlphaBeta<R> {
             budget: AlphaBeta::DEFAULT_BUDGET,
             deadline: None,
             engine: None,
+            learned: None,
         }
+    }
+
+    /// The same player evaluating positions with a learned model's
+    /// values (see [`crate::Learned`]) instead of counting windows.
+    pub(crate) fn with_learned(mut self, tracker: Tracker) -> AlphaBeta<R> {
+        self.learned = Some(tracker);
+        self.engine = None;
+        self
     }
 
     /// The same player searching at most `nodes` positions per move (at
@@ -99,7 +112,9 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
             .as_ref()
             .is_none_or(|e| e.board.rules() != game.rules())
         {
-            self.engine = Some(Box::new(Engine::new(game)));
+            let mut engine = Engine::new(game);
+            engine.learned = self.learned.clone().filter(|t| t.rules() == game.rules());
+            self.engine = Some(Box::new(engine));
         }
         let engine = self.engine.as_mut().expect("an engine for these rules");
         engine.load(game);
@@ -129,75 +144,6 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
     }
 }
 
-/// The threat-space search on its own, for players that search little
-/// themselves (the learned one): a win by a sequence of threats (fours and
-/// open threes, in gomoku) that must each be answered, and whether a move
-/// leaves the opponent one.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Threats {
-    engine: Option<Box<Engine>>,
-}
-
-impl Threats {
-    /// Set up `game`'s position (a game still on).
-    pub(crate) fn load(&mut self, game: &Game) {
-        if self
-            .engine
-            .as_ref()
-            .is_none_or(|e| e.board.rules() != game.rules())
-        {
-            self.engine = Some(Box::new(Engine::new(game)));
-        }
-        self.engine_mut().set_position(game);
-    }
-
-    fn engine_mut(&mut self) -> &mut Engine {
-        self.engine.as_mut().expect("a position loaded")
-    }
-
-    /// The first move of a won threat sequence for the player to move,
-    /// as a cell index, if one is found within `nodes` positions.
-    pub(crate) fn win(&mut self, nodes: u64) -> Option<usize> {
-        let engine = self.engine_mut();
-        if let Some(&cell) = engine.win_cells(engine.to_move, 1).first() {
-            return Some(cell);
-        }
-        if !engine.tally.fours[engine.to_move.other().index()].is_empty() {
-            // The block comes first, and the sequence found would start
-            // after it.
-            return None;
-        }
-        engine.start(nodes);
-        match engine.vct_root() {
-            Some(Vct::Won(first)) => first,
-            _ => None,
-        }
-    }
-
-    /// Whether the opponent has a won threat sequence once the player to
-    /// move marks `cell` (an empty cell index); `None` when `nodes`
-    /// positions did not settle it.
-    pub(crate) fn loses_after(&mut self, cell: usize, nodes: u64) -> Option<bool> {
-        let engine = self.engine_mut();
-        engine.start(nodes);
-        engine.make(cell);
-        let theirs = engine.vct_root();
-        engine.unmake(cell);
-        theirs.map(|found| matches!(found, Vct::Won(_)))
-    }
-}
-
-/// What [`Engine::vct_root`] found for the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Vct {
-    /// A won threat sequence, with its first move; `None` when the root
-    /// itself was settled (a four already on the board, or a forced block
-    /// that wins), so that no move of the search starts it.
-    Won(Option<usize>),
-    /// No won sequence within the search's depth.
-    NotFound,
-}
-
 /// Nodes searched between two looks at the clock.
 const DEADLINE_EVERY: u64 = 256;
 
@@ -218,11 +164,6 @@ const MAX_DEPTH: i32 = 40;
 const QUIESCENCE_PLIES: u32 = 12;
 /// Transposition table entries (a power of two).
 const TABLE_SIZE: usize = 1 << 16;
-/// Most threats in a row the threat-space search looks for.
-const VCT_DEPTH: u32 = 12;
-/// Entries of the threat-space search's table of positions without a win.
-const VCT_TABLE_SIZE: usize = 1 << 14;
-
 /// A set of window or cell ids with O(1) insert, remove and iteration.
 #[derive(Clone, Debug, Default)]
 struct IdSet {
@@ -407,14 +348,12 @@ struct Engine {
     zobrist: Vec<[u64; 2]>,
     hash: u64,
     table: Vec<Entry>,
-    /// Positions (hash, threats) where the attacker found no win.
-    vct_table: Vec<(u64, u32)>,
-    /// The first move of the last threat sequence found.
-    vct_best: Option<usize>,
     nodes: u64,
     budget: u64,
     stopped: bool,
     deadline: Option<crate::Deadline>,
+    /// The learned evaluation, if the player has one.
+    learned: Option<Tracker>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -454,28 +393,18 @@ impl Engine {
             zobrist,
             hash: 0,
             table: vec![EMPTY_ENTRY; TABLE_SIZE],
-            vct_table: vec![(0, 0); VCT_TABLE_SIZE],
-            vct_best: None,
             nodes: 0,
             budget: 0,
             stopped: false,
             deadline: None,
+            learned: None,
             board,
         }
     }
 
     /// Set up `game`'s position (same rules as this engine's) for a
-    /// search: the transposition table starts empty.
+    /// search.
     fn load(&mut self, game: &Game) {
-        self.set_position(game);
-        // A fresh table per move keeps the move a function of the position
-        // alone, whatever was searched before.
-        self.table.fill(EMPTY_ENTRY);
-    }
-
-    /// Set up `game`'s position, the tables left as they are (the threat
-    /// search clears its own and never reads the other).
-    fn set_position(&mut self, game: &Game) {
         let cells: Vec<usize> = (0..self.board.cell_count())
             .filter(|&c| !self.board.is_empty(c))
             .collect();
@@ -488,6 +417,9 @@ impl Engine {
             }
         }
         self.to_move = game.to_move();
+        // A fresh table per move keeps the move a function of the position
+        // alone, whatever was searched before.
+        self.table.fill(EMPTY_ENTRY);
     }
 
     /// `player` marks the empty cell `cell`, updating every derived table.
@@ -499,6 +431,9 @@ impl Engine {
             });
         self.hash ^= self.zobrist[cell][player.index()];
         self.touch_near(cell, true);
+        if let Some(learned) = &mut self.learned {
+            learned.change(cell, player, true);
+        }
     }
 
     /// Empty the marked cell `cell`, updating every derived table.
@@ -510,6 +445,9 @@ impl Engine {
         });
         self.hash ^= self.zobrist[cell][player.index()];
         self.touch_near(cell, false);
+        if let Some(learned) = &mut self.learned {
+            learned.change(cell, player, false);
+        }
     }
 
     fn touch_near(&mut self, cell: usize, add: bool) {
@@ -559,6 +497,10 @@ impl Engine {
     /// The position's worth to the player to move: its windows' worth, half
     /// as much again because it moves next, less the opponent's.
     fn evaluate(&self) -> i64 {
+        if let Some(learned) = &self.learned {
+            // Far from the scores of won positions, whatever the weights.
+            return learned.value(self.to_move).clamp(-WON / 4, WON / 4);
+        }
         let me = self.to_move.index();
         let mine = self.tally.score[me];
         mine + mine / 2 - self.tally.score[1 - me]
@@ -658,14 +600,6 @@ impl Engine {
         }
         counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         counted.into_iter().map(|(c, _)| c).collect()
-    }
-
-    /// Start a search of at most `nodes` positions, with no deadline.
-    fn start(&mut self, nodes: u64) {
-        self.nodes = 0;
-        self.budget = nodes;
-        self.stopped = false;
-        self.deadline = None;
     }
 
     /// Count a node; false once the budget is spent or the deadline passed.
@@ -820,42 +754,6 @@ impl Engine {
         best
     }
 
-    /// Cells where the player to move makes a threat that wins in two
-    /// unless answered (an open three, in gomoku), not counting fours.
-    fn three_moves(&mut self) -> Vec<usize> {
-        let me = self.to_move;
-        let (p, q) = (me.index(), me.other().index());
-        let k = self.tally.k;
-        if k < 4 {
-            return Vec::new();
-        }
-        let mut cells: Vec<usize> = (self.nearby.members.iter())
-            .map(|&c| c as usize)
-            .filter(|&c| {
-                self.board.is_empty(c)
-                    && self.board.windows_through(c).iter().any(|&w| {
-                        let n = self.board.counts(w);
-                        n[q] == 0 && n[p] + 3 == k
-                    })
-            })
-            .collect();
-        cells.sort_unstable();
-        cells.retain(|&c| {
-            self.make(c);
-            let threat = self.threatened();
-            self.unmake(c);
-            threat
-        });
-        cells.sort_by_key(|&c| std::cmp::Reverse(self.gain(c)));
-        cells
-    }
-
-    /// Whether the opponent of the player to move could make two winning
-    /// cells with one move (what [`Engine::defences`] answers).
-    fn threatened(&self) -> bool {
-        self.opponent_gaps().chunk_by(|a, b| a.0 == b.0).any(forks)
-    }
-
     /// For each gap of each window the opponent of the player to move is
     /// two marks short of: the gap, the window's other gap, and the
     /// window; sorted.
@@ -874,112 +772,6 @@ impl Engine {
         }
         gaps.sort_unstable();
         gaps
-    }
-
-    /// What settles a threat-search node (the side to move attacking or
-    /// not) before its own moves are tried: the budget running out
-    /// (`Some(None)`), a win at once for either side, or a block the side
-    /// to move must make (made, and the search goes on after it). `None`:
-    /// nothing does.
-    fn vct_settled(&mut self, depth: u32, attacking: bool) -> Option<Option<bool>> {
-        if !self.tick() {
-            return Some(None);
-        }
-        let me = self.to_move;
-        if !self.tally.fours[me.index()].is_empty() {
-            return Some(Some(attacking));
-        }
-        match self.win_cells(me.other(), 2).as_slice() {
-            [] => None,
-            &[cell] => {
-                // The block comes first; an attacker's block wins only if
-                // it threatens too.
-                self.make(cell);
-                let won = if attacking {
-                    self.vct_defend(depth)
-                } else {
-                    self.vct_attack(depth)
-                };
-                self.unmake(cell);
-                Some(won)
-            }
-            // Two cells to win at: the side to move has lost.
-            _ => Some(Some(!attacking)),
-        }
-    }
-
-    /// Threat-space search for the player to move (the attacker): whether
-    /// it wins by making threats that must be answered, at most `depth` of
-    /// them, every reply considered. `None` when the search ran out.
-    fn vct_attack(&mut self, depth: u32) -> Option<bool> {
-        if let Some(settled) = self.vct_settled(depth, true) {
-            return settled;
-        }
-        if depth == 0 {
-            return Some(false);
-        }
-        let slot = (self.hash as usize) & (VCT_TABLE_SIZE - 1);
-        let seen = self.vct_table[slot];
-        if seen.0 == self.hash && seen.1 >= depth {
-            return Some(false);
-        }
-        let mut moves = self.four_moves();
-        let fours = moves.len();
-        for cell in self.three_moves() {
-            if !moves[..fours].contains(&cell) {
-                moves.push(cell);
-            }
-        }
-        for cell in moves {
-            self.make(cell);
-            let won = self.vct_defend(depth - 1);
-            self.unmake(cell);
-            match won {
-                None => return None,
-                Some(true) => {
-                    self.vct_best = Some(cell);
-                    return Some(true);
-                }
-                Some(false) => {}
-            }
-        }
-        self.vct_table[slot] = (self.hash, depth);
-        Some(false)
-    }
-
-    /// The defender's side of [`Engine::vct_attack`]: whether every answer
-    /// to the attacker's threat still loses.
-    fn vct_defend(&mut self, depth: u32) -> Option<bool> {
-        if let Some(settled) = self.vct_settled(depth, false) {
-            return settled;
-        }
-        let Some(replies) = self.defences() else {
-            // No threat to answer: the attack has run out.
-            return Some(false);
-        };
-        for cell in replies {
-            self.make(cell);
-            let won = self.vct_attack(depth);
-            self.unmake(cell);
-            match won {
-                Some(true) => {}
-                other => return other,
-            }
-        }
-        Some(true)
-    }
-
-    /// Whether the player to move wins by a threat sequence (`None` when
-    /// the budget ran out first); it deepens one threat at a time.
-    fn vct_root(&mut self) -> Option<Vct> {
-        self.vct_table.fill((0, 0));
-        for depth in 1..=VCT_DEPTH {
-            self.vct_best = None;
-            if self.vct_attack(depth)? {
-                return Some(Vct::Won(self.vct_best));
-            }
-        }
-        Some(Vct::NotFound)
     }
 
     /// The move to play, searching at most `budget` nodes. `None` only on a
@@ -1449,51 +1241,27 @@ mod tests {
     }
 
     #[test]
-    fn the_threat_search_finds_a_four_then_a_double_three() {
-        // From a game the learned player lost as X: O to move plays the
-        // four at (9,10), X must block at (10,10), and (7,9) then makes
-        // two open threes at once (diagonals through (5,7) and (6,10)).
-        let xs = [(7, 7), (8, 7), (6, 7), (7, 6), (4, 7), (5, 10)];
-        let os = [(6, 10), (7, 10), (9, 7), (8, 10), (5, 7)];
-        let game = gomoku(&xs, &os);
-        let mut threats = Threats::default();
-        threats.load(&game);
-        let cols = 15;
-        let first = threats.win(4_000).expect("a won threat sequence");
-        assert!(
-            [9 * cols + 10, 7 * cols + 9].contains(&first),
-            "({}, {})",
-            first / cols,
-            first % cols
-        );
-        // One move before, X's block at (5,10) leaves O that sequence;
-        // a quiet opening leaves nothing.
-        let before = gomoku(&xs[..5], &os);
-        threats.load(&before);
-        assert_eq!(threats.loses_after(5 * cols + 10, 4_000), Some(true));
-        let quiet = gomoku(&[(7, 7)], &[(6, 8)]);
-        threats.load(&quiet);
-        assert_eq!(threats.win(4_000), None);
-        assert_eq!(threats.loses_after(8 * cols + 8, 4_000), Some(false));
-        // Out of positions to read, it says it does not know.
-        threats.load(&before);
-        assert_eq!(threats.loses_after(5 * cols + 10, 3), None);
-    }
-
-    #[test]
-    fn a_move_that_leaves_a_four_standing_loses_at_once() {
-        // X threatens four in a row at 0,1; O to move. Every other move
-        // loses on the spot, though no search move is needed to see it.
-        let game = Game::from_notation("X.XXO/OX..X/X.O../.O..O/O.X..", 4).unwrap();
-        let mut threats = Threats::default();
-        threats.load(&game);
-        for cell in [7, 11, 24] {
-            assert_eq!(threats.loses_after(cell, 4_000), Some(true), "{cell}");
+    fn a_learned_evaluation_is_what_the_leaves_read() {
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let model = crate::Learned::builtin(rules, 0).unwrap().model().clone();
+        let mut engine = Engine::new(&Game::new(rules));
+        engine.learned = Some(model.tracker());
+        let positions = [
+            gomoku(&[(7, 7)], &[]),
+            gomoku(&[(7, 7), (8, 8), (6, 9)], &[(6, 6), (7, 8), (0, 14)]),
+            gomoku(&[(0, 0), (14, 14)], &[(7, 7)]),
+            gomoku(&[(7, 7)], &[]),
+        ];
+        // Each load takes back the marks of the one before.
+        for game in &positions {
+            engine.load(game);
+            let tracked = (engine.evaluate() as f32 / crate::learned::TRACKER_SCALE).tanh();
+            let value = model.value(game).unwrap();
+            assert!((tracked - value).abs() < 1e-4, "{game}: {tracked} {value}");
         }
-        // And the side with the four is told where it wins.
-        let x_to_move = Game::from_notation("X.XXO/OX..X/X.O../.O..O/OOX..", 4).unwrap();
-        threats.load(&x_to_move);
-        assert_eq!(threats.win(4_000), Some(1));
+        // Without it, the window counts.
+        engine.learned = None;
+        assert_eq!(engine.evaluate() % 2, 0);
     }
 
     #[test]

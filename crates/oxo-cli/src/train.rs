@@ -209,6 +209,12 @@ pub fn run(
     Ok((model, curve))
 }
 
+/// Positions a move searched by big-board models (those that search with
+/// alphabeta) in the learning curve's matches: a light search, so that
+/// measuring costs little beside training; the player as shipped searches
+/// [`oxo_ai::AlphaBeta::DEFAULT_BUDGET`].
+pub const CURVE_NODES: u64 = 5_000;
+
 fn checkpoint(
     config: &Config,
     model: &Model,
@@ -218,7 +224,7 @@ fn checkpoint(
 ) -> Result<Checkpoint, TrainError> {
     let rules = config.rules;
     let seed = config.seed;
-    let mut me = Learned::new(model.clone(), rules, seed)?;
+    let mut me = Learned::new(model.clone(), rules, seed)?.with_budget(CURVE_NODES);
     let vs_random = learned::play_match(
         rules,
         &mut me,

@@ -58,29 +58,26 @@
 //! (sooner wins and later losses preferred). Ties go to the seeded
 //! generator.
 //!
-//! Models of [`Scheme::Segments`] (the big boards) are played with a
-//! shallow search instead: two plies, every move the model considers and
-//! every reply, with threats read exactly at the leaves and the network
-//! judging the rest. A reply that wins, that leaves the opponent two cells
-//! to win at (an open four), that makes a four whose forced block still
-//! lets the opponent make two, or that makes two threats of an open four
-//! (a double three) no single move stops, counts as lost for the mover; a
-//! reply that leaves the mover a cell to win at, or a fork to make while
-//! the opponent has nothing to win at, counts as won. A move is worth its
-//! worst reply; ties go to the one-ply estimate, then to the generator.
-//! Chains of fours are read apart: before that search the player looks
-//! for a win by continuous fours (each four answered by its block, ending
-//! in two cells to win at; up to 8 fours and 4,000 positions), plays it if
-//! found, and of the searched moves plays the best one after which the
-//! opponent has no such win, if any is left. Threats of threes are read by
-//! a threat-space search (alphabeta's, shared: fours and open threes for
-//! the attacker, every defence for the other side, up to 12 threats and
-//! 4,000 positions a question): the player plays its own threat win if it
-//! has one, and of its best four moves left the first after which the
-//! opponent has none. Before this, the 15×15 player lost 3% of its games
-//! as X to `rules`, to a four whose block let `rules` make two open threes
-//! at once; since, none of 600 in both seats (10–15 ms a move, was 3.5).
-//! The search is not used in training.
+//! Models of [`Scheme::Segments`] (the big boards) are played inside
+//! alphabeta's search ([`crate::AlphaBeta`], with its budget of 100,000
+//! positions a move unless [`Learned::with_budget`] says otherwise): the
+//! same iterative deepening, handling of threats (a win at once, a forced
+//! block, every defence of an open three, fours followed past the horizon)
+//! and move ordering, but with the network's raw value for the player to
+//! move at the leaves instead of alphabeta's window counts. That value is
+//! kept up to date as the search makes and takes back moves (each mark
+//! changes the runs through its cell: two weight reads for each, one seen
+//! from either player), in fixed point so that it comes back exactly. The
+//! search is not used in training.
+//!
+//! Until 2026-11-24 these models played a two-ply search of their own with
+//! threats read exactly and a threat-space search beside it (about
+//! 1.6 ms a move on 7×7 and 10–15 ms on 15×15). Against `rules` it won
+//! all 300 games as X and 73 of 300 as O on 7×7 and all 600 on 15×15; in
+//! alphabeta's search the same models win 292 as X (8 drawn) and 178 as O
+//! (none lost) on 7×7 and again all 600 on 15×15 (`oxo arena --x learned
+//! --o rules --size N --k 5 --first x --games 100 --seed S`, S 1–3, and
+//! the seats swapped), at 17–32 ms a move on 7×7 and 28–43 ms on 15×15.
 //!
 //! # Why this design: the figures
 //!
@@ -135,24 +132,26 @@
 //!   draws on 5×5 k=4, at about 0.01 ms a move against alphabeta's
 //!   7–24 ms.
 //! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Segments`], 4,374 weights,
-//!   a 17.5 KB file; played with the two-ply search): 300,000 episodes
+//!   a 17.5 KB file; played inside alphabeta's search): 300,000 episodes
 //!   each, in 70–85 s on 7×7 and 190–240 s on 15×15. The boards are too
-//!   large for the solver to grade moves. Against rules (`learn`'s own
-//!   matches, 100 games a seat) 7×7 wins all 100 as X and, as O, wins 26
-//!   and draws 74; 15×15 wins all 100 in both seats (before the threat
-//!   search, 98 of 100 as X). Both beat random in all 500 games a seat.
-//!   In `duel`, seats alternating (`duel learned rules --size N --k 5
-//!   --games 100`): 7×7 63 wins and 37 draws, 15×15 100 wins (was 97 and
-//!   3 losses).
-//! - Their search takes about 1.1–1.7 ms a move on 7×7 and 10–17 ms on
-//!   15×15 (the slowest about 120 ms; 4–8 ms before the threat search).
-//!   Against alphabeta, games from two random moves (`duel learned
-//!   alphabeta --size N --k 5 --games 40 --opening 2 --budget B`): on
-//!   7×7, 3 wins and 37 draws at `--budget 6000` (alphabeta 1.14 ms a
-//!   move, ours 1.16); on 15×15, 9 wins and 31 losses at `--budget
-//!   40000` (alphabeta 13.3 ms a move, ours 17.1). So 15×15 beats rules
-//!   but not alphabeta at equal time: alphabeta reads long chains of
-//!   threats inside a deeper search.
+//!   large for the solver to grade moves. Against rules in `oxo arena`
+//!   (above): 7×7 wins 292 of 300 as X and 178 of 300 as O, losing none;
+//!   15×15 wins all 600. `learn`'s own matches (100 games a seat, `learn
+//!   -- --size 7 --k 5 --model crates/oxo-ai/models/7x7k5.oxo --no-grade`):
+//!   7×7 as X 91 wins and 9 draws, as O 60 wins and 40 draws; all 500 a
+//!   seat against random. The aim of winning every game on 7×7 is not met:
+//!   7×7 k=5 is a draw, `rules` blocks every threat it sees, and plain
+//!   alphabeta wins only 147 of 300 as O (`oxo arena --x rules --o
+//!   alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50).
+//! - Against alphabeta at the same budget, games from two random moves
+//!   (`duel learned alphabeta --size N --k 5 --games 40 --opening 2
+//!   --budget 100000`): on 7×7, 2 wins and 38 draws (19.1 ms a move
+//!   against 17.3); on 15×15, 12 wins and 28 losses (41.5 ms against
+//!   31.0). So the network judges 7×7 positions at least as well as
+//!   alphabeta's window counts, and 15×15 ones worse. With the two-ply
+//!   search it was 3 wins and 37 draws on 7×7 (`--budget 6000`, 1.16 ms
+//!   against 1.14) and 9 wins and 31 losses on 15×15 (`--budget 40000`,
+//!   17.1 ms against 13.3).
 //! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
 //!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
 //!   a minute of that scheme on 15×15 (33,000 episodes) lost every game
@@ -187,9 +186,12 @@ use std::sync::Arc;
 
 use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::IndexedRandom;
 
-use crate::{SeededRng, Strategy, rng_from_seed};
+use crate::{AlphaBeta, SeededRng, Strategy, rng_from_seed};
+#[cfg(test)]
+pub(crate) use network::TRACKER_SCALE;
+pub(crate) use network::Tracker;
 use network::{Board, Features, MoveScore, Scratch};
 
 pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
@@ -314,6 +316,11 @@ impl Model {
         Model::from_weights(rules, scheme, self.weights.clone())
     }
 
+    /// A [`Tracker`] of this model's raw value on an empty board.
+    pub(crate) fn tracker(&self) -> Tracker {
+        Tracker::new(Arc::clone(&self.features), &self.weights)
+    }
+
     /// The model's value of `game` for the player to move, in −1..=1
     /// (−1 lost, 0 drawn, 1 won); `None` for a game under other rules.
     /// Finished games get their exact value.
@@ -339,8 +346,8 @@ impl Model {
 }
 
 /// Plays the move the model values most, greedily or a few plies deep by
-/// the board's size, or for models of [`Scheme::Segments`] with a two-ply
-/// threat-aware search: see the
+/// the board's size, or for models of [`Scheme::Segments`] inside
+/// alphabeta's search with the model's values at its leaves: see the
 /// module docs. Offers no move in a game under other rules than the
 /// model's.
 #[derive(Debug)]
@@ -349,10 +356,9 @@ pub struct Learned {
     rng: SeededRng,
     scratch: Scratch,
     scores: Vec<(usize, MoveScore)>,
-    search: search::SearchScratch,
-    searched: Vec<(usize, f32, f32)>,
-    fours: search::Fours,
-    threats: crate::alphabeta::Threats,
+    /// For models of [`Scheme::Segments`]: alphabeta's search with this
+    /// model's values at its leaves.
+    alphabeta: Option<AlphaBeta>,
     /// Plies searched over the network's values by models of
     /// [`Scheme::Windows`] (1: greedy, no search).
     plies: u32,
@@ -372,11 +378,6 @@ fn default_plies(rules: Rules) -> u32 {
     }
 }
 
-/// Positions a threat-space search may read for one question.
-const THREAT_NODES: u64 = 4_000;
-/// The best moves checked for the opponent's threat sequences.
-const THREAT_CHECKS: usize = 4;
-
 /// Plies searched by [`default_plies`] on mid-sized boards.
 const LOOKAHEAD_PLIES: u32 = 4;
 
@@ -389,25 +390,34 @@ impl Learned {
     /// board.
     pub fn new(model: Model, rules: Rules, seed: u64) -> Result<Learned, ModelError> {
         model.check_rules(rules)?;
+        let alphabeta = (model.scheme() == Scheme::Segments)
+            .then(|| AlphaBeta::new(seed).with_learned(model.tracker()));
         Ok(Learned {
             model,
             rng: rng_from_seed(seed),
             scratch: Scratch::default(),
             scores: Vec::new(),
-            search: search::SearchScratch::default(),
-            searched: Vec::new(),
-            fours: search::Fours::default(),
-            threats: crate::alphabeta::Threats::default(),
+            alphabeta,
             plies: default_plies(rules),
             looked: Vec::new(),
         })
     }
 
     /// The same player searching `plies` deep over its model's values (1:
-    /// greedy); models of [`Scheme::Segments`] keep their own search.
+    /// greedy); models of [`Scheme::Segments`] keep alphabeta's search.
     #[must_use]
     pub fn with_plies(mut self, plies: u32) -> Learned {
         self.plies = plies.max(1);
+        self
+    }
+
+    /// The same player searching at most `nodes` positions a move, for
+    /// models of [`Scheme::Segments`] (alphabeta's budget,
+    /// [`AlphaBeta::DEFAULT_BUDGET`] unless told); the others do not count
+    /// positions.
+    #[must_use]
+    pub fn with_budget(mut self, nodes: u64) -> Learned {
+        self.alphabeta = self.alphabeta.map(|a| a.with_budget(nodes));
         self
     }
 
@@ -458,79 +468,15 @@ fn best_moves(scores: &[(usize, MoveScore)], best: &mut Vec<usize>) {
     }
 }
 
-impl Learned {
-    /// The move of [`search::two_ply`]: the best value after two plies,
-    /// ties going to the best one-ply estimate, then to the generator.
-    /// Threats come before values: first a win by continuous fours, then
-    /// a won threat sequence (fours and open threes, alphabeta's
-    /// [`Threats`](crate::alphabeta::Threats)), if either is found.
-    /// Otherwise never a move after which the opponent wins by fours while
-    /// another is left; and of the best [`THREAT_CHECKS`] of those, the
-    /// first the threat search does not show to lose (a move it could not
-    /// settle included: preferring the settled ones lost 2 of 100 games to
-    /// `rules` that this wins), else the best.
-    fn choose_searching(&mut self, game: &Game, board: &Board) -> Option<Cell> {
-        let rules = board.rules;
-        let me = board.to_move;
-        let mut scratch_board = board.clone();
-        if let Some(cell) = self.fours.find(&mut scratch_board, me) {
-            return Some(rules.cell_at(cell));
-        }
-        self.threats.load(game);
-        if let Some(cell) = self.threats.win(THREAT_NODES) {
-            return Some(rules.cell_at(cell));
-        }
-        search::two_ply(
-            &self.model.features,
-            &self.model.weights,
-            board,
-            &mut self.scratch,
-            &mut self.search,
-            &mut self.searched,
-        );
-        // Best first (NaN last), ties in a random order.
-        self.searched.shuffle(&mut self.rng);
-        let clean = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
-        self.searched.sort_by(|a, b| {
-            clean(b.1)
-                .total_cmp(&clean(a.1))
-                .then(clean(b.2).total_cmp(&clean(a.2)))
-        });
-        // Moves after which the opponent has no victory by fours, best
-        // first; of the first few, the first one that leaves no threat
-        // sequence either.
-        let mut safe = Vec::new();
-        for m in self.searched.iter().take_while(|m| m.1 > -1.0) {
-            scratch_board.play(m.0);
-            let theirs = self.fours.find(&mut scratch_board, me.other());
-            scratch_board.unplay(m.0);
-            if theirs.is_none() {
-                safe.push(m);
-                if safe.len() == THREAT_CHECKS {
-                    break;
-                }
-            }
-        }
-        let threats = &mut self.threats;
-        let safe = (safe
-            .iter()
-            .find(|m| threats.loses_after(m.0, THREAT_NODES) != Some(true)))
-        .or(safe.first())
-        .copied();
-        let pick = safe.or(self.searched.first())?.0;
-        Some(rules.cell_at(pick))
-    }
-}
-
 impl Strategy for Learned {
     fn choose(&mut self, game: &Game) -> Option<Cell> {
         if game.is_over() || game.rules() != self.model.rules() {
             return None;
         }
-        let mut board = Board::from_game(game);
-        if self.model.scheme() == Scheme::Segments {
-            return self.choose_searching(game, &board);
+        if let Some(alphabeta) = &mut self.alphabeta {
+            return alphabeta.choose(game);
         }
+        let mut board = Board::from_game(game);
         if self.plies > 1 {
             search::lookahead(
                 &self.model.features,
@@ -574,6 +520,18 @@ impl Strategy for Learned {
 
     fn name(&self) -> &str {
         "learned"
+    }
+
+    /// Models of [`Scheme::Segments`] search to the deadline (as
+    /// alphabeta does); the others answer at once.
+    fn set_deadline(&mut self, deadline: Option<crate::Deadline>) {
+        if let Some(alphabeta) = &mut self.alphabeta {
+            alphabeta.set_deadline(deadline);
+        }
+    }
+
+    fn searches_to_deadline(&self) -> bool {
+        self.alphabeta.is_some()
     }
 }
 
@@ -810,8 +768,9 @@ mod tests {
     #[test]
     fn the_gomoku_player_wins_the_games_it_lost_to_the_rules() {
         // Seeds of games the built-in 15×15 player lost as X to `rules`
-        // before it read threat sequences (a four, its forced block, then
-        // two open threes at once).
+        // when it played a two-ply search without reading threat
+        // sequences (a four, its forced block, then two open threes at
+        // once).
         let rules = Rules::new(15, 15, 5).unwrap();
         for seed in [58, 68, 77] {
             let mut x = Learned::builtin(rules, seed).unwrap();

@@ -10,6 +10,7 @@
 //! in the others.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use oxo_core::{Direction, Game, Player, Rules};
 
@@ -497,6 +498,86 @@ impl Features {
     }
 }
 
+/// Fixed-point weights of a [`Tracker`]: a weight `w` is `round(w * 2²⁴)`,
+/// so that sums come and go exactly as marks do. Fine enough that a weight
+/// read by every tuple of a big board (the empty run's) still adds up to
+/// less than 10⁻⁴ of rounding.
+pub(crate) const TRACKER_SCALE: f32 = 16_777_216.0;
+
+/// Weights beyond ±2¹⁶ are read as that much, so that no sum can
+/// overflow (2¹⁶ · 2²⁴ per tuple, fewer than 2¹⁶ tuples).
+const TRACKER_WEIGHT_CAP: f32 = 65_536.0;
+
+/// A model's raw value (the sum before `tanh`) kept up to date as marks
+/// come and go, for both players at once: what a search that makes and
+/// takes back moves reads at its leaves (alphabeta with a learned
+/// evaluation). Each mark costs two weight reads per tuple through its cell.
+#[derive(Clone, Debug)]
+pub(crate) struct Tracker {
+    features: Arc<Features>,
+    /// The weights in fixed point ([`TRACKER_SCALE`]).
+    weights: Arc<[i64]>,
+    /// Each tuple's weight index seen from X and from O.
+    index: [Vec<u32>; 2],
+    /// The sum of the tuples' weights seen from X and from O.
+    sum: [i64; 2],
+}
+
+impl Tracker {
+    /// A tracker of an empty board of `features`' rules.
+    pub(crate) fn new(features: Arc<Features>, weights: &[f32]) -> Tracker {
+        let weights: Arc<[i64]> = weights
+            .iter()
+            .map(|&w| {
+                // A NaN becomes 0 (the cast), ±∞ the cap.
+                let w = w.clamp(-TRACKER_WEIGHT_CAP, TRACKER_WEIGHT_CAP);
+                (f64::from(w) * f64::from(TRACKER_SCALE)).round() as i64
+            })
+            .collect();
+        let empty: Vec<u32> = features.tuples.iter().map(|t| t.base).collect();
+        let sum: i64 = empty.iter().map(|&i| weights[i as usize]).sum();
+        Tracker {
+            features,
+            weights,
+            index: [empty.clone(), empty],
+            sum: [sum, sum],
+        }
+    }
+
+    /// `player` marks the empty `cell` (`add`), or the mark is taken back.
+    pub(crate) fn change(&mut self, cell: usize, player: Player, add: bool) {
+        let features = &*self.features;
+        for &(t, m) in features.through(cell) {
+            let member = features.members[m as usize];
+            for view in [Player::X, Player::O] {
+                let step = if view == player {
+                    member.own
+                } else {
+                    member.opp
+                };
+                let index = &mut self.index[view.index()][t as usize];
+                let before = self.weights[*index as usize];
+                if add {
+                    *index += step;
+                } else {
+                    *index -= step;
+                }
+                self.sum[view.index()] += self.weights[*index as usize] - before;
+            }
+        }
+    }
+
+    pub(crate) fn rules(&self) -> Rules {
+        self.features.rules
+    }
+
+    /// The position's raw value for `player` to move, in units of
+    /// 2⁻²⁴ (its `tanh` is the model's value).
+    pub(crate) fn value(&self, player: Player) -> i64 {
+        self.sum[player.index()]
+    }
+}
+
 /// A board as the evaluator reads it.
 #[derive(Clone, Debug)]
 pub(crate) struct Board {
@@ -761,6 +842,44 @@ mod tests {
                 };
                 assert!((raw - fresh).abs() < 1e-4, "{rules} {cell}: {raw} {fresh}");
             }
+        }
+    }
+
+    #[test]
+    fn a_tracker_follows_the_marks_and_comes_back_exactly() {
+        for (rules, scheme) in [
+            (Rules::new(9, 7, 5).unwrap(), Scheme::Segments),
+            (Rules::new(15, 15, 5).unwrap(), Scheme::Segments),
+            (Rules::new(5, 5, 4).unwrap(), Scheme::WindowPairs),
+        ] {
+            let f = Arc::new(Features::new(rules, scheme));
+            let weights: Vec<f32> = (0..f.weight_count())
+                .map(|i| ((i * 7919) % 101) as f32 / 100.0 - 0.5)
+                .collect();
+            let mut tracker = Tracker::new(Arc::clone(&f), &weights);
+            let start = [tracker.value(Player::X), tracker.value(Player::O)];
+            let mut board = Board::new(rules);
+            let mut scratch = Scratch::default();
+            let cells: Vec<usize> = (0..rules.cell_count()).step_by(3).take(12).collect();
+            for &cell in &cells {
+                tracker.change(cell, board.to_move, true);
+                board.play(cell);
+                for me in [Player::X, Player::O] {
+                    let seen = Board {
+                        to_move: me,
+                        ..board.clone()
+                    };
+                    let fresh = f.raw(&weights, &seen, &mut scratch);
+                    let tracked = tracker.value(me) as f32 / TRACKER_SCALE;
+                    assert!((fresh - tracked).abs() < 1e-3, "{rules}: {fresh} {tracked}");
+                }
+            }
+            for &cell in cells.iter().rev() {
+                let player = board.cells[cell].unwrap();
+                tracker.change(cell, player, false);
+                board.cells[cell] = None;
+            }
+            assert_eq!([tracker.value(Player::X), tracker.value(Player::O)], start);
         }
     }
 

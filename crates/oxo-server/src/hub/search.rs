@@ -344,8 +344,9 @@ impl Cost {
     fn of(kind: StrategyKind, rules: Rules) -> Cost {
         match kind {
             StrategyKind::Random | StrategyKind::Rules => Cost::Instant,
-            // Learned plays 3×3 to 5×5 in microseconds, but searches two
-            // plies on 7×7 and 15×15 (up to ~80 ms).
+            // Learned plays 3×3 to 5×5 in milliseconds at most, but
+            // searches as alphabeta does on 7×7 and 15×15 (its 100,000
+            // positions, up to ~0.1 s).
             StrategyKind::AlphaBeta | StrategyKind::Learned => Cost::Quick,
             StrategyKind::Perfect if rules.cell_count() <= QUICK_PERFECT_CELLS => Cost::Quick,
             StrategyKind::Perfect => Cost::Deep,
