@@ -348,19 +348,59 @@ impl Game {
     /// The first run of at least k of `player`'s marks through `cell`
     /// (exactly k under [`Rules::exactly`]), looking at most k−1 cells
     /// either way (k, to see an overline): O(k) per move.
+    ///
+    /// This runs on every move, so it walks the row-major cell vector by a
+    /// fixed stride per direction, with the number of steps to the board's
+    /// edge worked out once, instead of stepping cell by cell.
     fn line_through(&self, cell: Cell, player: Player) -> Option<Line> {
         let k = self.rules.k();
         let exact = self.rules.is_exact();
         let look = if exact { k } else { k - 1 };
+        let (rows, cols) = (self.rules.rows(), self.rules.cols());
+        // Free cells beyond `cell` in each way along each axis.
+        let (up, down) = (cell.row, rows - 1 - cell.row);
+        let (left, right) = (cell.col, cols - 1 - cell.col);
+        let at = self.rules.index(cell);
+        let width = cols as usize;
+        let mark = Some(player);
+        // How many of `player`'s marks follow `at` by `stride` (at most `steps`).
+        let count = |stride: usize, ahead: bool, steps: u32| -> u32 {
+            let mut n = 0;
+            let mut i = at;
+            while n < steps {
+                i = if ahead {
+                    i.wrapping_add(stride)
+                } else {
+                    i.wrapping_sub(stride)
+                };
+                if self.cells[i] != mark {
+                    break;
+                }
+                n += 1;
+            }
+            n
+        };
         Direction::ALL.into_iter().find_map(|direction| {
-            let back = self.run(cell, player, direction, false, look);
-            let ahead = self.run(cell, player, direction, true, look).0;
-            let len = back.0 + 1 + ahead;
+            // (stride, room behind the cell, room ahead of it)
+            let (stride, behind, ahead) = match direction {
+                Direction::Horizontal => (1, left, right),
+                Direction::Vertical => (width, up, down),
+                Direction::Diagonal => (width + 1, up.min(left), down.min(right)),
+                Direction::AntiDiagonal => (width - 1, up.min(right), down.min(left)),
+            };
+            let back = count(stride, false, look.min(behind));
+            let len = back + 1 + count(stride, true, look.min(ahead));
             let wins = if exact { len == k } else { len >= k };
-            wins.then_some(Line {
-                start: back.1,
-                direction,
-                len,
+            wins.then(|| {
+                let (dr, dc) = direction.delta();
+                Line {
+                    start: Cell::new(
+                        cell.row - back * dr.unsigned_abs(),
+                        cell.col.wrapping_add_signed(-(back as i32) * dc),
+                    ),
+                    direction,
+                    len,
+                }
             })
         })
     }
@@ -587,6 +627,10 @@ mod tests {
         // Column 4 joins six: an overline, no win.
         assert_eq!(game.play(Cell::new(0, 4)), Ok(MoveResult::Placed));
         assert!(game.scan_lines().is_empty());
+        // Six become seven at the end: five of them lie within k-1 cells of
+        // the move, but the run is longer, so still no win.
+        game.play(Cell::new(1, 7)).unwrap();
+        assert_eq!(game.play(Cell::new(0, 6)), Ok(MoveResult::Placed));
         // O's exactly five on the bottom row wins: 0-3 and 4.
         let won = game.play(Cell::new(1, 4)).unwrap();
         assert_eq!(won.outcome(), Some(Outcome::Win(Player::O)));

@@ -117,6 +117,22 @@ impl Shadow {
         })
     }
 
+    /// The line an exactly-k game (`Rules::exactly`) wins with at (row,
+    /// col): in the first direction, the whole run of the mover's marks
+    /// through it, when that run is exactly k long.
+    fn exact_line(&self, row: i64, col: i64, player: Player) -> Option<Line> {
+        let all = self.rows.max(self.cols);
+        DIRECTIONS.iter().find_map(|&(direction, dr, dc)| {
+            let back = self.count_from(row, col, -dr, -dc, player, all);
+            let len = back + 1 + self.count_from(row, col, dr, dc, player, all);
+            (len == self.k).then(|| Line {
+                start: cell(row - back * dr, col - back * dc),
+                direction,
+                len: u32::try_from(len).unwrap(),
+            })
+        })
+    }
+
     /// The position in notation, built by hand.
     fn notation(&self) -> String {
         let rows: Vec<String> = (0..self.rows)
@@ -454,6 +470,47 @@ proptest! {
     ) {
         let first = if o_first { Player::O } else { Player::X };
         check_game_against_naive_scan(rules, first, &order)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Under the exactly-k rule a move wins when the whole run through it
+    /// is k long, never longer, and the game goes on after an overline.
+    #[test]
+    fn exact_win_check_agrees_with_naive_scan(
+        (rules, order) in rules_and_order(rules_up_to(8)),
+    ) {
+        let rules = rules.exactly();
+        let mut game = Game::new(rules);
+        let mut shadow = Shadow::new(rules);
+        for &index in &order {
+            let target = nth_cell(rules, index);
+            let (row, col) = (i64::from(target.row), i64::from(target.col));
+            let mover = game.to_move();
+            let result = game.play(target).expect("an empty cell in a running game");
+            shadow.put(row, col, mover);
+            match (result, shadow.exact_line(row, col, mover)) {
+                (MoveResult::Won { winner, line }, Some(expected)) => {
+                    prop_assert_eq!(winner, mover);
+                    prop_assert_eq!(line, expected);
+                    break;
+                }
+                (MoveResult::Won { line, .. }, None) => {
+                    prop_assert!(false, "won with {:?}, which is no run of exactly k", line);
+                }
+                (_, Some(expected)) => {
+                    prop_assert!(false, "missed the exact win {:?}", expected);
+                }
+                (MoveResult::Draw, None) => {
+                    prop_assert!(shadow.is_full());
+                    break;
+                }
+                (MoveResult::Placed, None) => prop_assert!(!shadow.is_full()),
+            }
+        }
+        prop_assert!(game.is_over(), "every cell was played but the game is not over");
     }
 }
 
