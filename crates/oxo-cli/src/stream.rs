@@ -16,7 +16,7 @@
 //! [`MAX_LINE`] bytes is malformed, and errors quote at most the first 60
 //! characters of a line.
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufRead, Write};
 
 use oxo_core::{Game, MoveError, MoveResult, Rules};
 
@@ -73,15 +73,50 @@ pub enum StreamError {
 /// [`StreamError::BadInstruction`], [`StreamError::Truncated`]) or an I/O
 /// failure.
 pub fn run(rules: Rules, mut input: impl BufRead, output: impl Write) -> Result<(), StreamError> {
-    let mut out = BufWriter::with_capacity(64 * 1024, output);
+    let mut out = Answers {
+        text: Vec::with_capacity(FLUSH_AT + 64),
+        output,
+    };
     let result = replay(rules, &mut input, &mut out);
-    // Flush what was written even when the input turned out to be bad.
+    // Write what was answered even when the input turned out to be bad.
     let flushed = out.flush();
     result?;
     Ok(flushed?)
 }
 
-fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), StreamError> {
+/// Answer bytes gathered before they are written.
+const FLUSH_AT: usize = 128 * 1024;
+
+/// Answer lines gathered straight into one buffer (no copy through a line
+/// buffer or a `BufWriter`) and written out in big pieces.
+struct Answers<W> {
+    text: Vec<u8>,
+    output: W,
+}
+
+impl<W: Write> Answers<W> {
+    /// Write the buffer out once it is full enough.
+    #[inline]
+    fn written(&mut self) -> io::Result<()> {
+        if self.text.len() >= FLUSH_AT {
+            self.output.write_all(&self.text)?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.output.write_all(&self.text)?;
+        self.text.clear();
+        self.output.flush()
+    }
+}
+
+fn replay<W: Write>(
+    rules: Rules,
+    input: &mut impl BufRead,
+    out: &mut Answers<W>,
+) -> Result<(), StreamError> {
     let mut buf = Vec::with_capacity(64);
     match read_line_bounded(input, &mut buf, MAX_LINE)? {
         LineRead::End => return Err(StreamError::MissingCount),
@@ -93,7 +128,6 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     let (count, count_text) =
         parse_count(first).ok_or_else(|| StreamError::BadCount { text: quoted(&buf) })?;
     let mut game = Game::new(rules);
-    let mut line_out = Vec::with_capacity(64);
     let mut done = 0;
     while done < count {
         // Work on the lines already in the reader's buffer, without copying
@@ -120,8 +154,8 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
                 line: done + 2,
                 text: quoted(line),
             })?;
-            answer(&mut game, row, col, &mut line_out);
-            out.write_all(&line_out)?;
+            answer(&mut game, row, col, &mut out.text);
+            out.written()?;
             done += 1;
         }
         input.consume(used);
@@ -142,17 +176,15 @@ fn replay(rules: Rules, input: &mut impl BufRead, out: &mut impl Write) -> Resul
                 line: done + 2,
                 text: quoted(&buf),
             })?;
-            answer(&mut game, row, col, &mut line_out);
-            out.write_all(&line_out)?;
+            answer(&mut game, row, col, &mut out.text);
             done += 1;
         }
     }
     Ok(())
 }
 
-/// Play `(row, col)` and put the contract's answer line in `line`.
+/// Play `(row, col)` and append the contract's answer line to `line`.
 fn answer(game: &mut Game, row: i64, col: i64, line: &mut Vec<u8>) {
-    line.clear();
     let mover = game.to_move();
     match game.play_at(row, col) {
         Ok(MoveResult::Placed) => {
