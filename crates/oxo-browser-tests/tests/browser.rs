@@ -1080,6 +1080,10 @@ fn two_players_and_a_spectator_play_live() {
         assert_eq!(game["board"], json!("XXX/OO./..."), "{game}");
         assert_eq!(game["line"], json!(line), "{game}");
         assert_eq!(moves_sent(&watcher).await, 0, "the spectator sent a move");
+        // The players' moves went on their live sockets, not as POSTs.
+        for (name, client) in [("a", &a), ("b", &b)] {
+            assert_eq!(moves_sent(client).await, 0, "{name} POSTed a move");
+        }
 
         h.screenshot(&a, "two-players-a").await;
         h.screenshot(&b, "two-players-b").await;

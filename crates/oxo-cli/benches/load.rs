@@ -37,7 +37,7 @@
 //! `OXO_BENCH_SECS` sets the measured time per configuration (default 10),
 //! `OXO_BENCH_STORES` the configurations to run (names from the list above,
 //! comma-separated; default all four), `OXO_BENCH_SHAPES` the shapes
-//! (`rounds`, `life`; default both), `OXO_LOG` the servers' log level
+//! (`rounds`, `life`, `socket`; default all three), `OXO_LOG` the servers' log level
 //! (default `info`, a line a request, as `oxo serve` logs by default),
 //! `OXO_BENCH_BIN` another `oxo` binary to measure instead of this build's.
 //! Linux only (it reads `/proc`).
@@ -52,7 +52,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
-use futures_util::StreamExt;
+use futures_util::{SinkExt, StreamExt};
 use oxo_test_support::{Client, Postgres, ServeProcess, seated_game};
 use tokio::net::TcpStream;
 use tokio::sync::{Semaphore, watch};
@@ -203,16 +203,26 @@ enum Shape {
     /// HTTP, join it, open both WebSockets, play one round to its end,
     /// close the sockets (the shape boardgame.io was measured on).
     Life,
+    /// [`Shape::Life`] with each player's moves sent on its WebSocket
+    /// (opened with its seat's token) instead of as `POST`s, as
+    /// boardgame.io's clients send theirs.
+    Socket,
 }
 
 impl Shape {
-    const ALL: [Shape; 2] = [Shape::Rounds, Shape::Life];
+    const ALL: [Shape; 3] = [Shape::Rounds, Shape::Life, Shape::Socket];
 
     const fn name(self) -> &'static str {
         match self {
             Shape::Rounds => "rounds",
             Shape::Life => "life",
+            Shape::Socket => "socket",
         }
+    }
+
+    /// Whether each game lives for one round.
+    fn whole_life(self) -> bool {
+        matches!(self, Shape::Life | Shape::Socket)
     }
 
     fn parse_list(text: &str) -> anyhow::Result<Vec<Shape>> {
@@ -224,7 +234,7 @@ impl Shape {
                 Shape::ALL
                     .into_iter()
                     .find(|s| s.name() == name)
-                    .ok_or_else(|| anyhow!("OXO_BENCH_SHAPES: unknown shape {name:?}; the shapes are rounds and life"))
+                    .ok_or_else(|| anyhow!("OXO_BENCH_SHAPES: unknown shape {name:?}; the shapes are rounds, life and socket"))
             })
             .collect::<anyhow::Result<_>>()?;
         if shapes.is_empty() {
@@ -600,9 +610,13 @@ async fn connect(addr: SocketAddr) -> anyhow::Result<TcpStream> {
 
 type Ws = WebSocketStream<TcpStream>;
 
-async fn open_live(addr: SocketAddr, id: &str) -> anyhow::Result<Ws> {
+/// The game's live socket; with `token`, a seat's (which takes its moves).
+async fn open_live(addr: SocketAddr, id: &str, token: Option<&str>) -> anyhow::Result<Ws> {
     let stream = connect(addr).await?;
-    let url = format!("ws://{addr}/api/games/{id}/live");
+    let url = match token {
+        Some(token) => format!("ws://{addr}/api/games/{id}/live?token={token}"),
+        None => format!("ws://{addr}/api/games/{id}/live"),
+    };
     // tungstenite zero-fills its whole read buffer (128 KiB by default)
     // before every read; the updates are a few hundred bytes.
     let config = WebSocketConfig::default().read_buffer_size(4096);
@@ -755,13 +769,15 @@ async fn set_up(
     x_addr: SocketAddr,
     o_addr: SocketAddr,
     seed: u64,
+    seated_sockets: bool,
 ) -> anyhow::Result<(Player, Player)> {
     let seated = seated_game(&x_http, &serde_json::json!({"size": "3x3", "k": 3}))
         .await
         .map_err(|e| anyhow!(e))?;
     let (id, x_token, o_token) = (seated.id, seated.x, seated.o);
-    let x_ws = open_live(x_addr, &id).await?;
-    let o_ws = open_live(o_addr, &id).await?;
+    let token = |t: &str| seated_sockets.then(|| t.to_owned());
+    let x_ws = open_live(x_addr, &id, token(&x_token).as_deref()).await?;
+    let o_ws = open_live(o_addr, &id, token(&o_token).as_deref()).await?;
     let crossing = CrossingSlot::default();
     Ok((
         Player {
@@ -786,13 +802,16 @@ async fn set_up(
 }
 
 /// Play until `stop`; the latencies of measured moves: this player's to its
-/// own WebSocket, the opponent's to this player's.
+/// own WebSocket, the opponent's to this player's. With `socket_moves`,
+/// moves go on the WebSocket (a move is done when its update comes back,
+/// refused when an error comes instead).
 async fn play(
     mut player: Player,
     shared: Arc<Shared>,
     mut go: watch::Receiver<bool>,
     mut stop: watch::Receiver<bool>,
     one_round: bool,
+    socket_moves: bool,
 ) -> anyhow::Result<Latencies> {
     let mut latencies = Latencies::default();
     if go.wait_for(|go| *go).await.is_err() {
@@ -806,13 +825,20 @@ async fn play(
     let mut in_flight: Option<(Sent, InFlight)> = None;
     // A move waiting for its update on this player's WebSocket.
     let mut pending: Option<(Instant, u64, bool)> = None;
+    // A move sent on the WebSocket, not yet answered: the version it makes.
+    let mut on_socket: Option<u64> = None;
     loop {
-        if one_round && in_flight.is_none() && latest.as_ref().is_some_and(GameState::over) {
+        if one_round
+            && in_flight.is_none()
+            && on_socket.is_none()
+            && latest.as_ref().is_some_and(GameState::over)
+        {
             // The game's life ends: hang up as a browser tab closing does.
             let _ = player.ws.close(None).await;
             return Ok(latencies);
         }
         if in_flight.is_none()
+            && on_socket.is_none()
             && let Some(state) = latest.as_ref().filter(|s| s.version > acted)
         {
             let mine = state.next.as_deref() == Some(player.seat);
@@ -836,12 +862,21 @@ async fn play(
                     at,
                     measured,
                 });
-                let sent = Sent::Move {
-                    at,
-                    expect,
-                    measured,
-                };
-                in_flight = Some((sent, send(&player, move_path.clone(), body)));
+                if socket_moves {
+                    tokio::time::timeout(IO_TIMEOUT, player.ws.send(Message::Text(body.into())))
+                        .await
+                        .map_err(|_| anyhow!("game {}: sending a move timed out", player.id))?
+                        .with_context(|| format!("game {}: cannot send a move", player.id))?;
+                    on_socket = Some(expect);
+                    pending = Some((at, expect, measured));
+                } else {
+                    let sent = Sent::Move {
+                        at,
+                        expect,
+                        measured,
+                    };
+                    in_flight = Some((sent, send(&player, move_path.clone(), body)));
+                }
             } else if state.over() && (player.seat == "x") == state.rematch.is_none() {
                 // X offers the rematch, O accepts it.
                 acted = state.version;
@@ -867,7 +902,37 @@ async fn play(
                     ),
                     Ok(Some(Ok(_))) => continue,
                 };
+                if text.starts_with(r#"{"presence""#) {
+                    // A seat's socket also says who is here.
+                    continue;
+                }
+                if socket_moves && text.starts_with(r#"{"error""#) {
+                    // The move on the socket was refused.
+                    let Some(expect) = on_socket.take() else {
+                        bail!("game {} seat {}: an error with no move sent: {text}", player.id, player.seat);
+                    };
+                    if !text.contains(r#""status":409"#) {
+                        bail!("game {} seat {}: a move on the socket refused: {text}", player.id, player.seat);
+                    }
+                    shared.conflicts.fetch_add(1, Ordering::Relaxed);
+                    pending = None;
+                    let mut crossing = lock(&player.crossing);
+                    if crossing.is_some_and(|c| c.seat == player.seat && c.expect == expect) {
+                        *crossing = None;
+                    }
+                    continue;
+                }
                 let state = GameState::parse(text.as_str())?;
+                if let Some(expect) = on_socket
+                    && state.version >= expect
+                {
+                    // Done: the update with it (or a later one) came.
+                    on_socket = None;
+                    shared.moves.fetch_add(1, Ordering::Relaxed);
+                    if state.version == expect && state.over() {
+                        shared.rounds.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
                 if let Some((at, expect, measured)) = pending
                     && state.version >= expect
                 {
@@ -972,17 +1037,19 @@ async fn run_config(
                         go_rx.clone(),
                         stop_rx.clone(),
                         false,
+                        false,
                     ))
                 })
                 .collect();
             (tasks, setup)
         }
-        Shape::Life => {
+        Shape::Life | Shape::Socket => {
             let tasks: Vec<_> = (0..games)
                 .map(|i| {
                     let (x_addr, o_addr) = (addrs[i % addrs.len()], addrs[(i + 1) % addrs.len()]);
                     tokio::spawn(lives(
                         i,
+                        shape == Shape::Socket,
                         (x_addr, o_addr),
                         shared.clone(),
                         go_rx.clone(),
@@ -1092,6 +1159,7 @@ async fn set_up_all(
                 x_addr,
                 o_addr,
                 0x0123_4567_89AB_CDEF ^ (i as u64 + 1),
+                false,
             )
             .await
         }));
@@ -1117,6 +1185,7 @@ async fn set_up_all(
 /// (through X's node), played to the end of its first round and hung up.
 async fn lives(
     slot: usize,
+    socket_moves: bool,
     (x_addr, o_addr): (SocketAddr, SocketAddr),
     shared: Arc<Shared>,
     mut go: watch::Receiver<bool>,
@@ -1135,13 +1204,20 @@ async fn lives(
         }
         let seed = ((slot as u64 + 1) << 32) | n;
         let (x, o) = tokio::select! {
-            players = set_up(clients.clone(), x_addr, o_addr, seed) => players?,
+            players = set_up(clients.clone(), x_addr, o_addr, seed, socket_moves) => players?,
             _ = stop.changed() => break,
         };
-        let (a, b) = tokio::join!(
-            play(x, shared.clone(), go.clone(), stop.clone(), true),
-            play(o, shared.clone(), go.clone(), stop.clone(), true),
-        );
+        let player = |p| {
+            play(
+                p,
+                shared.clone(),
+                go.clone(),
+                stop.clone(),
+                true,
+                socket_moves,
+            )
+        };
+        let (a, b) = tokio::join!(player(x), player(o));
         for mut l in [a?, b?] {
             latencies.own.append(&mut l.own);
             latencies.opponent.append(&mut l.opponent);
@@ -1344,7 +1420,7 @@ fn print_report(results: &[Measured], cores: usize) {
         let total_per_move = |config| find(config).and_then(|m| m.per_move_us(m.total_cpu()));
         println!("\n{} {n} games, total CPU per move:", shape.name());
         if let Some(games) = find(Config::Sqlite).or_else(|| find(Config::Memory))
-            && shape == Shape::Life
+            && shape.whole_life()
             && games.rounds > 0
         {
             println!(
@@ -1359,7 +1435,9 @@ fn print_report(results: &[Measured], cores: usize) {
                 continue;
             };
             let source = match (first, shape) {
-                (true, Shape::Life) => " (boardgame.io 0.50.2, no storage, this shape)",
+                (true, Shape::Life | Shape::Socket) => {
+                    " (boardgame.io 0.50.2, no storage, the life shape)"
+                }
                 (true, Shape::Rounds) => {
                     " (boardgame.io 0.50.2, no storage, measured on the life shape)"
                 }

@@ -86,7 +86,7 @@
   function freshState(id) {
     return {
       id, seat: null, token: null, game: null, shown: -1, ws: null, wsTimer: 0, backoff: 500,
-      live: false, closed: false, busy: false, hints: null, hintNoted: false, focus: [0, 0],
+      live: false, closed: false, busy: false, sent: null, hints: null, hintNoted: false, focus: [0, 0],
       wantFocus: false, built: '', cells: [],
       // The move list: past rounds once fetched, and what the board shows
       // (null: the game as it stands; else a round and a number of moves).
@@ -485,6 +485,7 @@
       retry(st);
       return;
     }
+    ws.seated = !!st.token; // a seat's socket takes its moves
     st.ws = ws;
     ws.onopen = () => {
       if (S !== st) return;
@@ -496,11 +497,27 @@
       let g;
       try { g = JSON.parse(ev.data); } catch (e) { return; }
       if (g && g.presence) { showPresence(g.presence); return; }
-      render(g && g.game ? g.game : g);
+      if (g && typeof g.error === 'string') {
+        // A move sent on this socket was refused.
+        answered(st);
+        if (g.game) render(g.game);
+        message(g.error, 'error', g.status === 409 ? 3500 : 6000);
+        draw();
+        return;
+      }
+      const game = g && g.game ? g.game : g;
+      if (st.sent && game && game.version > st.sent.after) {
+        answered(st);
+        clearMessage();
+      }
+      render(game);
     };
     ws.onclose = () => {
       if (S !== st || st.ws !== ws) return;
       st.ws = null;
+      // A move sent on it may or may not have been played: the GAME that
+      // comes on reconnecting says which.
+      if (st.sent) { answered(st); draw(); }
       setConnection(false);
       retry(st);
     };
@@ -968,6 +985,17 @@
     st.focus = [r, c];
     st.wantFocus = true;
     draw();
+    const ws = st.ws;
+    if (ws && ws.seated && ws.readyState === WebSocket.OPEN) {
+      // Moves go on the live socket when it is open: the update carrying
+      // the move is the answer, a refusal comes back as {"error", "status"}.
+      st.sent = {
+        after: g.version,
+        timer: setTimeout(() => { if (S === st && st.sent) { answered(st); draw(); } }, 10000),
+      };
+      ws.send(JSON.stringify({ row: r, col: c, version: g.version }));
+      return;
+    }
     const res = await api('POST', `/api/games/${enc(st.id)}/moves`, { row: r, col: c, version: g.version }, st.token);
     if (S !== st) return;
     st.busy = false;
@@ -979,6 +1007,13 @@
       message(res.data.error, 'error', res.status === 409 ? 3500 : 6000);
     }
     draw();
+  }
+
+  // The move sent on the live socket has its answer (or never will).
+  function answered(st) {
+    if (st.sent) clearTimeout(st.sent.timer);
+    st.sent = null;
+    st.busy = false;
   }
 
   async function rematch() {

@@ -37,15 +37,20 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 /// The server's state: the rooms, and a signal that tells live connections
 /// the server is stopping. Cheap to clone.
 #[derive(Clone, Debug)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+/// What [`AppState`] shares: one reference count to bump per request and
+/// layer, not one per field.
+#[derive(Debug)]
+struct Shared {
     hub: Hub,
-    limits: Arc<Limits>,
-    creates: Arc<Limiter>,
-    writes: Arc<Limiter>,
+    limits: Limits,
+    creates: Limiter,
+    writes: Limiter,
     /// Hint searches in flight per client address.
     hint_searches: listen::PerAddress,
     closing: watch::Receiver<bool>,
-    close: Arc<watch::Sender<bool>>,
+    close: watch::Sender<bool>,
 }
 
 impl AppState {
@@ -59,32 +64,32 @@ impl AppState {
     #[must_use]
     pub fn with_limits(hub: Hub, limits: Limits) -> AppState {
         let (close, closing) = watch::channel(false);
-        AppState {
+        AppState(Arc::new(Shared {
             hub,
-            creates: Arc::new(Limiter::new(limits.creates)),
-            writes: Arc::new(Limiter::new(limits.writes)),
+            creates: Limiter::new(limits.creates),
+            writes: Limiter::new(limits.writes),
             hint_searches: listen::PerAddress::default(),
-            limits: Arc::new(limits),
+            limits,
             closing,
-            close: Arc::new(close),
-        }
+            close,
+        }))
     }
 
     /// The limits the server keeps to.
     #[must_use]
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.0.limits
     }
 
     /// The rooms.
     #[must_use]
-    pub const fn hub(&self) -> &Hub {
-        &self.hub
+    pub fn hub(&self) -> &Hub {
+        &self.0.hub
     }
 
     /// Tell every live connection to close.
     pub fn shut_down(&self) {
-        self.close.send_replace(true);
+        self.0.close.send_replace(true);
     }
 }
 
@@ -115,11 +120,7 @@ pub fn app(state: AppState) -> Router {
             |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
         )
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
-        .layer(middleware::from_fn(json_only))
-        .layer(middleware::from_fn_with_state(state.clone(), time_limit))
-        .layer(middleware::from_fn(json_errors))
-        .layer(middleware::from_fn(log_request))
+        .layer(middleware::from_fn_with_state(state.clone(), edge))
         .with_state(state)
 }
 
@@ -133,18 +134,18 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    state.hub.follow_store();
-    state.hub.keep_presence();
-    match state.hub.resume().await {
+    state.0.hub.follow_store();
+    state.0.hub.keep_presence();
+    match state.0.hub.resume().await {
         Ok(0) => {}
         Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
         Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
     }
-    if state.hub.store_is_shared() {
+    if state.0.hub.store_is_shared() {
         // Computer turns left by a server that died mid-search (or whose
         // claim lapsed) are taken up by whichever server looks first.
-        let sweeper = state.hub.clone();
-        let mut closing = state.closing.clone();
+        let sweeper = state.0.hub.clone();
+        let mut closing = state.0.closing.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -161,17 +162,17 @@ pub async fn run(
         });
     }
     // Rooms nobody uses leave memory now and then; the store keeps them.
-    let sweeper = state.hub.clone();
+    let sweeper = state.0.hub.clone();
     let pruner = state.clone();
-    let mut closing = state.closing.clone();
+    let mut closing = state.0.closing.clone();
     tokio::spawn(async move {
         let every = (sweeper.idle_after() / 4).max(Duration::from_secs(1));
         loop {
             tokio::select! {
                 () = tokio::time::sleep(every) => {
                     let evicted = sweeper.evict_idle(sweeper.idle_after());
-                    pruner.creates.prune(Instant::now());
-                    pruner.writes.prune(Instant::now());
+                    pruner.0.creates.prune(Instant::now());
+                    pruner.0.writes.prune(Instant::now());
                     sweeper.expire_pools();
                     if evicted > 0 {
                         tracing::debug!(evicted, in_memory = sweeper.rooms_in_memory(), "idle rooms left memory");
@@ -182,7 +183,7 @@ pub async fn run(
         }
     });
     let closer = state.clone();
-    let limits = state.limits.as_ref().clone();
+    let limits = state.0.limits.clone();
     listen::serve(
         listener,
         app(state),
@@ -200,12 +201,39 @@ pub async fn run(
 /// How long requests in flight have to finish once the server stops.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+/// What every request goes through, in one layer (each layer of its own
+/// costs a boxed service and future per request): a log line, the JSON
+/// check and the rate limit on writes, the time limit, and JSON bodies for
+/// the errors axum itself answers.
+async fn edge(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = loggable(request.uri().path());
+    let start = Instant::now();
+    let response = match json_only(&request).or_else(|| rate_limit(&state, &request)) {
+        Some(refused) => refused,
+        None => time_limit(&state, next.run(request)).await,
+    };
+    let response = json_errors(response).await;
+    log_request(&method, &path, &response, start);
+    response
+}
+
 /// One log line per request: method, path, status, time. Never headers,
 /// which carry tokens.
+fn log_request(method: &axum::http::Method, path: &str, response: &Response, start: Instant) {
+    tracing::info!(
+        %method,
+        path,
+        status = response.status().as_u16(),
+        micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+        "request"
+    );
+}
+
 /// Writes beyond an address's rate are answered 429 with `Retry-After`.
 /// Requests that did not come through the server's accept loop (tests
 /// calling the router directly) carry no address and are not counted.
-async fn rate_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+fn rate_limit(state: &AppState, request: &Request) -> Option<Response> {
     if request.method() == axum::http::Method::POST
         && let Some(ip) = client_address(
             request
@@ -213,19 +241,19 @@ async fn rate_limit(State(state): State<AppState>, request: Request, next: Next)
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|peer| peer.0),
             request.headers(),
-            state.limits.trust_proxy,
+            state.0.limits.trust_proxy,
         )
     {
         let limiter = if request.uri().path() == "/api/games" {
-            &state.creates
+            &state.0.creates
         } else {
-            &state.writes
+            &state.0.writes
         };
         if let Err(wait) = limiter.take(ip, Instant::now()) {
-            return ApiError::TooMany(wait).into_response();
+            return Some(ApiError::TooMany(wait).into_response());
         }
     }
-    next.run(request).await
+    None
 }
 
 /// The client's address: the connection's, or with `trust_proxy` the last
@@ -252,27 +280,12 @@ fn client_address(
 
 /// A request (its body included) that takes longer than the limit is
 /// answered 408; the work it started (a move being saved) still finishes.
-async fn time_limit(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let limit = state.limits.request_timeout;
-    match tokio::time::timeout(limit, next.run(request)).await {
+async fn time_limit(state: &AppState, answer: impl Future<Output = Response>) -> Response {
+    let limit = state.0.limits.request_timeout;
+    match tokio::time::timeout(limit, answer).await {
         Ok(response) => response,
         Err(_) => ApiError::TimedOut(limit).into_response(),
     }
-}
-
-async fn log_request(request: Request, next: Next) -> Response {
-    let method = request.method().clone();
-    let path = loggable(request.uri().path());
-    let start = Instant::now();
-    let response = next.run(request).await;
-    tracing::info!(
-        %method,
-        path,
-        status = response.status().as_u16(),
-        micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
-        "request"
-    );
-    response
 }
 
 /// `path` as logs show it: a game's id (or watch id) is a secret that
@@ -298,8 +311,7 @@ fn loggable(path: &str) -> String {
 /// Errors that axum's own extractors produce (a path segment that is not
 /// UTF-8, say) come as plain text; give them the JSON body every other error
 /// has.
-async fn json_errors(request: Request, next: Next) -> Response {
-    let response = next.run(request).await;
+async fn json_errors(response: Response) -> Response {
     let status = response.status();
     let is_json = response
         .headers()
@@ -322,7 +334,7 @@ async fn json_errors(request: Request, next: Next) -> Response {
 /// empty body. A page on another site can make a browser send a form or
 /// plain text without asking first, but not JSON, so no other site can
 /// create, join or play games in a visitor's name.
-async fn json_only(request: Request, next: middleware::Next) -> Response {
+fn json_only(request: &Request) -> Option<Response> {
     if request.method() == axum::http::Method::POST {
         let json = request
             .headers()
@@ -331,10 +343,10 @@ async fn json_only(request: Request, next: middleware::Next) -> Response {
             .and_then(|v| v.split(';').next())
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
         if !json {
-            return ApiError::NotJson.into_response();
+            return Some(ApiError::NotJson.into_response());
         }
     }
-    next.run(request).await
+    None
 }
 
 /// A request body as axum hands it over: the bytes, or why they could not
@@ -414,10 +426,10 @@ fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiE
 /// the reason. (`/healthz` is liveness: it
 /// answers whenever the process does.)
 async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
-    if *state.closing.borrow() {
+    if *state.0.closing.borrow() {
         return Err(ApiError::NotReady("the server is shutting down".into()));
     }
-    match tokio::time::timeout(READY_TIMEOUT, state.hub.ping()).await {
+    match tokio::time::timeout(READY_TIMEOUT, state.0.hub.ping()).await {
         Ok(Ok(())) => Ok("ready"),
         Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),
         Err(_) => Err(ApiError::NotReady(format!(
@@ -445,7 +457,7 @@ async fn info(State(state): State<AppState>) -> Response {
                 "max_side": (kind == StrategyKind::Perfect).then_some(oxo_ai::PERFECT_MAX_SIDE),
                 "boards": match kind {
                     StrategyKind::Learned => Some(
-                        state.hub.catalog().learned_boards().into_iter()
+                        state.0.hub.catalog().learned_boards().into_iter()
                             .map(|rules| serde_json::json!({"size": rules.size().to_string(), "k": rules.k()}))
                             .collect::<Vec<_>>(),
                     ),
@@ -599,8 +611,9 @@ impl CreateGame {
 
 async fn create(State(state): State<AppState>, body: RawBody) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
-    let (rules, opponent, first) = request.validate(state.hub.catalog())?;
+    let (rules, opponent, first) = request.validate(state.0.hub.catalog())?;
     let seated = state
+        .0
         .hub
         .create(rules, opponent, first, request.listed)
         .await?;
@@ -639,7 +652,7 @@ async fn lobby(
             recent.len()
         )));
     }
-    let json = state.hub.lobby(&recent).await?;
+    let json = state.0.hub.lobby(&recent).await?;
     Ok(json_response(StatusCode::OK, json.get().to_owned()))
 }
 
@@ -648,12 +661,12 @@ async fn join_entry(
     State(state): State<AppState>,
     Path(entry): Path<String>,
 ) -> Result<Response, ApiError> {
-    let seated = state.hub.join_entry(&game_id(&entry)?).await?;
+    let seated = state.0.hub.join_entry(&game_id(&entry)?).await?;
     seated_response(StatusCode::OK, &seated)
 }
 
 async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
+    let (handle, viewer) = state.0.hub.room_to_read(&game_id(&id)?).await?;
     Ok(json_response(
         StatusCode::OK,
         handle.current(viewer).get().to_owned(),
@@ -678,7 +691,7 @@ async fn join(
     match SeatName::parse(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
-            let handle = state.hub.room(&id).await?;
+            let handle = state.0.hub.room(&id).await?;
             return Err(ApiError::Conflict {
                 message: "seat x is taken".into(),
                 game: Some(handle.current(Viewer::Player)),
@@ -686,7 +699,7 @@ async fn join(
         }
         None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
     }
-    let seated = state.hub.join(&id, request.invite.as_deref()).await?;
+    let seated = state.0.hub.join(&id, request.invite.as_deref()).await?;
     seated_response(StatusCode::OK, &seated)
 }
 
@@ -713,6 +726,7 @@ async fn play(
         ));
     };
     let game = state
+        .0
         .hub
         .play(&id, bearer(&headers), row, col, request.version)
         .await?;
@@ -735,6 +749,7 @@ async fn rematch(
     let id = game_id(&id)?;
     let request: Rematch = parse_body(body)?;
     let game = state
+        .0
         .hub
         .rematch(&id, bearer(&headers), request.version)
         .await?;
@@ -745,7 +760,7 @@ async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let record = state.hub.record(&game_id(&id)?).await?;
+    let record = state.0.hub.record(&game_id(&id)?).await?;
     Ok(json_response(StatusCode::OK, record.get().to_owned()))
 }
 
@@ -775,7 +790,7 @@ async fn analysis(
     let values = if over {
         None
     } else {
-        state.hub.values(game).await?
+        state.0.hub.values(game).await?
     };
     #[derive(Serialize)]
     struct Body<'a> {
@@ -831,9 +846,10 @@ fn search_slot(
     peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     headers: &HeaderMap,
 ) -> Result<Option<listen::Counted>, ApiError> {
-    client_address(peer.map(|p| p.0.0), headers, state.limits.trust_proxy)
+    client_address(peer.map(|p| p.0.0), headers, state.0.limits.trust_proxy)
         .map(|ip| {
             state
+                .0
                 .hint_searches
                 .take(ip, HINTS_IN_FLIGHT)
                 .ok_or(ApiError::TooMany(Duration::from_secs(1)))
@@ -849,7 +865,7 @@ async fn hints(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let _in_flight = search_slot(&state, peer, &headers)?;
-    let (version, hints) = state.hub.hints(&id).await?;
+    let (version, hints) = state.0.hub.hints(&id).await?;
     let body = match hints {
         Some(hints) => {
             #[derive(Serialize)]
@@ -897,9 +913,12 @@ async fn live(
     query: Result<axum::extract::Query<LiveQuery>, axum::extract::rejection::QueryRejection>,
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
     connection: Option<axum::Extension<listen::Held>>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let (handle, viewer) = state.hub.room_to_read(&game_id(&id)?).await?;
+    let id = game_id(&id)?;
+    let (handle, viewer) = state.0.hub.room_to_read(&id).await?;
     let upgrade = upgrade.map_err(|rejection| {
         ApiError::BadRequest(format!(
             "this address is a WebSocket: {}",
@@ -910,6 +929,7 @@ async fn live(
     let seat = match (&query.token, viewer) {
         (Some(token), Viewer::Player) => Some(
             state
+                .0
                 .hub
                 .seat_in(&handle, token)
                 .await
@@ -919,14 +939,24 @@ async fn live(
         (None, _) => None,
     };
     let presence = (seat.is_some() || query.presence).then(|| handle.presence());
-    let attendance = seat.map(|seat| state.hub.attend(&handle, seat));
+    let attendance = seat.map(|seat| state.0.hub.attend(&handle, seat));
     let updates = handle.subscribe(viewer);
-    let closing = state.closing.clone();
-    let send_timeout = state.limits.send_timeout;
+    let closing = state.0.closing.clone();
+    let send_timeout = state.0.limits.send_timeout;
+    let mover = match (seat, query.token) {
+        (Some(_), Some(token)) => Some(Mover {
+            ip: client_address(peer.map(|p| p.0.0), &headers, state.0.limits.trust_proxy),
+            state: state.clone(),
+            id,
+            token,
+        }),
+        _ => None,
+    };
     Ok(upgrade
-        // Clients send nothing but control frames: a small read buffer
-        // (tungstenite zero-fills the whole buffer before each read, 128 KiB
-        // by default) saves both memory per socket and CPU per update.
+        // Clients send little (a move is about 40 bytes): a small read
+        // buffer (tungstenite zero-fills the whole buffer before each read,
+        // 128 KiB by default) saves both memory per socket and CPU per
+        // update.
         .read_buffer_size(4 * 1024)
         .max_message_size(BODY_LIMIT)
         .max_frame_size(BODY_LIMIT)
@@ -935,8 +965,54 @@ async fn live(
             // as its seat's presence.
             let _held = connection;
             let _attendance = attendance;
-            push_updates(socket, updates, presence, closing, send_timeout).await;
+            push_updates(socket, updates, presence, closing, send_timeout, mover).await;
         }))
+}
+
+/// A player's live socket, which may also carry that player's moves.
+struct Mover {
+    state: AppState,
+    id: GameId,
+    token: String,
+    /// Counted against the same write rate as `POST`s from this address.
+    ip: Option<std::net::IpAddr>,
+}
+
+impl Mover {
+    /// Play the move in `frame` (the body `POST /moves` takes) as this
+    /// socket's seat. `None` once it is played: the GAME with it comes as
+    /// every change does. Otherwise the refusal to send back, as
+    /// `{"error", "status"[, "game"]}`.
+    async fn play(&self, frame: &[u8]) -> Option<String> {
+        let answer = async {
+            let request: Move = serde_json::from_slice(frame)
+                .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
+            let (Some(row), Some(col)) = (request.row, request.col) else {
+                return Err(ApiError::BadRequest(
+                    "a move needs \"row\" and \"col\" (from 0)".into(),
+                ));
+            };
+            if let Some(ip) = self.ip {
+                self.state
+                    .0
+                    .writes
+                    .take(ip, Instant::now())
+                    .map_err(ApiError::TooMany)?;
+            }
+            let limit = self.state.0.limits.request_timeout;
+            let played =
+                self.state
+                    .0
+                    .hub
+                    .play(&self.id, Some(&self.token), row, col, request.version);
+            match tokio::time::timeout(limit, played).await {
+                Ok(played) => played.map(drop).map_err(ApiError::from),
+                Err(_) => Err(ApiError::TimedOut(limit)),
+            }
+        };
+        let error = answer.await.err()?;
+        Some(error.body(Some(error.status())))
+    }
 }
 
 /// How often a live connection is pinged, so that a client that vanished
@@ -951,14 +1027,16 @@ const SILENT_FOR: Duration = Duration::from_secs(75);
 /// `{"presence": {"x": bool, "o": bool}}`, at once and on every change.
 /// A client that does not take an update within
 /// `send_timeout` is dropped (its unread updates would otherwise pile up in
-/// the server's socket buffers). Clients send nothing but control frames
-/// (moves go through POST): a data frame closes the connection with 1008.
+/// the server's socket buffers). A player's socket (`mover`) takes moves as
+/// text frames, each answered only when refused; on any other socket a data
+/// frame closes the connection with 1008.
 async fn push_updates(
     mut socket: WebSocket,
     mut updates: watch::Receiver<Json>,
     mut presence: Option<watch::Receiver<crate::hub::PresenceSeats>>,
     mut closing: watch::Receiver<bool>,
     send_timeout: Duration,
+    mover: Option<Mover>,
 ) {
     let presence_message = |seats: crate::hub::PresenceSeats| {
         Message::Text(
@@ -1008,6 +1086,18 @@ async fn push_updates(
                 message = socket.recv() => {
                     match message {
                         None | Some(Err(_) | Ok(Message::Close(_))) => return,
+                        Some(Ok(Message::Text(frame))) if mover.is_some() => {
+                            heard = Instant::now();
+                            let refused = match &mover {
+                                Some(mover) => mover.play(frame.as_bytes()).await,
+                                None => None,
+                            };
+                            if let Some(refused) = refused
+                                && !send(&mut socket, Message::Text(refused.into())).await
+                            {
+                                return;
+                            }
+                        }
                         Some(Ok(Message::Text(_) | Message::Binary(_))) => {
                             let _ = send(&mut socket, Message::Close(Some(CloseFrame {
                                 code: axum::extract::ws::close_code::POLICY,

@@ -145,10 +145,13 @@ impl From<HubError> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = self.status();
-        match &self {
+impl ApiError {
+    /// The JSON body: `{"error": "…"}`, with `"game"` on a 409 that has
+    /// one and, with `status`, the HTTP status it stands for (the live
+    /// socket's answer to a move, which has no status line of its own).
+    /// Logs the failures that are the server's.
+    pub(crate) fn body(&self, status: Option<StatusCode>) -> String {
+        match self {
             ApiError::Store(e) => tracing::error!(error = %e, "store failed"),
             ApiError::Corrupt(e) | ApiError::Internal(e) => tracing::error!(error = %e, "{self}"),
             _ => {}
@@ -157,19 +160,29 @@ impl IntoResponse for ApiError {
         struct Body<'a> {
             error: String,
             #[serde(skip_serializing_if = "Option::is_none")]
+            status: Option<u16>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             game: Option<&'a RawValue>,
         }
-        let game = match &self {
+        let game = match self {
             ApiError::Conflict {
                 game: Some(game), ..
             } => Some(&**game),
             _ => None,
         };
-        let body = serde_json::to_string(&Body {
+        serde_json::to_string(&Body {
             error: self.to_string(),
+            status: status.map(|s| s.as_u16()),
             game,
         })
-        .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned());
+        .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let body = self.body(None);
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         if let ApiError::TooMany(wait) = self {

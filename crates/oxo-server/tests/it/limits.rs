@@ -292,6 +292,77 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
 }
 
 #[tokio::test]
+async fn moves_on_a_players_socket_count_against_the_same_rate() {
+    let server = server(Limits {
+        writes: Rate {
+            burst: 3,
+            per_second: 0.1,
+        },
+        ..limits()
+    })
+    .await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({})).await.unwrap(); // the join is a write
+    let connect = |token: &str| {
+        let url = format!(
+            "ws://{}/api/games/{}/live?token={token}",
+            server.addr, game.id
+        );
+        async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
+    };
+    let (mut x, mut o) = (connect(&game.x).await, connect(&game.o).await);
+    // The next text frame that is not about presence.
+    async fn next(
+        socket: &mut (impl StreamExt<Item = tokio_tungstenite::tungstenite::Result<Message>> + Unpin),
+    ) -> serde_json::Value {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(5), socket.next())
+                .await
+                .expect("a message within 5 s");
+            if let Some(Ok(Message::Text(text))) = message {
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                if value.get("presence").is_none() {
+                    return value;
+                }
+            } else if !matches!(message, Some(Ok(Message::Ping(_) | Message::Pong(_)))) {
+                panic!("unexpected {message:?}");
+            }
+        }
+    }
+    next(&mut x).await;
+    next(&mut o).await;
+    x.send(Message::text(r#"{"row":0,"col":0}"#)).await.unwrap();
+    assert_eq!(next(&mut x).await["version"], 3);
+    assert_eq!(next(&mut o).await["version"], 3);
+    o.send(Message::text(r#"{"row":1,"col":1}"#)).await.unwrap();
+    assert_eq!(next(&mut o).await["version"], 4);
+    assert_eq!(next(&mut x).await["version"], 4);
+    x.send(Message::text(r#"{"row":0,"col":1}"#)).await.unwrap();
+    let refused = next(&mut x).await;
+    assert_eq!(refused["status"], 429, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("too many requests from your address; try again in ")),
+        "{refused}"
+    );
+    // Nor does a POST get through now.
+    let (status, _) = client
+        .call(
+            "POST",
+            &format!("/api/games/{}/moves", game.id),
+            Some(&game.x),
+            &json!({"row": 0, "col": 1}),
+        )
+        .await;
+    assert_eq!(status, 429);
+    assert_eq!(
+        client.get_json(&format!("/api/games/{}", game.id)).await["version"],
+        4
+    );
+}
+
+#[tokio::test]
 async fn behind_a_proxy_each_forwarded_address_has_its_own_rate() {
     let server = server(Limits {
         creates: Rate {

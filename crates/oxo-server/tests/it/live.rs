@@ -59,6 +59,34 @@ impl Server {
         let url = format!("ws://{}/api/games/{id}/live", self.addr);
         tokio_tungstenite::connect_async(url).await.unwrap().0
     }
+
+    /// A human game with both seats taken: its id, watch id, X's token and
+    /// O's.
+    async fn seated(&self) -> (String, String, String, String) {
+        let (_, created) = self.call("POST", "/api/games", None, json!({})).await;
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let (_, joined) = self
+            .call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                None,
+                json!({ "invite": created["invite"] }),
+            )
+            .await;
+        let text = |v: &Value| v.as_str().unwrap().to_owned();
+        (
+            id,
+            text(&created["game"]["watch"]),
+            text(&created["token"]),
+            text(&joined["token"]),
+        )
+    }
+
+    /// A seat's socket.
+    async fn connect_as(&self, id: &str, token: &str) -> Socket {
+        let url = format!("ws://{}/api/games/{id}/live?token={token}", self.addr);
+        tokio_tungstenite::connect_async(url).await.unwrap().0
+    }
 }
 
 /// The next GAME (or other text message) a socket receives, within a
@@ -230,17 +258,7 @@ async fn idle_rooms_leave_memory_and_come_back_from_the_store() {
     let store = MemoryStore::new();
     let server = Server::start(Arc::new(store)).await;
     let hub = server.state.hub().clone();
-    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
-    let id = created["game"]["id"].as_str().unwrap().to_owned();
-    let (_, joined) = server
-        .call(
-            "POST",
-            &format!("/api/games/{id}/seats/o"),
-            None,
-            json!({ "invite": created["invite"] }),
-        )
-        .await;
-    let o = joined["token"].as_str().unwrap().to_owned();
+    let (id, _, _, o) = server.seated().await;
 
     // Someone watching keeps a room in memory, however idle.
     let mut watcher = server.connect(&id).await;
@@ -343,19 +361,7 @@ async fn next_presence(socket: &mut Socket) -> Value {
 #[tokio::test]
 async fn players_see_each_other_come_and_go() {
     let server = Server::start(Arc::new(MemoryStore::new())).await;
-    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
-    let id = created["game"]["id"].as_str().unwrap().to_owned();
-    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
-    let x = created["token"].as_str().unwrap().to_owned();
-    let (_, joined) = server
-        .call(
-            "POST",
-            &format!("/api/games/{id}/seats/o"),
-            None,
-            json!({ "invite": created["invite"] }),
-        )
-        .await;
-    let o = joined["token"].as_str().unwrap().to_owned();
+    let (id, watch, x, o) = server.seated().await;
     let open = |query: String| {
         let url = format!("ws://{}/api/games/{query}", server.addr);
         async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
@@ -425,4 +431,93 @@ async fn players_see_each_other_come_and_go() {
         let refused = tokio_tungstenite::connect_async(url).await.unwrap_err();
         assert!(refused.to_string().contains("403"), "{refused}");
     }
+}
+
+/// The next message that is not a presence message.
+async fn next_update(socket: &mut Socket) -> Value {
+    loop {
+        let message = next_game(socket).await;
+        if message.get("presence").is_none() {
+            return message;
+        }
+    }
+}
+
+async fn send_text(socket: &mut Socket, text: String) {
+    use futures_util::SinkExt;
+    socket.send(Message::text(text)).await.unwrap();
+}
+
+#[tokio::test]
+async fn players_can_send_their_moves_on_their_sockets() {
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (id, watch, x, o) = server.seated().await;
+    let mut x_socket = server.connect_as(&id, &x).await;
+    let mut o_socket = server.connect_as(&id, &o).await;
+    let mut spectator = server.connect(&watch).await;
+    for socket in [&mut x_socket, &mut o_socket, &mut spectator] {
+        assert_eq!(next_update(socket).await["version"], 2);
+    }
+
+    // A move on X's socket: everyone sees it, X's acknowledgement included.
+    send_text(&mut x_socket, r#"{"row":0,"col":0,"version":2}"#.into()).await;
+    for socket in [&mut x_socket, &mut o_socket, &mut spectator] {
+        let game = next_update(socket).await;
+        assert_eq!(game["version"], 3);
+        assert_eq!(game["last"], json!([0, 0]));
+    }
+
+    // Refusals come back on the mover's socket only, as the POST's body
+    // would with the status beside it, and the socket stays open.
+    let refusals = [
+        ('x', r#"{"row":1,"col":1,"version":3}"#, 409),
+        ('o', r#"{"row":1,"col":1,"version":2}"#, 409),
+        ('o', r#"{"row":0,"col":0,"version":3}"#, 422),
+        ('o', r#"{"row":1}"#, 400),
+        ('o', "not json", 400),
+        ('o', r#"{"row":1,"col":1,"colour":"red"}"#, 400),
+    ];
+    for (seat, frame, status) in refusals {
+        let socket = if seat == 'x' {
+            &mut x_socket
+        } else {
+            &mut o_socket
+        };
+        send_text(socket, frame.to_owned()).await;
+        let answer = next_update(socket).await;
+        assert_eq!(answer["status"], status, "{frame}: {answer}");
+        assert!(
+            answer["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{answer}"
+        );
+        if status == 409 {
+            assert_eq!(answer["game"]["version"], 3, "{answer}");
+        }
+    }
+    let (_, game) = server
+        .call("GET", &format!("/api/games/{id}"), None, json!(null))
+        .await;
+    assert_eq!(game["version"], 3, "refused moves changed nothing: {game}");
+
+    // A move without a version is played as POST plays one.
+    send_text(&mut o_socket, r#"{"row":1,"col":1}"#.into()).await;
+    for socket in [&mut x_socket, &mut o_socket, &mut spectator] {
+        let game = next_update(socket).await;
+        assert_eq!(game["version"], 4);
+        assert_eq!(game["last"], json!([1, 1]));
+    }
+
+    // A spectator's socket takes no moves: it is closed (1008).
+    send_text(&mut spectator, r#"{"row":2,"col":2}"#.into()).await;
+    let closed = tokio::time::timeout(Duration::from_secs(5), spectator.next())
+        .await
+        .expect("an answer");
+    assert!(
+        matches!(&closed, Some(Ok(Message::Close(Some(frame)))) if u16::from(frame.code) == 1008),
+        "{closed:?}"
+    );
+    let (_, game) = server
+        .call("GET", &format!("/api/games/{id}"), None, json!(null))
+        .await;
+    assert_eq!(game["version"], 4, "{game}");
 }
