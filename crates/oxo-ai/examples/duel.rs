@@ -8,7 +8,8 @@
 //! Options: `--size N|RxC` (default 15), `--k K` (default 5), `--games N`
 //! (default 20), `--seed S` (default 1; game `i` seeds its players from
 //! `S + i`), `--budget N` or `--budget A,B` (nodes per move for
-//! `alphabeta`, the same for both players or one each), `--opening N`
+//! `alphabeta` and for `learned` on the boards where it searches inside
+//! alphabeta's search, the same for both players or one each), `--opening N`
 //! (default 0: start each pair of games from the same N random moves, so
 //! that deterministic players meet in more than one game), `--model FILE`
 //! (the model `learned` plays, instead of the built-in one), `--show`
@@ -74,12 +75,18 @@ fn build(config: &Config, index: usize, seed: u64) -> Result<Box<dyn Strategy>, 
     let kind = config.players[index];
     Ok(match (kind, config.budgets[index]) {
         (StrategyKind::AlphaBeta, Some(nodes)) => Box::new(AlphaBeta::new(seed).with_budget(nodes)),
-        (StrategyKind::Learned, _) if config.model.is_some() => {
-            let mut model = config.model.clone().ok_or("no model")?;
-            if model.rules() != config.rules {
-                model = model.transfer(config.rules)?;
+        (StrategyKind::Learned, budget) => {
+            let model = match &config.model {
+                Some(model) if model.rules() != config.rules => model.transfer(config.rules)?,
+                Some(model) => model.clone(),
+                None => oxo_ai::learned::builtin_model(config.rules)
+                    .ok_or("no built-in model for this board")?,
+            };
+            let learned = Learned::new(model, config.rules, seed)?;
+            match budget {
+                Some(nodes) => Box::new(learned.with_budget(nodes)),
+                None => Box::new(learned),
             }
-            Box::new(Learned::new(model, config.rules, seed)?)
         }
         _ => kind.build(config.rules, seed)?,
     })

@@ -1386,9 +1386,9 @@ fn print_report(results: &[Measured], cores: usize) {
         &rows,
     );
     println!(
-        "\nLatency: POST sent -> the update with that move received on the mover's own \
-         WebSocket (mover) and on the opponent's (opponent; in pg3 it comes through another \
-         node).\nCPU/move: CPU time over moves in the window; oxo = the node(s), summed; db = \
+        "\nLatency: move sent (a POST; in socket, a frame on the mover's WebSocket) -> the \
+         update with that move received on the mover's own WebSocket (mover) and on the \
+         opponent's (opponent; in pg3 it comes through another node).\nCPU/move: CPU time over moves in the window; oxo = the node(s), summed; db = \
          every process of the PostgreSQL cluster (postmaster, backends, background workers, \
          the ended ones included); total = oxo + db.\ndb xacts/move: transactions \
          (each statement its own) the database counted in about the window (its statistics \
