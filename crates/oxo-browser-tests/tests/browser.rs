@@ -790,6 +790,44 @@ fn plays_a_full_game_against_the_computer() {
     });
 }
 
+/// A move sent on a live socket that never answers (a connection that died
+/// without closing) goes again as a POST a few seconds later and is played,
+/// with no error shown; the computer's reply still arrives live.
+#[test]
+fn a_move_the_socket_never_answers_goes_again_as_a_post() {
+    run("socket-move-fallback", |h| async move {
+        let c = h.session("player", 1000, 1000).await;
+        let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        let now = wait_page(&c, "my turn", |p| p.playable && !p.enabled.is_empty()).await;
+        // From now on the page's sockets swallow whatever they are given.
+        c.execute(
+            "WebSocket.prototype.send = function () {}; return true;",
+            vec![],
+        )
+        .await
+        .expect("the socket's send replaced");
+        let [row, col] = now.enabled[0];
+        cell(&c, row, col)
+            .await
+            .click()
+            .await
+            .expect("a cell clicked");
+        let seen = wait_page(&c, "the move played and the computer's reply", |p| {
+            p.mark(row, col) == 'X' && p.count('O') == 1
+        })
+        .await;
+        assert_eq!(seen.message, "", "no error shown: {seen:#?}");
+        assert_eq!(moves_sent(&c).await, 1, "the move went again as one POST");
+        let game = h.api_game(&id).await;
+        assert_eq!(
+            game["board"].as_str().map(str::to_ascii_uppercase),
+            Some(seen.board.clone()),
+            "{game}"
+        );
+        assert_eq!(game["moves"].as_array().map(Vec::len), Some(2), "{game}");
+    });
+}
+
 /// The form offers only the opponents that can play the chosen board (no
 /// refusal after Start), and a game against the learned player, which
 /// cannot be beaten on 3×3 by first-free-cell play, runs to its end.

@@ -86,7 +86,7 @@
   function freshState(id) {
     return {
       id, seat: null, token: null, game: null, shown: -1, ws: null, wsTimer: 0, backoff: 500,
-      live: false, closed: false, busy: false, sent: null, hints: null, hintNoted: false, focus: [0, 0],
+      live: false, closed: false, busy: false, sent: null, postMoves: false, hints: null, hintNoted: false, focus: [0, 0],
       wantFocus: false, built: '', cells: [],
       // The move list: past rounds once fetched, and what the board shows
       // (null: the game as it stands; else a round and a number of moves).
@@ -498,26 +498,31 @@
       try { g = JSON.parse(ev.data); } catch (e) { return; }
       if (g && g.presence) { showPresence(g.presence); return; }
       if (g && typeof g.error === 'string') {
-        // A move sent on this socket was refused.
-        answered(st);
+        // A move sent on this socket was refused (one already sent again
+        // as a POST has its answer there).
         if (g.game) render(g.game);
+        if (!st.sent) return;
+        answered(st);
         message(g.error, 'error', g.status === 409 ? 3500 : 6000);
         draw();
         return;
       }
       const game = g && g.game ? g.game : g;
-      if (st.sent && game && game.version > st.sent.after) {
+      if (st.sent && game && game.version > st.sent.move.version) {
         answered(st);
         clearMessage();
       }
       render(game);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (S !== st || st.ws !== ws) return;
       st.ws = null;
-      // A move sent on it may or may not have been played: the GAME that
-      // comes on reconnecting says which.
-      if (st.sent) { answered(st); draw(); }
+      // 1008: this server takes no moves on its sockets (an older node
+      // behind the same balancer): moves go as POSTs from now on.
+      if (ev.code === 1008) st.postMoves = true;
+      // A move sent on it may or may not have been played: it goes again
+      // as a POST, which plays it or says, stale, what the game is now.
+      if (st.sent) unanswered(st);
       setConnection(false);
       retry(st);
     };
@@ -985,21 +990,42 @@
     st.focus = [r, c];
     st.wantFocus = true;
     draw();
+    const move = { row: r, col: c, version: g.version };
     const ws = st.ws;
-    if (ws && ws.seated && ws.readyState === WebSocket.OPEN) {
+    if (ws && ws.seated && !st.postMoves && ws.readyState === WebSocket.OPEN) {
       // Moves go on the live socket when it is open: the update carrying
       // the move is the answer, a refusal comes back as {"error", "status"}.
+      // No answer soon (a connection that died without closing) and the
+      // move goes again as a POST, and the socket starts afresh.
       st.sent = {
-        after: g.version,
-        timer: setTimeout(() => { if (S === st && st.sent) { answered(st); draw(); } }, 10000),
+        move,
+        timer: setTimeout(() => {
+          if (S !== st || !st.sent) return;
+          unanswered(st);
+          ws.close();
+        }, SOCKET_MOVE_WAIT),
       };
-      ws.send(JSON.stringify({ row: r, col: c, version: g.version }));
+      ws.send(JSON.stringify(move));
       return;
     }
-    const res = await api('POST', `/api/games/${enc(st.id)}/moves`, { row: r, col: c, version: g.version }, st.token);
+    await postMove(st, move);
+  }
+
+  // How long a move sent on the socket may go unanswered (they take
+  // milliseconds) before it is sent again as a POST.
+  const SOCKET_MOVE_WAIT = 5000;
+
+  async function postMove(st, move) {
+    st.busy = true;
+    const res = await api('POST', `/api/games/${enc(st.id)}/moves`, move, st.token);
     if (S !== st) return;
     st.busy = false;
     if (res.ok && res.data.game) {
+      clearMessage();
+      render(res.data.game);
+    } else if (res.status === 409 && res.data.game && res.data.game.version > move.version) {
+      // The game moved on: most likely this very move, played from the
+      // socket before it went quiet. What the game is now says all.
       clearMessage();
       render(res.data.game);
     } else {
@@ -1009,11 +1035,18 @@
     draw();
   }
 
-  // The move sent on the live socket has its answer (or never will).
+  // The move sent on the live socket has its answer.
   function answered(st) {
     if (st.sent) clearTimeout(st.sent.timer);
     st.sent = null;
     st.busy = false;
+  }
+
+  // The move sent on the live socket got no answer: send it as a POST.
+  function unanswered(st) {
+    const move = st.sent.move;
+    answered(st);
+    postMove(st, move);
   }
 
   async function rematch() {
@@ -1100,6 +1133,7 @@
     // back opens it again.
     window.addEventListener('pagehide', () => {
       if (S && S.ws) { const ws = S.ws; S.ws = null; ws.close(); }
+      if (S && S.sent) answered(S); // the GAME on coming back says what became of it
     });
     window.addEventListener('pageshow', (e) => { if (e.persisted) reconnectNow(); });
     document.addEventListener('visibilitychange', () => { if (!document.hidden) reconnectNow(); });

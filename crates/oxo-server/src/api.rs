@@ -947,6 +947,7 @@ async fn live(
         (Some(_), Some(token)) => Some(Mover {
             ip: client_address(peer.map(|p| p.0.0), &headers, state.0.limits.trust_proxy),
             state: state.clone(),
+            log_path: loggable(&format!("/api/games/{id}/moves")),
             id,
             token,
         }),
@@ -976,6 +977,8 @@ struct Mover {
     token: String,
     /// Counted against the same write rate as `POST`s from this address.
     ip: Option<std::net::IpAddr>,
+    /// The path its moves are logged under, as a `POST`'s would be.
+    log_path: String,
 }
 
 impl Mover {
@@ -984,14 +987,9 @@ impl Mover {
     /// every change does. Otherwise the refusal to send back, as
     /// `{"error", "status"[, "game"]}`.
     async fn play(&self, frame: &[u8]) -> Option<String> {
+        let start = Instant::now();
         let answer = async {
-            let request: Move = serde_json::from_slice(frame)
-                .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
-            let (Some(row), Some(col)) = (request.row, request.col) else {
-                return Err(ApiError::BadRequest(
-                    "a move needs \"row\" and \"col\" (from 0)".into(),
-                ));
-            };
+            // Counted before it is read, as a POST is.
             if let Some(ip) = self.ip {
                 self.state
                     .0
@@ -999,6 +997,13 @@ impl Mover {
                     .take(ip, Instant::now())
                     .map_err(ApiError::TooMany)?;
             }
+            let request: Move = serde_json::from_slice(frame)
+                .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
+            let (Some(row), Some(col)) = (request.row, request.col) else {
+                return Err(ApiError::BadRequest(
+                    "a move needs \"row\" and \"col\" (from 0)".into(),
+                ));
+            };
             let limit = self.state.0.limits.request_timeout;
             let played =
                 self.state
@@ -1010,8 +1015,20 @@ impl Mover {
                 Err(_) => Err(ApiError::TimedOut(limit)),
             }
         };
-        let error = answer.await.err()?;
-        Some(error.body(Some(error.status())))
+        let result = answer.await;
+        let status = result
+            .as_ref()
+            .err()
+            .map_or(StatusCode::OK, ApiError::status);
+        tracing::info!(
+            method = "WS",
+            path = self.log_path,
+            status = status.as_u16(),
+            micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
+            "socket move"
+        );
+        let error = result.err()?;
+        Some(error.body(Some(status)))
     }
 }
 
@@ -1054,6 +1071,12 @@ async fn push_updates(
             Ok(Ok(()))
         )
     };
+    let shutting_down = || {
+        Message::Close(Some(CloseFrame {
+            code: axum::extract::ws::close_code::AWAY,
+            reason: "server shutting down".into(),
+        }))
+    };
     let mut first = true;
     loop {
         if !send(&mut socket, Message::Text(game.get().into())).await {
@@ -1088,9 +1111,15 @@ async fn push_updates(
                         None | Some(Err(_) | Ok(Message::Close(_))) => return,
                         Some(Ok(Message::Text(frame))) if mover.is_some() => {
                             heard = Instant::now();
-                            let refused = match &mover {
-                                Some(mover) => mover.play(frame.as_bytes()).await,
-                                None => None,
+                            let Some(mover) = &mover else { continue };
+                            // The server stopping does not wait for a move
+                            // to be saved (its own request time limit).
+                            let refused = tokio::select! {
+                                refused = mover.play(frame.as_bytes()) => refused,
+                                () = closed(&mut closing) => {
+                                    let _ = send(&mut socket, shutting_down()).await;
+                                    return;
+                                }
                             };
                             if let Some(refused) = refused
                                 && !send(&mut socket, Message::Text(refused.into())).await
@@ -1099,9 +1128,14 @@ async fn push_updates(
                             }
                         }
                         Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                            let reason = if mover.is_some() {
+                                "moves are text frames"
+                            } else {
+                                "clients send nothing on this socket"
+                            };
                             let _ = send(&mut socket, Message::Close(Some(CloseFrame {
                                 code: axum::extract::ws::close_code::POLICY,
-                                reason: "clients send nothing on this socket".into(),
+                                reason: reason.into(),
                             }))).await;
                             return;
                         }
@@ -1116,10 +1150,7 @@ async fn push_updates(
                     }
                 }
                 () = closed(&mut closing) => {
-                    let _ = send(&mut socket, Message::Close(Some(CloseFrame {
-                        code: axum::extract::ws::close_code::AWAY,
-                        reason: "server shutting down".into(),
-                    }))).await;
+                    let _ = send(&mut socket, shutting_down()).await;
                     return;
                 }
             }

@@ -507,6 +507,23 @@ async fn players_can_send_their_moves_on_their_sockets() {
         assert_eq!(game["last"], json!([1, 1]));
     }
 
+    // Moves are text frames: a binary one closes a player's socket (1008).
+    {
+        use futures_util::SinkExt;
+        x_socket
+            .send(Message::binary(br#"{"row":2,"col":2}"#.to_vec()))
+            .await
+            .unwrap();
+    }
+    let closed = tokio::time::timeout(Duration::from_secs(5), x_socket.next())
+        .await
+        .expect("an answer");
+    assert!(
+        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
+            if u16::from(frame.code) == 1008 && frame.reason.as_str() == "moves are text frames"),
+        "{closed:?}"
+    );
+
     // A spectator's socket takes no moves: it is closed (1008).
     send_text(&mut spectator, r#"{"row":2,"col":2}"#.into()).await;
     let closed = tokio::time::timeout(Duration::from_secs(5), spectator.next())
