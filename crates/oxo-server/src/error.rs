@@ -147,8 +147,9 @@ impl From<HubError> for ApiError {
 
 impl ApiError {
     /// The JSON body: `{"error": "…"}`, with `"game"` on a 409 that has
-    /// one and, with `status`, the HTTP status it stands for (the live
-    /// socket's answer to a move, which has no status line of its own).
+    /// one and, with `status`, the HTTP status it stands for and, on a 429,
+    /// `"retry_after"` (the live socket's answer to a move, which has no
+    /// status line or headers of its own).
     /// Logs the failures that are the server's.
     pub(crate) fn body(&self, status: Option<StatusCode>) -> String {
         match self {
@@ -161,6 +162,9 @@ impl ApiError {
             error: String,
             #[serde(skip_serializing_if = "Option::is_none")]
             status: Option<u16>,
+            /// Seconds, where an HTTP answer would say `Retry-After`.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            retry_after: Option<u64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             game: Option<&'a RawValue>,
         }
@@ -170,13 +174,23 @@ impl ApiError {
             } => Some(&**game),
             _ => None,
         };
+        let retry_after = match self {
+            ApiError::TooMany(wait) if status.is_some() => Some(retry_after(*wait)),
+            _ => None,
+        };
         serde_json::to_string(&Body {
             error: self.to_string(),
             status: status.map(|s| s.as_u16()),
+            retry_after,
             game,
         })
         .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned())
     }
+}
+
+/// Whole seconds to wait, at least one.
+fn retry_after(wait: std::time::Duration) -> u64 {
+    wait.as_secs().max(1)
 }
 
 impl IntoResponse for ApiError {
@@ -188,7 +202,7 @@ impl IntoResponse for ApiError {
         if let ApiError::TooMany(wait) = self {
             response.headers_mut().insert(
                 header::RETRY_AFTER,
-                header::HeaderValue::from(wait.as_secs().max(1)),
+                header::HeaderValue::from(retry_after(wait)),
             );
         }
         if matches!(self, ApiError::NoToken) {

@@ -341,6 +341,10 @@ async fn moves_on_a_players_socket_count_against_the_same_rate() {
     let refused = next(&mut o).await;
     assert_eq!(refused["status"], 429, "{refused}");
     assert!(
+        refused["retry_after"].as_u64().is_some_and(|s| s >= 1),
+        "{refused}"
+    );
+    assert!(
         refused["error"]
             .as_str()
             .is_some_and(|e| e.starts_with("too many requests from your address; try again in ")),
