@@ -558,6 +558,15 @@ async fn cell(client: &Client, row: u32, col: u32) -> Element {
     .await
 }
 
+/// Click the cell at `row`, `col`.
+async fn click_cell(client: &Client, row: u32, col: u32) {
+    cell(client, row, col)
+        .await
+        .click()
+        .await
+        .expect("a cell clicked");
+}
+
 /// Send `keys` to whatever has the focus.
 async fn press(client: &Client, keys: &[Key]) {
     let text: String = keys.iter().map(|&k| char::from(k)).collect();
@@ -738,11 +747,7 @@ fn plays_a_full_game_against_the_computer() {
             }
             assert!(played < 5, "X has had five moves and the game is not over");
             let [row, col] = now.enabled[0];
-            cell(&c, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(&c, row, col).await;
             played += 1;
             // Our move comes back in the POST's answer; the computer's reply
             // only over the WebSocket.
@@ -807,11 +812,7 @@ fn a_move_the_socket_never_answers_goes_again_as_a_post() {
         .await
         .expect("the socket's send replaced");
         let [row, col] = now.enabled[0];
-        cell(&c, row, col)
-            .await
-            .click()
-            .await
-            .expect("a cell clicked");
+        click_cell(&c, row, col).await;
         let seen = wait_page(&c, "the move played and the computer's reply", |p| {
             p.mark(row, col) == 'X' && p.count('O') == 1
         })
@@ -890,11 +891,7 @@ fn the_form_offers_only_opponents_that_can_play_the_board() {
             }
             let [row, col] = now.enabled[0];
             let placed = now.count('X') + 1;
-            cell(&c, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(&c, row, col).await;
             wait_page(&c, "my move and the computer's reply", |p| {
                 p.count('X') == placed && (p.over() || p.count('O') == placed)
             })
@@ -1037,11 +1034,7 @@ fn two_players_and_a_spectator_play_live() {
                     && p.enabled.contains(&[row, col])
             })
             .await;
-            cell(mover, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(mover, row, col).await;
             expected[row as usize].replace_range(col as usize..=col as usize, &mark.to_string());
             let board = expected.join("/");
             for (name, client) in sessions {
@@ -1175,11 +1168,7 @@ fn two_players_on_two_servers_play_live() {
                     && p.enabled.contains(&[row, col])
             })
             .await;
-            cell(mover, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(mover, row, col).await;
             expected[row as usize].replace_range(col as usize..=col as usize, &mark.to_string());
             let board = expected.join("/");
             wait_page(
@@ -1191,9 +1180,9 @@ fn two_players_on_two_servers_play_live() {
         }
         // O looks elsewhere; X completes the middle column.
         wait_page(&b, "O's turn", |p| p.status.ends_with("Your turn (O)")).await;
-        cell(&b, 2, 0).await.click().await.expect("a cell clicked");
+        click_cell(&b, 2, 0).await;
         wait_page(&a, "X's turn", |p| p.status.ends_with("Your turn (X)")).await;
-        cell(&a, 2, 1).await.click().await.expect("a cell clicked");
+        click_cell(&a, 2, 1).await;
         for (name, client, status) in [
             ("a", &a, "X wins — you win!"),
             ("b", &b, "X wins — you lose"),
@@ -1347,7 +1336,7 @@ fn the_board_fits_a_phone_screen() {
         };
         wait_page(&c, "X's turn", |p| p.playable).await;
         let before = board_top().await;
-        cell(&c, 1, 1).await.click().await.expect("a cell clicked");
+        click_cell(&c, 1, 1).await;
         wait_page(&c, "the computer's answer", |p| {
             p.version == "3" && p.status.starts_with("O played")
         })
@@ -1637,7 +1626,7 @@ fn the_move_list_steps_through_every_round() {
         let id = start_game(&h, &c, "perfect", "3x3k3", "x").await;
         // X takes the centre; the computer answers.
         wait_page(&c, "X's turn", |p| p.playable).await;
-        cell(&c, 1, 1).await.click().await.expect("a cell clicked");
+        click_cell(&c, 1, 1).await;
         let answered = wait_page(&c, "the computer's answer", |p| p.version == "3").await;
         let (entries, current) = move_list(&c).await;
         assert_eq!(entries.len(), 2, "{entries:?}");
@@ -1668,11 +1657,7 @@ fn the_move_list_steps_through_every_round() {
                 break;
             }
             let [row, col] = p.enabled[0];
-            cell(&c, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(&c, row, col).await;
             wait_page(&c, "the move taken", |q| q.version != p.version).await;
         }
         let round_one = h.api_game(&id).await;
@@ -1847,11 +1832,7 @@ fn the_analysis_board_colours_every_cell_by_its_value() {
 
         // X in a corner, O next to it on the edge (a mistake): now X wins.
         for (row, col, version) in [(0, 0, "1"), (0, 1, "2")] {
-            cell(&c, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(&c, row, col).await;
             wait_page(&c, "the move made", |p| p.version == version).await;
         }
         let mut after = String::new();
@@ -2084,11 +2065,7 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
                 p.playable && p.enabled.contains(&[row, col])
             })
             .await;
-            cell(client, row, col)
-                .await
-                .click()
-                .await
-                .expect("a cell clicked");
+            click_cell(client, row, col).await;
             wait_page(client, "the move taken", |p| {
                 !p.enabled.contains(&[row, col])
             })

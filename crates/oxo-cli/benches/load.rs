@@ -914,12 +914,8 @@ async fn play(
                     if !text.contains(r#""status":409"#) {
                         bail!("game {} seat {}: a move on the socket refused: {text}", player.id, player.seat);
                     }
-                    shared.conflicts.fetch_add(1, Ordering::Relaxed);
                     pending = None;
-                    let mut crossing = lock(&player.crossing);
-                    if crossing.is_some_and(|c| c.seat == player.seat && c.expect == expect) {
-                        *crossing = None;
-                    }
+                    refused(&player, &shared, expect);
                     continue;
                 }
                 let state = GameState::parse(text.as_str())?;
@@ -976,11 +972,7 @@ async fn play(
                     }
                     (Sent::Move { expect, .. }, 409) => {
                         // Stale or not our turn: the next update says what to do.
-                        shared.conflicts.fetch_add(1, Ordering::Relaxed);
-                        let mut crossing = lock(&player.crossing);
-                        if crossing.is_some_and(|c| c.seat == player.seat && c.expect == expect) {
-                            *crossing = None;
-                        }
+                        refused(&player, &shared, expect);
                     }
                     (Sent::Rematch, 200 | 409) => {}
                     (_, status) => bail!(
@@ -990,6 +982,16 @@ async fn play(
                 }
             }
         }
+    }
+}
+
+/// A move of `player`'s that was to make version `expect` was refused 409:
+/// counted, and no longer on its way to the opponent.
+fn refused(player: &Player, shared: &Shared, expect: u64) {
+    shared.conflicts.fetch_add(1, Ordering::Relaxed);
+    let mut crossing = lock(&player.crossing);
+    if crossing.is_some_and(|c| c.seat == player.seat && c.expect == expect) {
+        *crossing = None;
     }
 }
 

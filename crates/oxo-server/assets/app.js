@@ -485,7 +485,6 @@
       retry(st);
       return;
     }
-    ws.seated = !!st.token; // a seat's socket takes its moves
     st.ws = ws;
     ws.onopen = () => {
       if (S !== st) return;
@@ -503,7 +502,7 @@
         if (g.game) render(g.game);
         if (!st.sent) return;
         answered(st);
-        message(g.error, 'error', g.status === 409 ? 3500 : 6000);
+        refusedMove(g.error, g.status);
         draw();
         return;
       }
@@ -992,8 +991,9 @@
     draw();
     const move = { row: r, col: c, version: g.version };
     const ws = st.ws;
-    if (ws && ws.seated && !st.postMoves && ws.readyState === WebSocket.OPEN) {
-      // Moves go on the live socket when it is open: the update carrying
+    if (ws && !st.postMoves && ws.readyState === WebSocket.OPEN) {
+      // Moves go on the live socket (a seat's: it was opened with the
+      // token, which a page holds before it connects) when it is open: the update carrying
       // the move is the answer, a refusal comes back as {"error", "status"}.
       // No answer soon (a connection that died without closing) and the
       // move goes again as a POST, and the socket starts afresh.
@@ -1030,9 +1030,15 @@
       render(res.data.game);
     } else {
       if (res.data.game) render(res.data.game);
-      message(res.data.error, 'error', res.status === 409 ? 3500 : 6000);
+      refusedMove(res.data.error, res.status);
     }
     draw();
+  }
+
+  // Why a move was refused; a stale one (409) briefly, as the board has
+  // already caught up.
+  function refusedMove(error, status) {
+    message(error, 'error', status === 409 ? 3500 : 6000);
   }
 
   // The move sent on the live socket has its answer.

@@ -211,20 +211,22 @@ async fn edge(State(state): State<AppState>, request: Request, next: Next) -> Re
     let start = Instant::now();
     let response = match json_only(&request).or_else(|| rate_limit(&state, &request)) {
         Some(refused) => refused,
-        None => time_limit(&state, next.run(request)).await,
+        None => time_limit(&state, next.run(request))
+            .await
+            .unwrap_or_else(IntoResponse::into_response),
     };
     let response = json_errors(response).await;
-    log_request(&method, &path, &response, start);
+    log_request(method.as_str(), &path, response.status(), start);
     response
 }
 
-/// One log line per request: method, path, status, time. Never headers,
-/// which carry tokens.
-fn log_request(method: &axum::http::Method, path: &str, response: &Response, start: Instant) {
+/// One log line per request (and per move on a live socket, whose method
+/// is `WS`): method, path, status, time. Never headers, which carry tokens.
+fn log_request(method: &str, path: &str, status: StatusCode, start: Instant) {
     tracing::info!(
         %method,
         path,
-        status = response.status().as_u16(),
+        status = status.as_u16(),
         micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
         "request"
     );
@@ -278,14 +280,14 @@ fn client_address(
     Some(peer)
 }
 
-/// A request (its body included) that takes longer than the limit is
-/// answered 408; the work it started (a move being saved) still finishes.
-async fn time_limit(state: &AppState, answer: impl Future<Output = Response>) -> Response {
+/// A request (its body included, or a move on a live socket) that takes
+/// longer than the limit is answered 408; the work it started (a move being
+/// saved) still finishes.
+async fn time_limit<T>(state: &AppState, answer: impl Future<Output = T>) -> Result<T, ApiError> {
     let limit = state.0.limits.request_timeout;
-    match tokio::time::timeout(limit, answer).await {
-        Ok(response) => response,
-        Err(_) => ApiError::TimedOut(limit).into_response(),
-    }
+    tokio::time::timeout(limit, answer)
+        .await
+        .map_err(|_| ApiError::TimedOut(limit))
 }
 
 /// `path` as logs show it: a game's id (or watch id) is a secret that
@@ -712,6 +714,18 @@ struct Move {
     version: Option<u64>,
 }
 
+impl Move {
+    /// The cell played: a move without one is a 400.
+    fn cell(&self) -> Result<(i64, i64), ApiError> {
+        match (self.row, self.col) {
+            (Some(row), Some(col)) => Ok((row, col)),
+            _ => Err(ApiError::BadRequest(
+                "a move needs \"row\" and \"col\" (from 0)".into(),
+            )),
+        }
+    }
+}
+
 async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -720,11 +734,7 @@ async fn play(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let request: Move = parse_body(body)?;
-    let (Some(row), Some(col)) = (request.row, request.col) else {
-        return Err(ApiError::BadRequest(
-            "a move needs \"row\" and \"col\" (from 0)".into(),
-        ));
-    };
+    let (row, col) = request.cell()?;
     let game = state
         .0
         .hub
@@ -999,36 +1009,25 @@ impl Mover {
             }
             let request: Move = serde_json::from_slice(frame)
                 .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
-            let (Some(row), Some(col)) = (request.row, request.col) else {
-                return Err(ApiError::BadRequest(
-                    "a move needs \"row\" and \"col\" (from 0)".into(),
-                ));
-            };
-            let limit = self.state.0.limits.request_timeout;
+            let (row, col) = request.cell()?;
             let played =
                 self.state
                     .0
                     .hub
                     .play(&self.id, Some(&self.token), row, col, request.version);
-            match tokio::time::timeout(limit, played).await {
-                Ok(played) => played.map(drop).map_err(ApiError::from),
-                Err(_) => Err(ApiError::TimedOut(limit)),
-            }
+            time_limit(&self.state, played)
+                .await?
+                .map(drop)
+                .map_err(ApiError::from)
         };
         let result = answer.await;
         let status = result
             .as_ref()
             .err()
             .map_or(StatusCode::OK, ApiError::status);
-        tracing::info!(
-            method = "WS",
-            path = self.log_path,
-            status = status.as_u16(),
-            micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX),
-            "socket move"
-        );
+        log_request("WS", &self.log_path, status, start);
         let error = result.err()?;
-        Some(error.body(Some(status)))
+        Some(error.socket_body())
     }
 }
 
@@ -1107,11 +1106,10 @@ async fn push_updates(
                     }
                 }
                 message = socket.recv() => {
-                    match message {
-                        None | Some(Err(_) | Ok(Message::Close(_))) => return,
-                        Some(Ok(Message::Text(frame))) if mover.is_some() => {
+                    match (message, &mover) {
+                        (None | Some(Err(_) | Ok(Message::Close(_))), _) => return,
+                        (Some(Ok(Message::Text(frame))), Some(mover)) => {
                             heard = Instant::now();
-                            let Some(mover) = &mover else { continue };
                             // The server stopping does not wait for a move
                             // to be saved (its own request time limit).
                             let refused = tokio::select! {
@@ -1127,7 +1125,7 @@ async fn push_updates(
                                 return;
                             }
                         }
-                        Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                        (Some(Ok(Message::Text(_) | Message::Binary(_))), _) => {
                             let reason = if mover.is_some() {
                                 "moves are text frames"
                             } else {
@@ -1139,7 +1137,7 @@ async fn push_updates(
                             }))).await;
                             return;
                         }
-                        Some(Ok(_)) => heard = Instant::now(),
+                        (Some(Ok(_)), _) => heard = Instant::now(),
                     }
                 }
                 _ = ping.tick() => {

@@ -53,7 +53,7 @@ pub enum ApiError {
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
     /// Too many writes from one address (429); try again after this long.
-    #[error("too many requests from your address; try again in {} s", .0.as_secs().max(1))]
+    #[error("too many requests from your address; try again in {} s", retry_after(*.0))]
     TooMany(std::time::Duration),
     /// The request took longer than the server allows (408).
     #[error("the request took longer than {} s", .0.as_secs_f64())]
@@ -146,12 +146,17 @@ impl From<HubError> for ApiError {
 }
 
 impl ApiError {
+    /// The answer to a refused move on a live socket, which has no status
+    /// line or headers of its own: the JSON body with the HTTP status it
+    /// stands for and, on a 429, `"retry_after"` in seconds.
+    pub(crate) fn socket_body(&self) -> String {
+        self.body(true)
+    }
+
     /// The JSON body: `{"error": "…"}`, with `"game"` on a 409 that has
-    /// one and, with `status`, the HTTP status it stands for and, on a 429,
-    /// `"retry_after"` (the live socket's answer to a move, which has no
-    /// status line or headers of its own).
-    /// Logs the failures that are the server's.
-    pub(crate) fn body(&self, status: Option<StatusCode>) -> String {
+    /// one, and on a socket what [`ApiError::socket_body`] adds. Logs the
+    /// failures that are the server's.
+    fn body(&self, on_socket: bool) -> String {
         match self {
             ApiError::Store(e) => tracing::error!(error = %e, "store failed"),
             ApiError::Corrupt(e) | ApiError::Internal(e) => tracing::error!(error = %e, "{self}"),
@@ -175,12 +180,12 @@ impl ApiError {
             _ => None,
         };
         let retry_after = match self {
-            ApiError::TooMany(wait) if status.is_some() => Some(retry_after(*wait)),
+            ApiError::TooMany(wait) if on_socket => Some(retry_after(*wait)),
             _ => None,
         };
         serde_json::to_string(&Body {
             error: self.to_string(),
-            status: status.map(|s| s.as_u16()),
+            status: on_socket.then(|| self.status().as_u16()),
             retry_after,
             game,
         })
@@ -196,7 +201,7 @@ fn retry_after(wait: std::time::Duration) -> u64 {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let body = self.body(None);
+        let body = self.body(false);
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         if let ApiError::TooMany(wait) = self {

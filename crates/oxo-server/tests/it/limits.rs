@@ -30,6 +30,24 @@ async fn server(limits: Limits) -> InProcess {
     InProcess::start_limited(Arc::new(MemoryStore::new()), limits).await
 }
 
+/// `POST` a move as `token`: the status and the body.
+async fn post_move(
+    client: &Client,
+    id: &str,
+    token: &str,
+    body: serde_json::Value,
+) -> (u16, String) {
+    let (status, body) = client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &body,
+        )
+        .await;
+    (status, body.to_string())
+}
+
 /// Read until the server closes the connection; how long that took, or
 /// `None` if it was still open after `within`.
 async fn closed_within(stream: &mut TcpStream, within: Duration) -> Option<Duration> {
@@ -152,14 +170,13 @@ async fn a_websocket_client_that_never_reads_is_dropped() {
         } else {
             &game.o
         };
-        let (status, body) = client
-            .call(
-                "POST",
-                &format!("/api/games/{}/moves", game.id),
-                Some(token),
-                &json!({"row": n / 32, "col": n % 32}),
-            )
-            .await;
+        let (status, body) = post_move(
+            &client,
+            &game.id,
+            token,
+            json!({"row": n / 32, "col": n % 32}),
+        )
+        .await;
         assert_eq!(status, 200, "{body}");
     }
     tokio::time::sleep(Duration::from_millis(800)).await;
@@ -254,25 +271,12 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
         } else {
             &game.o
         };
-        let (status, body) = client
-            .call(
-                "POST",
-                &format!("/api/games/{}/moves", game.id),
-                Some(token),
-                &json!({"row": 0, "col": col}),
-            )
-            .await;
+        let (status, body) =
+            post_move(&client, &game.id, token, json!({"row": 0, "col": col})).await;
         assert_eq!(status, 200, "{body}");
     }
     let before = client.get_json(&format!("/api/games/{}", game.id)).await;
-    let (status, _) = client
-        .call(
-            "POST",
-            &format!("/api/games/{}/moves", game.id),
-            Some(&game.o),
-            &json!({"row": 1, "col": 1}),
-        )
-        .await;
+    let (status, _) = post_move(&client, &game.id, &game.o, json!({"row": 1, "col": 1})).await;
     assert_eq!(status, 429);
     assert_eq!(
         client.get_json(&format!("/api/games/{}", game.id)).await,
@@ -280,14 +284,7 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
     );
     // Reads are not limited; after half a second a write passes again.
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let (status, body) = client
-        .call(
-            "POST",
-            &format!("/api/games/{}/moves", game.id),
-            Some(&game.o),
-            &json!({"row": 1, "col": 1}),
-        )
-        .await;
+    let (status, body) = post_move(&client, &game.id, &game.o, json!({"row": 1, "col": 1})).await;
     assert_eq!(status, 200, "{body}");
 }
 
@@ -312,22 +309,8 @@ async fn moves_on_a_players_socket_count_against_the_same_rate() {
     };
     let (mut x, mut o) = (connect(&game.x).await, connect(&game.o).await);
     // The next text frame that is not about presence.
-    async fn next(
-        socket: &mut (impl StreamExt<Item = tokio_tungstenite::tungstenite::Result<Message>> + Unpin),
-    ) -> serde_json::Value {
-        loop {
-            let message = tokio::time::timeout(Duration::from_secs(5), socket.next())
-                .await
-                .expect("a message within 5 s");
-            if let Some(Ok(Message::Text(text))) = message {
-                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-                if value.get("presence").is_none() {
-                    return value;
-                }
-            } else if !matches!(message, Some(Ok(Message::Ping(_) | Message::Pong(_)))) {
-                panic!("unexpected {message:?}");
-            }
-        }
+    async fn next(socket: &mut crate::common::Socket) -> serde_json::Value {
+        crate::common::next_update(socket, Duration::from_secs(5)).await
     }
     next(&mut x).await;
     next(&mut o).await;
@@ -351,14 +334,7 @@ async fn moves_on_a_players_socket_count_against_the_same_rate() {
         "{refused}"
     );
     // Nor does a POST get through now.
-    let (status, _) = client
-        .call(
-            "POST",
-            &format!("/api/games/{}/moves", game.id),
-            Some(&game.o),
-            &json!({"row": 1, "col": 1}),
-        )
-        .await;
+    let (status, _) = post_move(&client, &game.id, &game.o, json!({"row": 1, "col": 1})).await;
     assert_eq!(status, 429);
     assert_eq!(
         client.get_json(&format!("/api/games/{}", game.id)).await["version"],

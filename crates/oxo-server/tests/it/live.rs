@@ -14,11 +14,9 @@ use oxo_server::room::{Opponent, Room};
 use oxo_server::store::{Change, ChangeKind};
 use oxo_server::{AppState, MemoryStore, Store, app};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+use common::Socket;
 
 /// The shared harness's in-process server, with this file's helpers.
 struct Server {
@@ -60,11 +58,14 @@ impl Server {
         tokio_tungstenite::connect_async(url).await.unwrap().0
     }
 
-    /// A human game with both seats taken: its id, watch id, X's token and
-    /// O's.
-    async fn seated(&self) -> (String, String, String, String) {
-        let (_, created) = self.call("POST", "/api/games", None, json!({})).await;
-        let id = created["game"]["id"].as_str().unwrap().to_owned();
+    /// A new game between two people: the answer to its creation.
+    async fn create(&self) -> Value {
+        self.call("POST", "/api/games", None, json!({})).await.1
+    }
+
+    /// Take seat O of the game `created` answered for: O's token.
+    async fn join_o(&self, created: &Value) -> String {
+        let id = created["game"]["id"].as_str().unwrap();
         let (_, joined) = self
             .call(
                 "POST",
@@ -73,12 +74,20 @@ impl Server {
                 json!({ "invite": created["invite"] }),
             )
             .await;
+        joined["token"].as_str().unwrap().to_owned()
+    }
+
+    /// A human game with both seats taken: its id, watch id, X's token and
+    /// O's.
+    async fn seated(&self) -> (String, String, String, String) {
+        let created = self.create().await;
+        let o = self.join_o(&created).await;
         let text = |v: &Value| v.as_str().unwrap().to_owned();
         (
-            id,
+            text(&created["game"]["id"]),
             text(&created["game"]["watch"]),
             text(&created["token"]),
-            text(&joined["token"]),
+            o,
         )
     }
 
@@ -89,27 +98,18 @@ impl Server {
     }
 }
 
-/// The next GAME (or other text message) a socket receives, within a
-/// generous bound.
+/// How long a test waits for a message on a socket: a generous bound.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The next GAME (or other text message) a socket receives.
 async fn next_game(socket: &mut Socket) -> Value {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("an update within 10 s")
-            .expect("the socket stays open")
-            .unwrap();
-        match message {
-            Message::Text(text) => return serde_json::from_str(&text).unwrap(),
-            Message::Ping(_) | Message::Pong(_) => {}
-            other => panic!("unexpected message {other:?}"),
-        }
-    }
+    common::next_text(socket, WAIT).await
 }
 
 #[tokio::test]
 async fn players_and_spectators_see_every_change_at_once() {
     let server = Server::start(Arc::new(MemoryStore::new())).await;
-    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let created = server.create().await;
     let id = created["game"]["id"].as_str().unwrap().to_owned();
     let x = created["token"].as_str().unwrap().to_owned();
 
@@ -119,15 +119,7 @@ async fn players_and_spectators_see_every_change_at_once() {
         "waiting",
         "the state on connect"
     );
-    let (_, joined) = server
-        .call(
-            "POST",
-            &format!("/api/games/{id}/seats/o"),
-            None,
-            json!({ "invite": created["invite"] }),
-        )
-        .await;
-    let o = joined["token"].as_str().unwrap().to_owned();
+    let o = server.join_o(&created).await;
     assert_eq!(
         next_game(&mut x_socket).await["status"],
         "playing",
@@ -189,7 +181,7 @@ async fn players_and_spectators_see_every_change_at_once() {
 #[tokio::test]
 async fn shutting_down_closes_live_sockets_and_stops_the_server() {
     let mut server = Server::start(Arc::new(MemoryStore::new())).await;
-    let (_, created) = server.call("POST", "/api/games", None, json!({})).await;
+    let created = server.create().await;
     let id = created["game"]["id"].as_str().unwrap().to_owned();
     let mut socket = server.connect(&id).await;
     next_game(&mut socket).await;
@@ -435,12 +427,7 @@ async fn players_see_each_other_come_and_go() {
 
 /// The next message that is not a presence message.
 async fn next_update(socket: &mut Socket) -> Value {
-    loop {
-        let message = next_game(socket).await;
-        if message.get("presence").is_none() {
-            return message;
-        }
-    }
+    common::next_update(socket, WAIT).await
 }
 
 async fn send_text(socket: &mut Socket, text: String) {

@@ -1,10 +1,47 @@
 //! What the server's test files share.
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use futures_util::StreamExt;
 use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tower::ServiceExt;
+
+/// A live socket as `tokio_tungstenite::connect_async` opens it.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// The next text message (a GAME, presence, a refusal) `socket` receives
+/// within `within`, as JSON; pings and pongs are passed over, anything
+/// else fails the test.
+pub async fn next_text(socket: &mut Socket, within: Duration) -> Value {
+    loop {
+        let message = tokio::time::timeout(within, socket.next())
+            .await
+            .unwrap_or_else(|_| panic!("a message within {within:?}"))
+            .expect("the socket stays open")
+            .unwrap();
+        match message {
+            Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+            Message::Ping(_) | Message::Pong(_) => {}
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+}
+
+/// [`next_text`] that is not a presence message: a GAME or a refusal.
+pub async fn next_update(socket: &mut Socket, within: Duration) -> Value {
+    loop {
+        let message = next_text(socket, within).await;
+        if message.get("presence").is_none() {
+            return message;
+        }
+    }
+}
 
 /// One request through `router`: the status and the body as JSON (or as a
 /// JSON string when it is not JSON). A `POST` says its body is JSON.
