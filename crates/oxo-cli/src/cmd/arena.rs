@@ -129,6 +129,9 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             }
         }
         Config::RoundRobin { config, plot } => {
+            if let Some(path) = &plot {
+                super::check_writable(path)?;
+            }
             let total = config.total_games();
             let results = tournament::run(&config, |done| {
                 status.bar(done, total, "games", format_args!(""));
@@ -136,15 +139,16 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
-            if let Some(path) = plot {
-                std::fs::write(&path, tournament::svg(&config, &results))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
+            // The results first: a plot that fails to write loses no games.
             let mut out = io::stdout().lock();
             if args.json {
                 writeln!(out, "{}", tournament::json(&config, &results, elapsed))?;
             } else {
                 write!(out, "{}", tournament::table(&config, &results, elapsed))?;
+            }
+            if let Some(path) = plot {
+                std::fs::write(&path, tournament::svg(&config, &results))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
             }
         }
     }

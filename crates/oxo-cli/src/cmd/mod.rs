@@ -1,6 +1,7 @@
 //! One module per command: each builds a validated configuration from its
 //! raw arguments, then runs it.
 
+use std::fs::OpenOptions;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,25 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
         Command::Train(args) => train::run(&args),
         Command::Brain(args) => brain::run(&args),
     }
+}
+
+/// Fail now, not after minutes of work (training, a tournament, a
+/// census), if `path` cannot be written: open it for writing without
+/// changing it (a file already there keeps its contents), and remove it
+/// again if this made it.
+fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let existed = path.symlink_metadata().is_ok();
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    if !existed {
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove the test file {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The seed given, or one from the clock (the only place oxo reads it).

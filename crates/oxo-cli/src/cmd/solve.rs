@@ -86,6 +86,9 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     };
     match config.job {
         Job::All { rules, save } => {
+            if let Some(path) = &save {
+                super::check_writable(path)?;
+            }
             let start = Instant::now();
             let strong = StrongSolution::compute(rules).map_err(BadInput::from_error)?;
             let report = CensusReport {

@@ -1,7 +1,7 @@
 //! `oxo train`: a learned player by self-play, with its learning curve.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -61,8 +61,23 @@ impl Config {
     }
 }
 
+/// Write `bytes` to `path`, as [`super::check_writable`] found it could be.
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
 pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
+    for path in [
+        Some(&config.out),
+        config.curve.as_ref(),
+        config.plot.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        super::check_writable(path)?;
+    }
     let origin = Instant::now();
     let clock = move || origin.elapsed();
     let status = super::StatusLine::new();
@@ -109,15 +124,15 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     status.clear();
     let mut bytes = Vec::new();
     model.save(&mut bytes).context("cannot encode the model")?;
-    std::fs::write(&config.out, &bytes)
-        .with_context(|| format!("cannot write {}", config.out.display()))?;
+    write(&config.out, &bytes)?;
     if let Some(path) = &config.curve {
-        std::fs::write(path, train::csv(&curve))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write(path, train::csv(&curve).as_bytes())?;
     }
     if let Some(path) = &config.plot {
-        std::fs::write(path, train::svg(config.rules, config.seed, &curve))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write(
+            path,
+            train::svg(config.rules, config.seed, &curve).as_bytes(),
+        )?;
     }
     let trained = curve.last().map_or(0.0, |p| p.seconds);
     let mut out = io::stdout().lock();

@@ -335,6 +335,111 @@ fn arena_round_robin_table_json_and_plot() {
     }
 }
 
+/// Run `oxo ARGS`, which would work for hours, and expect it to stop at
+/// once with exit 1 because `path` cannot be written.
+fn refused_before_work(args: &[&str], path: &Path) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("oxo starts");
+    // A guard against a hang, not a speed limit: the work would run on.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("{args:?} started work with an output it cannot write");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    assert_eq!(
+        stderr(&out).lines().next(),
+        Some(
+            format!(
+                "oxo: cannot write {}: No such file or directory (os error 2)",
+                path.display()
+            )
+            .as_str()
+        ),
+        "{args:?}"
+    );
+}
+
+#[test]
+fn long_jobs_refuse_an_output_they_cannot_write_before_they_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.oxo");
+    std::fs::write(&model, "an earlier model").unwrap();
+    let missing = dir.path().join("no such dir/out");
+    let (model_arg, missing_arg) = (model.to_str().unwrap(), missing.to_str().unwrap());
+    // A billion episodes, a long round robin, the census of 4x4.
+    let train = [
+        "train",
+        "--size",
+        "4",
+        "--k",
+        "4",
+        "--episodes",
+        "1000000000",
+    ];
+    let mut args = train.to_vec();
+    args.extend(["--out", model_arg, "--plot", missing_arg]);
+    refused_before_work(&args, &missing);
+    // Training never began, so the earlier model is as it was.
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), "an earlier model");
+    let mut args = train.to_vec();
+    args.extend(["--out", missing_arg]);
+    refused_before_work(&args, &missing);
+    refused_before_work(
+        &[
+            "arena",
+            "--players",
+            "alphabeta,rules,random",
+            "--size",
+            "15",
+            "--k",
+            "5",
+            "--games",
+            "1000000",
+            "--plot",
+            missing_arg,
+        ],
+        &missing,
+    );
+    refused_before_work(
+        &[
+            "solve",
+            "--size",
+            "5",
+            "--k",
+            "4",
+            "--all",
+            "--save",
+            missing_arg,
+        ],
+        &missing,
+    );
+
+    // A model path that did not exist is not left behind by the check.
+    let fresh = dir.path().join("fresh.oxo");
+    let out = oxo(
+        &[
+            "train",
+            "--out",
+            fresh.to_str().unwrap(),
+            "--curve",
+            missing_arg,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!fresh.exists());
+}
+
 #[test]
 fn train_saves_a_model_and_its_curve_and_the_model_plays() {
     let dir = tempfile::tempdir().unwrap();
