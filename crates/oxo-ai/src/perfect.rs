@@ -32,8 +32,8 @@ impl Perfect {
     /// A perfect player for `rules`, its tie-breaks fixed by `seed`.
     ///
     /// # Errors
-    /// [`SolveError::TooLarge`] for boards of more than
-    /// a side longer than [`PERFECT_MAX_SIDE`].
+    /// [`SolveError::Beyond`] for boards with a side longer than
+    /// [`PERFECT_MAX_SIDE`].
     pub fn new(rules: Rules, seed: u64) -> Result<Perfect, SolveError> {
         Perfect::with_rng(rules, rng_from_seed(seed))
     }
@@ -49,7 +49,9 @@ impl<R: rand::Rng> Perfect<R> {
             return Err(SolveError::Exact(rules));
         }
         if rules.rows().max(rules.cols()) > PERFECT_MAX_SIDE {
-            return Err(SolveError::TooLarge {
+            return Err(SolveError::Beyond {
+                what: "perfect play",
+                limit: format!("at most {PERFECT_MAX_SIDE} a side"),
                 rows: rules.rows(),
                 cols: rules.cols(),
             });

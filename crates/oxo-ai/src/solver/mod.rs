@@ -66,6 +66,20 @@ pub enum SolveError {
         /// Columns.
         cols: u32,
     },
+    /// The board is larger than this kind of solving is offered for: every
+    /// reachable position ([`StrongSolution`]) or perfect play
+    /// ([`crate::Perfect`]).
+    #[error("{what} is limited to boards of {limit}; {rows}x{cols} is larger")]
+    Beyond {
+        /// What is limited, such as "solving every reachable position".
+        what: &'static str,
+        /// The limit, such as "at most 16 cells".
+        limit: String,
+        /// Rows.
+        rows: u32,
+        /// Columns.
+        cols: u32,
+    },
     /// The rules count only runs of exactly k, which the solver's boards do
     /// not tell apart from longer ones.
     #[error("the solver plays k or more in a row; it cannot solve {0} (exactly k)")]

@@ -46,7 +46,7 @@ impl StrongSolution {
     /// (X moving first).
     ///
     /// # Errors
-    /// [`SolveError::TooLarge`] for boards of more than
+    /// [`SolveError::Beyond`] for boards of more than
     /// [`STRONG_MAX_CELLS`] cells.
     pub fn compute(rules: Rules) -> Result<StrongSolution, SolveError> {
         let too_large = SolveError::TooLarge {
@@ -54,7 +54,12 @@ impl StrongSolution {
             cols: rules.cols(),
         };
         if rules.cell_count() > STRONG_MAX_CELLS {
-            return Err(too_large);
+            return Err(SolveError::Beyond {
+                what: "solving every reachable position",
+                limit: format!("at most {STRONG_MAX_CELLS} cells"),
+                rows: rules.rows(),
+                cols: rules.cols(),
+            });
         }
         if rules.is_exact() {
             return Err(SolveError::Exact(rules));
