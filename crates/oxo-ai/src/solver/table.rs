@@ -39,15 +39,19 @@ pub(crate) struct Entry {
 
 /// A table of `2^n` entries in buckets of two.
 ///
-/// All the memory is taken (and touched) up front, but only a prefix of it
-/// is in use until it fills up: a search of a few thousand positions then
+/// All the memory is reserved up front, but only a prefix of it is in use
+/// (and touched) until it fills up, so a table far larger than the search
+/// needs costs only address space; and a search of a few thousand positions then
 /// probes a few hundred KiB that stay in cache, rather than spreading its
 /// entries over the whole table with a cache and TLB miss for each probe.
 /// The prefix doubles when half full, each entry moving to its bucket under
 /// the wider mask.
 #[derive(Debug)]
 pub(crate) struct Table {
+    /// The prefix in use; its capacity is the whole table.
     entries: Vec<Entry>,
+    /// Entries in the whole table.
+    len: usize,
     /// Bucket mask of the prefix in use (its length − 2).
     mask: usize,
     /// Entries stored in the prefix.
@@ -69,17 +73,18 @@ impl Table {
         };
         let mut entries = Vec::new();
         entries.try_reserve_exact(len).ok()?;
-        entries.resize(len, Entry::default());
+        entries.resize(len.min(FIRST_LEN), Entry::default());
         Some(Table {
             entries,
+            len,
             mask: len.min(FIRST_LEN) - 2,
             stored: 0,
         })
     }
 
-    /// Bytes in use.
+    /// Bytes the table may use (reserved, not all touched yet).
     pub fn bytes(&self) -> usize {
-        self.entries.len() * size_of::<Entry>()
+        self.len * size_of::<Entry>()
     }
 
     fn bucket(&self, me: u64, opp: u64, kind: Kind) -> usize {
@@ -127,7 +132,7 @@ impl Table {
             self.stored += 1;
         }
         bucket[slot] = entry;
-        if self.stored * 2 > self.mask && self.mask + 2 < self.entries.len() {
+        if self.stored * 2 > self.mask && self.mask + 2 < self.len {
             self.grow();
         }
     }
@@ -138,6 +143,8 @@ impl Table {
     fn grow(&mut self) {
         let len = self.mask + 2;
         self.mask = 2 * len - 2;
+        // Within the capacity reserved: no reallocation.
+        self.entries.resize(2 * len, Entry::default());
         for i in 0..len {
             let entry = self.entries[i];
             if entry.kind == 0 {
@@ -155,8 +162,9 @@ impl Table {
 
     /// Forget everything.
     pub fn clear(&mut self) {
+        self.entries.truncate(self.len.min(FIRST_LEN));
         self.entries.fill(Entry::default());
-        self.mask = self.entries.len().min(FIRST_LEN) - 2;
+        self.mask = self.entries.len() - 2;
         self.stored = 0;
     }
 }
