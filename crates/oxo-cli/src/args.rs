@@ -244,16 +244,11 @@ pub(crate) struct ServeArgs {
     pub addr: SocketAddr,
     /// Where every game is kept: a SQLite file (created when missing; one server
     /// per file), or a PostgreSQL URL `postgres://USER@HOST:PORT/DB` that several
-    /// servers can share.
-    #[arg(
-        long,
-        value_name = "FILE|URL",
-        env = "OXO_DB",
-        hide_env_values = true,
-        default_value = "oxo.db"
-    )]
-    pub db: String,
-    /// Keep games in memory only: nothing survives a restart (for trials and benchmarks).
+    /// servers can share [default: $OXO_DB, else oxo.db].
+    #[arg(long, value_name = "FILE|URL")]
+    pub db: Option<String>,
+    /// Keep games in memory only: nothing survives a restart (for trials and
+    /// benchmarks; OXO_DB is then ignored).
     #[arg(long, conflicts_with = "db")]
     pub memory: bool,
     /// Skip the integrity check of the whole database file at start (for huge files);

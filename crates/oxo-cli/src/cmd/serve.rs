@@ -1,5 +1,6 @@
 //! `oxo serve`: the web game.
 
+use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,15 +24,38 @@ enum Storage {
     Postgres(String),
 }
 
+/// The database when neither --db nor `OXO_DB` names one.
+const DEFAULT_DB: &str = "oxo.db";
+
 impl Storage {
-    fn new(args: &ServeArgs) -> Storage {
+    /// From the arguments and `OXO_DB` (`env_db`), which --db and --memory
+    /// override.
+    fn new(args: &ServeArgs, env_db: Option<OsString>) -> anyhow::Result<Storage> {
         if args.memory {
-            Storage::Memory
-        } else if args.db.starts_with("postgres://") || args.db.starts_with("postgresql://") {
-            Storage::Postgres(args.db.clone())
-        } else {
-            Storage::Sqlite(PathBuf::from(&args.db), !args.skip_check)
+            return Ok(Storage::Memory);
         }
+        let db = match (&args.db, env_db) {
+            (Some(db), _) => db.clone(),
+            (None, Some(env)) => env
+                .into_string()
+                .map_err(|_| BadInput("OXO_DB is not valid UTF-8".to_owned()))?,
+            (None, None) => DEFAULT_DB.to_owned(),
+        };
+        if db.is_empty() {
+            // SQLite would take "" for a temporary database, deleted on close.
+            let from = if args.db.is_some() { "--db" } else { "OXO_DB" };
+            return Err(BadInput(format!(
+                "{from} is empty: name a SQLite file or a postgres:// URL"
+            ))
+            .into());
+        }
+        Ok(
+            if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+                Storage::Postgres(db)
+            } else {
+                Storage::Sqlite(PathBuf::from(db), !args.skip_check)
+            },
+        )
     }
 
     /// The store, opened (on the runtime, which drives a PostgreSQL
@@ -89,7 +113,7 @@ impl Config {
         })?;
         Ok(Config {
             addr: args.addr,
-            storage: Storage::new(args),
+            storage: Storage::new(args, std::env::var_os("OXO_DB"))?,
             log_level,
             // The web game bounds every computer move (the CLI's perfect
             // player stays unbounded).
