@@ -11,13 +11,15 @@
 //! dies, has no move; the arena scores that as a loss and reports why
 //! ([`Strategy::failure`]).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
+
+use crate::text::{LineRead, MAX_LINE, quoted, read_line_bounded};
 use oxo_core::{Cell, Game, Player, Rules};
 
 /// How long an engine may take to answer `START`.
@@ -71,10 +73,19 @@ impl External {
         let (send, lines) = mpsc::channel();
         // The engine's lines, read on a thread of their own so that an
         // engine that says nothing cannot hold the arena up.
+        // Each line is kept to its first MAX_LINE bytes, so an engine that
+        // never ends a line cannot fill the arena's memory.
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if send.send(line).is_err() {
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while let Ok(LineRead::Line | LineRead::TooLong) =
+                read_line_bounded(&mut reader, &mut buf, MAX_LINE)
+            {
+                let line = String::from_utf8_lossy(&buf);
+                if send
+                    .send(line.trim_end_matches(['\n', '\r']).to_owned())
+                    .is_err()
+                {
                     return;
                 }
             }
@@ -98,7 +109,11 @@ impl External {
         engine.send(&[start])?;
         let answer = engine.answer(START_TIME)?;
         if answer != "OK" {
-            return Err(format!("{} answered START with {answer:?}", engine.name));
+            return Err(format!(
+                "{} answered START with \"{}\"",
+                engine.name,
+                quoted(answer.as_bytes())
+            ));
         }
         let ms = move_time.as_millis();
         let rule = u8::from(rules.is_exact());
@@ -191,7 +206,13 @@ impl External {
                 let (x, y) = (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?);
                 self.rules.cell(y, x)
             })
-            .ok_or_else(|| format!("{} answered {answer:?}, which is no move", self.name))?;
+            .ok_or_else(|| {
+                format!(
+                    "{} answered \"{}\", which is no move",
+                    self.name,
+                    quoted(answer.as_bytes())
+                )
+            })?;
         if game.get(cell).is_some() {
             return Err(format!("{} answered {answer}, a taken cell", self.name));
         }

@@ -2,7 +2,7 @@
 //! a round robin.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -30,6 +30,20 @@ impl Config {
             None => std::thread::available_parallelism().map_or(1, usize::from),
         };
         let rules: Rules = super::rules(&args.board)?;
+        if args.opening as usize >= rules.cell_count() {
+            return Err(BadInput(format!(
+                "--opening {} leaves no move to play on a {rules} board: at most {}",
+                args.opening,
+                rules.cell_count() - 1
+            ))
+            .into());
+        }
+        if args.plot.is_some() && args.players.is_empty() {
+            return Err(BadInput(
+                "--plot draws a round robin's table: name the players with --players".to_owned(),
+            )
+            .into());
+        }
         let seed = super::seed_or_clock(args.seed);
         let players = match (&args.x, &args.o) {
             (Some(x), Some(o)) => vec![x.clone(), o.clone()],
@@ -65,6 +79,13 @@ impl Config {
                         ))
                         .into());
                     }
+                    // Run the file checked, not a program of that name on
+                    // PATH (which is where a bare name would be looked up).
+                    let path = if path.components().count() == 1 && path.is_relative() {
+                        Path::new(".").join(path)
+                    } else {
+                        path
+                    };
                     Entrant::engine(path, move_time)
                 }
             });

@@ -208,7 +208,7 @@ fn engines_that_misbehave_lose_with_the_reason() {
             ),
         )
     };
-    let cases = [
+    let cases: [(PathBuf, &str); 7] = [
         (answer("taken", "echo 0,0"), "answered 0,0, a taken cell"),
         (
             answer("offboard", "echo 40,2"),
@@ -217,6 +217,14 @@ fn engines_that_misbehave_lose_with_the_reason() {
         (
             answer("garbage", "echo hello"),
             "answered \"hello\", which is no move",
+        ),
+        // A megabyte on one line: quoted to 60 characters, read to 4 KiB.
+        (
+            answer("long", "head -c 1000000 /dev/zero | tr '\\0' a; echo"),
+            &format!(
+                "answered \"{}… (4096 bytes)\", which is no move",
+                "a".repeat(60)
+            ),
         ),
         (
             answer("slow", "sleep 3; echo 1,1"),
@@ -268,6 +276,7 @@ fn engines_that_misbehave_lose_with_the_reason() {
                 said.contains(reason)
             };
             assert!(expected, "{engine}: {said}");
+            assert!(said.len() < 300, "{engine}: a long reason: {said}");
         }
     }
 }
@@ -296,4 +305,31 @@ fn an_engine_that_cannot_start_is_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("use --k 5"));
+}
+
+#[test]
+fn a_bare_engine_name_is_the_file_in_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    engine(dir.path(), "here", "");
+    let out = Command::new(OXO)
+        .current_dir(dir.path())
+        .args([
+            "arena",
+            "--x",
+            "brain:pbrain-here",
+            "--o",
+            "rules",
+            "--size",
+            "9",
+        ])
+        .args(["--k", "5", "--games", "2", "--move-time", "200", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
 }
