@@ -40,6 +40,11 @@ impl Config {
                 rules: Rules::with_size(args.size, args.k)?,
                 save: args.save.clone(),
             }
+        } else if args.save.is_some() {
+            return Err(BadInput(
+                "--save saves the table of --all: add --all, or leave --save out".to_owned(),
+            )
+            .into());
         } else {
             match args.position.as_deref() {
                 Some("-") => Job::Batch { k: args.k },

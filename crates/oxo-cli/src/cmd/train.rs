@@ -9,6 +9,7 @@ use oxo_cli::{exit, train};
 use oxo_core::Rules;
 
 use crate::args::TrainArgs;
+use crate::failure::BadInput;
 
 /// Episodes on 3×3 when neither --episodes nor --minutes is given: enough
 /// for perfect play there, in a few seconds.
@@ -68,14 +69,25 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
-    for path in [
-        Some(&config.out),
-        config.curve.as_ref(),
-        config.plot.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    let outputs = [
+        ("--out", Some(&config.out)),
+        ("--curve", config.curve.as_ref()),
+        ("--plot", config.plot.as_ref()),
+    ];
+    let outputs: Vec<(&str, &PathBuf)> = outputs
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path?)))
+        .collect();
+    for (i, &(flag, path)) in outputs.iter().enumerate() {
+        let same =
+            |other: &PathBuf| std::path::absolute(other).ok() == std::path::absolute(path).ok();
+        if let Some((earlier, _)) = outputs[..i].iter().find(|(_, other)| same(other)) {
+            return Err(BadInput(format!(
+                "{earlier} and {flag} name the same file, {}: one would overwrite the other",
+                path.display()
+            ))
+            .into());
+        }
         super::check_writable(path)?;
     }
     let origin = Instant::now();

@@ -223,6 +223,11 @@ fn solve_refuses_what_it_cannot_do() {
     assert!(stderr(&out).contains("bad position"), "{}", stderr(&out));
     let out = oxo(&["solve", "--all", "--size", "5"], "");
     assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "oxo: solving every reachable position is limited to boards of at most 16 cells; \
+         5x5 is larger\n"
+    );
 }
 
 #[test]
@@ -335,26 +340,30 @@ fn arena_round_robin_table_json_and_plot() {
     }
 }
 
-/// Run `oxo ARGS`, which would work for hours, and expect it to stop at
-/// once with exit 1 because `path` cannot be written.
-fn refused_before_work(args: &[&str], path: &Path) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
-        .args(args)
+/// Run `cmd`, which must end by itself: a guard kills it after a minute
+/// (a hang, not a speed limit: the commands here end at once or never).
+fn at_once(cmd: &mut Command) -> Output {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("oxo starts");
-    // A guard against a hang, not a speed limit: the work would run on.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {
             child.kill().unwrap();
-            panic!("{args:?} started work with an output it cannot write");
+            panic!("{cmd:?} did not stop at once");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Run `oxo ARGS`, which would work for hours, and expect it to stop at
+/// once with exit 1 because `path` cannot be written.
+fn refused_before_work(args: &[&str], path: &Path) {
+    let out = at_once(Command::new(env!("CARGO_BIN_EXE_oxo")).args(args));
     assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
     assert_eq!(
         stderr(&out).lines().next(),
@@ -367,6 +376,103 @@ fn refused_before_work(args: &[&str], path: &Path) {
         ),
         "{args:?}"
     );
+}
+
+#[test]
+fn usage_mistakes_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    // A table cut short, and a file that is no table.
+    let table = path("t.tbl");
+    let out = oxo(&["solve", "--all", "--save", &table], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(&table).unwrap();
+    std::fs::write(path("short.tbl"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(path("text.tbl"), "not a table\n").unwrap();
+    let (short, text, same) = (path("short.tbl"), path("text.tbl"), path("same"));
+    let cases: [(&[&str], Option<&str>, &str); 10] = [
+        (
+            &["serve", "--addr", "127.0.0.1:0", "--db", ""],
+            None,
+            "oxo: --db is empty",
+        ),
+        (
+            &["serve", "--addr", "127.0.0.1:0"],
+            Some(""),
+            "oxo: OXO_DB is empty",
+        ),
+        (
+            &["train", "--out", &same, "--plot", &same],
+            None,
+            "--out and --plot name the same file",
+        ),
+        (
+            &["solve", "X.O/.X./..O", "--save", &same],
+            None,
+            "--save saves the table of --all",
+        ),
+        (
+            &["arena", "--x", "random", "--o", "rules", "--opening", "9"],
+            None,
+            "--opening 9 leaves no move",
+        ),
+        (
+            &["arena", "--x", "random", "--o", "rules", "--plot", &same],
+            None,
+            "--plot draws a round robin",
+        ),
+        (
+            &["play", "--plain", "--x", "perfect", "--table", &short],
+            None,
+            "truncated",
+        ),
+        (
+            &["play", "--plain", "--x", "perfect", "--table", &text],
+            None,
+            "not an oxo table",
+        ),
+        (
+            &[
+                "play", "--plain", "--x", "perfect", "--size", "4", "--table", &table,
+            ],
+            None,
+            "solves 3x3 k=3 games, not 4x4 k=4",
+        ),
+        (
+            &["solve", "--all", "--size", "4x5"],
+            None,
+            "at most 16 cells",
+        ),
+    ];
+    for (args, env, reason) in cases {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_oxo"));
+        cmd.args(args).current_dir(dir.path());
+        if let Some(value) = env {
+            cmd.env("OXO_DB", value);
+        }
+        let out = at_once(&mut cmd);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(reason), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!Path::new(&same).exists());
+
+    // --memory wins over OXO_DB (only --db on the command line conflicts).
+    let mut server = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--memory"])
+        .env("OXO_DB", path("env.db"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(line.contains("games kept in memory only"), "{line:?}");
 }
 
 #[test]
