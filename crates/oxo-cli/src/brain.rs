@@ -202,6 +202,11 @@ impl Brain {
     pub fn line(&mut self, line: &str, out: &mut dyn Write) -> io::Result<Step> {
         let line = line.trim();
         if self.reading.is_some() {
+            // END ends the brain wherever it comes (the BOARD is dropped).
+            if line.eq_ignore_ascii_case("END") {
+                self.reading = None;
+                return Ok(Step::End);
+            }
             return self.board_line(line, out).map(|()| Step::Continue);
         }
         if line.is_empty() {
@@ -221,8 +226,14 @@ impl Brain {
             self.settle();
         }
         let answer = match upper.as_str() {
-            "START" => Some(self.start(rest.parse().ok().map(|n| (n, n)))),
-            "RECTSTART" => Some(self.start(pair(rest))),
+            "START" => Some(match rest.parse().ok() {
+                Some(n) => self.start((n, n)),
+                None => "ERROR START wants a size".to_owned(),
+            }),
+            "RECTSTART" => Some(match pair(rest) {
+                Some(size) => self.start(size),
+                None => "ERROR RECTSTART wants WIDTH,HEIGHT".to_owned(),
+            }),
             "RESTART" => Some(match &mut self.board {
                 Some(board) => {
                     board.stones.clear();
@@ -266,10 +277,7 @@ impl Brain {
         Ok(Step::Continue)
     }
 
-    fn start(&mut self, size: Option<(u64, u64)>) -> String {
-        let Some((cols, rows)) = size else {
-            return "ERROR START wants a size".to_owned();
-        };
+    fn start(&mut self, (cols, rows): (u64, u64)) -> String {
         let fits = |n: u64| u32::try_from(n).ok();
         let rules = match (fits(rows), fits(cols)) {
             (Some(rows), Some(cols)) => Rules::new(rows, cols, K),
@@ -362,9 +370,20 @@ impl Brain {
     fn board_line(&mut self, line: &str, out: &mut dyn Write) -> io::Result<()> {
         if line.eq_ignore_ascii_case("DONE") {
             let stones = self.reading.take().unwrap_or_default();
-            let answer = match self.set_position(stones) {
+            // A position refused (stone counts, a line already made)
+            // leaves the board as it was.
+            let before = self.board.as_ref().map(|b| b.stones.clone());
+            let answer = match self
+                .set_position(stones)
+                .and_then(|()| self.position().map(drop))
+            {
                 Ok(()) => self.reply(),
-                Err(e) => format!("ERROR {e}"),
+                Err(e) => {
+                    if let (Some(board), Some(before)) = (self.board.as_mut(), before) {
+                        board.stones = before;
+                    }
+                    format!("ERROR {e}")
+                }
             };
             writeln!(out, "{answer}")?;
             return out.flush();
@@ -754,6 +773,22 @@ mod tests {
     }
 
     #[test]
+    fn end_inside_a_board_ends_the_brain() {
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "START 15\nBOARD\n7,7,2\nEND\nDONE\nBEGIN\n");
+        assert_eq!(answers, ["OK"], "nothing after END");
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "RECTSTART 5\nSTART\n");
+        assert_eq!(
+            answers,
+            [
+                "ERROR RECTSTART wants WIDTH,HEIGHT",
+                "ERROR START wants a size"
+            ]
+        );
+    }
+
+    #[test]
     fn refusals_are_errors_and_the_brain_carries_on() {
         let (mut b, _) = brain();
         let answers = talk(
@@ -829,6 +864,16 @@ mod tests {
         // The stone that ended it was not kept: the next turn is judged on
         // the board before it.
         assert_eq!(answers[3], "5,0", "{answers:?}");
+        // Nor is a BOARD that is already over: the game goes on from the
+        // position before it.
+        let answers = talk(
+            &mut b,
+            "RESTART\nBEGIN\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n4,0,2\n0,6,1\n1,6,1\n2,6,1\n\
+             3,6,1\nDONE\nTURN 4,4\n",
+        );
+        assert_eq!(answers[0], "OK");
+        assert_eq!(answers[2], "ERROR the game is over", "{answers:?}");
+        assert!(!answers[3].starts_with("ERROR"), "{answers:?}");
         // Under exactly five, six in a row is no win: the game goes on.
         let (mut b, _) = brain();
         let answers = talk(
