@@ -162,7 +162,7 @@ impl From<Side> for Player {
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub(crate) struct StreamArgs {
-    /// Instructions file [default: standard input].
+    /// Instructions file, or - for standard input [default: standard input].
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub board: BoardArgs,

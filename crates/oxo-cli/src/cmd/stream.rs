@@ -14,7 +14,8 @@ const READ_BUFFER: usize = 256 * 1024;
 
 pub(super) fn run(args: &StreamArgs) -> anyhow::Result<u8> {
     let rules: Rules = super::rules(&args.board)?;
-    let input: Option<&PathBuf> = args.file.as_ref();
+    // `-` is standard input, as for `oxo solve -`.
+    let input: Option<&PathBuf> = args.file.as_ref().filter(|p| p.as_os_str() != "-");
     let stdout = raw_stdout();
     let result = match input {
         Some(path) => {

@@ -50,6 +50,8 @@ fn stream_goldens_from_stdin_and_from_a_file() {
         let piped = oxo(&["stream"], &read(&input));
         assert_eq!(piped.status.code(), Some(0), "{name}: {}", stderr(&piped));
         assert_eq!(stdout(&piped), expected, "{name} from stdin");
+        let dash = oxo(&["stream", "-"], &read(&input));
+        assert_eq!(stdout(&dash), expected, "{name} from stdin as -");
         let path = data(&input);
         let from_file = oxo(&["stream", path.to_str().unwrap()], "");
         assert_eq!(stdout(&from_file), expected, "{name} from a file");
