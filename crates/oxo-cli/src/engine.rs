@@ -18,9 +18,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
+use oxo_core::{Cell, Game, Player, Rules};
 
 use crate::text::{LineRead, MAX_LINE, quoted, read_line_bounded};
-use oxo_core::{Cell, Game, Player, Rules};
 
 /// How long an engine may take to answer `START`.
 pub const START_TIME: Duration = Duration::from_secs(10);
@@ -81,9 +81,9 @@ impl External {
             while let Ok(LineRead::Line | LineRead::TooLong) =
                 read_line_bounded(&mut reader, &mut buf, MAX_LINE)
             {
-                let line = String::from_utf8_lossy(&buf);
+                // Line ends go with the rest of the trimming in `answer`.
                 if send
-                    .send(line.trim_end_matches(['\n', '\r']).to_owned())
+                    .send(String::from_utf8_lossy(&buf).into_owned())
                     .is_err()
                 {
                     return;

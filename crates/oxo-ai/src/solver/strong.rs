@@ -49,10 +49,6 @@ impl StrongSolution {
     /// [`SolveError::Beyond`] for boards of more than
     /// [`STRONG_MAX_CELLS`] cells.
     pub fn compute(rules: Rules) -> Result<StrongSolution, SolveError> {
-        let too_large = SolveError::TooLarge {
-            rows: rules.rows(),
-            cols: rules.cols(),
-        };
         if rules.cell_count() > STRONG_MAX_CELLS {
             return Err(SolveError::Beyond {
                 what: "solving every reachable position",
@@ -64,7 +60,10 @@ impl StrongSolution {
         if rules.is_exact() {
             return Err(SolveError::Exact(rules));
         }
-        let geo = Geometry::new(rules).map_err(|_| too_large)?;
+        let geo = Geometry::new(rules).map_err(|_| SolveError::TooLarge {
+            rows: rules.rows(),
+            cols: rules.cols(),
+        })?;
         let mut solution = StrongSolution {
             rules,
             geo,

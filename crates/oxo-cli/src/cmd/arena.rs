@@ -5,7 +5,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
 use oxo_cli::arena::{self, ArenaError, Entrant};
 use oxo_cli::{exit, tournament};
 use oxo_core::{Player, Rules};
@@ -168,8 +167,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                 write!(out, "{}", tournament::table(&config, &results, elapsed))?;
             }
             if let Some(path) = plot {
-                std::fs::write(&path, tournament::svg(&config, &results))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                super::write_file(&path, tournament::svg(&config, &results).as_bytes())?;
             }
         }
     }

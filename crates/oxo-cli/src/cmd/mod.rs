@@ -53,6 +53,12 @@ fn check_writable(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Write `bytes` to `path` (one that [`check_writable`] passed before the
+/// work that made them).
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The seed given, or one from the clock (the only place oxo reads it).
 fn seed_or_clock(seed: Option<u64>) -> u64 {
     seed.unwrap_or_else(|| {

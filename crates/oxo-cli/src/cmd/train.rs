@@ -1,7 +1,7 @@
 //! `oxo train`: a learned player by self-play, with its learning curve.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -60,11 +60,6 @@ impl Config {
             grade_positions: args.grade_positions,
         })
     }
-}
-
-/// Write `bytes` to `path`, as [`super::check_writable`] found it could be.
-fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
 pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
@@ -136,12 +131,12 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     status.clear();
     let mut bytes = Vec::new();
     model.save(&mut bytes).context("cannot encode the model")?;
-    write(&config.out, &bytes)?;
+    super::write_file(&config.out, &bytes)?;
     if let Some(path) = &config.curve {
-        write(path, train::csv(&curve).as_bytes())?;
+        super::write_file(path, train::csv(&curve).as_bytes())?;
     }
     if let Some(path) = &config.plot {
-        write(
+        super::write_file(
             path,
             train::svg(config.rules, config.seed, &curve).as_bytes(),
         )?;
