@@ -749,6 +749,51 @@ mod tests {
         assert_eq!(store.load(b.id()).await.unwrap(), Some(b.record()));
     }
 
+    #[test]
+    fn a_write_failing_part_way_is_undone_and_spoils_no_other() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        let send = |conn: &mut Connection, changes: Vec<Change>| {
+            let (mut writes, mut answers) = (Vec::new(), Vec::new());
+            for change in changes {
+                let (tx, rx) = oneshot::channel();
+                writes.push((Box::new(change), tx));
+                answers.push(rx);
+            }
+            commit_batch(conn, &mut writes);
+            answers
+                .into_iter()
+                .map(|mut rx| rx.try_recv().expect("every writer answered"))
+                .collect::<Vec<_>>()
+        };
+        let a = room("a", Opponent::Computer(StrategyKind::Random));
+        let (played, _) = a.play(Player::X, 1, 1, None).unwrap();
+        let answers = send(
+            &mut conn,
+            vec![
+                change(&a, ChangeKind::Create),
+                change(&played, ChangeKind::Move),
+            ],
+        );
+        assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+        // A newer version of the room whose move repeats a stored ply: its
+        // row is written before its move is refused.
+        let mut bad = change(&played, ChangeKind::Move);
+        bad.room.version += 1;
+        let b = room("b", Opponent::Human);
+        let stale = change(&a, ChangeKind::Create);
+        let answers = send(&mut conn, vec![stale, bad, change(&b, ChangeKind::Create)]);
+        assert!(
+            matches!(answers[0], Err(StoreError::Conflict(_))),
+            "{answers:?}"
+        );
+        assert!(answers[1].is_err(), "{answers:?}");
+        assert!(answers[2].is_ok(), "{answers:?}");
+        // The bad write left nothing behind; the others are as sent.
+        assert_eq!(load(&conn, a.id()).unwrap(), Some(played.record()));
+        assert_eq!(load(&conn, b.id()).unwrap(), Some(b.record()));
+    }
+
     #[tokio::test]
     async fn a_version_1_database_is_migrated_with_watch_ids() {
         let dir = tempfile::tempdir().unwrap();
