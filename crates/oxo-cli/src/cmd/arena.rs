@@ -1,7 +1,7 @@
 //! `oxo arena`: computer players against each other, two at a time or in
 //! a round robin.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -141,7 +141,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
-            let mut out = io::stdout().lock();
+            let mut out = super::stdout();
             if args.json {
                 writeln!(out, "{}", arena::json(&config, &results, elapsed))?;
             } else {
@@ -160,7 +160,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             status.clear();
             let elapsed = start.elapsed();
             // The results first: a plot that fails to write loses no games.
-            let mut out = io::stdout().lock();
+            let mut out = super::stdout();
             if args.json {
                 writeln!(out, "{}", tournament::json(&config, &results, elapsed))?;
             } else {

@@ -16,7 +16,7 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let build = move |rules| catalog.build(kind, rules, seed).map_err(|e| e.to_string());
     let clock: oxo_ai::Clock = Arc::new(Instant::now);
     let mut brain = Brain::new(Box::new(build), clock, kind.name()).pondering(args.ponder);
-    brain::run(&mut brain, io::stdin().lock(), io::stdout().lock())?;
+    brain::run(&mut brain, io::stdin().lock(), super::stdout())?;
     if args.ponder {
         let pondered = brain.pondered();
         // One write, so that brains sharing a log (an arena runs games

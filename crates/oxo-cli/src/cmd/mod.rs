@@ -2,7 +2,7 @@
 //! raw arguments, then runs it.
 
 use std::fs::OpenOptions;
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -31,6 +31,47 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
         Command::Arena(args) => arena::run(&args),
         Command::Train(args) => train::run(&args),
         Command::Brain(args) => brain::run(&args),
+    }
+}
+
+/// Standard output, locked, with its write errors saying where the write
+/// went: "cannot write to standard output: No space left on device", not
+/// the bare reason. (The error's kind is kept, so a reader that went away,
+/// as in `oxo … | head`, is still told apart.)
+fn stdout() -> Labeled<io::StdoutLock<'static>> {
+    Labeled::stdout(io::stdout().lock())
+}
+
+/// A writer whose errors name what it writes to.
+struct Labeled<W> {
+    inner: W,
+    what: &'static str,
+}
+
+impl<W: Write> Labeled<W> {
+    fn stdout(inner: W) -> Labeled<W> {
+        Labeled {
+            inner,
+            what: "standard output",
+        }
+    }
+
+    fn label(&self, err: io::Error) -> io::Error {
+        io::Error::new(err.kind(), format!("cannot write to {}: {err}", self.what))
+    }
+}
+
+impl<W: Write> Write for Labeled<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.label(e))
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.inner.write_vectored(bufs).map_err(|e| self.label(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| self.label(e))
     }
 }
 

@@ -91,7 +91,7 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
     });
     let console = play::Console {
         input: io::stdin().lock(),
-        output: io::stdout().lock(),
+        output: super::stdout(),
         notes: io::stderr(),
     };
     match play::run(&config.game, &mut seats, console)? {

@@ -100,7 +100,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 strong: &strong,
                 time: start.elapsed(),
             };
-            let mut out = io::stdout().lock();
+            let mut out = super::stdout();
             if config.json {
                 writeln!(out, "{}", report.json())?;
             } else {
@@ -120,7 +120,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             let mut solvers: Vec<Solver> = Vec::new();
             let summary = solve::solve_lines(
                 io::stdin().lock(),
-                io::stdout().lock(),
+                super::stdout(),
                 &mut io::stderr(),
                 config.json,
                 |text| {
@@ -153,7 +153,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             let mut solver = make_solver(game.rules())?;
             let report = solve::solve(&mut solver, game).map_err(BadInput::from_error)?;
             status.clear();
-            let mut out = io::stdout().lock();
+            let mut out = super::stdout();
             if config.json {
                 writeln!(out, "{}", report.json())?;
             } else {

@@ -1,6 +1,6 @@
 //! `oxo train`: a learned player by self-play, with its learning curve.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -142,7 +142,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         )?;
     }
     let trained = curve.last().map_or(0.0, |p| p.seconds);
-    let mut out = io::stdout().lock();
+    let mut out = super::stdout();
     writeln!(
         out,
         "{}: {episodes} self-play episodes (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",

@@ -758,3 +758,51 @@ fn a_saved_table_feeds_the_perfect_player() {
         stderr(&out)
     );
 }
+
+/// Every command that prints fails with exit 1 when its output cannot be
+/// written (here a full disk, Linux's `/dev/full`), and says it was the
+/// standard output that failed, not only why.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_standard_output_says_so() {
+    let cases: [(&[&str], &str); 7] = [
+        (&["solve", "--size", "3"], ""),
+        (&["solve", "-"], "x../.../...\n"),
+        (&["stream"], "1\nmove 1 1\n"),
+        (&["play", "--plain"], "1 1\n"),
+        (&["brain"], "START 15\nBEGIN\n"),
+        (
+            &["arena", "--x", "random", "--o", "random", "--games", "2"],
+            "",
+        ),
+        (&["solve", "--all", "--size", "3"], ""),
+    ];
+    for (args, input) in cases {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full opens");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("oxo starts");
+        let mut pipe = child.stdin.take().unwrap();
+        let _ = pipe.write_all(input.as_bytes());
+        drop(pipe);
+        let output = child.wait_with_output().expect("oxo finishes");
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("cannot write to standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
