@@ -21,7 +21,7 @@
 //! against each of 5 perfect players, 5 times that against rules;
 //! default 20), `--no-grade` (skip grading moves with the solver, for
 //! boards too large for it), `--scheme ID` (see `Scheme::id`; by default
-//! `Scheme::for_rules`, which picks `Segments`, id 5, for k = 5 and 6).
+//! `Scheme::for_rules`, which picks `Tallies`, id 6, for k = 5 and 6).
 
 use std::error::Error;
 use std::ops::ControlFlow;

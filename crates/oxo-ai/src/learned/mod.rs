@@ -19,12 +19,14 @@
 //! tuples' weights; a move's value is computed incrementally from the
 //! tuples through its cell. See [`Scheme`].
 //!
-//! For k = 5 and 6 ([`Scheme::Segments`]) the tuples are instead every run
-//! of k+2 cells along a line, which sees a k-window and whether its ends
-//! are open (an open four, an open three), and the weights are shared by
-//! translation and direction: every run reads one table, chosen only by how
-//! many of its cells hang over the board's edge (none, one or two at
-//! either end: 4,374 weights for k = 5 on any board). A pattern learnt
+//! For k = 5 and 6 ([`Scheme::Tallies`]) every k-window is instead read by
+//! its counts of own and opponent marks, and all windows share one table of
+//! `(k+1)²` weights (36 for k = 5, on any board): the window counting that
+//! alphabeta's evaluation does, with the worth of each count learnt from
+//! self-play instead of set by hand. [`Scheme::Segments`] (every run of k+2
+//! cells along a line, which sees whether a window's ends are open, in one
+//! table of 4,374 weights for k = 5) is the other scheme shared this way,
+//! and was the default for these boards until 2026-11-26. A pattern learnt
 //! anywhere is known everywhere, so 15×15 learns as fast as a small board,
 //! and a model can be [transferred](Model::transfer) to another board with
 //! the same k. These models consider only moves within two cells of a mark
@@ -45,7 +47,12 @@
 //! tuples of a position read the same weight (shared by translation), the
 //! step is divided by the sum of the squares of the weights' reads instead
 //! of the tuple count, so that it moves the value as far as it does when
-//! every tuple reads its own weight.
+//! every tuple reads its own weight; with [`Scheme::Tallies`], whose 36
+//! weights are read from a few times a position (a four) to hundreds (a
+//! lone mark), each weight's step is instead divided by a running mean of
+//! the square of its reads, so that the rare counts learn as fast as the
+//! common ones (with the step shared as for the others, the weights stayed
+//! near zero and flat, and that model won 22.5% against alphabeta).
 //!
 //! # The player
 //!
@@ -58,7 +65,8 @@
 //! (sooner wins and later losses preferred). Ties go to the seeded
 //! generator.
 //!
-//! Models of [`Scheme::Segments`] (the big boards) are played inside
+//! Models shared by translation ([`Scheme::Tallies`], [`Scheme::Segments`]:
+//! the big boards) are played inside
 //! alphabeta's search ([`crate::AlphaBeta`], with its budget of 100,000
 //! positions a move unless [`Learned::with_budget`] says otherwise): the
 //! same iterative deepening, handling of threats (a win at once, a forced
@@ -66,11 +74,12 @@
 //! and move ordering, but with the network's raw value for the player to
 //! move at the leaves instead of alphabeta's window counts. That value is
 //! kept up to date as the search makes and takes back moves (each mark
-//! changes the runs through its cell: two weight reads for each, one seen
-//! from either player), in fixed point so that it comes back exactly. The
+//! changes the windows or runs through its cell: two weight reads for
+//! each, one seen from either player), in fixed point so that it comes back exactly. The
 //! search is not used in training.
 //!
-//! Until 2026-11-24 these models played a two-ply search of their own with
+//! Until 2026-11-24 the runs models ([`Scheme::Segments`]) played a
+//! two-ply search of their own with
 //! threats read exactly and a threat-space search beside it (about
 //! 1.6 ms a move on 7×7 and 10–15 ms on 15×15). Against `rules` it won
 //! all 300 games as X and 73 of 300 as O on 7×7 and all 600 on 15×15; in
@@ -131,27 +140,38 @@
 //!   opening moves): 10 draws of 10 on 4×4 k=4, 2 wins, 2 losses and 6
 //!   draws on 5×5 k=4, at about 0.01 ms a move against alphabeta's
 //!   7–24 ms.
-//! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Segments`], 4,374 weights,
-//!   a 17.5 KB file; played inside alphabeta's search): 300,000 episodes
-//!   each, in 70–85 s on 7×7 and 190–240 s on 15×15. The boards are too
-//!   large for the solver to grade moves. Against rules in `oxo arena`
-//!   (above): 7×7 wins 292 of 300 as X and 178 of 300 as O, losing none;
-//!   15×15 wins all 600. `learn`'s own matches (100 games a seat, `learn
-//!   -- --size 7 --k 5 --model crates/oxo-ai/models/7x7k5.oxo --no-grade`):
-//!   7×7 as X 91 wins and 9 draws, as O 60 wins and 40 draws; all 500 a
-//!   seat against random. The aim of winning every game on 7×7 is not met:
-//!   7×7 k=5 is a draw, `rules` blocks every threat it sees, and plain
-//!   alphabeta wins only 147 of 300 as O (`oxo arena --x rules --o
-//!   alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50).
+//! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Tallies`], 36 weights, a
+//!   176-byte file; played inside alphabeta's search): 30,000 episodes
+//!   each, in about 4 s on 7×7 and 12 s on 15×15. The boards are too
+//!   large for the solver to grade moves. The learnt worth of a window
+//!   rises about tenfold a mark (15×15, for the player to move: 0.009,
+//!   0.064, 0.25, 3.0 for one to four own marks; −0.006, −0.053, −0.17,
+//!   −0.75 for the opponent's), close to the eightfold alphabeta was
+//!   given by hand, with a window of the player to move worth more than
+//!   the opponent's, as alphabeta's bonus for having the move makes it.
+//!   Against rules in `oxo arena` (above): 7×7 wins all 300 as X and 205
+//!   of 300 as O, losing none (the runs model: 292 and 178). `learn`'s own
+//!   matches (`learn -- --size 7 --k 5 --model
+//!   crates/oxo-ai/models/7x7k5.oxo --no-grade`, 100 games a seat): as X
+//!   100 wins, as O 73 wins and 27 draws. The aim of winning every game on
+//!   7×7 is not met: 7×7 k=5 is a draw, `rules` blocks every threat it
+//!   sees, and plain alphabeta wins only 147 of 300 as O (`oxo arena --x
+//!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50).
 //! - Against alphabeta at the same budget, games from two random moves
-//!   (`duel learned alphabeta --size N --k 5 --games 40 --opening 2
-//!   --budget 100000`): on 7×7, 2 wins and 38 draws (19.1 ms a move
-//!   against 17.3); on 15×15, 12 wins and 28 losses (41.5 ms against
-//!   31.0). So the network judges 7×7 positions at least as well as
-//!   alphabeta's window counts, and 15×15 ones worse. With the two-ply
-//!   search it was 3 wins and 37 draws on 7×7 (`--budget 6000`, 1.16 ms
-//!   against 1.14) and 9 wins and 31 losses on 15×15 (`--budget 40000`,
-//!   17.1 ms against 13.3).
+//!   (`duel learned alphabeta --size 15 --k 5 --games G --opening 2
+//!   --budget B [--seed S]`): at 20,000 positions a move, 117 wins and 83
+//!   losses in 200 (58.5%), 221 and 179 in 400 with seed 7 (55.3%, about
+//!   ±5 points at 95%), at 10.5 ms a move against alphabeta's 10.1; at
+//!   the default 100,000, 52 and 48 in 100 (seed 3). Models of training
+//!   seed 2 and of 100,000 episodes: 112 and 88, 108 and 92 in 200. From
+//!   four-move openings, even (102 and 98 in 200, twice); at equal time as
+//!   `oxo brain` engines (120 ms a move, four-move openings, 400 games),
+//!   179 wins, 2 draws and 219 losses: 45.0%, −35 ± 34 Elo, so the edge
+//!   fades as the search goes deeper (the README has the commands). The
+//!   runs model lost there: 55 wins and 145 losses in 200 at 20,000
+//!   (27.5%), 12 and 28 in 40 at 100,000, judging 15×15 positions worse
+//!   than alphabeta's window counts, as did every variant of it tried
+//!   (listed in the README).
 //! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
 //!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
 //!   a minute of that scheme on 15×15 (33,000 episodes) lost every game
@@ -172,7 +192,7 @@
 //! | 16..18     | tuple scheme id, u16 ([`Scheme::id`])                   |
 //! | 18..22     | weight count n, u32                                     |
 //! | 22..24     | reserved, zero                                          |
-//! | 24..24+4n  | the weights, f32 each, in the order the scheme lists its tuple classes and, in each, the patterns by base-3 index (cell i of the tuple counting 3ⁱ for own, 2·3ⁱ for the opponent's) |
+//! | 24..24+4n  | the weights, f32 each, in the order the scheme lists its tuple classes and, in each, the patterns by base-3 index (cell i of the tuple counting 3ⁱ for own, 2·3ⁱ for the opponent's); for the schemes that read counts, by own marks times k+1 plus the opponent's |
 //! | last 8     | 64-bit FNV-1a of every byte before it, u64              |
 //!
 //! Reading never panics: every malformed file is a [`ModelError`].
@@ -346,7 +366,8 @@ impl Model {
 }
 
 /// Plays the move the model values most, greedily or a few plies deep by
-/// the board's size, or for models of [`Scheme::Segments`] inside
+/// the board's size, or for models shared by translation
+/// ([`Scheme::translation_invariant`]) inside
 /// alphabeta's search with the model's values at its leaves: see the
 /// module docs. Offers no move in a game under other rules than the
 /// model's.
@@ -356,7 +377,7 @@ pub struct Learned {
     rng: SeededRng,
     scratch: Scratch,
     scores: Vec<(usize, MoveScore)>,
-    /// For models of [`Scheme::Segments`]: alphabeta's search with this
+    /// For models shared by translation: alphabeta's search with this
     /// model's values at its leaves.
     alphabeta: Option<AlphaBeta>,
     /// Plies searched over the network's values by models of
@@ -390,7 +411,9 @@ impl Learned {
     /// board.
     pub fn new(model: Model, rules: Rules, seed: u64) -> Result<Learned, ModelError> {
         model.check_rules(rules)?;
-        let alphabeta = (model.scheme() == Scheme::Segments)
+        let alphabeta = model
+            .scheme()
+            .translation_invariant()
             .then(|| AlphaBeta::new(seed).with_learned(model.tracker()));
         Ok(Learned {
             model,
@@ -404,7 +427,7 @@ impl Learned {
     }
 
     /// The same player searching `plies` deep over its model's values (1:
-    /// greedy); models of [`Scheme::Segments`] keep alphabeta's search.
+    /// greedy); models shared by translation keep alphabeta's search.
     #[must_use]
     pub fn with_plies(mut self, plies: u32) -> Learned {
         self.plies = plies.max(1);
@@ -412,7 +435,7 @@ impl Learned {
     }
 
     /// The same player searching at most `nodes` positions a move, for
-    /// models of [`Scheme::Segments`] (alphabeta's budget,
+    /// models shared by translation (alphabeta's budget,
     /// [`AlphaBeta::DEFAULT_BUDGET`] unless told); the others do not count
     /// positions.
     #[must_use]
@@ -522,7 +545,7 @@ impl Strategy for Learned {
         "learned"
     }
 
-    /// Models of [`Scheme::Segments`] search to the deadline (as
+    /// Models shared by translation search to the deadline (as
     /// alphabeta does); the others answer at once.
     fn set_deadline(&mut self, deadline: Option<crate::Deadline>) {
         if let Some(alphabeta) = &mut self.alphabeta {

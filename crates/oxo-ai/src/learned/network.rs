@@ -45,6 +45,12 @@ pub enum Scheme {
     /// on the board's size. The player and training consider only moves
     /// within two cells of a mark, and block a win the opponent threatens.
     Segments,
+    /// Every k-window, reduced to its counts of own and opponent marks, all
+    /// windows reading one table (`(k+1)²` weights, 36 for k = 5, on any
+    /// board): the window counting alphabeta evaluates with, the worth of
+    /// each count learnt instead of set by hand. Shared by translation and
+    /// direction as [`Scheme::Segments`] is, and played the same way.
+    Tallies,
 }
 
 /// The richer schemes are chosen while their weights stay below this
@@ -62,12 +68,13 @@ const SEGMENT_OVERHANG: usize = 2;
 
 impl Scheme {
     /// Every scheme.
-    pub const ALL: [Scheme; 5] = [
+    pub const ALL: [Scheme; 6] = [
         Scheme::Windows,
         Scheme::WindowPairs,
         Scheme::WindowCounts,
         Scheme::WindowBlocks,
         Scheme::Segments,
+        Scheme::Tallies,
     ];
 
     /// The id written in model files.
@@ -79,6 +86,7 @@ impl Scheme {
             Scheme::WindowCounts => 3,
             Scheme::WindowBlocks => 4,
             Scheme::Segments => 5,
+            Scheme::Tallies => 6,
         }
     }
 
@@ -104,19 +112,21 @@ impl Scheme {
     /// [`super::Model::transfer`]).
     #[must_use]
     pub const fn translation_invariant(self) -> bool {
-        matches!(self, Scheme::Segments)
+        matches!(self, Scheme::Segments | Scheme::Tallies)
     }
 
-    /// The richest scheme that keeps a model for `rules` small (at most
-    /// about 250 KB): pairs on small boards with short windows, runs of
-    /// k+2 shared by translation for k = 5 and 6, counts beyond.
+    /// The scheme measured to play best on `rules`, keeping a model small
+    /// (at most about 250 KB): pairs on small boards with short windows,
+    /// one table of window counts ([`Scheme::Tallies`]) for k = 5 and 6
+    /// (which beat [`Scheme::Segments`]' runs there: see the module docs of
+    /// [`crate::learned`]), counts by symmetry class beyond.
     #[must_use]
     pub fn for_rules(rules: Rules) -> Scheme {
         if rules.k() > EXACT_MAX_K {
             return Scheme::WindowCounts;
         }
-        if rules.k() >= 5 && Scheme::Segments.fits(rules) {
-            return Scheme::Segments;
+        if rules.k() >= 5 && Scheme::Tallies.fits(rules) {
+            return Scheme::Tallies;
         }
         if rules.k() >= 2 && rules.k() <= 4 && Scheme::WindowPairs.fits(rules) {
             let pairs = Features::new(rules, Scheme::WindowPairs);
@@ -321,8 +331,10 @@ fn segments(rules: Rules) -> Vec<(Vec<u32>, (usize, usize))> {
 impl Features {
     /// The tuples of `scheme` on a board of `rules`.
     pub(crate) fn new(rules: Rules, scheme: Scheme) -> Features {
-        if scheme == Scheme::Segments {
-            return Features::segmented(rules);
+        match scheme {
+            Scheme::Segments => return Features::segmented(rules),
+            Scheme::Tallies => return Features::tallied(rules),
+            _ => {}
         }
         let maps = symmetries(rules);
         let k = rules.k() as usize;
@@ -336,7 +348,9 @@ impl Features {
             }
             Scheme::WindowCounts => groups[0].1 = true,
             Scheme::WindowBlocks => groups.push((rectangles(rules, 2, 3), false)),
-            Scheme::Segments => unreachable!("built by Features::segmented"),
+            Scheme::Segments | Scheme::Tallies => {
+                unreachable!("built by Features::segmented and Features::tallied")
+            }
         }
 
         let mut features = Features {
@@ -396,6 +410,39 @@ impl Features {
             }
         }
 
+        features.index_cells();
+        features
+    }
+
+    /// The tuples of [`Scheme::Tallies`]: every window, its index the
+    /// count of own marks times k+1 plus the count of the opponent's, into
+    /// one table.
+    fn tallied(rules: Rules) -> Features {
+        let k = rules.k();
+        let mut features = Features {
+            rules,
+            scheme: Scheme::Tallies,
+            tuples: Vec::new(),
+            members: Vec::new(),
+            offsets: Vec::new(),
+            through: Vec::new(),
+            weight_count: ((k + 1) * (k + 1)) as usize,
+        };
+        for window in windows(rules) {
+            let start = features.members.len() as u32;
+            features
+                .members
+                .extend(window.into_iter().map(|cell| Member {
+                    cell,
+                    own: k + 1,
+                    opp: 1,
+                }));
+            features.tuples.push(Tuple {
+                start,
+                end: features.members.len() as u32,
+                base: 0,
+            });
+        }
         features.index_cells();
         features
     }
@@ -689,9 +736,12 @@ pub(crate) struct Scratch {
     indices: Vec<u32>,
     /// Per weight, how many tuples read it (shared schemes, in `learn`).
     hits: Vec<u32>,
+    /// Per weight, a running mean of the square of its reads per position
+    /// ([`Scheme::Tallies`], in `learn`).
+    mean_squares: Vec<f32>,
 }
 
-/// How far from the marks [`Scheme::Segments`] looks for moves.
+/// How far from the marks the schemes shared by translation look for moves.
 const MOVE_REACH: u32 = 2;
 
 impl Features {
@@ -720,9 +770,10 @@ impl Features {
         let indices = &scratch.indices;
         let base: f32 = indices.iter().map(|&i| weights[i as usize]).sum();
         let empties = board.cells.iter().filter(|c| c.is_none()).count();
-        // Segments: only moves near the marks (any on an empty board), and
-        // only blocks when the opponent threatens to win.
-        let local = self.scheme == Scheme::Segments;
+        // Schemes shared by translation (the big boards): only moves near
+        // the marks (any on an empty board), and only blocks when the
+        // opponent threatens to win.
+        let local = self.scheme.translation_invariant();
         let marked = empties < board.cells.len();
         let forced = local
             && marked
@@ -775,6 +826,27 @@ impl Features {
         let raw: f32 = scratch.indices.iter().map(|&i| weights[i as usize]).sum();
         let value = raw.tanh();
         let mut step = rate * (target - value) * (1.0 - value * value);
+        if self.scheme == Scheme::Tallies {
+            // A few weights, read from a handful of times a position (a
+            // four) to hundreds (a lone mark): each weight's step is its
+            // gradient divided by the running mean of its square, so that
+            // the rare counts learn as fast as the common ones.
+            scratch.hits.clear();
+            scratch.hits.resize(weights.len(), 0);
+            for &i in &scratch.indices {
+                scratch.hits[i as usize] += 1;
+            }
+            scratch.mean_squares.resize(weights.len(), 1.0);
+            for (i, &hits) in scratch.hits.iter().enumerate() {
+                let hits = hits as f32;
+                let mean = &mut scratch.mean_squares[i];
+                *mean = 0.999 * *mean + 0.001 * hits * hits;
+                if hits > 0.0 {
+                    weights[i] += step * hits / (0.001 + *mean);
+                }
+            }
+            return;
+        }
         if self.scheme.translation_invariant() {
             // Many tuples read the same weight: a step of `rate` per tuple
             // would move the value by the sum of the squares of the
@@ -822,6 +894,7 @@ mod tests {
             (Rules::new(6, 6, 5).unwrap(), Scheme::WindowBlocks),
             (Rules::new(9, 7, 5).unwrap(), Scheme::Segments),
             (Rules::new(4, 6, 3).unwrap(), Scheme::Segments),
+            (Rules::new(9, 7, 5).unwrap(), Scheme::Tallies),
         ] {
             let f = Features::new(rules, scheme);
             let weights: Vec<f32> = (0..f.weight_count())
@@ -851,6 +924,7 @@ mod tests {
             (Rules::new(9, 7, 5).unwrap(), Scheme::Segments),
             (Rules::new(15, 15, 5).unwrap(), Scheme::Segments),
             (Rules::new(5, 5, 4).unwrap(), Scheme::WindowPairs),
+            (Rules::new(15, 15, 5).unwrap(), Scheme::Tallies),
         ] {
             let f = Arc::new(Features::new(rules, scheme));
             let weights: Vec<f32> = (0..f.weight_count())
@@ -914,6 +988,32 @@ mod tests {
     }
 
     #[test]
+    fn tallies_read_every_window_by_its_counts_into_one_table() {
+        for (rows, cols, k) in [(7, 7, 5), (15, 15, 5), (9, 6, 4)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            let f = Features::new(rules, Scheme::Tallies);
+            assert_eq!(f.weight_count(), ((k + 1) * (k + 1)) as usize);
+            assert_eq!(f.tuple_count(), windows(rules).len());
+            assert!(f.tuples.iter().all(|t| t.base == 0));
+        }
+        // Weight own·(k+1) + opponent's: on an empty 15×15 board every
+        // window reads weight 0; after X's centre mark, the 20 windows
+        // through it read weight 6 from X's side and 1 from O's.
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let f = Features::new(rules, Scheme::Tallies);
+        let mut weights = vec![0.0; 36];
+        weights[6] = 1.0;
+        weights[1] = -2.0;
+        let mut board = Board::new(rules);
+        let mut scratch = Scratch::default();
+        assert_eq!(f.raw(&weights, &board, &mut scratch), 0.0);
+        board.play(7 * 15 + 7);
+        assert_eq!(f.raw(&weights, &board, &mut scratch), -40.0);
+        board.to_move = Player::X;
+        assert_eq!(f.raw(&weights, &board, &mut scratch), 20.0);
+    }
+
+    #[test]
     fn segments_offer_only_moves_near_the_marks_and_blocks() {
         let rules = Rules::new(15, 15, 5).unwrap();
         let f = Features::new(rules, Scheme::Segments);
@@ -943,10 +1043,10 @@ mod tests {
         assert_eq!(Scheme::for_rules(Rules::default()), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(4, 4, 4)), Scheme::WindowPairs);
         assert_eq!(Scheme::for_rules(r(5, 5, 4)), Scheme::WindowPairs);
-        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::Segments);
-        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::Segments);
-        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Segments);
-        assert_eq!(Scheme::for_rules(r(6, 6, 6)), Scheme::Segments);
+        assert_eq!(Scheme::for_rules(r(7, 7, 5)), Scheme::Tallies);
+        assert_eq!(Scheme::for_rules(r(15, 15, 5)), Scheme::Tallies);
+        assert_eq!(Scheme::for_rules(r(30, 30, 5)), Scheme::Tallies);
+        assert_eq!(Scheme::for_rules(r(6, 6, 6)), Scheme::Tallies);
         assert_eq!(Scheme::for_rules(r(8, 8, 4)), Scheme::WindowBlocks);
         assert_eq!(Scheme::for_rules(r(30, 30, 4)), Scheme::Windows);
         assert_eq!(Scheme::for_rules(r(9, 9, 7)), Scheme::WindowCounts);

@@ -333,6 +333,34 @@ mod tests {
         assert_ne!(short_run(3).to_bytes(), short_run(4).to_bytes());
     }
 
+    /// What a window of the player to move (`own`) and of the opponent's
+    /// is worth by its marks, from one to k−1, in a model of
+    /// [`Scheme::Tallies`].
+    pub(crate) fn tally_worths(model: &Model) -> (Vec<f32>, Vec<f32>) {
+        assert_eq!(model.scheme(), Scheme::Tallies);
+        let k = model.rules().k() as usize;
+        let w = model.weights();
+        let own = (1..k).map(|n| w[n * (k + 1)]).collect();
+        let opp = (1..k).map(|n| w[n]).collect();
+        (own, opp)
+    }
+
+    #[test]
+    fn window_tallies_learn_from_zero_that_fuller_windows_are_worth_more() {
+        // Every weight starts at zero; a few seconds of self-play on a
+        // gomoku board teach the order alphabeta was given by hand: the
+        // fuller a window, the more it is worth to its owner, whether or
+        // not that player is to move.
+        let rules = Rules::new(9, 9, 5).unwrap();
+        let config = TrainConfig::new(rules, 3_000, 1);
+        assert_eq!(config.scheme, Scheme::Tallies);
+        let model = train(&config, |_, _| ControlFlow::Continue(()));
+        let (own, opp) = tally_worths(&model);
+        assert!(own.windows(2).all(|p| p[0] < p[1]), "{own:?}");
+        assert!(opp.windows(2).all(|p| p[0] > p[1]), "{opp:?}");
+        assert!(own[3] > 1.0 && opp[3] < -0.1, "{own:?} {opp:?}");
+    }
+
     #[test]
     fn the_callback_can_stop_training() {
         let mut config = TrainConfig::new(Rules::default(), 1_000_000, 1);
