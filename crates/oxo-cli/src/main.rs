@@ -7,6 +7,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 mod args;
 mod cmd;
@@ -17,7 +18,10 @@ mod failure;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage(&err),
+    };
     match cmd::run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(err) if failure::is_broken_pipe(&err) => ExitCode::from(oxo_cli::exit::SUCCESS),
@@ -25,5 +29,26 @@ fn main() -> ExitCode {
             eprintln!("oxo: {}", failure::message(&err));
             ExitCode::from(failure::exit_code_for(&err))
         }
+    }
+}
+
+/// `--help`, `--version` (exit 0) or a usage mistake (exit 2), printed as
+/// clap prints them; help that cannot be written is a failed write (exit 1),
+/// as for every other output.
+fn usage(err: &clap::Error) -> ExitCode {
+    let asked = matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    );
+    match err.print() {
+        // The reader went away (`oxo --help | head`): not a failure.
+        Err(e) if asked && e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(oxo_cli::exit::SUCCESS)
+        }
+        Err(e) if asked => {
+            eprintln!("oxo: cannot write to standard output: {e}");
+            ExitCode::from(oxo_cli::exit::IO_ERROR)
+        }
+        _ => ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(oxo_cli::exit::BAD_INPUT)),
     }
 }

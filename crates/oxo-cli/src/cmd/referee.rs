@@ -18,5 +18,5 @@ pub(super) fn run(args: RefereeArgs) -> u8 {
             project: args.project,
         },
     };
-    referee::run(&job, &mut super::stdout(), &mut io::stderr().lock())
+    referee::run(&job, &mut io::stdout().lock(), &mut io::stderr().lock())
 }

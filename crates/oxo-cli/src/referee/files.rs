@@ -176,7 +176,7 @@ impl fmt::Display for FileError {
                 write!(f, "{}: cannot create the directory: {err}", path.display())
             }
             FileError::Write(path, err) => write!(f, "{}: cannot write: {err}", path.display()),
-            FileError::Stdout(err) => write!(f, "standard output: {err}"),
+            FileError::Stdout(err) => write!(f, "cannot write to standard output: {err}"),
         }
     }
 }

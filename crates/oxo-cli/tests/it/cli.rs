@@ -765,7 +765,9 @@ fn a_saved_table_feeds_the_perfect_player() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_to_standard_output_says_so() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 9] = [
+        (&["--help"], ""),
+        (&["solve", "--help"], ""),
         (&["solve", "--size", "3"], ""),
         (&["solve", "-"], "x../.../...\n"),
         (&["stream"], "1\nmove 1 1\n"),
@@ -777,7 +779,9 @@ fn a_failed_write_to_standard_output_says_so() {
         ),
         (&["solve", "--all", "--size", "3"], ""),
     ];
-    for (args, input) in cases {
+    let moves = data("referee/barnette.moves.txt");
+    let referee: [&str; 2] = ["referee", moves.to_str().unwrap()];
+    for (args, input) in cases.into_iter().chain([(&referee[..], "")]) {
         let full = std::fs::File::options()
             .write(true)
             .open("/dev/full")
