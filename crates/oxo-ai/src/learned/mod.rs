@@ -153,7 +153,10 @@
 //!   of 300 as O, losing none (the runs model: 292 and 178). `learn`'s own
 //!   matches (`learn -- --size 7 --k 5 --model
 //!   crates/oxo-ai/models/7x7k5.oxo --no-grade`, 100 games a seat): as X
-//!   100 wins, as O 73 wins and 27 draws. The aim of winning every game on
+//!   100 wins, as O 73 wins and 27 draws. The wins as O vary much from one
+//!   training run to another, with either scheme (other seeds and lengths:
+//!   4–31 of 100 where this model wins 66; runs of seven, seeds 1–3: 57, 8,
+//!   79), so they measure the model, not the scheme. The aim of winning every game on
 //!   7×7 is not met: 7×7 k=5 is a draw, `rules` blocks every threat it
 //!   sees, and plain alphabeta wins only 147 of 300 as O (`oxo arena --x
 //!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50).
