@@ -230,6 +230,33 @@ mod tests {
     }
 
     #[test]
+    fn every_scheme_round_trips_and_a_wrong_weight_count_is_refused() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        for scheme in Scheme::ALL.into_iter().filter(|s| s.fits(rules)) {
+            let mut model = Model::with_scheme(rules, scheme);
+            for (i, w) in model.weights.iter_mut().enumerate() {
+                *w = (i as f32 * 0.37).sin();
+            }
+            let file = model.to_bytes();
+            assert_eq!(Model::from_bytes(&file).unwrap(), model, "{scheme:?}");
+            // One weight more than the scheme reads on this board, the
+            // header's count (bytes 18..22) and the checksum to match.
+            let mut wrong = file[..file.len() - CHECKSUM_LEN].to_vec();
+            let count = u32::from_le_bytes(wrong[18..22].try_into().unwrap());
+            wrong[18..22].copy_from_slice(&(count + 1).to_le_bytes());
+            wrong.extend_from_slice(&0f32.to_le_bytes());
+            let sum = fnv1a(&wrong);
+            wrong.extend_from_slice(&sum.to_le_bytes());
+            let err = Model::from_bytes(&wrong).unwrap_err();
+            assert!(
+                matches!(err, ModelError::WeightCount { expected, found }
+                    if expected == count as usize && found == expected + 1),
+                "{scheme:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn every_prefix_is_truncated() {
         let file = sample().to_bytes();
         for len in 0..file.len() {
