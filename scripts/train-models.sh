@@ -3,7 +3,7 @@
 # episode counts (so a rerun writes the same bytes), into
 # crates/oxo-ai/models/, printing each model's measured figures.
 #
-#   scripts/train-models.sh            # every model (about 10 minutes on one core)
+#   scripts/train-models.sh            # every model (about 4 minutes on one core)
 #   scripts/train-models.sh 3x3k3      # one of them
 #
 # Uses its own target directory unless CARGO_TARGET_DIR is set.

@@ -169,7 +169,7 @@
 //!   seed 2 and of 100,000 episodes: 112 and 88, 108 and 92 in 200. From
 //!   four-move openings, even (102 and 98 in 200, twice); at equal time as
 //!   `oxo brain` engines (120 ms a move, four-move openings, 400 games),
-//!   179 wins, 2 draws and 219 losses: 45.0%, −35 ± 34 Elo, so the edge
+//!   179 wins, 2 draws and 219 losses: 45.0%, −17 ± 17 Elo against the pair's average, so the edge
 //!   fades as the search goes deeper (the README has the commands). The
 //!   runs model lost there: 55 wins and 145 losses in 200 at 20,000
 //!   (27.5%), 12 and 28 in 40 at 100,000, judging 15×15 positions worse

@@ -1,6 +1,6 @@
 //! `oxo play`: the console game, people and computer players.
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 
 use oxo_ai::{PlayerKind, StrategyKind, StrongSolution};
@@ -119,6 +119,6 @@ fn full_screen(
             palette,
         )?;
     }
-    println!("Score: {}", app.score());
+    writeln!(super::stdout(), "Score: {}", app.score())?;
     Ok(exit::SUCCESS)
 }

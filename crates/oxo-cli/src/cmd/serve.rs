@@ -174,8 +174,9 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
             },
         );
         // Tests and scripts read the address from this line.
-        println!("oxo serve: listening on http://{addr} ({kept})");
-        io::stdout().flush().context("cannot write to stdout")?;
+        let mut out = super::stdout();
+        writeln!(out, "oxo serve: listening on http://{addr} ({kept})")?;
+        out.flush()?;
         oxo_server::run(
             listener,
             oxo_server::AppState::with_limits(hub, config.limits.clone()),

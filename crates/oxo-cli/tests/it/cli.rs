@@ -765,7 +765,8 @@ fn a_saved_table_feeds_the_perfect_player() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_to_standard_output_says_so() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
+        (&["serve", "--addr", "127.0.0.1:0", "--memory"], ""),
         (&["--help"], ""),
         (&["solve", "--help"], ""),
         (&["solve", "--size", "3"], ""),
