@@ -46,7 +46,7 @@ fn usage(err: &clap::Error) -> ExitCode {
             ExitCode::from(oxo_cli::exit::SUCCESS)
         }
         Err(e) if asked => {
-            eprintln!("oxo: cannot write to standard output: {e}");
+            eprintln!("oxo: {}", cmd::stdout_error(&e));
             ExitCode::from(oxo_cli::exit::IO_ERROR)
         }
         _ => ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(oxo_cli::exit::BAD_INPUT)),

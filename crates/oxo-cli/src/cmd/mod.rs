@@ -39,39 +39,31 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
 /// the bare reason. (The error's kind is kept, so a reader that went away,
 /// as in `oxo … | head`, is still told apart.)
 fn stdout() -> Labeled<io::StdoutLock<'static>> {
-    Labeled::stdout(io::stdout().lock())
+    Labeled(io::stdout().lock())
 }
 
-/// A writer whose errors name what it writes to.
-struct Labeled<W> {
-    inner: W,
-    what: &'static str,
-}
+/// A writer to standard output whose errors say so.
+struct Labeled<W>(W);
 
-impl<W: Write> Labeled<W> {
-    fn stdout(inner: W) -> Labeled<W> {
-        Labeled {
-            inner,
-            what: "standard output",
-        }
-    }
-
-    fn label(&self, err: io::Error) -> io::Error {
-        io::Error::new(err.kind(), format!("cannot write to {}: {err}", self.what))
-    }
+/// `err`, from a write to standard output, saying where the write went.
+pub(crate) fn stdout_error(err: &io::Error) -> io::Error {
+    io::Error::new(
+        err.kind(),
+        format!("cannot write to standard output: {err}"),
+    )
 }
 
 impl<W: Write> Write for Labeled<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.write(buf).map_err(|e| self.label(e))
+        self.0.write(buf).map_err(|e| stdout_error(&e))
     }
 
     fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.inner.write_vectored(bufs).map_err(|e| self.label(e))
+        self.0.write_vectored(bufs).map_err(|e| stdout_error(&e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush().map_err(|e| self.label(e))
+        self.0.flush().map_err(|e| stdout_error(&e))
     }
 }
 

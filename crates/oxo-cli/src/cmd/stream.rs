@@ -16,7 +16,7 @@ pub(super) fn run(args: &StreamArgs) -> anyhow::Result<u8> {
     let rules: Rules = super::rules(&args.board)?;
     // `-` is standard input, as for `oxo solve -`.
     let input: Option<&PathBuf> = args.file.as_ref().filter(|p| p.as_os_str() != "-");
-    let stdout = super::Labeled::stdout(raw_stdout());
+    let stdout = super::Labeled(raw_stdout());
     let result = match input {
         Some(path) => {
             let file = std::fs::File::open(path)
