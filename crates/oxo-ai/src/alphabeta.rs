@@ -113,7 +113,7 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
             .is_none_or(|e| e.board.rules() != game.rules())
         {
             let mut engine = Engine::new(game);
-            engine.learned = self.learned.clone().filter(|t| t.rules() == game.rules());
+            engine.use_learned(self.learned.clone().filter(|t| t.rules() == game.rules()));
             self.engine = Some(Box::new(engine));
         }
         let engine = self.engine.as_mut().expect("an engine for these rules");
@@ -246,6 +246,21 @@ struct Tally {
     /// Per player and cell, how much that player marking the cell would
     /// change the evaluation in its favour (meaningful for empty cells).
     gain: [Vec<i64>; 2],
+    /// A learned table of window worths, if the player has one.
+    learned: Option<LearnedTally>,
+}
+
+/// A [`crate::learned::Scheme::Tallies`] model's value, kept by the tally:
+/// the model reads each window by the same counts of marks the tally
+/// keeps, so its sum changes with them, with no pass of its own over the
+/// windows.
+#[derive(Clone, Debug)]
+struct LearnedTally {
+    /// The model's table in fixed point, by own marks times k+1 plus the
+    /// opponent's.
+    table: std::sync::Arc<[i64]>,
+    /// The sum of every window's weight, seen from X and from O.
+    sum: [i64; 2],
 }
 
 impl Tally {
@@ -266,6 +281,7 @@ impl Tally {
             fours: [IdSet::new(windows), IdSet::new(windows)],
             threes: [IdSet::new(windows), IdSet::new(windows)],
             gain: [vec![0; board.cell_count()], vec![0; board.cell_count()]],
+            learned: None,
         };
         for w in 0..windows as u32 {
             let value = tally.cell_gain(0, [0, 0]);
@@ -302,6 +318,13 @@ impl Tally {
     /// to `after`.
     fn track(&mut self, window: u32, span: Span, before: Counts, after: Counts) {
         let k = self.k;
+        if let Some(learned) = &mut self.learned {
+            let width = usize::from(k) + 1;
+            for view in 0..2 {
+                let at = |c: Counts| usize::from(c[view]) * width + usize::from(c[1 - view]);
+                learned.sum[view] += learned.table[at(after)] - learned.table[at(before)];
+            }
+        }
         for p in 0..2 {
             let delta = self.cell_gain(p, after) - self.cell_gain(p, before);
             if delta != 0 {
@@ -352,7 +375,8 @@ struct Engine {
     budget: u64,
     stopped: bool,
     deadline: Option<crate::Deadline>,
-    /// The learned evaluation, if the player has one.
+    /// The learned evaluation of a model other than window tallies (those
+    /// are kept by the tally), if the player has one.
     learned: Option<Tracker>,
 }
 
@@ -399,6 +423,27 @@ impl Engine {
             deadline: None,
             learned: None,
             board,
+        }
+    }
+
+    /// Evaluate with `learned` (see [`AlphaBeta::with_learned`]) instead
+    /// of counting windows; call on an empty board. A window-tallies model
+    /// is kept by the tally, any other by its tracker.
+    fn use_learned(&mut self, learned: Option<Tracker>) {
+        debug_assert_eq!(self.board.stones(), 0, "an empty board");
+        self.tally.learned = None;
+        self.learned = None;
+        let Some(tracker) = learned else { return };
+        match tracker.tallies() {
+            Some(table) => {
+                let windows = self.board.window_count() as i64;
+                let empty = table[0] * windows;
+                self.tally.learned = Some(LearnedTally {
+                    table,
+                    sum: [empty, empty],
+                });
+            }
+            None => self.learned = Some(tracker),
         }
     }
 
@@ -497,8 +542,12 @@ impl Engine {
     /// The position's worth to the player to move: its windows' worth, half
     /// as much again because it moves next, less the opponent's.
     fn evaluate(&self) -> i64 {
+        // A learned value is kept far from the scores of won positions,
+        // whatever the weights.
+        if let Some(learned) = &self.tally.learned {
+            return learned.sum[self.to_move.index()].clamp(-WON / 4, WON / 4);
+        }
         if let Some(learned) = &self.learned {
-            // Far from the scores of won positions, whatever the weights.
             return learned.value(self.to_move).clamp(-WON / 4, WON / 4);
         }
         let me = self.to_move.index();
@@ -1242,25 +1291,40 @@ mod tests {
 
     #[test]
     fn a_learned_evaluation_is_what_the_leaves_read() {
+        use crate::learned::{Model, Scheme};
         let rules = Rules::new(15, 15, 5).unwrap();
-        let model = crate::Learned::builtin(rules, 0).unwrap().model().clone();
-        let mut engine = Engine::new(&Game::new(rules));
-        engine.learned = Some(model.tracker());
+        let tallies = crate::Learned::builtin(rules, 0).unwrap().model().clone();
+        assert_eq!(tallies.scheme(), Scheme::Tallies);
+        // Another scheme, kept by its own tracker, with made-up weights.
+        let count = Model::with_scheme(rules, Scheme::Segments).weights().len();
+        let weights = (0..count).map(|i| ((i * 7919) % 101) as f32 / 5000.0 - 0.01);
+        let segments = Model::from_weights(rules, Scheme::Segments, weights.collect()).unwrap();
         let positions = [
             gomoku(&[(7, 7)], &[]),
             gomoku(&[(7, 7), (8, 8), (6, 9)], &[(6, 6), (7, 8), (0, 14)]),
             gomoku(&[(0, 0), (14, 14)], &[(7, 7)]),
             gomoku(&[(7, 7)], &[]),
         ];
-        // Each load takes back the marks of the one before.
-        for game in &positions {
-            engine.load(game);
-            let tracked = (engine.evaluate() as f32 / crate::learned::TRACKER_SCALE).tanh();
-            let value = model.value(game).unwrap();
-            assert!((tracked - value).abs() < 1e-4, "{game}: {tracked} {value}");
+        for model in [tallies, segments] {
+            let mut engine = Engine::new(&Game::new(rules));
+            engine.use_learned(Some(model.tracker()));
+            assert_eq!(
+                engine.tally.learned.is_some(),
+                model.scheme() == Scheme::Tallies
+            );
+            // Each load takes back the marks of the one before.
+            for game in &positions {
+                engine.load(game);
+                let tracked = (engine.evaluate() as f32 / crate::learned::TRACKER_SCALE).tanh();
+                let value = model.value(game).unwrap();
+                assert!(value.abs() > 1e-3, "{game}: {value}");
+                assert!((tracked - value).abs() < 1e-4, "{game}: {tracked} {value}");
+            }
         }
-        // Without it, the window counts.
-        engine.learned = None;
+        // Without one, the window counts.
+        let mut engine = Engine::new(&Game::new(rules));
+        engine.use_learned(None);
+        engine.load(&positions[3]);
         assert_eq!(engine.evaluate() % 2, 0);
     }
 

@@ -618,6 +618,13 @@ impl Tracker {
         self.features.rules
     }
 
+    /// The one table of a [`Scheme::Tallies`] model, in fixed point, read
+    /// at `own * (k + 1) + opponent's` marks of a window: a search that
+    /// counts each window's marks anyway can keep the sum itself.
+    pub(crate) fn tallies(&self) -> Option<Arc<[i64]>> {
+        (self.features.scheme == Scheme::Tallies).then(|| Arc::clone(&self.weights))
+    }
+
     /// The position's raw value for `player` to move, in units of
     /// 2⁻²⁴ (its `tanh` is the model's value).
     pub(crate) fn value(&self, player: Player) -> i64 {
