@@ -3,7 +3,7 @@
 # episode counts (so a rerun writes the same bytes), into
 # crates/oxo-ai/models/, printing each model's measured figures.
 #
-#   scripts/train-models.sh            # every model (about 4 minutes on one core)
+#   scripts/train-models.sh            # every model (about 5 minutes on two cores)
 #   scripts/train-models.sh 3x3k3      # one of them
 #
 # Uses its own target directory unless CARGO_TARGET_DIR is set.
@@ -35,5 +35,7 @@ train 4x4k4 --size 4 --k 4 --seed 1 --episodes 1500000 --positions 2000
 train 5x5k4 --size 5 --k 4 --seed 1 --episodes 1100000 --positions 1000
 # Too large for the solver to grade: measured against rules and random only
 # (played inside alphabeta's search, as Scheme::Tallies models are, which k = 5 picks).
+# 15x15 then plays 3 rounds of searched self-play (learned::refit, the learn
+# example's default there as oxo train's; the same model on any core count).
 train 7x7k5 --size 7 --k 5 --seed 1 --episodes 30000 --no-grade
 train 15x15k5 --size 15 --k 5 --seed 1 --episodes 30000 --no-grade

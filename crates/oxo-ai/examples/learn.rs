@@ -21,7 +21,11 @@
 //! against each of 5 perfect players, 5 times that against rules;
 //! default 20), `--no-grade` (skip grading moves with the solver, for
 //! boards too large for it), `--scheme ID` (see `Scheme::id`; by default
-//! `Scheme::for_rules`, which picks `Tallies`, id 6, for k = 5 and 6).
+//! `Scheme::for_rules`, which picks `Tallies`, id 6, for k = 5 and 6),
+//! `--search-rounds N` (rounds of 1,000 games of searched self-play after
+//! the episodes, `learned::refit`, for the models played inside
+//! alphabeta's search; by default `RefitConfig::default_rounds`, as `oxo
+//! train`: 3 for those, 0 for the others).
 
 use std::error::Error;
 use std::ops::ControlFlow;
@@ -47,6 +51,8 @@ struct Config {
     show_misses: bool,
     /// Measure this model file instead of training one.
     model: Option<String>,
+    /// Rounds of searched self-play after the episodes.
+    search_rounds: Option<u32>,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
@@ -67,6 +73,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         epsilon: None,
         show_misses: false,
         model: None,
+        search_rounds: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -87,6 +94,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--epsilon" => config.epsilon = Some(pair(&value()?)?),
             "--positions" => config.positions = value()?.parse()?,
             "--games" => config.games = value()?.parse()?,
+            "--search-rounds" => config.search_rounds = Some(value()?.parse()?),
             _ => return Err(format!("unknown argument {arg}").into()),
         }
     }
@@ -313,5 +321,33 @@ fn train(config: &Config) -> Result<Model, Box<dyn Error>> {
             t.as_secs_f64() * 1000.0
         );
     }
+    let rounds = config
+        .search_rounds
+        .unwrap_or_else(|| learned::RefitConfig::default_rounds(rules));
+    if rounds == 0 || !model.scheme().translation_invariant() {
+        return Ok(model);
+    }
+    // The same searched self-play as `oxo train`'s (the same model on any
+    // thread count).
+    let mut refit = learned::RefitConfig::new(rounds, config.seed);
+    refit.threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let started = Instant::now();
+    let model = learned::refit(
+        &model,
+        &refit,
+        |_| {},
+        |round, _| {
+            let [x, o, draws] = round.results;
+            println!(
+                "  searched round {}: {x} X wins, {o} O wins, {draws} draws; {} positions, error {:.4} -> {:.4}; {:.0} s",
+                round.round,
+                round.positions,
+                round.error.0,
+                round.error.1,
+                started.elapsed().as_secs_f64()
+            );
+            ControlFlow::Continue(())
+        },
+    )?;
     Ok(model)
 }

@@ -383,6 +383,17 @@ pub(crate) struct TrainArgs {
     /// checkpoint (boards of 10 to 25 cells; 3x3 grades all 4520; 0 for none).
     #[arg(long, default_value_t = 500)]
     pub grade_positions: usize,
+    /// Rounds of searched self-play after the episodes, for models that play inside
+    /// alphabeta's search (k = 5 and 6) [default: 3 there on boards of 100 cells or more, 0
+    /// elsewhere].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub search_rounds: Option<u32>,
+    /// Games a round of searched self-play.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub search_games: u64,
+    /// Threads for searched self-play (the model is the same whatever the count) [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
 }
 
 fn parse_minutes(text: &str) -> Result<f64, String> {
@@ -396,11 +407,15 @@ fn parse_minutes(text: &str) -> Result<f64, String> {
 
 const TRAIN_HELP: &str = "\
 Training plays the model against itself (temporal-difference learning on an
-n-tuple network over the board's k-windows). At each checkpoint the model so
-far plays random and rules in both seats and, on boards of up to 25 cells,
-its moves are graded against perfect play; the table printed at the end is
-the learning curve. A progress bar with episodes/s and the time left shows on
-a terminal. Play the model with --model MODEL in oxo play or oxo arena.
+n-tuple network over the board's k-windows). Models that play inside
+alphabeta's search (k = 5 and 6) then play rounds of searched self-play, each
+refitting the weights to how its games ended (--search-rounds; about 15 s a
+round on 15x15 with two cores; --minutes times the episodes only). At each
+checkpoint, and after each round, the model so far plays random and rules in
+both seats and, on boards of up to 25 cells, its moves are graded against
+perfect play; the table printed at the end is the learning curve. A progress
+bar with games/s and the time left shows on a terminal. Play the model with
+--model MODEL in oxo play or oxo arena.
 
 Exit codes:
   0  success

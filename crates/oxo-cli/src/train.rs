@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use oxo_ai::learned::{self, MatchRecord, Progress, TrainConfig, ValueShare};
+use oxo_ai::learned::{self, MatchRecord, TrainConfig, ValueShare};
 use oxo_ai::{Learned, Model, Random, RuleBased, Solver, StrongSolution, Value};
 use oxo_core::{Game, Rules};
 
@@ -46,13 +46,23 @@ pub struct Config {
     /// Positions from random games graded at a checkpoint (boards over
     /// 9 cells and up to [`GRADE_MAX_CELLS`]); 0 turns grading off.
     pub grade_positions: usize,
+    /// Rounds of searched self-play after the episodes
+    /// ([`learned::refit`]), for models that play inside alphabeta's
+    /// search; 0 for none.
+    pub search_rounds: u32,
+    /// Games a round of searched self-play.
+    pub search_games: u64,
+    /// Searched self-play games played at once.
+    pub threads: usize,
 }
 
 /// One point of the learning curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Checkpoint {
-    /// Self-play games so far.
+    /// Self-play episodes so far.
     pub episodes: u64,
+    /// Searched self-play games so far (after the episodes).
+    pub searched: u64,
     /// Training time so far (checkpoints not counted).
     pub seconds: f64,
     /// The model's games against `random`.
@@ -75,6 +85,10 @@ pub enum TrainError {
     /// The solver refused the board it was to grade on.
     #[error(transparent)]
     Solve(#[from] oxo_ai::SolveError),
+    /// Searched self-play could not run (a bug: it is only asked of models
+    /// that search).
+    #[error(transparent)]
+    Refit(#[from] learned::RefitError),
 }
 
 /// Grades the learned player's moves against perfect play, remembering
@@ -157,9 +171,11 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
     out
 }
 
-/// Train as `config` says. `clock` reads a monotonic clock (for the
-/// figures only); `on_progress` hears how far training has gone, every
-/// every thousandth of the run; `on_checkpoint` gets each point of the curve as it is
+/// Train as `config` says: the self-play episodes, then the rounds of
+/// searched self-play. `clock` reads a monotonic clock (for the figures
+/// only); `on_progress` hears how many self-play games (episodes, then
+/// searched games after them) have been played, every thousandth of the
+/// episodes and after every searched game; `on_checkpoint` gets each point of the curve as it is
 /// measured. Returns the model and the whole curve.
 ///
 /// # Errors
@@ -168,7 +184,7 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
 pub fn run(
     config: &Config,
     mut clock: impl FnMut() -> Duration,
-    mut on_progress: impl FnMut(&Progress, Duration),
+    mut on_progress: impl FnMut(u64, Duration),
     mut on_checkpoint: impl FnMut(&Checkpoint),
 ) -> Result<(Model, Vec<Checkpoint>), TrainError> {
     let mut train_config = TrainConfig::new(config.rules, config.episodes, config.seed);
@@ -182,22 +198,17 @@ pub fn run(
     let mut paused = Duration::ZERO;
     let model = learned::train(&train_config, |progress, model| {
         let trained = clock().saturating_sub(start).saturating_sub(paused);
-        on_progress(progress, trained);
+        on_progress(progress.episodes, trained);
         let last = progress.episodes >= config.episodes;
         if next < schedule.len() && (progress.episodes >= schedule[next] || last) {
             while next < schedule.len() && schedule[next] <= progress.episodes {
                 next += 1;
             }
             let before = clock();
-            match checkpoint(config, model, grader.as_mut(), progress.episodes, trained) {
-                Ok(point) => {
-                    on_checkpoint(&point);
-                    curve.push(point);
-                }
-                Err(err) => {
-                    failure = Some(err);
-                    return ControlFlow::Break(());
-                }
+            let at = (progress.episodes, 0);
+            let point = checkpoint(config, model, grader.as_mut(), at, trained);
+            if keep(point, &mut curve, &mut failure, &mut on_checkpoint).is_break() {
+                return ControlFlow::Break(());
             }
             paused += clock().saturating_sub(before);
         }
@@ -206,7 +217,62 @@ pub fn run(
     if let Some(err) = failure {
         return Err(err);
     }
+    if config.search_rounds == 0 || !model.scheme().translation_invariant() {
+        return Ok((model, curve));
+    }
+    let mut refit_config = learned::RefitConfig::new(config.search_rounds, config.seed);
+    refit_config.games = config.search_games;
+    refit_config.threads = config.threads;
+    let episodes = config.episodes;
+    let mut searched = 0;
+    // The clock is shared by both callbacks: each borrows it in turn.
+    let clock = std::cell::RefCell::new(clock);
+    let paused = std::cell::Cell::new(paused);
+    let model = learned::refit(
+        &model,
+        &refit_config,
+        |games| {
+            let trained = (clock.borrow_mut())()
+                .saturating_sub(start)
+                .saturating_sub(paused.get());
+            on_progress(episodes + games, trained);
+        },
+        |_, model| {
+            searched += refit_config.games;
+            let before = (clock.borrow_mut())();
+            let trained = before.saturating_sub(start).saturating_sub(paused.get());
+            let at = (episodes, searched);
+            let point = checkpoint(config, model, grader.as_mut(), at, trained);
+            keep(point, &mut curve, &mut failure, &mut on_checkpoint)?;
+            paused.set(paused.get() + (clock.borrow_mut())().saturating_sub(before));
+            ControlFlow::Continue(())
+        },
+    )?;
+    if let Some(err) = failure {
+        return Err(err);
+    }
     Ok((model, curve))
+}
+
+/// Add a measured checkpoint to the curve and tell `on_checkpoint`, or
+/// keep the failure and stop.
+fn keep(
+    point: Result<Checkpoint, TrainError>,
+    curve: &mut Vec<Checkpoint>,
+    failure: &mut Option<TrainError>,
+    on_checkpoint: &mut impl FnMut(&Checkpoint),
+) -> ControlFlow<()> {
+    match point {
+        Ok(point) => {
+            on_checkpoint(&point);
+            curve.push(point);
+            ControlFlow::Continue(())
+        }
+        Err(err) => {
+            *failure = Some(err);
+            ControlFlow::Break(())
+        }
+    }
 }
 
 /// Positions a move searched by big-board models (those that search with
@@ -219,7 +285,7 @@ fn checkpoint(
     config: &Config,
     model: &Model,
     grader: Option<&mut Grader>,
-    episodes: u64,
+    (episodes, searched): (u64, u64),
     trained: Duration,
 ) -> Result<Checkpoint, TrainError> {
     let rules = config.rules;
@@ -243,6 +309,7 @@ fn checkpoint(
     };
     Ok(Checkpoint {
         episodes,
+        searched,
         seconds: trained.as_secs_f64(),
         vs_random,
         vs_rules,
@@ -290,8 +357,15 @@ pub fn table(points: &[Checkpoint]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:>10} {:>8}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
-        "episodes", "seconds", "random: as X", "as O", "rules: as X", "as O", "value kept"
+        "{:>10} {:>8} {:>8}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
+        "episodes",
+        "searched",
+        "seconds",
+        "random: as X",
+        "as O",
+        "rules: as X",
+        "as O",
+        "value kept"
     );
     for p in points {
         let graded = p
@@ -299,8 +373,9 @@ pub fn table(points: &[Checkpoint]) -> String {
             .map_or("-".to_owned(), |g| format!("{:.1}%", 100.0 * g.share()));
         let _ = writeln!(
             out,
-            "{:>10} {:>8.1}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
+            "{:>10} {:>8} {:>8.1}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
             p.episodes,
+            p.searched,
             p.seconds,
             wdl(&p.vs_random.as_x),
             wdl(&p.vs_random.as_o),
@@ -316,10 +391,10 @@ pub fn table(points: &[Checkpoint]) -> String {
 #[must_use]
 pub fn csv(points: &[Checkpoint]) -> String {
     let mut out = String::from(
-        "episodes,seconds,random_x_wins,random_x_draws,random_x_losses,random_o_wins,random_o_draws,random_o_losses,rules_x_wins,rules_x_draws,rules_x_losses,rules_o_wins,rules_o_draws,rules_o_losses,graded,kept\n",
+        "episodes,searched,seconds,random_x_wins,random_x_draws,random_x_losses,random_o_wins,random_o_draws,random_o_losses,rules_x_wins,rules_x_draws,rules_x_losses,rules_o_wins,rules_o_draws,rules_o_losses,graded,kept\n",
     );
     for p in points {
-        let _ = write!(out, "{},{:.3}", p.episodes, p.seconds);
+        let _ = write!(out, "{},{},{:.3}", p.episodes, p.searched, p.seconds);
         for r in [
             p.vs_random.as_x,
             p.vs_random.as_o,
@@ -362,8 +437,10 @@ type Series = (
 pub fn svg(rules: Rules, seed: u64, points: &[Checkpoint]) -> String {
     let (left, top, width, height) = (70.0, 50.0, 640.0, 320.0);
     // Episodes on a log scale: learning is fastest early.
-    let lo = points.iter().map(|p| p.episodes).min().unwrap_or(1).max(1) as f64;
-    let hi = (points.iter().map(|p| p.episodes).max().unwrap_or(1) as f64).max(lo * 10.0);
+    // Searched games count after the episodes.
+    let games = |p: &Checkpoint| p.episodes + p.searched;
+    let lo = points.iter().map(games).min().unwrap_or(1).max(1) as f64;
+    let hi = (points.iter().map(games).max().unwrap_or(1) as f64).max(lo * 10.0);
     let x = |episodes: u64| {
         left + width * ((episodes.max(1) as f64).log10() - lo.log10()) / (hi.log10() - lo.log10())
     };
@@ -407,9 +484,14 @@ pub fn svg(rules: Rules, seed: u64, points: &[Checkpoint]) -> String {
     }
     let _ = writeln!(
         out,
-        r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">self-play episodes (log scale)</text>"##,
+        r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"##,
         left + width / 2.0,
-        top + height + 44.0
+        top + height + 44.0,
+        if points.iter().any(|p| p.searched > 0) {
+            "self-play games, the searched ones after the episodes (log scale)"
+        } else {
+            "self-play episodes (log scale)"
+        }
     );
     // Colour-blind-safe colours (Okabe–Ito), each series with its own dash.
     let series: [Series; 4] = [
@@ -442,7 +524,7 @@ pub fn svg(rules: Rules, seed: u64, points: &[Checkpoint]) -> String {
     for (name, colour, dash, value) in &series {
         let path: Vec<String> = points
             .iter()
-            .filter_map(|p| value(p).map(|v| format!("{:.1},{:.1}", x(p.episodes), y(v))))
+            .filter_map(|p| value(p).map(|v| format!("{:.1},{:.1}", x(games(p)), y(v))))
             .collect();
         if path.is_empty() {
             continue;
@@ -479,6 +561,9 @@ mod tests {
             checkpoints: 4,
             eval_games: 50,
             grade_positions: 100,
+            search_rounds: 0,
+            search_games: 1,
+            threads: 1,
         }
     }
 
@@ -520,8 +605,8 @@ mod tests {
         let (_, curve) = run(&config(2_000), fake_clock(), |_, _| {}, |_| {}).unwrap();
         let csv = csv(&curve);
         assert_eq!(csv.lines().count(), curve.len() + 1);
-        assert!(csv.starts_with("episodes,seconds,random_x_wins,"));
-        assert!(csv.lines().all(|l| l.split(',').count() == 16), "{csv}");
+        assert!(csv.starts_with("episodes,searched,seconds,random_x_wins,"));
+        assert!(csv.lines().all(|l| l.split(',').count() == 17), "{csv}");
         let svg = svg(Rules::TIC_TAC_TOE, 3, &curve);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<polyline").count(), 4);

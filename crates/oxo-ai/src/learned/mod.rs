@@ -54,6 +54,23 @@
 //! common ones (with the step shared as for the others, the weights stayed
 //! near zero and flat, and that model won 22.5% against alphabeta).
 //!
+//! Models played inside alphabeta's search (below) then go through rounds
+//! of searched self-play ([`refit`]): two copies of the model play 1,000
+//! games inside that search at 2,000 positions a move, from four random
+//! moves near the centre; every quiet position of those games (neither
+//! side can win with its next move: what a search's leaves look like) is
+//! kept with the game's result for the player to move, and the weights
+//! are fit to those results (least squares on `tanh` of the value, Adam
+//! over the whole round from the current weights, with an edge for the
+//! player who moved first that the fit uses and the model does not keep).
+//! The next round plays the refit model. Temporal differences teach what
+//! a position is worth to a player who looks one move ahead; these rounds
+//! teach what it is worth to one who searches, which is how the model is
+//! played. On 15×15 they raised the score against alphabeta from 45% to
+//! about 50% at equal time and from 45% to 52% at equal positions searched
+//! (the figures below). The games are seeded one by one, so a run gives the
+//! same model on any number of threads.
+//!
 //! # The player
 //!
 //! [`Learned`] plays the move whose resulting position the network likes
@@ -75,8 +92,11 @@
 //! move at the leaves instead of alphabeta's window counts. That value is
 //! kept up to date as the search makes and takes back moves (each mark
 //! changes the windows or runs through its cell: two weight reads for
-//! each, one seen from either player), in fixed point so that it comes back exactly. The
-//! search is not used in training.
+//! each, one seen from either player), in fixed point so that it comes back exactly; a
+//! [`Scheme::Tallies`] model reads each window by the same counts of marks
+//! alphabeta keeps, so alphabeta keeps that sum itself as it updates its
+//! counts, with no pass of its own. The temporal-difference episodes do not
+//! use the search; the rounds of searched self-play do (above).
 //!
 //! Until 2026-11-24 the runs models ([`Scheme::Segments`]) played a
 //! two-ply search of their own with
@@ -142,13 +162,21 @@
 //!   7–24 ms.
 //! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Tallies`], 36 weights, a
 //!   176-byte file; played inside alphabeta's search): 30,000 episodes
-//!   each, in about 4 s on 7×7 and 12 s on 15×15. The boards are too
-//!   large for the solver to grade moves. The learnt worth of a window
-//!   rises about tenfold a mark (15×15, for the player to move: 0.009,
-//!   0.064, 0.25, 3.0 for one to four own marks; −0.006, −0.053, −0.17,
-//!   −0.75 for the opponent's), close to the eightfold alphabeta was
-//!   given by hand, with a window of the player to move worth more than
-//!   the opponent's, as alphabeta's bonus for having the move makes it.
+//!   each, in about 4 s on 7×7 and 12 s on 15×15, and on 15×15 three
+//!   rounds of searched self-play after them (3,000 games, about 40 s on
+//!   two cores; 7×7 has none: see [`REFIT_MIN_CELLS`]). The boards are too
+//!   large for the solver to grade moves. After the episodes the learnt
+//!   worth of a window rises about tenfold a mark (15×15, for the player
+//!   to move: 0.009, 0.064, 0.25, 3.0 for one to four own marks; −0.006,
+//!   −0.053, −0.17, −0.75 for the opponent's), close to the eightfold
+//!   alphabeta was given by hand, with a window of the player to move
+//!   worth more than the opponent's, as alphabeta's bonus for having the
+//!   move makes it. The searched rounds doubled the worth of three marks,
+//!   the player's own and more so the opponent's (0.014, 0.12, 0.51 for
+//!   one to three own marks; −0.011, −0.096, −0.38 for the opponent's;
+//!   the fours, which a quiet position never holds, stay as they were):
+//!   seen from a search's leaves, an unanswered three decides more than
+//!   one move's look-ahead credits it with.
 //!   Against rules in `oxo arena` (above): 7×7 wins all 300 as X and 205
 //!   of 300 as O, losing none (the runs model: 292 and 178). `learn`'s own
 //!   matches (`learn -- --size 7 --k 5 --model
@@ -160,18 +188,27 @@
 //!   7×7 is not met: 7×7 k=5 is a draw, `rules` blocks every threat it
 //!   sees, and plain alphabeta wins only 147 of 300 as O (`oxo arena --x
 //!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50).
-//! - Against alphabeta at the same budget, games from two random moves
-//!   (`duel learned alphabeta --size 15 --k 5 --games G --opening 2
-//!   --budget B [--seed S]`): at 20,000 positions a move, 117 wins and 83
-//!   losses in 200 (58.5%), 221 and 179 in 400 with seed 7 (55.3%, about
-//!   ±5 points at 95%), at 10.5 ms a move against alphabeta's 10.1; at
-//!   the default 100,000, 52 and 48 in 100 (seed 3). Models of training
-//!   seed 2 and of 100,000 episodes: 112 and 88, 108 and 92 in 200. From
-//!   four-move openings, even (102 and 98 in 200, twice); at equal time as
-//!   `oxo brain` engines (120 ms a move, four-move openings, 400 games),
-//!   179 wins, 2 draws and 219 losses: 45.0%, −17 ± 17 Elo against the pair's average, so the edge
-//!   fades as the search goes deeper (the README has the commands). The
-//!   runs model lost there: 55 wins and 145 losses in 200 at 20,000
+//! - Against alphabeta on 15×15, from four random moves near the centre
+//!   (`oxo arena --players learned,alphabeta --size 15 --k 5 --opening 4
+//!   --games 200 --seed S [--model FILE]`, S 5–8; both search 100,000
+//!   positions a move): the shipped model 416 wins, 6 draws and 378
+//!   losses in 800 (52.4%); the model of the episodes alone (`oxo train
+//!   --size 15 --k 5 --episodes 30000 --search-rounds 0`) 360, 2 and 438
+//!   (45.1%). At equal time, both as `oxo brain` engines (120 ms a move,
+//!   the same openings, 200 games a seed): the shipped model 394 wins, 3
+//!   draws and 403 losses over seeds 5–8 (49.4%, even within the error:
+//!   about ±3.5 points at 95%); the model of the episodes alone, in the
+//!   same build, 364 wins, 2 draws and 434 losses (45.6%).
+//!   Three more rounds at 10,000 positions a move did not
+//!   help (46.0% and 45.5% at equal positions, seeds 5 and 6), nor three
+//!   more without the first player's edge in the fit (48.5% and 50.0%).
+//!   From two random moves anywhere (`duel learned alphabeta --size 15
+//!   --k 5 --games 200 --opening 2 --budget 20000`), where a shallow
+//!   search meets odder positions, the shipped model is behind, 94 wins
+//!   and 106 losses, and the model of the episodes alone ahead, 117 and 83:
+//!   the rounds fit the model to the games a search plays from the
+//!   centre. The runs model
+//!   lost there: 55 wins and 145 losses in 200 at 20,000
 //!   (27.5%), 12 and 28 in 40 at 100,000, judging 15×15 positions worse
 //!   than alphabeta's window counts, as did every variant of it tried
 //!   (listed in the README).
@@ -202,6 +239,7 @@
 
 mod format;
 mod network;
+mod refit;
 mod search;
 mod train;
 
@@ -219,6 +257,7 @@ use network::{Board, Features, MoveScore, Scratch};
 
 pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
 pub use network::Scheme;
+pub use refit::{REFIT_MIN_CELLS, RefitConfig, RefitError, RefitRound, refit};
 pub use train::{
     MatchRecord, Progress, TrainConfig, ValueShare, play_match, reachable_positions,
     sample_positions, train, value_keeping_share,
@@ -267,7 +306,11 @@ impl Model {
         }
     }
 
-    fn from_weights(rules: Rules, scheme: Scheme, weights: Vec<f32>) -> Result<Model, ModelError> {
+    pub(crate) fn from_weights(
+        rules: Rules,
+        scheme: Scheme,
+        weights: Vec<f32>,
+    ) -> Result<Model, ModelError> {
         let features = Features::new(rules, scheme);
         if features.weight_count() != weights.len() {
             return Err(ModelError::WeightCount {

@@ -306,7 +306,7 @@ pub fn sample_positions(rules: Rules, count: usize, seed: u64) -> Vec<Game> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Random;
 

@@ -30,6 +30,9 @@ struct Config {
     checkpoints: u32,
     eval_games: u32,
     grade_positions: usize,
+    search_rounds: u32,
+    search_games: u64,
+    threads: usize,
 }
 
 /// How long to train.
@@ -48,6 +51,21 @@ impl Config {
             (None, None) if rules == Rules::TIC_TAC_TOE => Episodes::Count(TIC_TAC_TOE_EPISODES),
             (None, None) => Episodes::Budget(Duration::from_secs(60)),
         };
+        let searches = oxo_ai::learned::Scheme::for_rules(rules).translation_invariant();
+        let search_rounds = match args.search_rounds {
+            Some(n) if n > 0 && !searches => {
+                return Err(BadInput(format!(
+                    "--search-rounds: the model for {rules} does not play inside alphabeta's search (only those for k = 5 and 6 do), so searched self-play does not apply"
+                ))
+                .into());
+            }
+            Some(n) => n,
+            None => oxo_ai::learned::RefitConfig::default_rounds(rules),
+        };
+        let threads = match args.threads {
+            Some(n) => usize::try_from(n)?,
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+        };
         Ok(Config {
             rules,
             episodes,
@@ -58,6 +76,9 @@ impl Config {
             checkpoints: args.checkpoints,
             eval_games: args.eval_games,
             grade_positions: args.grade_positions,
+            search_rounds,
+            search_games: args.search_games,
+            threads,
         })
     }
 }
@@ -110,20 +131,38 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         checkpoints: config.checkpoints,
         eval_games: config.eval_games,
         grade_positions: config.grade_positions,
+        search_rounds: config.search_rounds,
+        search_games: config.search_games,
+        threads: config.threads,
     };
+    let searched = u64::from(config.search_rounds) * config.search_games;
+    let mut search_start = None;
     let (model, curve) = train::run(
         &run_config,
         clock,
-        |progress, trained| {
-            let done = progress.episodes;
-            let rate = done as f64 / trained.as_secs_f64().max(1e-3);
-            let left = (episodes.saturating_sub(done)) as f64 / rate.max(1.0);
-            status.bar(
-                done,
-                episodes,
-                "episodes",
-                format_args!(", {rate:.0}/s, {left:.0} s left"),
-            );
+        |done, trained| {
+            if done <= episodes {
+                let rate = done as f64 / trained.as_secs_f64().max(1e-3);
+                let left = (episodes.saturating_sub(done)) as f64 / rate.max(1.0);
+                status.bar(
+                    done,
+                    episodes,
+                    "episodes",
+                    format_args!(", {rate:.0}/s, {left:.0} s left"),
+                );
+            } else {
+                // Searched games are much slower than episodes: their own bar.
+                let games = done - episodes;
+                let since = trained.saturating_sub(*search_start.get_or_insert(trained));
+                let rate = games as f64 / since.as_secs_f64().max(1e-3);
+                let left = (searched.saturating_sub(games)) as f64 / rate.max(1e-3);
+                status.bar(
+                    games,
+                    searched,
+                    "searched self-play games",
+                    format_args!(", {rate:.0}/s, {left:.0} s left"),
+                );
+            }
         },
         |_| {},
     )
@@ -145,8 +184,12 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     let mut out = super::stdout();
     writeln!(
         out,
-        "{}: {episodes} self-play episodes (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",
+        "{}: {episodes} self-play episodes{} (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",
         config.rules,
+        match curve.last().map_or(0, |p| p.searched) {
+            0 => String::new(),
+            games => format!(" and {games} searched self-play games"),
+        },
         config.seed,
         config.out.display(),
         bytes.len()

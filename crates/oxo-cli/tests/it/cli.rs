@@ -549,6 +549,105 @@ fn long_jobs_refuse_an_output_they_cannot_write_before_they_start() {
 }
 
 #[test]
+fn train_plays_searched_self_play_where_the_model_searches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let train = |threads: &str, model: &str, curve: &str| {
+        oxo(
+            &[
+                "train",
+                "--size",
+                "9",
+                "--k",
+                "5",
+                "--episodes",
+                "300",
+                "--search-rounds",
+                "2",
+                "--search-games",
+                "10",
+                "--checkpoints",
+                "2",
+                "--eval-games",
+                "2",
+                "--threads",
+                threads,
+                "--out",
+                model,
+                "--curve",
+                curve,
+            ],
+            "",
+        )
+    };
+    let (one, two) = (path("one.oxo"), path("two.oxo"));
+    let out = train("1", &one, &path("one.csv"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "9x9 k=5: 300 self-play episodes and 20 searched self-play games (seed 1) in "
+        ),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(path("one.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(rows[rows.len() - 3].starts_with("300,0,"), "{csv}");
+    assert!(rows[rows.len() - 2].starts_with("300,10,"), "{csv}");
+    assert!(rows[rows.len() - 1].starts_with("300,20,"), "{csv}");
+    // The searched games change the model, and not with the thread count.
+    let out = train("2", &two, &path("two.csv"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    let plain = path("plain.oxo");
+    let out = oxo(
+        &[
+            "train",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--episodes",
+            "300",
+            "--search-rounds",
+            "0",
+            "--checkpoints",
+            "1",
+            "--eval-games",
+            "1",
+            "--out",
+            &plain,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("9x9 k=5: 300 self-play episodes (seed 1) in "));
+    assert_ne!(std::fs::read(&one).unwrap(), std::fs::read(&plain).unwrap());
+
+    // Where the model does not search, asking for rounds is bad usage.
+    let out = oxo(
+        &[
+            "train",
+            "--size",
+            "4",
+            "--k",
+            "4",
+            "--search-rounds",
+            "1",
+            "--out",
+            &plain,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("does not play inside alphabeta's search"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn train_saves_a_model_and_its_curve_and_the_model_plays() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
