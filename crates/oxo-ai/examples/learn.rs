@@ -25,7 +25,7 @@
 //! `--search-rounds N` (rounds of 1,000 games of searched self-play after
 //! the episodes, `learned::refit`, for the models played inside
 //! alphabeta's search; by default `RefitConfig::default_rounds`, as `oxo
-//! train`: 3 for those, 0 for the others).
+//! train`: 3 for those on boards of 100 cells or more, 0 elsewhere).
 
 use std::error::Error;
 use std::ops::ControlFlow;

@@ -41,7 +41,7 @@ pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use random::Random;
 pub use rule_based::RuleBased;
 pub use solver::{Analysis, SolveError, Solver, StrongSolution};
-pub use strategy::{Clock, Deadline, PlayOutError, Strategy, play_out};
+pub use strategy::{Clock, Deadline, PlayOutError, Strategy, opening_room, play_out};
 pub use value::{Eval, Value};
 
 /// A seedable random number generator, the same on every platform and

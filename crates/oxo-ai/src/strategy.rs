@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxo_core::{Cell, Game};
+use oxo_core::{Cell, Game, Rules};
 
 /// A clock: the time now. Passed in, so that tests need no real time.
 pub type Clock = Arc<dyn Fn() -> Instant + Send + Sync>;
@@ -188,6 +188,21 @@ pub fn play_out(
         moves.push(cell);
     }
     Ok(moves)
+}
+
+/// The cells random openings are drawn from: a box around the centre of
+/// the board, reaching `moves.div_ceil(2) + 1` cells each way (wider for
+/// longer openings; cut by the board's edges), in row-major order. `oxo
+/// arena --opening` and searched self-play ([`crate::learned::refit`])
+/// open their games from it.
+#[must_use]
+pub fn opening_room(rules: Rules, moves: u32) -> Vec<Cell> {
+    let reach = moves.div_ceil(2) + 1;
+    let span = |n: u32| ((n / 2).saturating_sub(reach), (n / 2 + reach).min(n - 1));
+    let ((top, bottom), (left, right)) = (span(rules.rows()), span(rules.cols()));
+    (top..=bottom)
+        .flat_map(|r| (left..=right).map(move |c| Cell::new(r, c)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -270,17 +270,7 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// game. Fewer moves when the board has no room for them.
 #[must_use]
 pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
-    let (rows, cols) = (rules.rows(), rules.cols());
-    // A box around the centre, wider for longer openings.
-    let reach = moves.div_ceil(2) + 1;
-    let span = |n: u32| {
-        let low = (n / 2).saturating_sub(reach);
-        (low, (n / 2 + reach).min(n - 1))
-    };
-    let ((top, bottom), (left, right)) = (span(rows), span(cols));
-    let room: Vec<Cell> = (top..=bottom)
-        .flat_map(|r| (left..=right).map(move |c| Cell::new(r, c)))
-        .collect();
+    let room = oxo_ai::opening_room(rules, moves);
     let moves = (moves as usize).min(room.len());
     // A stream of its own, apart from the players' seeds.
     let mut state = game_seed(seed ^ 0x6f70_656e_696e_6773, pair, Player::X);

@@ -408,7 +408,8 @@ fn parse_minutes(text: &str) -> Result<f64, String> {
 const TRAIN_HELP: &str = "\
 Training plays the model against itself (temporal-difference learning on an
 n-tuple network over the board's k-windows). Models that play inside
-alphabeta's search (k = 5 and 6) then play rounds of searched self-play, each
+alphabeta's search (k = 5 and 6; by default on boards of 100 cells or more)
+then play rounds of searched self-play, each
 refitting the weights to how its games ended (--search-rounds; about 15 s a
 round on 15x15 with two cores; --minutes times the episodes only). At each
 checkpoint, and after each round, the model so far plays random and rules in

@@ -55,7 +55,8 @@
 //! near zero and flat, and that model won 22.5% against alphabeta).
 //!
 //! Models played inside alphabeta's search (below) then go through rounds
-//! of searched self-play ([`refit`]): two copies of the model play 1,000
+//! of searched self-play ([`refit`]; by default on boards of at least
+//! [`REFIT_MIN_CELLS`] cells): two copies of the model play 1,000
 //! games inside that search at 2,000 positions a move, from four random
 //! moves near the centre; every quiet position of those games (neither
 //! side can win with its next move: what a search's leaves look like) is

@@ -250,18 +250,12 @@ fn play_one(model: &Model, config: &RefitConfig, seed: u64) -> Result<Played, Pl
     Ok((moves, outcome))
 }
 
-/// `moves` different cells drawn from a box around the centre, as wide as
-/// `oxo arena --opening` draws them (fewer if the board has no room), for
+/// `moves` different cells drawn from [`crate::opening_room`], as `oxo
+/// arena --opening` draws them (fewer if the board has no room), for
 /// marks alternating from X. Short of k, so that no opening decides a game,
 /// and never more than half the board.
 fn opening(rules: Rules, moves: u32, seed: u64) -> Vec<Cell> {
-    let (rows, cols) = (rules.rows(), rules.cols());
-    let reach = moves.div_ceil(2) + 1;
-    let span = |n: u32| ((n / 2).saturating_sub(reach), (n / 2 + reach).min(n - 1));
-    let ((top, bottom), (left, right)) = (span(rows), span(cols));
-    let mut room: Vec<Cell> = (top..=bottom)
-        .flat_map(|r| (left..=right).map(move |c| Cell::new(r, c)))
-        .collect();
+    let mut room = crate::opening_room(rules, moves);
     let limit = (moves as usize)
         .min(room.len() / 2)
         .min(2 * (rules.k() as usize).saturating_sub(1));

@@ -24,10 +24,7 @@ enum Config {
 
 impl Config {
     fn new(args: &ArenaArgs) -> anyhow::Result<Config> {
-        let threads = match args.threads {
-            Some(n) => usize::try_from(n)?,
-            None => std::thread::available_parallelism().map_or(1, usize::from),
-        };
+        let threads = super::threads(args.threads)?;
         let rules: Rules = super::rules(&args.board)?;
         if args.opening as usize >= rules.cell_count() {
             return Err(BadInput(format!(

@@ -101,6 +101,14 @@ fn seed_or_clock(seed: Option<u64>) -> u64 {
     })
 }
 
+/// Worker threads: `--threads`, or one per core.
+fn threads(arg: Option<u64>) -> anyhow::Result<usize> {
+    Ok(match arg {
+        Some(n) => usize::try_from(n)?,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    })
+}
+
 /// Board rules from `--size`/`--k`, a bad combination being bad input.
 fn rules(board: &crate::args::BoardArgs) -> anyhow::Result<Rules> {
     Ok(board.rules()?)

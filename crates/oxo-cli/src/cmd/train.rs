@@ -62,10 +62,7 @@ impl Config {
             Some(n) => n,
             None => oxo_ai::learned::RefitConfig::default_rounds(rules),
         };
-        let threads = match args.threads {
-            Some(n) => usize::try_from(n)?,
-            None => std::thread::available_parallelism().map_or(1, usize::from),
-        };
+        let threads = super::threads(args.threads)?;
         Ok(Config {
             rules,
             episodes,
