@@ -419,7 +419,10 @@ fn a_damaged_room_is_a_500_and_a_damaged_file_is_refused() {
 fn delete_move_2(db: &Path, id: &str) -> usize {
     rusqlite::Connection::open(db)
         .unwrap()
-        .execute("DELETE FROM moves WHERE room = ?1 AND ply = 2", [id])
+        .execute(
+            "DELETE FROM moves WHERE ply = 2 AND room = (SELECT key FROM rooms WHERE id = ?1)",
+            [id],
+        )
         .unwrap()
 }
 

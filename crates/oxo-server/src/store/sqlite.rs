@@ -91,6 +91,28 @@ const MIGRATIONS: &[Migration] = &[
     // 6: the hash of the invite that takes seat O of a game between two
     // people; rooms stored before it have none and admit anyone with the id.
     Migration::Sql("ALTER TABLE rooms ADD COLUMN invite TEXT;"),
+    // 7: each room gets a number in the order rooms are made, and its moves
+    // are kept under that number instead of its random id, so the moves of
+    // the games being played share a few pages at the end of the table and
+    // a commit writes those few instead of a page for every move.
+    Migration::Sql(
+        "ALTER TABLE rooms ADD COLUMN key INTEGER;
+    UPDATE rooms SET key = rowid;
+    CREATE UNIQUE INDEX rooms_key ON rooms (key);
+    CREATE TABLE moves_by_key (
+        room INTEGER NOT NULL REFERENCES rooms (key),
+        round INTEGER NOT NULL,
+        ply INTEGER NOT NULL,
+        row INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (room, round, ply)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO moves_by_key (room, round, ply, row, col)
+        SELECT rooms.key, moves.round, moves.ply, moves.row, moves.col
+        FROM moves JOIN rooms ON rooms.id = moves.room;
+    DROP TABLE moves;
+    ALTER TABLE moves_by_key RENAME TO moves;",
+    ),
 ];
 
 fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
@@ -479,9 +501,9 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                            offer, entry, invite)
+                            offer, entry, invite, key)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19)
+                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms))
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -522,7 +544,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
         })?;
         conn.prepare_cached(
-            "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO moves (room, round, ply, row, col)
+             VALUES ((SELECT key FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5)",
         )?
         .execute(params![
             r.id.as_str(),
@@ -553,7 +576,8 @@ fn read(
 /// stood when it was written.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Schema {
-    /// Before migration 5 (no rematch offer, no lobby entry, no invite).
+    /// Before migration 5 (no rematch offer, no lobby entry, no invite;
+    /// moves kept under the room's id).
     V4,
     Current,
 }
@@ -599,9 +623,14 @@ fn read_as_of(
     let Some(stored) = stored else {
         return Ok(None);
     };
-    let mut stmt = conn.prepare_cached(
-        "SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply",
-    )?;
+    // Moves were kept under the room's id until migration 7.
+    let mut stmt = conn.prepare_cached(match schema {
+        Schema::V4 => "SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply",
+        Schema::Current => {
+            "SELECT ply, row, col FROM moves
+             WHERE room = (SELECT key FROM rooms WHERE id = ?1) AND round = ?2 ORDER BY ply"
+        }
+    })?;
     let moves = stmt
         .query_map(params![id.as_str(), stored.round], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?))
@@ -626,7 +655,8 @@ fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, S
 
 fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT round, ply, row, col FROM moves WHERE room = ?1 ORDER BY round, ply",
+        "SELECT round, ply, row, col FROM moves
+         WHERE room = (SELECT key FROM rooms WHERE id = ?1) ORDER BY round, ply",
     )?;
     let moves = stmt
         .query_map([id.as_str()], |row| {
@@ -809,8 +839,14 @@ mod tests {
             conn.execute(
                 "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, round, first,
                                     x_wins, o_wins, draws, version, computer_turn)
-                 VALUES ('old', 3, 3, 3, 'human', 'tx', 1, 'x', 2, 0, 1, 7, 0)",
+                 VALUES ('old', 3, 3, 3, 'human', 'tx', 2, 'x', 2, 0, 1, 7, 0)",
                 [],
+            )
+            .unwrap();
+            // Its current round, and one before it.
+            conn.execute_batch(
+                "INSERT INTO moves VALUES ('old', 1, 1, 0, 0), ('old', 1, 2, 1, 1),
+                                          ('old', 2, 1, 2, 2), ('old', 2, 2, 0, 2);",
             )
             .unwrap();
         }
@@ -822,6 +858,15 @@ mod tests {
             .unwrap();
         assert_eq!(old.version, 7);
         assert_eq!(old.score, Scoreboard::from_counts(2, 0, 1));
+        // Its moves came through the move to room numbers.
+        assert_eq!(old.moves, [Cell::new(2, 2), Cell::new(0, 2)]);
+        assert_eq!(
+            store.rounds(&old.id).await.unwrap(),
+            [
+                vec![Cell::new(0, 0), Cell::new(1, 1)],
+                vec![Cell::new(2, 2), Cell::new(0, 2)]
+            ]
+        );
         assert_eq!(old.watch.as_str().len(), 16, "a watch id was made");
         assert_eq!(GameId::parse(old.watch.as_str()), Some(old.watch.clone()));
         let by_watch = store.load_watch(&old.watch).await.unwrap().unwrap();
@@ -846,7 +891,7 @@ mod tests {
             .unwrap()
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 6);
+        assert_eq!(version, 7);
     }
 
     #[tokio::test]
@@ -882,7 +927,10 @@ mod tests {
         // fewer marks (the last one, so the others are still in order).
         Connection::open(&path)
             .unwrap()
-            .execute("DELETE FROM moves WHERE room = 'g' AND ply = 3", [])
+            .execute(
+                "DELETE FROM moves WHERE ply = 3 AND room = (SELECT key FROM rooms WHERE id = 'g')",
+                [],
+            )
             .unwrap();
         let store = SqliteStore::open(&path).unwrap();
         let err = store.load(r.id()).await.unwrap_err();
