@@ -843,10 +843,15 @@ mod tests {
                 [],
             )
             .unwrap();
-            // Its current round, and one before it.
+            // Its current round, and one before it; and a second room made
+            // earlier, whose moves must stay its own.
             conn.execute_batch(
-                "INSERT INTO moves VALUES ('old', 1, 1, 0, 0), ('old', 1, 2, 1, 1),
-                                          ('old', 2, 1, 2, 2), ('old', 2, 2, 0, 2);",
+                "INSERT INTO rooms (rowid, id, rows, cols, k, opponent, x_token, round, first,
+                                    x_wins, o_wins, draws, version, computer_turn)
+                 VALUES (-5, 'older', 3, 3, 3, 'human', 'ty', 1, 'x', 0, 0, 0, 1, 0);
+                 INSERT INTO moves VALUES ('old', 1, 1, 0, 0), ('old', 1, 2, 1, 1),
+                                          ('old', 2, 1, 2, 2), ('old', 2, 2, 0, 2),
+                                          ('older', 1, 1, 1, 1);",
             )
             .unwrap();
         }
@@ -867,6 +872,8 @@ mod tests {
                 vec![Cell::new(2, 2), Cell::new(0, 2)]
             ]
         );
+        let older = store.load(&GameId::from_trusted("older")).await.unwrap();
+        assert_eq!(older.unwrap().moves, [Cell::new(1, 1)]);
         assert_eq!(old.watch.as_str().len(), 16, "a watch id was made");
         assert_eq!(GameId::parse(old.watch.as_str()), Some(old.watch.clone()));
         let by_watch = store.load_watch(&old.watch).await.unwrap().unwrap();
@@ -887,11 +894,18 @@ mod tests {
             .unwrap();
         assert_eq!(joined.seat_of("to"), Some(Player::O));
         drop(store);
-        let version: i64 = Connection::open(&path)
-            .unwrap()
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
         assert_eq!(version, 7);
+        // Every move points at its room by number.
+        let dangling: i64 = conn
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(dangling, 0);
     }
 
     #[tokio::test]
