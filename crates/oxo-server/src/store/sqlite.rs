@@ -497,7 +497,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
     // existing one updated. The version guard makes a lost, repeated or
     // reordered write (or a new room reusing an id) fail instead of
     // silently overwriting a newer state.
-    let written = conn
+    // The room's number comes back from the write itself, for its move.
+    let key: Option<i64> = conn
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
@@ -509,46 +510,50 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
             digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch()
-         WHERE rooms.version < excluded.version",
+         WHERE rooms.version < excluded.version
+         RETURNING key",
         )?
-        .execute(params![
-            r.id.as_str(),
-            r.rules.rows(),
-            r.rules.cols(),
-            r.rules.k(),
-            r.opponent.name(),
-            r.x_token.as_str(),
-            r.o_token.as_ref().map(TokenHash::as_str),
-            r.round,
-            SeatName(r.first).as_str(),
-            score.0,
-            score.1,
-            score.2,
-            version,
-            i64::from(change.computer_turn),
-            r.watch.as_str(),
-            digest(r),
-            r.offer.map(|seat| SeatName(seat).as_str()),
-            r.entry.as_ref().map(GameId::as_str),
-            r.invite.as_ref().map(TokenHash::as_str),
-        ])?;
-    if written != 1 {
+        .query_row(
+            params![
+                r.id.as_str(),
+                r.rules.rows(),
+                r.rules.cols(),
+                r.rules.k(),
+                r.opponent.name(),
+                r.x_token.as_str(),
+                r.o_token.as_ref().map(TokenHash::as_str),
+                r.round,
+                SeatName(r.first).as_str(),
+                score.0,
+                score.1,
+                score.2,
+                version,
+                i64::from(change.computer_turn),
+                r.watch.as_str(),
+                digest(r),
+                r.offer.map(|seat| SeatName(seat).as_str()),
+                r.entry.as_ref().map(GameId::as_str),
+                r.invite.as_ref().map(TokenHash::as_str),
+            ],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(key) = key else {
         return Err(StoreError::Conflict(format!(
             "game {} is already stored at version {} or later",
             r.id.for_log(),
             r.version
         )));
-    }
+    };
     if change.kind == ChangeKind::Move {
         let cell = r.moves.last().ok_or_else(|| {
             StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
         })?;
         conn.prepare_cached(
-            "INSERT INTO moves (room, round, ply, row, col)
-             VALUES ((SELECT key FROM rooms WHERE id = ?1), ?2, ?3, ?4, ?5)",
+            "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![
-            r.id.as_str(),
+            key,
             r.round,
             int(r.moves.len() as u64),
             cell.row,
