@@ -13,13 +13,18 @@
 //! (default 0: start each pair of games from the same N random moves, so
 //! that deterministic players meet in more than one game), `--model FILE`
 //! (the model `learned` plays, instead of the built-in one), `--show`
-//! (print each finished board).
+//! (print each finished board), `--grade` (on boards the solver handles:
+//! grade every move of every game by the solver, and say for each player
+//! how often it let a won position go or turned a draw into a loss, and in
+//! how many drawn games neither side ever stood on a won position).
 
 use std::error::Error;
 use std::time::{Duration, Instant};
 
-use oxo_ai::{AlphaBeta, Learned, Model, Random, Strategy, StrategyKind};
-use oxo_core::{BoardSize, Game, Outcome, Player, Rules};
+use oxo_ai::{
+    AlphaBeta, Learned, Model, Random, SolveError, Solver, Strategy, StrategyKind, Value,
+};
+use oxo_core::{BoardSize, Cell, Game, Outcome, Player, Rules};
 
 struct Config {
     players: [StrategyKind; 2],
@@ -30,13 +35,14 @@ struct Config {
     opening: u32,
     model: Option<Model>,
     show: bool,
+    grade: bool,
 }
 
 fn parse() -> Result<Config, Box<dyn Error>> {
     let mut names = Vec::new();
     let mut size = BoardSize { rows: 15, cols: 15 };
     let (mut k, mut games, mut seed, mut budgets, mut opening) = (5, 20, 1, [None, None], 0);
-    let (mut model, mut show) = (None, false);
+    let (mut model, mut show, mut grade) = (None, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -48,6 +54,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
             "--opening" => opening = value()?.parse()?,
             "--model" => model = Some(Model::load(std::fs::File::open(value()?)?)?),
             "--show" => show = true,
+            "--grade" => grade = true,
             "--budget" => {
                 let text = value()?;
                 let (a, b) = text.split_once(',').unwrap_or((&text, &text));
@@ -68,6 +75,7 @@ fn parse() -> Result<Config, Box<dyn Error>> {
         opening,
         model,
         show,
+        grade,
     })
 }
 
@@ -103,9 +111,109 @@ struct Tally {
     slowest: Duration,
 }
 
+/// Per strategy, what the solver found in its moves (`--grade`).
+#[derive(Default)]
+struct Grades {
+    /// Moves from a won position to one not won.
+    wins_let_go: u64,
+    /// Moves from a drawn position to a lost one.
+    draws_lost: u64,
+    /// Games in which it stood on a won position and did not win.
+    won_games_not_won: u64,
+}
+
+/// The solver's view of one game (`--grade`).
+struct Graded {
+    /// Per strategy index: whether it ever had a won position to move from.
+    stood_on_win: [bool; 2],
+    /// Positions not graded (too early in the game, or over the solver's
+    /// node budget).
+    ungraded: u64,
+    /// The first mistake: the ply, the strategy index, and what it did.
+    first: Option<(usize, usize, &'static str)>,
+}
+
+/// Positions a grade may search before calling one ungraded.
+const GRADE_BUDGET: u64 = 20_000_000;
+
+/// Positions with fewer marks are not graded: on 7×7 they take the solver
+/// minutes (the empty board a quarter of an hour), and the first moves of
+/// these players do not lose.
+const GRADE_FROM_MARKS: usize = 2;
+
+/// Grade `moves` played from `start` by the solver; `index_of` says which
+/// strategy moved for each side.
+fn grade(
+    solver: &mut Solver,
+    start: &Game,
+    moves: &[Cell],
+    index_of: impl Fn(Player) -> usize,
+    grades: &mut [Grades; 2],
+) -> Result<Graded, Box<dyn Error>> {
+    // The value of each position for its player to move, and who moved.
+    let mut values = Vec::with_capacity(moves.len() + 1);
+    let mut movers = Vec::with_capacity(moves.len());
+    let mut game = start.clone();
+    for ply in 0..=moves.len() {
+        values.push(match game.outcome() {
+            Some(Outcome::Draw) => Some(Value::Draw),
+            // The player to move has lost: the other just won.
+            Some(Outcome::Win(_)) => Some(Value::Loss),
+            None if game.move_count() < GRADE_FROM_MARKS => None,
+            None => match solver.value(&game) {
+                Ok(value) => Some(value),
+                Err(SolveError::OverBudget { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
+        });
+        if let Some(&cell) = moves.get(ply) {
+            movers.push(index_of(game.to_move()));
+            game.play(cell)?;
+        }
+    }
+    let mut graded = Graded {
+        stood_on_win: [false; 2],
+        ungraded: values.iter().filter(|v| v.is_none()).count() as u64,
+        first: None,
+    };
+    for (ply, &mover) in movers.iter().enumerate() {
+        let (Some(before), Some(after)) = (values[ply], values[ply + 1]) else {
+            continue;
+        };
+        let after = -after;
+        if before == Value::Win {
+            graded.stood_on_win[mover] = true;
+        }
+        let mistake = match (before, after) {
+            (Value::Win, Value::Draw | Value::Loss) => {
+                grades[mover].wins_let_go += 1;
+                "let a won position go"
+            }
+            (Value::Draw, Value::Loss) => {
+                grades[mover].draws_lost += 1;
+                "turned a draw into a loss"
+            }
+            _ => continue,
+        };
+        graded.first.get_or_insert((ply, mover, mistake));
+    }
+    Ok(graded)
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let config = parse()?;
     let mut tallies = [Tally::default(), Tally::default()];
+    let mut solver = if config.grade {
+        let mut solver = Solver::new(config.rules, 256 << 20)?;
+        solver.set_budget(Some(GRADE_BUDGET));
+        Some(solver)
+    } else {
+        None
+    };
+    let mut grades = [Grades::default(), Grades::default()];
+    // Drawn games in which neither side ever stood on a won position, and
+    // positions the solver gave up on.
+    let (mut clean_draws, mut ungraded) = (0u64, 0u64);
     for i in 0..config.games {
         // Player `a` (index 0) is X in even games.
         let x_index = (i % 2) as usize;
@@ -122,6 +230,8 @@ fn main() -> Result<(), Box<dyn Error>> {
                 game.play(cell)?;
             }
         }
+        let start = game.clone();
+        let mut moves = Vec::new();
         while !game.is_over() {
             let index = if game.to_move() == Player::X {
                 x_index
@@ -138,6 +248,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             tally.thinking += took;
             tally.slowest = tally.slowest.max(took);
             game.play(cell)?;
+            moves.push(cell);
         }
         let outcome = game.outcome().ok_or("the game ended")?;
         let result = match outcome {
@@ -153,8 +264,34 @@ fn main() -> Result<(), Box<dyn Error>> {
             tallies[0].draws += 1;
             tallies[1].draws += 1;
         }
+        let mut verdict = String::new();
+        if let Some(solver) = &mut solver {
+            let index_of = |p: Player| if p == Player::X { x_index } else { 1 - x_index };
+            let graded = grade(solver, &start, &moves, index_of, &mut grades)?;
+            ungraded += graded.ungraded;
+            let winner = match outcome {
+                Outcome::Win(p) => Some(index_of(p)),
+                Outcome::Draw => None,
+            };
+            for (index, stood) in graded.stood_on_win.into_iter().enumerate() {
+                if stood && winner != Some(index) {
+                    grades[index].won_games_not_won += 1;
+                }
+            }
+            if winner.is_none() && !graded.stood_on_win.contains(&true) {
+                clean_draws += 1;
+            }
+            verdict = match graded.first {
+                None => "  (no mistake)".to_owned(),
+                Some((ply, index, what)) => format!(
+                    "  ({} {what} at move {})",
+                    config.players[index].name(),
+                    start.move_count() + ply + 1
+                ),
+            };
+        }
         println!(
-            "game {:>3}: X={:<9} {:>3} moves  {result}",
+            "game {:>3}: X={:<9} {:>3} moves  {result}{verdict}",
             i + 1,
             config.players[x_index].name(),
             game.move_count(),
@@ -176,6 +313,21 @@ fn main() -> Result<(), Box<dyn Error>> {
             t.slowest.as_secs_f64() * 1000.0,
             t.moves
         );
+    }
+    if config.grade {
+        let draws = tallies[0].draws;
+        println!(
+            "graded by the solver: {clean_draws} of {draws} drawn games had no won position for either side; {ungraded} positions not graded (fewer than {GRADE_FROM_MARKS} marks, or over {GRADE_BUDGET} nodes)"
+        );
+        for (kind, g) in config.players.iter().zip(&grades) {
+            println!(
+                "{:<10} let a won position go {} times (in {} games it did not win), turned a draw into a loss {} times",
+                kind.name(),
+                g.wins_let_go,
+                g.won_games_not_won,
+                g.draws_lost
+            );
+        }
     }
     Ok(())
 }
