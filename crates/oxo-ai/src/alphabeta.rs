@@ -5,7 +5,7 @@ use oxo_core::{Cell, Game, Player};
 use rand::seq::{IndexedRandom, SliceRandom};
 
 use crate::learned::Tracker;
-use crate::windows::{Counts, Span, WindowBoard};
+use crate::windows::{Counts, WindowBoard};
 use crate::{SeededRng, Strategy, rng_from_seed};
 
 /// Searches a budget of positions with alpha-beta and a window-counting
@@ -54,9 +54,9 @@ pub struct AlphaBeta<R = SeededRng> {
 }
 
 impl AlphaBeta {
-    /// Positions searched per move unless told otherwise: at most about a
-    /// tenth of a second for a 15×15 move in a release build, and a few
-    /// tens of milliseconds on average.
+    /// Positions searched per move unless told otherwise: under a tenth
+    /// of a second for a 15×15 move in a release build, and about 17 ms on
+    /// average (`cargo bench -p oxo-ai --bench search`).
     pub const DEFAULT_BUDGET: u64 = 100_000;
 
     /// A player with the default budget whose tie-breaks are fixed by
@@ -234,8 +234,9 @@ const EMPTY_ENTRY: Entry = Entry {
 #[derive(Clone, Debug)]
 struct Tally {
     k: u16,
-    /// Worth of a live window by the marks in it.
-    values: Vec<i64>,
+    /// What a window is to each player, by its counts of X's and O's
+    /// marks, at `x * (k + 1) + o`.
+    kinds: Vec<WindowKind>,
     /// Sum of each player's live windows' worth.
     score: [i64; 2],
     /// Live windows one mark short of k, per player: wins on the next move.
@@ -243,9 +244,12 @@ struct Tally {
     /// Live windows two marks short, per player (empty when k < 3): the
     /// moves in them make fours.
     threes: [IdSet; 2],
-    /// Per player and cell, how much that player marking the cell would
-    /// change the evaluation in its favour (meaningful for empty cells).
-    gain: [Vec<i64>; 2],
+    /// What a window adds to the gain (see [`Engine::gain`]) of each of
+    /// its empty cells for each player, by its counts of X's and O's marks
+    /// at `x * (k + 1) + o`: summed over a cell's windows only when moves
+    /// are ordered, which is far less work than keeping every cell's sum
+    /// up to date as marks come and go.
+    gains: Vec<[i64; 2]>,
     /// A learned table of window worths, if the player has one.
     learned: Option<LearnedTally>,
 }
@@ -263,33 +267,101 @@ struct LearnedTally {
     sum: [i64; 2],
 }
 
+/// What a window is to each player, read by [`Tally::track`] as marks
+/// come and go.
+#[derive(Clone, Debug)]
+struct WindowKind {
+    /// Worth to each player: by the player's marks in it when the
+    /// opponent has none, else nothing.
+    worth: [i64; 2],
+    /// [`WindowKind::four`] and [`WindowKind::three`] for each player
+    /// whose window it is, one and two marks short of k.
+    flags: u8,
+}
+
+impl WindowKind {
+    /// The kind of a window holding `counts` marks, with `values` the
+    /// worth of a live window by its marks.
+    fn new(values: &[i64], counts: Counts) -> WindowKind {
+        let k = values.len() - 1;
+        let mut kind = WindowKind {
+            worth: [0, 0],
+            flags: 0,
+        };
+        for p in 0..2 {
+            if counts[1 - p] != 0 {
+                continue;
+            }
+            let mine = usize::from(counts[p]);
+            kind.worth[p] = values[mine];
+            if mine + 1 == k {
+                kind.flags |= WindowKind::four(p);
+            }
+            // As `Tally::threes` has it: none where k < 3.
+            if k >= 3 && mine + 2 == k {
+                kind.flags |= WindowKind::three(p);
+            }
+        }
+        kind
+    }
+
+    /// The flag of a window one mark short of k for player `p` alone.
+    const fn four(p: usize) -> u8 {
+        1 << p
+    }
+
+    /// The flag of a window two marks short of k for player `p` alone.
+    const fn three(p: usize) -> u8 {
+        4 << p
+    }
+}
+
+/// What a window with `mine` marks of a player and `theirs` of the
+/// opponent's adds to that player's gain at each of its empty cells, with
+/// `values` the worth of a live window by its marks: the worth the mark
+/// adds to the window when only the player has marks there, or the worth
+/// it takes away when only the opponent has.
+fn cell_gain(values: &[i64], (mine, theirs): (usize, usize)) -> i64 {
+    let k = values.len() - 1;
+    if theirs == 0 {
+        values[(mine + 1).min(k)] - values[mine]
+    } else if mine == 0 {
+        values[theirs]
+    } else {
+        0
+    }
+}
+
 impl Tally {
     fn new(board: &WindowBoard) -> Tally {
         let k = board.rules().k() as u16;
         let windows = board.window_count();
-        let values = (0..=u32::from(k))
+        let values: Vec<i64> = (0..=u32::from(k))
             .map(|n| match n {
                 0 => 0,
                 // Capped so that a whole board's sum stays far below WIN.
                 n => 1i64 << (3 * (n - 1).min(6)),
             })
             .collect();
+        let width = usize::from(k) + 1;
+        let gains = (0..width * width)
+            .map(|i| {
+                let (x, o) = (i / width, i % width);
+                [cell_gain(&values, (x, o)), cell_gain(&values, (o, x))]
+            })
+            .collect();
+        let kinds = (0..width * width)
+            .map(|i| WindowKind::new(&values, [(i / width) as u16, (i % width) as u16]))
+            .collect();
         let mut tally = Tally {
             k,
-            values,
+            kinds,
             score: [0, 0],
             fours: [IdSet::new(windows), IdSet::new(windows)],
             threes: [IdSet::new(windows), IdSet::new(windows)],
-            gain: [vec![0; board.cell_count()], vec![0; board.cell_count()]],
+            gains,
             learned: None,
         };
-        for w in 0..windows as u32 {
-            let value = tally.cell_gain(0, [0, 0]);
-            for cell in board.window_cells(w) {
-                tally.gain[0][cell] += value;
-                tally.gain[1][cell] += value;
-            }
-        }
         if k == 1 {
             // Every empty one-cell window is already a win for both.
             for w in 0..windows as u32 {
@@ -300,54 +372,30 @@ impl Tally {
         tally
     }
 
-    /// What a window with `counts` adds to player `p`'s gain at each of its
-    /// empty cells: the worth the mark adds to the window when only `p` has
-    /// marks there, or the worth it takes away when only the opponent has.
-    fn cell_gain(&self, p: usize, counts: Counts) -> i64 {
-        let (mine, theirs) = (usize::from(counts[p]), usize::from(counts[1 - p]));
-        if theirs == 0 {
-            self.values[(mine + 1).min(usize::from(self.k))] - self.values[mine]
-        } else if mine == 0 {
-            self.values[theirs]
-        } else {
-            0
-        }
-    }
-
-    /// Account for `window`, whose cells are `span`, going from `before`
-    /// to `after`.
-    fn track(&mut self, window: u32, span: Span, before: Counts, after: Counts) {
-        let k = self.k;
+    /// Account for `window` going from `before` to `after`.
+    #[inline(always)]
+    fn track(&mut self, window: u32, before: Counts, after: Counts) {
+        let width = usize::from(self.k) + 1;
         if let Some(learned) = &mut self.learned {
-            let width = usize::from(k) + 1;
             for view in 0..2 {
                 let at = |c: Counts| usize::from(c[view]) * width + usize::from(c[1 - view]);
                 learned.sum[view] += learned.table[at(after)] - learned.table[at(before)];
             }
         }
+        let at = |c: Counts| usize::from(c[0]) * width + usize::from(c[1]);
+        let (was, now) = (&self.kinds[at(before)], &self.kinds[at(after)]);
         for p in 0..2 {
-            let delta = self.cell_gain(p, after) - self.cell_gain(p, before);
-            if delta != 0 {
-                for cell in span.cells() {
-                    self.gain[p][cell] += delta;
+            self.score[p] += now.worth[p] - was.worth[p];
+        }
+        let flipped = was.flags ^ now.flags;
+        if flipped != 0 {
+            for p in 0..2 {
+                if flipped & WindowKind::four(p) != 0 {
+                    self.fours[p].set(window, now.flags & WindowKind::four(p) != 0);
                 }
-            }
-            let q = 1 - p;
-            let worth = |c: Counts| {
-                if c[q] == 0 {
-                    self.values[usize::from(c[p])]
-                } else {
-                    0
+                if flipped & WindowKind::three(p) != 0 {
+                    self.threes[p].set(window, now.flags & WindowKind::three(p) != 0);
                 }
-            };
-            self.score[p] += worth(after) - worth(before);
-            // Marks `short` of k, none of the opponent's.
-            let short = |c: Counts, short: u16| c[q] == 0 && c[p] + short == k;
-            if short(before, 1) != short(after, 1) {
-                self.fours[p].set(window, short(after, 1));
-            }
-            if k >= 3 && short(before, 2) != short(after, 2) {
-                self.threes[p].set(window, short(after, 2));
             }
         }
     }
@@ -470,10 +518,9 @@ impl Engine {
     /// `player` marks the empty cell `cell`, updating every derived table.
     fn put(&mut self, cell: usize, player: Player) {
         let tally = &mut self.tally;
-        self.board
-            .place_with(cell, player, |w, span, before, after| {
-                tally.track(w, span, before, after);
-            });
+        self.board.place_with(cell, player, |w, before, after| {
+            tally.track(w, before, after);
+        });
         self.hash ^= self.zobrist[cell][player.index()];
         self.touch_near(cell, true);
         if let Some(learned) = &mut self.learned {
@@ -485,8 +532,8 @@ impl Engine {
     fn take(&mut self, cell: usize) {
         let player = self.board.get(cell).expect("a mark to take");
         let tally = &mut self.tally;
-        self.board.clear_with(cell, |w, span, before, after| {
-            tally.track(w, span, before, after);
+        self.board.clear_with(cell, |w, before, after| {
+            tally.track(w, before, after);
         });
         self.hash ^= self.zobrist[cell][player.index()];
         self.touch_near(cell, false);
@@ -498,10 +545,10 @@ impl Engine {
     fn touch_near(&mut self, cell: usize, add: bool) {
         let (row, col) = (cell / self.cols, cell % self.cols);
         let r = self.radius;
+        let (left, right) = (col.saturating_sub(r), (col + r + 1).min(self.cols));
         for y in row.saturating_sub(r)..(row + r + 1).min(self.rows) {
-            for x in col.saturating_sub(r)..(col + r + 1).min(self.cols) {
-                let i = y * self.cols + x;
-                let n = &mut self.near[i];
+            let start = y * self.cols + left;
+            for (i, n) in (start..).zip(&mut self.near[start..start + right - left]) {
                 *n = if add { *n + 1 } else { *n - 1 };
                 if *n == u16::from(add) {
                     // It just became 1 or 0.
@@ -559,7 +606,16 @@ impl Engine {
     /// in its favour: what it adds to its own windows plus what it takes
     /// from the opponent's. Used to order moves.
     fn gain(&self, cell: usize) -> i64 {
-        self.tally.gain[self.to_move.index()][cell]
+        let p = self.to_move.index();
+        let width = usize::from(self.tally.k) + 1;
+        self.board
+            .windows_through(cell)
+            .iter()
+            .map(|&w| {
+                let [x, o] = self.board.counts(w);
+                self.tally.gains[usize::from(x) * width + usize::from(o)][p]
+            })
+            .sum()
     }
 
     /// The moves worth searching, best first, at most `width` of them;
@@ -1326,6 +1382,43 @@ mod tests {
         engine.use_learned(None);
         engine.load(&positions[3]);
         assert_eq!(engine.evaluate() % 2, 0);
+    }
+
+    #[test]
+    fn a_cells_gain_is_what_marking_it_changes() {
+        // The gain, summed from the windows' counts when moves are ordered,
+        // is exactly what the mark adds to the mover's windows plus what it
+        // takes from the opponent's, as the tally's scores see it; on
+        // boards with k of 1 to 5, in positions from random games.
+        use crate::Random;
+        for (rows, cols, k) in [(9, 9, 4), (15, 15, 5), (4, 6, 3), (3, 5, 2), (2, 3, 1)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            for seed in 0..4 {
+                let mut game = Game::new(rules);
+                let mut random = Random::new(seed);
+                let mut engine = Engine::new(&game);
+                loop {
+                    engine.load(&game);
+                    let (me, them) = (game.to_move().index(), game.to_move().other().index());
+                    for cell in engine.board.empty_cells().collect::<Vec<_>>() {
+                        let before = engine.tally.score;
+                        let gain = engine.gain(cell);
+                        engine.make(cell);
+                        let after = engine.tally.score;
+                        engine.unmake(cell);
+                        let changed = (after[me] - before[me]) - (after[them] - before[them]);
+                        assert_eq!(gain, changed, "{rules} {game} at {cell}");
+                        assert_eq!(engine.tally.score, before);
+                    }
+                    match random.choose(&game) {
+                        Some(cell) if !game.is_over() => {
+                            game.play(cell).unwrap();
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub(crate) type Counts = [u16; 2];
 /// apart (every direction steps forward in row-major order, the
 /// anti-diagonal by `cols - 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Span {
+struct Span {
     start: u32,
     step: u32,
     len: u32,
@@ -26,7 +26,7 @@ pub(crate) struct Span {
 
 impl Span {
     /// The window's cells, from its first.
-    pub(crate) fn cells(self) -> impl Iterator<Item = usize> {
+    fn cells(self) -> impl Iterator<Item = usize> {
         let (start, step) = (self.start as usize, self.step as usize);
         (0..self.len as usize).map(move |i| start + step * i)
     }
@@ -200,49 +200,62 @@ impl WindowBoard {
     }
 
     /// `player` marks the empty cell `cell`; `changed` hears of each window
-    /// through it: its id, its cells, and its counts before and after.
+    /// through it: its id and its counts before and after.
     pub(crate) fn place_with(
         &mut self,
         cell: usize,
         player: Player,
-        mut changed: impl FnMut(u32, Span, Counts, Counts),
+        changed: impl FnMut(u32, Counts, Counts),
     ) {
         debug_assert!(self.cells[cell].is_none(), "cell {cell} is occupied");
         self.cells[cell] = Some(player);
         self.stones += 1;
-        let p = player.index();
-        for &w in &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize] {
-            let before = self.counts[w as usize];
-            self.counts[w as usize][p] += 1;
-            changed(w, self.windows[w as usize], before, self.counts[w as usize]);
-        }
+        self.recount(cell, player, true, changed);
     }
 
     /// Empty the marked cell `cell`; `changed` hears of each window through
     /// it as for [`WindowBoard::place_with`].
-    pub(crate) fn clear_with(
-        &mut self,
-        cell: usize,
-        mut changed: impl FnMut(u32, Span, Counts, Counts),
-    ) {
+    pub(crate) fn clear_with(&mut self, cell: usize, changed: impl FnMut(u32, Counts, Counts)) {
         let player = self.cells[cell].take().expect("clearing an empty cell");
         self.stones -= 1;
+        self.recount(cell, player, false, changed);
+    }
+
+    /// Count `player`'s mark at `cell` into (`add`) or out of every window
+    /// through it, telling `changed`.
+    fn recount(
+        &mut self,
+        cell: usize,
+        player: Player,
+        add: bool,
+        mut changed: impl FnMut(u32, Counts, Counts),
+    ) {
         let p = player.index();
         for &w in &self.through[self.offsets[cell] as usize..self.offsets[cell + 1] as usize] {
+            // The new counts are worked out in registers and stored whole:
+            // reading the pair back after changing one half of it would
+            // stall the load on the store (this made alphabeta's moves a
+            // fifth slower).
             let before = self.counts[w as usize];
-            self.counts[w as usize][p] -= 1;
-            changed(w, self.windows[w as usize], before, self.counts[w as usize]);
+            let mut after = before;
+            if add {
+                after[p] += 1;
+            } else {
+                after[p] -= 1;
+            }
+            self.counts[w as usize] = after;
+            changed(w, before, after);
         }
     }
 
     /// `player` marks the empty cell `cell`.
     pub(crate) fn place(&mut self, cell: usize, player: Player) {
-        self.place_with(cell, player, |_, _, _, _| {});
+        self.place_with(cell, player, |_, _, _| {});
     }
 
     /// Empty the marked cell `cell`.
     pub(crate) fn clear(&mut self, cell: usize) {
-        self.clear_with(cell, |_, _, _, _| {});
+        self.clear_with(cell, |_, _, _| {});
     }
 
     /// Whether `player` marking the empty cell `cell` fills a window.
