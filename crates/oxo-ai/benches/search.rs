@@ -5,11 +5,12 @@
 //! gomoku board), 9×9 k=4 and 7×7 k=5 (where the learned player's model
 //! replaces the window counts, as `oxo play --o learned` plays it), and
 //! prints the time a move and a digest of every game's moves. At a fixed
-//! budget the games depend only on the seeds, so two builds that print the
-//! same digest searched the same positions in the same order, and the ratio
-//! of their times is the ratio of their speeds: the baseline is the same
-//! bench on an older commit (the README gives both runs). Pass a number of
-//! games a board to play more or fewer than 20.
+//! budget the games depend only on the seeds and the search, so two builds
+//! that print the same digests played the same games move for move, and the
+//! ratio of their times compares their speed at the same work: the baseline
+//! is the same bench on an older commit (the README gives both runs). Pass
+//! a number of games a board to play more or fewer than 20; other
+//! arguments (such as another bench's filters) are ignored.
 
 use std::time::{Duration, Instant};
 
@@ -23,8 +24,8 @@ const OPENING: u32 = 4;
 fn main() {
     let games: u64 = std::env::args()
         .skip(1)
-        .find(|a| !a.starts_with("--"))
-        .map_or(20, |a| a.parse().expect("a number of games"));
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(20);
     println!("alphabeta against itself, {games} games a board, default budget, one thread");
     println!(
         "{:<22} {:>6} {:>12} {:>10}  digest",

@@ -14,13 +14,16 @@
 //! that deterministic players meet in more than one game), `--model FILE`
 //! (the model `learned` plays, instead of the built-in one), `--show`
 //! (print each finished board), `--grade` (on boards the solver handles:
-//! grade every move of every game by the solver, and say for each player
+//! grade the moves of every game by the solver, and say for each player
 //! how often it let a won position go or turned a draw into a loss, and in
-//! how many drawn games neither side ever stood on a won position).
+//! how many drawn games neither side ever stood on a won position; on
+//! boards of more than 25 cells the positions with fewer than two marks
+//! are left out, as the solver takes minutes over them).
 
 use std::error::Error;
 use std::time::{Duration, Instant};
 
+use oxo_ai::solver::QUICK_MAX_CELLS;
 use oxo_ai::{
     AlphaBeta, Learned, Model, Random, SolveError, Solver, Strategy, StrategyKind, Value,
 };
@@ -126,9 +129,10 @@ struct Grades {
 struct Graded {
     /// Per strategy index: whether it ever had a won position to move from.
     stood_on_win: [bool; 2],
-    /// Positions not graded (too early in the game, or over the solver's
-    /// node budget).
-    ungraded: u64,
+    /// Positions left out for having too few marks.
+    early: u64,
+    /// Positions the solver gave up on, over its node budget.
+    over_budget: u64,
     /// The first mistake: the ply, the strategy index, and what it did.
     first: Option<(usize, usize, &'static str)>,
 }
@@ -136,9 +140,9 @@ struct Graded {
 /// Positions a grade may search before calling one ungraded.
 const GRADE_BUDGET: u64 = 20_000_000;
 
-/// Positions with fewer marks are not graded: on 7×7 they take the solver
-/// minutes (the empty board a quarter of an hour), and the first moves of
-/// these players do not lose.
+/// On boards of more than [`QUICK_MAX_CELLS`] cells, positions with fewer
+/// marks are not graded: on 7×7 they take the solver minutes (the empty
+/// board a quarter of an hour).
 const GRADE_FROM_MARKS: usize = 2;
 
 /// Grade `moves` played from `start` by the solver; `index_of` says which
@@ -154,15 +158,24 @@ fn grade(
     let mut values = Vec::with_capacity(moves.len() + 1);
     let mut movers = Vec::with_capacity(moves.len());
     let mut game = start.clone();
+    let from = if game.rules().cell_count() > QUICK_MAX_CELLS {
+        GRADE_FROM_MARKS
+    } else {
+        0
+    };
+    let mut over_budget = 0;
     for ply in 0..=moves.len() {
         values.push(match game.outcome() {
             Some(Outcome::Draw) => Some(Value::Draw),
             // The player to move has lost: the other just won.
             Some(Outcome::Win(_)) => Some(Value::Loss),
-            None if game.move_count() < GRADE_FROM_MARKS => None,
+            None if game.move_count() < from => None,
             None => match solver.value(&game) {
                 Ok(value) => Some(value),
-                Err(SolveError::OverBudget { .. }) => None,
+                Err(SolveError::OverBudget { .. }) => {
+                    over_budget += 1;
+                    None
+                }
                 Err(e) => return Err(e.into()),
             },
         });
@@ -173,17 +186,18 @@ fn grade(
     }
     let mut graded = Graded {
         stood_on_win: [false; 2],
-        ungraded: values.iter().filter(|v| v.is_none()).count() as u64,
+        early: values.iter().filter(|v| v.is_none()).count() as u64 - over_budget,
+        over_budget,
         first: None,
     };
     for (ply, &mover) in movers.iter().enumerate() {
+        if values[ply] == Some(Value::Win) {
+            graded.stood_on_win[mover] = true;
+        }
         let (Some(before), Some(after)) = (values[ply], values[ply + 1]) else {
             continue;
         };
         let after = -after;
-        if before == Value::Win {
-            graded.stood_on_win[mover] = true;
-        }
         let mistake = match (before, after) {
             (Value::Win, Value::Draw | Value::Loss) => {
                 grades[mover].wins_let_go += 1;
@@ -213,7 +227,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut grades = [Grades::default(), Grades::default()];
     // Drawn games in which neither side ever stood on a won position, and
     // positions the solver gave up on.
-    let (mut clean_draws, mut ungraded) = (0u64, 0u64);
+    let (mut clean_draws, mut early, mut over_budget) = (0u64, 0u64, 0u64);
     for i in 0..config.games {
         // Player `a` (index 0) is X in even games.
         let x_index = (i % 2) as usize;
@@ -268,7 +282,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         if let Some(solver) = &mut solver {
             let index_of = |p: Player| if p == Player::X { x_index } else { 1 - x_index };
             let graded = grade(solver, &start, &moves, index_of, &mut grades)?;
-            ungraded += graded.ungraded;
+            early += graded.early;
+            over_budget += graded.over_budget;
             let winner = match outcome {
                 Outcome::Win(p) => Some(index_of(p)),
                 Outcome::Draw => None,
@@ -278,11 +293,12 @@ fn main() -> Result<(), Box<dyn Error>> {
                     grades[index].won_games_not_won += 1;
                 }
             }
-            if winner.is_none() && !graded.stood_on_win.contains(&true) {
+            // A position over the budget might have been a win.
+            if winner.is_none() && !graded.stood_on_win.contains(&true) && graded.over_budget == 0 {
                 clean_draws += 1;
             }
             verdict = match graded.first {
-                None => "  (no mistake)".to_owned(),
+                None => "  (no graded mistake)".to_owned(),
                 Some((ply, index, what)) => format!(
                     "  ({} {what} at move {})",
                     config.players[index].name(),
@@ -317,7 +333,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     if config.grade {
         let draws = tallies[0].draws;
         println!(
-            "graded by the solver: {clean_draws} of {draws} drawn games had no won position for either side; {ungraded} positions not graded (fewer than {GRADE_FROM_MARKS} marks, or over {GRADE_BUDGET} nodes)"
+            "graded by the solver: {clean_draws} of {draws} drawn games had no won position for either side; not graded: {early} positions with fewer than {GRADE_FROM_MARKS} marks, {over_budget} over {GRADE_BUDGET} nodes"
         );
         for (kind, g) in config.players.iter().zip(&grades) {
             println!(

@@ -188,9 +188,10 @@
 //!   79), so they measure the model, not the scheme. The aim of winning every game on
 //!   7×7 is not met: 7×7 k=5 is a draw, `rules` blocks every threat it
 //!   sees, and plain alphabeta wins only 147 of 300 as O (`oxo arena --x
-//!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50). The
-//!   solver grades every move of those games (the `duel` example's
-//!   `--grade`, 600 games, seats alternating): the learned player never
+//!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50). In a
+//!   separate run of 600 games graded by the solver (the `duel` example's
+//!   `--grade`, seats alternating, every move from the second mark on;
+//!   218 of 300 won as O there) the learned player never
 //!   let a won position go nor turned a draw into a loss, and in every
 //!   drawn game neither side ever stood on a won position: `rules` made no
 //!   mistake there, so only play aimed at its particular weaknesses could
