@@ -260,9 +260,11 @@ struct Tally {
 /// windows.
 #[derive(Clone, Debug)]
 struct LearnedTally {
-    /// The model's table in fixed point, by own marks times k+1 plus the
-    /// opponent's.
-    table: std::sync::Arc<[i64]>,
+    /// The model's weight in fixed point of a window seen from X and from
+    /// O, by its counts of X's and O's marks at `x * (k + 1) + o`, as the
+    /// tally's other tables are read (the model's own table is by the
+    /// viewer's marks and the opponent's).
+    table: Vec<[i64; 2]>,
     /// The sum of every window's weight, seen from X and from O.
     sum: [i64; 2],
 }
@@ -376,13 +378,13 @@ impl Tally {
     #[inline(always)]
     fn track(&mut self, window: u32, before: Counts, after: Counts) {
         let width = usize::from(self.k) + 1;
+        let at = |c: Counts| usize::from(c[0]) * width + usize::from(c[1]);
         if let Some(learned) = &mut self.learned {
+            let (was, now) = (learned.table[at(before)], learned.table[at(after)]);
             for view in 0..2 {
-                let at = |c: Counts| usize::from(c[view]) * width + usize::from(c[1 - view]);
-                learned.sum[view] += learned.table[at(after)] - learned.table[at(before)];
+                learned.sum[view] += now[view] - was[view];
             }
         }
-        let at = |c: Counts| usize::from(c[0]) * width + usize::from(c[1]);
         let (was, now) = (&self.kinds[at(before)], &self.kinds[at(after)]);
         for p in 0..2 {
             self.score[p] += now.worth[p] - was.worth[p];
@@ -486,6 +488,13 @@ impl Engine {
             Some(table) => {
                 let windows = self.board.window_count() as i64;
                 let empty = table[0] * windows;
+                let width = usize::from(self.tally.k) + 1;
+                let table = (0..width * width)
+                    .map(|i| {
+                        let (x, o) = (i / width, i % width);
+                        [table[x * width + o], table[o * width + x]]
+                    })
+                    .collect();
                 self.tally.learned = Some(LearnedTally {
                     table,
                     sum: [empty, empty],
