@@ -234,8 +234,8 @@ const EMPTY_ENTRY: Entry = Entry {
 #[derive(Clone, Debug)]
 struct Tally {
     k: u16,
-    /// What a window is to each player, by its counts of X's and O's
-    /// marks, at `x * (k + 1) + o`.
+    /// What a window is to each player, by its counts of marks (at
+    /// [`Tally::slot`]).
     kinds: Vec<WindowKind>,
     /// Sum of each player's live windows' worth.
     score: [i64; 2],
@@ -244,12 +244,6 @@ struct Tally {
     /// Live windows two marks short, per player (empty when k < 3): the
     /// moves in them make fours.
     threes: [IdSet; 2],
-    /// What a window adds to the gain (see [`Engine::gain`]) of each of
-    /// its empty cells for each player, by its counts of X's and O's marks
-    /// at `x * (k + 1) + o`: summed over a cell's windows only when moves
-    /// are ordered, which is far less work than keeping every cell's sum
-    /// up to date as marks come and go.
-    gains: Vec<[i64; 2]>,
     /// A learned table of window worths, if the player has one.
     learned: Option<LearnedTally>,
 }
@@ -261,21 +255,26 @@ struct Tally {
 #[derive(Clone, Debug)]
 struct LearnedTally {
     /// The model's weight in fixed point of a window seen from X and from
-    /// O, by its counts of X's and O's marks at `x * (k + 1) + o`, as the
-    /// tally's other tables are read (the model's own table is by the
-    /// viewer's marks and the opponent's).
+    /// O, by its counts of marks at [`Tally::slot`], as the tally's kinds
+    /// are read (the model's own table is by the viewer's marks and the
+    /// opponent's).
     table: Vec<[i64; 2]>,
     /// The sum of every window's weight, seen from X and from O.
     sum: [i64; 2],
 }
 
 /// What a window is to each player, read by [`Tally::track`] as marks
-/// come and go.
+/// come and go and by [`Engine::gain`] when moves are ordered.
 #[derive(Clone, Debug)]
 struct WindowKind {
     /// Worth to each player: by the player's marks in it when the
     /// opponent has none, else nothing.
     worth: [i64; 2],
+    /// What the window adds to the gain of each of its empty cells for
+    /// each player (see [`cell_gain`]): summed over a cell's windows only
+    /// when moves are ordered, which is far less work than keeping every
+    /// cell's sum up to date as marks come and go.
+    gain: [i64; 2],
     /// [`WindowKind::four`] and [`WindowKind::three`] for each player
     /// whose window it is, one and two marks short of k.
     flags: u8,
@@ -286,8 +285,10 @@ impl WindowKind {
     /// worth of a live window by its marks.
     fn new(values: &[i64], counts: Counts) -> WindowKind {
         let k = values.len() - 1;
+        let (x, o) = (usize::from(counts[0]), usize::from(counts[1]));
         let mut kind = WindowKind {
             worth: [0, 0],
+            gain: [cell_gain(values, (x, o)), cell_gain(values, (o, x))],
             flags: 0,
         };
         for p in 0..2 {
@@ -345,15 +346,8 @@ impl Tally {
                 n => 1i64 << (3 * (n - 1).min(6)),
             })
             .collect();
-        let width = usize::from(k) + 1;
-        let gains = (0..width * width)
-            .map(|i| {
-                let (x, o) = (i / width, i % width);
-                [cell_gain(&values, (x, o)), cell_gain(&values, (o, x))]
-            })
-            .collect();
-        let kinds = (0..width * width)
-            .map(|i| WindowKind::new(&values, [(i / width) as u16, (i % width) as u16]))
+        let kinds = Tally::slots(k)
+            .map(|counts| WindowKind::new(&values, counts))
             .collect();
         let mut tally = Tally {
             k,
@@ -361,7 +355,6 @@ impl Tally {
             score: [0, 0],
             fours: [IdSet::new(windows), IdSet::new(windows)],
             threes: [IdSet::new(windows), IdSet::new(windows)],
-            gains,
             learned: None,
         };
         if k == 1 {
@@ -374,18 +367,30 @@ impl Tally {
         tally
     }
 
+    /// Where the tables keep a window with `counts` marks of X and O:
+    /// `x * (k + 1) + o`.
+    #[inline(always)]
+    fn slot(&self, counts: Counts) -> usize {
+        usize::from(counts[0]) * (usize::from(self.k) + 1) + usize::from(counts[1])
+    }
+
+    /// The counts of each slot of the tables for windows of `k` cells, in
+    /// order.
+    fn slots(k: u16) -> impl Iterator<Item = Counts> {
+        (0..=k).flat_map(move |x| (0..=k).map(move |o| [x, o]))
+    }
+
     /// Account for `window` going from `before` to `after`.
     #[inline(always)]
     fn track(&mut self, window: u32, before: Counts, after: Counts) {
-        let width = usize::from(self.k) + 1;
-        let at = |c: Counts| usize::from(c[0]) * width + usize::from(c[1]);
+        let (before, after) = (self.slot(before), self.slot(after));
         if let Some(learned) = &mut self.learned {
-            let (was, now) = (learned.table[at(before)], learned.table[at(after)]);
+            let (was, now) = (learned.table[before], learned.table[after]);
             for view in 0..2 {
                 learned.sum[view] += now[view] - was[view];
             }
         }
-        let (was, now) = (&self.kinds[at(before)], &self.kinds[at(after)]);
+        let (was, now) = (&self.kinds[before], &self.kinds[after]);
         for p in 0..2 {
             self.score[p] += now.worth[p] - was.worth[p];
         }
@@ -489,9 +494,9 @@ impl Engine {
                 let windows = self.board.window_count() as i64;
                 let empty = table[0] * windows;
                 let width = usize::from(self.tally.k) + 1;
-                let table = (0..width * width)
-                    .map(|i| {
-                        let (x, o) = (i / width, i % width);
+                let table = Tally::slots(self.tally.k)
+                    .map(|[x, o]| {
+                        let (x, o) = (usize::from(x), usize::from(o));
                         [table[x * width + o], table[o * width + x]]
                     })
                     .collect();
@@ -616,14 +621,10 @@ impl Engine {
     /// from the opponent's. Used to order moves.
     fn gain(&self, cell: usize) -> i64 {
         let p = self.to_move.index();
-        let width = usize::from(self.tally.k) + 1;
         self.board
             .windows_through(cell)
             .iter()
-            .map(|&w| {
-                let [x, o] = self.board.counts(w);
-                self.tally.gains[usize::from(x) * width + usize::from(o)][p]
-            })
+            .map(|&w| self.tally.kinds[self.tally.slot(self.board.counts(w))].gain[p])
             .sum()
     }
 
