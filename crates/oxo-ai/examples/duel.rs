@@ -165,10 +165,8 @@ fn grade(
     };
     let mut over_budget = 0;
     for ply in 0..=moves.len() {
-        values.push(match game.outcome() {
-            Some(Outcome::Draw) => Some(Value::Draw),
-            // The player to move has lost: the other just won.
-            Some(Outcome::Win(_)) => Some(Value::Loss),
+        values.push(match Value::of_finished(&game) {
+            Some(value) => Some(value),
             None if game.move_count() < from => None,
             None => match solver.value(&game) {
                 Ok(value) => Some(value),

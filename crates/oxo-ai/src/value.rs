@@ -16,6 +16,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// The value of a finished game for the player to move: a loss when
+    /// the game was won (by the other player, who moved last), a draw when
+    /// it was drawn; `None` while the game is still being played.
+    #[must_use]
+    pub fn of_finished(game: &oxo_core::Game) -> Option<Value> {
+        game.outcome().map(|outcome| match outcome {
+            oxo_core::Outcome::Win(_) => Value::Loss,
+            oxo_core::Outcome::Draw => Value::Draw,
+        })
+    }
+
     /// `"win"`, `"draw"` or `"loss"`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -124,6 +135,14 @@ impl serde::Serialize for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_finished_game_is_lost_or_drawn_for_the_player_to_move() {
+        let of = |text| Value::of_finished(&oxo_core::Game::from_notation(text, 3).unwrap());
+        assert_eq!(of("XXX/OO./..."), Some(Value::Loss));
+        assert_eq!(of("XOX/XOO/OXX"), Some(Value::Draw));
+        assert_eq!(of("XX./OO./..."), None);
+    }
 
     #[test]
     fn negation_and_order() {

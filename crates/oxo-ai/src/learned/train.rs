@@ -245,13 +245,8 @@ pub fn value_keeping_share(
         };
         let mut child = game.clone();
         child.play_unchecked(cell);
-        let after = match child.outcome() {
-            Some(Outcome::Win(_)) => Value::Loss,
-            Some(Outcome::Draw) => Value::Draw,
-            None => match value(&child) {
-                Some(v) => v,
-                None => continue,
-            },
+        let Some(after) = Value::of_finished(&child).or_else(|| value(&child)) else {
+            continue;
         };
         share.graded += 1;
         if before == Value::Loss || -after == before {
