@@ -8,7 +8,7 @@
 //! budget the games depend only on the seeds and the search, so two builds
 //! that print the same digests played the same games move for move, and the
 //! ratio of their times compares their speed at the same work: the baseline
-//! is the same bench on an older commit (the README gives both runs). Pass
+//! is the same bench on an older commit (docs/benchmarks.md gives both runs). Pass
 //! a number of games a board to play more or fewer than 20; other
 //! arguments (such as another bench's filters) are ignored.
 

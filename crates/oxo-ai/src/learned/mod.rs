@@ -1,6 +1,9 @@
 //! A learned player: a value function trained by self-play, played
 //! greedily (with a shallow search on the big boards).
 //!
+//! What the built-in models reach, and the measurements behind the choices
+//! below, are in `docs/learned.md`.
+//!
 //! # The evaluator
 //!
 //! An n-tuple network (as in TD learning for Othello and 2048) over the
@@ -25,13 +28,12 @@
 //! alphabeta's evaluation does, with the worth of each count learnt from
 //! self-play instead of set by hand. [`Scheme::Segments`] (every run of k+2
 //! cells along a line, which sees whether a window's ends are open, in one
-//! table of 4,374 weights for k = 5) is the other scheme shared this way,
-//! and was the default for these boards until 2026-11-26. A pattern learnt
-//! anywhere is known everywhere, so 15×15 learns as fast as a small board,
-//! and a model can be [transferred](Model::transfer) to another board with
-//! the same k. These models consider only moves within two cells of a mark
-//! (any cell on an empty board) and, when the opponent threatens to win at
-//! once, only the blocks.
+//! table of 4,374 weights for k = 5) is the other scheme shared this way.
+//! A pattern learnt anywhere is known everywhere, so 15×15 learns as fast
+//! as a small board, and a model can be [transferred](Model::transfer) to
+//! another board with the same k. These models consider only moves within
+//! two cells of a mark (any cell on an empty board) and, when the opponent
+//! threatens to win at once, only the blocks.
 //!
 //! # Training
 //!
@@ -51,8 +53,7 @@
 //! weights are read from a few times a position (a four) to hundreds (a
 //! lone mark), each weight's step is instead divided by a running mean of
 //! the square of its reads, so that the rare counts learn as fast as the
-//! common ones (with the step shared as for the others, the weights stayed
-//! near zero and flat, and that model won 22.5% against alphabeta).
+//! common ones.
 //!
 //! Models played inside alphabeta's search (below) then go through rounds
 //! of searched self-play ([`refit`]; by default on boards of at least
@@ -67,10 +68,8 @@
 //! The next round plays the refit model. Temporal differences teach what
 //! a position is worth to a player who looks one move ahead; these rounds
 //! teach what it is worth to one who searches, which is how the model is
-//! played. On 15×15 they raised the score against alphabeta from 45% to
-//! about 50% at equal time and from 45% to 52% at equal positions searched
-//! (the figures below). The games are seeded one by one, so a run gives the
-//! same model on any number of threads.
+//! played. The games are seeded one by one, so a run gives the same model
+//! on any number of threads.
 //!
 //! # The player
 //!
@@ -98,136 +97,6 @@
 //! alphabeta keeps, so alphabeta keeps that sum itself as it updates its
 //! counts, with no pass of its own. The temporal-difference episodes do not
 //! use the search; the rounds of searched self-play do (above).
-//!
-//! Until 2026-11-24 the runs models ([`Scheme::Segments`]) played a
-//! two-ply search of their own with
-//! threats read exactly and a threat-space search beside it (about
-//! 1.6 ms a move on 7×7 and 10–15 ms on 15×15). Against `rules` it won
-//! all 300 games as X and 73 of 300 as O on 7×7 and all 600 on 15×15; in
-//! alphabeta's search the same models win 292 as X (8 drawn) and 178 as O
-//! (none lost) on 7×7 and again all 600 on 15×15 (`oxo arena --x learned
-//! --o rules --size N --k 5 --first x --games 100 --seed S`, S 1–3, and
-//! the seats swapped), at 17–32 ms a move on 7×7 and 28–43 ms on 15×15.
-//!
-//! # Why this design: the figures
-//!
-//! Measured on one core with `scripts/train-models.sh`, which runs the
-//! `learn` example (`crates/oxo-ai/examples/learn.rs`; its doc comment
-//! lists the options) with fixed seeds and episode counts:
-//!
-//! - **3×3** (windows, crossing pairs and blocks: 2,268 weights, 72 tuples
-//!   read a position): 150,000 episodes train in 2–3 s. The greedy player
-//!   then keeps the true value with every move in all 4,520 unfinished
-//!   reachable positions (graded against [`crate::StrongSolution`], for
-//!   three tie-break seeds; five training seeds all reach 100%), loses none
-//!   of 10,000 games a seat to random and draws all 2,000 games against
-//!   perfect players of 20 seeds. Checked every 100 episodes, it first
-//!   loses none of 10,000 games a seat to random after 100–800 episodes
-//!   (1–10 ms of training; training seeds 1–5), where OpenSpiel's tabular
-//!   Q-learning needs about 100,000 episodes (~50 s).
-//!   Simpler tuples are not enough: windows alone (81 weights) keep the
-//!   value in only 4,394 positions, lose 137 of 10,000 games as O to
-//!   random and 417 of 1,000 to perfect; windows and pairs without blocks
-//!   (1,539 weights) stall at 4,504–4,512, missing the fork in
-//!   `O../X../.OX` whatever the training length (30,000–300,000).
-//! - **4×4 k=4** (the same tuples: 12,636 weights): 1,500,000 episodes in
-//!   about 60 s. The player keeps the value in 2,000 of 2,000 positions
-//!   drawn from random games (graded by [`crate::Solver`]), draws all 100
-//!   games a seat against rules and against perfect players of 5 seeds,
-//!   and loses none of 500 a seat to random.
-//! - **5×5 k=4** (the same tuples: 60,183 weights, a 241 KB file):
-//!   1,100,000 episodes in about 130 s alone on a core (165 s sharing the
-//!   machine). It keeps the value in 968 of 1,000 positions from random
-//!   games (96.8%), against rules wins 91 and draws 9 of 100 as X and
-//!   draws all 100 as O, against perfect players draws 100 of 100 as X
-//!   and 97 of 100 as O (losing 3), and loses none of 500 a seat to
-//!   random. Other settings landed within a point of this (96.2–96.8%)
-//!   and longer is not better: 1,500,000 episodes kept 96.3% and lost 13
-//!   of 200 games to perfect play. With windows and blocks only (3,321
-//!   weights, 3,500,000 episodes) it kept 93.3% and lost 5 of 20 as O to
-//!   perfect play; with [`Scheme::Segments`] (1,458 weights, 400,000
-//!   episodes) 95.9%, losing 13 of 100 as O to perfect play. Those are
-//!   greedy figures; the four-ply search on top (about 3 ms a move) keeps
-//!   the value in 978 of 1,000 (97.8%), wins all 100 as X against rules
-//!   and loses none of 100 a seat to perfect players (`learn -- --size 5
-//!   --k 4 --model crates/oxo-ai/models/5x5k4.oxo --positions 1000`), and
-//!   none of 1,000 in `oxo arena` (seeds 1–5, 100 games each with the
-//!   learned player as X and as O, the first move alternating), where the
-//!   greedy player lost 12. Two plies lost 25 of those 1,000 and three
-//!   plies 100 of 400 with the first move alternating: an odd depth that
-//!   ends on the player's own move misjudged the replies.
-//! - Against alphabeta (`cargo run --release -p oxo-ai --example duel --
-//!   learned alphabeta --size N --k K --games 10 --opening 2`, two random
-//!   opening moves): 10 draws of 10 on 4×4 k=4, 2 wins, 2 losses and 6
-//!   draws on 5×5 k=4, at about 0.01 ms a move against alphabeta's
-//!   7–24 ms.
-//! - **7×7 k=5** and **15×15 k=5** ([`Scheme::Tallies`], 36 weights, a
-//!   176-byte file; played inside alphabeta's search): 30,000 episodes
-//!   each, in about 4 s on 7×7 and 12 s on 15×15, and on 15×15 three
-//!   rounds of searched self-play after them (3,000 games, about 40 s on
-//!   two cores; 7×7 has none: see [`REFIT_MIN_CELLS`]). The boards are too
-//!   large for the solver to grade moves. After the episodes the learnt
-//!   worth of a window rises about tenfold a mark (15×15, for the player
-//!   to move: 0.009, 0.064, 0.25, 3.0 for one to four own marks; −0.006,
-//!   −0.053, −0.17, −0.75 for the opponent's), close to the eightfold
-//!   alphabeta was given by hand, with a window of the player to move
-//!   worth more than the opponent's, as alphabeta's bonus for having the
-//!   move makes it. The searched rounds doubled the worth of three marks,
-//!   the player's own and more so the opponent's (0.014, 0.12, 0.51 for
-//!   one to three own marks; −0.011, −0.096, −0.38 for the opponent's;
-//!   the fours, which a quiet position never holds, stay as they were):
-//!   seen from a search's leaves, an unanswered three decides more than
-//!   one move's look-ahead credits it with.
-//!   Against rules in `oxo arena` (above): 7×7 wins all 300 as X and 205
-//!   of 300 as O, losing none (the runs model: 292 and 178). `learn`'s own
-//!   matches (`learn -- --size 7 --k 5 --model
-//!   crates/oxo-ai/models/7x7k5.oxo --no-grade`, 100 games a seat): as X
-//!   100 wins, as O 73 wins and 27 draws. The wins as O vary much from one
-//!   training run to another, with either scheme (other seeds and lengths:
-//!   4–31 of 100 where this model wins 66; runs of seven, seeds 1–3: 57, 8,
-//!   79), so they measure the model, not the scheme. The aim of winning every game on
-//!   7×7 is not met: 7×7 k=5 is a draw, `rules` blocks every threat it
-//!   sees, and plain alphabeta wins only 147 of 300 as O (`oxo arena --x
-//!   rules --o alphabeta --size 7 --k 5`, seeds 1–3: 50, 47, 50). In a
-//!   separate run of 600 games graded by the solver (the `duel` example's
-//!   `--grade`, seats alternating, every move from the second mark on;
-//!   218 of 300 won as O there) the learned player never
-//!   let a won position go nor turned a draw into a loss, and in every
-//!   drawn game neither side ever stood on a won position: `rules` made no
-//!   mistake there, so only play aimed at its particular weaknesses could
-//!   win them.
-//! - Against alphabeta on 15×15, from four random moves near the centre
-//!   (`oxo arena --players learned,alphabeta --size 15 --k 5 --opening 4
-//!   --games 200 --seed S [--model FILE]`, S 5–8; both search 100,000
-//!   positions a move): the shipped model 416 wins, 6 draws and 378
-//!   losses in 800 (52.4%); the model of the episodes alone (`oxo train
-//!   --size 15 --k 5 --episodes 30000 --search-rounds 0`) 360, 2 and 438
-//!   (45.1%). At equal time, both as `oxo brain` engines (120 ms a move,
-//!   the same openings, 200 games a seed): the shipped model 394 wins, 3
-//!   draws and 403 losses over seeds 5–8 (49.4%, even within the error:
-//!   about ±3.5 points at 95%); the model of the episodes alone, in the
-//!   same build, 364 wins, 2 draws and 434 losses (45.6%). After
-//!   alphabeta's make/unmake was made about twice as fast (2026-11-27),
-//!   the shipped model scores 416 wins, 3 draws and 381 losses the same
-//!   way (52.2%).
-//!   Three more rounds at 10,000 positions a move did not
-//!   help (46.0% and 45.5% at equal positions, seeds 5 and 6), nor three
-//!   more without the first player's edge in the fit (48.5% and 50.0%).
-//!   From two random moves anywhere (`duel learned alphabeta --size 15
-//!   --k 5 --games 200 --opening 2 --budget 20000`), where a shallow
-//!   search meets odder positions, the shipped model is behind, 94 wins
-//!   and 106 losses, and the model of the episodes alone ahead, 117 and 83:
-//!   the rounds fit the model to the games a search plays from the
-//!   centre. The runs model
-//!   lost there: 55 wins and 145 losses in 200 at 20,000
-//!   (27.5%), 12 and 28 in 40 at 100,000, judging 15×15 positions worse
-//!   than alphabeta's window counts, as did every variant of it tried
-//!   (listed in the README).
-//! - The previous 7×7 model (windows and blocks, 9,477 weights, greedy)
-//!   won 27 and drew 73 of 100 as X against rules and drew all 100 as O;
-//!   a minute of that scheme on 15×15 (33,000 episodes) lost every game
-//!   to rules. Longer is not better here either: 600,000 episodes on
-//!   15×15 won only 24 of 40 against rules.
 //!
 //! # The model file
 //!
