@@ -32,17 +32,21 @@
 
 #![warn(missing_docs)]
 
+mod coords;
 mod game;
 mod notation;
 mod player;
 mod rules;
 mod score;
+mod series;
 
+pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
 pub use notation::{NotationError, PositionError, Setup, SyntaxError};
 pub use player::Player;
 pub use rules::{BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError};
 pub use score::Scoreboard;
+pub use series::Series;
 
 /// The README's code blocks, compiled and run as doctests so the front door
 /// stays true.

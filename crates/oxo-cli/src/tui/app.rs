@@ -3,7 +3,7 @@
 //! changes the state; the view draws whatever the state is.
 
 use oxo_ai::{Eval, Solver, Strategy};
-use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard};
+use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
 
 /// What a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,9 +98,7 @@ pub struct App {
     game: Game,
     /// The round's moves in order (taking back replays all but the last).
     moves: Vec<Cell>,
-    starter: Player,
-    round: u64,
-    score: Scoreboard,
+    series: Series,
     cursor: Cell,
     notice: Option<Notice>,
     help: bool,
@@ -124,9 +122,7 @@ impl App {
             seats,
             game: Game::starting_with(rules, first),
             moves: Vec::new(),
-            starter: first,
-            round: 1,
-            score: Scoreboard::default(),
+            series: Series::new(first),
             cursor: centre,
             notice: None,
             help: false,
@@ -164,13 +160,13 @@ impl App {
     /// Rounds finished so far.
     #[must_use]
     pub const fn score(&self) -> Scoreboard {
-        self.score
+        self.series.score()
     }
 
     /// The round's number, from 1.
     #[must_use]
-    pub const fn round(&self) -> u64 {
-        self.round
+    pub const fn round(&self) -> u32 {
+        self.series.round()
     }
 
     /// The cell under the cursor.
@@ -324,13 +320,13 @@ impl App {
         self.notice = match result {
             MoveResult::Placed => None,
             MoveResult::Won { winner, .. } => {
-                self.score.record(Outcome::Win(winner));
+                self.series.record(Outcome::Win(winner));
                 Some(Notice::Info(format!(
                     "{winner} wins! Press n for the next round"
                 )))
             }
             MoveResult::Draw => {
-                self.score.record(Outcome::Draw);
+                self.series.record(Outcome::Draw);
                 Some(Notice::Info(
                     "a draw. Press n for the next round".to_owned(),
                 ))
@@ -366,7 +362,7 @@ impl App {
             keep -= 1;
         }
         self.moves.truncate(keep);
-        let mut game = Game::starting_with(self.rules, self.starter);
+        let mut game = self.series.game(self.rules);
         for &cell in &self.moves {
             game.play_unchecked(cell);
         }
@@ -378,28 +374,22 @@ impl App {
     /// Who made (or makes) the round's move number `index` (from 0).
     #[must_use]
     pub const fn mover(&self, index: usize) -> Player {
-        if index.is_multiple_of(2) {
-            self.starter
-        } else {
-            self.starter.other()
-        }
+        self.series.mover(index)
     }
 
     fn new_round(&mut self) {
         let abandoned = !self.game.is_over() && !self.moves.is_empty();
-        self.starter = self.starter.other();
-        self.round += 1;
-        self.game = Game::starting_with(self.rules, self.starter);
+        self.series.next_round();
+        self.game = self.series.game(self.rules);
         self.moves.clear();
+        let (round, starter) = (self.series.round(), self.series.starter());
         self.notice = Some(Notice::Info(if abandoned {
             format!(
-                "round {} abandoned, not scored; {} starts round {}",
-                self.round - 1,
-                self.starter,
-                self.round
+                "round {} abandoned, not scored; {starter} starts round {round}",
+                round - 1
             )
         } else {
-            format!("{} starts round {}", self.starter, self.round)
+            format!("{starter} starts round {round}")
         }));
         self.refresh_hints();
     }
