@@ -23,6 +23,7 @@
 
 mod alphabeta;
 mod catalog;
+pub mod hints;
 mod kind;
 pub mod learned;
 mod perfect;

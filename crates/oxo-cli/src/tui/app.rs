@@ -2,6 +2,7 @@
 //! [`App::act`] takes an [`Action`] (a key or a click, already decoded) and
 //! changes the state; the view draws whatever the state is.
 
+use oxo_ai::hints::{self, NoHints, hints_allowed};
 use oxo_ai::{Eval, Solver, Strategy};
 use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
 
@@ -108,9 +109,6 @@ pub struct App {
     /// Made the first time hints are asked for.
     solver: Option<Solver>,
 }
-
-/// The table the hint solver keeps (as the web game's).
-const HINT_TABLE_BYTES: usize = 16 << 20;
 
 impl App {
     /// A session on `rules`, X's seat first, `first` starting round 1.
@@ -242,8 +240,8 @@ impl App {
                 self.notice = None;
                 if self.hints_on {
                     self.refresh_hints();
-                    if self.hints().is_none() {
-                        self.notice = Some(Notice::Refused(self.why_no_hints()));
+                    if let Err(why) = self.hints_allowed() {
+                        self.notice = Some(Notice::Refused(why.to_string()));
                     }
                 }
             }
@@ -394,28 +392,15 @@ impl App {
         self.refresh_hints();
     }
 
-    /// Whether hints may be shown now: the solver answers this position
-    /// at once, and no two people are playing a live round (the web game's
-    /// fair-play rule).
-    fn hints_allowed(&self) -> bool {
-        let two_people = self.seats.iter().all(Seat::is_human);
-        (self.game.is_over() || !two_people) && Solver::answers_quickly(&self.game)
-    }
-
-    fn why_no_hints(&self) -> String {
-        if Solver::answers_quickly(&self.game) {
-            "hints are kept for games against the computer and finished rounds".to_owned()
-        } else {
-            format!(
-                "hints come on boards of up to {} cells, or up to 7x7 once {} cells are empty",
-                oxo_ai::solver::QUICK_MAX_CELLS,
-                oxo_ai::solver::QUICK_MAX_EMPTY
-            )
-        }
+    /// Whether hints may be shown now, by the rule every front end keeps
+    /// ([`oxo_ai::hints`]).
+    fn hints_allowed(&self) -> Result<(), NoHints> {
+        let between_people = self.seats.iter().all(Seat::is_human);
+        hints_allowed(&self.game, between_people)
     }
 
     fn refresh_hints(&mut self) {
-        if !self.hints_on || !self.hints_allowed() {
+        if !self.hints_on || self.hints_allowed().is_err() {
             self.hints = None;
             return;
         }
@@ -428,7 +413,7 @@ impl App {
         }
         let solver = match &mut self.solver {
             Some(solver) => solver,
-            None => match Solver::new(self.rules, HINT_TABLE_BYTES) {
+            None => match Solver::new(self.rules, hints::HINT_TABLE_BYTES) {
                 Ok(solver) => self.solver.insert(solver),
                 Err(e) => {
                     self.notice = Some(Notice::Refused(format!("no hints: {e}")));

@@ -1,0 +1,70 @@
+//! When a player may see hints: the solver's value of every move.
+//!
+//! One rule for every front end (the web game, the terminal game): hints
+//! come only where the solver answers at once, and never while two people
+//! play a round, since a hint is then help for one of them against the
+//! other. Games against the computer and finished rounds get them.
+
+use oxo_core::Game;
+
+use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY, Solver};
+
+/// The transposition table a hint solver keeps: 16 MiB answers any
+/// position [`Solver::answers_quickly`] admits in milliseconds.
+pub const HINT_TABLE_BYTES: usize = 16 << 20;
+
+/// Why there are no hints for a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoHints {
+    /// Two people are playing the round.
+    #[error(
+        "hints are not available while two people play; they are for games against the computer and finished rounds"
+    )]
+    BetweenPeople,
+    /// The solver would not answer at once.
+    #[error(
+        "hints come on boards of up to {QUICK_MAX_CELLS} cells, or up to 7x7 once {QUICK_MAX_EMPTY} cells are empty"
+    )]
+    TooSlow,
+}
+
+/// Whether hints may be shown for `game`, whose two sides are both people
+/// when `between_people`.
+///
+/// # Errors
+/// [`NoHints::BetweenPeople`] while two people play a round that is not
+/// over; [`NoHints::TooSlow`] where the solver would not answer at once.
+pub fn hints_allowed(game: &Game, between_people: bool) -> Result<(), NoHints> {
+    if between_people && !game.is_over() {
+        return Err(NoHints::BetweenPeople);
+    }
+    if !Solver::answers_quickly(game) {
+        return Err(NoHints::TooSlow);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::{Game, Rules};
+
+    use super::*;
+
+    #[test]
+    fn people_get_hints_once_their_round_is_over() {
+        let live = Game::from_notation("X../.O./...", 3).unwrap();
+        assert_eq!(hints_allowed(&live, true), Err(NoHints::BetweenPeople));
+        assert_eq!(hints_allowed(&live, false), Ok(()));
+        let over = Game::from_notation("XXX/OO./...", 3).unwrap();
+        assert_eq!(hints_allowed(&over, true), Ok(()));
+    }
+
+    #[test]
+    fn big_boards_wait_until_the_solver_is_quick() {
+        let empty = Game::new(Rules::new(7, 7, 5).unwrap());
+        assert_eq!(hints_allowed(&empty, false), Err(NoHints::TooSlow));
+        let gomoku = Game::new(Rules::new(15, 15, 5).unwrap());
+        assert_eq!(hints_allowed(&gomoku, false), Err(NoHints::TooSlow));
+        assert!(NoHints::TooSlow.to_string().contains("up to 25 cells"));
+    }
+}
