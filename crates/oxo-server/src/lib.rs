@@ -6,7 +6,9 @@
 //!   async runtime, hints from the solver.
 //! - [`store`]: where rooms are kept ([`SqliteStore`] by default), behind
 //!   the [`Store`] trait; a move is acknowledged only once it is durable.
-//! - [`api`]: the routes ([`app`]) and the server loop ([`run`]).
+//! - the HTTP and WebSocket routes by resource ([`app`]), the edge policy
+//!   every request and live move goes through, and the server's life
+//!   ([`run`]: sweepers, shutdown).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -26,19 +28,24 @@
 
 #![warn(missing_docs)]
 
-pub mod api;
-mod assets;
+mod edge;
 pub mod error;
 pub mod hub;
 pub mod id;
 pub mod listen;
 mod rate;
 pub mod room;
+mod routes;
+mod server;
+mod state;
 pub mod store;
 mod wire;
 
-pub use api::{AppState, BODY_LIMIT, app, run};
+pub use edge::HINTS_IN_FLIGHT;
 pub use error::ApiError;
 pub use hub::{Hub, HubConfig, HubError, PERFECT_BUDGET};
 pub use listen::{Limits, Rate};
+pub use routes::{BODY_LIMIT, app};
+pub use server::run;
+pub use state::AppState;
 pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

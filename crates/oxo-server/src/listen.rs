@@ -11,7 +11,7 @@
 //!   [`Limits::max_per_address`] from one address (more are closed at once),
 //!   so one client cannot take them all.
 //!
-//! WebSockets, once upgraded, are the live view's business (`api.rs`: a
+//! WebSockets, once upgraded, are the live view's business (`routes/live.rs`: a
 //! send deadline, pings, and no client messages).
 
 use std::collections::HashMap;

@@ -1,0 +1,292 @@
+//! The edge policy: what every request goes through on its way in and out,
+//! whether it comes as an HTTP request or as a move on a player's live
+//! socket.
+//!
+//! [`Edge`] holds the policy and its state: which client a request is
+//! counted against ([`Edge::client`]), the write rates ([`Edge::admit`]),
+//! the time a request may take ([`Edge::deadline`]), the searches a client
+//! may have in flight ([`Edge::search_slot`]) and the log line of each
+//! answer ([`Visit`]). The HTTP middleware ([`layer`]) and the WebSocket
+//! message loop (`routes/live.rs`) both call it, so a move counts, times
+//! out and is logged the same way whichever way it came.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::listen::{self, Limits};
+use crate::rate::Limiter;
+use crate::routes::{BODY_LIMIT, json_response};
+use crate::state::AppState;
+
+/// Hint searches one client address may have in flight at once.
+pub const HINTS_IN_FLIGHT: usize = 2;
+
+/// What a request does, for the rate it is counted against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Reads are not counted.
+    Read,
+    /// Creating a game, the costliest write to hold: a rate of its own.
+    Create,
+    /// Every other write: joins, moves (by `POST` or on a socket), rematches.
+    Write,
+}
+
+/// The policy every request goes through, and its per-client state.
+#[derive(Debug)]
+pub(crate) struct Edge {
+    limits: Limits,
+    creates: Limiter,
+    writes: Limiter,
+    /// Hint searches in flight per client address.
+    searches: listen::PerAddress,
+}
+
+impl Edge {
+    pub(crate) fn new(limits: Limits) -> Edge {
+        Edge {
+            creates: Limiter::new(limits.creates),
+            writes: Limiter::new(limits.writes),
+            searches: listen::PerAddress::default(),
+            limits,
+        }
+    }
+
+    /// The limits the policy applies.
+    pub(crate) const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The client's address: the connection's (`peer`), or with
+    /// `trust_proxy` the last `X-Forwarded-For` entry (the one the load
+    /// balancer in front added). `None` for a request that did not come
+    /// through the server's accept loop (tests calling the router
+    /// directly): such a request is not counted.
+    pub(crate) fn client(&self, peer: Option<SocketAddr>, headers: &HeaderMap) -> Option<IpAddr> {
+        let peer = peer?.ip();
+        if self.limits.trust_proxy
+            && let Some(forwarded) = headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .next_back()
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.rsplit(',').next())
+                .and_then(|v| v.trim().parse().ok())
+        {
+            return Some(forwarded);
+        }
+        Some(peer)
+    }
+
+    /// Count `action` against `client`'s rate: writes beyond it are
+    /// refused with [`ApiError::TooMany`] (429 with `Retry-After`), counted
+    /// before the request is read.
+    pub(crate) fn admit(&self, action: Action, client: Option<IpAddr>) -> Result<(), ApiError> {
+        let limiter = match action {
+            Action::Read => return Ok(()),
+            Action::Create => &self.creates,
+            Action::Write => &self.writes,
+        };
+        match client {
+            Some(ip) => limiter.take(ip, Instant::now()).map_err(ApiError::TooMany),
+            None => Ok(()),
+        }
+    }
+
+    /// `answer` within the request time limit, or [`ApiError::TimedOut`]
+    /// (408). The work it started (a move being saved) still finishes.
+    pub(crate) async fn deadline<T>(&self, answer: impl Future<Output = T>) -> Result<T, ApiError> {
+        let limit = self.limits.request_timeout;
+        tokio::time::timeout(limit, answer)
+            .await
+            .map_err(|_| ApiError::TimedOut(limit))
+    }
+
+    /// One of `client`'s [`HINTS_IN_FLIGHT`] places for a search (hints or
+    /// the analysis board), held until dropped: a client asking for values
+    /// in many positions at once would otherwise queue a search for each.
+    /// `None` for a request with no address.
+    pub(crate) fn search_slot(
+        &self,
+        client: Option<IpAddr>,
+    ) -> Result<Option<listen::Counted>, ApiError> {
+        client
+            .map(|ip| {
+                self.searches
+                    .take(ip, HINTS_IN_FLIGHT)
+                    .ok_or(ApiError::TooMany(Duration::from_secs(1)))
+            })
+            .transpose()
+    }
+
+    /// Forget the clients whose rates have recovered, so memory stays with
+    /// the active ones.
+    pub(crate) fn prune(&self, now: Instant) {
+        self.creates.prune(now);
+        self.writes.prune(now);
+    }
+}
+
+/// One request being answered (or one move on a live socket), logged once
+/// with its status when the answer is known.
+#[derive(Debug)]
+pub(crate) struct Visit<'a> {
+    method: &'a str,
+    path: &'a str,
+    start: Instant,
+}
+
+impl<'a> Visit<'a> {
+    /// A request to `path` as [`loggable`] wrote it, starting now; a move
+    /// on a live socket has the method `WS`.
+    pub(crate) fn begin(method: &'a str, path: &'a str) -> Visit<'a> {
+        Visit {
+            method,
+            path,
+            start: Instant::now(),
+        }
+    }
+
+    /// The log line: method, path, status, time. Never headers, which
+    /// carry tokens.
+    pub(crate) fn log(self, status: StatusCode) {
+        tracing::info!(
+            method = %self.method,
+            path = self.path,
+            status = status.as_u16(),
+            micros = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX),
+            "request"
+        );
+    }
+}
+
+/// The HTTP side of the edge, in one layer (each layer of its own costs a
+/// boxed service and future per request): the JSON check and the rate
+/// limit on writes, the time limit, JSON bodies for the errors axum itself
+/// answers, and the log line.
+pub(crate) async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = loggable(request.uri().path());
+    let visit = Visit::begin(method.as_str(), &path);
+    let edge = state.edge();
+    let response = match json_only(&request).and_then(|()| {
+        let peer = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|peer| peer.0);
+        edge.admit(action(&request), edge.client(peer, request.headers()))
+    }) {
+        Err(refused) => refused.into_response(),
+        Ok(()) => edge
+            .deadline(next.run(request))
+            .await
+            .unwrap_or_else(IntoResponse::into_response),
+    };
+    let response = json_errors(response).await;
+    visit.log(response.status());
+    response
+}
+
+/// What `request` does: every `POST` is a write, `POST /api/games` a
+/// creation.
+fn action(request: &Request) -> Action {
+    if request.method() != Method::POST {
+        Action::Read
+    } else if request.uri().path() == "/api/games" {
+        Action::Create
+    } else {
+        Action::Write
+    }
+}
+
+/// `path` as logs show it: a game's id (or watch id) is a secret that
+/// takes a seat or shows a game, so logs carry a short hash of it instead
+/// (`/api/games/#3f9a2c/moves`), enough to follow one game through a log.
+pub(crate) fn loggable(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut previous = "";
+    for (n, part) in path.split('/').enumerate() {
+        if n > 0 {
+            out.push('/');
+        }
+        if (previous == "games" || previous == "g") && !part.is_empty() {
+            out.push_str(&crate::id::log_hash(part));
+        } else {
+            out.push_str(part);
+        }
+        previous = part;
+    }
+    out
+}
+
+/// Errors that axum's own extractors produce (a path segment that is not
+/// UTF-8, say) come as plain text; give them the JSON body every other error
+/// has.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = match axum::body::to_bytes(response.into_body(), BODY_LIMIT).await {
+        Ok(bytes) if !bytes.is_empty() => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => status
+            .canonical_reason()
+            .unwrap_or("request failed")
+            .to_lowercase(),
+    };
+    json_response(status, serde_json::json!({ "error": text }).to_string())
+}
+
+/// Every `POST` must say `Content-Type: application/json`, even with an
+/// empty body. A page on another site can make a browser send a form or
+/// plain text without asking first, but not JSON, so no other site can
+/// create, join or play games in a visitor's name.
+fn json_only(request: &Request) -> Result<(), ApiError> {
+    if request.method() == Method::POST {
+        let json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+        if !json {
+            return Err(ApiError::NotJson);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loggable;
+
+    #[test]
+    fn logs_carry_no_game_ids() {
+        let logged = loggable("/api/games/7cphw5cxfzcr/moves");
+        assert!(!logged.contains("7cphw5cxfzcr"), "{logged}");
+        assert!(
+            logged.starts_with("/api/games/#") && logged.ends_with("/moves"),
+            "{logged}"
+        );
+        assert_eq!(logged.len(), "/api/games/#123456/moves".len());
+        // The same id, the same hash: one game can be followed.
+        assert_eq!(
+            loggable("/g/7cphw5cxfzcr").replace("/g/", "/api/games/") + "/moves",
+            logged
+        );
+        for path in ["/", "/api/games", "/api/info", "/healthz", "/assets/app.js"] {
+            assert_eq!(loggable(path), path);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The browser UI, compiled into the binary: it works offline, from one
+//! file, with no CDN or external font.
+//! Also the server's own documents: what it offers (`/api/info`) and its
+//! health checks (`/healthz`, `/readyz`).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use oxo_ai::StrategyKind;
+use sha2::{Digest, Sha256};
+
+use super::json_response;
+use crate::error::ApiError;
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY};
+use crate::room::SERVER_MAX_SIDE;
+use crate::state::AppState;
+
+const INDEX: &str = include_str!("../../assets/index.html");
+
+/// Every file under `/assets/`, with its content type.
+const FILES: &[(&str, &str, &str)] = &[
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/app.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../../assets/style.css"),
+    ),
+    (
+        "icon.svg",
+        "image/svg+xml",
+        include_str!("../../assets/icon.svg"),
+    ),
+];
+
+/// A file's entity tag: the start of its SHA-256, quoted. The files are
+/// fixed for the life of the binary, so the tag is too.
+fn tag(body: &str) -> String {
+    let digest = Sha256::digest(body.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// The tags of the page and of each file of [`FILES`], in that order.
+fn tags() -> &'static [String] {
+    static TAGS: OnceLock<Vec<String>> = OnceLock::new();
+    TAGS.get_or_init(|| {
+        std::iter::once(INDEX)
+            .chain(FILES.iter().map(|(_, _, body)| *body))
+            .map(tag)
+            .collect()
+    })
+}
+
+/// Whether the browser's copy (`If-None-Match`) is the one tagged `tag`.
+fn fresh(headers: &HeaderMap, tag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|candidate| candidate.trim().trim_start_matches("W/"))
+        .any(|candidate| candidate == tag || candidate == "*")
+}
+
+fn page(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    body: &'static str,
+    tag: &str,
+) -> Response {
+    let common = [
+        // Revalidate every time, so a new build shows at once; an
+        // unchanged file then costs a 304 with no body.
+        (header::CACHE_CONTROL, "no-cache".to_owned()),
+        (header::ETAG, tag.to_owned()),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        (header::REFERRER_POLICY, "no-referrer".to_owned()),
+    ];
+    if fresh(headers, tag) {
+        return (StatusCode::NOT_MODIFIED, common).into_response();
+    }
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, content_type.to_owned())],
+        common,
+        body,
+    )
+        .into_response()
+}
+
+/// The single page, for `/` and `/g/{id}` alike: the script reads the path.
+pub async fn index(headers: HeaderMap) -> Response {
+    page(&headers, "text/html; charset=utf-8", INDEX, &tags()[0])
+}
+
+/// A file of the UI.
+pub async fn file(headers: HeaderMap, Path(name): Path<String>) -> Result<Response, ApiError> {
+    FILES
+        .iter()
+        .zip(&tags()[1..])
+        .find(|((file, _, _), _)| *file == name)
+        .map(|((_, content_type, body), tag)| page(&headers, content_type, body, tag))
+        .ok_or(ApiError::NoRoute(format!("/assets/{name}")))
+}
+
+/// How long `/readyz` waits for the store.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Readiness for load balancers: 200 when the store answers within
+/// [`READY_TIMEOUT`] and the server is not shutting down, else 503 with
+/// the reason. (`/healthz` is liveness: it
+/// answers whenever the process does.)
+pub(super) async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+    if state.is_closing() {
+        return Err(ApiError::NotReady("the server is shutting down".into()));
+    }
+    match tokio::time::timeout(READY_TIMEOUT, state.hub().ping()).await {
+        Ok(Ok(())) => Ok("ready"),
+        Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),
+        Err(_) => Err(ApiError::NotReady(format!(
+            "the database did not answer within {} s",
+            READY_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+pub(super) async fn info(State(state): State<AppState>) -> Response {
+    let strategies: Vec<_> = StrategyKind::ALL
+        .into_iter()
+        .map(|kind| {
+            serde_json::json!({
+                "name": kind.name(),
+                "description": match kind {
+                    StrategyKind::Random => "random — any legal move",
+                    StrategyKind::Rules => "rules — wins, blocks, forks",
+                    StrategyKind::AlphaBeta => "alphabeta — searches ahead; strong on big boards",
+                    StrategyKind::Perfect => "perfect — cannot lose (boards up to 6×6)",
+                    StrategyKind::Learned => "learned — taught itself by self-play",
+                },
+                // Where it can play, when not everywhere: a longest side,
+                // or a list of boards.
+                "max_side": (kind == StrategyKind::Perfect).then_some(oxo_ai::PERFECT_MAX_SIDE),
+                "boards": match kind {
+                    StrategyKind::Learned => Some(
+                        state.hub().catalog().learned_boards().into_iter()
+                            .map(|rules| serde_json::json!({"size": rules.size().to_string(), "k": rules.k()}))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                },
+            })
+        })
+        .collect();
+    let body = serde_json::json!({
+        "strategies": StrategyKind::NAMES,
+        "opponents": strategies,
+        "presets": [
+            {"size": "3x3", "k": 3},
+            {"size": "4x4", "k": 4},
+            {"size": "7x7", "k": 5},
+            {"size": "15x15", "k": 5},
+        ],
+        "max_side": SERVER_MAX_SIDE,
+        "hint_max_cells": HINT_MAX_CELLS,
+        "hint_max_empty": HINT_MAX_EMPTY,
+    });
+    json_response(StatusCode::OK, body.to_string())
+}

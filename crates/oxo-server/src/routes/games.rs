@@ -1,0 +1,223 @@
+//! A game's routes: create, show, join, play, rematch, its hints and its
+//! record.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use oxo_ai::StrategyKind;
+use oxo_core::{Player, Rules};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::{
+    Peer, RawBody, bearer, client, game_id, game_response, json_response, parse_body, rules_of,
+    seated_response,
+};
+use crate::error::ApiError;
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY};
+use crate::room::{Opponent, SeatName, Viewer};
+use crate::state::AppState;
+
+/// `POST /api/games`: every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateGame {
+    size: Option<String>,
+    k: Option<u32>,
+    opponent: Option<String>,
+    first: Option<String>,
+    /// List the game in the lobby (open to anyone until seat O is taken,
+    /// then watchable from the lobby).
+    #[serde(default)]
+    listed: bool,
+}
+
+impl CreateGame {
+    /// The validated request: rules, opponent and starter.
+    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<(Rules, Opponent, Player), ApiError> {
+        let rules = rules_of(self.size.as_deref(), self.k)?;
+        let opponent: Opponent = self
+            .opponent
+            .as_deref()
+            .unwrap_or("human")
+            .parse()
+            .map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "unknown opponent {:?}: use human or one of {}",
+                    self.opponent.as_deref().unwrap_or_default(),
+                    StrategyKind::NAMES.join(", ")
+                ))
+            })?;
+        if let Opponent::Computer(kind) = opponent {
+            catalog
+                .check(kind, rules)
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        }
+        let first = match self.first.as_deref() {
+            None => Player::X,
+            Some(text) => SeatName::parse(text).ok_or_else(|| {
+                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+            })?,
+        };
+        Ok((rules, opponent, first))
+    }
+}
+
+pub(super) async fn create(
+    State(state): State<AppState>,
+    body: RawBody,
+) -> Result<Response, ApiError> {
+    let request: CreateGame = parse_body(body)?;
+    let (rules, opponent, first) = request.validate(state.hub().catalog())?;
+    let seated = state
+        .hub()
+        .create(rules, opponent, first, request.listed)
+        .await?;
+    seated_response(StatusCode::CREATED, &seated)
+}
+
+pub(super) async fn show(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let (handle, viewer) = state.hub().room_to_read(&game_id(&id)?).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        handle.current(viewer).get().to_owned(),
+    ))
+}
+
+/// `POST /api/games/{id}/seats/o`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Join {
+    /// The invite the creator was given.
+    invite: Option<String>,
+}
+
+pub(super) async fn join(
+    State(state): State<AppState>,
+    Path((id, seat)): Path<(String, String)>,
+    body: RawBody,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let request: Join = parse_body(body)?;
+    match SeatName::parse(&seat) {
+        Some(Player::O) => {}
+        Some(Player::X) => {
+            let handle = state.hub().room(&id).await?;
+            return Err(ApiError::Conflict {
+                message: "seat x is taken".into(),
+                game: Some(handle.current(Viewer::Player)),
+            });
+        }
+        None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
+    }
+    let seated = state.hub().join(&id, request.invite.as_deref()).await?;
+    seated_response(StatusCode::OK, &seated)
+}
+
+/// `POST /api/games/{id}/moves`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Move {
+    row: Option<i64>,
+    col: Option<i64>,
+    pub(super) version: Option<u64>,
+}
+
+impl Move {
+    /// The cell played: a move without one is a 400.
+    pub(super) fn cell(&self) -> Result<(i64, i64), ApiError> {
+        match (self.row, self.col) {
+            (Some(row), Some(col)) => Ok((row, col)),
+            _ => Err(ApiError::BadRequest(
+                "a move needs \"row\" and \"col\" (from 0)".into(),
+            )),
+        }
+    }
+}
+
+pub(super) async fn play(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: RawBody,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let request: Move = parse_body(body)?;
+    let (row, col) = request.cell()?;
+    let game = state
+        .hub()
+        .play(&id, bearer(&headers), row, col, request.version)
+        .await?;
+    game_response(&game)
+}
+
+/// `POST /api/games/{id}/rematch`: the body is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Rematch {
+    version: Option<u64>,
+}
+
+pub(super) async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: RawBody,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let request: Rematch = parse_body(body)?;
+    let game = state
+        .hub()
+        .rematch(&id, bearer(&headers), request.version)
+        .await?;
+    game_response(&game)
+}
+
+pub(super) async fn record(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let record = state.hub().record(&game_id(&id)?).await?;
+    Ok(json_response(StatusCode::OK, record.get().to_owned()))
+}
+
+pub(super) async fn hints(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let (version, hints) = state.hub().hints(&id).await?;
+    let body = match hints {
+        Some(hints) => {
+            #[derive(Serialize)]
+            struct Body<'a> {
+                version: u64,
+                available: bool,
+                hints: &'a RawValue,
+            }
+            serde_json::to_string(&Body {
+                version,
+                available: true,
+                hints: &hints,
+            })
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+        }
+        None => serde_json::json!({
+            "version": version,
+            "available": false,
+            "reason": format!(
+                "hints are offered on boards of up to {HINT_MAX_CELLS} cells, and on boards up to 7x7 \
+                 once at most {HINT_MAX_EMPTY} cells are empty"
+            ),
+            "hints": [],
+        })
+        .to_string(),
+    };
+    Ok(json_response(StatusCode::OK, body))
+}

@@ -1,0 +1,280 @@
+//! A game's live socket: the GAME at once and on every change, each seat's
+//! presence, and a player's moves as text frames, which go through the
+//! same edge policy as a `POST` (`edge.rs`).
+
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde::Deserialize;
+use tokio::sync::watch;
+
+use super::games::Move;
+use super::{BODY_LIMIT, Peer, client, game_id};
+use crate::edge::{self, Action, Visit};
+use crate::error::ApiError;
+use crate::hub::Json;
+use crate::id::GameId;
+use crate::listen;
+use crate::room::Viewer;
+use crate::state::{AppState, closed};
+
+/// `GET /api/games/{id}/live?token=T&presence=true`: both optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LiveQuery {
+    /// A seat's token: the connection counts as that seat's presence (and
+    /// receives presence messages).
+    token: Option<String>,
+    /// Receive presence messages without a seat (spectators).
+    #[serde(default)]
+    presence: bool,
+}
+
+pub(super) async fn live(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<axum::extract::Query<LiveQuery>, axum::extract::rejection::QueryRejection>,
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+    connection: Option<axum::Extension<listen::Held>>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let id = game_id(&id)?;
+    let (handle, viewer) = state.hub().room_to_read(&id).await?;
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::BadRequest(format!(
+            "this address is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })?;
+    // A token counts only under the room's own id (never the watch id).
+    let seat = match (&query.token, viewer) {
+        (Some(token), Viewer::Player) => Some(
+            state
+                .hub()
+                .seat_in(&handle, token)
+                .await
+                .ok_or(ApiError::NotASeat)?,
+        ),
+        (Some(_), Viewer::Spectator) => return Err(ApiError::NotASeat),
+        (None, _) => None,
+    };
+    let presence = (seat.is_some() || query.presence).then(|| handle.presence());
+    let attendance = seat.map(|seat| state.hub().attend(&handle, seat));
+    let updates = handle.subscribe(viewer);
+    let closing = state.closing();
+    let send_timeout = state.limits().send_timeout;
+    let mover = match (seat, query.token) {
+        (Some(_), Some(token)) => Some(Mover {
+            client: client(&state, peer, &headers),
+            state: state.clone(),
+            log_path: edge::loggable(&format!("/api/games/{id}/moves")),
+            id,
+            token,
+        }),
+        _ => None,
+    };
+    Ok(upgrade
+        // Clients send little (a move is about 40 bytes): a small read
+        // buffer (tungstenite zero-fills the whole buffer before each read,
+        // 128 KiB by default) saves both memory per socket and CPU per
+        // update.
+        .read_buffer_size(4 * 1024)
+        .max_message_size(BODY_LIMIT)
+        .max_frame_size(BODY_LIMIT)
+        .on_upgrade(move |socket| async move {
+            // The socket still counts against the connection limits, and
+            // as its seat's presence.
+            let _held = connection;
+            let _attendance = attendance;
+            push_updates(socket, updates, presence, closing, send_timeout, mover).await;
+        }))
+}
+
+/// A player's live socket, which may also carry that player's moves.
+struct Mover {
+    state: AppState,
+    id: GameId,
+    token: String,
+    /// The client its moves are counted against, as `POST`s are.
+    client: Option<std::net::IpAddr>,
+    /// The path its moves are logged under, as a `POST`'s would be.
+    log_path: String,
+}
+
+impl Mover {
+    /// Play the move in `frame` (the body `POST /moves` takes) as this
+    /// socket's seat. `None` once it is played: the GAME with it comes as
+    /// every change does. Otherwise the refusal to send back, as
+    /// `{"error", "status"[, "game"]}`.
+    async fn play(&self, frame: &[u8]) -> Option<String> {
+        let visit = Visit::begin("WS", &self.log_path);
+        let edge = self.state.edge();
+        let answer = async {
+            // Counted before it is read, as a POST is.
+            edge.admit(Action::Write, self.client)?;
+            let request: Move = serde_json::from_slice(frame)
+                .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
+            let (row, col) = request.cell()?;
+            let played =
+                self.state
+                    .hub()
+                    .play(&self.id, Some(&self.token), row, col, request.version);
+            edge.deadline(played)
+                .await?
+                .map(drop)
+                .map_err(ApiError::from)
+        };
+        let result = answer.await;
+        visit.log(
+            result
+                .as_ref()
+                .err()
+                .map_or(StatusCode::OK, ApiError::status),
+        );
+        let error = result.err()?;
+        Some(error.socket_body())
+    }
+}
+
+/// How often a live connection is pinged, so that a client that vanished
+/// without closing (a phone that lost its network) is noticed...
+const PING_EVERY: Duration = Duration::from_secs(30);
+
+/// ...and dropped when nothing, not even a pong, came back for this long.
+const SILENT_FOR: Duration = Duration::from_secs(75);
+
+/// Send the current GAME, then every change, until the client goes away or
+/// the server stops; with `presence`, also each seat's presence as
+/// `{"presence": {"x": bool, "o": bool}}`, at once and on every change.
+/// A client that does not take an update within
+/// `send_timeout` is dropped (its unread updates would otherwise pile up in
+/// the server's socket buffers). A player's socket (`mover`) takes moves as
+/// text frames, each answered only when refused; on any other socket a data
+/// frame closes the connection with 1008.
+async fn push_updates(
+    mut socket: WebSocket,
+    mut updates: watch::Receiver<Json>,
+    mut presence: Option<watch::Receiver<crate::hub::PresenceSeats>>,
+    mut closing: watch::Receiver<bool>,
+    send_timeout: Duration,
+    mover: Option<Mover>,
+) {
+    let presence_message = |seats: crate::hub::PresenceSeats| {
+        Message::Text(
+            serde_json::json!({"presence": {"x": seats[0], "o": seats[1]}})
+                .to_string()
+                .into(),
+        )
+    };
+    let mut game = updates.borrow_and_update().clone();
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    let mut heard = Instant::now();
+    let send = async |socket: &mut WebSocket, message: Message| {
+        matches!(
+            tokio::time::timeout(send_timeout, socket.send(message)).await,
+            Ok(Ok(()))
+        )
+    };
+    let shutting_down = || {
+        Message::Close(Some(CloseFrame {
+            code: axum::extract::ws::close_code::AWAY,
+            reason: "server shutting down".into(),
+        }))
+    };
+    let mut first = true;
+    loop {
+        if !send(&mut socket, Message::Text(game.get().into())).await {
+            return;
+        }
+        if first {
+            first = false;
+            if let Some(seats) = presence.as_mut().map(|p| *p.borrow_and_update())
+                && !send(&mut socket, presence_message(seats)).await
+            {
+                return;
+            }
+        }
+        // Wait for the next change, reading client frames meanwhile so that
+        // a close (or a client gone quiet) is noticed.
+        loop {
+            tokio::select! {
+                changed = updates.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    game = updates.borrow_and_update().clone();
+                    break;
+                }
+                seats = presence_changed(&mut presence) => {
+                    if !send(&mut socket, presence_message(seats)).await {
+                        return;
+                    }
+                }
+                message = socket.recv() => {
+                    match (message, &mover) {
+                        (None | Some(Err(_) | Ok(Message::Close(_))), _) => return,
+                        (Some(Ok(Message::Text(frame))), Some(mover)) => {
+                            heard = Instant::now();
+                            // The server stopping does not wait for a move
+                            // to be saved (its own request time limit).
+                            let refused = tokio::select! {
+                                refused = mover.play(frame.as_bytes()) => refused,
+                                () = closed(&mut closing) => {
+                                    let _ = send(&mut socket, shutting_down()).await;
+                                    return;
+                                }
+                            };
+                            if let Some(refused) = refused
+                                && !send(&mut socket, Message::Text(refused.into())).await
+                            {
+                                return;
+                            }
+                        }
+                        (Some(Ok(Message::Text(_) | Message::Binary(_))), _) => {
+                            let reason = if mover.is_some() {
+                                "moves are text frames"
+                            } else {
+                                "clients send nothing on this socket"
+                            };
+                            let _ = send(&mut socket, Message::Close(Some(CloseFrame {
+                                code: axum::extract::ws::close_code::POLICY,
+                                reason: reason.into(),
+                            }))).await;
+                            return;
+                        }
+                        (Some(Ok(_)), _) => heard = Instant::now(),
+                    }
+                }
+                _ = ping.tick() => {
+                    if heard.elapsed() > SILENT_FOR
+                        || !send(&mut socket, Message::Ping(Default::default())).await
+                    {
+                        return;
+                    }
+                }
+                () = closed(&mut closing) => {
+                    let _ = send(&mut socket, shutting_down()).await;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The next presence, when it changes; never without a receiver (or once
+/// its room is gone).
+async fn presence_changed(
+    presence: &mut Option<watch::Receiver<crate::hub::PresenceSeats>>,
+) -> crate::hub::PresenceSeats {
+    if let Some(receiver) = presence
+        && receiver.changed().await.is_ok()
+    {
+        return *receiver.borrow_and_update();
+    }
+    std::future::pending().await
+}

@@ -1,0 +1,57 @@
+//! The lobby: open games to join, games being played to watch, and the
+//! caller's recent games.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::{game_id, json_response, seated_response};
+use crate::error::ApiError;
+use crate::id::GameId;
+use crate::state::AppState;
+
+/// `GET /api/lobby?recent=ID,ID,…`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LobbyQuery {
+    recent: Option<String>,
+}
+
+/// Ids a lobby request may name in `recent`.
+const LOBBY_RECENT: usize = 20;
+
+pub(super) async fn lobby(
+    State(state): State<AppState>,
+    query: Result<axum::extract::Query<LobbyQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let recent: Vec<GameId> = query
+        .recent
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            GameId::parse(id)
+                .ok_or_else(|| ApiError::BadRequest(format!("bad id {id:?} in recent")))
+        })
+        .collect::<Result<_, _>>()?;
+    if recent.len() > LOBBY_RECENT {
+        return Err(ApiError::BadRequest(format!(
+            "recent names {} games; at most {LOBBY_RECENT}",
+            recent.len()
+        )));
+    }
+    let json = state.hub().lobby(&recent).await?;
+    Ok(json_response(StatusCode::OK, json.get().to_owned()))
+}
+
+/// `POST /api/lobby/{entry}/join`: seat O of an open game.
+pub(super) async fn join_entry(
+    State(state): State<AppState>,
+    Path(entry): Path<String>,
+) -> Result<Response, ApiError> {
+    let seated = state.hub().join_entry(&game_id(&entry)?).await?;
+    seated_response(StatusCode::OK, &seated)
+}

@@ -1,0 +1,172 @@
+//! The HTTP routes, by resource: games ([`games`]), the lobby ([`lobby`]),
+//! the analysis board ([`analysis`]), a game's live socket ([`live`]), and
+//! the pages, assets and health checks ([`assets`]). Every handler parses
+//! its request, calls the hub and writes the answer as JSON; what all
+//! requests go through is the edge's (`edge.rs`).
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use oxo_core::{BoardSize, Rules, RulesError};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::edge;
+use crate::error::ApiError;
+use crate::hub::Seated;
+use crate::id::{GameId, Token};
+use crate::room::{SERVER_MAX_SIDE, SeatName};
+use crate::state::AppState;
+
+mod analysis;
+mod assets;
+mod games;
+mod live;
+mod lobby;
+
+/// The largest request body accepted; a move is about 40 bytes.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// The whole application as a router, for a server or for tests that call
+/// it directly.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/g/{id}", get(assets::index))
+        .route("/g/{id}/", get(assets::index))
+        .route("/assets/{file}", get(assets::file))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(assets::ready))
+        .route("/api/info", get(assets::info))
+        .route("/api/games", post(games::create))
+        .route("/api/games/{id}", get(games::show))
+        .route("/api/games/{id}/seats/{seat}", post(games::join))
+        .route("/api/games/{id}/moves", post(games::play))
+        .route("/api/games/{id}/rematch", post(games::rematch))
+        .route("/api/games/{id}/hints", get(games::hints))
+        .route("/api/games/{id}/record", get(games::record))
+        .route("/api/analysis", get(analysis::analysis))
+        .route("/analysis", get(assets::index))
+        .route("/api/games/{id}/live", get(live::live))
+        .route("/api/lobby", get(lobby::lobby))
+        .route("/api/lobby/{entry}/join", post(lobby::join_entry))
+        .fallback(
+            |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
+        )
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(state.clone(), edge::layer))
+        .with_state(state)
+}
+
+/// The connection's address, where the request came through the server's
+/// accept loop.
+type Peer = Option<axum::Extension<ConnectInfo<SocketAddr>>>;
+
+/// The client `peer` and `headers` name, as the edge counts it.
+fn client(state: &AppState, peer: Peer, headers: &HeaderMap) -> Option<std::net::IpAddr> {
+    state.edge().client(peer.map(|p| p.0.0), headers)
+}
+
+/// A request body as axum hands it over: the bytes, or why they could not
+/// be read (too large, say).
+pub(crate) type RawBody = Result<Bytes, axum::extract::rejection::BytesRejection>;
+
+/// The body as `T`; an empty body is `T::default()`.
+pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result<T, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge(BODY_LIMIT)
+        } else {
+            ApiError::BadRequest(rejection.body_text())
+        }
+    })?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+}
+
+pub(crate) fn game_id(text: &str) -> Result<GameId, ApiError> {
+    GameId::parse(text).ok_or_else(|| ApiError::NotFound(text.to_owned()))
+}
+
+/// The token of `Authorization: Bearer TOKEN`, if there is one.
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `body` as a JSON response: every body is written by serde.
+pub(crate) fn json_body(status: StatusCode, body: &impl Serialize) -> Result<Response, ApiError> {
+    let text = serde_json::to_string(body).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(json_response(status, text))
+}
+
+/// 200 `{"game": GAME}`.
+pub(crate) fn game_response(game: &RawValue) -> Result<Response, ApiError> {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        game: &'a RawValue,
+    }
+    json_body(StatusCode::OK, &Body { game })
+}
+
+pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiError> {
+    #[derive(Serialize)]
+    struct Body<'a> {
+        game: &'a RawValue,
+        seat: SeatName,
+        token: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        invite: Option<&'a str>,
+    }
+    json_body(
+        status,
+        &Body {
+            game: &seated.game,
+            seat: SeatName(seated.seat),
+            token: seated.token.expose(),
+            invite: seated.invite.as_ref().map(Token::expose),
+        },
+    )
+}
+
+/// The rules a request asks for: `size` (default 3×3, at most
+/// [`SERVER_MAX_SIDE`] a side) and `k` (default: the shorter side, at most 5).
+pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiError> {
+    let size: BoardSize = size
+        .unwrap_or("3x3")
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
+    if size.rows.max(size.cols) > SERVER_MAX_SIDE {
+        return Err(ApiError::BadRequest(format!(
+            "a {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side"
+        )));
+    }
+    // Five in a row on the big boards (gomoku), the board's side on
+    // small ones.
+    let k = k.unwrap_or_else(|| size.rows.min(size.cols).min(5));
+    Rules::new(size.rows, size.cols, k).map_err(|e| {
+        let what = if matches!(e, RulesError::BadK { .. }) {
+            "k"
+        } else {
+            "size"
+        };
+        ApiError::BadRequest(format!("bad {what}: {e}"))
+    })
+}

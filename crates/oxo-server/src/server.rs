@@ -1,0 +1,95 @@
+//! The server's life: resume the work a previous run left, keep the
+//! sweepers going, serve until told to stop, then close live connections
+//! and let the requests in flight finish.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+
+use crate::hub::ORPHAN_SWEEP;
+use crate::listen;
+use crate::routes::app;
+use crate::state::{AppState, closed};
+
+/// How long requests in flight have to finish once the server stops.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Serve `state` on `listener` until `shutdown` resolves, then close live
+/// connections and finish the requests in flight.
+///
+/// # Errors
+/// The listener failed.
+pub async fn run(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let hub = state.hub();
+    hub.follow_store();
+    hub.keep_presence();
+    match hub.resume().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
+        Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
+    }
+    if hub.store_is_shared() {
+        tokio::spawn(take_up_orphans(state.clone()));
+    }
+    tokio::spawn(sweep(state.clone()));
+    let closer = state.clone();
+    let limits = state.limits().clone();
+    listen::serve(
+        listener,
+        app(state),
+        &limits,
+        async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            closer.shut_down();
+        },
+        SHUTDOWN_GRACE,
+    )
+    .await
+}
+
+/// Computer turns left by a server that died mid-search (or whose claim
+/// lapsed) are taken up by whichever server looks first: every
+/// [`ORPHAN_SWEEP`], until the server stops.
+async fn take_up_orphans(state: AppState) {
+    let mut closing = state.closing();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(ORPHAN_SWEEP) => {
+                match state.hub().resume().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(rooms = n, "took up computer turns nobody was on"),
+                    Err(e) => tracing::warn!(error = %e, "cannot look for computer turns nobody is on"),
+                }
+            }
+            () = closed(&mut closing) => return,
+        }
+    }
+}
+
+/// Now and then, until the server stops: rooms nobody uses leave memory
+/// (the store keeps them), clients whose rates recovered are forgotten, and
+/// idle search pools shrink.
+async fn sweep(state: AppState) {
+    let hub = state.hub();
+    let mut closing = state.closing();
+    let every = (hub.idle_after() / 4).max(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(every) => {
+                let evicted = hub.evict_idle(hub.idle_after());
+                state.edge().prune(Instant::now());
+                hub.expire_pools();
+                if evicted > 0 {
+                    tracing::debug!(evicted, in_memory = hub.rooms_in_memory(), "idle rooms left memory");
+                }
+            }
+            () = closed(&mut closing) => return,
+        }
+    }
+}
