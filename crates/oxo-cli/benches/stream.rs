@@ -1,7 +1,7 @@
 //! `oxo stream` throughput: one million instructions, three workloads.
 //!
 //! For each workload this prints instructions per second for
-//! - `oxo-lib`: `oxo_cli::stream::run` over in-memory input into a sink;
+//! - `oxo-lib`: `oxo_text::stream::run` over in-memory input into a sink;
 //! - `baseline`: a plain translation of the seed's reference design (a
 //!   string per token, every output line kept in a vector, and a win check
 //!   that walks the whole row, column and diagonals through the move);
@@ -50,7 +50,7 @@ fn main() {
         let rules = Rules::new(side, side, k).expect("valid rules");
         let input = generate(INSTRUCTIONS, range);
         let mut expected = Vec::with_capacity(INSTRUCTIONS * 20);
-        oxo_cli::stream::run(rules, input.as_bytes(), &mut expected).expect("well-formed input");
+        oxo_text::stream::run(rules, input.as_bytes(), &mut expected).expect("well-formed input");
         let baseline_out = baseline(side as i64, k as i64, &input).join("\n") + "\n";
         assert_eq!(
             baseline_out.as_bytes(),
@@ -60,7 +60,7 @@ fn main() {
         summarise(&expected);
 
         let lib = best_of(3, || {
-            oxo_cli::stream::run(rules, input.as_bytes(), std::io::sink()).unwrap();
+            oxo_text::stream::run(rules, input.as_bytes(), std::io::sink()).unwrap();
         });
         let base = best_of(3, || {
             std::hint::black_box(baseline(side as i64, k as i64, &input));

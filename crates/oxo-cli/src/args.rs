@@ -186,10 +186,10 @@ pub(crate) struct RefereeArgs {
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// The name on the report's first line.
-    #[arg(long, value_name = "NAME", default_value = oxo_cli::referee::DEFAULT_PROGRAMMER)]
+    #[arg(long, value_name = "NAME", default_value = oxo_text::referee::DEFAULT_PROGRAMMER)]
     pub programmer: String,
     /// The report's second line.
-    #[arg(long, value_name = "LINE", default_value = oxo_cli::referee::DEFAULT_PROJECT)]
+    #[arg(long, value_name = "LINE", default_value = oxo_text::referee::DEFAULT_PROJECT)]
     pub project: String,
 }
 

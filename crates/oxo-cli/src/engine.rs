@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use oxo_ai::Strategy;
 use oxo_core::{Cell, Game, Player, Rules};
 
-use crate::text::{LineRead, MAX_LINE, quoted, read_line_bounded};
+use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 
 /// How long an engine may take to answer `START`.
 pub const START_TIME: Duration = Duration::from_secs(10);

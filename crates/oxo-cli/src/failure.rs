@@ -3,7 +3,8 @@
 use std::fmt;
 use std::io;
 
-use oxo_cli::{exit, stream};
+use oxo_cli::exit;
+use oxo_text::stream;
 
 /// An error in what the user asked for (a flag, a position, a file's
 /// contents): exit code 2. Anything else that fails is an I/O error: 1.

@@ -8,7 +8,7 @@ use oxo_ai::{Analysis, Eval, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
 
-use crate::text::{LineRead, MAX_LINE, read_line_bounded};
+use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded};
 
 /// One solved position, ready to print.
 #[derive(Clone, Debug)]

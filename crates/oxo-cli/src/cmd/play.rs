@@ -4,7 +4,8 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 
 use oxo_ai::{PlayerKind, StrategyKind, StrongSolution};
-use oxo_cli::{exit, play, tui};
+use oxo_cli::{exit, tui};
+use oxo_text::play;
 
 use crate::args::PlayArgs;
 use crate::failure::BadInput;

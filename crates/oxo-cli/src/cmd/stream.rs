@@ -4,8 +4,9 @@ use std::io;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use oxo_cli::{exit, stream};
+use oxo_cli::exit;
 use oxo_core::Rules;
+use oxo_text::stream;
 
 use crate::args::StreamArgs;
 

@@ -4,35 +4,36 @@
 //!
 //! The judging here is pure, with no I/O: [`referee`] turns the bytes of a
 //! moves file into a [`Transcript`], and [`report`] renders it under the two
-//! header lines of [`Options`]. The file work around them is in `files.rs`:
-//! [`run`] checks the whole [`Job`] before touching anything, builds each
+//! header lines of [`Options`]. The file work around them: [`run`] checks
+//! the whole [`Job`] before touching anything ([`UsageError`]), builds each
 //! report in memory and writes it with a rename, so a failed file never
-//! leaves half a report behind.
+//! leaves half a report behind; each file's problem ([`FileError`]) is
+//! handed back as it happens and the run ends with the worst [`Status`].
 //!
 //! ```
-//! use oxo_cli::referee::{Options, report};
+//! use oxo_text::referee::{Options, report};
 //!
 //! let moves = "Game\nX: A Ames O: B Bell\n\nX\t1\nO\t4\nX\t2\nO\t5\nX\t3\n";
 //! let options = Options { programmer: "Me".into(), project: "Demo".into() };
 //! let text = report(moves.as_bytes(), &options)?;
 //! assert!(text.starts_with("Programmer: Me\nDemo\n\nTic-Tac-Toe game: X: A Ames O: B Bell\n"));
 //! assert!(text.ends_with("Move 5: X 3\nX X X\nO O -\n- - -\n\nWinner: X\n"));
-//! # Ok::<(), oxo_cli::referee::RefereeError>(())
+//! # Ok::<(), oxo_text::referee::RefereeError>(())
 //! ```
 
 use std::fmt;
 
 use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules};
 
-use crate::text::Integer;
+use crate::input::Integer;
 
 mod files;
 
-pub use files::{Job, run};
+pub use files::{FileError, Job, Status, UsageError, run};
 
-/// Default for `--programmer`: the program that wrote the report.
+/// The default programmer line: the program that wrote the report.
 pub const DEFAULT_PROGRAMMER: &str = "oxo";
-/// Default for `--project`.
+/// The default project line.
 pub const DEFAULT_PROJECT: &str = "Tic-Tac-Toe referee";
 
 /// The seed's game: squares numbered 1 to 9, row by row.
@@ -484,7 +485,7 @@ mod tests {
         let text = report(format!("{HEADER}{moves}").as_bytes(), &options).unwrap();
         assert_eq!(
             text,
-            include_str!("../../tests/data/referee/barnette.report.txt")
+            include_str!("../../../oxo-cli/tests/data/referee/barnette.report.txt")
         );
     }
 

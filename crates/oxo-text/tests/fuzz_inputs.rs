@@ -1,11 +1,12 @@
-//! Fuzz targets for the two text inputs of the CLI, run by `cargo test`
-//! for a bounded number of cases: the `oxo stream` command stream and the
-//! `oxo referee` moves file, each through the library call the binary
-//! makes ([`stream::run`], [`referee::referee`]).
+//! Fuzz targets for the two text inputs, run by `cargo test` for a bounded
+//! number of cases: the command stream (`oxo stream`) and the moves file
+//! (`oxo referee`), each through the library call the binary makes
+//! ([`stream::run`], [`referee::referee`]).
 //!
 //! Inputs are random bytes, and valid inputs (generated, and the golden
-//! files under `tests/data/`) with bytes inserted, deleted or replaced,
-//! numbers of any size and lines past the length bound. Neither reader
+//! files the binary's tests use, under `crates/oxo-cli/tests/data/`) with
+//! bytes inserted, deleted or replaced, numbers of any size and lines past
+//! the length bound. Neither reader
 //! ever panics, and each answers the same input the same way. Beyond
 //! that, each target checks what its contract promises:
 //!
@@ -21,10 +22,10 @@
 
 use std::io::BufReader;
 
-use oxo_cli::referee::{self, Entry, Illegal, Options, Transcript};
-use oxo_cli::stream;
-use oxo_cli::text::MAX_LINE;
 use oxo_core::{Cell, Game, MoveResult, Player, Rules};
+use oxo_text::input::MAX_LINE;
+use oxo_text::referee::{self, Entry, Illegal, Options, Transcript};
+use oxo_text::stream;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -276,9 +277,9 @@ fn error_line(message: &str) -> Option<u64> {
 
 /// The golden scripts, as seeds for edits.
 const GOLDEN_SCRIPTS: [&[u8]; 3] = [
-    include_bytes!("../data/stream/draw.in"),
-    include_bytes!("../data/stream/invalid_then_diagonal.in"),
-    include_bytes!("../data/stream/row_win.in"),
+    include_bytes!("../../oxo-cli/tests/data/stream/draw.in"),
+    include_bytes!("../../oxo-cli/tests/data/stream/invalid_then_diagonal.in"),
+    include_bytes!("../../oxo-cli/tests/data/stream/row_win.in"),
 ];
 
 proptest! {
@@ -745,8 +746,8 @@ impl GameFile {
 
 /// The golden moves files, as seeds for edits.
 const GOLDEN_MOVES: [&[u8]; 2] = [
-    include_bytes!("../data/referee/barnette.moves.txt"),
-    include_bytes!("../data/referee/illegal.moves.txt"),
+    include_bytes!("../../oxo-cli/tests/data/referee/barnette.moves.txt"),
+    include_bytes!("../../oxo-cli/tests/data/referee/illegal.moves.txt"),
 ];
 
 proptest! {

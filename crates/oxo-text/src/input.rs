@@ -1,4 +1,6 @@
-//! Small text helpers shared by the front ends.
+//! Reading untrusted text: lines of bounded length, integers of any size,
+//! and a line quoted in an error message. Shared by the text contracts and
+//! by the Gomocup protocol.
 
 use std::fmt;
 use std::io;

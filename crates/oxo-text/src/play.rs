@@ -19,7 +19,7 @@ use std::io::{self, BufRead, Write};
 
 use oxo_core::{Game, MoveResult, Player, Rules, Scoreboard};
 
-use crate::text::Integer;
+use crate::input::Integer;
 
 /// What to play.
 #[derive(Clone, Copy, Debug)]

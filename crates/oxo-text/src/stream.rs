@@ -20,7 +20,7 @@ use std::io::{self, BufRead, Write};
 
 use oxo_core::{Game, MoveError, MoveResult, Rules};
 
-use crate::text::{Integer, LineRead, MAX_LINE, quoted, read_line_bounded};
+use crate::input::{Integer, LineRead, MAX_LINE, quoted, read_line_bounded};
 
 /// Why a stream could not be replayed to its end.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! The file work of `oxo referee`: which reports go where, checked before
+//! The file work of the referee: which reports go where, checked before
 //! anything is read, and each report written whole with a rename.
 
 use std::collections::HashMap;
@@ -9,36 +9,48 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Options, RefereeError, report};
-use crate::exit;
 
-/// What `oxo referee` was asked to do.
+/// A run of the referee over moves files.
 #[derive(Clone, Debug)]
 pub struct Job {
     /// Moves files.
     pub inputs: Vec<PathBuf>,
-    /// `-o`: the report file for a single input.
+    /// The report file for a single input (standard output when neither
+    /// this nor `out_dir` is given).
     pub output: Option<PathBuf>,
-    /// `--out-dir`: a directory for one report per input.
+    /// A directory for one report per input, named as the input is.
     pub out_dir: Option<PathBuf>,
     /// Header lines.
     pub options: Options,
 }
 
-/// Run `job`: referee each input and write its report. Problems go to
-/// `stderr` as `oxo referee: ...` lines.
+/// How a [`run`] went, worst first: bad content outranks a file that could
+/// not be read or written, which outranks success. Statuses combine with
+/// [`Ord::max`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    /// Every report was written.
+    Reported,
+    /// A file could not be read or written (and no moves file was bad).
+    Io,
+    /// A moves file was bad.
+    BadInput,
+}
+
+/// Run `job`: referee each input and write its report, to `stdout` or to
+/// files. One bad file does not stop the others: each file's problem is
+/// handed to `problem` as it happens, and the result is the worst
+/// [`Status`] met.
 ///
-/// Returns the exit code: [`exit::SUCCESS`]; [`exit::BAD_INPUT`] for bad
-/// usage (found before any file is read) or if any moves file was bad;
-/// otherwise [`exit::IO_ERROR`] if any file could not be read or written.
-pub fn run(job: &Job, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
-    let plan = match Plan::new(job) {
-        Ok(plan) => plan,
-        Err(message) => {
-            let _ = writeln!(stderr, "oxo referee: {message}");
-            return exit::BAD_INPUT;
-        }
-    };
-    let mut code = exit::SUCCESS;
+/// # Errors
+/// The job cannot be done as asked (found before any file is read).
+pub fn run(
+    job: &Job,
+    stdout: &mut dyn Write,
+    problem: &mut dyn FnMut(&FileError),
+) -> Result<Status, UsageError> {
+    let plan = Plan::new(job)?;
+    let mut status = Status::Reported;
     for (input, destination) in &plan.files {
         match referee_file(input, destination, plan.out_dir, &job.options, stdout) {
             Ok(()) => {}
@@ -46,12 +58,48 @@ pub fn run(job: &Job, stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
             // one report on stdout).
             Err(FileError::Stdout(err)) if err.kind() == io::ErrorKind::BrokenPipe => break,
             Err(err) => {
-                let _ = writeln!(stderr, "oxo referee: {err}");
-                code = worse(code, err.exit_code());
+                problem(&err);
+                status = status.max(err.status());
             }
         }
     }
-    code
+    Ok(status)
+}
+
+/// Why a [`Job`] cannot be done as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// No moves file.
+    #[error("no moves file given")]
+    NoInput,
+    /// Both a report file and a report directory.
+    #[error("a report file and a report directory cannot be used together")]
+    FileAndDirectory,
+    /// One report file for several moves files.
+    #[error("one report file was named but {0} moves files were given")]
+    OneFileForMany(usize),
+    /// Several reports for standard output.
+    #[error("{0} moves files were given but standard output takes one report")]
+    StdoutForMany(usize),
+    /// An input whose report cannot be named after it.
+    #[error("{}: not a file name to name a report after", .0.display())]
+    NoFileName(PathBuf),
+    /// Two inputs whose reports would have the same name.
+    #[error(
+        "{} and {} would both be reported in {}: moves files in one run need different names",
+        .earlier.display(), .input.display(), .report.display()
+    )]
+    SameName {
+        /// The first input of that name.
+        earlier: PathBuf,
+        /// The second.
+        input: PathBuf,
+        /// The report both would get.
+        report: PathBuf,
+    },
+    /// A report that would replace its own moves file.
+    #[error("{}: the report would overwrite its own moves file", .0.display())]
+    OverwritesInput(PathBuf),
 }
 
 /// Where one report goes.
@@ -70,50 +118,33 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    /// Check `job` before any work; the error is the usage message.
-    fn new(job: &'a Job) -> Result<Plan<'a>, String> {
+    /// Check `job` before any work.
+    fn new(job: &'a Job) -> Result<Plan<'a>, UsageError> {
         let inputs = &job.inputs;
         let files: Vec<(&Path, Destination)> = match (&job.output, &job.out_dir) {
-            _ if inputs.is_empty() => return Err("no moves file given".to_owned()),
-            (Some(_), Some(_)) => return Err("-o and --out-dir cannot be used together".into()),
+            _ if inputs.is_empty() => return Err(UsageError::NoInput),
+            (Some(_), Some(_)) => return Err(UsageError::FileAndDirectory),
             (Some(output), None) => match inputs.as_slice() {
                 [input] => vec![(input.as_path(), Destination::File(output.clone()))],
-                _ => {
-                    return Err(format!(
-                        "-o writes one report but {} moves files were given: \
-                         use --out-dir DIR for one report per file",
-                        inputs.len()
-                    ));
-                }
+                _ => return Err(UsageError::OneFileForMany(inputs.len())),
             },
             (None, None) => match inputs.as_slice() {
                 [input] => vec![(input.as_path(), Destination::Stdout)],
-                _ => {
-                    return Err(format!(
-                        "{} moves files were given but standard output takes one report: \
-                         use --out-dir DIR for one report per file",
-                        inputs.len()
-                    ));
-                }
+                _ => return Err(UsageError::StdoutForMany(inputs.len())),
             },
             (None, Some(dir)) => {
                 let mut names: HashMap<&OsStr, &Path> = HashMap::new();
                 let mut files = Vec::with_capacity(inputs.len());
                 for input in inputs {
                     let Some(name) = input.file_name() else {
-                        return Err(format!(
-                            "{}: not a file name to name a report after",
-                            input.display()
-                        ));
+                        return Err(UsageError::NoFileName(input.clone()));
                     };
                     if let Some(earlier) = names.insert(name, input) {
-                        return Err(format!(
-                            "{} and {} would both be reported in {}: \
-                             moves files in one run need different names",
-                            earlier.display(),
-                            input.display(),
-                            dir.join(name).display()
-                        ));
+                        return Err(UsageError::SameName {
+                            earlier: earlier.to_owned(),
+                            input: input.clone(),
+                            report: dir.join(name),
+                        });
                     }
                     files.push((input.as_path(), Destination::File(dir.join(name))));
                 }
@@ -124,10 +155,7 @@ impl<'a> Plan<'a> {
             if let Destination::File(report) = destination
                 && same_file(input, report)
             {
-                return Err(format!(
-                    "{}: the report would overwrite its own moves file",
-                    input.display()
-                ));
+                return Err(UsageError::OverwritesInput(input.to_path_buf()));
             }
         }
         Ok(Plan {
@@ -147,22 +175,29 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Why one input got no report.
 #[derive(Debug)]
-enum FileError {
+pub enum FileError {
+    /// The moves file could not be read.
     Read(PathBuf, io::Error),
+    /// The moves file is not a game the referee can judge.
     Content(PathBuf, RefereeError),
+    /// The report directory could not be created.
     CreateDir(PathBuf, io::Error),
+    /// The report could not be written.
     Write(PathBuf, io::Error),
+    /// The report could not be written to standard output.
     Stdout(io::Error),
 }
 
 impl FileError {
-    const fn exit_code(&self) -> u8 {
+    /// What this problem makes of the run.
+    #[must_use]
+    pub const fn status(&self) -> Status {
         match self {
-            FileError::Content(..) => exit::BAD_INPUT,
+            FileError::Content(..) => Status::BadInput,
             FileError::Read(..)
             | FileError::CreateDir(..)
             | FileError::Write(..)
-            | FileError::Stdout(..) => exit::IO_ERROR,
+            | FileError::Stdout(..) => Status::Io,
         }
     }
 }
@@ -181,14 +216,15 @@ impl fmt::Display for FileError {
     }
 }
 
-/// Bad content outranks I/O trouble, which outranks success.
-const fn worse(a: u8, b: u8) -> u8 {
-    if a == exit::BAD_INPUT || b == exit::BAD_INPUT {
-        exit::BAD_INPUT
-    } else if a == exit::IO_ERROR || b == exit::IO_ERROR {
-        exit::IO_ERROR
-    } else {
-        exit::SUCCESS
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileError::Read(_, err)
+            | FileError::CreateDir(_, err)
+            | FileError::Write(_, err)
+            | FileError::Stdout(err) => Some(err),
+            FileError::Content(_, err) => Some(err),
+        }
     }
 }
 
@@ -295,12 +331,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_combine_by_severity() {
-        use exit::{BAD_INPUT, IO_ERROR, SUCCESS};
-        assert_eq!(worse(SUCCESS, SUCCESS), SUCCESS);
-        assert_eq!(worse(SUCCESS, IO_ERROR), IO_ERROR);
-        assert_eq!(worse(BAD_INPUT, IO_ERROR), BAD_INPUT);
-        assert_eq!(worse(IO_ERROR, BAD_INPUT), BAD_INPUT);
+    fn statuses_combine_by_severity() {
+        use Status::{BadInput, Io, Reported};
+        assert_eq!(Reported.max(Reported), Reported);
+        assert_eq!(Reported.max(Io), Io);
+        assert_eq!(BadInput.max(Io), BadInput);
+        assert_eq!(Io.max(BadInput), BadInput);
     }
 
     fn job(inputs: &[&str], output: Option<&str>, out_dir: Option<&str>) -> Job {
@@ -315,11 +351,23 @@ mod tests {
     #[test]
     fn usage_is_checked_before_any_work() {
         let usage = |job: &Job| Plan::new(job).map(|plan| plan.files).unwrap_err();
-        assert!(usage(&job(&["a", "b"], None, None)).contains("--out-dir"));
-        assert!(usage(&job(&["a", "b"], Some("r"), None)).contains("--out-dir"));
-        assert!(usage(&job(&[], None, None)).contains("no moves file"));
+        assert!(matches!(
+            usage(&job(&["a", "b"], None, None)),
+            UsageError::StdoutForMany(2)
+        ));
+        assert!(matches!(
+            usage(&job(&["a", "b"], Some("r"), None)),
+            UsageError::OneFileForMany(2)
+        ));
+        assert!(matches!(
+            usage(&job(&["a"], Some("r"), Some("out"))),
+            UsageError::FileAndDirectory
+        ));
+        assert!(matches!(usage(&job(&[], None, None)), UsageError::NoInput));
         assert!(
-            usage(&job(&["x/a.txt", "y/a.txt"], None, Some("out"))).contains("different names")
+            usage(&job(&["x/a.txt", "y/a.txt"], None, Some("out")))
+                .to_string()
+                .contains("different names")
         );
         let two = job(&["x/a.txt", "b.txt"], None, Some("out"));
         let files = Plan::new(&two).unwrap().files;
