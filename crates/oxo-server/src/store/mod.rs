@@ -14,6 +14,7 @@
 //! finished by another.
 
 mod memory;
+mod migrate;
 mod postgres;
 mod record;
 mod sqlite;

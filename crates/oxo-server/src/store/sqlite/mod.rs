@@ -12,162 +12,29 @@
 //! exclusive lock on a file beside the database for as long as its worker
 //! lives, and a second store on the same file is refused.
 
+//!
+//! The code is in three parts: the schema and its migrations
+//! ([`schema`]), the worker thread and its writes ([`worker`]), and the
+//! reads with their mapping of rows to rooms ([`rows`]).
+
+mod rows;
+mod schema;
+mod worker;
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::thread;
 
-use oxo_core::{Cell, Player};
-use rusqlite::{Connection, OptionalExtension, params};
+use oxo_core::Cell;
+use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use super::record::{Stored, checked, digest, int};
-use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
-use crate::id::{GameId, Token, TokenHash};
-use crate::room::{RoomRecord, SeatName};
-
-/// One schema migration: SQL, or a step SQLite cannot express alone.
-enum Migration {
-    Sql(&'static str),
-    Rust(fn(&rusqlite::Transaction<'_>) -> Result<(), StoreError>),
-}
-
-/// Schema migrations, in order; `PRAGMA user_version` counts those applied.
-/// Never edit one that has shipped: add another.
-const MIGRATIONS: &[Migration] = &[
-    // 1: rooms and every move of every round.
-    Migration::Sql(
-        "CREATE TABLE rooms (
-        id TEXT PRIMARY KEY,
-        rows INTEGER NOT NULL,
-        cols INTEGER NOT NULL,
-        k INTEGER NOT NULL,
-        opponent TEXT NOT NULL,
-        x_token TEXT NOT NULL,
-        o_token TEXT,
-        round INTEGER NOT NULL,
-        first TEXT NOT NULL CHECK (first IN ('x', 'o')),
-        x_wins INTEGER NOT NULL,
-        o_wins INTEGER NOT NULL,
-        draws INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        computer_turn INTEGER NOT NULL,
-        created_at INTEGER NOT NULL DEFAULT (unixepoch()),
-        updated_at INTEGER NOT NULL DEFAULT (unixepoch())
-    ) STRICT;
-    CREATE TABLE moves (
-        room TEXT NOT NULL REFERENCES rooms (id),
-        round INTEGER NOT NULL,
-        ply INTEGER NOT NULL,
-        row INTEGER NOT NULL,
-        col INTEGER NOT NULL,
-        PRIMARY KEY (room, round, ply)
-    ) STRICT, WITHOUT ROWID;
-    CREATE INDEX rooms_computer_turn ON rooms (computer_turn) WHERE computer_turn = 1;",
-    ),
-    // 2: a read-only watch id per room for spectators; rooms made before it
-    // get a random one.
-    Migration::Sql(
-        "ALTER TABLE rooms ADD COLUMN watch TEXT;
-    UPDATE rooms SET watch = lower(hex(randomblob(8))) WHERE watch IS NULL;
-    CREATE UNIQUE INDEX rooms_watch ON rooms (watch);",
-    ),
-    // 3: seat tokens kept as their SHA-256 (SQLite has no SHA-256, so the
-    // hashing is done here). Tokens are 32 characters, hashes 64.
-    Migration::Rust(hash_stored_tokens),
-    // 4: a digest of each room's row and the moves of its round, checked on
-    // every load, so a damaged page or a lost row is reported as damage
-    // instead of being served as the game.
-    Migration::Rust(add_digests),
-    // 5: the seat that offered a rematch, and the lobby: a listed room's
-    // entry id (its open game is joined through it), found by recent change.
-    Migration::Sql(
-        "ALTER TABLE rooms ADD COLUMN offer TEXT CHECK (offer IN ('x', 'o'));
-    ALTER TABLE rooms ADD COLUMN entry TEXT;
-    CREATE UNIQUE INDEX rooms_entry ON rooms (entry);
-    CREATE INDEX rooms_listed ON rooms (updated_at) WHERE entry IS NOT NULL;",
-    ),
-    // 6: the hash of the invite that takes seat O of a game between two
-    // people; rooms stored before it have none and admit anyone with the id.
-    Migration::Sql("ALTER TABLE rooms ADD COLUMN invite TEXT;"),
-    // 7: each room gets a number in the order rooms are made, and its moves
-    // are kept under that number instead of its random id, so the moves of
-    // the games being played share a few pages at the end of the table and
-    // a commit writes those few instead of a page for every move.
-    Migration::Sql(
-        "ALTER TABLE rooms ADD COLUMN key INTEGER;
-    UPDATE rooms SET key = rowid;
-    CREATE UNIQUE INDEX rooms_key ON rooms (key);
-    CREATE TABLE moves_by_key (
-        room INTEGER NOT NULL REFERENCES rooms (key),
-        round INTEGER NOT NULL,
-        ply INTEGER NOT NULL,
-        row INTEGER NOT NULL,
-        col INTEGER NOT NULL,
-        PRIMARY KEY (room, round, ply)
-    ) STRICT, WITHOUT ROWID;
-    INSERT INTO moves_by_key (room, round, ply, row, col)
-        SELECT rooms.key, moves.round, moves.ply, moves.row, moves.col
-        FROM moves JOIN rooms ON rooms.id = moves.room;
-    DROP TABLE moves;
-    ALTER TABLE moves_by_key RENAME TO moves;",
-    ),
-];
-
-fn add_digests(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
-    tx.execute_batch("ALTER TABLE rooms ADD COLUMN digest TEXT;")?;
-    let ids: Vec<String> = tx
-        .prepare("SELECT id FROM rooms")?
-        .query_map([], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut update = tx.prepare("UPDATE rooms SET digest = ?2 WHERE id = ?1")?;
-    for id in ids {
-        if let Some((record, _)) = read_as_of(tx, &GameId::from_trusted(&id), Schema::V4)? {
-            update.execute(params![id, digest(&record)])?;
-        }
-    }
-    Ok(())
-}
-
-fn hash_stored_tokens(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
-    let plain: Vec<(String, String, Option<String>)> = tx
-        .prepare("SELECT id, x_token, o_token FROM rooms")?
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
-        .collect::<Result<_, _>>()?;
-    let hashed = |token: &str| {
-        if TokenHash::is_hash(token) {
-            token.to_owned()
-        } else {
-            Token::from_trusted(token).hash().as_str().to_owned()
-        }
-    };
-    let mut update = tx.prepare("UPDATE rooms SET x_token = ?2, o_token = ?3 WHERE id = ?1")?;
-    for (id, x, o) in plain {
-        update.execute(params![id, hashed(&x), o.as_deref().map(hashed)])?;
-    }
-    Ok(())
-}
-
-/// The most writes committed in one transaction.
-const MAX_BATCH: usize = 512;
-
-enum Request {
-    Commit(Box<Change>, oneshot::Sender<Result<(), StoreError>>),
-    Load(
-        GameId,
-        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
-    ),
-    LoadWatch(
-        GameId,
-        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
-    ),
-    ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
-    Lobby(oneshot::Sender<Result<Vec<super::Listing>, StoreError>>),
-    LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
-    Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
-    Ping(oneshot::Sender<Result<(), StoreError>>),
-}
+use self::worker::Request;
+use super::{Change, Store, StoreError, StoreFuture};
+use crate::id::GameId;
+use crate::room::RoomRecord;
 
 /// Rooms in a SQLite database file. Cheap to clone. Dropping the last clone
 /// closes the database: it waits for the worker thread to finish what it
@@ -253,7 +120,7 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        migrate(&mut conn)?;
+        schema::migrate(&mut conn)?;
         // A database that opens but cannot be written (a read-only file or
         // mount, an immutable file) would answer every move with 503:
         // refuse it now, with the reason.
@@ -268,7 +135,7 @@ impl SqliteStore {
         let thread = thread::Builder::new()
             .name("oxo-sqlite".into())
             .spawn(move || {
-                worker(&mut conn, &queue);
+                worker::worker(&mut conn, &queue);
                 // Closed before unlocked: whoever takes the lock next finds
                 // the file as this store left it.
                 drop(conn);
@@ -381,349 +248,16 @@ fn lock(path: &Path) -> Result<Option<File>, StoreError> {
     Ok(Some(file))
 }
 
-/// Apply the migrations the database lacks, each in its own transaction.
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let known = i64::try_from(MIGRATIONS.len()).expect("a handful of migrations");
-    let found: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if found > known {
-        return Err(StoreError::TooNew { found, known });
-    }
-    for (number, migration) in (1..)
-        .zip(MIGRATIONS)
-        .skip(usize::try_from(found).unwrap_or(0))
-    {
-        let tx = conn.transaction()?;
-        match migration {
-            Migration::Sql(sql) => tx.execute_batch(sql)?,
-            Migration::Rust(step) => step(&tx)?,
-        }
-        tx.pragma_update(None, "user_version", number)?;
-        tx.commit()?;
-    }
-    Ok(())
-}
-
-fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
-    let mut writes = Vec::new();
-    // `recv` fails once every sender is gone: the store has been dropped.
-    while let Ok(first) = queue.recv() {
-        let mut next = Some(first);
-        while let Some(request) = next.take() {
-            match request {
-                Request::Commit(change, reply) => writes.push((change, reply)),
-                Request::Load(id, reply) => {
-                    let _ = reply.send(load(conn, &id));
-                }
-                Request::LoadWatch(watch, reply) => {
-                    let _ = reply.send(load_watch(conn, &watch));
-                }
-                Request::ComputerTurns(reply) => {
-                    let _ = reply.send(computer_turns(conn));
-                }
-                Request::Lobby(reply) => {
-                    let _ = reply.send(lobby(conn));
-                }
-                Request::LoadEntry(entry, reply) => {
-                    let id = conn
-                        .query_row(
-                            "SELECT id FROM rooms WHERE entry = ?1",
-                            [entry.as_str()],
-                            |row| row.get::<_, String>(0),
-                        )
-                        .optional()
-                        .map(|id| id.map(|id| GameId::from_trusted(&id)));
-                    let _ = reply.send(id.map_err(StoreError::from));
-                }
-                Request::Rounds(id, reply) => {
-                    let _ = reply.send(rounds(conn, &id));
-                }
-                Request::Ping(reply) => {
-                    let ping = conn.query_row("SELECT 1", [], |_| Ok(()));
-                    let _ = reply.send(ping.map_err(StoreError::from));
-                }
-            }
-            if writes.len() < MAX_BATCH {
-                next = queue.try_recv().ok();
-            }
-        }
-        if !writes.is_empty() {
-            commit_batch(conn, &mut writes);
-        }
-    }
-}
-
-type Pending = (Box<Change>, oneshot::Sender<Result<(), StoreError>>);
-
-fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
-    let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(writes.len());
-    let outcome = (|| -> Result<(), rusqlite::Error> {
-        let mut tx = conn.transaction()?;
-        for (change, _) in writes.iter() {
-            let sp = tx.savepoint()?;
-            match apply(&sp, change) {
-                Ok(()) => {
-                    sp.commit()?;
-                    results.push(Ok(()));
-                }
-                Err(e) => {
-                    drop(sp); // rolls the savepoint back
-                    results.push(Err(e));
-                }
-            }
-        }
-        tx.commit()
-    })();
-    for (i, (_, reply)) in writes.drain(..).enumerate() {
-        let result = match &outcome {
-            // The transaction failed as a whole: nothing of it is durable.
-            Err(e) => Err(StoreError::CommitFailed(e.to_string())),
-            Ok(()) => results
-                .get_mut(i)
-                .map_or(Err(StoreError::Closed), |r| std::mem::replace(r, Ok(()))),
-        };
-        let _ = reply.send(result);
-    }
-}
-
-fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
-    let r = &change.room;
-    let score = (
-        int(r.score.wins(Player::X)),
-        int(r.score.wins(Player::O)),
-        int(r.score.draws()),
-    );
-    let version = int(r.version);
-    // One statement for every kind of change: a new room is inserted, an
-    // existing one updated. The version guard makes a lost, repeated or
-    // reordered write (or a new room reusing an id) fail instead of
-    // silently overwriting a newer state.
-    // The room's number comes back from the write itself, for its move.
-    let key: Option<i64> = conn
-        .prepare_cached(
-            "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
-                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                            offer, entry, invite, key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms))
-         ON CONFLICT (id) DO UPDATE SET
-            o_token = excluded.o_token, round = excluded.round, first = excluded.first,
-            x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
-            version = excluded.version, computer_turn = excluded.computer_turn,
-            digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch()
-         WHERE rooms.version < excluded.version
-         RETURNING key",
-        )?
-        .query_row(
-            params![
-                r.id.as_str(),
-                r.rules.rows(),
-                r.rules.cols(),
-                r.rules.k(),
-                r.opponent.name(),
-                r.x_token.as_str(),
-                r.o_token.as_ref().map(TokenHash::as_str),
-                r.round,
-                SeatName(r.first).as_str(),
-                score.0,
-                score.1,
-                score.2,
-                version,
-                i64::from(change.computer_turn),
-                r.watch.as_str(),
-                digest(r),
-                r.offer.map(|seat| SeatName(seat).as_str()),
-                r.entry.as_ref().map(GameId::as_str),
-                r.invite.as_ref().map(TokenHash::as_str),
-            ],
-            |row| row.get(0),
-        )
-        .optional()?;
-    let Some(key) = key else {
-        return Err(StoreError::Conflict(format!(
-            "game {} is already stored at version {} or later",
-            r.id.for_log(),
-            r.version
-        )));
-    };
-    if change.kind == ChangeKind::Move {
-        let cell = r.moves.last().ok_or_else(|| {
-            StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
-        })?;
-        conn.prepare_cached(
-            "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            key,
-            r.round,
-            int(r.moves.len() as u64),
-            cell.row,
-            cell.col
-        ])?;
-    }
-    Ok(())
-}
-
-/// The room `id` as stored, checked against its digest: a room whose row
-/// or moves were damaged is [`StoreError::Corrupt`], never served.
-fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError> {
-    read(conn, id)?.map(checked).transpose()
-}
-
-/// The room `id` as stored, and the digest stored with it (unchecked).
-fn read(
-    conn: &Connection,
-    id: &GameId,
-) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
-    read_as_of(conn, id, Schema::Current)
-}
-
-/// Which columns a room's row has: a migration reads rooms as the schema
-/// stood when it was written.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Schema {
-    /// Before migration 5 (no rematch offer, no lobby entry, no invite;
-    /// moves kept under the room's id).
-    V4,
-    Current,
-}
-
-fn read_as_of(
-    conn: &Connection,
-    id: &GameId,
-    schema: Schema,
-) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
-    let sql = match schema {
-        Schema::V4 => {
-            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL
-             FROM rooms WHERE id = ?1"
-        }
-        Schema::Current => {
-            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, offer, entry, invite
-             FROM rooms WHERE id = ?1"
-        }
-    };
-    let stored = conn
-        .query_row(sql, [id.as_str()], |row| {
-            Ok(Stored {
-                rows: row.get(0)?,
-                cols: row.get(1)?,
-                k: row.get(2)?,
-                opponent: row.get(3)?,
-                x_token: row.get(4)?,
-                o_token: row.get(5)?,
-                round: row.get(6)?,
-                first: row.get(7)?,
-                score: (row.get(8)?, row.get(9)?, row.get(10)?),
-                version: row.get(11)?,
-                watch: row.get(12)?,
-                digest: row.get(13)?,
-                offer: row.get(14)?,
-                entry: row.get(15)?,
-                invite: row.get(16)?,
-            })
-        })
-        .optional()?;
-    let Some(stored) = stored else {
-        return Ok(None);
-    };
-    // Moves were kept under the room's id until migration 7.
-    let mut stmt = conn.prepare_cached(match schema {
-        Schema::V4 => "SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply",
-        Schema::Current => {
-            "SELECT ply, row, col FROM moves
-             WHERE room = (SELECT key FROM rooms WHERE id = ?1) AND round = ?2 ORDER BY ply"
-        }
-    })?;
-    let moves = stmt
-        .query_map(params![id.as_str(), stored.round], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    stored.decode(id, moves).map(Some)
-}
-
-fn load_watch(conn: &Connection, watch: &GameId) -> Result<Option<RoomRecord>, StoreError> {
-    let id: Option<String> = conn
-        .query_row(
-            "SELECT id FROM rooms WHERE watch = ?1",
-            [watch.as_str()],
-            |row| row.get(0),
-        )
-        .optional()?;
-    match id {
-        Some(id) => load(conn, &GameId::from_trusted(&id)),
-        None => Ok(None),
-    }
-}
-
-fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT round, ply, row, col FROM moves
-         WHERE room = (SELECT key FROM rooms WHERE id = ?1) ORDER BY round, ply",
-    )?;
-    let moves = stmt
-        .query_map([id.as_str()], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })?
-        .collect::<Result<Vec<(u32, i64, u32, u32)>, _>>()?;
-    super::record::group_rounds(id, moves)
-}
-
-fn lobby(conn: &Connection) -> Result<Vec<super::Listing>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
-                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at
-         FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
-         ORDER BY updated_at DESC LIMIT ?2",
-    )?;
-    let rows = stmt
-        .query_map(
-            params![
-                int(super::LOBBY_HORIZON.as_secs()),
-                int(super::LOBBY_ROWS as u64)
-            ],
-            |row| {
-                Ok(super::record::StoredListing {
-                    entry: row.get(0)?,
-                    watch: row.get(1)?,
-                    rows: row.get(2)?,
-                    cols: row.get(3)?,
-                    k: row.get(4)?,
-                    opponent: row.get(5)?,
-                    first: row.get(6)?,
-                    round: row.get(7)?,
-                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
-                    seated: row.get(11)?,
-                    idle: row.get(12)?,
-                })
-            },
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(super::record::StoredListing::decode)
-        .collect()
-}
-
-fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
-    let mut stmt = conn.prepare("SELECT id FROM rooms WHERE computer_turn = 1")?;
-    let ids = stmt
-        .query_map([], |row| row.get::<_, String>(0))?
-        .map(|id| id.map(|id| GameId::from_trusted(&id)))
-        .collect::<Result<_, _>>()?;
-    Ok(ids)
-}
-
 #[cfg(test)]
 mod tests {
     use oxo_ai::StrategyKind;
-    use oxo_core::{Rules, Scoreboard};
+    use oxo_core::{Player, Rules, Scoreboard};
 
     use super::*;
     use crate::room::{Opponent, Room};
+    use crate::store::ChangeKind;
 
-    fn room(id: &str, opponent: Opponent) -> Room {
+    pub(super) fn room(id: &str, opponent: Opponent) -> Room {
         Room::new(
             GameId::from_trusted(id),
             GameId::from_trusted(&format!("watch-{id}")),
@@ -734,7 +268,7 @@ mod tests {
         )
     }
 
-    fn change(room: &Room, kind: ChangeKind) -> Change {
+    pub(super) fn change(room: &Room, kind: ChangeKind) -> Change {
         Change {
             room: room.record(),
             kind,
@@ -784,51 +318,6 @@ mod tests {
         assert_eq!(store.load(b.id()).await.unwrap(), Some(b.record()));
     }
 
-    #[test]
-    fn a_write_failing_part_way_is_undone_and_spoils_no_other() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        migrate(&mut conn).unwrap();
-        let send = |conn: &mut Connection, changes: Vec<Change>| {
-            let (mut writes, mut answers) = (Vec::new(), Vec::new());
-            for change in changes {
-                let (tx, rx) = oneshot::channel();
-                writes.push((Box::new(change), tx));
-                answers.push(rx);
-            }
-            commit_batch(conn, &mut writes);
-            answers
-                .into_iter()
-                .map(|mut rx| rx.try_recv().expect("every writer answered"))
-                .collect::<Vec<_>>()
-        };
-        let a = room("a", Opponent::Computer(StrategyKind::Random));
-        let (played, _) = a.play(Player::X, 1, 1, None).unwrap();
-        let answers = send(
-            &mut conn,
-            vec![
-                change(&a, ChangeKind::Create),
-                change(&played, ChangeKind::Move),
-            ],
-        );
-        assert!(answers.iter().all(Result::is_ok), "{answers:?}");
-        // A newer version of the room whose move repeats a stored ply: its
-        // row is written before its move is refused.
-        let mut bad = change(&played, ChangeKind::Move);
-        bad.room.version += 1;
-        let b = room("b", Opponent::Human);
-        let stale = change(&a, ChangeKind::Create);
-        let answers = send(&mut conn, vec![stale, bad, change(&b, ChangeKind::Create)]);
-        assert!(
-            matches!(answers[0], Err(StoreError::Conflict(_))),
-            "{answers:?}"
-        );
-        assert!(answers[1].is_err(), "{answers:?}");
-        assert!(answers[2].is_ok(), "{answers:?}");
-        // The bad write left nothing behind; the others are as sent.
-        assert_eq!(load(&conn, a.id()).unwrap(), Some(played.record()));
-        assert_eq!(load(&conn, b.id()).unwrap(), Some(b.record()));
-    }
-
     #[tokio::test]
     async fn a_version_1_database_is_migrated_with_watch_ids() {
         let dir = tempfile::tempdir().unwrap();
@@ -836,10 +325,7 @@ mod tests {
         {
             // A database as the first schema left it, with one room.
             let conn = Connection::open(&path).unwrap();
-            let Migration::Sql(first) = MIGRATIONS[0] else {
-                panic!("the first migration is SQL");
-            };
-            conn.execute_batch(first).unwrap();
+            conn.execute_batch(schema::MIGRATIONS[0].sql).unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
             conn.execute(
                 "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, round, first,

@@ -1,0 +1,249 @@
+//! The committer: one per node, taking the changes that wait and committing
+//! them together in one transaction (group commit), each change one
+//! statement under the version guard that also announces it.
+
+use std::sync::Weak;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::rows::small;
+use super::{Inner, PgStore};
+use crate::room::SeatName;
+use crate::store::record::{digest, int};
+use crate::store::{Change, ChangeKind, StoreError};
+
+/// A change: the room's row upserted under the version guard, the move (if
+/// any) appended, and the change announced (`ID VERSION NODE [ROW COL]`,
+/// the cell for a move), in one statement. The claim on
+/// the computer's turn ends with it. Answers one row, or none when the
+/// guard refused the write.
+pub(super) const COMMIT: &str = "WITH room AS (
+        INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
+                           x_wins, o_wins, draws, version, computer_turn, watch, digest,
+                           offer, entry, invite)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
+                $23)
+        ON CONFLICT (id) DO UPDATE SET
+            o_token = excluded.o_token, round = excluded.round, first = excluded.first,
+            x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
+            version = excluded.version, computer_turn = excluded.computer_turn,
+            digest = excluded.digest, offer = excluded.offer,
+            claimed_by = NULL, claimed_until = NULL,
+            updated_at = now()
+        WHERE rooms.version < excluded.version
+        RETURNING id, version
+    ), played AS (
+        INSERT INTO moves (room, round, ply, row, col)
+        SELECT id, $8, $17, $18, $19 FROM room WHERE $17 > 0
+    )
+    SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text
+        || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text ELSE '' END)
+    FROM room";
+
+/// A change waiting for the committer, and where its outcome goes.
+pub(super) type Pending = (Change, oneshot::Sender<Result<(), StoreError>>);
+
+/// Changes committed in one transaction, at most.
+const BATCH: usize = 64;
+
+/// The committer: takes whatever changes are waiting (at most [`BATCH`]),
+/// commits them together, answers each, and again.
+pub(super) async fn commit_loop(inner: Weak<Inner>, mut pending: mpsc::UnboundedReceiver<Pending>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while pending.recv_many(&mut batch, BATCH).await > 0 {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        PgStore { inner }.commit_batch(&mut batch).await;
+        batch.clear();
+    }
+}
+
+/// The values of [`COMMIT`]'s parameters for one change, owned.
+struct Row {
+    id: String,
+    rows: i32,
+    cols: i32,
+    k: i32,
+    opponent: &'static str,
+    x_token: String,
+    o_token: Option<String>,
+    round: i32,
+    first: &'static str,
+    score: [i64; 3],
+    version: i64,
+    computer_turn: bool,
+    watch: String,
+    digest: String,
+    ply: i32,
+    row: i32,
+    col: i32,
+    offer: Option<&'static str>,
+    entry: Option<String>,
+    invite: Option<String>,
+}
+
+impl Row {
+    fn new(change: &Change) -> Result<Row, StoreError> {
+        let r = &change.room;
+        let (ply, cell) = match change.kind {
+            ChangeKind::Move => {
+                let cell = r.moves.last().ok_or_else(|| {
+                    StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
+                })?;
+                (
+                    small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?,
+                    *cell,
+                )
+            }
+            _ => (0, oxo_core::Cell::new(0, 0)),
+        };
+        Ok(Row {
+            id: r.id.as_str().to_owned(),
+            rows: small(r.rules.rows())?,
+            cols: small(r.rules.cols())?,
+            k: small(r.rules.k())?,
+            opponent: r.opponent.name(),
+            x_token: r.x_token.as_str().to_owned(),
+            o_token: r.o_token.as_ref().map(|t| t.as_str().to_owned()),
+            round: small(r.round)?,
+            first: SeatName(r.first).as_str(),
+            score: [
+                int(r.score.wins(oxo_core::Player::X)),
+                int(r.score.wins(oxo_core::Player::O)),
+                int(r.score.draws()),
+            ],
+            version: int(r.version),
+            computer_turn: change.computer_turn,
+            watch: r.watch.as_str().to_owned(),
+            digest: digest(r),
+            ply,
+            row: small(cell.row)?,
+            col: small(cell.col)?,
+            offer: r.offer.map(|seat| SeatName(seat).as_str()),
+            entry: r.entry.as_ref().map(|e| e.as_str().to_owned()),
+            invite: r.invite.as_ref().map(|i| i.as_str().to_owned()),
+        })
+    }
+
+    /// The parameters in [`COMMIT`]'s order, `node` announcing the change.
+    fn params<'a>(
+        &'a self,
+        node: &'a String,
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 23] {
+        [
+            &self.id,
+            &self.rows,
+            &self.cols,
+            &self.k,
+            &self.opponent,
+            &self.x_token,
+            &self.o_token,
+            &self.round,
+            &self.first,
+            &self.score[0],
+            &self.score[1],
+            &self.score[2],
+            &self.version,
+            &self.computer_turn,
+            &self.watch,
+            &self.digest,
+            &self.ply,
+            &self.row,
+            &self.col,
+            node,
+            &self.offer,
+            &self.entry,
+            &self.invite,
+        ]
+    }
+}
+
+/// What one change's statement wrote: its row, or a conflict.
+fn written(change: &Change, rows: u64) -> Result<(), StoreError> {
+    if rows == 1 {
+        Ok(())
+    } else {
+        Err(StoreError::Conflict(format!(
+            "game {} is already stored at version {} or later",
+            change.room.id.for_log(),
+            change.room.version
+        )))
+    }
+}
+
+impl PgStore {
+    /// Commit `batch` (see the module docs) and answer each change.
+    async fn commit_batch(&self, batch: &mut Vec<Pending>) {
+        let node = &self.inner.node;
+        // A change that cannot even be written down is refused alone.
+        let mut rows = Vec::with_capacity(batch.len());
+        let mut ready = Vec::with_capacity(batch.len());
+        for (change, reply) in batch.drain(..) {
+            match Row::new(&change) {
+                Ok(row) => {
+                    rows.push(row);
+                    ready.push((change, reply));
+                }
+                Err(e) => drop(reply.send(Err(e))),
+            }
+        }
+        if ready.is_empty() {
+            return;
+        }
+        let conn = match self.conn().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                let message = e.to_string();
+                for (_, reply) in ready {
+                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                }
+                return;
+            }
+        };
+        if ready.len() > 1 {
+            // Sent at once, in this order, on one connection: one round
+            // trip and one commit for them all.
+            let client = &conn.client;
+            let params: Vec<_> = rows.iter().map(|row| row.params(node)).collect();
+            let statements = params
+                .iter()
+                .map(|params| client.execute(&conn.commit, params));
+            let (begun, done, committed) = tokio::join!(
+                client.batch_execute("BEGIN"),
+                futures_util::future::join_all(statements),
+                client.batch_execute("COMMIT"),
+            );
+            if begun.is_ok() && committed.is_ok() && done.iter().all(Result::is_ok) {
+                for ((change, reply), rows) in ready.into_iter().zip(done) {
+                    let _ = reply.send(
+                        rows.map_err(StoreError::from)
+                            .and_then(|n| written(&change, n)),
+                    );
+                }
+                return;
+            }
+            if client.is_closed() {
+                // Whether it committed is unknown: say so to each, as a
+                // single statement's lost answer would.
+                let message = committed.err().map_or_else(
+                    || "the connection closed".to_owned(),
+                    |e| StoreError::from(e).to_string(),
+                );
+                for (_, reply) in ready {
+                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                }
+                return;
+            }
+            // A statement failed and the batch was rolled back: each alone.
+        }
+        for ((change, reply), row) in ready.into_iter().zip(&rows) {
+            let result = conn.client.execute(&conn.commit, &row.params(node)).await;
+            let _ = reply.send(
+                result
+                    .map_err(StoreError::from)
+                    .and_then(|n| written(&change, n)),
+            );
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Rooms in PostgreSQL, shared by any number of `oxo serve` nodes.
+//!
+//! - **One writer per room.** Every change is one statement, committed
+//!   before it is acknowledged, whose `UPDATE` only applies when the stored
+//!   version is older than the new one. Two nodes
+//!   racing to change a room both propose the same next version; the
+//!   database applies exactly one and the other gets
+//!   [`StoreError::Conflict`], rereads the room and answers from the fresh
+//!   state. No lock is held between statements.
+//! - **Group commit.** Changes reach the database through one committer
+//!   per node: what arrives while a commit is under way goes together in
+//!   the next transaction (`BEGIN`, the changes' statements, `COMMIT`,
+//!   sent at once), so a busy node pays for one commit (and one wake-up of
+//!   every listener) per batch, not per move. A statement that fails spoils
+//!   its batch: the batch is rolled back and each of its changes committed
+//!   again alone, so that only the bad one fails.
+//! - **Live updates.** The same statement sends `NOTIFY oxo_rooms` with the
+//!   room id and its new version, delivered to every node when (and only
+//!   if) the change commits. Each node listens on a connection of its own
+//!   ([`Store::follow`]); when that connection drops it reconnects, listens
+//!   again and then asks the hub to reread every room it holds
+//!   ([`StoreEvent::Resync`]), since notifications sent meanwhile are lost.
+//! - **Computer moves exactly once.** A node searches the computer's move
+//!   only after claiming the room's turn ([`Store::claim`]): a lease in the
+//!   room's row, renewed while the search runs and ended by the commit. A
+//!   node that dies stops renewing; once the lease runs out, any node's
+//!   sweep ([`Store::computer_turns`]) finds the room and finishes the move.
+//!
+//! The schema is versioned in `oxo_schema` and migrated at start under an
+//! advisory lock, so nodes starting together migrate once. Connections are
+//! plain TCP (no TLS): keep the database on a private network or loopback.
+//!
+//! The code is in parts: the schema and its migrations ([`schema`]), the
+//! connections ([`pool`]), the committer ([`commit`]), the reads and their
+//! mapping of rows to rooms ([`rows`]) and the change feed ([`listen`]).
+
+mod commit;
+mod listen;
+mod pool;
+mod rows;
+mod schema;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::Config;
+
+use self::commit::{Pending, commit_loop};
+use self::listen::{PRESENCE, listen};
+use self::pool::{Conn, Pool};
+use self::rows::{decode, unsigned};
+use super::record::int;
+use super::{Change, Store, StoreError, StoreEvent, StoreFuture};
+use crate::id::GameId;
+use crate::room::RoomRecord;
+
+/// The channel every change is announced on.
+const CHANNEL: &str = "oxo_rooms";
+
+/// The `application_name` of each node's listening connection (the others
+/// are `oxo serve`), for operators and tests that look at `pg_stat_activity`.
+pub const LISTENER_NAME: &str = "oxo serve changes";
+
+/// How long to wait for the database to accept a connection, unless the
+/// URL says otherwise.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+struct Inner {
+    /// The connections for requests.
+    pool: Pool,
+    /// Where changes wait for the committer ([`commit_loop`]).
+    committer: mpsc::UnboundedSender<Pending>,
+    /// Who claims computer turns: unique per process.
+    node: String,
+}
+
+/// Rooms in a PostgreSQL database that several servers may share. Cheap to
+/// clone; clones share the connections.
+#[derive(Clone)]
+pub struct PgStore {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("node", &self.inner.node)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connect to the database at `url` (`postgres://USER@HOST:PORT/DB`,
+    /// or any form tokio-postgres accepts) and bring its schema up to date.
+    /// Must be called on a tokio runtime, which then drives the
+    /// connections.
+    ///
+    /// # Errors
+    /// A malformed URL, an unreachable or refusing database, a schema from
+    /// a newer oxo.
+    pub async fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let mut config: Config = url
+            .parse()
+            .map_err(|e| StoreError::Postgres(format!("bad database URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("oxo serve");
+        }
+        let (committer, pending) = mpsc::unbounded_channel();
+        let store = PgStore {
+            inner: Arc::new(Inner {
+                pool: Pool::new(config),
+                committer,
+                node: node_name(),
+            }),
+        };
+        // It ends when the store does (its last sender gone).
+        tokio::spawn(commit_loop(Arc::downgrade(&store.inner), pending));
+        schema::migrate(store.inner.pool.config()).await?;
+        // Connect now, so that a database that cannot serve is found at
+        // start and not on the first move.
+        store.conn().await?;
+        Ok(store)
+    }
+
+    /// Where the database is, without any password: `postgres://USER@HOST:PORT/DB`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let config = self.inner.pool.config();
+        let host = match config.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+            Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+            None => "localhost".into(),
+        };
+        format!(
+            "postgres://{}@{}:{}/{}",
+            config.get_user().unwrap_or(""),
+            host,
+            config.get_ports().first().copied().unwrap_or(5432),
+            config.get_dbname().unwrap_or("")
+        )
+    }
+
+    /// The name this node claims computer turns under.
+    #[must_use]
+    pub fn node(&self) -> &str {
+        &self.inner.node
+    }
+
+    /// A connection from the pool.
+    async fn conn(&self) -> Result<Arc<Conn>, StoreError> {
+        self.inner.pool.get().await
+    }
+
+    fn run<T, F>(&self, work: impl FnOnce(Arc<Conn>) -> F + Send + 'static) -> StoreFuture<T>
+    where
+        F: Future<Output = Result<T, StoreError>> + Send + 'static,
+    {
+        let store = self.clone();
+        Box::pin(async move { work(store.conn().await?).await })
+    }
+}
+
+/// `host:pid:random`, for the claims table and the logs.
+fn node_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default();
+    let mut salt = [0u8; 3];
+    let _ = getrandom::fill(&mut salt);
+    format!(
+        "{}:{}:{:02x}{:02x}{:02x}",
+        if host.is_empty() { "oxo" } else { &host },
+        std::process::id(),
+        salt[0],
+        salt[1],
+        salt[2]
+    )
+}
+
+impl Store for PgStore {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        let (reply, answer) = oneshot::channel();
+        let sent = self.inner.committer.send((change, reply));
+        Box::pin(async move {
+            sent.map_err(|_| StoreError::Closed)?;
+            answer.await.map_err(|_| StoreError::Closed)?
+        })
+    }
+
+    fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let row = conn.client.query_opt(&conn.load, &[&id.as_str()]).await?;
+            row.as_ref().map(decode).transpose()
+        })
+    }
+
+    fn load_watch(&self, watch: &GameId) -> StoreFuture<Option<RoomRecord>> {
+        let watch = watch.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.load_watch, &[&watch.as_str()])
+                .await?;
+            row.as_ref().map(decode).transpose()
+        })
+    }
+
+    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+        self.run(move |conn| async move {
+            let horizon = super::LOBBY_HORIZON.as_secs_f64();
+            let limit = int(super::LOBBY_ROWS as u64);
+            let rows = conn.client.query(&conn.lobby, &[&horizon, &limit]).await?;
+            rows.iter()
+                .map(|row| {
+                    super::record::StoredListing {
+                        entry: row.try_get(0)?,
+                        watch: row.try_get(1)?,
+                        rows: unsigned(row.try_get(2)?)?,
+                        cols: unsigned(row.try_get(3)?)?,
+                        k: unsigned(row.try_get(4)?)?,
+                        opponent: row.try_get(5)?,
+                        first: row.try_get(6)?,
+                        round: unsigned(row.try_get(7)?)?,
+                        score: (row.try_get(8)?, row.try_get(9)?, row.try_get(10)?),
+                        seated: row.try_get(11)?,
+                        idle: row.try_get(12)?,
+                    }
+                    .decode()
+                })
+                .collect()
+        })
+    }
+
+    fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
+        let entry = entry.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.load_entry, &[&entry.as_str()])
+                .await?;
+            row.map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+                .transpose()
+        })
+    }
+
+    fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
+        self.run(move |conn| async move {
+            let rows = conn.client.query(&conn.orphans, &[]).await?;
+            rows.iter()
+                .map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+                .collect()
+        })
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn announce(&self, id: &GameId, seats: [bool; 2]) -> StoreFuture<()> {
+        let bit = |present: bool| if present { '1' } else { '0' };
+        let note = format!(
+            "{PRESENCE}{id} {} {} {}",
+            self.inner.node,
+            bit(seats[0]),
+            bit(seats[1])
+        );
+        self.run(move |conn| async move {
+            conn.client
+                .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &note])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let rows = conn.client.query(&conn.rounds, &[&id.as_str()]).await?;
+            let moves = rows
+                .iter()
+                .map(|row| {
+                    Ok((
+                        unsigned(row.try_get(0)?)?,
+                        i64::from(row.try_get::<_, i32>(1)?),
+                        unsigned(row.try_get(2)?)?,
+                        unsigned(row.try_get(3)?)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            super::record::group_rounds(&id, moves)
+        })
+    }
+
+    fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let row = conn
+                .client
+                .query_opt(&conn.version, &[&id.as_str()])
+                .await?;
+            row.map(|row| {
+                let version: i64 = row.try_get(0)?;
+                u64::try_from(version).map_err(|_| {
+                    StoreError::Corrupt(format!("game {}: version {version}", id.for_log()))
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn follow(&self) -> Option<mpsc::Receiver<StoreEvent>> {
+        let (events, receiver) = mpsc::channel(1024);
+        let mut config = self.inner.pool.config().clone();
+        config.application_name(LISTENER_NAME);
+        tokio::spawn(listen(config, self.inner.node.clone(), events));
+        Some(receiver)
+    }
+
+    fn claim(&self, id: &GameId, version: u64, lease: Duration) -> StoreFuture<bool> {
+        let id = id.clone();
+        let node = self.inner.node.clone();
+        self.run(move |conn| async move {
+            let claimed = conn
+                .client
+                .execute(
+                    &conn.claim,
+                    &[&id.as_str(), &int(version), &node, &lease.as_secs_f64()],
+                )
+                .await?;
+            Ok(claimed == 1)
+        })
+    }
+
+    fn ping(&self) -> StoreFuture<()> {
+        self.run(move |conn| async move {
+            conn.client.simple_query("SELECT 1").await?;
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_differ_between_stores_of_one_process() {
+        assert_ne!(node_name(), node_name());
+    }
+}

@@ -1,0 +1,103 @@
+//! The node's connections for requests: a fixed number, each with the
+//! store's statements prepared, handed out round robin and replaced when
+//! they close.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+use super::commit::COMMIT;
+use super::rows::{CLAIM, LOAD, LOBBY, ORPHANS};
+use crate::store::StoreError;
+
+/// Connections each node keeps for its requests. Statements from many
+/// tasks are pipelined on each; several let commits share a WAL flush.
+const SIZE: usize = 8;
+
+/// One connection and its prepared statements.
+pub(super) struct Conn {
+    pub client: Client,
+    pub commit: Statement,
+    pub load: Statement,
+    pub load_watch: Statement,
+    pub claim: Statement,
+    pub orphans: Statement,
+    pub version: Statement,
+    pub rounds: Statement,
+    pub lobby: Statement,
+    pub load_entry: Statement,
+}
+
+/// [`SIZE`] connection slots, each empty until first used and refilled
+/// when its connection has closed.
+pub(super) struct Pool {
+    config: Config,
+    slots: Vec<Mutex<Option<Arc<Conn>>>>,
+    next: AtomicUsize,
+}
+
+impl Pool {
+    /// A pool of connections to the database `config` names; none is made
+    /// yet.
+    pub(super) fn new(config: Config) -> Pool {
+        Pool {
+            config,
+            slots: (0..SIZE).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Where the connections go.
+    pub(super) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A connection, round robin over the slots, (re)connected as needed.
+    pub(super) async fn get(&self) -> Result<Arc<Conn>, StoreError> {
+        let at = self.next.fetch_add(1, Ordering::Relaxed) % SIZE;
+        let slot = &self.slots[at];
+        let held = slot.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(conn) = held
+            && !conn.client.is_closed()
+        {
+            return Ok(conn);
+        }
+        let client = connect(&self.config).await?;
+        let load_where = |clause: &str| format!("{LOAD} WHERE {clause} = $1");
+        let conn = Arc::new(Conn {
+            commit: client.prepare(COMMIT).await?,
+            load: client.prepare(&load_where("id")).await?,
+            load_watch: client.prepare(&load_where("watch")).await?,
+            claim: client.prepare(CLAIM).await?,
+            orphans: client.prepare(ORPHANS).await?,
+            version: client
+                .prepare("SELECT version FROM rooms WHERE id = $1")
+                .await?,
+            rounds: client
+                .prepare(
+                    "SELECT round, ply, row, col FROM moves WHERE room = $1 ORDER BY round, ply",
+                )
+                .await?,
+            lobby: client.prepare(LOBBY).await?,
+            load_entry: client
+                .prepare("SELECT id FROM rooms WHERE entry = $1")
+                .await?,
+            client,
+        });
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
+        Ok(conn)
+    }
+}
+
+/// One connection, driven by a task of its own; errors on it are logged
+/// (the client sees the connection closed and the pool replaces it).
+pub(super) async fn connect(config: &Config) -> Result<Client, StoreError> {
+    let (client, connection) = config.connect(NoTls).await?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "a PostgreSQL connection failed");
+        }
+    });
+    Ok(client)
+}

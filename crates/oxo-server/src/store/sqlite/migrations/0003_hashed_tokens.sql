@@ -1,0 +1,3 @@
+-- Seat tokens kept as their SHA-256. SQLite has no SHA-256, so the store
+-- hashes the stored tokens itself after this step's SQL (see schema.rs).
+-- Tokens are 32 characters, hashes 64.

@@ -1,0 +1,172 @@
+//! Rooms read back from SQLite rows: each query, and the mapping of its
+//! columns to a checked [`RoomRecord`] or listing.
+
+use oxo_core::Cell;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::id::GameId;
+use crate::room::RoomRecord;
+use crate::store::record::{Stored, StoredListing, checked, group_rounds, int};
+use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, Listing, StoreError};
+
+/// The room `id` as stored, checked against its digest: a room whose row
+/// or moves were damaged is [`StoreError::Corrupt`], never served.
+pub(super) fn load(conn: &Connection, id: &GameId) -> Result<Option<RoomRecord>, StoreError> {
+    read(conn, id)?.map(checked).transpose()
+}
+
+/// The room `id` as stored, and the digest stored with it (unchecked).
+fn read(
+    conn: &Connection,
+    id: &GameId,
+) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
+    read_as_of(conn, id, Layout::Current)
+}
+
+/// Which columns a room's row has: a migration reads rooms as the schema
+/// stood when it was written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// Before migration 5 (no rematch offer, no lobby entry, no invite;
+    /// moves kept under the room's id).
+    V4,
+    Current,
+}
+
+pub(super) fn read_as_of(
+    conn: &Connection,
+    id: &GameId,
+    layout: Layout,
+) -> Result<Option<(RoomRecord, Option<String>)>, StoreError> {
+    let sql = match layout {
+        Layout::V4 => {
+            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
+                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL
+             FROM rooms WHERE id = ?1"
+        }
+        Layout::Current => {
+            "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
+                    x_wins, o_wins, draws, version, watch, digest, offer, entry, invite
+             FROM rooms WHERE id = ?1"
+        }
+    };
+    let stored = conn
+        .query_row(sql, [id.as_str()], |row| {
+            Ok(Stored {
+                rows: row.get(0)?,
+                cols: row.get(1)?,
+                k: row.get(2)?,
+                opponent: row.get(3)?,
+                x_token: row.get(4)?,
+                o_token: row.get(5)?,
+                round: row.get(6)?,
+                first: row.get(7)?,
+                score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                version: row.get(11)?,
+                watch: row.get(12)?,
+                digest: row.get(13)?,
+                offer: row.get(14)?,
+                entry: row.get(15)?,
+                invite: row.get(16)?,
+            })
+        })
+        .optional()?;
+    let Some(stored) = stored else {
+        return Ok(None);
+    };
+    // Moves were kept under the room's id until migration 7.
+    let mut stmt = conn.prepare_cached(match layout {
+        Layout::V4 => "SELECT ply, row, col FROM moves WHERE room = ?1 AND round = ?2 ORDER BY ply",
+        Layout::Current => {
+            "SELECT ply, row, col FROM moves
+             WHERE room = (SELECT key FROM rooms WHERE id = ?1) AND round = ?2 ORDER BY ply"
+        }
+    })?;
+    let moves = stmt
+        .query_map(params![id.as_str(), stored.round], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    stored.decode(id, moves).map(Some)
+}
+
+pub(super) fn load_watch(
+    conn: &Connection,
+    watch: &GameId,
+) -> Result<Option<RoomRecord>, StoreError> {
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT id FROM rooms WHERE watch = ?1",
+            [watch.as_str()],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match id {
+        Some(id) => load(conn, &GameId::from_trusted(&id)),
+        None => Ok(None),
+    }
+}
+
+pub(super) fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT round, ply, row, col FROM moves
+         WHERE room = (SELECT key FROM rooms WHERE id = ?1) ORDER BY round, ply",
+    )?;
+    let moves = stmt
+        .query_map([id.as_str()], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<Result<Vec<(u32, i64, u32, u32)>, _>>()?;
+    group_rounds(id, moves)
+}
+
+pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at
+         FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
+         ORDER BY updated_at DESC LIMIT ?2",
+    )?;
+    let rows = stmt
+        .query_map(
+            params![int(LOBBY_HORIZON.as_secs()), int(LOBBY_ROWS as u64)],
+            |row| {
+                Ok(StoredListing {
+                    entry: row.get(0)?,
+                    watch: row.get(1)?,
+                    rows: row.get(2)?,
+                    cols: row.get(3)?,
+                    k: row.get(4)?,
+                    opponent: row.get(5)?,
+                    first: row.get(6)?,
+                    round: row.get(7)?,
+                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                    seated: row.get(11)?,
+                    idle: row.get(12)?,
+                })
+            },
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter().map(StoredListing::decode).collect()
+}
+
+pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {
+    let mut stmt = conn.prepare("SELECT id FROM rooms WHERE computer_turn = 1")?;
+    let ids = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .map(|id| id.map(|id| GameId::from_trusted(&id)))
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+/// The id of the room listed under lobby id `entry`.
+pub(super) fn load_entry(conn: &Connection, entry: &GameId) -> Result<Option<GameId>, StoreError> {
+    let id = conn
+        .query_row(
+            "SELECT id FROM rooms WHERE entry = ?1",
+            [entry.as_str()],
+            |row| row.get::<_, String>(0),
+        )
+        .optional()?;
+    Ok(id.map(|id| GameId::from_trusted(&id)))
+}

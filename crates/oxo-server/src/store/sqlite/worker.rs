@@ -1,0 +1,242 @@
+//! The thread that owns the SQLite connection: it answers reads in the
+//! order they come and commits the writes waiting in its queue together
+//! (group commit), each inside a savepoint so that one bad write cannot
+//! spoil the others, answering each writer only once the commit is synced.
+
+use std::sync::mpsc;
+
+use oxo_core::{Cell, Player};
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::oneshot;
+
+use super::rows;
+use crate::id::{GameId, TokenHash};
+use crate::room::{RoomRecord, SeatName};
+use crate::store::record::{digest, int};
+use crate::store::{Change, ChangeKind, Listing, StoreError};
+
+/// The most writes committed in one transaction.
+const MAX_BATCH: usize = 512;
+
+pub(super) enum Request {
+    Commit(Box<Change>, oneshot::Sender<Result<(), StoreError>>),
+    Load(
+        GameId,
+        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
+    ),
+    LoadWatch(
+        GameId,
+        oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
+    ),
+    ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+    Lobby(oneshot::Sender<Result<Vec<Listing>, StoreError>>),
+    LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
+    Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
+    Ping(oneshot::Sender<Result<(), StoreError>>),
+}
+
+pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
+    let mut writes = Vec::new();
+    // `recv` fails once every sender is gone: the store has been dropped.
+    while let Ok(first) = queue.recv() {
+        let mut next = Some(first);
+        while let Some(request) = next.take() {
+            match request {
+                Request::Commit(change, reply) => writes.push((change, reply)),
+                Request::Load(id, reply) => {
+                    let _ = reply.send(rows::load(conn, &id));
+                }
+                Request::LoadWatch(watch, reply) => {
+                    let _ = reply.send(rows::load_watch(conn, &watch));
+                }
+                Request::ComputerTurns(reply) => {
+                    let _ = reply.send(rows::computer_turns(conn));
+                }
+                Request::Lobby(reply) => {
+                    let _ = reply.send(rows::lobby(conn));
+                }
+                Request::LoadEntry(entry, reply) => {
+                    let _ = reply.send(rows::load_entry(conn, &entry));
+                }
+                Request::Rounds(id, reply) => {
+                    let _ = reply.send(rows::rounds(conn, &id));
+                }
+                Request::Ping(reply) => {
+                    let ping = conn.query_row("SELECT 1", [], |_| Ok(()));
+                    let _ = reply.send(ping.map_err(StoreError::from));
+                }
+            }
+            if writes.len() < MAX_BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        if !writes.is_empty() {
+            commit_batch(conn, &mut writes);
+        }
+    }
+}
+
+type Pending = (Box<Change>, oneshot::Sender<Result<(), StoreError>>);
+
+fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
+    let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(writes.len());
+    let outcome = (|| -> Result<(), rusqlite::Error> {
+        let mut tx = conn.transaction()?;
+        for (change, _) in writes.iter() {
+            let sp = tx.savepoint()?;
+            match apply(&sp, change) {
+                Ok(()) => {
+                    sp.commit()?;
+                    results.push(Ok(()));
+                }
+                Err(e) => {
+                    drop(sp); // rolls the savepoint back
+                    results.push(Err(e));
+                }
+            }
+        }
+        tx.commit()
+    })();
+    for (i, (_, reply)) in writes.drain(..).enumerate() {
+        let result = match &outcome {
+            // The transaction failed as a whole: nothing of it is durable.
+            Err(e) => Err(StoreError::CommitFailed(e.to_string())),
+            Ok(()) => results
+                .get_mut(i)
+                .map_or(Err(StoreError::Closed), |r| std::mem::replace(r, Ok(()))),
+        };
+        let _ = reply.send(result);
+    }
+}
+
+fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
+    let r = &change.room;
+    let score = (
+        int(r.score.wins(Player::X)),
+        int(r.score.wins(Player::O)),
+        int(r.score.draws()),
+    );
+    let version = int(r.version);
+    // One statement for every kind of change: a new room is inserted, an
+    // existing one updated. The version guard makes a lost, repeated or
+    // reordered write (or a new room reusing an id) fail instead of
+    // silently overwriting a newer state.
+    // The room's number comes back from the write itself, for its move.
+    let key: Option<i64> = conn
+        .prepare_cached(
+            "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
+                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
+                            offer, entry, invite, key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms))
+         ON CONFLICT (id) DO UPDATE SET
+            o_token = excluded.o_token, round = excluded.round, first = excluded.first,
+            x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
+            version = excluded.version, computer_turn = excluded.computer_turn,
+            digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch()
+         WHERE rooms.version < excluded.version
+         RETURNING key",
+        )?
+        .query_row(
+            params![
+                r.id.as_str(),
+                r.rules.rows(),
+                r.rules.cols(),
+                r.rules.k(),
+                r.opponent.name(),
+                r.x_token.as_str(),
+                r.o_token.as_ref().map(TokenHash::as_str),
+                r.round,
+                SeatName(r.first).as_str(),
+                score.0,
+                score.1,
+                score.2,
+                version,
+                i64::from(change.computer_turn),
+                r.watch.as_str(),
+                digest(r),
+                r.offer.map(|seat| SeatName(seat).as_str()),
+                r.entry.as_ref().map(GameId::as_str),
+                r.invite.as_ref().map(TokenHash::as_str),
+            ],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(key) = key else {
+        return Err(StoreError::Conflict(format!(
+            "game {} is already stored at version {} or later",
+            r.id.for_log(),
+            r.version
+        )));
+    };
+    if change.kind == ChangeKind::Move {
+        let cell = r.moves.last().ok_or_else(|| {
+            StoreError::Corrupt(format!("game {}: a move with no moves", r.id.for_log()))
+        })?;
+        conn.prepare_cached(
+            "INSERT INTO moves (room, round, ply, row, col) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            key,
+            r.round,
+            int(r.moves.len() as u64),
+            cell.row,
+            cell.col
+        ])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_ai::StrategyKind;
+
+    use super::*;
+    use crate::room::Opponent;
+    use crate::store::sqlite::tests::{change, room};
+
+    #[test]
+    fn a_write_failing_part_way_is_undone_and_spoils_no_other() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        let send = |conn: &mut Connection, changes: Vec<Change>| {
+            let (mut writes, mut answers) = (Vec::new(), Vec::new());
+            for change in changes {
+                let (tx, rx) = oneshot::channel();
+                writes.push((Box::new(change), tx));
+                answers.push(rx);
+            }
+            commit_batch(conn, &mut writes);
+            answers
+                .into_iter()
+                .map(|mut rx| rx.try_recv().expect("every writer answered"))
+                .collect::<Vec<_>>()
+        };
+        let a = room("a", Opponent::Computer(StrategyKind::Random));
+        let (played, _) = a.play(Player::X, 1, 1, None).unwrap();
+        let answers = send(
+            &mut conn,
+            vec![
+                change(&a, ChangeKind::Create),
+                change(&played, ChangeKind::Move),
+            ],
+        );
+        assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+        // A newer version of the room whose move repeats a stored ply: its
+        // row is written before its move is refused.
+        let mut bad = change(&played, ChangeKind::Move);
+        bad.room.version += 1;
+        let b = room("b", Opponent::Human);
+        let stale = change(&a, ChangeKind::Create);
+        let answers = send(&mut conn, vec![stale, bad, change(&b, ChangeKind::Create)]);
+        assert!(
+            matches!(answers[0], Err(StoreError::Conflict(_))),
+            "{answers:?}"
+        );
+        assert!(answers[1].is_err(), "{answers:?}");
+        assert!(answers[2].is_ok(), "{answers:?}");
+        // The bad write left nothing behind; the others are as sent.
+        assert_eq!(rows::load(&conn, a.id()).unwrap(), Some(played.record()));
+        assert_eq!(rows::load(&conn, b.id()).unwrap(), Some(b.record()));
+    }
+}
