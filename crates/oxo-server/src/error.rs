@@ -3,6 +3,7 @@
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use oxo_core::MoveError;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -98,11 +99,15 @@ impl ApiError {
         match error {
             RoomError::NotASeat => ApiError::NotASeat,
             RoomError::NoInvite => ApiError::Forbidden(error.to_string()),
-            RoomError::OffBoard { .. } | RoomError::Occupied { .. } => {
-                ApiError::Unprocessable(error.to_string())
+            // A well-formed move on a cell the board refuses.
+            RoomError::Move {
+                error: MoveError::OffBoard { .. } | MoveError::Occupied { .. },
+                ..
+            } => ApiError::Unprocessable(error.to_string()),
+            RoomError::Move {
+                error: MoveError::NotYourTurn { .. } | MoveError::GameOver,
+                ..
             }
-            RoomError::NotYourTurn(_)
-            | RoomError::GameOver
             | RoomError::Waiting
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)

@@ -6,7 +6,7 @@
 //! replaces the old one: an acknowledged change is always a durable one.
 
 use oxo_ai::StrategyKind;
-use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
+use oxo_core::{BoardSize, Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
 use serde::Serialize;
 
 use crate::id::{GameId, TokenHash};
@@ -22,32 +22,15 @@ pub type Opponent = oxo_ai::PlayerKind;
 /// A request the room refuses; the room is left as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RoomError {
-    /// The move names a cell outside the board.
-    #[error("row {row}, column {col} is off the {rows}x{cols} board")]
-    OffBoard {
-        /// The row asked for.
-        row: i64,
-        /// The column asked for.
-        col: i64,
-        /// The board's rows.
-        rows: u32,
-        /// The board's columns.
-        cols: u32,
+    /// The game refuses the move: the core's own error, with the size of
+    /// the board it was tried on, which the message names.
+    #[error("{}", refusal(.error, *.size))]
+    Move {
+        /// Why.
+        error: MoveError,
+        /// The board's size.
+        size: BoardSize,
     },
-    /// The cell already holds a mark.
-    #[error("row {row}, column {col} is already taken")]
-    Occupied {
-        /// The cell's row.
-        row: u32,
-        /// The cell's column.
-        col: u32,
-    },
-    /// The other seat is to move.
-    #[error("it is {0}'s turn")]
-    NotYourTurn(Player),
-    /// The round is over; only a rematch goes on.
-    #[error("the game is over")]
-    GameOver,
     /// Seat O is still empty.
     #[error("waiting for the other player to join")]
     Waiting,
@@ -77,6 +60,31 @@ pub enum RoomError {
         "seat o is taken with the game's invite link; ask the player who started it for the link"
     )]
     NoInvite,
+}
+
+/// A move the game refuses, as the web game says it: the cell by row and
+/// column (from 0), and the board's size when the cell is off it.
+fn refusal(error: &MoveError, size: BoardSize) -> String {
+    match *error {
+        MoveError::OffBoard { row, col } => {
+            format!("row {row}, column {col} is off the {size} board")
+        }
+        MoveError::Occupied { cell, .. } => {
+            format!("row {}, column {} is already taken", cell.row, cell.col)
+        }
+        MoveError::NotYourTurn { to_move, .. } => format!("it is {to_move}'s turn"),
+        MoveError::GameOver => "the game is over".to_owned(),
+    }
+}
+
+impl RoomError {
+    /// The room's refusal of a move the game refuses on `rules`' board.
+    fn of_move(error: MoveError, rules: Rules) -> RoomError {
+        RoomError::Move {
+            error,
+            size: rules.size(),
+        }
+    }
 }
 
 /// What a request to take seat O shows.
@@ -361,12 +369,18 @@ impl Room {
         if !self.seated() {
             return Err(RoomError::Waiting);
         }
+        let refused = |error| RoomError::of_move(error, self.rec.rules);
+        // The game's own checks that come before the version's: a move
+        // out of turn is refused as such even against an old state.
         let to_move = match self.game.status() {
-            Status::Over(_) => return Err(RoomError::GameOver),
+            Status::Over(_) => return Err(refused(MoveError::GameOver)),
             Status::InProgress { to_move } => to_move,
         };
         if seat != to_move {
-            return Err(RoomError::NotYourTurn(to_move));
+            return Err(refused(MoveError::NotYourTurn {
+                mover: seat,
+                to_move,
+            }));
         }
         if let Some(sent) = version
             && sent != self.rec.version
@@ -376,24 +390,14 @@ impl Room {
                 current: self.rec.version,
             });
         }
-        let cell = self.rec.rules.cell(row, col).ok_or(RoomError::OffBoard {
-            row,
-            col,
-            rows: self.rec.rules.rows(),
-            cols: self.rec.rules.cols(),
-        })?;
+        let cell = self
+            .rec
+            .rules
+            .cell(row, col)
+            .ok_or(MoveError::OffBoard { row, col })
+            .map_err(refused)?;
         let mut next = self.clone();
-        let result = next.game.play(cell).map_err(|e| match e {
-            MoveError::Occupied { cell, .. } => RoomError::Occupied {
-                row: cell.row,
-                col: cell.col,
-            },
-            // Ruled out above: the cell is on the board, the round is on
-            // and `seat` is to move.
-            MoveError::OffBoard { .. } | MoveError::GameOver | MoveError::NotYourTurn { .. } => {
-                RoomError::GameOver
-            }
-        })?;
+        let result = next.game.play_as(seat, cell).map_err(refused)?;
         next.rec.moves.push(cell);
         let outcome = result.outcome();
         if let Some(outcome) = outcome {
@@ -745,6 +749,16 @@ mod tests {
             .unwrap()
     }
 
+    /// The refusal of `mover`'s move when `to_move` is to move, on 3×3.
+    fn turn(mover: Player, to_move: Player) -> RoomError {
+        let refusal = RoomError::Move {
+            error: MoveError::NotYourTurn { mover, to_move },
+            size: BoardSize { rows: 3, cols: 3 },
+        };
+        assert_eq!(refusal.to_string(), format!("it is {to_move}'s turn"));
+        refusal
+    }
+
     #[test]
     fn seat_o_of_an_invited_room_takes_its_invite_or_its_lobby_entry() {
         let r = room(Opponent::Human).invited(Token::from_trusted("secret").hash());
@@ -817,7 +831,7 @@ mod tests {
         let r = seated();
         assert_eq!(
             r.play(Player::O, 9, 9, Some(1)).unwrap_err(),
-            RoomError::NotYourTurn(Player::X)
+            turn(Player::O, Player::X)
         );
         assert_eq!(
             r.play(Player::X, 9, 9, Some(1)).unwrap_err(),
@@ -826,20 +840,30 @@ mod tests {
                 current: 2
             }
         );
-        assert!(matches!(
-            r.play(Player::X, -1, 0, Some(2)).unwrap_err(),
-            RoomError::OffBoard { row: -1, .. }
-        ));
+        let off = r.play(Player::X, -1, 0, Some(2)).unwrap_err();
+        assert_eq!(
+            off,
+            RoomError::Move {
+                error: MoveError::OffBoard { row: -1, col: 0 },
+                size: BoardSize { rows: 3, cols: 3 }
+            }
+        );
+        assert_eq!(off.to_string(), "row -1, column 0 is off the 3x3 board");
         let (r2, outcome) = r.play(Player::X, 0, 0, Some(2)).unwrap();
         assert_eq!(outcome, None);
         assert_eq!(r.version(), 2, "the old room is untouched");
         assert_eq!(r2.version(), 3);
         assert_eq!(r2.view(Viewer::Player).board, "X../.../...");
         assert_eq!(r2.view(Viewer::Player).last, Some([0, 0]));
-        assert_eq!(
-            r2.play(Player::O, 0, 0, None).unwrap_err(),
-            RoomError::Occupied { row: 0, col: 0 }
-        );
+        let taken = r2.play(Player::O, 0, 0, None).unwrap_err();
+        assert!(matches!(
+            taken,
+            RoomError::Move {
+                error: MoveError::Occupied { cell, by: Player::X },
+                ..
+            } if cell == Cell::new(0, 0)
+        ));
+        assert_eq!(taken.to_string(), "row 0, column 0 is already taken");
     }
 
     #[test]
@@ -872,8 +896,8 @@ mod tests {
             }
         );
         assert_eq!(
-            r.play(Player::O, 2, 2, None).unwrap_err(),
-            RoomError::GameOver
+            r.play(Player::O, 2, 2, None).unwrap_err().to_string(),
+            "the game is over"
         );
 
         assert!(matches!(
@@ -900,7 +924,7 @@ mod tests {
         assert_eq!(view.score.x, 1);
         assert_eq!(
             r.play(Player::X, 0, 0, None).unwrap_err(),
-            RoomError::NotYourTurn(Player::O)
+            turn(Player::X, Player::O)
         );
     }
 
