@@ -55,7 +55,7 @@ impl Entrant {
     }
 
     /// A Gomocup engine at `path`, started for each game, with `move_time`
-    /// for each move (see [`crate::engine`]).
+    /// for each move (see [`oxo_gomocup::manager`]).
     #[must_use]
     pub fn engine(path: std::path::PathBuf, move_time: Duration) -> Entrant {
         let name = format!("brain:{}", path.display());
@@ -63,11 +63,11 @@ impl Entrant {
         Entrant {
             name,
             build: Arc::new(move |rules, _seed| {
-                crate::engine::External::start(&path, rules, move_time)
+                oxo_gomocup::External::start(&path, rules, move_time)
                     .map(|e| Box::new(e) as Box<dyn Strategy>)
                     .map_err(|detail| ArenaError::Engine {
                         engine: engine.clone(),
-                        detail,
+                        detail: detail.to_string(),
                     })
             }),
             external: true,

@@ -131,8 +131,8 @@ impl std::str::FromStr for ArenaPlayer {
     type Err = String;
 
     fn from_str(text: &str) -> Result<ArenaPlayer, String> {
-        if let Some(path) = oxo_cli::engine::parse_spec(text) {
-            return Ok(ArenaPlayer::Brain(path));
+        if let Some(path) = text.strip_prefix("brain:").filter(|path| !path.is_empty()) {
+            return Ok(ArenaPlayer::Brain(PathBuf::from(path)));
         }
         if text == "brain:" {
             return Err("brain: needs the engine's path, as in brain:./pbrain-x".to_owned());

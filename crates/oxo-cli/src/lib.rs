@@ -8,19 +8,16 @@
 //! - [`arena`], [`tournament`]: computer players against each other, two
 //!   at a time or in a round robin with Elo ratings (`oxo arena`).
 //! - [`train`]: a learned player trained by self-play, its learning curve (`oxo train`).
-//! - [`brain`]: the Gomocup engine protocol (`oxo brain`); [`engine`]: an
-//!   external engine as a player (`oxo arena --x brain:PATH`).
 //! - [`logbuf`]: `oxo serve`'s log lines, written by a thread of their own.
 //! - [`exit`]: the documented exit codes.
 //!
 //! The seeds' text contracts (stream, referee, the plain console game) are
-//! the `oxo-text` crate.
+//! the `oxo-text` crate; the Gomocup protocol, both sides (`oxo brain`,
+//! `oxo arena --x brain:PATH`), is `oxo-gomocup`.
 
 #![warn(missing_docs)]
 
 pub mod arena;
-pub mod brain;
-pub mod engine;
 pub mod exit;
 pub mod logbuf;
 pub mod solve;

@@ -4,8 +4,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
-use oxo_cli::brain::{self, Brain};
 use oxo_cli::exit;
+use oxo_gomocup::{Brain, brain};
 
 use crate::args::BrainArgs;
 

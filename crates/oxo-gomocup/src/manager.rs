@@ -1,4 +1,5 @@
-//! An external Gomocup engine as an oxo player: `oxo arena --x brain:PATH`.
+//! The manager side: an external Gomocup engine as an oxo player, as
+//! `oxo arena --x brain:PATH` runs it.
 //!
 //! Each game runs the engine as a child process and talks the Piskvork
 //! protocol to it (see [`crate::brain`] for the commands): `START` (or
@@ -11,19 +12,96 @@
 //! dies, has no move; the arena scores that as a loss and reports why
 //! ([`Strategy::failure`]).
 
-use std::io::{BufReader, Write};
+use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
-use oxo_core::{Cell, Game, Player, Rules};
-
+use oxo_core::{Cell, Game, MoveError, Player, Rules};
 use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 
 /// How long an engine may take to answer `START`.
 pub const START_TIME: Duration = Duration::from_secs(10);
+
+/// Why an engine has no move (or could not start): the reason the arena
+/// gives for its loss.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The program could not be run.
+    #[error("cannot start {}: {source}", .path.display())]
+    Start {
+        /// The engine's path.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The engine's standard output could not be taken.
+    #[error("no stdout")]
+    NoOutput,
+    /// `START` answered with something else than `OK`.
+    #[error("{engine} answered START with \"{}\"", quoted(.answer.as_bytes()))]
+    Refused {
+        /// The engine's name.
+        engine: String,
+        /// What it said.
+        answer: String,
+    },
+    /// The engine's input was closed after an earlier failure.
+    #[error("the engine's input is closed")]
+    InputClosed,
+    /// Writing to the engine failed.
+    #[error("{engine} stopped reading: {source}")]
+    StoppedReading {
+        /// The engine's name.
+        engine: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// No answer in time.
+    #[error("{engine} gave no answer within {} ms", .limit.as_millis())]
+    NoAnswer {
+        /// The engine's name.
+        engine: String,
+        /// The time it had.
+        limit: Duration,
+    },
+    /// The engine ended.
+    #[error("{engine} exited{}", .status.map(|s| format!(" ({s})")).unwrap_or_default())]
+    Exited {
+        /// The engine's name.
+        engine: String,
+        /// How, if known.
+        status: Option<ExitStatus>,
+    },
+    /// An answer that is not `X,Y` on the board.
+    #[error("{engine} answered \"{}\", which is no move", quoted(.answer.as_bytes()))]
+    NotAMove {
+        /// The engine's name.
+        engine: String,
+        /// What it said.
+        answer: String,
+    },
+    /// A move on a taken cell.
+    #[error("{engine} answered {answer}, a taken cell")]
+    Taken {
+        /// The engine's name.
+        engine: String,
+        /// What it said.
+        answer: String,
+    },
+    /// A move the game refuses.
+    #[error("{engine} answered {answer}: {source}")]
+    Illegal {
+        /// The engine's name.
+        engine: String,
+        /// What it said.
+        answer: String,
+        /// Why the game refuses it.
+        source: MoveError,
+    },
+}
 
 /// An engine process playing one game.
 pub struct External {
@@ -61,15 +139,18 @@ impl External {
     ///
     /// # Errors
     /// The engine cannot be started, or refuses the board.
-    pub fn start(path: &Path, rules: Rules, move_time: Duration) -> Result<External, String> {
+    pub fn start(path: &Path, rules: Rules, move_time: Duration) -> Result<External, EngineError> {
         let name = format!("brain:{}", path.display());
         let mut child = Command::new(path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
+            .map_err(|source| EngineError::Start {
+                path: path.to_owned(),
+                source,
+            })?;
+        let stdout = child.stdout.take().ok_or(EngineError::NoOutput)?;
         let (send, lines) = mpsc::channel();
         // The engine's lines, read on a thread of their own so that an
         // engine that says nothing cannot hold the arena up.
@@ -109,11 +190,10 @@ impl External {
         engine.send(&[start])?;
         let answer = engine.answer(START_TIME)?;
         if answer != "OK" {
-            return Err(format!(
-                "{} answered START with \"{}\"",
-                engine.name,
-                quoted(answer.as_bytes())
-            ));
+            return Err(EngineError::Refused {
+                engine: engine.name.clone(),
+                answer,
+            });
         }
         let ms = move_time.as_millis();
         let rule = u8::from(rules.is_exact());
@@ -126,19 +206,22 @@ impl External {
         Ok(engine)
     }
 
-    fn send(&mut self, lines: &[String]) -> Result<(), String> {
-        let input = self.input.as_mut().ok_or("the engine's input is closed")?;
+    fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
+        let input = self.input.as_mut().ok_or(EngineError::InputClosed)?;
         let mut text = lines.join("\n");
         text.push('\n');
         input
             .write_all(text.as_bytes())
             .and_then(|()| input.flush())
-            .map_err(|e| format!("{} stopped reading: {e}", self.name))
+            .map_err(|source| EngineError::StoppedReading {
+                engine: self.name.clone(),
+                source,
+            })
     }
 
     /// The engine's next line that is not a `MESSAGE` or `DEBUG`, within
     /// `limit`.
-    fn answer(&mut self, limit: Duration) -> Result<String, String> {
+    fn answer(&mut self, limit: Duration) -> Result<String, EngineError> {
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -152,19 +235,16 @@ impl External {
                     return Ok(line);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    return Err(format!(
-                        "{} gave no answer within {} ms",
-                        self.name,
-                        limit.as_millis()
-                    ));
+                    return Err(EngineError::NoAnswer {
+                        engine: self.name.clone(),
+                        limit,
+                    });
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let status = self.child.try_wait().ok().flatten();
-                    return Err(format!(
-                        "{} exited{}",
-                        self.name,
-                        status.map(|s| format!(" ({s})")).unwrap_or_default()
-                    ));
+                    return Err(EngineError::Exited {
+                        engine: self.name.clone(),
+                        status: self.child.try_wait().ok().flatten(),
+                    });
                 }
             }
         }
@@ -172,7 +252,7 @@ impl External {
 
     /// Tell the engine what happened since its last move and read its
     /// move.
-    fn ask(&mut self, game: &Game) -> Result<Cell, String> {
+    fn ask(&mut self, game: &Game) -> Result<Cell, EngineError> {
         let me = game.to_move();
         let changed: Vec<usize> = (0..self.told.len())
             .filter(|&i| game.cells()[i] != self.told[i])
@@ -206,20 +286,24 @@ impl External {
                 let (x, y) = (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?);
                 self.rules.cell(y, x)
             })
-            .ok_or_else(|| {
-                format!(
-                    "{} answered \"{}\", which is no move",
-                    self.name,
-                    quoted(answer.as_bytes())
-                )
+            .ok_or_else(|| EngineError::NotAMove {
+                engine: self.name.clone(),
+                answer: answer.clone(),
             })?;
         if game.get(cell).is_some() {
-            return Err(format!("{} answered {answer}, a taken cell", self.name));
+            return Err(EngineError::Taken {
+                engine: self.name.clone(),
+                answer,
+            });
         }
         let mut after = game.clone();
-        after
-            .play(cell)
-            .map_err(|e| format!("{} answered {answer}: {e}", self.name))?;
+        if let Err(source) = after.play(cell) {
+            return Err(EngineError::Illegal {
+                engine: self.name.clone(),
+                answer,
+                source,
+            });
+        }
         self.told = after.cells().to_vec();
         Ok(cell)
     }
@@ -234,7 +318,7 @@ impl Strategy for External {
             Ok(cell) => Some(cell),
             Err(reason) => {
                 self.broken = true;
-                self.failure = Some(reason);
+                self.failure = Some(reason.to_string());
                 None
             }
         }
@@ -265,12 +349,4 @@ impl Drop for External {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// `brain:PATH` as a command line spells an external engine.
-#[must_use]
-pub fn parse_spec(text: &str) -> Option<PathBuf> {
-    text.strip_prefix("brain:")
-        .filter(|path| !path.is_empty())
-        .map(PathBuf::from)
 }

@@ -1,4 +1,4 @@
-//! `oxo brain`: oxo's players as a Gomocup engine (a "brain"), speaking the
+//! The brain side: oxo's players as a Gomocup engine (a "brain"), speaking the
 //! Piskvork protocol on standard input and output, so gomoku managers and
 //! GUIs can run oxo like any other engine.
 //!

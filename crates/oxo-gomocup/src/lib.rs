@@ -1,0 +1,41 @@
+//! The Gomocup engine protocol (the Piskvork protocol: a manager talks to
+//! an engine, a "brain", one command a line over its standard input and
+//! output), both sides of it:
+//!
+//! - [`brain`]: oxo's players as a brain ([`Brain`], [`brain::run`]), so
+//!   gomoku managers and GUIs can run oxo like any other engine
+//!   (`oxo brain`).
+//! - [`manager`]: an external brain as an oxo player ([`External`], an
+//!   [`oxo_ai::Strategy`]), so oxo's arena can referee it (`oxo arena --x
+//!   brain:PATH`).
+//!
+//! Coordinates are the protocol's: `X,Y` is the column and the row, both
+//! from 0, where oxo's own [`Cell`](oxo_core::Cell) is (row, column).
+//!
+//! # Whose stones are whose in `BOARD`
+//! `BOARD` gives a whole position, one `X,Y,FIELD` line a stone (field 1:
+//! the brain's own, 2: its opponent's), then `DONE`. Gomocup managers list
+//! the stones in the order they were played, and some brains rely on it to
+//! tell who began (and so which colour is theirs). Both sides here keep to
+//! that:
+//!
+//! - The manager side sends the stones in the order played: those the
+//!   engine saw played (its own moves and the `TURN`s it was told) in that
+//!   order, and stones it did not see played (an arena's opening, placed
+//!   before its first move) after them in turn, alternating from the
+//!   player whose turn it was.
+//! - The brain side reads the fields, not the order, to know whose stone
+//!   is whose, and rebuilds the game by alternating the two sides' stones,
+//!   each side's in the order listed: whoever has one stone more began,
+//!   and with as many each the brain began (it is to move). A position in
+//!   which the brain cannot be the player to move (two stones more for one
+//!   side, or more for the brain) is refused with `ERROR`. A `TAKEBACK`
+//!   after a `BOARD` takes back the last stone of that rebuilt order.
+
+#![warn(missing_docs)]
+
+pub mod brain;
+pub mod manager;
+
+pub use brain::{Brain, K};
+pub use manager::{EngineError, External};
