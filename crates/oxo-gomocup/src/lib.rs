@@ -19,11 +19,13 @@
 //! tell who began (and so which colour is theirs). Both sides here keep to
 //! that:
 //!
-//! - The manager side sends the stones in the order played: those the
-//!   engine saw played (its own moves and the `TURN`s it was told) in that
-//!   order, and stones it did not see played (an arena's opening, placed
-//!   before its first move) after them in turn, alternating from the
-//!   player whose turn it was.
+//! - The manager side ([`manager::board`]) sends the stones in the order
+//!   played: those the engine saw played (its own moves and the `TURN`s it
+//!   was told) in that order; stones it did not see played (an arena's
+//!   opening, placed before its first move) after them in turn order, the
+//!   two sides alternating from the one that moved first so that the
+//!   opponent's stone comes last, each side's stones in board order (an
+//!   [`oxo_core::Game`] keeps no move history to give their own order).
 //! - The brain side reads the fields, not the order, to know whose stone
 //!   is whose, and rebuilds the game by alternating the two sides' stones,
 //!   each side's in the order listed: whoever has one stone more began,

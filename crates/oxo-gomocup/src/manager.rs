@@ -113,6 +113,9 @@ pub struct External {
     move_time: Duration,
     /// The board as the engine knows it (after its last move).
     told: Vec<Option<Player>>,
+    /// The stones of `told` in the order they were played (see
+    /// [`External::catch_up`]).
+    played: Vec<Cell>,
     failure: Option<String>,
     /// Set once the engine has failed: it gets no more questions.
     broken: bool,
@@ -179,6 +182,7 @@ impl External {
             rules,
             move_time,
             told: vec![None; rules.cell_count()],
+            played: Vec::new(),
             failure: None,
             broken: false,
         };
@@ -257,25 +261,16 @@ impl External {
         let changed: Vec<usize> = (0..self.told.len())
             .filter(|&i| game.cells()[i] != self.told[i])
             .collect();
-        let xy = |i: usize| {
-            let cell = self.rules.cell_at(i);
-            format!("{},{}", cell.col, cell.row)
-        };
         let commands = match changed[..] {
             [] if game.move_count() == 0 => vec!["BEGIN".to_owned()],
             [one] if self.told[one].is_none() && game.cells()[one] == Some(me.other()) => {
-                vec![format!("TURN {}", xy(one))]
+                let cell = self.rules.cell_at(one);
+                self.played.push(cell);
+                vec![format!("TURN {},{}", cell.col, cell.row)]
             }
             _ => {
-                let mut lines = vec!["BOARD".to_owned()];
-                for (i, cell) in game.cells().iter().enumerate() {
-                    if let Some(player) = cell {
-                        let field = if *player == me { 1 } else { 2 };
-                        lines.push(format!("{},{field}", xy(i)));
-                    }
-                }
-                lines.push("DONE".to_owned());
-                lines
+                self.catch_up(game, &changed);
+                board(game, &self.played)
             }
         };
         self.send(&commands)?;
@@ -305,8 +300,67 @@ impl External {
             });
         }
         self.told = after.cells().to_vec();
+        self.played.push(cell);
         Ok(cell)
     }
+}
+
+impl External {
+    /// Bring [`External::played`] up to `game`, whose cells at `changed`
+    /// differ from what the engine was told. Stones it saw played keep
+    /// their order; stones it did not see (an opening placed before its
+    /// first move) follow in turn, alternating so that the last is the
+    /// opponent's (the engine is to move), each side's in board order, as
+    /// a [`Game`] keeps no history to give theirs. A stone gone from the
+    /// board (another game) starts the order afresh.
+    fn catch_up(&mut self, game: &Game, changed: &[usize]) {
+        let cells = game.cells();
+        let fresh: &[usize] = if changed.iter().any(|&i| self.told[i].is_some()) {
+            self.played.clear();
+            &(0..cells.len())
+                .filter(|&i| cells[i].is_some())
+                .collect::<Vec<_>>()
+        } else {
+            changed
+        };
+        let me = game.to_move();
+        let of = |player: Player| {
+            fresh
+                .iter()
+                .filter(move |&&i| cells[i] == Some(player))
+                .map(|&i| self.rules.cell_at(i))
+        };
+        let (mine, theirs): (Vec<Cell>, Vec<Cell>) = (of(me).collect(), of(me.other()).collect());
+        // The side with a stone more moved first among the fresh stones.
+        let (first, second) = if theirs.len() > mine.len() {
+            (theirs, mine)
+        } else {
+            (mine, theirs)
+        };
+        let mut second = second.into_iter();
+        for cell in first {
+            self.played.push(cell);
+            self.played.extend(second.next());
+        }
+        self.played.extend(second);
+    }
+}
+
+/// The `BOARD` command that tells the player to move in `game` the
+/// position, its stones `played` in the order they were played: a line
+/// `X,Y,FIELD` a stone (field 1 for the player's own stones, 2 for its
+/// opponent's), in that order, then `DONE`.
+#[must_use]
+pub fn board(game: &Game, played: &[Cell]) -> Vec<String> {
+    let me = game.to_move();
+    let mut lines = Vec::with_capacity(played.len() + 2);
+    lines.push("BOARD".to_owned());
+    for cell in played {
+        let field = if game.get(*cell) == Some(me) { 1 } else { 2 };
+        lines.push(format!("{},{},{field}", cell.col, cell.row));
+    }
+    lines.push("DONE".to_owned());
+    lines
 }
 
 impl Strategy for External {
@@ -348,5 +402,156 @@ impl Drop for External {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::brain::{self, Brain};
+
+    /// A game of 9x9 five in a row, its moves in the order played (row,
+    /// column): not the board's reading order.
+    const GAME: [(u32, u32); 9] = [
+        (4, 4),
+        (0, 8),
+        (8, 0),
+        (0, 1),
+        (4, 5),
+        (3, 3),
+        (5, 5),
+        (2, 7),
+        (1, 6),
+    ];
+
+    fn rules() -> Rules {
+        Rules::new(9, 9, 5).unwrap()
+    }
+
+    fn moves() -> Vec<Cell> {
+        GAME.iter().map(|&(row, col)| Cell::new(row, col)).collect()
+    }
+
+    /// Replays the game a move at a time through `BOARD`: the lines give
+    /// the stones in the order played with the right fields, and oxo's own
+    /// brain rebuilds that order.
+    #[test]
+    fn board_lists_the_stones_in_the_order_played() {
+        let moves = moves();
+        let mut game = Game::new(rules());
+        for n in 1..moves.len() {
+            game.play(moves[n - 1]).unwrap();
+            let played = &moves[..n];
+            let lines = board(&game, played);
+            assert_eq!(lines.first().map(String::as_str), Some("BOARD"));
+            assert_eq!(lines.last().map(String::as_str), Some("DONE"));
+            let stones = &lines[1..lines.len() - 1];
+            for (i, (line, cell)) in stones.iter().zip(played).enumerate() {
+                // The last stone is the opponent's; the sides alternate.
+                let field = if (n - i) % 2 == 1 { 2 } else { 1 };
+                assert_eq!(
+                    *line,
+                    format!("{},{},{field}", cell.col, cell.row),
+                    "{lines:?}"
+                );
+            }
+            assert_eq!(stones.len(), n);
+
+            // Oxo's brain answers with the first free cell; then every
+            // stone is taken back, last played first: each TAKEBACK names
+            // the brain's last stone only if it rebuilt the order played.
+            let reply = game.legal_moves().next().unwrap();
+            let mut script = format!("START 9\n{}\n", lines.join("\n"));
+            for cell in std::iter::once(&reply).chain(played.iter().rev()) {
+                script.push_str(&format!("TAKEBACK {},{}\n", cell.col, cell.row));
+            }
+            let answers = talk(&script);
+            assert_eq!(answers[0], "OK");
+            assert_eq!(answers[1], format!("{},{}", reply.col, reply.row));
+            assert!(answers[2..].iter().all(|a| a == "OK"), "{answers:?}");
+            assert_eq!(answers.len(), n + 3, "{answers:?}");
+        }
+    }
+
+    /// The brain side as a Gomocup manager would run it, on `script`, with
+    /// a player that takes the first free cell.
+    fn talk(script: &str) -> Vec<String> {
+        struct FirstFree;
+        impl Strategy for FirstFree {
+            fn choose(&mut self, game: &Game) -> Option<Cell> {
+                game.legal_moves().next()
+            }
+            fn name(&self) -> &str {
+                "first-free"
+            }
+        }
+        let build = |_rules| Ok(Box::new(FirstFree) as Box<dyn Strategy>);
+        let now = Instant::now();
+        let mut brain = Brain::new(Box::new(build), Arc::new(move || now), "first-free");
+        let mut out = Vec::new();
+        brain::run(&mut brain, script.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// An engine script in `dir` that logs what it is told to `log` and
+    /// answers each move with the next line of `answers`.
+    fn recording_engine(dir: &Path, answers: &[&str]) -> (PathBuf, PathBuf) {
+        let log = dir.join("told");
+        let list = dir.join("answers");
+        std::fs::write(&list, answers.join("\n") + "\n").unwrap();
+        let path = dir.join("pbrain-record");
+        let body = format!(
+            "#!/bin/sh\nn=0\nwhile read -r line; do\n  echo \"$line\" >> '{log}'\n  case \"$line\" in\n    \
+             START*) echo OK ;;\n    BEGIN|TURN*|DONE) n=$((n+1)); sed -n \"${{n}}p\" '{list}' ;;\n    \
+             END) exit 0 ;;\n  esac\ndone\n",
+            log = log.display(),
+            list = list.display()
+        );
+        std::fs::write(&path, body).unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        (path, log)
+    }
+
+    /// After an opening it did not see played, the engine is given the
+    /// stones in turn: the first player's first, the sides alternating,
+    /// the last its opponent's; then its own move and the opponent's
+    /// reply come as played (`TURN`).
+    #[test]
+    fn an_engine_after_an_opening_is_told_the_stones_in_turn() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, log) = recording_engine(&dir, &["6,6", "7,7"]);
+        // A generous time: the test checks what is said, not how fast.
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30)).unwrap();
+        let moves = moves();
+        let mut game = Game::new(rules());
+        for &cell in &moves[..4] {
+            game.play(cell).unwrap();
+        }
+        let first = engine.choose(&game);
+        assert_eq!(first, Some(Cell::new(6, 6)), "{:?}", engine.failure());
+        game.play(Cell::new(6, 6)).unwrap();
+        game.play(moves[4]).unwrap();
+        assert_eq!(engine.choose(&game), Some(Cell::new(7, 7)));
+        drop(engine);
+        let told = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let told: Vec<&str> = told.lines().skip_while(|l| *l != "BOARD").collect();
+        // X (the engine, to move) began: its stones 1, O's 2, alternating.
+        assert_eq!(
+            told,
+            [
+                "BOARD", "4,4,1", "1,0,2", "0,8,1", "8,0,2", "DONE", "TURN 5,4", "END"
+            ],
+            "{told:?}"
+        );
     }
 }
