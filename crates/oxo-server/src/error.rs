@@ -7,7 +7,7 @@ use oxo_core::MoveError;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::hub::{HubError, Json};
+use crate::hub::{HubError, Snapshot};
 use crate::room::RoomError;
 use crate::store::StoreError;
 
@@ -38,8 +38,8 @@ pub enum ApiError {
     Conflict {
         /// What conflicts.
         message: String,
-        /// The current GAME, as JSON.
-        game: Option<Json>,
+        /// The current GAME.
+        game: Option<Snapshot>,
     },
     /// A well-formed move the board refuses: off the board or occupied (422).
     #[error("{0}")]
@@ -95,7 +95,7 @@ impl ApiError {
 impl ApiError {
     /// What a room's refusal turns into; a 409 carries `game`, the current
     /// GAME, when there is one, so that the client can resync.
-    pub(crate) fn room(error: RoomError, game: Option<Json>) -> ApiError {
+    pub(crate) fn room(error: RoomError, game: Option<Snapshot>) -> ApiError {
         match error {
             RoomError::NotASeat => ApiError::NotASeat,
             RoomError::NoInvite => ApiError::Forbidden(error.to_string()),
@@ -181,7 +181,7 @@ impl ApiError {
         let game = match self {
             ApiError::Conflict {
                 game: Some(game), ..
-            } => Some(&**game),
+            } => Some(game.json()),
             _ => None,
         };
         let retry_after = match self {

@@ -6,7 +6,8 @@
 //! ids to rooms is split into shards whose std mutexes are held only to look
 //! up or insert an entry, never across an `.await`.
 //!
-//! Every room also has a `watch` channel carrying its latest GAME as JSON:
+//! Every room also has a `watch` channel carrying its latest GAME (a typed
+//! [`Snapshot`], written as JSON once by the first reader that sends it):
 //! readers and WebSocket clients take it from there without touching the
 //! room's lock, and a slow client skips straight to the newest state.
 
@@ -19,20 +20,21 @@ use std::time::{Duration, Instant};
 
 use oxo_ai::Solver;
 use oxo_core::{Player, Rules};
-use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, watch};
 
 mod nodes;
 mod presence;
 mod search;
+mod view;
 
 pub use nodes::ORPHAN_SWEEP;
 pub use presence::{Attendance, Seats as PresenceSeats};
 use search::Pool;
 pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
+pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
 use crate::id::{GameId, Token};
-use crate::room::{Admission, Opponent, Room, RoomError, RoomRecord, SeatName, Viewer};
+use crate::room::{Admission, Opponent, RecordView, Room, RoomError, RoomRecord, SeatName, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -54,8 +56,8 @@ pub enum HubError {
     Refused {
         /// Why.
         error: RoomError,
-        /// The current GAME, as JSON.
-        game: Option<Json>,
+        /// The current GAME.
+        game: Option<Snapshot>,
     },
     /// Hints asked for while two people play a round.
     #[error(
@@ -64,7 +66,7 @@ pub enum HubError {
     HintsWithheld,
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]
-    Changed(Json),
+    Changed(Snapshot),
     /// The store failed; nothing changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -121,15 +123,15 @@ impl Default for HubConfig {
 pub struct RoomHandle {
     room: tokio::sync::Mutex<Room>,
     /// The GAME players see...
-    live: watch::Sender<Json>,
+    live: watch::Sender<Snapshot>,
     /// ...and the one spectators see.
-    watchers: watch::Sender<Json>,
+    watchers: watch::Sender<Snapshot>,
     id: GameId,
     watch_id: GameId,
     thinking: AtomicBool,
     /// The version last published, readable without the room's lock.
     version: AtomicU64,
-    hints: Mutex<Option<(u64, Json)>>,
+    hints: Mutex<Option<(u64, Hints)>>,
     /// When the room was last asked for, in seconds since the hub started.
     touched: AtomicU64,
     /// This server's live connections of each seat (see `presence.rs`)...
@@ -142,8 +144,8 @@ pub struct RoomHandle {
 
 impl RoomHandle {
     fn new(room: Room, now: u64) -> RoomHandle {
-        let (live, _) = watch::channel(game_json(&room, Viewer::Player));
-        let (watchers, _) = watch::channel(game_json(&room, Viewer::Spectator));
+        let (live, _) = watch::channel(snapshot(&room, Viewer::Player));
+        let (watchers, _) = watch::channel(snapshot(&room, Viewer::Spectator));
         RoomHandle {
             id: room.id().clone(),
             watch_id: room.watch_id().clone(),
@@ -167,57 +169,47 @@ impl RoomHandle {
         self.presence.subscribe()
     }
 
-    fn channel(&self, viewer: Viewer) -> &watch::Sender<Json> {
+    fn channel(&self, viewer: Viewer) -> &watch::Sender<Snapshot> {
         match viewer {
             Viewer::Player => &self.live,
             Viewer::Spectator => &self.watchers,
         }
     }
 
-    /// The latest GAME as `viewer` sees it, as JSON.
+    /// The latest GAME as `viewer` sees it.
     #[must_use]
-    pub fn current(&self, viewer: Viewer) -> Json {
+    pub fn current(&self, viewer: Viewer) -> Snapshot {
         self.channel(viewer).borrow().clone()
     }
 
     /// A receiver of every later GAME (the latest one, for slow readers).
     #[must_use]
-    pub fn subscribe(&self, viewer: Viewer) -> watch::Receiver<Json> {
+    pub fn subscribe(&self, viewer: Viewer) -> watch::Receiver<Snapshot> {
         self.channel(viewer).subscribe()
     }
 
     /// Send the room's state to every player and spectator; the players'
     /// GAME is returned.
-    fn publish(&self, room: &Room) -> Json {
+    fn publish(&self, room: &Room) -> Snapshot {
         self.watchers
-            .send_replace(game_json(room, Viewer::Spectator));
-        let json = game_json(room, Viewer::Player);
-        self.live.send_replace(json.clone());
+            .send_replace(snapshot(room, Viewer::Spectator));
+        let game = snapshot(room, Viewer::Player);
+        self.live.send_replace(game.clone());
         // Last: whoever reads this version finds at least it published.
         self.version.store(room.version(), Ordering::SeqCst);
-        json
+        game
     }
 }
 
-/// JSON written once and sent many times (the GAME of a room, its hints):
-/// a checked JSON text that responses embed as it is, without parsing it
-/// again.
-pub type Json = Arc<RawValue>;
-
-/// `value` written as [`Json`].
-pub(crate) fn to_json(value: &impl serde::Serialize) -> Json {
-    Arc::from(serde_json::value::to_raw_value(value).expect("oxo's JSON types always serialise"))
-}
-
-fn game_json(room: &Room, viewer: Viewer) -> Json {
-    to_json(&room.view(viewer))
+fn snapshot(room: &Room, viewer: Viewer) -> Snapshot {
+    Published::new(room.view(viewer))
 }
 
 /// A seat handed out: the game as it now is and the seat's secret.
 #[derive(Debug)]
 pub struct Seated {
-    /// The GAME, as JSON.
-    pub game: Json,
+    /// The GAME.
+    pub game: Snapshot,
     /// The seat taken.
     pub seat: Player,
     /// The token that proves it.
@@ -535,7 +527,7 @@ impl Hub {
         room: &mut Room,
         next: Room,
         kind: ChangeKind,
-    ) -> Result<Json, HubError> {
+    ) -> Result<Snapshot, HubError> {
         let saved = self
             .shared
             .store
@@ -578,7 +570,7 @@ impl Hub {
         id: &GameId,
         kind: ChangeKind,
         decide: impl Fn(&Room) -> Result<Room, RoomError> + Send + 'static,
-    ) -> Result<Json, HubError> {
+    ) -> Result<Snapshot, HubError> {
         /// Races lost in a row before giving up with the fresh game.
         const ATTEMPTS: usize = 3;
         let handle = self.room(id).await?;
@@ -624,11 +616,11 @@ impl Hub {
         .map_err(|e| HubError::Internal(format!("change failed: {e}")))?
     }
 
-    /// Every round of the room behind `id` (its id or watch id), as JSON.
+    /// Every round of the room behind `id` (its id or watch id).
     ///
     /// # Errors
     /// Unknown room; a store failure; stored rounds that make no sense.
-    pub async fn record(&self, id: &GameId) -> Result<Json, HubError> {
+    pub async fn record(&self, id: &GameId) -> Result<RecordView, HubError> {
         let (handle, viewer) = self.room_to_read(id).await?;
         let room = handle.room.lock().await;
         let mut rounds = self.shared.store.rounds(room.id()).await?;
@@ -636,10 +628,7 @@ impl Hub {
         // under the lock); a round with no move yet may have no rows.
         let current = usize::try_from(room.round()).unwrap_or(usize::MAX);
         rounds.resize(current, Vec::new());
-        let view = room
-            .record_view(&rounds, viewer)
-            .map_err(HubError::Corrupt)?;
-        Ok(to_json(&view))
+        room.record_view(&rounds, viewer).map_err(HubError::Corrupt)
     }
 
     /// The lobby: listed games waiting for an opponent (under their entry
@@ -649,7 +638,7 @@ impl Hub {
     ///
     /// # Errors
     /// A store failure.
-    pub async fn lobby(&self, recent: &[GameId]) -> Result<Json, HubError> {
+    pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
         /// Games being played count as live this long after their last move.
         const LIVE: u64 = 10 * 60;
         /// Entries in each list.
@@ -693,17 +682,11 @@ impl Hub {
                 Err(e) => return Err(e),
             }
         }
-        #[derive(serde::Serialize)]
-        struct Lobby<'a> {
-            open: &'a [OpenEntry],
-            live: &'a [LiveEntry],
-            recent: &'a [crate::room::Summary],
-        }
-        Ok(to_json(&Lobby {
-            open: &open,
-            live: &live,
-            recent: &mine,
-        }))
+        Ok(Lobby {
+            open,
+            live,
+            recent: mine,
+        })
     }
 
     /// Seat O of the open game listed under lobby id `entry`.
@@ -759,7 +742,7 @@ impl Hub {
         row: i64,
         col: i64,
         version: Option<u64>,
-    ) -> Result<Json, HubError> {
+    ) -> Result<Snapshot, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
@@ -778,7 +761,7 @@ impl Hub {
         id: &GameId,
         token: Option<&str>,
         version: Option<u64>,
-    ) -> Result<Json, HubError> {
+    ) -> Result<Snapshot, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Rematch, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
@@ -786,30 +769,6 @@ impl Hub {
         })
         .await
     }
-}
-
-/// A lobby's open game: joined through its entry id.
-#[derive(Debug, serde::Serialize)]
-struct OpenEntry {
-    entry: String,
-    size: String,
-    k: u32,
-    first: SeatName,
-    /// Seconds since it was opened.
-    waiting: u64,
-}
-
-/// A lobby's game being played: watched through its watch id.
-#[derive(Debug, serde::Serialize)]
-struct LiveEntry {
-    watch: String,
-    size: String,
-    k: u32,
-    opponent: &'static str,
-    round: u32,
-    score: crate::room::Score,
-    /// Seconds since the last change.
-    idle: u64,
 }
 
 fn shard_of(id: &GameId) -> usize {

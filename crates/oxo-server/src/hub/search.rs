@@ -10,7 +10,7 @@ use oxo_core::{Game, Player, Rules};
 use serde::Serialize;
 
 use super::nodes::{LEASE, RENEW_EVERY};
-use super::{Hub, HubError, Json, RoomHandle, Shared};
+use super::{Hints, Hub, HubError, RoomHandle, Shared};
 use crate::id::GameId;
 use crate::store::ChangeKind;
 
@@ -261,7 +261,7 @@ impl Hub {
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`].
-    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Json>), HubError> {
+    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Hints>), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
@@ -288,12 +288,12 @@ impl Hub {
     }
 
     /// Perfect-play values of every empty cell of `game` (a list of
-    /// [`Hint`]s as JSON), where the position is small enough to solve
+    /// [`Hint`]s), where the position is small enough to solve
     /// quickly; `None` where it is not. For hints and the analysis board.
     ///
     /// # Errors
     /// The search failed.
-    pub async fn values(&self, game: Game) -> Result<Option<Json>, HubError> {
+    pub async fn values(&self, game: Game) -> Result<Option<Hints>, HubError> {
         if !Solver::answers_quickly(&game) {
             return Ok(None);
         }
@@ -307,7 +307,7 @@ impl Hub {
                 };
                 let analysis = solver.analyse(&game);
                 shared.solvers.give(None, rules, solver);
-                let hints: Vec<Hint> = analysis
+                let hints: Hints = analysis
                     .map_err(|e| HubError::Internal(e.to_string()))?
                     .moves
                     .iter()
@@ -318,7 +318,7 @@ impl Hub {
                         plies: eval.plies,
                     })
                     .collect();
-                Ok(super::to_json(&hints))
+                Ok(hints)
             })
             .await?;
         Ok(Some(json))

@@ -6,11 +6,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_core::{Cell, Game, Player, Status};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::{Peer, client, json_response, rules_of};
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Json};
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 use crate::room::SeatName;
 use crate::state::AppState;
 
@@ -114,9 +113,8 @@ pub(super) async fn analysis(
         available: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
-        values: &'a RawValue,
+        values: &'a [Hint],
     }
-    let empty: Json = crate::hub::to_json(&Vec::<()>::new());
     let body = Body {
         size: rules.size().to_string(),
         rows: rules.rows(),
@@ -135,7 +133,7 @@ pub(super) async fn analysis(
                  7x7 once at most {HINT_MAX_EMPTY} cells are empty"
             )
         }),
-        values: values.as_deref().unwrap_or(&empty),
+        values: values.as_deref().unwrap_or_default(),
     };
     let text = serde_json::to_string(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(json_response(StatusCode::OK, text))

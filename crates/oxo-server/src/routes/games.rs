@@ -7,14 +7,13 @@ use axum::response::Response;
 use oxo_ai::StrategyKind;
 use oxo_core::{Player, Rules};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use super::{
-    Peer, RawBody, bearer, client, game_id, game_response, json_response, parse_body, rules_of,
-    seated_response,
+    Peer, RawBody, bearer, client, game_id, game_response, json_body, json_response, parse_body,
+    rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY};
+use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 use crate::room::{Opponent, SeatName, Viewer};
 use crate::state::AppState;
 
@@ -83,7 +82,7 @@ pub(super) async fn show(
     let (handle, viewer) = state.hub().room_to_read(&game_id(&id)?).await?;
     Ok(json_response(
         StatusCode::OK,
-        handle.current(viewer).get().to_owned(),
+        handle.current(viewer).json().get().to_owned(),
     ))
 }
 
@@ -181,7 +180,7 @@ pub(super) async fn record(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let record = state.hub().record(&game_id(&id)?).await?;
-    Ok(json_response(StatusCode::OK, record.get().to_owned()))
+    json_body(StatusCode::OK, &record)
 }
 
 pub(super) async fn hints(
@@ -199,7 +198,7 @@ pub(super) async fn hints(
             struct Body<'a> {
                 version: u64,
                 available: bool,
-                hints: &'a RawValue,
+                hints: &'a [Hint],
             }
             serde_json::to_string(&Body {
                 version,

@@ -15,7 +15,7 @@ use super::games::Move;
 use super::{BODY_LIMIT, Peer, client, game_id};
 use crate::edge::{self, Action, Visit};
 use crate::error::ApiError;
-use crate::hub::Json;
+use crate::hub::Snapshot;
 use crate::id::GameId;
 use crate::listen;
 use crate::room::Viewer;
@@ -158,7 +158,7 @@ const SILENT_FOR: Duration = Duration::from_secs(75);
 /// frame closes the connection with 1008.
 async fn push_updates(
     mut socket: WebSocket,
-    mut updates: watch::Receiver<Json>,
+    mut updates: watch::Receiver<Snapshot>,
     mut presence: Option<watch::Receiver<crate::hub::PresenceSeats>>,
     mut closing: watch::Receiver<bool>,
     send_timeout: Duration,
@@ -188,7 +188,7 @@ async fn push_updates(
     };
     let mut first = true;
     loop {
-        if !send(&mut socket, Message::Text(game.get().into())).await {
+        if !send(&mut socket, Message::Text(game.json().get().into())).await {
             return;
         }
         if first {

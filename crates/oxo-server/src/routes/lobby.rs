@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::{game_id, json_response, seated_response};
+use super::{game_id, json_body, seated_response};
 use crate::error::ApiError;
 use crate::id::GameId;
 use crate::state::AppState;
@@ -43,8 +43,8 @@ pub(super) async fn lobby(
             recent.len()
         )));
     }
-    let json = state.hub().lobby(&recent).await?;
-    Ok(json_response(StatusCode::OK, json.get().to_owned()))
+    let lobby = state.hub().lobby(&recent).await?;
+    json_body(StatusCode::OK, &lobby)
 }
 
 /// `POST /api/lobby/{entry}/join`: seat O of an open game.

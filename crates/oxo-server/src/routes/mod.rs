@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 
 use crate::edge;
 use crate::error::ApiError;
-use crate::hub::Seated;
+use crate::hub::{Seated, Snapshot};
 use crate::id::{GameId, Token};
 use crate::room::{SERVER_MAX_SIDE, SeatName};
 use crate::state::AppState;
@@ -118,12 +118,12 @@ pub(crate) fn json_body(status: StatusCode, body: &impl Serialize) -> Result<Res
 }
 
 /// 200 `{"game": GAME}`.
-pub(crate) fn game_response(game: &RawValue) -> Result<Response, ApiError> {
+pub(crate) fn game_response(game: &Snapshot) -> Result<Response, ApiError> {
     #[derive(Serialize)]
     struct Body<'a> {
         game: &'a RawValue,
     }
-    json_body(StatusCode::OK, &Body { game })
+    json_body(StatusCode::OK, &Body { game: game.json() })
 }
 
 pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Response, ApiError> {
@@ -138,7 +138,7 @@ pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Res
     json_body(
         status,
         &Body {
-            game: &seated.game,
+            game: seated.game.json(),
             seat: SeatName(seated.seat),
             token: seated.token.expose(),
             invite: seated.invite.as_ref().map(Token::expose),

@@ -154,7 +154,7 @@ async fn players_and_spectators_see_every_change_at_once() {
             .room_to_read(&GameId::from_trusted(&watch))
             .await
             .unwrap();
-        assert!(!handle.current(viewer).get().contains(&id));
+        assert!(!handle.current(viewer).json().get().contains(&id));
     }
 
     // A client that reconnects gets the current state at once.
