@@ -4,6 +4,11 @@
 //! Every strategy is deterministic given its seed: the same seed and the
 //! same game give the same move.
 //!
+//! Around the players: [`arena`] runs matches between them on every core,
+//! [`tournament`] round robins ranked by [`rating`] (Elo), [`curve`] trains
+//! a learned player with its learning curve, and [`grade`] grades moves
+//! against the solver's perfect play.
+//!
 //! ```
 //! use oxo_ai::StrategyKind;
 //! use oxo_core::{Game, Rules};
@@ -22,15 +27,20 @@
 #![warn(missing_docs)]
 
 mod alphabeta;
+pub mod arena;
 mod catalog;
+pub mod curve;
+pub mod grade;
 pub mod hints;
 mod kind;
 pub mod learned;
 mod perfect;
 mod random;
+pub mod rating;
 mod rule_based;
 pub mod solver;
 mod strategy;
+pub mod tournament;
 mod value;
 mod windows;
 

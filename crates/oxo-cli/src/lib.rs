@@ -5,9 +5,9 @@
 //!
 //! - [`tui`]: the full-screen terminal game (`oxo play` on a terminal).
 //! - [`solve`]: perfect-play values as a table or JSON (`oxo solve`).
-//! - [`arena`], [`tournament`]: computer players against each other, two
-//!   at a time or in a round robin with Elo ratings (`oxo arena`).
-//! - [`train`]: a learned player trained by self-play, its learning curve (`oxo train`).
+//! - [`render`]: the results of `oxo arena` (matches, round robins with Elo
+//!   ratings) and `oxo train` (learning curves) as tables, JSON, CSV and
+//!   SVG; the games and the training are `oxo_ai`'s.
 //! - [`logbuf`]: `oxo serve`'s log lines, written by a thread of their own.
 //! - [`exit`]: the documented exit codes.
 //!
@@ -17,10 +17,8 @@
 
 #![warn(missing_docs)]
 
-pub mod arena;
 pub mod exit;
 pub mod logbuf;
+pub mod render;
 pub mod solve;
-pub mod tournament;
-pub mod train;
 pub mod tui;

@@ -5,8 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use oxo_cli::arena::{self, ArenaError, Entrant};
-use oxo_cli::{exit, tournament};
+use oxo_ai::Strategy;
+use oxo_ai::arena::{self, ArenaError, Entrant};
+use oxo_ai::tournament;
+use oxo_cli::exit;
+use oxo_cli::render;
 use oxo_core::{Player, Rules};
 
 use crate::args::{ArenaArgs, ArenaPlayer};
@@ -82,7 +85,7 @@ impl Config {
                     } else {
                         path
                     };
-                    Entrant::engine(path, move_time)
+                    brain_entrant(path, move_time)
                 }
             });
         }
@@ -118,11 +121,21 @@ impl Config {
     }
 }
 
+/// A Gomocup engine at `path`, started for each game, with `move_time`
+/// for each move (see [`oxo_gomocup::manager`]).
+fn brain_entrant(path: PathBuf, move_time: std::time::Duration) -> Entrant {
+    Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
+        oxo_gomocup::External::start(&path, rules, move_time)
+            .map(|engine| Box::new(engine) as Box<dyn Strategy>)
+            .map_err(|detail| detail.to_string())
+    })
+}
+
 fn arena_error(err: ArenaError) -> anyhow::Error {
     match err {
         ArenaError::Build(_) | ArenaError::TooFewPlayers => BadInput::from_error(err),
         // An engine that cannot even start is the path given: bad input.
-        ArenaError::Engine { .. } => BadInput::from_error(err),
+        ArenaError::Start { .. } => BadInput::from_error(err),
         other => other.into(),
     }
 }
@@ -140,9 +153,9 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             let elapsed = start.elapsed();
             let mut out = super::stdout();
             if args.json {
-                writeln!(out, "{}", arena::json(&config, &results, elapsed))?;
+                writeln!(out, "{}", render::arena::json(&config, &results, elapsed))?;
             } else {
-                write!(out, "{}", arena::table(&config, &results, elapsed))?;
+                write!(out, "{}", render::arena::table(&config, &results, elapsed))?;
             }
         }
         Config::RoundRobin { config, plot } => {
@@ -159,12 +172,20 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             // The results first: a plot that fails to write loses no games.
             let mut out = super::stdout();
             if args.json {
-                writeln!(out, "{}", tournament::json(&config, &results, elapsed))?;
+                writeln!(
+                    out,
+                    "{}",
+                    render::tournament::json(&config, &results, elapsed)
+                )?;
             } else {
-                write!(out, "{}", tournament::table(&config, &results, elapsed))?;
+                write!(
+                    out,
+                    "{}",
+                    render::tournament::table(&config, &results, elapsed)
+                )?;
             }
             if let Some(path) = plot {
-                super::write_file(&path, tournament::svg(&config, &results).as_bytes())?;
+                super::write_file(&path, render::tournament::svg(&config, &results).as_bytes())?;
             }
         }
     }

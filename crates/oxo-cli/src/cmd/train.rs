@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use oxo_cli::{exit, train};
+use oxo_ai::curve;
+use oxo_cli::exit;
+use oxo_cli::render::train as render;
 use oxo_core::Rules;
 
 use crate::args::TrainArgs;
@@ -111,7 +113,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         Episodes::Budget(budget) => {
             status.show(format_args!("measuring training speed..."));
             let n =
-                train::episodes_for(config.rules, config.seed, budget, SAMPLE.min(budget), clock);
+                curve::episodes_for(config.rules, config.seed, budget, SAMPLE.min(budget), clock);
             eprintln!(
                 "{}oxo train: {n} episodes fit in {:.1} min here (rerun with --episodes {n} --seed {} for the same model)",
                 if status.is_shown() { "\r\x1b[K" } else { "" },
@@ -121,7 +123,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             n
         }
     };
-    let run_config = train::Config {
+    let run_config = curve::Config {
         rules: config.rules,
         episodes,
         seed: config.seed,
@@ -134,7 +136,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     };
     let searched = u64::from(config.search_rounds) * config.search_games;
     let mut search_start = None;
-    let (model, curve) = train::run(
+    let (model, points) = curve::run(
         &run_config,
         clock,
         |done, trained| {
@@ -169,21 +171,21 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     model.save(&mut bytes).context("cannot encode the model")?;
     super::write_file(&config.out, &bytes)?;
     if let Some(path) = &config.curve {
-        super::write_file(path, train::csv(&curve).as_bytes())?;
+        super::write_file(path, render::csv(&points).as_bytes())?;
     }
     if let Some(path) = &config.plot {
         super::write_file(
             path,
-            train::svg(config.rules, config.seed, &curve).as_bytes(),
+            render::svg(config.rules, config.seed, &points).as_bytes(),
         )?;
     }
-    let trained = curve.last().map_or(0.0, |p| p.seconds);
+    let trained = points.last().map_or(0.0, |p| p.seconds);
     let mut out = super::stdout();
     writeln!(
         out,
         "{}: {episodes} self-play episodes{} (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",
         config.rules,
-        match curve.last().map_or(0, |p| p.searched) {
+        match points.last().map_or(0, |p| p.searched) {
             0 => String::new(),
             games => format!(" and {games} searched self-play games"),
         },
@@ -195,11 +197,11 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         out,
         "learning curve (the learned player's wins/draws/losses over {} games a seat; value kept: its moves that keep the perfect-play value{}):",
         config.eval_games,
-        match curve.last().and_then(|p| p.graded) {
+        match points.last().and_then(|p| p.graded) {
             Some(graded) => format!(", over {} positions", graded.graded),
             None => ", graded on boards of up to 25 cells".to_owned(),
         }
     )?;
-    write!(out, "{}", train::table(&curve))?;
+    write!(out, "{}", render::table(&points))?;
     Ok(exit::SUCCESS)
 }

@@ -1,20 +1,46 @@
-//! `oxo arena`: computer players against each other, many games at once.
+//! Matches between players, many games at once.
 //!
 //! Two modes share one engine: a match between two players ([`run`]) and a
 //! round robin between several ([`tournament`](crate::tournament)). Games
 //! are spread over threads, each game's seeds derived from the arena's seed
 //! and the game's number, so results never depend on the thread count.
+//!
+//! A player is an [`Entrant`]: a name and a factory that makes a fresh
+//! [`Strategy`] for every game. The arena does not care what is behind the
+//! factory; it only tells oxo's own strategies, whose failures are bugs and
+//! stop the arena, from [external](Entrant::external) players (an engine in
+//! another process, say), whose failures lose the game as a referee would
+//! rule.
+//!
+//! ```
+//! use oxo_ai::StrategyKind;
+//! use oxo_ai::arena::{self, Entrant};
+//! use oxo_core::Rules;
+//!
+//! let config = arena::Config {
+//!     rules: Rules::TIC_TAC_TOE,
+//!     x: Entrant::strategy(StrategyKind::Perfect),
+//!     o: Entrant::strategy(StrategyKind::Random),
+//!     games: 20,
+//!     first: None,
+//!     seed: 1,
+//!     threads: 2,
+//!     opening: 0,
+//! };
+//! let results = arena::run(&config, |_finished| {})?;
+//! assert_eq!(results.games, 20);
+//! assert_eq!(results.o.wins, 0, "perfect play never loses");
+//! # Ok::<(), oxo_ai::arena::ArenaError>(())
+//! ```
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxo_ai::{BuildError, Strategy, StrategyKind};
-use oxo_core::{BoardSize, Cell, Game, Outcome, Player, Rules};
-use serde::Serialize;
+use oxo_core::{Cell, Game, Outcome, Player, Rules};
 
-use crate::solve::to_json;
+use crate::{BuildError, Strategy, StrategyKind};
 
 /// Builds a fresh player for one game: the board and the game's seed.
 pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
@@ -24,8 +50,8 @@ pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, ArenaError> + S
 pub struct Entrant {
     name: String,
     build: Arc<Build>,
-    /// An engine outside oxo: a move it cannot give loses the game (for
-    /// oxo's own strategies it is a bug, and stops the arena).
+    /// A player outside oxo: failing to start or to give a move loses the
+    /// game (for oxo's own strategies it is a bug, and stops the arena).
     external: bool,
 }
 
@@ -54,21 +80,24 @@ impl Entrant {
         }
     }
 
-    /// A Gomocup engine at `path`, started for each game, with `move_time`
-    /// for each move (see [`oxo_gomocup::manager`]).
-    #[must_use]
-    pub fn engine(path: std::path::PathBuf, move_time: Duration) -> Entrant {
-        let name = format!("brain:{}", path.display());
-        let engine = name.clone();
+    /// A player from outside oxo named `name`, such as an engine in another
+    /// process, made by `start` for every game. The referee's rules apply to
+    /// it: a player that cannot start (`start`'s error says why), or gives
+    /// no legal move ([`Strategy::failure`] says why), loses that game, and
+    /// the arena goes on.
+    pub fn external(
+        name: impl Into<String>,
+        start: impl Fn(Rules, u64) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
+    ) -> Entrant {
+        let name = name.into();
+        let player = name.clone();
         Entrant {
             name,
-            build: Arc::new(move |rules, _seed| {
-                oxo_gomocup::External::start(&path, rules, move_time)
-                    .map(|e| Box::new(e) as Box<dyn Strategy>)
-                    .map_err(|detail| ArenaError::Engine {
-                        engine: engine.clone(),
-                        detail: detail.to_string(),
-                    })
+            build: Arc::new(move |rules, seed| {
+                start(rules, seed).map_err(|detail| ArenaError::Start {
+                    player: player.clone(),
+                    detail,
+                })
             }),
             external: true,
         }
@@ -95,7 +124,7 @@ impl Entrant {
     }
 
     /// Fail early if one of oxo's strategies cannot play under `rules`
-    /// (an external engine is judged game by game: one that fails to start
+    /// (an external player is judged game by game: one that fails to start
     /// loses that game).
     ///
     /// # Errors
@@ -107,7 +136,7 @@ impl Entrant {
         Ok(())
     }
 
-    /// Whether this is an engine outside oxo.
+    /// Whether this is a player outside oxo ([`Entrant::external`]).
     #[must_use]
     pub const fn is_external(&self) -> bool {
         self.external
@@ -142,8 +171,8 @@ pub struct Config {
 pub struct SideStats {
     /// Games won.
     pub wins: u64,
-    /// Games lost for giving no move (an external engine's illegal, late
-    /// or missing answer).
+    /// Games lost for giving no move (an external player's illegal, late
+    /// or missing answer, or its failure to start).
     pub forfeits: u64,
     /// Moves made.
     pub moves: u64,
@@ -229,11 +258,12 @@ pub enum ArenaError {
     /// A round robin needs two players at least.
     #[error("a round robin needs at least two players")]
     TooFewPlayers,
-    /// An external engine could not be started for a game.
-    #[error("{engine}: {detail}")]
-    Engine {
-        /// The engine.
-        engine: String,
+    /// An external player could not be started for a game (the arena
+    /// scores that game as lost by it; the error is what its factory said).
+    #[error("{player}: {detail}")]
+    Start {
+        /// The player's name.
+        player: String,
         /// What went wrong.
         detail: String,
     },
@@ -270,7 +300,7 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// game. Fewer moves when the board has no room for them.
 #[must_use]
 pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
-    let room = oxo_ai::opening_room(rules, moves);
+    let room = crate::opening_room(rules, moves);
     let moves = (moves as usize).min(room.len());
     // A stream of its own, apart from the players' seeds.
     let mut state = game_seed(seed ^ 0x6f70_656e_696e_6773, pair, Player::X);
@@ -474,8 +504,9 @@ pub(crate) fn play_one(
     Ok(result)
 }
 
-/// A player that could not be built for game `index`: an engine that
-/// cannot start loses the game unplayed; any other failure stops the arena.
+/// A player that could not be built for game `index`: an external player
+/// that cannot start loses the game unplayed; any other failure stops the
+/// arena.
 fn lost_at_start(
     mut result: Results,
     entrant: &Entrant,
@@ -485,7 +516,7 @@ fn lost_at_start(
     error: ArenaError,
 ) -> Result<Results, ArenaError> {
     match error {
-        ArenaError::Engine { detail, .. } => {
+        ArenaError::Start { detail, .. } => {
             forfeit(&mut result, entrant, side, first, index, detail);
             Ok(result)
         }
@@ -519,170 +550,6 @@ fn forfeit(
         side,
         reason,
     });
-}
-
-/// The readable results table.
-#[must_use]
-pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
-    let pct = |n: u64| {
-        if results.games == 0 {
-            0.0
-        } else {
-            100.0 * n as f64 / results.games as f64
-        }
-    };
-    let x_name = format!("X {}", config.x);
-    let o_name = format!("O {}", config.o);
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{} games of {} (seed {}), {} moving first{}{}\n",
-        results.games,
-        config.rules,
-        config.seed,
-        match config.first {
-            Some(p) => format!("{p} always"),
-            None => "X and O taking turns".to_owned(),
-        },
-        match config.opening {
-            0 => String::new(),
-            n => format!(", from {n}-move openings"),
-        },
-        if config.threads > 1 {
-            format!(", {} threads", config.threads)
-        } else {
-            String::new()
-        }
-    ));
-    // Names as wide as the longest (an engine's path can be long).
-    let w = x_name.chars().count().max(o_name.chars().count()).max(14);
-    out.push_str(&format!(
-        "  {:<w$} {:>8} {:>7}   {:>12}\n",
-        "", "wins", "%", "per move"
-    ));
-    for (name, side) in [(x_name, &results.x), (o_name, &results.o)] {
-        out.push_str(&format!(
-            "  {:<w$} {:>8} {:>6.1}%   {:>9.1} µs\n",
-            name,
-            side.wins,
-            pct(side.wins),
-            side.micros_per_move()
-        ));
-    }
-    out.push_str(&format!(
-        "  {:<w$} {:>8} {:>6.1}%\n",
-        "draws",
-        results.draws,
-        pct(results.draws)
-    ));
-    out.push_str(&format!(
-        "  average game {:.2} plies; the first mover won {} games; {:.2} s in all\n",
-        results.average_plies(),
-        results.first_mover_wins,
-        elapsed.as_secs_f64()
-    ));
-    out.push_str(&forfeits_text(&results.forfeits));
-    out
-}
-
-/// The games lost for a move not given, one line each (the first 20).
-#[must_use]
-pub fn forfeits_text(forfeits: &[Forfeit]) -> String {
-    const SHOWN: usize = 20;
-    let mut out = String::new();
-    if forfeits.is_empty() {
-        return out;
-    }
-    out.push_str(&format!(
-        "{} games lost for a move not given:\n",
-        forfeits.len()
-    ));
-    for f in forfeits.iter().take(SHOWN) {
-        out.push_str(&format!(
-            "  game {}: {} ({}) lost: {}\n",
-            f.game, f.player, f.side, f.reason
-        ));
-    }
-    if forfeits.len() > SHOWN {
-        out.push_str(&format!("  and {} more\n", forfeits.len() - SHOWN));
-    }
-    out
-}
-
-/// A forfeit as JSON shows it.
-#[derive(Serialize)]
-pub(crate) struct ForfeitJson<'a> {
-    game: u64,
-    player: &'a str,
-    side: char,
-    reason: &'a str,
-}
-
-impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
-    fn from(f: &'a Forfeit) -> Self {
-        ForfeitJson {
-            game: f.game,
-            player: &f.player,
-            side: f.side.as_char(),
-            reason: &f.reason,
-        }
-    }
-}
-
-/// Rounded to `places` decimals, for JSON that reads well.
-pub(crate) fn round(value: f64, places: i32) -> f64 {
-    let scale = 10f64.powi(places);
-    (value * scale).round() / scale
-}
-
-/// The results as one JSON object.
-#[must_use]
-pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
-    #[derive(Serialize)]
-    struct Json<'a> {
-        x: &'a str,
-        o: &'a str,
-        size: BoardSize,
-        k: u32,
-        seed: u64,
-        games: u64,
-        x_wins: u64,
-        o_wins: u64,
-        draws: u64,
-        x_first: u64,
-        average_plies: f64,
-        x_us_per_move: f64,
-        o_us_per_move: f64,
-        seconds: f64,
-        forfeits: Vec<ForfeitJson<'a>>,
-        #[serde(skip_serializing_if = "is_zero")]
-        opening: u32,
-    }
-    to_json(&Json {
-        x: config.x.name(),
-        o: config.o.name(),
-        size: config.rules.size(),
-        k: config.rules.k(),
-        seed: config.seed,
-        games: results.games,
-        x_wins: results.x.wins,
-        o_wins: results.o.wins,
-        draws: results.draws,
-        x_first: results.x_first,
-        average_plies: round(results.average_plies(), 3),
-        x_us_per_move: round(results.x.micros_per_move(), 2),
-        o_us_per_move: round(results.o.micros_per_move(), 2),
-        seconds: round(elapsed.as_secs_f64(), 3),
-        forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
-        opening: config.opening,
-    })
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde passes a reference"
-)]
-const fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 #[cfg(test)]
@@ -752,8 +619,6 @@ mod tests {
         assert_eq!(results.games, 20);
         // The opening's moves are nobody's: each side made its own only.
         assert!(results.average_plies() >= 4.0);
-        let text = table(&config, &results, Duration::ZERO);
-        assert!(text.contains("from 4-move openings"), "{text}");
     }
 
     #[test]
@@ -804,13 +669,41 @@ mod tests {
     }
 
     #[test]
-    fn outputs_name_both_sides() {
-        let c = config(StrategyKind::Rules, StrategyKind::Random, 20);
+    fn an_external_player_that_cannot_start_or_move_loses_and_the_arena_goes_on() {
+        /// Plays the first free cell, but never the third move.
+        struct Tired(u32);
+        impl Strategy for Tired {
+            fn choose(&mut self, game: &Game) -> Option<Cell> {
+                self.0 += 1;
+                (self.0 < 3).then(|| game.legal_moves().next()).flatten()
+            }
+            fn name(&self) -> &str {
+                "tired"
+            }
+            fn failure(&mut self) -> Option<String> {
+                Some("too tired".to_owned())
+            }
+        }
+        let mut c = config(StrategyKind::Random, StrategyKind::Random, 6);
+        c.x = Entrant::external("tired", |_, seed| {
+            if seed % 2 == 0 {
+                Ok(Box::new(Tired(0)) as Box<dyn Strategy>)
+            } else {
+                Err("cannot start".to_owned())
+            }
+        });
         let results = run(&c, |_| {}).unwrap();
-        let json = json(&c, &results, Duration::from_millis(5));
-        assert!(json.starts_with("{\"x\":\"rules\",\"o\":\"random\",\"size\":\"3x3\",\"k\":3,\"seed\":42,\"games\":20,"), "{json}");
-        let text = table(&c, &results, Duration::from_millis(5));
-        assert!(text.contains("X rules"), "{text}");
-        assert!(text.contains("O random"), "{text}");
+        assert_eq!(results.games, 6);
+        assert_eq!(results.x.wins, 0, "{results:?}");
+        assert_eq!(results.x.forfeits as usize, results.forfeits.len());
+        assert!(results.x.forfeits > 0, "{results:?}");
+        for f in &results.forfeits {
+            assert_eq!((f.player.as_str(), f.side), ("tired", Player::X));
+            assert!(
+                ["cannot start", "too tired"].contains(&f.reason.as_str()),
+                "{f:?}"
+            );
+        }
+        assert!(results.forfeits.windows(2).all(|w| w[0].game < w[1].game));
     }
 }

@@ -1,34 +1,47 @@
-//! `oxo train`: a learned player trained by self-play, with a learning
-//! curve.
+//! A learned player trained by self-play, with its learning curve.
 //!
-//! Training is `oxo_ai::learned::train`; this module adds what a person
-//! training a model wants to watch: every so often (a checkpoint) the model
-//! so far plays `random` and `rules` in both seats, and on boards the solver
-//! answers quickly its moves are graded against perfect play (the share of
-//! moves that keep the position's true value). The checkpoints form the
-//! learning curve, written as CSV and drawn as SVG.
+//! Training is [`learned::train`] (then [`learned::refit`] for models that
+//! play inside alphabeta's search); this module adds what a person training
+//! a model wants to watch: every so often (a checkpoint) the model so far
+//! plays `random` and `rules` in both seats, and on boards the solver
+//! answers quickly its moves are graded against perfect play
+//! ([`ValueKeeping`]: the share of moves that keep the position's
+//! true value). The checkpoints form the learning curve.
 //!
 //! Everything here is deterministic given the seed and the episode count;
 //! the clock is passed in and only measures.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use oxo_ai::curve::{self, Config};
+//! use oxo_core::Rules;
+//!
+//! let config = Config {
+//!     rules: Rules::TIC_TAC_TOE,
+//!     episodes: 2_000,
+//!     seed: 1,
+//!     checkpoints: 3,
+//!     eval_games: 10,
+//!     grade_positions: 0,
+//!     search_rounds: 0,
+//!     search_games: 1,
+//!     threads: 1,
+//! };
+//! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| {}, |_| {})?;
+//! assert_eq!(model.rules(), Rules::TIC_TAC_TOE);
+//! assert_eq!(points.last().map(|p| p.episodes), Some(2_000));
+//! # Ok::<(), oxo_ai::curve::TrainError>(())
+//! ```
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use oxo_ai::learned::{self, MatchRecord, TrainConfig, ValueShare};
-use oxo_ai::{Learned, Model, Random, RuleBased, Solver, StrongSolution, Value};
-use oxo_core::{Game, Rules};
+use oxo_core::Rules;
 
-/// Boards up to this many cells have their moves graded by the solver.
-pub const GRADE_MAX_CELLS: usize = 25;
-
-/// Boards up to this many cells are graded on every reachable position
-/// (3×3: 4,520), others on positions from random games.
-const GRADE_ALL_MAX_CELLS: usize = 9;
-
-/// Memory for the grading solver's table.
-const GRADE_TABLE_BYTES: usize = 64 << 20;
+use crate::grade::ValueKeeping;
+use crate::learned::{self, MatchRecord, TrainConfig, ValueShare};
+use crate::{Learned, Model, Random, RuleBased};
 
 /// What to train.
 #[derive(Clone, Copy, Debug)]
@@ -44,7 +57,7 @@ pub struct Config {
     /// Games a seat against each of `random` and `rules` at a checkpoint.
     pub eval_games: u32,
     /// Positions from random games graded at a checkpoint (boards over
-    /// 9 cells and up to [`GRADE_MAX_CELLS`]); 0 turns grading off.
+    /// 9 cells and up to [`crate::grade::GRADE_MAX_CELLS`]); 0 turns grading off.
     pub grade_positions: usize,
     /// Rounds of searched self-play after the episodes
     /// ([`learned::refit`]), for models that play inside alphabeta's
@@ -78,76 +91,17 @@ pub struct Checkpoint {
 pub enum TrainError {
     /// A learned player could not be built for the board (a bug).
     #[error(transparent)]
-    Model(#[from] oxo_ai::ModelError),
+    Model(#[from] crate::ModelError),
     /// A strategy misplayed during a checkpoint match (a bug).
     #[error(transparent)]
-    PlayOut(#[from] oxo_ai::PlayOutError),
+    PlayOut(#[from] crate::PlayOutError),
     /// The solver refused the board it was to grade on.
     #[error(transparent)]
-    Solve(#[from] oxo_ai::SolveError),
+    Solve(#[from] crate::SolveError),
     /// Searched self-play could not run (a bug: it is only asked of models
     /// that search).
     #[error(transparent)]
     Refit(#[from] learned::RefitError),
-}
-
-/// Grades the learned player's moves against perfect play, remembering
-/// every value it has looked up (the positions repeat at every checkpoint).
-struct Grader {
-    positions: Vec<Game>,
-    strong: Option<StrongSolution>,
-    solver: Option<Solver>,
-    known: HashMap<Vec<Option<oxo_core::Player>>, Option<Value>>,
-}
-
-impl Grader {
-    fn new(config: &Config) -> Result<Option<Grader>, TrainError> {
-        let rules = config.rules;
-        let cells = rules.cell_count();
-        if config.grade_positions == 0 || cells > GRADE_MAX_CELLS || !Solver::can_solve(rules) {
-            return Ok(None);
-        }
-        Ok(Some(if cells <= GRADE_ALL_MAX_CELLS {
-            Grader {
-                positions: learned::reachable_positions(rules),
-                strong: Some(StrongSolution::compute(rules)?),
-                solver: None,
-                known: HashMap::new(),
-            }
-        } else {
-            Grader {
-                positions: learned::sample_positions(
-                    rules,
-                    config.grade_positions,
-                    config.seed ^ 0x5EED,
-                ),
-                strong: None,
-                solver: Some(Solver::new(rules, GRADE_TABLE_BYTES)?),
-                known: HashMap::new(),
-            }
-        }))
-    }
-
-    fn grade(&mut self, model: &Model, seed: u64) -> Result<ValueShare, TrainError> {
-        let Grader {
-            positions,
-            strong,
-            solver,
-            known,
-        } = self;
-        Ok(learned::value_keeping_share(
-            model,
-            positions,
-            seed,
-            |game| match (strong.as_ref(), solver.as_mut()) {
-                (Some(strong), _) => strong.get(game).map(|e| e.value),
-                (None, Some(solver)) => *known
-                    .entry(game.cells().to_vec())
-                    .or_insert_with(|| solver.value(game).ok()),
-                (None, None) => None,
-            },
-        )?)
-    }
 }
 
 /// The episode counts at which to take checkpoints: `count` of them,
@@ -191,7 +145,7 @@ pub fn run(
     let schedule = checkpoint_schedule(config.episodes, config.checkpoints);
     train_config.report_every = schedule[0];
     let mut next = 0;
-    let mut grader = Grader::new(config)?;
+    let mut grader = ValueKeeping::new(config.rules, config.grade_positions, config.seed ^ 0x5EED)?;
     let mut curve = Vec::new();
     let mut failure = None;
     let start = clock();
@@ -278,13 +232,13 @@ fn keep(
 /// Positions a move searched by big-board models (those that search with
 /// alphabeta) in the learning curve's matches: a light search, so that
 /// measuring costs little beside training; the player as shipped searches
-/// [`oxo_ai::AlphaBeta::DEFAULT_BUDGET`].
+/// [`crate::AlphaBeta::DEFAULT_BUDGET`].
 pub const CURVE_NODES: u64 = 5_000;
 
 fn checkpoint(
     config: &Config,
     model: &Model,
-    grader: Option<&mut Grader>,
+    grader: Option<&mut ValueKeeping>,
     (episodes, searched): (u64, u64),
     trained: Duration,
 ) -> Result<Checkpoint, TrainError> {
@@ -346,209 +300,6 @@ pub fn episodes_for(
     ((per_second * budget.as_secs_f64()) as u64).max(100)
 }
 
-fn wdl(r: &[u32; 3]) -> String {
-    format!("{}/{}/{}", r[0], r[1], r[2])
-}
-
-/// The curve as a table for a terminal: results are wins/draws/losses of
-/// the learned player.
-#[must_use]
-pub fn table(points: &[Checkpoint]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:>10} {:>8} {:>8}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
-        "episodes",
-        "searched",
-        "seconds",
-        "random: as X",
-        "as O",
-        "rules: as X",
-        "as O",
-        "value kept"
-    );
-    for p in points {
-        let graded = p
-            .graded
-            .map_or("-".to_owned(), |g| format!("{:.1}%", 100.0 * g.share()));
-        let _ = writeln!(
-            out,
-            "{:>10} {:>8} {:>8.1}  {:>15} {:>15}  {:>15} {:>15}  {:>10}",
-            p.episodes,
-            p.searched,
-            p.seconds,
-            wdl(&p.vs_random.as_x),
-            wdl(&p.vs_random.as_o),
-            wdl(&p.vs_rules.as_x),
-            wdl(&p.vs_rules.as_o),
-            graded
-        );
-    }
-    out
-}
-
-/// The curve as CSV, one row a checkpoint.
-#[must_use]
-pub fn csv(points: &[Checkpoint]) -> String {
-    let mut out = String::from(
-        "episodes,searched,seconds,random_x_wins,random_x_draws,random_x_losses,random_o_wins,random_o_draws,random_o_losses,rules_x_wins,rules_x_draws,rules_x_losses,rules_o_wins,rules_o_draws,rules_o_losses,graded,kept\n",
-    );
-    for p in points {
-        let _ = write!(out, "{},{},{:.3}", p.episodes, p.searched, p.seconds);
-        for r in [
-            p.vs_random.as_x,
-            p.vs_random.as_o,
-            p.vs_rules.as_x,
-            p.vs_rules.as_o,
-        ] {
-            let _ = write!(out, ",{},{},{}", r[0], r[1], r[2]);
-        }
-        match p.graded {
-            Some(g) => {
-                let _ = writeln!(out, ",{},{}", g.graded, g.kept);
-            }
-            None => out.push_str(",,\n"),
-        }
-    }
-    out
-}
-
-/// Points scored (a win 1, a draw ½) over games, in percent.
-fn score(r: &MatchRecord) -> f64 {
-    let games = f64::from(r.games().max(1));
-    100.0 * (f64::from(r.as_x[0] + r.as_o[0]) + f64::from(r.as_x[1] + r.as_o[1]) / 2.0) / games
-}
-
-/// Games not lost, in percent.
-fn unbeaten(r: &MatchRecord) -> f64 {
-    100.0 * f64::from(r.games() - r.losses()) / f64::from(r.games().max(1))
-}
-
-/// A line on the plot: its name, colour, dash pattern and value at a point.
-type Series = (
-    &'static str,
-    &'static str,
-    &'static str,
-    Box<dyn Fn(&Checkpoint) -> Option<f64>>,
-);
-
-/// The curve drawn: percentages against episodes.
-#[must_use]
-pub fn svg(rules: Rules, seed: u64, points: &[Checkpoint]) -> String {
-    let (left, top, width, height) = (70.0, 50.0, 640.0, 320.0);
-    // Episodes on a log scale: learning is fastest early.
-    // Searched games count after the episodes.
-    let games = |p: &Checkpoint| p.episodes + p.searched;
-    let lo = points.iter().map(games).min().unwrap_or(1).max(1) as f64;
-    let hi = (points.iter().map(games).max().unwrap_or(1) as f64).max(lo * 10.0);
-    let x = |episodes: u64| {
-        left + width * ((episodes.max(1) as f64).log10() - lo.log10()) / (hi.log10() - lo.log10())
-    };
-    let y = |percent: f64| top + height * (1.0 - percent / 100.0);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="{:.0}" font-family="sans-serif" font-size="13">"##,
-        left + width + 260.0,
-        top + height + 60.0
-    );
-    let _ = writeln!(
-        out,
-        r##"<rect width="100%" height="100%" fill="#fff"/><text x="{left:.0}" y="28" font-size="16" font-weight="bold">Learning curve: {rules} (seed {seed})</text>"##
-    );
-    let _ = writeln!(
-        out,
-        r##"<rect x="{left:.0}" y="{top:.0}" width="{width:.0}" height="{height:.0}" fill="#f6f8fa" stroke="#ccc"/>"##
-    );
-    for percent in [0.0, 25.0, 50.0, 75.0, 100.0] {
-        let _ = writeln!(
-            out,
-            r##"<line x1="{left:.0}" y1="{0:.1}" x2="{1:.0}" y2="{0:.1}" stroke="#ddd"/><text x="{2:.0}" y="{3:.1}" text-anchor="end">{percent:.0}%</text>"##,
-            y(percent),
-            left + width,
-            left - 8.0,
-            y(percent) + 4.0
-        );
-    }
-    let mut tick = 10f64.powf(lo.log10().ceil());
-    while tick <= hi {
-        let _ = writeln!(
-            out,
-            r##"<line x1="{0:.1}" y1="{1:.0}" x2="{0:.1}" y2="{2:.0}" stroke="#ddd"/><text x="{0:.1}" y="{3:.0}" text-anchor="middle">{tick}</text>"##,
-            x(tick as u64),
-            top,
-            top + height,
-            top + height + 20.0
-        );
-        tick *= 10.0;
-    }
-    let _ = writeln!(
-        out,
-        r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"##,
-        left + width / 2.0,
-        top + height + 44.0,
-        if points.iter().any(|p| p.searched > 0) {
-            "self-play games, the searched ones after the episodes (log scale)"
-        } else {
-            "self-play episodes (log scale)"
-        }
-    );
-    // Colour-blind-safe colours (Okabe–Ito), each series with its own dash.
-    let series: [Series; 4] = [
-        (
-            "unbeaten vs random",
-            "#0072B2",
-            "",
-            Box::new(|p| Some(unbeaten(&p.vs_random))),
-        ),
-        (
-            "unbeaten vs rules",
-            "#D55E00",
-            "6 3",
-            Box::new(|p| Some(unbeaten(&p.vs_rules))),
-        ),
-        (
-            "score vs rules",
-            "#CC79A7",
-            "2 3",
-            Box::new(|p| Some(score(&p.vs_rules))),
-        ),
-        (
-            "moves keeping the value",
-            "#009E73",
-            "10 4 2 4",
-            Box::new(|p| p.graded.map(|g| 100.0 * g.share())),
-        ),
-    ];
-    let mut legend_y = top + 10.0;
-    for (name, colour, dash, value) in &series {
-        let path: Vec<String> = points
-            .iter()
-            .filter_map(|p| value(p).map(|v| format!("{:.1},{:.1}", x(games(p)), y(v))))
-            .collect();
-        if path.is_empty() {
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}"/>"##,
-            path.join(" ")
-        );
-        let _ = writeln!(
-            out,
-            r##"<line x1="{0:.0}" y1="{1:.0}" x2="{2:.0}" y2="{1:.0}" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}"/><text x="{3:.0}" y="{4:.0}">{name}</text>"##,
-            left + width + 14.0,
-            legend_y,
-            left + width + 44.0,
-            left + width + 50.0,
-            legend_y + 4.0
-        );
-        legend_y += 22.0;
-    }
-    out.push_str("</svg>\n");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,19 +352,6 @@ mod tests {
     }
 
     #[test]
-    fn outputs_have_a_row_or_a_line_a_checkpoint() {
-        let (_, curve) = run(&config(2_000), fake_clock(), |_, _| {}, |_| {}).unwrap();
-        let csv = csv(&curve);
-        assert_eq!(csv.lines().count(), curve.len() + 1);
-        assert!(csv.starts_with("episodes,searched,seconds,random_x_wins,"));
-        assert!(csv.lines().all(|l| l.split(',').count() == 17), "{csv}");
-        let svg = svg(Rules::TIC_TAC_TOE, 3, &curve);
-        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-        assert_eq!(svg.matches("<polyline").count(), 4);
-        assert_eq!(table(&curve).lines().count(), curve.len() + 1);
-    }
-
-    #[test]
     fn checkpoints_spread_on_a_log_scale() {
         assert_eq!(checkpoint_schedule(20_000, 4), [20, 200, 2_000, 20_000]);
         assert_eq!(checkpoint_schedule(150_000, 1), [150_000]);
@@ -635,8 +373,6 @@ mod tests {
         c.eval_games = 2;
         let (_, curve) = run(&c, fake_clock(), |_, _| {}, |_| {}).unwrap();
         assert!(curve.iter().all(|p| p.graded.is_none()));
-        let csv = csv(&curve);
-        assert!(csv.lines().nth(1).unwrap().ends_with(",,"), "{csv}");
     }
 
     #[test]

@@ -1,0 +1,264 @@
+//! A round robin: every pair of players meets for the same number of games,
+//! each player taking X in half of them (X moves first), and the field is
+//! ranked by Elo ([`crate::rating::elo`]).
+//!
+//! Games run on the [arena]'s engine: the same seeds, the same
+//! openings (each pair's games `2j` and `2j + 1` share one, a seat each), the
+//! same forfeits for external players.
+//!
+//! ```
+//! use oxo_ai::StrategyKind;
+//! use oxo_ai::arena::Entrant;
+//! use oxo_ai::tournament;
+//! use oxo_core::Rules;
+//!
+//! let config = tournament::Config {
+//!     rules: Rules::TIC_TAC_TOE,
+//!     players: [StrategyKind::Random, StrategyKind::Perfect]
+//!         .map(Entrant::strategy)
+//!         .to_vec(),
+//!     games: 10,
+//!     seed: 1,
+//!     threads: 1,
+//!     opening: 0,
+//! };
+//! let results = tournament::run(&config, |_| {})?;
+//! assert_eq!(results.standings[0].player, 1, "perfect play ranks first");
+//! assert!(results.standings[0].elo > 0.0);
+//! # Ok::<(), oxo_ai::arena::ArenaError>(())
+//! ```
+
+use oxo_core::{Player, Rules};
+
+use crate::arena::{self, ArenaError, Entrant};
+pub use crate::rating::Pairing;
+use crate::rating::elo;
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Board and win length.
+    pub rules: Rules,
+    /// The players, at least two.
+    pub players: Vec<Entrant>,
+    /// Games for every pair of players.
+    pub games: u64,
+    /// Seed for every random choice.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Random moves each pair's games start from, as in
+    /// [`arena::Config::opening`]; 0 for none.
+    pub opening: u32,
+}
+
+impl Config {
+    /// Every pair of players, in order: (0, 1), (0, 2), …, (1, 2), ….
+    fn pairs(&self) -> Vec<(usize, usize)> {
+        let n = self.players.len();
+        (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .collect()
+    }
+
+    /// Games in the whole round robin.
+    #[must_use]
+    pub fn total_games(&self) -> u64 {
+        self.pairs().len() as u64 * self.games
+    }
+}
+
+/// One player's line in the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// The player's index in [`Config::players`].
+    pub player: usize,
+    /// Games played.
+    pub games: u64,
+    /// Games won.
+    pub wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games lost.
+    pub losses: u64,
+    /// Points (a win 1, a draw ½) over games, from 0 to 1.
+    pub score: f64,
+    /// Elo rating, the field's average being 0 ([`crate::rating::elo`]).
+    pub elo: f64,
+    /// Half the width of the rating's 95% interval.
+    pub elo_95: f64,
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    /// Every pair's results, in [`Config`]'s pair order.
+    pub pairings: Vec<Pairing>,
+    /// Every player's line, best Elo first.
+    pub standings: Vec<Standing>,
+    /// Games lost for a move not given (external engines), in game order.
+    pub forfeits: Vec<arena::Forfeit>,
+}
+
+impl Results {
+    /// Points `a` scored against `b`, over their games (0 to 1), or `None`
+    /// for a player against itself.
+    #[must_use]
+    pub fn score_between(&self, a: usize, b: usize) -> Option<f64> {
+        self.pairings.iter().find_map(|p| {
+            let points = |wins: u64| (wins as f64 + p.draws as f64 / 2.0) / p.games() as f64;
+            if (p.a, p.b) == (a, b) {
+                Some(points(p.a_wins))
+            } else if (p.a, p.b) == (b, a) {
+                Some(points(p.b_wins))
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// Play the round robin; `progress` is told the number of finished games
+/// now and then.
+///
+/// # Errors
+/// Fewer than two players, a player that cannot play these rules, or one
+/// that offers an illegal move.
+pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
+    if config.players.len() < 2 {
+        return Err(ArenaError::TooFewPlayers);
+    }
+    for player in &config.players {
+        player.check(config.rules)?;
+    }
+    let pairs = config.pairs();
+    let games = arena::run_jobs(config.total_games(), config.threads, progress, |index| {
+        let (a, b) = pairs[(index / config.games) as usize];
+        // The pair's players swap seats game by game; X always moves first.
+        let a_is_x = (index % config.games).is_multiple_of(2);
+        let seats = if a_is_x { [a, b] } else { [b, a] };
+        // Games 2j and 2j + 1 of a pair share an opening, one seat each.
+        let opening_key = ((index / config.games) << 32) | ((index % config.games) / 2);
+        let result = arena::play_one(
+            config.rules,
+            [&config.players[seats[0]], &config.players[seats[1]]],
+            Player::X,
+            config.seed,
+            index,
+            &arena::opening(config.rules, config.seed, opening_key, config.opening),
+        )?;
+        let a_side = if a_is_x { &result.x } else { &result.o };
+        let b_side = if a_is_x { &result.o } else { &result.x };
+        let pairing = Pairing {
+            a,
+            b,
+            a_wins: a_side.wins,
+            b_wins: b_side.wins,
+            draws: result.draws,
+        };
+        Ok((pairing, result.forfeits))
+    })?;
+    let forfeits = games.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+    let mut pairings: Vec<Pairing> = pairs
+        .iter()
+        .map(|&(a, b)| Pairing {
+            a,
+            b,
+            ..Pairing::default()
+        })
+        .collect();
+    for (index, (game, _)) in games.iter().enumerate() {
+        let pairing = &mut pairings[index / config.games as usize];
+        pairing.a_wins += game.a_wins;
+        pairing.b_wins += game.b_wins;
+        pairing.draws += game.draws;
+    }
+    let ratings = elo(config.players.len(), &pairings);
+    let mut standings: Vec<Standing> = (0..config.players.len())
+        .map(|player| {
+            let mut line = Standing {
+                player,
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                score: 0.0,
+                elo: ratings[player].0,
+                elo_95: ratings[player].1,
+            };
+            for p in &pairings {
+                let (wins, losses) = if p.a == player {
+                    (p.a_wins, p.b_wins)
+                } else if p.b == player {
+                    (p.b_wins, p.a_wins)
+                } else {
+                    continue;
+                };
+                line.games += p.games();
+                line.wins += wins;
+                line.losses += losses;
+                line.draws += p.draws;
+            }
+            if line.games > 0 {
+                line.score = (line.wins as f64 + line.draws as f64 / 2.0) / line.games as f64;
+            }
+            line
+        })
+        .collect();
+    standings.sort_by(|a, b| b.elo.total_cmp(&a.elo).then(a.player.cmp(&b.player)));
+    Ok(Results {
+        pairings,
+        standings,
+        forfeits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StrategyKind;
+
+    fn config(players: &[StrategyKind], games: u64, threads: usize) -> Config {
+        Config {
+            rules: Rules::TIC_TAC_TOE,
+            players: players.iter().map(|&k| Entrant::strategy(k)).collect(),
+            games,
+            seed: 9,
+            threads,
+            opening: 0,
+        }
+    }
+
+    #[test]
+    fn every_pair_meets_in_both_seats_and_results_do_not_depend_on_threads() {
+        let kinds = [
+            StrategyKind::Random,
+            StrategyKind::Rules,
+            StrategyKind::Perfect,
+        ];
+        let one = run(&config(&kinds, 40, 1), |_| {}).unwrap();
+        let three = run(&config(&kinds, 40, 3), |_| {}).unwrap();
+        assert_eq!(one, three);
+        assert_eq!(one.pairings.len(), 3);
+        for p in &one.pairings {
+            assert_eq!(p.games(), 40);
+        }
+        for s in &one.standings {
+            assert_eq!(s.games, 80);
+            assert_eq!(s.wins + s.draws + s.losses, 80);
+        }
+        // Perfect never loses; random is last. (Perfect is not always
+        // first: it plays any value-keeping move, not the one most likely
+        // to make random blunder, so rules can beat random more often.)
+        let perfect = one.standings.iter().find(|s| s.player == 2).unwrap();
+        assert_eq!(perfect.losses, 0);
+        assert_eq!(one.standings.last().unwrap().player, 0);
+        assert!(one.standings.windows(2).all(|w| w[0].elo >= w[1].elo));
+    }
+
+    #[test]
+    fn one_player_is_not_a_tournament() {
+        let c = config(&[StrategyKind::Random], 10, 1);
+        assert!(matches!(run(&c, |_| {}), Err(ArenaError::TooFewPlayers)));
+    }
+}

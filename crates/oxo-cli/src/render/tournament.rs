@@ -1,0 +1,365 @@
+//! `oxo arena --players`'s round robin: a table of standings and scores,
+//! one JSON object, and an SVG picture (the cross table and every player's
+//! Elo with its interval).
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use oxo_ai::tournament::{Config, Results};
+use oxo_core::BoardSize;
+use serde::Serialize;
+
+use super::arena::{ForfeitJson, forfeits_text, round};
+use crate::solve::to_json;
+
+fn signed(elo: f64) -> String {
+    let rounded = elo.round();
+    if rounded == 0.0 {
+        "0".to_owned()
+    } else {
+        format!("{rounded:+.0}")
+    }
+}
+
+/// The readable results: standings, then every pair's score.
+#[must_use]
+pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
+    let name = |i: usize| config.players[i].name();
+    let width = config
+        .players
+        .iter()
+        .map(|p| p.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "round robin on {} (seed {}): {} players, {} games a pair, each player X (moving first) in half{}{}",
+        config.rules,
+        config.seed,
+        config.players.len(),
+        config.games,
+        match config.opening {
+            0 => String::new(),
+            n => format!(", from {n}-move openings"),
+        },
+        if config.threads > 1 {
+            format!(", {} threads", config.threads)
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7}   {:>5} {:>6}",
+        "player", "games", "wins", "draws", "losses", "score", "Elo", "95%"
+    );
+    for s in &results.standings {
+        let _ = writeln!(
+            out,
+            "  {:<width$} {:>7} {:>7} {:>7} {:>7} {:>6.1}%   {:>5} {:>6}",
+            name(s.player),
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+            100.0 * s.score,
+            signed(s.elo),
+            format!("±{:.0}", s.elo_95)
+        );
+    }
+    let _ = writeln!(out, "  score of each row against each column:");
+    let order: Vec<usize> = results.standings.iter().map(|s| s.player).collect();
+    let col_width = order
+        .iter()
+        .map(|&i| name(i).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let _ = write!(out, "  {:<width$}", "");
+    for &j in &order {
+        let _ = write!(out, " {:>col_width$}", name(j));
+    }
+    out.push('\n');
+    for &i in &order {
+        let _ = write!(out, "  {:<width$}", name(i));
+        for &j in &order {
+            match results.score_between(i, j) {
+                Some(score) => {
+                    let _ = write!(out, " {:>col_width$}", format!("{:.1}%", 100.0 * score));
+                }
+                None => {
+                    let _ = write!(out, " {:>col_width$}", "-");
+                }
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "  {} games in {:.2} s; Elo: a logistic fit, the field's average 0, 95% intervals",
+        config.total_games(),
+        elapsed.as_secs_f64()
+    );
+    out.push_str(&forfeits_text(&results.forfeits));
+    out
+}
+
+/// The results as one JSON object.
+#[must_use]
+pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        player: &'a str,
+        games: u64,
+        wins: u64,
+        draws: u64,
+        losses: u64,
+        score: f64,
+        elo: f64,
+        elo_95: f64,
+    }
+    #[derive(Serialize)]
+    struct Pair<'a> {
+        a: &'a str,
+        b: &'a str,
+        a_wins: u64,
+        b_wins: u64,
+        draws: u64,
+    }
+    #[derive(Serialize)]
+    struct Json<'a> {
+        size: BoardSize,
+        k: u32,
+        seed: u64,
+        games_per_pair: u64,
+        games: u64,
+        seconds: f64,
+        standings: Vec<Line<'a>>,
+        pairings: Vec<Pair<'a>>,
+        forfeits: Vec<ForfeitJson<'a>>,
+    }
+    let name = |i: usize| config.players[i].name();
+    to_json(&Json {
+        size: config.rules.size(),
+        k: config.rules.k(),
+        seed: config.seed,
+        games_per_pair: config.games,
+        games: config.total_games(),
+        seconds: round(elapsed.as_secs_f64(), 3),
+        standings: results
+            .standings
+            .iter()
+            .map(|s| Line {
+                player: name(s.player),
+                games: s.games,
+                wins: s.wins,
+                draws: s.draws,
+                losses: s.losses,
+                score: round(s.score, 4),
+                elo: round(s.elo, 1),
+                elo_95: round(s.elo_95, 1),
+            })
+            .collect(),
+        pairings: results
+            .pairings
+            .iter()
+            .map(|p| Pair {
+                a: name(p.a),
+                b: name(p.b),
+                a_wins: p.a_wins,
+                b_wins: p.b_wins,
+                draws: p.draws,
+            })
+            .collect(),
+        forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
+    })
+}
+
+/// Text safe inside SVG markup.
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The results as a picture: the cross table coloured by score, and every
+/// player's Elo with its 95% interval.
+#[must_use]
+pub fn svg(config: &Config, results: &Results) -> String {
+    let order: Vec<usize> = results.standings.iter().map(|s| s.player).collect();
+    let n = order.len();
+    let name = |i: usize| xml(config.players[i].name());
+    let (cell, label, top) = (64.0, 120.0, 96.0);
+    let grid = cell * n as f64;
+    let chart_x = label + grid + 40.0;
+    let chart_w = 320.0;
+    let width = chart_x + chart_w + 40.0;
+    let height = top + grid + 60.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="13">"##
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="16" y="28" font-size="16" font-weight="bold">Round robin on {}: {} games a pair (seed {})</text>"##,
+        xml(&config.rules.to_string()),
+        config.games,
+        config.seed
+    );
+    let _ = writeln!(
+        out,
+        r##"<text x="{label:.0}" y="{:.0}">score of each row against each column</text>"##,
+        top - 40.0
+    );
+    for (col, &j) in order.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"##,
+            label + cell * (col as f64 + 0.5),
+            top - 10.0,
+            name(j)
+        );
+    }
+    for (row, &i) in order.iter().enumerate() {
+        let y = top + cell * row as f64;
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.0}" y="{:.0}" text-anchor="end">{}</text>"##,
+            label - 10.0,
+            y + cell / 2.0 + 5.0,
+            name(i)
+        );
+        for (col, &j) in order.iter().enumerate() {
+            let x = label + cell * col as f64;
+            let (fill, text) = match results.score_between(i, j) {
+                // Blue for a winning score, orange for a losing one (safe
+                // for colour-blind readers), white at 50%.
+                Some(s) => {
+                    let t = (2.0 * s - 1.0).clamp(-1.0, 1.0);
+                    let (r, g, b) = if t >= 0.0 {
+                        (255.0 - 200.0 * t, 255.0 - 120.0 * t, 255.0 - 30.0 * t)
+                    } else {
+                        (255.0 + 5.0 * t, 255.0 + 100.0 * t, 255.0 + 220.0 * t)
+                    };
+                    (
+                        format!("rgb({r:.0},{g:.0},{b:.0})"),
+                        format!("{:.0}%", 100.0 * s),
+                    )
+                }
+                None => ("#e6e6e6".to_owned(), "–".to_owned()),
+            };
+            let _ = writeln!(
+                out,
+                r##"<rect x="{x:.0}" y="{y:.0}" width="{cell:.0}" height="{cell:.0}" fill="{fill}" stroke="#999"/><text x="{:.0}" y="{:.0}" text-anchor="middle">{text}</text>"##,
+                x + cell / 2.0,
+                y + cell / 2.0 + 5.0
+            );
+        }
+    }
+    // Elo with error bars, on a scale wide enough for every interval.
+    let reach = results
+        .standings
+        .iter()
+        .map(|s| s.elo.abs() + s.elo_95.min(2000.0))
+        .fold(100.0_f64, f64::max);
+    let to_x = |elo: f64| chart_x + chart_w / 2.0 + elo / reach * chart_w / 2.0;
+    let _ = writeln!(
+        out,
+        r##"<text x="{chart_x:.0}" y="{:.0}">Elo (field average 0), 95% interval</text>"##,
+        top - 40.0
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect x="{chart_x:.0}" y="{top:.0}" width="{chart_w:.0}" height="{grid:.0}" fill="#f6f8fa" stroke="#ccc"/>"##
+    );
+    for tick in [-reach, -reach / 2.0, 0.0, reach / 2.0, reach] {
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.1}" y="{:.0}" text-anchor="middle" fill="#555">{}</text>"##,
+            to_x(tick),
+            top + grid + 18.0,
+            signed(tick)
+        );
+    }
+    let _ = writeln!(
+        out,
+        r##"<line x1="{0:.1}" y1="{1:.0}" x2="{0:.1}" y2="{2:.0}" stroke="#999" stroke-dasharray="4 3"/>"##,
+        to_x(0.0),
+        top - 4.0,
+        top + grid
+    );
+    for (row, s) in results.standings.iter().enumerate() {
+        let y = top + cell * (row as f64 + 0.5);
+        let (lo, hi) = (
+            to_x((s.elo - s.elo_95).max(-reach)),
+            to_x((s.elo + s.elo_95).min(reach)),
+        );
+        let _ = writeln!(
+            out,
+            r##"<line x1="{lo:.1}" y1="{y:.0}" x2="{hi:.1}" y2="{y:.0}" stroke="#0b5394" stroke-width="2"/><line x1="{lo:.1}" y1="{:.0}" x2="{lo:.1}" y2="{:.0}" stroke="#0b5394" stroke-width="2"/><line x1="{hi:.1}" y1="{:.0}" x2="{hi:.1}" y2="{:.0}" stroke="#0b5394" stroke-width="2"/><circle cx="{:.1}" cy="{y:.0}" r="5" fill="#0b5394"/><text x="{:.1}" y="{:.0}" text-anchor="middle">{} ± {:.0}</text>"##,
+            y - 6.0,
+            y + 6.0,
+            y - 6.0,
+            y + 6.0,
+            to_x(s.elo),
+            to_x(s.elo),
+            y - 12.0,
+            signed(s.elo),
+            s.elo_95
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxo_ai::StrategyKind;
+    use oxo_ai::arena::Entrant;
+    use oxo_ai::tournament;
+    use oxo_core::Rules;
+
+    fn config(players: &[StrategyKind], games: u64, threads: usize) -> Config {
+        Config {
+            rules: Rules::TIC_TAC_TOE,
+            players: players.iter().map(|&k| Entrant::strategy(k)).collect(),
+            games,
+            seed: 9,
+            threads,
+            opening: 0,
+        }
+    }
+
+    #[test]
+    fn outputs_name_every_player() {
+        let kinds = [StrategyKind::Random, StrategyKind::Rules];
+        let c = config(&kinds, 10, 1);
+        let results = tournament::run(&c, |_| {}).unwrap();
+        let text = table(&c, &results, Duration::from_millis(3));
+        assert!(
+            text.starts_with("round robin on 3x3 k=3 (seed 9): 2 players"),
+            "{text}"
+        );
+        assert!(text.contains("rules") && text.contains("random"), "{text}");
+        let json = json(&c, &results, Duration::from_millis(3));
+        assert!(
+            json.starts_with(
+                "{\"size\":\"3x3\",\"k\":3,\"seed\":9,\"games_per_pair\":10,\"games\":10,"
+            ),
+            "{json}"
+        );
+        assert!(
+            json.contains("\"pairings\":[{\"a\":\"random\",\"b\":\"rules\","),
+            "{json}"
+        );
+        let svg = svg(&c, &results);
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches("<circle").count(), 2);
+    }
+}
