@@ -9,14 +9,14 @@
 
 use std::fmt;
 
-use oxo_core::{Direction, Game, Player, Rules};
+use oxo_core::{Game, Player, Rules};
 
 /// Marks per player in one window, indexed by [`Player::index`].
 pub(crate) type Counts = [u16; 2];
 
 /// Where a window's cells are: `len` cells from index `start`, `step`
-/// apart (every direction steps forward in row-major order, the
-/// anti-diagonal by `cols - 1`).
+/// apart (a window of [`Rules::windows`] by its indices, with
+/// [`Rules::stride`] the step).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     start: u32,
@@ -66,35 +66,16 @@ impl fmt::Debug for WindowBoard {
 impl WindowBoard {
     /// An empty board under `rules`.
     pub(crate) fn new(rules: Rules) -> WindowBoard {
-        let rows = i64::from(rules.rows());
-        let cols = i64::from(rules.cols());
-        let span = i64::from(rules.k()) - 1;
-        // With k = 1 every direction gives the same one-cell windows; keep
-        // one copy so that no cell is counted four times.
-        let directions: &[Direction] = if span == 0 {
-            &[Direction::Horizontal]
-        } else {
-            &Direction::ALL
-        };
-        let mut windows = Vec::new();
-        for &direction in directions {
-            let (dr, dc) = direction.delta();
-            let (dr, dc) = (i64::from(dr), i64::from(dc));
-            let step = dr * cols + dc;
-            for row in 0..rows {
-                for col in 0..cols {
-                    let (end_row, end_col) = (row + span * dr, col + span * dc);
-                    if (0..rows).contains(&end_row) && (0..cols).contains(&end_col) {
-                        // Both fit in u32: the board has at most MAX_SIDE² cells.
-                        windows.push(Span {
-                            start: (row * cols + col) as u32,
-                            step: step as u32,
-                            len: span as u32 + 1,
-                        });
-                    }
-                }
-            }
-        }
+        // Cell indices and strides fit in u32: the board has at most
+        // MAX_SIDE² cells.
+        let windows: Vec<Span> = rules
+            .windows()
+            .map(|line| Span {
+                start: rules.index(line.start) as u32,
+                step: rules.stride(line.direction) as u32,
+                len: line.len,
+            })
+            .collect();
 
         let cell_count = rules.cell_count();
         let mut offsets = vec![0u32; cell_count + 1];

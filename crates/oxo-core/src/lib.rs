@@ -39,6 +39,7 @@ mod player;
 mod rules;
 mod score;
 mod series;
+mod windows;
 
 pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
@@ -47,6 +48,7 @@ pub use player::Player;
 pub use rules::{BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError};
 pub use score::Scoreboard;
 pub use series::Series;
+pub use windows::Windows;
 
 /// The README's code blocks, compiled and run as doctests so the front door
 /// stays true.

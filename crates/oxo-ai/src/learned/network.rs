@@ -205,34 +205,15 @@ fn symmetries(rules: Rules) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// Every k-window as its cells in order.
+/// Every k-window ([`Rules::windows`]) as its cells' indices in order.
 pub(crate) fn windows(rules: Rules) -> Vec<Vec<u32>> {
-    let (rows, cols) = (i64::from(rules.rows()), i64::from(rules.cols()));
-    let span = i64::from(rules.k()) - 1;
-    let directions: &[Direction] = if span == 0 {
-        &[Direction::Horizontal]
-    } else {
-        &Direction::ALL
-    };
-    let mut found = Vec::new();
-    for &direction in directions {
-        let (dr, dc) = direction.delta();
-        let (dr, dc) = (i64::from(dr), i64::from(dc));
-        for row in 0..rows {
-            for col in 0..cols {
-                let (end_row, end_col) = (row + span * dr, col + span * dc);
-                if (0..rows).contains(&end_row) && (0..cols).contains(&end_col) {
-                    // In range: the board has at most MAX_SIDE² cells.
-                    found.push(
-                        (0..=span)
-                            .map(|i| ((row + i * dr) * cols + col + i * dc) as u32)
-                            .collect(),
-                    );
-                }
-            }
-        }
-    }
-    found
+    rules
+        .windows()
+        .map(|line| {
+            // In range: the board has at most MAX_SIDE² cells.
+            line.cells().map(|cell| rules.index(cell) as u32).collect()
+        })
+        .collect()
 }
 
 /// Pairs of windows of different directions crossing in one cell: window
