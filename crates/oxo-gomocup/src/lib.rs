@@ -12,6 +12,28 @@
 //! Coordinates are the protocol's: `X,Y` is the column and the row, both
 //! from 0, where oxo's own [`Cell`](oxo_core::Cell) is (row, column).
 //!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Instant;
+//!
+//! use oxo_ai::StrategyKind;
+//! use oxo_gomocup::{Brain, brain};
+//!
+//! // The rule-based player as a brain, on a clock of the caller's choosing.
+//! let build = |rules| StrategyKind::Rules.build(rules, 1).map_err(|e| e.to_string());
+//! let mut brain = Brain::new(Box::new(build), Arc::new(Instant::now), "rules");
+//! let mut out = Vec::new();
+//! brain::run(&mut brain, &b"START 15\nBOARD\n7,7,2\nDONE\nEND\n"[..], &mut out)?;
+//! let answers = String::from_utf8(out).unwrap();
+//! let mut lines = answers.lines();
+//! assert_eq!(lines.next(), Some("OK"));
+//! // Its move: a free cell, X,Y from 0 to 14.
+//! let (x, y) = lines.next().unwrap().split_once(',').unwrap();
+//! let (x, y): (u32, u32) = (x.parse().unwrap(), y.parse().unwrap());
+//! assert!(x < 15 && y < 15 && (x, y) != (7, 7));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! # Whose stones are whose in `BOARD`
 //! `BOARD` gives a whole position, one `X,Y,FIELD` line a stone (field 1:
 //! the brain's own, 2: its opponent's), then `DONE`. Gomocup managers list
