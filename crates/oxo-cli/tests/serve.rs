@@ -454,3 +454,131 @@ fn rate_limits_are_set_from_the_command_line() {
         refused.body
     );
 }
+
+/// Fold the log into the database file (as closing it does), then replace
+/// the first `from` within the bytes `range` of the file by `to`, of the
+/// same length.
+fn patch_file(db: &Path, range: std::ops::Range<usize>, from: &[u8], to: &[u8]) {
+    drop(rusqlite::Connection::open(db).unwrap());
+    let mut bytes = std::fs::read(db).unwrap();
+    let end = range.end.min(bytes.len());
+    let at = range.start
+        + bytes[range.start..end]
+            .windows(from.len())
+            .position(|w| w == from)
+            .expect("the bytes to damage");
+    bytes[at..at + to.len()].copy_from_slice(to);
+    std::fs::write(db, &bytes).unwrap();
+}
+
+/// `oxo serve` on `db` that should not start: its exit code and stderr.
+fn refused(db: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.stdout.is_empty(), "it never listened: {out:?}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_empty_database_file_is_refused_not_taken_as_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    std::fs::write(&db, b"").unwrap();
+    let (code, stderr) = refused(&db, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "oxo: cannot open the database {0}: the database file {0} is empty (0 bytes), as a \
+             truncated database would be, so it is not taken as a new one; to start afresh, \
+             delete it",
+            db.display()
+        )
+    );
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "left as it was");
+}
+
+#[test]
+fn stored_text_that_is_not_utf8_is_a_500_not_a_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start(&db);
+    let (id, _, _) = server.seated(&json!({}));
+    let (other, _, _) = server.seated(&json!({}));
+    server.kill();
+    // A byte that is not UTF-8 in a text column no index holds.
+    let digest: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT digest FROM rooms WHERE id = ?1", [&id], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    patch_file(&db, 0..usize::MAX, digest.as_bytes(), &[0xff]);
+    let server = Server::start(&db);
+    for _ in 0..2 {
+        let (status, body) = server
+            .call("GET", &format!("/api/games/{id}"), None, &Value::Null)
+            .unwrap();
+        assert_eq!(status, 500, "{body}");
+        assert_eq!(body, json!({"error": "a stored game is damaged"}));
+    }
+    assert_eq!(
+        server.get(&other)["status"],
+        "playing",
+        "the others are served"
+    );
+    let ready = server.call("GET", "/readyz", None, &Value::Null);
+    assert_eq!(ready.map(|(status, _)| status), Ok(200));
+}
+
+#[test]
+fn a_damaged_id_index_is_refused_at_start_and_never_read_as_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start(&db);
+    let (id, _, _) = server.seated(&json!({}));
+    let watch = server.get(&id)["watch"].as_str().unwrap().to_owned();
+    server.kill();
+    // The room's id in its entry of the id index, and only there.
+    let (page, size): (usize, usize) = {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let page: i64 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_rooms_1'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        let size: i64 = conn
+            .pragma_query_value(None, "page_size", |row| row.get(0))
+            .unwrap();
+        (page.try_into().unwrap(), size.try_into().unwrap())
+    };
+    patch_file(&db, (page - 1) * size..page * size, id.as_bytes(), b"z");
+    let (code, stderr) = refused(&db, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the database file is damaged ("),
+        "{stderr}"
+    );
+    assert!(
+        stderr.trim_end().ends_with(
+            "); restore a backup, or start with --skip-check to serve the rooms that are intact"
+        ),
+        "{stderr}"
+    );
+    // Told to skip the check, the room found by its watch id is damage.
+    let server = Server::start_with(&db, &["--skip-check"]);
+    let (status, body) = server
+        .call("GET", &format!("/api/games/{watch}"), None, &Value::Null)
+        .unwrap();
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body, json!({"error": "a stored game is damaged"}));
+}

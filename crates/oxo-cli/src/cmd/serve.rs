@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,12 +73,7 @@ impl Storage {
                     } else {
                         oxo_server::SqliteStore::open_without_check(path)
                     }
-                    .map_err(|e| match e {
-                        // Already names the file, and says what to do.
-                        oxo_server::StoreError::InUse { .. } => anyhow::Error::new(e),
-                        e => anyhow::Error::new(e)
-                            .context(format!("cannot open the database {}", path.display())),
-                    })?,
+                    .map_err(|e| open_failed(path, e))?,
                 ),
                 format!("games kept in {}", path.display()),
             ),
@@ -91,6 +86,29 @@ impl Storage {
             }
         })
     }
+}
+
+/// Why the database at `path` cannot be served, with what to do about it
+/// in this command's terms (its flags).
+fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
+    use oxo_server::StoreError;
+    let e = match e {
+        // Names the file itself.
+        StoreError::InUse { path, pid } => {
+            return anyhow::anyhow!(
+                "the database {} is in use by another oxo serve{}; stop it first, or give each \
+             server its own --db (several servers on one database need PostgreSQL)",
+                path.display(),
+                pid.map(|pid| format!(" (process {pid})"))
+                    .unwrap_or_default()
+            );
+        }
+        e @ StoreError::Damaged(_) => anyhow::anyhow!(
+            "{e}; restore a backup, or start with --skip-check to serve the rooms that are intact"
+        ),
+        e => anyhow::Error::new(e),
+    };
+    e.context(format!("cannot open the database {}", path.display()))
 }
 
 /// `oxo serve`, validated.

@@ -99,10 +99,19 @@ pub enum StoreError {
     #[error("PostgreSQL: {0}")]
     Postgres(String),
     /// The database file failed its integrity check at start.
-    #[error(
-        "the database file is damaged ({0}); restore a backup, or start with --skip-check to serve the rooms that are intact"
-    )]
+    #[error("the database file is damaged ({0})")]
     Damaged(String),
+    /// The database file exists but is empty. A truncated database looks
+    /// the same, so it is refused rather than taken for a new store: a new
+    /// database is made only where no file is.
+    #[error(
+        "the database file {} is empty (0 bytes), as a truncated database would be, so it is not taken as a new one; to start afresh, delete it",
+        path.display()
+    )]
+    Empty {
+        /// The database file, as given.
+        path: PathBuf,
+    },
     /// The database opens but cannot be written.
     #[error("the database cannot be written ({0}); oxo serve needs to write every move")]
     ReadOnly(String),
@@ -118,7 +127,7 @@ pub enum StoreError {
     /// an embedded database serves one server, since each keeps rooms in
     /// memory and two would drift apart.
     #[error(
-        "the database {} is in use by another oxo serve{}; stop it first, or give each server its own --db (several servers on one database need PostgreSQL)",
+        "the database {} is in use by another server{}",
         path.display(),
         pid.map(|pid| format!(" (process {pid})")).unwrap_or_default()
     )]
@@ -155,8 +164,24 @@ pub enum StoreError {
 }
 
 impl From<rusqlite::Error> for StoreError {
+    /// A stored value that cannot be read as what its column holds (text
+    /// that is not UTF-8, a number out of range) or a page SQLite finds
+    /// malformed is damage ([`StoreError::Corrupt`]), not the database
+    /// being unavailable: trying again cannot help.
     fn from(err: rusqlite::Error) -> StoreError {
-        StoreError::Database(err)
+        use rusqlite::Error as E;
+        match &err {
+            E::FromSqlConversionFailure(..)
+            | E::InvalidColumnType(..)
+            | E::IntegralValueOutOfRange(..)
+            | E::Utf8Error(..) => {
+                StoreError::Corrupt(format!("a stored value cannot be read: {err}"))
+            }
+            _ if err.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+                StoreError::Corrupt(err.to_string())
+            }
+            _ => StoreError::Database(err),
+        }
     }
 }
 

@@ -101,10 +101,23 @@ pub(super) fn load_watch(
             |row| row.get(0),
         )
         .optional()?;
-    match id {
-        Some(id) => load(conn, &GameId::from_trusted(&id)),
-        None => Ok(None),
-    }
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let id = GameId::from_trusted(&id);
+    // Found by its watch id, the room must be there by its id too: a miss
+    // is a damaged id index, never an absent game.
+    load(conn, &id)?
+        .map(Some)
+        .ok_or_else(|| missing(&id, "watch"))
+}
+
+/// The damage of a room found through one index and missing by its id.
+fn missing(id: &GameId, through: &str) -> StoreError {
+    StoreError::Corrupt(format!(
+        "game {} is found by its {through} id but not by its id: the id index is damaged",
+        id.for_log()
+    ))
 }
 
 pub(super) fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, StoreError> {
@@ -168,5 +181,16 @@ pub(super) fn load_entry(conn: &Connection, entry: &GameId) -> Result<Option<Gam
             |row| row.get::<_, String>(0),
         )
         .optional()?;
-    Ok(id.map(|id| GameId::from_trusted(&id)))
+    let Some(id) = id.map(|id| GameId::from_trusted(&id)) else {
+        return Ok(None);
+    };
+    // As for a watch id: listed, it must be there by its id too.
+    let found = conn
+        .prepare_cached("SELECT 1 FROM rooms WHERE id = ?1")?
+        .exists([id.as_str()])?;
+    if found {
+        Ok(Some(id))
+    } else {
+        Err(missing(&id, "lobby"))
+    }
 }

@@ -33,10 +33,14 @@ pub(super) enum Request {
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Ping(oneshot::Sender<Result<(), StoreError>>),
+    /// Work on the connection itself, for tests that damage what it sees.
+    #[cfg(test)]
+    With(Box<dyn FnOnce(&mut Connection) + Send>),
 }
 
 pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
     let mut writes = Vec::new();
+    let mut health = Writes::Working;
     // `recv` fails once every sender is gone: the store has been dropped.
     while let Ok(first) = queue.recv() {
         let mut next = Some(first);
@@ -62,23 +66,69 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                     let _ = reply.send(rows::rounds(conn, &id));
                 }
                 Request::Ping(reply) => {
-                    let ping = conn.query_row("SELECT 1", [], |_| Ok(()));
-                    let _ = reply.send(ping.map_err(StoreError::from));
+                    let _ = reply.send(ping(conn, &mut health));
                 }
+                #[cfg(test)]
+                Request::With(work) => work(conn),
             }
             if writes.len() < MAX_BATCH {
                 next = queue.try_recv().ok();
             }
         }
         if !writes.is_empty() {
-            commit_batch(conn, &mut writes);
+            health = commit_batch(conn, &mut writes);
         }
     }
 }
 
 type Pending = (Box<Change>, oneshot::Sender<Result<(), StoreError>>);
 
-fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
+/// Whether writes can be made: a failing disk (full, an I/O error, turned
+/// read-only) fails every write until it is fixed, and readiness must say
+/// so while it lasts, since moves cannot be saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Writes {
+    /// The last writes were saved (or none has failed yet).
+    Working,
+    /// The last writes failed for the storage's sake.
+    Failing,
+}
+
+/// Whether `err` says the storage cannot take writes, rather than that one
+/// write was refused.
+fn storage_failed(err: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    matches!(
+        err.sqlite_error_code(),
+        Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen)
+    )
+}
+
+/// The readiness answer: a cheap query while writes work; while they fail,
+/// a write that needs new space in the file (a table with a page-sized
+/// value, dropped in the same transaction), so that readiness comes back
+/// as soon as writes can.
+fn ping(conn: &Connection, writes: &mut Writes) -> Result<(), StoreError> {
+    if *writes == Writes::Working {
+        return Ok(conn.query_row("SELECT 1", [], |_| Ok(()))?);
+    }
+    conn.execute_batch(
+        "BEGIN IMMEDIATE;
+         CREATE TABLE oxo_write_check(x);
+         INSERT INTO oxo_write_check VALUES (zeroblob(8192));
+         DROP TABLE oxo_write_check;
+         COMMIT;",
+    )
+    .inspect_err(|_| {
+        let _ = conn.execute_batch("ROLLBACK");
+    })?;
+    *writes = Writes::Working;
+    Ok(())
+}
+
+/// Commit `writes` in one transaction, answer each, and say whether the
+/// storage took them.
+pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> Writes {
     let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(writes.len());
     let outcome = (|| -> Result<(), rusqlite::Error> {
         let mut tx = conn.transaction()?;
@@ -97,6 +147,13 @@ fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
         }
         tx.commit()
     })();
+    let failed = match &outcome {
+        // Nothing of it was saved.
+        Err(_) => true,
+        Ok(()) => results
+            .iter()
+            .any(|r| matches!(r, Err(StoreError::Database(e)) if storage_failed(e))),
+    };
     for (i, (_, reply)) in writes.drain(..).enumerate() {
         let result = match &outcome {
             // The transaction failed as a whole: nothing of it is durable.
@@ -106,6 +163,11 @@ fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) {
                 .map_or(Err(StoreError::Closed), |r| std::mem::replace(r, Ok(()))),
         };
         let _ = reply.send(result);
+    }
+    if failed {
+        Writes::Failing
+    } else {
+        Writes::Working
     }
 }
 
