@@ -99,9 +99,7 @@ impl StrategyKind {
             return Err(BuildError::Unsupported {
                 strategy: self,
                 rules,
-                reason: "oxo has no built-in model for this board; train one with `oxo train` \
-                         and play it with --model FILE"
-                    .to_owned(),
+                reason: learned::NO_BUILTIN_MODEL.to_owned(),
             });
         }
         Ok(())

@@ -41,6 +41,14 @@ pub(crate) fn message(err: &anyhow::Error) -> String {
         }
         out.push_str(&text);
     }
+    // The library says what is missing; how to give it one is this
+    // command line's to say.
+    if let Some(at) = out.find(oxo_ai::learned::NO_BUILTIN_MODEL) {
+        out.insert_str(
+            at + oxo_ai::learned::NO_BUILTIN_MODEL.len(),
+            "; train one with `oxo train` and play it with --model FILE",
+        );
+    }
     out
 }
 

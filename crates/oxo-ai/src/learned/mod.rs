@@ -515,6 +515,11 @@ const BUILTIN: &[Builtin] = &[
     },
 ];
 
+/// Why the learned strategy cannot play a board oxo ships no model for (the
+/// reason of [`crate::BuildError::Unsupported`]); a front end may add how
+/// its users give it one.
+pub const NO_BUILTIN_MODEL: &str = "oxo has no built-in model for this board";
+
 /// Whether oxo ships a model for `rules`, without reading it.
 #[must_use]
 pub fn has_builtin_model(rules: Rules) -> bool {
