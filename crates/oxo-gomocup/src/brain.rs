@@ -52,7 +52,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
-use oxo_core::{Cell, Game, Player, Rules};
+use oxo_core::{Cell, Coords, Game, Player, Rules};
+
+use crate::{read_point, write_point};
 
 /// Builds the strategy that plays each board.
 pub type Build = dyn FnMut(Rules) -> Result<Box<dyn Strategy>, String> + Send;
@@ -230,7 +232,7 @@ impl Brain {
                 Some(n) => self.start((n, n)),
                 None => "ERROR START wants a size".to_owned(),
             }),
-            "RECTSTART" => Some(match pair(rest) {
+            "RECTSTART" => Some(match size_pair(rest) {
                 Some(size) => self.start(size),
                 None => "ERROR RECTSTART wants WIDTH,HEIGHT".to_owned(),
             }),
@@ -246,8 +248,8 @@ impl Brain {
                 Some(false) => "ERROR BEGIN is for an empty board: use TURN or BOARD".to_owned(),
                 None => "ERROR no board yet: START first".to_owned(),
             }),
-            "TURN" => Some(match pair(rest) {
-                Some((x, y)) => self.turn(x, y),
+            "TURN" => Some(match read_point(rest) {
+                Some(point) => self.turn(point),
                 None => format!("ERROR TURN wants X,Y, not {rest:?}"),
             }),
             "BOARD" => {
@@ -258,8 +260,8 @@ impl Brain {
                     None
                 }
             }
-            "TAKEBACK" => Some(match pair(rest) {
-                Some((x, y)) => self.take_back(x, y),
+            "TAKEBACK" => Some(match read_point(rest) {
+                Some(point) => self.take_back(point),
                 None => format!("ERROR TAKEBACK wants X,Y, not {rest:?}"),
             }),
             "INFO" => {
@@ -305,7 +307,7 @@ impl Brain {
         }
     }
 
-    fn turn(&mut self, x: u64, y: u64) -> String {
+    fn turn(&mut self, point: Coords) -> String {
         let Some(board) = &mut self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
@@ -316,7 +318,7 @@ impl Brain {
         {
             return "ERROR it is my turn, not yours".to_owned();
         }
-        let cell = match place(board.rules, x, y, &board.stones) {
+        let cell = match place(board.rules, point, &board.stones) {
             Ok(cell) => cell,
             Err(e) => return format!("ERROR {e}"),
         };
@@ -337,16 +339,16 @@ impl Brain {
         answer
     }
 
-    fn take_back(&mut self, x: u64, y: u64) -> String {
+    fn take_back(&mut self, point: Coords) -> String {
         let Some(board) = &mut self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
         match board.stones.last() {
-            Some(&(cell, _)) if u64::from(cell.col) == x && u64::from(cell.row) == y => {
+            Some(&(cell, _)) if Coords::from(cell) == point => {
                 board.stones.pop();
                 "OK".to_owned()
             }
-            Some(_) => format!("ERROR {x},{y} is not the last stone"),
+            Some(_) => format!("ERROR {},{} is not the last stone", point.col, point.row),
             None => "ERROR the board is empty".to_owned(),
         }
     }
@@ -390,18 +392,14 @@ impl Brain {
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         let parsed = match fields[..] {
-            [x, y, field] => x
-                .parse::<u64>()
-                .ok()
-                .zip(y.parse::<u64>().ok())
-                .zip(field.parse::<u8>().ok()),
+            [x, y, field] => read_point(&[x, y].join(",")).zip(field.parse::<u8>().ok()),
             _ => None,
         };
         let rules = self.board.as_ref().map(|b| b.rules);
         let problem = match (parsed, rules) {
-            (Some(((x, y), field @ (1 | 2))), Some(rules)) => {
+            (Some((point, field @ (1 | 2))), Some(rules)) => {
                 let reading = self.reading.get_or_insert_with(Vec::new);
-                match place(rules, x, y, reading) {
+                match place(rules, point, reading) {
                     Ok(cell) => {
                         let side = if field == 1 { Side::Mine } else { Side::Theirs };
                         reading.push((cell, side));
@@ -537,7 +535,7 @@ impl Brain {
         }
         board.stones.push((cell, Side::Mine));
         self.ponder(after);
-        format!("{},{}", cell.col, cell.row)
+        write_point(cell)
     }
 
     /// Start thinking on the opponent's time in `game`, the position after
@@ -638,20 +636,18 @@ impl Brain {
     }
 }
 
-/// `X,Y` as two numbers.
-fn pair(text: &str) -> Option<(u64, u64)> {
+/// `WIDTH,HEIGHT` as two numbers.
+fn size_pair(text: &str) -> Option<(u64, u64)> {
     let (x, y) = text.split_once(',')?;
     Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
-/// The cell at protocol coordinates (`x` the column), if it is on the
-/// board and not among `stones`.
-fn place(rules: Rules, x: u64, y: u64, stones: &[(Cell, Side)]) -> Result<Cell, String> {
-    let cell = i64::try_from(y)
-        .ok()
-        .zip(i64::try_from(x).ok())
-        .and_then(|(row, col)| rules.cell(row, col))
-        .ok_or_else(|| format!("{x},{y} is off the {}x{} board", rules.cols(), rules.rows()))?;
+/// The cell at `point`, if it is on the board and not among `stones`.
+fn place(rules: Rules, point: Coords, stones: &[(Cell, Side)]) -> Result<Cell, String> {
+    let (x, y) = (point.col, point.row);
+    let cell = point
+        .to_cell(rules)
+        .map_err(|_| format!("{x},{y} is off the {}x{} board", rules.cols(), rules.rows()))?;
     if stones.iter().any(|&(c, _)| c == cell) {
         return Err(format!("{x},{y} is taken"));
     }

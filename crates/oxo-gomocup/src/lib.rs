@@ -63,3 +63,21 @@ pub mod manager;
 
 pub use brain::{Brain, K};
 pub use manager::{EngineError, External};
+
+use oxo_core::{Cell, Coords};
+
+/// A point as the protocol writes it, `X,Y` with X the column, read as a
+/// cell's coordinates: the syntax only, which [`Coords::to_cell`] then
+/// checks against the board. `None` unless it is two integers, neither
+/// negative (the protocol has no signed coordinates), and one comma.
+#[must_use]
+pub fn read_point(text: &str) -> Option<Coords> {
+    let written = Coords::from_comma_pair(text).ok()?;
+    (written.row >= 0 && written.col >= 0).then(|| Coords::new(written.col, written.row))
+}
+
+/// `cell` as the protocol writes it: `X,Y`, the column first.
+#[must_use]
+pub fn write_point(cell: Cell) -> String {
+    format!("{},{}", cell.col, cell.row)
+}

@@ -22,6 +22,8 @@ use oxo_ai::Strategy;
 use oxo_core::{Cell, Game, MoveError, Player, Rules};
 use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 
+use crate::{read_point, write_point};
+
 /// How long an engine may take to answer `START`.
 pub const START_TIME: Duration = Duration::from_secs(10);
 
@@ -266,7 +268,7 @@ impl External {
             [one] if self.told[one].is_none() && game.cells()[one] == Some(me.other()) => {
                 let cell = self.rules.cell_at(one);
                 self.played.push(cell);
-                vec![format!("TURN {},{}", cell.col, cell.row)]
+                vec![format!("TURN {}", write_point(cell))]
             }
             _ => {
                 self.catch_up(game, &changed);
@@ -275,12 +277,8 @@ impl External {
         };
         self.send(&commands)?;
         let answer = self.answer(allowance(self.move_time))?;
-        let cell = answer
-            .split_once(',')
-            .and_then(|(x, y)| {
-                let (x, y) = (x.trim().parse::<i64>().ok()?, y.trim().parse::<i64>().ok()?);
-                self.rules.cell(y, x)
-            })
+        let cell = read_point(&answer)
+            .and_then(|point| point.to_cell(self.rules).ok())
             .ok_or_else(|| EngineError::NotAMove {
                 engine: self.name.clone(),
                 answer: answer.clone(),
@@ -357,7 +355,7 @@ pub fn board(game: &Game, played: &[Cell]) -> Vec<String> {
     lines.push("BOARD".to_owned());
     for cell in played {
         let field = if game.get(*cell) == Some(me) { 1 } else { 2 };
-        lines.push(format!("{},{},{field}", cell.col, cell.row));
+        lines.push(format!("{},{field}", write_point(*cell)));
     }
     lines.push("DONE".to_owned());
     lines

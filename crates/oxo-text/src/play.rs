@@ -17,9 +17,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use oxo_core::{Game, MoveResult, Player, Rules, Scoreboard};
-
-use crate::input::Integer;
+use oxo_core::{Coords, Game, MoveResult, Player, Rules, Scoreboard, Series};
 
 /// What to play.
 #[derive(Clone, Copy, Debug)]
@@ -99,7 +97,9 @@ impl Seat for Human {
         Ok(match text.trim().to_ascii_lowercase().as_str() {
             "help" | "?" => Choice::Help,
             "quit" | "q" | "exit" => Choice::Quit,
-            _ => parse_coordinates(text).map_or(Choice::Unreadable, |(r, c)| Choice::Move(r, c)),
+            _ => text
+                .parse::<Coords>()
+                .map_or(Choice::Unreadable, |c| Choice::Move(c.row, c.col)),
         })
     }
 }
@@ -150,14 +150,6 @@ impl Seat for Computer {
     }
 }
 
-/// `ROW COL` as two integers of any size; anything else is `None`.
-fn parse_coordinates(line: &str) -> Option<(i64, i64)> {
-    let mut tokens = line.split_whitespace();
-    let row = Integer::parse(tokens.next()?)?.saturating_i64();
-    let col = Integer::parse(tokens.next()?)?.saturating_i64();
-    tokens.next().is_none().then_some((row, col))
-}
-
 /// What `help` prints.
 pub const HELP: &str = "\
 Type a row and a column, counted from 0, then Enter: `1 2` is row 1, column 2.
@@ -190,9 +182,9 @@ pub fn run(
         mut output,
         mut notes,
     } = console;
-    let mut score = Scoreboard::default();
-    let mut starter = config.first;
+    let mut series = Series::new(config.first);
     for round in 1..=config.rounds {
+        let starter = series.starter();
         if config.rounds > 1 {
             writeln!(
                 output,
@@ -200,28 +192,27 @@ pub fn run(
                 config.rounds
             )?;
         }
-        let mut game = Game::starting_with(config.rules, starter);
+        let mut game = series.game(config.rules);
         let io = (
             &mut input as &mut dyn BufRead,
             &mut output as &mut dyn Write,
         );
         let outcome = match play_round(&mut game, seats, io, &mut notes)? {
             Ok(outcome) => outcome,
-            Err(Stop::EndOfInput) => return Ok(End::InputEnded(score)),
+            Err(Stop::EndOfInput) => return Ok(End::InputEnded(series.score())),
             Err(Stop::Quit) => {
-                writeln!(output, "Score: {score}")?;
+                writeln!(output, "Score: {}", series.score())?;
                 output.flush()?;
-                return Ok(End::Quit(score));
+                return Ok(End::Quit(series.score()));
             }
         };
-        score.record(outcome);
+        series.finish_round(outcome);
         if config.rounds > 1 {
-            writeln!(output, "Score: {score}")?;
+            writeln!(output, "Score: {}", series.score())?;
         }
-        starter = starter.other();
     }
     output.flush()?;
-    Ok(End::Finished(score))
+    Ok(End::Finished(series.score()))
 }
 
 /// Why a round stopped before its end.

@@ -18,9 +18,9 @@
 
 use std::io::{self, BufRead, Write};
 
-use oxo_core::{Game, MoveError, MoveResult, Rules};
+use oxo_core::{Coords, Game, Integer, MoveError, MoveResult, Rules};
 
-use crate::input::{Integer, LineRead, MAX_LINE, quoted, read_line_bounded};
+use crate::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 
 /// Why a stream could not be replayed to its end.
 #[derive(Debug, thiserror::Error)]
@@ -299,9 +299,8 @@ fn parse_move_exact(line: &[u8]) -> Option<(i64, i64)> {
     if tokens.next()? != "move" {
         return None;
     }
-    let row = Integer::parse(tokens.next()?)?.saturating_i64();
-    let col = Integer::parse(tokens.next()?)?.saturating_i64();
-    tokens.next().is_none().then_some((row, col))
+    let coords = Coords::from_tokens(tokens.next()?, tokens.next()?).ok()?;
+    tokens.next().is_none().then_some((coords.row, coords.col))
 }
 
 #[cfg(test)]

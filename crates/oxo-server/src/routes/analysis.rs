@@ -4,7 +4,7 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use oxo_core::{Cell, Game, Player, Status};
+use oxo_core::{Cell, Coords, Game, Player, Status};
 use serde::{Deserialize, Serialize};
 
 use super::{Peer, client, json_response, rules_of};
@@ -46,18 +46,18 @@ impl AnalysisQuery {
                     "at most {MAX_ANALYSIS_MOVES} moves"
                 )));
             }
-            let cell = text
-                .split_once(',')
-                .and_then(|(r, c)| Some(Cell::new(r.trim().parse().ok()?, c.trim().parse().ok()?)))
-                .ok_or_else(|| {
-                    ApiError::BadRequest(format!(
-                        "move {}: {:?} is not ROW,COL (from 0)",
-                        n + 1,
-                        quoted_prefix(text)
-                    ))
-                })?;
-            game.play(cell).map_err(|e| {
-                ApiError::BadRequest(format!("move {} ({},{}): {e}", n + 1, cell.row, cell.col))
+            let at = Coords::from_comma_pair(text).map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "move {}: {:?} is not ROW,COL (from 0)",
+                    n + 1,
+                    quoted_prefix(text)
+                ))
+            })?;
+            let cell = at
+                .to_cell(rules)
+                .and_then(|cell| game.play(cell).map(|_| cell));
+            let cell = cell.map_err(|e| {
+                ApiError::BadRequest(format!("move {} ({},{}): {e}", n + 1, at.row, at.col))
             })?;
             played.push(cell);
         }

@@ -23,9 +23,7 @@
 
 use std::fmt;
 
-use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules};
-
-use crate::input::Integer;
+use oxo_core::{Cell, Game, Integer, MoveError, Outcome, Player, Rules};
 
 mod files;
 
