@@ -422,7 +422,6 @@ struct Engine {
     /// same on a huge board as on a small one.
     nearby: IdSet,
     radius: usize,
-    to_move: Player,
     zobrist: Vec<[u64; 2]>,
     hash: u64,
     table: Vec<Entry>,
@@ -440,7 +439,7 @@ impl std::fmt::Debug for Engine {
         // The tables are large; the position is what a reader wants.
         f.debug_struct("Engine")
             .field("board", &self.board)
-            .field("to_move", &self.to_move)
+            .field("to_move", &self.board.to_move())
             .field("nodes", &self.nodes)
             .finish_non_exhaustive()
     }
@@ -468,7 +467,6 @@ impl Engine {
             near: vec![0; board.cell_count()],
             nearby: IdSet::new(board.cell_count()),
             radius: if k >= 3 { 2 } else { 1 },
-            to_move: Player::X,
             zobrist,
             hash: 0,
             table: vec![EMPTY_ENTRY; TABLE_SIZE],
@@ -523,7 +521,7 @@ impl Engine {
                 self.put(cell, player);
             }
         }
-        self.to_move = game.to_move();
+        self.board.set_to_move(game.to_move());
         // A fresh table per move keeps the move a function of the position
         // alone, whatever was searched before.
         self.table.fill(EMPTY_ENTRY);
@@ -574,14 +572,15 @@ impl Engine {
 
     /// The player to move marks `cell`.
     fn make(&mut self, cell: usize) {
-        self.put(cell, self.to_move);
-        self.to_move = self.to_move.other();
+        let player = self.board.to_move();
+        self.put(cell, player);
+        self.board.set_to_move(player.other());
     }
 
     /// Take back the move at `cell`.
     fn unmake(&mut self, cell: usize) {
         self.take(cell);
-        self.to_move = self.to_move.other();
+        self.board.set_to_move(self.board.to_move().other());
     }
 
     /// The cells where `player` would win, in the order found: all of them
@@ -606,12 +605,12 @@ impl Engine {
         // A learned value is kept far from the scores of won positions,
         // whatever the weights.
         if let Some(learned) = &self.tally.learned {
-            return learned.sum[self.to_move.index()].clamp(-WON / 4, WON / 4);
+            return learned.sum[self.board.to_move().index()].clamp(-WON / 4, WON / 4);
         }
         if let Some(learned) = &self.learned {
-            return learned.value(self.to_move).clamp(-WON / 4, WON / 4);
+            return learned.value(self.board.to_move()).clamp(-WON / 4, WON / 4);
         }
-        let me = self.to_move.index();
+        let me = self.board.to_move().index();
         let mine = self.tally.score[me];
         mine + mine / 2 - self.tally.score[1 - me]
     }
@@ -620,7 +619,7 @@ impl Engine {
     /// in its favour: what it adds to its own windows plus what it takes
     /// from the opponent's. Used to order moves.
     fn gain(&self, cell: usize) -> i64 {
-        let p = self.to_move.index();
+        let p = self.board.to_move().index();
         self.board
             .windows_through(cell)
             .iter()
@@ -698,7 +697,7 @@ impl Engine {
     /// or more first.
     fn four_moves(&self) -> Vec<usize> {
         let mut cells = Vec::new();
-        for &w in &self.tally.threes[self.to_move.index()].members {
+        for &w in &self.tally.threes[self.board.to_move().index()].members {
             cells.extend(
                 self.board
                     .window_cells(w)
@@ -732,7 +731,7 @@ impl Engine {
     /// What the immediate threats decide before any search: a win now, a
     /// loss (two cells to block), a single forced reply, or nothing.
     fn threats(&self, ply: u32) -> Threat {
-        let me = self.to_move;
+        let me = self.board.to_move();
         if !self.tally.fours[me.index()].is_empty() {
             return Threat::Decided(WIN - i64::from(ply));
         }
@@ -873,7 +872,7 @@ impl Engine {
     /// two marks short of: the gap, the window's other gap, and the
     /// window; sorted.
     fn opponent_gaps(&self) -> Vec<(usize, usize, u32)> {
-        let them = self.to_move.other().index();
+        let them = self.board.to_move().other().index();
         let mut gaps = Vec::new();
         for &w in &self.tally.threes[them].members {
             let mut empty = self
@@ -895,7 +894,7 @@ impl Engine {
         self.nodes = 0;
         self.budget = budget;
         self.stopped = false;
-        let me = self.to_move;
+        let me = self.board.to_move();
         // Sorted, because the sets' order depends on what was searched before.
         let mut wins = self.win_cells(me, usize::MAX);
         wins.sort_unstable();

@@ -1,4 +1,5 @@
-//! A board seen as its k-cell windows, for the heuristic players.
+//! A board seen as its k-cell windows: the one board of the heuristic
+//! players (`rules`), the search (`alphabeta`) and the learned evaluator.
 //!
 //! Under the "at least k in a row" rule a player has won exactly when one of
 //! the board's k-cell windows (straight runs of k cells in any of the four
@@ -6,6 +7,13 @@
 //! marks tells a player everything it needs about threats: a window with
 //! k−1 of one player's marks and none of the other's is a win waiting to be
 //! played, and a window holding both players' marks is dead for both.
+//!
+//! The windows are [`Rules::windows`], numbered in that order. The solver
+//! keeps its own bitboards (`crate::solver`): it searches every position of
+//! boards of at most 64 cells, where a position must be a few machine words
+//! to hash, copy and store by the million, and a window's test is a mask
+//! and a compare; this board is for boards of any size, where a move
+//! updates only the windows through its cell.
 
 use std::fmt;
 
@@ -33,16 +41,22 @@ impl Span {
 }
 
 /// A board, its windows and how many marks of each player every window
-/// holds, kept up to date as marks are placed and cleared.
+/// holds, kept up to date as marks are placed and cleared, and whose turn
+/// it is.
 ///
 /// Cells are addressed by row-major index ([`Rules::index`]) and windows by
-/// their position in an internal list, both as plain integers: the search
-/// visits them millions of times.
+/// their position in [`Rules::windows`], both as plain integers: the search
+/// visits them millions of times. [`WindowBoard::play`] marks a cell for
+/// the player to move and passes the turn; [`WindowBoard::place`] marks a
+/// cell for either player and leaves the turn alone, for players that try
+/// marks out and for the search, which keeps its own tables up to date as
+/// it marks.
 #[derive(Clone)]
 pub(crate) struct WindowBoard {
     rules: Rules,
     cells: Vec<Option<Player>>,
     stones: usize,
+    to_move: Player,
     /// Where every window's cells are.
     windows: Vec<Span>,
     counts: Vec<Counts>,
@@ -58,6 +72,7 @@ impl fmt::Debug for WindowBoard {
         f.debug_struct("WindowBoard")
             .field("rules", &self.rules)
             .field("stones", &self.stones)
+            .field("to_move", &self.to_move)
             .field("windows", &self.windows.len())
             .finish_non_exhaustive()
     }
@@ -100,6 +115,7 @@ impl WindowBoard {
             rules,
             cells: vec![None; cell_count],
             stones: 0,
+            to_move: Player::X,
             counts: vec![[0, 0]; windows.len()],
             windows,
             offsets,
@@ -107,8 +123,8 @@ impl WindowBoard {
         }
     }
 
-    /// Make this board a copy of `game`'s marks, rebuilding the tables only
-    /// when the rules differ from last time.
+    /// Make this board a copy of `game`'s marks and turn, rebuilding the
+    /// tables only when the rules differ from last time.
     pub(crate) fn load(&mut self, game: &Game) {
         if self.rules != game.rules() {
             *self = WindowBoard::new(game.rules());
@@ -122,11 +138,29 @@ impl WindowBoard {
                 self.place(cell, player);
             }
         }
+        self.to_move = game.to_move();
+    }
+
+    /// A board with `game`'s marks and turn.
+    pub(crate) fn from_game(game: &Game) -> WindowBoard {
+        let mut board = WindowBoard::new(game.rules());
+        board.load(game);
+        board
     }
 
     /// The rules the board was built for.
     pub(crate) const fn rules(&self) -> Rules {
         self.rules
+    }
+
+    /// The player whose turn it is.
+    pub(crate) const fn to_move(&self) -> Player {
+        self.to_move
+    }
+
+    /// Give the turn to `player`.
+    pub(crate) fn set_to_move(&mut self, player: Player) {
+        self.to_move = player;
     }
 
     /// Number of cells.
@@ -229,6 +263,31 @@ impl WindowBoard {
         }
     }
 
+    /// The player to move marks the empty cell `cell` and the turn passes.
+    pub(crate) fn play(&mut self, cell: usize) {
+        self.place(cell, self.to_move);
+        self.to_move = self.to_move.other();
+    }
+
+    /// Take back the mark on `cell`, the last one played, and the turn.
+    pub(crate) fn unplay(&mut self, cell: usize) {
+        self.clear(cell);
+        self.to_move = self.to_move.other();
+    }
+
+    /// Whether the empty `cell` lies within `reach` cells (in rows and in
+    /// columns) of a mark.
+    pub(crate) fn near_a_mark(&self, cell: usize, reach: u32) -> bool {
+        let cols = self.rules.cols() as usize;
+        let rows = self.rules.rows() as usize;
+        let reach = reach as usize;
+        let (row, col) = (cell / cols, cell % cols);
+        (row.saturating_sub(reach)..=(row + reach).min(rows - 1)).any(|r| {
+            (col.saturating_sub(reach)..=(col + reach).min(cols - 1))
+                .any(|c| self.cells[r * cols + c].is_some())
+        })
+    }
+
     /// `player` marks the empty cell `cell`.
     pub(crate) fn place(&mut self, cell: usize, player: Player) {
         self.place_with(cell, player, |_, _, _| {});
@@ -239,7 +298,7 @@ impl WindowBoard {
         self.clear_with(cell, |_, _, _| {});
     }
 
-    /// Whether `player` marking the empty cell `cell` fills a window.
+    /// Whether `player` marking the empty cell `cell` fills a window (wins).
     pub(crate) fn wins_at(&self, cell: usize, player: Player) -> bool {
         let k = self.rules.k() as u16;
         let (p, q) = (player.index(), player.other().index());

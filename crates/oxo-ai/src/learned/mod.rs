@@ -129,11 +129,12 @@ use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
+use crate::windows::WindowBoard;
 use crate::{AlphaBeta, SeededRng, Strategy, rng_from_seed};
 #[cfg(test)]
 pub(crate) use network::TRACKER_SCALE;
 pub(crate) use network::Tracker;
-use network::{Board, Features, MoveScore, Scratch};
+use network::{Features, MoveScore, Scratch};
 
 pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
 pub use network::Scheme;
@@ -282,7 +283,7 @@ impl Model {
                 Some(_) => -1.0,
             });
         }
-        let board = Board::from_game(game);
+        let board = WindowBoard::from_game(game);
         Some(
             self.features
                 .raw(&self.weights, &board, &mut Scratch::default())
@@ -310,6 +311,9 @@ pub struct Learned {
     /// [`Scheme::Windows`] (1: greedy, no search).
     plies: u32,
     looked: Vec<(usize, f32)>,
+    /// The position being chosen in, kept between moves so that its
+    /// tables are built once.
+    board: Option<WindowBoard>,
 }
 
 /// How deep a model of [`Scheme::Windows`] searches on a board (see the
@@ -349,6 +353,7 @@ impl Learned {
             alphabeta,
             plies: default_plies(rules),
             looked: Vec::new(),
+            board: None,
         })
     }
 
@@ -425,12 +430,15 @@ impl Strategy for Learned {
         if let Some(alphabeta) = &mut self.alphabeta {
             return alphabeta.choose(game);
         }
-        let mut board = Board::from_game(game);
+        let board = self
+            .board
+            .get_or_insert_with(|| WindowBoard::new(game.rules()));
+        board.load(game);
         if self.plies > 1 {
             search::lookahead(
                 &self.model.features,
                 &self.model.weights,
-                &mut board,
+                board,
                 self.plies,
                 &mut self.scratch,
                 &mut self.looked,
@@ -454,7 +462,7 @@ impl Strategy for Learned {
         }
         self.model.features.score_moves(
             &self.model.weights,
-            &board,
+            board,
             &mut self.scratch,
             &mut self.scores,
         );

@@ -12,7 +12,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use oxo_core::{Direction, Game, Player, Rules};
+use oxo_core::{Direction, Player, Rules};
+
+use crate::windows::WindowBoard;
 
 /// The ways of reading a board into tuples, by the id the model file
 /// stores.
@@ -505,12 +507,12 @@ impl Features {
     }
 
     /// Each tuple's weight index in `board` seen from `me`, into `out`.
-    pub(crate) fn indices(&self, board: &Board, me: Player, out: &mut Vec<u32>) {
+    pub(crate) fn indices(&self, board: &WindowBoard, me: Player, out: &mut Vec<u32>) {
         out.clear();
         for tuple in &self.tuples {
             let mut index = tuple.base;
             for m in &self.members[tuple.start as usize..tuple.end as usize] {
-                match board.cells[m.cell as usize] {
+                match board.get(m.cell as usize) {
                     None => {}
                     Some(p) if p == me => index += m.own,
                     Some(_) => index += m.opp,
@@ -613,88 +615,6 @@ impl Tracker {
     }
 }
 
-/// A board as the evaluator reads it.
-#[derive(Clone, Debug)]
-pub(crate) struct Board {
-    pub(crate) rules: Rules,
-    pub(crate) cells: Vec<Option<Player>>,
-    pub(crate) to_move: Player,
-}
-
-impl Board {
-    pub(crate) fn new(rules: Rules) -> Board {
-        Board {
-            rules,
-            cells: vec![None; rules.cell_count()],
-            to_move: Player::X,
-        }
-    }
-
-    pub(crate) fn from_game(game: &Game) -> Board {
-        Board {
-            rules: game.rules(),
-            cells: game.cells().to_vec(),
-            to_move: game.to_move(),
-        }
-    }
-
-    /// Whether the player to move wins by marking the empty `cell`.
-    pub(crate) fn wins_at(&self, cell: usize) -> bool {
-        self.wins_at_for(cell, self.to_move)
-    }
-
-    /// Whether `player` wins by marking the empty `cell`.
-    pub(crate) fn wins_at_for(&self, cell: usize, player: Player) -> bool {
-        let (rows, cols) = (i64::from(self.rules.rows()), i64::from(self.rules.cols()));
-        let k = i64::from(self.rules.k());
-        let (row, col) = (cell as i64 / cols, cell as i64 % cols);
-        let me = Some(player);
-        let run = |dr: i64, dc: i64| {
-            let mut n = 0;
-            let (mut r, mut c) = (row + dr, col + dc);
-            while (0..rows).contains(&r) && (0..cols).contains(&c) && n < k {
-                if self.cells[(r * cols + c) as usize] != me {
-                    break;
-                }
-                n += 1;
-                r += dr;
-                c += dc;
-            }
-            n
-        };
-        Direction::ALL.iter().any(|d| {
-            let (dr, dc) = d.delta();
-            let (dr, dc) = (i64::from(dr), i64::from(dc));
-            1 + run(dr, dc) + run(-dr, -dc) >= k
-        })
-    }
-
-    /// Whether the empty `cell` lies within `reach` cells (in rows and in
-    /// columns) of a mark.
-    pub(crate) fn near_a_mark(&self, cell: usize, reach: u32) -> bool {
-        let cols = self.rules.cols() as usize;
-        let rows = self.rules.rows() as usize;
-        let reach = reach as usize;
-        let (row, col) = (cell / cols, cell % cols);
-        (row.saturating_sub(reach)..=(row + reach).min(rows - 1)).any(|r| {
-            (col.saturating_sub(reach)..=(col + reach).min(cols - 1))
-                .any(|c| self.cells[r * cols + c].is_some())
-        })
-    }
-
-    /// The player to move marks `cell`.
-    pub(crate) fn play(&mut self, cell: usize) {
-        self.cells[cell] = Some(self.to_move);
-        self.to_move = self.to_move.other();
-    }
-
-    /// Take back the mark on `cell`, the last one played.
-    pub(crate) fn unplay(&mut self, cell: usize) {
-        self.cells[cell] = None;
-        self.to_move = self.to_move.other();
-    }
-}
-
 /// How good a move is for the player making it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum MoveScore {
@@ -734,8 +654,8 @@ const MOVE_REACH: u32 = 2;
 
 impl Features {
     /// The raw score of `board` for the player to move.
-    pub(crate) fn raw(&self, weights: &[f32], board: &Board, scratch: &mut Scratch) -> f32 {
-        self.indices(board, board.to_move, &mut scratch.indices);
+    pub(crate) fn raw(&self, weights: &[f32], board: &WindowBoard, scratch: &mut Scratch) -> f32 {
+        self.indices(board, board.to_move(), &mut scratch.indices);
         scratch.indices.iter().map(|&i| weights[i as usize]).sum()
     }
 
@@ -748,33 +668,33 @@ impl Features {
     pub(crate) fn score_moves(
         &self,
         weights: &[f32],
-        board: &Board,
+        board: &WindowBoard,
         scratch: &mut Scratch,
         out: &mut Vec<(usize, MoveScore)>,
     ) {
         out.clear();
-        let opponent = board.to_move.other();
+        let mover = board.to_move();
+        let opponent = mover.other();
         self.indices(board, opponent, &mut scratch.indices);
         let indices = &scratch.indices;
         let base: f32 = indices.iter().map(|&i| weights[i as usize]).sum();
-        let empties = board.cells.iter().filter(|c| c.is_none()).count();
+        let empties = board.cell_count() - board.stones();
         // Schemes shared by translation (the big boards): only moves near
         // the marks (any on an empty board), and only blocks when the
         // opponent threatens to win.
         let local = self.scheme.translation_invariant();
-        let marked = empties < board.cells.len();
+        let marked = board.stones() > 0;
         let forced = local
             && marked
-            && !(0..board.cells.len()).any(|c| board.cells[c].is_none() && board.wins_at(c))
-            && (0..board.cells.len())
-                .any(|c| board.cells[c].is_none() && board.wins_at_for(c, opponent));
-        for cell in 0..board.cells.len() {
-            if board.cells[cell].is_some() {
+            && !board.empty_cells().any(|c| board.wins_at(c, mover))
+            && board.empty_cells().any(|c| board.wins_at(c, opponent));
+        for cell in 0..board.cell_count() {
+            if !board.is_empty(cell) {
                 continue;
             }
             if local && marked {
                 let keep = if forced {
-                    board.wins_at_for(cell, opponent)
+                    board.wins_at(cell, opponent)
                 } else {
                     board.near_a_mark(cell, MOVE_REACH)
                 };
@@ -782,7 +702,7 @@ impl Features {
                     continue;
                 }
             }
-            let score = if board.wins_at(cell) {
+            let score = if board.wins_at(cell, mover) {
                 MoveScore::Win
             } else if empties == 1 {
                 MoveScore::Draw
@@ -805,12 +725,12 @@ impl Features {
     pub(crate) fn learn(
         &self,
         weights: &mut [f32],
-        board: &Board,
+        board: &WindowBoard,
         target: f32,
         rate: f32,
         scratch: &mut Scratch,
     ) {
-        self.indices(board, board.to_move, &mut scratch.indices);
+        self.indices(board, board.to_move(), &mut scratch.indices);
         let raw: f32 = scratch.indices.iter().map(|&i| weights[i as usize]).sum();
         let value = raw.tanh();
         let mut step = rate * (target - value) * (1.0 - value * value);
@@ -888,7 +808,7 @@ mod tests {
             let weights: Vec<f32> = (0..f.weight_count())
                 .map(|i| ((i * 7919) % 101) as f32 / 100.0 - 0.5)
                 .collect();
-            let mut board = Board::new(rules);
+            let mut board = WindowBoard::new(rules);
             board.play(1);
             board.play(rules.cell_count() - 1);
             let mut scratch = Scratch::default();
@@ -920,26 +840,24 @@ mod tests {
                 .collect();
             let mut tracker = Tracker::new(Arc::clone(&f), &weights);
             let start = [tracker.value(Player::X), tracker.value(Player::O)];
-            let mut board = Board::new(rules);
+            let mut board = WindowBoard::new(rules);
             let mut scratch = Scratch::default();
             let cells: Vec<usize> = (0..rules.cell_count()).step_by(3).take(12).collect();
             for &cell in &cells {
-                tracker.change(cell, board.to_move, true);
+                tracker.change(cell, board.to_move(), true);
                 board.play(cell);
                 for me in [Player::X, Player::O] {
-                    let seen = Board {
-                        to_move: me,
-                        ..board.clone()
-                    };
+                    let mut seen = board.clone();
+                    seen.set_to_move(me);
                     let fresh = f.raw(&weights, &seen, &mut scratch);
                     let tracked = tracker.value(me) as f32 / TRACKER_SCALE;
                     assert!((fresh - tracked).abs() < 1e-3, "{rules}: {fresh} {tracked}");
                 }
             }
             for &cell in cells.iter().rev() {
-                let player = board.cells[cell].unwrap();
+                let player = board.get(cell).unwrap();
                 tracker.change(cell, player, false);
-                board.cells[cell] = None;
+                board.clear(cell);
             }
             assert_eq!([tracker.value(Player::X), tracker.value(Player::O)], start);
         }
@@ -992,12 +910,12 @@ mod tests {
         let mut weights = vec![0.0; 36];
         weights[6] = 1.0;
         weights[1] = -2.0;
-        let mut board = Board::new(rules);
+        let mut board = WindowBoard::new(rules);
         let mut scratch = Scratch::default();
         assert_eq!(f.raw(&weights, &board, &mut scratch), 0.0);
         board.play(7 * 15 + 7);
         assert_eq!(f.raw(&weights, &board, &mut scratch), -40.0);
-        board.to_move = Player::X;
+        board.set_to_move(Player::X);
         assert_eq!(f.raw(&weights, &board, &mut scratch), 20.0);
     }
 
@@ -1008,14 +926,14 @@ mod tests {
         let weights = vec![0.0; f.weight_count()];
         let mut scratch = Scratch::default();
         let mut scores = Vec::new();
-        let mut board = Board::new(rules);
+        let mut board = WindowBoard::new(rules);
         f.score_moves(&weights, &board, &mut scratch, &mut scores);
         assert_eq!(scores.len(), 225);
         board.play(7 * 15 + 7);
         f.score_moves(&weights, &board, &mut scratch, &mut scores);
         assert_eq!(scores.len(), 24);
         // X has four in a row, open at one end: O must block it.
-        let mut board = Board::new(rules);
+        let mut board = WindowBoard::new(rules);
         for (x, o) in [(0, 100), (1, 101), (2, 150)] {
             board.play(x);
             board.play(o);

@@ -23,8 +23,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use oxo_core::{Cell, Game, Outcome, Rules};
 use rand::RngExt;
 
-use super::network::{Board, Scheme};
+use super::network::Scheme;
 use super::{Learned, Model};
+use crate::windows::WindowBoard;
 use crate::{PlayOutError, rng_from_seed};
 
 /// How to refit a model by searched self-play.
@@ -279,14 +280,13 @@ struct Sample {
 fn collect(model: &Model, moves: &[Cell], outcome: Outcome, out: &mut Vec<Sample>) {
     let rules = model.rules();
     let features = &model.features;
-    let mut board = Board::new(rules);
+    let mut board = WindowBoard::new(rules);
     let mut indices = Vec::new();
     for &cell in moves {
-        let mover = board.to_move;
-        let threat = (0..board.cells.len()).any(|c| {
-            board.cells[c].is_none()
-                && (board.wins_at_for(c, mover) || board.wins_at_for(c, mover.other()))
-        });
+        let mover = board.to_move();
+        let threat = board
+            .empty_cells()
+            .any(|c| board.wins_at(c, mover) || board.wins_at(c, mover.other()));
         if !threat {
             features.indices(&board, mover, &mut indices);
             indices.sort_unstable();

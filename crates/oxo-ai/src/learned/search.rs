@@ -1,7 +1,8 @@
 //! The search that models of [`super::Scheme::Windows`] play with on
 //! mid-sized boards: a few plies of alpha-beta over the network's values.
 
-use super::network::{Board, Features, MoveScore, Scratch};
+use super::network::{Features, MoveScore, Scratch};
+use crate::windows::WindowBoard;
 
 /// A won position's value in [`lookahead`]; a win `n` plies away is worth
 /// a little less, so sooner wins and later losses are preferred.
@@ -20,7 +21,7 @@ const LOOKAHEAD_WIDTH: usize = 10;
 pub(crate) fn lookahead(
     features: &Features,
     weights: &[f32],
-    board: &mut Board,
+    board: &mut WindowBoard,
     plies: u32,
     scratch: &mut Scratch,
     out: &mut Vec<(usize, f32)>,
@@ -60,7 +61,7 @@ fn order(moves: &mut [(usize, MoveScore)]) {
 fn negamax(
     features: &Features,
     weights: &[f32],
-    board: &mut Board,
+    board: &mut WindowBoard,
     plies: u32,
     mut alpha: f32,
     beta: f32,

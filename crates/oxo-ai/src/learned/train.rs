@@ -5,8 +5,9 @@ use std::ops::ControlFlow;
 use oxo_core::{Game, Outcome, Player, Rules};
 use rand::RngExt;
 
-use super::network::{Board, Scheme, Scratch};
+use super::network::{Scheme, Scratch};
 use super::{Learned, Model, best_moves};
+use crate::windows::WindowBoard;
 use crate::{PlayOutError, Strategy, Value, rng_from_seed};
 
 /// How to train a model.
@@ -102,7 +103,7 @@ pub fn train(
         progress.rate = config.rate_start + (config.rate_end - config.rate_start) * done;
         let rate = progress.rate * per_tuple;
 
-        let mut board = Board::new(rules);
+        let mut board = WindowBoard::new(rules);
         let opening = rng.random_range(0..=config.random_opening);
         for ply in 0..rules.cell_count() {
             features.score_moves(&model.weights, &board, &mut scratch, &mut scores);
@@ -118,7 +119,7 @@ pub fn train(
                 best_moves(&scores, &mut best);
                 best[rng.random_range(0..best.len())]
             };
-            let over = board.wins_at(cell);
+            let over = board.wins_at(cell, board.to_move());
             board.play(cell);
             if over {
                 break;
