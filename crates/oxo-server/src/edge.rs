@@ -269,7 +269,52 @@ fn json_only(request: &Request) -> Result<(), ApiError> {
 
 #[cfg(test)]
 mod tests {
-    use super::loggable;
+    use super::*;
+    use crate::listen::Rate;
+
+    #[test]
+    fn writes_are_counted_per_client_and_reads_never() {
+        let once = Rate {
+            burst: 1,
+            per_second: 0.001,
+        };
+        let edge = Edge::new(Limits {
+            creates: once,
+            writes: once,
+            ..Limits::default()
+        });
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        assert!(edge.admit(Action::Write, Some(ip)).is_ok());
+        assert!(matches!(
+            edge.admit(Action::Write, Some(ip)),
+            Err(ApiError::TooMany(_))
+        ));
+        // Creation has a bucket of its own; reads and requests with no
+        // address are not counted.
+        assert!(edge.admit(Action::Create, Some(ip)).is_ok());
+        for _ in 0..3 {
+            assert!(edge.admit(Action::Read, Some(ip)).is_ok());
+            assert!(edge.admit(Action::Write, None).is_ok());
+        }
+    }
+
+    #[test]
+    fn the_client_is_the_proxys_last_entry_only_behind_a_trusted_proxy() {
+        let peer: SocketAddr = "10.0.0.9:4000".parse().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.append("x-forwarded-for", "1.1.1.1, 2.2.2.2".parse().unwrap());
+        let direct = Edge::new(Limits::default());
+        assert_eq!(direct.client(Some(peer), &headers), Some(peer.ip()));
+        assert_eq!(direct.client(None, &headers), None);
+        let proxied = Edge::new(Limits {
+            trust_proxy: true,
+            ..Limits::default()
+        });
+        assert_eq!(
+            proxied.client(Some(peer), &headers),
+            Some("2.2.2.2".parse().unwrap())
+        );
+    }
 
     #[test]
     fn logs_carry_no_game_ids() {
