@@ -647,3 +647,22 @@ async fn changes_committed_together_fail_alone() {
         assert!(store.load(&change.room.id).await.unwrap().is_some());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_value_that_cannot_be_read_is_damage() {
+    let db = postgres();
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    store.commit(new_room("odd", None)).await.unwrap();
+    drop(store);
+    // A column holding what the store cannot read as its type, as a
+    // foreign or botched change to the database leaves it.
+    db.psql("ALTER TABLE rooms ALTER COLUMN round TYPE numeric")
+        .unwrap();
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    let err = store.load(&GameId::from_trusted("odd")).await.unwrap_err();
+    assert!(
+        matches!(err, oxo_server::StoreError::Corrupt(_)),
+        "damage, not unavailable: {err}"
+    );
+    store.ping().await.expect("the others are still served");
+}

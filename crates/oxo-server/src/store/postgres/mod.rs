@@ -50,7 +50,7 @@ use tokio_postgres::Config;
 use self::commit::{Pending, commit_loop};
 use self::listen::{PRESENCE, listen};
 use self::pool::{Conn, Pool};
-use self::rows::{decode, unsigned};
+use self::rows::{column, decode, unsigned};
 use super::record::int;
 use super::{Change, Store, StoreError, StoreEvent, StoreFuture};
 use crate::id::GameId;
@@ -219,17 +219,17 @@ impl Store for PgStore {
             rows.iter()
                 .map(|row| {
                     super::record::StoredListing {
-                        entry: row.try_get(0)?,
-                        watch: row.try_get(1)?,
-                        rows: unsigned(row.try_get(2)?)?,
-                        cols: unsigned(row.try_get(3)?)?,
-                        k: unsigned(row.try_get(4)?)?,
-                        opponent: row.try_get(5)?,
-                        first: row.try_get(6)?,
-                        round: unsigned(row.try_get(7)?)?,
-                        score: (row.try_get(8)?, row.try_get(9)?, row.try_get(10)?),
-                        seated: row.try_get(11)?,
-                        idle: row.try_get(12)?,
+                        entry: column(row, 0)?,
+                        watch: column(row, 1)?,
+                        rows: unsigned(column(row, 2)?)?,
+                        cols: unsigned(column(row, 3)?)?,
+                        k: unsigned(column(row, 4)?)?,
+                        opponent: column(row, 5)?,
+                        first: column(row, 6)?,
+                        round: unsigned(column(row, 7)?)?,
+                        score: (column(row, 8)?, column(row, 9)?, column(row, 10)?),
+                        seated: column(row, 11)?,
+                        idle: column(row, 12)?,
                     }
                     .decode()
                 })
@@ -244,7 +244,7 @@ impl Store for PgStore {
                 .client
                 .query_opt(&conn.load_entry, &[&entry.as_str()])
                 .await?;
-            row.map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+            row.map(|row| Ok(GameId::from_trusted(&column::<String>(&row, 0)?)))
                 .transpose()
         })
     }
@@ -253,7 +253,7 @@ impl Store for PgStore {
         self.run(move |conn| async move {
             let rows = conn.client.query(&conn.orphans, &[]).await?;
             rows.iter()
-                .map(|row| Ok(GameId::from_trusted(&row.try_get::<_, String>(0)?)))
+                .map(|row| Ok(GameId::from_trusted(&column::<String>(row, 0)?)))
                 .collect()
         })
     }
@@ -286,10 +286,10 @@ impl Store for PgStore {
                 .iter()
                 .map(|row| {
                     Ok((
-                        unsigned(row.try_get(0)?)?,
-                        i64::from(row.try_get::<_, i32>(1)?),
-                        unsigned(row.try_get(2)?)?,
-                        unsigned(row.try_get(3)?)?,
+                        unsigned(column(row, 0)?)?,
+                        i64::from(column::<i32>(row, 1)?),
+                        unsigned(column(row, 2)?)?,
+                        unsigned(column(row, 3)?)?,
                     ))
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
@@ -305,7 +305,7 @@ impl Store for PgStore {
                 .query_opt(&conn.version, &[&id.as_str()])
                 .await?;
             row.map(|row| {
-                let version: i64 = row.try_get(0)?;
+                let version: i64 = column(&row, 0)?;
                 u64::try_from(version).map_err(|_| {
                     StoreError::Corrupt(format!("game {}: version {version}", id.for_log()))
                 })

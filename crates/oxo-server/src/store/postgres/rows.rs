@@ -46,10 +46,10 @@ pub(super) fn unsigned(n: i32) -> Result<u32, StoreError> {
 
 /// The room in `row` (as [`LOAD`] reads it), checked against its digest.
 pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError> {
-    let id = GameId::from_trusted(&row.try_get::<_, String>(0)?);
-    let plies: Vec<i32> = row.try_get(15)?;
-    let rows: Vec<i32> = row.try_get(16)?;
-    let cols: Vec<i32> = row.try_get(17)?;
+    let id = GameId::from_trusted(&column::<String>(row, 0)?);
+    let plies: Vec<i32> = column(row, 15)?;
+    let rows: Vec<i32> = column(row, 16)?;
+    let cols: Vec<i32> = column(row, 17)?;
     let moves = plies
         .into_iter()
         .zip(rows)
@@ -57,21 +57,37 @@ pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError
         .map(|((ply, r), c)| Ok((i64::from(ply), unsigned(r)?, unsigned(c)?)))
         .collect::<Result<Vec<_>, StoreError>>()?;
     let stored = Stored {
-        rows: unsigned(row.try_get(1)?)?,
-        cols: unsigned(row.try_get(2)?)?,
-        k: unsigned(row.try_get(3)?)?,
-        opponent: row.try_get(4)?,
-        x_token: row.try_get(5)?,
-        o_token: row.try_get(6)?,
-        round: unsigned(row.try_get(7)?)?,
-        first: row.try_get(8)?,
-        score: (row.try_get(9)?, row.try_get(10)?, row.try_get(11)?),
-        version: row.try_get(12)?,
-        watch: row.try_get(13)?,
-        digest: row.try_get(14)?,
-        offer: row.try_get(18)?,
-        entry: row.try_get(19)?,
-        invite: row.try_get(20)?,
+        rows: unsigned(column(row, 1)?)?,
+        cols: unsigned(column(row, 2)?)?,
+        k: unsigned(column(row, 3)?)?,
+        opponent: column(row, 4)?,
+        x_token: column(row, 5)?,
+        o_token: column(row, 6)?,
+        round: unsigned(column(row, 7)?)?,
+        first: column(row, 8)?,
+        score: (column(row, 9)?, column(row, 10)?, column(row, 11)?),
+        version: column(row, 12)?,
+        watch: column(row, 13)?,
+        digest: column(row, 14)?,
+        offer: column(row, 18)?,
+        entry: column(row, 19)?,
+        invite: column(row, 20)?,
     };
     checked(stored.decode(&id, moves)?)
+}
+
+/// Column `idx` of `row` as a `T`: a stored value that cannot be read as
+/// what its column should hold is damage ([`StoreError::Corrupt`]), not the
+/// database being unavailable.
+pub(super) fn column<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a tokio_postgres::Row,
+    idx: usize,
+) -> Result<T, StoreError> {
+    row.try_get(idx).map_err(|e| {
+        use std::error::Error as _;
+        StoreError::Corrupt(match e.source() {
+            Some(source) => format!("a stored value cannot be read: {e}: {source}"),
+            None => format!("a stored value cannot be read: {e}"),
+        })
+    })
 }
