@@ -76,6 +76,17 @@ impl Series {
         Game::starting_with(rules, self.starter)
     }
 
+    /// Who started round `round` (from 1), or starts it: the starters
+    /// alternate, so it follows from the current round's.
+    #[must_use]
+    pub const fn starter_of(&self, round: u32) -> Player {
+        if self.round.abs_diff(round).is_multiple_of(2) {
+            self.starter
+        } else {
+            self.starter.other()
+        }
+    }
+
     /// Who makes the current round's move number `ply` (from 0).
     #[must_use]
     pub const fn mover(&self, ply: usize) -> Player {
@@ -127,6 +138,11 @@ mod tests {
         assert_eq!(starters, [Player::O, Player::X, Player::O, Player::X]);
         assert_eq!(series.score(), Scoreboard::from_counts(0, 0, 3));
         assert_eq!(series.round(), 5);
+        let past: Vec<_> = (1..=5).map(|round| series.starter_of(round)).collect();
+        assert_eq!(
+            past,
+            [Player::O, Player::X, Player::O, Player::X, Player::O]
+        );
     }
 
     #[test]

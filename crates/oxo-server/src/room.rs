@@ -6,7 +6,9 @@
 //! replaces the old one: an acknowledged change is always a durable one.
 
 use oxo_ai::StrategyKind;
-use oxo_core::{BoardSize, Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Status};
+use oxo_core::{
+    BoardSize, Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Series, Status,
+};
 use serde::Serialize;
 
 use crate::id::{GameId, TokenHash};
@@ -143,7 +145,7 @@ impl Room {
     /// # Errors
     /// A stored move the rules refuse: the record is corrupt.
     pub fn restore(rec: RoomRecord) -> Result<Room, String> {
-        let mut game = Game::starting_with(rec.rules, rec.first);
+        let mut game = rec.series().game(rec.rules);
         for (ply, &cell) in rec.moves.iter().enumerate() {
             game.play(cell).map_err(|e| {
                 format!(
@@ -401,7 +403,9 @@ impl Room {
         next.rec.moves.push(cell);
         let outcome = result.outcome();
         if let Some(outcome) = outcome {
-            next.rec.score.record(outcome);
+            let mut series = next.rec.series();
+            series.record(outcome);
+            next.rec.set_series(series);
         }
         next.rec.version += 1;
         Ok((next, outcome))
@@ -444,9 +448,10 @@ impl Room {
             return Ok(next);
         }
         next.rec.offer = None;
-        next.rec.round += 1;
-        next.rec.first = self.rec.first.other();
-        next.game = Game::starting_with(self.rec.rules, next.rec.first);
+        let mut series = self.rec.series();
+        series.next_round();
+        next.rec.set_series(series);
+        next.game = series.game(self.rec.rules);
         next.rec.moves.clear();
         Ok(next)
     }
@@ -495,6 +500,22 @@ pub struct RoomRecord {
     /// The hash of the invite that takes seat O of a game between two
     /// people (`None`: against the computer, or stored before invites).
     pub invite: Option<TokenHash>,
+}
+
+impl RoomRecord {
+    /// The room's rounds as a series: the round being played, who
+    /// started it, the score of the rounds before.
+    #[must_use]
+    pub const fn series(&self) -> Series {
+        Series::resume(self.round, self.first, self.score)
+    }
+
+    /// Keep `series` as the room's rounds.
+    fn set_series(&mut self, series: Series) {
+        self.round = series.round();
+        self.first = series.starter();
+        self.score = series.score();
+    }
 }
 
 /// A seat as the API and the database name it: `"x"` or `"o"`.
@@ -676,14 +697,10 @@ impl Room {
     /// # Errors
     /// A stored round whose moves the rules refuse.
     pub fn record_view(&self, rounds: &[Vec<Cell>], viewer: Viewer) -> Result<RecordView, String> {
-        let current = self.rec.round;
+        let series = self.rec.series();
         let mut views = Vec::with_capacity(rounds.len());
         for (number, moves) in (1u32..).zip(rounds) {
-            let first = if (current - number.min(current)).is_multiple_of(2) {
-                self.rec.first
-            } else {
-                self.rec.first.other()
-            };
+            let first = series.starter_of(number);
             let mut game = Game::starting_with(self.rec.rules, first);
             for (ply, &cell) in moves.iter().enumerate() {
                 game.play(cell).map_err(|e| {
