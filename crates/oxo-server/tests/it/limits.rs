@@ -107,14 +107,20 @@ async fn silent_and_slow_connections_are_closed_and_idle_ones_too() {
 
 #[tokio::test]
 async fn connections_beyond_the_limits_wait_or_are_refused() {
-    let server = server(limits()).await;
+    // Silent connections are held for 3 s, so "closed at once" is told from
+    // "closed by the header timeout" with a margin no busy machine eats.
+    let server = server(Limits {
+        header_timeout: Duration::from_secs(3),
+        ..limits()
+    })
+    .await;
     // One address may hold six: the seventh is closed at once.
     let mut held = Vec::new();
     for _ in 0..6 {
         held.push(TcpStream::connect(server.addr).await.unwrap());
     }
     let mut seventh = TcpStream::connect(server.addr).await.unwrap();
-    let closed = closed_within(&mut seventh, Duration::from_millis(200)).await;
+    let closed = closed_within(&mut seventh, Duration::from_secs(2)).await;
     assert!(
         closed.is_some(),
         "the seventh connection from one address is closed"
@@ -136,7 +142,7 @@ async fn connections_beyond_the_limits_wait_or_are_refused() {
         .await
         .unwrap();
     let mut answer = String::new();
-    tokio::time::timeout(Duration::from_secs(5), ninth.read_to_string(&mut answer))
+    tokio::time::timeout(Duration::from_secs(30), ninth.read_to_string(&mut answer))
         .await
         .expect("answered once a slot is free")
         .unwrap();
