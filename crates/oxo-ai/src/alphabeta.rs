@@ -4,7 +4,7 @@
 use oxo_core::{Cell, Game, Player};
 use rand::seq::{IndexedRandom, SliceRandom};
 
-use crate::learned::Tracker;
+use crate::ntuple::Tracker;
 use crate::windows::{Counts, WindowBoard};
 use crate::{SeededRng, Strategy, rng_from_seed};
 
@@ -248,7 +248,7 @@ struct Tally {
     learned: Option<LearnedTally>,
 }
 
-/// A [`crate::learned::Scheme::Tallies`] model's value, kept by the tally:
+/// A [`crate::ntuple::Scheme::Tallies`] model's value, kept by the tally:
 /// the model reads each window by the same counts of marks the tally
 /// keeps, so its sum changes with them, with no pass of its own over the
 /// windows.
@@ -416,7 +416,11 @@ struct Engine {
     tally: Tally,
     cols: usize,
     rows: usize,
-    /// Marks within `radius` rows and columns of each cell.
+    /// Marks within `radius` rows and columns of each cell: the search's
+    /// own index of where to look for moves, not the board's, because it
+    /// costs (2·radius + 1)² counts at every mark and only the search reads
+    /// it that often (the learned player asks
+    /// [`WindowBoard::near_a_mark`] now and then instead).
     near: Vec<u16>,
     /// The cells where `near` is not zero, so that finding moves costs the
     /// same on a huge board as on a small one.
@@ -1356,32 +1360,33 @@ mod tests {
 
     #[test]
     fn a_learned_evaluation_is_what_the_leaves_read() {
-        use crate::learned::{Model, Scheme};
+        use crate::ntuple::{Features, Scheme, Scratch, TRACKER_SCALE};
+        use std::sync::Arc;
         let rules = Rules::new(15, 15, 5).unwrap();
-        let tallies = crate::Learned::builtin(rules, 0).unwrap().model().clone();
-        assert_eq!(tallies.scheme(), Scheme::Tallies);
-        // Another scheme, kept by its own tracker, with made-up weights.
-        let count = Model::with_scheme(rules, Scheme::Segments).weights().len();
-        let weights = (0..count).map(|i| ((i * 7919) % 101) as f32 / 5000.0 - 0.01);
-        let segments = Model::from_weights(rules, Scheme::Segments, weights.collect()).unwrap();
         let positions = [
             gomoku(&[(7, 7)], &[]),
             gomoku(&[(7, 7), (8, 8), (6, 9)], &[(6, 6), (7, 8), (0, 14)]),
             gomoku(&[(0, 0), (14, 14)], &[(7, 7)]),
             gomoku(&[(7, 7)], &[]),
         ];
-        for model in [tallies, segments] {
+        // A window-tallies model is kept by the tally, any other (runs of
+        // k + 2 cells) by its own tracker; both with made-up weights.
+        for scheme in [Scheme::Tallies, Scheme::Segments] {
+            let features = Arc::new(Features::new(rules, scheme));
+            let weights: Vec<f32> = (0..features.weight_count())
+                .map(|i| ((i * 7919) % 101) as f32 / 500_000.0 - 0.0001)
+                .collect();
             let mut engine = Engine::new(&Game::new(rules));
-            engine.use_learned(Some(model.tracker()));
-            assert_eq!(
-                engine.tally.learned.is_some(),
-                model.scheme() == Scheme::Tallies
-            );
+            engine.use_learned(Some(Tracker::new(Arc::clone(&features), &weights)));
+            assert_eq!(engine.tally.learned.is_some(), scheme == Scheme::Tallies);
             // Each load takes back the marks of the one before.
             for game in &positions {
                 engine.load(game);
-                let tracked = (engine.evaluate() as f32 / crate::learned::TRACKER_SCALE).tanh();
-                let value = model.value(game).unwrap();
+                let tracked = (engine.evaluate() as f32 / TRACKER_SCALE).tanh();
+                let board = WindowBoard::from_game(game);
+                let value = features
+                    .raw(&weights, &board, &mut Scratch::default())
+                    .tanh();
                 assert!(value.abs() > 1e-3, "{game}: {value}");
                 assert!((tracked - value).abs() < 1e-4, "{game}: {tracked} {value}");
             }

@@ -34,6 +34,7 @@ pub mod grade;
 pub mod hints;
 mod kind;
 pub mod learned;
+mod ntuple;
 mod perfect;
 mod random;
 pub mod rating;

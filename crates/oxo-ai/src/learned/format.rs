@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use oxo_core::Rules;
 
 use super::Model;
-use super::network::Scheme;
+use crate::ntuple::Scheme;
 
 /// The first eight bytes of every model file.
 pub const MAGIC: [u8; 8] = *b"OXOMODEL";
@@ -20,10 +20,7 @@ const CHECKSUM_LEN: usize = 8;
 /// read without end: 64 MiB, far above any model we train.
 const MAX_FILE_LEN: u64 = 64 << 20;
 
-/// Models are for boards of at most this many cells (64×64): a file for a
-/// larger board is refused, so that a damaged header cannot make us build
-/// a huge board's tables.
-pub const MAX_MODEL_CELLS: usize = 64 * 64;
+pub use crate::ntuple::MAX_MODEL_CELLS;
 
 /// Why a model file could not be read, or a model cannot play a board.
 #[derive(Debug, thiserror::Error)]

@@ -118,7 +118,6 @@
 //! Reading never panics: every malformed file is a [`ModelError`].
 
 mod format;
-mod network;
 mod refit;
 mod search;
 mod train;
@@ -129,15 +128,12 @@ use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 
+use crate::ntuple::{Features, MoveScore, Scratch, Tracker};
 use crate::windows::WindowBoard;
 use crate::{AlphaBeta, SeededRng, Strategy, rng_from_seed};
-#[cfg(test)]
-pub(crate) use network::TRACKER_SCALE;
-pub(crate) use network::Tracker;
-use network::{Features, MoveScore, Scratch};
 
+pub use crate::ntuple::Scheme;
 pub use format::{FORMAT_VERSION, MAGIC, MAX_MODEL_CELLS, ModelError};
-pub use network::Scheme;
 pub use refit::{REFIT_MIN_CELLS, RefitConfig, RefitError, RefitRound, refit};
 pub use train::{
     MatchRecord, Progress, TrainConfig, ValueShare, play_match, reachable_positions,

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use oxo_core::{Cell, Game, Outcome, Rules};
 use rand::RngExt;
 
-use super::network::Scheme;
 use super::{Learned, Model};
+use crate::ntuple::Scheme;
 use crate::windows::WindowBoard;
 use crate::{PlayOutError, rng_from_seed};
 

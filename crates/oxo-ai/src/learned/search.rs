@@ -1,7 +1,7 @@
 //! The search that models of [`super::Scheme::Windows`] play with on
 //! mid-sized boards: a few plies of alpha-beta over the network's values.
 
-use super::network::{Features, MoveScore, Scratch};
+use crate::ntuple::{Features, MoveScore, Scratch};
 use crate::windows::WindowBoard;
 
 /// A won position's value in [`lookahead`]; a win `n` plies away is worth

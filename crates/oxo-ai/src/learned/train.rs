@@ -5,8 +5,8 @@ use std::ops::ControlFlow;
 use oxo_core::{Game, Outcome, Player, Rules};
 use rand::RngExt;
 
-use super::network::{Scheme, Scratch};
 use super::{Learned, Model, best_moves};
+use crate::ntuple::{Scheme, Scratch};
 use crate::windows::WindowBoard;
 use crate::{PlayOutError, Strategy, Value, rng_from_seed};
 

@@ -1,4 +1,4 @@
-//! The evaluator: an n-tuple network over the board's k-windows.
+//! The learned evaluator: an n-tuple network over the board's k-windows.
 //!
 //! A *tuple* is an ordered list of cells. Seen from the player to move,
 //! each cell is empty, own or the opponent's, so a tuple of `n` cells shows
@@ -8,6 +8,12 @@
 //! the board's symmetries (8 on square boards, 4 on others), so the value
 //! is symmetric by construction and what is learnt in one corner is known
 //! in the others.
+//!
+//! It sits below both of its readers: the learned player
+//! ([`crate::learned`], which keeps the weights in a [`crate::Model`]) and
+//! alphabeta's search, which reads a model's value at its leaves through a
+//! [`Tracker`] (or, for [`Scheme::Tallies`], its one table of window
+//! worths).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -55,6 +61,11 @@ pub enum Scheme {
     Tallies,
 }
 
+/// Models are for boards of at most this many cells (64×64): a file for a
+/// larger board is refused, so that a damaged header cannot make us build
+/// a huge board's tables.
+pub const MAX_MODEL_CELLS: usize = 64 * 64;
+
 /// The richer schemes are chosen while their weights stay below this
 /// (250 KB of model file: 5×5 k=4 with pairs needs 60,183).
 const WEIGHT_BUDGET: usize = 64_000;
@@ -99,19 +110,19 @@ impl Scheme {
     }
 
     /// Whether the scheme may read boards of `rules` (models are for
-    /// boards of at most [`super::MAX_MODEL_CELLS`] cells, and crossing
+    /// boards of at most [`MAX_MODEL_CELLS`] cells, and crossing
     /// pairs for boards of at most 64).
     #[must_use]
     pub fn fits(self, rules: Rules) -> bool {
         let cells = rules.cell_count();
-        cells <= super::MAX_MODEL_CELLS
+        cells <= MAX_MODEL_CELLS
             && (self != Scheme::WindowPairs || cells <= PAIRS_MAX_CELLS)
             && (self != Scheme::Segments || rules.k() <= SEGMENTS_MAX_K)
     }
 
     /// Whether a model's weights are shared by translation, so that one
     /// trained on a board can play another with the same k (see
-    /// [`super::Model::transfer`]).
+    /// [`crate::Model::transfer`]).
     #[must_use]
     pub const fn translation_invariant(self) -> bool {
         matches!(self, Scheme::Segments | Scheme::Tallies)
