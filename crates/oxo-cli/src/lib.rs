@@ -8,7 +8,6 @@
 //! - [`render`]: the results of `oxo arena` (matches, round robins with Elo
 //!   ratings) and `oxo train` (learning curves) as tables, JSON, CSV and
 //!   SVG; the games and the training are `oxo_ai`'s.
-//! - [`logbuf`]: `oxo serve`'s log lines, written by a thread of their own.
 //! - [`exit`]: the documented exit codes.
 //!
 //! The seeds' text contracts (stream, referee, the plain console game) are
@@ -18,7 +17,6 @@
 #![warn(missing_docs)]
 
 pub mod exit;
-pub mod logbuf;
 pub mod render;
 pub mod solve;
 pub mod tui;

@@ -4,6 +4,8 @@
 //! - [`room`]: one room as a pure state machine (join, play, rematch).
 //! - [`hub`]: the live rooms, a lock per room, computer moves off the
 //!   async runtime, hints from the solver.
+//! - [`logbuf`]: the request log's writer, a thread of its own, so a
+//!   request costs no write.
 //! - [`store`]: where rooms are kept ([`SqliteStore`] by default), behind
 //!   the [`Store`] trait; a move is acknowledged only once it is durable.
 //! - the HTTP and WebSocket routes by resource ([`app`]), the edge policy
@@ -33,6 +35,7 @@ pub mod error;
 pub mod hub;
 pub mod id;
 pub mod listen;
+pub mod logbuf;
 mod rate;
 pub mod room;
 mod routes;

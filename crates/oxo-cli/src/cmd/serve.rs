@@ -166,8 +166,8 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
     // A request's log line is a copy into memory; a thread of its own
     // writes the lines to stderr (every 0.1 s). Dropped last, when `run`
     // returns, so every line is out before an error is printed.
-    let (log, _flusher) =
-        oxo_cli::logbuf::LogBuffer::start(io::stderr()).context("cannot start the log writer")?;
+    let (log, _flusher) = oxo_server::logbuf::LogBuffer::start(io::stderr())
+        .context("cannot start the log writer")?;
     tracing_subscriber::fmt()
         .with_max_level(config.log_level)
         .with_writer(log)
