@@ -674,3 +674,51 @@ async fn a_stored_value_that_cannot_be_read_is_damage() {
     );
     store.ping().await.expect("the others are still served");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_fails_while_writes_fail_and_comes_back_with_them() {
+    let db = postgres();
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    store.commit(new_room("before", None)).await.unwrap();
+    store.ping().await.unwrap();
+    // The database takes reads but refuses every write (as a full disk or
+    // a standby does), on the connections already open too.
+    let read_only = |on: &str| {
+        db.psql(&format!(
+            "ALTER SYSTEM SET default_transaction_read_only = {on}"
+        ))
+        .unwrap();
+        db.psql("SELECT pg_reload_conf()").unwrap();
+    };
+    read_only("on");
+    let mut refused = None;
+    for i in 0..200 {
+        // The reload reaches each connection soon, not at once.
+        if let Err(e) = store.commit(new_room(&format!("during{i}"), None)).await {
+            refused = Some(e);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let err = refused.unwrap();
+    assert!(err.to_string().contains("25006"), "{err}");
+    assert!(store.ping().await.is_err(), "not ready while writes fail");
+    assert!(
+        store
+            .load(&GameId::from_trusted("before"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    read_only("off");
+    let mut ready = false;
+    for _ in 0..100 {
+        if store.ping().await.is_ok() {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ready, "ready again once writes work");
+    store.commit(new_room("after", None)).await.unwrap();
+}

@@ -3,6 +3,7 @@
 //! statement under the version guard that also announces it.
 
 use std::sync::Weak;
+use std::sync::atomic::Ordering;
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -215,6 +216,7 @@ impl PgStore {
                 client.batch_execute("COMMIT"),
             );
             if begun.is_ok() && committed.is_ok() && done.iter().all(Result::is_ok) {
+                self.inner.writes_failing.store(false, Ordering::Relaxed);
                 for ((change, reply), rows) in ready.into_iter().zip(done) {
                     let _ = reply.send(
                         rows.map_err(StoreError::from)
@@ -237,13 +239,33 @@ impl PgStore {
             }
             // A statement failed and the batch was rolled back: each alone.
         }
+        let (mut saved, mut refused_by_storage) = (false, false);
         for ((change, reply), row) in ready.into_iter().zip(&rows) {
             let result = conn.client.execute(&conn.commit, &row.params(node)).await;
+            match &result {
+                Ok(_) => saved = true,
+                Err(e) => refused_by_storage |= storage_failed(e),
+            }
             let _ = reply.send(
                 result
                     .map_err(StoreError::from)
                     .and_then(|n| written(&change, n)),
             );
         }
+        if refused_by_storage || saved {
+            self.inner
+                .writes_failing
+                .store(refused_by_storage, Ordering::Relaxed);
+        }
     }
+}
+
+/// Whether `err` says the database cannot take writes at all (out of disk
+/// or memory, an I/O error, or a read-only server such as a standby),
+/// rather than that one write was refused.
+pub(super) fn storage_failed(err: &tokio_postgres::Error) -> bool {
+    err.as_db_error().is_some_and(|db| {
+        let code = db.code().code();
+        code.starts_with("53") || code.starts_with("58") || code == "25006"
+    })
 }
