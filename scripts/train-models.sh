@@ -14,28 +14,28 @@ export CARGO_TARGET_DIR
 out=crates/oxo-ai/models
 mkdir -p "$out"
 # The library embeds the models; a missing one is built in as an empty
-# file (no model) so that the trainer can be built at all.
+# file (no model) so that oxo can be built at all.
 for name in 3x3k3 4x4k4 5x5k4 7x7k5 15x15k5; do
     touch "$out/$name.oxo"
 done
-cargo build --release -p oxo-ai --example learn
-learn="$CARGO_TARGET_DIR/release/examples/learn"
+cargo build --release -p oxo-cli
+oxo="$CARGO_TARGET_DIR/release/oxo"
 
 train() {
     name=$1
     shift
     case "${only:-all}" in all | "$name") ;; *) return 0 ;; esac
     echo "== $name"
-    "$learn" "$@" --out "$out/$name.oxo"
+    "$oxo" train "$@" --out "$out/$name.oxo"
 }
 
 only=${1:-all}
 train 3x3k3 --size 3 --k 3 --seed 1 --episodes 150000
-train 4x4k4 --size 4 --k 4 --seed 1 --episodes 1500000 --positions 2000
-train 5x5k4 --size 5 --k 4 --seed 1 --episodes 1100000 --positions 1000
+train 4x4k4 --size 4 --k 4 --seed 1 --episodes 1500000 --grade-positions 2000
+train 5x5k4 --size 5 --k 4 --seed 1 --episodes 1100000 --grade-positions 1000
 # Too large for the solver to grade: measured against rules and random only
 # (played inside alphabeta's search, as Scheme::Tallies models are, which k = 5 picks).
-# 15x15 then plays 3 rounds of searched self-play (learned::refit, the learn
-# example's default there as oxo train's; the same model on any core count).
-train 7x7k5 --size 7 --k 5 --seed 1 --episodes 30000 --no-grade
-train 15x15k5 --size 15 --k 5 --seed 1 --episodes 30000 --no-grade
+# 15x15 then plays 3 rounds of searched self-play (learned::refit, oxo train's
+# default there; the same model on any core count).
+train 7x7k5 --size 7 --k 5 --seed 1 --episodes 30000
+train 15x15k5 --size 15 --k 5 --seed 1 --episodes 30000

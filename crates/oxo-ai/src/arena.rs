@@ -326,12 +326,45 @@ pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
     Vec::new()
 }
 
+/// One game as it was played, for a look at its moves afterwards (such as
+/// grading them: [`crate::grade::GameGrader`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The game's index.
+    pub index: u64,
+    /// The position after the opening.
+    pub start: Game,
+    /// The players' moves from there, in order.
+    pub moves: Vec<Cell>,
+    /// Who won (a forfeit is the other side's win), `None` for a draw.
+    pub winner: Option<Player>,
+}
+
 /// Play every game, `config.threads` at a time; `progress` is told the
 /// number of finished games now and then (from the calling thread).
 ///
 /// # Errors
 /// A player that cannot play these rules, or that offers an illegal move.
 pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
+    Ok(run_games(config, progress, false)?.0)
+}
+
+/// [`run`], keeping every game as it was played, in game order.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_recorded(
+    config: &Config,
+    progress: impl FnMut(u64),
+) -> Result<(Results, Vec<Played>), ArenaError> {
+    run_games(config, progress, true)
+}
+
+fn run_games(
+    config: &Config,
+    progress: impl FnMut(u64),
+    record: bool,
+) -> Result<(Results, Vec<Played>), ArenaError> {
     // Fail before starting threads if a player cannot play at all.
     config.x.check(config.rules)?;
     config.o.check(config.rules)?;
@@ -348,13 +381,16 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             config.seed,
             index,
             &opening(config.rules, config.seed, index / 2, config.opening),
+            record,
         )
     })?;
     let mut total = Results::default();
-    for result in &per_game {
-        total.add(result);
+    let mut played = Vec::new();
+    for (result, game) in per_game {
+        total.add(&result);
+        played.extend(game);
     }
-    Ok(total)
+    Ok((total, played))
 }
 
 /// Run `job(0..count)` on `threads` threads and return the results in
@@ -431,7 +467,7 @@ impl Drop for Leaving<'_> {
 
 /// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to
 /// move, from the cells of `opening` marked in turn (`first` marking the
-/// first of them).
+/// first of them); with `record`, the game as played too.
 pub(crate) fn play_one(
     rules: Rules,
     players: [&Entrant; 2],
@@ -439,18 +475,12 @@ pub(crate) fn play_one(
     seed: u64,
     index: u64,
     opening: &[Cell],
-) -> Result<Results, ArenaError> {
+    record: bool,
+) -> Result<(Results, Option<Played>), ArenaError> {
     let mut result = Results {
         games: 1,
         x_first: u64::from(first == Player::X),
         ..Results::default()
-    };
-    let [x, o] = [Player::X, Player::O]
-        .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
-    let (mut x, mut o) = match (x, o) {
-        (Ok(x), Ok(o)) => (x, o),
-        (Err(e), _) => return lost_at_start(result, players[0], Player::X, first, index, e),
-        (_, Err(e)) => return lost_at_start(result, players[1], Player::O, first, index, e),
     };
     let mut game = Game::starting_with(rules, first);
     for &cell in opening {
@@ -460,6 +490,33 @@ pub(crate) fn play_one(
             detail: e.to_string(),
         })?;
     }
+    let mut played = record.then(|| Played {
+        index,
+        start: game.clone(),
+        moves: Vec::new(),
+        winner: None,
+    });
+    let finish = |result: Results, played: Option<Played>| {
+        let winner = match (result.x.wins, result.o.wins) {
+            (1, _) => Some(Player::X),
+            (_, 1) => Some(Player::O),
+            _ => None,
+        };
+        (result, played.map(|p| Played { winner, ..p }))
+    };
+    let [x, o] = [Player::X, Player::O]
+        .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
+    let (mut x, mut o) = match (x, o) {
+        (Ok(x), Ok(o)) => (x, o),
+        (Err(e), _) => {
+            let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
+            return Ok(finish(result, played));
+        }
+        (_, Err(e)) => {
+            let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
+            return Ok(finish(result, played));
+        }
+    };
     while !game.is_over() {
         let mover = game.to_move();
         let entrant = players[mover.index()];
@@ -471,20 +528,25 @@ pub(crate) fn play_one(
         let choice = strategy.choose(&game);
         stats.thinking += start.elapsed();
         stats.moves += 1;
-        let played = match choice {
+        let moved = match choice {
             Some(cell) => game
                 .play(cell)
+                .map(|_| cell)
                 .map_err(|e| format!("{cell} in {game}: {e}")),
             None => Err(strategy
                 .failure()
                 .unwrap_or_else(|| format!("no move in {game}"))),
         };
-        match played {
-            Ok(_) => {}
+        match moved {
+            Ok(cell) => {
+                if let Some(played) = &mut played {
+                    played.moves.push(cell);
+                }
+            }
             Err(reason) if entrant.is_external() => {
                 // The referee's call: a move not given loses the game.
                 forfeit(&mut result, entrant, mover, first, index, reason);
-                return Ok(result);
+                return Ok(finish(result, played));
             }
             Err(detail) => {
                 return Err(ArenaError::IllegalMove {
@@ -501,7 +563,7 @@ pub(crate) fn play_one(
         _ => result.draws = 1,
     }
     result.first_mover_wins = u64::from(game.outcome() == Some(Outcome::Win(first)));
-    Ok(result)
+    Ok(finish(result, played))
 }
 
 /// A player that could not be built for game `index`: an external player
@@ -659,6 +721,36 @@ mod tests {
                 assert!(results.draws < 5_000, "{x} v {o}: {results:?}");
             }
         }
+    }
+
+    #[test]
+    fn recorded_games_replay_to_their_results() {
+        let mut c = config(StrategyKind::Rules, StrategyKind::Random, 30);
+        c.rules = Rules::new(5, 5, 4).unwrap();
+        c.opening = 2;
+        let (results, played) = run_recorded(&c, |_| {}).unwrap();
+        // The same games as without a record (the clock aside).
+        let untimed = |mut r: Results| {
+            r.x.thinking = Duration::ZERO;
+            r.o.thinking = Duration::ZERO;
+            r
+        };
+        assert_eq!(untimed(results.clone()), untimed(run(&c, |_| {}).unwrap()));
+        assert_eq!(played.len(), 30);
+        let mut wins = [0, 0];
+        for (i, p) in played.iter().enumerate() {
+            assert_eq!(p.index, i as u64);
+            assert_eq!(p.start.move_count(), 2);
+            let mut game = p.start.clone();
+            for &cell in &p.moves {
+                game.play(cell).unwrap();
+            }
+            assert_eq!(game.outcome().and_then(|o| o.winner()), p.winner);
+            if let Some(w) = p.winner {
+                wins[w.index()] += 1;
+            }
+        }
+        assert_eq!(wins, [results.x.wins, results.o.wins]);
     }
 
     #[test]

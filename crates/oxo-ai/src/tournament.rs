@@ -139,13 +139,14 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
         let seats = if a_is_x { [a, b] } else { [b, a] };
         // Games 2j and 2j + 1 of a pair share an opening, one seat each.
         let opening_key = ((index / config.games) << 32) | ((index % config.games) / 2);
-        let result = arena::play_one(
+        let (result, _) = arena::play_one(
             config.rules,
             [&config.players[seats[0]], &config.players[seats[1]]],
             Player::X,
             config.seed,
             index,
             &arena::opening(config.rules, config.seed, opening_key, config.opening),
+            false,
         )?;
         let a_side = if a_is_x { &result.x } else { &result.o };
         let b_side = if a_is_x { &result.o } else { &result.x };

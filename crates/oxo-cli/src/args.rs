@@ -345,6 +345,10 @@ pub(crate) struct ArenaArgs {
     /// With --players: also draw the results (cross table and Elo) as an SVG picture.
     #[arg(long, value_name = "FILE.svg", requires = "players")]
     pub plot: Option<PathBuf>,
+    /// With --x and --o: grade every move by the solver (boards it can solve) and say how often
+    /// each player let a won position go or turned a draw into a loss.
+    #[arg(long, conflicts_with = "players")]
+    pub grade: bool,
     /// A model from `oxo train` for learned players, instead of the built-in one.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<PathBuf>,

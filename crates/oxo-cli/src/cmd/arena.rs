@@ -5,8 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anyhow::Context;
 use oxo_ai::Strategy;
 use oxo_ai::arena::{self, ArenaError, Entrant};
+use oxo_ai::grade::{GameGrader, GradeSummary};
 use oxo_ai::tournament;
 use oxo_cli::exit;
 use oxo_cli::render;
@@ -18,7 +20,10 @@ use crate::failure::BadInput;
 /// `oxo arena`, validated.
 #[derive(Debug)]
 enum Config {
-    Match(arena::Config),
+    Match {
+        config: arena::Config,
+        grade: bool,
+    },
     RoundRobin {
         config: tournament::Config,
         plot: Option<PathBuf>,
@@ -41,6 +46,12 @@ impl Config {
             return Err(BadInput(
                 "--plot draws a round robin's table: name the players with --players".to_owned(),
             )
+            .into());
+        }
+        if args.grade && !oxo_ai::Solver::can_solve(rules) {
+            return Err(BadInput(format!(
+                "--grade: the solver cannot solve {rules}, so it cannot grade its moves"
+            ))
             .into());
         }
         let seed = super::seed_or_clock(args.seed);
@@ -108,16 +119,19 @@ impl Config {
         let [x, o]: [Entrant; 2] = entrants
             .try_into()
             .map_err(|_| BadInput("give --x and --o, or --players".to_owned()))?;
-        Ok(Config::Match(arena::Config {
-            rules,
-            x,
-            o,
-            games: args.games,
-            first: args.first.map(Player::from),
-            seed,
-            threads,
-            opening: args.opening,
-        }))
+        Ok(Config::Match {
+            config: arena::Config {
+                rules,
+                x,
+                o,
+                games: args.games,
+                first: args.first.map(Player::from),
+                seed,
+                threads,
+                opening: args.opening,
+            },
+            grade: args.grade,
+        })
     }
 }
 
@@ -129,6 +143,29 @@ fn brain_entrant(path: PathBuf, move_time: std::time::Duration) -> Entrant {
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
             .map_err(|detail| detail.to_string())
     })
+}
+
+/// Every move of the games `played` graded by the solver, game by game.
+fn grade_games(
+    config: &arena::Config,
+    played: &[arena::Played],
+    status: &super::StatusLine,
+) -> anyhow::Result<GradeSummary> {
+    let mut grader = GameGrader::new(config.rules).context("the solver cannot grade")?;
+    let mut summary = GradeSummary::default();
+    for (done, game) in played.iter().enumerate() {
+        status.bar(
+            done as u64,
+            played.len() as u64,
+            "games graded",
+            format_args!(""),
+        );
+        let graded = grader
+            .grade(&game.start, &game.moves)
+            .with_context(|| format!("cannot grade game {}", game.index))?;
+        summary.add(&graded, game.winner);
+    }
+    Ok(summary)
 }
 
 fn arena_error(err: ArenaError) -> anyhow::Error {
@@ -144,18 +181,33 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let status = super::StatusLine::new();
     let start = Instant::now();
     match Config::new(args)? {
-        Config::Match(config) => {
-            let results = arena::run(&config, |done| {
-                status.bar(done, config.games, "games", format_args!(""));
-            })
-            .map_err(arena_error)?;
-            status.clear();
+        Config::Match { config, grade } => {
+            let progress = |done| status.bar(done, config.games, "games", format_args!(""));
+            let (results, played) = if grade {
+                arena::run_recorded(&config, progress).map_err(arena_error)?
+            } else {
+                (
+                    arena::run(&config, progress).map_err(arena_error)?,
+                    Vec::new(),
+                )
+            };
+            // The time of the games, not of their grading.
             let elapsed = start.elapsed();
+            let grades = if grade {
+                Some(grade_games(&config, &played, &status)?)
+            } else {
+                None
+            };
+            status.clear();
             let mut out = super::stdout();
             if args.json {
-                writeln!(out, "{}", render::arena::json(&config, &results, elapsed))?;
+                let json = render::arena::json(&config, &results, grades.as_ref(), elapsed);
+                writeln!(out, "{json}")?;
             } else {
                 write!(out, "{}", render::arena::table(&config, &results, elapsed))?;
+                if let Some(grades) = &grades {
+                    write!(out, "{}", render::arena::grades(&config, grades))?;
+                }
             }
         }
         Config::RoundRobin { config, plot } => {

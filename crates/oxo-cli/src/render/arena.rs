@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use oxo_ai::arena::{Config, Forfeit, Results};
+use oxo_ai::grade::{GameGrader, GradeSummary};
 use oxo_core::BoardSize;
 use serde::Serialize;
 
@@ -122,9 +123,77 @@ pub(super) fn round(value: f64, places: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-/// The results as one JSON object.
+/// The solver's grades of both players' moves (`oxo arena --grade`), to
+/// follow the table.
 #[must_use]
-pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
+pub fn grades(config: &Config, grades: &GradeSummary) -> String {
+    let x_name = format!("X {}", config.x);
+    let o_name = format!("O {}", config.o);
+    let w = x_name.chars().count().max(o_name.chars().count()).max(14);
+    let mut out = format!(
+        "  graded by the solver: {} of {} drawn games had no won position for either side; not graded: {} positions with fewer than {} marks, {} over {} nodes\n",
+        grades.clean_draws,
+        grades.draws,
+        grades.early,
+        GameGrader::FROM_MARKS,
+        grades.over_budget,
+        GameGrader::BUDGET
+    );
+    for (i, name) in [x_name, o_name].into_iter().enumerate() {
+        out.push_str(&format!(
+            "  {name:<w$} let a won position go {} times (in {} games it did not win), turned a draw into a loss {} times\n",
+            grades.wins_let_go[i], grades.won_games_not_won[i], grades.draws_lost[i]
+        ));
+    }
+    out
+}
+
+/// A side's grades as JSON shows them.
+#[derive(Serialize)]
+struct SideGradesJson {
+    wins_let_go: u64,
+    won_games_not_won: u64,
+    draws_lost: u64,
+}
+
+/// The grades as JSON shows them.
+#[derive(Serialize)]
+struct GradesJson {
+    draws: u64,
+    clean_draws: u64,
+    early: u64,
+    over_budget: u64,
+    x: SideGradesJson,
+    o: SideGradesJson,
+}
+
+impl From<&GradeSummary> for GradesJson {
+    fn from(g: &GradeSummary) -> Self {
+        let side = |i: usize| SideGradesJson {
+            wins_let_go: g.wins_let_go[i],
+            won_games_not_won: g.won_games_not_won[i],
+            draws_lost: g.draws_lost[i],
+        };
+        GradesJson {
+            draws: g.draws,
+            clean_draws: g.clean_draws,
+            early: g.early,
+            over_budget: g.over_budget,
+            x: side(0),
+            o: side(1),
+        }
+    }
+}
+
+/// The results as one JSON object, with the solver's grades when there
+/// are any.
+#[must_use]
+pub fn json(
+    config: &Config,
+    results: &Results,
+    grades: Option<&GradeSummary>,
+    elapsed: Duration,
+) -> String {
     #[derive(Serialize)]
     struct Json<'a> {
         x: &'a str,
@@ -144,6 +213,8 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         forfeits: Vec<ForfeitJson<'a>>,
         #[serde(skip_serializing_if = "is_zero")]
         opening: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        grades: Option<GradesJson>,
     }
     to_json(&Json {
         x: config.x.name(),
@@ -162,6 +233,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         seconds: round(elapsed.as_secs_f64(), 3),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
         opening: config.opening,
+        grades: grades.map(GradesJson::from),
     })
 }
 
@@ -204,10 +276,36 @@ mod tests {
     }
 
     #[test]
+    fn grades_follow_the_table_and_join_the_json() {
+        let c = config(StrategyKind::Rules, StrategyKind::Random, 10);
+        let (results, played) = arena::run_recorded(&c, |_| {}).unwrap();
+        let mut grader = GameGrader::new(c.rules).unwrap();
+        let mut summary = GradeSummary::default();
+        for p in &played {
+            summary.add(&grader.grade(&p.start, &p.moves).unwrap(), p.winner);
+        }
+        assert_eq!(summary.games, 10);
+        assert_eq!(summary.draws, results.draws);
+        // From the drawn empty board, every X win needs a losing O move.
+        if results.x.wins > 0 {
+            assert!(summary.draws_lost[1] > 0, "{summary:?}");
+        }
+        let text = grades(&c, &summary);
+        assert!(text.starts_with("  graded by the solver: "), "{text}");
+        assert!(
+            text.contains("\n  X rules        let a won position go "),
+            "{text}"
+        );
+        let with = json(&c, &results, Some(&summary), Duration::ZERO);
+        assert!(with.contains(",\"grades\":{\"draws\":"), "{with}");
+        assert!(!json(&c, &results, None, Duration::ZERO).contains("grades"));
+    }
+
+    #[test]
     fn outputs_name_both_sides() {
         let c = config(StrategyKind::Rules, StrategyKind::Random, 20);
         let results = arena::run(&c, |_| {}).unwrap();
-        let json = json(&c, &results, Duration::from_millis(5));
+        let json = json(&c, &results, None, Duration::from_millis(5));
         assert!(json.starts_with("{\"x\":\"rules\",\"o\":\"random\",\"size\":\"3x3\",\"k\":3,\"seed\":42,\"games\":20,"), "{json}");
         let text = table(&c, &results, Duration::from_millis(5));
         assert!(text.contains("X rules"), "{text}");

@@ -273,6 +273,36 @@ fn arena_json_and_perfect_never_loses() {
 }
 
 #[test]
+fn arena_grades_moves_by_the_solver() {
+    let args = [
+        "arena", "--x", "rules", "--o", "random", "--games", "20", "--seed", "3", "--grade",
+    ];
+    let out = oxo(&args, "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("\n  graded by the solver: "), "{text}");
+    assert!(
+        text.contains("  O random       let a won position go "),
+        "{text}"
+    );
+    let out = oxo(&[&args[..], &["--json"]].concat(), "");
+    assert!(
+        stdout(&out).contains(",\"grades\":{\"draws\":"),
+        "{}",
+        stdout(&out)
+    );
+    // Boards the solver cannot solve cannot be graded: bad input.
+    let out = oxo(
+        &[
+            "arena", "--x", "rules", "--o", "random", "--size", "15", "--k", "5", "--grade",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--grade"), "{}", stderr(&out));
+}
+
+#[test]
 fn arena_round_robin_table_json_and_plot() {
     let dir = tempfile::tempdir().unwrap();
     let plot = dir.path().join("rr.svg");
