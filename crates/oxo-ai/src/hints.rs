@@ -23,7 +23,7 @@ pub enum NoHints {
     BetweenPeople,
     /// The solver would not answer at once.
     #[error(
-        "hints come on boards of up to {QUICK_MAX_CELLS} cells, or up to 7x7 once {QUICK_MAX_EMPTY} cells are empty"
+        "values are given on boards of up to {QUICK_MAX_CELLS} cells, and on boards up to 7x7 once at most {QUICK_MAX_EMPTY} cells are empty"
     )]
     TooSlow,
 }

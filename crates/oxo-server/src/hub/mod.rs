@@ -60,9 +60,7 @@ pub enum HubError {
         game: Option<Snapshot>,
     },
     /// Hints asked for while two people play a round.
-    #[error(
-        "hints are not available while two people play; they are for games against the computer and finished rounds"
-    )]
+    #[error("{}", oxo_ai::hints::NoHints::BetweenPeople)]
     HintsWithheld,
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]

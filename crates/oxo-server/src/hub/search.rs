@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use oxo_ai::hints::{HINT_TABLE_BYTES, NoHints, hints_allowed};
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Game, Player, Rules};
 use serde::Serialize;
@@ -26,9 +27,6 @@ pub const HINT_MAX_CELLS: usize = oxo_ai::solver::QUICK_MAX_CELLS;
 /// ...and on larger boards the solver handles once at most this many cells
 /// are empty (the solver's [`Solver::answers_quickly`]).
 pub const HINT_MAX_EMPTY: usize = oxo_ai::solver::QUICK_MAX_EMPTY;
-
-/// The table a hint solver gets.
-const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The value of one empty cell, for hints.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -268,7 +266,8 @@ impl Hub {
         {
             let room = handle.room.lock().await;
             // Fair play: no help for anyone while two people play a round.
-            if room.opponent() == crate::room::Opponent::Human && !room.game().is_over() {
+            let between_people = room.opponent() == crate::room::Opponent::Human;
+            if hints_allowed(room.game(), between_people) == Err(NoHints::BetweenPeople) {
                 return Err(HubError::HintsWithheld);
             }
             version = room.version();
@@ -294,7 +293,7 @@ impl Hub {
     /// # Errors
     /// The search failed.
     pub async fn values(&self, game: Game) -> Result<Option<Hints>, HubError> {
-        if !Solver::answers_quickly(&game) {
+        if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
         let json = self

@@ -4,12 +4,13 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, Player, Status};
 use serde::{Deserialize, Serialize};
 
 use super::{Peer, client, json_response, rules_of};
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
+use crate::hub::Hint;
 use crate::room::SeatName;
 use crate::state::AppState;
 
@@ -127,12 +128,7 @@ pub(super) async fn analysis(
         winner,
         line,
         available: over || values.is_some(),
-        reason: (!over && values.is_none()).then(|| {
-            format!(
-                "values are given on boards of up to {HINT_MAX_CELLS} cells, and on boards up to \
-                 7x7 once at most {HINT_MAX_EMPTY} cells are empty"
-            )
-        }),
+        reason: (!over && values.is_none()).then(|| NoHints::TooSlow.to_string()),
         values: values.as_deref().unwrap_or_default(),
     };
     let text = serde_json::to_string(&body).map_err(|e| ApiError::Internal(e.to_string()))?;

@@ -5,6 +5,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
+use oxo_ai::hints::NoHints;
 use oxo_core::{Player, Rules};
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,7 @@ use super::{
     rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
+use crate::hub::Hint;
 use crate::room::{Opponent, SeatName, Viewer};
 use crate::state::AppState;
 
@@ -210,10 +211,7 @@ pub(super) async fn hints(
         None => serde_json::json!({
             "version": version,
             "available": false,
-            "reason": format!(
-                "hints are offered on boards of up to {HINT_MAX_CELLS} cells, and on boards up to 7x7 \
-                 once at most {HINT_MAX_EMPTY} cells are empty"
-            ),
+            "reason": NoHints::TooSlow.to_string(),
             "hints": [],
         })
         .to_string(),
