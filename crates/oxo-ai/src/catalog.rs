@@ -5,7 +5,7 @@ use std::sync::Arc;
 use oxo_core::Rules;
 
 use crate::learned::{self, Learned, Model};
-use crate::{BuildError, Perfect, Strategy, StrategyKind};
+use crate::{AlphaBeta, BuildError, Perfect, Strategy, StrategyKind};
 
 /// The strategies on offer: every [`StrategyKind`], the `learned` player
 /// using a model given here for its board, or else oxo's built-in one.
@@ -26,6 +26,9 @@ pub struct Catalog {
     models: Vec<Arc<Model>>,
     /// Positions `perfect` may search for one move (`None`: no limit).
     perfect_budget: Option<u64>,
+    /// Positions `alphabeta` and searching `learned` players search a move
+    /// (`None`: their own default).
+    search_budget: Option<u64>,
 }
 
 impl Catalog {
@@ -35,6 +38,16 @@ impl Catalog {
     #[must_use]
     pub fn with_perfect_budget(mut self, nodes: Option<u64>) -> Catalog {
         self.perfect_budget = nodes;
+        self
+    }
+
+    /// This catalog with `alphabeta`, and `learned` players where they
+    /// search, searching `nodes` positions a move ([`AlphaBeta::with_budget`],
+    /// [`Learned::with_budget`]); `None` for their default,
+    /// [`AlphaBeta::DEFAULT_BUDGET`].
+    #[must_use]
+    pub fn with_search_budget(mut self, nodes: Option<u64>) -> Catalog {
+        self.search_budget = nodes;
         self
     }
 
@@ -114,6 +127,12 @@ impl Catalog {
             })?;
             return Ok(Box::new(perfect.with_budget(nodes, seed)));
         }
+        if kind == StrategyKind::AlphaBeta
+            && let Some(nodes) = self.search_budget
+        {
+            kind.check(rules)?;
+            return Ok(Box::new(AlphaBeta::new(seed).with_budget(nodes)));
+        }
         if kind != StrategyKind::Learned {
             return kind.build(rules, seed);
         }
@@ -126,9 +145,11 @@ impl Catalog {
         let model = self
             .model(rules)
             .ok_or_else(|| unsupported("the built-in model cannot be read".to_owned()))?;
-        Ok(Box::new(
-            Learned::new(model, rules, seed).map_err(|e| unsupported(e.to_string()))?,
-        ))
+        let learned = Learned::new(model, rules, seed).map_err(|e| unsupported(e.to_string()))?;
+        Ok(match self.search_budget {
+            Some(nodes) => Box::new(learned.with_budget(nodes)),
+            None => Box::new(learned),
+        })
     }
 }
 
@@ -136,6 +157,18 @@ impl Catalog {
 mod tests {
     use super::*;
     use oxo_core::Game;
+
+    #[test]
+    fn a_search_budget_reaches_the_searching_players() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let catalog = Catalog::default().with_search_budget(Some(50));
+        for kind in [StrategyKind::AlphaBeta, StrategyKind::Learned] {
+            let mut player = catalog.build(kind, rules, 1).unwrap();
+            let game = Game::new(rules);
+            let cell = player.choose(&game).unwrap();
+            assert!(game.legal_moves().any(|c| c == cell), "{kind}");
+        }
+    }
 
     #[test]
     fn a_given_model_adds_a_board_for_learned() {

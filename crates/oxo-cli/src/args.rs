@@ -345,6 +345,10 @@ pub(crate) struct ArenaArgs {
     /// With --players: also draw the results (cross table and Elo) as an SVG picture.
     #[arg(long, value_name = "FILE.svg", requires = "players")]
     pub plot: Option<PathBuf>,
+    /// Positions alphabeta, and learned players on the boards where they search inside
+    /// alphabeta's search, search a move [default: 100000].
+    #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: Option<u64>,
     /// With --x and --o: grade every move by the solver (boards it can solve) and say how often
     /// each player let a won position go or turned a draw into a loss.
     #[arg(long, conflicts_with = "players")]

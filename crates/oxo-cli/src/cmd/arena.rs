@@ -59,7 +59,9 @@ impl Config {
             (Some(x), Some(o)) => vec![x.clone(), o.clone()],
             _ => args.players.clone(),
         };
-        let catalog = std::sync::Arc::new(super::catalog(args.model.as_slice(), Some(rules))?);
+        let catalog = std::sync::Arc::new(
+            super::catalog(args.model.as_slice(), Some(rules))?.with_search_budget(args.budget),
+        );
         let move_time = std::time::Duration::from_millis(args.move_time);
         let mut entrants = Vec::new();
         for player in players {
