@@ -517,6 +517,8 @@ pub(crate) fn play_one(
             return Ok(finish(result, played));
         }
     };
+    x.start_from(opening);
+    o.start_from(opening);
     while !game.is_over() {
         let mover = game.to_move();
         let entrant = players[mover.index()];

@@ -126,6 +126,15 @@ pub trait Strategy: Send {
     fn failure(&mut self) -> Option<String> {
         None
     }
+
+    /// The moves, in the order played, that made the position of the
+    /// first [`Strategy::choose`] to come (an arena's opening, say), since
+    /// a [`Game`] keeps no history. A strategy that must tell another
+    /// program the order stones were played in (a Gomocup engine's
+    /// `BOARD`) keeps it; the default ignores it.
+    fn start_from(&mut self, moves: &[Cell]) {
+        let _ = moves;
+    }
 }
 
 impl<S: Strategy + ?Sized> Strategy for Box<S> {
@@ -147,6 +156,10 @@ impl<S: Strategy + ?Sized> Strategy for Box<S> {
 
     fn failure(&mut self) -> Option<String> {
         (**self).failure()
+    }
+
+    fn start_from(&mut self, moves: &[Cell]) {
+        (**self).start_from(moves);
     }
 }
 

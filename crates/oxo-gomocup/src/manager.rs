@@ -118,6 +118,8 @@ pub struct External {
     /// The stones of `told` in the order they were played (see
     /// [`External::catch_up`]).
     played: Vec<Cell>,
+    /// The moves the game started from, in order ([`Strategy::start_from`]).
+    history: Vec<Cell>,
     failure: Option<String>,
     /// Set once the engine has failed: it gets no more questions.
     broken: bool,
@@ -185,6 +187,7 @@ impl External {
             move_time,
             told: vec![None; rules.cell_count()],
             played: Vec::new(),
+            history: Vec::new(),
             failure: None,
             broken: false,
         };
@@ -307,20 +310,25 @@ impl External {
     /// Bring [`External::played`] up to `game`, whose cells at `changed`
     /// differ from what the engine was told. Stones it saw played keep
     /// their order; stones it did not see (an opening placed before its
-    /// first move) follow in turn, alternating so that the last is the
-    /// opponent's (the engine is to move), each side's in board order, as
-    /// a [`Game`] keeps no history to give theirs. A stone gone from the
-    /// board (another game) starts the order afresh.
+    /// first move) follow in the order [`Strategy::start_from`] gave, and
+    /// any others in turn, alternating so that the last is the opponent's
+    /// (the engine is to move), each side's in board order. A stone gone
+    /// from the board (another game) starts the order afresh.
     fn catch_up(&mut self, game: &Game, changed: &[usize]) {
         let cells = game.cells();
-        let fresh: &[usize] = if changed.iter().any(|&i| self.told[i].is_some()) {
+        let mut fresh: Vec<usize> = if changed.iter().any(|&i| self.told[i].is_some()) {
             self.played.clear();
-            &(0..cells.len())
-                .filter(|&i| cells[i].is_some())
-                .collect::<Vec<_>>()
+            (0..cells.len()).filter(|&i| cells[i].is_some()).collect()
         } else {
-            changed
+            changed.to_vec()
         };
+        for &cell in &self.history {
+            let index = self.rules.index(cell);
+            if let Some(at) = fresh.iter().position(|&i| i == index) {
+                fresh.swap_remove(at);
+                self.played.push(cell);
+            }
+        }
         let me = game.to_move();
         let of = |player: Player| {
             fresh
@@ -328,7 +336,10 @@ impl External {
                 .filter(move |&&i| cells[i] == Some(player))
                 .map(|&i| self.rules.cell_at(i))
         };
-        let (mine, theirs): (Vec<Cell>, Vec<Cell>) = (of(me).collect(), of(me.other()).collect());
+        let (mut mine, mut theirs): (Vec<Cell>, Vec<Cell>) =
+            (of(me).collect(), of(me.other()).collect());
+        mine.sort_unstable_by_key(|&c| self.rules.index(c));
+        theirs.sort_unstable_by_key(|&c| self.rules.index(c));
         // The side with a stone more moved first among the fresh stones.
         let (first, second) = if theirs.len() > mine.len() {
             (theirs, mine)
@@ -378,6 +389,10 @@ impl Strategy for External {
 
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn start_from(&mut self, moves: &[Cell]) {
+        self.history = moves.to_vec();
     }
 
     fn failure(&mut self) -> Option<String> {
@@ -549,6 +564,44 @@ mod tests {
             [
                 "BOARD", "4,4,1", "1,0,2", "0,8,1", "8,0,2", "DONE", "TURN 5,4", "END"
             ],
+            "{told:?}"
+        );
+    }
+
+    /// Given the opening's order ([`Strategy::start_from`], as the arena
+    /// gives it), the engine is told the stones in that order, not in
+    /// board order.
+    #[test]
+    fn an_engine_told_the_opening_gets_it_in_the_order_played() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, log) = recording_engine(&dir, &["6,6"]);
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30)).unwrap();
+        // X's second stone and O's first come before X's first in board order.
+        let opening = [
+            Cell::new(5, 5),
+            Cell::new(8, 8),
+            Cell::new(1, 1),
+            Cell::new(0, 0),
+        ];
+        let mut game = Game::new(rules());
+        for &cell in &opening {
+            game.play(cell).unwrap();
+        }
+        engine.start_from(&opening);
+        assert_eq!(
+            engine.choose(&game),
+            Some(Cell::new(6, 6)),
+            "{:?}",
+            engine.failure()
+        );
+        drop(engine);
+        let told = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let told: Vec<&str> = told.lines().skip_while(|l| *l != "BOARD").collect();
+        assert_eq!(
+            told,
+            ["BOARD", "5,5,1", "8,8,2", "1,1,1", "0,0,2", "DONE", "END"],
             "{told:?}"
         );
     }
