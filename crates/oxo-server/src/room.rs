@@ -7,7 +7,7 @@
 
 use oxo_ai::StrategyKind;
 use oxo_core::{
-    BoardSize, Cell, Game, MoveError, Outcome, Player, Rules, Scoreboard, Series, Status,
+    BoardSize, Cell, Coords, Game, MoveError, Outcome, Player, Rules, Scoreboard, Series, Status,
 };
 use serde::Serialize;
 
@@ -353,7 +353,7 @@ impl Room {
         Ok(next)
     }
 
-    /// `seat` plays at (`row`, `col`), chosen when the room was at `version`
+    /// `seat` plays at `at`, chosen when the room was at `version`
     /// (`None` skips that check, for clients that do not track versions).
     ///
     /// The checks run in the order a client can act on: the round must be
@@ -364,8 +364,7 @@ impl Room {
     pub fn play(
         &self,
         seat: Player,
-        row: i64,
-        col: i64,
+        at: Coords,
         version: Option<u64>,
     ) -> Result<(Room, Option<Outcome>), RoomError> {
         if !self.seated() {
@@ -392,12 +391,7 @@ impl Room {
                 current: self.rec.version,
             });
         }
-        let cell = self
-            .rec
-            .rules
-            .cell(row, col)
-            .ok_or(MoveError::OffBoard { row, col })
-            .map_err(refused)?;
+        let cell = at.to_cell(self.rec.rules).map_err(refused)?;
         let mut next = self.clone();
         let result = next.game.play_as(seat, cell).map_err(refused)?;
         next.rec.moves.push(cell);
@@ -816,7 +810,7 @@ mod tests {
         assert_eq!(r.view(Viewer::Player).status, RoundStatus::Waiting);
         assert_eq!(r.view(Viewer::Player).next, None);
         assert_eq!(
-            r.play(Player::X, 0, 0, None).unwrap_err(),
+            r.play(Player::X, Coords::new(0, 0), None).unwrap_err(),
             RoomError::Waiting
         );
         let r = r.join(Token::from_trusted("to").hash(), ANYONE).unwrap();
@@ -839,7 +833,7 @@ mod tests {
         assert!(r.view(Viewer::Player).seats.o);
         assert!(r.join(Token::from_trusted("t").hash(), ANYONE).is_err());
         assert_eq!(r.computer_to_move(), None);
-        let (r, _) = r.play(Player::X, 1, 1, Some(1)).unwrap();
+        let (r, _) = r.play(Player::X, Coords::new(1, 1), Some(1)).unwrap();
         assert_eq!(r.computer_to_move(), Some(StrategyKind::Perfect));
     }
 
@@ -847,17 +841,17 @@ mod tests {
     fn refusals_are_checked_in_order_and_change_nothing() {
         let r = seated();
         assert_eq!(
-            r.play(Player::O, 9, 9, Some(1)).unwrap_err(),
+            r.play(Player::O, Coords::new(9, 9), Some(1)).unwrap_err(),
             turn(Player::O, Player::X)
         );
         assert_eq!(
-            r.play(Player::X, 9, 9, Some(1)).unwrap_err(),
+            r.play(Player::X, Coords::new(9, 9), Some(1)).unwrap_err(),
             RoomError::Stale {
                 sent: 1,
                 current: 2
             }
         );
-        let off = r.play(Player::X, -1, 0, Some(2)).unwrap_err();
+        let off = r.play(Player::X, Coords::new(-1, 0), Some(2)).unwrap_err();
         assert_eq!(
             off,
             RoomError::Move {
@@ -866,13 +860,13 @@ mod tests {
             }
         );
         assert_eq!(off.to_string(), "row -1, column 0 is off the 3x3 board");
-        let (r2, outcome) = r.play(Player::X, 0, 0, Some(2)).unwrap();
+        let (r2, outcome) = r.play(Player::X, Coords::new(0, 0), Some(2)).unwrap();
         assert_eq!(outcome, None);
         assert_eq!(r.version(), 2, "the old room is untouched");
         assert_eq!(r2.version(), 3);
         assert_eq!(r2.view(Viewer::Player).board, "X../.../...");
         assert_eq!(r2.view(Viewer::Player).last, Some([0, 0]));
-        let taken = r2.play(Player::O, 0, 0, None).unwrap_err();
+        let taken = r2.play(Player::O, Coords::new(0, 0), None).unwrap_err();
         assert!(matches!(
             taken,
             RoomError::Move {
@@ -892,13 +886,13 @@ mod tests {
             (Player::X, 0, 1),
             (Player::O, 1, 1),
         ] {
-            r = r.play(seat, row, col, None).unwrap().0;
+            r = r.play(seat, Coords::new(row, col), None).unwrap().0;
         }
         assert_eq!(
             r.rematch(Player::X, None).unwrap_err(),
             RoomError::StillPlaying
         );
-        let (r, outcome) = r.play(Player::X, 0, 2, None).unwrap();
+        let (r, outcome) = r.play(Player::X, Coords::new(0, 2), None).unwrap();
         assert_eq!(outcome, Some(Outcome::Win(Player::X)));
         let view = r.view(Viewer::Player);
         assert_eq!(view.status, RoundStatus::Won);
@@ -913,7 +907,9 @@ mod tests {
             }
         );
         assert_eq!(
-            r.play(Player::O, 2, 2, None).unwrap_err().to_string(),
+            r.play(Player::O, Coords::new(2, 2), None)
+                .unwrap_err()
+                .to_string(),
             "the game is over"
         );
 
@@ -940,7 +936,7 @@ mod tests {
         assert_eq!(view.board, ".../.../...");
         assert_eq!(view.score.x, 1);
         assert_eq!(
-            r.play(Player::X, 0, 0, None).unwrap_err(),
+            r.play(Player::X, Coords::new(0, 0), None).unwrap_err(),
             turn(Player::X, Player::O)
         );
     }
@@ -955,7 +951,7 @@ mod tests {
             (Player::O, 1, 1),
             (Player::X, 0, 2),
         ] {
-            r = r.play(seat, row, col, None).unwrap().0;
+            r = r.play(seat, Coords::new(row, col), None).unwrap().0;
         }
         let next = r.rematch(Player::X, None).unwrap();
         assert_eq!((next.round(), next.view(Viewer::Player).rematch), (2, None));
@@ -965,7 +961,7 @@ mod tests {
     fn a_record_restores_the_same_room() {
         let mut r = seated();
         for (seat, row, col) in [(Player::X, 1, 1), (Player::O, 0, 0), (Player::X, 2, 2)] {
-            r = r.play(seat, row, col, None).unwrap().0;
+            r = r.play(seat, Coords::new(row, col), None).unwrap().0;
         }
         let back = Room::restore(r.record()).unwrap();
         assert_eq!(back.view(Viewer::Player), r.view(Viewer::Player));

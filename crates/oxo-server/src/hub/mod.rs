@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Solver;
-use oxo_core::{Player, Rules};
+use oxo_core::{Coords, Player, Rules};
 use tokio::sync::{Semaphore, watch};
 
 mod nodes;
@@ -737,14 +737,13 @@ impl Hub {
         &self,
         id: &GameId,
         token: Option<&str>,
-        row: i64,
-        col: i64,
+        at: Coords,
         version: Option<u64>,
     ) -> Result<Snapshot, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            room.play(seat, row, col, version).map(|(next, _)| next)
+            room.play(seat, at, version).map(|(next, _)| next)
         })
         .await
     }

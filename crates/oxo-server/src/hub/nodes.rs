@@ -17,6 +17,7 @@
 //! by one server; every few seconds each server asks the store for turns
 //! whose claim has lapsed (a server died mid-search) and takes them up.
 
+use oxo_core::Coords;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -143,12 +144,7 @@ impl Hub {
         if let Some(cell) = played
             && room.version() + 1 == version
             && let oxo_core::Status::InProgress { to_move } = room.game().status()
-            && let Ok((next, _)) = room.play(
-                to_move,
-                i64::from(cell.row),
-                i64::from(cell.col),
-                Some(room.version()),
-            )
+            && let Ok((next, _)) = room.play(to_move, Coords::from(cell), Some(room.version()))
             && next.version() == version
         {
             *room = next;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use oxo_ai::hints::{HINT_TABLE_BYTES, NoHints, hints_allowed};
 use oxo_ai::{Solver, StrategyKind};
-use oxo_core::{Game, Player, Rules};
+use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
 
 use super::nodes::{LEASE, RENEW_EVERY};
@@ -237,12 +237,7 @@ impl Hub {
             return Ok(Turn::Moved);
         }
         let (next, _) = room
-            .play(
-                Player::O,
-                i64::from(cell.row),
-                i64::from(cell.col),
-                Some(version),
-            )
+            .play(Player::O, Coords::from(cell), Some(version))
             .map_err(|e| HubError::Internal(format!("{kind} chose an illegal move: {e}")))?;
         match self.commit(handle, &mut room, next, ChangeKind::Move).await {
             // Another server's move got in first; memory now holds it.

@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
 use oxo_ai::hints::NoHints;
-use oxo_core::{Player, Rules};
+use oxo_core::{Coords, Player, Rules};
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -128,9 +128,9 @@ pub(super) struct Move {
 
 impl Move {
     /// The cell played: a move without one is a 400.
-    pub(super) fn cell(&self) -> Result<(i64, i64), ApiError> {
+    pub(super) fn cell(&self) -> Result<Coords, ApiError> {
         match (self.row, self.col) {
-            (Some(row), Some(col)) => Ok((row, col)),
+            (Some(row), Some(col)) => Ok(Coords::new(row, col)),
             _ => Err(ApiError::BadRequest(
                 "a move needs \"row\" and \"col\" (from 0)".into(),
             )),
@@ -146,10 +146,10 @@ pub(super) async fn play(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let request: Move = parse_body(body)?;
-    let (row, col) = request.cell()?;
+    let at = request.cell()?;
     let game = state
         .hub()
-        .play(&id, bearer(&headers), row, col, request.version)
+        .play(&id, bearer(&headers), at, request.version)
         .await?;
     game_response(&game)
 }

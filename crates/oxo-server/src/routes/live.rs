@@ -119,11 +119,11 @@ impl Mover {
             edge.admit(Action::Write, self.client)?;
             let request: Move = serde_json::from_slice(frame)
                 .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
-            let (row, col) = request.cell()?;
-            let played =
-                self.state
-                    .hub()
-                    .play(&self.id, Some(&self.token), row, col, request.version);
+            let at = request.cell()?;
+            let played = self
+                .state
+                .hub()
+                .play(&self.id, Some(&self.token), at, request.version);
             edge.deadline(played)
                 .await?
                 .map(drop)

@@ -327,7 +327,9 @@ mod tests {
                 &crate::room::Admission::Invite(Some("inv".into())),
             )
             .unwrap();
-        let (r3, _) = r2.play(Player::X, 1, 1, None).unwrap();
+        let (r3, _) = r2
+            .play(Player::X, oxo_core::Coords::new(1, 1), None)
+            .unwrap();
         store.commit(change(&r2, ChangeKind::Join)).await.unwrap();
         store.commit(change(&r3, ChangeKind::Move)).await.unwrap();
         let err = store
@@ -453,7 +455,10 @@ mod tests {
         store.commit(change(&r, ChangeKind::Join)).await.unwrap();
         for (i, (row, col)) in [(0, 0), (1, 1), (0, 1)].into_iter().enumerate() {
             let mover = if i % 2 == 0 { Player::X } else { Player::O };
-            r = r.play(mover, row, col, None).unwrap().0;
+            r = r
+                .play(mover, oxo_core::Coords::new(row, col), None)
+                .unwrap()
+                .0;
             store.commit(change(&r, ChangeKind::Move)).await.unwrap();
         }
         let other = room("h", Opponent::Human);
@@ -582,7 +587,9 @@ mod tests {
             .await
             .unwrap();
         assert!(store.computer_turns().await.unwrap().is_empty());
-        let (moved, _) = computer.play(Player::X, 0, 0, None).unwrap();
+        let (moved, _) = computer
+            .play(Player::X, oxo_core::Coords::new(0, 0), None)
+            .unwrap();
         store
             .commit(change(&moved, ChangeKind::Move))
             .await

@@ -275,7 +275,9 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let a = room("a", Opponent::Computer(StrategyKind::Random));
-        let (played, _) = a.play(Player::X, 1, 1, None).unwrap();
+        let (played, _) = a
+            .play(Player::X, oxo_core::Coords::new(1, 1), None)
+            .unwrap();
         let answers = send(
             &mut conn,
             vec![
