@@ -131,8 +131,8 @@ impl Scheme {
     /// The scheme measured to play best on `rules`, keeping a model small
     /// (at most about 250 KB): pairs on small boards with short windows,
     /// one table of window counts ([`Scheme::Tallies`]) for k = 5 and 6
-    /// (which beat [`Scheme::Segments`]' runs there: see the module docs of
-    /// [`crate::learned`]), counts by symmetry class beyond.
+    /// (which beat [`Scheme::Segments`]' runs there: see `docs/learned.md`,
+    /// "The schemes before"), counts by symmetry class beyond.
     #[must_use]
     pub fn for_rules(rules: Rules) -> Scheme {
         if rules.k() > EXACT_MAX_K {

@@ -2120,7 +2120,7 @@ fn page_weight_and_time_to_first_move() {
     run("first-move", |h| async move {
         let c = h.session("player", 1000, 1000).await;
         start_game(&h, &c, "perfect", "3x3k3", "x").await;
-        // Figures for the README (printed, not asserted: timings vary with
+        // Figures for docs/manual/serve.md (printed, not asserted: timings vary with
         // the machine): the page's weight and how soon a move shows.
         let weight = c
             .execute(

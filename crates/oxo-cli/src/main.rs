@@ -13,7 +13,8 @@ mod args;
 mod cmd;
 mod failure;
 
-/// mimalloc instead of the system allocator (see the README's load figures).
+/// mimalloc instead of the system allocator (what it gained under load: docs/history.md,
+/// "The server under load"; the load figures: docs/benchmarks.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

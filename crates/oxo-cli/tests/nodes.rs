@@ -365,7 +365,7 @@ fn marks(game: &Value) -> usize {
 #[test]
 fn a_game_through_haproxy_goes_on_when_a_node_dies() {
     let db = postgres();
-    // As the README says: behind HAProxy, with --trust-proxy.
+    // As docs/manual/serve.md says: behind HAProxy, with --trust-proxy.
     let mut nodes: Vec<Option<Node>> = (0..3)
         .map(|_| Some(Node::start_with(&db, &["--trust-proxy"])))
         .collect();

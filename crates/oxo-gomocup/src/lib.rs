@@ -10,7 +10,7 @@
 //!   brain:PATH`).
 //!
 //! Coordinates are the protocol's: `X,Y` is the column and the row, both
-//! from 0, where oxo's own [`Cell`](oxo_core::Cell) is (row, column).
+//! from 0, where oxo's own [`Cell`] is (row, column).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -43,11 +43,13 @@
 //!
 //! - The manager side ([`manager::board`]) sends the stones in the order
 //!   played: those the engine saw played (its own moves and the `TURN`s it
-//!   was told) in that order; stones it did not see played (an arena's
-//!   opening, placed before its first move) after them in turn order, the
-//!   two sides alternating from the one that moved first so that the
-//!   opponent's stone comes last, each side's stones in board order (an
-//!   [`oxo_core::Game`] keeps no move history to give their own order).
+//!   was told) in that order; an arena's opening, placed before its first
+//!   move, in the order the arena played it (handed over by
+//!   [`oxo_ai::Strategy::start_from`], since an [`oxo_core::Game`] keeps no
+//!   move history). Only stones of which neither is known (a position
+//!   given with no history) follow in turn order, the two sides
+//!   alternating so that the opponent's stone comes last, each side's in
+//!   board order.
 //! - The brain side reads the fields, not the order, to know whose stone
 //!   is whose, and rebuilds the game by alternating the two sides' stones,
 //!   each side's in the order listed: whoever has one stone more began,

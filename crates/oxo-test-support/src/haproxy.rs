@@ -1,6 +1,6 @@
 //! HAProxy in front of several servers, configured from the example that
 //! ships in the repository (`deploy/haproxy.cfg`), so the tests run the
-//! configuration the README shows.
+//! configuration docs/manual/serve.md shows.
 
 use std::fmt::Write as _;
 use std::fs::{self, File};

@@ -313,7 +313,7 @@ pub struct Learned {
 }
 
 /// How deep a model of [`Scheme::Windows`] searches on a board (see the
-/// module docs): greedy up to 16 cells, where greedy play was measured
+/// module docs; the measurements are in `docs/learned.md`): greedy up to 16 cells, where greedy play was measured
 /// perfect (3×3) or lossless against `perfect` (4×4 k=4); four plies up to
 /// 49 cells; greedy again beyond, where four plies would cost too much a
 /// move.
@@ -571,7 +571,7 @@ mod tests {
         let record = play_match(rules, &mut me, &mut perfect, 10).unwrap();
         assert_eq!(record.losses(), 0, "{record:?}");
         // Greedy, the same model loses some of these (3 of 100 as O in the
-        // figures of the module docs); the search is what closes them.
+        // figures of docs/learned.md); the search is what closes them.
         let small = Learned::builtin(Rules::new(4, 4, 4).unwrap(), 1).unwrap();
         assert_eq!(small.plies, 1, "greedy up to 16 cells");
     }

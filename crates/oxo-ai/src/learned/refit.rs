@@ -46,8 +46,8 @@ pub struct RefitConfig {
 }
 
 impl RefitConfig {
-    /// The settings measured to work on 15×15 k=5 (see the module docs of
-    /// [`crate::learned`]): `rounds` rounds of 1,000 games at 2,000
+    /// The settings measured to work on 15×15 k=5 (the figures are in
+    /// `docs/learned.md`): `rounds` rounds of 1,000 games at 2,000
     /// positions a move, from four-move openings, on one thread.
     #[must_use]
     pub fn new(rounds: u32, seed: u64) -> RefitConfig {

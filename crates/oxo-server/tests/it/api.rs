@@ -1,5 +1,5 @@
 //! The API, called through the router without a socket: every rule and
-//! every error the README documents.
+//! every error docs/api.md documents.
 
 use crate::common;
 
