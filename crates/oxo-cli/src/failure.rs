@@ -41,15 +41,19 @@ pub(crate) fn message(err: &anyhow::Error) -> String {
         }
         out.push_str(&text);
     }
-    // The library says what is missing; how to give it one is this
-    // command line's to say.
-    if let Some(at) = out.find(oxo_ai::learned::NO_BUILTIN_MODEL) {
-        out.insert_str(
+    with_flag_hints(out)
+}
+
+/// `text` with the command line's hints where a library error says what
+/// is missing and only this command line can say how to give it.
+pub(crate) fn with_flag_hints(mut text: String) -> String {
+    if let Some(at) = text.find(oxo_ai::learned::NO_BUILTIN_MODEL) {
+        text.insert_str(
             at + oxo_ai::learned::NO_BUILTIN_MODEL.len(),
             "; train one with `oxo train` and play it with --model FILE",
         );
     }
-    out
+    text
 }
 
 /// The reader of our output went away (`oxo … | head`): not a failure.

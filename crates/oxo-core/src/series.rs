@@ -7,8 +7,8 @@ use crate::rules::Rules;
 use crate::score::Scoreboard;
 
 /// Rounds played one after another by the same two sides, the starter
-/// alternating: the web game's rooms, both terminal front ends and the
-/// arena's game pairs count their rounds with it.
+/// alternating: the web game's rooms and both terminal front ends count
+/// their rounds with it.
 ///
 /// A series knows nothing of the moves of a round, only which round it is,
 /// who starts it and what the finished rounds scored. Rounds given up

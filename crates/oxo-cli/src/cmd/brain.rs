@@ -13,7 +13,11 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let catalog = super::catalog(args.model.as_slice(), None)?;
     let seed = super::seed_or_clock(args.seed);
     let kind = args.strategy;
-    let build = move |rules| catalog.build(kind, rules, seed).map_err(|e| e.to_string());
+    let build = move |rules| {
+        catalog
+            .build(kind, rules, seed)
+            .map_err(|e| crate::failure::with_flag_hints(e.to_string()))
+    };
     let clock: oxo_ai::Clock = Arc::new(Instant::now);
     let mut brain = Brain::new(Box::new(build), clock, kind.name()).pondering(args.ponder);
     brain::run(&mut brain, io::stdin().lock(), super::stdout())?;

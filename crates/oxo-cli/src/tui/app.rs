@@ -240,7 +240,10 @@ impl App {
                 self.notice = None;
                 if self.hints_on {
                     self.refresh_hints();
-                    if let Err(why) = self.hints_allowed() {
+                    // Where both reasons hold, the board's is the one to
+                    // give: it holds whoever plays.
+                    let why = hints_allowed(&self.game, false).and_then(|()| self.hints_allowed());
+                    if let Err(why) = why {
                         self.notice = Some(Notice::Refused(why.to_string()));
                     }
                 }

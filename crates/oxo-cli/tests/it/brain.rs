@@ -83,6 +83,18 @@ fn arena(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// A player that cannot take the board says why, with this command
+/// line's hint on how to give it what it lacks.
+#[test]
+fn a_board_without_a_model_is_refused_with_the_hint() {
+    let out = brain(&["--strategy", "learned"], "START 9\r\nEND\r\n");
+    assert_eq!(
+        out.trim_end(),
+        "ERROR learned cannot play on a 9x9 k=5 board: oxo has no built-in model for this board; \
+         train one with `oxo train` and play it with --model FILE"
+    );
+}
+
 #[test]
 fn the_real_binary_speaks_the_protocol() {
     let out = brain(

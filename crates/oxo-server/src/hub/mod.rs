@@ -29,8 +29,8 @@ mod view;
 
 pub use nodes::ORPHAN_SWEEP;
 pub use presence::{Attendance, Seats as PresenceSeats};
+pub use search::Hint;
 use search::Pool;
-pub use search::{HINT_MAX_CELLS, HINT_MAX_EMPTY, Hint};
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
 use crate::id::{GameId, Token};

@@ -21,13 +21,6 @@ pub(super) const POOL_SIZE: usize = 4;
 /// Pooled searches unused for this long are dropped.
 const POOL_IDLE: Duration = Duration::from_secs(60);
 
-/// Hints are offered on boards of at most this many cells...
-pub const HINT_MAX_CELLS: usize = oxo_ai::solver::QUICK_MAX_CELLS;
-
-/// ...and on larger boards the solver handles once at most this many cells
-/// are empty (the solver's [`Solver::answers_quickly`]).
-pub const HINT_MAX_EMPTY: usize = oxo_ai::solver::QUICK_MAX_EMPTY;
-
 /// The value of one empty cell, for hints.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Hint {

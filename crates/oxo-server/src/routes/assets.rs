@@ -14,9 +14,9 @@ use sha2::{Digest, Sha256};
 
 use super::json_response;
 use crate::error::ApiError;
-use crate::hub::{HINT_MAX_CELLS, HINT_MAX_EMPTY};
 use crate::room::SERVER_MAX_SIDE;
 use crate::state::AppState;
+use oxo_ai::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
 
 const INDEX: &str = include_str!("../../assets/index.html");
 
@@ -168,8 +168,8 @@ pub(super) async fn info(State(state): State<AppState>) -> Response {
             {"size": "15x15", "k": 5},
         ],
         "max_side": SERVER_MAX_SIDE,
-        "hint_max_cells": HINT_MAX_CELLS,
-        "hint_max_empty": HINT_MAX_EMPTY,
+        "hint_max_cells": QUICK_MAX_CELLS,
+        "hint_max_empty": QUICK_MAX_EMPTY,
     });
     json_response(StatusCode::OK, body.to_string())
 }
