@@ -40,12 +40,21 @@ fn postgres_starts_answers_sql_and_has_the_database_oxo() {
 fn postgres_names_its_processes() {
     let pg = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
     let pids = pg.pids().unwrap();
-    // The postmaster and at least its checkpointer and WAL writer.
-    assert!(pids.len() >= 3, "{pids:?}");
+    // The postmaster and at least its checkpointer and WAL writer, each
+    // named postgres. A short-lived backend may end between the listing
+    // and the read (seen on a busy machine): it is no longer there to name.
+    let mut named = 0;
     for pid in &pids {
-        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
-        assert_eq!(name.trim_end(), "postgres", "process {pid}");
+        match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+            Ok(name) => {
+                assert_eq!(name.trim_end(), "postgres", "process {pid}");
+                named += 1;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("process {pid}: {e}"),
+        }
     }
+    assert!(named >= 3, "{pids:?}");
     // Each cluster names only its own processes.
     let other = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
     let others = other.pids().unwrap();
