@@ -385,11 +385,7 @@ fn a_damaged_room_is_a_500_and_a_damaged_file_is_refused() {
     // fewer. The room must be reported damaged, never served without it.
     assert_eq!(delete_move_2(&db, &id), 1);
     let server = Server::start(&db);
-    let (status, body) = server
-        .call("GET", &format!("/api/games/{id}"), None, &Value::Null)
-        .unwrap();
-    assert_eq!(status, 500, "{body}");
-    assert_eq!(body, json!({"error": "a stored game is damaged"}));
+    assert_damaged(&server, &id);
     assert_eq!(
         server.get(&other)["status"],
         "playing",
@@ -523,11 +519,7 @@ fn stored_text_that_is_not_utf8_is_a_500_not_a_503() {
     patch_file(&db, 0..usize::MAX, digest.as_bytes(), &[0xff]);
     let server = Server::start(&db);
     for _ in 0..2 {
-        let (status, body) = server
-            .call("GET", &format!("/api/games/{id}"), None, &Value::Null)
-            .unwrap();
-        assert_eq!(status, 500, "{body}");
-        assert_eq!(body, json!({"error": "a stored game is damaged"}));
+        assert_damaged(&server, &id);
     }
     assert_eq!(
         server.get(&other)["status"],
@@ -576,8 +568,13 @@ fn a_damaged_id_index_is_refused_at_start_and_never_read_as_absent() {
     );
     // Told to skip the check, the room found by its watch id is damage.
     let server = Server::start_with(&db, &["--skip-check"]);
+    assert_damaged(&server, &watch);
+}
+
+/// The game `id` (or watch id) answers 500 "a stored game is damaged".
+fn assert_damaged(server: &Server, id: &str) {
     let (status, body) = server
-        .call("GET", &format!("/api/games/{watch}"), None, &Value::Null)
+        .call("GET", &format!("/api/games/{id}"), None, &Value::Null)
         .unwrap();
     assert_eq!(status, 500, "{body}");
     assert_eq!(body, json!({"error": "a stored game is damaged"}));
