@@ -228,14 +228,16 @@ pub(crate) fn loggable(path: &str) -> String {
 
 /// Errors that axum's own extractors produce (a path segment that is not
 /// UTF-8, say) come as plain text; give them the JSON body every other error
-/// has.
+/// has. (The HTML 404 page for browsers is written so on purpose.)
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
+    let is_ours = response
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_some_and(|v| {
+            v.as_bytes().starts_with(b"application/json") || v.as_bytes().starts_with(b"text/html")
+        });
+    if !(status.is_client_error() || status.is_server_error()) || is_ours {
         return response;
     }
     let text = match axum::body::to_bytes(response.into_body(), BODY_LIMIT).await {

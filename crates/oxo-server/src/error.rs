@@ -139,6 +139,10 @@ impl From<HubError> for ApiError {
             HubError::NoToken => ApiError::NoToken,
             HubError::HintsWithheld => ApiError::Forbidden(message),
             HubError::Refused { error, game } => ApiError::room(error, game),
+            HubError::SeekGone => ApiError::Conflict {
+                message,
+                game: None,
+            },
             HubError::Changed(game) => ApiError::Conflict {
                 message,
                 game: Some(game),

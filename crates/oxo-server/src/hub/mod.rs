@@ -22,11 +22,13 @@ use oxo_ai::Solver;
 use oxo_core::{Coords, Player, Rules};
 use tokio::sync::{Semaphore, watch};
 
+mod lobby;
 mod nodes;
 mod presence;
 mod search;
 mod view;
 
+pub use lobby::{LIVE_QUIET, shown as lobby_shows};
 pub use nodes::ORPHAN_SWEEP;
 pub use presence::{Attendance, Seats as PresenceSeats};
 pub use search::Hint;
@@ -34,7 +36,7 @@ use search::Pool;
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
 use crate::id::{GameId, Token};
-use crate::room::{Admission, Opponent, RecordView, Room, RoomError, RoomRecord, SeatName, Viewer};
+use crate::room::{Admission, Opponent, RecordView, Room, RoomError, RoomRecord, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -65,6 +67,9 @@ pub enum HubError {
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]
     Changed(Snapshot),
+    /// The lobby's open game is no longer open: its creator has gone.
+    #[error("the player who opened this game has left; choose another game in the lobby")]
+    SeekGone,
     /// The store failed; nothing changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -97,6 +102,10 @@ pub struct HubConfig {
     /// however recently used (they stay in the store): a bound on the
     /// memory that rooms nobody joins can take.
     pub max_rooms_in_memory: usize,
+    /// How long a new open game shows in the lobby with its creator not
+    /// connected (a game made through the API has this long to open its
+    /// live socket); see `hub/lobby.rs`.
+    pub seek_grace: Duration,
 }
 
 /// Positions the `perfect` opponent may search for one move (about half a
@@ -112,6 +121,7 @@ impl Default for HubConfig {
             idle_after: Duration::from_secs(15 * 60),
             catalog: oxo_ai::Catalog::default().with_perfect_budget(Some(PERFECT_BUDGET)),
             max_rooms_in_memory: 100_000,
+            seek_grace: Duration::from_secs(20),
         }
     }
 }
@@ -245,6 +255,8 @@ struct Shared {
     max_in_memory: usize,
     /// What other servers said of their players' presence.
     remote: Mutex<presence::Remote>,
+    /// See [`HubConfig::seek_grace`].
+    seek_grace: Duration,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -281,6 +293,7 @@ impl Hub {
                 strategies: Pool::new(),
                 solvers: Pool::new(),
                 remote: Mutex::new(HashMap::new()),
+                seek_grace: config.seek_grace,
             }),
             idle_after: config.idle_after,
         }
@@ -627,79 +640,6 @@ impl Hub {
         let current = usize::try_from(room.round()).unwrap_or(usize::MAX);
         rounds.resize(current, Vec::new());
         room.record_view(&rounds, viewer).map_err(HubError::Corrupt)
-    }
-
-    /// The lobby: listed games waiting for an opponent (under their entry
-    /// ids), listed games being played (under their watch ids), and the
-    /// rooms in `recent` (ids or watch ids the caller keeps; unknown ones
-    /// are left out), each as a short summary.
-    ///
-    /// # Errors
-    /// A store failure.
-    pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
-        /// Games being played count as live this long after their last move.
-        const LIVE: u64 = 10 * 60;
-        /// Entries in each list.
-        const SHOWN: usize = 20;
-        let listed = self.shared.store.lobby().await?;
-        let open: Vec<_> = listed
-            .iter()
-            .filter(|l| !l.seated)
-            .take(SHOWN)
-            .map(|l| OpenEntry {
-                entry: l.entry.to_string(),
-                size: l.rules.size().to_string(),
-                k: l.rules.k(),
-                first: SeatName(l.first),
-                waiting: l.idle,
-            })
-            .collect();
-        let live: Vec<_> = listed
-            .iter()
-            .filter(|l| l.seated && l.idle < LIVE)
-            .take(SHOWN)
-            .map(|l| LiveEntry {
-                watch: l.watch.to_string(),
-                size: l.rules.size().to_string(),
-                k: l.rules.k(),
-                opponent: l.opponent.name(),
-                round: l.round,
-                score: crate::room::Score {
-                    x: l.score.wins(Player::X),
-                    o: l.score.wins(Player::O),
-                    draws: l.score.draws(),
-                },
-                idle: l.idle,
-            })
-            .collect();
-        let mut mine = Vec::new();
-        for id in recent.iter().take(SHOWN) {
-            match self.room_to_read(id).await {
-                Ok((handle, viewer)) => mine.push(handle.room.lock().await.summary(viewer)),
-                Err(HubError::NotFound(_) | HubError::Corrupt(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Lobby {
-            open,
-            live,
-            recent: mine,
-        })
-    }
-
-    /// Seat O of the open game listed under lobby id `entry`.
-    ///
-    /// # Errors
-    /// Unknown entry; [`RoomError::SeatTaken`] once someone has joined; a
-    /// store failure.
-    pub async fn join_entry(&self, entry: &GameId) -> Result<Seated, HubError> {
-        let id = self
-            .shared
-            .store
-            .load_entry(entry)
-            .await?
-            .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
-        self.seat_o(&id, Admission::Lobby).await
     }
 
     /// Seat O for a second person, who shows the room's `invite`.

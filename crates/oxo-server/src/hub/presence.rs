@@ -73,22 +73,7 @@ impl Hub {
     /// other servers when this server's part changed.
     pub(super) fn refresh_presence(&self, handle: &Arc<RoomHandle>, announce: bool) {
         let local = Self::local_seats(handle);
-        let now = Instant::now();
-        let remote = self
-            .shared
-            .remote
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&handle.id)
-            .map(|nodes| {
-                nodes
-                    .values()
-                    .filter(|(_, at)| now.duration_since(*at) < REMOTE_FRESH)
-                    .fold([false; 2], |acc, (seats, _)| {
-                        [acc[0] || seats[0], acc[1] || seats[1]]
-                    })
-            })
-            .unwrap_or_default();
+        let remote = self.remote_seats(&handle.id);
         let seats = [local[0] || remote[0], local[1] || remote[1]];
         handle.presence.send_if_modified(|shown| {
             let changed = *shown != seats;
@@ -100,6 +85,34 @@ impl Hub {
             *told = local;
             self.announce(&handle.id, local);
         }
+    }
+
+    /// What the other servers said of room `id`'s seats and still counts.
+    fn remote_seats(&self, id: &GameId) -> Seats {
+        let now = Instant::now();
+        self.shared
+            .remote
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .map(|nodes| {
+                nodes
+                    .values()
+                    .filter(|(_, at)| now.duration_since(*at) < REMOTE_FRESH)
+                    .fold([false; 2], |acc, (seats, _)| {
+                        [acc[0] || seats[0], acc[1] || seats[1]]
+                    })
+            })
+            .unwrap_or_default()
+    }
+
+    /// Each seat's presence in room `id` on any server, whether or not
+    /// this server holds the room in memory.
+    pub(super) fn present(&self, id: &GameId) -> Seats {
+        let held = self.shard(id).get(id).cloned();
+        let local = held.map_or([false; 2], |handle| Self::local_seats(&handle));
+        let remote = self.remote_seats(id);
+        [local[0] || remote[0], local[1] || remote[1]]
     }
 
     /// Tell the other servers this server's part of a room's presence.

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use oxo_ai::StrategyKind;
 use sha2::{Digest, Sha256};
@@ -19,6 +19,9 @@ use crate::state::AppState;
 use oxo_ai::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
 
 const INDEX: &str = include_str!("../../assets/index.html");
+
+/// The page a browser is shown for an address with nothing behind it.
+const NOT_FOUND: &str = include_str!("../../assets/404.html");
 
 /// Every file under `/assets/`, with its content type.
 const FILES: &[(&str, &str, &str)] = &[
@@ -108,6 +111,36 @@ pub async fn file(headers: HeaderMap, Path(name): Path<String>) -> Result<Respon
         .find(|((file, _, _), _)| *file == name)
         .map(|((_, content_type, body), tag)| page(&headers, content_type, body, tag))
         .ok_or(ApiError::NoRoute(format!("/assets/{name}")))
+}
+
+/// The answer to a path no route serves: under `/api/` always the JSON
+/// 404 every API client expects; elsewhere, to a browser (a `GET` or
+/// `HEAD` whose `Accept` names `text/html`, as every browser's navigation
+/// does) a small page in the site's style with a link home, and to
+/// anything else (`curl`, scripts) the same JSON 404.
+pub(super) async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path();
+    let api = path == "/api" || path.starts_with("/api/");
+    let browser = matches!(method, Method::GET | Method::HEAD)
+        && headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .any(|value| value.contains("text/html"));
+    if api || !browser {
+        return ApiError::NoRoute(path.to_owned()).into_response();
+    }
+    (
+        StatusCode::NOT_FOUND,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "no-referrer"),
+        ],
+        NOT_FOUND,
+    )
+        .into_response()
 }
 
 /// How long `/readyz` waits for the store.

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request};
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
@@ -57,9 +57,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/live", get(live::live))
         .route("/api/lobby", get(lobby::lobby))
         .route("/api/lobby/{entry}/join", post(lobby::join_entry))
-        .fallback(
-            |request: Request| async move { ApiError::NoRoute(request.uri().path().to_owned()) },
-        )
+        .fallback(assets::not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(state.clone(), edge::layer))
         .with_state(state)

@@ -116,6 +116,7 @@ impl Store for MemoryStore {
             .filter_map(|(room, _)| {
                 let entry = room.entry.clone()?;
                 Some(super::Listing {
+                    id: room.id.clone(),
                     entry,
                     watch: room.watch.clone(),
                     rules: room.rules,

@@ -62,6 +62,8 @@ pub enum ChangeKind {
 /// A room listed in the lobby, as the lobby shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Listing {
+    /// The room's id (never shown: presence is kept by it).
+    pub id: GameId,
     /// Its lobby id: an open game is joined through it.
     pub entry: GameId,
     /// Its watch id: a game being played is watched through it.

@@ -133,6 +133,7 @@ impl Stored {
 
 /// A listed room's row as a store holds it, before any check.
 pub(super) struct StoredListing {
+    pub id: String,
     pub entry: String,
     pub watch: String,
     pub rows: u32,
@@ -158,6 +159,7 @@ impl StoredListing {
         let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("negative count {n}")));
         let (x, o, draws) = self.score;
         Ok(super::Listing {
+            id: GameId::from_trusted(&self.id),
             entry: GameId::from_trusted(&self.entry),
             watch: GameId::from_trusted(&self.watch),
             rules: Rules::new(self.rows, self.cols, self.k).map_err(|e| corrupt(e.to_string()))?,

@@ -5,11 +5,13 @@
 //! - `live`: a real server on a loopback port, WebSockets and restarts;
 //! - `limits`: every limit against a misbehaving client;
 //! - `nodes`: several nodes on one throwaway PostgreSQL;
-//! - `fuzz_bodies`: the JSON bodies fuzzed.
+//! - `fuzz_bodies`: the JSON bodies fuzzed;
+//! - `lobby_life`: the lobby shows only the games someone is at.
 
 mod api;
 mod common;
 mod fuzz_bodies;
 mod limits;
 mod live;
+mod lobby_life;
 mod nodes;

@@ -235,6 +235,7 @@ impl Store for PgStore {
                         score: (column(row, 8)?, column(row, 9)?, column(row, 10)?),
                         seated: column(row, 11)?,
                         idle: column(row, 12)?,
+                        id: column(row, 13)?,
                     }
                     .decode()
                 })

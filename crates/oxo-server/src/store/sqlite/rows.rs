@@ -136,7 +136,7 @@ pub(super) fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, S
 pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
-                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at
+                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id
          FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
          ORDER BY updated_at DESC LIMIT ?2",
     )?;
@@ -156,6 +156,7 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
                     score: (row.get(8)?, row.get(9)?, row.get(10)?),
                     seated: row.get(11)?,
                     idle: row.get(12)?,
+                    id: row.get(13)?,
                 })
             },
         )?

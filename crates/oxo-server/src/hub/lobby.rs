@@ -1,0 +1,191 @@
+//! The lobby: which listed rooms it shows, and seat O of an open one.
+//!
+//! The store lists the rooms changed lately; the lobby shows only those
+//! someone is at, by presence (`presence.rs`, shared between servers):
+//!
+//! - an **open game** (seat O empty) shows while its creator has a live
+//!   connection to it on any server, and during a short grace after it
+//!   was opened ([`HubConfig::seek_grace`](super::HubConfig::seek_grace)),
+//!   so that a game made through the API has time to connect; it leaves
+//!   the lobby as soon as its creator's last connection closes, and comes
+//!   back when they return;
+//! - a **game being played** shows while either seat has a live
+//!   connection, or while its last change is under [`LIVE_QUIET`] old (a
+//!   game played through the API alone, with no socket); against the
+//!   computer only seat X counts.
+//!
+//! A server that dies takes its players' presence with it within
+//! `REMOTE_FRESH`, so its open games leave every other server's lobby then.
+
+use std::time::Duration;
+
+use oxo_core::Player;
+
+use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Seated};
+use crate::id::GameId;
+use crate::room::{Admission, SeatName};
+use crate::store::Listing;
+
+/// A game being played with no live connection still shows this long
+/// after its last change.
+pub const LIVE_QUIET: Duration = Duration::from_secs(2 * 60);
+
+/// Entries in each of the lobby's lists.
+const SHOWN: usize = 20;
+
+/// Whether the lobby shows `listing`, whose seats' presence is `present`:
+/// see the module docs. `grace` is how long a new open game shows with
+/// its creator away.
+#[must_use]
+pub fn shown(listing: &Listing, present: PresenceSeats, grace: Duration) -> bool {
+    let idle = Duration::from_secs(listing.idle);
+    if listing.seated {
+        present[0] || present[1] || idle < LIVE_QUIET
+    } else {
+        // Waiting since it was made: its idle time is its age.
+        present[Player::X.index()] || idle < grace
+    }
+}
+
+impl Hub {
+    /// Whether the lobby shows `listing` now.
+    fn listing_shown(&self, listing: &Listing) -> bool {
+        shown(listing, self.present(&listing.id), self.shared.seek_grace)
+    }
+
+    /// The lobby: listed games waiting for an opponent (under their entry
+    /// ids) and listed games being played (under their watch ids), as far
+    /// as someone is at them (see the module docs), and the rooms in
+    /// `recent` (ids or watch ids the caller keeps; unknown ones are left
+    /// out), each as a short summary.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
+        let listed = self.shared.store.lobby().await?;
+        let (seated, waiting): (Vec<&Listing>, Vec<&Listing>) = listed
+            .iter()
+            .filter(|l| self.listing_shown(l))
+            .partition(|l| l.seated);
+        let open = waiting
+            .into_iter()
+            .take(SHOWN)
+            .map(|l| OpenEntry {
+                entry: l.entry.to_string(),
+                size: l.rules.size().to_string(),
+                k: l.rules.k(),
+                first: SeatName(l.first),
+                waiting: l.idle,
+            })
+            .collect();
+        let live = seated
+            .into_iter()
+            .take(SHOWN)
+            .map(|l| LiveEntry {
+                watch: l.watch.to_string(),
+                size: l.rules.size().to_string(),
+                k: l.rules.k(),
+                opponent: l.opponent.name(),
+                round: l.round,
+                score: crate::room::Score {
+                    x: l.score.wins(Player::X),
+                    o: l.score.wins(Player::O),
+                    draws: l.score.draws(),
+                },
+                idle: l.idle,
+            })
+            .collect();
+        let mut mine = Vec::new();
+        for id in recent.iter().take(SHOWN) {
+            match self.room_to_read(id).await {
+                Ok((handle, viewer)) => mine.push(handle.room.lock().await.summary(viewer)),
+                Err(HubError::NotFound(_) | HubError::Corrupt(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Lobby {
+            open,
+            live,
+            recent: mine,
+        })
+    }
+
+    /// Seat O of the open game listed under lobby id `entry`, while the
+    /// lobby would show it: a game whose creator has gone is refused with
+    /// [`HubError::SeekGone`], never joined to wait for nobody.
+    ///
+    /// # Errors
+    /// Unknown entry; [`HubError::SeekGone`];
+    /// [`RoomError::SeatTaken`](crate::room::RoomError::SeatTaken) once
+    /// someone has joined; a store failure.
+    pub async fn join_entry(&self, entry: &GameId) -> Result<Seated, HubError> {
+        let id = self
+            .shared
+            .store
+            .load_entry(entry)
+            .await?
+            .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
+        if !self.present(&id)[Player::X.index()] {
+            // Away: still open only within its grace, which its listing
+            // tells (a room too old to be listed is past it).
+            let listed = self.shared.store.lobby().await?;
+            let fresh = listed
+                .iter()
+                .find(|l| l.id == id)
+                .is_some_and(|l| l.seated || self.listing_shown(l));
+            if !fresh {
+                return Err(HubError::SeekGone);
+            }
+        }
+        self.seat_o(&id, Admission::Lobby).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxo_core::{Rules, Scoreboard};
+
+    fn listing(seated: bool, idle: u64) -> Listing {
+        Listing {
+            id: GameId::from_trusted("g"),
+            entry: GameId::from_trusted("e"),
+            watch: GameId::from_trusted("w"),
+            rules: Rules::default(),
+            opponent: crate::room::Opponent::Human,
+            first: Player::X,
+            round: 1,
+            score: Scoreboard::default(),
+            seated,
+            idle,
+        }
+    }
+
+    const GRACE: Duration = Duration::from_secs(20);
+    const NOBODY: PresenceSeats = [false, false];
+
+    #[test]
+    fn an_open_game_shows_while_its_creator_is_there_or_in_its_grace() {
+        assert!(shown(&listing(false, 0), NOBODY, GRACE), "just made");
+        assert!(shown(&listing(false, 19), NOBODY, GRACE));
+        assert!(!shown(&listing(false, 20), NOBODY, GRACE), "grace over");
+        assert!(
+            shown(&listing(false, 600), [true, false], GRACE),
+            "creator there"
+        );
+        assert!(
+            !shown(&listing(false, 600), [false, true], GRACE),
+            "only the creator counts"
+        );
+        assert!(!shown(&listing(false, 0), NOBODY, Duration::ZERO));
+    }
+
+    #[test]
+    fn a_game_being_played_shows_while_a_seat_is_there_or_it_moved_lately() {
+        let quiet = LIVE_QUIET.as_secs();
+        assert!(shown(&listing(true, quiet - 1), NOBODY, GRACE));
+        assert!(!shown(&listing(true, quiet), NOBODY, GRACE), "all gone");
+        assert!(shown(&listing(true, quiet * 5), [false, true], GRACE));
+        assert!(shown(&listing(true, quiet * 5), [true, false], GRACE));
+    }
+}

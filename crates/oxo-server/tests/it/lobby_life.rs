@@ -1,0 +1,238 @@
+//! The lobby holds no dead seek: an open game shows while its creator is
+//! connected (on any node), leaves when their last connection closes, comes
+//! back when they return, and cannot be joined once they have gone. Driven
+//! by opening and closing sockets, with the hub's grace for new games set
+//! to zero so nothing waits on the clock.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use oxo_server::{HubConfig, MemoryStore, PgStore, Store};
+use oxo_test_support::{Client, InProcess, Postgres};
+use serde_json::{Value, json};
+
+use crate::common::{Socket, next_text};
+
+/// A server whose new open games show only while their creator is there.
+async fn server(store: Arc<dyn Store>) -> (InProcess, Client) {
+    let config = HubConfig {
+        seek_grace: Duration::ZERO,
+        ..HubConfig::default()
+    };
+    let server = InProcess::start_with(store, &config).await;
+    let client = Client::new(server.addr);
+    (server, client)
+}
+
+/// A listed game between people: its id and X's token.
+async fn open_game(client: &Client) -> (String, String) {
+    let (status, created) = client
+        .call("POST", "/api/games", None, &json!({"listed": true}))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    (
+        created["game"]["id"].as_str().unwrap().to_owned(),
+        created["token"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// Seat `token`'s live socket on `client`'s server, once the server has
+/// sent its first GAME (so the connection counts).
+async fn attend(client: &Client, id: &str, token: &str) -> Socket {
+    let url = format!("ws://{}/api/games/{id}/live?token={token}", client.addr());
+    let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
+    next_text(&mut socket, Duration::from_secs(10)).await;
+    socket
+}
+
+/// The lobby's open entries on `client`'s server.
+async fn open_entries(client: &Client) -> Vec<Value> {
+    client.get_json("/api/lobby").await["open"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Read the lobby until it lists `count` open games (presence travels
+/// between nodes through the store, and a closed socket is counted out
+/// when the server sees it close); fails after 20 s.
+async fn until_open(client: &Client, count: usize, what: &str) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let open = open_entries(client).await;
+        if open.len() == count {
+            return open;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the lobby shows {open:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Wait for `client`'s lobby to list one open game (`what` says why it
+/// should), and take its seat O.
+async fn join_listed(client: &Client, what: &str) -> Value {
+    let entry = until_open(client, 1, what).await[0]["entry"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, joined) = client
+        .call(
+            "POST",
+            &format!("/api/lobby/{entry}/join"),
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!((status, &joined["seat"]), (200, &json!("o")), "{joined}");
+    joined
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_game_shows_only_while_its_creator_is_connected() {
+    let (_server, client) = server(Arc::new(MemoryStore::new())).await;
+    let (id, x) = open_game(&client).await;
+    assert_eq!(
+        open_entries(&client).await,
+        Vec::<Value>::new(),
+        "made through the API with no socket, and no grace"
+    );
+    let mut first = attend(&client, &id, &x).await;
+    let entry = until_open(&client, 1, "X connected").await[0]["entry"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Two tabs: it stays while either is open.
+    let mut second = attend(&client, &id, &x).await;
+    first.close(None).await.unwrap();
+    drop(first);
+    assert_eq!(until_open(&client, 1, "one tab left").await.len(), 1);
+    second.close(None).await.unwrap();
+    drop(second);
+    until_open(&client, 0, "X gone").await;
+
+    // Joining it now is refused in words, and seats nobody.
+    let join = format!("/api/lobby/{entry}/join");
+    let (status, refused) = client.call("POST", &join, None, &json!({})).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(
+        refused["error"],
+        "the player who opened this game has left; choose another game in the lobby"
+    );
+    assert_eq!(
+        client.get_json(&format!("/api/games/{id}")).await["seats"]["o"],
+        false
+    );
+
+    // Back: listed again, and joined.
+    let _back = attend(&client, &id, &x).await;
+    until_open(&client, 1, "X back").await;
+    let (status, joined) = client.call("POST", &join, None, &json!({})).await;
+    assert_eq!((status, &joined["seat"]), (200, &json!("o")), "{joined}");
+    assert_eq!(until_open(&client, 0, "joined").await.len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_game_shows_within_its_grace_with_nobody_connected() {
+    let server = InProcess::start(Arc::new(MemoryStore::new())).await;
+    let client = Client::new(server.addr);
+    open_game(&client).await;
+    // The memory store counts every room as just changed: inside the
+    // default grace, so an API client has time to connect.
+    assert_eq!(open_entries(&client).await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_being_played_show_while_a_player_is_there() {
+    let (_server, client) = server(Arc::new(MemoryStore::new())).await;
+    let (id, x) = open_game(&client).await;
+    let creator = attend(&client, &id, &x).await;
+    join_listed(&client, "X connected").await;
+    drop(creator);
+    // Just changed: shown however many are connected (the quiet time
+    // itself is the unit tests' in hub/lobby.rs, with time passed in).
+    let lobby = client.get_json("/api/lobby").await;
+    assert_eq!(lobby["live"].as_array().unwrap().len(), 1, "{lobby}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creator_connected_to_one_node_lists_the_game_on_another() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let node = async || {
+        server(Arc::new(
+            PgStore::connect(&db.url()).await.expect("PostgreSQL store"),
+        ))
+        .await
+    };
+    let (_a, a) = node().await;
+    let (_b, b) = node().await;
+    let (id, x) = open_game(&a).await;
+    assert_eq!(open_entries(&b).await.len(), 0, "nobody there yet");
+    let socket = attend(&a, &id, &x).await;
+    until_open(&b, 1, "B hears X is on A").await;
+    drop(socket);
+    until_open(&b, 0, "B hears X left A").await;
+    // Connected to B this time: A lists it.
+    let _socket = attend(&b, &id, &x).await;
+    join_listed(&a, "A hears X is on B").await;
+}
+
+#[tokio::test]
+async fn a_browser_gets_a_page_for_an_unknown_path_and_the_api_keeps_its_json() {
+    use axum::body::Body;
+    use axum::http::{Request, header};
+    use tower::ServiceExt;
+    let router = oxo_server::app(oxo_server::AppState::new(oxo_server::Hub::new(
+        Arc::new(MemoryStore::new()),
+        &HubConfig::default(),
+    )));
+    // What Chromium sends when it navigates.
+    const BROWSER: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let get = async |path: &str, accept: Option<&str>| {
+        let mut request = Request::builder().uri(path);
+        if let Some(accept) = accept {
+            request = request.header(header::ACCEPT, accept);
+        }
+        let response = router
+            .clone()
+            .oneshot(request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let kind = response.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let status = response.status().as_u16();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, kind, String::from_utf8(body.to_vec()).unwrap())
+    };
+    let (status, kind, page) = get("/no/such/page", Some(BROWSER)).await;
+    assert_eq!(
+        (status, kind.as_str()),
+        (404, "text/html; charset=utf-8"),
+        "{page}"
+    );
+    assert!(page.contains("<h1>Page not found</h1>"), "{page}");
+    assert!(page.contains(r#"href="/""#), "a link home: {page}");
+    for (path, accept) in [
+        ("/api/nothing", Some(BROWSER)),
+        ("/api", Some(BROWSER)),
+        ("/api/games/abc/nothing", Some(BROWSER)),
+        ("/no/such/page", None),
+        ("/no/such/page", Some("*/*")),
+        ("/no/such/page", Some("application/json")),
+    ] {
+        let (status, kind, body) = get(path, accept).await;
+        assert_eq!(
+            (status, kind.as_str()),
+            (404, "application/json"),
+            "{path} {accept:?}"
+        );
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"], format!("no such page: {path}"));
+    }
+}
