@@ -332,7 +332,13 @@ mod tests {
             loggable("/g/7cphw5cxfzcr").replace("/g/", "/api/games/") + "/moves",
             logged
         );
-        for path in ["/", "/api/games", "/api/info", "/healthz", "/assets/app.js"] {
+        for path in [
+            "/",
+            "/api/games",
+            "/api/info",
+            "/healthz",
+            "/assets/main.js",
+        ] {
             assert_eq!(loggable(path), path);
         }
     }

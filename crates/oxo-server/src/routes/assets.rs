@@ -23,23 +23,40 @@ const INDEX: &str = include_str!("../../assets/index.html");
 /// The page a browser is shown for an address with nothing behind it.
 const NOT_FOUND: &str = include_str!("../../assets/404.html");
 
-/// Every file under `/assets/`, with its content type.
+/// A file of `assets/`, compiled in, with its content type.
+macro_rules! asset {
+    ($name:literal, $content_type:expr) => {
+        (
+            $name,
+            $content_type,
+            include_str!(concat!("../../assets/", $name)),
+        )
+    };
+}
+
+/// The content type of the page's scripts: native ES modules, which a
+/// browser runs only when served with a JavaScript type.
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every file under `/assets/`, with its content type: the page's script
+/// is one ES module per feature, `main.js` the entry, each loaded by the
+/// browser as it is (no bundler or build step).
 const FILES: &[(&str, &str, &str)] = &[
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/app.js"),
-    ),
-    (
-        "style.css",
-        "text/css; charset=utf-8",
-        include_str!("../../assets/style.css"),
-    ),
-    (
-        "icon.svg",
-        "image/svg+xml",
-        include_str!("../../assets/icon.svg"),
-    ),
+    asset!("main.js", JS),
+    asset!("dom.js", JS),
+    asset!("state.js", JS),
+    asset!("net.js", JS),
+    asset!("route.js", JS),
+    asset!("start.js", JS),
+    asset!("lobby.js", JS),
+    asset!("game.js", JS),
+    asset!("play.js", JS),
+    asset!("status.js", JS),
+    asset!("board.js", JS),
+    asset!("record.js", JS),
+    asset!("analysis.js", JS),
+    asset!("style.css", "text/css; charset=utf-8"),
+    asset!("icon.svg", "image/svg+xml"),
 ];
 
 /// A file's entity tag: the start of its SHA-256, quoted. The files are
@@ -205,4 +222,70 @@ pub(super) async fn info(State(state): State<AppState>) -> Response {
         "hint_max_empty": QUICK_MAX_EMPTY,
     });
     json_response(StatusCode::OK, body.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The relative imports of a module (`from './x.js'`, `import('./x.js')`),
+    /// as file names under `/assets/`.
+    fn imports(body: &str) -> Vec<&str> {
+        ["from './", "import('./"]
+            .iter()
+            .flat_map(|start| {
+                body.match_indices(start)
+                    .map(move |(at, _)| at + start.len())
+            })
+            .map(|at| &body[at..at + body[at..].find('\'').expect("a closing quote")])
+            .collect()
+    }
+
+    /// A file in `assets/` but not in [`FILES`] would break the page only
+    /// in a browser (a module that fails to load stops them all).
+    #[test]
+    fn every_asset_is_served() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name != "index.html" && name != "404.html")
+            .collect();
+        on_disk.sort();
+        let mut served: Vec<&str> = FILES.iter().map(|(name, _, _)| *name).collect();
+        served.sort_unstable();
+        assert_eq!(on_disk, served);
+    }
+
+    /// The page loads `main.js` as a module; every module it reaches is
+    /// served as JavaScript, and every module is reached.
+    #[test]
+    fn every_module_is_served_and_reached() {
+        assert!(INDEX.contains(r#"<script type="module" src="/assets/main.js"></script>"#));
+        let content_type = |name: &str| {
+            FILES
+                .iter()
+                .find(|(file, _, _)| *file == name)
+                .map(|(_, content_type, _)| *content_type)
+        };
+        let mut reached = vec!["main.js"];
+        let mut next = 0;
+        while let Some(name) = reached.get(next).copied() {
+            next += 1;
+            let body = FILES.iter().find(|(file, _, _)| *file == name).unwrap().2;
+            for target in imports(body) {
+                assert_eq!(content_type(target), Some(JS), "{name} imports {target}");
+                if !reached.contains(&target) {
+                    reached.push(target);
+                }
+            }
+        }
+        for (name, content_type, _) in FILES {
+            assert_eq!(
+                *content_type == JS,
+                reached.contains(name),
+                "{name}: a module the page never loads, or a script not served as one"
+            );
+        }
+    }
 }

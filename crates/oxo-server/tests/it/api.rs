@@ -1418,7 +1418,8 @@ async fn the_page_and_its_files_are_revalidated_by_tag_not_sent_again() {
     for path in [
         "/",
         "/g/somegame",
-        "/assets/app.js",
+        "/assets/main.js",
+        "/assets/board.js",
         "/assets/style.css",
         "/assets/icon.svg",
     ] {
@@ -1426,6 +1427,14 @@ async fn the_page_and_its_files_are_revalidated_by_tag_not_sent_again() {
         assert_eq!(status, StatusCode::OK, "{path}");
         assert!(!body.is_empty(), "{path}");
         assert_eq!(headers[header::CACHE_CONTROL], "no-cache", "{path}");
+        if path.ends_with(".js") {
+            // Browsers run a module only when it comes as JavaScript.
+            assert_eq!(
+                headers[header::CONTENT_TYPE],
+                "text/javascript; charset=utf-8",
+                "{path}"
+            );
+        }
         let tag = headers[header::ETAG].to_str().unwrap().to_owned();
         assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
         // The browser's copy is current: a 304 with no body.
@@ -1445,5 +1454,5 @@ async fn the_page_and_its_files_are_revalidated_by_tag_not_sent_again() {
     // One page for every path; each file its own tag.
     assert_eq!(tags[0], tags[1]);
     tags.dedup();
-    assert_eq!(tags.len(), 4);
+    assert_eq!(tags.len(), 5);
 }

@@ -1,0 +1,184 @@
+// The board: its cells built once per size, drawn from the GAME shown,
+// with hints or values, the roving keyboard focus and the larger-cells zoom.
+import { $, up } from './dom.js';
+import { S } from './state.js';
+import { play } from './play.js';
+import { drawRecord, shownGame } from './record.js';
+import { drawStatus } from './status.js';
+
+function buildBoard(g) {
+  const board = $('board');
+  const key = `${g.rows}x${g.cols}`;
+  if (S.built === key) return;
+  S.built = key;
+  S.cells = [];
+  const frag = document.createDocumentFragment();
+  // Coordinates on the edges, numbered from 1 as the status line and the
+  // move list number rows and columns.
+  const coord = (text, cls) => {
+    const span = document.createElement('span');
+    span.className = 'coord ' + cls;
+    span.setAttribute('aria-hidden', 'true');
+    span.textContent = text;
+    return span;
+  };
+  frag.append(coord('', 'corner'));
+  for (let c = 0; c < g.cols; c++) frag.append(coord(c + 1, 'col'));
+  for (let r = 0; r < g.rows; r++) {
+    frag.append(coord(r + 1, 'row'));
+    const row = [];
+    for (let c = 0; c < g.cols; c++) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'cell';
+      b.dataset.row = r;
+      b.dataset.col = c;
+      b.tabIndex = -1;
+      row.push(b);
+      frag.append(b);
+    }
+    S.cells.push(row);
+  }
+  board.replaceChildren(frag);
+  board.style.setProperty('--rows', g.rows);
+  board.style.setProperty('--cols', g.cols);
+  board.classList.toggle('big', g.rows * g.cols > 64);
+  // Big boards get the whole width of a wide screen.
+  document.body.classList.toggle('wide-board', g.rows * g.cols > 64);
+  S.focus = [Math.floor(g.rows / 2), Math.floor(g.cols / 2)];
+  fitZoom();
+}
+
+// Cells smaller than a fingertip get the "Larger cells" option.
+const FINGER_PX = 30;
+export function fitZoom() {
+  const g = S && S.game;
+  if (!g) return;
+  const board = $('board');
+  const zoomed = board.classList.contains('zoomed');
+  board.classList.remove('zoomed');
+  const first = S.cells[0] && S.cells[0][0];
+  const fitted = first ? first.getBoundingClientRect().width : 0;
+  board.classList.toggle('zoomed', zoomed);
+  if (!fitted) return; // not on screen yet
+  const small = fitted < FINGER_PX;
+  $('zoom-toggle').hidden = !small;
+  if (!small && zoomed) { $('zoom').checked = false; board.classList.remove('zoomed'); }
+}
+
+export function setZoom(on) {
+  $('board').classList.toggle('zoomed', on);
+  const [r, c] = S.game && S.game.last ? S.game.last : S.focus;
+  const cell = S.cells[r] && S.cells[r][c];
+  if (cell) cell.scrollIntoView({ block: 'nearest', inline: 'center' });
+}
+
+function hintOf(r, c) {
+  const map = S.analysis ? S.values : S.hints && S.hints.version === S.shown ? S.hints.map : null;
+  const h = map ? map.get(r + ',' + c) : null;
+  if (!h) return null;
+  if (h.value === 'win') return { cls: 'win', label: 'W' + h.plies, words: `win in ${h.plies}` };
+  if (h.value === 'loss') return { cls: 'loss', label: 'L' + h.plies, words: `loss in ${h.plies}` };
+  return { cls: 'draw', label: 'D', words: 'draw' };
+}
+
+export function draw() {
+  const g = shownGame();
+  buildBoard(g);
+  const board = $('board');
+  const hadFocus = board.contains(document.activeElement);
+  const rows = g.board.split('/');
+  const line = new Set((g.line || []).map(([r, c]) => r + ',' + c));
+  const last = g.last ? g.last[0] + ',' + g.last[1] : '';
+  const myTurn = !S.view && g.status === 'playing' && !S.busy &&
+    (S.analysis ? true : !!S.seat && g.next === S.seat);
+  board.dataset.version = g.version;
+  board.classList.toggle('playable', myTurn);
+  board.classList.toggle('review', !!S.view);
+  board.classList.toggle('analysis', !!S.analysis);
+
+  for (let r = 0; r < g.rows; r++) {
+    for (let c = 0; c < g.cols; c++) {
+      const b = S.cells[r][c];
+      const ch = up((rows[r] || '')[c] || '.');
+      const mark = ch === 'X' || ch === 'O' ? ch : '';
+      const key = r + ',' + c;
+      const hint = mark || S.view ? null : hintOf(r, c);
+      let label = `row ${r + 1}, column ${c + 1}, ${mark || 'empty'}`;
+      if (line.has(key)) label += ', winning line';
+      if (key === last) label += ', last move';
+      if (hint) label += `, hint: ${hint.words}`;
+      b.dataset.mark = mark;
+      b.setAttribute('aria-label', label);
+      b.className = 'cell' + (mark ? ' ' + mark.toLowerCase() : '') + (line.has(key) ? ' win' : '') +
+        (key === last ? ' last' : '') + (hint && S.analysis ? ' value-' + hint.cls : '');
+      if (hint) {
+        const span = document.createElement('span');
+        span.className = 'hint ' + hint.cls;
+        span.textContent = hint.label;
+        b.replaceChildren(span);
+      } else {
+        b.textContent = mark;
+      }
+      // Not `disabled`: every cell stays focusable, so a keyboard or
+      // screen-reader user can walk the whole board and hear it.
+      const off = !myTurn || !!mark;
+      b.setAttribute('aria-disabled', off ? 'true' : 'false');
+    }
+  }
+  // roving tabindex: one focusable cell, preferably the last one focused
+  const target = nearestEnabled(S.focus[0], S.focus[1]) || S.cells[S.focus[0]][S.focus[1]];
+  for (const row of S.cells) for (const b of row) b.tabIndex = b === target ? 0 : -1;
+  if (myTurn && !isOff(target) && (hadFocus || (S.wantFocus && document.activeElement === document.body))) {
+    target.focus();
+  }
+  drawStatus(g);
+  drawRecord();
+}
+
+export function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }
+
+function nearestEnabled(r0, c0) {
+  let best = null;
+  let bestD = Infinity;
+  S.cells.forEach((row, r) => row.forEach((b, c) => {
+    const d = Math.abs(r - r0) + Math.abs(c - c0);
+    if (!isOff(b) && d < bestD) { best = b; bestD = d; }
+  }));
+  return best;
+}
+
+// ---- keyboard: arrows move focus one cell (every cell, to read the board), Enter/Space play ----
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+export function onBoardKey(e) {
+  const cell = e.target.closest('.cell');
+  const d = ARROWS[e.key];
+  if (!cell || !d || !S || !S.game) return;
+  e.preventDefault();
+  const r = +cell.dataset.row + d[0];
+  const c = +cell.dataset.col + d[1];
+  if (r < 0 || c < 0 || r >= S.game.rows || c >= S.game.cols) return;
+  const b = S.cells[r][c];
+  for (const row of S.cells) for (const x of row) x.tabIndex = -1;
+  b.tabIndex = 0;
+  b.focus();
+  S.focus = [r, c];
+}
+
+export function wire() {
+  const board = $('board');
+  board.addEventListener('click', (e) => {
+    const cell = e.target.closest('.cell');
+    if (cell && !isOff(cell)) play(+cell.dataset.row, +cell.dataset.col);
+  });
+  board.addEventListener('keydown', onBoardKey);
+  board.addEventListener('focusin', (e) => {
+    const cell = e.target.closest('.cell');
+    if (cell && S) S.focus = [+cell.dataset.row, +cell.dataset.col];
+  });
+  board.addEventListener('focusout', (e) => {
+    if (S && e.relatedTarget && !board.contains(e.relatedTarget)) S.wantFocus = false;
+  });
+  $('zoom').addEventListener('change', () => { if (S && S.game) setZoom($('zoom').checked); });
+  window.addEventListener('resize', fitZoom);
+}

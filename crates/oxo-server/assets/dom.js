@@ -1,0 +1,21 @@
+// Small DOM helpers and the page's one message area (a toast).
+
+export const $ = (id) => document.getElementById(id);
+export const enc = encodeURIComponent;
+export const up = (s) => (s ? String(s).toUpperCase() : '');
+
+let messageTimer = 0;
+export function message(text, kind = 'error', ms = 6000) {
+  const el = $('message');
+  clearTimeout(messageTimer);
+  el.textContent = '';
+  el.className = 'toast ' + kind;
+  el.hidden = false;
+  setTimeout(() => { el.textContent = text; }, 50); // re-announce even a repeated message
+  if (ms) messageTimer = setTimeout(() => { el.hidden = true; }, ms);
+}
+export function clearMessage() { clearTimeout(messageTimer); $('message').hidden = true; }
+
+export function wire() {
+  $('message').addEventListener('click', clearMessage);
+}

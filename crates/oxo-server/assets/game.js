@@ -1,0 +1,166 @@
+// The game page: opening a game (and taking a seat from an invite), the
+// GAMEs that arrive, and the buttons around the board.
+import { $, enc, message, up } from './dom.js';
+import { S, freshState, seats, setCurrent } from './state.js';
+import { api, connect, setConnection } from './net.js';
+import { draw } from './board.js';
+import { showPresence } from './status.js';
+
+export async function openGame(id) {
+  const st = freshState(id);
+  setCurrent(st);
+  $('start-view').hidden = true;
+  $('missing-view').hidden = true;
+  $('game-view').hidden = false;
+  $('legend').hidden = true;
+  $('watch-line').hidden = false;
+  $('connection').hidden = false;
+  $('meta').hidden = false;
+  $('board').replaceChildren();
+  $('board').dataset.version = '';
+  $('status').textContent = 'Loading…';
+  $('hints').checked = false;
+  $('zoom').checked = false;
+  $('board').classList.remove('zoomed');
+  $('zoom-toggle').hidden = true;
+  $('invite').hidden = true;
+  $('rematch').hidden = true;
+  $('presence').hidden = true;
+  $('details').textContent = '';
+  for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
+  $('round').textContent = '1';
+  const base = location.origin + '/g/' + enc(id);
+  // The watch link carries the room's read-only id, which arrives with the game.
+  $('spectate-link').removeAttribute('href');
+  $('spectate-link').textContent = '';
+  setConnection(false);
+
+  let held = seats.get(id);
+  // The invite link is /g/ID#join=INVITE: the fragment never reaches a
+  // server or its logs. (Games from before invites took /g/ID?join.)
+  $('invite-link').value = held && held.invite ? base + '#join=' + held.invite : base + '?join';
+  const invite = new URLSearchParams(location.hash.slice(1)).get('join');
+  if (invite !== null || new URLSearchParams(location.search).has('join')) {
+    if (!held) {
+      const r = await api('POST', `/api/games/${enc(id)}/seats/o`, invite ? { invite } : {});
+      if (S !== st) return;
+      if (r.ok && r.data.token) {
+        held = { seat: r.data.seat || 'o', token: r.data.token };
+        seats.set(id, held.seat, held.token);
+      } else if (r.status === 409) {
+        message('seat taken — watching', 'info', 8000);
+      } else if (r.status === 404) {
+        gone(st);
+        return;
+      } else {
+        message(r.data.error);
+      }
+    }
+    history.replaceState(null, '', '/g/' + enc(id)); // a refresh must not join again
+  }
+  if (held) { st.seat = held.seat; st.token = held.token; }
+  updateRole();
+
+  const r = await api('GET', `/api/games/${enc(id)}`);
+  if (S !== st) return;
+  if (r.status === 404) { gone(st); return; }
+  if (r.ok) render(r.data);
+  connect();
+}
+
+// A link that leads to no game: a page that says so and leads home,
+// nothing else.
+export function gone(st) {
+  st.closed = true;
+  $('game-view').hidden = true;
+  $('missing-view').hidden = false;
+  document.title = 'oxo — no such game';
+}
+
+function updateRole() {
+  $('role').textContent = S.seat ? `You are ${up(S.seat)}` : 'Watching';
+  $('role').className = S.seat ? 'mark-' + S.seat : '';
+}
+
+// ---- rendering a GAME ----
+export function render(g) {
+  if (!S || !g || typeof g !== 'object' || typeof g.board !== 'string') return;
+  if (g.id && g.id !== S.id) return;
+  if (typeof g.version === 'number' && g.version < S.shown) return;
+  const changed = g.version !== S.shown;
+  if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
+  S.game = g;
+  S.shown = g.version;
+  if (S.presence) showPresence(S.presence);
+  // Fair play: hints are offered only against the computer (the server
+  // withholds them while two people play).
+  const offerHints = g.opponent !== 'human';
+  $('hints').closest('label').hidden = !offerHints;
+  if (!offerHints && $('hints').checked) { $('hints').checked = false; S.hints = null; }
+  if (changed) {
+    if (S.hints && S.hints.version !== g.version) S.hints = null;
+    refreshHints();
+  }
+  draw();
+}
+
+export async function rematch() {
+  const st = S;
+  if (!st || !st.token) return;
+  const round = st.game ? st.game.round : 0;
+  const version = st.game ? st.game.version : undefined;
+  $('rematch').disabled = true;
+  const res = await api('POST', `/api/games/${enc(st.id)}/rematch`, { version }, st.token);
+  $('rematch').disabled = false;
+  if (S !== st) return;
+  if (res.data.game) render(res.data.game);
+  // Both players pressing Rematch at once: one press is the offer, the
+  // other is refused with it (and can accept it): losing that race is fine.
+  const moved = res.data.game && (res.data.game.round > round || res.data.game.rematch);
+  if (!res.ok && !moved) message(res.data.error);
+  draw();
+}
+
+export async function refreshHints() {
+  const st = S;
+  const g = st && st.game;
+  if (!g || !$('hints').checked || g.status !== 'playing') return;
+  const res = await api('GET', `/api/games/${enc(st.id)}/hints`);
+  if (S !== st || !st.game || !$('hints').checked) return;
+  if (!res.ok) { message('hints: ' + res.data.error); return; }
+  if (res.data.version !== st.game.version) return; // stale: a newer GAME is shown
+  if (res.data.available === false) {
+    if (!st.hintNoted) message('Hints unavailable: ' + (res.data.reason || 'not for this board'), 'info', 8000);
+    st.hintNoted = true;
+    return;
+  }
+  const map = new Map();
+  for (const h of res.data.hints || []) map.set(h.row + ',' + h.col, h);
+  st.hints = { version: res.data.version, map };
+  draw();
+}
+
+export async function copyInvite() {
+  const input = $('invite-link');
+  try {
+    await navigator.clipboard.writeText(input.value);
+    message('Invite link copied', 'ok', 2500);
+  } catch (e) {
+    input.focus();
+    input.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch (e2) { /* unsupported */ }
+    message(ok ? 'Invite link copied' : 'Link selected — copy it with Ctrl+C or a long press', 'info', 5000);
+  }
+}
+
+export function wire() {
+  $('rematch').addEventListener('click', rematch);
+  $('copy').addEventListener('click', copyInvite);
+  $('invite-link').addEventListener('focus', (e) => e.target.select());
+  $('hints').addEventListener('change', () => {
+    if (!S || !S.game) return;
+    if ($('hints').checked) refreshHints();
+    else { S.hints = null; draw(); }
+  });
+}

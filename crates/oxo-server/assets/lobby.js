@@ -1,0 +1,84 @@
+// The lobby on the start page.
+import { $, enc, message, up } from './dom.js';
+import { seats } from './state.js';
+import { api } from './net.js';
+import { route } from './route.js';
+import { render } from './game.js';
+
+// The lobby: open games to join, games being played to watch, and the
+// games this browser has a seat in; refreshed while the start page shows.
+let lobbyTimer = null;
+export async function showLobby() {
+  clearTimeout(lobbyTimer);
+  if ($('start-view').hidden) return;
+  const ids = seats.recent().slice(0, 8);
+  const q = ids.length ? '?recent=' + ids.map(enc).join(',') : '';
+  const r = await api('GET', '/api/lobby' + q);
+  if ($('start-view').hidden) return;
+  lobbyTimer = setTimeout(showLobby, 5000);
+  if (!r.ok) return;
+  const item = (href, title, detail, data) => {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = href;
+    Object.assign(a.dataset, data);
+    a.append(title);
+    const small = document.createElement('small');
+    small.textContent = detail;
+    a.append(small);
+    li.append(a);
+    return li;
+  };
+  const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
+  const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
+  const open = (r.data.open || []).map((g) =>
+    item('#', `Join: ${board(g)}`, `${up(g.first)} starts · opened ${ago(g.waiting)}`, { entry: g.entry }));
+  const live = (r.data.live || []).map((g) => {
+    const who = g.opponent === 'human' ? 'two players' : `vs ${g.opponent}`;
+    const s = g.score || {};
+    return item('/g/' + enc(g.watch), `${board(g)} · ${who}`,
+      `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
+  });
+  const mine = (r.data.recent || []).map((g) => {
+    const held = seats.get(g.id);
+    const who = g.opponent === 'human' ? 'a friend' : g.opponent;
+    const state = g.status === 'won' ? `${up(g.winner)} won` : g.status === 'draw' ? 'draw'
+      : g.status === 'waiting' ? 'waiting for a friend'
+      : held && g.next === held.seat ? 'your turn' : 'playing';
+    return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id });
+  });
+  $('open-list').replaceChildren(...open);
+  $('live-list').replaceChildren(...live);
+  $('recent-list').replaceChildren(...mine);
+  $('lobby-open').hidden = open.length === 0;
+  $('lobby-live').hidden = live.length === 0;
+  $('recent').hidden = mine.length === 0;
+}
+
+// One click on an open game: seat O, then the game.
+export async function joinOpen(a) {
+  const r = await api('POST', `/api/lobby/${enc(a.dataset.entry)}/join`);
+  if (!r.ok || !r.data.game) {
+    message(r.data.error === undefined ? 'could not join' : 'That game is no longer open: ' + r.data.error);
+    showLobby();
+    return;
+  }
+  const g = r.data.game;
+  seats.set(g.id, r.data.seat, r.data.token);
+  history.pushState(null, '', '/g/' + enc(g.id));
+  route();
+  render(g);
+}
+
+export function wire() {
+  for (const list of ['recent-list', 'live-list', 'open-list']) {
+    $(list).addEventListener('click', (e) => {
+      const a = e.target.closest('a[data-game], a[data-entry]');
+      if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      if (a.dataset.entry) { joinOpen(a); return; }
+      history.pushState(null, '', a.getAttribute('href'));
+      route();
+    });
+  }
+}

@@ -1,0 +1,112 @@
+// The lines around the board: who is here, the status, the score, the
+// details, and which of the game's links and buttons show.
+import { $, enc, up } from './dom.js';
+import { S } from './state.js';
+import { analysisUrl } from './analysis.js';
+
+// "Opponent connected / left" for players; who is here, for spectators.
+// The computer is always there, so nothing is said of it.
+export function showPresence(p) {
+  const st = S;
+  const g = st && st.game;
+  if (!g) return;
+  st.presence = p;
+  const el = $('presence');
+  if (g.opponent !== 'human' && g.opponent !== undefined) { el.hidden = true; return; }
+  let text;
+  let away = false;
+  if (st.seat) {
+    const other = st.seat === 'x' ? 'o' : 'x';
+    if (!g.seats || !g.seats[other]) { el.hidden = true; return; }
+    away = !p[other];
+    text = away ? 'Opponent left' : 'Opponent connected';
+  } else {
+    text = ['x', 'o'].map((s) => `${up(s)} ${p[s] ? 'here' : 'away'}`).join(' · ');
+  }
+  el.textContent = text;
+  el.className = 'presence' + (away ? ' away' : '');
+  el.hidden = false;
+}
+
+// "O played row 2, column 3 — " so that a screen reader hears the reply.
+function lastMove(g) {
+  if (!Array.isArray(g.last)) return '';
+  const mark = g.board.split('/')[g.last[0]][g.last[1]];
+  return `${up(mark)} played row ${g.last[0] + 1}, column ${g.last[1] + 1} — `;
+}
+
+function statusText(g) {
+  if (S.analysis) {
+    if (g.status === 'won') return `${up(g.winner)} wins`;
+    if (g.status === 'draw') return 'Draw';
+    return `${up(g.next)} to move — play either side`;
+  }
+  if (g.review) {
+    const { round, ply, of } = g.review;
+    return `Round ${round}, move ${ply} of ${of} — » goes back to the game`;
+  }
+  const me = S.seat;
+  const computer = g.opponent && g.opponent !== 'human';
+  switch (g.status) {
+    case 'waiting':
+      return me === 'x' ? 'Waiting for a friend to join — send them the invite link' : 'Waiting for O to join';
+    case 'playing':
+      if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
+      if (computer && g.next === 'o') return 'Computer is thinking…';
+      return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
+    case 'won':
+      return `${up(g.winner)} wins` + (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
+    case 'draw':
+      return 'Draw' + offerText(g, me);
+    default:
+      return String(g.status || '');
+  }
+}
+
+// A rematch between two people is an offer the other accepts.
+function offerText(g, me) {
+  if (!g.rematch) return '';
+  if (me === g.rematch) return ` · rematch offered, waiting for ${up(g.rematch === 'x' ? 'o' : 'x')}`;
+  return ` · ${up(g.rematch)} offers a rematch`;
+}
+
+export function drawStatus(g) {
+  const text = statusText(g);
+  if ($('status').textContent !== text) $('status').textContent = text;
+  $('status').className = (g.status === 'won' ? 'mark-' + g.winner : '') +
+    (g.status === 'won' || g.status === 'draw' ? ' result' : '');
+  document.title = text + ' — oxo';
+  const score = g.score || {};
+  $('score-x').textContent = score.x || 0;
+  $('score-o').textContent = score.o || 0;
+  $('score-draws').textContent = score.draws || 0;
+  $('round').textContent = g.round || 1;
+  const who = g.opponent === 'analysis' ? 'analysis' :
+    g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
+  $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
+  const live = S.game;
+  const over = live.status === 'won' || live.status === 'draw';
+  $('rematch').hidden = !(over && S.seat);
+  const offered = live.rematch;
+  $('rematch').textContent = !offered ? 'Rematch' : offered === S.seat ? 'Rematch offered' : 'Accept rematch';
+  $('rematch').disabled = offered === S.seat;
+  // A finished round can be taken to the analysis board (never one still
+  // being played: that would be help).
+  const analysable = over && !S.analysis;
+  $('analyse-link').hidden = !analysable;
+  if (analysable) {
+    $('analyse-link').href = analysisUrl(
+      { size: `${live.rows}x${live.cols}`, k: live.k, first: live.first || 'x', line: live.moves || [] },
+      (live.moves || []).length,
+    );
+  }
+  if (g.watch) {
+    const watchUrl = location.origin + '/g/' + enc(g.watch);
+    if ($('spectate-link').textContent !== watchUrl) {
+      $('spectate-link').href = watchUrl;
+      $('spectate-link').textContent = watchUrl;
+    }
+  }
+  const seatsTaken = g.seats || {};
+  $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
+}
