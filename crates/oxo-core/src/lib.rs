@@ -32,6 +32,7 @@
 
 #![warn(missing_docs)]
 
+mod clock;
 mod coords;
 mod game;
 mod notation;
@@ -41,6 +42,7 @@ mod score;
 mod series;
 mod windows;
 
+pub use clock::{Clock, DAY_MS, Flagged, Running, TimeControl};
 pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
 pub use notation::{NotationError, PositionError, Setup, SyntaxError};

@@ -7,6 +7,8 @@
 
 use std::iter::FusedIterator;
 
+use crate::game::Game;
+use crate::player::Player;
 use crate::rules::{Direction, Line, Rules};
 
 impl Rules {
@@ -152,6 +154,22 @@ impl Iterator for Windows {
     }
 }
 
+impl Game {
+    /// Whether `player` still has a window free of the other side's marks:
+    /// a line it could yet complete if the other side stopped moving. A
+    /// side with none cannot win whatever happens, so a round lost by the
+    /// other side on time is a draw rather than its win (as chess scores a
+    /// flag against a bare king). Under the exactly-k rule an open window
+    /// may still be unwinnable; it counts as open.
+    #[must_use]
+    pub fn can_still_win(&self, player: Player) -> bool {
+        let other = Some(player.other());
+        self.rules()
+            .windows()
+            .any(|window| window.cells().all(|cell| self.get(cell) != other))
+    }
+}
+
 impl ExactSizeIterator for Windows {}
 
 impl FusedIterator for Windows {}
@@ -220,5 +238,18 @@ mod tests {
         let gomoku = Rules::new(15, 15, 5).unwrap();
         assert_eq!(gomoku.windows().len(), 2 * 15 * 11 + 2 * 11 * 11);
         assert_eq!(Rules::default().windows().len(), 8);
+    }
+
+    #[test]
+    fn a_side_can_still_win_while_a_window_is_free_of_the_other_sides_marks() {
+        use crate::{Game, Player};
+        // On 1x4 with k=3, X's mark blocks both of O's windows.
+        let game = Game::from_notation("OX..", 3).unwrap();
+        assert!(game.can_still_win(Player::X));
+        assert!(!game.can_still_win(Player::O));
+        let game = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
+        assert!(!game.can_still_win(Player::X) && !game.can_still_win(Player::O));
+        let empty = Game::new(Rules::default());
+        assert!(empty.can_still_win(Player::X) && empty.can_still_win(Player::O));
     }
 }

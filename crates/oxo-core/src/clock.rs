@@ -1,0 +1,459 @@
+//! Chess clocks for a round: a time control and the two sides' time, kept
+//! with time passed in.
+//!
+//! A [`Clock`] never reads the time: every call that depends on it takes
+//! `now`, a count of milliseconds on whatever time line the caller keeps
+//! (the web server counts from the Unix epoch, so that a clock stored by one
+//! process is read correctly by another). The same calls with the same
+//! times give the same clock, so every rule below has a deterministic test.
+//!
+//! The rules, as lichess keeps them:
+//! - Each side's first move of a round is untimed: no clock runs before it
+//!   and no increment follows it. The clock of the side to move starts
+//!   when the second move of the round is made, so a round's third move is
+//!   the first one timed.
+//! - A move stops the mover's clock, charges it the time since it started,
+//!   then gives the increment ([`TimeControl::Fischer`]) or a fresh
+//!   allowance for the next move ([`TimeControl::Correspondence`]), and
+//!   starts the other side's clock.
+//! - A side whose time left reaches zero has flagged: exactly at its
+//!   [deadline](Clock::deadline), a move arrives too late.
+//!
+//! ```
+//! use oxo_core::{Clock, Player, TimeControl};
+//!
+//! // Three minutes each, two seconds a move.
+//! let clock = Clock::new(TimeControl::fischer(180_000, 2_000));
+//! // X's and O's first moves are untimed; O's starts X's clock.
+//! let clock = clock.punch(Player::X, 1, 1_000)?;
+//! let clock = clock.punch(Player::O, 2, 9_000)?;
+//! assert_eq!(clock.running(), Some(Player::X));
+//! // X thinks 10 s: 170 s left, plus 2 s.
+//! let clock = clock.punch(Player::X, 3, 19_000)?;
+//! assert_eq!(clock.left(Player::X, 19_000), 172_000);
+//! // O's 180 s run out at 199 s.
+//! assert_eq!(clock.deadline(), Some(199_000));
+//! assert_eq!(clock.flagged(198_999), None);
+//! assert_eq!(clock.flagged(199_000), Some(Player::O));
+//! # Ok::<(), oxo_core::Flagged>(())
+//! ```
+
+use crate::player::Player;
+
+/// Milliseconds in a day, the unit of correspondence games.
+pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// How much time each side has, and what a move gives back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeControl {
+    /// Fischer: a budget for the whole round, and an increment after each
+    /// timed move.
+    Fischer {
+        /// Each side's time at the start of a round, in milliseconds.
+        initial: u64,
+        /// Added to the mover's time after each timed move, in milliseconds.
+        increment: u64,
+    },
+    /// Correspondence: each move has its own allowance, which does not
+    /// carry over (time saved on one move is not kept for the next).
+    Correspondence {
+        /// Time for each move, in milliseconds.
+        per_move: u64,
+    },
+}
+
+impl TimeControl {
+    /// [`TimeControl::Fischer`], `initial` and `increment` in milliseconds.
+    #[must_use]
+    pub const fn fischer(initial: u64, increment: u64) -> TimeControl {
+        TimeControl::Fischer { initial, increment }
+    }
+
+    /// [`TimeControl::Correspondence`] with `days` for each move.
+    #[must_use]
+    pub const fn days(days: u32) -> TimeControl {
+        TimeControl::Correspondence {
+            per_move: days as u64 * DAY_MS,
+        }
+    }
+
+    /// Each side's time when a round starts.
+    #[must_use]
+    pub const fn initial(self) -> u64 {
+        match self {
+            TimeControl::Fischer { initial, .. } => initial,
+            TimeControl::Correspondence { per_move } => per_move,
+        }
+    }
+
+    /// The mover's time after a timed move that left it `left`.
+    const fn after_move(self, left: u64) -> u64 {
+        match self {
+            TimeControl::Fischer { increment, .. } => left.saturating_add(increment),
+            TimeControl::Correspondence { per_move } => per_move,
+        }
+    }
+}
+
+/// The side whose clock runs, and since when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Running {
+    /// The side whose time is passing.
+    pub side: Player,
+    /// When its clock started, in the caller's milliseconds.
+    pub since: u64,
+}
+
+/// A side ran out of time before the move or change asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("{0} has run out of time")]
+pub struct Flagged(pub Player);
+
+/// The clocks of one round: its time control, each side's time left, and
+/// whose clock runs since when. A small `Copy` value: every change returns
+/// a new clock and leaves the old one as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clock {
+    control: TimeControl,
+    /// X's and O's time left; for the running side, as of `running.since`.
+    left: [u64; 2],
+    running: Option<Running>,
+}
+
+impl Clock {
+    /// A round's clock before its first move: both sides at the control's
+    /// initial time, neither running.
+    #[must_use]
+    pub const fn new(control: TimeControl) -> Clock {
+        let initial = control.initial();
+        Clock {
+            control,
+            left: [initial, initial],
+            running: None,
+        }
+    }
+
+    /// A clock as a store kept it: `left` is X's and O's time left, the
+    /// running side's as of when its clock started ([`Clock::stored_left`]).
+    #[must_use]
+    pub const fn from_parts(
+        control: TimeControl,
+        left: [u64; 2],
+        running: Option<Running>,
+    ) -> Clock {
+        Clock {
+            control,
+            left,
+            running,
+        }
+    }
+
+    /// The time control.
+    #[must_use]
+    pub const fn control(&self) -> TimeControl {
+        self.control
+    }
+
+    /// Whose clock runs, and since when.
+    #[must_use]
+    pub const fn running_since(&self) -> Option<Running> {
+        self.running
+    }
+
+    /// The side whose clock runs.
+    #[must_use]
+    pub const fn running(&self) -> Option<Player> {
+        match self.running {
+            Some(r) => Some(r.side),
+            None => None,
+        }
+    }
+
+    /// `side`'s time left as stored: for the running side, as of when its
+    /// clock started (what [`Clock::from_parts`] takes back).
+    #[must_use]
+    pub const fn stored_left(&self, side: Player) -> u64 {
+        self.left[side.index()]
+    }
+
+    /// `side`'s time left at `now` (zero once it has flagged). A `now`
+    /// before the running clock started counts as that start.
+    #[must_use]
+    pub const fn left(&self, side: Player, now: u64) -> u64 {
+        let left = self.left[side.index()];
+        match self.running {
+            Some(r) if r.side.index() == side.index() => {
+                left.saturating_sub(now.saturating_sub(r.since))
+            }
+            _ => left,
+        }
+    }
+
+    /// When the running side flags: the moment its time left reaches zero.
+    /// `None` while no clock runs.
+    #[must_use]
+    pub const fn deadline(&self) -> Option<u64> {
+        match self.running {
+            Some(r) => Some(r.since.saturating_add(self.left[r.side.index()])),
+            None => None,
+        }
+    }
+
+    /// The side that has run out of time at `now`, if one has: its time
+    /// left is zero.
+    #[must_use]
+    pub const fn flagged(&self, now: u64) -> Option<Player> {
+        match (self.running, self.deadline()) {
+            (Some(r), Some(deadline)) if now >= deadline => Some(r.side),
+            _ => None,
+        }
+    }
+
+    /// `mover` made the round's move number `ply` (from 1) at `now`: the
+    /// running clock is charged the time since it started, the mover is
+    /// given its increment (or next allowance) if its clock was running,
+    /// and the other side's clock starts, from the round's second move on.
+    ///
+    /// # Errors
+    /// [`Flagged`] when the running side's time ran out at or before
+    /// `now`: the move came too late and the clock is unchanged.
+    pub const fn punch(&self, mover: Player, ply: usize, now: u64) -> Result<Clock, Flagged> {
+        let mut next = match self.charged(now) {
+            Ok(next) => next,
+            Err(flag) => return Err(flag),
+        };
+        if let Some(r) = self.running
+            && r.side.index() == mover.index()
+        {
+            let i = mover.index();
+            next.left[i] = self.control.after_move(next.left[i]);
+        }
+        next.running = if ply >= 2 {
+            Some(Running {
+                side: mover.other(),
+                since: now,
+            })
+        } else {
+            None
+        };
+        Ok(next)
+    }
+
+    /// The round's last move was taken back at `now`, `plies` moves now
+    /// standing and `to_move` to move: the running side is charged its
+    /// time so far (without increment: time spent is not given back), and
+    /// `to_move`'s clock starts if the round is still past its second move.
+    ///
+    /// # Errors
+    /// [`Flagged`] when the running side's time ran out at or before
+    /// `now`.
+    pub const fn taken_back(
+        &self,
+        to_move: Player,
+        plies: usize,
+        now: u64,
+    ) -> Result<Clock, Flagged> {
+        let mut next = match self.charged(now) {
+            Ok(next) => next,
+            Err(flag) => return Err(flag),
+        };
+        next.running = if plies >= 2 {
+            Some(Running {
+                side: to_move,
+                since: now,
+            })
+        } else {
+            None
+        };
+        Ok(next)
+    }
+
+    /// The round ended at `now` (a line, a full board, a resignation, an
+    /// agreement, a flag): the running clock stops, charged its time up to
+    /// `now` (down to zero at most).
+    #[must_use]
+    pub const fn stopped(&self, now: u64) -> Clock {
+        let mut next = *self;
+        if let Some(r) = self.running {
+            next.left[r.side.index()] = self.left(r.side, now);
+        }
+        next.running = None;
+        next
+    }
+
+    /// The clock stopped at `now` with the running side charged, or the
+    /// side that has flagged.
+    const fn charged(&self, now: u64) -> Result<Clock, Flagged> {
+        if let Some(side) = self.flagged(now) {
+            return Err(Flagged(side));
+        }
+        Ok(self.stopped(now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const X: Player = Player::X;
+    const O: Player = Player::O;
+
+    /// 1+2: a minute each, two seconds a move.
+    fn blitz() -> Clock {
+        Clock::new(TimeControl::fischer(60_000, 2_000))
+    }
+
+    /// The clock after X and O have made their untimed first moves, O's at
+    /// `at`.
+    fn started(clock: Clock, at: u64) -> Clock {
+        clock
+            .punch(X, 1, at.saturating_sub(500))
+            .unwrap()
+            .punch(O, 2, at)
+            .unwrap()
+    }
+
+    #[test]
+    fn first_moves_are_untimed_and_the_second_starts_the_first_movers_clock() {
+        let clock = blitz();
+        assert_eq!((clock.running(), clock.deadline()), (None, None));
+        // X thinks for an hour: no clock runs yet, and no increment.
+        let clock = clock.punch(X, 1, 3_600_000).unwrap();
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.left(X, 3_600_000), 60_000);
+        assert_eq!(clock.flagged(u64::MAX), None);
+        // So does O; its move starts X's clock.
+        let clock = clock.punch(O, 2, 7_200_000).unwrap();
+        assert_eq!(
+            clock.running_since(),
+            Some(Running {
+                side: X,
+                since: 7_200_000
+            })
+        );
+        assert_eq!(
+            (clock.left(X, 7_200_000), clock.left(O, 7_200_000)),
+            (60_000, 60_000)
+        );
+        assert_eq!(clock.deadline(), Some(7_260_000));
+    }
+
+    #[test]
+    fn a_timed_move_is_charged_then_given_its_increment() {
+        let clock = started(blitz(), 10_000);
+        let clock = clock.punch(X, 3, 25_000).unwrap();
+        assert_eq!(clock.left(X, 25_000), 60_000 - 15_000 + 2_000);
+        assert_eq!(clock.running(), Some(O));
+        // O's time passes, X's does not.
+        assert_eq!(clock.left(O, 40_000), 45_000);
+        assert_eq!(clock.left(X, 40_000), 47_000);
+        let clock = clock.punch(O, 4, 40_000).unwrap();
+        assert_eq!(clock.left(O, 40_000), 47_000);
+        assert_eq!(clock.deadline(), Some(40_000 + 47_000));
+        // A move faster than the increment gains time.
+        let clock = clock.punch(X, 5, 40_500).unwrap();
+        assert_eq!(clock.left(X, 40_500), 48_500);
+    }
+
+    #[test]
+    fn a_side_flags_exactly_when_its_time_reaches_zero() {
+        let clock = started(blitz(), 10_000);
+        assert_eq!(clock.deadline(), Some(70_000));
+        assert_eq!(clock.flagged(69_999), None);
+        assert_eq!(clock.left(X, 69_999), 1);
+        assert_eq!(clock.flagged(70_000), Some(X));
+        assert_eq!(clock.left(X, 70_000), 0);
+        assert_eq!(clock.left(X, 90_000), 0, "never below zero");
+        // A move a millisecond before the flag counts, with its increment.
+        let saved = clock.punch(X, 3, 69_999).unwrap();
+        assert_eq!(saved.left(X, 69_999), 2_001);
+        // At zero it is too late, and nothing changes.
+        assert_eq!(clock.punch(X, 3, 70_000), Err(Flagged(X)));
+        assert_eq!(Flagged(X).to_string(), "X has run out of time");
+    }
+
+    #[test]
+    fn a_fractional_minute_with_no_increment() {
+        // 0.25+0: fifteen seconds, nothing back.
+        let clock = started(Clock::new(TimeControl::fischer(15_000, 0)), 0);
+        let clock = clock.punch(X, 3, 14_000).unwrap();
+        assert_eq!(clock.left(X, 14_000), 1_000);
+        let clock = clock.punch(O, 4, 20_000).unwrap();
+        assert_eq!(clock.deadline(), Some(21_000));
+        assert_eq!(clock.flagged(21_000), Some(X));
+    }
+
+    #[test]
+    fn correspondence_gives_each_move_a_fresh_allowance() {
+        let clock = Clock::new(TimeControl::days(3));
+        assert_eq!(clock.left(X, 0), 3 * DAY_MS);
+        let clock = started(clock, DAY_MS);
+        assert_eq!(clock.deadline(), Some(4 * DAY_MS));
+        // X answers in a day; its next move again has three days, not five.
+        let clock = clock.punch(X, 3, 2 * DAY_MS).unwrap();
+        assert_eq!(clock.left(X, 2 * DAY_MS), 3 * DAY_MS);
+        assert_eq!(clock.deadline(), Some(5 * DAY_MS));
+        assert_eq!(clock.flagged(5 * DAY_MS), Some(O));
+        assert_eq!(clock.punch(O, 4, 5 * DAY_MS), Err(Flagged(O)));
+    }
+
+    #[test]
+    fn a_stopped_clock_keeps_the_time_used() {
+        let clock = started(blitz(), 0).punch(X, 3, 5_000).unwrap();
+        let stopped = clock.stopped(12_000);
+        assert_eq!(stopped.running(), None);
+        assert_eq!(
+            (stopped.left(X, 99_999), stopped.left(O, 99_999)),
+            (57_000, 53_000)
+        );
+        // Stopped after the flag, the time shows zero.
+        assert_eq!(clock.stopped(999_999).left(O, 0), 0);
+        // A stopped clock restarts with the next move (a takeback to the
+        // second move, say).
+        assert_eq!(stopped.punch(O, 4, 20_000).unwrap().running(), Some(X));
+    }
+
+    #[test]
+    fn a_takeback_restarts_the_side_to_move_without_giving_time_back() {
+        // X moved at 5 s (57 s left); O thinks until 9 s, then accepts X's
+        // takeback: O is charged 4 s, X's clock runs again.
+        let clock = started(blitz(), 0).punch(X, 3, 5_000).unwrap();
+        let back = clock.taken_back(X, 2, 9_000).unwrap();
+        assert_eq!(
+            back.running_since(),
+            Some(Running {
+                side: X,
+                since: 9_000
+            })
+        );
+        assert_eq!((back.left(X, 9_000), back.left(O, 9_000)), (57_000, 56_000));
+        // Taken back to before the second move: no clock runs.
+        let early = started(blitz(), 0).taken_back(O, 1, 3_000).unwrap();
+        assert_eq!(early.running(), None);
+        assert_eq!(early.left(X, 3_000), 57_000);
+        // After the flag, too late.
+        assert_eq!(clock.taken_back(X, 2, 65_000), Err(Flagged(O)));
+    }
+
+    #[test]
+    fn a_stored_clock_comes_back_the_same() {
+        let clock = started(blitz(), 0).punch(X, 3, 5_000).unwrap();
+        let parts = Clock::from_parts(
+            clock.control(),
+            [clock.stored_left(X), clock.stored_left(O)],
+            clock.running_since(),
+        );
+        assert_eq!(parts, clock);
+        assert_eq!(parts.deadline(), Some(65_000));
+    }
+
+    #[test]
+    fn a_time_before_the_clock_started_counts_as_its_start() {
+        // A node whose clock is a little behind the one that moved.
+        let clock = started(blitz(), 10_000);
+        assert_eq!(clock.left(X, 9_000), 60_000);
+        assert_eq!(clock.flagged(0), None);
+        let clock = clock.punch(X, 3, 9_000).unwrap();
+        assert_eq!(clock.left(X, 9_000), 62_000);
+    }
+}
