@@ -36,6 +36,7 @@ pub mod hub;
 pub mod id;
 pub mod listen;
 pub mod logbuf;
+pub mod name;
 mod rate;
 pub mod room;
 mod routes;

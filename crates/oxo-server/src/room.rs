@@ -12,6 +12,7 @@ use oxo_core::{
 use serde::Serialize;
 
 use crate::id::{GameId, TokenHash};
+use crate::name::PlayerName;
 
 /// The longest side the server offers: beyond it a board no longer fits a
 /// screen, and every update would carry a very long board string.
@@ -134,6 +135,7 @@ impl Room {
                 offer: None,
                 entry: None,
                 invite: None,
+                names: [None, None],
             },
             game: Game::starting_with(rules, first),
         }
@@ -179,6 +181,22 @@ impl Room {
     pub fn invited(mut self, invite: TokenHash) -> Room {
         self.rec.invite = Some(invite);
         self
+    }
+
+    /// The same room with `seat` named `name` (`None`: unnamed), as part
+    /// of the change that seats them: creating the room for X, joining it
+    /// for O.
+    #[must_use]
+    pub fn named(mut self, seat: Player, name: Option<PlayerName>) -> Room {
+        self.rec.names[seat.index()] = name;
+        self
+    }
+
+    /// What the players and spectators call each seat, X's first: the
+    /// names the players chose, and the computer's difficulty.
+    #[must_use]
+    pub fn players(&self) -> Players {
+        Players::new(self.rec.opponent, self.rec.rules, &self.rec.names)
     }
 
     /// The room's id.
@@ -304,6 +322,7 @@ impl Room {
                 o: self.rec.score.wins(Player::O),
                 draws: self.rec.score.draws(),
             },
+            players: self.players(),
         }
     }
 
@@ -494,6 +513,8 @@ pub struct RoomRecord {
     /// The hash of the invite that takes seat O of a game between two
     /// people (`None`: against the computer, or stored before invites).
     pub invite: Option<TokenHash>,
+    /// The name each person seated chose, X's first (`None`: none given).
+    pub names: [Option<PlayerName>; 2],
 }
 
 impl RoomRecord {
@@ -622,6 +643,49 @@ pub struct GameView {
     /// The seat that offered a rematch of the finished round, if one has:
     /// the other seat's rematch accepts it.
     pub rematch: Option<SeatName>,
+    /// What each seat is called.
+    pub players: Players,
+}
+
+/// What each seat is called: the name its player chose (`None`: none
+/// given), or for the computer its difficulty.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Players {
+    /// Seat X.
+    pub x: Option<String>,
+    /// Seat O.
+    pub o: Option<String>,
+}
+
+impl Players {
+    /// The seats of a room with `opponent` on `rules`' board, whose people
+    /// chose `names` (X's first).
+    #[must_use]
+    pub fn new(opponent: Opponent, rules: Rules, names: &[Option<PlayerName>; 2]) -> Players {
+        let name = |seat: Player| match (seat, opponent) {
+            (Player::O, Opponent::Computer(kind)) => Some(computer_name(kind, rules).to_owned()),
+            _ => names[seat.index()].as_ref().map(|n| n.as_str().to_owned()),
+        };
+        Players {
+            x: name(Player::X),
+            o: name(Player::O),
+        }
+    }
+}
+
+/// The computer's name: its difficulty as the page offers it, which
+/// depends on the board (on the small ones `perfect` is the strongest
+/// player; on the big ones it cannot play and `alphabeta` is).
+#[must_use]
+pub fn computer_name(kind: StrategyKind, rules: Rules) -> &'static str {
+    let small = rules.rows() * rules.cols() <= 16;
+    match kind {
+        StrategyKind::Random => "Computer (easy)",
+        StrategyKind::Rules if small => "Computer (medium)",
+        StrategyKind::Rules => "Computer (easy)",
+        StrategyKind::Learned => "Computer (medium)",
+        StrategyKind::AlphaBeta | StrategyKind::Perfect => "Computer (strong)",
+    }
 }
 
 /// A room in a list: a GAME without its board.
@@ -994,7 +1058,8 @@ mod tests {
                 "winner": null, "line": null, "last": null, "moves": [], "version": 2,
                 "round": 1, "first": "x", "opponent": "human",
                 "seats": {"x": true, "o": true},
-                "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null
+                "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null,
+                "players": {"x": null, "o": null}
             })
         );
     }

@@ -23,7 +23,8 @@ use oxo_core::Player;
 
 use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Seated};
 use crate::id::GameId;
-use crate::room::{Admission, SeatName};
+use crate::name::PlayerName;
+use crate::room::{Admission, Players, SeatName};
 use crate::store::Listing;
 
 /// A game being played with no live connection still shows this long
@@ -76,6 +77,7 @@ impl Hub {
                 k: l.rules.k(),
                 first: SeatName(l.first),
                 waiting: l.idle,
+                name: l.names[0].as_ref().map(|n| n.as_str().to_owned()),
             })
             .collect();
         let live = seated
@@ -93,6 +95,7 @@ impl Hub {
                     draws: l.score.draws(),
                 },
                 idle: l.idle,
+                players: Players::new(l.opponent, l.rules, &l.names),
             })
             .collect();
         let mut mine = Vec::new();
@@ -110,7 +113,7 @@ impl Hub {
         })
     }
 
-    /// Seat O of the open game listed under lobby id `entry`, while the
+    /// Seat O, named `name`, of the open game listed under lobby id `entry`, while the
     /// lobby would show it: a game whose creator has gone is refused with
     /// [`HubError::SeekGone`], never joined to wait for nobody.
     ///
@@ -118,7 +121,11 @@ impl Hub {
     /// Unknown entry; [`HubError::SeekGone`];
     /// [`RoomError::SeatTaken`](crate::room::RoomError::SeatTaken) once
     /// someone has joined; a store failure.
-    pub async fn join_entry(&self, entry: &GameId) -> Result<Seated, HubError> {
+    pub async fn join_entry(
+        &self,
+        entry: &GameId,
+        name: Option<PlayerName>,
+    ) -> Result<Seated, HubError> {
         let id = self
             .shared
             .store
@@ -137,7 +144,7 @@ impl Hub {
                 return Err(HubError::SeekGone);
             }
         }
-        self.seat_o(&id, Admission::Lobby).await
+        self.seat_o(&id, Admission::Lobby, name).await
     }
 }
 
@@ -158,6 +165,7 @@ mod tests {
             score: Scoreboard::default(),
             seated,
             idle,
+            names: [None, None],
         }
     }
 

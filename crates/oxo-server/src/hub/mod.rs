@@ -36,6 +36,7 @@ use search::Pool;
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
 use crate::id::{GameId, Token};
+use crate::name::PlayerName;
 use crate::room::{Admission, Opponent, RecordView, Room, RoomError, RoomRecord, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
@@ -472,7 +473,7 @@ impl Hub {
             .sum()
     }
 
-    /// Open a new room; its creator holds seat X.
+    /// Open a new room; its creator holds seat X, named `name`.
     ///
     /// # Errors
     /// No randomness for the id or token; a store failure.
@@ -482,6 +483,7 @@ impl Hub {
         opponent: Opponent,
         first: Player,
         listed: bool,
+        name: Option<PlayerName>,
     ) -> Result<Seated, HubError> {
         let random = |id: Result<GameId, getrandom::Error>| {
             id.map_err(|e| HubError::Internal(e.to_string()))
@@ -489,7 +491,8 @@ impl Hub {
         let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
         let id = random(GameId::random())?;
         let watch = random(GameId::random_watch())?;
-        let mut room = Room::new(id.clone(), watch, rules, opponent, first, token.hash());
+        let mut room = Room::new(id.clone(), watch, rules, opponent, first, token.hash())
+            .named(Player::X, name);
         let invite = match opponent {
             Opponent::Human => {
                 let invite = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
@@ -642,22 +645,34 @@ impl Hub {
         room.record_view(&rounds, viewer).map_err(HubError::Corrupt)
     }
 
-    /// Seat O for a second person, who shows the room's `invite`.
+    /// Seat O for a second person, named `name`, who shows the room's
+    /// `invite`.
     ///
     /// # Errors
     /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
     /// store failure.
-    pub async fn join(&self, id: &GameId, invite: Option<&str>) -> Result<Seated, HubError> {
-        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)))
+    pub async fn join(
+        &self,
+        id: &GameId,
+        invite: Option<&str>,
+        name: Option<PlayerName>,
+    ) -> Result<Seated, HubError> {
+        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)), name)
             .await
     }
 
-    async fn seat_o(&self, id: &GameId, admission: Admission) -> Result<Seated, HubError> {
+    async fn seat_o(
+        &self,
+        id: &GameId,
+        admission: Admission,
+        name: Option<PlayerName>,
+    ) -> Result<Seated, HubError> {
         let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
         let hash = token.hash();
         let game = self
             .change(id, ChangeKind::Join, move |room| {
                 room.join(hash.clone(), &admission)
+                    .map(|joined| joined.named(Player::O, name.clone()))
             })
             .await?;
         Ok(Seated {

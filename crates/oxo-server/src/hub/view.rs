@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::search::Hint;
-use crate::room::{GameView, Score, SeatName, Summary};
+use crate::room::{GameView, Players, Score, SeatName, Summary};
 
 /// A view many readers take: a room's GAME, which every request and live
 /// socket on the room is sent. The hub publishes the typed value; the
@@ -77,6 +77,8 @@ pub struct OpenEntry {
     pub first: SeatName,
     /// Seconds since it was opened.
     pub waiting: u64,
+    /// The name its creator chose, if any.
+    pub name: Option<String>,
 }
 
 /// A lobby's game being played: watched through its watch id.
@@ -96,4 +98,6 @@ pub struct LiveEntry {
     pub score: Score,
     /// Seconds since the last change.
     pub idle: u64,
+    /// What each seat is called.
+    pub players: Players,
 }

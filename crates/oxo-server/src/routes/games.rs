@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Peer, RawBody, bearer, client, game_id, game_response, json_body, json_response, parse_body,
-    rules_of, seated_response,
+    player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
 use crate::hub::Hint;
@@ -30,6 +30,8 @@ pub(super) struct CreateGame {
     /// then watchable from the lobby).
     #[serde(default)]
     listed: bool,
+    /// The creator's display name.
+    name: Option<String>,
 }
 
 impl CreateGame {
@@ -69,9 +71,10 @@ pub(super) async fn create(
 ) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
     let (rules, opponent, first) = request.validate(state.hub().catalog())?;
+    let name = player_name(request.name.as_deref())?;
     let seated = state
         .hub()
-        .create(rules, opponent, first, request.listed)
+        .create(rules, opponent, first, request.listed, name)
         .await?;
     seated_response(StatusCode::CREATED, &seated)
 }
@@ -93,6 +96,8 @@ pub(super) async fn show(
 pub(super) struct Join {
     /// The invite the creator was given.
     invite: Option<String>,
+    /// The joiner's display name.
+    name: Option<String>,
 }
 
 pub(super) async fn join(
@@ -113,7 +118,11 @@ pub(super) async fn join(
         }
         None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
     }
-    let seated = state.hub().join(&id, request.invite.as_deref()).await?;
+    let name = player_name(request.name.as_deref())?;
+    let seated = state
+        .hub()
+        .join(&id, request.invite.as_deref(), name)
+        .await?;
     seated_response(StatusCode::OK, &seated)
 }
 

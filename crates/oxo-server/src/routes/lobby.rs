@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::{game_id, json_body, seated_response};
+use super::{RawBody, game_id, json_body, parse_body, player_name, seated_response};
 use crate::error::ApiError;
 use crate::id::GameId;
 use crate::state::AppState;
@@ -47,11 +47,23 @@ pub(super) async fn lobby(
     json_body(StatusCode::OK, &lobby)
 }
 
+/// `POST /api/lobby/{entry}/join`: the body is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct JoinEntry {
+    /// The joiner's display name.
+    name: Option<String>,
+}
+
 /// `POST /api/lobby/{entry}/join`: seat O of an open game.
 pub(super) async fn join_entry(
     State(state): State<AppState>,
     Path(entry): Path<String>,
+    body: RawBody,
 ) -> Result<Response, ApiError> {
-    let seated = state.hub().join_entry(&game_id(&entry)?).await?;
+    let entry = game_id(&entry)?;
+    let request: JoinEntry = parse_body(body)?;
+    let name = player_name(request.name.as_deref())?;
+    let seated = state.hub().join_entry(&entry, name).await?;
     seated_response(StatusCode::OK, &seated)
 }

@@ -22,6 +22,7 @@ use crate::edge;
 use crate::error::ApiError;
 use crate::hub::{Seated, Snapshot};
 use crate::id::{GameId, Token};
+use crate::name::PlayerName;
 use crate::room::{SERVER_MAX_SIDE, SeatName};
 use crate::state::AppState;
 
@@ -142,6 +143,13 @@ pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Res
             invite: seated.invite.as_ref().map(Token::expose),
         },
     )
+}
+
+/// The display name a request gives, checked (`None`: none given).
+pub(crate) fn player_name(text: Option<&str>) -> Result<Option<PlayerName>, ApiError> {
+    text.map(PlayerName::parse)
+        .transpose()
+        .map_err(|e| ApiError::BadRequest(format!("bad name: {e}")))
 }
 
 /// The rules a request asks for: `size` (default 3×3, at most

@@ -126,6 +126,7 @@ impl Store for MemoryStore {
                     score: room.score,
                     seated: room.o_token.is_some() || room.opponent != crate::room::Opponent::Human,
                     idle: 0,
+                    names: room.names.clone(),
                 })
             })
             .collect();

@@ -82,6 +82,8 @@ pub struct Listing {
     pub seated: bool,
     /// Seconds since the room last changed.
     pub idle: u64,
+    /// The names seats X and O chose.
+    pub names: [Option<crate::name::PlayerName>; 2],
 }
 
 /// How far back the lobby looks: rooms unchanged for longer are not listed.

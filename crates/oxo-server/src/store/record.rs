@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::StoreError;
 use crate::id::{GameId, TokenHash};
+use crate::name::PlayerName;
 use crate::room::{Opponent, RoomRecord, SeatName};
 
 /// SHA-256, in hex, of everything a store reads back for a room: its row
@@ -45,6 +46,12 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     if let Some(invite) = &r.invite {
         let _ = write!(text, "|invite:{}", invite.as_str());
     }
+    for (seat, name) in ["x", "o"].iter().zip(&r.names) {
+        if let Some(name) = name {
+            // Its length first: no name can pass for another's end.
+            let _ = write!(text, "|{seat}_name:{}:{name}", name.as_str().len());
+        }
+    }
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
@@ -71,6 +78,8 @@ pub(super) struct Stored {
     pub offer: Option<String>,
     pub entry: Option<String>,
     pub invite: Option<String>,
+    /// The names seats X and O chose.
+    pub names: [Option<String>; 2],
 }
 
 impl Stored {
@@ -126,6 +135,9 @@ impl Stored {
                 .transpose()?,
             entry: self.entry.as_deref().map(GameId::from_trusted),
             invite: self.invite.as_deref().map(stored_hash).transpose()?,
+            names: self
+                .names
+                .map(|name| name.as_deref().map(PlayerName::from_stored)),
         };
         Ok((record, self.digest))
     }
@@ -147,6 +159,8 @@ pub(super) struct StoredListing {
     pub seated: bool,
     /// Seconds since the room changed.
     pub idle: i64,
+    /// The names seats X and O chose.
+    pub names: [Option<String>; 2],
 }
 
 impl StoredListing {
@@ -171,6 +185,9 @@ impl StoredListing {
             seated: self.seated,
             // A clock that stepped back makes a room look just changed.
             idle: u64::try_from(self.idle).unwrap_or(0),
+            names: self
+                .names
+                .map(|name| name.as_deref().map(PlayerName::from_stored)),
         })
     }
 }

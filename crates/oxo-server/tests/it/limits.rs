@@ -530,6 +530,7 @@ async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
                 oxo_server::room::Opponent::Human,
                 oxo_core::Player::X,
                 false,
+                None,
             )
             .await
             .unwrap();

@@ -24,10 +24,16 @@ async fn server(store: Arc<dyn Store>) -> (InProcess, Client) {
     (server, client)
 }
 
-/// A listed game between people: its id and X's token.
+/// A listed game between people, its creator named Ada: its id and X's
+/// token.
 async fn open_game(client: &Client) -> (String, String) {
     let (status, created) = client
-        .call("POST", "/api/games", None, &json!({"listed": true}))
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"listed": true, "name": "Ada"}),
+        )
         .await;
     assert_eq!(status, 201, "{created}");
     (
@@ -72,7 +78,7 @@ async fn until_open(client: &Client, count: usize, what: &str) -> Vec<Value> {
 }
 
 /// Wait for `client`'s lobby to list one open game (`what` says why it
-/// should), and take its seat O.
+/// should), and take its seat O as Grace.
 async fn join_listed(client: &Client, what: &str) -> Value {
     let entry = until_open(client, 1, what).await[0]["entry"]
         .as_str()
@@ -83,7 +89,7 @@ async fn join_listed(client: &Client, what: &str) -> Value {
             "POST",
             &format!("/api/lobby/{entry}/join"),
             None,
-            &json!({}),
+            &json!({"name": "Grace"}),
         )
         .await;
     assert_eq!((status, &joined["seat"]), (200, &json!("o")), "{joined}");
@@ -176,7 +182,16 @@ async fn a_creator_connected_to_one_node_lists_the_game_on_another() {
     until_open(&b, 0, "B hears X left A").await;
     // Connected to B this time: A lists it.
     let _socket = attend(&b, &id, &x).await;
-    join_listed(&a, "A hears X is on B").await;
+    let joined = join_listed(&a, "A hears X is on B").await;
+    // Names are kept in the shared store: B shows what A was told.
+    let both = json!({"x": "Ada", "o": "Grace"});
+    assert_eq!(joined["game"]["players"], both);
+    let watch = joined["game"]["watch"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.get_json(&format!("/api/games/{watch}")).await["players"] != both {
+        assert!(Instant::now() < deadline, "B never saw the join");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]
@@ -235,4 +250,102 @@ async fn a_browser_gets_a_page_for_an_unknown_path_and_the_api_keeps_its_json() 
         let body: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["error"], format!("no such page: {path}"));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_names_are_shown_to_the_opponent_spectators_and_the_lobby() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let sqlite = || Arc::new(oxo_server::SqliteStore::open(&path).unwrap());
+    let (first, client) = server(sqlite()).await;
+    let (status, created) = client
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"listed": true, "name": "  <b>Ada</b> & co "}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    assert_eq!(
+        created["game"]["players"],
+        json!({"x": "<b>Ada</b> & co", "o": null}),
+        "trimmed, and kept as text"
+    );
+    let _creator = attend(&client, &id, &x).await;
+    let open = until_open(&client, 1, "X connected").await;
+    assert_eq!(open[0]["name"], "<b>Ada</b> & co");
+    let entry = open[0]["entry"].as_str().unwrap().to_owned();
+    let join = format!("/api/lobby/{entry}/join");
+
+    // A bad name is refused and seats nobody.
+    for (name, says) in [
+        (json!(""), "bad name: a name needs at least one character"),
+        (
+            json!("a".repeat(21)),
+            "bad name: a name is at most 20 characters",
+        ),
+        (
+            json!("tab\there"),
+            "bad name: a name cannot hold the control character U+0009",
+        ),
+        (json!(7), "bad JSON body"),
+    ] {
+        let (status, refused) = client
+            .call("POST", &join, None, &json!({ "name": name }))
+            .await;
+        assert_eq!(status, 400, "{name}: {refused}");
+        assert!(
+            refused["error"].as_str().unwrap().starts_with(says),
+            "{name}: {refused}"
+        );
+    }
+    let (status, joined) = client
+        .call("POST", &join, None, &json!({"name": "Grace"}))
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    let both = json!({"x": "<b>Ada</b> & co", "o": "Grace"});
+    assert_eq!(joined["game"]["players"], both);
+    assert_eq!(
+        client.get_json(&format!("/api/games/{watch}")).await["players"],
+        both,
+        "spectators see them"
+    );
+    let live = client.get_json("/api/lobby").await["live"].clone();
+    assert_eq!(live[0]["players"], both, "{live}");
+
+    // Against the computer, O is named by its difficulty.
+    for (size, opponent, called) in [
+        ("3x3", "perfect", "Computer (strong)"),
+        ("3x3", "random", "Computer (easy)"),
+        ("3x3", "rules", "Computer (medium)"),
+        ("7x7", "rules", "Computer (easy)"),
+        ("7x7", "alphabeta", "Computer (strong)"),
+    ] {
+        let (status, created) = client
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"size": size, "opponent": opponent}),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        assert_eq!(
+            created["game"]["players"],
+            json!({"x": null, "o": called}),
+            "{size} {opponent}"
+        );
+    }
+
+    // Kept by the store: the same after a restart.
+    first.stop().await.unwrap();
+    let (_server, client) = server(sqlite()).await;
+    assert_eq!(
+        client.get_json(&format!("/api/games/{id}")).await["players"],
+        both
+    );
 }

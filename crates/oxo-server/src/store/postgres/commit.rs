@@ -21,14 +21,14 @@ use crate::store::{Change, ChangeKind, StoreError};
 pub(super) const COMMIT: &str = "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                           offer, entry, invite)
+                           offer, entry, invite, x_name, o_name)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23)
+                $23, $24, $25)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
-            digest = excluded.digest, offer = excluded.offer,
+            digest = excluded.digest, offer = excluded.offer, o_name = excluded.o_name,
             claimed_by = NULL, claimed_until = NULL,
             updated_at = now()
         WHERE rooms.version < excluded.version
@@ -82,6 +82,7 @@ struct Row {
     offer: Option<&'static str>,
     entry: Option<String>,
     invite: Option<String>,
+    names: [Option<String>; 2],
 }
 
 impl Row {
@@ -124,6 +125,7 @@ impl Row {
             offer: r.offer.map(|seat| SeatName(seat).as_str()),
             entry: r.entry.as_ref().map(|e| e.as_str().to_owned()),
             invite: r.invite.as_ref().map(|i| i.as_str().to_owned()),
+            names: r.names.clone().map(|n| n.map(|n| n.as_str().to_owned())),
         })
     }
 
@@ -131,7 +133,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 23] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 25] {
         [
             &self.id,
             &self.rows,
@@ -156,6 +158,8 @@ impl Row {
             &self.offer,
             &self.entry,
             &self.invite,
+            &self.names[0],
+            &self.names[1],
         ]
     }
 }

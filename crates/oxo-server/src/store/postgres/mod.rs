@@ -236,6 +236,7 @@ impl Store for PgStore {
                         seated: column(row, 11)?,
                         idle: column(row, 12)?,
                         id: column(row, 13)?,
+                        names: [column(row, 14)?, column(row, 15)?],
                     }
                     .decode()
                 })

@@ -12,13 +12,13 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
         ARRAY(SELECT ply FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
-        offer, entry, invite
+        offer, entry, invite, x_name, o_name
     FROM rooms r";
 
 /// Listed rooms changed lately, the latest first.
 pub(super) const LOBBY: &str = "SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
-        extract(epoch FROM now() - updated_at)::bigint, id
+        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name
     FROM rooms WHERE entry IS NOT NULL AND updated_at > now() - make_interval(secs => $1)
     ORDER BY updated_at DESC LIMIT $2";
 
@@ -72,6 +72,7 @@ pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError
         offer: column(row, 18)?,
         entry: column(row, 19)?,
         invite: column(row, 20)?,
+        names: [column(row, 21)?, column(row, 22)?],
     };
     checked(stored.decode(&id, moves)?)
 }

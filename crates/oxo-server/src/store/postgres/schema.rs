@@ -13,6 +13,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0001_rooms_and_moves.sql",
     "0002_offers_and_lobby.sql",
     "0003_invites.sql",
+    "0004_player_names.sql",
 );
 
 /// The database being migrated, inside the one transaction.

@@ -414,6 +414,7 @@ mod tests {
         // It has no invite: its id alone still takes seat O, as the link
         // its player sent before invites existed.
         assert_eq!(old.invite, None);
+        assert_eq!(old.names, [None, None], "nobody was named before names");
         let joined = room
             .join(
                 crate::id::Token::from_trusted("to").hash(),
@@ -426,7 +427,7 @@ mod tests {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 7);
+        assert_eq!(version, i64::try_from(schema::MIGRATIONS.len()).unwrap());
         // Every move points at its room by number.
         let dangling: i64 = conn
             .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| {

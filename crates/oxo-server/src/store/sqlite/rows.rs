@@ -41,12 +41,14 @@ pub(super) fn read_as_of(
     let sql = match layout {
         Layout::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL
+                    x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL,
+                    NULL, NULL
              FROM rooms WHERE id = ?1"
         }
         Layout::Current => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
-                    x_wins, o_wins, draws, version, watch, digest, offer, entry, invite
+                    x_wins, o_wins, draws, version, watch, digest, offer, entry, invite,
+                    x_name, o_name
              FROM rooms WHERE id = ?1"
         }
     };
@@ -68,6 +70,7 @@ pub(super) fn read_as_of(
                 offer: row.get(14)?,
                 entry: row.get(15)?,
                 invite: row.get(16)?,
+                names: [row.get(17)?, row.get(18)?],
             })
         })
         .optional()?;
@@ -136,7 +139,8 @@ pub(super) fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, S
 pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
-                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id
+                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
+                x_name, o_name
          FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
          ORDER BY updated_at DESC LIMIT ?2",
     )?;
@@ -157,6 +161,7 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
                     seated: row.get(11)?,
                     idle: row.get(12)?,
                     id: row.get(13)?,
+                    names: [row.get(14)?, row.get(15)?],
                 })
             },
         )?

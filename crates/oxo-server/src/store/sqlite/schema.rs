@@ -20,6 +20,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0005_offers_and_lobby.sql",
     "0006_invites.sql",
     "0007_moves_by_room_number.sql",
+    "0008_player_names.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.

@@ -11,6 +11,7 @@ use tokio::sync::oneshot;
 
 use super::rows;
 use crate::id::{GameId, TokenHash};
+use crate::name::PlayerName;
 use crate::room::{RoomRecord, SeatName};
 use crate::store::record::{digest, int};
 use crate::store::{Change, ChangeKind, Listing, StoreError};
@@ -188,14 +189,15 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                            offer, entry, invite, key)
+                            offer, entry, invite, key, x_name, o_name)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms))
+                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
-            digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch()
+            digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch(),
+            o_name = excluded.o_name
          WHERE rooms.version < excluded.version
          RETURNING key",
         )?
@@ -220,6 +222,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 r.offer.map(|seat| SeatName(seat).as_str()),
                 r.entry.as_ref().map(GameId::as_str),
                 r.invite.as_ref().map(TokenHash::as_str),
+                r.names[0].as_ref().map(PlayerName::as_str),
+                r.names[1].as_ref().map(PlayerName::as_str),
             ],
             |row| row.get(0),
         )
