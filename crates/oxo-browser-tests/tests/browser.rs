@@ -26,6 +26,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+#[path = "browser/web.rs"]
+mod web;
+
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -1347,9 +1350,15 @@ fn the_board_fits_a_phone_screen() {
             "the board moved from {before} to {after} px between turns"
         );
 
-        // 15×15 fits too, with small cells; "Larger cells" makes them
-        // finger-sized and lets the board scroll in its box, never the page.
+        // 15×15 fits too, with small cells; "Larger cells" (on at first on
+        // a phone) makes them finger-sized and lets the board scroll in its
+        // box, never the page.
         start_game(&h, &c, "human", "15x15k5", "x").await;
+        find(&c, "#zoom")
+            .await
+            .click()
+            .await
+            .expect("Larger cells off");
         let fitted = layout(&c).await;
         assert_eq!(fitted.cells.len(), 225);
         assert!(fitted.scroll_width <= fitted.inner_width, "{fitted:?}");

@@ -49,8 +49,21 @@ function buildBoard(g) {
   fitZoom();
 }
 
-// Cells smaller than a fingertip get the "Larger cells" option.
-const FINGER_PX = 30;
+// Cells smaller than a fingertip get the "Larger cells" option, on at
+// first on a phone (a touch screen, or a narrow window) and afterwards as
+// the player last chose it.
+// (A mouse points finer: on other screens the option comes below 30 px.)
+const FINGER_PX = 32;
+const MOUSE_PX = 30;
+const PHONE = '(pointer: coarse), (max-width: 40rem)';
+const ZOOM_KEY = 'oxo.zoom';
+
+function zoomWanted() {
+  let chosen = null;
+  try { chosen = localStorage.getItem(ZOOM_KEY); } catch (e) { /* no storage */ }
+  return chosen ? chosen === 'on' : matchMedia(PHONE).matches;
+}
+
 export function fitZoom() {
   const g = S && S.game;
   if (!g) return;
@@ -61,16 +74,46 @@ export function fitZoom() {
   const fitted = first ? first.getBoundingClientRect().width : 0;
   board.classList.toggle('zoomed', zoomed);
   if (!fitted) return; // not on screen yet
-  const small = fitted < FINGER_PX;
+  const small = fitted < (matchMedia(PHONE).matches ? FINGER_PX : MOUSE_PX);
   $('zoom-toggle').hidden = !small;
-  if (!small && zoomed) { $('zoom').checked = false; board.classList.remove('zoomed'); }
+  setZoom(small && zoomWanted());
+}
+
+// The player's choice, kept for the next big board.
+function chooseZoom(on) {
+  try { localStorage.setItem(ZOOM_KEY, on ? 'on' : 'off'); } catch (e) { /* no storage */ }
+  setZoom(on);
 }
 
 export function setZoom(on) {
+  $('zoom').checked = on;
   $('board').classList.toggle('zoomed', on);
-  const [r, c] = S.game && S.game.last ? S.game.last : S.focus;
+  S.followed = '';
+  if (S.game) follow(shownGame());
+}
+
+// A zoomed board keeps its last move (else the focused cell) in view, in
+// its own box: the page never scrolls for it. Only a new last move moves
+// it, so a player who panned away is left there until the next move.
+function follow(g) {
+  if (!$('board').classList.contains('zoomed')) return;
+  const [r, c] = g.last ? g.last : S.focus;
+  const key = r + ',' + c;
   const cell = S.cells[r] && S.cells[r][c];
-  if (cell) cell.scrollIntoView({ block: 'nearest', inline: 'center' });
+  if (!cell || S.followed === key) return;
+  S.followed = key;
+  const wrap = $('board-wrap');
+  const box = wrap.getBoundingClientRect();
+  const corner = $('board').querySelector('.coord.corner').getBoundingClientRect();
+  // What the box shows, less the pinned coordinates along its top and left.
+  const left = box.left + wrap.clientLeft + corner.width;
+  const top = box.top + wrap.clientTop + corner.height;
+  const right = box.left + wrap.clientLeft + wrap.clientWidth;
+  const bottom = box.top + wrap.clientTop + wrap.clientHeight;
+  const at = cell.getBoundingClientRect();
+  const dx = at.left < left || at.right > right ? (at.left + at.right - left - right) / 2 : 0;
+  const dy = at.top < top || at.bottom > bottom ? (at.top + at.bottom - top - bottom) / 2 : 0;
+  if (dx || dy) wrap.scrollBy(dx, dy);
 }
 
 function hintOf(r, c) {
@@ -132,6 +175,7 @@ export function draw() {
   if (myTurn && !isOff(target) && (hadFocus || (S.wantFocus && document.activeElement === document.body))) {
     target.focus();
   }
+  follow(g);
   drawStatus(g);
   drawRecord();
 }
@@ -179,6 +223,6 @@ export function wire() {
   board.addEventListener('focusout', (e) => {
     if (S && e.relatedTarget && !board.contains(e.relatedTarget)) S.wantFocus = false;
   });
-  $('zoom').addEventListener('change', () => { if (S && S.game) setZoom($('zoom').checked); });
+  $('zoom').addEventListener('change', () => { if (S && S.game) chooseZoom($('zoom').checked); });
   window.addEventListener('resize', fitZoom);
 }

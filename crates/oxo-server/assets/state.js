@@ -38,6 +38,8 @@ export function freshState(id) {
     id, seat: null, token: null, game: null, shown: -1, ws: null, wsTimer: 0, backoff: 500,
     live: false, closed: false, busy: false, sent: null, postMoves: false, hints: null, hintNoted: false, focus: [0, 0],
     wantFocus: false, built: '', cells: [],
+    // The cell a zoomed board last brought into view (board.js).
+    followed: '',
     // The move list: past rounds once fetched, and what the board shows
     // (null: the game as it stands; else a round and a number of moves).
     record: null, view: null, presence: null,
