@@ -53,6 +53,12 @@ pub enum ApiError {
     /// The store failed; nothing was changed (503).
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
+    /// The store failed while saving and could not tell whether the change
+    /// was saved (503).
+    #[error(
+        "the database failed while saving, and whether the change was saved is unknown; retry with the same Idempotency-Key, or reload the game to see"
+    )]
+    OutcomeUnknown(StoreError),
     /// Too many writes from one address (429); try again after this long.
     #[error("too many requests from your address; try again in {} s", retry_after(*.0))]
     TooMany(std::time::Duration),
@@ -86,7 +92,9 @@ impl ApiError {
             ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Store(_) | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(_) | ApiError::OutcomeUnknown(_) | ApiError::NotReady(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -126,6 +134,7 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         match error {
             StoreError::Corrupt(e) => ApiError::Corrupt(e),
+            unknown @ StoreError::Unknown(_) => ApiError::OutcomeUnknown(unknown),
             other => ApiError::Store(other),
         }
     }
@@ -167,7 +176,9 @@ impl ApiError {
     /// failures that are the server's.
     fn body(&self, on_socket: bool) -> String {
         match self {
-            ApiError::Store(e) => tracing::error!(error = %e, "store failed"),
+            ApiError::Store(e) | ApiError::OutcomeUnknown(e) => {
+                tracing::error!(error = %e, "store failed");
+            }
             ApiError::Corrupt(e) | ApiError::Internal(e) => tracing::error!(error = %e, "{self}"),
             _ => {}
         }
@@ -181,6 +192,10 @@ impl ApiError {
             retry_after: Option<u64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             game: Option<&'a RawValue>,
+            /// On a 503: whether the request changed nothing (`"unchanged"`)
+            /// or may have (`"unknown"`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            outcome: Option<&'static str>,
         }
         let game = match self {
             ApiError::Conflict {
@@ -197,6 +212,11 @@ impl ApiError {
             status: on_socket.then(|| self.status().as_u16()),
             retry_after,
             game,
+            outcome: match self {
+                ApiError::Store(_) => Some("unchanged"),
+                ApiError::OutcomeUnknown(_) => Some("unknown"),
+                _ => None,
+            },
         })
         .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned())
     }

@@ -52,4 +52,4 @@ pub use listen::{Limits, Rate};
 pub use routes::{BODY_LIMIT, app};
 pub use server::run;
 pub use state::AppState;
-pub use store::{MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};
+pub use store::{CommitFault, MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};

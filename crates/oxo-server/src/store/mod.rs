@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 
 pub use memory::MemoryStore;
-pub use postgres::{LISTENER_NAME, PgStore};
+pub use postgres::{CommitFault, LISTENER_NAME, PgStore};
 pub use sqlite::SqliteStore;
 
 use crate::id::GameId;
@@ -162,6 +162,14 @@ pub enum StoreError {
     /// was saved.
     #[error("commit failed: {0}")]
     CommitFailed(String),
+    /// The write failed in a way that leaves its outcome unknown: the
+    /// database may or may not have committed it (PostgreSQL: the
+    /// connection failed after the change was sent and the database could
+    /// not be asked in time; SQLite: an I/O error while committing). Memory
+    /// keeps the state before it; a retry with the same idempotency key is
+    /// safe.
+    #[error("the outcome of the write is unknown: {0}")]
+    Unknown(String),
     /// The store's worker has stopped (the server is shutting down).
     #[error("the store is closed")]
     Closed,

@@ -6,7 +6,8 @@
 //! - `limits`: every limit against a misbehaving client;
 //! - `nodes`: several nodes on one throwaway PostgreSQL;
 //! - `fuzz_bodies`: the JSON bodies fuzzed;
-//! - `lobby_life`: the lobby shows only the games someone is at.
+//! - `lobby_life`: the lobby shows only the games someone is at, names, pages;
+//! - `lost_commits`: PostgreSQL connections lost mid-commit.
 
 mod api;
 mod common;
@@ -14,4 +15,5 @@ mod fuzz_bodies;
 mod limits;
 mod live;
 mod lobby_life;
+mod lost_commits;
 mod nodes;

@@ -1,12 +1,27 @@
 //! The committer: one per node, taking the changes that wait and committing
 //! them together in one transaction (group commit), each change one
 //! statement under the version guard that also announces it.
+//!
+//! A change's answer is always its true outcome. When the database answers
+//! (rows written, or an error of its own) the outcome is certain. When the
+//! connection fails after a change was sent, the database may have
+//! committed it or not, so the committer finds out ([`PgStore::settle`]):
+//! on a new connection it first ends the old connection's server process
+//! (so a transaction still in flight there can no longer commit), then
+//! reads the room's stored version. At the change's version with its
+//! digest, it was committed: success. Below it, it certainly was not: the
+//! usual failure. Another state at or above it: a conflict, which the hub
+//! answers with the room as it stands. Not reachable within
+//! [`SETTLE_WITHIN`]: [`StoreError::Unknown`], which the API answers with a
+//! 503 that says the outcome is unknown.
 
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::pool::{Backend, Conn, connect};
 use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
@@ -46,6 +61,42 @@ pub(super) type Pending = (Change, oneshot::Sender<Result<(), StoreError>>);
 
 /// Changes committed in one transaction, at most.
 const BATCH: usize = 64;
+
+/// How long the committer tries to reach the database to learn the outcome
+/// of changes whose connection failed after they were sent.
+pub(super) const SETTLE_WITHIN: Duration = Duration::from_secs(5);
+
+/// A failure a test asks the committer to suffer, once, on the next change
+/// it commits alone (see [`PgStore::inject`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommitFault {
+    /// The change commits, and its answer is lost with the connection.
+    AnswerLost,
+    /// The change is sent inside a transaction, and the connection is lost
+    /// before the transaction commits.
+    LostBeforeCommit,
+    /// The change commits, its answer is lost with the connection, and
+    /// every attempt to learn its outcome fails as if the database were
+    /// down, for as long as the committer tries to learn it (5 s).
+    Unreachable,
+}
+
+/// What came of a statement sent to the database.
+enum Sent {
+    /// The database answered: rows written, or its own error. Certain.
+    Answered(Result<u64, tokio_postgres::Error>),
+    /// No answer came (the connection failed): the outcome is to be found.
+    Lost(String),
+}
+
+impl Sent {
+    fn of(result: Result<u64, tokio_postgres::Error>) -> Sent {
+        match result {
+            Err(e) if e.as_db_error().is_none() => Sent::Lost(StoreError::from(e).to_string()),
+            answered => Sent::Answered(answered),
+        }
+    }
+}
 
 /// The committer: takes whatever changes are waiting (at most [`BATCH`]),
 /// commits them together, answers each, and again.
@@ -230,14 +281,13 @@ impl PgStore {
                 return;
             }
             if client.is_closed() {
-                // Whether it committed is unknown: say so to each, as a
-                // single statement's lost answer would.
+                // The batch may or may not have committed: find out.
                 let message = committed.err().map_or_else(
                     || "the connection closed".to_owned(),
                     |e| StoreError::from(e).to_string(),
                 );
-                for (_, reply) in ready {
-                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                for (change, reply) in ready {
+                    let _ = reply.send(self.settle(&change, conn.backend, &message).await);
                 }
                 return;
             }
@@ -245,22 +295,144 @@ impl PgStore {
         }
         let (mut saved, mut refused_by_storage) = (false, false);
         for ((change, reply), row) in ready.into_iter().zip(&rows) {
-            let result = conn.client.execute(&conn.commit, &row.params(node)).await;
-            match &result {
-                Ok(_) => saved = true,
-                Err(e) => refused_by_storage |= storage_failed(e),
-            }
-            let _ = reply.send(
-                result
-                    .map_err(StoreError::from)
-                    .and_then(|n| written(&change, n)),
-            );
+            let result = match self.send(&conn, &row.params(node)).await {
+                Sent::Answered(result) => {
+                    match &result {
+                        Ok(_) => saved = true,
+                        Err(e) => refused_by_storage |= storage_failed(e),
+                    }
+                    result
+                        .map_err(StoreError::from)
+                        .and_then(|n| written(&change, n))
+                }
+                Sent::Lost(message) => self.settle(&change, conn.backend, &message).await,
+            };
+            let _ = reply.send(result);
         }
         if refused_by_storage || saved {
             self.inner
                 .writes_failing
                 .store(refused_by_storage, Ordering::Relaxed);
         }
+    }
+}
+
+impl PgStore {
+    /// Send one change's statement on `conn`, suffering the fault a test
+    /// injected, if any.
+    async fn send(
+        &self,
+        conn: &Conn,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Sent {
+        let fault = self
+            .inner
+            .fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        let client = &conn.client;
+        match fault {
+            None => Sent::of(client.execute(&conn.commit, params).await),
+            Some(fault @ (CommitFault::AnswerLost | CommitFault::Unreachable)) => {
+                match client.execute(&conn.commit, params).await {
+                    Ok(_) => {
+                        let down = fault == CommitFault::Unreachable;
+                        self.inner.unreachable.store(down, Ordering::SeqCst);
+                        Sent::Lost("the connection was lost (a test's fault)".into())
+                    }
+                    failed => Sent::of(failed),
+                }
+            }
+            Some(CommitFault::LostBeforeCommit) => {
+                if let Err(e) = client.batch_execute("BEGIN").await {
+                    return Sent::of(Err(e));
+                }
+                match client.execute(&conn.commit, params).await {
+                    // Left open: finding out ends it, uncommitted.
+                    Ok(_) => Sent::Lost("the connection was lost (a test's fault)".into()),
+                    failed => Sent::of(failed),
+                }
+            }
+        }
+    }
+
+    /// The true outcome of `change`, sent on the connection served by
+    /// `backend`, which failed with `message` before it answered: see the
+    /// module docs.
+    async fn settle(
+        &self,
+        change: &Change,
+        backend: Backend,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        let asked = tokio::time::timeout(SETTLE_WITHIN, async {
+            loop {
+                match self.stored(change, backend).await {
+                    Ok(stored) => return stored,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "cannot learn a lost change's outcome yet");
+                        tokio::time::sleep(Duration::from_millis(250)).await;
+                    }
+                }
+            }
+        })
+        .await;
+        self.inner.unreachable.store(false, Ordering::SeqCst);
+        let room = &change.room;
+        let Ok(stored) = asked else {
+            tracing::warn!(game = %room.id.for_log(), version = room.version, "a change's outcome is unknown");
+            return Err(StoreError::Unknown(format!(
+                "{message}, and the database could not be reached within {} s to learn whether the change was saved",
+                SETTLE_WITHIN.as_secs()
+            )));
+        };
+        let ours = digest(room);
+        match stored {
+            // Only this change makes a room with this (random) id.
+            Some(_) if change.kind == ChangeKind::Create => Ok(()),
+            Some((version, stored)) if version == int(room.version) && stored == ours => Ok(()),
+            Some((version, _)) if version >= int(room.version) => written(change, 0),
+            // Not there, or at an older version: certainly not committed.
+            _ => Err(StoreError::Postgres(format!(
+                "{message}; the change was not saved"
+            ))),
+        }
+    }
+
+    /// On a new connection: end the server process behind `backend` (and
+    /// wait until it has ended), then read the room's stored version and
+    /// digest.
+    async fn stored(
+        &self,
+        change: &Change,
+        backend: Backend,
+    ) -> Result<Option<(i64, String)>, StoreError> {
+        if self.inner.unreachable.load(Ordering::SeqCst) {
+            return Err(StoreError::Postgres("unreachable (a test's fault)".into()));
+        }
+        let client = connect(self.inner.pool.config()).await?;
+        // A transaction that process still holds can then never commit.
+        let ended = client
+            .query_opt(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+                 WHERE pid = $1 AND extract(epoch FROM backend_start)::float8 = $2",
+                &[&backend.pid, &backend.started],
+            )
+            .await?;
+        if ended.is_some_and(|row| !row.get::<_, bool>(0)) {
+            return Err(StoreError::Postgres(format!(
+                "server process {} has not ended yet",
+                backend.pid
+            )));
+        }
+        let row = client
+            .query_opt(
+                "SELECT version, digest FROM rooms WHERE id = $1",
+                &[&change.room.id.as_str()],
+            )
+            .await?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
     }
 }
 

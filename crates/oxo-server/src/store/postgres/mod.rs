@@ -48,6 +48,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::Config;
 
+pub use self::commit::CommitFault;
 use self::commit::{Pending, commit_loop};
 use self::listen::{PRESENCE, listen};
 use self::pool::{Conn, Pool};
@@ -78,6 +79,10 @@ struct Inner {
     /// Whether the last writes failed for the database's sake (see
     /// [`commit::storage_failed`]): readiness fails until a write works.
     writes_failing: AtomicBool,
+    /// A failure a test asked for (see [`PgStore::inject`]).
+    fault: std::sync::Mutex<Option<CommitFault>>,
+    /// Set by [`CommitFault::Unreachable`] until its change is settled.
+    unreachable: AtomicBool,
 }
 
 /// Rooms in a PostgreSQL database that several servers may share. Cheap to
@@ -121,6 +126,8 @@ impl PgStore {
                 committer,
                 node: node_name(),
                 writes_failing: AtomicBool::new(false),
+                fault: std::sync::Mutex::new(None),
+                unreachable: AtomicBool::new(false),
             }),
         };
         // It ends when the store does (its last sender gone).
@@ -148,6 +155,17 @@ impl PgStore {
             config.get_ports().first().copied().unwrap_or(5432),
             config.get_dbname().unwrap_or("")
         )
+    }
+
+    /// Make the next change committed alone suffer `fault`, for tests of
+    /// what a lost connection mid-commit answers (a change committed with
+    /// others in one transaction does not take it).
+    pub fn inject(&self, fault: CommitFault) {
+        *self
+            .inner
+            .fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(fault);
     }
 
     /// The name this node claims computer turns under.

@@ -18,6 +18,9 @@ const SIZE: usize = 8;
 /// One connection and its prepared statements.
 pub(super) struct Conn {
     pub client: Client,
+    /// Which server process serves it, so that a connection lost mid-commit
+    /// can be fenced off (see `commit::settle`).
+    pub backend: Backend,
     pub commit: Statement,
     pub load: Statement,
     pub load_watch: Statement,
@@ -64,6 +67,7 @@ impl Pool {
             return Ok(conn);
         }
         let client = connect(&self.config).await?;
+        let backend = Backend::of(&client).await?;
         let load_where = |clause: &str| format!("{LOAD} WHERE {clause} = $1");
         let conn = Arc::new(Conn {
             commit: client.prepare(COMMIT).await?,
@@ -84,9 +88,35 @@ impl Pool {
                 .prepare("SELECT id FROM rooms WHERE entry = $1")
                 .await?,
             client,
+            backend,
         });
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
         Ok(conn)
+    }
+}
+
+/// The server process behind a connection: its pid and when it started
+/// (pids are reused, the pair is not).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Backend {
+    pub pid: i32,
+    pub started: f64,
+}
+
+impl Backend {
+    /// The process serving `client`.
+    async fn of(client: &Client) -> Result<Backend, StoreError> {
+        let row = client
+            .query_one(
+                "SELECT pid, extract(epoch FROM backend_start)::float8 FROM pg_stat_activity
+                 WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .await?;
+        Ok(Backend {
+            pid: row.try_get(0)?,
+            started: row.try_get(1)?,
+        })
     }
 }
 

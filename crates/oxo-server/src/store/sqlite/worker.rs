@@ -129,8 +129,21 @@ fn ping(conn: &Connection, writes: &mut Writes) -> Result<(), StoreError> {
 
 /// Commit `writes` in one transaction, answer each, and say whether the
 /// storage took them.
+///
+/// Each answer is the write's true outcome. The connection is this
+/// process's own and every call returns, so nothing is ever lost on the
+/// way; and a transaction whose `COMMIT` fails is rolled back, so its
+/// writes are not saved: certain, with one exception. In WAL mode a commit
+/// appends its pages to the WAL file, the last marked as a commit, then
+/// syncs the file; when that fails with an I/O error (`SQLITE_IOERR`, such
+/// as a failed `fsync`), the marked pages may be whole in the file, and
+/// the recovery of the next open would replay them. So an I/O error from
+/// the `COMMIT` itself is [`StoreError::Unknown`]; any other failure
+/// (including a full disk, where the commit mark is never written whole)
+/// certainly saved nothing.
 pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> Writes {
     let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(writes.len());
+    let mut at_commit = false;
     let outcome = (|| -> Result<(), rusqlite::Error> {
         let mut tx = conn.transaction()?;
         for (change, _) in writes.iter() {
@@ -146,6 +159,7 @@ pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> 
                 }
             }
         }
+        at_commit = true;
         tx.commit()
     })();
     let failed = match &outcome {
@@ -157,6 +171,12 @@ pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> 
     };
     for (i, (_, reply)) in writes.drain(..).enumerate() {
         let result = match &outcome {
+            Err(e)
+                if at_commit
+                    && e.sqlite_error_code() == Some(rusqlite::ErrorCode::SystemIoFailure) =>
+            {
+                Err(StoreError::Unknown(format!("SQLite could not commit: {e}")))
+            }
             // The transaction failed as a whole: nothing of it is durable.
             Err(e) => Err(StoreError::CommitFailed(e.to_string())),
             Ok(()) => results

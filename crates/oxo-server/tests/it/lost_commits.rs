@@ -1,0 +1,113 @@
+//! A 503 says "nothing changed" only when that is certain: PostgreSQL
+//! connections lost mid-commit, each way, injected deterministically with
+//! `PgStore::inject` on a real database.
+
+use std::sync::Arc;
+
+use oxo_server::{CommitFault, PgStore};
+use oxo_test_support::{Client, InProcess, Postgres, seated_game};
+use serde_json::{Value, json};
+
+/// A node on `db`, the store kept to inject faults, and a game between two
+/// people on it.
+async fn node(db: &Postgres) -> (PgStore, InProcess, Client, oxo_test_support::Seated) {
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    let server = InProcess::start(Arc::new(store.clone())).await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({"size": "3x3"})).await.unwrap();
+    (store, server, client, game)
+}
+
+async fn play(client: &Client, id: &str, token: &str, row: u32, col: u32) -> (u16, Value) {
+    client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &json!({"row": row, "col": col}),
+        )
+        .await
+}
+
+/// Server processes holding a transaction open.
+fn open_transactions(db: &Postgres) -> String {
+    db.psql("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_committed_before_its_answer_was_lost_is_answered_as_played() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let (store, _server, client, game) = node(&db).await;
+    store.inject(CommitFault::AnswerLost);
+    let (status, played) = play(&client, &game.id, &game.x, 1, 1).await;
+    assert_eq!(status, 200, "it was committed: {played}");
+    assert_eq!(played["game"]["board"], ".../.X./...");
+    assert_eq!(
+        client.get_json(&format!("/api/games/{}", game.id)).await["version"],
+        played["game"]["version"]
+    );
+    // And the node goes on: O answers.
+    assert_eq!(play(&client, &game.id, &game.o, 0, 0).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_lost_before_its_commit_is_a_503_that_changed_nothing() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let (store, _server, client, game) = node(&db).await;
+    store.inject(CommitFault::LostBeforeCommit);
+    let (status, refused) = play(&client, &game.id, &game.x, 1, 1).await;
+    assert_eq!(status, 503, "{refused}");
+    assert_eq!(
+        refused,
+        json!({
+            "error": "the game could not be saved, so nothing changed; try again",
+            "outcome": "unchanged"
+        })
+    );
+    let stored = db
+        .psql(&format!(
+            "SELECT version, (SELECT count(*) FROM moves) FROM rooms WHERE id = '{}'",
+            game.id
+        ))
+        .unwrap();
+    assert_eq!(stored, "2|0", "joined, and no move");
+    assert_eq!(
+        open_transactions(&db),
+        "0",
+        "the lost connection's transaction was ended, so it can never commit"
+    );
+    assert_eq!(
+        client.get_json(&format!("/api/games/{}", game.id)).await["board"],
+        ".../.../..."
+    );
+    // Tried again, it is played once.
+    let (status, played) = play(&client, &game.id, &game.x, 1, 1).await;
+    assert_eq!((status, &played["game"]["version"]), (200, &json!(3)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_whose_outcome_cannot_be_learned_is_a_503_that_says_so() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let (store, _server, client, game) = node(&db).await;
+    store.inject(CommitFault::Unreachable);
+    let (status, unknown) = play(&client, &game.id, &game.x, 1, 1).await;
+    assert_eq!(status, 503, "{unknown}");
+    assert_eq!(
+        unknown,
+        json!({
+            "error": "the database failed while saving, and whether the change was saved is \
+                      unknown; retry with the same Idempotency-Key, or reload the game to see",
+            "outcome": "unknown"
+        })
+    );
+    // It had in fact been committed: a read shows it, and the same move
+    // again is refused with the game as it stands, never played twice.
+    assert_eq!(
+        client.get_json(&format!("/api/games/{}", game.id)).await["board"],
+        ".../.X./..."
+    );
+    let (status, again) = play(&client, &game.id, &game.x, 1, 1).await;
+    assert_eq!(status, 409, "{again}");
+    assert_eq!(again["game"]["board"], ".../.X./...");
+}
