@@ -1,0 +1,83 @@
+"""oxo for Python: m,n,k games (tic-tac-toe to gomoku) for reinforcement learning.
+
+The rules, players and solver are oxo's Rust crates; this package is their
+Python face:
+
+- ``Game(rows, cols, k)``: one game, move by move (play, undo, legal moves,
+  winner, copy, oxo's notation, NumPy boards);
+- ``VectorGame(n, rows, cols, k)``: ``n`` games stepped in one call, NumPy
+  arrays in and out, for self-play at speed;
+- ``env(rows=..., cols=..., k=...)``: an environment with PettingZoo's AEC API,
+  as its tic-tac-toe (needs ``pettingzoo``: ``pip install 'oxo[pettingzoo]'``);
+- ``Strategy(name, seed=...)``: oxo's computer players as opponents;
+- ``solve(position)``: the exact value of a position and of every move.
+
+Actions are ``row * cols + col``. Every refusal is an ``OxoError`` (a
+``ValueError``) with a message saying what was wrong.
+"""
+
+from ._oxo import (
+    STRATEGIES,
+    Game,
+    IllegalMoveError,
+    ModelError,
+    OxoError,
+    RulesError,
+    Solution,
+    SolveError,
+    Strategy,
+    StrategyError,
+    VectorGame,
+    __version__,
+    solve,
+)
+
+__all__ = [
+    "STRATEGIES",
+    "Game",
+    "IllegalMoveError",
+    "ModelError",
+    "OxoError",
+    "RulesError",
+    "Solution",
+    "SolveError",
+    "Strategy",
+    "StrategyError",
+    "VectorGame",
+    "__version__",
+    "env",
+    "raw_env",
+    "solve",
+]
+
+
+def env(rows=3, cols=3, k=None, render_mode=None):
+    """An m,n,k game with PettingZoo's AEC API, wrapped as PettingZoo's classic
+    environments are: an illegal move ends the game with the mover losing
+    (reward -1, the other 0), an action outside the action space is an error,
+    and calls out of order are refused.
+
+    Observations are ``{"observation": (rows, cols, 2) int8, "action_mask":
+    (rows * cols,) int8}`` from the observing agent's side (plane 0 its own
+    marks), actions ``row * cols + col``, rewards +1 / -1 / 0 at the end.
+    ``render_mode="ansi"`` makes ``render()`` return the board as text.
+    """
+    from pettingzoo.utils import wrappers
+
+    from .aec import raw_env
+
+    e = raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def __getattr__(name):
+    # raw_env subclasses PettingZoo's AECEnv: import PettingZoo only when
+    # it is asked for, so the rest of oxo needs only NumPy.
+    if name == "raw_env":
+        from .aec import raw_env
+
+        return raw_env
+    raise AttributeError(f"module 'oxo' has no attribute {name!r}")

@@ -1,0 +1,135 @@
+//! `oxo.solve`: the exact solver as an oracle.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use oxo_ai::solver::DEFAULT_TABLE_BYTES;
+use oxo_ai::{Eval, Solver};
+use oxo_core::{Game, Rules};
+use pyo3::prelude::*;
+
+use crate::errors::{SolveError, raise};
+use crate::game::PyGame;
+
+/// Solvers kept between calls, the most recently used last: each keeps
+/// what it learned in its table, so a run of positions on one board is
+/// solved much faster than one by one.
+static SOLVERS: Mutex<Vec<Solver>> = Mutex::new(Vec::new());
+
+/// Boards solved at once keep this many solvers (each owns its table).
+const KEPT_SOLVERS: usize = 2;
+
+/// A table for `rules`: a small board needs far less than the default.
+fn table_bytes(rules: Rules) -> usize {
+    if rules.cell_count() <= 16 {
+        4 << 20
+    } else {
+        DEFAULT_TABLE_BYTES
+    }
+}
+
+/// The perfect-play value of a position and of each legal move.
+///
+/// Values are for the player who moves: `1` a win, `0` a draw, `-1` a loss;
+/// distances are plies (single moves) to the end of the game when the
+/// winner wins as fast as possible and the loser holds out as long as
+/// possible (a draw ends with the board full).
+#[pyclass(module = "oxo", name = "Solution", frozen, get_all)]
+#[derive(Debug)]
+pub struct PySolution {
+    /// The position, in oxo's notation.
+    position: String,
+    /// `"X"` or `"O"`: the player to move in the position.
+    to_move: &'static str,
+    /// The position's value for the player to move: 1, 0 or -1.
+    value: i8,
+    /// Plies to the end under perfect play (0 once the game is over).
+    distance: u32,
+    /// Every legal action with `(value, distance)` for the player making
+    /// it: the value of the position it leads to, seen by the mover.
+    moves: BTreeMap<usize, (i8, u32)>,
+    /// The actions that keep the position's value at its best distance,
+    /// in increasing order.
+    best_moves: Vec<usize>,
+    /// Positions the solver visited for this answer.
+    nodes: u64,
+}
+
+#[pymethods]
+impl PySolution {
+    fn __repr__(&self) -> String {
+        format!(
+            "oxo.Solution(position={:?}, to_move={:?}, value={}, distance={}, best_moves={:?})",
+            self.position, self.to_move, self.value, self.distance, self.best_moves
+        )
+    }
+}
+
+/// The position a caller gave: a `Game`, or notation with `k`.
+#[derive(FromPyObject)]
+pub(crate) enum Position {
+    Game(PyGame),
+    Notation(String),
+}
+
+/// Solve `position` exactly: its value for the player to move, the
+/// distance to the end, and every legal move's value.
+///
+/// `position` is an `oxo.Game` or a position in oxo's notation
+/// (`"X.O/.X./..O"`, with `k` in a row to win, by default the shorter
+/// side). The solver handles boards whose rows × (cols + 1) is at most 64
+/// (7×7 fits); large boards with few marks can take very long: `budget`
+/// caps the positions visited, past which `oxo.SolveError` is raised.
+/// Raises `oxo.SolveError` for a board too large, `oxo.RulesError` for
+/// text that is not a position play can reach.
+#[pyfunction]
+#[pyo3(signature = (position, k = None, budget = None))]
+pub(crate) fn solve(
+    py: Python<'_>,
+    position: Position,
+    k: Option<u32>,
+    budget: Option<u64>,
+) -> PyResult<PySolution> {
+    let game = match position {
+        Position::Game(game) => game.game,
+        Position::Notation(text) => PyGame::from_notation(&text, k)?.game,
+    };
+    let analysis = py.detach(|| {
+        let mut solvers = SOLVERS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let rules = game.rules();
+        let mut solver = match solvers.iter().position(|s| s.rules() == rules) {
+            Some(i) => solvers.remove(i),
+            None => Solver::new(rules, table_bytes(rules)).map_err(raise::<SolveError>)?,
+        };
+        solver.set_budget(budget);
+        let analysis = solver.analyse(&game);
+        solvers.push(solver);
+        if solvers.len() > KEPT_SOLVERS {
+            solvers.remove(0);
+        }
+        analysis.map_err(raise::<SolveError>)
+    })?;
+    Ok(solution(&game, &analysis))
+}
+
+fn solution(game: &Game, analysis: &oxo_ai::Analysis) -> PySolution {
+    let rules = game.rules();
+    let pair = |e: Eval| (e.value.sign(), e.plies);
+    let mut best_moves: Vec<usize> = analysis.best_moves().map(|c| rules.index(c)).collect();
+    best_moves.sort_unstable();
+    PySolution {
+        position: game.to_string(),
+        to_move: crate::game::name(game.to_move()),
+        value: analysis.eval.value.sign(),
+        distance: analysis.eval.plies,
+        moves: analysis
+            .moves
+            .iter()
+            .map(|&(cell, eval)| (rules.index(cell), pair(eval)))
+            .collect(),
+        best_moves,
+        nodes: analysis.nodes,
+    }
+}

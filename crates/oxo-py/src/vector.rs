@@ -1,0 +1,319 @@
+//! `oxo.VectorGame`: many games of one board stepped in one call.
+
+use numpy::ndarray::Array;
+use numpy::{
+    AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArray3, PyArray4, PyArrayLike1,
+    PyUntypedArrayMethods,
+};
+use oxo_ai::{SeededRng, rng_from_seed};
+use oxo_core::{Cell, Game, MoveError, Outcome, Rules};
+use pyo3::prelude::*;
+use rand::RngExt;
+
+use crate::errors::{IllegalMoveError, raise};
+use crate::game::{Move, PyGame, cell_of, move_message, rules, sign};
+
+/// A batch of `n` games on one board, stepped together: one call plays a
+/// move on every board, with NumPy arrays in and out and the GIL released
+/// while Rust works, for self-play at speed.
+///
+/// Board `i` is an `oxo.Game` of its own (`game(i)` copies it out);
+/// stepping the batch plays, on each board, what `oxo.Game.play` would.
+#[pyclass(module = "oxo", name = "VectorGame")]
+#[derive(Debug)]
+pub struct PyVectorGame {
+    rules: Rules,
+    games: Vec<Game>,
+    rng: SeededRng,
+}
+
+/// What `step` returns: the rewards and which games are over.
+type StepResult<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<bool>>);
+
+/// How one board answers a step.
+#[derive(Clone, Copy)]
+enum Step {
+    /// No move on this board (action -1).
+    Skip,
+    /// Play this cell.
+    Play(Cell),
+}
+
+impl PyVectorGame {
+    fn cells(&self) -> usize {
+        self.rules.cell_count()
+    }
+
+    fn shape2(&self) -> (usize, usize) {
+        (self.rules.rows() as usize, self.rules.cols() as usize)
+    }
+
+    /// Each board's step for `actions`, or the first refusal, naming the
+    /// board: checked for every board before any is played.
+    fn steps(&self, actions: &[i64]) -> PyResult<Vec<Step>> {
+        if actions.len() != self.games.len() {
+            return Err(raise::<IllegalMoveError>(format!(
+                "{} actions for {} boards: give one action a board (-1 for none)",
+                actions.len(),
+                self.games.len()
+            )));
+        }
+        let refuse = |i: usize, game: &Game, action: i64, e: MoveError| {
+            raise::<IllegalMoveError>(format!(
+                "board {i}: {}",
+                move_message(game, Move::Action(action), e)
+            ))
+        };
+        self.games
+            .iter()
+            .zip(actions)
+            .enumerate()
+            .map(|(i, (game, &action))| {
+                if action == -1 {
+                    return Ok(Step::Skip);
+                }
+                let cell =
+                    cell_of(game, Move::Action(action)).map_err(|e| refuse(i, game, action, e))?;
+                match game.get(cell) {
+                    Some(by) => Err(refuse(i, game, action, MoveError::Occupied { cell, by })),
+                    None => Ok(Step::Play(cell)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A uniformly random empty cell of `game` (an unfinished game has one):
+/// a few draws of any cell, kept when empty, then a draw among the empty
+/// cells counted. Each stage picks uniformly among the empty cells, so
+/// the choice is uniform, and on the sparse boards of most games it costs
+/// one or two draws instead of a scan of the board.
+fn random_empty(game: &Game, rng: &mut SeededRng) -> usize {
+    let cells = game.cells();
+    for _ in 0..8 {
+        let i = rng.random_range(0..cells.len());
+        if cells[i].is_none() {
+            return i;
+        }
+    }
+    let empty = cells.len() - game.move_count();
+    let pick = rng.random_range(0..empty);
+    cells
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_none())
+        .nth(pick)
+        .map(|(i, _)| i)
+        .expect("an unfinished game has an empty cell")
+}
+
+#[pymethods]
+impl PyVectorGame {
+    /// `n` empty `rows`×`cols` boards, X to move on each, `k` in a row to
+    /// win (by default the shorter side). `seed` fixes `random_actions`.
+    #[new]
+    #[pyo3(signature = (n, rows = 3, cols = 3, k = None, seed = 0))]
+    fn new(n: usize, rows: u32, cols: u32, k: Option<u32>, seed: u64) -> PyResult<Self> {
+        let rules = rules(rows, cols, k)?;
+        Ok(PyVectorGame {
+            rules,
+            games: vec![Game::new(rules); n],
+            rng: rng_from_seed(seed),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Rows of every board.
+    #[getter]
+    fn rows(&self) -> u32 {
+        self.rules.rows()
+    }
+
+    /// Columns of every board.
+    #[getter]
+    fn cols(&self) -> u32 {
+        self.rules.cols()
+    }
+
+    /// Marks in a row that win.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.rules.k()
+    }
+
+    /// Empty the boards where `mask` (a `(n,)` array of bools) is true, or
+    /// every board when it is `None`.
+    #[pyo3(signature = (mask = None))]
+    fn reset(&mut self, mask: Option<PyArrayLike1<'_, bool, AllowTypeChange>>) -> PyResult<()> {
+        let empty = Game::new(self.rules);
+        match mask {
+            None => self.games.iter_mut().for_each(|g| g.clone_from(&empty)),
+            Some(mask) => {
+                if mask.len() != self.games.len() {
+                    return Err(raise::<IllegalMoveError>(format!(
+                        "a mask of {} for {} boards",
+                        mask.len(),
+                        self.games.len()
+                    )));
+                }
+                let mask = mask.as_slice()?;
+                for (g, &reset) in self.games.iter_mut().zip(mask) {
+                    if reset {
+                        g.clone_from(&empty);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Play `actions[i]` (`row * cols + col`) on board `i` for its player
+    /// to move; `-1` plays nothing there. Returns `(rewards, dones)`:
+    /// int8 `1` where the move won for the player who made it, else `0`;
+    /// bool `True` where the board's game is over after the step.
+    ///
+    /// Every action is checked before any is played: one refused (off the
+    /// board, taken, or on a finished board) raises `oxo.IllegalMoveError`
+    /// naming the board, and no board changes.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
+    ) -> PyResult<StepResult<'py>> {
+        let actions = actions.as_slice()?.to_vec();
+        let steps = {
+            let this = &*self;
+            py.detach(|| this.steps(&actions))?
+        };
+        let games = &mut self.games;
+        let (rewards, dones) = py.detach(|| {
+            let mut rewards = vec![0i8; games.len()];
+            let mut dones = vec![false; games.len()];
+            for ((game, step), (r, d)) in games
+                .iter_mut()
+                .zip(steps)
+                .zip(rewards.iter_mut().zip(dones.iter_mut()))
+            {
+                if let Step::Play(cell) = step
+                    && matches!(game.play_unchecked(cell).outcome(), Some(Outcome::Win(_)))
+                {
+                    *r = 1;
+                }
+                *d = game.is_over();
+            }
+            (rewards, dones)
+        });
+        Ok((rewards.into_pyarray(py), dones.into_pyarray(py)))
+    }
+
+    /// A uniformly random legal action on every board (`-1` on finished
+    /// ones), drawn from the generator `seed` started.
+    fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let (games, rng) = (&self.games, &mut self.rng);
+        let actions = py.detach(|| {
+            games
+                .iter()
+                .map(|g| {
+                    if g.is_over() {
+                        -1
+                    } else {
+                        random_empty(g, rng) as i64
+                    }
+                })
+                .collect::<Vec<i64>>()
+        });
+        actions.into_pyarray(py)
+    }
+
+    /// Every board as PettingZoo's tic-tac-toe observes it, from its player
+    /// to move: a new `(n, rows, cols, 2)` int8 array.
+    fn observe<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray4<i8>> {
+        let cells = self.cells();
+        let games = &self.games;
+        let out = py.detach(|| {
+            let mut out = vec![0i8; games.len() * cells * 2];
+            for (g, o) in games.iter().zip(out.chunks_exact_mut(cells * 2)) {
+                crate::game::write_planes(g, g.to_move(), o);
+            }
+            out
+        });
+        let (rows, cols) = self.shape2();
+        Array::from_shape_vec((self.games.len(), rows, cols, 2), out)
+            .expect("two values a cell")
+            .into_pyarray(py)
+    }
+
+    /// The legal actions of every board: a new `(n, rows * cols)` int8
+    /// array of 0 and 1 (all 0 on finished boards).
+    fn action_masks<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i8>> {
+        let cells = self.cells();
+        let games = &self.games;
+        let out = py.detach(|| {
+            let mut out = vec![0i8; games.len() * cells];
+            for (g, o) in games.iter().zip(out.chunks_exact_mut(cells)) {
+                crate::game::write_mask(g, o);
+            }
+            out
+        });
+        Array::from_shape_vec((self.games.len(), cells), out)
+            .expect("one value a cell")
+            .into_pyarray(py)
+    }
+
+    /// Every board as a new `(n, rows, cols)` int8 array: 1 for X, -1 for
+    /// O, 0 for empty.
+    fn boards<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<i8>> {
+        let cells = self.cells();
+        let mut out = vec![0i8; self.games.len() * cells];
+        for (g, o) in self.games.iter().zip(out.chunks_exact_mut(cells)) {
+            crate::game::write_board(g, o);
+        }
+        let (rows, cols) = self.shape2();
+        Array::from_shape_vec((self.games.len(), rows, cols), out)
+            .expect("one value a cell")
+            .into_pyarray(py)
+    }
+
+    /// The player to move on every board: int8 1 for X, -1 for O.
+    fn to_move<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
+        let out: Vec<i8> = self.games.iter().map(|g| sign(g.to_move())).collect();
+        out.into_pyarray(py)
+    }
+
+    /// The winner on every board: int8 1 for X, -1 for O, 0 for none yet
+    /// or a draw.
+    fn winners<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
+        let out: Vec<i8> = self
+            .games
+            .iter()
+            .map(|g| g.outcome().and_then(Outcome::winner).map_or(0, sign))
+            .collect();
+        out.into_pyarray(py)
+    }
+
+    /// Whether each board's game is over: a `(n,)` bool array.
+    fn dones<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        let out: Vec<bool> = self.games.iter().map(Game::is_over).collect();
+        out.into_pyarray(py)
+    }
+
+    /// A copy of board `i` as an `oxo.Game` (with no moves to undo: the
+    /// batch keeps no history).
+    fn game(&self, i: usize) -> PyResult<PyGame> {
+        let game = self.games.get(i).ok_or_else(|| {
+            pyo3::exceptions::PyIndexError::new_err(format!(
+                "board {i} of {}: boards are 0 to {}",
+                self.games.len(),
+                self.games.len().saturating_sub(1)
+            ))
+        })?;
+        Ok(PyGame::starting_at(game.clone()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("oxo.VectorGame({}, {})", self.games.len(), self.rules)
+    }
+}

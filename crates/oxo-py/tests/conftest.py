@@ -1,0 +1,33 @@
+"""Shared by the package's tests: the `oxo` binary and a rules reference."""
+
+import os
+import pathlib
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def oxo_bin():
+    """The `oxo` command-line binary (scripts/test-python.sh builds it and
+    sets OXO_BIN); the tests that compare against it fail without it."""
+    path = os.environ.get("OXO_BIN")
+    assert path, "set OXO_BIN to the oxo binary (scripts/test-python.sh does)"
+    assert pathlib.Path(path).is_file(), f"OXO_BIN={path} is not a file"
+    return path
+
+
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+def wins_through(board, rows, cols, k, row, col):
+    """Whether the mark at (row, col) lies in k equal marks in a line: a
+    reference written for these tests, apart from oxo's own rules. `board`
+    maps (row, col) to "X" or "O"."""
+    mark = board[(row, col)]
+    for dr, dc in DIRECTIONS:
+        # Every window of k cells along this line that holds (row, col).
+        for offset in range(k):
+            cells = [(row + (i - offset) * dr, col + (i - offset) * dc) for i in range(k)]
+            if all(0 <= r < rows and 0 <= c < cols and board.get((r, c)) == mark for r, c in cells):
+                return True
+    return False

@@ -1,0 +1,96 @@
+"""oxo.solve against a minimax written here, on every 3x3 position."""
+
+import pytest
+
+import oxo
+from conftest import wins_through
+
+
+def reference(board, mover, last, memo):
+    """(value, distance) for `mover` by plain minimax: the winner wins as fast
+    as it can, the loser holds out as long as it can, a draw fills the board."""
+    key = (tuple(sorted(board.items())), mover)
+    if key in memo:
+        return memo[key]
+    empty = [(r, c) for r in range(3) for c in range(3) if (r, c) not in board]
+    if last is not None and wins_through(board, 3, 3, 3, *last):
+        result = (-1, 0)
+    elif not empty:
+        result = (0, 0)
+    else:
+        moves = {}
+        for cell in empty:
+            board[cell] = mover
+            value, distance = reference(board, "O" if mover == "X" else "X", cell, memo)
+            del board[cell]
+            moves[cell] = (-value, distance + 1)
+        result = max(moves.values(), key=score)
+    memo[key] = result
+    return result
+
+
+def score(eval):
+    value, distance = eval
+    return value * (100 - distance) if value else 0
+
+
+def positions():
+    """Every position play reaches on 3x3, once each, with its board."""
+    seen = {}
+
+    def walk(board, mover, last):
+        notation = "/".join(
+            "".join(board.get((r, c), ".") for c in range(3)) for r in range(3)
+        )
+        if notation in seen:
+            return
+        seen[notation] = (dict(board), mover, last)
+        if last is not None and wins_through(board, 3, 3, 3, *last):
+            return
+        for cell in [(r, c) for r in range(3) for c in range(3) if (r, c) not in board]:
+            board[cell] = mover
+            walk(board, "O" if mover == "X" else "X", cell)
+            del board[cell]
+
+    walk({}, "X", None)
+    return seen
+
+
+def test_the_solver_agrees_on_every_3x3_position():
+    memo = {}
+    everything = positions()
+    assert len(everything) == 5478
+    for notation, (board, mover, last) in everything.items():
+        solution = oxo.solve(notation)
+        assert solution.position == notation and solution.to_move == mover
+        assert (solution.value, solution.distance) == reference(board, mover, last, memo), notation
+        over = last is not None and wins_through(board, 3, 3, 3, *last)
+        expected = {}
+        for r, c in [(r, c) for r in range(3) for c in range(3) if (r, c) not in board and not over]:
+            board[(r, c)] = mover
+            value, distance = reference(board, "O" if mover == "X" else "X", (r, c), memo)
+            del board[(r, c)]
+            expected[r * 3 + c] = (-value, distance + 1)
+        assert solution.moves == expected, notation
+        best = max(expected.values(), key=score, default=None)
+        assert solution.best_moves == sorted(a for a, e in expected.items() if e == best)
+
+
+def test_solve_takes_a_game_and_other_boards():
+    game = oxo.Game(4, 4)
+    solution = oxo.solve(game)
+    assert (solution.value, solution.distance) == (0, 16)
+    assert len(solution.moves) == 16
+    assert oxo.solve("XX./OO./...").best_moves == [2]
+    assert oxo.solve("XX../OO../..../....", k=3).value == 1
+
+
+def test_solve_refuses_what_it_cannot_do():
+    with pytest.raises(oxo.SolveError, match="too large to solve"):
+        oxo.solve(oxo.Game(9, 9, 5))
+    with pytest.raises(oxo.SolveError, match="no answer within the budget of 1000 positions"):
+        oxo.solve(oxo.Game(7, 7, 4), budget=1000)
+    with pytest.raises(oxo.RulesError, match="impossible position"):
+        oxo.solve("XXX/OOO/...")
+    with pytest.raises(TypeError):
+        oxo.solve(42)

@@ -1,0 +1,87 @@
+"""oxo.Strategy: oxo's players, built in and from model files."""
+
+import subprocess
+
+import pytest
+
+import oxo
+
+
+def play_out(x, o, game):
+    players = {"X": x, "O": o}
+    while not game.is_over:
+        action = players[game.to_move].choose(game)
+        assert game.is_legal(action)
+        game.play(action)
+    assert x.choose(game) is None and o.choose(game) is None
+    return game
+
+
+@pytest.mark.parametrize("name", oxo.STRATEGIES)
+def test_every_strategy_plays_legal_moves_to_the_end(name):
+    for seed in range(4):
+        game = play_out(oxo.Strategy(name, seed=seed), oxo.Strategy("random", seed=seed), oxo.Game())
+        if name == "perfect":
+            assert game.winner != "O"
+
+
+def test_alphabeta_plays_gomoku():
+    strategy = oxo.Strategy("alphabeta", seed=1, budget=2000)
+    game = oxo.Game(15, 15, 5)
+    for _ in range(6):
+        assert strategy.play(game) is not None
+    assert game.move_count == 6
+
+
+def test_choices_are_fixed_by_the_seed():
+    games = []
+    for _ in range(2):
+        game = oxo.Game(5, 5, 4)
+        play_out(oxo.Strategy("random", seed=3), oxo.Strategy("rules", seed=4), game)
+        games.append(game.moves)
+    assert games[0] == games[1]
+
+
+def test_unknown_and_unsupported_strategies_are_refused():
+    with pytest.raises(oxo.StrategyError, match='unknown strategy "best": choose one of random'):
+        oxo.Strategy("best")
+    with pytest.raises(oxo.StrategyError, match="perfect cannot play on a 9x9 k=5 board"):
+        oxo.Strategy("perfect").choose(oxo.Game(9, 9, 5))
+    with pytest.raises(oxo.StrategyError, match="learned cannot play on a 6x6 k=4 board"):
+        oxo.Strategy("learned").choose(oxo.Game(6, 6, 4))
+
+
+@pytest.fixture(scope="module")
+def model(oxo_bin, tmp_path_factory):
+    """A small 3x3 model trained by `oxo train`."""
+    path = tmp_path_factory.mktemp("model") / "ttt.oxo"
+    subprocess.run(
+        [oxo_bin, "train", "--out", str(path), "--episodes", "3000", "--checkpoints", "1",
+         "--eval-games", "1", "--grade-positions", "0"],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def test_a_learned_model_file_plays(model):
+    strategy = oxo.Strategy("learned", seed=1, model=model)
+    assert strategy.name == "learned"
+    play_out(strategy, oxo.Strategy("random"), oxo.Game())
+    with pytest.raises(oxo.ModelError, match="the model was trained for 3x3 k=3, not 4x4 k=4"):
+        strategy.choose(oxo.Game(4, 4))
+
+
+def test_model_files_that_cannot_be_played_are_refused(tmp_path, model):
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("not a model at all")
+    with pytest.raises(oxo.ModelError, match="notes.txt: not an oxo model file"):
+        oxo.Strategy("learned", model=foreign)
+    truncated = tmp_path / "short.oxo"
+    truncated.write_bytes(model.read_bytes()[:40])
+    with pytest.raises(oxo.ModelError, match="short.oxo: the model file is truncated"):
+        oxo.Strategy("learned", model=truncated)
+    with pytest.raises(oxo.ModelError, match="cannot open model file .*missing.oxo"):
+        oxo.Strategy("learned", model=tmp_path / "missing.oxo")
+    with pytest.raises(oxo.StrategyError, match='played by the learned strategy, not "rules"'):
+        oxo.Strategy("rules", model=model)

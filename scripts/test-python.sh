@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Python package's tests: build crates/oxo-py as a wheel with maturin,
+# install it into a throwaway virtual environment beside its test
+# requirements (crates/oxo-py/requirements-test.txt, from the Python
+# registry), build the `oxo` binary the tests compare against, and run the
+# package's pytest files. Fails, never skips, when anything is missing;
+# installs Debian's python3-venv and python3-dev first when they are.
+#
+# The wheel is built in debug mode (oxo-core and oxo-ai are optimised even
+# there, see the workspace's Cargo.toml) into the workspace's target dir, so
+# the crates `cargo test` compiled are not compiled again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCRIPT=test-python.sh
+PYTHON="${PYTHON:-python3}"
+
+if ! command -v "$PYTHON" >/dev/null 2>&1 \
+    || ! "$PYTHON" -c 'import ensurepip, venv, sysconfig, sys; sys.exit(not sysconfig.get_config_var("INCLUDEPY"))' >/dev/null 2>&1; then
+    source scripts/apt.sh
+    apt_setup python3 python3-venv python3-dev
+    apt_step update
+    apt_step install -y --no-install-recommends python3 python3-venv python3-dev
+fi
+
+venv="$(mktemp -d "${TMPDIR:-/tmp}/oxo-py-test.XXXXXX")"
+trap 'rm -rf "$venv"' EXIT
+"$PYTHON" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r crates/oxo-py/requirements-test.txt
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+"$venv/bin/maturin" build --quiet --locked --manifest-path crates/oxo-py/Cargo.toml \
+    --interpreter "$venv/bin/python" --out "$venv/wheel"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$venv"/wheel/*.whl
+
+# The rules tests replay random games through `oxo stream` as well.
+cargo build --quiet --locked -p oxo-cli
+export OXO_BIN="$CARGO_TARGET_DIR/debug/oxo"
+
+# From the tests' folder, so that `import oxo` finds the installed wheel
+# and not the package's source.
+cd crates/oxo-py/tests
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
