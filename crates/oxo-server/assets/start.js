@@ -5,6 +5,7 @@ import { api } from './net.js';
 import { route } from './route.js';
 import { showLobby } from './lobby.js';
 import { render } from './game.js';
+import { difficulty, levelText } from './words.js';
 
 const DESCRIPTIONS = {
   human: 'a friend — share a link',
@@ -81,7 +82,10 @@ function syncOpponents() {
     const ok = fits(option.value);
     option.disabled = !ok;
     const base = option.dataset.label || (option.dataset.label = option.text);
-    option.text = ok ? base : base + ' (not on this board)';
+    // A computer player in plain words for this board, its algorithm after.
+    const known = option.value !== 'human' && difficulty(option.value, rows, cols, k).level;
+    const words = known ? `computer: ${levelText(option.value, rows, cols, k)} (${option.value})` : base;
+    option.text = ok ? words : words + ' (not on this board)';
   }
   if (opponent.selectedOptions[0] && opponent.selectedOptions[0].disabled) {
     const first = [...opponent.options].find((o) => !o.disabled);
@@ -141,6 +145,24 @@ function syncQuick() {
   }
 }
 
+// The quick games' buttons: the level, a few plain words, and the
+// algorithm's name in small print.
+function labelQuick() {
+  for (const b of $('quick').querySelectorAll('.quick-computer button[data-opponent]')) {
+    const [rows, cols] = b.dataset.size.split('x').map(Number);
+    const { level, words } = difficulty(b.dataset.opponent, rows, cols, +b.dataset.k);
+    if (!level) continue;
+    const plain = document.createElement('span');
+    plain.className = 'words';
+    plain.textContent = words;
+    const small = document.createElement('small');
+    small.textContent = b.dataset.opponent;
+    b.replaceChildren(level, plain, small);
+    const board = b.closest('tr').querySelector('th').firstChild.textContent.trim();
+    b.setAttribute('aria-label', `${board}, ${level.toLowerCase()}, ${words} (${b.dataset.opponent})`);
+  }
+}
+
 export async function create(button, body) {
   button.disabled = true;
   const r = await api('POST', '/api/games', body);
@@ -157,6 +179,7 @@ export async function create(button, body) {
 }
 
 export function wire() {
+  labelQuick();
   $('new-game-form').addEventListener('submit', startGame);
   $('quick').addEventListener('click', quickStart);
   $('preset').addEventListener('change', applyPreset);

@@ -3,6 +3,7 @@
 import { $, enc, up } from './dom.js';
 import { S } from './state.js';
 import { analysisUrl } from './analysis.js';
+import { levelText } from './words.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -82,7 +83,8 @@ export function drawStatus(g) {
   $('score-draws').textContent = score.draws || 0;
   $('round').textContent = g.round || 1;
   const who = g.opponent === 'analysis' ? 'analysis' :
-    g.opponent === 'human' ? 'two players' : `O is the computer (${g.opponent})`;
+    g.opponent === 'human' ? 'two players' :
+    `O is the computer: ${levelText(g.opponent, g.rows, g.cols, g.k)} (${g.opponent})`;
   $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
   const live = S.game;
   const over = live.status === 'won' || live.status === 'draw';

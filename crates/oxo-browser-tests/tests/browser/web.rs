@@ -257,3 +257,118 @@ fn desktop_boards_fit_unzoomed() {
         }
     });
 }
+
+/// The computer's strength in plain words: on the quick games (level,
+/// words, the algorithm in small print, all in the button's label), in the
+/// form for the board chosen, and under a game's board.
+#[test]
+fn difficulty_is_told_in_plain_words() {
+    run("web-words", |h| async move {
+        let c = phone(&h).await;
+        open_start_page(&h, &c).await;
+        let quick = c
+            .execute(
+                "const b = (size, who) => document.querySelector( \
+                   `.quick-computer button[data-size='${size}'][data-opponent='${who}']`); \
+                 return [b('3x3', 'perfect'), b('15x15', 'alphabeta'), b('15x15', 'rules')].map((x) => \
+                   [x.firstChild.textContent, x.querySelector('.words').textContent, \
+                    x.querySelector('small').textContent, x.getAttribute('aria-label')]);",
+                vec![],
+            )
+            .await
+            .expect("the quick buttons");
+        assert_eq!(
+            quick,
+            json!([
+                [
+                    "Strong",
+                    "never loses",
+                    "perfect",
+                    "Tic-tac-toe, strong, never loses (perfect)"
+                ],
+                [
+                    "Strong",
+                    "looks ahead",
+                    "alphabeta",
+                    "Gomoku, strong, looks ahead (alphabeta)"
+                ],
+                [
+                    "Easy",
+                    "wins and blocks",
+                    "rules",
+                    "Gomoku, easy, wins and blocks (rules)"
+                ],
+            ])
+        );
+        let start = fit_page(&c).await;
+        assert!(
+            start.0 <= start.1,
+            "the start page scrolls sideways: {start:?}"
+        );
+        c.execute(
+            "document.querySelector('.quick-computer').scrollIntoView(); return true;",
+            vec![],
+        )
+        .await
+        .expect("the quick games in view");
+        h.screenshot(&c, "web-words-quick").await;
+
+        let option = async |preset: &str, who: &str| {
+            find(&c, "select#preset")
+                .await
+                .select_by_value(preset)
+                .await
+                .expect("a board chosen");
+            c.execute(
+                "return [...document.getElementById('opponent').options] \
+                   .find((o) => o.value === arguments[0]).text;",
+                vec![json!(who)],
+            )
+            .await
+            .expect("the option")
+        };
+        assert_eq!(
+            option("3x3k3", "perfect").await,
+            json!("computer: Strong — never loses (perfect)")
+        );
+        assert_eq!(
+            option("3x3k3", "rules").await,
+            json!("computer: Medium — wins and blocks (rules)")
+        );
+        assert_eq!(
+            option("15x15k5", "rules").await,
+            json!("computer: Easy — wins and blocks (rules)")
+        );
+        assert_eq!(
+            option("15x15k5", "perfect").await,
+            json!("computer: Strong — plays perfectly (perfect) (not on this board)")
+        );
+
+        start_game(&h, &c, "perfect", "3x3k3", "x").await;
+        let details = c
+            .execute(
+                "return document.getElementById('details').textContent;",
+                vec![],
+            )
+            .await
+            .expect("the details");
+        assert_eq!(
+            details,
+            json!(
+                "3×3, 3 in a row · O is the computer: Strong — never loses (perfect) · X started"
+            )
+        );
+    });
+}
+
+/// `[scrollWidth, innerWidth]` of the page.
+async fn fit_page(c: &Client) -> (f64, f64) {
+    let value = c
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth];",
+            vec![],
+        )
+        .await
+        .expect("the widths");
+    serde_json::from_value(value).expect("two numbers")
+}
