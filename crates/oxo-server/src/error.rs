@@ -120,7 +120,17 @@ impl ApiError {
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)
             | RoomError::StillPlaying
-            | RoomError::OfferPending(_) => ApiError::Conflict {
+            | RoomError::OfferPending(_)
+            | RoomError::RoundOver
+            | RoomError::TooLateToAbort
+            | RoomError::NothingToTakeBack
+            | RoomError::Proposed(..)
+            | RoomError::NoProposal(_)
+            | RoomError::DrawDeclined
+            | RoomError::ClaimAgainstComputer
+            | RoomError::NotTheirMove(_)
+            | RoomError::StillHere(..)
+            | RoomError::TooSoon { .. } => ApiError::Conflict {
                 message: error.to_string(),
                 game,
             },

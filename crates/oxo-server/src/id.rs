@@ -89,6 +89,49 @@ impl fmt::Display for GameId {
     }
 }
 
+/// A client's name for one request (`Idempotency-Key`), so that sending it
+/// again (after a lost answer or a 503) is safe: the room remembers the keys
+/// of the changes it made and answers a repeat with the game as it stands.
+/// 1 to [`IdempotencyKey::MAX_LEN`] printable ASCII characters, no spaces
+/// (a UUID fits).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    /// The longest key accepted.
+    pub const MAX_LEN: usize = 64;
+
+    /// `text` as a key, if it is one.
+    ///
+    /// # Errors
+    /// Empty, longer than [`IdempotencyKey::MAX_LEN`], or a character
+    /// outside `!` to `~`; the message says which.
+    pub fn parse(text: &str) -> Result<IdempotencyKey, String> {
+        if text.is_empty() {
+            return Err("an Idempotency-Key cannot be empty".into());
+        }
+        if text.len() > Self::MAX_LEN {
+            return Err(format!(
+                "an Idempotency-Key has at most {} characters; this one has {}",
+                Self::MAX_LEN,
+                text.len()
+            ));
+        }
+        if !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(
+                "an Idempotency-Key is printable ASCII without spaces (such as a UUID)".into(),
+            );
+        }
+        Ok(IdempotencyKey(text.to_owned()))
+    }
+
+    /// The key as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// A seat's secret: 32 characters (160 random bits), handed to the seat's
 /// holder and never kept: the room keeps its [`TokenHash`].
 #[derive(Clone, PartialEq, Eq)]
@@ -208,5 +251,15 @@ mod tests {
             "SHA-256 of \"secret\""
         );
         assert_eq!(format!("{t:?}"), "Token(…)");
+    }
+
+    #[test]
+    fn idempotency_keys_are_short_printable_ascii() {
+        let uuid = "0b6f1d7e-8c1a-4a43-9d55-0c2b1f3e6a77";
+        assert_eq!(IdempotencyKey::parse(uuid).unwrap().as_str(), uuid);
+        assert!(IdempotencyKey::parse(&"k".repeat(64)).is_ok());
+        for bad in ["", "a b", "tab\there", "é", &"k".repeat(65)] {
+            assert!(IdempotencyKey::parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

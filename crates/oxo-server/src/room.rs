@@ -9,14 +9,26 @@ use oxo_ai::StrategyKind;
 use oxo_core::{
     BoardSize, Cell, Coords, Game, MoveError, Outcome, Player, Rules, Scoreboard, Series, Status,
 };
+use std::time::{Duration, Instant};
+
 use serde::Serialize;
 
-use crate::id::{GameId, TokenHash};
+use crate::id::{GameId, IdempotencyKey, TokenHash};
 use crate::name::PlayerName;
 
 /// The longest side the server offers: beyond it a board no longer fits a
 /// screen, and every update would carry a very long board string.
 pub const SERVER_MAX_SIDE: u32 = 32;
+
+/// How long a seat must have had no live connection, while it is its move,
+/// before the other seat may claim the round ([`Room::claim`]): the
+/// default of `HubConfig::claim_after`.
+pub const CLAIM_AFTER: Duration = Duration::from_secs(30);
+
+/// The idempotency keys a room remembers (both seats together, the newest
+/// kept): a retry comes within moments of the request it repeats, long
+/// before this many later changes.
+pub const KEYS_KEPT: usize = 32;
 
 /// Who holds seat O: a second person, who joins with the invite link, or
 /// the computer playing a strategy (the same type as the CLI's `--o`).
@@ -63,6 +75,154 @@ pub enum RoomError {
         "seat o is taken with the game's invite link; ask the player who started it for the link"
     )]
     NoInvite,
+    /// The round has ended (resign, abort, offers and claims need it on).
+    #[error("the round is over")]
+    RoundOver,
+    /// Both sides have moved: a round is aborted only before that.
+    #[error("a round can be aborted only until both sides have moved; resign instead")]
+    TooLateToAbort,
+    /// A takeback asked for by a seat with no move in the round.
+    #[error("you have no move to take back in this round")]
+    NothingToTakeBack,
+    /// This seat's offer waits for the other's answer.
+    #[error("you have offered a {}; waiting for {} to answer", .0, SeatName(*.1).as_str())]
+    Proposed(Proposal, Player),
+    /// Nothing to withdraw or decline.
+    #[error("there is no {0} offer to withdraw or decline")]
+    NoProposal(Proposal),
+    /// The computer declines a draw while it can still win.
+    #[error("the computer declines the draw: it can still win, or cannot tell on this board")]
+    DrawDeclined,
+    /// A claim against the computer, which never leaves.
+    #[error("the computer never leaves the board: there is no win to claim")]
+    ClaimAgainstComputer,
+    /// A claim while it is the claimant's own move.
+    #[error("a win can be claimed only while it is {}'s move", SeatName(*.0).as_str())]
+    NotTheirMove(Player),
+    /// A claim while the other seat is connected.
+    #[error("{} is connected; a win can be claimed once they have been gone for {} s", SeatName(*.0).as_str(), .1.as_secs())]
+    StillHere(Player, Duration),
+    /// A claim before the other seat has been gone long enough.
+    #[error(
+        "{} has been gone for {} s; the win can be claimed in {} s",
+        SeatName(*.seat).as_str(),
+        .gone.as_secs(),
+        (.wait.saturating_sub(*.gone)).as_secs_f64().ceil()
+    )]
+    TooSoon {
+        /// The absent seat.
+        seat: Player,
+        /// How long it has been gone.
+        gone: Duration,
+        /// How long it must be gone.
+        wait: Duration,
+    },
+}
+
+/// Something one seat offers and the other accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proposal {
+    /// End the round drawn, by agreement.
+    Draw,
+    /// Take back the proposer's last move (and the reply after it).
+    Takeback,
+}
+
+impl std::fmt::Display for Proposal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Proposal::Draw => "draw",
+            Proposal::Takeback => "takeback",
+        })
+    }
+}
+
+/// Why a round ended, as the API names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reason {
+    /// k in a row.
+    Line,
+    /// The board filled with no line.
+    Full,
+    /// A seat resigned.
+    Resign,
+    /// A seat's clock ran out.
+    Time,
+    /// A seat left: the other claimed the round.
+    Abandoned,
+    /// Both seats agreed to a draw.
+    Agreement,
+    /// Called off before both sides had moved: it counts for nobody.
+    Aborted,
+}
+
+impl Reason {
+    /// The API's name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::Line => "line",
+            Reason::Full => "full",
+            Reason::Resign => "resign",
+            Reason::Time => "time",
+            Reason::Abandoned => "abandoned",
+            Reason::Agreement => "agreement",
+            Reason::Aborted => "aborted",
+        }
+    }
+
+    /// The reason `text` names.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Reason> {
+        [
+            Reason::Line,
+            Reason::Full,
+            Reason::Resign,
+            Reason::Time,
+            Reason::Abandoned,
+            Reason::Agreement,
+            Reason::Aborted,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text)
+    }
+}
+
+/// How a round ended other than on the board (a line or a full board the
+/// moves show): the reason and the winner, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// Why.
+    pub reason: Reason,
+    /// Who won (`None`: drawn, or aborted).
+    pub winner: Option<Player>,
+}
+
+impl Ending {
+    /// An ending that makes sense: a resignation, a loss on time or an
+    /// abandoned round has a winner; an agreement or an abort has none;
+    /// lines and full boards are the board's, never stored.
+    #[must_use]
+    pub fn new(reason: Reason, winner: Option<Player>) -> Option<Ending> {
+        let fits = match reason {
+            Reason::Resign | Reason::Time | Reason::Abandoned => winner.is_some(),
+            Reason::Agreement | Reason::Aborted => winner.is_none(),
+            Reason::Line | Reason::Full => false,
+        };
+        fits.then_some(Ending { reason, winner })
+    }
+
+    /// The round's result for the score; `None` for an aborted round,
+    /// which counts for nobody.
+    #[must_use]
+    pub const fn outcome(self) -> Option<Outcome> {
+        match (self.reason, self.winner) {
+            (Reason::Aborted, _) => None,
+            (_, Some(p)) => Some(Outcome::Win(p)),
+            (_, None) => Some(Outcome::Draw),
+        }
+    }
 }
 
 /// A move the game refuses, as the web game says it: the cell by row and
@@ -136,6 +296,10 @@ impl Room {
                 entry: None,
                 invite: None,
                 names: [None, None],
+                ending: None,
+                draw: None,
+                takeback: None,
+                keys: Vec::new(),
             },
             game: Game::starting_with(rules, first),
         }
@@ -268,11 +432,58 @@ impl Room {
 
     /// The strategy that should move now, if it is the computer's turn.
     #[must_use]
-    pub const fn computer_to_move(&self) -> Option<StrategyKind> {
-        match (self.rec.opponent, self.game.status()) {
-            (Opponent::Computer(kind), Status::InProgress { to_move: Player::O }) => Some(kind),
+    pub fn computer_to_move(&self) -> Option<StrategyKind> {
+        match (self.rec.opponent, self.to_move()) {
+            (Opponent::Computer(kind), Some(Player::O)) => Some(kind),
             _ => None,
         }
+    }
+
+    /// The seat to move, while the round is being played (both seats held,
+    /// the round not ended).
+    #[must_use]
+    pub fn to_move(&self) -> Option<Player> {
+        match self.game.status() {
+            Status::InProgress { to_move } if self.seated() && self.rec.ending.is_none() => {
+                Some(to_move)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the current round has ended, on the board or otherwise.
+    #[must_use]
+    pub const fn round_over(&self) -> bool {
+        self.rec.ending.is_some() || self.game.is_over()
+    }
+
+    /// Why the current round ended (`None` while it is played).
+    #[must_use]
+    pub fn reason(&self) -> Option<Reason> {
+        match (self.rec.ending, self.game.outcome()) {
+            (Some(ending), _) => Some(ending.reason),
+            (None, Some(Outcome::Win(_))) => Some(Reason::Line),
+            (None, Some(Outcome::Draw)) => Some(Reason::Full),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether `seat` sent a change under `key` lately (one of the last
+    /// [`KEYS_KEPT`] the room made): a repeat to answer with the room as
+    /// it stands, changing nothing.
+    #[must_use]
+    pub fn remembers(&self, seat: Player, key: &IdempotencyKey) -> bool {
+        self.rec.keys.iter().any(|(s, k)| *s == seat && k == key)
+    }
+
+    /// The same room, remembering that `seat`'s change was sent under `key`
+    /// (the oldest key is forgotten beyond [`KEYS_KEPT`]).
+    #[must_use]
+    pub fn remember(mut self, seat: Player, key: IdempotencyKey) -> Room {
+        self.rec.keys.push((seat, key));
+        let excess = self.rec.keys.len().saturating_sub(KEYS_KEPT);
+        self.rec.keys.drain(..excess);
+        self
     }
 
     /// The state players see; spectators see it under the watch id, so that
@@ -281,6 +492,12 @@ impl Room {
     pub fn view(&self, viewer: Viewer) -> GameView {
         let (status, next, winner) = if !self.seated() {
             (RoundStatus::Waiting, None, None)
+        } else if let Some(ending) = self.rec.ending {
+            match ending.outcome() {
+                None => (RoundStatus::Aborted, None, None),
+                Some(Outcome::Win(p)) => (RoundStatus::Won, None, Some(p)),
+                Some(Outcome::Draw) => (RoundStatus::Draw, None, None),
+            }
         } else {
             match self.game.status() {
                 Status::InProgress { to_move } => (RoundStatus::Playing, Some(to_move), None),
@@ -301,6 +518,7 @@ impl Room {
             board: self.game.to_string(),
             next: next.map(SeatName),
             status,
+            reason: self.reason(),
             winner: winner.map(SeatName),
             line: self
                 .game
@@ -317,6 +535,10 @@ impl Room {
                 o: self.seated(),
             },
             rematch: self.rec.offer.map(SeatName),
+            offers: Offers {
+                draw: self.rec.draw.map(SeatName),
+                takeback: self.rec.takeback.map(SeatName),
+            },
             score: Score {
                 x: self.rec.score.wins(Player::X),
                 o: self.rec.score.wins(Player::O),
@@ -336,6 +558,7 @@ impl Room {
             k: view.k,
             opponent: view.opponent,
             status: view.status,
+            reason: view.reason,
             next: view.next,
             winner: view.winner,
             round: view.round,
@@ -392,9 +615,8 @@ impl Room {
         let refused = |error| RoomError::of_move(error, self.rec.rules);
         // The game's own checks that come before the version's: a move
         // out of turn is refused as such even against an old state.
-        let to_move = match self.game.status() {
-            Status::Over(_) => return Err(refused(MoveError::GameOver)),
-            Status::InProgress { to_move } => to_move,
+        let Some(to_move) = self.to_move() else {
+            return Err(refused(MoveError::GameOver));
         };
         if seat != to_move {
             return Err(refused(MoveError::NotYourTurn {
@@ -414,6 +636,13 @@ impl Room {
         let mut next = self.clone();
         let result = next.game.play_as(seat, cell).map_err(refused)?;
         next.rec.moves.push(cell);
+        // A move declines the other side's draw offer (the mover's own
+        // stands) and ends any takeback request: the position it was about
+        // is gone.
+        if next.rec.draw == Some(seat.other()) {
+            next.rec.draw = None;
+        }
+        next.rec.takeback = None;
         let outcome = result.outcome();
         if let Some(outcome) = outcome {
             let mut series = next.rec.series();
@@ -448,7 +677,7 @@ impl Room {
         if !self.seated() {
             return Err(RoomError::Waiting);
         }
-        if !self.game.is_over() {
+        if !self.round_over() {
             return Err(RoomError::StillPlaying);
         }
         let mut next = self.clone();
@@ -461,11 +690,231 @@ impl Room {
             return Ok(next);
         }
         next.rec.offer = None;
+        next.rec.ending = None;
         let mut series = self.rec.series();
         series.next_round();
         next.rec.set_series(series);
         next.game = series.game(self.rec.rules);
         next.rec.moves.clear();
+        Ok(next)
+    }
+
+    /// The seat to move, if the round is being played; else why not.
+    fn playing(&self) -> Result<Player, RoomError> {
+        if !self.seated() {
+            return Err(RoomError::Waiting);
+        }
+        self.to_move().ok_or(RoomError::RoundOver)
+    }
+
+    fn check_version(&self, version: Option<u64>) -> Result<(), RoomError> {
+        match version {
+            Some(sent) if sent != self.rec.version => Err(RoomError::Stale {
+                sent,
+                current: self.rec.version,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The round ended by `ending` (not on the board): scored unless
+    /// aborted, every offer cleared. For a round being played; the rules
+    /// that allow each ending are the callers'.
+    #[must_use]
+    pub(crate) fn finish(&self, ending: Ending) -> Room {
+        let mut next = self.clone();
+        if let Some(outcome) = ending.outcome() {
+            let mut series = next.rec.series();
+            series.record(outcome);
+            next.rec.set_series(series);
+        }
+        next.rec.ending = Some(ending);
+        next.rec.draw = None;
+        next.rec.takeback = None;
+        next.rec.version += 1;
+        next
+    }
+
+    /// `seat` resigns the round: the other seat wins it.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`].
+    pub fn resign(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        Ok(self.finish(Ending {
+            reason: Reason::Resign,
+            winner: Some(seat.other()),
+        }))
+    }
+
+    /// Either seat calls the round off while it is young: until both sides
+    /// have made a move (lichess's rule), so that a player can leave a game
+    /// whose opponent never showed up without losing it. It counts for
+    /// nobody.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::TooLateToAbort`] once both sides have moved.
+    pub fn abort(&self, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        if self.rec.moves.len() >= 2 {
+            return Err(RoomError::TooLateToAbort);
+        }
+        Ok(self.finish(Ending {
+            reason: Reason::Aborted,
+            winner: None,
+        }))
+    }
+
+    /// The seat offering `what`, if one is.
+    #[must_use]
+    pub const fn proposal(&self, what: Proposal) -> Option<Player> {
+        match what {
+            Proposal::Draw => self.rec.draw,
+            Proposal::Takeback => self.rec.takeback,
+        }
+    }
+
+    /// `seat` offers `what`, or accepts it when the other seat offered it.
+    /// An accepted draw ends the round by agreement; an accepted takeback
+    /// takes back the proposer's last move and the reply after it, if any,
+    /// so that it is the proposer's move again.
+    ///
+    /// Against the computer there is no waiting: a takeback is granted at
+    /// once, and a draw is accepted when `computer_accepts` (the caller's
+    /// verdict on this version of the room) and declined otherwise. A
+    /// pending draw offer stands through the offerer's own move and is
+    /// declined by the other side's.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
+    /// [`RoomError::NothingToTakeBack`] when the proposer has no move in
+    /// the round; [`RoomError::Proposed`] when `seat` offered already;
+    /// [`RoomError::DrawDeclined`] by the computer.
+    pub fn propose(
+        &self,
+        seat: Player,
+        what: Proposal,
+        version: Option<u64>,
+        computer_accepts: bool,
+    ) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        let pending = self.proposal(what);
+        if pending == Some(seat) {
+            return Err(RoomError::Proposed(what, seat.other()));
+        }
+        let proposer = pending.unwrap_or(seat);
+        let keep = match what {
+            Proposal::Takeback => Some(self.before_last_move_of(proposer)?),
+            Proposal::Draw => None,
+        };
+        let accepted = pending.is_some() || matches!(self.rec.opponent, Opponent::Computer(_));
+        if !accepted {
+            let mut next = self.clone();
+            match what {
+                Proposal::Draw => next.rec.draw = Some(seat),
+                Proposal::Takeback => next.rec.takeback = Some(seat),
+            }
+            next.rec.version += 1;
+            return Ok(next);
+        }
+        match keep {
+            Some(keep) => self.take_back_to(keep),
+            None if pending.is_some() || computer_accepts => Ok(self.finish(Ending {
+                reason: Reason::Agreement,
+                winner: None,
+            })),
+            None => Err(RoomError::DrawDeclined),
+        }
+    }
+
+    /// `seat` withdraws its own offer of `what`, or declines the other's.
+    ///
+    /// # Errors
+    /// [`RoomError::Stale`]; [`RoomError::NoProposal`] when nothing is
+    /// offered.
+    pub fn decline(&self, what: Proposal, version: Option<u64>) -> Result<Room, RoomError> {
+        self.check_version(version)?;
+        if self.proposal(what).is_none() {
+            return Err(RoomError::NoProposal(what));
+        }
+        let mut next = self.clone();
+        match what {
+            Proposal::Draw => next.rec.draw = None,
+            Proposal::Takeback => next.rec.takeback = None,
+        }
+        next.rec.version += 1;
+        Ok(next)
+    }
+
+    /// `seat` claims the round because the other seat has left: allowed
+    /// while it is the absent seat's move and it has had no live
+    /// connection for `wait` (see [`CLAIM_AFTER`]). `gone_since` is when it
+    /// lost its last connection (`None`: it has one now), `now` the time
+    /// of the request; the room reads no clock.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::ClaimAgainstComputer`], [`RoomError::NotTheirMove`],
+    /// [`RoomError::StillHere`], [`RoomError::TooSoon`].
+    pub fn claim(
+        &self,
+        seat: Player,
+        version: Option<u64>,
+        gone_since: Option<Instant>,
+        now: Instant,
+        wait: Duration,
+    ) -> Result<Room, RoomError> {
+        let to_move = self.playing()?;
+        self.check_version(version)?;
+        if matches!(self.rec.opponent, Opponent::Computer(_)) {
+            return Err(RoomError::ClaimAgainstComputer);
+        }
+        let absent = seat.other();
+        if to_move != absent {
+            return Err(RoomError::NotTheirMove(absent));
+        }
+        let since = gone_since.ok_or(RoomError::StillHere(absent, wait))?;
+        let gone = now.saturating_duration_since(since);
+        if gone < wait {
+            return Err(RoomError::TooSoon {
+                seat: absent,
+                gone,
+                wait,
+            });
+        }
+        Ok(self.finish(Ending {
+            reason: Reason::Abandoned,
+            winner: Some(seat),
+        }))
+    }
+
+    /// How many of the round's moves stay when `proposer`'s last move (and
+    /// any reply after it) is taken back.
+    fn before_last_move_of(&self, proposer: Player) -> Result<usize, RoomError> {
+        let series = self.rec.series();
+        (0..self.rec.moves.len())
+            .rev()
+            .find(|&ply| series.mover(ply) == proposer)
+            .ok_or(RoomError::NothingToTakeBack)
+    }
+
+    /// The room with only the round's first `keep` moves, offers cleared.
+    fn take_back_to(&self, keep: usize) -> Result<Room, RoomError> {
+        let mut next = self.clone();
+        next.rec.moves.truncate(keep);
+        next.game = self.rec.series().game(self.rec.rules);
+        for &cell in &next.rec.moves {
+            next.game
+                .play(cell)
+                .map_err(|e| RoomError::of_move(e, self.rec.rules))?;
+        }
+        next.rec.draw = None;
+        next.rec.takeback = None;
+        next.rec.version += 1;
         Ok(next)
     }
 }
@@ -515,6 +964,16 @@ pub struct RoomRecord {
     pub invite: Option<TokenHash>,
     /// The name each person seated chose, X's first (`None`: none given).
     pub names: [Option<PlayerName>; 2],
+    /// How the current round ended when not on the board (`None` while it
+    /// is played, or when a line or a full board ended it).
+    pub ending: Option<Ending>,
+    /// The seat offering a draw in the current round.
+    pub draw: Option<Player>,
+    /// The seat asking to take back its last move.
+    pub takeback: Option<Player>,
+    /// The idempotency keys of the latest changes and the seat that sent
+    /// each, the newest last (at most [`KEYS_KEPT`]).
+    pub keys: Vec<(Player, IdempotencyKey)>,
 }
 
 impl RoomRecord {
@@ -574,8 +1033,19 @@ pub enum RoundStatus {
     Playing,
     /// Someone has k in a row.
     Won,
-    /// The board filled with no winner.
+    /// Drawn: the board filled with no winner, or both agreed.
     Draw,
+    /// Called off before both sides had moved; no result.
+    Aborted,
+}
+
+/// Offers waiting for the other seat's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Offers {
+    /// The seat offering a draw.
+    pub draw: Option<SeatName>,
+    /// The seat asking to take back its last move.
+    pub takeback: Option<SeatName>,
 }
 
 /// Which seats are held.
@@ -619,6 +1089,8 @@ pub struct GameView {
     pub next: Option<SeatName>,
     /// Where the round stands.
     pub status: RoundStatus,
+    /// Why the round ended (`None` while it is played).
+    pub reason: Option<Reason>,
     /// The winner of a won round.
     pub winner: Option<SeatName>,
     /// The winning line's cells, `[row, col]` from 0.
@@ -643,6 +1115,8 @@ pub struct GameView {
     /// The seat that offered a rematch of the finished round, if one has:
     /// the other seat's rematch accepts it.
     pub rematch: Option<SeatName>,
+    /// Draw and takeback offers waiting for an answer.
+    pub offers: Offers,
     /// What each seat is called.
     pub players: Players,
 }
@@ -701,6 +1175,8 @@ pub struct Summary {
     pub opponent: &'static str,
     /// Where the round stands.
     pub status: RoundStatus,
+    /// Why the round ended (`None` while it is played).
+    pub reason: Option<Reason>,
     /// The seat to move, while the round is being played.
     pub next: Option<SeatName>,
     /// The winner of a won round.
@@ -741,20 +1217,29 @@ pub struct RoundView {
     pub first: SeatName,
     /// Its moves in order, `[row, col]`.
     pub moves: Vec<[u32; 2]>,
-    /// `"x"` or `"o"` for a win, `"draw"`, or `null` while it is played.
+    /// `"x"` or `"o"` for a win, `"draw"`, `"aborted"`, or `null` while
+    /// it is played.
     pub result: Option<&'static str>,
+    /// Why it ended (`null` while it is played).
+    pub reason: Option<Reason>,
     /// The winning line's cells, for a won round.
     pub line: Option<Vec<[u32; 2]>>,
 }
 
 impl Room {
     /// The room's record from `rounds` (each round's moves, as the store
-    /// keeps them), as `viewer` sees it. Rounds alternate who starts, so
-    /// each round's first player follows from the current one's.
+    /// keeps them) and `endings` (the rounds that ended other than on the
+    /// board, by number), as `viewer` sees it. Rounds alternate who starts,
+    /// so each round's first player follows from the current one's.
     ///
     /// # Errors
     /// A stored round whose moves the rules refuse.
-    pub fn record_view(&self, rounds: &[Vec<Cell>], viewer: Viewer) -> Result<RecordView, String> {
+    pub fn record_view(
+        &self,
+        rounds: &[Vec<Cell>],
+        endings: &[(u32, Ending)],
+        viewer: Viewer,
+    ) -> Result<RecordView, String> {
         let series = self.rec.series();
         let mut views = Vec::with_capacity(rounds.len());
         for (number, moves) in (1u32..).zip(rounds) {
@@ -769,16 +1254,36 @@ impl Room {
                     )
                 })?;
             }
-            let result = match game.status() {
-                Status::InProgress { .. } => None,
-                Status::Over(Outcome::Win(p)) => Some(SeatName(p).as_str()),
-                Status::Over(Outcome::Draw) => Some("draw"),
+            // The room's own ending is the current round's.
+            let ending = if number == self.rec.round {
+                self.rec.ending
+            } else {
+                endings
+                    .iter()
+                    .find(|(round, _)| *round == number)
+                    .map(|&(_, ending)| ending)
+            };
+            let (result, reason) = match (ending, game.status()) {
+                (Some(ending), _) => (
+                    Some(match ending.outcome() {
+                        None => "aborted",
+                        Some(Outcome::Win(p)) => SeatName(p).as_str(),
+                        Some(Outcome::Draw) => "draw",
+                    }),
+                    Some(ending.reason),
+                ),
+                (None, Status::InProgress { .. }) => (None, None),
+                (None, Status::Over(Outcome::Win(p))) => {
+                    (Some(SeatName(p).as_str()), Some(Reason::Line))
+                }
+                (None, Status::Over(Outcome::Draw)) => (Some("draw"), Some(Reason::Full)),
             };
             views.push(RoundView {
                 round: number,
                 first: SeatName(first),
                 moves: moves.iter().map(|c| [c.row, c.col]).collect(),
                 result,
+                reason,
                 line: game
                     .winning_line()
                     .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
@@ -1054,13 +1559,380 @@ mod tests {
             json,
             serde_json::json!({
                 "id": "g1", "watch": "w1", "size": "3x3", "rows": 3, "cols": 3, "k": 3,
-                "board": ".../.../...", "next": "x", "status": "playing",
+                "board": ".../.../...", "next": "x", "status": "playing", "reason": null,
                 "winner": null, "line": null, "last": null, "moves": [], "version": 2,
                 "round": 1, "first": "x", "opponent": "human",
                 "seats": {"x": true, "o": true},
                 "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null,
-                "players": {"x": null, "o": null}
+                "players": {"x": null, "o": null},
+                "offers": {"draw": null, "takeback": null}
             })
+        );
+    }
+
+    /// `r` after `moves` (row, col), each by the seat to move.
+    fn after(mut r: Room, moves: &[(i64, i64)]) -> Room {
+        for &(row, col) in moves {
+            let seat = r.to_move().expect("the round is on");
+            r = r.play(seat, Coords::new(row, col), None).unwrap().0;
+        }
+        r
+    }
+
+    /// The refusal, and a check that it changed nothing (every method
+    /// takes the room by reference; the record stays as it was).
+    fn refused(r: &Room, attempt: impl FnOnce(&Room) -> Result<Room, RoomError>) -> RoomError {
+        let before = r.record();
+        let error = attempt(r).unwrap_err();
+        assert_eq!(r.record(), before);
+        error
+    }
+
+    fn score(r: &Room) -> (u64, u64, u64) {
+        let s = r.view(Viewer::Player).score;
+        (s.x, s.o, s.draws)
+    }
+
+    #[test]
+    fn a_resignation_ends_the_round_for_the_other_seat_and_the_next_round_follows() {
+        let r = after(seated(), &[(1, 1)]);
+        let v = r.version();
+        assert!(matches!(
+            refused(&r, |r| r.resign(Player::O, Some(v - 1))),
+            RoomError::Stale { .. }
+        ));
+        let resigned = r.resign(Player::O, Some(v)).unwrap();
+        let view = resigned.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.reason, view.winner, view.next, view.line),
+            (
+                RoundStatus::Won,
+                Some(Reason::Resign),
+                Some(SeatName(Player::X)),
+                None,
+                None
+            )
+        );
+        assert_eq!(score(&resigned), (1, 0, 0));
+        assert_eq!(resigned.version(), v + 1);
+        // Over: no more moves, resignations, aborts, offers or claims.
+        assert_eq!(
+            refused(&resigned, |r| r
+                .play(Player::O, Coords::new(0, 0), None)
+                .map(|p| p.0)),
+            RoomError::of_move(MoveError::GameOver, Rules::default())
+        );
+        assert_eq!(
+            refused(&resigned, |r| r.resign(Player::X, None)),
+            RoomError::RoundOver
+        );
+        assert_eq!(refused(&resigned, |r| r.abort(None)), RoomError::RoundOver);
+        assert_eq!(
+            refused(&resigned, |r| r.propose(
+                Player::X,
+                Proposal::Draw,
+                None,
+                false
+            )),
+            RoomError::RoundOver
+        );
+        // The next round works as after a line.
+        let next = resigned.rematch(Player::O, None).unwrap();
+        let next = next.rematch(Player::X, None).unwrap();
+        let view = next.view(Viewer::Player);
+        assert_eq!(
+            (view.round, view.status, view.reason),
+            (2, RoundStatus::Playing, None)
+        );
+        assert_eq!(view.next, Some(SeatName(Player::O)));
+        assert_eq!(score(&next), (1, 0, 0));
+        // A restored room is the same ended room.
+        let back = Room::restore(resigned.record()).unwrap();
+        assert_eq!(back.view(Viewer::Player), resigned.view(Viewer::Player));
+    }
+
+    #[test]
+    fn a_round_is_aborted_only_until_both_sides_have_moved_and_counts_for_nobody() {
+        assert_eq!(
+            refused(&room(Opponent::Human), |r| r.abort(None)),
+            RoomError::Waiting
+        );
+        let r = seated();
+        let aborted = r.abort(None).unwrap();
+        let view = aborted.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.reason, view.winner),
+            (RoundStatus::Aborted, Some(Reason::Aborted), None)
+        );
+        assert_eq!(score(&aborted), (0, 0, 0));
+        // After one move either side may still abort; after two, neither.
+        let one = after(seated(), &[(0, 0)]);
+        assert_eq!(one.abort(None).unwrap().reason(), Some(Reason::Aborted));
+        let two = after(one, &[(1, 1)]);
+        assert_eq!(refused(&two, |r| r.abort(None)), RoomError::TooLateToAbort);
+        let next = aborted
+            .rematch(Player::X, None)
+            .unwrap()
+            .rematch(Player::O, None)
+            .unwrap();
+        assert_eq!((next.round(), next.reason()), (2, None));
+        assert_eq!(score(&next), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
+        let r = after(seated(), &[(1, 1)]);
+        let offered = r.propose(Player::O, Proposal::Draw, None, false).unwrap();
+        assert_eq!(
+            offered.view(Viewer::Player).offers,
+            Offers {
+                draw: Some(SeatName(Player::O)),
+                takeback: None
+            }
+        );
+        assert_eq!(
+            refused(&offered, |r| r.propose(
+                Player::O,
+                Proposal::Draw,
+                None,
+                false
+            )),
+            RoomError::Proposed(Proposal::Draw, Player::X)
+        );
+        // The offerer's own move keeps it; the other side's declines it.
+        let moved = after(offered.clone(), &[(0, 0)]);
+        assert_eq!(moved.proposal(Proposal::Draw), Some(Player::O));
+        let moved = after(moved, &[(2, 2)]);
+        assert_eq!(moved.proposal(Proposal::Draw), None, "X's move declined it");
+        // ...the other side accepts it.
+        let drawn = offered
+            .propose(Player::X, Proposal::Draw, None, false)
+            .unwrap();
+        let view = drawn.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.reason, view.winner),
+            (RoundStatus::Draw, Some(Reason::Agreement), None)
+        );
+        assert_eq!(score(&drawn), (0, 0, 1));
+        assert_eq!(view.offers.draw, None);
+        // Withdrawn by the offerer, or declined by the other (the same
+        // change: the offer goes).
+        let withdrawn = offered
+            .decline(Proposal::Draw, Some(offered.version()))
+            .unwrap();
+        assert_eq!(withdrawn.proposal(Proposal::Draw), None);
+        assert_eq!(withdrawn.version(), offered.version() + 1);
+        assert_eq!(withdrawn.to_move(), Some(Player::O));
+        assert_eq!(
+            refused(&r, |r| r.decline(Proposal::Draw, None)),
+            RoomError::NoProposal(Proposal::Draw)
+        );
+    }
+
+    #[test]
+    fn a_takeback_takes_back_the_proposers_last_move_and_the_reply_after_it() {
+        let r = seated();
+        assert_eq!(
+            refused(&r, |r| r.propose(
+                Player::X,
+                Proposal::Takeback,
+                None,
+                false
+            )),
+            RoomError::NothingToTakeBack
+        );
+        // X moved last: X's takeback removes one move.
+        let r1 = after(seated(), &[(1, 1), (0, 0), (2, 2)]);
+        let asked = r1
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        assert_eq!(
+            asked.view(Viewer::Player).offers.takeback,
+            Some(SeatName(Player::X))
+        );
+        assert_eq!(
+            asked.moves().len(),
+            3,
+            "nothing taken back before it is accepted"
+        );
+        let taken = asked
+            .propose(Player::O, Proposal::Takeback, None, false)
+            .unwrap();
+        assert_eq!(taken.view(Viewer::Player).board, "O../.X./...");
+        assert_eq!(taken.to_move(), Some(Player::X));
+        assert_eq!(taken.proposal(Proposal::Takeback), None);
+        // O asks on its own move: its last move and X's reply go.
+        let asked = r1
+            .propose(Player::O, Proposal::Takeback, None, false)
+            .unwrap();
+        let taken = asked
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        assert_eq!(taken.view(Viewer::Player).board, ".../.X./...");
+        assert_eq!(taken.to_move(), Some(Player::O));
+        // Any move ends a pending request.
+        let asked = r1
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        let moved = after(asked, &[(0, 2)]);
+        assert_eq!(moved.proposal(Proposal::Takeback), None);
+        // A restored room has the same moves.
+        let back = Room::restore(taken.record()).unwrap();
+        assert_eq!(back.view(Viewer::Player), taken.view(Viewer::Player));
+    }
+
+    #[test]
+    fn against_the_computer_a_takeback_is_granted_and_a_draw_follows_the_verdict() {
+        let r = after(
+            room(Opponent::Computer(StrategyKind::Perfect)),
+            &[(1, 1), (0, 0)],
+        );
+        let taken = r
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        assert_eq!(taken.moves(), &[] as &[Cell]);
+        assert_eq!(taken.to_move(), Some(Player::X));
+        // Asked while the computer is to move: only the person's move goes.
+        let thinking = after(r.clone(), &[(2, 2)]);
+        let taken = thinking
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        assert_eq!(taken.moves().len(), 2);
+        assert_eq!(taken.to_move(), Some(Player::X));
+        assert_eq!(
+            refused(&r, |r| r.propose(Player::X, Proposal::Draw, None, false)),
+            RoomError::DrawDeclined
+        );
+        let drawn = r.propose(Player::X, Proposal::Draw, None, true).unwrap();
+        assert_eq!(drawn.reason(), Some(Reason::Agreement));
+        assert_eq!(drawn.computer_to_move(), None);
+        assert_eq!(
+            refused(&r, |r| r.claim(
+                Player::X,
+                None,
+                Some(Instant::now()),
+                Instant::now(),
+                Duration::ZERO
+            )),
+            RoomError::ClaimAgainstComputer
+        );
+        let resigned = r.resign(Player::X, None).unwrap();
+        assert_eq!(
+            resigned.view(Viewer::Player).winner,
+            Some(SeatName(Player::O))
+        );
+        let next = resigned.rematch(Player::X, None).unwrap();
+        assert_eq!((next.round(), next.reason()), (2, None));
+    }
+
+    #[test]
+    fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
+        let wait = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let r = after(seated(), &[(1, 1)]);
+        // O is to move; X claims.
+        let claim = |r: &Room, seat, gone: Option<Instant>, now: Instant| {
+            r.claim(seat, None, gone, now, wait)
+        };
+        assert_eq!(
+            refused(&r, |r| claim(r, Player::X, None, t0)),
+            RoomError::StillHere(Player::O, wait)
+        );
+        let early = refused(&r, |r| {
+            claim(r, Player::X, Some(t0), t0 + Duration::from_secs(12))
+        });
+        assert_eq!(
+            early.to_string(),
+            "o has been gone for 12 s; the win can be claimed in 18 s"
+        );
+        assert_eq!(
+            refused(&r, |r| claim(r, Player::O, Some(t0), t0 + wait)),
+            RoomError::NotTheirMove(Player::X)
+        );
+        let claimed = claim(&r, Player::X, Some(t0), t0 + wait).unwrap();
+        let view = claimed.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.reason, view.winner),
+            (
+                RoundStatus::Won,
+                Some(Reason::Abandoned),
+                Some(SeatName(Player::X))
+            )
+        );
+        assert_eq!(score(&claimed), (1, 0, 0));
+    }
+
+    #[test]
+    fn idempotency_keys_are_remembered_per_seat_and_the_oldest_forgotten() {
+        let key = |n: usize| IdempotencyKey::parse(&format!("k{n}")).unwrap();
+        let mut r = seated().remember(Player::X, key(0));
+        assert!(r.remembers(Player::X, &key(0)));
+        assert!(
+            !r.remembers(Player::O, &key(0)),
+            "another seat's key is its own"
+        );
+        for n in 1..=KEYS_KEPT {
+            r = r.remember(Player::O, key(n));
+        }
+        assert!(!r.remembers(Player::X, &key(0)));
+        assert!(r.remembers(Player::O, &key(1)));
+        assert_eq!(Room::restore(r.record()).unwrap().record(), r.record());
+    }
+
+    #[test]
+    fn endings_make_sense_or_are_refused() {
+        assert!(Ending::new(Reason::Resign, None).is_none());
+        assert!(Ending::new(Reason::Agreement, Some(Player::X)).is_none());
+        assert!(Ending::new(Reason::Line, Some(Player::X)).is_none());
+        assert_eq!(
+            Ending::new(Reason::Time, Some(Player::O))
+                .unwrap()
+                .outcome(),
+            Some(Outcome::Win(Player::O))
+        );
+        assert_eq!(Ending::new(Reason::Aborted, None).unwrap().outcome(), None);
+        for reason in [
+            "line",
+            "full",
+            "resign",
+            "time",
+            "abandoned",
+            "agreement",
+            "aborted",
+        ] {
+            assert_eq!(Reason::parse(reason).unwrap().as_str(), reason);
+        }
+    }
+
+    #[test]
+    fn the_record_names_each_rounds_reason() {
+        let r = after(seated(), &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)]);
+        let first_round = r.moves().to_vec();
+        let r = r
+            .rematch(Player::X, None)
+            .unwrap()
+            .rematch(Player::O, None)
+            .unwrap();
+        let r = after(r, &[(1, 1)]).resign(Player::X, None).unwrap();
+        let ending = r.record().ending.unwrap();
+        let record = r
+            .record_view(
+                &[first_round, r.moves().to_vec()],
+                &[(2, ending)],
+                Viewer::Player,
+            )
+            .unwrap();
+        let summary: Vec<_> = record
+            .rounds
+            .iter()
+            .map(|round| (round.result, round.reason))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (Some("x"), Some(Reason::Line)),
+                (Some("o"), Some(Reason::Resign))
+            ]
         );
     }
 }

@@ -35,9 +35,9 @@ pub use search::Hint;
 use search::Pool;
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
-use crate::id::{GameId, Token};
+use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;
-use crate::room::{Admission, Opponent, RecordView, Room, RoomError, RoomRecord, Viewer};
+use crate::room::{Admission, Opponent, Proposal, RecordView, Room, RoomError, RoomRecord, Viewer};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -107,6 +107,9 @@ pub struct HubConfig {
     /// connected (a game made through the API has this long to open its
     /// live socket); see `hub/lobby.rs`.
     pub seek_grace: Duration,
+    /// How long a seat must have been gone, on its move, before the other
+    /// may claim the round ([`crate::room::CLAIM_AFTER`] by default).
+    pub claim_after: Duration,
 }
 
 /// Positions the `perfect` opponent may search for one move (about half a
@@ -123,6 +126,7 @@ impl Default for HubConfig {
             catalog: oxo_ai::Catalog::default().with_perfect_budget(Some(PERFECT_BUDGET)),
             max_rooms_in_memory: 100_000,
             seek_grace: Duration::from_secs(20),
+            claim_after: crate::room::CLAIM_AFTER,
         }
     }
 }
@@ -147,8 +151,11 @@ pub struct RoomHandle {
     local: [AtomicUsize; 2],
     /// ...what it last told the other servers of them...
     told: Mutex<presence::Seats>,
-    /// ...and each seat's presence on any server, for the connections.
+    /// ...and each seat's presence on any server, for the connections...
     presence: watch::Sender<presence::Seats>,
+    /// ...and since when each seat has had no connection on any server
+    /// (`None` while it has one), for claims.
+    lost: Mutex<[Option<Instant>; 2]>,
 }
 
 impl RoomHandle {
@@ -168,7 +175,17 @@ impl RoomHandle {
             local: [AtomicUsize::new(0), AtomicUsize::new(0)],
             told: Mutex::new([false; 2]),
             presence: watch::channel([false; 2]).0,
+            // Nobody is connected to a room just loaded.
+            lost: Mutex::new([Some(Instant::now()); 2]),
         }
+    }
+
+    /// How long each seat has had no live connection on any server, X's
+    /// first (`None`: it has one).
+    #[must_use]
+    pub fn absence(&self) -> [Option<Duration>; 2] {
+        let lost = *self.lost.lock().unwrap_or_else(PoisonError::into_inner);
+        lost.map(|since| since.map(|t| t.elapsed()))
     }
 
     /// A receiver of each seat's presence, X's first: whether the seat has
@@ -245,6 +262,8 @@ struct Shared {
     solvers: Pool<Solver>,
     /// Whether other servers change the rooms too (see `nodes.rs`).
     shared_store: bool,
+    /// See [`HubConfig::claim_after`].
+    claim_after: Duration,
     /// Whether memory is known to be fresh: false while a shared store's
     /// change feed is interrupted, when every request rereads its room.
     fresh: AtomicBool,
@@ -280,6 +299,7 @@ impl Hub {
         Hub {
             shared: Arc::new(Shared {
                 shared_store: store.shared(),
+                claim_after: config.claim_after,
                 in_memory: AtomicUsize::new(0),
                 max_in_memory: config.max_rooms_in_memory.max(1),
                 fresh: AtomicBool::new(true),
@@ -304,6 +324,13 @@ impl Hub {
     #[must_use]
     pub fn catalog(&self) -> &oxo_ai::Catalog {
         &self.shared.catalog
+    }
+
+    /// How long a seat must have been gone, on its move, before the other
+    /// may claim the round.
+    #[must_use]
+    pub fn claim_after(&self) -> Duration {
+        self.shared.claim_after
     }
 
     /// How long a room may sit unused before [`Hub::evict_idle`] may drop it.
@@ -583,7 +610,7 @@ impl Hub {
         &self,
         id: &GameId,
         kind: ChangeKind,
-        decide: impl Fn(&Room) -> Result<Room, RoomError> + Send + 'static,
+        decide: impl Fn(&Room) -> Result<Step, RoomError> + Send + 'static,
     ) -> Result<Snapshot, HubError> {
         /// Races lost in a row before giving up with the fresh game.
         const ATTEMPTS: usize = 3;
@@ -594,8 +621,9 @@ impl Hub {
             let mut reread = false;
             let mut attempt = 0;
             let game = loop {
-                let next = match decide(&room) {
-                    Ok(next) => next,
+                let (next, kind) = match decide(&room) {
+                    Ok(Step::Commit(next, kind)) => (*next, kind),
+                    Ok(Step::Repeat) => break handle.current(Viewer::Player),
                     Err(error) => {
                         if hub.shared.shared_store
                             && !reread
@@ -630,6 +658,108 @@ impl Hub {
         .map_err(|e| HubError::Internal(format!("change failed: {e}")))?
     }
 
+    /// `action` by the holder of `token`, sent as `key` when given: a key
+    /// this seat sent lately is answered with the game as it stands and
+    /// changes nothing. Against the computer, a draw offer is answered by
+    /// the solver: accepted when the computer cannot win from the position
+    /// with best play, declined when it can or when the board is too big
+    /// to tell.
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, an action the room refuses
+    /// now (409s carry the current game), a store failure.
+    pub async fn act(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        action: Action,
+        version: Option<u64>,
+        key: Option<IdempotencyKey>,
+    ) -> Result<Snapshot, HubError> {
+        let token = token.ok_or(HubError::NoToken)?.to_owned();
+        let handle = self.room(id).await?;
+        let verdict = match action {
+            Action::Propose(Proposal::Draw) => self.computer_accepts_draw(&handle).await?,
+            _ => None,
+        };
+        let wait = self.shared.claim_after;
+        let presence = handle.clone();
+        self.change(id, ChangeKind::Offer, move |room| {
+            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
+            if let Some(key) = &key
+                && room.remembers(seat, key)
+            {
+                return Ok(Step::Repeat);
+            }
+            let next = match action {
+                Action::Resign => room.resign(seat, version)?,
+                Action::Abort => room.abort(version)?,
+                Action::Claim => {
+                    let lost = presence.lost.lock().unwrap_or_else(PoisonError::into_inner)
+                        [seat.other().index()];
+                    room.claim(seat, version, lost, Instant::now(), wait)?
+                }
+                Action::Propose(what) => {
+                    // The computer's verdict holds for the state it was
+                    // given; a room that moved on meanwhile is stale.
+                    let accepts = match verdict {
+                        Some((at, _)) if at != room.version() => {
+                            return Err(RoomError::Stale {
+                                sent: at,
+                                current: room.version(),
+                            });
+                        }
+                        Some((_, accepts)) => accepts,
+                        None => false,
+                    };
+                    room.propose(seat, what, version, accepts)?
+                }
+                Action::Decline(what) => room.decline(what, version)?,
+                Action::Rematch => room.rematch(seat, version)?,
+            };
+            let kind = match action {
+                Action::Rematch => ChangeKind::Rematch,
+                _ if next.moves().len() < room.moves().len() => ChangeKind::Takeback,
+                _ if next.round_over() && !room.round_over() => ChangeKind::End,
+                _ => ChangeKind::Offer,
+            };
+            Ok(Step::Commit(
+                Box::new(remembered(next, seat, key.clone())),
+                kind,
+            ))
+        })
+        .await
+    }
+
+    /// Against the computer, whether it accepts a draw in the room as it
+    /// stands, with the version that verdict is for: it does when perfect
+    /// play from the position gives it no win. `None` between people.
+    async fn computer_accepts_draw(
+        &self,
+        handle: &Arc<RoomHandle>,
+    ) -> Result<Option<(u64, bool)>, HubError> {
+        let (game, version) = {
+            let room = handle.room.lock().await;
+            if room.opponent() == Opponent::Human || room.to_move().is_none() {
+                return Ok(None);
+            }
+            (room.game().clone(), room.version())
+        };
+        let to_move = game.to_move();
+        let Some(values) = self.values(game).await? else {
+            // Too big to solve: it cannot tell, so it plays on.
+            return Ok(Some((version, false)));
+        };
+        let best = |value: &str| values.iter().any(|hint| hint.value == value);
+        // The side to move's best value, seen from the computer.
+        let computer_wins = if to_move == Player::O {
+            best("win")
+        } else {
+            !best("win") && !best("draw")
+        };
+        Ok(Some((version, !computer_wins)))
+    }
+
     /// Every round of the room behind `id` (its id or watch id).
     ///
     /// # Errors
@@ -638,11 +768,13 @@ impl Hub {
         let (handle, viewer) = self.room_to_read(id).await?;
         let room = handle.room.lock().await;
         let mut rounds = self.shared.store.rounds(room.id()).await?;
+        let endings = self.shared.store.endings(room.id()).await?;
         // The store's current round is the room's (memory and store agree
         // under the lock); a round with no move yet may have no rows.
         let current = usize::try_from(room.round()).unwrap_or(usize::MAX);
         rounds.resize(current, Vec::new());
-        room.record_view(&rounds, viewer).map_err(HubError::Corrupt)
+        room.record_view(&rounds, &endings, viewer)
+            .map_err(HubError::Corrupt)
     }
 
     /// Seat O for a second person, named `name`, who shows the room's
@@ -673,6 +805,7 @@ impl Hub {
             .change(id, ChangeKind::Join, move |room| {
                 room.join(hash.clone(), &admission)
                     .map(|joined| joined.named(Player::O, name.clone()))
+                    .map(|next| Step::Commit(Box::new(next), ChangeKind::Join))
             })
             .await?;
         Ok(Seated {
@@ -683,7 +816,9 @@ impl Hub {
         })
     }
 
-    /// The holder of `token` plays at (`row`, `col`).
+    /// The holder of `token` plays at (`row`, `col`), sent as `key` when
+    /// given: a key this seat sent lately is answered with the game as it
+    /// stands and plays nothing.
     ///
     /// # Errors
     /// Unknown room, missing or foreign token, a move the room refuses
@@ -694,11 +829,21 @@ impl Hub {
         token: Option<&str>,
         at: Coords,
         version: Option<u64>,
+        key: Option<IdempotencyKey>,
     ) -> Result<Snapshot, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            room.play(seat, at, version).map(|(next, _)| next)
+            if let Some(key) = &key
+                && room.remembers(seat, key)
+            {
+                return Ok(Step::Repeat);
+            }
+            let (next, _) = room.play(seat, at, version)?;
+            Ok(Step::Commit(
+                Box::new(remembered(next, seat, key.clone())),
+                ChangeKind::Move,
+            ))
         })
         .await
     }
@@ -714,12 +859,41 @@ impl Hub {
         token: Option<&str>,
         version: Option<u64>,
     ) -> Result<Snapshot, HubError> {
-        let token = token.ok_or(HubError::NoToken)?.to_owned();
-        self.change(id, ChangeKind::Rematch, move |room| {
-            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            room.rematch(seat, version)
-        })
-        .await
+        self.act(id, token, Action::Rematch, version, None).await
+    }
+}
+
+/// What a seat asks of its room, besides moves and joining.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Resign the round.
+    Resign,
+    /// Call the round off before both sides have moved.
+    Abort,
+    /// Offer a draw or a takeback, or accept the other seat's.
+    Propose(Proposal),
+    /// Withdraw one's own offer, or decline the other seat's.
+    Decline(Proposal),
+    /// Claim the round: the other seat has left on its move.
+    Claim,
+    /// Ask for (or accept) the next round.
+    Rematch,
+}
+
+/// What a request comes to, decided under the room's lock.
+enum Step {
+    /// Commit this room, changed this way.
+    Commit(Box<Room>, ChangeKind),
+    /// A repeat of a change already made (its idempotency key): answer
+    /// with the room as it stands.
+    Repeat,
+}
+
+/// `room`, remembering `key` for `seat` when there is one.
+fn remembered(room: Room, seat: Player, key: Option<IdempotencyKey>) -> Room {
+    match key {
+        Some(key) => room.remember(seat, key),
+        None => room,
     }
 }
 

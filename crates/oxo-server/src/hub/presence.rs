@@ -75,6 +75,16 @@ impl Hub {
         let local = Self::local_seats(handle);
         let remote = self.remote_seats(&handle.id);
         let seats = [local[0] || remote[0], local[1] || remote[1]];
+        {
+            let mut lost = handle.lost.lock().unwrap_or_else(PoisonError::into_inner);
+            for (since, present) in lost.iter_mut().zip(seats) {
+                if present {
+                    *since = None;
+                } else if since.is_none() {
+                    *since = Some(Instant::now());
+                }
+            }
+        }
         handle.presence.send_if_modified(|shown| {
             let changed = *shown != seats;
             *shown = seats;

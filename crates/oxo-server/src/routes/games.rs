@@ -14,7 +14,8 @@ use super::{
     player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::Hint;
+use crate::hub::{Action, Hint};
+use crate::id::IdempotencyKey;
 use crate::room::{Opponent, SeatName, Viewer};
 use crate::state::AppState;
 
@@ -133,6 +134,9 @@ pub(super) struct Move {
     row: Option<i64>,
     col: Option<i64>,
     pub(super) version: Option<u64>,
+    /// The move's idempotency key, for clients that cannot send the
+    /// header (the live socket's frames).
+    pub(super) key: Option<String>,
 }
 
 impl Move {
@@ -156,31 +160,72 @@ pub(super) async fn play(
     let id = game_id(&id)?;
     let request: Move = parse_body(body)?;
     let at = request.cell()?;
+    let key = match (
+        header_key(&headers)?,
+        request.key.as_deref().map(key_of).transpose()?,
+    ) {
+        (Some(header), Some(body)) if header != body => {
+            return Err(ApiError::BadRequest(
+                "the Idempotency-Key header and the body's \"key\" differ".into(),
+            ));
+        }
+        (header, body) => header.or(body),
+    };
     let game = state
         .hub()
-        .play(&id, bearer(&headers), at, request.version)
+        .play(&id, bearer(&headers), at, request.version, key)
         .await?;
     game_response(&game)
 }
 
-/// `POST /api/games/{id}/rematch`: the body is optional.
+/// `text` as an idempotency key, or a 400 that says what is wrong.
+pub(super) fn key_of(text: &str) -> Result<IdempotencyKey, ApiError> {
+    IdempotencyKey::parse(text).map_err(ApiError::BadRequest)
+}
+
+/// The request's `Idempotency-Key` header, if it has one.
+fn header_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
+    let mut values = headers.get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ApiError::BadRequest(
+            "send one Idempotency-Key header, not several".into(),
+        ));
+    }
+    let text = value.to_str().map_err(|_| {
+        ApiError::BadRequest(
+            "an Idempotency-Key is printable ASCII without spaces (such as a UUID)".into(),
+        )
+    })?;
+    key_of(text).map(Some)
+}
+
+/// The body of a seat's request other than a move (rematch, resign,
+/// abort, draw, takeback, claim): optional, as is its version.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Rematch {
+pub(super) struct Versioned {
     version: Option<u64>,
 }
 
-pub(super) async fn rematch(
+/// `POST /api/games/{id}/rematch`, `/resign`, `/abort`, `/draw`,
+/// `/takeback`, `/claim` and `DELETE /draw`, `/takeback`: `action` by the
+/// seat whose token the request carries.
+pub(super) async fn act(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    id: String,
     headers: HeaderMap,
     body: RawBody,
+    action: Action,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let request: Rematch = parse_body(body)?;
+    let request: Versioned = parse_body(body)?;
+    let key = header_key(&headers)?;
     let game = state
         .hub()
-        .rematch(&id, bearer(&headers), request.version)
+        .act(&id, bearer(&headers), action, request.version, key)
         .await?;
     game_response(&game)
 }

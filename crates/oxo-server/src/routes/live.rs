@@ -91,6 +91,11 @@ pub(super) async fn live(
             // as its seat's presence.
             let _held = connection;
             let _attendance = attendance;
+            let presence = presence.map(|seats| Presence {
+                seats,
+                room: handle,
+                claim_after: state.hub().claim_after(),
+            });
             push_updates(socket, updates, presence, closing, send_timeout, mover).await;
         }))
 }
@@ -120,10 +125,15 @@ impl Mover {
             let request: Move = serde_json::from_slice(frame)
                 .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
             let at = request.cell()?;
-            let played = self
-                .state
-                .hub()
-                .play(&self.id, Some(&self.token), at, request.version);
+            let key = request
+                .key
+                .as_deref()
+                .map(super::games::key_of)
+                .transpose()?;
+            let played =
+                self.state
+                    .hub()
+                    .play(&self.id, Some(&self.token), at, request.version, key);
             edge.deadline(played)
                 .await?
                 .map(drop)
@@ -138,6 +148,37 @@ impl Mover {
         );
         let error = result.err()?;
         Some(error.socket_body())
+    }
+}
+
+/// Each seat's presence, as a socket follows it.
+struct Presence {
+    seats: watch::Receiver<crate::hub::PresenceSeats>,
+    room: std::sync::Arc<crate::hub::RoomHandle>,
+    claim_after: Duration,
+}
+
+impl Presence {
+    /// `{"presence": {"x": bool, "o": bool, "gone_ms": {"x": N|null, "o":
+    /// N|null}, "claim_after_ms": N}}`: who is connected, how long each
+    /// absent seat has been gone, and how long a seat must be gone on its
+    /// move before the other may claim the round.
+    fn message(&self, seats: crate::hub::PresenceSeats) -> Message {
+        let [x, o] = self
+            .room
+            .absence()
+            .map(|gone| gone.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
+        let claim_after = u64::try_from(self.claim_after.as_millis()).unwrap_or(u64::MAX);
+        Message::Text(
+            serde_json::json!({"presence": {
+                "x": seats[0],
+                "o": seats[1],
+                "gone_ms": {"x": x, "o": o},
+                "claim_after_ms": claim_after,
+            }})
+            .to_string()
+            .into(),
+        )
     }
 }
 
@@ -159,18 +200,11 @@ const SILENT_FOR: Duration = Duration::from_secs(75);
 async fn push_updates(
     mut socket: WebSocket,
     mut updates: watch::Receiver<Snapshot>,
-    mut presence: Option<watch::Receiver<crate::hub::PresenceSeats>>,
+    mut presence: Option<Presence>,
     mut closing: watch::Receiver<bool>,
     send_timeout: Duration,
     mover: Option<Mover>,
 ) {
-    let presence_message = |seats: crate::hub::PresenceSeats| {
-        Message::Text(
-            serde_json::json!({"presence": {"x": seats[0], "o": seats[1]}})
-                .to_string()
-                .into(),
-        )
-    };
     let mut game = updates.borrow_and_update().clone();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut heard = Instant::now();
@@ -193,10 +227,11 @@ async fn push_updates(
         }
         if first {
             first = false;
-            if let Some(seats) = presence.as_mut().map(|p| *p.borrow_and_update())
-                && !send(&mut socket, presence_message(seats)).await
-            {
-                return;
+            if let Some(presence) = &mut presence {
+                let seats = *presence.seats.borrow_and_update();
+                if !send(&mut socket, presence.message(seats)).await {
+                    return;
+                }
             }
         }
         // Wait for the next change, reading client frames meanwhile so that
@@ -211,7 +246,10 @@ async fn push_updates(
                     break;
                 }
                 seats = presence_changed(&mut presence) => {
-                    if !send(&mut socket, presence_message(seats)).await {
+                    let message = presence.as_ref().map(|p| p.message(seats));
+                    if let Some(message) = message
+                        && !send(&mut socket, message).await
+                    {
                         return;
                     }
                 }
@@ -268,10 +306,10 @@ async fn push_updates(
 
 /// The next presence, when it changes; never without a receiver (or once
 /// its room is gone).
-async fn presence_changed(
-    presence: &mut Option<watch::Receiver<crate::hub::PresenceSeats>>,
-) -> crate::hub::PresenceSeats {
-    if let Some(receiver) = presence
+async fn presence_changed(presence: &mut Option<Presence>) -> crate::hub::PresenceSeats {
+    if let Some(Presence {
+        seats: receiver, ..
+    }) = presence
         && receiver.changed().await.is_ok()
     {
         return *receiver.borrow_and_update();

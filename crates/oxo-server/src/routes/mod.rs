@@ -20,10 +20,10 @@ use serde_json::value::RawValue;
 
 use crate::edge;
 use crate::error::ApiError;
-use crate::hub::{Seated, Snapshot};
+use crate::hub::{Action, Seated, Snapshot};
 use crate::id::{GameId, Token};
 use crate::name::PlayerName;
-use crate::room::{SERVER_MAX_SIDE, SeatName};
+use crate::room::{Proposal, SERVER_MAX_SIDE, SeatName};
 use crate::state::AppState;
 
 mod analysis;
@@ -34,6 +34,16 @@ mod lobby;
 
 /// The largest request body accepted; a move is about 40 bytes.
 pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// The handler of a seat's `action` (see [`games::act`]).
+macro_rules! act {
+    ($action:expr) => {
+        |state: axum::extract::State<AppState>,
+         axum::extract::Path(id): axum::extract::Path<String>,
+         headers: HeaderMap,
+         body: RawBody| games::act(state, id, headers, body, $action)
+    };
+}
 
 /// The whole application as a router, for a server or for tests that call
 /// it directly.
@@ -50,7 +60,20 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}", get(games::show))
         .route("/api/games/{id}/seats/{seat}", post(games::join))
         .route("/api/games/{id}/moves", post(games::play))
-        .route("/api/games/{id}/rematch", post(games::rematch))
+        .route("/api/games/{id}/rematch", post(act!(Action::Rematch)))
+        .route("/api/games/{id}/resign", post(act!(Action::Resign)))
+        .route("/api/games/{id}/abort", post(act!(Action::Abort)))
+        .route(
+            "/api/games/{id}/draw",
+            post(act!(Action::Propose(Proposal::Draw)))
+                .delete(act!(Action::Decline(Proposal::Draw))),
+        )
+        .route(
+            "/api/games/{id}/takeback",
+            post(act!(Action::Propose(Proposal::Takeback)))
+                .delete(act!(Action::Decline(Proposal::Takeback))),
+        )
+        .route("/api/games/{id}/claim", post(act!(Action::Claim)))
         .route("/api/games/{id}/hints", get(games::hints))
         .route("/api/games/{id}/record", get(games::record))
         .route("/api/analysis", get(analysis::analysis))

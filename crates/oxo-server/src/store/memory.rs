@@ -5,9 +5,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{Change, Store, StoreError, StoreFuture};
+use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
 use crate::id::GameId;
-use crate::room::RoomRecord;
+use crate::room::{Ending, RoomRecord};
+
+/// A room's rounds that ended other than on the board, by number.
+type Endings = Vec<(u32, Ending)>;
 
 /// Rooms in a map; cheap to clone (clones share the map).
 #[derive(Clone, Debug)]
@@ -15,6 +18,8 @@ pub struct MemoryStore {
     rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
     /// Every round's moves, per room.
     rounds: Arc<Mutex<HashMap<GameId, Vec<Vec<oxo_core::Cell>>>>>,
+    /// The rounds that ended other than on the board, per room.
+    endings: Arc<Mutex<HashMap<GameId, Endings>>>,
     /// Commits that may still succeed; negative for no limit.
     allowed: Arc<AtomicI64>,
 }
@@ -26,6 +31,7 @@ impl MemoryStore {
         MemoryStore {
             rooms: Arc::default(),
             rounds: Arc::default(),
+            endings: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
         }
     }
@@ -85,6 +91,14 @@ impl Store for MemoryStore {
                     rounds.resize(at + 1, Vec::new());
                 }
                 rounds[at].clone_from(&change.room.moves);
+            }
+            if let (ChangeKind::End, Some(ending)) = (change.kind, change.room.ending) {
+                self.endings
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .entry(change.room.id.clone())
+                    .or_default()
+                    .push((change.room.round, ending));
             }
             self.lock()
                 .insert(change.room.id.clone(), (change.room, change.computer_turn));
@@ -162,6 +176,17 @@ impl Store for MemoryStore {
             .cloned()
             .unwrap_or_default();
         Box::pin(std::future::ready(Ok(rounds)))
+    }
+
+    fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, Ending)>> {
+        let endings = self
+            .endings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .unwrap_or_default();
+        Box::pin(std::future::ready(Ok(endings)))
     }
 
     fn ping(&self) -> StoreFuture<()> {

@@ -57,6 +57,15 @@ pub enum ChangeKind {
     Move,
     /// A new round began, or a rematch was offered.
     Rematch,
+    /// The round ended other than on the board (resigned, aborted, drawn
+    /// by agreement, claimed): the ending is also kept in the record of
+    /// rounds ([`Store::endings`]).
+    End,
+    /// A draw or takeback offer was made, withdrawn or declined.
+    Offer,
+    /// Moves were taken back: the current round's moves beyond the
+    /// room's are removed.
+    Takeback,
 }
 
 /// A room listed in the lobby, as the lobby shows it.
@@ -257,6 +266,11 @@ pub trait Store: Send + Sync + 'static {
     /// Every round of room `id` so far, the moves of each in order (the
     /// last is the current round): the room's record.
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>>;
+
+    /// The rounds of room `id` that ended other than on the board, by
+    /// round number (the record's reasons; lines and full boards show in
+    /// the moves).
+    fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, crate::room::Ending)>>;
 
     /// Listed rooms changed within [`LOBBY_HORIZON`], the most recently
     /// changed first, at most [`LOBBY_ROWS`].

@@ -8,9 +8,9 @@ use oxo_core::{Cell, Player, Rules, Scoreboard};
 use sha2::{Digest, Sha256};
 
 use super::StoreError;
-use crate::id::{GameId, TokenHash};
+use crate::id::{GameId, IdempotencyKey, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{Opponent, RoomRecord, SeatName};
+use crate::room::{Ending, Opponent, Reason, RoomRecord, SeatName};
 
 /// SHA-256, in hex, of everything a store reads back for a room: its row
 /// and the moves of its current round, in a fixed spelling.
@@ -52,12 +52,92 @@ pub(super) fn digest(r: &RoomRecord) -> String {
             let _ = write!(text, "|{seat}_name:{}:{name}", name.as_str().len());
         }
     }
+    if let Some(ending) = r.ending {
+        let _ = write!(
+            text,
+            "|ending:{}:{}",
+            ending.reason.as_str(),
+            ending.winner.map_or("", |p| SeatName(p).as_str())
+        );
+    }
+    if let Some(seat) = r.draw {
+        let _ = write!(text, "|draw:{}", SeatName(seat).as_str());
+    }
+    if let Some(seat) = r.takeback {
+        let _ = write!(text, "|takeback:{}", SeatName(seat).as_str());
+    }
+    if !r.keys.is_empty() {
+        let _ = write!(text, "|keys:{}", keys_text(&r.keys));
+    }
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
             let _ = write!(hex, "{b:02x}");
             hex
         })
+}
+
+/// The idempotency keys as a store keeps them in one column: `x:KEY`
+/// entries separated by spaces (keys have none), the oldest first.
+pub(super) fn keys_text(keys: &[(Player, IdempotencyKey)]) -> String {
+    let mut text = String::new();
+    for (seat, key) in keys {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let _ = write!(text, "{}:{}", SeatName(*seat).as_str(), key.as_str());
+    }
+    text
+}
+
+/// The reason column of a round that ended other than on the board.
+pub(super) fn reason_text(ending: Option<Ending>) -> Option<&'static str> {
+    ending.map(|e| e.reason.as_str())
+}
+
+/// The winner column of such a round.
+pub(super) fn winner_text(ending: Option<Ending>) -> Option<&'static str> {
+    ending.and_then(|e| e.winner).map(|p| SeatName(p).as_str())
+}
+
+/// The ending these two columns spell.
+pub(super) fn decode_ending(
+    reason: Option<&str>,
+    winner: Option<&str>,
+) -> Result<Option<Ending>, String> {
+    let Some(reason) = reason else {
+        return match winner {
+            None => Ok(None),
+            Some(w) => Err(format!("a winner {w:?} with no reason")),
+        };
+    };
+    let parsed = Reason::parse(reason).ok_or_else(|| format!("bad reason {reason:?}"))?;
+    let winner = winner
+        .map(|w| SeatName::parse(w).ok_or_else(|| format!("bad winner {w:?}")))
+        .transpose()?;
+    Ending::new(parsed, winner)
+        .map(Some)
+        .ok_or_else(|| format!("reason {reason:?} with winner {winner:?} makes no sense"))
+}
+
+/// Stored endings `(round, reason, winner)` as the record's endings.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] for a reason or winner that makes no sense.
+pub(super) fn decode_endings(
+    id: &GameId,
+    rows: Vec<(u32, String, Option<String>)>,
+) -> Result<Vec<(u32, Ending)>, StoreError> {
+    rows.into_iter()
+        .map(|(round, reason, winner)| {
+            let ending = decode_ending(Some(&reason), winner.as_deref())
+                .map_err(|e| {
+                    StoreError::Corrupt(format!("game {} round {round}: {e}", id.for_log()))
+                })?
+                .ok_or_else(|| StoreError::Corrupt(format!("game {}: no ending", id.for_log())))?;
+            Ok((round, ending))
+        })
+        .collect()
 }
 
 /// A room's row as a store holds it, before any check.
@@ -80,6 +160,11 @@ pub(super) struct Stored {
     pub invite: Option<String>,
     /// The names seats X and O chose.
     pub names: [Option<String>; 2],
+    pub end_reason: Option<String>,
+    pub end_winner: Option<String>,
+    pub draw_offer: Option<String>,
+    pub takeback_offer: Option<String>,
+    pub request_keys: Option<String>,
 }
 
 impl Stored {
@@ -115,6 +200,22 @@ impl Stored {
             cells.push(Cell::new(r, c));
         }
         let (x, o, draws) = self.score;
+        let seat = |what: &str, text: Option<String>| {
+            text.map(|t| SeatName::parse(&t).ok_or_else(|| corrupt(format!("bad {what} {t:?}"))))
+                .transpose()
+        };
+        let mut keys = Vec::new();
+        for entry in self
+            .request_keys
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+        {
+            let parsed = entry
+                .split_once(':')
+                .and_then(|(s, k)| Some((SeatName::parse(s)?, IdempotencyKey::parse(k).ok()?)));
+            keys.push(parsed.ok_or_else(|| corrupt(format!("bad request key {entry:?}")))?);
+        }
         let record = RoomRecord {
             id: id.clone(),
             watch: GameId::from_trusted(&self.watch),
@@ -138,6 +239,11 @@ impl Stored {
             names: self
                 .names
                 .map(|name| name.as_deref().map(PlayerName::from_stored)),
+            ending: decode_ending(self.end_reason.as_deref(), self.end_winner.as_deref())
+                .map_err(corrupt)?,
+            draw: seat("draw offer", self.draw_offer)?,
+            takeback: seat("takeback request", self.takeback_offer)?,
+            keys,
         };
         Ok((record, self.digest))
     }

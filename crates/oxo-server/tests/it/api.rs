@@ -992,6 +992,13 @@ impl Store for SlowStore {
     ) -> oxo_server::store::StoreFuture<Vec<Vec<oxo_core::Cell>>> {
         self.0.rounds(id)
     }
+
+    fn endings(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Vec<(u32, oxo_server::room::Ending)>> {
+        self.0.endings(id)
+    }
 }
 
 #[tokio::test]
@@ -1151,8 +1158,9 @@ async fn a_rooms_record_keeps_every_round() {
             record["rounds"],
             json!([
                 {"round": 1, "first": "x", "moves": [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]],
-                 "result": "x", "line": [[0, 0], [0, 1], [0, 2]]},
-                {"round": 2, "first": "o", "moves": [[2, 2]], "result": null, "line": null}
+                 "result": "x", "reason": "line", "line": [[0, 0], [0, 1], [0, 2]]},
+                {"round": 2, "first": "o", "moves": [[2, 2]], "result": null, "reason": null,
+                 "line": null}
             ])
         );
         // A spectator's record names the watch id, never the room's.

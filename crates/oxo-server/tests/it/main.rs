@@ -2,6 +2,8 @@
 //! per file):
 //!
 //! - `api`: the API through the router, every rule and error;
+//! - `life`: ending a game (resign, abort, draws, takebacks, claims) and
+//!   idempotency keys;
 //! - `live`: a real server on a loopback port, WebSockets and restarts;
 //! - `limits`: every limit against a misbehaving client;
 //! - `nodes`: several nodes on one throwaway PostgreSQL;
@@ -12,6 +14,7 @@
 mod api;
 mod common;
 mod fuzz_bodies;
+mod life;
 mod limits;
 mod live;
 mod lobby_life;

@@ -25,7 +25,7 @@ use super::pool::{Backend, Conn, connect};
 use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
-use crate::store::record::{digest, int};
+use crate::store::record::{digest, int, keys_text, reason_text, winner_text};
 use crate::store::{Change, ChangeKind, StoreError};
 
 /// A change: the room's row upserted under the version guard, the move (if
@@ -36,14 +36,18 @@ use crate::store::{Change, ChangeKind, StoreError};
 pub(super) const COMMIT: &str = "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                           offer, entry, invite, x_name, o_name)
+                           offer, entry, invite, x_name, o_name, end_reason, end_winner,
+                           draw_offer, takeback_offer, request_keys)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25)
+                $23, $24, $25, $26, $27, $28, $29, $30)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
             digest = excluded.digest, offer = excluded.offer, o_name = excluded.o_name,
+            end_reason = excluded.end_reason, end_winner = excluded.end_winner,
+            draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
+            request_keys = excluded.request_keys,
             claimed_by = NULL, claimed_until = NULL,
             updated_at = now()
         WHERE rooms.version < excluded.version
@@ -51,6 +55,12 @@ pub(super) const COMMIT: &str = "WITH room AS (
     ), played AS (
         INSERT INTO moves (room, round, ply, row, col)
         SELECT id, $8, $17, $18, $19 FROM room WHERE $17 > 0
+    ), ended AS (
+        INSERT INTO endings (room, round, reason, winner)
+        SELECT id, $8, $26, $27 FROM room WHERE $31
+    ), taken AS (
+        DELETE FROM moves
+        WHERE $32 >= 0 AND room = (SELECT id FROM room) AND round = $8 AND ply > $32
     )
     SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text
         || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text ELSE '' END)
@@ -134,6 +144,15 @@ struct Row {
     entry: Option<String>,
     invite: Option<String>,
     names: [Option<String>; 2],
+    end_reason: Option<&'static str>,
+    end_winner: Option<&'static str>,
+    draw_offer: Option<&'static str>,
+    takeback_offer: Option<&'static str>,
+    request_keys: Option<String>,
+    /// The ending goes into the record of rounds too.
+    record_ending: bool,
+    /// After a takeback, the moves the round keeps; -1 otherwise.
+    keep: i32,
 }
 
 impl Row {
@@ -177,6 +196,17 @@ impl Row {
             entry: r.entry.as_ref().map(|e| e.as_str().to_owned()),
             invite: r.invite.as_ref().map(|i| i.as_str().to_owned()),
             names: r.names.clone().map(|n| n.map(|n| n.as_str().to_owned())),
+            end_reason: reason_text(r.ending),
+            end_winner: winner_text(r.ending),
+            draw_offer: r.draw.map(|seat| SeatName(seat).as_str()),
+            takeback_offer: r.takeback.map(|seat| SeatName(seat).as_str()),
+            request_keys: (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
+            record_ending: change.kind == ChangeKind::End && r.ending.is_some(),
+            keep: if change.kind == ChangeKind::Takeback {
+                small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?
+            } else {
+                -1
+            },
         })
     }
 
@@ -184,7 +214,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 25] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 32] {
         [
             &self.id,
             &self.rows,
@@ -211,6 +241,13 @@ impl Row {
             &self.invite,
             &self.names[0],
             &self.names[1],
+            &self.end_reason,
+            &self.end_winner,
+            &self.draw_offer,
+            &self.takeback_offer,
+            &self.request_keys,
+            &self.record_ending,
+            &self.keep,
         ]
     }
 }

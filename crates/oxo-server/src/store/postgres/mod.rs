@@ -322,6 +322,30 @@ impl Store for PgStore {
         })
     }
 
+    fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, crate::room::Ending)>> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            let rows = conn
+                .client
+                .query(
+                    "SELECT round, reason, winner FROM endings WHERE room = $1 ORDER BY round",
+                    &[&id.as_str()],
+                )
+                .await?;
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    Ok((
+                        unsigned(column(row, 0)?)?,
+                        column::<String>(row, 1)?,
+                        column::<Option<String>>(row, 2)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            super::record::decode_endings(&id, rows)
+        })
+    }
+
     fn version(&self, id: &GameId) -> StoreFuture<Option<u64>> {
         let id = id.clone();
         self.run(move |conn| async move {

@@ -12,7 +12,8 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
         ARRAY(SELECT ply FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
-        offer, entry, invite, x_name, o_name
+        offer, entry, invite, x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
+        request_keys
     FROM rooms r";
 
 /// Listed rooms changed lately, the latest first.
@@ -73,6 +74,11 @@ pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError
         entry: column(row, 19)?,
         invite: column(row, 20)?,
         names: [column(row, 21)?, column(row, 22)?],
+        end_reason: column(row, 23)?,
+        end_winner: column(row, 24)?,
+        draw_offer: column(row, 25)?,
+        takeback_offer: column(row, 26)?,
+        request_keys: column(row, 27)?,
     };
     checked(stored.decode(&id, moves)?)
 }

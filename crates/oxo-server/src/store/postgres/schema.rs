@@ -14,6 +14,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0002_offers_and_lobby.sql",
     "0003_invites.sql",
     "0004_player_names.sql",
+    "0005_endings_offers_keys.sql",
 );
 
 /// The database being migrated, inside the one transaction.

@@ -236,6 +236,11 @@ impl Store for SqliteStore {
         self.ask(|tx| Request::Rounds(id, tx))
     }
 
+    fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, crate::room::Ending)>> {
+        let id = id.clone();
+        self.ask(|tx| Request::Endings(id, tx))
+    }
+
     fn ping(&self) -> StoreFuture<()> {
         self.ask(Request::Ping)
     }

@@ -5,8 +5,8 @@ use oxo_core::Cell;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::id::GameId;
-use crate::room::RoomRecord;
-use crate::store::record::{Stored, StoredListing, checked, group_rounds, int};
+use crate::room::{Ending, RoomRecord};
+use crate::store::record::{Stored, StoredListing, checked, decode_endings, group_rounds, int};
 use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, Listing, StoreError};
 
 /// The room `id` as stored, checked against its digest: a room whose row
@@ -42,13 +42,14 @@ pub(super) fn read_as_of(
         Layout::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL,
-                    NULL, NULL
+                    NULL, NULL, NULL, NULL, NULL, NULL, NULL
              FROM rooms WHERE id = ?1"
         }
         Layout::Current => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, offer, entry, invite,
-                    x_name, o_name
+                    x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
+                    request_keys
              FROM rooms WHERE id = ?1"
         }
     };
@@ -71,6 +72,11 @@ pub(super) fn read_as_of(
                 entry: row.get(15)?,
                 invite: row.get(16)?,
                 names: [row.get(17)?, row.get(18)?],
+                end_reason: row.get(19)?,
+                end_winner: row.get(20)?,
+                draw_offer: row.get(21)?,
+                takeback_offer: row.get(22)?,
+                request_keys: row.get(23)?,
             })
         })
         .optional()?;
@@ -134,6 +140,23 @@ pub(super) fn rounds(conn: &Connection, id: &GameId) -> Result<Vec<Vec<Cell>>, S
         })?
         .collect::<Result<Vec<(u32, i64, u32, u32)>, _>>()?;
     group_rounds(id, moves)
+}
+
+pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT round, reason, winner FROM endings
+         WHERE room = (SELECT key FROM rooms WHERE id = ?1) ORDER BY round",
+    )?;
+    let rows = stmt
+        .query_map([id.as_str()], |row| {
+            Ok((
+                row.get::<_, u32>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<String>>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    decode_endings(id, rows)
 }
 
 pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {

@@ -21,6 +21,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0006_invites.sql",
     "0007_moves_by_room_number.sql",
     "0008_player_names.sql",
+    "0009_endings_offers_keys.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.

@@ -12,8 +12,8 @@ use tokio::sync::oneshot;
 use super::rows;
 use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{RoomRecord, SeatName};
-use crate::store::record::{digest, int};
+use crate::room::{Ending, RoomRecord, SeatName};
+use crate::store::record::{digest, int, keys_text, reason_text, winner_text};
 use crate::store::{Change, ChangeKind, Listing, StoreError};
 
 /// The most writes committed in one transaction.
@@ -33,6 +33,10 @@ pub(super) enum Request {
     Lobby(oneshot::Sender<Result<Vec<Listing>, StoreError>>),
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
+    Endings(
+        GameId,
+        oneshot::Sender<Result<Vec<(u32, Ending)>, StoreError>>,
+    ),
     Ping(oneshot::Sender<Result<(), StoreError>>),
     /// Work on the connection itself, for tests that damage what it sees.
     #[cfg(test)]
@@ -65,6 +69,9 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::Rounds(id, reply) => {
                     let _ = reply.send(rows::rounds(conn, &id));
+                }
+                Request::Endings(id, reply) => {
+                    let _ = reply.send(rows::endings(conn, &id));
                 }
                 Request::Ping(reply) => {
                     let _ = reply.send(ping(conn, &mut health));
@@ -209,15 +216,20 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
         .prepare_cached(
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
-                            offer, entry, invite, key, x_name, o_name)
+                            offer, entry, invite, key, x_name, o_name, end_reason, end_winner,
+                            draw_offer, takeback_offer, request_keys)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21)
+                 ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21, ?22, ?23, ?24,
+                 ?25, ?26)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
             version = excluded.version, computer_turn = excluded.computer_turn,
             digest = excluded.digest, offer = excluded.offer, updated_at = unixepoch(),
-            o_name = excluded.o_name
+            o_name = excluded.o_name,
+            end_reason = excluded.end_reason, end_winner = excluded.end_winner,
+            draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
+            request_keys = excluded.request_keys
          WHERE rooms.version < excluded.version
          RETURNING key",
         )?
@@ -244,6 +256,11 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 r.invite.as_ref().map(TokenHash::as_str),
                 r.names[0].as_ref().map(PlayerName::as_str),
                 r.names[1].as_ref().map(PlayerName::as_str),
+                reason_text(r.ending),
+                winner_text(r.ending),
+                r.draw.map(|seat| SeatName(seat).as_str()),
+                r.takeback.map(|seat| SeatName(seat).as_str()),
+                (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
             ],
             |row| row.get(0),
         )
@@ -268,6 +285,21 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             int(r.moves.len() as u64),
             cell.row,
             cell.col
+        ])?;
+    }
+    if change.kind == ChangeKind::Takeback {
+        conn.prepare_cached("DELETE FROM moves WHERE room = ?1 AND round = ?2 AND ply > ?3")?
+            .execute(params![key, r.round, int(r.moves.len() as u64)])?;
+    }
+    if change.kind == ChangeKind::End {
+        conn.prepare_cached(
+            "INSERT INTO endings (room, round, reason, winner) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![
+            key,
+            r.round,
+            reason_text(r.ending),
+            winner_text(r.ending)
         ])?;
     }
     Ok(())
