@@ -442,7 +442,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     let err = PgStore::connect(&url).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "the database has schema version 99; this oxo knows up to 4"
+        "the database has schema version 99; this oxo knows up to 5"
     );
     let err = PgStore::connect("postgres://postgres@127.0.0.1:1/oxo")
         .await
