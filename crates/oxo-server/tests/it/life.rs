@@ -8,13 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::{Request, StatusCode, header};
+use axum::http::StatusCode;
 use futures_util::SinkExt as _;
 use oxo_server::{AppState, Hub, HubConfig, SqliteStore, Store, app};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tower::ServiceExt;
 
 use crate::common::{self, Socket};
 
@@ -45,30 +43,9 @@ impl Api {
         key: Option<&str>,
         body: &str,
     ) -> (StatusCode, Value) {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header(header::CONTENT_TYPE, "application/json");
-        if let Some(token) = token {
-            request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
-        }
-        if let Some(key) = key {
-            request = request.header("idempotency-key", key);
-        }
-        let response = self
-            .router
-            .clone()
-            .oneshot(request.body(Body::from(body.to_owned())).unwrap())
-            .await
-            .unwrap();
-        let status = response.status();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        (
-            status,
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        )
+        let mut headers = vec![("content-type", "application/json")];
+        headers.extend(key.map(|key| ("idempotency-key", key)));
+        common::call_with_headers(&self.router, method, path, token, &headers, body).await
     }
 
     /// `POST /api/games/{id}/{what}` by `token`, no body.
@@ -81,6 +58,13 @@ impl Api {
             "",
         )
         .await
+    }
+
+    /// The next round: a rematch offered by `seats[0]`, accepted by `seats[1]`.
+    async fn next_round(&self, id: &str, seats: [&str; 2]) {
+        for token in seats {
+            assert_eq!(self.act(id, "rematch", token).await.0, StatusCode::OK);
+        }
     }
 
     async fn game(&self, id: &str) -> Value {
@@ -148,14 +132,20 @@ impl Api {
     }
 }
 
-/// The status, the reason, the winner and the score of `game`.
-fn ending(game: &Value) -> (Value, Value, Value, Value) {
-    (
-        game["status"].clone(),
-        game["reason"].clone(),
-        game["winner"].clone(),
-        game["score"].clone(),
-    )
+/// Check that `game` ended with this status, reason, winner and score.
+#[track_caller]
+fn assert_ended(game: &Value, status: &str, reason: &str, winner: Option<&str>, score: Value) {
+    let ended = (
+        &game["status"],
+        &game["reason"],
+        &game["winner"],
+        &game["score"],
+    );
+    assert_eq!(
+        ended,
+        (&json!(status), &json!(reason), &json!(winner), &score),
+        "{game}"
+    );
 }
 
 fn score(x: u64, o: u64, draws: u64) -> Value {
@@ -178,34 +168,19 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         assert_eq!(api.play(&id, &x, 1, 1).await.0, StatusCode::OK);
         let (status, body) = api.act(&id, "resign", &o).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        assert_eq!(
-            ending(&body["game"]),
-            ("won".into(), "resign".into(), "x".into(), score(1, 0, 0))
-        );
+        assert_ended(&body["game"], "won", "resign", Some("x"), score(1, 0, 0));
         // Over: a second resignation is a 409 with the game, unchanged.
         let (status, body) = api.act(&id, "resign", &x).await;
         assert_eq!(status, StatusCode::CONFLICT, "{body}");
         assert_eq!(body["error"], "the round is over");
         assert_eq!(body["game"], api.game(&id).await);
         // Round 2 (O starts): aborted before anyone moved.
-        for token in [&x, &o] {
-            assert_eq!(api.act(&id, "rematch", token).await.0, StatusCode::OK);
-        }
+        api.next_round(&id, [&x, &o]).await;
         let (status, body) = api.act(&id, "abort", &x).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        assert_eq!(
-            ending(&body["game"]),
-            (
-                "aborted".into(),
-                "aborted".into(),
-                Value::Null,
-                score(1, 0, 0)
-            )
-        );
+        assert_ended(&body["game"], "aborted", "aborted", None, score(1, 0, 0));
         // Round 3 (X starts): drawn by agreement.
-        for token in [&o, &x] {
-            assert_eq!(api.act(&id, "rematch", token).await.0, StatusCode::OK);
-        }
+        api.next_round(&id, [&o, &x]).await;
         assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
         let (status, body) = api.act(&id, "draw", &x).await;
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -221,19 +196,9 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         );
         let (status, body) = api.act(&id, "draw", &o).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        assert_eq!(
-            ending(&body["game"]),
-            (
-                "draw".into(),
-                "agreement".into(),
-                Value::Null,
-                score(1, 0, 1)
-            )
-        );
+        assert_ended(&body["game"], "draw", "agreement", None, score(1, 0, 1));
         // Round 4 (O starts), being played, with a takeback asked for.
-        for token in [&x, &o] {
-            assert_eq!(api.act(&id, "rematch", token).await.0, StatusCode::OK);
-        }
+        api.next_round(&id, [&x, &o]).await;
         assert_eq!(api.play(&id, &o, 1, 1).await.0, StatusCode::OK);
         let (status, body) = api.act(&id, "takeback", &o).await;
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -409,9 +374,7 @@ async fn a_move_sent_twice_under_one_key_is_played_once_even_after_a_restart() {
     assert_eq!((status, &again), (StatusCode::OK, &resigned));
     assert_eq!(resigned["game"]["score"], score(0, 1, 0));
     // A key in the move's body counts as the header would.
-    for token in [&x, &o] {
-        assert_eq!(api.act(&id, "rematch", token).await.0, StatusCode::OK);
-    }
+    api.next_round(&id, [&x, &o]).await;
     let body = json!({"row": 2, "col": 2, "key": "in-body"}).to_string();
     let path = format!("/api/games/{id}/moves");
     let (status, played) = api.send("POST", &path, Some(&o), None, &body).await;
@@ -487,15 +450,7 @@ async fn against_the_computer_takebacks_are_granted_and_draws_follow_the_solver(
     // 3×3 is a draw: perfect play accepts.
     let (status, body) = api.act(&id, "draw", &x).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(
-        ending(&body["game"]),
-        (
-            "draw".into(),
-            "agreement".into(),
-            Value::Null,
-            score(0, 0, 1)
-        )
-    );
+    assert_ended(&body["game"], "draw", "agreement", None, score(0, 0, 1));
     // Nobody to claim against.
     assert_eq!(api.act(&id, "rematch", &x).await.0, StatusCode::OK);
     let game = until(&api, &id, |g| g["next"] == "x").await;
@@ -517,10 +472,7 @@ async fn against_the_computer_takebacks_are_granted_and_draws_follow_the_solver(
     assert_eq!(body["game"]["status"], "playing");
     let (status, body) = api.act(&id, "resign", &x).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        ending(&body["game"]),
-        ("won".into(), "resign".into(), "o".into(), score(0, 1, 0))
-    );
+    assert_ended(&body["game"], "won", "resign", Some("o"), score(0, 1, 0));
 }
 
 /// Poll `api` until game `id` is as `ready` says (bounded), for the
@@ -605,10 +557,7 @@ async fn a_win_is_claimed_once_the_absent_seat_has_been_gone_long_enough() {
     assert_eq!(presence["gone_ms"]["x"], Value::Null);
     let (status, body) = claim().await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(
-        ending(&body["game"]),
-        ("won".into(), "abandoned".into(), "x".into(), score(1, 0, 0))
-    );
+    assert_ended(&body["game"], "won", "abandoned", Some("x"), score(1, 0, 0));
     xs.send(Message::Close(None)).await.unwrap();
 }
 

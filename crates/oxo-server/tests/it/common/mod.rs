@@ -65,9 +65,25 @@ pub async fn call_with(
     content_type: Option<&str>,
     body: &str,
 ) -> (StatusCode, Value) {
+    let headers: Vec<_> = content_type
+        .map(|value| (header::CONTENT_TYPE.as_str(), value))
+        .into_iter()
+        .collect();
+    call_with_headers(router, method, path, token, &headers, body).await
+}
+
+/// [`call`] with these headers (name, value) besides the token's.
+pub async fn call_with_headers(
+    router: &Router,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (StatusCode, Value) {
     let mut request = Request::builder().method(method).uri(path);
-    if let Some(content_type) = content_type {
-        request = request.header(header::CONTENT_TYPE, content_type);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     if let Some(token) = token {
         request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
