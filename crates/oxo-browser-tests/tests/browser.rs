@@ -26,6 +26,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+#[path = "browser/life.rs"]
+mod life;
 #[path = "browser/web.rs"]
 mod web;
 
@@ -193,6 +195,9 @@ struct Harness {
 enum Setup {
     /// One server on a SQLite file.
     Sqlite,
+    /// One server on a SQLite file, where a player may claim the round
+    /// this long after the opponent left (`HubConfig::claim_after`).
+    SqliteClaimAfter(Duration),
     /// This many servers on one PostgreSQL database.
     Postgres(usize),
 }
@@ -212,9 +217,14 @@ impl Harness {
             .tempdir()
             .expect("a temporary directory");
         let (servers, postgres) = match setup {
-            Setup::Sqlite => {
+            Setup::Sqlite | Setup::SqliteClaimAfter(_) => {
                 let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
-                let server = oxo_test_support::InProcess::start(Arc::new(store)).await;
+                let mut config = oxo_server::HubConfig::default();
+                if let Setup::SqliteClaimAfter(wait) = setup {
+                    config.claim_after = wait;
+                }
+                let server =
+                    oxo_test_support::InProcess::start_with(Arc::new(store), &config).await;
                 (vec![server], None)
             }
             Setup::Postgres(nodes) => {

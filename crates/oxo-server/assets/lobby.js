@@ -43,7 +43,7 @@ export async function showLobby() {
     const held = seats.get(g.id);
     const who = g.opponent === 'human' ? 'a friend' : g.opponent;
     const state = g.status === 'won' ? `${up(g.winner)} won` : g.status === 'draw' ? 'draw'
-      : g.status === 'waiting' ? 'waiting for a friend'
+      : g.status === 'aborted' ? 'aborted' : g.status === 'waiting' ? 'waiting for a friend'
       : held && g.next === held.seat ? 'your turn' : 'playing';
     return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id });
   });

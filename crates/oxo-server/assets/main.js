@@ -8,7 +8,8 @@ import { wire as wireLobby } from './lobby.js';
 import { wire as wireBoard } from './board.js';
 import { wire as wireGame } from './game.js';
 import { wire as wireRecord } from './record.js';
+import { wire as wireEndings } from './endings.js';
 import { route, wire as wireRoute } from './route.js';
 
-for (const wire of [wireNet, wireStart, wireLobby, wireBoard, wireGame, wireRecord, wireDom, wireRoute]) wire();
+for (const wire of [wireNet, wireStart, wireLobby, wireBoard, wireGame, wireRecord, wireEndings, wireDom, wireRoute]) wire();
 route();

@@ -6,6 +6,7 @@ import { api } from './net.js';
 import { draw } from './board.js';
 import { render } from './game.js';
 import { analysisPlay } from './analysis.js';
+import { newKey } from './endings.js';
 
 export async function play(r, c) {
   if (S && S.analysis) { analysisPlay(r, c); return; }
@@ -16,7 +17,8 @@ export async function play(r, c) {
   st.focus = [r, c];
   st.wantFocus = true;
   draw();
-  const move = { row: r, col: c, version: g.version };
+  // A key of its own: sent again (after no answer), it is played once.
+  const move = { row: r, col: c, version: g.version, key: newKey() };
   const ws = st.ws;
   if (ws && !st.postMoves && ws.readyState === WebSocket.OPEN) {
     // Moves go on the live socket (a seat's: it was opened with the

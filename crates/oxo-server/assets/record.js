@@ -5,12 +5,13 @@ import { S } from './state.js';
 import { api } from './net.js';
 import { draw } from './board.js';
 import { analysisStep } from './analysis.js';
+import { reasonText } from './endings.js';
 
 function roundMoves(n) {
   const g = S.game;
   if (n === g.round) return { moves: g.moves || [], first: g.first || 'x', live: true };
   const r = S.record && S.record.rounds[n - 1];
-  return r ? { moves: r.moves, first: r.first, result: r.result, line: r.line, live: false } : null;
+  return r ? { moves: r.moves, first: r.first, result: r.result, reason: r.reason, line: r.line, live: false } : null;
 }
 
 // `moves` played in turn from `first`, as the board's notation (X.O/…).
@@ -105,9 +106,12 @@ export async function pickRound() {
 }
 
 function resultText(r, g) {
-  const result = r.live ? (g.status === 'won' ? g.winner : g.status === 'draw' ? 'draw' : null) : r.result;
-  if (result === 'draw') return 'a draw';
-  return result ? `${up(result)} wins` : 'being played';
+  const result = r.live ? (g.status === 'won' ? g.winner : g.status === 'draw' ? 'draw' : g.status === 'aborted' ? 'aborted' : null) : r.result;
+  const reason = r.live ? g.reason : r.reason;
+  if (result === 'aborted') return 'aborted';
+  const why = reasonText(reason, result === 'draw' ? null : result);
+  if (result === 'draw') return why ? `a draw ${why}` : 'a draw';
+  return result ? `${up(result)} wins` + (why ? ` (${why})` : '') : 'being played';
 }
 
 function exportText(round, r, g) {

@@ -4,6 +4,7 @@ import { $, enc, up } from './dom.js';
 import { S } from './state.js';
 import { analysisUrl } from './analysis.js';
 import { levelText } from './words.js';
+import { drawActions, notePresence, reasonText } from './endings.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -12,6 +13,7 @@ export function showPresence(p) {
   const g = st && st.game;
   if (!g) return;
   st.presence = p;
+  notePresence(p);
   const el = $('presence');
   if (g.opponent !== 'human' && g.opponent !== undefined) { el.hidden = true; return; }
   let text;
@@ -55,10 +57,15 @@ function statusText(g) {
       if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
       if (computer && g.next === 'o') return 'Computer is thinking…';
       return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
-    case 'won':
-      return `${up(g.winner)} wins` + (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
+    case 'won': {
+      const why = reasonText(g.reason, g.winner);
+      return `${up(g.winner)} wins` + (why ? ` — ${why}` : '') +
+        (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
+    }
     case 'draw':
-      return 'Draw' + offerText(g, me);
+      return (g.reason === 'agreement' ? 'Draw by agreement' : 'Draw') + offerText(g, me);
+    case 'aborted':
+      return 'Round aborted' + offerText(g, me);
     default:
       return String(g.status || '');
   }
@@ -75,7 +82,8 @@ export function drawStatus(g) {
   const text = statusText(g);
   if ($('status').textContent !== text) $('status').textContent = text;
   $('status').className = (g.status === 'won' ? 'mark-' + g.winner : '') +
-    (g.status === 'won' || g.status === 'draw' ? ' result' : '');
+    (g.status === 'won' || g.status === 'draw' || g.status === 'aborted' ? ' result' : '') +
+    (g.status === 'aborted' ? ' aborted' : '');
   document.title = text + ' — oxo';
   const score = g.score || {};
   $('score-x').textContent = score.x || 0;
@@ -87,7 +95,7 @@ export function drawStatus(g) {
     `O is the computer: ${levelText(g.opponent, g.rows, g.cols, g.k)} (${g.opponent})`;
   $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
   const live = S.game;
-  const over = live.status === 'won' || live.status === 'draw';
+  const over = live.status === 'won' || live.status === 'draw' || live.status === 'aborted';
   $('rematch').hidden = !(over && S.seat);
   const offered = live.rematch;
   $('rematch').textContent = !offered ? 'Rematch' : offered === S.seat ? 'Rematch offered' : 'Accept rematch';
@@ -109,6 +117,7 @@ export function drawStatus(g) {
       $('spectate-link').textContent = watchUrl;
     }
   }
+  drawActions();
   const seatsTaken = g.seats || {};
   $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
 }

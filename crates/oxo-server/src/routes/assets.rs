@@ -56,6 +56,7 @@ const FILES: &[(&str, &str, &str)] = &[
     asset!("record.js", JS),
     asset!("analysis.js", JS),
     asset!("words.js", JS),
+    asset!("endings.js", JS),
     asset!("style.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
 ];

@@ -1,0 +1,318 @@
+//! Ending a round early in the page: abort, takeback, draw by agreement,
+//! resignation (asked twice), and the claim when the opponent has left, on
+//! the players' and a spectator's screens, at desktop and phone sizes.
+
+use super::*;
+
+/// A game between two people made through the API, seated in `x` and `o`
+/// (their tokens put where the page keeps them), both pages open and live.
+async fn seated_pages(h: &Harness, x: &Client, o: &Client) -> (String, String) {
+    let seated = oxo_test_support::seated_game(&h.api, &json!({}))
+        .await
+        .expect("a seated game");
+    for (client, seat, token) in [(x, "x", &seated.x), (o, "o", &seated.o)] {
+        client.goto(&h.url("/")).await.expect("the start page");
+        client
+            .execute(
+                "localStorage.setItem('oxo.seat.' + arguments[0], \
+                   JSON.stringify({ seat: arguments[1], token: arguments[2] })); return true;",
+                vec![json!(seated.id), json!(seat), json!(token)],
+            )
+            .await
+            .expect("the seat kept");
+        client
+            .goto(&h.url(&format!("/g/{}", seated.id)))
+            .await
+            .expect("the game");
+        wait_page(client, &format!("{seat}'s page, live"), |p| {
+            p.connection == "live" && p.cells == 9
+        })
+        .await;
+    }
+    let watch = seated.game["watch"]
+        .as_str()
+        .expect("a watch id")
+        .to_owned();
+    (seated.id, watch)
+}
+
+/// The action buttons shown under the board, and the note above them.
+async fn actions(client: &Client) -> (Vec<String>, String) {
+    let seen = client
+        .execute(
+            "const shown = !document.getElementById('actions').hidden; \
+             const note = document.getElementById('offer-note'); \
+             return [shown ? [...document.querySelectorAll('#actions button')] \
+                 .filter((b) => !b.hidden).map((b) => b.textContent + (b.disabled ? ' (off)' : '')) : [], \
+               shown && !note.hidden ? note.textContent : ''];",
+            vec![],
+        )
+        .await
+        .expect("the actions read");
+    serde_json::from_value(seen).expect("buttons and a note")
+}
+
+/// Wait until the buttons under the board are `buttons` (in page order).
+async fn wait_actions(client: &Client, what: &str, buttons: &[&str]) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (seen, note) = actions(client).await;
+        if seen == buttons {
+            return note;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the buttons are {seen:?} ({note:?}), not {buttons:?} within {WAIT:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+async fn click(client: &Client, id: &str) {
+    find(client, &format!("#{id}"))
+        .await
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("#{id} could not be clicked: {e}"));
+}
+
+/// Wait until `client`'s status line reads `status`.
+async fn wait_status(client: &Client, what: &str, status: &str) -> Page {
+    wait_page(client, what, |p| p.status == status).await
+}
+
+/// `mover` plays at (`row`, `col`) and `other` sees it.
+async fn play(mover: &Client, other: &Client, row: u32, col: u32) {
+    wait_page(mover, "its turn", |p| p.playable).await;
+    click_cell(mover, row, col).await;
+    let mark = page(mover).await.role.chars().last().unwrap_or('?');
+    wait_page(other, &format!("{mark} at {row},{col}"), |p| {
+        p.mark(row, col) == mark
+    })
+    .await;
+}
+
+/// `first` offers the next round and `second` accepts it.
+async fn rematch(first: &Client, second: &Client) {
+    click(first, "rematch").await;
+    wait_script(
+        second,
+        "the rematch offered",
+        "return document.getElementById('rematch').textContent === 'Accept rematch';",
+    )
+    .await;
+    click(second, "rematch").await;
+}
+
+#[test]
+fn two_people_abort_take_back_agree_a_draw_and_resign() {
+    run("life-endings", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = h.session("b", 390, 844).await;
+        b.set_window_size(390, 844).await.expect("the phone's size");
+        let (id, watch) = seated_pages(&h, &a, &b).await;
+        let c = h.session("c", 1280, 800).await;
+        c.goto(&h.url(&format!("/g/{watch}")))
+            .await
+            .expect("the watch link");
+        wait_page(&c, "the spectator's page, live", |p| p.connection == "live").await;
+        assert_eq!(
+            actions(&c).await,
+            (vec![], String::new()),
+            "nothing to press"
+        );
+
+        // Round 1: called off before anyone moved; counts for nobody.
+        wait_actions(&a, "X before any move", &["Offer draw", "Abort"]).await;
+        wait_actions(&b, "O before any move", &["Offer draw", "Abort"]).await;
+        click(&a, "act-abort").await;
+        for (client, who) in [(&a, "X"), (&b, "O"), (&c, "the spectator")] {
+            let shown =
+                wait_status(client, &format!("{who} sees the abort"), "Round aborted").await;
+            assert_eq!(
+                (shown.score_x.as_str(), shown.score_draws.as_str()),
+                ("0", "0")
+            );
+        }
+        wait_actions(&a, "no actions once over", &[]).await;
+        h.screenshot(&b, "life-aborted-phone").await;
+        rematch(&a, &b).await;
+
+        // Round 2 (O starts): X asks to take back its move and O's reply.
+        play(&b, &a, 1, 1).await;
+        play(&a, &b, 0, 0).await;
+        play(&b, &a, 2, 2).await;
+        wait_actions(
+            &a,
+            "X may resign or ask",
+            &["Offer draw", "Takeback", "Resign"],
+        )
+        .await;
+        click(&a, "act-takeback").await;
+        let note = wait_actions(
+            &b,
+            "O is asked",
+            &["Offer draw", "Accept takeback", "Decline", "Resign"],
+        )
+        .await;
+        assert_eq!(note, "X asks to take back a move");
+        assert_eq!(
+            wait_actions(
+                &a,
+                "X waits",
+                &["Offer draw", "Withdraw takeback offer", "Resign"]
+            )
+            .await,
+            "You asked to take back a move"
+        );
+        h.screenshot(&b, "life-takeback-asked-phone").await;
+        click(&b, "act-takeback").await;
+        for client in [&a, &b, &c] {
+            wait_page(client, "X's move and O's reply taken back", |p| {
+                p.board == ".../.O./..."
+            })
+            .await;
+        }
+        wait_page(&a, "X to move again", |p| p.playable).await;
+
+        // O offers a draw; X accepts it.
+        click(&b, "act-draw").await;
+        let note = wait_actions(
+            &a,
+            "X is offered a draw",
+            &["Accept draw", "Decline", "Abort"],
+        )
+        .await;
+        assert_eq!(note, "O offers a draw");
+        h.screenshot(&a, "life-draw-offered-desktop").await;
+        click(&a, "act-draw").await;
+        for (client, who) in [(&a, "X"), (&b, "O"), (&c, "the spectator")] {
+            let shown = wait_status(
+                client,
+                &format!("{who} sees the agreement"),
+                "Draw by agreement",
+            )
+            .await;
+            assert_eq!(shown.score_draws, "1");
+        }
+        h.screenshot(&c, "life-agreement-spectator").await;
+        rematch(&b, &a).await;
+
+        // Round 3 (X starts): O resigns, asked twice.
+        wait_page(&a, "round 3", |p| p.playable).await;
+        play(&a, &b, 1, 1).await;
+        play(&b, &a, 0, 0).await;
+        click(&b, "act-resign").await;
+        wait_actions(
+            &b,
+            "O is asked again",
+            &["Offer draw", "Takeback", "Confirm: resign"],
+        )
+        .await;
+        h.screenshot(&b, "life-resign-confirm-phone").await;
+        assert!(!page(&a).await.status.contains("wins"), "nothing sent yet");
+        click(&b, "act-resign").await;
+        wait_status(&a, "X sees O resign", "X wins — O resigned — you win!").await;
+        wait_status(
+            &b,
+            "O sees its resignation",
+            "X wins — O resigned — you lose",
+        )
+        .await;
+        let shown = wait_status(&c, "the spectator sees it", "X wins — O resigned").await;
+        assert_eq!(
+            (shown.score_x.as_str(), shown.score_draws.as_str()),
+            ("1", "1")
+        );
+        h.screenshot(&a, "life-resigned-desktop").await;
+        h.screenshot(&b, "life-resigned-phone").await;
+        let game = h.api_game(&id).await;
+        assert_eq!(
+            (&game["reason"], &game["winner"]),
+            (&json!("resign"), &json!("x"))
+        );
+        // The move list's export names every round's reason.
+        let record = h.api(&format!("/api/games/{id}/record")).await;
+        let reasons: Vec<_> = record["rounds"]
+            .as_array()
+            .expect("rounds")
+            .iter()
+            .map(|r| r["reason"].clone())
+            .collect();
+        assert_eq!(
+            reasons,
+            [json!("aborted"), json!("agreement"), json!("resign")]
+        );
+    });
+}
+
+#[test]
+fn against_the_computer_a_takeback_is_granted_at_once() {
+    run("life-computer", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let id = start_game(&h, &a, "perfect", "3x3k3", "x").await;
+        click_cell(&a, 1, 1).await;
+        wait_page(&a, "the computer's reply", |p| {
+            p.count('O') == 1 && p.playable
+        })
+        .await;
+        click(&a, "act-takeback").await;
+        wait_page(&a, "both moves taken back", |p| {
+            p.board == ".../.../..." && p.playable
+        })
+        .await;
+        // On 3×3 perfect play is a draw: the computer accepts one.
+        click(&a, "act-draw").await;
+        wait_status(&a, "the computer agrees", "Draw by agreement").await;
+        assert_eq!(h.api_game(&id).await["reason"], "agreement");
+    });
+}
+
+#[test]
+fn a_player_whose_opponent_left_claims_the_win_after_the_countdown() {
+    run_on(
+        "life-claim",
+        Setup::SqliteClaimAfter(Duration::from_secs(3)),
+        |h| async move {
+            let a = h.session("a", 390, 844).await;
+            a.set_window_size(390, 844).await.expect("the phone's size");
+            let b = h.session("b", 1280, 800).await;
+            let (id, _) = seated_pages(&h, &a, &b).await;
+            play(&a, &b, 1, 1).await;
+            // Nothing to claim while O is here.
+            wait_actions(&a, "O is here", &["Offer draw", "Takeback", "Abort"]).await;
+            // O's browser leaves the page: its live socket closes.
+            b.goto("about:blank").await.expect("O leaves");
+            wait_text(&a, "X sees O leave", "presence", "Opponent left").await;
+            let deadline = Instant::now() + WAIT;
+            let note = loop {
+                let (buttons, note) = actions(&a).await;
+                if buttons
+                    .first()
+                    .is_some_and(|b| b.starts_with("Claim victory ("))
+                {
+                    assert!(buttons[0].ends_with(" s) (off)"), "{buttons:?}");
+                    break note;
+                }
+                assert!(Instant::now() < deadline, "no countdown: {buttons:?}");
+                tokio::time::sleep(POLL).await;
+            };
+            assert!(
+                note.starts_with("Your opponent left: you can claim the win in "),
+                "{note}"
+            );
+            h.screenshot(&a, "life-claim-countdown-phone").await;
+            // The countdown runs out (the server's wait is 3 s), then X claims.
+            wait_actions(
+                &a,
+                "the claim offered",
+                &["Claim victory", "Offer draw", "Takeback", "Abort"],
+            )
+            .await;
+            click(&a, "act-claim").await;
+            wait_status(&a, "X has the round", "X wins — O left the game — you win!").await;
+            h.screenshot(&a, "life-claimed-phone").await;
+            assert_eq!(h.api_game(&id).await["reason"], "abandoned");
+        },
+    );
+}

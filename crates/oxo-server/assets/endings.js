@@ -1,0 +1,167 @@
+// Ending a round early: resign (asked twice), abort, draw offers,
+// takebacks, and a claim when the opponent has left on their move, with
+// its countdown; and the words every screen uses for how a round ended.
+import { $, enc, message, up } from './dom.js';
+import { S } from './state.js';
+import { api } from './net.js';
+import { render } from './game.js';
+
+const other = (seat) => (seat === 'x' ? 'o' : 'x');
+
+// How a round ended, in words after its result: "O resigned", "by
+// agreement", …; '' for a line or a full board (the board shows those).
+export function reasonText(reason, winner) {
+  const loser = winner ? up(other(winner)) : 'a player';
+  switch (reason) {
+    case 'resign': return `${loser} resigned`;
+    case 'time': return `${loser} ran out of time`;
+    case 'abandoned': return `${loser} left the game`;
+    case 'agreement': return 'by agreement';
+    default: return '';
+  }
+}
+
+// A random idempotency key: a move sent again (after a lost answer) under
+// the same key is played once.
+export function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// ---- presence: since when the opponent has been gone, for the claim ----
+export function notePresence(p) {
+  const st = S;
+  if (!st) return;
+  const now = performance.now();
+  const gone = p.gone_ms || {};
+  st.gone = {
+    x: p.x || typeof gone.x !== 'number' ? null : now - gone.x,
+    o: p.o || typeof gone.o !== 'number' ? null : now - gone.o,
+  };
+  st.claimAfter = typeof p.claim_after_ms === 'number' ? p.claim_after_ms : 30000;
+  if (st.game) drawActions();
+}
+
+// The moves `seat` has made in the round.
+function movesBy(g, seat) {
+  const n = (g.moves || []).length;
+  const first = g.first || 'x';
+  let count = 0;
+  for (let ply = 0; ply < n; ply++) if ((ply % 2 === 0 ? first : other(first)) === seat) count++;
+  return count;
+}
+
+// Milliseconds until this seat may claim the round (0: now), or null when
+// there is nothing to claim: the opponent is here, it is not their move,
+// or the opponent is the computer.
+function claimIn(g) {
+  const st = S;
+  if (g.opponent !== 'human' || !st.gone || g.next !== other(st.seat)) return null;
+  const since = st.gone[other(st.seat)];
+  if (since === null || since === undefined) return null;
+  return Math.max(0, st.claimAfter - (performance.now() - since));
+}
+
+// A button's label, shown state and action, set only when they change.
+function setButton(id, shown, label, disabled = false) {
+  const b = $(id);
+  b.hidden = !shown;
+  if (!shown) return;
+  if (b.textContent !== label) b.textContent = label;
+  b.disabled = disabled;
+}
+
+// The buttons under the board for the game as it stands; none for
+// spectators, a finished round, the analysis board or a round under review.
+export function drawActions() {
+  const st = S;
+  const g = st && st.game;
+  const on = !!(g && st.seat && !st.analysis && !(g.review) && g.status === 'playing');
+  $('actions').hidden = !on;
+  clearTimeout(st && st.claimTimer);
+  if (!on) { if (st) disarmResign(st); return; }
+  const me = st.seat;
+  const offers = g.offers || {};
+  const abortable = (g.moves || []).length < 2;
+  setButton('act-abort', abortable, 'Abort');
+  setButton('act-resign', !abortable, st.resignArmed ? 'Confirm: resign' : 'Resign');
+  $('act-resign').classList.toggle('armed', !!st.resignArmed);
+  for (const [what, noun, offerLabel] of [['draw', 'draw', 'Offer draw'], ['takeback', 'takeback', 'Takeback']]) {
+    const pending = offers[what];
+    const mine = pending === me;
+    const theirs = pending && !mine;
+    const possible = what === 'draw' || movesBy(g, theirs ? other(me) : me) > 0;
+    setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel);
+    setButton(`act-${what}-decline`, !!theirs, 'Decline');
+  }
+  const note = [];
+  if (offers.draw && offers.draw !== me) note.push(`${up(offers.draw)} offers a draw`);
+  if (offers.takeback && offers.takeback !== me) note.push(`${up(offers.takeback)} asks to take back a move`);
+  if (offers.draw === me) note.push('You offered a draw');
+  if (offers.takeback === me) note.push('You asked to take back a move');
+  const wait = claimIn(g);
+  if (wait !== null) {
+    const secs = Math.ceil(wait / 1000);
+    note.push(wait > 0 ? `Your opponent left: you can claim the win in ${secs} s` : 'Your opponent left: you can claim the win');
+    setButton('act-claim', true, wait > 0 ? `Claim victory (${secs} s)` : 'Claim victory', wait > 0);
+    if (wait > 0) st.claimTimer = setTimeout(() => { if (S === st) drawActions(); }, Math.min(1000, wait % 1000 || 1000));
+  } else {
+    setButton('act-claim', false, '');
+  }
+  const text = note.join(' · ');
+  $('offer-note').hidden = !text;
+  if ($('offer-note').textContent !== text) $('offer-note').textContent = text;
+}
+
+function disarmResign(st) {
+  clearTimeout(st.resignTimer);
+  st.resignArmed = false;
+}
+
+// `method` on the game's `what` route with the seat's token; the GAME that
+// comes back is shown, a refusal said.
+async function send(method, what) {
+  const st = S;
+  const g = st && st.game;
+  if (!g || !st.token || st.acting) return;
+  st.acting = true;
+  const res = await api(method, `/api/games/${enc(st.id)}/${what}`, { version: g.version }, st.token);
+  st.acting = false;
+  if (S !== st) return;
+  if (res.data.game) render(res.data.game);
+  if (!res.ok) message(res.data.error);
+  drawActions();
+}
+
+// Resigning asks twice: the first press arms the button for 5 s.
+function resign() {
+  const st = S;
+  if (!st) return;
+  if (!st.resignArmed) {
+    st.resignArmed = true;
+    st.resignTimer = setTimeout(() => { if (S === st) { st.resignArmed = false; drawActions(); } }, 5000);
+    drawActions();
+    return;
+  }
+  disarmResign(st);
+  send('POST', 'resign');
+}
+
+// An offer's button: withdraws one's own offer, else offers or accepts.
+function offer(what) {
+  const g = S && S.game;
+  if (!g) return;
+  const offers = g.offers || {};
+  send(offers[what] === S.seat ? 'DELETE' : 'POST', what);
+}
+
+export function wire() {
+  $('act-abort').addEventListener('click', () => send('POST', 'abort'));
+  $('act-resign').addEventListener('click', resign);
+  $('act-draw').addEventListener('click', () => offer('draw'));
+  $('act-draw-decline').addEventListener('click', () => send('DELETE', 'draw'));
+  $('act-takeback').addEventListener('click', () => offer('takeback'));
+  $('act-takeback-decline').addEventListener('click', () => send('DELETE', 'takeback'));
+  $('act-claim').addEventListener('click', () => send('POST', 'claim'));
+}
