@@ -38,6 +38,7 @@ mod ntuple;
 mod perfect;
 mod random;
 pub mod rating;
+pub mod review;
 mod rule_based;
 pub mod solver;
 mod strategy;
@@ -45,7 +46,7 @@ pub mod tournament;
 mod value;
 mod windows;
 
-pub use alphabeta::AlphaBeta;
+pub use alphabeta::{AlphaBeta, Estimate, Score};
 pub use catalog::Catalog;
 pub use kind::{BuildError, PlayerKind, StrategyKind};
 pub use learned::{Learned, Model, ModelError, builtin_model};

@@ -6,11 +6,14 @@ use rand::seq::{IndexedRandom, SliceRandom};
 
 use crate::ntuple::Tracker;
 
+mod estimate;
 mod tally;
 
 use crate::windows::WindowBoard;
 use crate::{SeededRng, Strategy, rng_from_seed};
 use tally::{IdSet, LearnedTally, Tally};
+
+pub use estimate::{Estimate, Score};
 
 /// Searches a budget of positions with alpha-beta and a window-counting
 /// evaluation: the player for boards too large to solve, such as gomoku.
