@@ -22,17 +22,19 @@ use oxo_ai::Solver;
 use oxo_core::{Coords, Player, Rules};
 use tokio::sync::{Semaphore, watch};
 
+mod advice;
 mod lobby;
 mod nodes;
 mod presence;
 mod search;
 mod view;
 
+pub use advice::{EstimateView, EstimatedMove, Forced, ReviewView, ReviewedMove};
 pub use lobby::{LIVE_QUIET, shown as lobby_shows};
 pub use nodes::ORPHAN_SWEEP;
 pub use presence::{Attendance, Seats as PresenceSeats};
-pub use search::Hint;
 use search::Pool;
+pub use search::{Advice, Hint};
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
 
 use crate::id::{GameId, IdempotencyKey, Token};
@@ -144,7 +146,7 @@ pub struct RoomHandle {
     thinking: AtomicBool,
     /// The version last published, readable without the room's lock.
     version: AtomicU64,
-    hints: Mutex<Option<(u64, Hints)>>,
+    hints: Mutex<Option<(u64, Advice)>>,
     /// When the room was last asked for, in seconds since the hub started.
     touched: AtomicU64,
     /// This server's live connections of each seat (see `presence.rs`)...

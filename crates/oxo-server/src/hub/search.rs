@@ -34,6 +34,18 @@ pub struct Hint {
     pub plies: u32,
 }
 
+/// What a position's hints are: exact values, the engine's estimate, or
+/// nothing (a finished round too big to solve).
+#[derive(Clone, Debug)]
+pub enum Advice {
+    /// Perfect-play values of every empty cell.
+    Exact(Hints),
+    /// The engine's evaluation.
+    Estimate(Arc<super::EstimateView>),
+    /// Nothing to say.
+    Nothing,
+}
+
 /// Searches kept for reuse, keyed by what they were built for. A perfect
 /// player or hint solver holds a table of up to 64 MiB, so the pool is small
 /// and lets go of what has not been used for a while.
@@ -56,7 +68,7 @@ impl<T> Pool<T> {
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn take(&self, kind: Option<StrategyKind>, rules: Rules) -> Option<T> {
+    pub(super) fn take(&self, kind: Option<StrategyKind>, rules: Rules) -> Option<T> {
         let mut idle = self.lock();
         let at = idle
             .iter()
@@ -64,7 +76,7 @@ impl<T> Pool<T> {
         Some(idle.swap_remove(at).3)
     }
 
-    fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
+    pub(super) fn give(&self, kind: Option<StrategyKind>, rules: Rules, value: T) {
         let mut idle = self.lock();
         if idle.len() >= POOL_SIZE {
             idle.remove(0);
@@ -138,7 +150,7 @@ impl Hub {
     /// boards, which can take seconds) in separate queues, so a long solve
     /// never delays a quick reply. Random and rule-based moves take
     /// microseconds and need no slot.
-    async fn search<T: Send + 'static>(
+    pub(super) async fn search<T: Send + 'static>(
         &self,
         cost: Cost,
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
@@ -239,15 +251,15 @@ impl Hub {
         }
     }
 
-    /// Perfect-play values of every empty cell, where the position is small
-    /// enough to solve quickly: `(version, Some(hints))`, or `(version,
-    /// None)` when it is not. Cached per version. Withheld while two people
-    /// play a round (they are for games against the computer and finished
-    /// rounds).
+    /// What a player may be told of the room's position: perfect-play
+    /// values of every empty cell where the solver answers at once, the
+    /// engine's estimate elsewhere, nothing once a round too big to solve
+    /// is over. Cached per version. Withheld while two people play a round
+    /// (they are for games against the computer and finished rounds).
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`].
-    pub async fn hints(&self, id: &GameId) -> Result<(u64, Option<Hints>), HubError> {
+    pub async fn hints(&self, id: &GameId) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
@@ -261,17 +273,21 @@ impl Hub {
             version = room.version();
             game = room.game().clone();
         }
-        if let Some((v, json)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
+        if let Some((v, advice)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
             && *v == version
         {
-            return Ok((version, Some(json.clone())));
+            return Ok((version, advice.clone()));
         }
-        let Some(json) = self.values(game).await? else {
-            return Ok((version, None));
+        let advice = match self.values(game.clone()).await? {
+            Some(hints) => Advice::Exact(hints),
+            None => match self.estimate(game).await? {
+                Some(estimate) => Advice::Estimate(estimate),
+                None => Advice::Nothing,
+            },
         };
         *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((version, json.clone()));
-        Ok((version, Some(json)))
+            Some((version, advice.clone()));
+        Ok((version, advice))
     }
 
     /// Perfect-play values of every empty cell of `game` (a list of
@@ -318,7 +334,7 @@ pub const QUICK_PERFECT_CELLS: usize = 16;
 
 /// Which queue a search waits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cost {
+pub(super) enum Cost {
     /// Microseconds: no queue.
     Instant,
     /// Up to about a tenth of a second.

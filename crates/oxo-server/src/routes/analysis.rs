@@ -1,5 +1,6 @@
 //! The analysis board: any position, given by its moves, with the
-//! perfect-play value of every empty cell where the solver is quick.
+//! perfect-play value of every empty cell where the solver is quick and the
+//! engine's estimate elsewhere; and the review of a whole line of moves.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -8,9 +9,9 @@ use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, Player, Status};
 use serde::{Deserialize, Serialize};
 
-use super::{Peer, client, json_response, rules_of};
+use super::{Peer, client, json_body, rules_of};
 use crate::error::ApiError;
-use crate::hub::Hint;
+use crate::hub::{EstimateView, Hint, ReviewView};
 use crate::room::SeatName;
 use crate::state::AppState;
 
@@ -31,14 +32,8 @@ const MAX_ANALYSIS_MOVES: usize = 1024;
 impl AnalysisQuery {
     /// The game the moves make, and the moves.
     fn game(&self) -> Result<(Game, Vec<Cell>), ApiError> {
-        let rules = rules_of(self.size.as_deref(), self.k)?;
-        let first = match self.first.as_deref() {
-            None => Player::X,
-            Some(text) => SeatName::parse(text).ok_or_else(|| {
-                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
-            })?,
-        };
-        let mut game = Game::starting_with(rules, first);
+        let mut game = self.start()?;
+        let rules = game.rules();
         let mut played = Vec::new();
         let moves = self.moves.as_deref().unwrap_or("");
         for (n, text) in moves.split(';').filter(|m| !m.is_empty()).enumerate() {
@@ -64,6 +59,18 @@ impl AnalysisQuery {
         }
         Ok((game, played))
     }
+
+    /// The empty board the moves are played on.
+    fn start(&self) -> Result<Game, ApiError> {
+        let rules = rules_of(self.size.as_deref(), self.k)?;
+        let first = match self.first.as_deref() {
+            None => Player::X,
+            Some(text) => SeatName::parse(text).ok_or_else(|| {
+                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+            })?,
+        };
+        Ok(Game::starting_with(rules, first))
+    }
 }
 
 /// At most 20 characters of `text`, for error messages.
@@ -71,8 +78,53 @@ fn quoted_prefix(text: &str) -> String {
     text.chars().take(20).collect()
 }
 
-/// The analysis board's position: the game its moves make, and (where the
-/// solver is quick) the perfect-play value of every empty cell.
+/// A position as the analysis board and the review show it: the board,
+/// the moves that made it, whose move it is and how the game stands.
+#[derive(Debug, Serialize)]
+pub(super) struct Position {
+    size: String,
+    rows: u32,
+    cols: u32,
+    k: u32,
+    first: SeatName,
+    board: String,
+    moves: Vec<[u32; 2]>,
+    next: Option<SeatName>,
+    status: &'static str,
+    winner: Option<SeatName>,
+    line: Option<Vec<[u32; 2]>>,
+}
+
+impl Position {
+    /// `game`, reached by `played` from a board where `first` moved first.
+    pub(super) fn new(game: &Game, first: Player, played: &[Cell]) -> Position {
+        let (status, next, winner) = match game.status() {
+            Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
+            Status::Over(oxo_core::Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
+            Status::Over(oxo_core::Outcome::Draw) => ("draw", None, None),
+        };
+        let rules = game.rules();
+        Position {
+            size: rules.size().to_string(),
+            rows: rules.rows(),
+            cols: rules.cols(),
+            k: rules.k(),
+            first: SeatName(first),
+            board: game.to_string(),
+            moves: played.iter().map(|c| [c.row, c.col]).collect(),
+            next,
+            status,
+            winner,
+            line: game
+                .winning_line()
+                .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
+        }
+    }
+}
+
+/// The analysis board's position: the game its moves make, and the
+/// perfect-play value of every empty cell where the solver is quick, or the
+/// engine's estimate where it is not.
 pub(super) async fn analysis(
     State(state): State<AppState>,
     query: Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
@@ -81,56 +133,63 @@ pub(super) async fn analysis(
 ) -> Result<Response, ApiError> {
     let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
     let (game, played) = query.game()?;
+    let first = query.start()?.to_move();
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let (status, next, winner) = match game.status() {
-        Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
-        Status::Over(oxo_core::Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
-        Status::Over(oxo_core::Outcome::Draw) => ("draw", None, None),
-    };
-    let rules = game.rules();
-    let moves: Vec<[u32; 2]> = played.iter().map(|c| [c.row, c.col]).collect();
-    let line: Option<Vec<[u32; 2]>> = game
-        .winning_line()
-        .map(|line| line.cells().map(|c| [c.row, c.col]).collect());
-    let board = game.to_string();
-    let over = status != "playing";
+    let over = game.is_over();
     let values = if over {
         None
     } else {
-        state.hub().values(game).await?
+        state.hub().values(game.clone()).await?
+    };
+    let estimate = match values {
+        None if !over => state.hub().estimate(game.clone()).await?,
+        _ => None,
     };
     #[derive(Serialize)]
     struct Body<'a> {
-        size: String,
-        rows: u32,
-        cols: u32,
-        k: u32,
-        board: String,
-        moves: Vec<[u32; 2]>,
-        next: Option<SeatName>,
-        status: &'static str,
-        winner: Option<SeatName>,
-        line: Option<Vec<[u32; 2]>>,
+        #[serde(flatten)]
+        position: Position,
         available: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         values: &'a [Hint],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        estimate: Option<&'a EstimateView>,
     }
     let body = Body {
-        size: rules.size().to_string(),
-        rows: rules.rows(),
-        cols: rules.cols(),
-        k: rules.k(),
-        board,
-        moves,
-        next,
-        status,
-        winner,
-        line,
+        position: Position::new(&game, first, &played),
         available: over || values.is_some(),
         reason: (!over && values.is_none()).then(|| NoHints::TooSlow.to_string()),
         values: values.as_deref().unwrap_or_default(),
+        estimate: estimate.as_deref(),
     };
-    let text = serde_json::to_string(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(json_response(StatusCode::OK, text))
+    json_body(StatusCode::OK, &body)
+}
+
+/// A reviewed line of moves: the position they make and every move valued.
+#[derive(Serialize)]
+pub(super) struct ReviewBody {
+    #[serde(flatten)]
+    pub(super) position: Position,
+    #[serde(flatten)]
+    pub(super) review: ReviewView,
+}
+
+/// `GET /api/review`: every move of a line (given as for the analysis
+/// board) valued at once.
+pub(super) async fn review(
+    State(state): State<AppState>,
+    query: Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let (game, played) = query.game()?;
+    let start = query.start()?;
+    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let body = ReviewBody {
+        position: Position::new(&game, start.to_move(), &played),
+        review: state.hub().review(start, played).await?,
+    };
+    json_body(StatusCode::OK, &body)
 }

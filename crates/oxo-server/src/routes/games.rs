@@ -1,20 +1,21 @@
-//! A game's routes: create, show, join, play, rematch, its hints and its
-//! record.
+//! A game's routes: create, show, join, play, rematch, its hints, its
+//! record and the review of a round.
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
 use oxo_ai::hints::NoHints;
-use oxo_core::{Coords, Player, Rules};
+use oxo_core::{Cell, Coords, Game, Player, Rules};
 use serde::{Deserialize, Serialize};
 
+use super::analysis::{Position, ReviewBody};
 use super::{
     Peer, RawBody, bearer, client, game_id, game_response, json_body, json_response, parse_body,
     player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::{Action, Hint};
+use crate::hub::{Action, Advice, EstimateView, Hint, HubError};
 use crate::id::IdempotencyKey;
 use crate::room::{Opponent, SeatName, Viewer};
 use crate::state::AppState;
@@ -238,6 +239,8 @@ pub(super) async fn record(
     json_body(StatusCode::OK, &record)
 }
 
+/// `GET /api/games/{id}/hints`: the values of the room's position, or
+/// the engine's estimate where the solver does not reach.
 pub(super) async fn hints(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -246,29 +249,99 @@ pub(super) async fn hints(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let (version, hints) = state.hub().hints(&id).await?;
-    let body = match hints {
-        Some(hints) => {
-            #[derive(Serialize)]
-            struct Body<'a> {
-                version: u64,
-                available: bool,
-                hints: &'a [Hint],
-            }
-            serde_json::to_string(&Body {
-                version,
-                available: true,
-                hints: &hints,
-            })
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-        }
-        None => serde_json::json!({
-            "version": version,
-            "available": false,
-            "reason": NoHints::TooSlow.to_string(),
-            "hints": [],
-        })
-        .to_string(),
+    let (version, advice) = state.hub().hints(&id).await?;
+    #[derive(Serialize)]
+    struct Body<'a> {
+        version: u64,
+        available: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        hints: &'a [Hint],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        estimate: Option<&'a EstimateView>,
+    }
+    let body = match &advice {
+        Advice::Exact(hints) => Body {
+            version,
+            available: true,
+            reason: None,
+            hints,
+            estimate: None,
+        },
+        Advice::Estimate(estimate) => Body {
+            version,
+            available: false,
+            reason: Some(NoHints::TooSlow.to_string()),
+            hints: &[],
+            estimate: Some(estimate),
+        },
+        Advice::Nothing => Body {
+            version,
+            available: false,
+            reason: Some(NoHints::TooSlow.to_string()),
+            hints: &[],
+            estimate: None,
+        },
     };
-    Ok(json_response(StatusCode::OK, body))
+    json_body(StatusCode::OK, &body)
+}
+
+/// `GET /api/games/{id}/review`: which round (from 1; the current one
+/// when left out).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReviewQuery {
+    round: Option<u32>,
+}
+
+/// `GET /api/games/{id}/review?round=N`: every move of a round valued at
+/// once, as `GET /api/review` values a line; refused while two people
+/// play the round, as hints are.
+pub(super) async fn review(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<ReviewQuery>, axum::extract::rejection::QueryRejection>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let record = state.hub().record(&id).await?;
+    let count = record.rounds.len();
+    let number = query.round.unwrap_or(count as u32);
+    let round = (number as usize)
+        .checked_sub(1)
+        .and_then(|n| record.rounds.get(n))
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "no round {number}: this game has rounds 1 to {count}"
+            ))
+        })?;
+    if record.opponent == "human" && round.result.is_none() {
+        return Err(HubError::HintsWithheld.into());
+    }
+    let rules = Rules::new(record.rows, record.cols, record.k)
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let start = Game::starting_with(rules, round.first.0);
+    let moves: Vec<Cell> = round.moves.iter().map(|&[r, c]| Cell::new(r, c)).collect();
+    let mut game = start.clone();
+    for &cell in &moves {
+        game.play(cell)
+            .map_err(|e| ApiError::Internal(format!("a stored move the rules refuse: {e}")))?;
+    }
+    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    #[derive(Serialize)]
+    struct Body {
+        round: u32,
+        #[serde(flatten)]
+        body: ReviewBody,
+    }
+    let body = Body {
+        round: number,
+        body: ReviewBody {
+            position: Position::new(&game, start.to_move(), &moves),
+            review: state.hub().review(start, moves).await?,
+        },
+    };
+    json_body(StatusCode::OK, &body)
 }

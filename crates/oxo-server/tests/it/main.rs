@@ -11,6 +11,7 @@
 //! - `lobby_life`: the lobby shows only the games someone is at, names, pages;
 //! - `lost_commits`: PostgreSQL connections lost mid-commit.
 
+mod analysis;
 mod api;
 mod common;
 mod fuzz_bodies;
