@@ -33,7 +33,7 @@ pub struct EstimateView {
     pub depth: u32,
     /// The position's score for X.
     pub score: f64,
-    /// The side the score favours, `None` within [`EVEN`] of 0.
+    /// The side the score favours, `None` within 0.1 of 0.
     pub better: Option<SeatName>,
     /// A forced win the search found, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
