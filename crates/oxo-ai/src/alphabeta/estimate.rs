@@ -91,17 +91,7 @@ impl<R: rand::Rng> AlphaBeta<R> {
         if game.is_over() {
             return None;
         }
-        if self
-            .engine
-            .as_ref()
-            .is_none_or(|e| e.board.rules() != game.rules())
-        {
-            let mut engine = Engine::new(game);
-            engine.use_learned(self.learned.clone().filter(|t| t.rules() == game.rules()));
-            self.engine = Some(Box::new(engine));
-        }
-        let engine = self.engine.as_mut().expect("an engine for these rules");
-        engine.load(game);
+        let engine = Engine::ready(&mut self.engine, self.learned.as_ref(), game);
         engine.deadline = None;
         Some(engine.estimate(self.budget, top.max(1)))
     }

@@ -114,23 +114,13 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
         if game.is_over() {
             return None;
         }
-        if self
-            .engine
-            .as_ref()
-            .is_none_or(|e| e.board.rules() != game.rules())
-        {
-            let mut engine = Engine::new(game);
-            engine.use_learned(self.learned.clone().filter(|t| t.rules() == game.rules()));
-            self.engine = Some(Box::new(engine));
-        }
-        let engine = self.engine.as_mut().expect("an engine for these rules");
-        engine.load(game);
-        engine.deadline.clone_from(&self.deadline);
         let budget = if self.deadline.is_some() {
             u64::MAX
         } else {
             self.budget
         };
+        let engine = Engine::ready(&mut self.engine, self.learned.as_ref(), game);
+        engine.deadline.clone_from(&self.deadline);
         let cell = engine.best_move(budget, &mut self.rng)?;
         Some(game.rules().cell_at(cell))
     }
@@ -272,6 +262,27 @@ impl Engine {
             learned: None,
             board,
         }
+    }
+
+    /// The engine in `slot`, built for `game`'s rules (evaluating with
+    /// `learned` when it is for them) unless it is already, with `game`'s
+    /// position loaded.
+    fn ready<'a>(
+        slot: &'a mut Option<Box<Engine>>,
+        learned: Option<&Tracker>,
+        game: &Game,
+    ) -> &'a mut Engine {
+        if slot
+            .as_ref()
+            .is_none_or(|e| e.board.rules() != game.rules())
+        {
+            let mut engine = Engine::new(game);
+            engine.use_learned(learned.filter(|t| t.rules() == game.rules()).cloned());
+            *slot = Some(Box::new(engine));
+        }
+        let engine = slot.as_mut().expect("an engine for these rules");
+        engine.load(game);
+        engine
     }
 
     /// Evaluate with `learned` (see [`AlphaBeta::with_learned`]) instead

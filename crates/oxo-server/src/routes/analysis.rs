@@ -122,18 +122,29 @@ impl Position {
     }
 }
 
+/// A line of moves as the analysis board and the review take it.
+type LineQuery =
+    Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>;
+
+/// The empty board a line starts from, the game its moves make, and the
+/// moves.
+fn line(query: LineQuery) -> Result<(Game, Game, Vec<Cell>), ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let (game, played) = query.game()?;
+    Ok((query.start()?, game, played))
+}
+
 /// The analysis board's position: the game its moves make, and the
 /// perfect-play value of every empty cell where the solver is quick, or the
 /// engine's estimate where it is not.
 pub(super) async fn analysis(
     State(state): State<AppState>,
-    query: Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
+    query: LineQuery,
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let (game, played) = query.game()?;
-    let first = query.start()?.to_move();
+    let (start, game, played) = line(query)?;
+    let first = start.to_move();
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     let over = game.is_over();
     let values = if over {
@@ -179,13 +190,11 @@ pub(super) struct ReviewBody {
 /// board) valued at once.
 pub(super) async fn review(
     State(state): State<AppState>,
-    query: Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>,
+    query: LineQuery,
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let (game, played) = query.game()?;
-    let start = query.start()?;
+    let (start, game, played) = line(query)?;
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     let body = ReviewBody {
         position: Position::new(&game, start.to_move(), &played),
