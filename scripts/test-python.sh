@@ -8,7 +8,11 @@
 #
 # The wheel is built in debug mode (oxo-core and oxo-ai are optimised even
 # there, see the workspace's Cargo.toml) into the workspace's target dir, so
-# the crates `cargo test` compiled are not compiled again.
+# the crates `cargo test` compiled are not compiled again: after it, only
+# pyo3, numpy and oxo-py are. Measured here: a clean build of oxo-py and its
+# dependencies takes 37 CPU s in debug and 42 in release, of which release
+# shares nothing with `cargo test`; the tests take 6.5 CPU s on the debug
+# wheel and 4.6 on the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,18 +29,27 @@ fi
 
 venv="$(mktemp -d "${TMPDIR:-/tmp}/oxo-py-test.XXXXXX")"
 trap 'rm -rf "$venv"' EXIT
+echo "$SCRIPT: a throwaway virtual environment in $venv" >&2
 "$PYTHON" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     -r crates/oxo-py/requirements-test.txt
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+echo "$SCRIPT: building the wheel" >&2
 "$venv/bin/maturin" build --quiet --locked --manifest-path crates/oxo-py/Cargo.toml \
     --interpreter "$venv/bin/python" --out "$venv/wheel"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$venv"/wheel/*.whl
 
-# The rules tests replay random games through `oxo stream` as well.
-cargo build --quiet --locked -p oxo-cli
-export OXO_BIN="$CARGO_TARGET_DIR/debug/oxo"
+# The rules tests replay random games through `oxo stream` as well, and
+# the model tests train a model with `oxo train`. scripts/test passes the
+# binary its `cargo test` built (OXO_BIN); building it here with `-p
+# oxo-cli` would compile five crates again under other features.
+if [[ -z "${OXO_BIN:-}" ]]; then
+    echo "$SCRIPT: building the oxo binary" >&2
+    cargo build --quiet --locked -p oxo-cli
+    OXO_BIN="$CARGO_TARGET_DIR/debug/oxo"
+fi
+export OXO_BIN
 
 # From the tests' folder, so that `import oxo` finds the installed wheel
 # and not the package's source.

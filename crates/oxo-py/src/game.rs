@@ -237,7 +237,7 @@ impl PyGame {
     ///
     /// Raises `oxo.IllegalMoveError` (the game unchanged) for a cell off
     /// the board, one already taken, or any move once the game is over.
-    #[pyo3(name = "play", signature = (move_))]
+    #[pyo3(signature = (move_, /))]
     pub(crate) fn play(&mut self, move_: Move) -> PyResult<()> {
         let cell = cell_of(&self.game, move_)
             .and_then(|cell| self.game.play(cell).map(|_| cell))
@@ -267,19 +267,25 @@ impl PyGame {
 
     /// The legal actions, in increasing order (none once the game is over).
     fn legal_moves(&self) -> Vec<usize> {
-        let rules = self.game.rules();
-        self.game.legal_moves().map(|c| rules.index(c)).collect()
+        if self.game.is_over() {
+            return Vec::new();
+        }
+        // The empty cells' row-major indices are their actions.
+        let cells = self.game.cells();
+        let mut moves = Vec::with_capacity(cells.len() - self.game.move_count());
+        moves.extend((0..cells.len()).filter(|&i| cells[i].is_none()));
+        moves
     }
 
     /// Whether `move` (an action or a `(row, col)` pair) is legal now.
-    #[pyo3(signature = (move_))]
+    #[pyo3(signature = (move_, /))]
     fn is_legal(&self, move_: Move) -> bool {
         cell_of(&self.game, move_).is_ok_and(|c| self.game.get(c).is_none())
     }
 
     /// `"X"`, `"O"` or `None`: the mark at `move` (an action or a
     /// `(row, col)` pair). Raises `oxo.IllegalMoveError` off the board.
-    #[pyo3(signature = (move_))]
+    #[pyo3(signature = (move_, /))]
     fn get(&self, move_: Move) -> PyResult<Option<&'static str>> {
         let cell = cell_on(self.game.rules(), move_)
             .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, move_, e)))?;

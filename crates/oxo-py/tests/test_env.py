@@ -73,20 +73,19 @@ def test_an_illegal_move_ends_the_game_with_the_mover_losing():
     assert finish(env) == {"player_1": 0, "player_2": -1}
 
 
-def test_an_action_outside_the_space_is_refused():
+def test_an_action_outside_the_space_or_a_call_before_reset_is_refused():
     env = oxo.env()
+    with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before step"):
+        env.step(0)
+    with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before observe"):
+        env.observe("player_1")
     env.reset()
-    with pytest.raises(AssertionError, match="action is not in action space"):
-        env.step(9)
-
-
-def test_the_raw_environment_raises_on_an_illegal_move():
-    env = oxo.raw_env()
-    env.reset()
-    env.step(4)
-    with pytest.raises(oxo.IllegalMoveError, match="already taken"):
-        env.step(4)
-    assert env.agent_selection == "player_2" and env.state().tolist()[1][1] == 1
+    for action in [9, -1, None, 1.0]:
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(action)
+    assert env.agent_selection == "player_1" and env.state().sum() == 0
+    env.step(np.int64(4))
+    assert env.state().tolist()[1][1] == 1
 
 
 def test_ansi_rendering_and_bad_arguments():
@@ -102,9 +101,42 @@ def test_ansi_rendering_and_bad_arguments():
 
 def test_the_game_is_the_environments_own():
     env = oxo.raw_env(rows=3, cols=3)
+    assert isinstance(oxo.env(), oxo.raw_env)
     env.reset()
     play(env, [4])
     game = env.game
     assert game.notation == ".../.X./..."
     game.play(0)  # a copy: the environment does not change
     assert env.game.notation == ".../.X./..."
+
+
+def test_on_3x3_it_plays_as_pettingzoos_tictactoe_illegal_moves_included():
+    """The same actions (a tenth of them illegal) in oxo.env and PettingZoo's
+    tictactoe_v3 behind its classic wrappers: the same agents, observations,
+    rewards, terminations and truncations at every step."""
+    import logging
+    import random
+
+    from pettingzoo.classic import tictactoe_v3
+
+    logging.getLogger("pettingzoo.utils.env_logger").disabled = True
+    rng = random.Random(5)
+    for _ in range(300):
+        ours, theirs = oxo.env(), tictactoe_v3.env()
+        ours.reset()
+        theirs.reset()
+        for agent, their_agent in zip(ours.agent_iter(), theirs.agent_iter()):
+            assert agent == their_agent
+            obs, *rest = ours.last()
+            their_obs, *their_rest = theirs.last()
+            assert rest == their_rest
+            np.testing.assert_array_equal(obs["observation"], their_obs["observation"])
+            if rest[1] or rest[2]:
+                action = None
+            else:
+                np.testing.assert_array_equal(obs["action_mask"], their_obs["action_mask"])
+                legal = np.flatnonzero(obs["action_mask"])
+                action = rng.randrange(9) if rng.random() < 0.1 else int(rng.choice(legal))
+            ours.step(action)
+            theirs.step(action)
+        assert ours.agents == theirs.agents == []

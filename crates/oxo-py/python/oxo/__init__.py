@@ -52,25 +52,20 @@ __all__ = [
 
 
 def env(rows=3, cols=3, k=None, render_mode=None):
-    """An m,n,k game with PettingZoo's AEC API, wrapped as PettingZoo's classic
-    environments are: an illegal move ends the game with the mover losing
-    (reward -1, the other 0), an action outside the action space is an error,
-    and calls out of order are refused.
+    """An m,n,k game with PettingZoo's AEC API (``oxo.raw_env``), behaving as
+    PettingZoo's classic environments do behind their wrappers: an illegal
+    move ends the game with the mover losing (reward -1, the other 0), an
+    action outside the action space is an error, and so is a call before
+    ``reset()``.
 
     Observations are ``{"observation": (rows, cols, 2) int8, "action_mask":
     (rows * cols,) int8}`` from the observing agent's side (plane 0 its own
     marks), actions ``row * cols + col``, rewards +1 / -1 / 0 at the end.
     ``render_mode="ansi"`` makes ``render()`` return the board as text.
     """
-    from pettingzoo.utils import wrappers
-
     from .aec import raw_env
 
-    e = raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
 
 
 def __getattr__(name):

@@ -6,19 +6,26 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ._oxo import Game
 
 _MARKS = {"player_1": "X", "player_2": "O"}
+_OTHER = {"player_1": "player_2", "player_2": "player_1"}
 
 
 class raw_env(AECEnv):
-    """An m,n,k game with PettingZoo's AEC API and no wrappers (``oxo.env``
-    adds PettingZoo's classic ones). ``player_1`` plays X and moves first.
+    """An m,n,k game with PettingZoo's AEC API; ``player_1`` plays X and moves
+    first. ``oxo.env(...)`` makes one.
 
-    An illegal action raises ``oxo.IllegalMoveError`` here and changes
-    nothing; ``oxo.env`` ends the game instead, as PettingZoo's classic
-    environments do.
+    It behaves as PettingZoo's classic environments do behind their
+    wrappers, built in rather than wrapped (PettingZoo's wrappers forward
+    every attribute through three layers, which cost more than the game):
+    an illegal move ends the game with the mover losing (TerminateIllegal:
+    reward -1 to the mover and 0 to the other, both terminated and
+    truncated, a warning logged); an action outside the action space raises
+    an AssertionError (AssertOutOfBounds); stepping, observing or rendering
+    before ``reset()`` raises one (OrderEnforcing).
     """
 
     metadata = {
@@ -41,31 +48,22 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = ["player_1", "player_2"]
         self.agents = self.possible_agents[:]
-        cells = self.rows * self.cols
-        self.action_spaces = {a: spaces.Discrete(cells) for a in self.possible_agents}
+        self._cells = self.rows * self.cols
+        self.action_spaces = {a: spaces.Discrete(self._cells) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(
                         low=0, high=1, shape=(self.rows, self.cols, 2), dtype=np.int8
                     ),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(cells,), dtype=np.int8),
+                    "action_mask": spaces.Box(
+                        low=0, high=1, shape=(self._cells,), dtype=np.int8
+                    ),
                 }
             )
             for a in self.possible_agents
         }
-        self._no_moves = np.zeros(cells, dtype=np.int8)
-        self._start()
-
-    def _start(self):
-        self._game = Game(self.rows, self.cols, self.k)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
+        self._has_reset = False
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -73,30 +71,63 @@ class raw_env(AECEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def observe(self, agent):
-        mask = self._game.legal_mask() if agent == self.agent_selection else self._no_moves.copy()
-        return {"observation": self._game.planes(_MARKS[agent]), "action_mask": mask}
-
     def reset(self, seed=None, options=None):
         # The game has no randomness: every reset is the empty board.
-        self._start()
+        self._has_reset = True
+        self._game = Game(self.rows, self.cols, self.k)
+        self.agents = self.possible_agents[:]
+        self.rewards = {"player_1": 0, "player_2": 0}
+        self._cumulative_rewards = {"player_1": 0, "player_2": 0}
+        self.terminations = {"player_1": False, "player_2": False}
+        self.truncations = {"player_1": False, "player_2": False}
+        self.infos = {"player_1": {}, "player_2": {}}
+        self.agent_selection = "player_1"
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        game = self._game
+        if agent == self.agent_selection:
+            mask = game.legal_mask()
+        else:
+            mask = np.zeros(self._cells, dtype=np.int8)
+        return {"observation": game.planes(_MARKS[agent]), "action_mask": mask}
 
     def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._game.play(int(action))
-        other = "player_2" if agent == "player_1" else "player_1"
-        if self._game.is_over:
-            if self._game.winner is not None:
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self._cells):
+            raise AssertionError(
+                f"action is not in action space: {action!r} is not an integer from 0 to "
+                f"{self._cells - 1}"
+            )
+        game = self._game
+        other = _OTHER[agent]
+        if not game.is_legal(int(action)):
+            EnvLogger.warn_on_illegal_move()
+            self.terminations = {"player_1": True, "player_2": True}
+            self.truncations = {"player_1": True, "player_2": True}
+            self.rewards = {agent: -1, other: 0}
+            self._cumulative_rewards[agent] = 0
+            self._accumulate_rewards()
+            self._deads_step_first()
+            return
+        game.play(int(action))
+        if game.is_over:
+            if game.winner is not None:
                 self.rewards[agent] = 1
                 self.rewards[other] = -1
-            self.terminations = dict.fromkeys(self.agents, True)
+            self.terminations = {"player_1": True, "player_2": True}
             self._accumulate_rewards()
         self.agent_selection = other
 
     def render(self):
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode."
@@ -106,6 +137,8 @@ class raw_env(AECEnv):
 
     def state(self):
         """The board from X's side: a new (rows, cols) int8 array, 1 for X, -1 for O."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
         return self._game.board()
 
     @property
