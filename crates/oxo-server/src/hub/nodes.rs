@@ -86,6 +86,7 @@ impl Hub {
                         version,
                         own,
                         played,
+                        key,
                     } => {
                         hub.shared.notices.fetch_add(1, Ordering::SeqCst);
                         if own {
@@ -97,7 +98,7 @@ impl Hub {
                             && handle.version.load(Ordering::SeqCst) < version
                         {
                             tokio::spawn(async move {
-                                if let Err(e) = hub.catch_up(&handle, version, played).await {
+                                if let Err(e) = hub.catch_up(&handle, version, played, key).await {
                                     tracing::warn!(game = %id.for_log(), error = %e, "cannot reread a changed game");
                                 }
                             });
@@ -129,13 +130,14 @@ impl Hub {
 
     /// Bring the room to `version`, announced by another server: by playing
     /// the announced move when memory holds the version just before it (the
-    /// same move on the same room gives the same room), else by reading the
-    /// room again.
+    /// same move on the same room, with the newest idempotency key the
+    /// notice names, gives the same room), else by reading the room again.
     async fn catch_up(
         &self,
         handle: &Arc<RoomHandle>,
         version: u64,
         played: Option<oxo_core::Cell>,
+        key: Option<(oxo_core::Player, crate::id::IdempotencyKey)>,
     ) -> Result<(), HubError> {
         let mut room = handle.room.lock().await;
         if room.version() >= version {
@@ -147,7 +149,11 @@ impl Hub {
             && let Ok((next, _)) = room.play(to_move, Coords::from(cell), Some(room.version()))
             && next.version() == version
         {
-            *room = next;
+            // The key the stored room has newest, if this one lacks it.
+            *room = match key {
+                Some((seat, key)) if !next.remembers(seat, &key) => next.remember(seat, key),
+                _ => next,
+            };
             handle.publish(&room);
             // The server that made the change answers for the computer (or,
             // if it dies, the sweep finds the turn).
@@ -164,7 +170,8 @@ impl Hub {
     }
 
     /// [`Hub::reread`] with the room's lock held by the caller: `true` when
-    /// the stored room differed from memory (which now holds it).
+    /// the stored room differed from memory (which now holds it), even at
+    /// the same version.
     pub(super) async fn reread_locked(
         &self,
         handle: &Arc<RoomHandle>,
@@ -172,7 +179,10 @@ impl Hub {
     ) -> Result<bool, HubError> {
         let id = room.id().clone();
         let stored = restore(&id, self.shared.store.load(&id).await?)?;
-        if stored.version() == room.version() {
+        // The whole record, not only the version: a move learnt from
+        // another server's notice is played here without the idempotency
+        // key it was sent with, which the stored room keeps.
+        if stored.record() == room.record() {
             return Ok(false);
         }
         *room = stored;

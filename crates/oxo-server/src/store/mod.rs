@@ -233,6 +233,10 @@ pub enum StoreEvent {
         /// the room at the version before can play it instead of reading
         /// the room again.
         played: Option<oxo_core::Cell>,
+        /// With `played`: the room's newest idempotency key after the move
+        /// and its seat (the move's own, if it was sent with one), so that
+        /// the room played here is the stored one.
+        key: Option<(oxo_core::Player, crate::id::IdempotencyKey)>,
     },
     /// Another server's connections to a room, per seat (X's first): see
     /// [`Store::announce`].

@@ -615,15 +615,23 @@ async fn endings_takebacks_and_keys_hold_across_nodes_on_postgresql() {
     let seated = oxo_test_support::seated_game(a, &json!({})).await.unwrap();
     let (id, x, o) = (seated.id, seated.x, seated.o);
     let at = |what: &str| format!("/api/games/{id}/{what}");
-    // A move on A, repeated with its key on B: played once.
+    // A move on A, repeated with its key on B: played once. B holds the
+    // room already, so it learns of the move from A's notice (and plays it
+    // with the key the notice names); O's reply is committed from B, and
+    // the key is still known after it.
+    until_on(b, &id, |g| g["status"] == "playing").await;
     let moved = json!({"row": 1, "col": 1, "key": "m1"});
     let (status, first) = a.call("POST", &at("moves"), Some(&x), &moved).await;
     assert_eq!(status, 200, "{first}");
-    let (status, again) = b.call("POST", &at("moves"), Some(&x), &moved).await;
-    assert_eq!((status, &again["game"]["moves"]), (200, &json!([[1, 1]])));
-    // O replies on B and asks on A to take it back; X grants it on B.
+    until_on(b, &id, |g| g["moves"] == json!([[1, 1]])).await;
     let reply = json!({"row": 0, "col": 0});
     assert_eq!(b.call("POST", &at("moves"), Some(&o), &reply).await.0, 200);
+    let (status, again) = b.call("POST", &at("moves"), Some(&x), &moved).await;
+    assert_eq!(
+        (status, &again["game"]["moves"]),
+        (200, &json!([[1, 1], [0, 0]]))
+    );
+    // O asks on A to take its reply back; X grants it on B.
     let (status, body) = a
         .call("POST", &at("takeback"), Some(&o), &Value::Null)
         .await;

@@ -63,7 +63,8 @@ pub(super) const COMMIT: &str = "WITH room AS (
         WHERE $32 >= 0 AND room = (SELECT id FROM room) AND round = $8 AND ply > $32
     )
     SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text
-        || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text ELSE '' END)
+        || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text
+                || coalesce(' ' || $33::text, '') ELSE '' END)
     FROM room";
 
 /// A change waiting for the committer, and where its outcome goes.
@@ -153,6 +154,9 @@ struct Row {
     record_ending: bool,
     /// After a takeback, the moves the round keeps; -1 otherwise.
     keep: i32,
+    /// After a move, the room's newest idempotency key (`SEAT:KEY`), for
+    /// the notice.
+    newest_key: Option<String>,
 }
 
 impl Row {
@@ -207,6 +211,11 @@ impl Row {
             } else {
                 -1
             },
+            newest_key: r
+                .keys
+                .last()
+                .filter(|_| change.kind == ChangeKind::Move)
+                .map(|(seat, key)| format!("{}:{}", SeatName(*seat).as_str(), key.as_str())),
         })
     }
 
@@ -214,7 +223,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 32] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 33] {
         [
             &self.id,
             &self.rows,
@@ -248,6 +257,7 @@ impl Row {
             &self.request_keys,
             &self.record_ending,
             &self.keep,
+            &self.newest_key,
         ]
     }
 }

@@ -9,7 +9,8 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
 use super::CHANNEL;
-use crate::id::GameId;
+use crate::id::{GameId, IdempotencyKey};
+use crate::room::SeatName;
 use crate::store::{StoreError, StoreEvent};
 
 /// Follow [`CHANNEL`] for as long as anyone reads `events`: listen on a
@@ -129,8 +130,8 @@ fn parse_presence(payload: &str, me: &str) -> Option<Option<StoreEvent>> {
     }))
 }
 
-/// `"ID VERSION NODE [ROW COL]"`, as [`COMMIT`] announces a change, read
-/// by the server named `me`.
+/// `"ID VERSION NODE [ROW COL [SEAT:KEY]]"`, as [`COMMIT`] announces a
+/// change, read by the server named `me`.
 fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
     let mut words = payload.split(' ');
     let id = GameId::parse(words.next()?)?;
@@ -141,6 +142,14 @@ fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
         (None, None) => None,
         _ => return None,
     };
+    let key = match words.next() {
+        Some(word) if played.is_some() => {
+            let (seat, key) = word.split_once(':')?;
+            Some((SeatName::parse(seat)?, IdempotencyKey::parse(key).ok()?))
+        }
+        Some(_) => return None,
+        None => None,
+    };
     if words.next().is_some() {
         return None;
     }
@@ -149,6 +158,7 @@ fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
         version,
         own,
         played,
+        key,
     })
 }
 
@@ -166,6 +176,20 @@ mod tests {
                 version: 17,
                 own: false,
                 played: Some(oxo_core::Cell::new(2, 3)),
+                key: None,
+            })
+        );
+        assert_eq!(
+            parse_note(&format!("{id} 18 a:1:ff 0 1 o:k-1"), "b:2:00"),
+            Some(StoreEvent::Changed {
+                id: id.clone(),
+                version: 18,
+                own: false,
+                played: Some(oxo_core::Cell::new(0, 1)),
+                key: Some((
+                    oxo_core::Player::O,
+                    crate::id::IdempotencyKey::parse("k-1").unwrap()
+                )),
             })
         );
         assert_eq!(
@@ -175,6 +199,7 @@ mod tests {
                 version: 4,
                 own: true,
                 played: None,
+                key: None,
             })
         );
         for bad in [
@@ -183,6 +208,8 @@ mod tests {
             format!("{id} 3"),
             format!("{id} 3 a 1"),
             format!("{id} 3 a 1 2 3"),
+            format!("{id} 3 a 1 2 o:k 4"),
+            format!("{id} 3 a 1 2 z:k"),
         ] {
             assert_eq!(parse_note(&bad, "a"), None, "{bad}");
         }
