@@ -1,5 +1,5 @@
 // The game page: opening a game (and taking a seat from an invite), the
-// GAMEs that arrive, and the buttons around the board.
+// GAMEs that arrive, rematch and hints.
 import { $, enc, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
 import { api, connect, setConnection } from './net.js';
@@ -140,24 +140,8 @@ export async function refreshHints() {
   draw();
 }
 
-export async function copyInvite() {
-  const input = $('invite-link');
-  try {
-    await navigator.clipboard.writeText(input.value);
-    message('Invite link copied', 'ok', 2500);
-  } catch (e) {
-    input.focus();
-    input.select();
-    let ok = false;
-    try { ok = document.execCommand('copy'); } catch (e2) { /* unsupported */ }
-    message(ok ? 'Invite link copied' : 'Link selected — copy it with Ctrl+C or a long press', 'info', 5000);
-  }
-}
-
 export function wire() {
   $('rematch').addEventListener('click', rematch);
-  $('copy').addEventListener('click', copyInvite);
-  $('invite-link').addEventListener('focus', (e) => e.target.select());
   $('hints').addEventListener('change', () => {
     if (!S || !S.game) return;
     if ($('hints').checked) refreshHints();

@@ -7,9 +7,10 @@ import { wire as wireStart } from './start.js';
 import { wire as wireLobby } from './lobby.js';
 import { wire as wireBoard } from './board.js';
 import { wire as wireGame } from './game.js';
+import { wire as wireInvite } from './invite.js';
 import { wire as wireRecord } from './record.js';
 import { wire as wireEndings } from './endings.js';
 import { route, wire as wireRoute } from './route.js';
 
-for (const wire of [wireNet, wireStart, wireLobby, wireBoard, wireGame, wireRecord, wireEndings, wireDom, wireRoute]) wire();
+for (const wire of [wireNet, wireStart, wireLobby, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireDom, wireRoute]) wire();
 route();

@@ -5,6 +5,7 @@ import { S } from './state.js';
 import { analysisUrl } from './analysis.js';
 import { levelText } from './words.js';
 import { drawActions, notePresence, reasonText } from './endings.js';
+import { drawInvite } from './invite.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -120,4 +121,5 @@ export function drawStatus(g) {
   drawActions();
   const seatsTaken = g.seats || {};
   $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
+  drawInvite();
 }

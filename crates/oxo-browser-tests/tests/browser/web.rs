@@ -372,3 +372,254 @@ async fn fit_page(c: &Client) -> (f64, f64) {
         .expect("the widths");
     serde_json::from_value(value).expect("two numbers")
 }
+
+/// A QR code as the page's encoder makes it: the modules (`#` dark), the
+/// version and mask chosen, and the modules holding the codewords' bits in
+/// the order they were placed.
+#[derive(Debug, Deserialize)]
+struct Symbol {
+    modules: Vec<String>,
+    version: usize,
+    mask: u16,
+    order: Vec<[usize; 2]>,
+}
+
+const SYMBOLS_SCRIPT: &str = r"
+const texts = arguments[0];
+const done = arguments[arguments.length - 1];
+import('/assets/qr.js').then((qr) => done(texts.map((t) => {
+  const s = qr.symbol(t);
+  return s && { modules: s.modules.map((row) => row.map((d) => (d ? '#' : '.')).join('')),
+                version: s.version, mask: s.mask, order: s.order };
+})));
+";
+
+/// Text of `bytes` UTF-8 bytes, varied (letters, digits, URL punctuation
+/// and a two-byte character).
+fn sample(bytes: usize) -> String {
+    let mut text = String::new();
+    let alphabet = "http://oxo.example:8080/g/7cphw5cxfzcr#join=é-_~.ABCxyz0123456789";
+    for (i, c) in alphabet.chars().cycle().enumerate() {
+        if text.len() + c.len_utf8() > bytes {
+            break;
+        }
+        text.push(if i % 7 == 3 { 'Z' } else { c });
+    }
+    while text.len() < bytes {
+        text.push('.');
+    }
+    text
+}
+
+/// The page's QR encoder against an independent decoder (rqrr), on every
+/// version it makes (1 to 10, at their largest and smallest lengths): the
+/// text comes back whole at level M with the version and mask the page
+/// chose, and the decoder reads the data modules in exactly the order the
+/// page placed them (so nothing is left for its error correction to mend).
+/// Too long a text gets no code.
+#[test]
+fn the_qr_encoder_reads_back_on_every_version() {
+    run("web-qr-versions", |h| async move {
+        let c = h.session("qr", 800, 600).await;
+        c.goto(&h.url("/")).await.expect("the start page");
+        let lengths = [
+            1, 14, 15, 26, 27, 42, 43, 62, 63, 84, 106, 122, 152, 180, 213,
+        ];
+        let texts: Vec<String> = lengths.iter().map(|&n| sample(n)).collect();
+        let value = c
+            .execute_async(SYMBOLS_SCRIPT, vec![json!(texts)])
+            .await
+            .expect("the symbols");
+        let symbols: Vec<Symbol> = serde_json::from_value(value).expect("symbols");
+        let mut versions = Vec::new();
+        for (text, symbol) in texts.iter().zip(&symbols) {
+            let size = symbol.modules.len();
+            assert_eq!(size, 17 + 4 * symbol.version, "{text:?}");
+            let dark = |x: usize, y: usize| symbol.modules[y].as_bytes()[x] == b'#';
+            let grid = rqrr::Grid::new(rqrr::SimpleGrid::from_func(size, dark));
+            let (meta, decoded) = grid
+                .decode()
+                .unwrap_or_else(|e| panic!("version {}: {e:?} for {text:?}", symbol.version));
+            assert_eq!(&decoded, text);
+            assert_eq!(meta.version.0, symbol.version, "{text:?}");
+            assert_eq!(meta.ecc_level, 0, "level M is 00 in the format bits");
+            assert_eq!(meta.mask, symbol.mask, "{text:?}");
+            let (_, raw) = grid.get_raw_data().expect("the raw modules");
+            assert_eq!(raw.len, symbol.order.len(), "{text:?}");
+            for (i, &[row, col]) in symbol.order.iter().enumerate() {
+                let read = raw.data[i / 8] & (0x80 >> (i % 8)) != 0;
+                assert_eq!(
+                    read,
+                    dark(col, row),
+                    "version {}: data bit {i} at ({row},{col}) is not where the decoder reads it",
+                    symbol.version
+                );
+            }
+            versions.push(symbol.version);
+        }
+        versions.dedup();
+        assert_eq!(versions, (1..=10).collect::<Vec<_>>());
+        let too_long = c
+            .execute_async(SYMBOLS_SCRIPT, vec![json!([sample(214)])])
+            .await
+            .expect("no symbol");
+        assert_eq!(too_long, json!([null]));
+    });
+}
+
+/// A PNG screenshot as grey levels, and its width and height.
+fn grey(png_bytes: &[u8]) -> (Vec<u8>, usize, usize) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a PNG's size")];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let channels = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| {
+            let [r, g, b] = if channels >= 3 {
+                [p[0], p[1], p[2]]
+            } else {
+                [p[0]; 3]
+            };
+            // Luma from 8-bit RGB, integer weights summing to 256.
+            ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29) >> 8) as u8
+        })
+        .collect();
+    (pixels, info.width as usize, info.height as usize)
+}
+
+/// What a camera pointed at the screen reads: the QR codes in a
+/// screenshot of the window, with `css` scrolled into view.
+async fn scan(h: &Harness, c: &Client, css: &str) -> Vec<String> {
+    c.execute(
+        "document.querySelector(arguments[0]).scrollIntoView({ block: 'center' }); return true;",
+        vec![json!(css)],
+    )
+    .await
+    .expect("the code in view");
+    let png_bytes = c.screenshot().await.expect("a screenshot");
+    std::fs::write(
+        artifacts_dir().join(format!("{}-scanned.png", h.name)),
+        &png_bytes,
+    )
+    .expect("the scanned image kept");
+    let (pixels, width, height) = grey(&png_bytes);
+    let mut image =
+        rqrr::PreparedImage::prepare_from_greyscale(width, height, |x, y| pixels[y * width + x]);
+    image
+        .detect_grids()
+        .iter()
+        .filter_map(|grid| grid.decode().ok().map(|(_, text)| text))
+        .collect()
+}
+
+/// The invite link the page shows.
+async fn invite_link(c: &Client) -> String {
+    find(c, "#invite-link")
+        .await
+        .prop("value")
+        .await
+        .expect("the link")
+        .expect("a value")
+}
+
+/// On a desktop the invite shows as a QR code beside the link; a
+/// screenshot of it scans to the link, secret and all, and no request
+/// carried the secret. On a phone there is no code: a Share button opens
+/// the share sheet with the link (where the browser has one), and Copy
+/// stays.
+#[test]
+fn the_invite_is_a_qr_code_on_a_desktop_and_a_share_on_a_phone() {
+    run("web-invite", |h| async move {
+        let c = h.session("desktop", 1280, 800).await;
+        c.set_window_size(1280, 800)
+            .await
+            .expect("the window sized");
+        start_game(&h, &c, "human", "3x3k3", "x").await;
+        let link = invite_link(&c).await;
+        let secret = link
+            .split_once("#join=")
+            .expect("an invite after #")
+            .1
+            .to_owned();
+        assert!(!secret.is_empty(), "{link}");
+        wait_script(
+            &c,
+            "the invite's QR code",
+            "return !document.getElementById('invite-qr').hidden;",
+        )
+        .await;
+        let label = c
+            .execute(
+                "const s = document.querySelector('#invite-qr svg'); \
+                 return [s.getAttribute('role'), s.getAttribute('aria-label'), \
+                         document.getElementById('share').hidden];",
+                vec![],
+            )
+            .await
+            .expect("the code's label");
+        assert_eq!(label, json!(["img", "QR code of the invite link", true]));
+        assert_eq!(scan(&h, &c, "#invite-qr svg").await, vec![link.clone()]);
+        h.screenshot(&c, "web-invite-desktop").await;
+        let leaked = c
+            .execute(
+                "return performance.getEntriesByType('resource').map((e) => e.name) \
+                   .filter((n) => n.includes(arguments[0]));",
+                vec![json!(secret)],
+            )
+            .await
+            .expect("the requests");
+        assert_eq!(leaked, json!([]), "a request carried the invite's secret");
+
+        let p = phone(&h).await;
+        start_game(&h, &p, "human", "3x3k3", "x").await;
+        let shown = async || {
+            p.execute(
+                "const shown = (id) => !document.getElementById(id).hidden; \
+                 return [shown('invite-qr'), shown('share'), shown('copy')];",
+                vec![],
+            )
+            .await
+            .expect("the invite's parts")
+        };
+        // Headless Chromium on Linux has no share sheet: Copy alone.
+        assert_eq!(shown().await, json!([false, false, true]));
+        // A phone's browser with one (stood in for here).
+        p.execute(
+            "navigator.share = async (data) => { window.__shared = data; }; \
+             window.dispatchEvent(new Event('resize')); return true;",
+            vec![],
+        )
+        .await
+        .expect("a share sheet");
+        assert_eq!(shown().await, json!([false, true, true]));
+        h.screenshot(&p, "web-invite-phone").await;
+        find(&p, "#share").await.click().await.expect("Share");
+        wait_script(&p, "the link shared", "return !!window.__shared;").await;
+        let phone_link = invite_link(&p).await;
+        let shared = p
+            .execute("return window.__shared.url;", vec![])
+            .await
+            .expect("what was shared");
+        assert_eq!(shared, json!(phone_link));
+        // The buttons are reached by keyboard, in order, and named.
+        let names = p
+            .execute(
+                "return ['invite-link', 'share', 'copy'].map((id) => { \
+                   const e = document.getElementById(id); \
+                   return [e.tabIndex, e.labels && e.labels.length ? e.labels[0].textContent : e.textContent]; });",
+                vec![],
+            )
+            .await
+            .expect("the names");
+        assert_eq!(
+            names,
+            json!([
+                [0, "Invite a friend — send them this link:"],
+                [0, "Share…"],
+                [0, "Copy"]
+            ])
+        );
+    });
+}

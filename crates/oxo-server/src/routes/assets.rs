@@ -57,6 +57,8 @@ const FILES: &[(&str, &str, &str)] = &[
     asset!("analysis.js", JS),
     asset!("words.js", JS),
     asset!("endings.js", JS),
+    asset!("invite.js", JS),
+    asset!("qr.js", JS),
     asset!("style.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
 ];

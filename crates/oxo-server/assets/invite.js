@@ -1,0 +1,56 @@
+// The invite to a game between two people: the link to copy, on a phone
+// the share sheet, on a desktop a QR code to scan. The link's secret
+// follows '#', so it never reaches a server: the QR code is drawn here.
+import { $, message } from './dom.js';
+import { encode, svg } from './qr.js';
+
+const PHONE = '(pointer: coarse), (max-width: 40rem)';
+
+// The QR code (on a desktop) and the Share button (on a phone that has a
+// share sheet) for the link shown, whenever the invite shows.
+export function drawInvite() {
+  if ($('invite').hidden) return;
+  const link = $('invite-link').value;
+  const phone = matchMedia(PHONE).matches;
+  $('share').hidden = !(phone && typeof navigator.share === 'function');
+  const figure = $('invite-qr');
+  if (figure.dataset.link !== link) {
+    figure.dataset.link = link;
+    figure.querySelector('svg')?.remove();
+    const modules = link ? encode(link) : null;
+    if (modules) figure.prepend(svg(modules, 'QR code of the invite link'));
+  }
+  figure.hidden = phone || !figure.querySelector('svg');
+}
+
+async function copyInvite() {
+  const input = $('invite-link');
+  try {
+    await navigator.clipboard.writeText(input.value);
+    message('Invite link copied', 'ok', 2500);
+  } catch (e) {
+    input.focus();
+    input.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch (e2) { /* unsupported */ }
+    message(ok ? 'Invite link copied' : 'Link selected — copy it with Ctrl+C or a long press', 'info', 5000);
+  }
+}
+
+// The phone's share sheet; a refusal or a closed sheet is no error, and
+// any other failure leaves Copy to do it.
+async function shareInvite() {
+  try {
+    await navigator.share({ title: 'oxo', text: 'Play me at oxo', url: $('invite-link').value });
+  } catch (e) {
+    if (e && e.name !== 'AbortError') copyInvite();
+  }
+}
+
+export function wire() {
+  $('copy').addEventListener('click', copyInvite);
+  $('share').addEventListener('click', shareInvite);
+  $('invite-link').addEventListener('focus', (e) => e.target.select());
+  // A window turned or resized may go from phone to desktop or back.
+  window.addEventListener('resize', drawInvite);
+}
