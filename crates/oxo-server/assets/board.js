@@ -102,17 +102,28 @@ function follow(g) {
   const cell = S.cells[r] && S.cells[r][c];
   if (!cell || S.followed === key) return;
   S.followed = key;
+  keepInView(cell, true);
+}
+
+// Scroll a zoomed board's box (never the page) so that `cell` is wholly in
+// what it shows, clear of the pinned coordinates along its top and left:
+// centred, or (for the keyboard's steps) moved no more than needed.
+function keepInView(cell, centre) {
   const wrap = $('board-wrap');
   const box = wrap.getBoundingClientRect();
   const corner = $('board').querySelector('.coord.corner').getBoundingClientRect();
-  // What the box shows, less the pinned coordinates along its top and left.
   const left = box.left + wrap.clientLeft + corner.width;
   const top = box.top + wrap.clientTop + corner.height;
   const right = box.left + wrap.clientLeft + wrap.clientWidth;
   const bottom = box.top + wrap.clientTop + wrap.clientHeight;
   const at = cell.getBoundingClientRect();
-  const dx = at.left < left || at.right > right ? (at.left + at.right - left - right) / 2 : 0;
-  const dy = at.top < top || at.bottom > bottom ? (at.top + at.bottom - top - bottom) / 2 : 0;
+  const shift = (start, end, from, to) => {
+    if (start >= from && end <= to) return 0;
+    if (centre) return (start + end - from - to) / 2;
+    return start < from ? start - from : end - to;
+  };
+  const dx = shift(at.left, at.right, left, right);
+  const dy = shift(at.top, at.bottom, top, bottom);
   if (dx || dy) wrap.scrollBy(dx, dy);
 }
 
@@ -205,7 +216,11 @@ export function onBoardKey(e) {
   const b = S.cells[r][c];
   for (const row of S.cells) for (const x of row) x.tabIndex = -1;
   b.tabIndex = 0;
-  b.focus();
+  // A zoomed board's box keeps the cell clear of the pinned coordinates,
+  // which the browser's own scrolling on focus does not know about.
+  const zoomed = $('board').classList.contains('zoomed');
+  b.focus({ preventScroll: zoomed });
+  if (zoomed) keepInView(b, false);
   S.focus = [r, c];
 }
 

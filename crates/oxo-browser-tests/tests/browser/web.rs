@@ -154,15 +154,16 @@ fn every_board_fits_a_phone() {
     });
 }
 
-/// Whether the last move's cell is wholly in what the board's box shows,
-/// clear of the coordinates pinned along its top and left edges.
-const LAST_IN_VIEW: &str = r"
+/// Whether the cell `arguments[0]` selects (the last move, the focused
+/// cell) is wholly in what the board's box shows, clear of the coordinates
+/// pinned along its top and left edges.
+const IN_VIEW: &str = r"
 const wrap = document.getElementById('board-wrap');
-const last = document.querySelector('#board .cell.last');
-if (!last) return null;
+const cell = document.querySelector(arguments[0]);
+if (!cell) return null;
 const b = wrap.getBoundingClientRect();
 const band = document.querySelector('#board .coord.corner').getBoundingClientRect();
-const c = last.getBoundingClientRect();
+const c = cell.getBoundingClientRect();
 const left = b.left + wrap.clientLeft + band.width, top = b.top + wrap.clientTop + band.height;
 return c.left >= left - 0.5 && c.top >= top - 0.5
   && c.right <= b.left + wrap.clientLeft + wrap.clientWidth + 0.5
@@ -198,7 +199,10 @@ fn a_zoomed_board_follows_the_last_move() {
                 p.count('O') == played as usize && p.playable
             })
             .await;
-            let in_view = c.execute(LAST_IN_VIEW, vec![]).await.expect("the check");
+            let in_view = c
+                .execute(IN_VIEW, vec![json!("#board .cell.last")])
+                .await
+                .expect("the check");
             let fit = fit(&c).await;
             assert_eq!(
                 in_view,
@@ -621,5 +625,69 @@ fn the_invite_is_a_qr_code_on_a_desktop_and_a_share_on_a_phone() {
                 [0, "Copy"]
             ])
         );
+    });
+}
+
+/// The zoom by keyboard: the switch is named, Space turns it off and on,
+/// and arrow keys walking a zoomed board keep the focused cell in view
+/// (not under the pinned coordinates), to every edge.
+#[test]
+fn the_zoomed_board_works_by_keyboard() {
+    run("web-keyboard", |h| async move {
+        let c = phone(&h).await;
+        open_seated(&h, &c, 15, "random").await;
+        let zoom = find(&c, "#zoom").await;
+        let name = c
+            .execute(
+                "return document.getElementById('zoom').labels[0].textContent.trim();",
+                vec![],
+            )
+            .await
+            .expect("the switch's name");
+        assert_eq!(name, json!("Larger cells (the board scrolls)"));
+        c.execute(
+            "document.getElementById('zoom').focus(); return true;",
+            vec![],
+        )
+        .await
+        .expect("the switch focused");
+        let checked = async || zoom.prop("checked").await.expect("the switch");
+        press(&c, &[Key::Space]).await;
+        assert_eq!(checked().await.as_deref(), Some("false"));
+        assert!(!fit(&c).await.zoomed);
+        press(&c, &[Key::Space]).await;
+        assert_eq!(checked().await.as_deref(), Some("true"));
+        assert!(fit(&c).await.zoomed);
+
+        cell(&c, 7, 7).await.click().await.expect("a move");
+        wait_page(&c, "X to move again", |p| p.playable && p.count('O') == 1).await;
+        c.execute(
+            "document.querySelector('#board .cell[data-row=\"7\"][data-col=\"6\"]').focus(); return true;",
+            vec![],
+        )
+        .await
+        .expect("a cell focused");
+        for (key, steps) in [
+            (Key::Right, 8),
+            (Key::Down, 8),
+            (Key::Left, 14),
+            (Key::Up, 14),
+        ] {
+            for _ in 0..steps {
+                press(&c, &[key]).await;
+                let seen = c
+                    .execute(IN_VIEW, vec![json!("#board .cell:focus")])
+                    .await
+                    .expect("the check");
+                let at = page(&c).await.active;
+                assert_eq!(
+                    seen,
+                    Value::Bool(true),
+                    "{key:?}: the focused cell {at:?} is out of view"
+                );
+            }
+        }
+        assert_eq!(page(&c).await.active, Some([0, 0]));
+        h.screenshot(&c, "web-keyboard-top-left").await;
     });
 }
