@@ -126,7 +126,8 @@ async function send(method, what) {
   const g = st && st.game;
   if (!g || !st.token || st.acting) return;
   st.acting = true;
-  const res = await api(method, `/api/games/${enc(st.id)}/${what}`, { version: g.version }, st.token);
+  const key = method === 'POST' ? newKey() : undefined;
+  const res = await api(method, `/api/games/${enc(st.id)}/${what}`, { version: g.version }, st.token, key);
   st.acting = false;
   if (S !== st) return;
   if (res.data.game) render(res.data.game);

@@ -8,11 +8,13 @@ import { answered, refusedMove, unanswered } from './play.js';
 import { showPresence } from './status.js';
 
 // ---- HTTP: always resolves to {ok, status, data}; data.error explains failures ----
-export async function api(method, path, body, token) {
+export async function api(method, path, body, token, key) {
   const headers = {};
   // Every POST says JSON (the server refuses anything else, so other sites' forms cannot post).
   if (method !== 'GET') headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = 'Bearer ' + token;
+  // A change sent again under its key is made once.
+  if (key) headers['Idempotency-Key'] = key;
   let res;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

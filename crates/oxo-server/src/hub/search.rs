@@ -265,8 +265,10 @@ impl Hub {
         let version;
         {
             let room = handle.room.lock().await;
-            // Fair play: no help for anyone while two people play a round.
-            let between_people = room.opponent() == crate::room::Opponent::Human;
+            // Fair play: no help for anyone while two people play a round
+            // (one ended by a resignation or an agreement is over too).
+            let between_people =
+                room.opponent() == crate::room::Opponent::Human && !room.round_over();
             if hints_allowed(room.game(), between_people) == Err(NoHints::BetweenPeople) {
                 return Err(HubError::HintsWithheld);
             }

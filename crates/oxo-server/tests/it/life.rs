@@ -169,7 +169,12 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         let (status, body) = api.act(&id, "resign", &o).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_ended(&body["game"], "won", "resign", Some("x"), score(1, 0, 0));
-        // Over: a second resignation is a 409 with the game, unchanged.
+        // Over, so hints are no longer withheld from the players.
+        let (status, body) = api
+            .send("GET", &format!("/api/games/{id}/hints"), None, None, "")
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        // A second resignation is a 409 with the game, unchanged.
         let (status, body) = api.act(&id, "resign", &x).await;
         assert_eq!(status, StatusCode::CONFLICT, "{body}");
         assert_eq!(body["error"], "the round is over");
