@@ -1,6 +1,6 @@
 // The board: its cells built once per size, drawn from the GAME shown,
 // with hints or values, the roving keyboard focus and the larger-cells zoom.
-import { $, up } from './dom.js';
+import { $, isPhone, up } from './dom.js';
 import { S } from './state.js';
 import { play } from './play.js';
 import { drawRecord, shownGame } from './record.js';
@@ -55,13 +55,12 @@ function buildBoard(g) {
 // (A mouse points finer: on other screens the option comes below 30 px.)
 const FINGER_PX = 32;
 const MOUSE_PX = 30;
-const PHONE = '(pointer: coarse), (max-width: 40rem)';
 const ZOOM_KEY = 'oxo.zoom';
 
 function zoomWanted() {
   let chosen = null;
   try { chosen = localStorage.getItem(ZOOM_KEY); } catch (e) { /* no storage */ }
-  return chosen ? chosen === 'on' : matchMedia(PHONE).matches;
+  return chosen ? chosen === 'on' : isPhone();
 }
 
 export function fitZoom() {
@@ -74,7 +73,7 @@ export function fitZoom() {
   const fitted = first ? first.getBoundingClientRect().width : 0;
   board.classList.toggle('zoomed', zoomed);
   if (!fitted) return; // not on screen yet
-  const small = fitted < (matchMedia(PHONE).matches ? FINGER_PX : MOUSE_PX);
+  const small = fitted < (isPhone() ? FINGER_PX : MOUSE_PX);
   $('zoom-toggle').hidden = !small;
   setZoom(small && zoomWanted());
 }

@@ -4,6 +4,9 @@ export const $ = (id) => document.getElementById(id);
 export const enc = encodeURIComponent;
 export const up = (s) => (s ? String(s).toUpperCase() : '');
 
+// A phone, or a window as narrow as one: a touch screen or under 40rem.
+export const isPhone = () => matchMedia('(pointer: coarse), (max-width: 40rem)').matches;
+
 let messageTimer = 0;
 export function message(text, kind = 'error', ms = 6000) {
   const el = $('message');

@@ -1,17 +1,15 @@
 // The invite to a game between two people: the link to copy, on a phone
 // the share sheet, on a desktop a QR code to scan. The link's secret
 // follows '#', so it never reaches a server: the QR code is drawn here.
-import { $, message } from './dom.js';
+import { $, isPhone, message } from './dom.js';
 import { encode, svg } from './qr.js';
-
-const PHONE = '(pointer: coarse), (max-width: 40rem)';
 
 // The QR code (on a desktop) and the Share button (on a phone that has a
 // share sheet) for the link shown, whenever the invite shows.
 export function drawInvite() {
   if ($('invite').hidden) return;
   const link = $('invite-link').value;
-  const phone = matchMedia(PHONE).matches;
+  const phone = isPhone();
   $('share').hidden = !(phone && typeof navigator.share === 'function');
   const figure = $('invite-qr');
   if (figure.dataset.link !== link) {

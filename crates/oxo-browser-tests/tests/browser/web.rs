@@ -4,17 +4,18 @@
 
 use super::*;
 
-/// A game against `opponent` on an `n`×`n` board made through the API, with
-/// this browser holding seat X (as if it had made it), and its page open.
-async fn open_seated(h: &Harness, c: &Client, n: u32, opponent: &str) -> String {
-    let k = n.min(5);
+/// A game against `opponent` on a `rows`×`cols` board made through the
+/// API, with this browser holding seat X (as if it had made it), and its
+/// page open.
+async fn open_seated(h: &Harness, c: &Client, [rows, cols]: [u32; 2], opponent: &str) -> String {
+    let k = rows.max(cols).min(5);
     let (status, body) = h
         .api
         .call(
             "POST",
             "/api/games",
             None,
-            &json!({ "size": format!("{n}x{n}"), "k": k, "opponent": opponent, "first": "x" }),
+            &json!({ "size": format!("{rows}x{cols}"), "k": k, "opponent": opponent, "first": "x" }),
         )
         .await;
     assert_eq!(status, 201, "{body}");
@@ -29,9 +30,11 @@ async fn open_seated(h: &Harness, c: &Client, n: u32, opponent: &str) -> String 
     .await
     .expect("the seat kept");
     c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
-    wait_page(c, &format!("the {n}x{n} game, live, X to move"), |p| {
-        p.cells == (n * n) as usize && p.connection == "live" && p.playable
-    })
+    wait_page(
+        c,
+        &format!("the {rows}x{cols} game, live, X to move"),
+        |p| p.cells == (rows * cols) as usize && p.connection == "live" && p.playable,
+    )
     .await;
     id
 }
@@ -116,17 +119,19 @@ impl Fit {
     }
 }
 
-/// Every square board from 3×3 to 32×32 on a 390×844 phone: nothing
-/// clipped, and cells of at least 32 px, zoomed where fitting the width
-/// would make them smaller. Screenshots: `web-phone-NxN.png`.
+/// Every square board from 3×3 to 32×32 on a 390×844 phone, and a few
+/// long thin ones: nothing clipped, and cells of at least 32 px, zoomed
+/// where fitting the width would make them smaller. Screenshots:
+/// `web-phone-RxC.png`.
 #[test]
 fn every_board_fits_a_phone() {
     run("web-phone-boards", |h| async move {
         let c = phone(&h).await;
-        for n in 3..=32 {
-            open_seated(&h, &c, n, "random").await;
+        let thin = [[3, 32], [32, 3], [5, 20], [20, 5]];
+        for [rows, cols] in (3..=32).map(|n| [n, n]).chain(thin) {
+            open_seated(&h, &c, [rows, cols], "random").await;
             let fit = fit(&c).await;
-            let what = format!("{n}x{n} at 390x844");
+            let what = format!("{rows}x{cols} at 390x844");
             eprintln!(
                 "{what}: viewport {}x{}, cells {:.1} px, zoomed {}, box {:?}, content {:?}",
                 fit.inner_width,
@@ -142,7 +147,7 @@ fn every_board_fits_a_phone() {
             )
             .await
             .expect("the board in view");
-            h.screenshot(&c, &format!("web-phone-{n}x{n}")).await;
+            h.screenshot(&c, &format!("web-phone-{rows}x{cols}")).await;
             fit.assert_unclipped(&what);
             assert!(
                 fit.cell_px() >= 32.0,
@@ -178,7 +183,7 @@ return c.left >= left - 0.5 && c.top >= top - 0.5
 fn a_zoomed_board_follows_the_last_move() {
     run("web-phone-follow", |h| async move {
         let c = phone(&h).await;
-        let id = open_seated(&h, &c, 15, "random").await;
+        let id = open_seated(&h, &c, [15, 15], "random").await;
         let zoom = find(&c, "#zoom").await;
         assert_eq!(
             zoom.prop("checked").await.expect("the switch").as_deref(),
@@ -240,7 +245,7 @@ fn desktop_boards_fit_unzoomed() {
                 .await
                 .expect("the window sized");
             for n in [3, 7, 15, 20, 32] {
-                open_seated(&h, &c, n, "random").await;
+                open_seated(&h, &c, [n, n], "random").await;
                 let fit = fit(&c).await;
                 let what = format!("{n}x{n} at {width}x{height}");
                 eprintln!(
@@ -635,7 +640,7 @@ fn the_invite_is_a_qr_code_on_a_desktop_and_a_share_on_a_phone() {
 fn the_zoomed_board_works_by_keyboard() {
     run("web-keyboard", |h| async move {
         let c = phone(&h).await;
-        open_seated(&h, &c, 15, "random").await;
+        open_seated(&h, &c, [15, 15], "random").await;
         let zoom = find(&c, "#zoom").await;
         let name = c
             .execute(
