@@ -4,6 +4,7 @@ import { seats } from './state.js';
 import { api } from './net.js';
 import { route } from './route.js';
 import { render } from './game.js';
+import { reasonText } from './endings.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -42,7 +43,9 @@ export async function showLobby() {
   const mine = (r.data.recent || []).map((g) => {
     const held = seats.get(g.id);
     const who = g.opponent === 'human' ? 'a friend' : g.opponent;
-    const state = g.status === 'won' ? `${up(g.winner)} won` : g.status === 'draw' ? 'draw'
+    const why = reasonText(g.reason, g.winner);
+    const state = g.status === 'won' ? `${up(g.winner)} won` + (why ? ` (${why})` : '')
+      : g.status === 'draw' ? (g.reason === 'agreement' ? 'drawn by agreement' : 'draw')
       : g.status === 'aborted' ? 'aborted' : g.status === 'waiting' ? 'waiting for a friend'
       : held && g.next === held.seat ? 'your turn' : 'playing';
     return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id });
