@@ -28,6 +28,8 @@ use tempfile::TempDir;
 
 #[path = "browser/life.rs"]
 mod life;
+#[path = "browser/lobby.rs"]
+mod lobby;
 #[path = "browser/web.rs"]
 mod web;
 

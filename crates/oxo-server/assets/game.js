@@ -5,6 +5,7 @@ import { S, freshState, seats, setCurrent } from './state.js';
 import { api, connect, setConnection } from './net.js';
 import { draw } from './board.js';
 import { showPresence } from './status.js';
+import { showPlayers, withName } from './name.js';
 
 export async function openGame(id) {
   const st = freshState(id);
@@ -26,6 +27,7 @@ export async function openGame(id) {
   $('invite').hidden = true;
   $('rematch').hidden = true;
   $('presence').hidden = true;
+  $('left-note').hidden = true;
   $('details').textContent = '';
   for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
   $('round').textContent = '1';
@@ -42,7 +44,7 @@ export async function openGame(id) {
   const invite = new URLSearchParams(location.hash.slice(1)).get('join');
   if (invite !== null || new URLSearchParams(location.search).has('join')) {
     if (!held) {
-      const r = await api('POST', `/api/games/${enc(id)}/seats/o`, invite ? { invite } : {});
+      const r = await api('POST', `/api/games/${enc(id)}/seats/o`, withName(invite ? { invite } : {}));
       if (S !== st) return;
       if (r.ok && r.data.token) {
         held = { seat: r.data.seat || 'o', token: r.data.token };
@@ -91,6 +93,7 @@ export function render(g) {
   if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
   S.game = g;
   S.shown = g.version;
+  showPlayers(g);
   if (S.presence) showPresence(S.presence);
   // Fair play: hints are offered only against the computer (the server
   // withholds them while two people play).

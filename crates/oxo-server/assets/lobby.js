@@ -5,6 +5,7 @@ import { api } from './net.js';
 import { route } from './route.js';
 import { render } from './game.js';
 import { reasonText } from './endings.js';
+import { withName } from './name.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -33,9 +34,12 @@ export async function showLobby() {
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
   const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
   const open = (r.data.open || []).map((g) =>
-    item('#', `Join: ${board(g)}`, `${up(g.first)} starts · opened ${ago(g.waiting)}`, { entry: g.entry }));
+    item('#', `Join${g.name ? ' ' + g.name : ''}: ${board(g)}`, `${up(g.first)} starts · opened ${ago(g.waiting)}`,
+      { entry: g.entry }));
   const live = (r.data.live || []).map((g) => {
-    const who = g.opponent === 'human' ? 'two players' : `vs ${g.opponent}`;
+    const p = g.players || {};
+    const who = p.x || p.o ? `${p.x || 'X'} vs ${p.o || 'O'}`
+      : g.opponent === 'human' ? 'two players' : `vs ${g.opponent}`;
     const s = g.score || {};
     return item('/g/' + enc(g.watch), `${board(g)} · ${who}`,
       `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
@@ -60,7 +64,7 @@ export async function showLobby() {
 
 // One click on an open game: seat O, then the game.
 export async function joinOpen(a) {
-  const r = await api('POST', `/api/lobby/${enc(a.dataset.entry)}/join`);
+  const r = await api('POST', `/api/lobby/${enc(a.dataset.entry)}/join`, withName({}));
   if (!r.ok || !r.data.game) {
     message(r.data.error === undefined ? 'could not join' : 'That game is no longer open: ' + r.data.error);
     showLobby();

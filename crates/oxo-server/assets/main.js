@@ -5,6 +5,7 @@ import { wire as wireDom } from './dom.js';
 import { wire as wireNet } from './net.js';
 import { wire as wireStart } from './start.js';
 import { wire as wireLobby } from './lobby.js';
+import { wire as wireName } from './name.js';
 import { wire as wireBoard } from './board.js';
 import { wire as wireGame } from './game.js';
 import { wire as wireInvite } from './invite.js';
@@ -12,5 +13,5 @@ import { wire as wireRecord } from './record.js';
 import { wire as wireEndings } from './endings.js';
 import { route, wire as wireRoute } from './route.js';
 
-for (const wire of [wireNet, wireStart, wireLobby, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireDom, wireRoute]) wire();
+for (const wire of [wireNet, wireStart, wireLobby, wireName, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireDom, wireRoute]) wire();
 route();

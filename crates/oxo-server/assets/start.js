@@ -6,6 +6,7 @@ import { route } from './route.js';
 import { showLobby } from './lobby.js';
 import { render } from './game.js';
 import { difficulty, levelText } from './words.js';
+import { showNameBox, withName } from './name.js';
 
 const DESCRIPTIONS = {
   human: 'a friend — share a link',
@@ -29,6 +30,7 @@ export async function showStart() {
   $('missing-view').hidden = true;
   $('start-view').hidden = false;
   document.title = 'oxo — new game';
+  showNameBox();
   showLobby();
   if (infoLoaded) return;
   infoLoaded = true;
@@ -165,7 +167,7 @@ function labelQuick() {
 
 export async function create(button, body) {
   button.disabled = true;
-  const r = await api('POST', '/api/games', body);
+  const r = await api('POST', '/api/games', withName(body));
   button.disabled = false;
   if (!r.ok || !r.data.game) {
     message(r.data.error || 'could not start the game');

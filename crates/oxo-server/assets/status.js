@@ -6,6 +6,7 @@ import { analysisUrl } from './analysis.js';
 import { levelText } from './words.js';
 import { drawActions, notePresence, reasonText } from './endings.js';
 import { drawInvite } from './invite.js';
+import { who } from './name.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -16,6 +17,7 @@ export function showPresence(p) {
   st.presence = p;
   notePresence(p);
   const el = $('presence');
+  $('left-note').hidden = true;
   if (g.opponent !== 'human' && g.opponent !== undefined) { el.hidden = true; return; }
   let text;
   let away = false;
@@ -24,6 +26,14 @@ export function showPresence(p) {
     if (!g.seats || !g.seats[other]) { el.hidden = true; return; }
     away = !p[other];
     text = away ? 'Opponent left' : 'Opponent connected';
+    // Never stranded: an opponent gone says so, with the way back.
+    if (away) {
+      const started = g.round > 1 || (g.moves || []).length > 0;
+      $('left-text').textContent = started
+        ? `${who(g, other)} has left the game. They may come back, or`
+        : `${who(g, other)} left before the first move. Wait here in case they come back, or`;
+      $('left-note').hidden = false;
+    }
   } else {
     text = ['x', 'o'].map((s) => `${up(s)} ${p[s] ? 'here' : 'away'}`).join(' · ');
   }
@@ -57,10 +67,10 @@ function statusText(g) {
     case 'playing':
       if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
       if (computer && g.next === 'o') return 'Computer is thinking…';
-      return me ? `Waiting for ${up(g.next)}…` : `${up(g.next)} to move`;
+      return me ? `Waiting for ${who(g, g.next)}…` : `${who(g, g.next)} to move`;
     case 'won': {
       const why = reasonText(g.reason, g.winner);
-      return `${up(g.winner)} wins` + (why ? ` — ${why}` : '') +
+      return `${who(g, g.winner)} wins` + (why ? ` — ${why}` : '') +
         (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
     }
     case 'draw':
@@ -75,8 +85,8 @@ function statusText(g) {
 // A rematch between two people is an offer the other accepts.
 function offerText(g, me) {
   if (!g.rematch) return '';
-  if (me === g.rematch) return ` · rematch offered, waiting for ${up(g.rematch === 'x' ? 'o' : 'x')}`;
-  return ` · ${up(g.rematch)} offers a rematch`;
+  if (me === g.rematch) return ` · rematch offered, waiting for ${who(g, g.rematch === 'x' ? 'o' : 'x')}`;
+  return ` · ${who(g, g.rematch)} offers a rematch`;
 }
 
 export function drawStatus(g) {

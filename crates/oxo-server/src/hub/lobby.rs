@@ -4,11 +4,12 @@
 //! someone is at, by presence (`presence.rs`, shared between servers):
 //!
 //! - an **open game** (seat O empty) shows while its creator has a live
-//!   connection to it on any server, and during a short grace after it
-//!   was opened ([`HubConfig::seek_grace`](super::HubConfig::seek_grace)),
-//!   so that a game made through the API has time to connect; it leaves
-//!   the lobby as soon as its creator's last connection closes, and comes
-//!   back when they return;
+//!   connection to it on any server, and, until they first connect, during
+//!   a short grace after it was opened
+//!   ([`HubConfig::seek_grace`](super::HubConfig::seek_grace)), so that a
+//!   game made through the API has time to connect; it leaves the lobby as
+//!   soon as its creator's last connection closes (grace or not), and
+//!   comes back when they return;
 //! - a **game being played** shows while either seat has a live
 //!   connection, or while its last change is under [`LIVE_QUIET`] old (a
 //!   game played through the API alone, with no socket); against the
@@ -34,24 +35,30 @@ pub const LIVE_QUIET: Duration = Duration::from_secs(2 * 60);
 /// Entries in each of the lobby's lists.
 const SHOWN: usize = 20;
 
-/// Whether the lobby shows `listing`, whose seats' presence is `present`:
-/// see the module docs. `grace` is how long a new open game shows with
-/// its creator away.
+/// Whether the lobby shows `listing`, whose seats' presence is `present`
+/// and whose creator has been `seen` connected since it was made: see the
+/// module docs. `grace` is how long a new open game shows before its
+/// creator first connects.
 #[must_use]
-pub fn shown(listing: &Listing, present: PresenceSeats, grace: Duration) -> bool {
+pub fn shown(listing: &Listing, present: PresenceSeats, seen: bool, grace: Duration) -> bool {
     let idle = Duration::from_secs(listing.idle);
     if listing.seated {
         present[0] || present[1] || idle < LIVE_QUIET
     } else {
         // Waiting since it was made: its idle time is its age.
-        present[Player::X.index()] || idle < grace
+        present[Player::X.index()] || (!seen && idle < grace)
     }
 }
 
 impl Hub {
     /// Whether the lobby shows `listing` now.
     fn listing_shown(&self, listing: &Listing) -> bool {
-        shown(listing, self.present(&listing.id), self.shared.seek_grace)
+        shown(
+            listing,
+            self.present(&listing.id),
+            self.creator_seen(&listing.id),
+            self.shared.seek_grace,
+        )
     }
 
     /// The lobby: listed games waiting for an opponent (under their entry
@@ -63,6 +70,7 @@ impl Hub {
     /// # Errors
     /// A store failure.
     pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
+        self.forget_creators_seen();
         let listed = self.shared.store.lobby().await?;
         let (seated, waiting): (Vec<&Listing>, Vec<&Listing>) = listed
             .iter()
@@ -174,26 +182,23 @@ mod tests {
 
     #[test]
     fn an_open_game_shows_while_its_creator_is_there_or_in_its_grace() {
-        assert!(shown(&listing(false, 0), NOBODY, GRACE), "just made");
-        assert!(shown(&listing(false, 19), NOBODY, GRACE));
-        assert!(!shown(&listing(false, 20), NOBODY, GRACE), "grace over");
-        assert!(
-            shown(&listing(false, 600), [true, false], GRACE),
-            "creator there"
-        );
-        assert!(
-            !shown(&listing(false, 600), [false, true], GRACE),
-            "only the creator counts"
-        );
-        assert!(!shown(&listing(false, 0), NOBODY, Duration::ZERO));
+        let open = |idle, present, seen| shown(&listing(false, idle), present, seen, GRACE);
+        assert!(open(0, NOBODY, false), "just made");
+        assert!(open(19, NOBODY, false));
+        assert!(!open(20, NOBODY, false), "grace over");
+        assert!(!open(5, NOBODY, true), "connected, then left: no grace");
+        assert!(open(600, [true, false], true), "creator there");
+        assert!(!open(600, [false, true], true), "only the creator counts");
+        assert!(!shown(&listing(false, 0), NOBODY, false, Duration::ZERO));
     }
 
     #[test]
     fn a_game_being_played_shows_while_a_seat_is_there_or_it_moved_lately() {
         let quiet = LIVE_QUIET.as_secs();
-        assert!(shown(&listing(true, quiet - 1), NOBODY, GRACE));
-        assert!(!shown(&listing(true, quiet), NOBODY, GRACE), "all gone");
-        assert!(shown(&listing(true, quiet * 5), [false, true], GRACE));
-        assert!(shown(&listing(true, quiet * 5), [true, false], GRACE));
+        let live = |idle, present| shown(&listing(true, idle), present, true, GRACE);
+        assert!(live(quiet - 1, NOBODY));
+        assert!(!live(quiet, NOBODY), "all gone");
+        assert!(live(quiet * 5, [false, true]));
+        assert!(live(quiet * 5, [true, false]));
     }
 }

@@ -279,6 +279,9 @@ struct Shared {
     remote: Mutex<presence::Remote>,
     /// See [`HubConfig::seek_grace`].
     seek_grace: Duration,
+    /// Rooms whose seat X was seen connected, and when first (for the
+    /// lobby's grace; `presence.rs`).
+    creators_seen: Mutex<HashMap<GameId, Instant>>,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -317,6 +320,7 @@ impl Hub {
                 solvers: Pool::new(),
                 remote: Mutex::new(HashMap::new()),
                 seek_grace: config.seek_grace,
+                creators_seen: Mutex::new(HashMap::new()),
             }),
             idle_after: config.idle_after,
         }

@@ -50,6 +50,9 @@ impl Hub {
     /// returned guard is dropped.
     #[must_use]
     pub fn attend(&self, handle: &Arc<RoomHandle>, seat: Player) -> Attendance {
+        if seat == Player::X {
+            self.saw_creator(&handle.id);
+        }
         handle.local[seat.index()].fetch_add(1, Ordering::SeqCst);
         self.refresh_presence(handle, true);
         Attendance {
@@ -116,6 +119,37 @@ impl Hub {
             .unwrap_or_default()
     }
 
+    /// Note that seat X of room `id` is connected (on any server): its open
+    /// game's grace in the lobby is over (see `lobby.rs`).
+    fn saw_creator(&self, id: &GameId) {
+        self.shared
+            .creators_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id.clone())
+            .or_insert_with(Instant::now);
+    }
+
+    /// Whether seat X of room `id` has been seen connected lately.
+    pub(super) fn creator_seen(&self, id: &GameId) -> bool {
+        self.shared
+            .creators_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(id)
+    }
+
+    /// Forget the creators seen longer ago than the lobby's grace: past it,
+    /// whether they were seen no longer matters.
+    pub(super) fn forget_creators_seen(&self) {
+        let grace = self.shared.seek_grace;
+        self.shared
+            .creators_seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, at| at.elapsed() < grace);
+    }
+
     /// Each seat's presence in room `id` on any server, whether or not
     /// this server holds the room in memory.
     pub(super) fn present(&self, id: &GameId) -> Seats {
@@ -158,6 +192,9 @@ impl Hub {
             } else {
                 nodes.insert(node, (seats, Instant::now()));
             }
+        }
+        if seats[Player::X.index()] {
+            self.saw_creator(&id);
         }
         let held = self.shard(&id).get(&id).cloned();
         if let Some(handle) = held {

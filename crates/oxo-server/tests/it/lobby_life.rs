@@ -141,13 +141,19 @@ async fn an_open_game_shows_only_while_its_creator_is_connected() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_new_game_shows_within_its_grace_with_nobody_connected() {
+async fn a_new_game_shows_within_its_grace_until_its_creator_comes_and_goes() {
     let server = InProcess::start(Arc::new(MemoryStore::new())).await;
     let client = Client::new(server.addr);
     open_game(&client).await;
+    assert_eq!(open_entries(&client).await.len(), 1);
     // The memory store counts every room as just changed: inside the
     // default grace, so an API client has time to connect.
-    assert_eq!(open_entries(&client).await.len(), 1);
+    let (id, x) = open_game(&client).await;
+    assert_eq!(open_entries(&client).await.len(), 2);
+    // Once its creator has come and gone, the grace is over at once.
+    let socket = attend(&client, &id, &x).await;
+    drop(socket);
+    until_open(&client, 1, "X came and went").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

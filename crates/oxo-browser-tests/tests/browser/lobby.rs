@@ -1,0 +1,283 @@
+//! Names and the lobby in the browser: the name a player chooses shown to
+//! the opponent and to spectators (as text, never as HTML), an open game
+//! that leaves the lobby when its creator does, a player whose opponent has
+//! gone shown the way back, and the page for an address with nothing behind
+//! it. Screenshots at 1280×800 and on a 390×844 phone.
+
+use super::*;
+
+/// A name with markup in it: it must show as these very characters.
+const ADA: &str = "<b>Ada</b> & co";
+
+/// Choose `name` in the start page's name field (the start page is open).
+async fn choose(c: &Client, name: &str) {
+    let input = find(c, "#name-input").await;
+    input.clear().await.expect("the name field cleared");
+    input.send_keys(name).await.expect("the name typed");
+    find(c, "#name-save")
+        .await
+        .click()
+        .await
+        .expect("Save clicked");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let kept = c
+            .execute("return localStorage.getItem('oxo.name');", vec![])
+            .await
+            .expect("the storage read");
+        if kept == json!(name.trim()) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the name {name:?} never kept: {kept}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A browser the size of a 390×844 phone.
+async fn phone(h: &Harness, label: &str) -> Client {
+    let c = h.session(label, 390, 844).await;
+    c.set_window_size(390, 844).await.expect("the window sized");
+    c
+}
+
+/// What the names by the score show (`""` when hidden), and whether either
+/// holds an element (markup taken as HTML).
+async fn names_shown(c: &Client) -> (String, String, bool) {
+    let v = c
+        .execute(
+            "const t = (id) => { const e = document.getElementById(id); return e.hidden ? '' : e.textContent; }; \
+             return [t('name-x'), t('name-o'), \
+                     !!document.querySelector('#name-x *, #name-o *, #open-list b, #live-list b')];",
+            vec![],
+        )
+        .await
+        .expect("the names read");
+    (
+        v[0].as_str().unwrap_or_default().to_owned(),
+        v[1].as_str().unwrap_or_default().to_owned(),
+        v[2].as_bool().unwrap_or(true),
+    )
+}
+
+/// Poll until the names by the score are `x` and `o`, as text.
+async fn wait_names(c: &Client, what: &str, x: &str, o: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = names_shown(c).await;
+        if seen == (x.to_owned(), o.to_owned(), false) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the names show {seen:?}, not {x:?} and {o:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Open the start page and wait for `count` open games in its lobby.
+async fn lobby_lists(h: &Harness, c: &Client, count: usize) {
+    if !c
+        .current_url()
+        .await
+        .is_ok_and(|u| u.path() == "/" && u.port() == Some(h.addr.port()))
+    {
+        open_start_page(h, c).await;
+    }
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = c
+            .execute(
+                "return document.getElementById('lobby-open').hidden \
+                   ? 0 : document.querySelectorAll('#open-list a[data-entry]').length;",
+                vec![],
+            )
+            .await
+            .expect("the lobby read");
+        if seen == json!(count) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the lobby lists {seen} open games, not {count}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+#[test]
+fn names_are_shown_to_the_opponent_and_to_spectators() {
+    run("lobby-names", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = phone(&h, "b").await;
+        let c = h.session("c", 1280, 800).await;
+
+        // The first visit asks for a name; a bad one is refused in words.
+        open_start_page(&h, &a).await;
+        wait_script(
+            &a,
+            "the name asked for",
+            "return document.getElementById('name-form').classList.contains('prompt');",
+        )
+        .await;
+        h.screenshot(&a, "lobby-name-prompt-desktop").await;
+        let input = find(&a, "#name-input").await;
+        input.send_keys(&"x".repeat(21)).await.expect("typed");
+        find(&a, "#name-save").await.click().await.expect("Save");
+        wait_text(
+            &a,
+            "a long name refused",
+            "name-note",
+            "A name is at most 20 characters; this one has 21.",
+        )
+        .await;
+        choose(&a, &format!("  {ADA} ")).await;
+        find(&a, "#quick button[data-listed=\"true\"]")
+            .await
+            .click()
+            .await
+            .expect("Open game clicked");
+        wait_page(&a, "A's open game, live", |p| {
+            p.path.starts_with("/g/") && p.connection == "live"
+        })
+        .await;
+        wait_names(&a, "A sees their own name", ADA, "").await;
+
+        // B, on a phone, names themselves and finds A's game by A's name.
+        open_start_page(&h, &b).await;
+        choose(&b, "Grace").await;
+        lobby_lists(&h, &b, 1).await;
+        let title = shown_text(&b, "open-list").await;
+        assert!(title.contains(&format!("Join {ADA}: 3×3")), "{title}");
+        h.screenshot(&b, "lobby-names-open-phone").await;
+        find(&b, "#open-list a[data-entry]")
+            .await
+            .click()
+            .await
+            .expect("the open game clicked");
+        wait_page(&b, "B seated as O", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        wait_names(&b, "B sees both", ADA, "Grace").await;
+        wait_names(&a, "A sees Grace", ADA, "Grace").await;
+        wait_page(&b, "B waits for A by name", |p| {
+            p.status == format!("Waiting for {ADA} (X)…")
+        })
+        .await;
+
+        // C watches from the lobby: both names, as text.
+        open_start_page(&h, &c).await;
+        wait_script(
+            &c,
+            "the game in C's lobby",
+            "return document.querySelectorAll('#live-list a[data-game]').length === 1;",
+        )
+        .await;
+        let live = shown_text(&c, "live-list").await;
+        assert!(live.contains(&format!("{ADA} vs Grace")), "{live}");
+        find(&c, "#live-list a[data-game]")
+            .await
+            .click()
+            .await
+            .expect("the live game clicked");
+        wait_page(&c, "C watching", |p| {
+            p.role == "Watching" && p.connection == "live"
+        })
+        .await;
+        wait_names(&c, "C sees both", ADA, "Grace").await;
+        wait_page(&c, "C told whose move it is", |p| {
+            p.status == format!("{ADA} (X) to move")
+        })
+        .await;
+        h.screenshot(&a, "lobby-names-desktop").await;
+        h.screenshot(&b, "lobby-names-phone").await;
+        h.screenshot(&c, "lobby-names-spectator").await;
+    });
+}
+
+#[test]
+fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
+    run("lobby-dead-seek", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = phone(&h, "b").await;
+
+        // A opens a game and leaves it: it leaves B's lobby at once (A came
+        // and went, so the grace for a new game does not hold it there).
+        open_start_page(&h, &a).await;
+        choose(&a, "Ada").await;
+        find(&a, "#quick button[data-listed=\"true\"]")
+            .await
+            .click()
+            .await
+            .expect("Open game clicked");
+        let open = wait_page(&a, "A's open game, live", |p| {
+            p.path.starts_with("/g/") && p.connection == "live"
+        })
+        .await;
+        lobby_lists(&h, &b, 1).await;
+        a.goto(&h.url("/")).await.expect("A leaves");
+        lobby_lists(&h, &b, 0).await;
+        h.screenshot(&b, "lobby-dead-seek-gone-phone").await;
+
+        // A comes back: listed again, and B joins.
+        a.goto(&h.url(&open.path)).await.expect("A back");
+        lobby_lists(&h, &b, 1).await;
+        find(&b, "#open-list a[data-entry]")
+            .await
+            .click()
+            .await
+            .expect("the open game clicked");
+        wait_page(&b, "B seated as O", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        wait_text(&b, "B sees A", "presence", "Opponent connected").await;
+        assert_eq!(shown_text(&b, "left-note").await, "");
+
+        // A goes before the first move: B is told, with the way back.
+        a.goto(&h.url("/")).await.expect("A leaves again");
+        wait_text(
+            &b,
+            "B told A left",
+            "left-note",
+            "Ada (X) left before the first move. Wait here in case they come back, or Back to the lobby",
+        )
+        .await;
+        h.screenshot(&b, "lobby-opponent-left-phone").await;
+        find(&b, "#left-lobby")
+            .await
+            .click()
+            .await
+            .expect("Back to the lobby clicked");
+        wait_page(&b, "B back in the lobby", |p| p.start_view && p.path == "/").await;
+    });
+}
+
+#[test]
+fn an_unknown_address_shows_a_page_that_leads_home() {
+    run("lobby-not-found", |h| async move {
+        for (label, width, height) in [("desktop", 1280, 800), ("phone", 390, 844)] {
+            let c = h.session(label, width, height).await;
+            c.set_window_size(width, height).await.expect("sized");
+            c.goto(&h.url("/no/such/page")).await.expect("the address");
+            wait_script(
+                &c,
+                "the not-found page",
+                "return document.title === 'Page not found · oxo' \
+                   && getComputedStyle(document.querySelector('.panel')).borderRadius === '12px';",
+            )
+            .await;
+            h.screenshot(&c, &format!("lobby-not-found-{label}")).await;
+            find(&c, "a.primary")
+                .await
+                .click()
+                .await
+                .expect("home clicked");
+            wait_page(&c, "the start page", |p| p.start_view && p.path == "/").await;
+        }
+    });
+}
