@@ -8,6 +8,8 @@ use oxo_server::{CommitFault, PgStore};
 use oxo_test_support::{Client, InProcess, Postgres, seated_game};
 use serde_json::{Value, json};
 
+use crate::common::call_with_headers;
+
 /// A node on `db`, the store kept to inject faults, and a game between two
 /// people on it.
 async fn node(db: &Postgres) -> (PgStore, InProcess, Client, oxo_test_support::Seated) {
@@ -89,9 +91,22 @@ async fn a_move_lost_before_its_commit_is_a_503_that_changed_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_whose_outcome_cannot_be_learned_is_a_503_that_says_so() {
     let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
-    let (store, _server, client, game) = node(&db).await;
+    let (store, server, client, game) = node(&db).await;
+    // Through the router on the node's own state, to send the key.
+    let router = oxo_server::app(server.state.clone());
+    let moves = format!("/api/games/{}/moves", game.id);
+    let keyed = async |key: &str| {
+        let headers = [
+            ("content-type", "application/json"),
+            ("idempotency-key", key),
+        ];
+        let body = r#"{"row": 1, "col": 1}"#;
+        let (status, body) =
+            call_with_headers(&router, "POST", &moves, Some(&game.x), &headers, body).await;
+        (status.as_u16(), body)
+    };
     store.inject(CommitFault::Unreachable);
-    let (status, unknown) = play(&client, &game.id, &game.x, 1, 1).await;
+    let (status, unknown) = keyed("move-1").await;
     assert_eq!(status, 503, "{unknown}");
     assert_eq!(
         unknown,
@@ -101,12 +116,16 @@ async fn a_move_whose_outcome_cannot_be_learned_is_a_503_that_says_so() {
             "outcome": "unknown"
         })
     );
-    // It had in fact been committed: a read shows it, and the same move
-    // again is refused with the game as it stands, never played twice.
+    // It had in fact been committed: a read shows it; the retry with the
+    // same key is answered as played, and without one the same move is
+    // refused with the game as it stands: never played twice.
     assert_eq!(
         client.get_json(&format!("/api/games/{}", game.id)).await["board"],
         ".../.X./..."
     );
+    let (status, retried) = keyed("move-1").await;
+    assert_eq!(status, 200, "{retried}");
+    assert_eq!(retried["game"]["board"], ".../.X./...");
     let (status, again) = play(&client, &game.id, &game.x, 1, 1).await;
     assert_eq!(status, 409, "{again}");
     assert_eq!(again["game"]["board"], ".../.X./...");
