@@ -2,7 +2,7 @@
 // localStorage, asked for on the first visit, editable on the start page)
 // and how the page calls each seat. Names are always set as text, never
 // as HTML.
-import { $, message, up } from './dom.js';
+import { $, up } from './dom.js';
 
 const KEY = 'oxo.name';
 // The server's rule (see the API reference): trimmed, 1 to 20 characters,
@@ -74,7 +74,8 @@ function saveName(e) {
   try { localStorage.setItem(KEY, remembered); } catch (e2) { /* no storage: kept for this page */ }
   $('name-input').value = remembered;
   showNameBox();
-  message(`Name saved: ${remembered}`, 'ok', 2500);
+  // Said beside the field, not in a toast that would cover the lobby.
+  $('name-note').textContent = 'Saved. Your opponents and spectators see this name.';
 }
 
 export function wire() {
