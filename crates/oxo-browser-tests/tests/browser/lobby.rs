@@ -108,6 +108,32 @@ async fn lobby_lists(h: &Harness, c: &Client, count: usize) {
     }
 }
 
+/// Click "Open game" on the start page; the game's page once it is live.
+async fn open_a_game(c: &Client) -> Page {
+    find(c, "#quick button[data-listed=\"true\"]")
+        .await
+        .click()
+        .await
+        .expect("Open game clicked");
+    wait_page(c, "the open game, live", |p| {
+        p.path.starts_with("/g/") && p.connection == "live"
+    })
+    .await
+}
+
+/// Click the lobby's first open game; returns once seated as O, live.
+async fn join_first_open(c: &Client) {
+    find(c, "#open-list a[data-entry]")
+        .await
+        .click()
+        .await
+        .expect("the open game clicked");
+    wait_page(c, "seated as O", |p| {
+        p.role == "You are O" && p.connection == "live"
+    })
+    .await;
+}
+
 #[test]
 fn names_are_shown_to_the_opponent_and_to_spectators() {
     run("lobby-names", |h| async move {
@@ -135,15 +161,7 @@ fn names_are_shown_to_the_opponent_and_to_spectators() {
         )
         .await;
         choose(&a, &format!("  {ADA} ")).await;
-        find(&a, "#quick button[data-listed=\"true\"]")
-            .await
-            .click()
-            .await
-            .expect("Open game clicked");
-        wait_page(&a, "A's open game, live", |p| {
-            p.path.starts_with("/g/") && p.connection == "live"
-        })
-        .await;
+        open_a_game(&a).await;
         wait_names(&a, "A sees their own name", ADA, "").await;
 
         // B, on a phone, names themselves and finds A's game by A's name.
@@ -153,15 +171,7 @@ fn names_are_shown_to_the_opponent_and_to_spectators() {
         let title = shown_text(&b, "open-list").await;
         assert!(title.contains(&format!("Join {ADA}: 3×3")), "{title}");
         h.screenshot(&b, "lobby-names-open-phone").await;
-        find(&b, "#open-list a[data-entry]")
-            .await
-            .click()
-            .await
-            .expect("the open game clicked");
-        wait_page(&b, "B seated as O", |p| {
-            p.role == "You are O" && p.connection == "live"
-        })
-        .await;
+        join_first_open(&b).await;
         wait_names(&b, "B sees both", ADA, "Grace").await;
         wait_names(&a, "A sees Grace", ADA, "Grace").await;
         wait_page(&b, "B waits for A by name", |p| {
@@ -209,15 +219,7 @@ fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
         // and went, so the grace for a new game does not hold it there).
         open_start_page(&h, &a).await;
         choose(&a, "Ada").await;
-        find(&a, "#quick button[data-listed=\"true\"]")
-            .await
-            .click()
-            .await
-            .expect("Open game clicked");
-        let open = wait_page(&a, "A's open game, live", |p| {
-            p.path.starts_with("/g/") && p.connection == "live"
-        })
-        .await;
+        let open = open_a_game(&a).await;
         lobby_lists(&h, &b, 1).await;
         a.goto(&h.url("/")).await.expect("A leaves");
         lobby_lists(&h, &b, 0).await;
@@ -226,15 +228,7 @@ fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
         // A comes back: listed again, and B joins.
         a.goto(&h.url(&open.path)).await.expect("A back");
         lobby_lists(&h, &b, 1).await;
-        find(&b, "#open-list a[data-entry]")
-            .await
-            .click()
-            .await
-            .expect("the open game clicked");
-        wait_page(&b, "B seated as O", |p| {
-            p.role == "You are O" && p.connection == "live"
-        })
-        .await;
+        join_first_open(&b).await;
         wait_text(&b, "B sees A", "presence", "Opponent connected").await;
         assert_eq!(shown_text(&b, "left-note").await, "");
 
