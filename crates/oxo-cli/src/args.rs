@@ -276,6 +276,10 @@ pub(crate) struct ServeArgs {
     /// balancer in front (only behind one: clients could forge it otherwise).
     #[arg(long)]
     pub trust_proxy: bool,
+    /// Seconds a player must have been gone, on their move, before the opponent may claim
+    /// the round.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub claim_after: u32,
 }
 
 const SERVE_HELP: &str = "\

@@ -119,6 +119,7 @@ struct Config {
     log_level: LevelFilter,
     catalog: oxo_ai::Catalog,
     limits: oxo_server::Limits,
+    claim_after: Duration,
 }
 
 impl Config {
@@ -138,6 +139,7 @@ impl Config {
             catalog: super::catalog(&args.model, None)?
                 .with_perfect_budget(Some(oxo_server::PERFECT_BUDGET)),
             limits: limits(args),
+            claim_after: Duration::from_secs(u64::from(args.claim_after)),
         })
     }
 }
@@ -188,6 +190,7 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
             store,
             &oxo_server::HubConfig {
                 catalog: config.catalog.clone(),
+                claim_after: config.claim_after,
                 ..oxo_server::HubConfig::default()
             },
         );
