@@ -6,7 +6,7 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use oxo_ai::{SeededRng, rng_from_seed};
-use oxo_core::{Cell, Game, MoveError, Outcome, Rules};
+use oxo_core::{Game, MoveError, Outcome, Rules};
 use pyo3::prelude::*;
 use rand::RngExt;
 
@@ -30,15 +30,6 @@ pub struct PyVectorGame {
 /// What `step` returns: the rewards and which games are over.
 type StepResult<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<bool>>);
 
-/// How one board answers a step.
-#[derive(Clone, Copy)]
-enum Step {
-    /// No move on this board (action -1).
-    Skip,
-    /// Play this cell.
-    Play(Cell),
-}
-
 impl PyVectorGame {
     fn cells(&self) -> usize {
         self.rules.cell_count()
@@ -48,9 +39,10 @@ impl PyVectorGame {
         (self.rules.rows() as usize, self.rules.cols() as usize)
     }
 
-    /// Each board's step for `actions`, or the first refusal, naming the
-    /// board: checked for every board before any is played.
-    fn steps(&self, actions: &[i64]) -> PyResult<Vec<Step>> {
+    /// Refuse `actions` unless each is -1 or a legal move on its board:
+    /// checked for every board before any is played, the first refusal
+    /// naming its board.
+    fn check(&self, actions: &[i64]) -> PyResult<()> {
         if actions.len() != self.games.len() {
             return Err(raise::<IllegalMoveError>(format!(
                 "{} actions for {} boards: give one action a board (-1 for none)",
@@ -58,28 +50,36 @@ impl PyVectorGame {
                 self.games.len()
             )));
         }
-        let refuse = |i: usize, game: &Game, action: i64, e: MoveError| {
-            raise::<IllegalMoveError>(format!(
-                "board {i}: {}",
-                move_message(game, Move::Action(action), e)
-            ))
+        let cells = self.cells() as i64;
+        let legal = |game: &Game, action: i64| {
+            action == -1
+                || ((0..cells).contains(&action)
+                    && !game.is_over()
+                    && game.cells()[action as usize].is_none())
         };
-        self.games
+        let Some((i, (game, &action))) = self
+            .games
             .iter()
             .zip(actions)
             .enumerate()
-            .map(|(i, (game, &action))| {
-                if action == -1 {
-                    return Ok(Step::Skip);
-                }
-                let cell =
-                    cell_of(game, Move::Action(action)).map_err(|e| refuse(i, game, action, e))?;
-                match game.get(cell) {
-                    Some(by) => Err(refuse(i, game, action, MoveError::Occupied { cell, by })),
-                    None => Ok(Step::Play(cell)),
-                }
-            })
-            .collect()
+            .find(|(_, (game, action))| !legal(game, **action))
+        else {
+            return Ok(());
+        };
+        // The game's own error, for its message.
+        let error = cell_of(game, Move::Action(action)).map_or_else(
+            |e| e,
+            |cell| MoveError::Occupied {
+                cell,
+                by: game
+                    .get(cell)
+                    .expect("an illegal move on the board is to a taken cell"),
+            },
+        );
+        Err(raise::<IllegalMoveError>(format!(
+            "board {i}: {}",
+            move_message(game, Move::Action(action), error)
+        )))
     }
 }
 
@@ -184,28 +184,32 @@ impl PyVectorGame {
         actions: PyArrayLike1<'py, i64, AllowTypeChange>,
     ) -> PyResult<StepResult<'py>> {
         let actions = actions.as_slice()?.to_vec();
-        let steps = {
-            let this = &*self;
-            py.detach(|| this.steps(&actions))?
-        };
-        let games = &mut self.games;
+        let this = &mut *self;
         let (rewards, dones) = py.detach(|| {
-            let mut rewards = vec![0i8; games.len()];
-            let mut dones = vec![false; games.len()];
-            for ((game, step), (r, d)) in games
+            this.check(&actions)?;
+            let rules = this.rules;
+            let mut rewards = vec![0i8; actions.len()];
+            let mut dones = vec![false; actions.len()];
+            for (((game, &action), r), d) in this
+                .games
                 .iter_mut()
-                .zip(steps)
-                .zip(rewards.iter_mut().zip(dones.iter_mut()))
+                .zip(&actions)
+                .zip(&mut rewards)
+                .zip(&mut dones)
             {
-                if let Step::Play(cell) = step
-                    && matches!(game.play_unchecked(cell).outcome(), Some(Outcome::Win(_)))
+                if action >= 0
+                    && matches!(
+                        game.play_unchecked(rules.cell_at(action as usize))
+                            .outcome(),
+                        Some(Outcome::Win(_))
+                    )
                 {
                     *r = 1;
                 }
                 *d = game.is_over();
             }
-            (rewards, dones)
-        });
+            Ok::<_, PyErr>((rewards, dones))
+        })?;
         Ok((rewards.into_pyarray(py), dones.into_pyarray(py)))
     }
 
