@@ -130,22 +130,26 @@ def main():
             figures[i].append(rate(run, args.seconds))
 
     print(f"moves/s, median of {args.repeat} runs of {args.seconds} s (min-max); oxo {oxo.__version__}")
+    print("ratio: the median of each round's ratio (the rounds interleave every measurement,")
+    print("so a ratio compares two figures taken moments apart), with its min-max")
     print(f"{'board':<10} {'what':<38} {'median':>12} {'min':>12} {'max':>12}  ratio")
     base = {}
     for i, (label, what, _) in enumerate(rows):
-        med = statistics.median(figures[i])
+        runs = figures[i]
         # AEC environments against PettingZoo's, the rest against OpenSpiel.
         against = "PettingZoo" if "AEC" in what else "OpenSpiel"
+        ratio = ""
         if what.startswith(against):
-            base[against, label] = med
-            ratio = ""
+            base[against, label] = runs
         elif (against, label) in base:
-            ratio = f"{med / base[against, label]:.1f}x {against}"
-        else:
-            ratio = ""
+            ratios = [a / b for a, b in zip(runs, base[against, label])]
+            ratio = (
+                f"{statistics.median(ratios):.1f}x {against} "
+                f"({min(ratios):.1f}-{max(ratios):.1f})"
+            )
         print(
-            f"{label:<10} {what:<38} {med:>12,.0f} {min(figures[i]):>12,.0f} "
-            f"{max(figures[i]):>12,.0f}  {ratio}"
+            f"{label:<10} {what:<38} {statistics.median(runs):>12,.0f} {min(runs):>12,.0f} "
+            f"{max(runs):>12,.0f}  {ratio}"
         )
 
 
