@@ -26,6 +26,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+#[path = "browser/analysis.rs"]
+mod analysis;
 #[path = "browser/life.rs"]
 mod life;
 #[path = "browser/lobby.rs"]

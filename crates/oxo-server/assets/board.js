@@ -5,6 +5,7 @@ import { S } from './state.js';
 import { play } from './play.js';
 import { drawRecord, shownGame } from './record.js';
 import { drawStatus } from './status.js';
+import { drawEstimate, estimateMarks, note } from './estimate.js';
 
 function buildBoard(g) {
   const board = $('board');
@@ -126,8 +127,16 @@ function keepInView(cell, centre) {
   if (dx || dy) wrap.scrollBy(dx, dy);
 }
 
-function hintOf(r, c) {
-  const map = S.analysis ? S.values : S.hints && S.hints.version === S.shown ? S.hints.map : null;
+// What the board is told of the position shown: exact values (a map "r,c"
+// → value), the engine's estimate, and why the values are not exact; from
+// the analysis board, or from hints in a game.
+function advice() {
+  if (S.analysis) return { values: S.values, estimate: S.estimate, reason: S.reason };
+  const h = S.hints && !S.view && S.hints.version === S.shown ? S.hints : null;
+  return h ? { values: h.map, estimate: h.estimate, reason: h.reason } : null;
+}
+
+function hintOf(map, r, c) {
   const h = map ? map.get(r + ',' + c) : null;
   if (!h) return null;
   if (h.value === 'win') return { cls: 'win', label: 'W' + h.plies, words: `win in ${h.plies}` };
@@ -149,6 +158,13 @@ export function draw() {
   board.classList.toggle('playable', myTurn);
   board.classList.toggle('review', !!S.view);
   board.classList.toggle('analysis', !!S.analysis);
+  const told = advice();
+  const estimate = told && g.status === 'playing' ? told.estimate : null;
+  const marks = estimateMarks(estimate, g.next);
+  board.classList.toggle('valued', !!told);
+  $('legend').hidden = !(told && told.values && told.values.size && !estimate);
+  drawEstimate(estimate, g.next);
+  note(estimate ? `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.` : '');
 
   for (let r = 0; r < g.rows; r++) {
     for (let c = 0; c < g.cols; c++) {
@@ -156,7 +172,7 @@ export function draw() {
       const ch = up((rows[r] || '')[c] || '.');
       const mark = ch === 'X' || ch === 'O' ? ch : '';
       const key = r + ',' + c;
-      const hint = mark || S.view ? null : hintOf(r, c);
+      const hint = mark || S.view ? null : hintOf(told && told.values, r, c) || marks.get(key);
       let label = `row ${r + 1}, column ${c + 1}, ${mark || 'empty'}`;
       if (line.has(key)) label += ', winning line';
       if (key === last) label += ', last move';
@@ -164,7 +180,7 @@ export function draw() {
       b.dataset.mark = mark;
       b.setAttribute('aria-label', label);
       b.className = 'cell' + (mark ? ' ' + mark.toLowerCase() : '') + (line.has(key) ? ' win' : '') +
-        (key === last ? ' last' : '') + (hint && S.analysis ? ' value-' + hint.cls : '');
+        (key === last ? ' last' : '') + (!hint ? '' : hint.cls.startsWith('est') ? ' ' + hint.cls : ' value-' + hint.cls);
       if (hint) {
         const span = document.createElement('span');
         span.className = 'hint ' + hint.cls;

@@ -20,7 +20,7 @@ export async function openGame(id) {
   $('board').replaceChildren();
   $('board').dataset.version = '';
   $('status').textContent = 'Loading…';
-  $('hints').checked = false;
+  $('hints').checked = hintsWanted();
   $('zoom').checked = false;
   $('board').classList.remove('zoomed');
   $('zoom-toggle').hidden = true;
@@ -124,6 +124,12 @@ export async function rematch() {
   draw();
 }
 
+// Hints stay on (or off) as the player last chose them, across reloads.
+const HINTS_KEY = 'oxo.hints';
+function hintsWanted() {
+  try { return localStorage.getItem(HINTS_KEY) === 'on'; } catch (e) { return false; }
+}
+
 export async function refreshHints() {
   const st = S;
   const g = st && st.game;
@@ -132,20 +138,20 @@ export async function refreshHints() {
   if (S !== st || !st.game || !$('hints').checked) return;
   if (!res.ok) { message('hints: ' + res.data.error); return; }
   if (res.data.version !== st.game.version) return; // stale: a newer GAME is shown
-  if (res.data.available === false) {
-    if (!st.hintNoted) message('Hints unavailable: ' + (res.data.reason || 'not for this board'), 'info', 8000);
-    st.hintNoted = true;
-    return;
-  }
-  const map = new Map();
+  // Exact values, or the engine's estimate where the solver does not
+  // reach: the board shows either as the analysis board does.
+  const map = res.data.available ? new Map() : null;
   for (const h of res.data.hints || []) map.set(h.row + ',' + h.col, h);
-  st.hints = { version: res.data.version, map };
+  st.hints = {
+    version: res.data.version, map, estimate: res.data.estimate || null, reason: res.data.reason || '',
+  };
   draw();
 }
 
 export function wire() {
   $('rematch').addEventListener('click', rematch);
   $('hints').addEventListener('change', () => {
+    try { localStorage.setItem(HINTS_KEY, $('hints').checked ? 'on' : 'off'); } catch (e) { /* no storage */ }
     if (!S || !S.game) return;
     if ($('hints').checked) refreshHints();
     else { S.hints = null; draw(); }

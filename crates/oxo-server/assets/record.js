@@ -4,7 +4,7 @@ import { $, enc, message, up } from './dom.js';
 import { S } from './state.js';
 import { api } from './net.js';
 import { draw } from './board.js';
-import { analysisStep } from './analysis.js';
+import { analysisGo, analysisStep, drawAnalysisRecord, parseMoves } from './analysis.js';
 import { reasonText } from './endings.js';
 
 function roundMoves(n) {
@@ -77,7 +77,7 @@ export function show(view) {
 }
 
 export function step(delta) {
-  if (S.analysis) { analysisStep(S.analysis.ply + delta); return; }
+  if (S.analysis) { analysisStep(delta); return; }
   const g = S.game;
   const round = S.view ? S.view.round : g.round;
   const r = roundMoves(round);
@@ -114,7 +114,7 @@ function resultText(r, g) {
   return result ? `${up(result)} wins` + (why ? ` (${why})` : '') : 'being played';
 }
 
-function exportText(round, r, g) {
+export function exportText(round, r, g) {
   const lines = [
     `oxo ${g.rows}x${g.cols} k=${g.k}, round ${round}, ${up(r.first)} first: ${resultText(r, g)}`,
     `position: ${boardAfter(g.rows, g.cols, r.first, r.moves)}`,
@@ -135,6 +135,9 @@ export function drawRecord() {
   const pick = $('round-pick');
   pick.hidden = !!S.analysis;
   if (S.analysis) { drawAnalysisRecord(g); return; }
+  $('review-line').hidden = true;
+  $('to-main').hidden = true;
+  $('review-summary').hidden = true;
   if (pick.options.length !== g.round) {
     pick.replaceChildren(...Array.from({ length: g.round }, (_, i) => {
       const o = document.createElement('option');
@@ -154,33 +157,18 @@ export function drawRecord() {
   $('record-text').value = exportText(round, r, g);
 }
 
-// The analysis board's line: every move, coloured by its value for the
-// side that made it where that position was analysed.
-function drawAnalysisRecord(g) {
-  const a = S.analysis;
-  fillMoveList(a.first, a.line, a.ply, (b, i) => {
-    const [row, col] = a.line[i];
-    const before = a.cache.get(i);
-    const v = before && before.get(row + ',' + col);
-    if (v) { b.classList.add('v-' + v.value); b.title = `${v.value} in ${v.plies}`; }
-  });
-  $('step-first').disabled = $('step-back').disabled = a.ply === 0;
-  $('step-forward').disabled = $('step-last').disabled = a.ply >= a.line.length;
-  $('record-text').value = exportText(1, { moves: a.line.slice(0, a.ply), first: a.first, live: true }, g);
-}
-
 export function wire() {
   $('step-first').addEventListener('click', () => step(-Infinity));
   $('step-back').addEventListener('click', () => step(-1));
   $('step-forward').addEventListener('click', () => step(1));
   $('step-last').addEventListener('click', () => {
-    if (S && S.analysis) analysisStep(S.analysis.line.length); else show(null);
+    if (S && S.analysis) analysisStep(Infinity); else show(null);
   });
   $('round-pick').addEventListener('change', pickRound);
   $('move-list').addEventListener('click', (e) => {
-    const b = e.target.closest('button[data-ply]');
+    const b = e.target.closest('button[data-ply], button[data-path]');
     if (!b || !S || !S.game) return;
-    if (S.analysis) { analysisStep(+b.dataset.ply); return; }
+    if (S.analysis) { analysisGo(parseMoves(b.dataset.path)); return; }
     show({ round: S.view ? S.view.round : S.game.round, ply: +b.dataset.ply });
   });
 }

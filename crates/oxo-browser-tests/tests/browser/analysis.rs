@@ -1,0 +1,336 @@
+//! Analysis on every board in the page: the engine's estimate on 15×15
+//! (best moves marked, a gauge, the best line, a lasting note), the
+//! variation tree kept through a reload and carried by the shared link, a
+//! finished round reviewed at once, and hints against the computer that
+//! look like the analysis board and stay on after a reload; at desktop and
+//! phone sizes.
+
+use super::*;
+
+/// The sizes every screen here is looked at in.
+const SIZES: [(&str, u32, u32); 2] = [("desktop", 1280, 800), ("phone", 390, 844)];
+
+/// Cells marked by the engine's estimate: (best, others).
+const EST_MARKS: &str = "return [document.querySelectorAll('#board .cell.est-best').length, \
+     document.querySelectorAll('#board .cell.est').length];";
+
+async fn shown(client: &Client, id: &str) -> bool {
+    client
+        .execute(
+            "const e = document.getElementById(arguments[0]); \
+             return !!e && !e.hidden && e.getClientRects().length > 0;",
+            vec![json!(id)],
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+/// Bring the element `id` into view, for a screenshot of it.
+async fn scroll_to(client: &Client, id: &str) {
+    client
+        .execute(
+            "document.getElementById(arguments[0]).scrollIntoView({ block: 'center' }); return true;",
+            vec![json!(id)],
+        )
+        .await
+        .expect("scrolled");
+}
+
+async fn text_of(client: &Client, id: &str) -> String {
+    client
+        .execute(
+            "return document.getElementById(arguments[0]).textContent;",
+            vec![json!(id)],
+        )
+        .await
+        .expect("an element's text")
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_gomoku_position_gets_the_engines_estimate_on_the_board() {
+    run("analysis-estimate", |h| async move {
+        for (size, width, height) in SIZES {
+            let c = h.session(size, width, height).await;
+            c.goto(&h.url("/analysis?size=15x15&k=5&moves=7,7;7,8;8,8"))
+                .await
+                .expect("the analysis board");
+            wait_page(&c, "O to move on 15x15", |p| {
+                p.cells == 225 && p.status == "O to move — play either side"
+            })
+            .await;
+            wait_script(
+                &c,
+                "one best move and four more marked",
+                &format!("const [b, o] = (() => {{ {EST_MARKS} }})(); return b === 1 && o === 4;"),
+            )
+            .await;
+            assert!(shown(&c, "estimate").await, "{size}: the estimate panel");
+            assert!(shown(&c, "legend-estimate").await, "{size}: its legend");
+            assert!(!shown(&c, "legend").await, "{size}: no exact legend");
+            let gauge = text_of(&c, "gauge-text").await;
+            assert!(gauge.starts_with("Estimate: "), "{size}: {gauge}");
+            assert!(text_of(&c, "best-line").await.starts_with("Best line: "));
+            assert!(
+                text_of(&c, "best-moves")
+                    .await
+                    .starts_with("Best moves: 1. ")
+            );
+            // The reason is a note that stays, not a passing message.
+            let note = text_of(&c, "analysis-note").await;
+            assert!(
+                shown(&c, "analysis-note").await
+                    && note.contains("25 cells")
+                    && note.contains("estimate"),
+                "{size}: {note}"
+            );
+            // The best move's cell says so to a screen reader.
+            let label = c
+                .execute(
+                    "return document.querySelector('#board .cell.est-best').getAttribute('aria-label');",
+                    vec![],
+                )
+                .await
+                .expect("a label");
+            assert!(
+                label
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("engine's choice 1"),
+                "{label}"
+            );
+            h.screenshot(&c, &format!("estimate-{size}")).await;
+            // Playing the best move: the estimate follows, X to move.
+            find(&c, "#board .cell.est-best")
+                .await
+                .click()
+                .await
+                .expect("the best move");
+            wait_page(&c, "X to move", |p| {
+                p.status == "X to move — play either side"
+            })
+            .await;
+            wait_script(
+                &c,
+                "the estimate for X's move",
+                &format!("const [b, o] = (() => {{ {EST_MARKS} }})(); return b === 1 && o === 4;"),
+            )
+            .await;
+        }
+    });
+}
+
+/// The move list's variations, as their text.
+async fn variations(client: &Client) -> Vec<String> {
+    let value = client
+        .execute(
+            "return [...document.querySelectorAll('#move-list .variation')].map((v) => v.textContent);",
+            vec![],
+        )
+        .await
+        .expect("the variations");
+    serde_json::from_value(value).expect("a list of texts")
+}
+
+#[test]
+fn a_variation_stays_through_a_reload_and_goes_with_the_link() {
+    run("analysis-tree", |h| async move {
+        let c = h.session("tree", 1280, 800).await;
+        c.goto(&h.url("/analysis?size=3x3&k=3"))
+            .await
+            .expect("the analysis board");
+        wait_page(&c, "the empty board", |p| p.cells == 9 && p.playable).await;
+        // The main line: X centre, O corner, X opposite corner.
+        for (n, (row, col)) in [(1, 1), (0, 0), (2, 2)].into_iter().enumerate() {
+            click_cell(&c, row, col).await;
+            let version = (n + 1).to_string();
+            wait_page(&c, "the move made", |p| p.version == version && p.playable).await;
+        }
+        // Back two moves, and another reply for O: a branch.
+        for _ in 0..2 {
+            find(&c, "#step-back").await.click().await.expect("back");
+        }
+        wait_page(&c, "after X's first move", |p| p.board == ".../.X./...").await;
+        click_cell(&c, 0, 1).await;
+        wait_page(&c, "the branch", |p| p.board == ".O./.X./...").await;
+        assert_eq!(variations(&c).await, ["2. O 1,2"]);
+        let main: Vec<String> = move_list(&c).await.0;
+        assert_eq!(
+            main,
+            ["1. X 2,2", "2. O 1,1", "2. O 1,2", "3. X 3,3"].map(String::from)
+        );
+        assert!(shown(&c, "to-main").await, "a way back to the main line");
+        let url = c.current_url().await.expect("the url").to_string();
+        assert!(url.contains("tree="), "{url}");
+        scroll_to(&c, "record").await;
+        h.screenshot(&c, "tree-desktop").await;
+
+        // A reload keeps it, and the position.
+        c.refresh().await.expect("a reload");
+        wait_page(&c, "the branch again", |p| p.board == ".O./.X./...").await;
+        wait_script(
+            &c,
+            "the variation",
+            "return document.querySelectorAll('#move-list .variation').length === 1;",
+        )
+        .await;
+        // Back to the main line, where it was.
+        find(&c, "#to-main")
+            .await
+            .click()
+            .await
+            .expect("the main line");
+        wait_page(&c, "the main line at move 2", |p| p.board == "O../.X./...").await;
+        find(&c, "#step-last").await.click().await.expect("its end");
+        wait_page(&c, "the main line's end", |p| p.board == "O../.X./..X").await;
+        let export = c
+            .execute(
+                "return document.getElementById('record-text').value;",
+                vec![],
+            )
+            .await
+            .expect("the export");
+        assert!(
+            export.as_str().unwrap_or_default().contains(
+                "variations (rows and columns from 0, branches in parentheses): 1,1 0,0 (0,1) 2,2"
+            ),
+            "{export}"
+        );
+
+        // The link, in a browser that never saw it (a profile of its own).
+        let url = c.current_url().await.expect("the url").to_string();
+        let phone = h.session("tree-phone", 390, 844).await;
+        phone.goto(&url).await.expect("the shared link");
+        wait_page(&phone, "the main line's end", |p| p.board == "O../.X./..X").await;
+        wait_script(
+            &phone,
+            "the variation",
+            "return document.querySelectorAll('#move-list .variation').length === 1;",
+        )
+        .await;
+        scroll_to(&phone, "record").await;
+        h.screenshot(&phone, "tree-phone").await;
+        // This browser keeps the tree for the board: the moves alone bring
+        // its variations back.
+        c.goto(&h.url("/analysis?size=3x3&k=3&first=x&moves=1,1"))
+            .await
+            .expect("the moves alone");
+        wait_page(&c, "after X's first move", |p| p.board == ".../.X./...").await;
+        wait_script(
+            &c,
+            "the variation",
+            "return document.querySelectorAll('#move-list .variation').length === 1;",
+        )
+        .await;
+    });
+}
+
+#[test]
+fn a_finished_round_is_reviewed_at_once() {
+    run("analysis-review", |h| async move {
+        for (size, width, height) in SIZES {
+            let c = h.session(size, width, height).await;
+            // Tic-tac-toe: O's second-move mistake is exact.
+            c.goto(&h.url("/analysis?size=3x3&k=3&moves=0,0;1,0;0,1;1,1;0,2"))
+                .await
+                .expect("a finished round");
+            wait_page(&c, "X won", |p| p.status == "X wins").await;
+            wait_script(
+                &c,
+                "every move coloured, O's mistake marked",
+                "const b = [...document.querySelectorAll('#move-list button[data-ply]')]; \
+                 return b.length === 5 && b.every((x) => /v-(win|draw|loss)/.test(x.className)) \
+                   && b[1].classList.contains('mistake') && b[1].classList.contains('v-loss') \
+                   && b.filter((x) => x.classList.contains('mistake')).length === 1;",
+            )
+            .await;
+            let summary = text_of(&c, "review-summary").await;
+            assert!(
+                summary.contains("exact") && summary.contains("2. O 2,1 gave away a draw"),
+                "{summary}"
+            );
+            scroll_to(&c, "record").await;
+            h.screenshot(&c, &format!("review-exact-{size}")).await;
+
+            // Gomoku: X lets its open four go and O wins; the engine's
+            // review marks it, labelled an estimate.
+            c.goto(
+                &h.url("/analysis?size=15x15&k=5&moves=7,5;3,5;7,6;3,6;7,7;3,7;7,8;3,8;10,10;3,9"),
+            )
+            .await
+            .expect("a finished gomoku round");
+            wait_page(&c, "O won", |p| p.status == "O wins").await;
+            wait_script(
+                &c,
+                "every move coloured, X's missed win marked",
+                "const b = [...document.querySelectorAll('#move-list button[data-ply]')]; \
+                 return b.length === 10 && b.every((x) => /e-(good|even|bad)/.test(x.className)) \
+                   && b[8].classList.contains('mistake') && b[8].querySelector('.flag').textContent === '??';",
+            )
+            .await;
+            let summary = text_of(&c, "review-summary").await;
+            assert!(
+                summary.contains("estimate")
+                    && summary.contains("9. X 11,11 gave away a win (estimate)"),
+                "{summary}"
+            );
+            scroll_to(&c, "record").await;
+            h.screenshot(&c, &format!("review-estimate-{size}")).await;
+        }
+    });
+}
+
+#[test]
+fn hints_against_the_computer_look_like_the_analysis_board_and_stay_on() {
+    run("analysis-hints", |h| async move {
+        for (size, width, height, board, marked) in [
+            ("desktop", 1280, 800, "15x15", EST_MARKS),
+            ("phone", 390, 844, "3x3", ""),
+        ] {
+            let (status, created) = h
+                .api
+                .call(
+                    "POST",
+                    "/api/games",
+                    None,
+                    &json!({"size": board, "opponent": "alphabeta"}),
+                )
+                .await;
+            assert_eq!(status, 201, "{created}");
+            let id = created["game"]["id"].as_str().expect("an id").to_owned();
+            let token = created["token"].as_str().expect("a token").to_owned();
+            let c = h.session(size, width, height).await;
+            c.goto(&h.url("/")).await.expect("the start page");
+            c.execute(
+                "localStorage.setItem('oxo.seat.' + arguments[0], \
+                   JSON.stringify({ seat: 'x', token: arguments[1] })); return true;",
+                vec![json!(id), json!(token)],
+            )
+            .await
+            .expect("the seat kept");
+            c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
+            wait_page(&c, "X to move", |p| p.playable).await;
+            find(&c, "#hints").await.click().await.expect("hints on");
+            let ready = if marked.is_empty() {
+                "return document.querySelectorAll('#board .cell.value-draw').length === 9 \
+                   && !document.getElementById('legend').hidden;"
+                    .to_owned()
+            } else {
+                format!(
+                    "const [b, o] = (() => {{ {marked} }})(); return b === 1 && o === 4 \
+                       && !document.getElementById('estimate').hidden \
+                       && !document.getElementById('analysis-note').hidden;"
+                )
+            };
+            wait_script(&c, "the hints, as on the analysis board", &ready).await;
+            h.screenshot(&c, &format!("hints-{size}")).await;
+            c.refresh().await.expect("a reload");
+            wait_page(&c, "X to move again", |p| p.playable).await;
+            wait_script(&c, "hints still on after the reload", &ready).await;
+        }
+    });
+}
