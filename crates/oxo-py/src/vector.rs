@@ -10,8 +10,12 @@ use oxo_core::{Game, MoveError, Outcome, Rules};
 use pyo3::prelude::*;
 use rand::RngExt;
 
-use crate::errors::{IllegalMoveError, raise};
+use crate::errors::{IllegalMoveError, RulesError, raise};
 use crate::game::{Move, PyGame, cell_of, move_message, rules, sign};
+
+/// The most cells a batch may hold (boards times cells a board): a
+/// gibibyte of cells, and twice that in each array `observe` returns.
+const MAX_CELLS: usize = 1 << 30;
 
 /// A batch of `n` games on one board, stepped together: one call plays a
 /// move on every board, with NumPy arrays in and out and the GIL released
@@ -115,6 +119,12 @@ impl PyVectorGame {
     #[pyo3(signature = (n, rows = 3, cols = 3, k = None, seed = 0))]
     fn new(n: usize, rows: u32, cols: u32, k: Option<u32>, seed: u64) -> PyResult<Self> {
         let rules = rules(rows, cols, k)?;
+        if n.saturating_mul(rules.cell_count()) > MAX_CELLS {
+            return Err(raise::<RulesError>(format!(
+                "{n} boards of {rules} are too many: a batch holds at most {MAX_CELLS} cells \
+                 in all"
+            )));
+        }
         Ok(PyVectorGame {
             rules,
             games: vec![Game::new(rules); n],

@@ -93,3 +93,10 @@ def test_reset_and_indexing():
     assert batch.boards().sum() == 0 and len(batch) == 4
     with pytest.raises(IndexError, match="board 4 of 4"):
         batch.game(4)
+
+
+def test_a_batch_too_large_is_refused():
+    with pytest.raises(oxo.RulesError, match="100000000 boards of 15x15 k=5 are too many"):
+        oxo.VectorGame(100_000_000, 15, 15, 5)
+    with pytest.raises(oxo.RulesError, match="k=4 is impossible on a 3x3 board"):
+        oxo.VectorGame(2, 3, 3, 4)

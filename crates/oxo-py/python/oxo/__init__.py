@@ -63,16 +63,23 @@ def env(rows=3, cols=3, k=None, render_mode=None):
     marks), actions ``row * cols + col``, rewards +1 / -1 / 0 at the end.
     ``render_mode="ansi"`` makes ``render()`` return the board as text.
     """
-    from .aec import raw_env
+    return _aec().raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
 
-    return raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
+
+def _aec():
+    try:
+        from . import aec
+    except ImportError as e:
+        raise ImportError(
+            f"oxo.env needs PettingZoo and Gymnasium ({e}): "
+            "pip install pettingzoo gymnasium, or install oxo with its [pettingzoo] extra"
+        ) from e
+    return aec
 
 
 def __getattr__(name):
     # raw_env subclasses PettingZoo's AECEnv: import PettingZoo only when
     # it is asked for, so the rest of oxo needs only NumPy.
     if name == "raw_env":
-        from .aec import raw_env
-
-        return raw_env
+        return _aec().raw_env
     raise AttributeError(f"module 'oxo' has no attribute {name!r}")
