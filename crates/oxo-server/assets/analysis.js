@@ -44,7 +44,7 @@ export async function openAnalysis() {
   const st = freshState(null);
   const a = {
     size: p.get('size') || '3x3', k: p.get('k') || '', first: p.get('first') || 'x',
-    tree: null, path, cache: new Map(), review: null, reviewing: false,
+    tree: null, path, shown: [], cache: new Map(), review: null, reviewing: false,
   };
   if (!a.k) {
     const [r, c] = a.size.split('x').map(Number);
@@ -87,15 +87,15 @@ export async function openAnalysis() {
 async function analyse(st) {
   const a = st.analysis;
   const path = a.path.slice();
-  history.replaceState(null, '', urlOf(a, path, a.tree));
-  store(a);
   let d = a.cache.get(pathKey(path));
   if (!d) {
     const res = await api('GET', '/api' + urlOf(a, path, null));
     if (S !== st) return;
     if (!res.ok) {
       message(res.data.error);
-      if (!st.game) { setCurrent(null); showStart(); }
+      if (!st.game) { setCurrent(null); showStart(); return; }
+      // A move the rules refuse (a hand-made link): back where the board was.
+      if (pathKey(a.path) === pathKey(path)) { a.path = a.shown; draw(); }
       return;
     }
     d = res.data;
@@ -108,6 +108,9 @@ async function analyse(st) {
     last: d.moves.length ? d.moves[d.moves.length - 1] : null,
   };
   st.shown = st.game.version;
+  a.shown = path;
+  history.replaceState(null, '', urlOf(a, path, a.tree));
+  store(a);
   st.values = d.available ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
   st.estimate = d.estimate || null;
   st.reason = d.reason || '';

@@ -226,6 +226,23 @@ fn a_variation_stays_through_a_reload_and_goes_with_the_link() {
             "return document.querySelectorAll('#move-list .variation').length === 1;",
         )
         .await;
+        // A hand-made link with a branch the rules refuse: the board stays
+        // where it was and says why.
+        c.goto(&h.url("/analysis?size=3x3&k=3&moves=1,1&tree=1,1%200,0%20(1,1)"))
+            .await
+            .expect("a link with a bad branch");
+        wait_page(&c, "after X's first move", |p| p.board == ".../.X./...").await;
+        find(&c, "#move-list .variation button")
+            .await
+            .click()
+            .await
+            .expect("the bad branch");
+        wait_page(&c, "the refusal, the board unchanged", |p| {
+            p.message.contains("already taken") && p.board == ".../.X./..."
+        })
+        .await;
+        let url = c.current_url().await.expect("the url").to_string();
+        assert!(url.contains("moves=1%2C1&"), "{url}");
     });
 }
 
