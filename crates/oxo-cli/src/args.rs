@@ -214,6 +214,10 @@ pub(crate) struct SolveArgs {
     /// Print one JSON object per position instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print only the value (win, draw or loss for the player to move), without the distances
+    /// and the moves' values: the solver's fastest answer.
+    #[arg(long, conflicts_with = "all")]
+    pub value: bool,
     /// Solve every position reachable from the empty board of --size (boards of up to 16 cells).
     #[arg(long, conflicts_with = "position")]
     pub all: bool,

@@ -21,6 +21,110 @@ pub struct Report {
     pub time: Duration,
 }
 
+/// A solved position, as `oxo solve` prints it: a table for people or one
+/// line of JSON.
+pub trait Answer {
+    /// The readable form.
+    fn table(&self) -> String;
+    /// One line of JSON.
+    fn json(&self) -> String;
+}
+
+impl<A: Answer + ?Sized> Answer for Box<A> {
+    fn table(&self) -> String {
+        (**self).table()
+    }
+
+    fn json(&self) -> String {
+        (**self).json()
+    }
+}
+
+/// One position's value alone (`oxo solve --value`): win, draw or loss for
+/// the player to move, without distances or the moves' values, which is the
+/// solver's fastest question.
+#[derive(Clone, Debug)]
+pub struct ValueReport {
+    /// The position solved.
+    pub game: Game,
+    /// Its value for the player to move (for a finished game, for the
+    /// player who would move next).
+    pub value: Value,
+    /// Positions visited.
+    pub nodes: u64,
+    /// How long it took.
+    pub time: Duration,
+}
+
+/// The value of `game` alone, with `solver`.
+///
+/// # Errors
+/// The game is under other rules than the solver's, or the solver's budget
+/// ran out.
+pub fn solve_value(solver: &mut Solver, game: Game) -> Result<ValueReport, oxo_ai::SolveError> {
+    let start = Instant::now();
+    let before = solver.nodes();
+    let value = solver.value(&game)?;
+    Ok(ValueReport {
+        nodes: solver.nodes() - before,
+        game,
+        value,
+        time: start.elapsed(),
+    })
+}
+
+impl Answer for ValueReport {
+    /// The position, its value for the player to move and the search's
+    /// cost, one line each.
+    fn table(&self) -> String {
+        let game = &self.game;
+        let mut out = String::new();
+        let _ = writeln!(out, "position {game}  ({})", game.rules());
+        let _ = writeln!(out, "{}", headline(game, self.value));
+        let _ = writeln!(
+            out,
+            "{} positions searched in {:.3} ms",
+            self.nodes,
+            self.time.as_secs_f64() * 1e3
+        );
+        out
+    }
+
+    /// `{"position", "size", "k", "to_move", "value", "nodes", "time_ms"}`.
+    fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct Json {
+            position: String,
+            size: BoardSize,
+            k: u32,
+            to_move: Option<Player>,
+            value: Value,
+            nodes: u64,
+            time_ms: f64,
+        }
+        let game = &self.game;
+        to_json(&Json {
+            position: game.to_string(),
+            size: game.rules().size(),
+            k: game.rules().k(),
+            to_move: (!game.is_over()).then(|| game.to_move()),
+            value: self.value,
+            nodes: self.nodes,
+            time_ms: millis(self.time),
+        })
+    }
+}
+
+/// The line that says how a position stands: who has won a finished game,
+/// else the value for the player to move.
+fn headline(game: &Game, value: Value) -> String {
+    match game.outcome() {
+        Some(oxo_core::Outcome::Win(p)) => format!("game over: {p} has won"),
+        Some(oxo_core::Outcome::Draw) => "game over: a draw".to_owned(),
+        None => format!("{} to move: {value}", game.to_move()),
+    }
+}
+
 /// Solve `game` with `solver`.
 ///
 /// # Errors
@@ -43,12 +147,10 @@ fn cell_label(eval: Eval) -> String {
     }
 }
 
-impl Report {
-    /// The readable form: the board with each empty cell's value for the
-    /// player to move, then the position's value, the best moves and the
-    /// search's cost.
-    #[must_use]
-    pub fn table(&self) -> String {
+impl Answer for Report {
+    /// The board with each empty cell's value for the player to move, then
+    /// the position's value, the best moves and the search's cost.
+    fn table(&self) -> String {
         let game = &self.game;
         let rules = game.rules();
         let mut labels = vec![String::new(); rules.cell_count()];
@@ -86,16 +188,12 @@ impl Report {
         }
         let eval = self.analysis.eval;
         if game.is_over() {
-            let result = match game.outcome() {
-                Some(oxo_core::Outcome::Win(p)) => format!("{p} has won"),
-                _ => "a draw".to_owned(),
-            };
-            let _ = writeln!(out, "game over: {result}");
+            let _ = writeln!(out, "{}", headline(game, eval.value));
         } else {
             let _ = writeln!(
                 out,
-                "{mover} to move: {} in {} {}",
-                eval.value,
+                "{} in {} {}",
+                headline(game, eval.value),
                 eval.plies,
                 if eval.plies == 1 { "ply" } else { "plies" }
             );
@@ -115,11 +213,10 @@ impl Report {
         out
     }
 
-    /// One line of JSON: `{"position", "size", "k", "to_move", "value",
-    /// "plies", "moves": [{"row", "col", "value", "plies"}], "best",
-    /// "nodes", "time_ms"}`, values for the player to move.
-    #[must_use]
-    pub fn json(&self) -> String {
+    /// `{"position", "size", "k", "to_move", "value", "plies", "moves":
+    /// [{"row", "col", "value", "plies"}], "best", "nodes", "time_ms"}`,
+    /// values for the player to move.
+    fn json(&self) -> String {
         /// One move and its value, for the player making it.
         #[derive(Serialize)]
         struct Move {
@@ -316,12 +413,12 @@ pub struct BatchSummary {
 ///
 /// # Errors
 /// Reading or writing failed.
-pub fn solve_lines(
+pub fn solve_lines<A: Answer>(
     mut input: impl BufRead,
     mut out: impl Write,
     errors: &mut dyn Write,
     json: bool,
-    mut answer: impl FnMut(&str) -> Result<Report, String>,
+    mut answer: impl FnMut(&str) -> Result<A, String>,
 ) -> io::Result<BatchSummary> {
     let mut summary = BatchSummary::default();
     let mut line = Vec::with_capacity(256);
@@ -372,6 +469,7 @@ pub fn solve_lines(
 mod tests {
     use super::*;
     use oxo_core::Rules;
+    use std::collections::HashSet;
 
     fn report(notation: &str) -> Report {
         let game = Game::from_notation(notation, 3).unwrap();
@@ -404,6 +502,66 @@ mod tests {
         assert!(
             over.contains("\"to_move\":null,\"value\":\"loss\",\"plies\":0,\"moves\":[]"),
             "{over}"
+        );
+    }
+
+    #[test]
+    fn the_value_alone_is_the_full_analysis_value_on_every_3x3_position() {
+        fn walk(game: &Game, full: &mut Solver, quick: &mut Solver, seen: &mut HashSet<String>) {
+            if !seen.insert(game.to_string()) {
+                return;
+            }
+            let value = solve_value(quick, game.clone()).unwrap().value;
+            assert_eq!(
+                value,
+                solve(full, game.clone()).unwrap().analysis.eval.value,
+                "{game}"
+            );
+            for cell in game.legal_moves() {
+                let mut next = game.clone();
+                next.play(cell).unwrap();
+                walk(&next, full, quick, seen);
+            }
+        }
+        let mut full = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut quick = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut seen = HashSet::new();
+        walk(
+            &Game::new(Rules::TIC_TAC_TOE),
+            &mut full,
+            &mut quick,
+            &mut seen,
+        );
+        assert_eq!(
+            seen.len(),
+            5478,
+            "every position reachable from the empty board"
+        );
+    }
+
+    #[test]
+    fn the_value_alone_prints_the_position_its_value_and_the_cost() {
+        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let game = Game::from_notation("XX./OO./...", 3).unwrap();
+        let report = solve_value(&mut solver, game).unwrap();
+        let text = report.table();
+        assert!(
+            text.starts_with("position XX./OO./...  (3x3 k=3)\nX to move: win\n"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 3, "{text}");
+        let json = report.json();
+        assert!(
+            json.starts_with("{\"position\":\"XX./OO./...\",\"size\":\"3x3\",\"k\":3,\"to_move\":\"x\",\"value\":\"win\",\"nodes\":"),
+            "{json}"
+        );
+        assert!(!json.contains("plies"), "{json}");
+        let over =
+            solve_value(&mut solver, Game::from_notation("XXX/OO./...", 3).unwrap()).unwrap();
+        assert!(
+            over.table().contains("\ngame over: X has won\n"),
+            "{}",
+            over.table()
         );
     }
 

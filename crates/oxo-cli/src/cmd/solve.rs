@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use oxo_ai::{Solver, StrongSolution};
 use oxo_cli::exit;
-use oxo_cli::solve::{self, CensusReport};
+use oxo_cli::solve::{self, Answer, CensusReport};
 use oxo_core::{Game, Rules};
 
 use crate::args::SolveArgs;
@@ -30,6 +30,8 @@ enum Job {
 struct Config {
     job: Job,
     json: bool,
+    /// The value alone, without distances or the moves' values.
+    value_only: bool,
     table_bytes: usize,
 }
 
@@ -57,6 +59,7 @@ impl Config {
         Ok(Config {
             job,
             json: args.json,
+            value_only: args.value,
             table_bytes: usize::try_from(args.table_mb)? << 20,
         })
     }
@@ -68,6 +71,13 @@ const WARM_SOLVERS: usize = 2;
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
+    let answer = |solver: &mut Solver, game: Game| -> Result<Box<dyn Answer>, oxo_ai::SolveError> {
+        Ok(if config.value_only {
+            Box::new(solve::solve_value(solver, game)?)
+        } else {
+            Box::new(solve::solve(solver, game)?)
+        })
+    };
     let make_solver = |rules: Rules| -> anyhow::Result<Solver> {
         let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
         let status = super::StatusLine::new();
@@ -138,7 +148,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                             solvers.len() - 1
                         }
                     };
-                    let report = solve::solve(&mut solvers[index], game).map_err(|e| e.to_string());
+                    let report = answer(&mut solvers[index], game).map_err(|e| e.to_string());
                     status.clear();
                     report
                 },
@@ -151,7 +161,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         }
         Job::One(game) => {
             let mut solver = make_solver(game.rules())?;
-            let report = solve::solve(&mut solver, game).map_err(BadInput::from_error)?;
+            let report = answer(&mut solver, game).map_err(BadInput::from_error)?;
             status.clear();
             let mut out = super::stdout();
             if config.json {

@@ -180,6 +180,39 @@ fn solve_prints_a_table_and_json() {
 }
 
 #[test]
+fn solve_value_prints_the_value_alone() {
+    let out = oxo(&["solve", "--value"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("position .../.../...  (3x3 k=3)\nX to move: draw\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 3, "{text}");
+
+    let out = oxo(
+        &["solve", "-", "--value", "--json"],
+        "XX./OO./...\n.O./.X./...\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<&str> = stdout(&out).lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].contains("\"to_move\":\"x\",\"value\":\"win\",\"nodes\":"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains("\"value\":\"win\""), "{}", lines[1]);
+
+    let out = oxo(&["solve", "--all", "--value"], "");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--value has no table of every position"
+    );
+}
+
+#[test]
 fn solve_reads_many_positions_from_stdin() {
     let input = "X../.../...\n\n.O./.X./...\nXXX/OOO/...\n...../...../...../...../.....\n";
     let out = oxo(&["solve", "-", "--json"], input);
