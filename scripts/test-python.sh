@@ -19,12 +19,21 @@ cd "$(dirname "$0")/.."
 SCRIPT=test-python.sh
 PYTHON="${PYTHON:-python3}"
 
-if ! command -v "$PYTHON" >/dev/null 2>&1 \
-    || ! "$PYTHON" -c 'import ensurepip, venv, sysconfig, sys; sys.exit(not sysconfig.get_config_var("INCLUDEPY"))' >/dev/null 2>&1; then
+# A Python with venv, pip and its headers (python3-dev also brings the
+# libpython that `cargo test` links the extension crate against).
+python_ready() {
+    command -v "$PYTHON" >/dev/null 2>&1 \
+        && "$PYTHON" -c 'import ensurepip, os, sys, sysconfig, venv; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' >/dev/null 2>&1
+}
+if ! python_ready; then
     source scripts/apt.sh
     apt_setup python3 python3-venv python3-dev
     apt_step update
     apt_step install -y --no-install-recommends python3 python3-venv python3-dev
+    if ! python_ready; then
+        echo "$SCRIPT: $PYTHON still lacks venv, ensurepip or its headers; set PYTHON to another" >&2
+        exit 1
+    fi
 fi
 
 venv="$(mktemp -d "${TMPDIR:-/tmp}/oxo-py-test.XXXXXX")"
