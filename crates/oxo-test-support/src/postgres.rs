@@ -148,6 +148,46 @@ impl Postgres {
         Ok(pids)
     }
 
+    /// Stop the server at once, as a crash does (`pg_ctl -m immediate
+    /// stop`: no checkpoint, every connection cut wherever it was), then
+    /// start it again on the same port; what was committed survives, from
+    /// the WAL.
+    ///
+    /// # Errors
+    /// A step failed, or the port was taken meanwhile (the message quotes
+    /// the server's log).
+    pub fn crash_and_restart(&self) -> Result<(), String> {
+        let data = self.data_dir();
+        let out = self.server_command("pg_ctl", |command| {
+            command
+                .arg("-D")
+                .arg(&data)
+                .args(["-m", "immediate", "-w", "stop"]);
+        })?;
+        check("pg_ctl stop", &out)?;
+        let log = self.log_path();
+        let port = self.port;
+        let out = self.server_command("pg_ctl", |command| {
+            command.arg("-D").arg(&data).arg("-l").arg(&log).args([
+                "-w",
+                "-t",
+                "30",
+                "-o",
+                &format!("-p {port}"),
+                "start",
+            ]);
+        })?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "pg_ctl start failed: {}; the server's log:\n{}",
+                String::from_utf8_lossy(&out.stderr).trim(),
+                self.log_tail()
+            ))
+        }
+    }
+
     /// The server's log so far (its last 20 lines), for failure messages.
     #[must_use]
     pub fn log_tail(&self) -> String {

@@ -130,3 +130,117 @@ async fn a_move_whose_outcome_cannot_be_learned_is_a_503_that_says_so() {
     assert_eq!(status, 409, "{again}");
     assert_eq!(again["game"]["board"], ".../.X./...");
 }
+
+/// A fault run, not a check of speed: moves played on several games at once
+/// while the database crashes (an immediate stop) and restarts over and
+/// over, then every answer checked against what the database holds. Prints its figures; run with
+/// `cargo test -p oxo-server --test it fault_run -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a fault run of about a minute, for the figures"]
+async fn fault_run_crashing_the_database_mid_commit() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const GAMES: usize = 8;
+    let db = Arc::new(Postgres::start().unwrap_or_else(|e| panic!("{e}")));
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    let server = InProcess::start(Arc::new(store)).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let killer = {
+        let (db, stop) = (Arc::clone(&db), Arc::clone(&stop));
+        tokio::task::spawn_blocking(move || {
+            let mut kills = 0;
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                db.crash_and_restart().unwrap_or_else(|e| panic!("{e}"));
+                kills += 1;
+            }
+            kills
+        })
+    };
+    // Each game played by one task, its moves in turn: what the task was
+    // told can be checked exactly against the game afterwards.
+    let mut players = Vec::new();
+    for _ in 0..GAMES {
+        let client = Client::new(server.addr);
+        players.push(tokio::spawn(async move {
+            let mut tally = [0usize; 6]; // 200, 503 unchanged (true, false), 503 unknown, other, reads
+            for _ in 0..3 {
+                let game = loop {
+                    if let Ok(game) = seated_game(&client, &json!({"size": "7x7", "k": 5})).await {
+                        break game;
+                    }
+                };
+                let mut seats = [game.x.as_str(), game.o.as_str()].into_iter().cycle();
+                let mut token = seats.next().unwrap();
+                let mut cell = 0u32;
+                while cell < 20 {
+                    let (row, col) = (cell / 7, cell % 7);
+                    let before = read(&client, &game.id, &mut tally).await;
+                    let (status, body) = play(&client, &game.id, token, row, col).await;
+                    let after = read(&client, &game.id, &mut tally).await;
+                    let played = after["board"]
+                        .as_str()
+                        .unwrap()
+                        .split('/')
+                        .nth(row as usize)
+                        .unwrap()
+                        .as_bytes()[col as usize]
+                        != b'.';
+                    match (status, body["outcome"].as_str()) {
+                        (200, _) => {
+                            assert!(played, "a 200 that was not played: {body}");
+                            tally[0] += 1;
+                        }
+                        (503, Some("unchanged") | None) => {
+                            tally[if played { 2 } else { 1 }] += 1;
+                            if !played {
+                                assert_eq!(after["version"], before["version"], "{body}");
+                            }
+                        }
+                        (503, Some("unknown")) => tally[3] += 1,
+                        _ => tally[4] += 1,
+                    }
+                    if played {
+                        cell += 1;
+                        token = seats.next().unwrap();
+                    }
+                }
+            }
+            tally
+        }));
+    }
+    let mut total = [0usize; 6];
+    for player in players {
+        for (sum, n) in total.iter_mut().zip(player.await.unwrap()) {
+            *sum += n;
+        }
+    }
+    stop.store(true, Ordering::SeqCst);
+    let kills = killer.await.unwrap();
+    eprintln!(
+        "fault run: {} moves sent, {kills} database crashes; 200: {}; \
+         503 unchanged: {} true, {} false; 503 unknown: {}; other answers: {}",
+        total[..5].iter().sum::<usize>(),
+        total[0],
+        total[1],
+        total[2],
+        total[3],
+        total[4]
+    );
+    assert_eq!(
+        total[2], 0,
+        "a 503 said nothing changed, and the move was played"
+    );
+}
+
+/// The game as the server shows it, asked again until it answers.
+async fn read(client: &Client, id: &str, tally: &mut [usize; 6]) -> Value {
+    loop {
+        tally[5] += 1;
+        if let Ok((200, game)) = client
+            .try_call("GET", &format!("/api/games/{id}"), None, &Value::Null)
+            .await
+        {
+            return game;
+        }
+    }
+}

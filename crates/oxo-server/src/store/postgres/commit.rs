@@ -103,10 +103,23 @@ enum Sent {
 impl Sent {
     fn of(result: Result<u64, tokio_postgres::Error>) -> Sent {
         match result {
-            Err(e) if e.as_db_error().is_none() => Sent::Lost(StoreError::from(e).to_string()),
+            Err(e) if connection_lost(&e) => Sent::Lost(StoreError::from(e).to_string()),
             answered => Sent::Answered(answered),
         }
     }
+}
+
+/// Whether `err` says the connection ended rather than that the statement
+/// failed: no answer at all, or the server process's last words as it was
+/// stopped (class 57, such as `57P01` "terminating connection due to
+/// immediate shutdown command", sent even after its commit reached the
+/// WAL) or a connection failure (class 08). Either way the statement's
+/// outcome is unknown until asked.
+fn connection_lost(err: &tokio_postgres::Error) -> bool {
+    err.as_db_error().is_none_or(|db| {
+        let code = db.code().code();
+        code.starts_with("57") || code.starts_with("08")
+    })
 }
 
 /// The committer: takes whatever changes are waiting (at most [`BATCH`]),
@@ -327,7 +340,10 @@ impl PgStore {
                 }
                 return;
             }
-            if client.is_closed() {
+            fn lost<T>(r: &Result<T, tokio_postgres::Error>) -> bool {
+                r.as_ref().err().is_some_and(connection_lost)
+            }
+            if client.is_closed() || lost(&begun) || lost(&committed) || done.iter().any(lost) {
                 // The batch may or may not have committed: find out.
                 let message = committed.err().map_or_else(
                     || "the connection closed".to_owned(),
