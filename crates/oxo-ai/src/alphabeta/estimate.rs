@@ -132,7 +132,7 @@ impl Engine {
         let mut moves = match blocks.len() {
             0 => match self.defences() {
                 Some(defences) => self.best_of(defences, usize::MAX, None),
-                None => self.candidates(ROOT_WIDTH, None),
+                None => self.root_moves(),
             },
             _ => blocks,
         };
@@ -193,6 +193,24 @@ impl Engine {
         }
         let (scored, depth, line) = best;
         finish(self, &scored, depth, line)
+    }
+
+    /// The moves the estimate searches when nothing forces them: the best
+    /// [`ROOT_WIDTH`] by gain, ties going to the cell nearer the centre
+    /// (then the earlier one), so that an empty or quiet board is read
+    /// from its middle, as players open, not from its top rows.
+    fn root_moves(&self) -> Vec<usize> {
+        let (rows, cols) = (self.rows as i64, self.cols as i64);
+        // Twice the distance from the centre, so it stays whole.
+        let off_centre = |c: usize| {
+            let (r, k) = ((c / self.cols) as i64, (c % self.cols) as i64);
+            (2 * r - (rows - 1)).abs().max((2 * k - (cols - 1)).abs())
+        };
+        let mut ranked: Vec<_> = (self.candidates(usize::MAX, None).into_iter())
+            .map(|c| (std::cmp::Reverse(self.gain(c)), off_centre(c), c))
+            .collect();
+        ranked.sort_unstable();
+        ranked.into_iter().take(ROOT_WIDTH).map(|m| m.2).collect()
     }
 
     /// A search score as a [`Score`] for the player to move at the root:
@@ -373,6 +391,17 @@ mod tests {
             ahead.score.gauge() < quiet.score.gauge(),
             "{ahead:?} {quiet:?}"
         );
+    }
+
+    #[test]
+    fn an_empty_board_is_read_from_its_centre() {
+        let found = estimate(&Game::new(Rules::new(15, 15, 5).unwrap()), 20_000);
+        for (cell, _) in &found.moves {
+            assert!(
+                (5..=9).contains(&cell.row) && (5..=9).contains(&cell.col),
+                "{found:?}"
+            );
+        }
     }
 
     #[test]
