@@ -130,7 +130,8 @@ impl ApiError {
             | RoomError::ClaimAgainstComputer
             | RoomError::NotTheirMove(_)
             | RoomError::StillHere(..)
-            | RoomError::TooSoon { .. } => ApiError::Conflict {
+            | RoomError::TooSoon { .. }
+            | RoomError::OutOfTime(_) => ApiError::Conflict {
                 message: error.to_string(),
                 game,
             },

@@ -43,6 +43,7 @@ mod routes;
 mod server;
 mod state;
 pub mod store;
+mod time;
 mod wire;
 
 pub use edge::HINTS_IN_FLIGHT;
@@ -53,3 +54,4 @@ pub use routes::{BODY_LIMIT, app};
 pub use server::run;
 pub use state::AppState;
 pub use store::{CommitFault, MemoryStore, PgStore, SqliteStore, Store, StoreError, StoreEvent};
+pub use time::{ManualTime, TimeSource};

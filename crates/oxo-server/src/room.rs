@@ -7,7 +7,8 @@
 
 use oxo_ai::StrategyKind;
 use oxo_core::{
-    BoardSize, Cell, Coords, Game, MoveError, Outcome, Player, Rules, Scoreboard, Series, Status,
+    BoardSize, Cell, Clock, Coords, Flagged, Game, MoveError, Outcome, Player, Rules, Scoreboard,
+    Series, Status, TimeControl,
 };
 use std::time::{Duration, Instant};
 
@@ -117,6 +118,9 @@ pub enum RoomError {
         /// How long it must be gone.
         wait: Duration,
     },
+    /// The seat to move ran out of time before the change arrived.
+    #[error("{} has run out of time", SeatName(*.0).as_str())]
+    OutOfTime(Player),
 }
 
 /// Something one seat offers and the other accepts.
@@ -200,13 +204,15 @@ pub struct Ending {
 }
 
 impl Ending {
-    /// An ending that makes sense: a resignation, a loss on time or an
-    /// abandoned round has a winner; an agreement or an abort has none;
-    /// lines and full boards are the board's, never stored.
+    /// An ending that makes sense: a resignation or an abandoned round has
+    /// a winner; an agreement or an abort has none; a round out of time has
+    /// one, or none when the other seat could not have won; lines and full
+    /// boards are the board's, never stored.
     #[must_use]
     pub fn new(reason: Reason, winner: Option<Player>) -> Option<Ending> {
         let fits = match reason {
-            Reason::Resign | Reason::Time | Reason::Abandoned => winner.is_some(),
+            Reason::Resign | Reason::Abandoned => winner.is_some(),
+            Reason::Time => true,
             Reason::Agreement | Reason::Aborted => winner.is_none(),
             Reason::Line | Reason::Full => false,
         };
@@ -300,6 +306,7 @@ impl Room {
                 draw: None,
                 takeback: None,
                 keys: Vec::new(),
+                clock: None,
             },
             game: Game::starting_with(rules, first),
         }
@@ -361,6 +368,13 @@ impl Room {
     #[must_use]
     pub fn players(&self) -> Players {
         Players::new(self.rec.opponent, self.rec.rules, &self.rec.names)
+    }
+
+    /// The same new room, its rounds played under `control`.
+    #[must_use]
+    pub fn timed(mut self, control: TimeControl) -> Room {
+        self.rec.clock = Some(Clock::new(control));
+        self
     }
 
     /// The room's id.
@@ -539,6 +553,7 @@ impl Room {
                 draw: self.rec.draw.map(SeatName),
                 takeback: self.rec.takeback.map(SeatName),
             },
+            clock: self.rec.clock.map(|clock| ClockView::of(&clock)),
             score: Score {
                 x: self.rec.score.wins(Player::X),
                 o: self.rec.score.wins(Player::O),
@@ -919,6 +934,156 @@ impl Room {
     }
 }
 
+/// The clocks of a timed room: each change keeps them
+/// ([`Room::clocked`]), and a seat whose time runs out loses the round.
+/// Time is passed in, in milliseconds since the Unix
+/// epoch.
+impl Room {
+    /// The current round's clock, for a timed room.
+    #[must_use]
+    pub const fn clock(&self) -> Option<&Clock> {
+        self.rec.clock.as_ref()
+    }
+
+    /// Whether the round is being played: both seats held, not yet over.
+    fn round_on(&self) -> bool {
+        self.to_move().is_some()
+    }
+
+    /// When the seat to move runs out of time, while a timed round is
+    /// being played and its clock runs (from the round's second move).
+    #[must_use]
+    pub fn deadline(&self) -> Option<u64> {
+        self.rec.clock.filter(|_| self.round_on())?.deadline()
+    }
+
+    /// The seat that has run out of time at `now`, while the round is on.
+    #[must_use]
+    pub fn flagged(&self, now: u64) -> Option<Player> {
+        self.rec.clock.filter(|_| self.round_on())?.flagged(now)
+    }
+
+    /// The round ruled at `now` when the seat to move has run out of time:
+    /// lost on time, or drawn when the other seat has no window left that
+    /// it could complete (it could not have won; see
+    /// [`Game::can_still_win`]). The flagged seat's clock stops at zero.
+    /// `None` when no flag is due.
+    #[must_use]
+    pub fn rule_flag(&self, now: u64) -> Option<Room> {
+        let side = self.flagged(now)?;
+        let clock = self.rec.clock?;
+        let winner = side.other();
+        let mut next = self.finish(Ending {
+            reason: Reason::Time,
+            winner: self.game.can_still_win(winner).then_some(winner),
+        });
+        next.rec.clock = Some(clock.stopped(now));
+        Some(next)
+    }
+
+    /// This room, made from `before` by a change at `now`, with its clock
+    /// kept: a move made charges the mover's clock and starts the other's
+    /// (from the round's second move; see [`oxo_core::Clock`]), moves taken
+    /// back restart the clock of the seat to move, a round that ended
+    /// stops its clock, and a new round starts with a fresh one.
+    ///
+    /// # Errors
+    /// [`RoomError::OutOfTime`] when the seat whose clock runs had run out
+    /// of time by `now`: the change came too late.
+    pub fn clocked(mut self, before: &Room, now: u64) -> Result<Room, RoomError> {
+        let Some(clock) = self.rec.clock else {
+            return Ok(self);
+        };
+        let out = |Flagged(side)| RoomError::OutOfTime(side);
+        let plies = self.rec.moves.len();
+        let clock = if self.rec.round != before.rec.round {
+            Clock::new(clock.control())
+        } else if plies > before.rec.moves.len() {
+            let mover = self.game.to_move().other();
+            clock.punch(mover, plies, now).map_err(out)?
+        } else if plies < before.rec.moves.len() {
+            clock
+                .taken_back(self.game.to_move(), plies, now)
+                .map_err(out)?
+        } else {
+            clock
+        };
+        self.rec.clock = Some(if self.round_on() || !self.seated() {
+            clock
+        } else {
+            clock.stopped(now)
+        });
+        Ok(self)
+    }
+}
+
+/// A timed room's clocks as the API shows them. Times are milliseconds;
+/// `x_ms` and `o_ms` are each seat's time left at `at`, the server's time
+/// (since the Unix epoch) they were measured, and the seat in `running`
+/// loses a millisecond for each one after it, until `deadline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// Each seat's time when a round starts (for correspondence, the time
+    /// for each move).
+    pub initial_ms: u64,
+    /// Time added after each timed move (0 for correspondence).
+    pub increment_ms: u64,
+    /// Days for each move, for correspondence; `null` for a clock of
+    /// minutes.
+    pub days: Option<u64>,
+    /// X's time left at `at`.
+    pub x_ms: u64,
+    /// O's time left at `at`.
+    pub o_ms: u64,
+    /// The seat whose clock runs (`null`: none, before the round's second
+    /// move and once it is over).
+    pub running: Option<SeatName>,
+    /// When `x_ms` and `o_ms` were measured, while a clock runs.
+    pub at: Option<u64>,
+    /// When the running seat's time runs out.
+    pub deadline: Option<u64>,
+}
+
+impl ClockView {
+    /// The view of `clock`, as of when its running side's clock started.
+    #[must_use]
+    pub fn of(clock: &Clock) -> ClockView {
+        let (initial_ms, increment_ms, days) = match clock.control() {
+            TimeControl::Fischer { initial, increment } => (initial, increment, None),
+            TimeControl::Correspondence { per_move } => {
+                (per_move, 0, Some(per_move / oxo_core::DAY_MS))
+            }
+        };
+        let running = clock.running_since();
+        ClockView {
+            initial_ms,
+            increment_ms,
+            days,
+            x_ms: clock.stored_left(Player::X),
+            o_ms: clock.stored_left(Player::O),
+            running: running.map(|r| SeatName(r.side)),
+            at: running.map(|r| r.since),
+            deadline: clock.deadline(),
+        }
+    }
+
+    /// The same clocks measured at `now` (a later time), or `None` when no
+    /// clock runs or `now` is not later.
+    #[must_use]
+    pub fn as_of(&self, now: u64) -> Option<ClockView> {
+        let (side, at) = (self.running?, self.at?);
+        let passed = now.checked_sub(at).filter(|&passed| passed > 0)?;
+        let mut later = *self;
+        let left = match side.0 {
+            Player::X => &mut later.x_ms,
+            Player::O => &mut later.o_ms,
+        };
+        *left = left.saturating_sub(passed);
+        later.at = Some(now);
+        Some(later)
+    }
+}
+
 /// Who a view is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Viewer {
@@ -974,6 +1139,8 @@ pub struct RoomRecord {
     /// The idempotency keys of the latest changes and the seat that sent
     /// each, the newest last (at most [`KEYS_KEPT`]).
     pub keys: Vec<(Player, IdempotencyKey)>,
+    /// The current round's clock (`None`: the room is untimed).
+    pub clock: Option<Clock>,
 }
 
 impl RoomRecord {
@@ -1117,6 +1284,8 @@ pub struct GameView {
     pub rematch: Option<SeatName>,
     /// Draw and takeback offers waiting for an answer.
     pub offers: Offers,
+    /// The clocks, for a timed room.
+    pub clock: Option<ClockView>,
     /// What each seat is called.
     pub players: Players,
 }
@@ -1545,6 +1714,191 @@ mod tests {
         );
     }
 
+    /// A seated room on 3×3 under 1+2 (a minute each, two seconds a move).
+    fn timed() -> Room {
+        room(Opponent::Human)
+            .timed(TimeControl::fischer(60_000, 2_000))
+            .join(Token::from_trusted("to").hash(), ANYONE)
+            .unwrap()
+    }
+
+    /// `room` after `seat` plays (`row`, `col`) at `now`, its clock kept.
+    fn play_at(room: &Room, seat: Player, row: i64, col: i64, now: u64) -> Room {
+        room.play(seat, Coords::new(row, col), None)
+            .unwrap()
+            .0
+            .clocked(room, now)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_timed_room_starts_its_clock_on_the_second_move_and_stops_it_at_the_end() {
+        let r = timed();
+        assert_eq!((r.deadline(), r.flagged(u64::MAX)), (None, None));
+        let r = play_at(&r, Player::X, 0, 0, 1_000);
+        assert_eq!(r.deadline(), None, "the first moves are untimed");
+        let r = play_at(&r, Player::O, 1, 0, 5_000);
+        assert_eq!(r.deadline(), Some(65_000), "X's minute runs");
+        let r = play_at(&r, Player::X, 0, 1, 15_000);
+        assert_eq!(r.clock().unwrap().left(Player::X, 15_000), 52_000);
+        assert_eq!(r.deadline(), Some(75_000), "O's minute runs");
+        assert_eq!(r.flagged(74_999), None);
+        assert_eq!(r.flagged(75_000), Some(Player::O));
+        // Too late: the room refuses the change and is left as it was.
+        let late = r.play(Player::O, Coords::new(1, 1), None).unwrap().0;
+        assert_eq!(
+            late.clocked(&r, 75_000).unwrap_err(),
+            RoomError::OutOfTime(Player::O)
+        );
+        assert_eq!(
+            RoomError::OutOfTime(Player::O).to_string(),
+            "o has run out of time"
+        );
+        // O plays, X completes the top row: the clock stops, no deadline.
+        let r = play_at(&r, Player::O, 1, 1, 20_000);
+        let won = play_at(&r, Player::X, 0, 2, 30_000);
+        assert_eq!(won.view(Viewer::Player).status, RoundStatus::Won);
+        assert_eq!(won.deadline(), None);
+        let clock = won.clock().unwrap();
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.left(Player::X, u64::MAX), 52_000 - 10_000 + 2_000);
+        // The next round starts with fresh clocks, not running.
+        let offered = won.rematch(Player::O, None).unwrap().clocked(&won, 31_000);
+        let offered = offered.unwrap();
+        let next = offered
+            .rematch(Player::X, None)
+            .unwrap()
+            .clocked(&offered, 32_000)
+            .unwrap();
+        assert_eq!(next.round(), 2);
+        assert_eq!(
+            next.clock(),
+            Some(&Clock::new(TimeControl::fischer(60_000, 2_000)))
+        );
+    }
+
+    #[test]
+    fn a_flag_loses_the_round_on_time_or_draws_it_when_the_other_could_not_win() {
+        // X and O make their untimed first moves; X's minute runs from 5 s.
+        let r = play_at(
+            &play_at(&timed(), Player::X, 0, 0, 1_000),
+            Player::O,
+            1,
+            1,
+            5_000,
+        );
+        assert!(r.rule_flag(64_999).is_none(), "not yet");
+        let ruled = r.rule_flag(65_000).unwrap();
+        assert_eq!(ruled.version(), r.version() + 1);
+        let view = ruled.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.winner, view.reason),
+            (
+                RoundStatus::Won,
+                Some(SeatName(Player::O)),
+                Some(Reason::Time)
+            )
+        );
+        assert_eq!(view.score.o, 1);
+        let clock = view.clock.unwrap();
+        assert_eq!((clock.x_ms, clock.running, clock.deadline), (0, None, None));
+        assert_eq!((ruled.deadline(), ruled.flagged(u64::MAX)), (None, None));
+        assert!(ruled.rule_flag(u64::MAX).is_none(), "ruled once");
+        assert_eq!(
+            ruled.play(Player::X, Coords::new(2, 2), None).unwrap_err(),
+            RoomError::Move {
+                error: MoveError::GameOver,
+                size: BoardSize { rows: 3, cols: 3 }
+            }
+        );
+        // On 1×4 with k=3, X's first mark blocks both of O's windows: O
+        // could not have won, so X's flag draws the round.
+        let narrow = Room::new(
+            GameId::from_trusted("g2"),
+            GameId::from_trusted("w2"),
+            Rules::new(1, 4, 3).unwrap(),
+            Opponent::Human,
+            Player::X,
+            Token::from_trusted("tx").hash(),
+        )
+        .timed(TimeControl::fischer(60_000, 0))
+        .join(Token::from_trusted("to").hash(), ANYONE)
+        .unwrap();
+        let narrow = play_at(&play_at(&narrow, Player::X, 0, 1, 0), Player::O, 0, 0, 0);
+        let drawn = narrow.rule_flag(60_000).unwrap().view(Viewer::Player);
+        assert_eq!(
+            (drawn.status, drawn.winner, drawn.reason),
+            (RoundStatus::Draw, None, Some(Reason::Time))
+        );
+        assert_eq!(drawn.score.draws, 1);
+    }
+
+    #[test]
+    fn a_takeback_restarts_the_clock_of_the_seat_to_move() {
+        let r = play_at(&play_at(&timed(), Player::X, 0, 0, 0), Player::O, 1, 1, 0);
+        // X moves at 10 s (50 s left, +2); O's clock runs.
+        let r = play_at(&r, Player::X, 2, 2, 10_000);
+        let asked = r
+            .propose(Player::X, Proposal::Takeback, None, false)
+            .unwrap();
+        let asked = asked.clocked(&r, 11_000).unwrap();
+        assert_eq!(asked.deadline(), Some(70_000), "an offer changes no clock");
+        // O accepts at 15 s: O is charged 5 s, X's clock runs again.
+        let taken = asked
+            .propose(Player::O, Proposal::Takeback, None, false)
+            .unwrap()
+            .clocked(&asked, 15_000)
+            .unwrap();
+        assert_eq!(taken.moves().len(), 2);
+        let clock = taken.clock().unwrap();
+        assert_eq!(clock.running(), Some(Player::X));
+        assert_eq!(
+            (clock.left(Player::X, 15_000), clock.left(Player::O, 15_000)),
+            (52_000, 55_000)
+        );
+        assert_eq!(taken.deadline(), Some(15_000 + 52_000));
+    }
+
+    #[test]
+    fn a_timed_room_shows_its_clocks_and_restores_them_exactly() {
+        let r = play_at(
+            &play_at(&timed(), Player::X, 1, 1, 1_000),
+            Player::O,
+            0,
+            0,
+            2_000,
+        );
+        let r = play_at(&r, Player::X, 2, 2, 12_000);
+        let json = serde_json::to_value(r.view(Viewer::Player)).unwrap();
+        assert_eq!(
+            json["clock"],
+            serde_json::json!({
+                "initial_ms": 60_000, "increment_ms": 2_000, "days": null,
+                "x_ms": 52_000, "o_ms": 60_000, "running": "o",
+                "at": 12_000, "deadline": 72_000
+            })
+        );
+        let back = Room::restore(r.record()).unwrap();
+        assert_eq!(back.record(), r.record());
+        assert_eq!(back.deadline(), Some(72_000));
+        // Measured later, the running side has less.
+        let view = r.view(Viewer::Player).clock.unwrap();
+        let later = view.as_of(20_000).unwrap();
+        assert_eq!(
+            (later.x_ms, later.o_ms, later.at, later.deadline),
+            (52_000, 52_000, Some(20_000), Some(72_000))
+        );
+        assert_eq!(view.as_of(12_000), None);
+        assert_eq!(later.as_of(99_999).unwrap().o_ms, 0);
+        // Correspondence shows its days.
+        let days = room(Opponent::Human).timed(TimeControl::days(3));
+        let view = days.view(Viewer::Player).clock.unwrap();
+        assert_eq!(
+            (view.days, view.initial_ms, view.running, view.deadline),
+            (Some(3), 3 * oxo_core::DAY_MS, None, None)
+        );
+    }
+
     #[test]
     fn spectators_see_the_watch_id_only() {
         let view = seated().view(Viewer::Spectator);
@@ -1565,7 +1919,7 @@ mod tests {
                 "seats": {"x": true, "o": true},
                 "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null,
                 "players": {"x": null, "o": null},
-                "offers": {"draw": null, "takeback": null}
+                "offers": {"draw": null, "takeback": null}, "clock": null
             })
         );
     }

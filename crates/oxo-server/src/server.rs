@@ -37,6 +37,7 @@ pub async fn run(
         tokio::spawn(take_up_orphans(state.clone()));
     }
     tokio::spawn(sweep(state.clone()));
+    tokio::spawn(rule_flags(state.clone()));
     let closer = state.clone();
     let limits = state.limits().clone();
     listen::serve(
@@ -65,6 +66,29 @@ async fn take_up_orphans(state: AppState) {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(rooms = n, "took up computer turns nobody was on"),
                     Err(e) => tracing::warn!(error = %e, "cannot look for computer turns nobody is on"),
+                }
+            }
+            () = closed(&mut closing) => return,
+        }
+    }
+}
+
+/// Timed rooms whose seat to move has run out of time are ruled every
+/// [`Hub::flag_sweep`](crate::Hub::flag_sweep), from the first moment (a
+/// restart rules what ran out while the server was down), until the server
+/// stops. Every server sweeps; the store's version guard lets one ruling in.
+async fn rule_flags(state: AppState) {
+    let hub = state.hub();
+    let mut closing = state.closing();
+    let mut every = tokio::time::interval(hub.flag_sweep());
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                match hub.rule_flags().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::debug!(rooms = n, "ruled rounds lost on time"),
+                    Err(e) => tracing::warn!(error = %e, "cannot look for games out of time"),
                 }
             }
             () = closed(&mut closing) => return,

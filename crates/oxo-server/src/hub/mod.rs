@@ -19,10 +19,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Solver;
-use oxo_core::{Coords, Player, Rules};
+use oxo_core::{Coords, Player, Rules, TimeControl};
 use tokio::sync::{Semaphore, watch};
 
 mod advice;
+mod clocks;
 mod lobby;
 mod nodes;
 mod presence;
@@ -112,6 +113,11 @@ pub struct HubConfig {
     /// How long a seat must have been gone, on its move, before the other
     /// may claim the round ([`crate::room::CLAIM_AFTER`] by default).
     pub claim_after: Duration,
+    /// Where the clocks read the time (the system's; tests pass their own).
+    pub time: crate::TimeSource,
+    /// How often the server looks for timed rooms whose seat to move has
+    /// run out of time, to rule the round lost on time with nobody there.
+    pub flag_sweep: Duration,
 }
 
 /// Positions the `perfect` opponent may search for one move (about half a
@@ -129,6 +135,8 @@ impl Default for HubConfig {
             max_rooms_in_memory: 100_000,
             seek_grace: Duration::from_secs(20),
             claim_after: crate::room::CLAIM_AFTER,
+            time: crate::TimeSource::system(),
+            flag_sweep: Duration::from_secs(1),
         }
     }
 }
@@ -282,6 +290,9 @@ struct Shared {
     /// Rooms whose seat X was seen connected, and when first (for the
     /// lobby's grace; `presence.rs`).
     creators_seen: Mutex<HashMap<GameId, Instant>>,
+    /// The clocks' time.
+    time: crate::TimeSource,
+    flag_sweep: Duration,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -321,6 +332,8 @@ impl Hub {
                 remote: Mutex::new(HashMap::new()),
                 seek_grace: config.seek_grace,
                 creators_seen: Mutex::new(HashMap::new()),
+                time: config.time.clone(),
+                flag_sweep: config.flag_sweep,
             }),
             idle_after: config.idle_after,
         }
@@ -421,6 +434,11 @@ impl Hub {
     pub async fn room_to_read(&self, id: &GameId) -> Result<(Arc<RoomHandle>, Viewer), HubError> {
         let (handle, viewer) = self.find_room(id).await?;
         self.sync(&handle).await?;
+        // A timed room past its deadline is ruled on being read; if that
+        // fails, the read still shows the room, and the sweep rules it.
+        if let Err(e) = self.rule_if_due(&handle).await {
+            tracing::warn!(game = %handle.id.for_log(), error = %e, "cannot rule a game out of time");
+        }
         Ok((handle, viewer))
     }
 
@@ -506,7 +524,8 @@ impl Hub {
             .sum()
     }
 
-    /// Open a new room; its creator holds seat X, named `name`.
+    /// Open a new room; its creator holds seat X, named `name`. With a
+    /// `clock`, its rounds are played under that time control.
     ///
     /// # Errors
     /// No randomness for the id or token; a store failure.
@@ -517,6 +536,7 @@ impl Hub {
         first: Player,
         listed: bool,
         name: Option<PlayerName>,
+        clock: Option<TimeControl>,
     ) -> Result<Seated, HubError> {
         let random = |id: Result<GameId, getrandom::Error>| {
             id.map_err(|e| HubError::Internal(e.to_string()))
@@ -537,17 +557,16 @@ impl Hub {
         if listed {
             room = room.listed(random(GameId::random())?);
         }
+        if let Some(control) = clock {
+            room = room.timed(control);
+        }
         let hub = self.clone();
         // In a task of its own, like every change: once saved, the room is
         // set up even if the client has gone.
         let handle = tokio::spawn(async move {
             hub.shared
                 .store
-                .commit(Change {
-                    room: room.record(),
-                    kind: ChangeKind::Create,
-                    computer_turn: room.computer_to_move().is_some(),
-                })
+                .commit(Change::new(&room, ChangeKind::Create))
                 .await?;
             Ok::<_, HubError>(hub.install(room))
         })
@@ -575,15 +594,7 @@ impl Hub {
         next: Room,
         kind: ChangeKind,
     ) -> Result<Snapshot, HubError> {
-        let saved = self
-            .shared
-            .store
-            .commit(Change {
-                room: next.record(),
-                kind,
-                computer_turn: next.computer_to_move().is_some(),
-            })
-            .await;
+        let saved = self.shared.store.commit(Change::new(&next, kind)).await;
         match saved {
             Ok(()) => {
                 *room = next;
@@ -609,6 +620,11 @@ impl Hub {
     /// commit that lost a race is decided again on the winner's state (so
     /// the loser gets the refusal that state gives, with the fresh game).
     ///
+    /// A timed room whose seat to move has run out of time is ruled first
+    /// (see `clocks.rs`), and the request decided on the ended round; the
+    /// room `decide` returns keeps its clock ([`Room::clocked`]) at the
+    /// time the attempt began.
+    ///
     /// The work runs in a task of its own: a client that gives up (and so
     /// drops this future) cannot stop it between the commit and the update
     /// of memory, which would leave the two disagreeing.
@@ -627,7 +643,23 @@ impl Hub {
             let mut reread = false;
             let mut attempt = 0;
             let game = loop {
-                let (next, kind) = match decide(&room) {
+                let now = hub.now_ms();
+                if room.flagged(now).is_some() {
+                    // Ruled here, or by another server first (memory then
+                    // holds its ruling): either way the round has ended.
+                    hub.rule_locked(&handle, &mut room, now).await?;
+                    attempt += 1;
+                    if attempt < ATTEMPTS {
+                        continue;
+                    }
+                }
+                let decided = decide(&room).and_then(|step| match step {
+                    Step::Commit(next, kind) => next
+                        .clocked(&room, now)
+                        .map(|next| Step::Commit(Box::new(next), kind)),
+                    Step::Repeat => Ok(Step::Repeat),
+                });
+                let (next, kind) = match decided {
                     Ok(Step::Commit(next, kind)) => (*next, kind),
                     Ok(Step::Repeat) => break handle.current(Viewer::Player),
                     Err(error) => {
@@ -640,8 +672,8 @@ impl Hub {
                         }
                         // 409s carry the current game so that the client
                         // can resync; a join's does not need it.
-                        let game =
-                            (kind != ChangeKind::Join).then(|| handle.current(Viewer::Player));
+                        let game = (kind != ChangeKind::Join)
+                            .then(|| hub.current_now(&handle, Viewer::Player));
                         return Err(HubError::Refused { error, game });
                     }
                 };

@@ -130,8 +130,9 @@ impl Hub {
 
     /// Bring the room to `version`, announced by another server: by playing
     /// the announced move when memory holds the version just before it (the
-    /// same move on the same room, with the newest idempotency key the
-    /// notice names, gives the same room), else by reading the room again.
+    /// same move on the same untimed room, with the newest idempotency key
+    /// the notice names, gives the same room), else by reading the room
+    /// again.
     async fn catch_up(
         &self,
         handle: &Arc<RoomHandle>,
@@ -143,7 +144,10 @@ impl Hub {
         if room.version() >= version {
             return Ok(());
         }
+        // A timed room's clock depends on when the other server took the
+        // move, which the notice does not say: read it.
         if let Some(cell) = played
+            && room.clock().is_none()
             && room.version() + 1 == version
             && let oxo_core::Status::InProgress { to_move } = room.game().status()
             && let Ok((next, _)) = room.play(to_move, Coords::from(cell), Some(room.version()))

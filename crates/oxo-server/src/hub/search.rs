@@ -244,6 +244,11 @@ impl Hub {
         let (next, _) = room
             .play(Player::O, Coords::from(cell), Some(version))
             .map_err(|e| HubError::Internal(format!("{kind} chose an illegal move: {e}")))?;
+        // Rooms against the computer are untimed today; kept like any
+        // other change should one ever be timed.
+        let next = next
+            .clocked(&room, self.now_ms())
+            .map_err(|error| HubError::Refused { error, game: None })?;
         match self.commit(handle, &mut room, next, ChangeKind::Move).await {
             // Another server's move got in first; memory now holds it.
             Ok(_) | Err(HubError::Changed(_)) => Ok(Turn::Moved),

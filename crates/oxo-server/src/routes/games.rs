@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
 use oxo_ai::hints::NoHints;
-use oxo_core::{Cell, Coords, Game, Player, Rules};
+use oxo_core::{Cell, Coords, Game, Player, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{Position, ReviewBody};
@@ -34,11 +34,95 @@ pub(super) struct CreateGame {
     listed: bool,
     /// The creator's display name.
     name: Option<String>,
+    /// A clock of minutes a seat and seconds a move.
+    clock: Option<ClockRequest>,
+    /// Correspondence: days a move.
+    days: Option<u32>,
+}
+
+/// `"clock": {"minutes": M, "increment": S}` of `POST /api/games`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockRequest {
+    /// Each seat's time, in minutes (may be fractional, such as 0.5).
+    minutes: f64,
+    /// Seconds added after each timed move.
+    #[serde(default)]
+    increment: u32,
+}
+
+/// The clocks a game may be created with: from a quarter of a minute (a
+/// bullet game of 15 s) to three hours a seat, and up to a minute's
+/// increment...
+const MINUTES: std::ops::RangeInclusive<f64> = 0.25..=180.0;
+const INCREMENT_SECONDS: std::ops::RangeInclusive<u32> = 0..=60;
+/// ...or, for correspondence, one day to two weeks a move.
+const DAYS: std::ops::RangeInclusive<u32> = 1..=14;
+
+/// The time control `clock` or `days` asks for, if either.
+fn time_control(
+    clock: Option<&ClockRequest>,
+    days: Option<u32>,
+    opponent: Opponent,
+) -> Result<Option<TimeControl>, ApiError> {
+    let bad = |message: String| Err(ApiError::BadRequest(message));
+    let control = match (clock, days) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return bad(
+                "give either \"clock\" (minutes and increment) or \"days\" (correspondence), not both"
+                    .into(),
+            );
+        }
+        (Some(clock), None) => {
+            if !MINUTES.contains(&clock.minutes) {
+                return bad(format!(
+                    "clock minutes must be from {} to {}, not {}",
+                    MINUTES.start(),
+                    MINUTES.end(),
+                    clock.minutes
+                ));
+            }
+            if !INCREMENT_SECONDS.contains(&clock.increment) {
+                return bad(format!(
+                    "clock increment must be from {} to {} seconds, not {}",
+                    INCREMENT_SECONDS.start(),
+                    INCREMENT_SECONDS.end(),
+                    clock.increment
+                ));
+            }
+            // In range, so a whole number of milliseconds well within u64.
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "0.25 to 180 minutes, rounded to the millisecond"
+            )]
+            let initial = (clock.minutes * 60_000.0).round() as u64;
+            TimeControl::fischer(initial, u64::from(clock.increment) * 1000)
+        }
+        (None, Some(days)) => {
+            if !DAYS.contains(&days) {
+                return bad(format!(
+                    "days must be from {} to {}, not {days}",
+                    DAYS.start(),
+                    DAYS.end()
+                ));
+            }
+            TimeControl::days(days)
+        }
+    };
+    if opponent != Opponent::Human {
+        return bad(
+            "clocks are for games between two people: leave out \"clock\" and \"days\" against the computer"
+                .into(),
+        );
+    }
+    Ok(Some(control))
 }
 
 impl CreateGame {
-    /// The validated request: rules, opponent and starter.
-    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<(Rules, Opponent, Player), ApiError> {
+    /// The validated request: rules, opponent, starter and time control.
+    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<Validated, ApiError> {
         let rules = rules_of(self.size.as_deref(), self.k)?;
         let opponent: Opponent = self
             .opponent
@@ -63,20 +147,24 @@ impl CreateGame {
                 ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
             })?,
         };
-        Ok((rules, opponent, first))
+        let clock = time_control(self.clock.as_ref(), self.days, opponent)?;
+        Ok((rules, opponent, first, clock))
     }
 }
+
+/// A `POST /api/games` checked: rules, opponent, starter, time control.
+type Validated = (Rules, Opponent, Player, Option<TimeControl>);
 
 pub(super) async fn create(
     State(state): State<AppState>,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
-    let (rules, opponent, first) = request.validate(state.hub().catalog())?;
+    let (rules, opponent, first, clock) = request.validate(state.hub().catalog())?;
     let name = player_name(request.name.as_deref())?;
     let seated = state
         .hub()
-        .create(rules, opponent, first, request.listed, name)
+        .create(rules, opponent, first, request.listed, name, clock)
         .await?;
     seated_response(StatusCode::CREATED, &seated)
 }
@@ -88,7 +176,12 @@ pub(super) async fn show(
     let (handle, viewer) = state.hub().room_to_read(&game_id(&id)?).await?;
     Ok(json_response(
         StatusCode::OK,
-        handle.current(viewer).json().get().to_owned(),
+        state
+            .hub()
+            .current_now(&handle, viewer)
+            .json()
+            .get()
+            .to_owned(),
     ))
 }
 

@@ -65,7 +65,11 @@ pub(super) async fn live(
     };
     let presence = (seat.is_some() || query.presence).then(|| handle.presence());
     let attendance = seat.map(|seat| state.hub().attend(&handle, seat));
-    let updates = handle.subscribe(viewer);
+    let mut updates = handle.subscribe(viewer);
+    // The first GAME with its running clock measured now; later ones are
+    // sent as they are published, when the room changes.
+    updates.mark_unchanged();
+    let first = state.hub().current_now(&handle, viewer);
     let closing = state.closing();
     let send_timeout = state.limits().send_timeout;
     let mover = match (seat, query.token) {
@@ -96,7 +100,16 @@ pub(super) async fn live(
                 room: handle,
                 claim_after: state.hub().claim_after(),
             });
-            push_updates(socket, updates, presence, closing, send_timeout, mover).await;
+            push_updates(
+                socket,
+                first,
+                updates,
+                presence,
+                closing,
+                send_timeout,
+                mover,
+            )
+            .await;
         }))
 }
 
@@ -189,7 +202,7 @@ const PING_EVERY: Duration = Duration::from_secs(30);
 /// ...and dropped when nothing, not even a pong, came back for this long.
 const SILENT_FOR: Duration = Duration::from_secs(75);
 
-/// Send the current GAME, then every change, until the client goes away or
+/// Send `game` (the current GAME), then every change, until the client goes away or
 /// the server stops; with `presence`, also each seat's presence as
 /// `{"presence": {"x": bool, "o": bool}}`, at once and on every change.
 /// A client that does not take an update within
@@ -199,13 +212,13 @@ const SILENT_FOR: Duration = Duration::from_secs(75);
 /// frame closes the connection with 1008.
 async fn push_updates(
     mut socket: WebSocket,
+    mut game: Snapshot,
     mut updates: watch::Receiver<Snapshot>,
     mut presence: Option<Presence>,
     mut closing: watch::Receiver<bool>,
     send_timeout: Duration,
     mover: Option<Mover>,
 ) {
-    let mut game = updates.borrow_and_update().clone();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
     let mut heard = Instant::now();
     let send = async |socket: &mut WebSocket, message: Message| {

@@ -16,6 +16,8 @@ type Endings = Vec<(u32, Ending)>;
 #[derive(Clone, Debug)]
 pub struct MemoryStore {
     rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
+    /// Each timed room's deadline, while its clock runs.
+    deadlines: Arc<Mutex<HashMap<GameId, u64>>>,
     /// Every round's moves, per room.
     rounds: Arc<Mutex<HashMap<GameId, Vec<Vec<oxo_core::Cell>>>>>,
     /// The rounds that ended other than on the board, per room.
@@ -32,6 +34,7 @@ impl MemoryStore {
             rooms: Arc::default(),
             rounds: Arc::default(),
             endings: Arc::default(),
+            deadlines: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
         }
     }
@@ -100,6 +103,16 @@ impl Store for MemoryStore {
                     .or_default()
                     .push((change.room.round, ending));
             }
+            {
+                let mut deadlines = self
+                    .deadlines
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match change.deadline {
+                    Some(deadline) => deadlines.insert(change.room.id.clone(), deadline),
+                    None => deadlines.remove(&change.room.id),
+                };
+            }
             self.lock()
                 .insert(change.room.id.clone(), (change.room, change.computer_turn));
             Ok(())
@@ -162,6 +175,18 @@ impl Store for MemoryStore {
             .lock()
             .iter()
             .filter(|(_, (_, computer_turn))| *computer_turn)
+            .map(|(id, _)| id.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(ids)))
+    }
+
+    fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
+        let ids = self
+            .deadlines
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|&(_, &deadline)| deadline <= now)
             .map(|(id, _)| id.clone())
             .collect();
         Box::pin(std::future::ready(Ok(ids)))

@@ -44,6 +44,25 @@ pub struct Change {
     /// Whether the computer is now to move, so that a restart can resume
     /// rooms that were waiting for it.
     pub computer_turn: bool,
+    /// When the seat to move runs out of time (milliseconds since the Unix
+    /// epoch), in a timed round whose clock runs: what [`Store::due`]
+    /// looks for.
+    pub deadline: Option<u64>,
+}
+
+impl Change {
+    /// `room`'s state after a change of `kind`, with what the store looks
+    /// up besides: whether the computer is to move, and the deadline of the
+    /// seat to move.
+    #[must_use]
+    pub fn new(room: &crate::room::Room, kind: ChangeKind) -> Change {
+        Change {
+            room: room.record(),
+            kind,
+            computer_turn: room.computer_to_move().is_some(),
+            deadline: room.deadline(),
+        }
+    }
 }
 
 /// What a [`Change`] did.
@@ -287,6 +306,12 @@ pub trait Store: Send + Sync + 'static {
     /// A shared store lists only those no live server has claimed and
     /// nobody has touched for a moment (see [`Store::claim`]).
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>>;
+
+    /// Rooms whose seat to move ran out of time at or before `now`
+    /// (milliseconds since the Unix epoch): their stored deadline has
+    /// passed. Read from the store, so every server finds them, after a
+    /// restart too.
+    fn due(&self, now: u64) -> StoreFuture<Vec<GameId>>;
 
     /// Whether other servers may change the rooms too, so that what a
     /// server holds in memory can go stale.

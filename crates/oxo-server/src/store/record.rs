@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use oxo_core::{Cell, Player, Rules, Scoreboard};
+use oxo_core::{Cell, Clock, Player, Rules, Running, Scoreboard, TimeControl};
 use sha2::{Digest, Sha256};
 
 use super::StoreError;
@@ -68,6 +68,9 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     }
     if !r.keys.is_empty() {
         let _ = write!(text, "|keys:{}", keys_text(&r.keys));
+    }
+    if let Some(clock) = &r.clock {
+        let _ = write!(text, "|clock:{}", clock_text(clock));
     }
     Sha256::digest(text.as_bytes())
         .iter()
@@ -165,6 +168,8 @@ pub(super) struct Stored {
     pub draw_offer: Option<String>,
     pub takeback_offer: Option<String>,
     pub request_keys: Option<String>,
+    /// The clock as [`clock_text`] spells it.
+    pub clock: Option<String>,
 }
 
 impl Stored {
@@ -244,9 +249,67 @@ impl Stored {
             draw: seat("draw offer", self.draw_offer)?,
             takeback: seat("takeback request", self.takeback_offer)?,
             keys,
+            clock: self
+                .clock
+                .as_deref()
+                .map(|text| parse_clock(text).ok_or_else(|| corrupt(format!("bad clock {text:?}"))))
+                .transpose()?,
         };
         Ok((record, self.digest))
     }
+}
+
+/// A timed room's clock as the stores keep it, in one column: the time
+/// control (`f` initial `+` increment, or `d` time a move), X's and O's
+/// time left, and, while a clock runs, its seat and since when; every time
+/// in milliseconds (the running seat's time left as of when its clock
+/// started). Such as `f180000+2000 178000 180000 o 1795000000000`.
+pub(super) fn clock_text(clock: &Clock) -> String {
+    let control = match clock.control() {
+        TimeControl::Fischer { initial, increment } => format!("f{initial}+{increment}"),
+        TimeControl::Correspondence { per_move } => format!("d{per_move}"),
+    };
+    let mut text = format!(
+        "{control} {} {}",
+        clock.stored_left(Player::X),
+        clock.stored_left(Player::O)
+    );
+    if let Some(running) = clock.running_since() {
+        let _ = write!(
+            text,
+            " {} {}",
+            SeatName(running.side).as_str(),
+            running.since
+        );
+    }
+    text
+}
+
+/// The clock `text` spells ([`clock_text`]), if it makes sense.
+pub(super) fn parse_clock(text: &str) -> Option<Clock> {
+    let mut parts = text.split(' ');
+    let control = parts.next()?;
+    let control = if let Some(fischer) = control.strip_prefix('f') {
+        let (initial, increment) = fischer.split_once('+')?;
+        TimeControl::fischer(initial.parse().ok()?, increment.parse().ok()?)
+    } else {
+        TimeControl::Correspondence {
+            per_move: control.strip_prefix('d')?.parse().ok()?,
+        }
+    };
+    let left = [parts.next()?.parse().ok()?, parts.next()?.parse().ok()?];
+    let running = match (parts.next(), parts.next()) {
+        (None, None) => None,
+        (Some(side), Some(since)) => Some(Running {
+            side: SeatName::parse(side)?,
+            since: since.parse().ok()?,
+        }),
+        _ => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Clock::from_parts(control, left, running))
 }
 
 /// A listed room's row as a store holds it, before any check.
@@ -344,4 +407,42 @@ pub(super) fn group_rounds(
 /// limit, and saturating keeps the version guard meaningful if one did.
 pub(super) fn int(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clock_is_spelled_in_one_column_and_read_back_the_same() {
+        let control = TimeControl::fischer(180_000, 2_000);
+        let fresh = Clock::new(control);
+        assert_eq!(clock_text(&fresh), "f180000+2000 180000 180000");
+        let running = fresh
+            .punch(Player::X, 1, 5)
+            .and_then(|c| c.punch(Player::O, 2, 1_795_000_000_000))
+            .unwrap();
+        assert_eq!(
+            clock_text(&running),
+            "f180000+2000 180000 180000 x 1795000000000"
+        );
+        let days = Clock::new(TimeControl::days(3));
+        assert_eq!(clock_text(&days), "d259200000 259200000 259200000");
+        for clock in [fresh, running, days] {
+            assert_eq!(parse_clock(&clock_text(&clock)), Some(clock));
+        }
+        for bad in [
+            "",
+            "f180000 1 2",
+            "g1+2 3 4",
+            "f1+2 3",
+            "f1+2 3 4 x",
+            "f1+2 3 4 z 5",
+            "f1+2 3 4 x 5 6",
+            "f1+2 -3 4",
+            "d1 2 3  ",
+        ] {
+            assert_eq!(parse_clock(bad), None, "{bad:?}");
+        }
+    }
 }

@@ -971,6 +971,10 @@ impl Store for SlowStore {
         self.0.computer_turns()
     }
 
+    fn due(&self, now: u64) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
+        self.0.due(now)
+    }
+
     fn lobby(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::store::Listing>> {
         self.0.lobby()
     }

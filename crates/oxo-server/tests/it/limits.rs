@@ -531,6 +531,7 @@ async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
                 oxo_core::Player::X,
                 false,
                 None,
+                None,
             )
             .await
             .unwrap();

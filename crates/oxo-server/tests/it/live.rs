@@ -218,11 +218,7 @@ async fn the_computer_moves_after_a_restart_where_it_was_to_move() {
         Token::from_trusted("tx").hash(),
     );
     store
-        .commit(Change {
-            room: room.record(),
-            kind: ChangeKind::Create,
-            computer_turn: true,
-        })
+        .commit(Change::new(&room, ChangeKind::Create))
         .await
         .unwrap();
 
@@ -315,6 +311,7 @@ async fn one_damaged_room_does_not_stop_the_others_resuming() {
                 room: record,
                 kind: ChangeKind::Create,
                 computer_turn: true,
+                deadline: None,
             })
             .await
             .unwrap();

@@ -9,10 +9,12 @@
 //! - `nodes`: several nodes on one throwaway PostgreSQL;
 //! - `fuzz_bodies`: the JSON bodies fuzzed;
 //! - `lobby_life`: the lobby shows only the games someone is at, names, pages;
-//! - `lost_commits`: PostgreSQL connections lost mid-commit.
+//! - `lost_commits`: PostgreSQL connections lost mid-commit;
+//! - `clock`: clocks and correspondence, with the time passed in.
 
 mod analysis;
 mod api;
+mod clock;
 mod common;
 mod fuzz_bodies;
 mod life;

@@ -335,6 +335,9 @@ impl Store for DiesAfterClaiming {
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.inner.computer_turns()
     }
+    fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
+        self.inner.due(now)
+    }
     fn lobby(&self) -> StoreFuture<Vec<oxo_server::store::Listing>> {
         self.inner.lobby()
     }
@@ -432,7 +435,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     }
     assert_eq!(
         db.psql("SELECT version FROM oxo_schema").unwrap().trim(),
-        "5"
+        "6"
     );
     assert_eq!(
         db.psql("SELECT count(*) FROM oxo_schema").unwrap().trim(),
@@ -442,7 +445,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     let err = PgStore::connect(&url).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "the database has schema version 99; this oxo knows up to 5"
+        "the database has schema version 99; this oxo knows up to 6"
     );
     let err = PgStore::connect("postgres://postgres@127.0.0.1:1/oxo")
         .await
@@ -587,11 +590,7 @@ fn new_room(id: &str, entry: Option<&str>) -> Change {
     if let Some(entry) = entry {
         room = room.listed(GameId::from_trusted(entry));
     }
-    Change {
-        room: room.record(),
-        kind: oxo_server::store::ChangeKind::Create,
-        computer_turn: false,
-    }
+    Change::new(&room, oxo_server::store::ChangeKind::Create)
 }
 
 /// Send every change of `changes` before awaiting any: the committer

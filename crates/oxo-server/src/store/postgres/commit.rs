@@ -25,7 +25,7 @@ use super::pool::{Backend, Conn, connect};
 use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
-use crate::store::record::{digest, int, keys_text, reason_text, winner_text};
+use crate::store::record::{clock_text, digest, int, keys_text, reason_text, winner_text};
 use crate::store::{Change, ChangeKind, StoreError};
 
 /// A change: the room's row upserted under the version guard, the move (if
@@ -37,9 +37,9 @@ pub(super) const COMMIT: &str = "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
                            offer, entry, invite, x_name, o_name, end_reason, end_winner,
-                           draw_offer, takeback_offer, request_keys)
+                           draw_offer, takeback_offer, request_keys, clock, deadline)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25, $26, $27, $28, $29, $30)
+                $23, $24, $25, $26, $27, $28, $29, $30, $34, $35)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -48,6 +48,7 @@ pub(super) const COMMIT: &str = "WITH room AS (
             end_reason = excluded.end_reason, end_winner = excluded.end_winner,
             draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
             request_keys = excluded.request_keys,
+            clock = excluded.clock, deadline = excluded.deadline,
             claimed_by = NULL, claimed_until = NULL,
             updated_at = now()
         WHERE rooms.version < excluded.version
@@ -170,6 +171,8 @@ struct Row {
     /// After a move, the room's newest idempotency key (`SEAT:KEY`), for
     /// the notice.
     newest_key: Option<String>,
+    clock: Option<String>,
+    deadline: Option<i64>,
 }
 
 impl Row {
@@ -229,6 +232,8 @@ impl Row {
                 .last()
                 .filter(|_| change.kind == ChangeKind::Move)
                 .map(|(seat, key)| format!("{}:{}", SeatName(*seat).as_str(), key.as_str())),
+            clock: r.clock.as_ref().map(clock_text),
+            deadline: change.deadline.map(int),
         })
     }
 
@@ -236,7 +241,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 33] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 35] {
         [
             &self.id,
             &self.rows,
@@ -271,6 +276,8 @@ impl Row {
             &self.record_ending,
             &self.keep,
             &self.newest_key,
+            &self.clock,
+            &self.deadline,
         ]
     }
 }

@@ -283,6 +283,16 @@ impl Store for PgStore {
         })
     }
 
+    fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
+        let now = crate::store::record::int(now);
+        self.run(move |conn| async move {
+            let rows = conn.client.query(rows::DUE, &[&now]).await?;
+            rows.iter()
+                .map(|row| Ok(GameId::from_trusted(&column::<String>(row, 0)?)))
+                .collect()
+        })
+    }
+
     fn shared(&self) -> bool {
         true
     }

@@ -13,7 +13,7 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         offer, entry, invite, x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
-        request_keys
+        request_keys, clock
     FROM rooms r";
 
 /// Listed rooms changed lately, the latest first.
@@ -36,6 +36,9 @@ pub(super) const CLAIM: &str = "UPDATE rooms
 pub(super) const ORPHANS: &str = "SELECT id FROM rooms
     WHERE computer_turn AND updated_at < now() - interval '1 second'
       AND (claimed_until IS NULL OR claimed_until < now())";
+
+/// Timed rooms whose deadline is at or before `$1`.
+pub(super) const DUE: &str = "SELECT id FROM rooms WHERE deadline <= $1";
 
 pub(super) fn small(n: u32) -> Result<i32, StoreError> {
     i32::try_from(n).map_err(|_| StoreError::Corrupt(format!("{n} is too large to store")))
@@ -79,6 +82,7 @@ pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError
         draw_offer: column(row, 25)?,
         takeback_offer: column(row, 26)?,
         request_keys: column(row, 27)?,
+        clock: column(row, 28)?,
     };
     checked(stored.decode(&id, moves)?)
 }

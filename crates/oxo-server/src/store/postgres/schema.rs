@@ -15,6 +15,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0003_invites.sql",
     "0004_player_names.sql",
     "0005_endings_offers_keys.sql",
+    "0006_clocks.sql",
 );
 
 /// The database being migrated, inside the one transaction.

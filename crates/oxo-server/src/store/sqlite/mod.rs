@@ -222,6 +222,10 @@ impl Store for SqliteStore {
         self.ask(Request::ComputerTurns)
     }
 
+    fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
+        self.ask(|reply| Request::Due(now, reply))
+    }
+
     fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
         self.ask(Request::Lobby)
     }
@@ -309,11 +313,7 @@ mod tests {
     }
 
     pub(super) fn change(room: &Room, kind: ChangeKind) -> Change {
-        Change {
-            room: room.record(),
-            kind,
-            computer_turn: room.computer_to_move().is_some(),
-        }
+        Change::new(room, kind)
     }
 
     #[tokio::test]

@@ -42,14 +42,14 @@ pub(super) fn read_as_of(
         Layout::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL,
-                    NULL, NULL, NULL, NULL, NULL, NULL, NULL
+                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
              FROM rooms WHERE id = ?1"
         }
         Layout::Current => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, offer, entry, invite,
                     x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
-                    request_keys
+                    request_keys, clock
              FROM rooms WHERE id = ?1"
         }
     };
@@ -77,6 +77,7 @@ pub(super) fn read_as_of(
                 draw_offer: row.get(21)?,
                 takeback_offer: row.get(22)?,
                 request_keys: row.get(23)?,
+                clock: row.get(24)?,
             })
         })
         .optional()?;
@@ -190,6 +191,16 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
         )?
         .collect::<Result<Vec<_>, _>>()?;
     rows.into_iter().map(StoredListing::decode).collect()
+}
+
+/// Timed rooms whose deadline is at or before `now`.
+pub(super) fn due(conn: &Connection, now: u64) -> Result<Vec<GameId>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM rooms WHERE deadline <= ?1")?;
+    let ids = stmt
+        .query_map([int(now)], |row| row.get::<_, String>(0))?
+        .map(|id| id.map(|id| GameId::from_trusted(&id)))
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
 }
 
 pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreError> {

@@ -22,6 +22,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0007_moves_by_room_number.sql",
     "0008_player_names.sql",
     "0009_endings_offers_keys.sql",
+    "0010_clocks.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.

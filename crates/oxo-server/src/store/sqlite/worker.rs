@@ -13,7 +13,7 @@ use super::rows;
 use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
 use crate::room::{Ending, RoomRecord, SeatName};
-use crate::store::record::{digest, int, keys_text, reason_text, winner_text};
+use crate::store::record::{clock_text, digest, int, keys_text, reason_text, winner_text};
 use crate::store::{Change, ChangeKind, Listing, StoreError};
 
 /// The most writes committed in one transaction.
@@ -30,6 +30,7 @@ pub(super) enum Request {
         oneshot::Sender<Result<Option<RoomRecord>, StoreError>>,
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
+    Due(u64, oneshot::Sender<Result<Vec<GameId>, StoreError>>),
     Lobby(oneshot::Sender<Result<Vec<Listing>, StoreError>>),
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
@@ -60,6 +61,9 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::ComputerTurns(reply) => {
                     let _ = reply.send(rows::computer_turns(conn));
+                }
+                Request::Due(now, reply) => {
+                    let _ = reply.send(rows::due(conn, now));
                 }
                 Request::Lobby(reply) => {
                     let _ = reply.send(rows::lobby(conn));
@@ -217,10 +221,11 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             "INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
                             offer, entry, invite, key, x_name, o_name, end_reason, end_winner,
-                            draw_offer, takeback_offer, request_keys)
+                            draw_offer, takeback_offer, request_keys, clock,
+                            deadline)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
                  ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21, ?22, ?23, ?24,
-                 ?25, ?26)
+                 ?25, ?26, ?27, ?28)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -229,7 +234,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             o_name = excluded.o_name,
             end_reason = excluded.end_reason, end_winner = excluded.end_winner,
             draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
-            request_keys = excluded.request_keys
+            request_keys = excluded.request_keys, clock = excluded.clock,
+            deadline = excluded.deadline
          WHERE rooms.version < excluded.version
          RETURNING key",
         )?
@@ -261,6 +267,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 r.draw.map(|seat| SeatName(seat).as_str()),
                 r.takeback.map(|seat| SeatName(seat).as_str()),
                 (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
+                r.clock.as_ref().map(clock_text),
+                change.deadline.map(int),
             ],
             |row| row.get(0),
         )
