@@ -28,6 +28,8 @@ use tempfile::TempDir;
 
 #[path = "browser/analysis.rs"]
 mod analysis;
+#[path = "browser/clock.rs"]
+mod clock;
 #[path = "browser/life.rs"]
 mod life;
 #[path = "browser/lobby.rs"]
@@ -192,6 +194,8 @@ struct Harness {
     driver: ChromeDriver,
     _postgres: Option<oxo_test_support::Postgres>,
     dir: TempDir,
+    /// The servers' time, for [`Setup::SqliteTimed`].
+    time: Option<oxo_server::ManualTime>,
 }
 
 /// Where a test's games are kept.
@@ -204,6 +208,9 @@ enum Setup {
     SqliteClaimAfter(Duration),
     /// This many servers on one PostgreSQL database.
     Postgres(usize),
+    /// One server on a SQLite file, its clocks reading a time the test
+    /// moves ([`Harness::time`]), their flags swept every 50 ms.
+    SqliteTimed,
 }
 
 impl Harness {
@@ -220,7 +227,21 @@ impl Harness {
             .prefix("oxo-browser-")
             .tempdir()
             .expect("a temporary directory");
+        let mut time = None;
         let (servers, postgres) = match setup {
+            Setup::SqliteTimed => {
+                let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
+                let manual = oxo_server::ManualTime::at_system_now();
+                let config = oxo_server::HubConfig {
+                    time: manual.source(),
+                    flag_sweep: Duration::from_millis(50),
+                    ..oxo_server::HubConfig::default()
+                };
+                time = Some(manual);
+                let server =
+                    oxo_test_support::InProcess::start_with(Arc::new(store), &config).await;
+                (vec![server], None)
+            }
             Setup::Sqlite | Setup::SqliteClaimAfter(_) => {
                 let store = SqliteStore::open(dir.path().join("oxo.db")).expect("a fresh database");
                 let mut config = oxo_server::HubConfig::default();
@@ -259,6 +280,7 @@ impl Harness {
             driver,
             _postgres: postgres,
             dir,
+            time,
         }
     }
 

@@ -6,6 +6,7 @@ import { api, connect, setConnection } from './net.js';
 import { draw } from './board.js';
 import { showPresence } from './status.js';
 import { showPlayers, withName } from './name.js';
+import { showClocks } from './clock.js';
 
 export async function openGame(id) {
   const st = freshState(id);
@@ -105,6 +106,7 @@ export function render(g) {
     refreshHints();
   }
   draw();
+  showClocks(g);
 }
 
 export async function rematch() {

@@ -12,7 +12,8 @@ import { wire as wireInvite } from './invite.js';
 import { wire as wireRecord } from './record.js';
 import { wire as wireEndings } from './endings.js';
 import { wire as wireReview } from './review.js';
+import { wire as wireClock } from './clock.js';
 import { route, wire as wireRoute } from './route.js';
 
-for (const wire of [wireNet, wireStart, wireLobby, wireName, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireReview, wireDom, wireRoute]) wire();
+for (const wire of [wireNet, wireStart, wireLobby, wireName, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireReview, wireClock, wireDom, wireRoute]) wire();
 route();

@@ -7,6 +7,7 @@ import { showLobby } from './lobby.js';
 import { render } from './game.js';
 import { difficulty, levelText } from './words.js';
 import { showNameBox, withName } from './name.js';
+import { timeControl } from './clock.js';
 
 const DESCRIPTIONS = {
   human: 'a friend — share a link',
@@ -122,6 +123,7 @@ export async function startGame(e) {
   }
   await create($('start'), {
     size: `${rows}x${cols}`, k, opponent: $('opponent').value, first: $('first').value, listed: $('listed').checked,
+    ...timeControl(),
   });
 }
 

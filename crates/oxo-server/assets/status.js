@@ -7,6 +7,7 @@ import { levelText } from './words.js';
 import { drawActions, notePresence, reasonText } from './endings.js';
 import { drawInvite } from './invite.js';
 import { who } from './name.js';
+import { onTime } from './clock.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -69,12 +70,13 @@ function statusText(g) {
       if (computer && g.next === 'o') return 'Computer is thinking…';
       return me ? `Waiting for ${who(g, g.next)}…` : `${who(g, g.next)} to move`;
     case 'won': {
-      const why = reasonText(g.reason, g.winner);
-      return `${who(g, g.winner)} wins` + (why ? ` — ${why}` : '') +
+      // A flag reads "O wins on time"; the other endings name what the loser did.
+      const why = g.reason === 'time' ? '' : reasonText(g.reason, g.winner);
+      return `${who(g, g.winner)} wins` + onTime(g) + (why ? ` — ${why}` : '') +
         (me ? (me === g.winner ? ' — you win!' : ' — you lose') : '') + offerText(g, me);
     }
     case 'draw':
-      return (g.reason === 'agreement' ? 'Draw by agreement' : 'Draw') + offerText(g, me);
+      return (g.reason === 'agreement' ? 'Draw by agreement' : 'Draw') + onTime(g) + offerText(g, me);
     case 'aborted':
       return 'Round aborted' + offerText(g, me);
     default:

@@ -63,6 +63,7 @@ const FILES: &[(&str, &str, &str)] = &[
     asset!("endings.js", JS),
     asset!("invite.js", JS),
     asset!("qr.js", JS),
+    asset!("clock.js", JS),
     asset!("style.css", "text/css; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
 ];

@@ -1,0 +1,182 @@
+//! Clocks in the page: chosen on the start page, shown beside the board and
+//! counted down, low time marked, and a flag the server rules shown as a
+//! win on time. The server's time is the test's ([`Setup::SqliteTimed`]):
+//! the test moves it past a deadline instead of waiting.
+
+use super::*;
+
+/// What the clocks show: each seat's time and classes, and the control.
+async fn clocks(client: &Client) -> Value {
+    client
+        .execute(
+            "const $ = (id) => document.getElementById(id); \
+             const seat = (s) => { const e = $('clock-' + s); \
+               return { time: e.querySelector('.clock-time').textContent, \
+                        note: e.querySelector('.clock-note').textContent, \
+                        running: e.classList.contains('running'), low: e.classList.contains('low') }; }; \
+             return { shown: !$('clocks').hidden, control: $('clock-control').textContent, \
+                      x: seat('x'), o: seat('o') };",
+            vec![],
+        )
+        .await
+        .expect("the clocks read")
+}
+
+/// Poll the clocks until `ready` holds.
+async fn wait_clocks(client: &Client, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = clocks(client).await;
+        if ready(&seen) {
+            return seen;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not seen within {WAIT:?}: {what}; the clocks show {seen}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+#[test]
+fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
+    run_on("clock", Setup::SqliteTimed, |h| async move {
+        let time = h.time.clone().expect("a timed harness");
+        let x = h.session("x", 1280, 800).await;
+        let o = h.session("o", 390, 844).await;
+
+        // X chooses 1+0 on the start page, against a friend.
+        open_start_page(&h, &x).await;
+        find(&x, "select#time-control")
+            .await
+            .select_by_value("1+0")
+            .await
+            .expect("1+0 chosen");
+        find(&x, "button#start")
+            .await
+            .click()
+            .await
+            .expect("Start clicked");
+        let waiting = wait_page(&x, "X's new game, live", |p| {
+            p.path.starts_with("/g/") && p.connection == "live" && p.invite
+        })
+        .await;
+        let id = waiting.path.trim_start_matches("/g/").to_owned();
+        assert_eq!(h.api_game(&id).await["clock"]["initial_ms"], 60_000);
+        let invite = x
+            .execute(
+                "return document.getElementById('invite-link').value;",
+                vec![],
+            )
+            .await
+            .expect("the invite link");
+        o.goto(invite.as_str().expect("a link"))
+            .await
+            .expect("O follows the invite");
+        wait_page(&o, "O seated, live", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+
+        // Both clocks show a minute, none running before the first moves.
+        for client in [&x, &o] {
+            let shown = wait_clocks(client, "a minute each, not running", |c| {
+                c["shown"] == true && c["x"]["time"] == "1:00" && c["o"]["time"] == "1:00"
+            })
+            .await;
+            assert_eq!(shown["control"], "1+0", "{shown}");
+            assert_eq!(
+                (&shown["x"]["running"], &shown["o"]["running"]),
+                (&json!(false), &json!(false)),
+                "{shown}"
+            );
+        }
+        click_cell(&x, 1, 1).await;
+        wait_page(&o, "O to move", |p| p.playable).await;
+        click_cell(&o, 0, 0).await;
+        // O's move starts X's clock, on both screens.
+        for client in [&x, &o] {
+            wait_clocks(client, "X's clock running", |c| {
+                c["x"]["running"] == true && c["o"]["running"] == false
+            })
+            .await;
+        }
+        h.screenshot(&x, "clock-desktop-running").await;
+        h.screenshot(&o, "clock-phone-running").await;
+
+        // 52 s later X has 8 s: low time, in tenths, once the pages read
+        // the game again.
+        time.advance(Duration::from_secs(52));
+        for client in [&x, &o] {
+            client.refresh().await.expect("a reload");
+            wait_clocks(client, "X's clock low", |c| {
+                c["x"]["low"] == true
+                    && c["x"]["time"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("0:0"))
+                    && c["o"]["low"] == false
+            })
+            .await;
+        }
+        h.screenshot(&x, "clock-desktop-low").await;
+        h.screenshot(&o, "clock-phone-low").await;
+
+        // X's time runs out with nobody moving: the server rules it, and
+        // both pages say so.
+        time.advance(Duration::from_secs(8));
+        wait_text(&x, "X lost on time", "status", "O wins on time — you lose").await;
+        wait_text(&o, "O won on time", "status", "O wins on time — you win!").await;
+        let shown = clocks(&o).await;
+        assert_eq!(
+            (&shown["x"]["time"], &shown["x"]["running"]),
+            (&json!("0:00.0"), &json!(false)),
+            "{shown}"
+        );
+        let game = h.api_game(&id).await;
+        assert_eq!(
+            (&game["reason"], &game["winner"]),
+            (&json!("time"), &json!("o"))
+        );
+        h.screenshot(&x, "clock-desktop-flag").await;
+        h.screenshot(&o, "clock-phone-flag").await;
+
+        // A correspondence game shows days and the deadline's date.
+        let game = oxo_test_support::seated_game(&h.api, &json!({"days": 3}))
+            .await
+            .expect("a correspondence game");
+        for (token, row, col) in [(&game.x, 1, 1), (&game.o, 0, 0)] {
+            let (status, _) = h
+                .api
+                .call(
+                    "POST",
+                    &format!("/api/games/{}/moves", game.id),
+                    Some(token),
+                    &json!({"row": row, "col": col}),
+                )
+                .await;
+            assert_eq!(status, 200);
+        }
+        o.goto(&h.url(&format!("/g/{}", game.id)))
+            .await
+            .expect("the game, watched");
+        let shown = wait_clocks(&o, "three days a move", |c| {
+            c["shown"] == true && c["x"]["running"] == true
+        })
+        .await;
+        assert_eq!(shown["control"], "3 days a move", "{shown}");
+        assert_eq!(shown["o"]["time"], "3 days", "{shown}");
+        assert!(
+            shown["x"]["time"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("2 days") || t == "3 days"),
+            "{shown}"
+        );
+        assert!(
+            shown["x"]["note"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("until ")),
+            "{shown}"
+        );
+        h.screenshot(&o, "clock-phone-correspondence").await;
+    });
+}

@@ -1,0 +1,170 @@
+// The clocks: the time control chosen on the start page, and the two clocks
+// beside the board, counted down here from each GAME the server sends. The
+// server keeps the time and rules a flag; the page only shows it, and asks
+// for the game again when the running clock reaches zero, so the ruling
+// shows at once.
+import { $, enc, up } from './dom.js';
+import { S } from './state.js';
+import { api } from './net.js';
+import { render } from './game.js';
+
+// ---- the start page: the time control (between people only) ----
+
+// The form's choice as the fields of POST /api/games: "3+2" is minutes and
+// seconds a move, "3d" days a move, "" no clock.
+export function timeControl() {
+  if ($('opponent').value !== 'human') return {};
+  const v = $('time-control').value;
+  const fischer = v.match(/^(\d+(?:\.\d+)?)\+(\d+)$/);
+  if (fischer) return { clock: { minutes: Number(fischer[1]), increment: Number(fischer[2]) } };
+  const days = v.match(/^(\d+)d$/);
+  return days ? { days: Number(days[1]) } : {};
+}
+
+// Clocks are for two people: the choice hides against the computer.
+function syncField() {
+  $('time-field').hidden = $('opponent').value !== 'human';
+}
+
+// ---- the clocks beside the board ----
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+// The clocks being counted: the GAME's clock, when it arrived (the page's
+// own time, so the two machines' clocks never need to agree), the version
+// it came with and the reads asked for since it reached zero.
+let shown = null;
+let timer = 0;
+
+const pad = (n) => String(n).padStart(2, '0');
+
+// 2:59, 1:02:03, 0:09.4 (tenths in the last ten seconds); for
+// correspondence 3 days, 1 day 4 h, 5 h 12 min.
+export function formatLeft(ms, days) {
+  const left = Math.max(0, ms);
+  if (days && left >= HOUR) {
+    const d = Math.floor(left / DAY);
+    const h = Math.floor((left % DAY) / HOUR);
+    if (d >= 2) return `${d} days`;
+    if (d === 1) return h ? `1 day ${h} h` : '1 day';
+    const m = Math.floor((left % HOUR) / MINUTE);
+    return m ? `${h} h ${m} min` : `${h} h`;
+  }
+  if (left >= HOUR) {
+    const s = Math.floor(left / SECOND);
+    return `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+  }
+  if (left < 10 * SECOND) {
+    const tenths = Math.floor(left / 100);
+    return `0:${pad(Math.floor(tenths / 10))}.${tenths % 10}`;
+  }
+  const s = Math.floor(left / SECOND);
+  return `${Math.floor(s / 60)}:${pad(s % 60)}`;
+}
+
+// Below this a clock shows as low: a quarter of the time, at most 20 s (for
+// correspondence, at most half a day).
+function lowAt(c) {
+  return Math.min(c.days ? DAY / 2 : 20 * SECOND, c.initial_ms / 4);
+}
+
+// The deadline of a correspondence move as the reader's own date and time.
+function deadlineText(at) {
+  return new Date(at).toLocaleString(undefined, {
+    weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit',
+  });
+}
+
+// Each seat's time left now, as counted from the GAME's arrival.
+function leftNow() {
+  const c = shown.clock;
+  const passed = performance.now() - shown.received;
+  const left = { x: c.x_ms, o: c.o_ms };
+  if (c.running) left[c.running] = Math.max(0, left[c.running] - passed);
+  return left;
+}
+
+function paint() {
+  const c = shown.clock;
+  const left = leftNow();
+  for (const seat of ['x', 'o']) {
+    const box = $('clock-' + seat);
+    const running = c.running === seat;
+    box.querySelector('.clock-time').textContent = formatLeft(left[seat], c.days);
+    box.classList.toggle('running', running);
+    box.classList.toggle('low', left[seat] < lowAt(c));
+    box.classList.toggle('out', left[seat] <= 0);
+    const note = box.querySelector('.clock-note');
+    const text = c.days && running && c.deadline ? 'until ' + deadlineText(c.deadline) : '';
+    if (note.textContent !== text) note.textContent = text;
+  }
+  if (c.running && left[c.running] <= 0) askForRuling();
+}
+
+// The running clock shows zero: read the game, which the server rules as it
+// is read (and its sweep rules within a second anyway). At most three reads
+// for one state of the game, a second or two apart, in case this machine's
+// clock runs ahead of the server's.
+function askForRuling() {
+  const st = S;
+  const asked = shown;
+  if (!st || asked.asked >= 3 || asked.waiting) return;
+  asked.asked += 1;
+  asked.waiting = true;
+  setTimeout(async () => {
+    const r = await api('GET', `/api/games/${enc(st.id)}`);
+    asked.waiting = false;
+    if (S === st && r.ok) render(r.data);
+  }, asked.asked === 1 ? 0 : 1500 * (asked.asked - 1));
+}
+
+// Show the clocks of GAME `g` (none for an untimed game or the analysis
+// board), placing the player's own clock nearest them: the other seat's
+// first, X's first for spectators.
+export function showClocks(g) {
+  const box = $('clocks');
+  clearInterval(timer);
+  timer = 0;
+  if (!g || !g.clock || S.analysis) {
+    shown = null;
+    box.hidden = true;
+    return;
+  }
+  if (!shown || shown.version !== g.version || shown.id !== g.id) {
+    shown = { id: g.id, version: g.version, clock: g.clock, received: performance.now(), asked: 0, waiting: false };
+  }
+  const mine = S.seat || 'x';
+  const theirs = mine === 'x' ? 'o' : 'x';
+  $('clock-' + theirs).style.order = 0;
+  $('clock-control').style.order = 1;
+  $('clock-' + mine).style.order = 2;
+  for (const seat of ['x', 'o']) {
+    const name = $('clock-' + seat).querySelector('.clock-name');
+    const label = up(seat) + (S.seat === seat ? ' (you)' : '');
+    if (name.textContent !== label) name.textContent = label;
+  }
+  const c = g.clock;
+  $('clock-control').textContent = c.days
+    ? `${c.days} day${c.days === 1 ? '' : 's'} a move`
+    : `${c.initial_ms / MINUTE}+${c.increment_ms / SECOND}`;
+  box.hidden = false;
+  paint();
+  // Tenths in the last seconds; otherwise a few paints a second suffice.
+  if (c.running) timer = setInterval(paint, 100);
+}
+
+// The end of a round lost on time, as the status line says it.
+export function onTime(g) {
+  if (g.reason !== 'time') return '';
+  if (g.status === 'won') return ' on time';
+  const out = g.clock && (g.clock.x_ms === 0 ? 'x' : g.clock.o_ms === 0 ? 'o' : '');
+  return out ? ` — ${up(out)} ran out of time, and ${up(out === 'x' ? 'o' : 'x')} could not have won` : ' on time';
+}
+
+export function wire() {
+  $('opponent').addEventListener('change', syncField);
+  syncField();
+}
