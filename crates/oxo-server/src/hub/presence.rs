@@ -122,12 +122,19 @@ impl Hub {
     /// Note that seat X of room `id` is connected (on any server): its open
     /// game's grace in the lobby is over (see `lobby.rs`).
     fn saw_creator(&self, id: &GameId) {
-        self.shared
+        /// Entries kept before the stale ones are let go here too (the
+        /// lobby lets them go whenever it is read).
+        const KEPT: usize = 4096;
+        let grace = self.shared.seek_grace;
+        let mut seen = self
+            .shared
             .creators_seen
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(id.clone())
-            .or_insert_with(Instant::now);
+            .unwrap_or_else(PoisonError::into_inner);
+        if seen.len() >= KEPT {
+            seen.retain(|_, at| at.elapsed() < grace);
+        }
+        seen.entry(id.clone()).or_insert_with(Instant::now);
     }
 
     /// Whether seat X of room `id` has been seen connected lately.
