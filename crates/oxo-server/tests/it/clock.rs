@@ -170,6 +170,28 @@ async fn a_read_measures_the_running_clock_at_the_time_it_is_made() {
 }
 
 #[tokio::test]
+async fn a_live_socket_is_sent_the_clock_measured_as_it_connects_then_each_ruling() {
+    let time = ManualTime::at(1_800_000_000_000);
+    let server =
+        InProcess::start_with(Arc::new(MemoryStore::new()), &config(&time, QUICK_SWEEP)).await;
+    let client = Client::new(server.addr);
+    let game = started(&client).await;
+    time.advance(Duration::from_secs(20));
+    let url = format!("ws://{}/api/games/{}/live", server.addr, game.id);
+    let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
+    let first = crate::common::next_update(&mut socket, Duration::from_secs(20)).await;
+    assert_eq!(
+        (&first["clock"]["x_ms"], &first["clock"]["at"]),
+        (&json!(40_000), &json!(time.now())),
+        "{first}"
+    );
+    // The sweep's ruling reaches the socket as any change does.
+    time.advance(Duration::from_secs(40));
+    let ruled = crate::common::next_update(&mut socket, Duration::from_secs(20)).await;
+    lost_on_time(&ruled, "x");
+}
+
+#[tokio::test]
 async fn the_sweep_rules_a_flag_with_nobody_connected() {
     let time = ManualTime::at(1_800_000_000_000);
     let store = MemoryStore::new();
