@@ -146,14 +146,19 @@ export function showClocks(g) {
     const label = up(seat) + (S.seat === seat ? ' (you)' : '');
     if (name.textContent !== label) name.textContent = label;
   }
-  const c = g.clock;
-  $('clock-control').textContent = c.days
-    ? `${c.days} day${c.days === 1 ? '' : 's'} a move`
-    : `${c.initial_ms / MINUTE}+${c.increment_ms / SECOND}`;
+  $('clock-control').textContent = controlText(g.clock);
   box.hidden = false;
   paint();
   // Tenths in the last seconds; otherwise a few paints a second suffice.
-  if (c.running) timer = setInterval(paint, 100);
+  if (g.clock.running) timer = setInterval(paint, 100);
+}
+
+// A time control as people say it: "3+2" (minutes each, seconds a move)
+// or "3 days a move".
+export function controlText(c) {
+  return c.days
+    ? `${c.days} day${c.days === 1 ? '' : 's'} a move`
+    : `${c.initial_ms / MINUTE}+${c.increment_ms / SECOND}`;
 }
 
 // The end of a round lost on time, as the status line says it.

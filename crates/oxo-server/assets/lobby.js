@@ -6,6 +6,7 @@ import { route } from './route.js';
 import { render } from './game.js';
 import { reasonText } from './endings.js';
 import { withName } from './name.js';
+import { controlText } from './clock.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -34,7 +35,8 @@ export async function showLobby() {
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
   const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
   const open = (r.data.open || []).map((g) =>
-    item('#', `Join${g.name ? ' ' + g.name : ''}: ${board(g)}`, `${up(g.first)} starts · opened ${ago(g.waiting)}`,
+    item('#', `Join${g.name ? ' ' + g.name : ''}: ${board(g)}${g.clock ? ', ' + controlText(g.clock) : ''}`,
+      `${up(g.first)} starts · opened ${ago(g.waiting)}`,
       { entry: g.entry }));
   const live = (r.data.live || []).map((g) => {
     const p = g.players || {};

@@ -178,5 +178,32 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             "{shown}"
         );
         h.screenshot(&o, "clock-phone-correspondence").await;
+
+        // An open game in the lobby says its time control.
+        let (status, _) = h
+            .api
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"listed": true, "clock": {"minutes": 3, "increment": 2}}),
+            )
+            .await;
+        assert_eq!(status, 201);
+        open_start_page(&h, &x).await;
+        wait_script(
+            &x,
+            "the open game's clock in the lobby",
+            "const l = document.getElementById('open-list'); \
+             return !!l && l.textContent.includes('3×3, 3 in a row, 3+2');",
+        )
+        .await;
+        x.execute(
+            "document.getElementById('lobby-open').scrollIntoView();",
+            vec![],
+        )
+        .await
+        .expect("the lobby scrolled to");
+        h.screenshot(&x, "clock-desktop-lobby").await;
     });
 }

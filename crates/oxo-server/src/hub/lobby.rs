@@ -86,6 +86,7 @@ impl Hub {
                 first: SeatName(l.first),
                 waiting: l.idle,
                 name: l.names[0].as_ref().map(|n| n.as_str().to_owned()),
+                clock: l.clock.map(Into::into),
             })
             .collect();
         let live = seated
@@ -174,6 +175,7 @@ mod tests {
             seated,
             idle,
             names: [None, None],
+            clock: None,
         }
     }
 

@@ -36,7 +36,7 @@ pub use nodes::ORPHAN_SWEEP;
 pub use presence::{Attendance, Seats as PresenceSeats};
 use search::Pool;
 pub use search::{Advice, Hint};
-pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot};
+pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot, TimeControlView};
 
 use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;

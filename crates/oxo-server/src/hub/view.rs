@@ -79,6 +79,32 @@ pub struct OpenEntry {
     pub waiting: u64,
     /// The name its creator chose, if any.
     pub name: Option<String>,
+    /// Its time control, if it is timed.
+    pub clock: Option<TimeControlView>,
+}
+
+/// A time control as the lobby shows it: what a GAME's `"clock"` says of
+/// it, without the times left.
+#[derive(Debug, Serialize)]
+pub struct TimeControlView {
+    /// Each seat's time at the start of a round (by correspondence, the
+    /// time for each move), in milliseconds.
+    pub initial_ms: u64,
+    /// Added after each timed move, in milliseconds.
+    pub increment_ms: u64,
+    /// Days a move, for correspondence.
+    pub days: Option<u64>,
+}
+
+impl From<oxo_core::TimeControl> for TimeControlView {
+    fn from(control: oxo_core::TimeControl) -> TimeControlView {
+        let view = crate::room::ClockView::of(&oxo_core::Clock::new(control));
+        TimeControlView {
+            initial_ms: view.initial_ms,
+            increment_ms: view.increment_ms,
+            days: view.days,
+        }
+    }
 }
 
 /// A lobby's game being played: watched through its watch id.

@@ -154,6 +154,7 @@ impl Store for MemoryStore {
                     seated: room.o_token.is_some() || room.opponent != crate::room::Opponent::Human,
                     idle: 0,
                     names: room.names.clone(),
+                    clock: room.clock.map(|clock| clock.control()),
                 })
             })
             .collect();

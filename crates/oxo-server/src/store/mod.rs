@@ -112,6 +112,8 @@ pub struct Listing {
     pub idle: u64,
     /// The names seats X and O chose.
     pub names: [Option<crate::name::PlayerName>; 2],
+    /// The time control of a timed room.
+    pub clock: Option<oxo_core::TimeControl>,
 }
 
 /// How far back the lobby looks: rooms unchanged for longer are not listed.

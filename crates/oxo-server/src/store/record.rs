@@ -330,6 +330,8 @@ pub(super) struct StoredListing {
     pub idle: i64,
     /// The names seats X and O chose.
     pub names: [Option<String>; 2],
+    /// The clock as [`clock_text`] spells it.
+    pub clock: Option<String>,
 }
 
 impl StoredListing {
@@ -357,6 +359,15 @@ impl StoredListing {
             names: self
                 .names
                 .map(|name| name.as_deref().map(PlayerName::from_stored)),
+            clock: self
+                .clock
+                .as_deref()
+                .map(|text| {
+                    parse_clock(text)
+                        .map(|clock| clock.control())
+                        .ok_or_else(|| corrupt(format!("bad clock {text:?}")))
+                })
+                .transpose()?,
         })
     }
 }

@@ -146,6 +146,44 @@ async fn a_clock_or_correspondence_is_chosen_at_creation_and_checked() {
 }
 
 #[tokio::test]
+async fn the_lobby_shows_an_open_games_time_control() {
+    let time = ManualTime::at(1_800_000_000_000);
+    let stores: [Arc<dyn oxo_server::Store>; 2] = [
+        Arc::new(MemoryStore::new()),
+        Arc::new(SqliteStore::open(":memory:").unwrap()),
+    ];
+    for store in stores {
+        let server = InProcess::start_with(store, &config(&time, NO_SWEEP)).await;
+        let client = Client::new(server.addr);
+        for body in [
+            json!({"listed": true, "clock": {"minutes": 3, "increment": 2}}),
+            json!({"listed": true, "days": 7}),
+            json!({"listed": true}),
+        ] {
+            let (status, _) = client.call("POST", "/api/games", None, &body).await;
+            assert_eq!(status, 201);
+        }
+        let lobby = client.get_json("/api/lobby").await;
+        let mut clocks: Vec<String> = lobby["open"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["clock"].to_string())
+            .collect();
+        clocks.sort();
+        assert_eq!(
+            clocks,
+            [
+                "null",
+                r#"{"days":7,"increment_ms":0,"initial_ms":604800000}"#,
+                r#"{"days":null,"increment_ms":2000,"initial_ms":180000}"#,
+            ],
+            "{lobby}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_read_measures_the_running_clock_at_the_time_it_is_made() {
     let time = ManualTime::at(1_800_000_000_000);
     let start = time.now();

@@ -255,6 +255,7 @@ impl Store for PgStore {
                         idle: column(row, 12)?,
                         id: column(row, 13)?,
                         names: [column(row, 14)?, column(row, 15)?],
+                        clock: column(row, 16)?,
                     }
                     .decode()
                 })

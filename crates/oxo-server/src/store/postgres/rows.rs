@@ -19,7 +19,7 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
 /// Listed rooms changed lately, the latest first.
 pub(super) const LOBBY: &str = "SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
-        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name
+        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND updated_at > now() - make_interval(secs => $1)
     ORDER BY updated_at DESC LIMIT $2";
 

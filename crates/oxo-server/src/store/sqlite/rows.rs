@@ -164,7 +164,7 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
                 o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
-                x_name, o_name
+                x_name, o_name, clock
          FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
          ORDER BY updated_at DESC LIMIT ?2",
     )?;
@@ -186,6 +186,7 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
                     idle: row.get(12)?,
                     id: row.get(13)?,
                     names: [row.get(14)?, row.get(15)?],
+                    clock: row.get(16)?,
                 })
             },
         )?
