@@ -7,6 +7,7 @@
 //! * Positions written in notation read back as the same game; `Setup`
 //!   round-trips on any grid and its parser never panics.
 //! * Cell numbers are a row-major bijection onto `1..=rows*cols`.
+//! * A clock keeps the time a plain model of each side's time keeps.
 
 use oxo_core::{
     Cell, Direction, Game, Line, MAX_SIDE, MoveError, MoveResult, Outcome, Player, Rules, Setup,
@@ -843,6 +844,62 @@ proptest! {
         }
         for number in outside_numbers(count) {
             prop_assert_eq!(rules.cell_numbered(number), None, "number {}", number);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Clocks: a model of each side's time, kept by the test.
+// ---------------------------------------------------------------------------
+
+proptest! {
+    /// A round of moves each taking an arbitrary time: the clock agrees
+    /// with a plain model (the first two moves untimed, then the mover
+    /// charged and given its increment), flags exactly when the model's
+    /// time runs out, never shows more than the model, and reads back the
+    /// same from its stored parts.
+    #[test]
+    fn a_clock_keeps_the_time_a_model_keeps(
+        initial in 1u64..200_000,
+        increment in 0u64..10_000,
+        thinks in prop::collection::vec(0u64..60_000, 1..40),
+    ) {
+        use oxo_core::{Clock, Flagged, TimeControl};
+        let mut clock = Clock::new(TimeControl::fischer(initial, increment));
+        let mut model = [initial, initial];
+        let mut now = 1_000_000u64;
+        for (i, think) in thinks.iter().enumerate() {
+            let ply = i + 1;
+            let mover = if ply % 2 == 1 { Player::X } else { Player::O };
+            now += think;
+            let timed = ply >= 3;
+            let left = model[mover.index()];
+            prop_assert_eq!(clock.left(mover, now), if timed { left.saturating_sub(*think) } else { left });
+            match clock.punch(mover, ply, now) {
+                Err(Flagged(side)) => {
+                    prop_assert!(timed && *think >= left, "flag at ply {} after {} of {}", ply, think, left);
+                    prop_assert_eq!(side, mover);
+                    prop_assert_eq!(clock.flagged(now), Some(mover));
+                    return Ok(());
+                }
+                Ok(next) => {
+                    prop_assert!(!timed || *think < left, "no flag at ply {} after {} of {}", ply, think, left);
+                    if timed {
+                        model[mover.index()] = left - think + increment;
+                    }
+                    clock = next;
+                }
+            }
+            prop_assert_eq!(clock.left(mover, now), model[mover.index()]);
+            let other = mover.other();
+            prop_assert_eq!(clock.running(), (ply >= 2).then_some(other));
+            prop_assert_eq!(clock.deadline(), (ply >= 2).then(|| now + model[other.index()]));
+            let stored = Clock::from_parts(
+                clock.control(),
+                [clock.stored_left(Player::X), clock.stored_left(Player::O)],
+                clock.running_since(),
+            );
+            prop_assert_eq!(stored, clock);
         }
     }
 }
