@@ -1,6 +1,7 @@
 //! The lobby: which listed rooms it shows, and seat O of an open one.
 //!
-//! The store lists the rooms changed lately; the lobby shows only those
+//! The store lists every open game and the games being played lately
+//! (`Store::lobby`); the lobby shows only those
 //! someone is at, by presence (`presence.rs`, shared between servers):
 //!
 //! - an **open game** (seat O empty) shows while its creator has a live

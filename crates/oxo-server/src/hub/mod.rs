@@ -287,9 +287,9 @@ struct Shared {
     remote: Mutex<presence::Remote>,
     /// See [`HubConfig::seek_grace`].
     seek_grace: Duration,
-    /// Rooms whose seat X was seen connected, and when first (for the
-    /// lobby's grace; `presence.rs`).
-    creators_seen: Mutex<HashMap<GameId, Instant>>,
+    /// Rooms whose seat X was seen connected, and when first in the
+    /// hub's time (for the lobby's grace; `presence.rs`).
+    creators_seen: Mutex<HashMap<GameId, u64>>,
     /// The clocks' time.
     time: crate::TimeSource,
     flag_sweep: Duration,

@@ -131,10 +131,11 @@ impl Hub {
             .creators_seen
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let now = self.shared.time.now();
         if seen.len() >= KEPT {
-            seen.retain(|_, at| at.elapsed() < grace);
+            seen.retain(|_, at| now.saturating_sub(*at) < grace_ms(grace));
         }
-        seen.entry(id.clone()).or_insert_with(Instant::now);
+        seen.entry(id.clone()).or_insert(now);
     }
 
     /// Whether seat X of room `id` has been seen connected lately.
@@ -149,12 +150,13 @@ impl Hub {
     /// Forget the creators seen longer ago than the lobby's grace: past it,
     /// whether they were seen no longer matters.
     pub(super) fn forget_creators_seen(&self) {
-        let grace = self.shared.seek_grace;
+        let grace = grace_ms(self.shared.seek_grace);
+        let now = self.shared.time.now();
         self.shared
             .creators_seen
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|_, at| at.elapsed() < grace);
+            .retain(|_, at| now.saturating_sub(*at) < grace);
     }
 
     /// Each seat's presence in room `id` on any server, whether or not
@@ -259,4 +261,9 @@ impl Hub {
             }
         });
     }
+}
+
+/// `grace` in milliseconds, as the hub's time counts.
+fn grace_ms(grace: Duration) -> u64 {
+    u64::try_from(grace.as_millis()).unwrap_or(u64::MAX)
 }

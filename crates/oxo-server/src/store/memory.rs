@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
 use crate::id::GameId;
 use crate::room::{Ending, RoomRecord};
+use crate::time::TimeSource;
 
 /// A room's rounds that ended other than on the board, by number.
 type Endings = Vec<(u32, Ending)>;
@@ -22,20 +23,33 @@ pub struct MemoryStore {
     rounds: Arc<Mutex<HashMap<GameId, Vec<Vec<oxo_core::Cell>>>>>,
     /// The rounds that ended other than on the board, per room.
     endings: Arc<Mutex<HashMap<GameId, Endings>>>,
+    /// When each room last changed, in milliseconds (as `time` reads).
+    updated: Arc<Mutex<HashMap<GameId, u64>>>,
     /// Commits that may still succeed; negative for no limit.
     allowed: Arc<AtomicI64>,
+    /// The time each change is stamped with.
+    time: TimeSource,
 }
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store on the system's clock.
     #[must_use]
     pub fn new() -> MemoryStore {
+        MemoryStore::with_time(TimeSource::system())
+    }
+
+    /// An empty store that stamps each change with `time` (the hub's, so
+    /// that a test moving a [`ManualTime`](crate::ManualTime) moves both).
+    #[must_use]
+    pub fn with_time(time: TimeSource) -> MemoryStore {
         MemoryStore {
             rooms: Arc::default(),
             rounds: Arc::default(),
             endings: Arc::default(),
             deadlines: Arc::default(),
+            updated: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
+            time,
         }
     }
 
@@ -113,6 +127,10 @@ impl Store for MemoryStore {
                     None => deadlines.remove(&change.room.id),
                 };
             }
+            self.updated
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(change.room.id.clone(), self.time.now());
             self.lock()
                 .insert(change.room.id.clone(), (change.room, change.computer_turn));
             Ok(())
@@ -135,14 +153,19 @@ impl Store for MemoryStore {
     }
 
     fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
-        // No clock here: every listed room counts as just changed, newest
-        // (highest version) first.
-        let mut listed: Vec<_> = self
+        let now = self.time.now();
+        let updated = self
+            .updated
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let (mut open, mut seated): (Vec<_>, Vec<_>) = self
             .lock()
             .values()
             .filter_map(|(room, _)| {
                 let entry = room.entry.clone()?;
-                Some(super::Listing {
+                let at = updated.get(&room.id).copied().unwrap_or(now);
+                let listing = super::Listing {
                     id: room.id.clone(),
                     entry,
                     watch: room.watch.clone(),
@@ -152,13 +175,27 @@ impl Store for MemoryStore {
                     round: room.round,
                     score: room.score,
                     seated: room.o_token.is_some() || room.opponent != crate::room::Opponent::Human,
-                    idle: 0,
+                    idle: now.saturating_sub(at) / 1000,
                     names: room.names.clone(),
                     clock: room.clock.map(|clock| clock.control()),
-                })
+                };
+                Some((at, listing))
             })
+            .partition(|(_, listing)| !listing.seated);
+        let horizon = super::LOBBY_HORIZON.as_secs();
+        seated.retain(|(_, listing)| listing.idle < horizon);
+        for (part, rows) in [
+            (&mut open, super::OPEN_ROWS),
+            (&mut seated, super::LOBBY_ROWS),
+        ] {
+            part.sort_by_key(|&(at, _)| std::cmp::Reverse(at));
+            part.truncate(rows);
+        }
+        let listed = open
+            .into_iter()
+            .chain(seated)
+            .map(|(_, listing)| listing)
             .collect();
-        listed.truncate(super::LOBBY_ROWS);
         Box::pin(std::future::ready(Ok(listed)))
     }
 

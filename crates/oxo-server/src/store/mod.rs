@@ -116,11 +116,18 @@ pub struct Listing {
     pub clock: Option<oxo_core::TimeControl>,
 }
 
-/// How far back the lobby looks: rooms unchanged for longer are not listed.
+/// How far back the lobby looks for games being played: those unchanged
+/// for longer are not listed. Open games are listed however old (whether
+/// the lobby shows one depends on its creator's presence, not its age).
 pub const LOBBY_HORIZON: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
-/// The most rooms one lobby query returns.
+/// The most games being played one lobby query returns.
 pub const LOBBY_ROWS: usize = 100;
+
+/// The most open games one lobby query returns, the most recently changed
+/// first: enough that dead seeks (kept until their creator returns) do not
+/// push out live ones, few enough to check each one's presence.
+pub const OPEN_ROWS: usize = 1000;
 
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -297,8 +304,10 @@ pub trait Store: Send + Sync + 'static {
     /// the moves).
     fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, crate::room::Ending)>>;
 
-    /// Listed rooms changed within [`LOBBY_HORIZON`], the most recently
-    /// changed first, at most [`LOBBY_ROWS`].
+    /// Listed rooms: the open ones (seat O empty, waiting for a person),
+    /// at most [`OPEN_ROWS`], however old; then the others changed within
+    /// [`LOBBY_HORIZON`], at most [`LOBBY_ROWS`]; each part the most
+    /// recently changed first.
     fn lobby(&self) -> StoreFuture<Vec<Listing>>;
 
     /// The id of the room listed under lobby id `entry`, if any.

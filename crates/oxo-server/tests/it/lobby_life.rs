@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oxo_server::{HubConfig, MemoryStore, PgStore, Store};
+use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, Store};
 use oxo_test_support::{Client, InProcess, Postgres};
 use serde_json::{Value, json};
 
@@ -26,7 +26,7 @@ async fn server(store: Arc<dyn Store>) -> (InProcess, Client) {
 
 /// A listed game between people, its creator named Ada: its id and X's
 /// token.
-async fn open_game(client: &Client) -> (String, String) {
+pub(crate) async fn open_game(client: &Client) -> (String, String) {
     let (status, created) = client
         .call(
             "POST",
@@ -44,7 +44,7 @@ async fn open_game(client: &Client) -> (String, String) {
 
 /// Seat `token`'s live socket on `client`'s server, once the server has
 /// sent its first GAME (so the connection counts).
-async fn attend(client: &Client, id: &str, token: &str) -> Socket {
+pub(crate) async fn attend(client: &Client, id: &str, token: &str) -> Socket {
     let url = format!("ws://{}/api/games/{id}/live?token={token}", client.addr());
     let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
     next_text(&mut socket, Duration::from_secs(10)).await;
@@ -52,7 +52,7 @@ async fn attend(client: &Client, id: &str, token: &str) -> Socket {
 }
 
 /// The lobby's open entries on `client`'s server.
-async fn open_entries(client: &Client) -> Vec<Value> {
+pub(crate) async fn open_entries(client: &Client) -> Vec<Value> {
     client.get_json("/api/lobby").await["open"]
         .as_array()
         .unwrap()
@@ -142,18 +142,27 @@ async fn an_open_game_shows_only_while_its_creator_is_connected() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_game_shows_within_its_grace_until_its_creator_comes_and_goes() {
-    let server = InProcess::start(Arc::new(MemoryStore::new())).await;
+    // The hub and the store read one time, which only the test moves.
+    let time = ManualTime::at_system_now();
+    let store = Arc::new(MemoryStore::with_time(time.source()));
+    let config = HubConfig {
+        time: time.source(),
+        ..HubConfig::default()
+    };
+    let server = InProcess::start_with(store, &config).await;
     let client = Client::new(server.addr);
     open_game(&client).await;
-    assert_eq!(open_entries(&client).await.len(), 1);
-    // The memory store counts every room as just changed: inside the
-    // default grace, so an API client has time to connect.
+    time.advance(Duration::from_secs(15));
     let (id, x) = open_game(&client).await;
-    assert_eq!(open_entries(&client).await.len(), 2);
+    assert_eq!(open_entries(&client).await.len(), 2, "both in the grace");
+    time.advance(Duration::from_secs(5));
+    assert_eq!(open_entries(&client).await.len(), 1, "the first's is over");
     // Once its creator has come and gone, the grace is over at once.
     let socket = attend(&client, &id, &x).await;
     drop(socket);
-    until_open(&client, 1, "X came and went").await;
+    until_open(&client, 0, "X came and went").await;
+    time.advance(Duration::from_secs(60));
+    assert_eq!(open_entries(&client).await.len(), 0, "and stays over");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,6 +16,7 @@ mod analysis;
 mod api;
 mod clock;
 mod common;
+mod fixlobby;
 mod fuzz_bodies;
 mod life;
 mod limits;

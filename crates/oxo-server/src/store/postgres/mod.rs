@@ -238,7 +238,11 @@ impl Store for PgStore {
         self.run(move |conn| async move {
             let horizon = super::LOBBY_HORIZON.as_secs_f64();
             let limit = int(super::LOBBY_ROWS as u64);
-            let rows = conn.client.query(&conn.lobby, &[&horizon, &limit]).await?;
+            let open = int(super::OPEN_ROWS as u64);
+            let rows = conn
+                .client
+                .query(&conn.lobby, &[&horizon, &limit, &open])
+                .await?;
             rows.iter()
                 .map(|row| {
                     super::record::StoredListing {

@@ -16,12 +16,21 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
         request_keys, clock
     FROM rooms r";
 
-/// Listed rooms changed lately, the latest first.
-pub(super) const LOBBY: &str = "SELECT entry, watch, rows, cols, k, opponent, first, round,
-        x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
+/// Listed rooms: the open ones however old (at most `$3`, found by the
+/// partial index `rooms_open`), then those being played changed within
+/// `$1` seconds (at most `$2`); each part the latest first.
+pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, first, round,
+        x_wins, o_wins, draws, false,
         extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name, clock
-    FROM rooms WHERE entry IS NOT NULL AND updated_at > now() - make_interval(secs => $1)
-    ORDER BY updated_at DESC LIMIT $2";
+    FROM rooms WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+    ORDER BY updated_at DESC LIMIT $3)
+    UNION ALL
+    (SELECT entry, watch, rows, cols, k, opponent, first, round,
+        x_wins, o_wins, draws, true,
+        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name, clock
+    FROM rooms WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
+        AND updated_at > now() - make_interval(secs => $1)
+    ORDER BY updated_at DESC LIMIT $2)";
 
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.

@@ -16,6 +16,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0004_player_names.sql",
     "0005_endings_offers_keys.sql",
     "0006_clocks.sql",
+    "0007_open_games.sql",
 );
 
 /// The database being migrated, inside the one transaction.

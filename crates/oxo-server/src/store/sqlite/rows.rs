@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::id::GameId;
 use crate::room::{Ending, RoomRecord};
 use crate::store::record::{Stored, StoredListing, checked, decode_endings, group_rounds, int};
-use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, Listing, StoreError};
+use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, Listing, OPEN_ROWS, StoreError};
 
 /// The room `id` as stored, checked against its digest: a room whose row
 /// or moves were damaged is [`StoreError::Corrupt`], never served.
@@ -161,16 +161,31 @@ pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending
 }
 
 pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
+    // Open games (found by the partial index `rooms_open`), however old;
+    // then the games being played lately.
     let mut stmt = conn.prepare_cached(
-        "SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
-                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
-                x_name, o_name, clock
-         FROM rooms WHERE entry IS NOT NULL AND updated_at > unixepoch() - ?1
-         ORDER BY updated_at DESC LIMIT ?2",
+        "SELECT * FROM (
+             SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                    0, unixepoch() - updated_at, id, x_name, o_name, clock
+             FROM rooms
+             WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+             ORDER BY updated_at DESC LIMIT ?3)
+         UNION ALL
+         SELECT * FROM (
+             SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                    1, unixepoch() - updated_at, id, x_name, o_name, clock
+             FROM rooms
+             WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
+               AND updated_at > unixepoch() - ?1
+             ORDER BY updated_at DESC LIMIT ?2)",
     )?;
     let rows = stmt
         .query_map(
-            params![int(LOBBY_HORIZON.as_secs()), int(LOBBY_ROWS as u64)],
+            params![
+                int(LOBBY_HORIZON.as_secs()),
+                int(LOBBY_ROWS as u64),
+                int(OPEN_ROWS as u64)
+            ],
             |row| {
                 Ok(StoredListing {
                     entry: row.get(0)?,

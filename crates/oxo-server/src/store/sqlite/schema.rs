@@ -23,6 +23,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0008_player_names.sql",
     "0009_endings_offers_keys.sql",
     "0010_clocks.sql",
+    "0011_open_games.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.
