@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::lobby_life::{attend, open_entries, open_game};
 
 /// A server on a memory store, both reading `time`.
-async fn on_manual_time(time: &ManualTime) -> (InProcess, Client) {
+pub(crate) async fn on_manual_time(time: &ManualTime) -> (InProcess, Client) {
     let store = Arc::new(MemoryStore::with_time(time.source()));
     let config = HubConfig {
         time: time.source(),
@@ -25,25 +25,35 @@ async fn on_manual_time(time: &ManualTime) -> (InProcess, Client) {
     (server, client)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seek_never_connected_leaves_after_its_grace_and_cannot_be_joined() {
-    let time = ManualTime::at_system_now();
-    let (_server, client) = on_manual_time(&time).await;
-    open_game(&client).await;
-    let entry = open_entries(&client).await[0]["entry"]
+/// Open a listed game and read its lobby entry id while it shows.
+async fn open_entry(client: &Client) -> String {
+    open_game(client).await;
+    open_entries(client).await[0]["entry"]
         .as_str()
         .unwrap()
-        .to_owned();
-    time.advance(Duration::from_secs(21));
-    assert_eq!(open_entries(&client).await.len(), 0, "grace over");
-    let (status, refused) = client
+        .to_owned()
+}
+
+/// Ask for seat O of lobby entry `entry`: the answer's status and body.
+async fn join(client: &Client, entry: &str) -> (u16, serde_json::Value) {
+    client
         .call(
             "POST",
             &format!("/api/lobby/{entry}/join"),
             None,
             &json!({}),
         )
-        .await;
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seek_never_connected_leaves_after_its_grace_and_cannot_be_joined() {
+    let time = ManualTime::at_system_now();
+    let (_server, client) = on_manual_time(&time).await;
+    let entry = open_entry(&client).await;
+    time.advance(Duration::from_secs(21));
+    assert_eq!(open_entries(&client).await.len(), 0, "grace over");
+    let (status, refused) = join(&client, &entry).await;
     assert_eq!(status, 409, "{refused}");
 }
 
@@ -51,19 +61,8 @@ async fn a_seek_never_connected_leaves_after_its_grace_and_cannot_be_joined() {
 async fn a_quiet_game_being_played_leaves_the_lobby() {
     let time = ManualTime::at_system_now();
     let (_server, client) = on_manual_time(&time).await;
-    open_game(&client).await;
-    let entry = open_entries(&client).await[0]["entry"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let (status, joined) = client
-        .call(
-            "POST",
-            &format!("/api/lobby/{entry}/join"),
-            None,
-            &json!({}),
-        )
-        .await;
+    let entry = open_entry(&client).await;
+    let (status, joined) = join(&client, &entry).await;
     assert_eq!(status, 200, "{joined}");
     let live = || async { client.get_json("/api/lobby").await["live"].clone() };
     assert_eq!(live().await.as_array().unwrap().len(), 1, "just joined");
