@@ -660,6 +660,9 @@ impl Room {
         next.rec.takeback = None;
         let outcome = result.outcome();
         if let Some(outcome) = outcome {
+            // A move that ends the round ends the mover's offer with it: no
+            // offer outlives its round.
+            next.rec.draw = None;
             let mut series = next.rec.series();
             series.record(outcome);
             next.rec.set_series(series);
@@ -706,6 +709,8 @@ impl Room {
         }
         next.rec.offer = None;
         next.rec.ending = None;
+        next.rec.draw = None;
+        next.rec.takeback = None;
         let mut series = self.rec.series();
         series.next_round();
         next.rec.set_series(series);
@@ -846,12 +851,15 @@ impl Room {
         }
     }
 
-    /// `seat` withdraws its own offer of `what`, or declines the other's.
+    /// `seat` withdraws its own offer of `what`, or declines the other's,
+    /// while the round is being played (a finished round has no offers,
+    /// and nothing in it changes).
     ///
     /// # Errors
-    /// [`RoomError::Stale`]; [`RoomError::NoProposal`] when nothing is
-    /// offered.
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
+    /// [`RoomError::NoProposal`] when nothing is offered.
     pub fn decline(&self, what: Proposal, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
         self.check_version(version)?;
         if self.proposal(what).is_none() {
             return Err(RoomError::NoProposal(what));
@@ -2080,6 +2088,51 @@ mod tests {
         assert_eq!(
             refused(&r, |r| r.decline(Proposal::Draw, None)),
             RoomError::NoProposal(Proposal::Draw)
+        );
+    }
+
+    #[test]
+    fn no_offer_outlives_its_round() {
+        // X offers a draw, then wins with its own move.
+        let r = after(seated(), &[(0, 0), (1, 0), (0, 1), (1, 1)]);
+        let offered = r.propose(Player::X, Proposal::Draw, None, false).unwrap();
+        let won = after(offered, &[(0, 2)]);
+        assert!(won.round_over());
+        assert_eq!(won.proposal(Proposal::Draw), None, "the win ended it");
+        assert_eq!(won.view(Viewer::Player).offers.draw, None);
+        // Nothing about offers changes once the round is over.
+        assert_eq!(
+            refused(&won, |r| r.decline(Proposal::Draw, None)),
+            RoomError::RoundOver
+        );
+        assert_eq!(
+            refused(&won, |r| r.decline(Proposal::Takeback, None)),
+            RoomError::RoundOver
+        );
+        // A round that ended with an offer standing (as stored before this
+        // rule) starts the next one with none: O cannot accept it there.
+        let mut stale = won.clone();
+        stale.rec.draw = Some(Player::X);
+        stale.rec.takeback = Some(Player::X);
+        let next = stale
+            .rematch(Player::X, None)
+            .unwrap()
+            .rematch(Player::O, None)
+            .unwrap();
+        assert_eq!(next.moves().len(), 0);
+        assert_eq!(
+            (
+                next.proposal(Proposal::Draw),
+                next.proposal(Proposal::Takeback)
+            ),
+            (None, None)
+        );
+        let asked = next
+            .propose(Player::O, Proposal::Draw, None, false)
+            .unwrap();
+        assert!(
+            !asked.round_over(),
+            "O's word is an offer, not an acceptance"
         );
     }
 
