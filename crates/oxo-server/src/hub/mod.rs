@@ -413,6 +413,9 @@ impl Hub {
                 .insert(handle.watch_id.clone(), id);
             handle
         };
+        // Players connected on other servers are there already: take what
+        // those servers announced, so that no seat looks gone meanwhile.
+        self.refresh_presence(&handle, false);
         if computer_turn {
             // It was the computer's turn when the room left memory (or the
             // server stopped): take it up again.
@@ -716,8 +719,11 @@ impl Hub {
     ) -> Result<Snapshot, HubError> {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         let handle = self.room(id).await?;
+        // The seat first: a request without one starts no search.
         let verdict = match action {
-            Action::Propose(Proposal::Draw) => self.computer_accepts_draw(&handle).await?,
+            Action::Propose(Proposal::Draw) if self.seat_in(&handle, &token).await.is_some() => {
+                self.computer_accepts_draw(&handle).await?
+            }
             _ => None,
         };
         let wait = self.shared.claim_after;
@@ -934,6 +940,9 @@ fn remembered(room: Room, seat: Player, key: Option<IdempotencyKey>) -> Room {
         None => room,
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 fn shard_of(id: &GameId) -> usize {
     let mut hasher = DefaultHasher::new();

@@ -1,0 +1,81 @@
+//! The hub's own checks: what a request does before and around the room's
+//! rules.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oxo_core::{Player, Rules};
+
+use super::{Action, Hub, HubConfig, HubError};
+use crate::room::{Opponent, Proposal, RoomError};
+use crate::store::{MemoryStore, Store};
+
+fn hub() -> (Hub, Arc<MemoryStore>) {
+    let store = Arc::new(MemoryStore::new());
+    let shared: Arc<dyn Store> = store.clone();
+    (Hub::new(shared, &HubConfig::default()), store)
+}
+
+#[tokio::test]
+async fn a_draw_offer_without_a_seat_starts_no_search() {
+    let (hub, _) = hub();
+    let seated = hub
+        .create(
+            Rules::default(),
+            Opponent::Computer(oxo_ai::StrategyKind::Perfect),
+            Player::X,
+            false,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    // No search slot to be had: a request that starts a search fails with
+    // that, one that starts none is refused for what it is.
+    hub.shared.searches.close();
+    let refused = hub
+        .act(
+            &id,
+            Some("bogus"),
+            Action::Propose(Proposal::Draw),
+            None,
+            None,
+        )
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(HubError::Refused {
+                error: RoomError::NotASeat,
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_room_loaded_takes_the_presence_other_servers_announced() {
+    let (hub, _) = hub();
+    let seated = hub
+        .create(
+            Rules::default(),
+            Opponent::Human,
+            Player::X,
+            false,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    assert_eq!(hub.evict_idle(Duration::ZERO), 1);
+    // Seat X is connected on another server.
+    hub.remote_presence(id.clone(), "other".into(), [true, false]);
+    let handle = hub.room(&id).await.unwrap();
+    let absence = handle.absence();
+    assert_eq!(absence[0], None, "X is there, on the other server");
+    assert!(absence[1].is_some(), "O is not");
+    assert_eq!(*handle.presence().borrow(), [true, false]);
+}
