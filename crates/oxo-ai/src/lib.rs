@@ -53,7 +53,7 @@ pub use learned::{Learned, Model, ModelError, builtin_model};
 pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use random::Random;
 pub use rule_based::RuleBased;
-pub use solver::{Analysis, SolveError, Solver, StrongSolution};
+pub use solver::{Analysis, MAX_PROOF_NODES, SolveError, Solver, StrongSolution, certify};
 pub use strategy::{Clock, Deadline, PlayOutError, Strategy, opening_room, play_out};
 pub use value::{Eval, Value};
 

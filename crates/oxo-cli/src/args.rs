@@ -34,6 +34,8 @@ pub(crate) enum Command {
     Referee(RefereeArgs),
     /// Solve positions: the perfect-play value and the value of every move.
     Solve(SolveArgs),
+    /// Check a proof certificate written by `oxo solve --proof`, with the rules alone.
+    Verify(VerifyArgs),
     /// Pit computer players against each other: a match, or a round robin with Elo ratings.
     Arena(ArenaArgs),
     /// Train a learned player by self-play, with a learning curve, and save the model.
@@ -227,6 +229,20 @@ pub(crate) struct SolveArgs {
     /// Memory for the transposition table, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub table_mb: u64,
+    /// Also write a certificate of the position's value to this file, for `oxo verify`.
+    #[arg(long, value_name = "FILE", conflicts_with = "all")]
+    pub proof: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Exit codes:
+  0  the certificate is valid
+  1  the certificate is refused (the message says where and why), or cannot be read
+  2  bad usage")]
+pub(crate) struct VerifyArgs {
+    /// The certificate, as `oxo solve --proof FILE` wrote it.
+    pub file: PathBuf,
 }
 
 const SOLVE_HELP: &str = "\

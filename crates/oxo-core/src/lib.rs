@@ -37,6 +37,7 @@ mod coords;
 mod game;
 mod notation;
 mod player;
+pub mod proof;
 mod rules;
 mod score;
 mod series;

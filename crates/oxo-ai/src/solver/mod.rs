@@ -34,6 +34,7 @@
 //! attacker's moves before its last, and when that takes every one of those
 //! moves, the next one goes into such a pair of windows.
 
+mod certify;
 mod geometry;
 mod pairing;
 mod search;
@@ -48,6 +49,7 @@ use crate::value::{Eval, Value};
 use geometry::{Geometry, MAX_SYMMETRIES};
 use table::Table;
 
+pub use certify::{MAX_PROOF_NODES, certify};
 pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution};
 
 /// Default transposition-table size: 64 MiB.

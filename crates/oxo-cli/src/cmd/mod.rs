@@ -19,6 +19,7 @@ mod serve;
 mod solve;
 mod stream;
 mod train;
+mod verify;
 
 /// Run `command`; the exit code on success.
 pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
@@ -28,6 +29,7 @@ pub(crate) fn run(command: Command) -> anyhow::Result<u8> {
         Command::Stream(args) => stream::run(&args),
         Command::Referee(args) => Ok(referee::run(args)),
         Command::Solve(args) => solve::run(&args),
+        Command::Verify(args) => Ok(verify::run(&args)),
         Command::Arena(args) => arena::run(&args),
         Command::Train(args) => train::run(&args),
         Command::Brain(args) => brain::run(&args),

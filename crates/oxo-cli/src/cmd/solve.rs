@@ -33,6 +33,8 @@ struct Config {
     /// The value alone, without distances or the moves' values.
     value_only: bool,
     table_bytes: usize,
+    /// Where to write a certificate of the position's value.
+    proof: Option<PathBuf>,
 }
 
 impl Config {
@@ -56,8 +58,15 @@ impl Config {
                 None => Job::One(Game::new(Rules::with_size(args.size, args.k)?)),
             }
         };
+        if args.proof.is_some() && !matches!(job, Job::One(_)) {
+            return Err(BadInput(
+                "--proof certifies one position: give a position or --size, not -".to_owned(),
+            )
+            .into());
+        }
         Ok(Config {
             job,
+            proof: args.proof.clone(),
             json: args.json,
             value_only: args.value,
             table_bytes: usize::try_from(args.table_mb)? << 20,
@@ -160,14 +169,42 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             })
         }
         Job::One(game) => {
+            if let Some(path) = &config.proof {
+                super::check_writable(path)?;
+            }
             let mut solver = make_solver(game.rules())?;
-            let report = answer(&mut solver, game).map_err(BadInput::from_error)?;
+            let report = answer(&mut solver, game.clone()).map_err(BadInput::from_error)?;
+            // After the report, so that its figures are the solve's own.
+            let certificate = match &config.proof {
+                Some(_) => Some(oxo_ai::certify(&mut solver, &game).map_err(|e| {
+                    match e {
+                        oxo_ai::SolveError::OverBudget { .. } => BadInput(format!(
+                            "the proof would hold more than {} positions: too large to write",
+                            oxo_ai::MAX_PROOF_NODES
+                        ))
+                        .into(),
+                        e => BadInput::from_error(e),
+                    }
+                })?),
+                None => None,
+            };
             status.clear();
             let mut out = super::stdout();
             if config.json {
                 writeln!(out, "{}", report.json())?;
             } else {
                 write!(out, "{}", report.table())?;
+            }
+            if let (Some(path), Some(certificate)) = (&config.proof, certificate) {
+                std::fs::write(path, certificate.to_text())
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let nodes = certificate.nodes.len();
+                eprintln!(
+                    "oxo: proof of {} ({nodes} position{}) written to {}",
+                    certificate.claim,
+                    if nodes == 1 { "" } else { "s" },
+                    path.display()
+                );
             }
             Ok(exit::SUCCESS)
         }

@@ -9,3 +9,4 @@ mod brain;
 mod cli;
 mod referee;
 mod terminal;
+mod verify;
