@@ -252,6 +252,16 @@ mod tests {
         text.lines().nth(start + node).unwrap()
     }
 
+    /// The first node line starting with `prefix`, and its node number.
+    fn first_node<'a>(text: &'a str, prefix: &str) -> (usize, &'a str) {
+        text.lines()
+            .skip_while(|l| !l.starts_with("nodes "))
+            .skip(1)
+            .enumerate()
+            .find(|(_, l)| l.starts_with(prefix))
+            .unwrap()
+    }
+
     fn step_error(text: &str) -> (usize, String) {
         match verify(text) {
             Err(ProofError::Step { node, reason, .. }) => (node, reason),
@@ -277,13 +287,7 @@ mod tests {
     #[test]
     fn a_removed_answer_is_refused_at_its_node() {
         let text = text_of(&empty(4, 4, 4));
-        let (node, line) = text
-            .lines()
-            .skip_while(|l| !l.starts_with("nodes "))
-            .skip(1)
-            .enumerate()
-            .find(|(_, l)| l.starts_with("a "))
-            .unwrap();
+        let (node, line) = first_node(&text, "a ");
         let mut items: Vec<&str> = line.split(' ').collect();
         let removed = items.remove(2);
         let cell = removed.split(':').next().unwrap();
@@ -295,13 +299,7 @@ mod tests {
     #[test]
     fn a_broken_pairing_is_refused() {
         let text = text_of(&empty(4, 4, 4));
-        let (node, line) = text
-            .lines()
-            .skip_while(|l| !l.starts_with("nodes "))
-            .skip(1)
-            .enumerate()
-            .find(|(_, l)| l.starts_with("p "))
-            .unwrap();
+        let (node, line) = first_node(&text, "p ");
         let fewer = &line[..line.rfind(' ').unwrap()];
         let (at, reason) = step_error(&with_node(&text, node, fewer));
         assert_eq!(at, node);
