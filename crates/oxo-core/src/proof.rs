@@ -29,6 +29,11 @@ use crate::{BoardSize, Game, Outcome, Player, Rules};
 /// The first line of every certificate: the format and its version.
 pub const MAGIC: &str = "oxo-proof 1";
 
+/// The most cells a certificate's board may have. The check walks the
+/// trees depth first, one level a move, so this bounds its depth (and a
+/// hostile file cannot make it recurse without end); 16×16 fits.
+pub const MAX_CELLS: usize = 256;
+
 /// What a tree proves for its prover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Goal {
@@ -250,6 +255,12 @@ impl Certificate {
                 Rules::with_size(size, Some(k.parse().ok()?)).ok()
             })
             .ok_or_else(|| bad(n, "expected `rules RxC k=K` with rules oxo plays"))?;
+        if rules.cell_count() > MAX_CELLS {
+            return Err(bad(
+                n,
+                &format!("boards of more than {MAX_CELLS} cells are not checked ({rules})"),
+            ));
+        }
         let (n, line) = next("the position line")?;
         let game = line
             .strip_prefix("position ")

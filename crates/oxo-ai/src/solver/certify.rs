@@ -333,6 +333,11 @@ mod tests {
             verify(cut)
         );
         assert_eq!(verify("hello\n"), Err(ProofError::Foreign));
+        let huge = verify("oxo-proof 1\nrules 100x100 k=5\n");
+        assert!(
+            matches!(&huge, Err(ProofError::Syntax { line: 2, reason }) if reason.contains("256 cells")),
+            "{huge:?}"
+        );
         assert_eq!(verify(""), Err(ProofError::Foreign));
         assert!(matches!(
             verify(&text.replacen("oxo-proof 1", "oxo-proof 2", 1)),
