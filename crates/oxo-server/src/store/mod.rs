@@ -212,6 +212,11 @@ pub enum StoreError {
     Closed,
 }
 
+/// Why a change handed to a store's worker has no answer: the worker
+/// stopped between taking it and answering, so it may have been saved
+/// ([`StoreError::Unknown`], never "nothing changed").
+const LOST_ANSWER: &str = "the store stopped before answering whether the change was saved";
+
 impl From<rusqlite::Error> for StoreError {
     /// A stored value that cannot be read as what its column holds (text
     /// that is not UTF-8, a number out of range) or a page SQLite finds

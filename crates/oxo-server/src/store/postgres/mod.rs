@@ -211,7 +211,10 @@ impl Store for PgStore {
         let sent = self.inner.committer.send((change, reply));
         Box::pin(async move {
             sent.map_err(|_| StoreError::Closed)?;
-            answer.await.map_err(|_| StoreError::Closed)?
+            // Handed over: from here a lost answer may hide a commit.
+            answer
+                .await
+                .map_err(|_| StoreError::Unknown(super::LOST_ANSWER.into()))?
         })
     }
 

@@ -174,6 +174,16 @@ impl SqliteStore {
         &self,
         make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Request,
     ) -> StoreFuture<T> {
+        self.ask_or(make, || StoreError::Closed)
+    }
+
+    /// [`SqliteStore::ask`], answering `lost()` when the worker takes the
+    /// request and stops without answering it.
+    fn ask_or<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Request,
+        lost: fn() -> StoreError,
+    ) -> StoreFuture<T> {
         let (tx, rx) = oneshot::channel();
         let sent = match &self.worker.requests {
             Some(requests) => requests.send(make(tx)).is_ok(),
@@ -183,7 +193,7 @@ impl SqliteStore {
             if !sent {
                 return Err(StoreError::Closed);
             }
-            rx.await.map_err(|_| StoreError::Closed)?
+            rx.await.map_err(|_| lost())?
         })
     }
 }
@@ -205,7 +215,12 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn commit(&self, change: Change) -> StoreFuture<()> {
-        self.ask(|tx| Request::Commit(Box::new(change), tx))
+        // Once the worker has the change, no answer means it may have
+        // been saved: the outcome is unknown, not "nothing changed".
+        self.ask_or(
+            |tx| Request::Commit(Box::new(change), tx),
+            || StoreError::Unknown(super::LOST_ANSWER.into()),
+        )
     }
 
     fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {
@@ -314,6 +329,33 @@ mod tests {
 
     pub(super) fn change(room: &Room, kind: ChangeKind) -> Change {
         Change::new(room, kind)
+    }
+
+    #[tokio::test]
+    async fn a_change_taken_and_never_answered_has_an_unknown_outcome() {
+        let store = SqliteStore::open(":memory:").unwrap();
+        let (started, taken) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        // The worker stops (here, a panic) after the change is queued.
+        let stop = store.ask::<()>(|_reply| {
+            Request::With(Box::new(move |_| {
+                started.send(()).unwrap();
+                let _ = wait.recv();
+                panic!("the worker stops (a test's fault)");
+            }))
+        });
+        tokio::task::spawn_blocking(move || taken.recv().unwrap())
+            .await
+            .unwrap();
+        let r = room("lost", Opponent::Human);
+        let commit = store.commit(change(&r, ChangeKind::Create));
+        go.send(()).unwrap();
+        assert!(matches!(stop.await, Err(StoreError::Closed)));
+        let answer = commit.await;
+        assert!(matches!(answer, Err(StoreError::Unknown(_))), "{answer:?}");
+        // Nothing is taken once it has stopped: that is certain.
+        let refused = store.commit(change(&r, ChangeKind::Create)).await;
+        assert!(matches!(refused, Err(StoreError::Closed)), "{refused:?}");
     }
 
     #[tokio::test]
