@@ -10,8 +10,9 @@
 //! (so a transaction still in flight there can no longer commit), then
 //! reads the room's stored version. At the change's version with its
 //! digest, it was committed: success. Below it, it certainly was not: the
-//! usual failure. Another state at or above it: a conflict, which the hub
-//! answers with the room as it stands. Not reachable within
+//! usual failure. Another state at it: a conflict, which the hub answers
+//! with the room as it stands. Above it: unknown (the change may be among
+//! those stored; see [`settled`]). Not reachable within
 //! [`SETTLE_WITHIN`]: [`StoreError::Unknown`], which the API answers with a
 //! 503 that says the outcome is unknown.
 
@@ -295,6 +296,39 @@ fn written(change: &Change, rows: u64) -> Result<(), StoreError> {
     }
 }
 
+/// The outcome of `change`, whose answer was lost with `message`, from
+/// the room's `stored` version and digest.
+///
+/// At the change's version with its digest, it was committed. Another
+/// state at that very version was committed instead of it (one version,
+/// one state): a conflict, which the hub answers with the room as it
+/// stands. A later version may stand on this change or on another made
+/// in its place, which the stored room cannot tell apart: unknown, so
+/// that the hub never decides the request a second time (a retry with
+/// the same idempotency key finds out). Not there, or older: certainly
+/// not committed.
+fn settled(
+    change: &Change,
+    stored: Option<(i64, String)>,
+    message: &str,
+) -> Result<(), StoreError> {
+    let room = &change.room;
+    let ours = int(room.version);
+    match stored {
+        // Only this change makes a room with this (random) id.
+        Some(_) if change.kind == ChangeKind::Create => Ok(()),
+        Some((version, stored)) if version == ours && stored == digest(room) => Ok(()),
+        Some((version, _)) if version == ours => written(change, 0),
+        Some((version, _)) if version > ours => Err(StoreError::Unknown(format!(
+            "{message}, and the game has moved on since (version {version}), so whether this \
+             change was saved cannot be told"
+        ))),
+        _ => Err(StoreError::Postgres(format!(
+            "{message}; the change was not saved"
+        ))),
+    }
+}
+
 impl PgStore {
     /// Commit `batch` (see the module docs) and answer each change.
     async fn commit_batch(&self, batch: &mut Vec<Pending>) {
@@ -457,17 +491,7 @@ impl PgStore {
                 SETTLE_WITHIN.as_secs()
             )));
         };
-        let ours = digest(room);
-        match stored {
-            // Only this change makes a room with this (random) id.
-            Some(_) if change.kind == ChangeKind::Create => Ok(()),
-            Some((version, stored)) if version == int(room.version) && stored == ours => Ok(()),
-            Some((version, _)) if version >= int(room.version) => written(change, 0),
-            // Not there, or at an older version: certainly not committed.
-            _ => Err(StoreError::Postgres(format!(
-                "{message}; the change was not saved"
-            ))),
-        }
+        settled(change, stored, message)
     }
 
     /// On a new connection: end the server process behind `backend` (and
@@ -514,4 +538,45 @@ pub(super) fn storage_failed(err: &tokio_postgres::Error) -> bool {
         let code = db.code().code();
         code.starts_with("53") || code.starts_with("58") || code == "25006"
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::{Player, Rules};
+
+    use super::*;
+    use crate::id::{GameId, Token};
+    use crate::room::{Opponent, Room};
+
+    #[test]
+    fn a_lost_answer_is_settled_only_when_the_stored_room_tells() {
+        let created = Room::new(
+            GameId::from_trusted("settle"),
+            GameId::from_trusted("watch-settle"),
+            Rules::default(),
+            Opponent::Human,
+            Player::X,
+            Token::from_trusted("tx").hash(),
+        );
+        let change = Change::new(&created, ChangeKind::Offer);
+        let v = int(change.room.version);
+        let ours = digest(&change.room);
+        let settle = |stored| settled(&change, stored, "lost");
+        assert!(settle(Some((v, ours.clone()))).is_ok(), "saved");
+        assert!(matches!(
+            settle(Some((v, "another".into()))),
+            Err(StoreError::Conflict(_))
+        ));
+        // Moved on: ours may be underneath, so the request must not be
+        // decided again.
+        assert!(matches!(
+            settle(Some((v + 1, "later".into()))),
+            Err(StoreError::Unknown(_))
+        ));
+        assert!(matches!(
+            settle(Some((v - 1, "older".into()))),
+            Err(StoreError::Postgres(_))
+        ));
+        assert!(matches!(settle(None), Err(StoreError::Postgres(_))));
+    }
 }
