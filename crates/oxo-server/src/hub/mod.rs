@@ -166,6 +166,9 @@ pub struct RoomHandle {
     /// ...and since when each seat has had no connection on any server
     /// (`None` while it has one), for claims.
     lost: Mutex<[Option<Instant>; 2]>,
+    /// Whether memory may be behind the store: a commit's outcome was
+    /// unknown, so the room is read again before it is next used.
+    behind: AtomicBool,
 }
 
 impl RoomHandle {
@@ -187,6 +190,7 @@ impl RoomHandle {
             presence: watch::channel([false; 2]).0,
             // Nobody is connected to a room just loaded.
             lost: Mutex::new([Some(Instant::now()); 2]),
+            behind: AtomicBool::new(false),
         }
     }
 
@@ -474,6 +478,10 @@ impl Hub {
             if !self.shared.fresh.load(Ordering::SeqCst) {
                 self.reread(&handle).await?;
             }
+            if handle.behind.load(Ordering::SeqCst) {
+                let mut room = handle.room.lock().await;
+                self.catch_up_locked(&handle, &mut room).await?;
+            }
             return Ok(handle);
         }
         let seen = self.shared.notices.load(Ordering::SeqCst);
@@ -610,8 +618,34 @@ impl Hub {
                 self.reread_locked(handle, room).await?;
                 Err(HubError::Changed(handle.current(Viewer::Player)))
             }
+            Err(e @ StoreError::Unknown(_)) => {
+                // The change may be stored: memory may be behind, and is
+                // read again before the room is next used.
+                handle.behind.store(true, Ordering::SeqCst);
+                Err(e.into())
+            }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// When a commit's outcome was unknown, read the room again (with its
+    /// lock held by the caller) so that memory holds what the store holds,
+    /// and let the computer play if that is its turn: the lost change may
+    /// have been a move it answers.
+    pub(super) async fn catch_up_locked(
+        &self,
+        handle: &Arc<RoomHandle>,
+        room: &mut Room,
+    ) -> Result<(), HubError> {
+        if !handle.behind.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.reread_locked(handle, room).await?;
+        handle.behind.store(false, Ordering::SeqCst);
+        if room.computer_to_move().is_some() {
+            self.schedule_computer(handle);
+        }
+        Ok(())
     }
 
     /// Check a request against the room under its lock, commit the room
@@ -643,6 +677,7 @@ impl Hub {
         let hub = self.clone();
         tokio::spawn(async move {
             let mut room = handle.room.lock().await;
+            hub.catch_up_locked(&handle, &mut room).await?;
             let mut reread = false;
             let mut attempt = 0;
             let game = loop {

@@ -185,7 +185,8 @@ impl Hub {
     /// store) this server holds the claim on it, renewed while it searches.
     async fn computer_move(&self, handle: &Arc<RoomHandle>) -> Result<Turn, HubError> {
         let (kind, game, version, id) = {
-            let room = handle.room.lock().await;
+            let mut room = handle.room.lock().await;
+            self.catch_up_locked(handle, &mut room).await?;
             match room.computer_to_move() {
                 Some(kind) => (kind, room.game().clone(), room.version(), room.id().clone()),
                 None => return Ok(Turn::HumanToMove),

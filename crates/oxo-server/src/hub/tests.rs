@@ -19,18 +19,7 @@ fn hub() -> (Hub, Arc<MemoryStore>) {
 #[tokio::test]
 async fn a_draw_offer_without_a_seat_starts_no_search() {
     let (hub, _) = hub();
-    let seated = hub
-        .create(
-            Rules::default(),
-            Opponent::Computer(oxo_ai::StrategyKind::Perfect),
-            Player::X,
-            false,
-            None,
-            None,
-        )
-        .await
-        .unwrap();
-    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    let (id, _) = open(&hub, Opponent::Computer(oxo_ai::StrategyKind::Perfect)).await;
     // No search slot to be had: a request that starts a search fails with
     // that, one that starts none is refused for what it is.
     hub.shared.searches.close();
@@ -58,18 +47,7 @@ async fn a_draw_offer_without_a_seat_starts_no_search() {
 #[tokio::test]
 async fn a_room_loaded_takes_the_presence_other_servers_announced() {
     let (hub, _) = hub();
-    let seated = hub
-        .create(
-            Rules::default(),
-            Opponent::Human,
-            Player::X,
-            false,
-            None,
-            None,
-        )
-        .await
-        .unwrap();
-    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    let (id, _) = open(&hub, Opponent::Human).await;
     assert_eq!(hub.evict_idle(Duration::ZERO), 1);
     // Seat X is connected on another server.
     hub.remote_presence(id.clone(), "other".into(), [true, false]);
@@ -78,4 +56,45 @@ async fn a_room_loaded_takes_the_presence_other_servers_announced() {
     assert_eq!(absence[0], None, "X is there, on the other server");
     assert!(absence[1].is_some(), "O is not");
     assert_eq!(*handle.presence().borrow(), [true, false]);
+}
+
+/// A new room against `opponent`: its id and seat X's token.
+async fn open(hub: &Hub, opponent: Opponent) -> (crate::id::GameId, String) {
+    let seated = hub
+        .create(Rules::default(), opponent, Player::X, false, None, None)
+        .await
+        .unwrap();
+    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    (id, seated.token.expose().to_owned())
+}
+
+#[tokio::test]
+async fn after_an_unknown_outcome_memory_catches_up_and_the_computer_answers() {
+    let (hub, store) = hub();
+    let (id, x) = open(&hub, Opponent::Computer(oxo_ai::StrategyKind::Rules)).await;
+    let key = crate::id::IdempotencyKey::parse("k1").unwrap();
+    store.lose_answers(1);
+    let lost = hub
+        .play(&id, Some(&x), oxo_core::Coords::new(1, 1), None, Some(key))
+        .await;
+    assert!(
+        matches!(
+            lost,
+            Err(HubError::Store(crate::store::StoreError::Unknown(_)))
+        ),
+        "{lost:?}"
+    );
+    // The move was saved: the next look at the room shows it, and the
+    // computer, whose turn it now is, answers.
+    let handle = hub.room(&id).await.unwrap();
+    let mut games = handle.subscribe(super::Viewer::Player);
+    let game = tokio::time::timeout(
+        Duration::from_secs(60),
+        games.wait_for(|game| game.value().moves.len() == 2),
+    )
+    .await
+    .expect("the computer's answer")
+    .unwrap()
+    .clone();
+    assert_eq!(game.value().moves[0], [1, 1]);
 }

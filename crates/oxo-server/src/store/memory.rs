@@ -27,6 +27,9 @@ pub struct MemoryStore {
     updated: Arc<Mutex<HashMap<GameId, u64>>>,
     /// Commits that may still succeed; negative for no limit.
     allowed: Arc<AtomicI64>,
+    /// Commits still to be saved and then answered as lost (outcome
+    /// unknown).
+    answers_lost: Arc<AtomicI64>,
     /// The time each change is stamped with.
     time: TimeSource,
 }
@@ -49,6 +52,7 @@ impl MemoryStore {
             deadlines: Arc::default(),
             updated: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
+            answers_lost: Arc::new(AtomicI64::new(0)),
             time,
         }
     }
@@ -58,6 +62,13 @@ impl MemoryStore {
     pub fn set_failing(&self, failing: bool) {
         self.allowed
             .store(if failing { 0 } else { -1 }, Ordering::SeqCst);
+    }
+
+    /// Save the next `n` commits but answer each as lost
+    /// ([`StoreError::Unknown`]), as a database whose connection fails
+    /// after committing does.
+    pub fn lose_answers(&self, n: u32) {
+        self.answers_lost.store(i64::from(n), Ordering::SeqCst);
     }
 
     /// Let `n` more commits succeed, then fail every one after them.
@@ -134,6 +145,20 @@ impl Store for MemoryStore {
             self.lock()
                 .insert(change.room.id.clone(), (change.room, change.computer_turn));
             Ok(())
+        };
+        let lost = result.is_ok()
+            && self
+                .answers_lost
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                    (n > 0).then(|| n - 1)
+                })
+                .is_ok();
+        let result = if lost {
+            Err(StoreError::Unknown(
+                "the answer was lost (a test's fault)".into(),
+            ))
+        } else {
+            result
         };
         Box::pin(std::future::ready(result))
     }
