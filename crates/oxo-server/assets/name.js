@@ -5,12 +5,21 @@
 import { $, up } from './dom.js';
 
 const KEY = 'oxo.name';
-// The server's rule (see the API reference): trimmed, 1 to 20 characters,
-// no control character or direction override.
-const MAX = 20;
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+// The server's rule, as /api/info serves it (`setNameRules`); until then
+// the length and control characters alone, which the server checks too.
+let rules = { max_chars: 20, invisible: [], blank: [], reserved_prefix: 'computer' };
 
 let remembered = '';
+
+// Take the name rule /api/info serves (its "name" object).
+export function setNameRules(served) {
+  if (served && Number(served.max_chars) > 0) rules = served;
+}
+
+// Whether code point `cp` is in one of `ranges` ([low, high] pairs).
+const within = (ranges, cp) => Array.isArray(ranges) && ranges.some(([low, high]) => cp >= low && cp <= high);
+const hex = (cp) => 'U+' + cp.toString(16).toUpperCase().padStart(4, '0');
+const control = (cp) => cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 
 // The name this browser's player chose, or '' for none.
 export function myName() {
@@ -19,13 +28,25 @@ export function myName() {
   return checkName(name) === null ? name.trim() : '';
 }
 
-// Why `text` is not a name, or null when it is one.
+// Why `text` is not a name, or null when it is one: the server's rule and
+// its words.
 export function checkName(text) {
   const name = String(text || '').trim();
-  if (!name) return 'A name needs at least one character that is not a space.';
-  if (FORBIDDEN.test(name)) return 'A name cannot hold control characters.';
-  const chars = [...name].length;
-  if (chars > MAX) return `A name is at most ${MAX} characters; this one has ${chars}.`;
+  const cps = [...name].map((c) => c.codePointAt(0));
+  const bad = cps.find(control);
+  if (bad !== undefined) return `A name cannot hold the control character ${hex(bad)}.`;
+  const hidden = cps.find((cp) => within(rules.invisible, cp));
+  if (hidden !== undefined) {
+    return `A name cannot hold ${hex(hidden)}, an invisible formatting character `
+      + '(such as a zero-width space, a direction mark or override, or a line separator).';
+  }
+  if (!cps.some((cp) => !/\s/u.test(String.fromCodePoint(cp)) && !within(rules.blank, cp))) {
+    return 'A name needs at least one visible character.';
+  }
+  if (name.toLowerCase().startsWith(rules.reserved_prefix)) {
+    return 'Names starting with "Computer" are kept for the computer player.';
+  }
+  if (cps.length > rules.max_chars) return `A name is at most ${rules.max_chars} characters; this one has ${cps.length}.`;
   return null;
 }
 

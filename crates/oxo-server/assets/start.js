@@ -6,7 +6,7 @@ import { route } from './route.js';
 import { showLobby } from './lobby.js';
 import { render } from './game.js';
 import { difficulty, levelText } from './words.js';
-import { showNameBox, withName } from './name.js';
+import { setNameRules, showNameBox, withName } from './name.js';
 import { timeControl } from './clock.js';
 
 const DESCRIPTIONS = {
@@ -37,6 +37,7 @@ export async function showStart() {
   infoLoaded = true;
   const r = await api('GET', '/api/info');
   const info = r.ok && Array.isArray(r.data.strategies) ? r.data : DEFAULT_INFO;
+  setNameRules(info.name);
   const preset = $('preset');
   const opponent = $('opponent');
   // Choices made while /api/info was on its way must survive the new options.

@@ -11,25 +11,78 @@ use std::fmt;
 pub const NAME_MAX_CHARS: usize = 20;
 
 /// A valid display name: after trimming white space at both ends, 1 to
-/// [`NAME_MAX_CHARS`] characters, none of them a control character (C0,
-/// DEL, C1) or an invisible direction override (U+202A–U+202E,
-/// U+2066–U+2069), which could make a name read as another.
+/// [`NAME_MAX_CHARS`] characters, at least one of them visible, none of
+/// them a control character (Unicode category Cc), an invisible format
+/// character (Cf: zero-width spaces and joiners, direction marks and
+/// overrides, the byte order mark...) or a line or paragraph separator
+/// (Zl, Zp), which could hide a name or make it read as another; and not
+/// starting with "Computer" (in any case), which is how the computer
+/// player is called.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayerName(String);
 
 /// Why a name was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
-    /// Nothing but white space.
-    #[error("a name needs at least one character that is not a space")]
+    /// Nothing that shows: only white space or blank fillers.
+    #[error("a name needs at least one visible character")]
     Empty,
     /// Too long once trimmed.
     #[error("a name is at most {NAME_MAX_CHARS} characters; this one has {0}")]
     TooLong(usize),
-    /// A character that cannot be shown as itself.
+    /// A control character (Cc).
     #[error("a name cannot hold the control character U+{0:04X}")]
     Control(u32),
+    /// An invisible format character (Cf) or a line or paragraph
+    /// separator (Zl, Zp).
+    #[error(
+        "a name cannot hold U+{0:04X}, an invisible formatting character (such as a zero-width space, a direction mark or override, or a line separator)"
+    )]
+    Invisible(u32),
+    /// Starts as the computer player's name does.
+    #[error("names starting with \"Computer\" are kept for the computer player")]
+    Reserved,
 }
+
+/// Characters of Unicode categories Cf (format), Zl and Zp (line and
+/// paragraph separators), as of Unicode 16, as inclusive ranges: refused
+/// in names. Served to the page in `/api/info` so that it checks the same.
+pub const INVISIBLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{2028}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// Characters that are not white space yet show nothing (Hangul and
+/// half-width fillers, the blank Braille pattern): allowed in a name, but
+/// not as all of it.
+pub const BLANK: &[(char, char)] = &[
+    ('\u{115F}', '\u{1160}'),
+    ('\u{2800}', '\u{2800}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+];
+
+/// The start of a name kept for the computer player, lowercased.
+pub const RESERVED_PREFIX: &str = "computer";
 
 impl PlayerName {
     /// `text` as a name, trimmed.
@@ -38,11 +91,20 @@ impl PlayerName {
     /// [`NameError`] saying which rule it breaks.
     pub fn parse(text: &str) -> Result<PlayerName, NameError> {
         let name = text.trim();
-        if name.is_empty() {
+        if let Some(bad) = name.chars().find(|&c| c.is_control()) {
+            return Err(NameError::Control(u32::from(bad)));
+        }
+        if let Some(bad) = name.chars().find(|&c| within(INVISIBLE, c)) {
+            return Err(NameError::Invisible(u32::from(bad)));
+        }
+        if !name
+            .chars()
+            .any(|c| !c.is_whitespace() && !within(BLANK, c))
+        {
             return Err(NameError::Empty);
         }
-        if let Some(bad) = name.chars().find(|&c| forbidden(c)) {
-            return Err(NameError::Control(u32::from(bad)));
+        if name.to_lowercase().starts_with(RESERVED_PREFIX) {
+            return Err(NameError::Reserved);
         }
         let chars = name.chars().count();
         if chars > NAME_MAX_CHARS {
@@ -71,9 +133,9 @@ impl fmt::Display for PlayerName {
     }
 }
 
-/// Control characters, and the direction overrides and isolates.
-fn forbidden(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+/// Whether `c` is in one of `ranges`.
+fn within(ranges: &[(char, char)], c: char) -> bool {
+    ranges.iter().any(|&(low, high)| (low..=high).contains(&c))
 }
 
 #[cfg(test)]
@@ -103,8 +165,6 @@ mod tests {
             ("a\tb", 0x09),
             ("a\u{7f}", 0x7f),
             ("a\u{85}b", 0x85),
-            ("a\u{202e}b", 0x202e),
-            ("\u{2066}a", 0x2066),
         ] {
             assert_eq!(
                 PlayerName::parse(text),
@@ -112,6 +172,44 @@ mod tests {
                 "{text:?}"
             );
         }
+        for (text, code) in [
+            ("a\u{202e}b", 0x202e),
+            ("\u{2066}a", 0x2066),
+            ("\u{200B}", 0x200b),
+            ("a\u{200D}b", 0x200d),
+            ("a\u{200F}", 0x200f),
+            ("a\u{2060}", 0x2060),
+            ("\u{FEFF}a", 0xfeff),
+            ("a\u{061C}", 0x061c),
+            ("a\u{2028}b", 0x2028),
+            ("a\u{2029}b", 0x2029),
+            ("a\u{E0041}", 0xe0041),
+        ] {
+            assert_eq!(
+                PlayerName::parse(text),
+                Err(NameError::Invisible(code)),
+                "{text:?}"
+            );
+        }
+        for blank in ["\u{3164}", "\u{2800} \u{2800}", "\u{115F}"] {
+            assert_eq!(PlayerName::parse(blank), Err(NameError::Empty), "{blank:?}");
+        }
+        assert_eq!(
+            PlayerName::parse("a\u{3164}b").unwrap().as_str(),
+            "a\u{3164}b"
+        );
+        for reserved in ["Computer (strong)", "computer", "COMPUTERS", "  Computer"] {
+            assert_eq!(
+                PlayerName::parse(reserved),
+                Err(NameError::Reserved),
+                "{reserved:?}"
+            );
+        }
+        assert!(PlayerName::parse("My computer").is_ok());
+        assert_eq!(
+            NameError::Invisible(0x202e).to_string(),
+            "a name cannot hold U+202E, an invisible formatting character (such as a zero-width space, a direction mark or override, or a line separator)"
+        );
         assert_eq!(
             NameError::TooLong(21).to_string(),
             "a name is at most 20 characters; this one has 21"

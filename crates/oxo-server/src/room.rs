@@ -1379,10 +1379,16 @@ pub struct RecordView {
     pub cols: u32,
     /// Marks in a row that win.
     pub k: u32,
-    /// `"human"` or the computer's strategy.
-    pub opponent: &'static str,
+    /// Who holds seat O, shown as `"human"` or the computer's strategy.
+    #[serde(serialize_with = "opponent_name")]
+    pub opponent: Opponent,
     /// Every round so far, the first first; the last is the current one.
     pub rounds: Vec<RoundView>,
+}
+
+/// `opponent` as the API spells it.
+fn opponent_name<S: serde::Serializer>(opponent: &Opponent, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(opponent.name())
 }
 
 /// One round of a [`RecordView`].
@@ -1475,7 +1481,7 @@ impl Room {
             rows: self.rec.rules.rows(),
             cols: self.rec.rules.cols(),
             k: self.rec.rules.k(),
-            opponent: self.rec.opponent.name(),
+            opponent: self.rec.opponent,
             rounds: views,
         })
     }

@@ -36,6 +36,33 @@ async fn choose(c: &Client, name: &str) {
     }
 }
 
+/// Try to save `name` until the name field's note says `says` (the rule
+/// comes from `/api/info`, which may still be on its way), and check that
+/// nothing was kept.
+async fn refused(c: &Client, name: &str, says: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let input = find(c, "#name-input").await;
+        input.clear().await.expect("the name field cleared");
+        input.send_keys(name).await.expect("the name typed");
+        find(c, "#name-save").await.click().await.expect("Save");
+        let seen = shown_text(c, "name-note").await;
+        if seen == says {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name:?}: the note says {seen:?}, not {says:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+    let kept = c
+        .execute("return localStorage.getItem('oxo.name');", vec![])
+        .await
+        .expect("the storage read");
+    assert_eq!(kept, json!(null), "{name:?} refused yet kept");
+}
+
 /// A browser the size of a 390×844 phone.
 async fn phone(h: &Harness, label: &str) -> Client {
     let c = h.session(label, 390, 844).await;
@@ -158,6 +185,21 @@ fn names_are_shown_to_the_opponent_and_to_spectators() {
             "a long name refused",
             "name-note",
             "A name is at most 20 characters; this one has 21.",
+        )
+        .await;
+        // The server's rule, served in /api/info: nothing invisible, and
+        // not the computer's name.
+        refused(
+            &a,
+            "\u{200B}",
+            "A name cannot hold U+200B, an invisible formatting character \
+             (such as a zero-width space, a direction mark or override, or a line separator).",
+        )
+        .await;
+        refused(
+            &a,
+            "Computer (strong)",
+            "Names starting with \"Computer\" are kept for the computer player.",
         )
         .await;
         choose(&a, &format!("  {ADA} ")).await;

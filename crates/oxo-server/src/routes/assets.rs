@@ -190,6 +190,24 @@ pub(super) async fn ready(State(state): State<AppState>) -> Result<&'static str,
     }
 }
 
+/// The display name's rule (`name.rs`), for the page to check a name as
+/// the server will: code points as numbers, ranges inclusive.
+fn name_rules() -> serde_json::Value {
+    use crate::name::{BLANK, INVISIBLE, NAME_MAX_CHARS, RESERVED_PREFIX};
+    let ranges = |ranges: &[(char, char)]| -> Vec<[u32; 2]> {
+        ranges
+            .iter()
+            .map(|&(low, high)| [u32::from(low), u32::from(high)])
+            .collect()
+    };
+    serde_json::json!({
+        "max_chars": NAME_MAX_CHARS,
+        "invisible": ranges(INVISIBLE),
+        "blank": ranges(BLANK),
+        "reserved_prefix": RESERVED_PREFIX,
+    })
+}
+
 pub(super) async fn info(State(state): State<AppState>) -> Response {
     let strategies: Vec<_> = StrategyKind::ALL
         .into_iter()
@@ -229,6 +247,7 @@ pub(super) async fn info(State(state): State<AppState>) -> Response {
         "max_side": SERVER_MAX_SIDE,
         "hint_max_cells": QUICK_MAX_CELLS,
         "hint_max_empty": QUICK_MAX_EMPTY,
+        "name": name_rules(),
     });
     json_response(StatusCode::OK, body.to_string())
 }

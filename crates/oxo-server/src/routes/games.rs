@@ -410,7 +410,7 @@ pub(super) async fn review(
                 "no round {number}: this game has rounds 1 to {count}"
             ))
         })?;
-    if record.opponent == "human" && round.result.is_none() {
+    if record.opponent == Opponent::Human && round.result.is_none() {
         return Err(HubError::HintsWithheld.into());
     }
     let rules = Rules::new(record.rows, record.cols, record.k)

@@ -292,7 +292,10 @@ async fn players_names_are_shown_to_the_opponent_spectators_and_the_lobby() {
 
     // A bad name is refused and seats nobody.
     for (name, says) in [
-        (json!(""), "bad name: a name needs at least one character"),
+        (
+            json!(""),
+            "bad name: a name needs at least one visible character",
+        ),
         (
             json!("a".repeat(21)),
             "bad name: a name is at most 20 characters",
@@ -300,6 +303,14 @@ async fn players_names_are_shown_to_the_opponent_spectators_and_the_lobby() {
         (
             json!("tab\there"),
             "bad name: a name cannot hold the control character U+0009",
+        ),
+        (
+            json!("\u{200B}"),
+            "bad name: a name cannot hold U+200B, an invisible formatting character",
+        ),
+        (
+            json!("Computer (strong)"),
+            "bad name: names starting with \"Computer\" are kept for the computer player",
         ),
         (json!(7), "bad JSON body"),
     ] {
