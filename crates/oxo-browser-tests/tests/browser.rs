@@ -1979,7 +1979,7 @@ fn one_click_starts_a_game_and_the_start_page_lists_recent_ones() {
             &format!(
                 "const a = document.querySelector('#recent-list a[data-game=\"{id}\"]'); \
                  return !document.getElementById('recent').hidden && !!a \
-                   && a.textContent.includes('3×3 vs perfect') && a.textContent.includes('your turn');"
+                   && a.textContent.includes('3×3 vs Computer (strong)') && a.textContent.includes('your turn');"
             ),
         )
         .await;

@@ -7,6 +7,7 @@ import { render } from './game.js';
 import { reasonText } from './endings.js';
 import { withName } from './name.js';
 import { controlText } from './clock.js';
+import { difficulty } from './words.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -33,6 +34,13 @@ export async function showLobby() {
     return li;
   };
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
+  // The computer as the server names it ("Computer (strong)"), never its
+  // algorithm; a strategy this page does not know keeps its name.
+  const computer = (g) => {
+    const [rows, cols] = g.size.split('x').map(Number);
+    const level = difficulty(g.opponent, rows, cols, g.k).level;
+    return level ? `Computer (${level.toLowerCase()})` : g.opponent;
+  };
   const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
   const open = (r.data.open || []).map((g) =>
     item('#', `Join${g.name ? ' ' + g.name : ''}: ${board(g)}${g.clock ? ', ' + controlText(g.clock) : ''}`,
@@ -41,14 +49,14 @@ export async function showLobby() {
   const live = (r.data.live || []).map((g) => {
     const p = g.players || {};
     const who = p.x || p.o ? `${p.x || 'X'} vs ${p.o || 'O'}`
-      : g.opponent === 'human' ? 'two players' : `vs ${g.opponent}`;
+      : g.opponent === 'human' ? 'two players' : `vs ${computer(g)}`;
     const s = g.score || {};
     return item('/g/' + enc(g.watch), `${board(g)} · ${who}`,
       `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
   });
   const mine = (r.data.recent || []).map((g) => {
     const held = seats.get(g.id);
-    const who = g.opponent === 'human' ? 'a friend' : g.opponent;
+    const who = g.opponent === 'human' ? 'a friend' : computer(g);
     const why = reasonText(g.reason, g.winner);
     const state = g.status === 'won' ? `${up(g.winner)} won` + (why ? ` (${why})` : '')
       : g.status === 'draw' ? (g.reason === 'agreement' ? 'drawn by agreement' : 'draw')
