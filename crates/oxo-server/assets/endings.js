@@ -60,7 +60,10 @@ function claimIn(g) {
   if (g.opponent !== 'human' || !st.gone || g.next !== other(st.seat)) return null;
   const since = st.gone[other(st.seat)];
   if (since === null || since === undefined) return null;
-  return Math.max(0, st.claimAfter - (performance.now() - since));
+  // Gone on their move: from when they left or when it became their
+  // move, whichever is later, as the server counts it.
+  const from = Math.max(since, st.turnAt || 0);
+  return Math.max(0, st.claimAfter - (performance.now() - from));
 }
 
 // A button's label, shown state and action, set only when they change.

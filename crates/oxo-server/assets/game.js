@@ -92,6 +92,12 @@ export function render(g) {
   if (typeof g.version === 'number' && g.version < S.shown) return;
   const changed = g.version !== S.shown;
   if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
+  // When the move last changed: the server counts a claim's wait from then
+  // at the earliest (see claimIn in endings.js).
+  const ply = (g.moves || []).length;
+  if (!S.game || g.round !== S.game.round || ply !== (S.game.moves || []).length) {
+    S.turnAt = performance.now();
+  }
   S.game = g;
   S.shown = g.version;
   showPlayers(g);

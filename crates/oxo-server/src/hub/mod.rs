@@ -166,6 +166,11 @@ pub struct RoomHandle {
     /// ...and since when each seat has had no connection on any server
     /// (`None` while it has one), for claims.
     lost: Mutex<[Option<Instant>; 2]>,
+    /// The move the room was at when last published (round, moves played)
+    /// and since when: a seat is gone on its move only from when it
+    /// became its move, for claims. Not stored: after a load it counts
+    /// from the load.
+    turn: Mutex<(u32, usize, Instant)>,
     /// Whether memory may be behind the store: a commit's outcome was
     /// unknown, so the room is read again before it is next used.
     behind: AtomicBool,
@@ -173,6 +178,7 @@ pub struct RoomHandle {
 
 impl RoomHandle {
     fn new(room: Room, now: u64) -> RoomHandle {
+        let (room_round, room_moves) = (room.round(), room.moves().len());
         let (live, _) = watch::channel(snapshot(&room, Viewer::Player));
         let (watchers, _) = watch::channel(snapshot(&room, Viewer::Spectator));
         RoomHandle {
@@ -191,15 +197,24 @@ impl RoomHandle {
             // Nobody is connected to a room just loaded.
             lost: Mutex::new([Some(Instant::now()); 2]),
             behind: AtomicBool::new(false),
+            turn: Mutex::new((room_round, room_moves, Instant::now())),
         }
     }
 
-    /// How long each seat has had no live connection on any server, X's
-    /// first (`None`: it has one).
+    /// How long each seat has been gone this turn, X's first: since it
+    /// lost its last live connection on any server or since the last
+    /// move, whichever is later (`None`: it has a connection).
     #[must_use]
     pub fn absence(&self) -> [Option<Duration>; 2] {
+        self.gone_since().map(|since| since.map(|t| t.elapsed()))
+    }
+
+    /// Since when each seat has been gone this turn (see
+    /// [`RoomHandle::absence`]).
+    fn gone_since(&self) -> [Option<Instant>; 2] {
         let lost = *self.lost.lock().unwrap_or_else(PoisonError::into_inner);
-        lost.map(|since| since.map(|t| t.elapsed()))
+        let (_, _, turn) = *self.turn.lock().unwrap_or_else(PoisonError::into_inner);
+        lost.map(|since| since.map(|t| t.max(turn)))
     }
 
     /// A receiver of each seat's presence, X's first: whether the seat has
@@ -231,6 +246,13 @@ impl RoomHandle {
     /// Send the room's state to every player and spectator; the players'
     /// GAME is returned.
     fn publish(&self, room: &Room) -> Snapshot {
+        {
+            let at = (room.round(), room.moves().len());
+            let mut turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
+            if (turn.0, turn.1) != at {
+                *turn = (at.0, at.1, Instant::now());
+            }
+        }
         self.watchers
             .send_replace(snapshot(room, Viewer::Spectator));
         let game = snapshot(room, Viewer::Player);
@@ -774,9 +796,8 @@ impl Hub {
                 Action::Resign => room.resign(seat, version)?,
                 Action::Abort => room.abort(version)?,
                 Action::Claim => {
-                    let lost = presence.lost.lock().unwrap_or_else(PoisonError::into_inner)
-                        [seat.other().index()];
-                    room.claim(seat, version, lost, Instant::now(), wait)?
+                    let gone = presence.gone_since()[seat.other().index()];
+                    room.claim(seat, version, gone, Instant::now(), wait)?
                 }
                 Action::Propose(what) => {
                     // The computer's verdict holds for the state it was

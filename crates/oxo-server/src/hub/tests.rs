@@ -98,3 +98,45 @@ async fn after_an_unknown_outcome_memory_catches_up_and_the_computer_answers() {
     .clone();
     assert_eq!(game.value().moves[0], [1, 1]);
 }
+
+#[tokio::test]
+async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
+    let (hub, _) = hub();
+    let seated = hub
+        .create(
+            Rules::default(),
+            Opponent::Human,
+            Player::X,
+            false,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    let x = seated.token.expose().to_owned();
+    let invite = seated.invite.unwrap();
+    hub.join(&id, Some(invite.expose()), None).await.unwrap();
+    let handle = hub.room(&id).await.unwrap();
+    // O lost its connection long ago (during X's long think)...
+    let long_ago = std::time::Instant::now()
+        .checked_sub(Duration::from_secs(3600))
+        .unwrap();
+    handle.lost.lock().unwrap()[Player::O.index()] = Some(long_ago);
+    // ...X moves, and claims at once: O has had no time on its move.
+    hub.play(&id, Some(&x), oxo_core::Coords::new(1, 1), None, None)
+        .await
+        .unwrap();
+    let claimed = hub.act(&id, Some(&x), Action::Claim, None, None).await;
+    assert!(
+        matches!(
+            claimed,
+            Err(HubError::Refused {
+                error: RoomError::TooSoon { .. },
+                ..
+            })
+        ),
+        "{claimed:?}"
+    );
+    assert!(handle.absence()[Player::O.index()].unwrap() < Duration::from_secs(3600));
+}
