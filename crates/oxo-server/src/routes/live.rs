@@ -126,10 +126,9 @@ struct Mover {
 
 impl Mover {
     /// Play the move in `frame` (the body `POST /moves` takes) as this
-    /// socket's seat. `None` once it is played: the GAME with it comes as
-    /// every change does. Otherwise the refusal to send back, as
-    /// `{"error", "status"[, "game"]}`.
-    async fn play(&self, frame: &[u8]) -> Option<String> {
+    /// socket's seat: the GAME that answers it, or the refusal to send
+    /// back, as `{"error", "status"[, "game"]}`.
+    async fn play(&self, frame: &[u8]) -> Result<Snapshot, String> {
         let visit = Visit::begin("WS", &self.log_path);
         let edge = self.state.edge();
         let answer = async {
@@ -147,10 +146,7 @@ impl Mover {
                 self.state
                     .hub()
                     .play(&self.id, Some(&self.token), at, request.version, key);
-            edge.deadline(played)
-                .await?
-                .map(drop)
-                .map_err(ApiError::from)
+            edge.deadline(played).await?.map_err(ApiError::from)
         };
         let result = answer.await;
         visit.log(
@@ -159,8 +155,7 @@ impl Mover {
                 .err()
                 .map_or(StatusCode::OK, ApiError::status),
         );
-        let error = result.err()?;
-        Some(error.socket_body())
+        result.map_err(|error| error.socket_body())
     }
 }
 
@@ -273,15 +268,25 @@ async fn push_updates(
                             heard = Instant::now();
                             // The server stopping does not wait for a move
                             // to be saved (its own request time limit).
-                            let refused = tokio::select! {
-                                refused = mover.play(frame.as_bytes()) => refused,
+                            let played = tokio::select! {
+                                played = mover.play(frame.as_bytes()) => played,
                                 () = closed(&mut closing) => {
                                     let _ = send(&mut socket, shutting_down()).await;
                                     return;
                                 }
                             };
-                            if let Some(refused) = refused
-                                && !send(&mut socket, Message::Text(refused.into())).await
+                            // A move played comes as every change does; a
+                            // repeat (a key already played) changed nothing,
+                            // so its answer, the game, is sent here.
+                            let answer = match played {
+                                Err(refused) => Some(refused),
+                                Ok(game) if !updates.has_changed().unwrap_or(true) => {
+                                    Some(game.json().get().to_owned())
+                                }
+                                Ok(_) => None,
+                            };
+                            if let Some(answer) = answer
+                                && !send(&mut socket, Message::Text(answer.into())).await
                             {
                                 return;
                             }

@@ -523,3 +523,27 @@ async fn players_can_send_their_moves_on_their_sockets() {
         .await;
     assert_eq!(game["version"], 4, "{game}");
 }
+
+#[tokio::test]
+async fn a_move_frame_repeated_with_its_key_is_answered_with_the_game() {
+    use futures_util::SinkExt;
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (id, _, x, _) = server.seated().await;
+    let mut socket = server.connect_as(&id, &x).await;
+    assert_eq!(
+        common::next_update(&mut socket, WAIT).await["moves"],
+        json!([])
+    );
+    let frame = json!({"row": 1, "col": 1, "key": "m1"}).to_string();
+    socket.send(Message::text(frame.clone())).await.unwrap();
+    let played = common::next_update(&mut socket, WAIT).await;
+    assert_eq!(played["moves"], json!([[1, 1]]));
+    // The same frame again (its answer was lost): the game as it stands,
+    // on this socket, with nothing played twice.
+    socket.send(Message::text(frame)).await.unwrap();
+    let again = common::next_update(&mut socket, WAIT).await;
+    assert_eq!(
+        (&again["moves"], &again["version"]),
+        (&json!([[1, 1]]), &played["version"])
+    );
+}
