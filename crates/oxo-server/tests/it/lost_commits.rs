@@ -3,6 +3,7 @@
 //! `PgStore::inject` on a real database.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use oxo_server::{CommitFault, PgStore};
 use oxo_test_support::{Client, InProcess, Postgres, seated_game};
@@ -105,6 +106,8 @@ async fn a_move_whose_outcome_cannot_be_learned_is_a_503_that_says_so() {
             call_with_headers(&router, "POST", &moves, Some(&game.x), &headers, body).await;
         (status.as_u16(), body)
     };
+    // The outcome looked for briefly: the test waits on no real 5 s.
+    store.settle_within(Duration::from_millis(200));
     store.inject(CommitFault::Unreachable);
     let (status, unknown) = keyed("move-1").await;
     assert_eq!(status, 503, "{unknown}");

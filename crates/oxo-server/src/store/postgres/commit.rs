@@ -13,7 +13,7 @@
 //! usual failure. Another state at it: a conflict, which the hub answers
 //! with the room as it stands. Above it: unknown (the change may be among
 //! those stored; see [`settled`]). Not reachable within
-//! [`SETTLE_WITHIN`]: [`StoreError::Unknown`], which the API answers with a
+//! [`SETTLE_WITHIN`] (or as [`PgStore::settle_within`] sets): [`StoreError::Unknown`], which the API answers with a
 //! 503 that says the outcome is unknown.
 
 use std::sync::Weak;
@@ -76,7 +76,8 @@ pub(super) type Pending = (Change, oneshot::Sender<Result<(), StoreError>>);
 const BATCH: usize = 64;
 
 /// How long the committer tries to reach the database to learn the outcome
-/// of changes whose connection failed after they were sent.
+/// of changes whose connection failed after they were sent, unless
+/// [`PgStore::settle_within`] says otherwise.
 pub(super) const SETTLE_WITHIN: Duration = Duration::from_secs(5);
 
 /// A failure a test asks the committer to suffer, once, on the next change
@@ -470,7 +471,8 @@ impl PgStore {
         backend: Backend,
         message: &str,
     ) -> Result<(), StoreError> {
-        let asked = tokio::time::timeout(SETTLE_WITHIN, async {
+        let within = Duration::from_millis(self.inner.settle_within.load(Ordering::SeqCst));
+        let asked = tokio::time::timeout(within, async {
             loop {
                 match self.stored(change, backend).await {
                     Ok(stored) => return stored,
@@ -487,8 +489,8 @@ impl PgStore {
         let Ok(stored) = asked else {
             tracing::warn!(game = %room.id.for_log(), version = room.version, "a change's outcome is unknown");
             return Err(StoreError::Unknown(format!(
-                "{message}, and the database could not be reached within {} s to learn whether the change was saved",
-                SETTLE_WITHIN.as_secs()
+                "{message}, and the database could not be reached within {} ms to learn whether the change was saved",
+                within.as_millis()
             )));
         };
         settled(change, stored, message)

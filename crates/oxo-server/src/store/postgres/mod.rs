@@ -83,6 +83,9 @@ struct Inner {
     fault: std::sync::Mutex<Option<CommitFault>>,
     /// Set by [`CommitFault::Unreachable`] until its change is settled.
     unreachable: AtomicBool,
+    /// How long a lost answer's outcome is looked for, in milliseconds
+    /// (see [`PgStore::settle_within`]).
+    settle_within: std::sync::atomic::AtomicU64,
 }
 
 /// Rooms in a PostgreSQL database that several servers may share. Cheap to
@@ -128,6 +131,9 @@ impl PgStore {
                 writes_failing: AtomicBool::new(false),
                 fault: std::sync::Mutex::new(None),
                 unreachable: AtomicBool::new(false),
+                settle_within: std::sync::atomic::AtomicU64::new(
+                    u64::try_from(commit::SETTLE_WITHIN.as_millis()).unwrap_or(u64::MAX),
+                ),
             }),
         };
         // It ends when the store does (its last sender gone).
@@ -155,6 +161,16 @@ impl PgStore {
             config.get_ports().first().copied().unwrap_or(5432),
             config.get_dbname().unwrap_or("")
         )
+    }
+
+    /// How long the committer looks for the outcome of a change whose
+    /// answer was lost before answering "outcome unknown" (5 s unless
+    /// set; a test of that answer sets it small).
+    pub fn settle_within(&self, within: Duration) {
+        self.inner.settle_within.store(
+            u64::try_from(within.as_millis()).unwrap_or(u64::MAX),
+            std::sync::atomic::Ordering::SeqCst,
+        );
     }
 
     /// Make the next change committed alone suffer `fault`, for tests of
