@@ -140,3 +140,51 @@ async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
     );
     assert!(handle.absence()[Player::O.index()].unwrap() < Duration::from_secs(3600));
 }
+
+#[tokio::test]
+async fn a_refused_request_changes_nothing_stored_and_leaves_its_key_free() {
+    let (hub, store) = hub();
+    let seated = hub
+        .create(
+            Rules::default(),
+            Opponent::Human,
+            Player::X,
+            false,
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
+    let x = seated.token.expose().to_owned();
+    let invite = seated.invite.unwrap();
+    let o = hub.join(&id, Some(invite.expose()), None).await.unwrap();
+    let o = o.token.expose().to_owned();
+    let key = || Some(crate::id::IdempotencyKey::parse("o-1").unwrap());
+    let before = store.get(&id).unwrap();
+    // O out of turn, keyed: refused, and the store holds what it held.
+    let refused = hub
+        .play(&id, Some(&o), oxo_core::Coords::new(0, 0), None, key())
+        .await;
+    assert!(
+        matches!(refused, Err(HubError::Refused { .. })),
+        "{refused:?}"
+    );
+    let refused = hub
+        .act(&id, Some(&o), Action::Decline(Proposal::Draw), None, key())
+        .await;
+    assert!(
+        matches!(refused, Err(HubError::Refused { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(store.get(&id).unwrap(), before);
+    // The key is free: once it is O's move, the same key plays.
+    hub.play(&id, Some(&x), oxo_core::Coords::new(1, 1), None, None)
+        .await
+        .unwrap();
+    let played = hub
+        .play(&id, Some(&o), oxo_core::Coords::new(0, 0), None, key())
+        .await
+        .unwrap();
+    assert_eq!(played.value().moves, [[1, 1], [0, 0]]);
+}
