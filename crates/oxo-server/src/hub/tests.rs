@@ -99,10 +99,10 @@ async fn after_an_unknown_outcome_memory_catches_up_and_the_computer_answers() {
     assert_eq!(game.value().moves[0], [1, 1]);
 }
 
-#[tokio::test]
-async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
-    let (hub, _) = hub();
-    let seated = hub
+/// A room between two people with both seats taken: its id, X's token
+/// and O's.
+async fn seated(hub: &Hub) -> (crate::id::GameId, String, String) {
+    let created = hub
         .create(
             Rules::default(),
             Opponent::Human,
@@ -113,10 +113,20 @@ async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
         )
         .await
         .unwrap();
-    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
-    let x = seated.token.expose().to_owned();
-    let invite = seated.invite.unwrap();
-    hub.join(&id, Some(invite.expose()), None).await.unwrap();
+    let id = crate::id::GameId::parse(&created.game.value().id).unwrap();
+    let invite = created.invite.unwrap();
+    let o = hub.join(&id, Some(invite.expose()), None).await.unwrap();
+    let tokens = (
+        created.token.expose().to_owned(),
+        o.token.expose().to_owned(),
+    );
+    (id, tokens.0, tokens.1)
+}
+
+#[tokio::test]
+async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
+    let (hub, _) = hub();
+    let (id, x, _) = seated(&hub).await;
     let handle = hub.room(&id).await.unwrap();
     // O lost its connection long ago (during X's long think)...
     let long_ago = std::time::Instant::now()
@@ -144,22 +154,7 @@ async fn a_claim_counts_from_when_it_became_the_absent_seats_move() {
 #[tokio::test]
 async fn a_refused_request_changes_nothing_stored_and_leaves_its_key_free() {
     let (hub, store) = hub();
-    let seated = hub
-        .create(
-            Rules::default(),
-            Opponent::Human,
-            Player::X,
-            false,
-            None,
-            None,
-        )
-        .await
-        .unwrap();
-    let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
-    let x = seated.token.expose().to_owned();
-    let invite = seated.invite.unwrap();
-    let o = hub.join(&id, Some(invite.expose()), None).await.unwrap();
-    let o = o.token.expose().to_owned();
+    let (id, x, o) = seated(&hub).await;
     let key = || Some(crate::id::IdempotencyKey::parse("o-1").unwrap());
     let before = store.get(&id).unwrap();
     // O out of turn, keyed: refused, and the store holds what it held.
