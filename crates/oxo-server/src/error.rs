@@ -107,6 +107,7 @@ impl ApiError {
         match error {
             RoomError::NotASeat => ApiError::NotASeat,
             RoomError::NoInvite => ApiError::Forbidden(error.to_string()),
+            RoomError::KeyReused => ApiError::Unprocessable(error.to_string()),
             // A well-formed move on a cell the board refuses.
             RoomError::Move {
                 error: MoveError::OffBoard { .. } | MoveError::Occupied { .. },

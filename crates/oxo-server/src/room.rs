@@ -31,6 +31,75 @@ pub const CLAIM_AFTER: Duration = Duration::from_secs(30);
 /// before this many later changes.
 pub const KEYS_KEPT: usize = 32;
 
+/// A change a seat asked for under an idempotency key, remembered so that
+/// the key sent again is answered rather than acted on twice, and a key
+/// reused for another request is refused rather than taken for a repeat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keyed {
+    /// The seat that sent it.
+    pub seat: Player,
+    /// Its key.
+    pub key: IdempotencyKey,
+    /// What it asked for; `None` for keys stored before requests were
+    /// kept with them, which stand for any request.
+    pub request: Option<Request>,
+}
+
+/// What a keyed request asked for, as a short word kept with its key:
+/// `m` and the cell (`m2.3`) for a move, else the action's name
+/// (`resign`, `draw`, `no-draw`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request(String);
+
+impl Request {
+    /// The longest word a request is kept as.
+    const MAX_LEN: usize = 48;
+
+    /// A move at `at`.
+    #[must_use]
+    pub fn of_move(at: Coords) -> Request {
+        Request(format!("m{}.{}", at.row, at.col))
+    }
+
+    /// An action other than a move, by its name (lower-case letters and
+    /// `-`).
+    #[must_use]
+    pub fn named(word: &'static str) -> Request {
+        debug_assert!(Request::parse(word).is_some(), "{word:?}");
+        Request(word.to_owned())
+    }
+
+    /// `text` as a stored request word, if it is one: 1 to 48 of lower-case
+    /// letters, digits, `.` and `-`.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Request> {
+        let fits = !text.is_empty()
+            && text.len() <= Request::MAX_LEN
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+        fits.then(|| Request(text.to_owned()))
+    }
+
+    /// The word.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Whether a room has seen a seat's idempotency key ([`Room::recall`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recall {
+    /// Not among the keys it remembers: a new request.
+    New,
+    /// Sent before with the same request: answer with the room as it
+    /// stands, changing nothing.
+    Repeat,
+    /// Sent before with another request: refused.
+    Reused,
+}
+
 /// Who holds seat O: a second person, who joins with the invite link, or
 /// the computer playing a strategy (the same type as the CLI's `--o`).
 pub type Opponent = oxo_ai::PlayerKind;
@@ -76,6 +145,12 @@ pub enum RoomError {
         "seat o is taken with the game's invite link; ask the player who started it for the link"
     )]
     NoInvite,
+    /// The idempotency key was sent before by this seat with another
+    /// request: a key names one request.
+    #[error(
+        "this Idempotency-Key was sent before with another request; send a new key with each new request"
+    )]
+    KeyReused,
     /// The round has ended (resign, abort, offers and claims need it on).
     #[error("the round is over")]
     RoundOver,
@@ -482,19 +557,39 @@ impl Room {
         }
     }
 
-    /// Whether `seat` sent a change under `key` lately (one of the last
-    /// [`KEYS_KEPT`] the room made): a repeat to answer with the room as
-    /// it stands, changing nothing.
+    /// Whether `seat` sent `key` lately (one of the last [`KEYS_KEPT`]
+    /// changes the room made), and if so whether with `request`.
     #[must_use]
-    pub fn remembers(&self, seat: Player, key: &IdempotencyKey) -> bool {
-        self.rec.keys.iter().any(|(s, k)| *s == seat && k == key)
+    pub fn recall(&self, seat: Player, key: &IdempotencyKey, request: &Request) -> Recall {
+        match self
+            .rec
+            .keys
+            .iter()
+            .find(|k| k.seat == seat && k.key == *key)
+        {
+            None => Recall::New,
+            Some(Keyed {
+                request: Some(asked),
+                ..
+            }) if asked != request => Recall::Reused,
+            Some(_) => Recall::Repeat,
+        }
     }
 
-    /// The same room, remembering that `seat`'s change was sent under `key`
-    /// (the oldest key is forgotten beyond [`KEYS_KEPT`]).
+    /// Whether `seat` sent `key` lately, whatever it asked for.
     #[must_use]
-    pub fn remember(mut self, seat: Player, key: IdempotencyKey) -> Room {
-        self.rec.keys.push((seat, key));
+    pub fn knows(&self, seat: Player, key: &IdempotencyKey) -> bool {
+        self.rec
+            .keys
+            .iter()
+            .any(|k| k.seat == seat && k.key == *key)
+    }
+
+    /// The same room, remembering a keyed change (the oldest key is
+    /// forgotten beyond [`KEYS_KEPT`]).
+    #[must_use]
+    pub fn remember(mut self, keyed: Keyed) -> Room {
+        self.rec.keys.push(keyed);
         let excess = self.rec.keys.len().saturating_sub(KEYS_KEPT);
         self.rec.keys.drain(..excess);
         self
@@ -1146,7 +1241,7 @@ pub struct RoomRecord {
     pub takeback: Option<Player>,
     /// The idempotency keys of the latest changes and the seat that sent
     /// each, the newest last (at most [`KEYS_KEPT`]).
-    pub keys: Vec<(Player, IdempotencyKey)>,
+    pub keys: Vec<Keyed>,
     /// The current round's clock (`None`: the room is untimed).
     pub clock: Option<Clock>,
 }
@@ -2276,19 +2371,44 @@ mod tests {
     }
 
     #[test]
-    fn idempotency_keys_are_remembered_per_seat_and_the_oldest_forgotten() {
+    fn idempotency_keys_are_remembered_per_seat_with_their_request_and_the_oldest_forgotten() {
         let key = |n: usize| IdempotencyKey::parse(&format!("k{n}")).unwrap();
-        let mut r = seated().remember(Player::X, key(0));
-        assert!(r.remembers(Player::X, &key(0)));
-        assert!(
-            !r.remembers(Player::O, &key(0)),
+        let keyed = |seat, n, request: &Request| Keyed {
+            seat,
+            key: key(n),
+            request: Some(request.clone()),
+        };
+        let resign = Request::named("resign");
+        let here = Request::of_move(Coords { row: 1, col: 2 });
+        let mut r = seated().remember(keyed(Player::X, 0, &here));
+        assert_eq!(r.recall(Player::X, &key(0), &here), Recall::Repeat);
+        assert_eq!(
+            r.recall(
+                Player::X,
+                &key(0),
+                &Request::of_move(Coords { row: 2, col: 1 })
+            ),
+            Recall::Reused,
+            "a key names one request"
+        );
+        assert_eq!(r.recall(Player::X, &key(0), &resign), Recall::Reused);
+        assert_eq!(
+            r.recall(Player::O, &key(0), &here),
+            Recall::New,
             "another seat's key is its own"
         );
+        // A key stored before requests were kept stands for any request.
+        r = r.remember(Keyed {
+            seat: Player::O,
+            key: key(99),
+            request: None,
+        });
+        assert_eq!(r.recall(Player::O, &key(99), &resign), Recall::Repeat);
         for n in 1..=KEYS_KEPT {
-            r = r.remember(Player::O, key(n));
+            r = r.remember(keyed(Player::O, n, &resign));
         }
-        assert!(!r.remembers(Player::X, &key(0)));
-        assert!(r.remembers(Player::O, &key(1)));
+        assert!(!r.knows(Player::X, &key(0)));
+        assert!(r.knows(Player::O, &key(1)));
         assert_eq!(Room::restore(r.record()).unwrap().record(), r.record());
     }
 

@@ -40,7 +40,10 @@ pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot, TimeCont
 
 use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;
-use crate::room::{Admission, Opponent, Proposal, RecordView, Room, RoomError, RoomRecord, Viewer};
+use crate::room::{
+    Admission, Keyed, Opponent, Proposal, Recall, RecordView, Request, Room, RoomError, RoomRecord,
+    Viewer,
+};
 use crate::store::{Change, ChangeKind, Store, StoreError};
 
 /// Shards of the id → room map.
@@ -787,10 +790,9 @@ impl Hub {
         let presence = handle.clone();
         self.change(id, ChangeKind::Offer, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            if let Some(key) = &key
-                && room.remembers(seat, key)
-            {
-                return Ok(Step::Repeat);
+            let request = Request::named(action.word());
+            if let Some(step) = recalled(room, seat, key.as_ref(), &request)? {
+                return Ok(step);
             }
             let next = match action {
                 Action::Resign => room.resign(seat, version)?,
@@ -824,7 +826,7 @@ impl Hub {
                 _ => ChangeKind::Offer,
             };
             Ok(Step::Commit(
-                Box::new(remembered(next, seat, key.clone())),
+                Box::new(remembered(next, seat, key.clone(), request)),
                 kind,
             ))
         })
@@ -934,14 +936,13 @@ impl Hub {
         let token = token.ok_or(HubError::NoToken)?.to_owned();
         self.change(id, ChangeKind::Move, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
-            if let Some(key) = &key
-                && room.remembers(seat, key)
-            {
-                return Ok(Step::Repeat);
+            let request = Request::of_move(at);
+            if let Some(step) = recalled(room, seat, key.as_ref(), &request)? {
+                return Ok(step);
             }
             let (next, _) = room.play(seat, at, version)?;
             Ok(Step::Commit(
-                Box::new(remembered(next, seat, key.clone())),
+                Box::new(remembered(next, seat, key.clone(), request)),
                 ChangeKind::Move,
             ))
         })
@@ -980,6 +981,22 @@ pub enum Action {
     Rematch,
 }
 
+impl Action {
+    /// The action's name, kept with its idempotency key.
+    const fn word(self) -> &'static str {
+        match self {
+            Action::Resign => "resign",
+            Action::Abort => "abort",
+            Action::Propose(Proposal::Draw) => "draw",
+            Action::Propose(Proposal::Takeback) => "takeback",
+            Action::Decline(Proposal::Draw) => "no-draw",
+            Action::Decline(Proposal::Takeback) => "no-takeback",
+            Action::Claim => "claim",
+            Action::Rematch => "rematch",
+        }
+    }
+}
+
 /// What a request comes to, decided under the room's lock.
 enum Step {
     /// Commit this room, changed this way.
@@ -989,10 +1006,31 @@ enum Step {
     Repeat,
 }
 
-/// `room`, remembering `key` for `seat` when there is one.
-fn remembered(room: Room, seat: Player, key: Option<IdempotencyKey>) -> Room {
+/// What a keyed request comes to before it is decided: a repeat of the
+/// request its key was first sent with (answered with the room as it
+/// stands), a key reused for another request (refused), or nothing to
+/// recall (`None`: decide it).
+fn recalled(
+    room: &Room,
+    seat: Player,
+    key: Option<&IdempotencyKey>,
+    request: &Request,
+) -> Result<Option<Step>, RoomError> {
+    match key.map(|key| room.recall(seat, key, request)) {
+        Some(Recall::Repeat) => Ok(Some(Step::Repeat)),
+        Some(Recall::Reused) => Err(RoomError::KeyReused),
+        Some(Recall::New) | None => Ok(None),
+    }
+}
+
+/// `room`, remembering `key` for `seat`'s `request` when there is one.
+fn remembered(room: Room, seat: Player, key: Option<IdempotencyKey>, request: Request) -> Room {
     match key {
-        Some(key) => room.remember(seat, key),
+        Some(key) => room.remember(Keyed {
+            seat,
+            key,
+            request: Some(request),
+        }),
         None => room,
     }
 }

@@ -138,7 +138,7 @@ impl Hub {
         handle: &Arc<RoomHandle>,
         version: u64,
         played: Option<oxo_core::Cell>,
-        key: Option<(oxo_core::Player, crate::id::IdempotencyKey)>,
+        key: Option<crate::room::Keyed>,
     ) -> Result<(), HubError> {
         let mut room = handle.room.lock().await;
         if room.version() >= version {
@@ -155,7 +155,7 @@ impl Hub {
         {
             // The key the stored room has newest, if this one lacks it.
             *room = match key {
-                Some((seat, key)) if !next.remembers(seat, &key) => next.remember(seat, key),
+                Some(keyed) if !next.knows(keyed.seat, &keyed.key) => next.remember(keyed),
                 _ => next,
             };
             handle.publish(&room);

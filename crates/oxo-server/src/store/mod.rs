@@ -269,7 +269,7 @@ pub enum StoreEvent {
         /// With `played`: the room's newest idempotency key after the move
         /// and its seat (the move's own, if it was sent with one), so that
         /// the room played here is the stored one.
-        key: Option<(oxo_core::Player, crate::id::IdempotencyKey)>,
+        key: Option<crate::room::Keyed>,
     },
     /// Another server's connections to a room, per seat (X's first): see
     /// [`Store::announce`].

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::StoreError;
 use crate::id::{GameId, IdempotencyKey, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{Ending, Opponent, Reason, RoomRecord, SeatName};
+use crate::room::{Ending, Keyed, Opponent, Reason, Request, RoomRecord, SeatName};
 
 /// SHA-256, in hex, of everything a store reads back for a room: its row
 /// and the moves of its current round, in a fixed spelling.
@@ -80,17 +80,44 @@ pub(super) fn digest(r: &RoomRecord) -> String {
         })
 }
 
-/// The idempotency keys as a store keeps them in one column: `x:KEY`
-/// entries separated by spaces (keys have none), the oldest first.
-pub(super) fn keys_text(keys: &[(Player, IdempotencyKey)]) -> String {
+/// The idempotency keys as a store keeps them in one column: entries
+/// separated by spaces (keys have none), the oldest first, each as
+/// [`keyed_text`] writes it.
+pub(super) fn keys_text(keys: &[Keyed]) -> String {
     let mut text = String::new();
-    for (seat, key) in keys {
+    for keyed in keys {
         if !text.is_empty() {
             text.push(' ');
         }
-        let _ = write!(text, "{}:{}", SeatName(*seat).as_str(), key.as_str());
+        text.push_str(&keyed_text(keyed));
     }
     text
+}
+
+/// One remembered key: `x/m1.2:KEY` (the seat, the request it was sent
+/// with, the key), or `x:KEY` for a key stored before requests were kept
+/// (so that the text, and the room's digest, of those stay as they were).
+/// Neither the seat nor the request holds a `:`, so the first one ends them.
+pub(crate) fn keyed_text(keyed: &Keyed) -> String {
+    let seat = SeatName(keyed.seat).as_str();
+    match &keyed.request {
+        Some(request) => format!("{seat}/{}:{}", request.as_str(), keyed.key.as_str()),
+        None => format!("{seat}:{}", keyed.key.as_str()),
+    }
+}
+
+/// One remembered key as [`keyed_text`] writes it, if it is one.
+pub(crate) fn parse_keyed(text: &str) -> Option<Keyed> {
+    let (head, key) = text.split_once(':')?;
+    let (seat, request) = match head.split_once('/') {
+        Some((seat, request)) => (seat, Some(Request::parse(request)?)),
+        None => (head, None),
+    };
+    Some(Keyed {
+        seat: SeatName::parse(seat)?,
+        key: IdempotencyKey::parse(key).ok()?,
+        request,
+    })
 }
 
 /// The reason column of a round that ended other than on the board.
@@ -216,10 +243,9 @@ impl Stored {
             .unwrap_or("")
             .split_whitespace()
         {
-            let parsed = entry
-                .split_once(':')
-                .and_then(|(s, k)| Some((SeatName::parse(s)?, IdempotencyKey::parse(k).ok()?)));
-            keys.push(parsed.ok_or_else(|| corrupt(format!("bad request key {entry:?}")))?);
+            keys.push(
+                parse_keyed(entry).ok_or_else(|| corrupt(format!("bad request key {entry:?}")))?,
+            );
         }
         let record = RoomRecord {
             id: id.clone(),
@@ -423,6 +449,27 @@ pub(super) fn int(n: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remembered_keys_read_back_as_written_and_old_ones_as_any_request() {
+        let old = parse_keyed("x:k:1").unwrap();
+        assert_eq!(
+            (old.seat, old.key.as_str(), old.request),
+            (Player::X, "k:1", None)
+        );
+        assert_eq!(
+            keyed_text(&parse_keyed("x:k:1").unwrap()),
+            "x:k:1",
+            "old text kept"
+        );
+        let new = parse_keyed("o/m1.2:k:2").unwrap();
+        assert_eq!(new.request, Request::parse("m1.2"));
+        assert_eq!(new.key.as_str(), "k:2");
+        assert_eq!(keyed_text(&new), "o/m1.2:k:2");
+        for bad in ["", "x", "z:k", "x/:k", "x/M1:k", "x/m1:", "x/m1 :k"] {
+            assert!(parse_keyed(bad).is_none(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_clock_is_spelled_in_one_column_and_read_back_the_same() {

@@ -336,9 +336,21 @@ async fn a_move_sent_twice_under_one_key_is_played_once_even_after_a_restart() {
         // The same key again: the same answer, nothing played.
         let (status, again) = api.play_keyed(&id, &x, 1, 1, Some("move-1")).await;
         assert_eq!((status, &again), (StatusCode::OK, &first));
-        // Even with another cell: the key names the request.
-        let (status, again) = api.play_keyed(&id, &x, 2, 2, Some("move-1")).await;
-        assert_eq!((status, &again), (StatusCode::OK, &first));
+        // With another cell it is refused: a key names one request.
+        let (status, body) = api.play_keyed(&id, &x, 2, 2, Some("move-1")).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("sent before with another request"),
+            "{body}"
+        );
+        assert_eq!(
+            api.game(&id).await["moves"],
+            json!([[1, 1]]),
+            "nothing played"
+        );
         // The same key from the other seat is its own.
         let (status, body) = api.play_keyed(&id, &o, 0, 0, Some("move-1")).await;
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -378,6 +390,28 @@ async fn a_move_sent_twice_under_one_key_is_played_once_even_after_a_restart() {
         .await;
     assert_eq!((status, &again), (StatusCode::OK, &resigned));
     assert_eq!(resigned["game"]["score"], score(0, 1, 0));
+    // The key of a move sent again with a resignation is refused (and after
+    // the restart too: the request is kept with the key).
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("/api/games/{id}/abort"),
+            Some(&x),
+            Some("bye"),
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let (status, body) = api
+        .send(
+            "POST",
+            &format!("/api/games/{id}/draw"),
+            Some(&o),
+            Some("move-1"),
+            "",
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     // A key in the move's body counts as the header would.
     api.next_round(&id, [&x, &o]).await;
     let body = json!({"row": 2, "col": 2, "key": "in-body"}).to_string();

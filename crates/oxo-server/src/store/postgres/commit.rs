@@ -26,7 +26,9 @@ use super::pool::{Backend, Conn, connect};
 use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
-use crate::store::record::{clock_text, digest, int, keys_text, reason_text, winner_text};
+use crate::store::record::{
+    clock_text, digest, int, keyed_text, keys_text, reason_text, winner_text,
+};
 use crate::store::{Change, ChangeKind, StoreError};
 
 /// A change: the room's row upserted under the version guard, the move (if
@@ -233,7 +235,7 @@ impl Row {
                 .keys
                 .last()
                 .filter(|_| change.kind == ChangeKind::Move)
-                .map(|(seat, key)| format!("{}:{}", SeatName(*seat).as_str(), key.as_str())),
+                .map(keyed_text),
             clock: r.clock.as_ref().map(clock_text),
             deadline: change.deadline.map(int),
         })

@@ -9,8 +9,8 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
 use super::CHANNEL;
-use crate::id::{GameId, IdempotencyKey};
-use crate::room::SeatName;
+use crate::id::GameId;
+use crate::store::record::parse_keyed;
 use crate::store::{StoreError, StoreEvent};
 
 /// Follow [`CHANNEL`] for as long as anyone reads `events`: listen on a
@@ -143,10 +143,7 @@ fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
         _ => return None,
     };
     let key = match words.next() {
-        Some(word) if played.is_some() => {
-            let (seat, key) = word.split_once(':')?;
-            Some((SeatName::parse(seat)?, IdempotencyKey::parse(key).ok()?))
-        }
+        Some(word) if played.is_some() => Some(parse_keyed(word)?),
         Some(_) => return None,
         None => None,
     };
@@ -186,10 +183,25 @@ mod tests {
                 version: 18,
                 own: false,
                 played: Some(oxo_core::Cell::new(0, 1)),
-                key: Some((
-                    oxo_core::Player::O,
-                    crate::id::IdempotencyKey::parse("k-1").unwrap()
-                )),
+                key: Some(crate::room::Keyed {
+                    seat: oxo_core::Player::O,
+                    key: crate::id::IdempotencyKey::parse("k-1").unwrap(),
+                    request: None,
+                }),
+            })
+        );
+        assert_eq!(
+            parse_note(&format!("{id} 19 a:1:ff 0 1 o/m0.1:k:2"), "b:2:00"),
+            Some(StoreEvent::Changed {
+                id: id.clone(),
+                version: 19,
+                own: false,
+                played: Some(oxo_core::Cell::new(0, 1)),
+                key: Some(crate::room::Keyed {
+                    seat: oxo_core::Player::O,
+                    key: crate::id::IdempotencyKey::parse("k:2").unwrap(),
+                    request: crate::room::Request::parse("m0.1"),
+                }),
             })
         );
         assert_eq!(
