@@ -334,6 +334,12 @@ impl Harness {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((label.to_owned(), client.clone()));
+        // Headless Chromium widens a window under 500 px given on its command
+        // line to 500 px; set through WebDriver, a phone's 390 px holds.
+        client
+            .set_window_size(width, height)
+            .await
+            .unwrap_or_else(|e| panic!("session {label}: cannot size the window: {e}"));
         client
     }
 
