@@ -208,6 +208,23 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
         .await
         .unwrap();
     assert_eq!(b.game(&game.id).await["version"], 2);
+    // Each node opens its feed beside its other connections, so the feeds
+    // may still be on their way: wait for both before cutting them.
+    let feeds = || {
+        db.psql(&format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{}'",
+            oxo_server::store::LISTENER_NAME
+        ))
+        .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while feeds().trim() != "2" {
+        assert!(
+            Instant::now() < deadline,
+            "the nodes never opened their feeds"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     // Cut every node's feed; B must not answer from memory while its feed
     // is down, and must catch up once it is back.
     let cut = db
@@ -224,13 +241,7 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
     // Feeds back: a change on A is pushed to B again.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let feeds = db
-            .psql(&format!(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{}'",
-                oxo_server::store::LISTENER_NAME
-            ))
-            .unwrap();
-        if feeds.trim() == "2" {
+        if feeds().trim() == "2" {
             break;
         }
         assert!(Instant::now() < deadline, "the feeds never came back");
