@@ -603,13 +603,20 @@ async fn cell(client: &Client, row: u32, col: u32) -> Element {
     .await
 }
 
-/// Click the cell at `row`, `col`.
+/// Click the cell at `row`, `col`, brought to the middle of its board
+/// first: on a zoomed board WebDriver scrolls a cell only to the edge of
+/// the board's box, under the coordinates pinned there, which would take
+/// the click.
 async fn click_cell(client: &Client, row: u32, col: u32) {
-    cell(client, row, col)
+    let target = cell(client, row, col).await;
+    client
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center', inline: 'center'});",
+            vec![serde_json::to_value(&target).expect("an element as JSON")],
+        )
         .await
-        .click()
-        .await
-        .expect("a cell clicked");
+        .expect("the cell scrolled into view");
+    target.click().await.expect("a cell clicked");
 }
 
 /// Send `keys` to whatever has the focus.
