@@ -81,12 +81,7 @@ impl Answer for ValueReport {
         let mut out = String::new();
         let _ = writeln!(out, "position {game}  ({})", game.rules());
         let _ = writeln!(out, "{}", headline(game, self.value));
-        let _ = writeln!(
-            out,
-            "{} positions searched in {:.3} ms",
-            self.nodes,
-            self.time.as_secs_f64() * 1e3
-        );
+        out.push_str(&cost(self.nodes, self.time));
         out
     }
 
@@ -94,25 +89,48 @@ impl Answer for ValueReport {
     fn json(&self) -> String {
         #[derive(Serialize)]
         struct Json {
-            position: String,
-            size: BoardSize,
-            k: u32,
-            to_move: Option<Player>,
-            value: Value,
+            #[serde(flatten)]
+            head: Head,
             nodes: u64,
             time_ms: f64,
         }
-        let game = &self.game;
         to_json(&Json {
-            position: game.to_string(),
-            size: game.rules().size(),
-            k: game.rules().k(),
-            to_move: (!game.is_over()).then(|| game.to_move()),
-            value: self.value,
+            head: Head::of(&self.game, self.value),
             nodes: self.nodes,
             time_ms: millis(self.time),
         })
     }
+}
+
+/// The fields every answer's JSON opens with: the position and its value
+/// for the player to move.
+#[derive(Serialize)]
+struct Head {
+    position: String,
+    size: BoardSize,
+    k: u32,
+    to_move: Option<Player>,
+    value: Value,
+}
+
+impl Head {
+    fn of(game: &Game, value: Value) -> Head {
+        Head {
+            position: game.to_string(),
+            size: game.rules().size(),
+            k: game.rules().k(),
+            to_move: (!game.is_over()).then(|| game.to_move()),
+            value,
+        }
+    }
+}
+
+/// The line that closes every answer's table: the search's cost.
+fn cost(nodes: u64, time: Duration) -> String {
+    format!(
+        "{nodes} positions searched in {:.3} ms\n",
+        time.as_secs_f64() * 1e3
+    )
 }
 
 /// The line that says how a position stands: who has won a finished game,
@@ -204,12 +222,7 @@ impl Answer for Report {
                 "cells: W = win, L = loss, D = draw for {mover}, in plies to the end"
             );
         }
-        let _ = writeln!(
-            out,
-            "{} positions searched in {:.3} ms",
-            self.analysis.nodes,
-            self.time.as_secs_f64() * 1e3
-        );
+        out.push_str(&cost(self.analysis.nodes, self.time));
         out
     }
 
@@ -227,11 +240,8 @@ impl Answer for Report {
         }
         #[derive(Serialize)]
         struct Json {
-            position: String,
-            size: BoardSize,
-            k: u32,
-            to_move: Option<Player>,
-            value: Value,
+            #[serde(flatten)]
+            head: Head,
             plies: u32,
             moves: Vec<Move>,
             best: Vec<Cell>,
@@ -241,11 +251,7 @@ impl Answer for Report {
         let game = &self.game;
         let eval = self.analysis.eval;
         to_json(&Json {
-            position: game.to_string(),
-            size: game.rules().size(),
-            k: game.rules().k(),
-            to_move: (!game.is_over()).then(|| game.to_move()),
-            value: eval.value,
+            head: Head::of(game, eval.value),
             plies: eval.plies,
             moves: self
                 .analysis
