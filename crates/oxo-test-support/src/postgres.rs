@@ -165,18 +165,7 @@ impl Postgres {
                 .args(["-m", "immediate", "-w", "stop"]);
         })?;
         check("pg_ctl stop", &out)?;
-        let log = self.log_path();
-        let port = self.port;
-        let out = self.server_command("pg_ctl", |command| {
-            command.arg("-D").arg(&data).arg("-l").arg(&log).args([
-                "-w",
-                "-t",
-                "30",
-                "-o",
-                &format!("-p {port}"),
-                "start",
-            ]);
-        })?;
+        let out = self.pg_ctl_start(self.port)?;
         if out.status.success() {
             Ok(())
         } else {
@@ -251,21 +240,28 @@ impl Postgres {
 
     /// Start the server on a free port, trying another when the one
     /// picked was taken in between.
-    fn start_server(&mut self) -> Result<(), String> {
+    /// `pg_ctl start` on `port`, waiting up to 30 s, logging to the log
+    /// file; its output, for the caller to judge.
+    fn pg_ctl_start(&self, port: u16) -> Result<Output, String> {
         let data = self.data_dir();
+        let log = self.log_path();
+        self.server_command("pg_ctl", |command| {
+            command.arg("-D").arg(&data).arg("-l").arg(&log).args([
+                "-w",
+                "-t",
+                "30",
+                "-o",
+                &format!("-p {port}"),
+                "start",
+            ]);
+        })
+    }
+
+    fn start_server(&mut self) -> Result<(), String> {
         let log = self.log_path();
         for _ in 0..PORT_TRIES {
             let port = free_port()?;
-            let out = self.server_command("pg_ctl", |command| {
-                command.arg("-D").arg(&data).arg("-l").arg(&log).args([
-                    "-w",
-                    "-t",
-                    "30",
-                    "-o",
-                    &format!("-p {port}"),
-                    "start",
-                ]);
-            })?;
+            let out = self.pg_ctl_start(port)?;
             if out.status.success() {
                 self.port = port;
                 return Ok(());
