@@ -22,7 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{Hub, HubError, RoomHandle, restore};
+use super::rooms::restore;
+use super::{Hub, HubError, RoomHandle};
 use crate::id::GameId;
 use crate::room::Room;
 use crate::store::StoreEvent;

@@ -1,0 +1,309 @@
+//! What seats ask of their rooms: a new room, seat O, a move, the other
+//! actions (resign, abort, offers, claims, rematches), and a room's record.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use oxo_core::{Coords, Player, Rules, TimeControl};
+
+use super::change::{Step, recalled, remembered};
+use super::{Hub, HubError, RoomHandle, Seated, Snapshot};
+use crate::id::{GameId, IdempotencyKey, Token};
+use crate::name::PlayerName;
+use crate::room::{Admission, Opponent, Proposal, RecordView, Request, Room, RoomError, Viewer};
+use crate::store::{Change, ChangeKind};
+
+impl Hub {
+    /// Open a new room; its creator holds seat X, named `name`. With a
+    /// `clock`, its rounds are played under that time control.
+    ///
+    /// # Errors
+    /// No randomness for the id or token; a store failure.
+    pub async fn create(
+        &self,
+        rules: Rules,
+        opponent: Opponent,
+        first: Player,
+        listed: bool,
+        name: Option<PlayerName>,
+        clock: Option<TimeControl>,
+    ) -> Result<Seated, HubError> {
+        let random = |id: Result<GameId, getrandom::Error>| {
+            id.map_err(|e| HubError::Internal(e.to_string()))
+        };
+        let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+        let id = random(GameId::random())?;
+        let watch = random(GameId::random_watch())?;
+        let mut room = Room::new(id.clone(), watch, rules, opponent, first, token.hash())
+            .named(Player::X, name);
+        let invite = match opponent {
+            Opponent::Human => {
+                let invite = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+                room = room.invited(invite.hash());
+                Some(invite)
+            }
+            Opponent::Computer(_) => None,
+        };
+        if listed {
+            room = room.listed(random(GameId::random())?);
+        }
+        if let Some(control) = clock {
+            room = room.timed(control);
+        }
+        let hub = self.clone();
+        // In a task of its own, like every change: once saved, the room is
+        // set up even if the client has gone.
+        let handle = tokio::spawn(async move {
+            hub.shared
+                .store
+                .commit(Change::new(&room, ChangeKind::Create))
+                .await?;
+            Ok::<_, HubError>(hub.install(room))
+        })
+        .await
+        .map_err(|e| HubError::Internal(format!("create failed: {e}")))??;
+        Ok(Seated {
+            game: handle.current(Viewer::Player),
+            seat: Player::X,
+            token,
+            invite,
+        })
+    }
+
+    /// `action` by the holder of `token`, sent as `key` when given: a key
+    /// this seat sent lately is answered with the game as it stands and
+    /// changes nothing. Against the computer, a draw offer is answered by
+    /// the solver: accepted when the computer cannot win from the position
+    /// with best play, declined when it can or when the board is too big
+    /// to tell.
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, an action the room refuses
+    /// now (409s carry the current game), a store failure.
+    pub async fn act(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        action: Action,
+        version: Option<u64>,
+        key: Option<IdempotencyKey>,
+    ) -> Result<Snapshot, HubError> {
+        let token = token.ok_or(HubError::NoToken)?.to_owned();
+        let handle = self.room(id).await?;
+        // The seat first: a request without one starts no search.
+        let verdict = match action {
+            Action::Propose(Proposal::Draw) if self.seat_in(&handle, &token).await.is_some() => {
+                self.computer_accepts_draw(&handle).await?
+            }
+            _ => None,
+        };
+        let wait = self.shared.claim_after;
+        let presence = handle.clone();
+        self.change(id, ChangeKind::Offer, move |room| {
+            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
+            let request = Request::named(action.word());
+            if let Some(step) = recalled(room, seat, key.as_ref(), &request)? {
+                return Ok(step);
+            }
+            let next = match action {
+                Action::Resign => room.resign(seat, version)?,
+                Action::Abort => room.abort(version)?,
+                Action::Claim => {
+                    let gone = presence.gone_since()[seat.other().index()];
+                    room.claim(seat, version, gone, Instant::now(), wait)?
+                }
+                Action::Propose(what) => {
+                    // The computer's verdict holds for the state it was
+                    // given; a room that moved on meanwhile is stale.
+                    let accepts = match verdict {
+                        Some((at, _)) if at != room.version() => {
+                            return Err(RoomError::Stale {
+                                sent: at,
+                                current: room.version(),
+                            });
+                        }
+                        Some((_, accepts)) => accepts,
+                        None => false,
+                    };
+                    room.propose(seat, what, version, accepts)?
+                }
+                Action::Decline(what) => room.decline(what, version)?,
+                Action::Rematch => room.rematch(seat, version)?,
+            };
+            let kind = match action {
+                Action::Rematch => ChangeKind::Rematch,
+                _ if next.moves().len() < room.moves().len() => ChangeKind::Takeback,
+                _ if next.round_over() && !room.round_over() => ChangeKind::End,
+                _ => ChangeKind::Offer,
+            };
+            Ok(Step::Commit(
+                Box::new(remembered(next, seat, key.clone(), request)),
+                kind,
+            ))
+        })
+        .await
+    }
+
+    /// Against the computer, whether it accepts a draw in the room as it
+    /// stands, with the version that verdict is for: it does when perfect
+    /// play from the position gives it no win. `None` between people.
+    async fn computer_accepts_draw(
+        &self,
+        handle: &Arc<RoomHandle>,
+    ) -> Result<Option<(u64, bool)>, HubError> {
+        let (game, version) = {
+            let room = handle.room.lock().await;
+            if room.opponent() == Opponent::Human || room.to_move().is_none() {
+                return Ok(None);
+            }
+            (room.game().clone(), room.version())
+        };
+        let to_move = game.to_move();
+        let Some(values) = self.values(game).await? else {
+            // Too big to solve: it cannot tell, so it plays on.
+            return Ok(Some((version, false)));
+        };
+        let best = |value: &str| values.iter().any(|hint| hint.value == value);
+        // The side to move's best value, seen from the computer.
+        let computer_wins = if to_move == Player::O {
+            best("win")
+        } else {
+            !best("win") && !best("draw")
+        };
+        Ok(Some((version, !computer_wins)))
+    }
+
+    /// Every round of the room behind `id` (its id or watch id).
+    ///
+    /// # Errors
+    /// Unknown room; a store failure; stored rounds that make no sense.
+    pub async fn record(&self, id: &GameId) -> Result<RecordView, HubError> {
+        let (handle, viewer) = self.room_to_read(id).await?;
+        let room = handle.room.lock().await;
+        let mut rounds = self.shared.store.rounds(room.id()).await?;
+        let endings = self.shared.store.endings(room.id()).await?;
+        // The store's current round is the room's (memory and store agree
+        // under the lock); a round with no move yet may have no rows.
+        let current = usize::try_from(room.round()).unwrap_or(usize::MAX);
+        rounds.resize(current, Vec::new());
+        room.record_view(&rounds, &endings, viewer)
+            .map_err(HubError::Corrupt)
+    }
+
+    /// Seat O for a second person, named `name`, who shows the room's
+    /// `invite`.
+    ///
+    /// # Errors
+    /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
+    /// store failure.
+    pub async fn join(
+        &self,
+        id: &GameId,
+        invite: Option<&str>,
+        name: Option<PlayerName>,
+    ) -> Result<Seated, HubError> {
+        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)), name)
+            .await
+    }
+
+    pub(super) async fn seat_o(
+        &self,
+        id: &GameId,
+        admission: Admission,
+        name: Option<PlayerName>,
+    ) -> Result<Seated, HubError> {
+        let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+        let hash = token.hash();
+        let game = self
+            .change(id, ChangeKind::Join, move |room| {
+                room.join(hash.clone(), &admission)
+                    .map(|joined| joined.named(Player::O, name.clone()))
+                    .map(|next| Step::Commit(Box::new(next), ChangeKind::Join))
+            })
+            .await?;
+        Ok(Seated {
+            game,
+            seat: Player::O,
+            token,
+            invite: None,
+        })
+    }
+
+    /// The holder of `token` plays at (`row`, `col`), sent as `key` when
+    /// given: a key this seat sent lately is answered with the game as it
+    /// stands and plays nothing.
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, a move the room refuses
+    /// (409s carry the current game), a store failure.
+    pub async fn play(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        at: Coords,
+        version: Option<u64>,
+        key: Option<IdempotencyKey>,
+    ) -> Result<Snapshot, HubError> {
+        let token = token.ok_or(HubError::NoToken)?.to_owned();
+        self.change(id, ChangeKind::Move, move |room| {
+            let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
+            let request = Request::of_move(at);
+            if let Some(step) = recalled(room, seat, key.as_ref(), &request)? {
+                return Ok(step);
+            }
+            let (next, _) = room.play(seat, at, version)?;
+            Ok(Step::Commit(
+                Box::new(remembered(next, seat, key.clone(), request)),
+                ChangeKind::Move,
+            ))
+        })
+        .await
+    }
+
+    /// The next round in the room, for either seat.
+    ///
+    /// # Errors
+    /// Unknown room, missing or foreign token, the round not over, a store
+    /// failure.
+    pub async fn rematch(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        version: Option<u64>,
+    ) -> Result<Snapshot, HubError> {
+        self.act(id, token, Action::Rematch, version, None).await
+    }
+}
+
+/// What a seat asks of its room, besides moves and joining.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Resign the round.
+    Resign,
+    /// Call the round off before both sides have moved.
+    Abort,
+    /// Offer a draw or a takeback, or accept the other seat's.
+    Propose(Proposal),
+    /// Withdraw one's own offer, or decline the other seat's.
+    Decline(Proposal),
+    /// Claim the round: the other seat has left on its move.
+    Claim,
+    /// Ask for (or accept) the next round.
+    Rematch,
+}
+
+impl Action {
+    /// The action's name, kept with its idempotency key.
+    const fn word(self) -> &'static str {
+        match self {
+            Action::Resign => "resign",
+            Action::Abort => "abort",
+            Action::Propose(Proposal::Draw) => "draw",
+            Action::Propose(Proposal::Takeback) => "takeback",
+            Action::Decline(Proposal::Draw) => "no-draw",
+            Action::Decline(Proposal::Takeback) => "no-takeback",
+            Action::Claim => "claim",
+            Action::Rematch => "rematch",
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The clocks of a timed room: kept through each change, ruled on when a
+//! seat's time runs out, and shown as the API's clock object.
+
+use oxo_core::{Clock, Flagged, Player, TimeControl};
+use serde::Serialize;
+
+use super::{Ending, Reason, Room, RoomError, SeatName};
+
+/// The clocks of a timed room: each change keeps them
+/// ([`Room::clocked`]), and a seat whose time runs out loses the round.
+/// Time is passed in, in milliseconds since the Unix
+/// epoch.
+impl Room {
+    /// The current round's clock, for a timed room.
+    #[must_use]
+    pub const fn clock(&self) -> Option<&Clock> {
+        self.rec.clock.as_ref()
+    }
+
+    /// Whether the round is being played: both seats held, not yet over.
+    fn round_on(&self) -> bool {
+        self.to_move().is_some()
+    }
+
+    /// When the seat to move runs out of time, while a timed round is
+    /// being played and its clock runs (from the round's second move).
+    #[must_use]
+    pub fn deadline(&self) -> Option<u64> {
+        self.rec.clock.filter(|_| self.round_on())?.deadline()
+    }
+
+    /// The seat that has run out of time at `now`, while the round is on.
+    #[must_use]
+    pub fn flagged(&self, now: u64) -> Option<Player> {
+        self.rec.clock.filter(|_| self.round_on())?.flagged(now)
+    }
+
+    /// The round ruled at `now` when the seat to move has run out of time:
+    /// lost on time, or drawn when the other seat has no window left that
+    /// it could complete (it could not have won; see
+    /// [`Game::can_still_win`](oxo_core::Game::can_still_win)). The
+    /// flagged seat's clock stops at zero. `None` when no flag is due.
+    #[must_use]
+    pub fn rule_flag(&self, now: u64) -> Option<Room> {
+        let side = self.flagged(now)?;
+        let clock = self.rec.clock?;
+        let winner = side.other();
+        let mut next = self.finish(Ending {
+            reason: Reason::Time,
+            winner: self.game.can_still_win(winner).then_some(winner),
+        });
+        next.rec.clock = Some(clock.stopped(now));
+        Some(next)
+    }
+
+    /// This room, made from `before` by a change at `now`, with its clock
+    /// kept: a move made charges the mover's clock and starts the other's
+    /// (from the round's second move; see [`oxo_core::Clock`]), moves taken
+    /// back restart the clock of the seat to move, a round that ended
+    /// stops its clock, and a new round starts with a fresh one.
+    ///
+    /// # Errors
+    /// [`RoomError::OutOfTime`] when the seat whose clock runs had run out
+    /// of time by `now`: the change came too late.
+    pub fn clocked(mut self, before: &Room, now: u64) -> Result<Room, RoomError> {
+        let Some(clock) = self.rec.clock else {
+            return Ok(self);
+        };
+        let out = |Flagged(side)| RoomError::OutOfTime(side);
+        let plies = self.rec.moves.len();
+        let clock = if self.rec.round != before.rec.round {
+            Clock::new(clock.control())
+        } else if plies > before.rec.moves.len() {
+            let mover = self.game.to_move().other();
+            clock.punch(mover, plies, now).map_err(out)?
+        } else if plies < before.rec.moves.len() {
+            clock
+                .taken_back(self.game.to_move(), plies, now)
+                .map_err(out)?
+        } else {
+            clock
+        };
+        self.rec.clock = Some(if self.round_on() || !self.seated() {
+            clock
+        } else {
+            clock.stopped(now)
+        });
+        Ok(self)
+    }
+}
+
+/// A timed room's clocks as the API shows them. Times are milliseconds;
+/// `x_ms` and `o_ms` are each seat's time left at `at`, the server's time
+/// (since the Unix epoch) they were measured, and the seat in `running`
+/// loses a millisecond for each one after it, until `deadline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// Each seat's time when a round starts (for correspondence, the time
+    /// for each move).
+    pub initial_ms: u64,
+    /// Time added after each timed move (0 for correspondence).
+    pub increment_ms: u64,
+    /// Days for each move, for correspondence; `null` for a clock of
+    /// minutes.
+    pub days: Option<u64>,
+    /// X's time left at `at`.
+    pub x_ms: u64,
+    /// O's time left at `at`.
+    pub o_ms: u64,
+    /// The seat whose clock runs (`null`: none, before the round's second
+    /// move and once it is over).
+    pub running: Option<SeatName>,
+    /// When `x_ms` and `o_ms` were measured, while a clock runs.
+    pub at: Option<u64>,
+    /// When the running seat's time runs out.
+    pub deadline: Option<u64>,
+}
+
+impl ClockView {
+    /// The view of `clock`, as of when its running side's clock started.
+    #[must_use]
+    pub fn of(clock: &Clock) -> ClockView {
+        let (initial_ms, increment_ms, days) = match clock.control() {
+            TimeControl::Fischer { initial, increment } => (initial, increment, None),
+            TimeControl::Correspondence { per_move } => {
+                (per_move, 0, Some(per_move / oxo_core::DAY_MS))
+            }
+        };
+        let running = clock.running_since();
+        ClockView {
+            initial_ms,
+            increment_ms,
+            days,
+            x_ms: clock.stored_left(Player::X),
+            o_ms: clock.stored_left(Player::O),
+            running: running.map(|r| SeatName(r.side)),
+            at: running.map(|r| r.since),
+            deadline: clock.deadline(),
+        }
+    }
+
+    /// The same clocks measured at `now` (a later time), or `None` when no
+    /// clock runs or `now` is not later.
+    #[must_use]
+    pub fn as_of(&self, now: u64) -> Option<ClockView> {
+        let (side, at) = (self.running?, self.at?);
+        let passed = now.checked_sub(at).filter(|&passed| passed > 0)?;
+        let mut later = *self;
+        let left = match side.0 {
+            Player::X => &mut later.x_ms,
+            Player::O => &mut later.o_ms,
+        };
+        *left = left.saturating_sub(passed);
+        later.at = Some(now);
+        Some(later)
+    }
+}

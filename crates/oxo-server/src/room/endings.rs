@@ -1,0 +1,306 @@
+//! How a round ends other than on the board: resignation, abort, a draw
+//! by agreement, a claim against a seat that left, and the takeback that
+//! an accepted offer makes.
+
+use std::time::{Duration, Instant};
+
+use oxo_core::{Outcome, Player};
+use serde::Serialize;
+
+use super::{Opponent, Room, RoomError};
+
+/// Something one seat offers and the other accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proposal {
+    /// End the round drawn, by agreement.
+    Draw,
+    /// Take back the proposer's last move (and the reply after it).
+    Takeback,
+}
+
+impl std::fmt::Display for Proposal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Proposal::Draw => "draw",
+            Proposal::Takeback => "takeback",
+        })
+    }
+}
+
+/// Why a round ended, as the API names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reason {
+    /// k in a row.
+    Line,
+    /// The board filled with no line.
+    Full,
+    /// A seat resigned.
+    Resign,
+    /// A seat's clock ran out.
+    Time,
+    /// A seat left: the other claimed the round.
+    Abandoned,
+    /// Both seats agreed to a draw.
+    Agreement,
+    /// Called off before both sides had moved: it counts for nobody.
+    Aborted,
+}
+
+impl Reason {
+    /// The API's name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::Line => "line",
+            Reason::Full => "full",
+            Reason::Resign => "resign",
+            Reason::Time => "time",
+            Reason::Abandoned => "abandoned",
+            Reason::Agreement => "agreement",
+            Reason::Aborted => "aborted",
+        }
+    }
+
+    /// The reason `text` names.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Reason> {
+        [
+            Reason::Line,
+            Reason::Full,
+            Reason::Resign,
+            Reason::Time,
+            Reason::Abandoned,
+            Reason::Agreement,
+            Reason::Aborted,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text)
+    }
+}
+
+/// How a round ended other than on the board (a line or a full board the
+/// moves show): the reason and the winner, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// Why.
+    pub reason: Reason,
+    /// Who won (`None`: drawn, or aborted).
+    pub winner: Option<Player>,
+}
+
+impl Ending {
+    /// An ending that makes sense: a resignation or an abandoned round has
+    /// a winner; an agreement or an abort has none; a round out of time has
+    /// one, or none when the other seat could not have won; lines and full
+    /// boards are the board's, never stored.
+    #[must_use]
+    pub fn new(reason: Reason, winner: Option<Player>) -> Option<Ending> {
+        let fits = match reason {
+            Reason::Resign | Reason::Abandoned => winner.is_some(),
+            Reason::Time => true,
+            Reason::Agreement | Reason::Aborted => winner.is_none(),
+            Reason::Line | Reason::Full => false,
+        };
+        fits.then_some(Ending { reason, winner })
+    }
+
+    /// The round's result for the score; `None` for an aborted round,
+    /// which counts for nobody.
+    #[must_use]
+    pub const fn outcome(self) -> Option<Outcome> {
+        match (self.reason, self.winner) {
+            (Reason::Aborted, _) => None,
+            (_, Some(p)) => Some(Outcome::Win(p)),
+            (_, None) => Some(Outcome::Draw),
+        }
+    }
+}
+
+impl Room {
+    /// `seat` resigns the round: the other seat wins it.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`].
+    pub fn resign(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        Ok(self.finish(Ending {
+            reason: Reason::Resign,
+            winner: Some(seat.other()),
+        }))
+    }
+
+    /// Either seat calls the round off while it is young: until both sides
+    /// have made a move (lichess's rule), so that a player can leave a game
+    /// whose opponent never showed up without losing it. It counts for
+    /// nobody.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::TooLateToAbort`] once both sides have moved.
+    pub fn abort(&self, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        if self.rec.moves.len() >= 2 {
+            return Err(RoomError::TooLateToAbort);
+        }
+        Ok(self.finish(Ending {
+            reason: Reason::Aborted,
+            winner: None,
+        }))
+    }
+
+    /// The seat offering `what`, if one is.
+    #[must_use]
+    pub const fn proposal(&self, what: Proposal) -> Option<Player> {
+        match what {
+            Proposal::Draw => self.rec.draw,
+            Proposal::Takeback => self.rec.takeback,
+        }
+    }
+
+    /// `seat` offers `what`, or accepts it when the other seat offered it.
+    /// An accepted draw ends the round by agreement; an accepted takeback
+    /// takes back the proposer's last move and the reply after it, if any,
+    /// so that it is the proposer's move again.
+    ///
+    /// Against the computer there is no waiting: a takeback is granted at
+    /// once, and a draw is accepted when `computer_accepts` (the caller's
+    /// verdict on this version of the room) and declined otherwise. A
+    /// pending draw offer stands through the offerer's own move and is
+    /// declined by the other side's.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
+    /// [`RoomError::NothingToTakeBack`] when the proposer has no move in
+    /// the round; [`RoomError::Proposed`] when `seat` offered already;
+    /// [`RoomError::DrawDeclined`] by the computer.
+    pub fn propose(
+        &self,
+        seat: Player,
+        what: Proposal,
+        version: Option<u64>,
+        computer_accepts: bool,
+    ) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        let pending = self.proposal(what);
+        if pending == Some(seat) {
+            return Err(RoomError::Proposed(what, seat.other()));
+        }
+        let proposer = pending.unwrap_or(seat);
+        let keep = match what {
+            Proposal::Takeback => Some(self.before_last_move_of(proposer)?),
+            Proposal::Draw => None,
+        };
+        let accepted = pending.is_some() || matches!(self.rec.opponent, Opponent::Computer(_));
+        if !accepted {
+            let mut next = self.clone();
+            match what {
+                Proposal::Draw => next.rec.draw = Some(seat),
+                Proposal::Takeback => next.rec.takeback = Some(seat),
+            }
+            next.rec.version += 1;
+            return Ok(next);
+        }
+        match keep {
+            Some(keep) => self.take_back_to(keep),
+            None if pending.is_some() || computer_accepts => Ok(self.finish(Ending {
+                reason: Reason::Agreement,
+                winner: None,
+            })),
+            None => Err(RoomError::DrawDeclined),
+        }
+    }
+
+    /// `seat` withdraws its own offer of `what`, or declines the other's,
+    /// while the round is being played (a finished round has no offers,
+    /// and nothing in it changes).
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
+    /// [`RoomError::NoProposal`] when nothing is offered.
+    pub fn decline(&self, what: Proposal, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        if self.proposal(what).is_none() {
+            return Err(RoomError::NoProposal(what));
+        }
+        let mut next = self.clone();
+        match what {
+            Proposal::Draw => next.rec.draw = None,
+            Proposal::Takeback => next.rec.takeback = None,
+        }
+        next.rec.version += 1;
+        Ok(next)
+    }
+
+    /// `seat` claims the round because the other seat has left: allowed
+    /// while it is the absent seat's move and it has had no live
+    /// connection for `wait` (see [`CLAIM_AFTER`](super::CLAIM_AFTER)).
+    /// `gone_since` is when it lost its last connection (`None`: it has
+    /// one now), `now` the time of the request; the room reads no clock.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::ClaimAgainstComputer`], [`RoomError::NotTheirMove`],
+    /// [`RoomError::StillHere`], [`RoomError::TooSoon`].
+    pub fn claim(
+        &self,
+        seat: Player,
+        version: Option<u64>,
+        gone_since: Option<Instant>,
+        now: Instant,
+        wait: Duration,
+    ) -> Result<Room, RoomError> {
+        let to_move = self.playing()?;
+        self.check_version(version)?;
+        if matches!(self.rec.opponent, Opponent::Computer(_)) {
+            return Err(RoomError::ClaimAgainstComputer);
+        }
+        let absent = seat.other();
+        if to_move != absent {
+            return Err(RoomError::NotTheirMove(absent));
+        }
+        let since = gone_since.ok_or(RoomError::StillHere(absent, wait))?;
+        let gone = now.saturating_duration_since(since);
+        if gone < wait {
+            return Err(RoomError::TooSoon {
+                seat: absent,
+                gone,
+                wait,
+            });
+        }
+        Ok(self.finish(Ending {
+            reason: Reason::Abandoned,
+            winner: Some(seat),
+        }))
+    }
+
+    /// How many of the round's moves stay when `proposer`'s last move (and
+    /// any reply after it) is taken back.
+    fn before_last_move_of(&self, proposer: Player) -> Result<usize, RoomError> {
+        let series = self.rec.series();
+        (0..self.rec.moves.len())
+            .rev()
+            .find(|&ply| series.mover(ply) == proposer)
+            .ok_or(RoomError::NothingToTakeBack)
+    }
+
+    /// The room with only the round's first `keep` moves, offers cleared.
+    fn take_back_to(&self, keep: usize) -> Result<Room, RoomError> {
+        let mut next = self.clone();
+        next.rec.moves.truncate(keep);
+        next.game = self.rec.series().game(self.rec.rules);
+        for &cell in &next.rec.moves {
+            next.game
+                .play(cell)
+                .map_err(|e| RoomError::of_move(e, self.rec.rules))?;
+        }
+        next.rec.draw = None;
+        next.rec.takeback = None;
+        next.rec.version += 1;
+        Ok(next)
+    }
+}

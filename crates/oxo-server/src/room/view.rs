@@ -1,0 +1,422 @@
+//! What a room shows: the API's GAME object, its summary for lists, the
+//! whole record of rounds, and the names of seats and computers.
+
+use oxo_ai::StrategyKind;
+use oxo_core::{Cell, Game, Outcome, Player, Rules, Status};
+use serde::Serialize;
+
+use super::{ClockView, Ending, Opponent, Reason, Room};
+use crate::name::PlayerName;
+
+/// Who a view is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    /// Someone who knows the room's id (the players).
+    Player,
+    /// Someone with the watch link.
+    Spectator,
+}
+
+/// A seat as the API and the database name it: `"x"` or `"o"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatName(pub Player);
+
+impl SeatName {
+    /// `"x"` or `"o"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self.0 {
+            Player::X => "x",
+            Player::O => "o",
+        }
+    }
+
+    /// The seat `text` names, in either case.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Player> {
+        match text {
+            "x" | "X" => Some(Player::X),
+            "o" | "O" => Some(Player::O),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for SeatName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Where the current round stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoundStatus {
+    /// Seat O is still empty.
+    Waiting,
+    /// Moves are being made.
+    Playing,
+    /// Someone has k in a row.
+    Won,
+    /// Drawn: the board filled with no winner, or both agreed.
+    Draw,
+    /// Called off before both sides had moved; no result.
+    Aborted,
+}
+
+/// Offers waiting for the other seat's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Offers {
+    /// The seat offering a draw.
+    pub draw: Option<SeatName>,
+    /// The seat asking to take back its last move.
+    pub takeback: Option<SeatName>,
+}
+
+/// Which seats are held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Seats {
+    /// Seat X (always held: its creator).
+    pub x: bool,
+    /// Seat O.
+    pub o: bool,
+}
+
+/// The room's running score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Score {
+    /// Rounds X won.
+    pub x: u64,
+    /// Rounds O won.
+    pub o: u64,
+    /// Drawn rounds.
+    pub draws: u64,
+}
+
+/// The GAME object of the API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameView {
+    /// The room's id (for spectators, the watch id).
+    pub id: String,
+    /// The read-only id that the watch link carries.
+    pub watch: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// The board in the core's notation, such as `X.O/.X./..O`.
+    pub board: String,
+    /// The seat to move, while the round is being played.
+    pub next: Option<SeatName>,
+    /// Where the round stands.
+    pub status: RoundStatus,
+    /// Why the round ended (`None` while it is played).
+    pub reason: Option<Reason>,
+    /// The winner of a won round.
+    pub winner: Option<SeatName>,
+    /// The winning line's cells, `[row, col]` from 0.
+    pub line: Option<Vec<[u32; 2]>>,
+    /// The last move, `[row, col]`.
+    pub last: Option<[u32; 2]>,
+    /// The round's moves in order, `[row, col]` each (X's or O's by turn,
+    /// from `first`).
+    pub moves: Vec<[u32; 2]>,
+    /// Increases with every change.
+    pub version: u64,
+    /// The round, from 1.
+    pub round: u32,
+    /// Who started this round.
+    pub first: SeatName,
+    /// `"human"` or the computer's strategy.
+    pub opponent: &'static str,
+    /// Which seats are held.
+    pub seats: Seats,
+    /// The room's running score.
+    pub score: Score,
+    /// The seat that offered a rematch of the finished round, if one has:
+    /// the other seat's rematch accepts it.
+    pub rematch: Option<SeatName>,
+    /// Draw and takeback offers waiting for an answer.
+    pub offers: Offers,
+    /// The clocks, for a timed room.
+    pub clock: Option<ClockView>,
+    /// What each seat is called.
+    pub players: Players,
+}
+
+/// What each seat is called: the name its player chose (`None`: none
+/// given), or for the computer its difficulty.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Players {
+    /// Seat X.
+    pub x: Option<String>,
+    /// Seat O.
+    pub o: Option<String>,
+}
+
+impl Players {
+    /// The seats of a room with `opponent` on `rules`' board, whose people
+    /// chose `names` (X's first).
+    #[must_use]
+    pub fn new(opponent: Opponent, rules: Rules, names: &[Option<PlayerName>; 2]) -> Players {
+        let name = |seat: Player| match (seat, opponent) {
+            (Player::O, Opponent::Computer(kind)) => Some(computer_name(kind, rules).to_owned()),
+            _ => names[seat.index()].as_ref().map(|n| n.as_str().to_owned()),
+        };
+        Players {
+            x: name(Player::X),
+            o: name(Player::O),
+        }
+    }
+}
+
+/// The computer's name: its difficulty as the page offers it, which
+/// depends on the board (on the small ones `perfect` is the strongest
+/// player; on the big ones it cannot play and `alphabeta` is).
+#[must_use]
+pub fn computer_name(kind: StrategyKind, rules: Rules) -> &'static str {
+    let small = rules.rows() * rules.cols() <= 16;
+    match kind {
+        StrategyKind::Random => "Computer (easy)",
+        StrategyKind::Rules if small => "Computer (medium)",
+        StrategyKind::Rules => "Computer (easy)",
+        StrategyKind::Learned => "Computer (medium)",
+        StrategyKind::AlphaBeta | StrategyKind::Perfect => "Computer (strong)",
+    }
+}
+
+/// A room in a list: a GAME without its board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// The id it was asked for under (a watch id shows the watch id).
+    pub id: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// `"human"` or the computer's strategy.
+    pub opponent: &'static str,
+    /// Where the round stands.
+    pub status: RoundStatus,
+    /// Why the round ended (`None` while it is played).
+    pub reason: Option<Reason>,
+    /// The seat to move, while the round is being played.
+    pub next: Option<SeatName>,
+    /// The winner of a won round.
+    pub winner: Option<SeatName>,
+    /// The round, from 1.
+    pub round: u32,
+    /// Moves made in the round.
+    pub moves: usize,
+    /// The room's running score.
+    pub score: Score,
+}
+
+/// A room's whole record as the API shows it: every round's moves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecordView {
+    /// The room's id (for spectators, the watch id).
+    pub id: String,
+    /// `"RxC"`.
+    pub size: String,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Marks in a row that win.
+    pub k: u32,
+    /// Who holds seat O, shown as `"human"` or the computer's strategy.
+    #[serde(serialize_with = "opponent_name")]
+    pub opponent: Opponent,
+    /// Every round so far, the first first; the last is the current one.
+    pub rounds: Vec<RoundView>,
+}
+
+/// `opponent` as the API spells it.
+fn opponent_name<S: serde::Serializer>(opponent: &Opponent, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(opponent.name())
+}
+
+/// One round of a [`RecordView`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RoundView {
+    /// The round, from 1.
+    pub round: u32,
+    /// Who started it.
+    pub first: SeatName,
+    /// Its moves in order, `[row, col]`.
+    pub moves: Vec<[u32; 2]>,
+    /// `"x"` or `"o"` for a win, `"draw"`, `"aborted"`, or `null` while
+    /// it is played.
+    pub result: Option<&'static str>,
+    /// Why it ended (`null` while it is played).
+    pub reason: Option<Reason>,
+    /// The winning line's cells, for a won round.
+    pub line: Option<Vec<[u32; 2]>>,
+}
+
+impl Room {
+    /// The room's record from `rounds` (each round's moves, as the store
+    /// keeps them) and `endings` (the rounds that ended other than on the
+    /// board, by number), as `viewer` sees it. Rounds alternate who starts,
+    /// so each round's first player follows from the current one's.
+    ///
+    /// # Errors
+    /// A stored round whose moves the rules refuse.
+    pub fn record_view(
+        &self,
+        rounds: &[Vec<Cell>],
+        endings: &[(u32, Ending)],
+        viewer: Viewer,
+    ) -> Result<RecordView, String> {
+        let series = self.rec.series();
+        let mut views = Vec::with_capacity(rounds.len());
+        for (number, moves) in (1u32..).zip(rounds) {
+            let first = series.starter_of(number);
+            let mut game = Game::starting_with(self.rec.rules, first);
+            for (ply, &cell) in moves.iter().enumerate() {
+                game.play(cell).map_err(|e| {
+                    format!(
+                        "game {}: round {number} move {} refused: {e}",
+                        self.rec.id.for_log(),
+                        ply + 1
+                    )
+                })?;
+            }
+            // The room's own ending is the current round's.
+            let ending = if number == self.rec.round {
+                self.rec.ending
+            } else {
+                endings
+                    .iter()
+                    .find(|(round, _)| *round == number)
+                    .map(|&(_, ending)| ending)
+            };
+            let (result, reason) = match (ending, game.status()) {
+                (Some(ending), _) => (
+                    Some(match ending.outcome() {
+                        None => "aborted",
+                        Some(Outcome::Win(p)) => SeatName(p).as_str(),
+                        Some(Outcome::Draw) => "draw",
+                    }),
+                    Some(ending.reason),
+                ),
+                (None, Status::InProgress { .. }) => (None, None),
+                (None, Status::Over(Outcome::Win(p))) => {
+                    (Some(SeatName(p).as_str()), Some(Reason::Line))
+                }
+                (None, Status::Over(Outcome::Draw)) => (Some("draw"), Some(Reason::Full)),
+            };
+            views.push(RoundView {
+                round: number,
+                first: SeatName(first),
+                moves: moves.iter().map(|c| [c.row, c.col]).collect(),
+                result,
+                reason,
+                line: game
+                    .winning_line()
+                    .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
+            });
+        }
+        Ok(RecordView {
+            id: match viewer {
+                Viewer::Player => self.rec.id.to_string(),
+                Viewer::Spectator => self.rec.watch.to_string(),
+            },
+            size: self.rec.rules.size().to_string(),
+            rows: self.rec.rules.rows(),
+            cols: self.rec.rules.cols(),
+            k: self.rec.rules.k(),
+            opponent: self.rec.opponent,
+            rounds: views,
+        })
+    }
+}
+
+impl Room {
+    /// The state players see; spectators see it under the watch id, so that
+    /// nothing they are shown lets them act on the room.
+    #[must_use]
+    pub fn view(&self, viewer: Viewer) -> GameView {
+        let (status, next, winner) = if !self.seated() {
+            (RoundStatus::Waiting, None, None)
+        } else if let Some(ending) = self.rec.ending {
+            match ending.outcome() {
+                None => (RoundStatus::Aborted, None, None),
+                Some(Outcome::Win(p)) => (RoundStatus::Won, None, Some(p)),
+                Some(Outcome::Draw) => (RoundStatus::Draw, None, None),
+            }
+        } else {
+            match self.game.status() {
+                Status::InProgress { to_move } => (RoundStatus::Playing, Some(to_move), None),
+                Status::Over(Outcome::Win(p)) => (RoundStatus::Won, None, Some(p)),
+                Status::Over(Outcome::Draw) => (RoundStatus::Draw, None, None),
+            }
+        };
+        GameView {
+            id: match viewer {
+                Viewer::Player => self.rec.id.to_string(),
+                Viewer::Spectator => self.rec.watch.to_string(),
+            },
+            watch: self.rec.watch.to_string(),
+            size: self.rec.rules.size().to_string(),
+            rows: self.rec.rules.rows(),
+            cols: self.rec.rules.cols(),
+            k: self.rec.rules.k(),
+            board: self.game.to_string(),
+            next: next.map(SeatName),
+            status,
+            reason: self.reason(),
+            winner: winner.map(SeatName),
+            line: self
+                .game
+                .winning_line()
+                .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
+            last: self.rec.moves.last().map(|c| [c.row, c.col]),
+            moves: self.rec.moves.iter().map(|c| [c.row, c.col]).collect(),
+            version: self.rec.version,
+            round: self.rec.round,
+            first: SeatName(self.rec.first),
+            opponent: self.rec.opponent.name(),
+            seats: Seats {
+                x: true,
+                o: self.seated(),
+            },
+            rematch: self.rec.offer.map(SeatName),
+            offers: Offers {
+                draw: self.rec.draw.map(SeatName),
+                takeback: self.rec.takeback.map(SeatName),
+            },
+            clock: self.rec.clock.map(|clock| ClockView::of(&clock)),
+            score: Score {
+                x: self.rec.score.wins(Player::X),
+                o: self.rec.score.wins(Player::O),
+                draws: self.rec.score.draws(),
+            },
+            players: self.players(),
+        }
+    }
+
+    /// A short summary, for lists such as the lobby's.
+    #[must_use]
+    pub fn summary(&self, viewer: Viewer) -> Summary {
+        let view = self.view(viewer);
+        Summary {
+            id: view.id,
+            size: view.size,
+            k: view.k,
+            opponent: view.opponent,
+            status: view.status,
+            reason: view.reason,
+            next: view.next,
+            winner: view.winner,
+            round: view.round,
+            moves: self.rec.moves.len(),
+            score: view.score,
+        }
+    }
+}
