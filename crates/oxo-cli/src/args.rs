@@ -232,6 +232,55 @@ pub(crate) struct SolveArgs {
     /// Also write a certificate of the position's value to this file, for `oxo verify`.
     #[arg(long, value_name = "FILE", conflicts_with = "all")]
     pub proof: Option<PathBuf>,
+    #[command(flatten)]
+    pub campaign: CampaignArgs,
+}
+
+/// A long proof split into jobs (`oxo solve --value` with one of
+/// --checkpoint, --post, --worker, --assemble); see docs/manual/solve.md.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Long proofs, split into jobs")]
+pub(crate) struct CampaignArgs {
+    /// Prove the value on every core, split into jobs, saving the answers to FILE after each job.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "proof", "post", "worker", "assemble"])]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue the proof saved in the --checkpoint file (refused if it is another proof's).
+    #[arg(long, requires = "checkpoint")]
+    pub resume: bool,
+    /// Worker threads [default: one a core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Memory for the search tables of all the threads together, such as 512M or 4G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub memory: String,
+    /// Plies split into jobs from the start.
+    #[arg(long, value_name = "PLIES", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub split: u32,
+    /// Positions one job may visit before it is split one ply deeper [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub job_nodes: Option<u64>,
+    /// Post the proof to the PostgreSQL job table of --db, for `oxo solve --worker`.
+    #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "worker", "assemble"])]
+    pub post: bool,
+    /// Take jobs from the job table of --db until none is left.
+    #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "assemble", "position"])]
+    pub worker: bool,
+    /// Print the value of a posted proof once its workers have finished, or how far they are.
+    #[arg(long, requires = "db", conflicts_with_all = ["all", "proof"])]
+    pub assemble: bool,
+    /// The PostgreSQL database holding the job table: postgres://USER@HOST:PORT/DB.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+    /// Seconds a worker holds a job without renewing it before others may take it back.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(2..=86400))]
+    pub lease: u64,
+}
+
+impl CampaignArgs {
+    /// Whether a long proof is asked for.
+    pub(crate) fn any(&self) -> bool {
+        self.checkpoint.is_some() || self.post || self.worker || self.assemble
+    }
 }
 
 #[derive(Debug, Args)]
@@ -254,7 +303,8 @@ there: W3 = win in 3 plies, D = draw, L4 = loss in 4.
 Exit codes:
   0  success
   1  a file could not be read or written
-  2  bad usage or malformed input (a bad position, a board too large to solve)";
+  2  bad usage or malformed input (a bad position, a board too large to solve)
+  3  a long proof (--checkpoint, --worker) stopped by Ctrl-C or SIGTERM; --resume continues it";
 
 #[derive(Debug, Args)]
 #[command(after_help = SERVE_HELP)]

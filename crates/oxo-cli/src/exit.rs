@@ -8,3 +8,6 @@ pub const IO_ERROR: u8 = 1;
 /// Bad usage or malformed input: a wrong flag, a malformed instruction or
 /// moves file, a game that ends before its file does.
 pub const BAD_INPUT: u8 = 2;
+/// A long proof (`oxo solve --checkpoint`, `--worker`) was stopped by
+/// Ctrl-C or SIGTERM before the end; what it finished is kept.
+pub const STOPPED: u8 = 3;

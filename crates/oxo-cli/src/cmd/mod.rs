@@ -13,6 +13,7 @@ use crate::failure::BadInput;
 
 mod arena;
 mod brain;
+mod campaign;
 mod play;
 mod referee;
 mod serve;

@@ -78,6 +78,9 @@ impl Config {
 const WARM_SOLVERS: usize = 2;
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
+    if args.campaign.any() {
+        return super::campaign::run(args);
+    }
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
     let answer = |solver: &mut Solver, game: Game| -> Result<Box<dyn Answer>, oxo_ai::SolveError> {

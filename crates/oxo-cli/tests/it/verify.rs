@@ -3,14 +3,16 @@
 
 use std::process::{Command, Output};
 
-fn oxo(args: &[&str]) -> Output {
+/// `oxo ARGS`, run to its end.
+pub(super) fn oxo(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_oxo"))
         .args(args)
         .output()
         .expect("oxo runs")
 }
 
-fn text(bytes: &[u8]) -> &str {
+/// Output as text.
+pub(super) fn text(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).unwrap()
 }
 

@@ -1,0 +1,222 @@
+//! Checkpoint files: a plan with every answer so far, written whole after
+//! each job (a temp file renamed over the old one, so a stop at any moment
+//! leaves the previous or the next checkpoint, never half of one).
+//!
+//! The format: the line `oxo-campaign 1`, the line `sha256 HEX` (the
+//! digest of what follows), then the plan as JSON. A file that is not a
+//! checkpoint, of another version, damaged (the digest does not match, or
+//! the plan does not hold together) or for another board or position is
+//! refused with a [`CheckpointError`] that says which.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use oxo_core::Game;
+use sha2::{Digest, Sha256};
+
+use crate::plan::Plan;
+
+/// The first line of every checkpoint: the format and its version.
+pub const MAGIC: &str = "oxo-campaign 1";
+
+/// Why a checkpoint cannot be written or is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// Not a checkpoint at all.
+    #[error("{}: not an oxo campaign checkpoint (it must begin with the line `{MAGIC}`)", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A checkpoint of a version this program does not read.
+    #[error("{}: unsupported checkpoint version `{found}` (this program reads `{MAGIC}`)", path.display())]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its first line.
+        found: String,
+    },
+    /// A checkpoint whose contents do not hold.
+    #[error("{}: damaged checkpoint: {reason}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A checkpoint of another proof.
+    #[error("{}: the checkpoint is for {found}, not {asked}", path.display())]
+    Other {
+        /// The file.
+        path: PathBuf,
+        /// The board and position it holds.
+        found: String,
+        /// The board and position asked for.
+        asked: String,
+    },
+}
+
+fn describe(game: &Game) -> String {
+    format!("{} position {game}", game.rules())
+}
+
+/// The checkpoint's text for `plan`.
+#[must_use]
+pub fn to_text(plan: &Plan) -> String {
+    let body = serde_json::to_string(plan).expect("a plan serializes");
+    let digest = Sha256::digest(body.as_bytes());
+    let mut out = format!("{MAGIC}\nsha256 ");
+    for byte in digest {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out.push('\n');
+    out.push_str(&body);
+    out.push('\n');
+    out
+}
+
+/// Write `plan` to `path` atomically: a temp file beside it, flushed to
+/// disk, then renamed over it.
+///
+/// # Errors
+/// The file could not be written.
+pub fn save(path: &Path, plan: &Plan) -> Result<(), CheckpointError> {
+    let io = |source| CheckpointError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(".tmp");
+    let temp = PathBuf::from(temp);
+    let mut file = std::fs::File::create(&temp).map_err(io)?;
+    file.write_all(to_text(plan).as_bytes()).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    std::fs::rename(&temp, path).map_err(io)
+}
+
+/// Read the checkpoint at `path`.
+///
+/// # Errors
+/// The file cannot be read, is not a checkpoint, is of another version or
+/// is damaged.
+pub fn load(path: &Path) -> Result<Plan, CheckpointError> {
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(path, &bytes)
+}
+
+/// A checkpoint's plan from its bytes (`path` names it in errors).
+///
+/// # Errors
+/// As [`load`], but for reading.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Plan, CheckpointError> {
+    let damaged = |reason: &str| CheckpointError::Damaged {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let text = std::str::from_utf8(bytes).map_err(|_| CheckpointError::Foreign {
+        path: path.to_owned(),
+    })?;
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    if first != MAGIC {
+        return Err(if first.starts_with("oxo-campaign ") {
+            CheckpointError::Version {
+                path: path.to_owned(),
+                found: first.chars().take(40).collect(),
+            }
+        } else {
+            CheckpointError::Foreign {
+                path: path.to_owned(),
+            }
+        });
+    }
+    let (digest_line, body) = rest
+        .split_once('\n')
+        .ok_or_else(|| damaged("it ends after its first line"))?;
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    let digest = Sha256::digest(body.as_bytes());
+    let mut hex = String::new();
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    if digest_line.strip_prefix("sha256 ") != Some(hex.as_str()) {
+        return Err(damaged(
+            "its digest does not match its contents (truncated or altered)",
+        ));
+    }
+    let plan: Plan = serde_json::from_str(body).map_err(|e| damaged(&e.to_string()))?;
+    plan.check().map_err(|e| damaged(&e.to_string()))?;
+    Ok(plan)
+}
+
+/// Refuse a checkpoint's plan for another proof than `game`'s.
+///
+/// # Errors
+/// [`CheckpointError::Other`], naming both.
+pub fn check_for(path: &Path, plan: &Plan, game: &Game) -> Result<(), CheckpointError> {
+    let found = plan.game();
+    if found.rules() == game.rules() && found.to_string() == game.to_string() {
+        Ok(())
+    } else {
+        Err(CheckpointError::Other {
+            path: path.to_owned(),
+            found: describe(&found),
+            asked: describe(game),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::Rules;
+
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan::new(&Game::new(Rules::new(4, 4, 3).unwrap()), 2)
+    }
+
+    #[test]
+    fn a_checkpoint_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c");
+        let plan = plan();
+        save(&path, &plan).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.progress(), plan.progress());
+        check_for(&path, &back, &plan.game()).unwrap();
+        assert!(!dir.path().join("c.tmp").exists());
+    }
+
+    #[test]
+    fn damaged_foreign_and_other_files_are_refused() {
+        let path = Path::new("c");
+        let text = to_text(&plan());
+        let refuse = |bytes: &[u8]| parse(path, bytes).unwrap_err().to_string();
+        assert!(refuse(b"hello\n").contains("not an oxo campaign checkpoint"));
+        assert!(refuse(b"oxo-campaign 9\n").contains("unsupported checkpoint version"));
+        assert!(refuse(&text.as_bytes()[..text.len() / 2]).contains("damaged checkpoint"));
+        let altered = text.replacen("\"split\":2", "\"split\":3", 1);
+        assert_ne!(altered, text);
+        assert!(refuse(altered.as_bytes()).contains("digest does not match"));
+        let other = Game::new(Rules::new(4, 4, 4).unwrap());
+        let err = check_for(path, &plan(), &other).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "c: the checkpoint is for 4x4 k=3 position ..../..../..../...., \
+             not 4x4 k=4 position ..../..../..../...."
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! `oxo solve --value` as a long proof split into jobs: on every core with
+//! a checkpoint (`--checkpoint FILE [--resume]`), or shared by workers
+//! through PostgreSQL (`--post`, `--worker`, `--assemble`).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use oxo_campaign::local::{self, Finish, Status};
+use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
+use oxo_campaign::{Limits, MakeProver, Plan, SolverProver, checkpoint};
+use oxo_cli::exit;
+use oxo_cli::solve::{self, Answer as _, ValueReport};
+use oxo_core::{Game, Rules};
+
+use crate::args::SolveArgs;
+use crate::failure::BadInput;
+
+/// How often the progress line is written.
+const REPORT_EVERY: Duration = Duration::from_secs(3);
+
+/// The prover every job goes to: the seam to change for another search.
+fn prover() -> Arc<MakeProver> {
+    Arc::new(SolverProver::boxed)
+}
+
+pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
+    let c = &args.campaign;
+    if !args.value && !c.worker {
+        return Err(BadInput("a long proof proves the value alone: add --value".to_owned()).into());
+    }
+    if args.json && (c.worker || c.post) {
+        return Err(BadInput("--json is for the value: leave it out here".to_owned()).into());
+    }
+    let memory = parse_size(&c.memory).map_err(BadInput)?;
+    let threads = c.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |n| n as usize,
+    );
+    if c.worker {
+        return worker(args, threads, memory);
+    }
+    let game = match args.position.as_deref() {
+        Some("-") => {
+            return Err(BadInput("a long proof is of one position, not -".to_owned()).into());
+        }
+        Some(text) => solve::parse_position(text, args.k).map_err(BadInput::from_error)?,
+        None => Game::new(Rules::with_size(args.size, args.k)?),
+    };
+    // Refuse a board the prover cannot take before any work.
+    drop(
+        prover()(
+            game.rules(),
+            Limits {
+                table_bytes: 1 << 16,
+                budget: None,
+                nodes: Arc::default(),
+            },
+        )
+        .map_err(BadInput::from_error)?,
+    );
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")
+    };
+    let db = c.db.as_deref().unwrap_or_default();
+    if c.post {
+        let plan = Plan::new(&game, c.split);
+        return runtime()?.block_on(async {
+            let mut queue = Queue::connect(db).await?;
+            let posted = queue.post(&plan).await?;
+            let p = posted.plan.progress();
+            let what = if posted.new {
+                "posted"
+            } else {
+                "already posted"
+            };
+            writeln!(
+                super::stdout(),
+                "proof {}: {} position {game} {what}: {} jobs open, {} done",
+                posted.id,
+                game.rules(),
+                p.open,
+                p.done
+            )?;
+            Ok(exit::SUCCESS)
+        });
+    }
+    if c.assemble {
+        return runtime()?.block_on(async {
+            let queue = Queue::connect(db).await?;
+            let Some(posted) = queue.find(&game).await? else {
+                return Err(BadInput(format!(
+                    "no proof of {} position {game} is posted: post it with --post",
+                    game.rules()
+                ))
+                .into());
+            };
+            Ok(finished(args, &game, &posted.plan, Duration::ZERO))
+        });
+    }
+    let path = c.checkpoint.as_deref().expect("a long proof's mode");
+    local_run(args, game, path, threads, memory)
+}
+
+/// The value once `plan` has it (exit 0), or where it stands (exit 3).
+fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
+    let p = plan.progress();
+    let Some(value) = plan.value() else {
+        eprintln!(
+            "oxo: not proven yet: {} jobs done, {} open; root moves settled {}/{}",
+            p.done, p.open, p.root_moves.0, p.root_moves.1
+        );
+        return exit::STOPPED;
+    };
+    let report = ValueReport {
+        game: game.clone(),
+        value,
+        nodes: p.totals.nodes,
+        time,
+    };
+    let mut out = super::stdout();
+    let _ = if args.json {
+        writeln!(out, "{}", report.json())
+    } else {
+        write!(out, "{}", report.table())
+    };
+    eprintln!(
+        "oxo: {} jobs, {:.1} s of search over all workers and runs",
+        p.totals.jobs,
+        p.totals.ms as f64 / 1e3
+    );
+    exit::SUCCESS
+}
+
+fn local_run(
+    args: &SolveArgs,
+    game: Game,
+    path: &Path,
+    threads: usize,
+    memory: u64,
+) -> anyhow::Result<u8> {
+    let c = &args.campaign;
+    let plan = if c.resume {
+        let plan = checkpoint::load(path)?;
+        checkpoint::check_for(path, &plan, &game)?;
+        plan
+    } else {
+        if path.exists() {
+            return Err(BadInput(format!(
+                "{} exists: add --resume to continue its proof, or remove it",
+                path.display()
+            ))
+            .into());
+        }
+        Plan::new(&game, c.split)
+    };
+    // The handler first: once the checkpoint exists, a signal stops the
+    // run cleanly.
+    let stop = Arc::new(AtomicBool::new(false));
+    on_signal(Arc::clone(&stop))?;
+    checkpoint::save(path, &plan)?;
+    let config = local::Config {
+        threads,
+        memory,
+        budget: c.job_nodes,
+        checkpoint: Some(path.to_owned()),
+        report_every: REPORT_EVERY,
+    };
+    let p = plan.progress();
+    eprintln!(
+        "oxo: proving {} position {game}: {threads} threads, {} MiB of tables each; {} jobs done, {} open; checkpoint {}",
+        game.rules(),
+        config.table_bytes() >> 20,
+        p.done,
+        p.open,
+        path.display()
+    );
+    let status = super::StatusLine::new();
+    let started = Instant::now();
+    // The last report, at the end, stays on the screen.
+    let (plan, finish) = local::run(plan, &config, prover(), stop, |s| {
+        let line = status_text(s);
+        if status.is_shown() {
+            status.show(format_args!("{line}"));
+        } else {
+            eprintln!("{line}");
+        }
+    })?;
+    if status.is_shown() {
+        eprintln!();
+    }
+    if let Some(peak) = local::peak_resident_bytes() {
+        eprintln!("oxo: peak resident memory {} MiB", peak >> 20);
+    }
+    match finish {
+        Finish::Done(_) => Ok(finished(args, &game, &plan, started.elapsed())),
+        Finish::Stopped => {
+            eprintln!(
+                "oxo: stopped; {} jobs done are saved in {}: continue with --resume",
+                plan.progress().done,
+                path.display()
+            );
+            Ok(exit::STOPPED)
+        }
+    }
+}
+
+/// `proof: 12 jobs done, 30 open; root moves 3/10; 1.2 M positions/s; 350 MiB; 83 s`.
+fn status_text(s: &Status) -> String {
+    let p = &s.progress;
+    let rate = if s.nodes > 0 {
+        format!(
+            "; {:.2} M positions/s",
+            s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-3) / 1e6
+        )
+    } else {
+        String::new()
+    };
+    let memory = s
+        .resident
+        .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
+    format!(
+        "proof: {} jobs done, {} open; root moves settled {}/{}{rate}{memory}; {:.0} s",
+        p.done,
+        p.open,
+        p.root_moves.0,
+        p.root_moves.1,
+        s.elapsed.as_secs_f64()
+    )
+}
+
+/// Set `stop` on Ctrl-C or SIGTERM.
+fn on_signal(stop: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal handler")?;
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            signal().await;
+            stop.store(true, Ordering::SeqCst);
+        });
+    });
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// `oxo solve --worker`: `threads` workers in this process, until no job
+/// is left.
+fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
+    let c = &args.campaign;
+    let url = c.db.clone().expect("--worker requires --db");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let table_bytes = local::Config {
+        threads,
+        memory,
+        budget: None,
+        checkpoint: None,
+        report_every: REPORT_EVERY,
+    }
+    .table_bytes();
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map_or_else(|_| "host".to_owned(), |h| h.trim().to_owned());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let counters: Vec<Arc<AtomicU64>> = (0..threads).map(|_| Arc::default()).collect();
+    let started = Instant::now();
+    let worked = runtime.block_on(async {
+        let mut tasks = Vec::new();
+        for (i, counter) in counters.iter().enumerate() {
+            let config = WorkerConfig {
+                name: format!("{host}:{}:{i}", std::process::id()),
+                table_bytes,
+                budget: c.job_nodes,
+                lease_ms: (c.lease * 1000) as i64,
+            };
+            let url = url.clone();
+            let counter = Arc::clone(counter);
+            let stop = stop_rx.clone();
+            tasks.push(tokio::spawn(async move {
+                pg::work(
+                    &url,
+                    &config,
+                    prover(),
+                    Arc::new(SystemClock),
+                    counter,
+                    stop,
+                )
+                .await
+            }));
+        }
+        let mut all = tokio::spawn(async move {
+            let mut total = pg::Worked::default();
+            for task in tasks {
+                let w = task.await.expect("a worker does not panic")?;
+                total.jobs += w.jobs;
+                total.nodes += w.nodes;
+                total.stopped |= w.stopped;
+            }
+            Ok::<_, pg::PgError>(total)
+        });
+        let mut tick = tokio::time::interval(REPORT_EVERY);
+        loop {
+            tokio::select! {
+                done = &mut all => break done.expect("the workers' join does not panic"),
+                () = signal() => {
+                    let _ = stop_tx.send(true);
+                }
+                _ = tick.tick() => {
+                    let nodes: u64 = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                    let secs = started.elapsed().as_secs_f64();
+                    let memory = local::resident_bytes()
+                        .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
+                    if secs >= 1.0 {
+                        eprintln!(
+                            "worker: {threads} threads; {:.2} M positions/s{memory}; {secs:.0} s",
+                            nodes as f64 / secs / 1e6
+                        );
+                    }
+                }
+            }
+        }
+    })?;
+    eprintln!(
+        "oxo: worker answered {} jobs, {} positions, in {:.1} s{}",
+        worked.jobs,
+        worked.nodes,
+        started.elapsed().as_secs_f64(),
+        if worked.stopped {
+            " (stopped; its job went back to the queue)"
+        } else {
+            ""
+        }
+    );
+    Ok(if worked.stopped {
+        exit::STOPPED
+    } else {
+        exit::SUCCESS
+    })
+}
+
+/// `512M`, `4G`, `1T` or plain bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let bad = || format!("--memory {text:?}: give a size such as 512M or 4G");
+    let (digits, shift) = match text.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&text[..text.len() - 1], 10),
+        Some('M') => (&text[..text.len() - 1], 20),
+        Some('G') => (&text[..text.len() - 1], 30),
+        Some('T') => (&text[..text.len() - 1], 40),
+        _ => (text, 0),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1 << shift)
+        .filter(|&b| b >= 1 << 20)
+        .ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512m"), Ok(512 << 20));
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert!(parse_size("1K").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("").is_err());
+    }
+}

@@ -1,0 +1,133 @@
+//! `oxo solve --value --checkpoint` as a process: a long proof run,
+//! resumed, and its checkpoint refused when damaged or another proof's.
+
+use std::process::Command;
+
+use super::verify::{oxo, text};
+
+#[test]
+fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("4x4.checkpoint");
+    let path = file.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            "--size",
+            "4",
+            "--k",
+            "4",
+            "--value",
+            "--threads",
+            "2",
+            "--memory",
+            "64M",
+            "--checkpoint",
+            path,
+        ];
+        args.extend_from_slice(extra);
+        oxo(&args)
+    };
+
+    let first = run(&[]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert!(text(&first.stdout).contains("X to move: draw"));
+    assert!(
+        text(&first.stderr).contains("root moves settled 3/3"),
+        "{}",
+        text(&first.stderr)
+    );
+
+    // The file is not overwritten without --resume.
+    let again = run(&[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("exists: add --resume"),
+        "{}",
+        text(&again.stderr)
+    );
+
+    let resumed = run(&["--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert!(text(&resumed.stdout).contains("X to move: draw"));
+
+    // Another board's proof.
+    let other = oxo(&[
+        "solve",
+        "--size",
+        "4",
+        "--k",
+        "3",
+        "--value",
+        "--checkpoint",
+        path,
+        "--resume",
+    ]);
+    assert_eq!(other.status.code(), Some(1));
+    assert!(
+        text(&other.stderr)
+            .contains("the checkpoint is for 4x4 k=4 position ..../..../..../...., not 4x4 k=3"),
+        "{}",
+        text(&other.stderr)
+    );
+
+    // One byte of the plan changed.
+    let saved = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, saved.replacen("\"split\":2", "\"split\":1", 1)).unwrap();
+    let damaged = run(&["--resume"]);
+    assert_eq!(damaged.status.code(), Some(1));
+    assert!(
+        text(&damaged.stderr).contains("damaged checkpoint: its digest does not match"),
+        "{}",
+        text(&damaged.stderr)
+    );
+
+    std::fs::write(&file, "notes\n").unwrap();
+    let foreign = run(&["--resume"]);
+    assert_eq!(foreign.status.code(), Some(1));
+    assert!(text(&foreign.stderr).contains("not an oxo campaign checkpoint"));
+}
+
+#[test]
+fn sigterm_stops_a_long_proof_with_its_checkpoint_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("7x7.checkpoint");
+    // (7,7,5) takes the solver minutes: it is still running when stopped.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args([
+            "solve",
+            "--size",
+            "7",
+            "--k",
+            "5",
+            "--value",
+            "--threads",
+            "1",
+        ])
+        .args(["--memory", "64M", "--checkpoint", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The checkpoint is written once the signal handler is in place.
+    while !file.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("oxo ended first: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("continue with --resume"),
+        "{}",
+        text(&out.stderr)
+    );
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(saved.starts_with("oxo-campaign 1\n"));
+}
