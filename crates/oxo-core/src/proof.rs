@@ -8,17 +8,100 @@
 //! for P needs a tree proving P wins; a claimed draw needs a tree each way
 //! (X does not lose, O does not lose).
 //!
-//! In a tree, the prover's turn has one move; the other side's turn
-//! answers every legal move; each leaf is a finished game the prover has
-//! won, a full board (for "at least a draw") or a *pairing*: disjoint
-//! pairs of empty cells such that every window without a prover mark holds
-//! both cells of one pair. Whoever moves, the prover then answers each move
-//! into a pair with the pair's other cell, and the opponent never fills a
-//! window.
+//! In a tree, the prover's turn has one move. The other side's turn lists
+//! legal moves, each with its node, and either lists them all or ends with
+//! a *rest clause*: "every other legal move is answered as the listed move
+//! `like` is". The leaves are:
+//! - a finished game the prover has won (`w`);
+//! - a full board (`f`, for "at least a draw");
+//! - a *pairing* (`p`, for "at least a draw"): disjoint pairs of empty
+//!   cells such that every window without a prover mark holds both cells
+//!   of one pair. Whoever moves, the prover then answers each move into a
+//!   pair with the pair's other cell, and the opponent never fills a
+//!   window;
+//! - an *Erdős–Selfridge* leaf (`e`, for "at least a draw"): the windows
+//!   the opponent can still fill (no prover mark) are so few and so empty
+//!   that Σ 2^−(empty cells of W) < ½ with the opponent to move, or < 1
+//!   with the prover to move. By Erdős and Selfridge's potential argument
+//!   ("On a combinatorial game", J. Combin. Theory A 14, 1973) the prover,
+//!   always taking the empty cell whose open windows weigh most, keeps the
+//!   sum below 1 after each of its moves, and a filled window alone weighs
+//!   1: the opponent never fills one.
+//!
+//! # Zones, and why a rest clause is sound
+//!
+//! Every node has a *zone*, a set of cells the verifier computes from the
+//! certificate alone, bottom up over the DAG:
+//! - a won leaf, an Erdős–Selfridge leaf: the empty cells of every window
+//!   without a prover mark (the windows the opponent could still fill);
+//! - a full board: no cell (it has no empty one);
+//! - a pairing: the cells of its pairs;
+//! - the prover's move `m` to node `c`: {m} ∪ zone(c);
+//! - the other side's turn: the union over its listed moves `x` to `c` of
+//!   {x} ∪ zone(c). (A rest clause names a listed move, so its node's zone
+//!   is in it.)
+//!
+//! A rest clause at position P naming the listed move `x1` with node `c1`
+//! (proved at P + x1) is accepted when every unlisted legal move lies
+//! outside zone(c1). The claim behind it: if the real opponent plays such
+//! a `y`, the prover follows `c1` as if the opponent had played `x1`.
+//!
+//! **Lemma.** Let node `n` be verified at position Q for the prover, and
+//! let R be a position with the same side to move, the same prover marks,
+//! and opponent marks R ⊆ Q ∪ E, where E is a set of cells empty in Q and
+//! outside zone(n). Then the prover reaches the node's goal from R (win:
+//! completes a line first; draw: the opponent never completes a line).
+//!
+//! *Proof.* The prover keeps an *imagined* position I = Q' ∪ E' beside the
+//! real one, where Q' is the position of its current node `n'` and E' is
+//! empty in Q' and outside zone(n'); the prover marks are the same in I and
+//! in the real game and the real opponent's marks are a subset of I's.
+//! Zones only shrink going down (each parent's zone holds its children's),
+//! so the invariant passes from parent to child:
+//! - at the prover's move `m`: `m` is in the zone, so not in E', and empty
+//!   in Q', so empty in I and in the real game (fewer marks): it is legal;
+//! - at the other side's turn, a real move `y` that is empty in I: if it is
+//!   listed, follow its node (it is in the zone, so not in E'); if not, it
+//!   lies outside zone(c1) and differs from `x1`: follow `c1`, whose
+//!   position Q' + x1 lacks `y`, adding `y` to E' (E' was outside
+//!   zone(n) ⊇ zone(c1) and ∌ x1, which is in zone(n));
+//! - a real move on a cell already opponent's in I (one imagined before):
+//!   the imagined opponent plays any empty cell of I instead, handled as
+//!   above. One exists: the zone of a node at the other side's turn holds a
+//!   legal move of Q' (a listed one, or `x1`), and it is not in E'.
+//!
+//! The tree is finite (each step adds a mark), so every play reaches a
+//! leaf with I = Q ∪ E, E empty in Q and outside the leaf's zone. The real
+//! prover completes a line exactly when I's does (the same marks); the real
+//! board is never full before I's (it has at least as many empty cells).
+//! Suppose the real opponent fills a window L at some point. L ⊆ I's
+//! opponent marks from then on, and it stays free of prover marks (the
+//! prover only plays cells empty in I): follow the tree on from there
+//! with any moves to a leaf; L is a window without prover marks, inside
+//! Q ∪ E, at that leaf. At a won or an Erdős–Selfridge leaf, every empty
+//! cell of such a window is in the zone, so L ⊆ Q: the opponent has a line
+//! in Q, which the rules rule out (the game stops at the first line, and
+//! neither leaf is a position the opponent has won). At a pairing, L holds
+//! both cells of a pair, in the zone, so empty in I: impossible. At a full
+//! board, E is empty (Q has no empty cell) and Q is a draw. So the
+//! opponent never fills a window, which proves "does not lose"; a won leaf
+//! is reached with the prover's line complete, which proves "wins"; and
+//! from a leaf on, the leaf's own strategy plays on in the real game: the
+//! pairing's answers (both cells of every pair are empty there), the
+//! Erdős–Selfridge greedy move (fewer opponent marks only lower the sum),
+//! or, past a full imagined board, any move (the real opponent can only
+//! fill cells of Q's opponent marks, which hold no line). ∎
+//!
+//! The root is verified at the certificate's position with E = ∅, so the
+//! lemma is exactly "the tree proves its goal". The argument leans on two
+//! facts of the rules: a line of k or more wins (overlines count, so one
+//! more opponent mark never undoes an opponent line), and the game stops
+//! at the first line.
 //!
 //! [`Certificate::verify`] is deliberately small and uses only the rules
-//! ([`Game::play`], [`Rules::windows`]): it walks every tree from the root,
-//! plays each move, and checks each step. The text format is in
+//! ([`Game::play`], [`Rules::windows`]) and the zone fold ([`zone_of`]): it
+//! walks every tree from the root, plays each move, and checks each step.
+//! [`CertificateBuilder`] is how a search writes one. The text format is in
 //! `docs/manual/solve.md`.
 
 use std::collections::HashMap;
@@ -26,13 +109,25 @@ use std::fmt::{self, Write as _};
 
 use crate::{BoardSize, Game, Outcome, Player, Rules};
 
-/// The first line of every certificate: the format and its version.
-pub const MAGIC: &str = "oxo-proof 1";
+/// The first line of every certificate this program writes: the format and
+/// its version.
+pub const MAGIC: &str = "oxo-proof 2";
+
+/// The first line of version 1 certificates, which are still read: every
+/// reply listed, no rest clauses, no Erdős–Selfridge leaves.
+pub const MAGIC_V1: &str = "oxo-proof 1";
 
 /// The most cells a certificate's board may have. The check walks the
 /// trees depth first, one level a move, so this bounds its depth (and a
 /// hostile file cannot make it recurse without end); 16×16 fits.
 pub const MAX_CELLS: usize = 256;
+
+/// The most nodes a certificate may announce.
+pub const MAX_NODES: usize = 1 << 28;
+
+/// The largest k an Erdős–Selfridge leaf is checked for (its sum is
+/// computed exactly in 128 bits).
+pub const MAX_POTENTIAL_K: u32 = 100;
 
 /// What a tree proves for its prover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,12 +172,25 @@ pub enum Node {
     Move(usize, usize),
     /// The other side's turn: every legal move with the node it leads to.
     Answers(Vec<(usize, usize)>),
+    /// The other side's turn: some legal moves with their nodes, and a rest
+    /// clause: every legal move not listed is answered as the listed move
+    /// `like` is (sound when it lies outside that node's zone; see the
+    /// module docs).
+    Rest {
+        /// The listed moves, each with the node it leads to.
+        answers: Vec<(usize, usize)>,
+        /// The listed move whose node answers every other move.
+        like: usize,
+    },
     /// The game is over and the prover has won.
     Won,
     /// The game is over in a draw (the board is full).
     Full,
     /// A pairing strategy for the prover (see the module docs).
     Pairs(Vec<(usize, usize)>),
+    /// An Erdős–Selfridge leaf: the opponent's open windows weigh too
+    /// little to fill one (see the module docs).
+    Potential,
 }
 
 /// One strategy tree: its prover, its goal and its root node.
@@ -109,14 +217,63 @@ pub struct Certificate {
     pub nodes: Vec<Node>,
 }
 
+/// A set of cells by row-major index, on boards of up to [`MAX_CELLS`]
+/// cells: a node's zone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CellSet([u64; MAX_CELLS / 64]);
+
+impl CellSet {
+    /// Add `cell`.
+    ///
+    /// # Panics
+    /// If `cell` is not below [`MAX_CELLS`].
+    pub fn insert(&mut self, cell: usize) {
+        self.0[cell / 64] |= 1 << (cell % 64);
+    }
+
+    /// Whether `cell` is in the set (never, off its range).
+    #[must_use]
+    pub fn contains(&self, cell: usize) -> bool {
+        cell < MAX_CELLS && self.0[cell / 64] & 1 << (cell % 64) != 0
+    }
+
+    /// The cells in either set.
+    #[must_use]
+    pub fn union(mut self, other: &CellSet) -> CellSet {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+        self
+    }
+
+    /// How many cells the set holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set holds no cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The cells, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..MAX_CELLS).filter(|&c| self.contains(c))
+    }
+}
+
 /// Why a certificate is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProofError {
     /// Not a certificate at all.
-    #[error("not an oxo proof certificate (it must begin with the line `{MAGIC}`)")]
+    #[error("not an oxo proof certificate (it must begin with the line `{MAGIC}` or `{MAGIC_V1}`)")]
     Foreign,
     /// A certificate of a version this program does not read.
-    #[error("unsupported certificate version `{0}` (this program reads `{MAGIC}`)")]
+    #[error(
+        "unsupported certificate version `{0}` (this program reads `{MAGIC_V1}` and `{MAGIC}`)"
+    )]
     Version(String),
     /// A line that does not parse, or a file that ends early.
     #[error("line {line}: {reason}")]
@@ -168,8 +325,8 @@ impl fmt::Display for Verified {
     }
 }
 
-fn cell_list(out: &mut String, code: char, items: &[(usize, usize)], sep: char) {
-    out.push(code);
+fn cell_list(out: &mut String, head: &str, items: &[(usize, usize)], sep: char) {
+    out.push_str(head);
     for (a, b) in items {
         let _ = write!(out, " {a}{sep}{b}");
     }
@@ -177,7 +334,8 @@ fn cell_list(out: &mut String, code: char, items: &[(usize, usize)], sep: char) 
 }
 
 impl Certificate {
-    /// The certificate as text (see `docs/manual/solve.md`).
+    /// The certificate as text, in the current version (see
+    /// `docs/manual/solve.md`).
     #[must_use]
     pub fn to_text(&self) -> String {
         let rules = self.game.rules();
@@ -212,18 +370,22 @@ impl Certificate {
                 Node::Move(cell, child) => {
                     let _ = writeln!(out, "m {cell} {child}");
                 }
-                Node::Answers(answers) => cell_list(&mut out, 'a', answers, ':'),
+                Node::Answers(answers) => cell_list(&mut out, "a", answers, ':'),
+                Node::Rest { answers, like } => {
+                    cell_list(&mut out, &format!("r {like}"), answers, ':');
+                }
                 Node::Won => out.push_str("w\n"),
                 Node::Full => out.push_str("f\n"),
-                Node::Pairs(pairs) => cell_list(&mut out, 'p', pairs, '-'),
+                Node::Pairs(pairs) => cell_list(&mut out, "p", pairs, '-'),
+                Node::Potential => out.push_str("e\n"),
             }
         }
         out.push_str("end\n");
         out
     }
 
-    /// Read a certificate's text. Only its syntax is checked here; see
-    /// [`Certificate::verify`].
+    /// Read a certificate's text, of version 1 or 2. Only its syntax is
+    /// checked here; see [`Certificate::verify`].
     ///
     /// # Errors
     /// A foreign or truncated file, another version, or a malformed line.
@@ -233,13 +395,14 @@ impl Certificate {
             line,
             reason: reason.to_owned(),
         };
-        match lines.next() {
-            Some((_, l)) if l == MAGIC => {}
+        let version = match lines.next() {
+            Some((_, l)) if l == MAGIC => 2,
+            Some((_, l)) if l == MAGIC_V1 => 1,
             Some((_, l)) if l.starts_with("oxo-proof ") => {
                 return Err(ProofError::Version(l.to_owned()));
             }
             _ => return Err(ProofError::Foreign),
-        }
+        };
         let mut next = |what: &str| {
             lines.next().ok_or_else(|| ProofError::Syntax {
                 line: text.lines().count() + 1,
@@ -304,11 +467,16 @@ impl Certificate {
                         .parse()
                         .map_err(|_| bad(n, "a tree's root is a node number"))?,
                 }),
-                ["nodes", count] => {
-                    break count
-                        .parse::<usize>()
-                        .map_err(|_| bad(n, "expected `nodes N`"))?;
-                }
+                ["nodes", count] => match count.parse::<usize>() {
+                    Ok(count) if count <= MAX_NODES => break count,
+                    Ok(_) => {
+                        return Err(bad(
+                            n,
+                            &format!("more than {MAX_NODES} nodes are not checked"),
+                        ));
+                    }
+                    Err(_) => return Err(bad(n, "expected `nodes N`")),
+                },
                 _ => return Err(bad(n, "expected `tree PLAYER GOAL ROOT` or `nodes N`")),
             }
         };
@@ -318,7 +486,20 @@ impl Certificate {
             if line == "end" {
                 break;
             }
-            nodes.push(parse_node(line).ok_or_else(|| bad(n, "malformed node line"))?);
+            if nodes.len() == count {
+                return Err(bad(
+                    n,
+                    &format!("more node lines than the {count} the header announces"),
+                ));
+            }
+            let node = parse_node(line).ok_or_else(|| bad(n, "malformed node line"))?;
+            if version == 1 && matches!(node, Node::Rest { .. } | Node::Potential) {
+                return Err(bad(
+                    n,
+                    "rest clauses and Erdős–Selfridge leaves need version 2",
+                ));
+            }
+            nodes.push(node);
         }
         if nodes.len() != count {
             return Err(ProofError::Header(format!(
@@ -383,9 +564,9 @@ impl Certificate {
 
 fn parse_node(line: &str) -> Option<Node> {
     let (code, rest) = line.split_at_checked(1)?;
-    let pairs = |sep: char| -> Option<Vec<(usize, usize)>> {
+    let items = |skip: usize, sep: char| -> Option<Vec<(usize, usize)>> {
         rest.split(' ')
-            .skip(1)
+            .skip(1 + skip)
             .map(|item| {
                 let (a, b) = item.split_once(sep)?;
                 Some((a.parse().ok()?, b.parse().ok()?))
@@ -400,23 +581,87 @@ fn parse_node(line: &str) -> Option<Node> {
             ["", cell, child] => Node::Move(cell.parse().ok()?, child.parse().ok()?),
             _ => return None,
         },
-        "a" => Node::Answers(pairs(':')?),
-        "p" => Node::Pairs(pairs('-')?),
+        "a" => Node::Answers(items(0, ':')?),
+        "r" => Node::Rest {
+            like: rest.split(' ').nth(1)?.parse().ok()?,
+            answers: items(1, ':')?,
+        },
+        "p" => Node::Pairs(items(0, '-')?),
         "w" if rest.is_empty() => Node::Won,
         "f" if rest.is_empty() => Node::Full,
+        "e" if rest.is_empty() => Node::Potential,
         _ => return None,
     })
+}
+
+/// The zone of `node` at `game` for `prover` (see the module docs), given
+/// the zones of the nodes it leads to. Cells out of the board's range are
+/// left out (the verifier refuses them before it asks).
+pub fn zone_of(
+    node: &Node,
+    game: &Game,
+    prover: Player,
+    zone: impl Fn(usize) -> CellSet,
+) -> CellSet {
+    let mut out = CellSet::default();
+    let mut below = CellSet::default();
+    let mut add = |cell: usize| {
+        if cell < MAX_CELLS {
+            out.insert(cell);
+        }
+    };
+    match node {
+        Node::Full => {}
+        Node::Won | Node::Potential => {
+            let rules = game.rules();
+            for window in rules.windows() {
+                let cells: Vec<usize> = window.cells().map(|c| rules.index(c)).collect();
+                if cells.iter().all(|&c| game.cells()[c] != Some(prover)) {
+                    cells
+                        .into_iter()
+                        .filter(|&c| game.cells()[c].is_none())
+                        .for_each(&mut add);
+                }
+            }
+        }
+        Node::Pairs(pairs) => {
+            for &(a, b) in pairs {
+                add(a);
+                add(b);
+            }
+        }
+        Node::Move(cell, child) => {
+            add(*cell);
+            below = zone(*child);
+        }
+        Node::Answers(answers) | Node::Rest { answers, .. } => {
+            for &(cell, child) in answers {
+                add(cell);
+                below = below.union(&zone(child));
+            }
+        }
+    }
+    out.union(&below)
+}
+
+/// What a node was first reached as, and its zone.
+#[derive(Clone)]
+struct Seen {
+    position: String,
+    prover: Player,
+    goal: Goal,
+    zone: CellSet,
 }
 
 /// The check under way: what each node was first reached as.
 struct Walk<'a> {
     nodes: &'a [Node],
-    seen: Vec<Option<(String, Player, Goal)>>,
+    seen: Vec<Option<Seen>>,
 }
 
 impl Walk<'_> {
     /// Check node `node`, reached from `from` (None: a tree's root) at
-    /// `game`, as a strategy for `prover` reaching `goal`.
+    /// `game`, as a strategy for `prover` reaching `goal`; its zone.
     fn visit(
         &mut self,
         node: usize,
@@ -424,7 +669,7 @@ impl Walk<'_> {
         game: &Game,
         prover: Player,
         goal: Goal,
-    ) -> Result<(), ProofError> {
+    ) -> Result<CellSet, ProofError> {
         let position = game.to_string();
         let Some(kind) = self.nodes.get(node) else {
             return Err(match from {
@@ -444,46 +689,54 @@ impl Walk<'_> {
             reason,
         };
         if let Some(seen) = &self.seen[node] {
-            if *seen != (position.clone(), prover, goal) {
+            if (&seen.position, seen.prover, seen.goal) != (&position, prover, goal) {
                 return Err(fail(format!(
                     "reached again as position {} for {} ({}), first as {} for {} ({})",
                     position,
                     prover,
                     goal.word(),
-                    seen.0,
-                    seen.1,
-                    seen.2.word()
+                    seen.position,
+                    seen.prover,
+                    seen.goal.word()
                 )));
             }
-            return Ok(());
+            return Ok(seen.zone);
         }
-        self.seen[node] = Some((position.clone(), prover, goal));
+        // Marked before its children are checked: the trees only add
+        // marks, so a node cannot be its own descendant at one position.
+        self.seen[node] = Some(Seen {
+            position: position.clone(),
+            prover,
+            goal,
+            zone: CellSet::default(),
+        });
         let cells = game.rules().cell_count();
         match kind {
             Node::Won => match game.outcome() {
-                Some(Outcome::Win(p)) if p == prover => Ok(()),
-                _ => Err(fail(format!(
-                    "claims a finished game won by {prover}, but it is not"
-                ))),
-            },
-            Node::Full => match (game.outcome(), goal) {
-                (Some(Outcome::Draw), Goal::Draw) => Ok(()),
-                (Some(Outcome::Draw), Goal::Win) => {
-                    Err(fail(format!("a drawn game, but {prover} must win here")))
-                }
-                _ => Err(fail("claims a drawn, full board, but it is not".to_owned())),
-            },
-            Node::Pairs(pairs) => {
-                if goal == Goal::Win {
+                Some(Outcome::Win(p)) if p == prover => {}
+                _ => {
                     return Err(fail(format!(
-                        "a pairing only holds a draw, but {prover} must win here"
+                        "claims a finished game won by {prover}, but it is not"
                     )));
                 }
-                if game.is_over() {
-                    return Err(fail("a pairing on a finished game".to_owned()));
+            },
+            Node::Full => match (game.outcome(), goal) {
+                (Some(Outcome::Draw), Goal::Draw) => {}
+                (Some(Outcome::Draw), Goal::Win) => {
+                    return Err(fail(format!("a drawn game, but {prover} must win here")));
                 }
-                check_pairing(game, prover, pairs).map_err(fail)
+                _ => return Err(fail("claims a drawn, full board, but it is not".to_owned())),
+            },
+            Node::Pairs(_) | Node::Potential if goal == Goal::Win => {
+                return Err(fail(format!(
+                    "this leaf only holds a draw, but {prover} must win here"
+                )));
             }
+            Node::Pairs(_) | Node::Potential if game.is_over() => {
+                return Err(fail("a draw-holding leaf on a finished game".to_owned()));
+            }
+            Node::Pairs(pairs) => check_pairing(game, prover, pairs).map_err(fail)?,
+            Node::Potential => check_potential(game, prover).map_err(fail)?,
             Node::Move(cell, child) => {
                 if game.is_over() {
                     return Err(fail("a move after the game is over".to_owned()));
@@ -495,43 +748,94 @@ impl Walk<'_> {
                     )));
                 }
                 let next = play(game, *cell, cells).map_err(&fail)?;
-                self.visit(*child, Some(node), &next, prover, goal)
+                self.visit(*child, Some(node), &next, prover, goal)?;
             }
             Node::Answers(answers) => {
-                if game.is_over() {
-                    return Err(fail("answers after the game is over".to_owned()));
-                }
-                if game.to_move() == prover {
-                    return Err(fail(format!(
-                        "answers every move, but it is {prover}'s own turn: give one move"
-                    )));
-                }
-                let mut answered = vec![false; cells];
-                for &(cell, _) in answers {
-                    if cell < cells {
-                        if answered[cell] {
-                            return Err(fail(format!("move {cell} is answered twice")));
-                        }
-                        answered[cell] = true;
-                    }
-                }
-                if let Some(missing) = game
-                    .legal_moves()
-                    .map(|c| game.rules().index(c))
-                    .find(|&i| !answered[i])
-                {
-                    return Err(fail(format!(
-                        "move {missing} of {} is not answered",
-                        game.to_move()
-                    )));
-                }
-                for &(cell, child) in answers {
-                    let next = play(game, cell, cells).map_err(&fail)?;
-                    self.visit(child, Some(node), &next, prover, goal)?;
-                }
-                Ok(())
+                self.check_answers(node, game, prover, goal, answers, None)?;
+            }
+            Node::Rest { answers, like } => {
+                self.check_answers(node, game, prover, goal, answers, Some(*like))?;
             }
         }
+        let zone = zone_of(kind, game, prover, |n| {
+            self.seen[n].as_ref().map(|s| s.zone).unwrap_or_default()
+        });
+        if let Some(seen) = self.seen[node].as_mut() {
+            seen.zone = zone;
+        }
+        Ok(zone)
+    }
+
+    /// The other side's turn at `game`: each listed move legal, listed
+    /// once and proved; every other legal move answered by the rest clause
+    /// (the listed move `like`), outside its node's zone.
+    fn check_answers(
+        &mut self,
+        node: usize,
+        game: &Game,
+        prover: Player,
+        goal: Goal,
+        answers: &[(usize, usize)],
+        like: Option<usize>,
+    ) -> Result<(), ProofError> {
+        let fail = |reason: String| step(node, game, reason);
+        if game.is_over() {
+            return Err(fail("answers after the game is over".to_owned()));
+        }
+        if game.to_move() == prover {
+            return Err(fail(format!(
+                "answers moves, but it is {prover}'s own turn: give one move"
+            )));
+        }
+        let cells = game.rules().cell_count();
+        let mut answered = vec![false; cells];
+        for &(cell, _) in answers {
+            if cell < cells {
+                if answered[cell] {
+                    return Err(fail(format!("move {cell} is answered twice")));
+                }
+                answered[cell] = true;
+            }
+        }
+        let rest = match like {
+            None => None,
+            Some(like) => match answers.iter().find(|&&(cell, _)| cell == like) {
+                Some(&(_, child)) => Some((like, child)),
+                None => {
+                    return Err(fail(format!(
+                        "the rest clause answers as move {like}, which is not listed"
+                    )));
+                }
+            },
+        };
+        for &(cell, child) in answers {
+            let next = play(game, cell, cells).map_err(&fail)?;
+            self.visit(child, Some(node), &next, prover, goal)?;
+        }
+        let unlisted = game
+            .legal_moves()
+            .map(|c| game.rules().index(c))
+            .filter(|&i| !answered[i]);
+        for missing in unlisted {
+            let Some((like, child)) = rest else {
+                return Err(fail(format!(
+                    "move {missing} of {} is not answered",
+                    game.to_move()
+                )));
+            };
+            let zone = self.seen[child]
+                .as_ref()
+                .map(|s| s.zone)
+                .unwrap_or_default();
+            if zone.contains(missing) {
+                return Err(fail(format!(
+                    "move {missing} of {} is left to the rest clause, but it lies in the zone \
+                     of node {child} (the answer to move {like}), so that answer may not hold",
+                    game.to_move()
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -581,12 +885,450 @@ fn check_pairing(game: &Game, defender: Player, pairs: &[(usize, usize)]) -> Res
             .iter()
             .any(|c| partner.get(c).is_some_and(|p| cells.contains(p)));
         if !covered {
-            let list: Vec<String> = cells.iter().map(ToString::to_string).collect();
             return Err(format!(
                 "the pairing leaves the open window {} without a pair",
-                list.join(",")
+                window_name(&cells)
             ));
         }
     }
     Ok(())
+}
+
+fn window_name(cells: &[usize]) -> String {
+    let list: Vec<String> = cells.iter().map(ToString::to_string).collect();
+    list.join(",")
+}
+
+/// Whether an Erdős–Selfridge leaf ([`Node::Potential`]) holds for
+/// `defender` at `game` (see the module docs): the check the verifier
+/// makes, for a search deciding whether to end a branch with one.
+#[must_use]
+pub fn potential_holds(game: &Game, defender: Player) -> bool {
+    !game.is_over() && check_potential(game, defender).is_ok()
+}
+
+/// Whether Erdős and Selfridge's criterion holds for `defender` at
+/// `game`: Σ over the windows without a defender mark of 2^−(their empty
+/// cells) below ½ with the other side to move, below 1 with the defender
+/// to move. Computed exactly, scaled by 2^k.
+fn check_potential(game: &Game, defender: Player) -> Result<(), String> {
+    let rules = game.rules();
+    let k = rules.k();
+    if k > MAX_POTENTIAL_K {
+        return Err(format!(
+            "Erdős–Selfridge leaves are checked for k up to {MAX_POTENTIAL_K}"
+        ));
+    }
+    let mut sum: u128 = 0;
+    for window in rules.windows() {
+        let mut empty = 0;
+        let mut dead = false;
+        for c in window.cells() {
+            match game.cells()[rules.index(c)] {
+                Some(p) if p == defender => dead = true,
+                Some(_) => {}
+                None => empty += 1,
+            }
+        }
+        if !dead {
+            // Windows ≤ 4 × 256 and k ≤ 100: no overflow.
+            sum += 1u128 << (k - empty);
+        }
+    }
+    let bound = if game.to_move() == defender {
+        1u128 << k
+    } else {
+        1u128 << (k - 1)
+    };
+    if sum < bound {
+        Ok(())
+    } else {
+        Err(format!(
+            "the open windows of {} weigh {sum}/2^{k}, not below {}",
+            defender.other(),
+            if game.to_move() == defender {
+                "1"
+            } else {
+                "1/2"
+            }
+        ))
+    }
+}
+
+/// Writes a certificate node by node, children first, keeping each node's
+/// zone so that a search can decide which replies a rest clause may
+/// answer (those outside the zone of the node it answers them with).
+///
+/// The builder checks nothing: [`Certificate::verify`] does. Nodes a
+/// search built and then did not use are dropped by
+/// [`CertificateBuilder::finish`].
+///
+/// ```
+/// use oxo_core::proof::{CertificateBuilder, Claim, Goal, Node, Tree};
+/// use oxo_core::{Game, Player};
+///
+/// // X to move at XX./OO./... wins with cell 2.
+/// let game = Game::from_notation("XX./OO./...", 3)?;
+/// let mut won = game.clone();
+/// won.play(game.rules().cell_at(2))?;
+/// let mut builder = CertificateBuilder::new();
+/// let leaf = builder.push(&won, Player::X, Node::Won);
+/// let root = builder.push(&game, Player::X, Node::Move(2, leaf));
+/// let tree = Tree { prover: Player::X, goal: Goal::Win, root };
+/// let certificate = builder.finish(&game, Claim::Win(Player::X), vec![tree]);
+/// assert!(certificate.verify().is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CertificateBuilder {
+    nodes: Vec<Node>,
+    zones: Vec<CellSet>,
+}
+
+impl CertificateBuilder {
+    /// An empty table.
+    #[must_use]
+    pub fn new() -> CertificateBuilder {
+        CertificateBuilder::default()
+    }
+
+    /// Add `node`, standing for `game` in a tree for `prover`, and return
+    /// its number. The nodes it leads to must already be in the table.
+    ///
+    /// # Panics
+    /// If `node` leads to a node not yet added.
+    pub fn push(&mut self, game: &Game, prover: Player, node: Node) -> usize {
+        let zone = zone_of(&node, game, prover, |n| self.zones[n]);
+        self.nodes.push(node);
+        self.zones.push(zone);
+        self.nodes.len() - 1
+    }
+
+    /// The zone of node `node` (see the module docs): a reply outside it
+    /// may be left to a rest clause answering as `node`'s move does.
+    ///
+    /// # Panics
+    /// If there is no such node.
+    #[must_use]
+    pub fn zone(&self, node: usize) -> CellSet {
+        self.zones[node]
+    }
+
+    /// Node `node`.
+    ///
+    /// # Panics
+    /// If there is no such node.
+    #[must_use]
+    pub fn node(&self, node: usize) -> &Node {
+        &self.nodes[node]
+    }
+
+    /// How many nodes the table holds, used or not.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the table holds no node.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The certificate of `game` claiming `claim` with `trees`, keeping
+    /// only the nodes the trees reach, renumbered in the order they are
+    /// first reached.
+    ///
+    /// # Panics
+    /// If a tree's root or a node's child is not in the table.
+    #[must_use]
+    pub fn finish(self, game: &Game, claim: Claim, trees: Vec<Tree>) -> Certificate {
+        const UNSEEN: usize = usize::MAX;
+        let mut number = vec![UNSEEN; self.nodes.len()];
+        let mut order = Vec::new();
+        let mut stack: Vec<usize> = trees.iter().rev().map(|t| t.root).collect();
+        while let Some(n) = stack.pop() {
+            if number[n] != UNSEEN {
+                continue;
+            }
+            number[n] = order.len();
+            order.push(n);
+            for child in children(&self.nodes[n]).rev() {
+                if number[child] == UNSEEN {
+                    stack.push(child);
+                }
+            }
+        }
+        let renumber = |items: &[(usize, usize)]| -> Vec<(usize, usize)> {
+            items.iter().map(|&(c, n)| (c, number[n])).collect()
+        };
+        let nodes = order
+            .iter()
+            .map(|&n| match &self.nodes[n] {
+                Node::Move(cell, child) => Node::Move(*cell, number[*child]),
+                Node::Answers(answers) => Node::Answers(renumber(answers)),
+                Node::Rest { answers, like } => Node::Rest {
+                    answers: renumber(answers),
+                    like: *like,
+                },
+                leaf => leaf.clone(),
+            })
+            .collect();
+        let trees = trees
+            .into_iter()
+            .map(|t| Tree {
+                root: number[t.root],
+                ..t
+            })
+            .collect();
+        Certificate {
+            game: game.clone(),
+            claim,
+            trees,
+            nodes,
+        }
+    }
+}
+
+/// The nodes `node` leads to, in order.
+fn children(node: &Node) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    let (one, many): (Option<usize>, &[(usize, usize)]) = match node {
+        Node::Move(_, child) => (Some(*child), &[]),
+        Node::Answers(answers) | Node::Rest { answers, .. } => (None, answers),
+        _ => (None, &[]),
+    };
+    one.into_iter().chain(many.iter().map(|&(_, n)| n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verify(text: &str) -> Result<Claim, ProofError> {
+        Ok(Certificate::parse(text)?.verify()?.claim)
+    }
+
+    /// X at 0, 2, 6 and O at 4, 8, O to move: X threatens 1 and 3.
+    fn double_threat(node0: &str) -> String {
+        format!(
+            "oxo-proof 2\nrules 3x3 k=3\nposition X.X/.O./X.O\nclaim win X\ntree X win 0\n\
+             nodes 7\n{node0}\nm 3 2\nw\nm 1 4\nw\nm 3 6\nw\nend\n"
+        )
+    }
+
+    #[test]
+    fn a_rest_clause_holds_outside_the_zone_only() {
+        // After O 1 and X 3 the won leaf's zone is 7 (the column O could
+        // fill with 1, 4, 7) and the move 3: O's 5 may go to the rest
+        // clause, O's 7 may not.
+        let text = double_threat("r 1 1:1 3:3 7:5");
+        assert_eq!(verify(&text), Ok(Claim::Win(Player::X)));
+        let err = verify(&double_threat("r 1 1:1 3:3")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "node 0 (position X.X/.O./X.O): move 7 of O is left to the rest clause, but it lies \
+             in the zone of node 1 (the answer to move 1), so that answer may not hold"
+        );
+        let err = verify(&double_threat("r 5 1:1 3:3 7:5")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("the rest clause answers as move 5, which is not listed"),
+            "{err}"
+        );
+        // Without a rest clause every move is listed.
+        let err = verify(&double_threat("a 1:1 3:3 7:5")).unwrap_err();
+        assert!(
+            err.to_string().contains("move 5 of O is not answered"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn zones_of_leaves_and_moves() {
+        let game = Game::from_notation("XXX/OO./...", 3).unwrap();
+        // Windows without an X: row 1 (5 empty), row 2 (6, 7, 8) and the
+        // columns and diagonals through O's cells all hold an X except
+        // row 1 and row 2.
+        let zone = zone_of(&Node::Won, &game, Player::X, |_| CellSet::default());
+        assert_eq!(zone.iter().collect::<Vec<_>>(), [5, 6, 7, 8]);
+        let pairs = Node::Pairs(vec![(1, 7), (3, 5)]);
+        let zone = zone_of(&pairs, &Game::default(), Player::O, |_| CellSet::default());
+        assert_eq!(zone.iter().collect::<Vec<_>>(), [1, 3, 5, 7]);
+        let full = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
+        assert!(zone_of(&Node::Full, &full, Player::X, |_| CellSet::default()).is_empty());
+        let mut below = CellSet::default();
+        below.insert(8);
+        let zone = zone_of(&Node::Move(4, 0), &Game::default(), Player::X, |_| below);
+        assert_eq!(zone.iter().collect::<Vec<_>>(), [4, 8]);
+        let answers = Node::Rest {
+            answers: vec![(0, 0), (2, 0)],
+            like: 0,
+        };
+        let zone = zone_of(&answers, &Game::default(), Player::X, |_| below);
+        assert_eq!(zone.iter().collect::<Vec<_>>(), [0, 2, 8]);
+        assert_eq!(zone.len(), 3);
+    }
+
+    #[test]
+    fn erdos_selfridge_leaves() {
+        // No window is open to either side.
+        let dead = "oxo-proof 2\nrules 3x3 k=3\nposition XOX/XOO/OX.\nclaim draw\n\
+                    tree X draw 0\ntree O draw 1\nnodes 2\ne\ne\nend\n";
+        assert_eq!(verify(dead), Ok(Claim::Draw));
+        assert!(potential_holds(
+            &Game::from_notation("XOX/XOO/OX.", 3).unwrap(),
+            Player::O
+        ));
+        // On the empty board the eight windows weigh 8/8.
+        let empty = dead.replace("XOX/XOO/OX.", ".../.../...");
+        let err = verify(&empty).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "node 0 (position .../.../...): the open windows of O weigh 8/2^3, not below 1"
+        );
+        assert!(!potential_holds(&Game::default(), Player::X));
+        // It only ever holds a draw.
+        let win = "oxo-proof 2\nrules 3x3 k=3\nposition XOX/XOO/OX.\nclaim win X\n\
+                   tree X win 0\nnodes 1\ne\nend\n";
+        assert!(
+            verify(win)
+                .unwrap_err()
+                .to_string()
+                .contains("only holds a draw")
+        );
+    }
+
+    #[test]
+    fn version_1_files_are_read_without_the_new_nodes() {
+        let v1 = "oxo-proof 1\nrules 3x3 k=3\nposition XX./OO./...\nclaim win X\n\
+                  tree X win 0\nnodes 2\nm 2 1\nw\nend\n";
+        assert_eq!(verify(v1), Ok(Claim::Win(Player::X)));
+        let cert = Certificate::parse(v1).unwrap();
+        assert!(cert.to_text().starts_with("oxo-proof 2\n"));
+        assert_eq!(verify(&cert.to_text()), Ok(Claim::Win(Player::X)));
+        let rest = double_threat("r 1 1:1 3:3 7:5").replace("oxo-proof 2", "oxo-proof 1");
+        assert_eq!(
+            verify(&rest),
+            Err(ProofError::Syntax {
+                line: 7,
+                reason: "rest clauses and Erdős–Selfridge leaves need version 2".to_owned()
+            })
+        );
+        assert!(matches!(
+            verify(&rest.replace("oxo-proof 1", "oxo-proof 3")),
+            Err(ProofError::Version(_))
+        ));
+    }
+
+    #[test]
+    fn hostile_headers_and_node_lines_are_refused() {
+        let text = double_threat("r 1 1:1 3:3 7:5");
+        let huge = text.replace("nodes 7", &format!("nodes {}", MAX_NODES + 1));
+        assert!(matches!(
+            verify(&huge),
+            Err(ProofError::Syntax { line: 6, .. })
+        ));
+        let fewer = text.replace("nodes 7", "nodes 6");
+        assert!(matches!(
+            verify(&fewer),
+            Err(ProofError::Syntax { line: 13, .. })
+        ));
+        for bad in ["r", "r x 1:1", "r 1 1-1", "e 3", "rr 1 1:1"] {
+            let broken = text.replace("r 1 1:1 3:3 7:5", bad);
+            assert!(
+                matches!(verify(&broken), Err(ProofError::Syntax { line: 7, .. })),
+                "{bad}"
+            );
+        }
+        // A node that leads to itself is a later position, never itself.
+        let looped = text.replace("m 3 2", "m 3 1");
+        assert!(matches!(
+            verify(&looped),
+            Err(ProofError::Step { node: 1, .. })
+        ));
+        let off = text.replace("r 1 1:1 3:3 7:5", "r 1 1:1 3:3 7:5 999:1");
+        assert!(
+            verify(&off)
+                .unwrap_err()
+                .to_string()
+                .contains("move 999 is off the board")
+        );
+    }
+
+    #[test]
+    fn the_builder_keeps_only_what_the_trees_reach() {
+        let game = Game::from_notation("X.X/.O./X.O", 3).unwrap();
+        let after = |cells: &[usize]| {
+            let mut g = game.clone();
+            for &c in cells {
+                g.play(g.rules().cell_at(c)).unwrap();
+            }
+            g
+        };
+        let mut b = CertificateBuilder::new();
+        let unused = b.push(&after(&[5, 1]), Player::X, Node::Won);
+        let won3 = b.push(&after(&[1, 3]), Player::X, Node::Won);
+        let m3 = b.push(&after(&[1]), Player::X, Node::Move(3, won3));
+        let won1 = b.push(&after(&[3, 1]), Player::X, Node::Won);
+        let m1 = b.push(&after(&[3]), Player::X, Node::Move(1, won1));
+        let won7 = b.push(&after(&[7, 3]), Player::X, Node::Won);
+        let m7 = b.push(&after(&[7]), Player::X, Node::Move(3, won7));
+        assert_eq!(b.zone(m3).iter().collect::<Vec<_>>(), [3, 7]);
+        assert!(!b.zone(m3).contains(5) && !b.zone(m3).contains(unused));
+        let root = b.push(
+            &game,
+            Player::X,
+            Node::Rest {
+                answers: vec![(1, m3), (3, m1), (7, m7)],
+                like: 1,
+            },
+        );
+        assert_eq!(b.len(), 8);
+        let tree = Tree {
+            prover: Player::X,
+            goal: Goal::Win,
+            root,
+        };
+        let cert = b.finish(&game, Claim::Win(Player::X), vec![tree]);
+        assert_eq!(cert.nodes.len(), 7);
+        assert_eq!(cert.trees[0].root, 0);
+        assert_eq!(cert.to_text(), double_threat("r 1 1:1 3:3 7:5"));
+        assert_eq!(cert.verify().map(|v| v.claim), Ok(Claim::Win(Player::X)));
+    }
+
+    /// Random bytes changed, dropped or cut: never a panic, and never a
+    /// proof of another value than the true one (X wins at X.X/.O./X.O).
+    #[test]
+    fn random_damage_never_panics() {
+        let text = double_threat("r 1 1:1 3:3 7:5");
+        let mut state = 0x2929_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap()
+        };
+        for _ in 0..3000 {
+            let mut bytes = text.clone().into_bytes();
+            for _ in 0..1 + next(3) {
+                if bytes.is_empty() {
+                    break;
+                }
+                let at = next(bytes.len());
+                match next(3) {
+                    0 => bytes[at] = b"0123456789 :-amwfpre\n"[next(21)],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.truncate(at),
+                }
+            }
+            let Ok(damaged) = String::from_utf8(bytes) else {
+                continue;
+            };
+            if let Ok(claim) = verify(&damaged) {
+                assert_eq!(claim, Claim::Win(Player::X), "{damaged}");
+            }
+        }
+    }
 }

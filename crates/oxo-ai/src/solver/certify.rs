@@ -3,27 +3,36 @@
 //! The trees follow the solver: at the prover's turn one move that reaches
 //! the goal (for a win, the shortest, from [`Solver::best_moves`]; for a
 //! draw, a move after which a pairing holds or whose position is already
-//! in the tree, else the first the solver values as holding); at the other
-//! side's turn every legal move. A position already in the tree, reached
-//! again through another move order, is the same node. Where the prover
-//! only needs a draw, a pairing found by a small budgeted search ends the
-//! branch: on 4×4 k=4 that took the proof from 219 nodes to 35.
+//! in the tree, else the first the solver values as holding). At the other
+//! side's turn the reply that looks least relevant (in the fewest windows
+//! either side can still fill) is proved first; of the replies tried, the
+//! one whose node has the smallest zone answers every reply outside that
+//! zone through a rest clause, and only the replies inside it are listed.
+//! A position already in the tree, reached again through another move
+//! order, is the same node. Where the prover only needs a draw, a pairing
+//! found by a small budgeted search ends the branch (on 4×4 k=4 that took
+//! the proof from 219 nodes to 35), or else Erdős and Selfridge's
+//! criterion when it holds.
 
 use std::collections::HashMap;
 
-use oxo_core::proof::{Certificate, Claim, Goal, Node, Tree};
+use oxo_core::proof::{Certificate, CertificateBuilder, Claim, Goal, Node, Tree, potential_holds};
 use oxo_core::{Game, Outcome, Player};
 
 use super::{SolveError, Solver};
 use crate::value::Value;
 
-/// The most nodes a certificate may hold: beyond this, extraction stops
-/// with [`SolveError::OverBudget`] rather than fill the memory (5×5 k=4
-/// passes it).
+/// The most nodes a certificate may hold (counting those built and then
+/// left unused): beyond this, extraction stops with
+/// [`SolveError::OverBudget`] rather than fill the memory.
 pub const MAX_PROOF_NODES: usize = 1_000_000;
 
 /// Steps one pairing search may take before giving up on that node.
 const PAIRING_BUDGET: u32 = 2_000;
+
+/// How many replies are proved first, at the other side's turn, to find
+/// the one whose zone leaves the most replies to a rest clause.
+const REST_TRIES: usize = 2;
 
 /// A certificate of `game`'s value, extracted from `solver`.
 ///
@@ -53,7 +62,7 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
     let mut builder = Builder {
         solver,
         windows,
-        nodes: Vec::new(),
+        table: CertificateBuilder::new(),
         memo: HashMap::new(),
     };
     let mut trees = Vec::new();
@@ -61,12 +70,7 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
         let root = builder.node(game, prover, goal)?;
         trees.push(Tree { prover, goal, root });
     }
-    Ok(Certificate {
-        game: game.clone(),
-        claim,
-        trees,
-        nodes: builder.nodes,
-    })
+    Ok(builder.table.finish(game, claim, trees))
 }
 
 struct Builder<'a> {
@@ -74,7 +78,7 @@ struct Builder<'a> {
     /// Every window as a mask of cell indices (boards the solver handles
     /// have fewer than 64 cells).
     windows: Vec<u64>,
-    nodes: Vec<Node>,
+    table: CertificateBuilder,
     memo: HashMap<(String, Player, Goal), usize>,
 }
 
@@ -86,56 +90,108 @@ impl Builder<'_> {
         if let Some(&id) = self.memo.get(&key) {
             return Ok(id);
         }
-        let id = self.nodes.len();
-        if id >= MAX_PROOF_NODES {
+        if self.table.len() >= MAX_PROOF_NODES {
             return Err(SolveError::OverBudget {
                 nodes: MAX_PROOF_NODES as u64,
             });
         }
-        self.nodes.push(Node::Won);
-        self.memo.insert(key, id);
         let node = match game.outcome() {
             Some(Outcome::Win(_)) => Node::Won,
             Some(Outcome::Draw) => Node::Full,
             None => match (goal == Goal::Draw).then(|| self.pairing(game, prover)) {
                 Some(Some(pairs)) => Node::Pairs(pairs),
+                _ if goal == Goal::Draw && potential_holds(game, prover) => Node::Potential,
                 _ if game.to_move() == prover => {
                     let cell = self.choose(game, goal)?;
                     let child = self.node(&after(game, cell), prover, goal)?;
                     Node::Move(cell, child)
                 }
-                _ => {
-                    let mut answers = Vec::new();
-                    for cell in game.legal_moves() {
-                        let i = game.rules().index(cell);
-                        answers.push((i, self.node(&after(game, i), prover, goal)?));
-                    }
-                    Node::Answers(answers)
-                }
+                _ => self.answers(game, prover, goal)?,
             },
         };
-        self.nodes[id] = node;
+        let id = self.table.push(game, prover, node);
+        self.memo.insert(key, id);
         Ok(id)
+    }
+
+    /// The other side's turn: the replies inside the zone of the best
+    /// tried reply's node listed, the others left to a rest clause.
+    fn answers(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<Node, SolveError> {
+        let rules = game.rules();
+        let mut moves: Vec<usize> = game.legal_moves().map(|c| rules.index(c)).collect();
+        let (mut own, mut theirs) = (0u64, 0u64);
+        for (i, c) in game.cells().iter().enumerate() {
+            match c {
+                Some(p) if *p == prover => own |= 1 << i,
+                Some(_) => theirs |= 1 << i,
+                None => {}
+            }
+        }
+        // How many windows through the cell either side can still fill.
+        let live = |cell: usize| {
+            self.windows
+                .iter()
+                .filter(|&&w| w & 1 << cell != 0 && (w & own == 0 || w & theirs == 0))
+                .count()
+        };
+        moves.sort_by_key(|&c| (live(c), c));
+        let mut best: Option<(usize, usize, usize)> = None;
+        for &x in moves.iter().take(REST_TRIES) {
+            let child = self.node(&after(game, x), prover, goal)?;
+            let zone = self.table.zone(child);
+            let inside = moves.iter().filter(|&&y| zone.contains(y)).count();
+            if best.is_none_or(|(_, _, fewest)| inside < fewest) {
+                best = Some((x, child, inside));
+            }
+            if inside == 0 {
+                break;
+            }
+        }
+        let Some((like, child, _)) = best else {
+            return Ok(Node::Answers(Vec::new()));
+        };
+        let zone = self.table.zone(child);
+        let mut answers = vec![(like, child)];
+        for &y in &moves {
+            if y != like && zone.contains(y) {
+                answers.push((y, self.node(&after(game, y), prover, goal)?));
+            }
+        }
+        answers.sort_unstable();
+        Ok(if answers.len() == moves.len() {
+            Node::Answers(answers)
+        } else {
+            Node::Rest { answers, like }
+        })
     }
 
     /// A move for the player to move that keeps `goal`.
     fn choose(&mut self, game: &Game, goal: Goal) -> Result<usize, SolveError> {
         let index = |c| game.rules().index(c);
+        let shortest_win = |solver: &mut Solver| -> Result<usize, SolveError> {
+            let (_, best) = solver.best_moves(game)?;
+            Ok(best.first().map_or(0, |&c| index(c)))
+        };
         if goal == Goal::Win {
-            let (_, best) = self.solver.best_moves(game)?;
-            return Ok(best.first().map_or(0, |&c| index(c)));
+            return shortest_win(self.solver);
         }
-        // A move after which a pairing holds ends the branch at once; a
-        // position already proved costs nothing more.
+        // A move after which a pairing or Erdős and Selfridge's criterion
+        // holds ends the branch at once; a position already proved costs
+        // nothing more.
         let prover = game.to_move();
         for cell in game.legal_moves() {
             let child = after(game, index(cell));
             if !child.is_over()
                 && (self.memo.contains_key(&(child.to_string(), prover, goal))
+                    || potential_holds(&child, prover)
                     || self.pairing(&child, prover).is_some())
             {
                 return Ok(index(cell));
             }
+        }
+        // A won position ends soonest along the shortest win.
+        if self.solver.value(game)? == Value::Win {
+            return shortest_win(self.solver);
         }
         let mut fallback = None;
         for cell in game.legal_moves() {
@@ -211,11 +267,12 @@ fn after(game: &Game, cell: usize) -> Game {
 #[cfg(test)]
 mod tests {
     use oxo_core::proof::{Certificate, Claim, ProofError};
-    use oxo_core::{Game, Player, Rules};
+    use oxo_core::{Game, Outcome, Player, Rules};
     use rand::RngExt;
 
     use super::certify;
     use crate::Solver;
+    use crate::value::Value;
 
     fn text_of(game: &Game) -> String {
         let mut solver = Solver::new(game.rules(), 1 << 20).unwrap();
@@ -234,6 +291,8 @@ mod tests {
     fn certificates_of_small_boards_verify() {
         let cases = [
             (empty(3, 3, 3), Claim::Draw),
+            (empty(4, 5, 4), Claim::Draw),
+            (empty(5, 4, 4), Claim::Draw),
             (empty(3, 4, 3), Claim::Win(Player::X)),
             (empty(4, 4, 3), Claim::Win(Player::X)),
             (empty(4, 4, 4), Claim::Draw),
@@ -312,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_broken_pairing_is_refused() {
-        let text = text_of(&empty(4, 4, 4));
+        let text = text_of(&empty(3, 3, 3));
         let (node, line) = first_node(&text, "p ");
         let fewer = &line[..line.rfind(' ').unwrap()];
         let (at, reason) = step_error(&with_node(&text, node, fewer));
@@ -340,7 +399,7 @@ mod tests {
         );
         assert_eq!(verify(""), Err(ProofError::Foreign));
         assert!(matches!(
-            verify(&text.replacen("oxo-proof 1", "oxo-proof 2", 1)),
+            verify(&text.replacen("oxo-proof 2", "oxo-proof 3", 1)),
             Err(ProofError::Version(_))
         ));
         assert!(matches!(
@@ -355,12 +414,15 @@ mod tests {
     #[test]
     fn mutations_never_panic_nor_prove_another_value() {
         let mut rng = crate::rng_from_seed(29);
-        for game in [empty(3, 3, 3), empty(3, 4, 3)] {
+        for game in [empty(3, 3, 3), empty(3, 4, 3), empty(4, 4, 4)] {
             let text = text_of(&game);
             let claim = verify(&text).unwrap();
             for _ in 0..400 {
                 let mut bytes = text.clone().into_bytes();
                 for _ in 0..rng.random_range(1..4) {
+                    if bytes.is_empty() {
+                        break;
+                    }
                     let at = rng.random_range(0..bytes.len());
                     match rng.random_range(0..3) {
                         0 => bytes[at] = b"0123456789 :-amwfp\n"[rng.random_range(0..19)],
@@ -378,5 +440,236 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The value of `game` for the certificate's claim, by the solver.
+    fn true_claim(game: &Game) -> Claim {
+        match game.outcome() {
+            Some(Outcome::Win(p)) => Claim::Win(p),
+            Some(Outcome::Draw) => Claim::Draw,
+            None => {
+                let mut solver = Solver::new(game.rules(), 1 << 20).unwrap();
+                match solver.value(game).unwrap() {
+                    Value::Win => Claim::Win(game.to_move()),
+                    Value::Loss => Claim::Win(game.to_move().other()),
+                    Value::Draw => Claim::Draw,
+                }
+            }
+        }
+    }
+
+    /// One structural change to a node line: a move, a listed reply, a
+    /// rest clause's model reply, a pair or a leaf's kind.
+    fn mutate(line: &str, rng: &mut crate::SeededRng, cells: usize, nodes: usize) -> String {
+        let mut words: Vec<String> = line.split(' ').map(str::to_owned).collect();
+        let cell = |rng: &mut crate::SeededRng| rng.random_range(0..cells).to_string();
+        match words[0].as_str() {
+            "m" => {
+                let at = rng.random_range(1..3);
+                words[at] = if at == 1 {
+                    cell(rng)
+                } else {
+                    rng.random_range(0..nodes).to_string()
+                };
+            }
+            "a" | "r" if words.len() > 2 => {
+                let first = if words[0] == "r" { 2 } else { 1 };
+                match rng.random_range(0..3) {
+                    // Drop a listed reply: it falls to the rest clause.
+                    0 => {
+                        let at = rng.random_range(first..words.len());
+                        words.remove(at);
+                        if words[0] == "a" && words.len() > 1 {
+                            let like = words[1].split(':').next().unwrap().to_owned();
+                            words.splice(0..1, ["r".to_owned(), like]);
+                        }
+                    }
+                    // Answer the rest as another listed reply does.
+                    1 => {
+                        let at = rng.random_range(first..words.len());
+                        let like = words[at].split(':').next().unwrap().to_owned();
+                        if words[0] == "r" {
+                            words[1] = like;
+                        } else {
+                            words.splice(0..1, ["r".to_owned(), like]);
+                        }
+                    }
+                    // Send a reply to another node.
+                    _ => {
+                        let at = rng.random_range(first..words.len());
+                        let cell = words[at].split(':').next().unwrap().to_owned();
+                        words[at] = format!("{cell}:{}", rng.random_range(0..nodes));
+                    }
+                }
+            }
+            "p" if words.len() > 1 => {
+                let at = rng.random_range(1..words.len());
+                if rng.random_bool(0.3) {
+                    words.remove(at);
+                } else {
+                    let (a, b) = words[at].split_once('-').unwrap();
+                    words[at] = if rng.random_bool(0.5) {
+                        format!("{}-{b}", cell(rng))
+                    } else {
+                        format!("{a}-{}", cell(rng))
+                    };
+                }
+            }
+            _ => {
+                let kinds = ["w", "f", "e", "p 0-1"];
+                return kinds[rng.random_range(0..kinds.len())].to_owned();
+            }
+        }
+        words.join(" ")
+    }
+
+    /// Certificates changed in their structure (and roots moved to other
+    /// positions) are refused, or else claim the true value of their root.
+    #[test]
+    fn structural_damage_never_proves_a_false_value() {
+        let mut rng = crate::rng_from_seed(2929);
+        let boards = [
+            (empty(3, 3, 3), 600),
+            (empty(3, 4, 3), 300),
+            (empty(4, 4, 3), 300),
+            (empty(4, 4, 4), 200),
+            (
+                Game::from_notation("X..../...../..O../.....", 4).unwrap(),
+                30,
+            ),
+        ];
+        for (game, rounds) in boards {
+            let text = text_of(&game);
+            let start = text.lines().position(|l| l.starts_with("nodes ")).unwrap() + 1;
+            let nodes = text.lines().count() - start - 1;
+            let cells = game.rules().cell_count();
+            let (mut accepted, mut refused) = (0, 0);
+            for _ in 0..rounds {
+                let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+                for _ in 0..rng.random_range(1..3) {
+                    let at = start + rng.random_range(0..nodes);
+                    lines[at] = mutate(&lines[at], &mut rng, cells, nodes);
+                }
+                // Now and then, the same trees for another root.
+                if rng.random_bool(0.2) {
+                    let mut root = game.clone();
+                    let moves: Vec<_> = root.legal_moves().collect();
+                    root.play(moves[rng.random_range(0..moves.len())]).unwrap();
+                    lines[2] = format!("position {root}");
+                }
+                let damaged = lines.join("\n") + "\n";
+                let cert = Certificate::parse(&damaged).unwrap();
+                match cert.verify() {
+                    Ok(v) => {
+                        accepted += 1;
+                        assert_eq!(v.claim, true_claim(&cert.game), "{damaged}");
+                    }
+                    Err(ProofError::Step { reason, .. } | ProofError::Header(reason)) => {
+                        assert!(!reason.is_empty());
+                        refused += 1;
+                    }
+                    Err(other) => panic!("{other:?}"),
+                }
+            }
+            assert!(
+                refused > rounds / 2,
+                "{game}: {accepted} accepted, {refused} refused"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reply_inside_the_zone_left_to_the_rest_is_refused_there() {
+        let text = text_of(&empty(3, 3, 3));
+        let (node, line) = first_node(&text, "r ");
+        let words: Vec<&str> = line.split(' ').collect();
+        let like = words[1];
+        // Drop a listed reply other than the model one: it lies in the
+        // model reply's zone (else it would not be listed).
+        let dropped = words[2..]
+            .iter()
+            .position(|w| !w.starts_with(&format!("{like}:")))
+            .unwrap()
+            + 2;
+        let cell = words[dropped].split(':').next().unwrap();
+        let mut fewer = words.clone();
+        fewer.remove(dropped);
+        let damaged = with_node(&text, node, &fewer.join(" "));
+        let err = verify(&damaged).unwrap_err();
+        let ProofError::Step {
+            node: at,
+            ref position,
+            ref reason,
+        } = err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(at, node);
+        assert!(!position.is_empty());
+        assert!(
+            reason.starts_with(&format!("move {cell} of "))
+                && reason.contains("left to the rest clause")
+                && reason.contains(&format!("the answer to move {like}")),
+            "{err}"
+        );
+    }
+
+    /// The rest clauses are right: every reply they answer leaves the
+    /// prover its goal, by the solver (an independent check of the zone
+    /// argument in `oxo_core::proof`).
+    #[test]
+    fn every_reply_a_rest_clause_answers_keeps_the_goal() {
+        use oxo_core::proof::{Goal, Node};
+        let mut rested = 0;
+        for game in [
+            empty(3, 3, 3),
+            empty(3, 4, 3),
+            empty(4, 4, 3),
+            empty(4, 5, 4),
+        ] {
+            let mut solver = Solver::new(game.rules(), 1 << 20).unwrap();
+            let cert = certify(&mut solver, &game).unwrap();
+            let mut seen = vec![false; cert.nodes.len()];
+            let mut stack: Vec<(usize, Game, Player, Goal)> = cert
+                .trees
+                .iter()
+                .map(|t| (t.root, game.clone(), t.prover, t.goal))
+                .collect();
+            let after = |g: &Game, cell: usize| {
+                let mut next = g.clone();
+                next.play(g.rules().cell_at(cell)).unwrap();
+                next
+            };
+            while let Some((n, at, prover, goal)) = stack.pop() {
+                if std::mem::replace(&mut seen[n], true) {
+                    continue;
+                }
+                match &cert.nodes[n] {
+                    Node::Move(cell, child) => {
+                        stack.push((*child, after(&at, *cell), prover, goal))
+                    }
+                    Node::Answers(answers) | Node::Rest { answers, .. } => {
+                        for &(cell, child) in answers {
+                            stack.push((child, after(&at, cell), prover, goal));
+                        }
+                        for y in at.legal_moves().map(|c| at.rules().index(c)) {
+                            if answers.iter().any(|&(cell, _)| cell == y) {
+                                continue;
+                            }
+                            rested += 1;
+                            let next = after(&at, y);
+                            let value = true_claim(&next);
+                            let holds = match goal {
+                                Goal::Win => value == Claim::Win(prover),
+                                Goal::Draw => value != Claim::Win(prover.other()),
+                            };
+                            assert!(holds, "{at} + {y}: {value} for {prover} ({goal:?})");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(rested > 1000, "{rested}");
     }
 }

@@ -19,13 +19,14 @@ pub(super) fn text(bytes: &[u8]) -> &str {
 #[test]
 fn verify_accepts_what_solve_proves_and_refuses_damage() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("4x4.proof");
+    let file = dir.path().join("3x3.proof");
     let path = file.to_str().unwrap();
-    let solved = oxo(&[
-        "solve", "--size", "4", "--k", "4", "--value", "--proof", path,
-    ]);
+    let solved = oxo(&["solve", "--size", "3", "--value", "--proof", path]);
     assert_eq!(solved.status.code(), Some(0), "{}", text(&solved.stderr));
     assert!(text(&solved.stdout).contains("X to move: draw"));
+    let proof = std::fs::read_to_string(&file).unwrap();
+    assert!(proof.starts_with("oxo-proof 2\n"), "{proof}");
+    assert!(proof.contains("\nr "), "a rest clause: {proof}");
     assert!(
         text(&solved.stderr).contains("proof of a draw"),
         "{}",
@@ -35,21 +36,20 @@ fn verify_accepts_what_solve_proves_and_refuses_damage() {
     let checked = oxo(&["verify", path]);
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     assert!(
-        text(&checked.stdout).starts_with("valid: 4x4 k=4 position ..../..../..../....: a draw ("),
+        text(&checked.stdout).starts_with("valid: 3x3 k=3 position .../.../...: a draw ("),
         "{}",
         text(&checked.stdout)
     );
 
     // X's first move moved onto no cell at all.
-    let proof = std::fs::read_to_string(&file).unwrap();
-    let damaged = proof.replacen("\nm 0 ", "\nm 99 ", 1);
+    let damaged = proof.replacen("\nm 4 ", "\nm 99 ", 1);
     assert_ne!(damaged, proof);
     std::fs::write(&file, damaged).unwrap();
     let refused = oxo(&["verify", path]);
     assert_eq!(refused.status.code(), Some(1));
     let why = text(&refused.stderr);
     assert!(
-        why.contains("refused: node 0 (position ..../..../..../....): move 99 is off the board"),
+        why.contains("refused: node 0 (position .../.../...): move 99 is off the board"),
         "{why}"
     );
 
@@ -66,6 +66,50 @@ fn verify_accepts_what_solve_proves_and_refuses_damage() {
     let foreign = oxo(&["verify", path]);
     assert_eq!(foreign.status.code(), Some(1));
     assert!(text(&foreign.stderr).contains("not an oxo proof certificate"));
+}
+
+/// A version 1 file (every reply listed) is still read; a rest clause
+/// that answers a reply inside its zone is refused where it stands.
+#[test]
+fn verify_reads_version_1_and_refuses_an_unsound_rest_clause() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("old.proof");
+    let path = file.to_str().unwrap();
+    let v1 = "oxo-proof 1\nrules 3x3 k=3\nposition XX./OO./...\nclaim win X\n\
+              tree X win 0\nnodes 2\nm 2 1\nw\nend\n";
+    std::fs::write(&file, v1).unwrap();
+    let checked = oxo(&["verify", path]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    assert_eq!(
+        text(&checked.stdout),
+        "valid: 3x3 k=3 position XX./OO./...: a win for X (2 positions)\n"
+    );
+
+    // O to move against X's threats at 1 and 3: its 7 builds the column
+    // 1-4-7, which the answer to 1 (X takes 3) does not stop in time if
+    // O's 1 is only imagined, so 7 may not be left to the rest clause.
+    let v2 = "oxo-proof 2\nrules 3x3 k=3\nposition X.X/.O./X.O\nclaim win X\n\
+              tree X win 0\nnodes 5\nr 1 1:1 3:3\nm 3 2\nw\nm 1 4\nw\nend\n";
+    std::fs::write(&file, v2).unwrap();
+    let refused = oxo(&["verify", path]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        text(&refused.stderr),
+        format!(
+            "oxo: {path}: refused: node 0 (position X.X/.O./X.O): move 7 of O is left to the \
+             rest clause, but it lies in the zone of node 1 (the answer to move 1), so that \
+             answer may not hold\n"
+        )
+    );
+    std::fs::write(&file, v2.replace("oxo-proof 2", "oxo-proof 1")).unwrap();
+    let old = oxo(&["verify", path]);
+    assert_eq!(old.status.code(), Some(1));
+    assert!(
+        text(&old.stderr)
+            .contains("line 7: rest clauses and Erdős–Selfridge leaves need version 2"),
+        "{}",
+        text(&old.stderr)
+    );
 }
 
 #[test]
