@@ -1,0 +1,458 @@
+//! A proof search for k-in-a-row games on boards of up to 128 cells
+//! (11×11; rows and columns of any shape, at most 256 k-windows).
+//!
+//! # The method
+//!
+//! The value of a position is two one-sided questions: can the side to
+//! move force k in a row, and can the other side? A side that cannot force
+//! a line against a defender who *only blocks* (the Maker–Breaker game: the
+//! attacker is the Maker, the defender the Breaker, whose own lines count
+//! for nothing) cannot win the real game either: the defender plays the
+//! Breaker's strategy, and the real game ending early by a defender's line
+//! only helps it. So a draw is two Breaker proofs, and [`Prover`] searches
+//! the Maker–Breaker game, an AND/OR search that is monotone: an extra
+//! Breaker stone or one Maker stone fewer never hurts the Breaker.
+//!
+//! A node is settled at once when the Maker has a line, or a four (k − 1
+//! stones and the last cell empty) on its move, or two fours with
+//! different cells on the Breaker's (Maker wins); when no window is left
+//! the Maker could fill, or the Erdős–Selfridge criterion holds (the sum
+//! over live windows of 2^−(empty cells) below 1/2 with the Maker to move,
+//! below 1 with the Breaker to move), or the Breaker has a *pairing*
+//! strategy, disjoint pairs of empty cells with one whole pair in every
+//! live window, after one move of its own (Breaker wins). A single Maker
+//! four forces the Breaker's move.
+//!
+//! # Zones
+//!
+//! Every result comes with a *zone*, the cells its proof depends on: a
+//! Breaker win stays a Breaker win with Maker stones added anywhere outside
+//! its zone, and a Maker win stays a Maker win with Breaker stones added
+//! anywhere outside its zone. Leaves: a pairing's zone is its pairs (and
+//! the move before them), the Erdős–Selfridge criterion's the empty cells
+//! of the live windows (its sum reads nothing else), a four's its cell, two
+//! fours their two cells, a complete line or no live window nothing. A node
+//! the mover wins with move x has the child's zone and x; a node the mover
+//! loses has the union of its children's zones (and the forced cell, when a
+//! four restricted the Breaker to it).
+//!
+//! **Lemma.** If the mover's move x loses, with a proof of zone Z for the
+//! child, then every move y outside Z loses too. For the Maker: the child
+//! P+x is a Breaker win with zone Z, so by the zone's definition P+x+y is
+//! one too (y is a Maker stone outside Z), and by monotonicity so is P+y
+//! (one Maker stone fewer). For the Breaker the same with the colours
+//! exchanged. So at every node only the moves inside the *intersection* of
+//! the zones of the moves already refuted need a proof of their own; and
+//! the union of those zones is a correct zone for the node: with stones
+//! added outside it, every refuted move is still refuted by its own proof,
+//! and every move left out is still outside one of the zones that left it
+//! out. Moves in no live window are never searched (they are outside every
+//! zone, which only ever holds cells of live windows), and at a position
+//! symmetric under some of the board's symmetries, a refuted move refutes
+//! its images, with the images of its zone. `prove`'s test checks answers
+//! and zones against plain minimax on small boards, adding stones outside
+//! each zone; a zone computed too small fails it.
+//!
+//! Results go to a transposition table keyed by the canonical position
+//! under the board's symmetries (8 on square boards, 4 otherwise) and who
+//! is to move, with their zones. The search is a depth-first AND/OR search
+//! with no depth limit; a node budget stops it, storing nothing unfinished.
+//!
+//! # Measurements
+//!
+//! Move ordering decides the size of the proof. The Breaker takes first
+//! the cell in the most live windows (closing the most lines). On the
+//! empty (7,7,5) board, with X as the Maker, weighing each window by the
+//! Maker's stones in it instead made the proof take 2,952,111 positions
+//! (twice a stone, the Erdős–Selfridge potential) and 11,453,600 (four
+//! times a stone); counting windows, 44,125, and with the Breaker node's
+//! pairing search given 8 pairing budgets instead of 4, 24,243. The
+//! Maker's order matters little there but decides the size of win proofs:
+//! counting windows for both sides, O's win as the Maker on 6×6 k=4 took
+//! 412,656 positions; weighing the Maker's windows 2 to the power of its
+//! stones, 159. With those orders the value of (7,7,5) takes 24,341
+//! positions, about 0.2 s on this machine kind (busy), where the 64-bit
+//! solver's alpha-beta search takes 125 s and 61,403,478 positions. Of
+//! X's proof, about 800 nodes are Maker nodes whose 23,000 moves each
+//! needed a proof of their own, and the Breaker's first move won at all
+//! but a dozen of its 800 nodes: the time goes to the 19,000 pairing
+//! searches (nine in ten find a pairing). `cargo bench -p oxo-ai --bench
+//! prove` prints the figures (`OXO_PROVER_STATS=1` adds [`Stats`]);
+//! `docs/benchmarks.md` has them.
+//!
+//! A Maker win in the Maker–Breaker game is not a win of the real game
+//! (on 5×5 k=4, X forces four in a row against a mere blocker, but O's own
+//! threats hold the real game to a draw). For those, [`Prover::value`] and
+//! [`Prover::can_force`] ask the 64-bit [`Solver`], which is fast on the
+//! boards it takes where a side wins (6×6 k=4 in about a millisecond);
+//! beyond its boards they answer [`ProveError::BlockOnly`].
+
+mod board;
+mod pairing;
+mod search;
+mod table;
+
+use std::time::{Duration, Instant};
+
+use oxo_core::{Game, Player, Rules};
+
+use crate::solver::{SolveError, Solver};
+use crate::value::Value;
+use board::{Board, MAX_CELLS, MAX_WINDOWS, Unfit};
+use search::Pos;
+use table::Table;
+
+/// The most cells a board may have (11×11 = 121 fits).
+pub const MAX_BOARD_CELLS: u32 = MAX_CELLS;
+
+/// Why a question cannot be answered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProveError {
+    /// The board has more cells than the prover's 128-bit boards.
+    #[error("the {rows}x{cols} board is too large to prove: at most {MAX_CELLS} cells (11x11)")]
+    TooLarge {
+        /// Rows.
+        rows: u32,
+        /// Columns.
+        cols: u32,
+    },
+    /// The board has more k-windows than the prover keeps track of.
+    #[error("{rules} has {windows} lines of k cells; the prover takes at most {MAX_WINDOWS}")]
+    TooManyWindows {
+        /// The rules.
+        rules: Rules,
+        /// Its k-windows.
+        windows: usize,
+    },
+    /// The rules count only runs of exactly k.
+    #[error("the prover plays k or more in a row; it cannot prove {0} (exactly k)")]
+    Exact(Rules),
+    /// The transposition table could not be allocated.
+    #[error("cannot allocate a {mib} MiB transposition table: ask for less memory")]
+    OutOfMemory {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
+    /// The call visited as many positions as its budget allows.
+    #[error("no answer within the budget of {nodes} positions")]
+    OverBudget {
+        /// The budget.
+        nodes: u64,
+    },
+    /// The game was played under other rules than the prover's.
+    #[error("this prover is for {expected} games, not {found}")]
+    WrongRules {
+        /// The prover's rules.
+        expected: Rules,
+        /// The game's rules.
+        found: Rules,
+    },
+    /// The side can force k in a row against a defender who only blocks,
+    /// and the board is too large for the search that tells whether it
+    /// also wins the real game, where the defender may win first.
+    #[error(
+        "{side} forces a line against a defender who only blocks; whether it wins the real game is beyond the prover on boards larger than the 64-bit solver's"
+    )]
+    BlockOnly {
+        /// The side that wins the Maker–Breaker game.
+        side: Player,
+    },
+}
+
+/// Search statistics, reported as the search runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Positions visited so far by this prover.
+    pub nodes: u64,
+    /// Time since the current call began.
+    pub elapsed: Duration,
+}
+
+/// Where a prover's positions went: counts since it was made, for
+/// measuring the search (each position counts under the first heading
+/// that settled it, or as an inner node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// A line complete, or a four the Maker plays (or two the Breaker
+    /// cannot both block).
+    pub won: u64,
+    /// No window left the Maker could fill.
+    pub blocked: u64,
+    /// The Erdős–Selfridge criterion.
+    pub potential: u64,
+    /// Found in the transposition table.
+    pub table: u64,
+    /// Pairing searches made, and those that found a pairing.
+    pub pairing_searches: u64,
+    /// Pairings found.
+    pub pairings: u64,
+    /// Inner nodes with the Maker to move...
+    pub maker_nodes: u64,
+    /// ...and the Maker moves proven there (the rest were settled by zones
+    /// and symmetry).
+    pub maker_moves: u64,
+    /// Inner nodes with the Breaker to move...
+    pub breaker_nodes: u64,
+    /// ...the Breaker moves that turned out to lose there...
+    pub breaker_failures: u64,
+    /// ...and those nodes the Breaker won with its first move.
+    pub breaker_first: u64,
+}
+
+const REPORT_EVERY: u64 = 1 << 20;
+
+/// Proves who can force k in a row, for one board shape, keeping what it
+/// learns in its table between calls. One prover per thread: it is `Send`,
+/// and provers share nothing.
+pub struct Prover {
+    rules: Rules,
+    board: Board,
+    table: Table,
+    table_bytes: usize,
+    nodes: u64,
+    started: Instant,
+    next_report: u64,
+    on_progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    budget: Option<u64>,
+    limit: u64,
+    aborted: bool,
+    /// The number of the current search's first node.
+    root_node: u64,
+    stats: Stats,
+    /// The 64-bit solver, for the real game's wins on the boards it takes.
+    solver: Option<Solver>,
+}
+
+impl std::fmt::Debug for Prover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prover")
+            .field("rules", &self.rules)
+            .field("table_bytes", &self.table.bytes())
+            .field("nodes", &self.nodes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prover {
+    /// A prover for `rules` with a transposition table of at most
+    /// `table_bytes` bytes.
+    ///
+    /// # Errors
+    /// Boards of more than 128 cells or 256 k-windows, the exactly-k rule,
+    /// a table that cannot be allocated.
+    pub fn new(rules: Rules, table_bytes: usize) -> Result<Prover, ProveError> {
+        if rules.is_exact() {
+            return Err(ProveError::Exact(rules));
+        }
+        let board = Board::new(rules).map_err(|unfit| match unfit {
+            Unfit::Cells => ProveError::TooLarge {
+                rows: rules.rows(),
+                cols: rules.cols(),
+            },
+            Unfit::Windows(windows) => ProveError::TooManyWindows { rules, windows },
+        })?;
+        let table = Table::with_bytes(table_bytes).ok_or(ProveError::OutOfMemory {
+            mib: table_bytes >> 20,
+        })?;
+        Ok(Prover {
+            rules,
+            board,
+            table,
+            table_bytes,
+            nodes: 0,
+            started: Instant::now(),
+            next_report: REPORT_EVERY,
+            on_progress: None,
+            budget: None,
+            limit: u64::MAX,
+            aborted: false,
+            root_node: 0,
+            stats: Stats::default(),
+            solver: None,
+        })
+    }
+
+    /// Whether boards of `rules` fit the prover.
+    #[must_use]
+    pub fn can_prove(rules: Rules) -> bool {
+        !rules.is_exact() && Board::new(rules).is_ok()
+    }
+
+    /// The rules this prover plays.
+    #[must_use]
+    pub const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Positions visited since the prover was made (by its own search; the
+    /// 64-bit solver's, when [`Prover::can_force`] asks it, are not
+    /// counted).
+    #[must_use]
+    pub const fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Where the positions visited so far went.
+    #[must_use]
+    pub const fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Call `report` about once every million positions while proving.
+    pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
+        self.on_progress = Some(Box::new(report));
+    }
+
+    /// Let each call visit at most `nodes` positions (`None`: no limit); a
+    /// call that runs out answers [`ProveError::OverBudget`] and stores
+    /// nothing it had not finished, so later answers stay exact.
+    pub fn set_budget(&mut self, nodes: Option<u64>) {
+        self.budget = nodes;
+    }
+
+    /// Forget every stored result.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        if let Some(solver) = self.solver.as_mut() {
+            solver.clear();
+        }
+    }
+
+    fn check(&self, game: &Game) -> Result<(), ProveError> {
+        if game.rules() == self.rules {
+            Ok(())
+        } else {
+            Err(ProveError::WrongRules {
+                expected: self.rules,
+                found: game.rules(),
+            })
+        }
+    }
+
+    fn start(&mut self) {
+        self.aborted = false;
+        self.limit = self
+            .budget
+            .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
+        self.started = Instant::now();
+        self.next_report = self.nodes + REPORT_EVERY;
+    }
+
+    fn over_budget(&self) -> ProveError {
+        ProveError::OverBudget {
+            nodes: self.budget.unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Whether `maker` can force k in a row from `game` against an
+    /// opponent who only blocks (the Maker–Breaker game: the opponent's
+    /// own lines count for nothing), with the player to move in `game`
+    /// moving next. A `false` proves that `maker` cannot win the real
+    /// game either: the opponent's blocking strategy keeps it from ever
+    /// completing a line.
+    ///
+    /// # Errors
+    /// A game under other rules; [`ProveError::OverBudget`].
+    pub fn maker_wins(&mut self, game: &Game, maker: Player) -> Result<bool, ProveError> {
+        self.check(game)?;
+        self.start();
+        self.maker_breaker(game, maker)
+    }
+
+    /// [`Prover::maker_wins`] within the current call's budget.
+    fn maker_breaker(&mut self, game: &Game, maker: Player) -> Result<bool, ProveError> {
+        let pos = Pos {
+            maker: self.board.oriented(game, maker),
+            breaker: self.board.oriented(game, maker.other()),
+        };
+        self.root_node = self.nodes + 1;
+        match self.prove(&pos, game.to_move() == maker) {
+            Some(proof) => Ok(proof.maker_wins),
+            None => Err(self.over_budget()),
+        }
+    }
+
+    /// Whether `side` can force a win in the real game from `game`.
+    ///
+    /// # Errors
+    /// A game under other rules; [`ProveError::OverBudget`];
+    /// [`ProveError::BlockOnly`] when `side` wins the Maker–Breaker game on
+    /// a board too large for the 64-bit solver.
+    pub fn can_force(&mut self, game: &Game, side: Player) -> Result<bool, ProveError> {
+        self.check(game)?;
+        self.start();
+        self.forces(game, side)
+    }
+
+    fn forces(&mut self, game: &Game, side: Player) -> Result<bool, ProveError> {
+        if let Some(outcome) = game.outcome() {
+            return Ok(outcome.winner() == Some(side));
+        }
+        if !self.maker_breaker(game, side)? {
+            return Ok(false);
+        }
+        let value = self
+            .solver_value(game)?
+            .ok_or(ProveError::BlockOnly { side })?;
+        Ok(value
+            == if game.to_move() == side {
+                Value::Win
+            } else {
+                Value::Loss
+            })
+    }
+
+    /// The 64-bit solver's value of `game`, if the board fits it.
+    fn solver_value(&mut self, game: &Game) -> Result<Option<Value>, ProveError> {
+        if !Solver::can_solve(self.rules) {
+            return Ok(None);
+        }
+        let left = self.limit.saturating_sub(self.nodes);
+        let solver = match self.solver.as_mut() {
+            Some(solver) => solver,
+            None => {
+                let solver = Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
+                    SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
+                    other => unreachable!("the 64-bit solver takes these rules: {other}"),
+                })?;
+                self.solver.insert(solver)
+            }
+        };
+        solver.set_budget((left != u64::MAX).then_some(left));
+        let before = solver.nodes();
+        let value = solver.value(game);
+        self.nodes += solver.nodes() - before;
+        match value {
+            Ok(value) => Ok(Some(value)),
+            Err(SolveError::OverBudget { .. }) => Err(self.over_budget()),
+            Err(other) => unreachable!("the 64-bit solver takes these rules: {other}"),
+        }
+    }
+
+    /// Win, draw or loss for the player to move: a draw when neither side
+    /// can force a line against a defender who only blocks, else the
+    /// 64-bit solver's value.
+    ///
+    /// # Errors
+    /// A game under other rules; [`ProveError::OverBudget`];
+    /// [`ProveError::BlockOnly`] when a side wins the Maker–Breaker game on
+    /// a board too large for the 64-bit solver.
+    pub fn value(&mut self, game: &Game) -> Result<Value, ProveError> {
+        self.check(game)?;
+        self.start();
+        if let Some(value) = Value::of_finished(game) {
+            return Ok(value);
+        }
+        let mover = game.to_move();
+        if !self.maker_breaker(game, mover)? {
+            // The mover cannot win: a draw unless the opponent can.
+            return Ok(if self.forces(game, mover.other())? {
+                Value::Loss
+            } else {
+                Value::Draw
+            });
+        }
+        self.solver_value(game)?
+            .ok_or(ProveError::BlockOnly { side: mover })
+    }
+}
