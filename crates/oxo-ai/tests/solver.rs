@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use oxo_ai::{Eval, Solver, Value};
-use oxo_core::{Cell, Game, Outcome, Rules};
+use oxo_core::{Cell, Game, Outcome, Player, Rules};
 
 /// Plain minimax over the core's `Game`, memoised by notation: value and
 /// plies to the end with the winner hurrying and the loser stalling. Shares
@@ -198,6 +198,29 @@ fn known_values_of_small_boards() {
             expected,
             "{rules}"
         );
+    }
+}
+
+/// Every known value up to 6×6 has a certificate that `oxo_core::proof`
+/// accepts, claiming that value.
+#[test]
+fn certificates_of_every_known_value() {
+    for (rules, expected) in known_values() {
+        if rules.cell_count() > 36 {
+            continue;
+        }
+        let mut solver = Solver::new(rules, 16 << 20).unwrap();
+        let certificate = oxo_ai::certify(&mut solver, &Game::new(rules)).unwrap();
+        let text = certificate.to_text();
+        let verified = oxo_core::proof::Certificate::parse(&text)
+            .and_then(|c| c.verify())
+            .unwrap();
+        let claim = match expected {
+            Value::Win => oxo_core::proof::Claim::Win(Player::X),
+            Value::Loss => oxo_core::proof::Claim::Win(Player::O),
+            Value::Draw => oxo_core::proof::Claim::Draw,
+        };
+        assert_eq!(verified.claim, claim, "{rules}");
     }
 }
 
