@@ -465,3 +465,31 @@ fn the_full_analysis_of_six_by_six_k4_stays_under_a_million_positions() {
     assert_eq!(analysis.eval.value, Value::Win);
     assert!(analysis.nodes < 1_000_000, "{} positions", analysis.nodes);
 }
+
+#[test]
+fn can_force_answers_each_side_as_the_value_does() {
+    for (text, k) in [
+        (".../.../...", 3),
+        (".O./.X./...", 3),
+        ("X.O/.X./..O", 3),
+        ("XX./OO./...", 3),
+        ("..../..../..../....", 3),
+        ("...../...../...../...../.....", 4),
+    ] {
+        let game = Game::from_notation(text, k).unwrap();
+        let rules: Rules = game.rules();
+        let mut solver = Solver::new(rules, 1 << 20).unwrap();
+        let value = solver.value(&game).unwrap();
+        let mover = game.to_move();
+        assert_eq!(
+            solver.can_force(&game, mover).unwrap(),
+            value == Value::Win,
+            "{text}"
+        );
+        assert_eq!(
+            solver.can_force(&game, mover.other()).unwrap(),
+            value == Value::Loss,
+            "{text}"
+        );
+    }
+}

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use oxo_ai::{SolveError, Value};
+use oxo_ai::Value;
 
 use crate::checkpoint::{self, CheckpointError};
 use crate::plan::{Cost, Plan, Progress};
-use crate::prove::{Limits, MakeProver};
+use crate::prove::{Limits, MakeProver, ProveFailure};
 
 /// How a local run is set up.
 #[derive(Clone, Debug)]
@@ -69,8 +69,8 @@ pub enum Finish {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A prover could not be made or refused a position.
-    #[error(transparent)]
-    Prover(#[from] SolveError),
+    #[error("{0}")]
+    Prover(ProveFailure),
     /// The checkpoint could not be written.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
@@ -200,7 +200,7 @@ fn work(
     limits: Limits,
 ) -> Result<(), RunError> {
     let counter = Arc::clone(&limits.nodes);
-    let mut prover = make(rules, limits)?;
+    let mut prover = make(rules, limits).map_err(RunError::Prover)?;
     loop {
         let job = {
             let mut board = shared.lock();
@@ -226,7 +226,9 @@ fn work(
         };
         let before = counter.load(Ordering::Relaxed);
         let started = Instant::now();
-        let answer = prover.prove(&job.game, job.attacker)?;
+        let answer = prover
+            .prove(&job.game, job.attacker)
+            .map_err(RunError::Prover)?;
         let cost = Cost {
             nodes: counter.load(Ordering::Relaxed) - before,
             ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),

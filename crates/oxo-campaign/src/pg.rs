@@ -26,12 +26,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
-use oxo_ai::SolveError;
 use oxo_core::{Game, Player, Rules};
 use tokio_postgres::{Client, NoTls};
 
 use crate::plan::{Answer, Cost, Job, Plan, PlanError, Verdict};
-use crate::prove::{Limits, MakeProver, Prove};
+use crate::prove::{Limits, MakeProver, Prove, ProveFailure};
 
 /// The tables, created if missing.
 const SCHEMA: &str = "
@@ -81,8 +80,8 @@ pub enum PgError {
         reason: String,
     },
     /// A prover could not be made or failed.
-    #[error(transparent)]
-    Prover(#[from] SolveError),
+    #[error("{0}")]
+    Prover(ProveFailure),
 }
 
 impl PgError {
@@ -532,7 +531,8 @@ pub async fn work(
                         budget: config.budget,
                         nodes: Arc::clone(&nodes),
                     },
-                )?
+                )
+                .map_err(PgError::Prover)?
             }
         };
         let job = taken.job.clone();
@@ -564,7 +564,7 @@ pub async fn work(
                 }
             }
         };
-        let answer = answer?;
+        let answer = answer.map_err(PgError::Prover)?;
         let cost = Cost {
             nodes: nodes.load(Ordering::Relaxed).saturating_sub(before),
             ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use oxo_ai::{SolveError, Solver, Value};
+use oxo_ai::{SolveError, Solver};
 use oxo_core::{Game, Player, Rules};
 
 use crate::plan::{Answer, Verdict};
@@ -22,6 +22,10 @@ pub struct Limits {
     pub nodes: Arc<AtomicU64>,
 }
 
+/// Why a prover could not be made or could not search a position: the
+/// search's own error.
+pub type ProveFailure = Box<dyn std::error::Error + Send + Sync>;
+
 /// A search that answers one-sided questions: can `attacker` force k in a
 /// row from this position?
 pub trait Prove: Send {
@@ -29,15 +33,15 @@ pub trait Prove: Send {
     ///
     /// # Errors
     /// The position is not one this prover can search.
-    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, SolveError>;
+    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, ProveFailure>;
 }
 
 /// Makes one prover a worker thread, for the board given.
-pub type MakeProver = dyn Fn(Rules, Limits) -> Result<Box<dyn Prove>, SolveError> + Send + Sync;
+pub type MakeProver = dyn Fn(Rules, Limits) -> Result<Box<dyn Prove>, ProveFailure> + Send + Sync;
 
 /// The exact solver ([`oxo_ai::Solver`], boards of up to 64 bits) as a
-/// prover: it values the position (win, draw or loss) and reads the
-/// question's answer from the value.
+/// prover, through [`Solver::can_force`]: the one question of the two its
+/// value search asks.
 pub struct SolverProver {
     solver: Solver,
     nodes: Arc<AtomicU64>,
@@ -72,29 +76,20 @@ impl SolverProver {
     ///
     /// # Errors
     /// As [`SolverProver::new`].
-    pub fn boxed(rules: Rules, limits: Limits) -> Result<Box<dyn Prove>, SolveError> {
+    pub fn boxed(rules: Rules, limits: Limits) -> Result<Box<dyn Prove>, ProveFailure> {
         Ok(Box::new(SolverProver::new(rules, limits)?))
     }
 }
 
 impl Prove for SolverProver {
-    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, SolveError> {
-        let value = self.solver.value(game);
+    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, ProveFailure> {
+        let wins = self.solver.can_force(game, attacker);
         self.nodes.store(self.solver.nodes(), Ordering::Relaxed);
-        let value = match value {
-            Ok(value) => value,
-            Err(SolveError::OverBudget { .. }) => return Ok(Answer::OverBudget),
-            Err(e) => return Err(e),
-        };
-        let wins = if game.to_move() == attacker {
-            Value::Win
-        } else {
-            Value::Loss
-        };
-        Ok(Answer::Verdict(if value == wins {
-            Verdict::Proven
-        } else {
-            Verdict::Disproven
-        }))
+        match wins {
+            Ok(true) => Ok(Answer::Verdict(Verdict::Proven)),
+            Ok(false) => Ok(Answer::Verdict(Verdict::Disproven)),
+            Err(SolveError::OverBudget { .. }) => Ok(Answer::OverBudget),
+            Err(e) => Err(e.into()),
+        }
     }
 }

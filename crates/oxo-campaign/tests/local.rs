@@ -5,9 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use oxo_ai::{SolveError, Solver, Value};
+use oxo_ai::{Solver, Value};
 use oxo_campaign::local::{self, Config, Finish};
-use oxo_campaign::{Answer, Limits, MakeProver, Plan, Prove, SolverProver, checkpoint};
+use oxo_campaign::{
+    Answer, Limits, MakeProver, Plan, Prove, ProveFailure, SolverProver, checkpoint,
+};
 use oxo_core::{Game, Player, Rules};
 
 /// The solver, counting its jobs and setting `stop` once it has answered
@@ -20,7 +22,7 @@ struct Counting {
 }
 
 impl Prove for Counting {
-    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, SolveError> {
+    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, ProveFailure> {
         let answer = self.inner.prove(game, attacker);
         if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.stop_after {
             self.stop.store(true, Ordering::SeqCst);

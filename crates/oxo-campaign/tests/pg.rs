@@ -93,5 +93,8 @@ async fn workers_share_proofs_and_take_back_a_dead_workers_job() {
         ))
         .unwrap();
     assert!(row.trim().starts_with("done worker "), "{row}");
-    assert!(row.trim().ends_with(" 2"), "{row}");
+    // Taken by the dead worker, then again (more than once when the
+    // clock's jumps end a live worker's lease too).
+    let tries: u32 = row.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(tries >= 2, "{row}");
 }

@@ -43,7 +43,7 @@ mod table;
 
 use std::time::{Duration, Instant};
 
-use oxo_core::{Cell, Game, Rules};
+use oxo_core::{Cell, Game, Player, Rules};
 
 use crate::value::{Eval, Value};
 use geometry::{Geometry, MAX_SYMMETRIES};
@@ -328,6 +328,23 @@ impl Solver {
             None => self.wdl_root(&self.pos_of(game)),
         };
         self.within_budget(value)
+    }
+
+    /// Whether `side` can force a win from `game`: one of the two questions
+    /// [`Solver::value`] asks, alone (a null-window search), which is all a
+    /// proof split into one-sided jobs needs.
+    ///
+    /// # Errors
+    /// A game under other rules than the solver's, or the budget ran out.
+    pub fn can_force(&mut self, game: &Game, side: Player) -> Result<bool, SolveError> {
+        self.check(game)?;
+        self.start();
+        let wins = match game.outcome() {
+            Some(outcome) => outcome.winner() == Some(side),
+            None if game.to_move() == side => self.wdl(&self.pos_of(game), 0, 1) >= 1,
+            None => self.wdl(&self.pos_of(game), -1, 0) <= -1,
+        };
+        self.within_budget(wins)
     }
 
     /// The value and distance of `game` for the player to move.
