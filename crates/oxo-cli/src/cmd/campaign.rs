@@ -101,7 +101,9 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 ))
                 .into());
             };
-            Ok(finished(args, &game, &posted.plan, Duration::ZERO))
+            // The time: the jobs' own, summed over workers.
+            let time = Duration::from_millis(posted.plan.progress().totals.ms);
+            Ok(finished(args, &game, &posted.plan, time))
         });
     }
     let path = c.checkpoint.as_deref().expect("a long proof's mode");
@@ -214,13 +216,13 @@ fn local_run(
 /// `proof: 12 jobs done, 30 open; root moves 3/10; 1.2 M positions/s; 350 MiB; 83 s`.
 fn status_text(s: &Status) -> String {
     let p = &s.progress;
-    let rate = if s.nodes > 0 {
-        format!(
-            "; {:.2} M positions/s",
-            s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-3) / 1e6
-        )
-    } else {
+    let rate = s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-3);
+    let rate = if s.nodes == 0 {
         String::new()
+    } else if rate >= 1e5 {
+        format!("; {:.2} M positions/s", rate / 1e6)
+    } else {
+        format!("; {rate:.0} positions/s")
     };
     let memory = s
         .resident
