@@ -56,4 +56,4 @@ pub mod plan;
 pub mod prove;
 
 pub use plan::{Answer, Cost, Job, Plan, PlanError, Progress, Verdict};
-pub use prove::{Limits, MakeProver, Prove, ProveFailure, SolverProver};
+pub use prove::{Limits, MakeProver, Prove, ProveFailure, SearchProver, SolverProver};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use oxo_ai::{SolveError, Solver};
+use oxo_ai::{ProveError, Prover, SolveError, Solver};
 use oxo_core::{Game, Player, Rules};
 
 use crate::plan::{Answer, Verdict};
@@ -89,6 +89,73 @@ impl Prove for SolverProver {
             Ok(true) => Ok(Answer::Verdict(Verdict::Proven)),
             Ok(false) => Ok(Answer::Verdict(Verdict::Disproven)),
             Err(SolveError::OverBudget { .. }) => Ok(Answer::OverBudget),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The proof search ([`oxo_ai::Prover`], boards of up to 128 cells) as a
+/// prover, through [`Prover::can_force`]. A position where the attacker
+/// forces a line against a mere blocker, on a board too large for the
+/// 64-bit solver to tell whether it wins the real game
+/// ([`ProveError::BlockOnly`]), is split deeper like a job over its
+/// budget: its children are smaller questions, and a finished game
+/// settles any of them.
+pub struct SearchProver {
+    prover: Prover,
+    nodes: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for SearchProver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchProver")
+            .field("rules", &self.prover.rules())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchProver {
+    /// A proof search for `rules` within `limits`. On boards the 64-bit
+    /// solver takes, the search makes one for the real game's wins, with
+    /// a table as large as its own: each gets half of `limits`.
+    ///
+    /// # Errors
+    /// The board does not fit the search, or its table cannot be allocated.
+    pub fn new(rules: Rules, limits: Limits) -> Result<SearchProver, ProveError> {
+        let bytes = if Solver::can_solve(rules) {
+            limits.table_bytes / 2
+        } else {
+            limits.table_bytes
+        };
+        let mut prover = Prover::new(rules, bytes)?;
+        prover.set_budget(limits.budget);
+        let counter = Arc::clone(&limits.nodes);
+        prover.on_progress(move |p| counter.store(p.nodes, Ordering::Relaxed));
+        Ok(SearchProver {
+            prover,
+            nodes: limits.nodes,
+        })
+    }
+
+    /// [`SearchProver::new`], boxed: a [`MakeProver`].
+    ///
+    /// # Errors
+    /// As [`SearchProver::new`].
+    pub fn boxed(rules: Rules, limits: Limits) -> Result<Box<dyn Prove>, ProveFailure> {
+        Ok(Box::new(SearchProver::new(rules, limits)?))
+    }
+}
+
+impl Prove for SearchProver {
+    fn prove(&mut self, game: &Game, attacker: Player) -> Result<Answer, ProveFailure> {
+        let wins = self.prover.can_force(game, attacker);
+        self.nodes.store(self.prover.nodes(), Ordering::Relaxed);
+        match wins {
+            Ok(true) => Ok(Answer::Verdict(Verdict::Proven)),
+            Ok(false) => Ok(Answer::Verdict(Verdict::Disproven)),
+            Err(ProveError::OverBudget { .. } | ProveError::BlockOnly { .. }) => {
+                Ok(Answer::OverBudget)
+            }
             Err(e) => Err(e.into()),
         }
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use oxo_ai::{Solver, Value};
 use oxo_campaign::local::{self, Config, Finish};
 use oxo_campaign::{
-    Answer, Limits, MakeProver, Plan, Prove, ProveFailure, SolverProver, checkpoint,
+    Answer, Limits, MakeProver, Plan, Prove, ProveFailure, SearchProver, SolverProver, checkpoint,
 };
 use oxo_core::{Game, Player, Rules};
 
@@ -70,18 +70,21 @@ fn local_runs_agree_with_the_solver() {
         (".O./.X./...", 3, 2, 1), // X wins
     ] {
         let game = Game::from_notation(text, k).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let make: Arc<MakeProver> = Arc::new(SolverProver::boxed);
-        let (plan, finish) = local::run(
-            Plan::new(&game, split),
-            &config(threads, None),
-            make,
-            stop,
-            |_| {},
-        )
-        .unwrap();
-        assert_eq!(finish, Finish::Done(value(&game)), "{text} k={k}");
-        assert_eq!(plan.value(), Some(value(&game)));
+        let makers: [Arc<MakeProver>; 2] =
+            [Arc::new(SolverProver::boxed), Arc::new(SearchProver::boxed)];
+        for make in makers {
+            let stop = Arc::new(AtomicBool::new(false));
+            let (plan, finish) = local::run(
+                Plan::new(&game, split),
+                &config(threads, None),
+                make,
+                stop,
+                |_| {},
+            )
+            .unwrap();
+            assert_eq!(finish, Finish::Done(value(&game)), "{text} k={k}");
+            assert_eq!(plan.value(), Some(value(&game)));
+        }
     }
 }
 

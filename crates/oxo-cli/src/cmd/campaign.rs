@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use oxo_campaign::local::{self, Finish, Status};
 use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
-use oxo_campaign::{Limits, MakeProver, Plan, SolverProver, checkpoint};
+use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer as _, ValueReport};
 use oxo_core::{Game, Rules};
@@ -24,7 +24,7 @@ const REPORT_EVERY: Duration = Duration::from_secs(3);
 
 /// The prover every job goes to: the seam to change for another search.
 fn prover() -> Arc<MakeProver> {
-    Arc::new(SolverProver::boxed)
+    Arc::new(SearchProver::boxed)
 }
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {

@@ -91,13 +91,13 @@ fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
 #[test]
 fn sigterm_stops_a_long_proof_with_its_checkpoint_written() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("7x7.checkpoint");
-    // (7,7,5) takes the solver minutes: it is still running when stopped.
+    let file = dir.path().join("8x8.checkpoint");
+    // (8,8,5) takes hours: it is still running when stopped.
     let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
         .args([
             "solve",
             "--size",
-            "7",
+            "8",
             "--k",
             "5",
             "--value",
