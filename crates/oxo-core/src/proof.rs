@@ -10,8 +10,8 @@
 //!
 //! In a tree, the prover's turn has one move. The other side's turn lists
 //! legal moves, each with its node, and either lists them all or ends with
-//! a *rest clause*: "every other legal move is answered as the listed move
-//! `like` is". The leaves are:
+//! a *rest clause*: "every other legal move is answered as a listed move
+//! is, one whose node's zone leaves it out". The leaves are:
 //! - a finished game the prover has won (`w`);
 //! - a full board (`f`, for "at least a draw");
 //! - a *pairing* (`p`, for "at least a draw"): disjoint pairs of empty
@@ -38,13 +38,13 @@
 //! - a pairing: the cells of its pairs;
 //! - the prover's move `m` to node `c`: {m} ∪ zone(c);
 //! - the other side's turn: the union over its listed moves `x` to `c` of
-//!   {x} ∪ zone(c). (A rest clause names a listed move, so its node's zone
-//!   is in it.)
+//!   {x} ∪ zone(c).
 //!
-//! A rest clause at position P naming the listed move `x1` with node `c1`
-//! (proved at P + x1) is accepted when every unlisted legal move lies
-//! outside zone(c1). The claim behind it: if the real opponent plays such
-//! a `y`, the prover follows `c1` as if the opponent had played `x1`.
+//! A rest clause at position P is accepted when every unlisted legal move
+//! `y` lies outside the zone of some listed move's node: the first listed
+//! `x1`, with node `c1` (proved at P + x1), such that `y` ∉ zone(c1). The
+//! claim behind it: if the real opponent plays `y`, the prover follows
+//! `c1` as if the opponent had played `x1`.
 //!
 //! **Lemma.** Let node `n` be verified at position Q for the prover, and
 //! let R be a position with the same side to move, the same prover marks,
@@ -68,7 +68,8 @@
 //! - a real move on a cell already opponent's in I (one imagined before):
 //!   the imagined opponent plays any empty cell of I instead, handled as
 //!   above. One exists: the zone of a node at the other side's turn holds a
-//!   legal move of Q' (a listed one, or `x1`), and it is not in E'.
+//!   legal move of Q' (a listed one: a rest clause needs one), and it is
+//!   not in E'.
 //!
 //! The tree is finite (each step adds a mark), so every play reaches a
 //! leaf with I = Q ∪ E, E empty in Q and outside the leaf's zone. The real
@@ -173,15 +174,9 @@ pub enum Node {
     /// The other side's turn: every legal move with the node it leads to.
     Answers(Vec<(usize, usize)>),
     /// The other side's turn: some legal moves with their nodes, and a rest
-    /// clause: every legal move not listed is answered as the listed move
-    /// `like` is (sound when it lies outside that node's zone; see the
-    /// module docs).
-    Rest {
-        /// The listed moves, each with the node it leads to.
-        answers: Vec<(usize, usize)>,
-        /// The listed move whose node answers every other move.
-        like: usize,
-    },
+    /// clause: every legal move not listed is answered as the first listed
+    /// move whose node's zone leaves it out (see the module docs).
+    Rest(Vec<(usize, usize)>),
     /// The game is over and the prover has won.
     Won,
     /// The game is over in a draw (the board is full).
@@ -371,9 +366,7 @@ impl Certificate {
                     let _ = writeln!(out, "m {cell} {child}");
                 }
                 Node::Answers(answers) => cell_list(&mut out, "a", answers, ':'),
-                Node::Rest { answers, like } => {
-                    cell_list(&mut out, &format!("r {like}"), answers, ':');
-                }
+                Node::Rest(answers) => cell_list(&mut out, "r", answers, ':'),
                 Node::Won => out.push_str("w\n"),
                 Node::Full => out.push_str("f\n"),
                 Node::Pairs(pairs) => cell_list(&mut out, "p", pairs, '-'),
@@ -582,10 +575,7 @@ fn parse_node(line: &str) -> Option<Node> {
             _ => return None,
         },
         "a" => Node::Answers(items(0, ':')?),
-        "r" => Node::Rest {
-            like: rest.split(' ').nth(1)?.parse().ok()?,
-            answers: items(1, ':')?,
-        },
+        "r" => Node::Rest(items(0, ':')?),
         "p" => Node::Pairs(items(0, '-')?),
         "w" if rest.is_empty() => Node::Won,
         "f" if rest.is_empty() => Node::Full,
@@ -634,7 +624,7 @@ pub fn zone_of(
             add(*cell);
             below = zone(*child);
         }
-        Node::Answers(answers) | Node::Rest { answers, .. } => {
+        Node::Answers(answers) | Node::Rest(answers) => {
             for &(cell, child) in answers {
                 add(cell);
                 below = below.union(&zone(child));
@@ -751,10 +741,10 @@ impl Walk<'_> {
                 self.visit(*child, Some(node), &next, prover, goal)?;
             }
             Node::Answers(answers) => {
-                self.check_answers(node, game, prover, goal, answers, None)?;
+                self.check_answers(node, game, prover, goal, answers, false)?;
             }
-            Node::Rest { answers, like } => {
-                self.check_answers(node, game, prover, goal, answers, Some(*like))?;
+            Node::Rest(answers) => {
+                self.check_answers(node, game, prover, goal, answers, true)?;
             }
         }
         let zone = zone_of(kind, game, prover, |n| {
@@ -768,7 +758,7 @@ impl Walk<'_> {
 
     /// The other side's turn at `game`: each listed move legal, listed
     /// once and proved; every other legal move answered by the rest clause
-    /// (the listed move `like`), outside its node's zone.
+    /// (when there is one), outside the zone of some listed move's node.
     fn check_answers(
         &mut self,
         node: usize,
@@ -776,7 +766,7 @@ impl Walk<'_> {
         prover: Player,
         goal: Goal,
         answers: &[(usize, usize)],
-        like: Option<usize>,
+        rest: bool,
     ) -> Result<(), ProofError> {
         let fail = |reason: String| step(node, game, reason);
         if game.is_over() {
@@ -797,17 +787,6 @@ impl Walk<'_> {
                 answered[cell] = true;
             }
         }
-        let rest = match like {
-            None => None,
-            Some(like) => match answers.iter().find(|&&(cell, _)| cell == like) {
-                Some(&(_, child)) => Some((like, child)),
-                None => {
-                    return Err(fail(format!(
-                        "the rest clause answers as move {like}, which is not listed"
-                    )));
-                }
-            },
-        };
         for &(cell, child) in answers {
             let next = play(game, cell, cells).map_err(&fail)?;
             self.visit(child, Some(node), &next, prover, goal)?;
@@ -817,20 +796,20 @@ impl Walk<'_> {
             .map(|c| game.rules().index(c))
             .filter(|&i| !answered[i]);
         for missing in unlisted {
-            let Some((like, child)) = rest else {
+            if !rest {
                 return Err(fail(format!(
                     "move {missing} of {} is not answered",
                     game.to_move()
                 )));
-            };
-            let zone = self.seen[child]
-                .as_ref()
-                .map(|s| s.zone)
-                .unwrap_or_default();
-            if zone.contains(missing) {
+            }
+            let zone = |child: usize| self.seen[child].as_ref().map(|s| s.zone);
+            if !answers
+                .iter()
+                .any(|&(_, child)| zone(child).is_some_and(|z| !z.contains(missing)))
+            {
                 return Err(fail(format!(
                     "move {missing} of {} is left to the rest clause, but it lies in the zone \
-                     of node {child} (the answer to move {like}), so that answer may not hold",
+                     of every listed move's node, so no answer is sure to hold",
                     game.to_move()
                 )));
             }
@@ -1067,10 +1046,7 @@ impl CertificateBuilder {
             .map(|&n| match &self.nodes[n] {
                 Node::Move(cell, child) => Node::Move(*cell, number[*child]),
                 Node::Answers(answers) => Node::Answers(renumber(answers)),
-                Node::Rest { answers, like } => Node::Rest {
-                    answers: renumber(answers),
-                    like: *like,
-                },
+                Node::Rest(answers) => Node::Rest(renumber(answers)),
                 leaf => leaf.clone(),
             })
             .collect();
@@ -1094,7 +1070,7 @@ impl CertificateBuilder {
 fn children(node: &Node) -> impl DoubleEndedIterator<Item = usize> + '_ {
     let (one, many): (Option<usize>, &[(usize, usize)]) = match node {
         Node::Move(_, child) => (Some(*child), &[]),
-        Node::Answers(answers) | Node::Rest { answers, .. } => (None, answers),
+        Node::Answers(answers) | Node::Rest(answers) => (None, answers),
         _ => (None, &[]),
     };
     one.into_iter().chain(many.iter().map(|&(_, n)| n))
@@ -1119,22 +1095,25 @@ mod tests {
     #[test]
     fn a_rest_clause_holds_outside_the_zone_only() {
         // After O 1 and X 3 the won leaf's zone is 7 (the column O could
-        // fill with 1, 4, 7) and the move 3: O's 5 may go to the rest
-        // clause, O's 7 may not.
-        let text = double_threat("r 1 1:1 3:3 7:5");
-        assert_eq!(verify(&text), Ok(Claim::Win(Player::X)));
-        let err = verify(&double_threat("r 1 1:1 3:3")).unwrap_err();
+        // fill with 1, 4, 7) and the move 3; after O 3 and X 1, it is 5
+        // (the row 3, 4, 5) and the move 1. O's 5 and 7 each lie outside
+        // one of them.
+        assert_eq!(
+            verify(&double_threat("r 1:1 3:3 7:5")),
+            Ok(Claim::Win(Player::X))
+        );
+        let two = double_threat("r 1:1 3:3")
+            .replace("nodes 7", "nodes 5")
+            .replace("m 3 6\nw\n", "");
+        assert_eq!(verify(&two), Ok(Claim::Win(Player::X)), "{two}");
+        let err = verify(&double_threat("r 1:1 7:5")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node 0 (position X.X/.O./X.O): move 7 of O is left to the rest clause, but it lies \
-             in the zone of node 1 (the answer to move 1), so that answer may not hold"
+            "node 0 (position X.X/.O./X.O): move 3 of O is left to the rest clause, but it lies \
+             in the zone of every listed move's node, so no answer is sure to hold"
         );
-        let err = verify(&double_threat("r 5 1:1 3:3 7:5")).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("the rest clause answers as move 5, which is not listed"),
-            "{err}"
-        );
+        let err = verify(&double_threat("r")).unwrap_err();
+        assert!(err.to_string().contains("move 1 of O is left"), "{err}");
         // Without a rest clause every move is listed.
         let err = verify(&double_threat("a 1:1 3:3 7:5")).unwrap_err();
         assert!(
@@ -1160,10 +1139,7 @@ mod tests {
         below.insert(8);
         let zone = zone_of(&Node::Move(4, 0), &Game::default(), Player::X, |_| below);
         assert_eq!(zone.iter().collect::<Vec<_>>(), [4, 8]);
-        let answers = Node::Rest {
-            answers: vec![(0, 0), (2, 0)],
-            like: 0,
-        };
+        let answers = Node::Rest(vec![(0, 0), (2, 0)]);
         let zone = zone_of(&answers, &Game::default(), Player::X, |_| below);
         assert_eq!(zone.iter().collect::<Vec<_>>(), [0, 2, 8]);
         assert_eq!(zone.len(), 3);
@@ -1206,7 +1182,7 @@ mod tests {
         let cert = Certificate::parse(v1).unwrap();
         assert!(cert.to_text().starts_with("oxo-proof 2\n"));
         assert_eq!(verify(&cert.to_text()), Ok(Claim::Win(Player::X)));
-        let rest = double_threat("r 1 1:1 3:3 7:5").replace("oxo-proof 2", "oxo-proof 1");
+        let rest = double_threat("r 1:1 3:3 7:5").replace("oxo-proof 2", "oxo-proof 1");
         assert_eq!(
             verify(&rest),
             Err(ProofError::Syntax {
@@ -1222,7 +1198,7 @@ mod tests {
 
     #[test]
     fn hostile_headers_and_node_lines_are_refused() {
-        let text = double_threat("r 1 1:1 3:3 7:5");
+        let text = double_threat("r 1:1 3:3 7:5");
         let huge = text.replace("nodes 7", &format!("nodes {}", MAX_NODES + 1));
         assert!(matches!(
             verify(&huge),
@@ -1233,8 +1209,8 @@ mod tests {
             verify(&fewer),
             Err(ProofError::Syntax { line: 13, .. })
         ));
-        for bad in ["r", "r x 1:1", "r 1 1-1", "e 3", "rr 1 1:1"] {
-            let broken = text.replace("r 1 1:1 3:3 7:5", bad);
+        for bad in ["r 1", "r x:1", "r 1-1", "e 3", "rr 1:1"] {
+            let broken = text.replace("r 1:1 3:3 7:5", bad);
             assert!(
                 matches!(verify(&broken), Err(ProofError::Syntax { line: 7, .. })),
                 "{bad}"
@@ -1246,7 +1222,7 @@ mod tests {
             verify(&looped),
             Err(ProofError::Step { node: 1, .. })
         ));
-        let off = text.replace("r 1 1:1 3:3 7:5", "r 1 1:1 3:3 7:5 999:1");
+        let off = text.replace("r 1:1 3:3 7:5", "r 1:1 3:3 7:5 999:1");
         assert!(
             verify(&off)
                 .unwrap_err()
@@ -1278,10 +1254,7 @@ mod tests {
         let root = b.push(
             &game,
             Player::X,
-            Node::Rest {
-                answers: vec![(1, m3), (3, m1), (7, m7)],
-                like: 1,
-            },
+            Node::Rest(vec![(1, m3), (3, m1), (7, m7)]),
         );
         assert_eq!(b.len(), 8);
         let tree = Tree {
@@ -1292,7 +1265,7 @@ mod tests {
         let cert = b.finish(&game, Claim::Win(Player::X), vec![tree]);
         assert_eq!(cert.nodes.len(), 7);
         assert_eq!(cert.trees[0].root, 0);
-        assert_eq!(cert.to_text(), double_threat("r 1 1:1 3:3 7:5"));
+        assert_eq!(cert.to_text(), double_threat("r 1:1 3:3 7:5"));
         assert_eq!(cert.verify().map(|v| v.claim), Ok(Claim::Win(Player::X)));
     }
 
@@ -1300,7 +1273,7 @@ mod tests {
     /// proof of another value than the true one (X wins at X.X/.O./X.O).
     #[test]
     fn random_damage_never_panics() {
-        let text = double_threat("r 1 1:1 3:3 7:5");
+        let text = double_threat("r 1:1 3:3 7:5");
         let mut state = 0x2929_u64;
         let mut next = |n: usize| {
             state ^= state << 13;

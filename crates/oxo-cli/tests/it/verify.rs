@@ -85,20 +85,19 @@ fn verify_reads_version_1_and_refuses_an_unsound_rest_clause() {
         "valid: 3x3 k=3 position XX./OO./...: a win for X (2 positions)\n"
     );
 
-    // O to move against X's threats at 1 and 3: its 7 builds the column
-    // 1-4-7, which the answer to 1 (X takes 3) does not stop in time if
-    // O's 1 is only imagined, so 7 may not be left to the rest clause.
+    // O to move against X's threats at 1 and 3: the answer to its 1 (X
+    // takes 3) does not hold against its 3, which must be listed.
     let v2 = "oxo-proof 2\nrules 3x3 k=3\nposition X.X/.O./X.O\nclaim win X\n\
-              tree X win 0\nnodes 5\nr 1 1:1 3:3\nm 3 2\nw\nm 1 4\nw\nend\n";
+              tree X win 0\nnodes 3\nr 1:1\nm 3 2\nw\nend\n";
     std::fs::write(&file, v2).unwrap();
     let refused = oxo(&["verify", path]);
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(
         text(&refused.stderr),
         format!(
-            "oxo: {path}: refused: node 0 (position X.X/.O./X.O): move 7 of O is left to the \
-             rest clause, but it lies in the zone of node 1 (the answer to move 1), so that \
-             answer may not hold\n"
+            "oxo: {path}: refused: node 0 (position X.X/.O./X.O): move 3 of O is left to the \
+             rest clause, but it lies in the zone of every listed move's node, so no answer is \
+             sure to hold\n"
         )
     );
     std::fs::write(&file, v2.replace("oxo-proof 2", "oxo-proof 1")).unwrap();
