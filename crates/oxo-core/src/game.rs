@@ -276,6 +276,9 @@ impl Game {
     /// # Errors
     /// As [`Game::play`]; coordinates off the board give
     /// [`MoveError::OffBoard`] with the numbers given.
+    // Inline: a text front end calls this once an input line, and a game
+    // that is over answers without a call (the command stream's hot path).
+    #[inline]
     pub fn play_at(&mut self, row: i64, col: i64) -> Result<MoveResult, MoveError> {
         if self.is_over() {
             return Err(MoveError::GameOver);
