@@ -249,13 +249,18 @@ pub(crate) async fn serve(
             .with_upgrades();
         let mut stopping = stopping.clone();
         tokio::spawn(async move {
-            tokio::pin!(connection);
-            let ended = tokio::select! {
-                ended = connection.as_mut() => ended,
-                () = async { drop(stopping.wait_for(|stop| *stop).await) } => {
-                    // Finish the request in flight, then close.
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
+            // The connection (and the state its service holds) is dropped
+            // at the end of this block, before its slot is given back: once
+            // every slot is back, no connection holds the state.
+            let ended = {
+                tokio::pin!(connection);
+                tokio::select! {
+                    ended = connection.as_mut() => ended,
+                    () = async { drop(stopping.wait_for(|stop| *stop).await) } => {
+                        // Finish the request in flight, then close.
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
                 }
             };
             if let Err(e) = ended {

@@ -16,7 +16,10 @@ use crate::state::{AppState, closed};
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Serve `state` on `listener` until `shutdown` resolves, then close live
-/// connections and finish the requests in flight.
+/// connections and finish the requests in flight. When it returns, the
+/// sweepers have ended and no HTTP connection holds `state` any more, so
+/// a store that no live socket still holds (such as a SQLite file and its
+/// lock) is let go with the caller's own copies.
 ///
 /// # Errors
 /// The listener failed.
@@ -33,14 +36,16 @@ pub async fn run(
         Ok(n) => tracing::info!(rooms = n, "resuming computer moves"),
         Err(e) => tracing::error!(error = %e, "could not resume computer moves"),
     }
+    let mut background = Vec::new();
     if hub.store_is_shared() {
-        tokio::spawn(take_up_orphans(state.clone()));
+        background.push(tokio::spawn(take_up_orphans(state.clone())));
     }
-    tokio::spawn(sweep(state.clone()));
-    tokio::spawn(rule_flags(state.clone()));
+    background.push(tokio::spawn(sweep(state.clone())));
+    background.push(tokio::spawn(rule_flags(state.clone())));
     let closer = state.clone();
+    let after = state.clone();
     let limits = state.limits().clone();
-    listen::serve(
+    let served = listen::serve(
         listener,
         app(state),
         &limits,
@@ -51,7 +56,15 @@ pub async fn run(
         },
         SHUTDOWN_GRACE,
     )
-    .await
+    .await;
+    // The sweepers end once told (also when serving failed): when this
+    // returns, none of them holds the state, and so the store.
+    after.shut_down();
+    drop(after);
+    for task in background {
+        let _ = task.await;
+    }
+    served
 }
 
 /// Computer turns left by a server that died mid-search (or whose claim
