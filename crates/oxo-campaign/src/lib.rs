@@ -49,6 +49,7 @@
 //! rewritten after every answer; the job table's `oxo_campaign.plan`
 //! column holds the same JSON.
 
+pub mod certificate;
 pub mod checkpoint;
 pub mod local;
 pub mod pg;

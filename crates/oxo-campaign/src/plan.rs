@@ -414,6 +414,33 @@ impl Plan {
         Ok(())
     }
 
+    /// The roots of the two questions: the side to move's, the other's.
+    pub(crate) fn roots(&self) -> [u32; 2] {
+        [self.roots[0], self.roots[1]]
+    }
+
+    /// Node `id` as the certificate assembly reads it: its position, the
+    /// side whose win is asked about, its answer, and its children (for
+    /// a One node, those tried so far), or `None` for a leaf.
+    pub(crate) fn view(&self, id: u32) -> (Game, Player, Option<Verdict>, Option<Vec<u32>>) {
+        let node = &self.nodes[id as usize];
+        let children = match &node.kind {
+            Kind::All { children } => Some(children.clone()),
+            Kind::One { .. } => Some(
+                (id + 1..self.nodes.len() as u32)
+                    .filter(|&c| self.nodes[c as usize].parent == Some(id))
+                    .collect(),
+            ),
+            Kind::Job { .. } | Kind::End => None,
+        };
+        (
+            self.parse(&node.position),
+            node.attacker,
+            node.state,
+            children,
+        )
+    }
+
     /// A new node for `game`, split further while above the plan's split
     /// depth.
     fn create(&mut self, parent: Option<u32>, game: &Game, attacker: Player, depth: u32) -> u32 {
@@ -602,38 +629,48 @@ fn moves(game: &Game, attacker: Player) -> Vec<Move> {
     out.into_iter().map(|(_, m)| m).collect()
 }
 
-/// The least of a position's images under the board's symmetries (8 on a
-/// square board, 4 otherwise), as one byte a cell.
-fn canonical(game: &Game) -> Vec<u8> {
-    let rules = game.rules();
+/// The board's symmetries: 8 on a square board, 4 otherwise. Symmetry
+/// `t` mirrors the columns if bit 0 is set, then the rows if bit 1 is,
+/// then transposes if bit 2 is.
+pub(crate) fn symmetries(rules: Rules) -> u8 {
+    if rules.rows() == rules.cols() { 8 } else { 4 }
+}
+
+/// Where symmetry `t` takes the cell of row-major index `index`.
+pub(crate) fn map_cell(rules: Rules, t: u8, index: usize) -> usize {
     let (rows, cols) = (rules.rows() as usize, rules.cols() as usize);
+    let (mut r, mut c) = (index / cols, index % cols);
+    if t & 1 != 0 {
+        c = cols - 1 - c;
+    }
+    if t & 2 != 0 {
+        r = rows - 1 - r;
+    }
+    if t & 4 != 0 {
+        (r, c) = (c, r);
+    }
+    r * cols + c
+}
+
+/// The image of a position under symmetry `t`, one byte a cell.
+pub(crate) fn image(game: &Game, t: u8) -> Vec<u8> {
+    let rules = game.rules();
     let cells = game.cells();
-    let byte = |p: Option<Player>| match p {
-        None => 0,
-        Some(Player::X) => 1,
-        Some(Player::O) => 2,
-    };
-    let square = rows == cols;
-    (0..if square { 8 } else { 4 })
-        .map(|t: u8| {
-            let mut image = vec![0u8; cells.len()];
-            for r in 0..rows {
-                for c in 0..cols {
-                    let (mut r2, mut c2) = (r, c);
-                    if t & 1 != 0 {
-                        c2 = cols - 1 - c2;
-                    }
-                    if t & 2 != 0 {
-                        r2 = rows - 1 - r2;
-                    }
-                    if t & 4 != 0 {
-                        (r2, c2) = (c2, r2);
-                    }
-                    image[r2 * cols + c2] = byte(cells[r * cols + c]);
-                }
-            }
-            image
-        })
+    let mut image = vec![0u8; cells.len()];
+    for (i, cell) in cells.iter().enumerate() {
+        image[map_cell(rules, t, i)] = match cell {
+            None => 0,
+            Some(Player::X) => 1,
+            Some(Player::O) => 2,
+        };
+    }
+    image
+}
+
+/// The least of a position's images under the board's symmetries.
+fn canonical(game: &Game) -> Vec<u8> {
+    (0..symmetries(game.rules()))
+        .map(|t| image(game, t))
         .min()
         .expect("at least the identity")
 }
@@ -657,35 +694,31 @@ mod side {
     }
 }
 
+/// Answers every job of `plan` with the 64-bit solver, one at a time;
+/// the number of jobs.
+#[cfg(test)]
+pub(crate) fn solve_all(plan: &mut Plan) -> usize {
+    let mut solver = oxo_ai::Solver::new(plan.rules(), 1 << 20).unwrap();
+    let mut jobs = 0;
+    while let Some(job) = plan.take() {
+        let verdict = if solver.can_force(&job.game, job.attacker).unwrap() {
+            Verdict::Proven
+        } else {
+            Verdict::Disproven
+        };
+        plan.record(job.id, Answer::Verdict(verdict), Cost::default())
+            .unwrap();
+        jobs += 1;
+    }
+    jobs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn game(text: &str, k: u32) -> Game {
         Game::from_notation(text, k).unwrap()
-    }
-
-    /// Answers every job with the solver, one at a time.
-    fn solve_all(plan: &mut Plan) -> usize {
-        let mut solver = oxo_ai::Solver::new(plan.rules(), 1 << 20).unwrap();
-        let mut jobs = 0;
-        while let Some(job) = plan.take() {
-            let v = solver.value(&job.game).unwrap();
-            let proven = if job.game.to_move() == job.attacker {
-                v == Value::Win
-            } else {
-                v == Value::Loss
-            };
-            let verdict = if proven {
-                Verdict::Proven
-            } else {
-                Verdict::Disproven
-            };
-            plan.record(job.id, Answer::Verdict(verdict), Cost::default())
-                .unwrap();
-            jobs += 1;
-        }
-        jobs
     }
 
     #[test]

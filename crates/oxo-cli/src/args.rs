@@ -242,7 +242,7 @@ pub(crate) struct SolveArgs {
 #[command(next_help_heading = "Long proofs, split into jobs")]
 pub(crate) struct CampaignArgs {
     /// Prove the value on every core, split into jobs, saving the answers to FILE after each job.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "proof", "post", "worker", "assemble"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "post", "worker", "assemble"])]
     pub checkpoint: Option<PathBuf>,
     /// Continue the proof saved in the --checkpoint file (refused if it is another proof's).
     #[arg(long, requires = "checkpoint")]
@@ -265,8 +265,9 @@ pub(crate) struct CampaignArgs {
     /// Take jobs from the job table of --db until none is left.
     #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "assemble", "position"])]
     pub worker: bool,
-    /// Print the value of a posted proof once its workers have finished, or how far they are.
-    #[arg(long, requires = "db", conflicts_with_all = ["all", "proof"])]
+    /// Print the value of a posted proof once its workers have finished, or how far they are
+    /// (with --proof, also write its certificate).
+    #[arg(long, requires = "db", conflicts_with = "all")]
     pub assemble: bool,
     /// The PostgreSQL database holding the job table: postgres://USER@HOST:PORT/DB.
     #[arg(long, value_name = "URL")]

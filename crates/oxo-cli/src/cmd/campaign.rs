@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use oxo_campaign::certificate::assemble;
 use oxo_campaign::local::{self, Finish, Status};
 use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
 use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
@@ -40,6 +41,15 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         || std::thread::available_parallelism().map_or(1, usize::from),
         |n| n as usize,
     );
+    if let Some(path) = &args.proof {
+        if c.worker || c.post {
+            return Err(BadInput(
+                "--proof writes the certificate of a finished proof: give it with --assemble or --checkpoint".to_owned(),
+            )
+            .into());
+        }
+        super::check_writable(path)?;
+    }
     if c.worker {
         return worker(args, threads, memory);
     }
@@ -120,6 +130,13 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         );
         return exit::STOPPED;
     };
+    if let Some(path) = &args.proof {
+        let table_bytes = usize::try_from(args.table_mb).unwrap_or(usize::MAX) << 20;
+        if let Err(e) = write_certificate(plan, path, table_bytes) {
+            eprintln!("oxo: {e:#}");
+            return exit::IO_ERROR;
+        }
+    }
     let report = ValueReport {
         game: game.clone(),
         value,
@@ -362,6 +379,24 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
     } else {
         exit::SUCCESS
     })
+}
+
+/// Write the certificate of `plan`'s proof to `path`: the top of the
+/// split tree above a certificate of each job, which the 64-bit solver
+/// writes ([`oxo_ai::certify`]).
+fn write_certificate(plan: &Plan, path: &Path, table_bytes: usize) -> anyhow::Result<()> {
+    let mut solver = oxo_ai::Solver::new(plan.rules(), table_bytes)
+        .context("the jobs' certificates are written by the 64-bit solver")?;
+    let certificate = assemble(plan, |job| oxo_ai::certify(&mut solver, job))?;
+    std::fs::write(path, certificate.to_text())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let nodes = certificate.nodes.len();
+    eprintln!(
+        "oxo: proof of {} ({nodes} positions) written to {}",
+        certificate.claim,
+        path.display()
+    );
+    Ok(())
 }
 
 /// `512M`, `4G`, `1T` or plain bytes.

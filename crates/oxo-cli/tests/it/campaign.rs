@@ -5,29 +5,22 @@ use std::process::Command;
 
 use super::verify::{oxo, text};
 
+/// `oxo solve BOARD --value` as a long proof on 2 threads, checkpointed
+/// to `checkpoint`, with `extra` flags.
+fn long_proof(board: &[&str], checkpoint: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["solve", "--value", "--threads", "2", "--memory", "64M"];
+    args.extend_from_slice(board);
+    args.extend_from_slice(&["--checkpoint", checkpoint]);
+    args.extend_from_slice(extra);
+    oxo(&args)
+}
+
 #[test]
 fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("4x4.checkpoint");
     let path = file.to_str().unwrap();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "solve",
-            "--size",
-            "4",
-            "--k",
-            "4",
-            "--value",
-            "--threads",
-            "2",
-            "--memory",
-            "64M",
-            "--checkpoint",
-            path,
-        ];
-        args.extend_from_slice(extra);
-        oxo(&args)
-    };
+    let run = |extra: &[&str]| long_proof(&["--size", "4", "--k", "4"], path, extra);
 
     let first = run(&[]);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
@@ -130,4 +123,30 @@ fn sigterm_stops_a_long_proof_with_its_checkpoint_written() {
     );
     let saved = std::fs::read_to_string(&file).unwrap();
     assert!(saved.starts_with("oxo-campaign 1\n"));
+}
+
+#[test]
+fn a_split_proof_writes_a_certificate_that_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("4x5.checkpoint");
+    let proof = dir.path().join("4x5.proof");
+    let solved = long_proof(
+        &["--size", "4x5", "--k", "4"],
+        checkpoint.to_str().unwrap(),
+        &["--proof", proof.to_str().unwrap()],
+    );
+    assert_eq!(solved.status.code(), Some(0), "{}", text(&solved.stderr));
+    assert!(
+        text(&solved.stderr).contains("oxo: proof of a draw ("),
+        "{}",
+        text(&solved.stderr)
+    );
+    let checked = oxo(&["verify", proof.to_str().unwrap()]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    assert!(
+        text(&checked.stdout)
+            .starts_with("valid: 4x5 k=4 position ...../...../...../.....: a draw ("),
+        "{}",
+        text(&checked.stdout)
+    );
 }
