@@ -120,6 +120,9 @@ pub struct Totals {
     pub nodes: u64,
     /// The jobs' own time, summed over workers, in milliseconds.
     pub ms: u64,
+    /// Jobs over their budget, split deeper.
+    #[serde(default)]
+    pub split: u64,
 }
 
 /// Where a plan stands.
@@ -310,6 +313,7 @@ impl Plan {
                 node.state = Some(verdict);
             }
             Answer::OverBudget => {
+                self.totals.split += 1;
                 let game = self.parse(&self.nodes[id as usize].position);
                 self.expand(id, &game);
                 if self.nodes[id as usize].state.is_none() {

@@ -152,4 +152,5 @@ fn over_budget_jobs_are_split_until_they_fit() {
     let (plan, finish) = local::run(Plan::new(&game, 0), &config, make, stop, |_| {}).unwrap();
     assert_eq!(finish, Finish::Done(Value::Draw));
     assert!(plan.progress().totals.jobs > 2);
+    assert!(plan.progress().totals.split > 0);
 }

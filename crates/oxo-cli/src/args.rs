@@ -305,7 +305,8 @@ Exit codes:
   0  success
   1  a file could not be read or written
   2  bad usage or malformed input (a bad position, a board too large to solve)
-  3  a long proof (--checkpoint, --worker) stopped by Ctrl-C or SIGTERM; --resume continues it";
+  3  a long proof not finished: stopped by Ctrl-C or SIGTERM (--resume continues it),
+     or --assemble before its workers are done";
 
 #[derive(Debug, Args)]
 #[command(after_help = SERVE_HELP)]

@@ -8,6 +8,7 @@ pub const IO_ERROR: u8 = 1;
 /// Bad usage or malformed input: a wrong flag, a malformed instruction or
 /// moves file, a game that ends before its file does.
 pub const BAD_INPUT: u8 = 2;
-/// A long proof (`oxo solve --checkpoint`, `--worker`) was stopped by
-/// Ctrl-C or SIGTERM before the end; what it finished is kept.
+/// A long proof is not finished: `oxo solve --checkpoint` or `--worker`
+/// stopped by Ctrl-C or SIGTERM (what it finished is kept), or
+/// `--assemble` before the workers are done.
 pub const STOPPED: u8 = 3;

@@ -244,8 +244,13 @@ fn status_text(s: &Status) -> String {
     let memory = s
         .resident
         .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
+    let split = if p.totals.split > 0 {
+        format!(" ({} more split deeper)", p.totals.split)
+    } else {
+        String::new()
+    };
     format!(
-        "proof: {} jobs done, {} open; root moves settled {}/{}{rate}{memory}; {:.0} s",
+        "proof: {} jobs done{split}, {} open; root moves settled {}/{}{rate}{memory}; {:.0} s",
         p.done,
         p.open,
         p.root_moves.0,
