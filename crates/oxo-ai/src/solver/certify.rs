@@ -24,6 +24,7 @@ use oxo_core::proof::{
 use oxo_core::{Game, Outcome, Player};
 
 use super::{SolveError, Solver};
+use crate::prover::{ProveError, Prover};
 use crate::value::Value;
 
 /// The most nodes a certificate may hold (counting those built and then
@@ -50,6 +51,122 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
             Value::Draw => Claim::Draw,
         },
     };
+    build(solver, game, claim)
+}
+
+/// A certificate that `game` is a draw, from the Maker–Breaker proofs of
+/// `prover`: each side's tree blocks the other's lines as the prover's
+/// Breaker proof does. `None` when a side can force a line against a mere
+/// blocker (the position may still be a draw, or a win: [`certify`] asks
+/// the 64-bit solver).
+///
+/// # Errors
+/// A game under other rules than the prover's, the prover's budget ran
+/// out, or the certificate would hold more than [`MAX_PROOF_NODES`] nodes
+/// ([`ProveError::OverBudget`]).
+pub fn certify_draw(prover: &mut Prover, game: &Game) -> Result<Option<Certificate>, ProveError> {
+    if let Some(outcome) = game.outcome() {
+        if outcome != Outcome::Draw {
+            return Ok(None);
+        }
+    } else {
+        for maker in [Player::X, Player::O] {
+            if prover.maker_wins(game, maker)? {
+                return Ok(None);
+            }
+        }
+    }
+    if game.rules().cell_count() > 64 {
+        // The extractor's pairing search keeps cells in 64-bit masks.
+        return Err(ProveError::TooLarge {
+            rows: game.rules().rows(),
+            cols: game.rules().cols(),
+        });
+    }
+    build(prover, game, Claim::Draw).map(Some)
+}
+
+/// What the extractor asks of a search.
+trait Oracle {
+    type Error;
+    /// Whether `prover` reaches `goal` at `game` (not over).
+    fn reaches(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<bool, Self::Error>;
+    /// Whether the player to move at `game` can force a win, when the
+    /// search knows cheaply (else `false`).
+    fn is_won(&mut self, game: &Game) -> Result<bool, Self::Error>;
+    /// The move that wins soonest for the player to move at `game`, which
+    /// wins.
+    fn winning_move(&mut self, game: &Game) -> Result<usize, Self::Error>;
+    /// The certificate would pass [`MAX_PROOF_NODES`].
+    fn too_large() -> Self::Error;
+}
+
+impl Oracle for Solver {
+    type Error = SolveError;
+
+    fn reaches(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<bool, SolveError> {
+        let value = self.value(game)?;
+        let mover_wins = match goal {
+            Goal::Win => value == Value::Win,
+            Goal::Draw => value != Value::Loss,
+        };
+        let mover_holds = match goal {
+            Goal::Win => value == Value::Loss,
+            Goal::Draw => value != Value::Win,
+        };
+        Ok(if game.to_move() == prover {
+            mover_wins
+        } else {
+            mover_holds
+        })
+    }
+
+    fn is_won(&mut self, game: &Game) -> Result<bool, SolveError> {
+        Ok(self.value(game)? == Value::Win)
+    }
+
+    fn winning_move(&mut self, game: &Game) -> Result<usize, SolveError> {
+        let (_, best) = self.best_moves(game)?;
+        Ok(best.first().map_or(0, |&c| game.rules().index(c)))
+    }
+
+    fn too_large() -> SolveError {
+        SolveError::OverBudget {
+            nodes: MAX_PROOF_NODES as u64,
+        }
+    }
+}
+
+/// The prover answers for draws only: `prover` holds when the other side
+/// cannot force a line against a mere blocker.
+impl Oracle for Prover {
+    type Error = ProveError;
+
+    fn reaches(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<bool, ProveError> {
+        Ok(goal == Goal::Draw && !self.maker_wins(game, prover.other())?)
+    }
+
+    fn is_won(&mut self, _: &Game) -> Result<bool, ProveError> {
+        Ok(false)
+    }
+
+    fn winning_move(&mut self, game: &Game) -> Result<usize, ProveError> {
+        // Never asked: the trees are for draws, and `is_won` says no.
+        Ok(game
+            .empty_cells()
+            .next()
+            .map_or(0, |c| game.rules().index(c)))
+    }
+
+    fn too_large() -> ProveError {
+        ProveError::OverBudget {
+            nodes: MAX_PROOF_NODES as u64,
+        }
+    }
+}
+
+/// The certificate of `claim` at `game`, with `oracle` answering.
+fn build<O: Oracle>(oracle: &mut O, game: &Game, claim: Claim) -> Result<Certificate, O::Error> {
     let needed: &[(Player, Goal)] = match claim {
         Claim::Win(p) => &[(p, Goal::Win)],
         Claim::Draw => &[(Player::X, Goal::Draw), (Player::O, Goal::Draw)],
@@ -60,7 +177,7 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
         .map(|w| w.cells().fold(0, |m, c| m | 1 << game.rules().index(c)))
         .collect();
     let mut builder = Builder {
-        solver,
+        oracle,
         windows,
         table: CertificateBuilder::new(),
         memo: HashMap::new(),
@@ -73,27 +190,25 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
     Ok(builder.table.finish(game, claim, trees))
 }
 
-struct Builder<'a> {
-    solver: &'a mut Solver,
-    /// Every window as a mask of cell indices (boards the solver handles
-    /// have fewer than 64 cells).
+struct Builder<'a, O> {
+    oracle: &'a mut O,
+    /// Every window as a mask of cell indices (the extractor takes boards
+    /// of up to 64 cells).
     windows: Vec<u64>,
     table: CertificateBuilder,
     memo: HashMap<(String, Player, Goal), usize>,
 }
 
-impl Builder<'_> {
+impl<O: Oracle> Builder<'_, O> {
     /// The node proving `goal` for `prover` at `game` (which the solver
     /// says it reaches).
-    fn node(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<usize, SolveError> {
+    fn node(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<usize, O::Error> {
         let key = (game.to_string(), prover, goal);
         if let Some(&id) = self.memo.get(&key) {
             return Ok(id);
         }
         if self.table.len() >= MAX_PROOF_NODES {
-            return Err(SolveError::OverBudget {
-                nodes: MAX_PROOF_NODES as u64,
-            });
+            return Err(O::too_large());
         }
         let node = match game.outcome() {
             Some(Outcome::Win(_)) => Node::Won,
@@ -117,7 +232,7 @@ impl Builder<'_> {
     /// The other side's turn: its replies, the least lively first, each
     /// listed with a node of its own unless it lies outside the zone of a
     /// reply listed before it (then the rest clause answers it).
-    fn answers(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<Node, SolveError> {
+    fn answers(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<Node, O::Error> {
         let moves = self.by_liveness(game, prover);
         let mut answers = Vec::new();
         let mut zones: Vec<CellSet> = Vec::new();
@@ -161,19 +276,15 @@ impl Builder<'_> {
     }
 
     /// A move for the player to move that keeps `goal`.
-    fn choose(&mut self, game: &Game, goal: Goal) -> Result<usize, SolveError> {
+    fn choose(&mut self, game: &Game, goal: Goal) -> Result<usize, O::Error> {
         let index = |c| game.rules().index(c);
-        let shortest_win = |solver: &mut Solver| -> Result<usize, SolveError> {
-            let (_, best) = solver.best_moves(game)?;
-            Ok(best.first().map_or(0, |&c| index(c)))
-        };
         if goal == Goal::Win {
-            return shortest_win(self.solver);
+            return self.oracle.winning_move(game);
         }
-        // A move after which a pairing or Erdős and Selfridge's criterion
-        // holds ends the branch at once; a position already proved costs
-        // nothing more.
         let prover = game.to_move();
+        // A move after which a pairing or Erdős and Selfridge's criterion
+        // holds ends the branch; a position already proved costs nothing
+        // more.
         for cell in game.legal_moves() {
             let child = after(game, index(cell));
             if !child.is_over()
@@ -184,20 +295,26 @@ impl Builder<'_> {
                 return Ok(index(cell));
             }
         }
+        // So does a move that wins at once.
+        for cell in game.legal_moves() {
+            if after(game, index(cell)).outcome() == Some(Outcome::Win(prover)) {
+                return Ok(index(cell));
+            }
+        }
         // A won position ends soonest along the shortest win.
-        if self.solver.value(game)? == Value::Win {
-            return shortest_win(self.solver);
+        if self.oracle.is_won(game)? {
+            return self.oracle.winning_move(game);
         }
         // Else the liveliest move that holds: it blocks and builds most.
         let mut fallback = None;
         for cell in self.by_liveness(game, prover).into_iter().rev() {
             let child = after(game, cell);
-            if child.is_over() || self.solver.value(&child)? != Value::Win {
+            if child.is_over() || self.oracle.reaches(&child, prover, goal)? {
                 return Ok(cell);
             }
             fallback.get_or_insert(cell);
         }
-        // Unreachable when the solver is right: the verifier would refuse.
+        // Unreachable when the search is right: the verifier would refuse.
         Ok(fallback.unwrap_or(0))
     }
 
@@ -657,5 +774,27 @@ mod tests {
             }
         }
         assert!(rested > 1000, "{rested}");
+    }
+
+    /// Draws the prover proves as two Breaker proofs come with
+    /// certificates the verifier accepts; where a side forces a line
+    /// against a mere blocker there is none.
+    #[test]
+    fn certificates_of_draws_from_the_prover() {
+        use crate::Prover;
+        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 5), (6, 6, 5)] {
+            let game = empty(rows, cols, k);
+            let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+            let cert = super::certify_draw(&mut prover, &game).unwrap();
+            // X forces three in a row on 3×3 against a mere blocker.
+            let Some(cert) = cert else {
+                assert_eq!(rows, 3, "{}", game.rules());
+                continue;
+            };
+            assert_eq!(verify(&cert.to_text()), Ok(Claim::Draw), "{}", game.rules());
+        }
+        let game = empty(5, 5, 4);
+        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+        assert!(super::certify_draw(&mut prover, &game).unwrap().is_none());
     }
 }

@@ -49,7 +49,7 @@ use crate::value::{Eval, Value};
 use geometry::{Geometry, MAX_SYMMETRIES};
 use table::Table;
 
-pub use certify::{MAX_PROOF_NODES, certify};
+pub use certify::{MAX_PROOF_NODES, certify, certify_draw};
 pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution};
 
 /// Default transposition-table size: 64 MiB.

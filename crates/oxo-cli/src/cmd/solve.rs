@@ -179,16 +179,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             let report = answer(&mut solver, game.clone()).map_err(BadInput::from_error)?;
             // After the report, so that its figures are the solve's own.
             let certificate = match &config.proof {
-                Some(_) => Some(oxo_ai::certify(&mut solver, &game).map_err(|e| {
-                    match e {
-                        oxo_ai::SolveError::OverBudget { .. } => BadInput(format!(
-                            "the proof would hold more than {} positions: too large to write",
-                            oxo_ai::MAX_PROOF_NODES
-                        ))
-                        .into(),
-                        e => BadInput::from_error(e),
-                    }
-                })?),
+                Some(_) => Some(certificate(&mut solver, &game, config.table_bytes)?),
                 None => None,
             };
             status.clear();
@@ -212,4 +203,33 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             Ok(exit::SUCCESS)
         }
     }
+}
+
+/// The certificate of `game`'s value: from the prover's Breaker proofs
+/// when it proves a draw that way, else from the solver.
+fn certificate(
+    solver: &mut Solver,
+    game: &Game,
+    table_bytes: usize,
+) -> anyhow::Result<oxo_core::proof::Certificate> {
+    let too_large = || {
+        BadInput(format!(
+            "the proof would hold more than {} positions: too large to write",
+            oxo_ai::MAX_PROOF_NODES
+        ))
+    };
+    if oxo_ai::Prover::can_prove(game.rules()) && game.rules().cell_count() <= 64 {
+        let mut prover =
+            oxo_ai::Prover::new(game.rules(), table_bytes).map_err(BadInput::from_error)?;
+        match oxo_ai::certify_draw(&mut prover, game) {
+            Ok(Some(certificate)) => return Ok(certificate),
+            Ok(None) => {}
+            Err(oxo_ai::ProveError::OverBudget { .. }) => return Err(too_large().into()),
+            Err(e) => return Err(BadInput::from_error(e)),
+        }
+    }
+    oxo_ai::certify(solver, game).map_err(|e| match e {
+        oxo_ai::SolveError::OverBudget { .. } => too_large().into(),
+        e => BadInput::from_error(e),
+    })
 }
