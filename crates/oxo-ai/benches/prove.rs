@@ -2,10 +2,13 @@
 //! `cargo bench -p oxo-ai --bench prove`.
 //!
 //! For each board: the value by `Prover::value` with its time and
-//! positions, then by `Solver::value` in the same run (alternately, so a
-//! busy machine shows in both), and the ratio of the times; each figure
+//! positions, by `Solver::value` (which asks the prover first), and by the
+//! solver's alpha-beta search alone (`Solver::value_by_search`, what
+//! `Solver::value` was before it asked the prover) in the same run, and
+//! the ratios of the alpha-beta search's time to the other two; each figure
 //! from a fresh prover or solver with a 64 MiB table (`OXO_TABLE_MB` sets
-//! another size). Name boards to pick them (`-- 7x7k5 8x8k5`); `--budget N`
+//! another size). Name boards to pick them (`-- 7x7k5 8x8k5`; the default
+//! set leaves out 7×7 k=5, whose alpha-beta search takes minutes); `--budget N`
 //! caps the positions of each call (a board over budget prints so);
 //! `--no-solver` leaves the solver out (boards beyond its 64 bits are
 //! always left out). Besides the value, each board prints the two
@@ -28,7 +31,6 @@ const DEFAULT: &[(u32, u32, u32)] = &[
     (5, 5, 5),
     (6, 6, 5),
     (7, 7, 4),
-    (7, 7, 5),
 ];
 
 fn main() {
@@ -69,14 +71,17 @@ fn main() {
         .unwrap();
     println!("empty-board values, {table_mb} MiB table, one thread, a fresh prover or solver each");
     println!(
-        "{:<10} {:>6} {:>12} {:>11} | {:>12} {:>11} {:>8} | {:>11} {:>10} | {:>11} {:>10}",
+        "{:<10} {:>6} {:>12} {:>11} | {:>12} {:>11} | {:>13} {:>11} {:>8} {:>8} | {:>11} {:>10} | {:>11} {:>10}",
         "board",
         "value",
-        "prover",
+        "Prover",
         "positions",
-        "solver",
+        "Solver",
         "positions",
-        "ratio",
+        "alpha-beta",
+        "positions",
+        "ratio P",
+        "ratio S",
         "X maker",
         "positions",
         "O maker",
@@ -88,7 +93,12 @@ fn main() {
         let mut prover = Prover::new(rules, table).unwrap();
         prover.set_budget(budget);
         let start = Instant::now();
-        let value = prover.value(&game);
+        // Beyond the solver's boards the value is the two questions below.
+        let value = if Solver::can_solve(rules) {
+            prover.value(&game)
+        } else {
+            Err(oxo_ai::ProveError::BlockOnly { side: Player::X })
+        };
         let prover_time = start.elapsed();
         let shown = match &value {
             Ok(v) => v.as_str().to_owned(),
@@ -102,22 +112,39 @@ fn main() {
             prover.nodes()
         );
         if !no_solver && Solver::can_solve(rules) {
+            // The solver as `oxo solve --value` uses it (the proof search
+            // first), then its alpha-beta search alone.
             let mut solver = Solver::new(rules, table).unwrap();
             solver.set_budget(budget);
             let start = Instant::now();
-            let old = solver.value(&game);
+            let now = solver.value(&game);
+            let now_time = start.elapsed();
+            let now_nodes = solver.nodes();
+            let mut solver = Solver::new(rules, table).unwrap();
+            solver.set_budget(budget);
+            let start = Instant::now();
+            let old = solver.value_by_search(&game);
             let solver_time = start.elapsed();
             if let (Ok(new), Ok(old)) = (&value, &old) {
                 assert_eq!(new, old, "the prover and the solver disagree on {rules}");
             }
+            if let (Ok(now), Ok(old)) = (&now, &old) {
+                assert_eq!(now, old, "Solver::value and its search disagree on {rules}");
+            }
             print!(
-                " | {:>9.3} ms {:>11} {:>7.2}x",
+                " | {:>9.3} ms {:>11} | {:>10.3} ms {:>11} {:>7.2}x {:>7.2}x",
+                now_time.as_secs_f64() * 1e3,
+                now_nodes,
                 solver_time.as_secs_f64() * 1e3,
                 solver.nodes(),
-                solver_time.as_secs_f64() / prover_time.as_secs_f64()
+                solver_time.as_secs_f64() / prover_time.as_secs_f64(),
+                solver_time.as_secs_f64() / now_time.as_secs_f64(),
             );
         } else {
-            print!(" | {:>12} {:>11} {:>8}", "-", "-", "-");
+            print!(
+                " | {:>12} {:>11} | {:>13} {:>11} {:>8} {:>8}",
+                "-", "-", "-", "-", "-", "-"
+            );
         }
         for maker in [Player::X, Player::O] {
             let mut prover = Prover::new(rules, table).unwrap();
@@ -135,12 +162,16 @@ fn main() {
                 time.as_secs_f64() * 1e3,
                 prover.nodes()
             );
+            std::io::Write::flush(&mut std::io::stdout()).unwrap();
+            if std::env::var_os("OXO_PROVER_STATS").is_some() {
+                eprintln!("{maker} as the Maker: {:?}", prover.stats());
+            }
         }
         println!();
         if std::env::var_os("OXO_PROVER_STATS").is_some() {
             println!("           {:?}", prover.stats());
         }
-        if let Err(e) = value {
+        if let (true, Err(e)) = (Solver::can_solve(rules), value) {
             println!("           {e}");
         }
     }

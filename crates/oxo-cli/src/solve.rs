@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use oxo_ai::{Analysis, Eval, Solver, StrongSolution, Value};
+use oxo_ai::{Analysis, Eval, Prover, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
 
@@ -67,6 +67,25 @@ pub fn solve_value(solver: &mut Solver, game: Game) -> Result<ValueReport, oxo_a
     let value = solver.value(&game)?;
     Ok(ValueReport {
         nodes: solver.nodes() - before,
+        game,
+        value,
+        time: start.elapsed(),
+    })
+}
+
+/// The value of `game` alone, with the proof search: `oxo solve --value`
+/// on boards beyond the solver's 64 bits.
+///
+/// # Errors
+/// The game is under other rules than the prover's, its budget ran out, or
+/// a side forces a line against a mere blocker, which the prover cannot
+/// carry over to the real game on such boards.
+pub fn prove_value(prover: &mut Prover, game: Game) -> Result<ValueReport, oxo_ai::ProveError> {
+    let start = Instant::now();
+    let before = prover.nodes();
+    let value = prover.value(&game)?;
+    Ok(ValueReport {
+        nodes: prover.nodes() - before,
         game,
         value,
         time: start.elapsed(),

@@ -420,7 +420,7 @@ impl Prover {
         };
         solver.set_budget((left != u64::MAX).then_some(left));
         let before = solver.nodes();
-        let value = solver.value(game);
+        let value = solver.value_by_search(game);
         self.nodes += solver.nodes() - before;
         match value {
             Ok(value) => Ok(Some(value)),
@@ -431,7 +431,8 @@ impl Prover {
 
     /// Win, draw or loss for the player to move: a draw when neither side
     /// can force a line against a defender who only blocks, else the
-    /// 64-bit solver's value.
+    /// 64-bit solver's value (which alone values boards of at most
+    /// [`crate::solver::PROVER_MIN_CELLS`] cells).
     ///
     /// # Errors
     /// A game under other rules; [`ProveError::OverBudget`];
@@ -442,6 +443,12 @@ impl Prover {
         self.start();
         if let Some(value) = Value::of_finished(game) {
             return Ok(value);
+        }
+        if self.rules.cell_count() <= crate::solver::PROVER_MIN_CELLS {
+            // The solver's own search takes milliseconds at most here.
+            if let Some(value) = self.solver_value(game)? {
+                return Ok(value);
+            }
         }
         let mover = game.to_move();
         if !self.maker_breaker(game, mover)? {

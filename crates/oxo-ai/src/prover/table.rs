@@ -43,8 +43,8 @@ pub(super) struct Table {
     stored: usize,
 }
 
-/// Entries in use from the start: 1 MiB.
-const FIRST_LEN: usize = 1 << 14;
+/// Entries in use from the start: 128 KiB.
+const FIRST_LEN: usize = 1 << 11;
 
 impl Entry {
     #[inline]

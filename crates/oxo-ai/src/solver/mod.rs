@@ -52,6 +52,17 @@ use table::Table;
 pub use certify::{MAX_PROOF_NODES, certify, certify_draw};
 pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution};
 
+/// Boards of at most this many cells are valued by [`Solver::value`]'s
+/// own search alone: it takes at most milliseconds there (5×5 k=4, a draw
+/// the Maker–Breaker game does not settle, about 40 ms), and asking the
+/// prover first would only add the cost of making it.
+pub const PROVER_MIN_CELLS: usize = 30;
+
+/// Positions [`Solver::value`] lets the proof search visit for each of its
+/// two questions before it falls back on its own search: (7,7,5) takes
+/// 24,341 in all.
+pub const PROVER_BUDGET: u64 = 1 << 20;
+
 /// Default transposition-table size: 64 MiB.
 pub const DEFAULT_TABLE_BYTES: usize = 64 << 20;
 
@@ -183,6 +194,11 @@ pub struct Solver {
     /// draw: `search::OWN_HOLDING`, but `search::OWN_ATTACKING` while
     /// `analyse` values the moves of a position that is not a draw.
     holding: u64,
+    /// The proof search, made on the first [`Solver::value`] call that
+    /// needs it: it proves draws far faster than the search here.
+    prover: Option<Box<crate::prover::Prover>>,
+    /// The table size, for the prover's.
+    table_bytes: usize,
 }
 
 impl std::fmt::Debug for Solver {
@@ -240,6 +256,8 @@ impl Solver {
             limit: u64::MAX,
             aborted: false,
             holding: search::OWN_HOLDING,
+            prover: None,
+            table_bytes,
         })
     }
 
@@ -302,6 +320,9 @@ impl Solver {
     /// Forget every stored result.
     pub fn clear(&mut self) {
         self.table.clear();
+        if let Some(prover) = self.prover.as_mut() {
+            prover.clear();
+        }
     }
 
     fn check(&self, game: &Game) -> Result<(), SolveError> {
@@ -320,7 +341,45 @@ impl Solver {
     ///
     /// # Errors
     /// A game under other rules than the solver's.
+    ///
+    /// Boards of more than [`PROVER_MIN_CELLS`] cells first ask the proof
+    /// search ([`crate::Prover`]) whether either side can force a line
+    /// against a defender who only blocks: a side that cannot cannot win,
+    /// which settles a draw (or half of the question) in a fraction of the
+    /// positions. Its positions count in [`Solver::nodes`] and the budget.
     pub fn value(&mut self, game: &Game) -> Result<Value, SolveError> {
+        self.check(game)?;
+        self.start();
+        let value = match self.terminal(game) {
+            Some(eval) => eval.value,
+            None => {
+                let pos = self.pos_of(game);
+                match self.blockable(game) {
+                    // Neither side can force a line.
+                    (true, true) => Value::Draw,
+                    // The mover cannot win: a loss or a draw.
+                    (true, false) => {
+                        if self.wdl(&pos, -1, 0) <= -1 {
+                            Value::Loss
+                        } else {
+                            Value::Draw
+                        }
+                    }
+                    (false, _) => self.wdl_root(&pos),
+                }
+            }
+        };
+        self.within_budget(value)
+    }
+
+    /// The value by this module's alpha-beta search alone, without the
+    /// proof search: what the prover asks where a side forces a line
+    /// against a mere blocker, and the baseline the benchmarks compare the
+    /// prover with.
+    ///
+    /// # Errors
+    /// A game under other rules than the solver's.
+    pub fn value_by_search(&mut self, game: &Game) -> Result<Value, SolveError> {
         self.check(game)?;
         self.start();
         let value = match self.terminal(game) {
@@ -331,8 +390,9 @@ impl Solver {
     }
 
     /// Whether `side` can force a win from `game`: one of the two questions
-    /// [`Solver::value`] asks, alone (a null-window search), which is all a
-    /// proof split into one-sided jobs needs.
+    /// [`Solver::value`] asks, alone (a null-window search, after the
+    /// prover's question as in [`Solver::value`]), which is all a proof
+    /// split into one-sided jobs needs.
     ///
     /// # Errors
     /// A game under other rules than the solver's, or the budget ran out.
@@ -341,10 +401,49 @@ impl Solver {
         self.start();
         let wins = match game.outcome() {
             Some(outcome) => outcome.winner() == Some(side),
+            // A side that cannot force a line against a mere blocker
+            // cannot win (see `Solver::value`).
+            None if self.blocked(game, side) => false,
             None if game.to_move() == side => self.wdl(&self.pos_of(game), 0, 1) >= 1,
             None => self.wdl(&self.pos_of(game), -1, 0) <= -1,
         };
         self.within_budget(wins)
+    }
+
+    /// Whether the prover shows that the mover, and then the other side,
+    /// cannot force a line against a defender who only blocks.
+    fn blockable(&mut self, game: &Game) -> (bool, bool) {
+        let mover = game.to_move();
+        let mover_blocked = self.blocked(game, mover);
+        let other_blocked = mover_blocked && self.blocked(game, mover.other());
+        (mover_blocked, other_blocked)
+    }
+
+    /// Whether the prover shows that `side` cannot force a line against a
+    /// defender who only blocks (`false` also when it could not tell within
+    /// [`PROVER_BUDGET`] positions or the call's budget, and on boards of at
+    /// most [`PROVER_MIN_CELLS`] cells, where it is not asked).
+    fn blocked(&mut self, game: &Game, side: Player) -> bool {
+        use crate::prover::Prover;
+        if self.rules.cell_count() <= PROVER_MIN_CELLS {
+            return false;
+        }
+        if self.prover.is_none() {
+            match Prover::new(self.rules, self.table_bytes) {
+                Ok(prover) => self.prover = Some(Box::new(prover)),
+                Err(_) => return false,
+            }
+        }
+        let prover = self.prover.as_mut().expect("made above");
+        let left = self.limit.saturating_sub(self.nodes).min(PROVER_BUDGET);
+        prover.set_budget(Some(left));
+        let before = prover.nodes();
+        let answer = prover.maker_wins(game, side);
+        self.nodes += prover.nodes() - before;
+        if self.nodes >= self.limit {
+            self.aborted = true;
+        }
+        answer == Ok(false)
     }
 
     /// The value and distance of `game` for the player to move.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use oxo_ai::{Solver, StrongSolution};
+use oxo_ai::{Prover, Solver, StrongSolution};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
 use oxo_core::{Game, Rules};
@@ -74,6 +74,22 @@ impl Config {
     }
 }
 
+/// What answers `oxo solve`: the solver, or for `--value` on boards beyond
+/// its 64 bits, the proof search.
+enum Engine {
+    Solver(Box<Solver>),
+    Prover(Box<Prover>),
+}
+
+impl Engine {
+    fn rules(&self) -> Rules {
+        match self {
+            Engine::Solver(solver) => solver.rules(),
+            Engine::Prover(prover) => prover.rules(),
+        }
+    }
+}
+
 /// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
 const WARM_SOLVERS: usize = 2;
 
@@ -83,16 +99,37 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     }
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
-    let answer = |solver: &mut Solver, game: Game| -> Result<Box<dyn Answer>, oxo_ai::SolveError> {
-        Ok(if config.value_only {
-            Box::new(solve::solve_value(solver, game)?)
-        } else {
-            Box::new(solve::solve(solver, game)?)
+    let answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, String> {
+        Ok(match engine {
+            Engine::Solver(solver) if config.value_only => {
+                Box::new(solve::solve_value(solver, game).map_err(|e| e.to_string())?)
+            }
+            Engine::Solver(solver) => {
+                Box::new(solve::solve(solver, game).map_err(|e| e.to_string())?)
+            }
+            Engine::Prover(prover) => {
+                Box::new(solve::prove_value(prover, game).map_err(|e| e.to_string())?)
+            }
         })
     };
-    let make_solver = |rules: Rules| -> anyhow::Result<Solver> {
-        let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
+    let make_engine = |rules: Rules| -> anyhow::Result<Engine> {
         let status = super::StatusLine::new();
+        if config.value_only && !Solver::can_solve(rules) {
+            let mut prover =
+                Prover::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
+            prover.on_progress(move |p| {
+                if p.elapsed.as_secs() >= 1 {
+                    let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                    status.show(format_args!(
+                        "proving: {} positions, {:.2} M/s",
+                        p.nodes,
+                        rate / 1e6
+                    ));
+                }
+            });
+            return Ok(Engine::Prover(Box::new(prover)));
+        }
+        let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
         solver.on_progress(move |p| {
             if p.elapsed.as_secs() >= 1 {
                 let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
@@ -109,7 +146,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 ));
             }
         });
-        Ok(solver)
+        Ok(Engine::Solver(Box::new(solver)))
     };
     match config.job {
         Job::All { rules, save } => {
@@ -139,7 +176,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         }
         Job::Batch { k } => {
             // One solver per board shape, kept warm across lines.
-            let mut solvers: Vec<Solver> = Vec::new();
+            let mut solvers: Vec<Engine> = Vec::new();
             let summary = solve::solve_lines(
                 io::stdin().lock(),
                 super::stdout(),
@@ -156,11 +193,11 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                             if solvers.len() == WARM_SOLVERS {
                                 solvers.remove(0);
                             }
-                            solvers.push(make_solver(rules).map_err(|e| format!("{e:#}"))?);
+                            solvers.push(make_engine(rules).map_err(|e| format!("{e:#}"))?);
                             solvers.len() - 1
                         }
                     };
-                    let report = answer(&mut solvers[index], game).map_err(|e| e.to_string());
+                    let report = answer(&mut solvers[index], game);
                     status.clear();
                     report
                 },
@@ -175,12 +212,22 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             if let Some(path) = &config.proof {
                 super::check_writable(path)?;
             }
-            let mut solver = make_solver(game.rules())?;
-            let report = answer(&mut solver, game.clone()).map_err(BadInput::from_error)?;
+            let mut engine = make_engine(game.rules())?;
+            if config.proof.is_some() && matches!(engine, Engine::Prover(_)) {
+                return Err(BadInput(format!(
+                    "--proof certifies boards of up to 64 bits with their padding column \
+                     (7x7 fits); {} is larger",
+                    game.rules()
+                ))
+                .into());
+            }
+            let report = answer(&mut engine, game.clone()).map_err(BadInput)?;
             // After the report, so that its figures are the solve's own.
-            let certificate = match &config.proof {
-                Some(_) => Some(certificate(&mut solver, &game, config.table_bytes)?),
-                None => None,
+            let certificate = match (&config.proof, &mut engine) {
+                (None, _) | (_, Engine::Prover(_)) => None,
+                (Some(_), Engine::Solver(solver)) => {
+                    Some(certificate(solver, &game, config.table_bytes)?)
+                }
             };
             status.clear();
             let mut out = super::stdout();
