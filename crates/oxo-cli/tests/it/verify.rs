@@ -111,6 +111,26 @@ fn verify_reads_version_1_and_refuses_an_unsound_rest_clause() {
     );
 }
 
+/// A draw the prover proves as two Breaker proofs is certified from them.
+#[test]
+fn solve_certifies_a_draw_from_the_prover() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("6x6k5.proof");
+    let path = file.to_str().unwrap();
+    let solved = oxo(&[
+        "solve", "--size", "6", "--k", "5", "--value", "--proof", path,
+    ]);
+    assert_eq!(solved.status.code(), Some(0), "{}", text(&solved.stderr));
+    let checked = oxo(&["verify", path]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    assert!(
+        text(&checked.stdout).starts_with("valid: 6x6 k=5 position ")
+            && text(&checked.stdout).contains(": a draw ("),
+        "{}",
+        text(&checked.stdout)
+    );
+}
+
 #[test]
 fn verify_usage_and_missing_files() {
     assert_eq!(oxo(&["verify"]).status.code(), Some(2));
