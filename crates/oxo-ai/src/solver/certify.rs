@@ -352,12 +352,21 @@ fn cover(open: &[u64], free: u64, budget: &mut u32, pairs: &mut Vec<(usize, usiz
         return false;
     }
     *budget -= 1;
-    let cells: Vec<usize> = (0..64).filter(|&i| window & free & 1 << i != 0).collect();
-    for (n, &a) in cells.iter().enumerate() {
-        for &b in &cells[n + 1..] {
+    // One buffer for every pair tried here: the search spent most of its
+    // time allocating.
+    let mut rest = Vec::with_capacity(open.len());
+    let mut firsts = window & free;
+    while firsts != 0 {
+        let a = firsts.trailing_zeros();
+        firsts &= firsts - 1;
+        let mut seconds = firsts;
+        while seconds != 0 {
+            let b = seconds.trailing_zeros();
+            seconds &= seconds - 1;
             let pair = 1 << a | 1 << b;
-            let rest: Vec<u64> = open.iter().copied().filter(|w| w & pair != pair).collect();
-            pairs.push((a, b));
+            rest.clear();
+            rest.extend(open.iter().copied().filter(|w| w & pair != pair));
+            pairs.push((a as usize, b as usize));
             if cover(&rest, free & !pair, budget, pairs) {
                 return true;
             }
