@@ -806,4 +806,26 @@ mod tests {
         let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
         assert!(super::certify_draw(&mut prover, &game).unwrap().is_none());
     }
+
+    /// (7,7,5)'s draw certificate from the prover, with its figures:
+    /// `cargo test -p oxo-ai --release --lib seven -- --ignored --nocapture`
+    /// (minutes in a debug build).
+    #[test]
+    #[ignore = "minutes in a debug build"]
+    fn seven_by_seven_k5_is_certified_a_draw() {
+        let game = empty(7, 7, 5);
+        let mut prover = crate::Prover::new(game.rules(), 64 << 20).unwrap();
+        let started = std::time::Instant::now();
+        let cert = super::certify_draw(&mut prover, &game).unwrap().unwrap();
+        let made = started.elapsed();
+        let text = cert.to_text();
+        let started = std::time::Instant::now();
+        assert_eq!(verify(&text), Ok(Claim::Draw));
+        eprintln!(
+            "7x7 k=5: {} nodes, {} bytes, written in {made:.2?}, verified in {:.2?}",
+            cert.nodes.len(),
+            text.len(),
+            started.elapsed()
+        );
+    }
 }
