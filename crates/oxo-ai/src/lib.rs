@@ -35,6 +35,7 @@ pub mod hints;
 mod kind;
 pub mod learned;
 mod ntuple;
+mod pairing;
 mod perfect;
 pub mod prover;
 mod random;

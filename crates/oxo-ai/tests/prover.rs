@@ -4,25 +4,8 @@ use oxo_ai::prover::{ProveError, Prover};
 use oxo_ai::{Solver, Value};
 use oxo_core::{Game, Player, Rules};
 
-/// Rows of `tests/data/known_values.txt`.
-fn known_values() -> Vec<(Rules, Value)> {
-    let text = include_str!("data/known_values.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let n = |i: usize| f[i].parse::<u32>().unwrap();
-            let rules = Rules::new(n(0), n(1), n(2)).unwrap();
-            let value = match f[3] {
-                "win" => Value::Win,
-                "draw" => Value::Draw,
-                "loss" => Value::Loss,
-                other => panic!("bad value {other}"),
-            };
-            (rules, value)
-        })
-        .collect()
-}
+mod common;
+use common::known_values;
 
 #[test]
 fn every_known_value() {

@@ -6,6 +6,9 @@ use std::collections::HashMap;
 use oxo_ai::{Eval, Solver, Value};
 use oxo_core::{Cell, Game, Outcome, Player, Rules};
 
+mod common;
+use common::known_values;
+
 /// Plain minimax over the core's `Game`, memoised by notation: value and
 /// plies to the end with the winner hurrying and the loser stalling. Shares
 /// no code with the solver beyond the rules.
@@ -162,26 +165,6 @@ fn reachable_counts_of_3x3() {
             .sum()
     }
     assert_eq!(games(&Game::default()), 255_168);
-}
-
-/// Rows of `tests/data/known_values.txt`.
-fn known_values() -> Vec<(Rules, Value)> {
-    let text = include_str!("data/known_values.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let n = |i: usize| f[i].parse::<u32>().unwrap();
-            let rules = Rules::new(n(0), n(1), n(2)).unwrap();
-            let value = match f[3] {
-                "win" => Value::Win,
-                "draw" => Value::Draw,
-                "loss" => Value::Loss,
-                other => panic!("bad value {other}"),
-            };
-            (rules, value)
-        })
-        .collect()
 }
 
 #[test]

@@ -84,26 +84,7 @@ impl Board {
                 through[c as usize][i / 64] |= 1 << (i % 64);
             }
         }
-        type Transform = fn(u32, u32, u32, u32) -> (u32, u32);
-        let transforms: Vec<Transform> = if rows == cols {
-            vec![
-                |r, c, _, _| (r, c),
-                |r, c, n, _| (c, n - 1 - r),
-                |r, c, n, _| (n - 1 - r, n - 1 - c),
-                |r, c, n, _| (n - 1 - c, r),
-                |r, c, n, _| (r, n - 1 - c),
-                |r, c, n, _| (n - 1 - r, c),
-                |r, c, _, _| (c, r),
-                |r, c, n, _| (n - 1 - c, n - 1 - r),
-            ]
-        } else {
-            vec![
-                |r, c, _, _| (r, c),
-                |r, c, rows, _| (rows - 1 - r, c),
-                |r, c, _, cols| (r, cols - 1 - c),
-                |r, c, rows, cols| (rows - 1 - r, cols - 1 - c),
-            ]
-        };
+        let transforms = crate::solver::transforms(rows, cols);
         let mut syms = Vec::new();
         let mut inverse = Vec::new();
         for t in transforms {

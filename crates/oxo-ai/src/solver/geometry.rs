@@ -47,7 +47,31 @@ pub(crate) struct Geometry {
 
 /// A symmetry as a map of (row, col) given (rows, cols): the arguments are
 /// `(r, c, rows, cols)`.
-type Transform = fn(u32, u32, u32, u32) -> (u32, u32);
+pub(crate) type Transform = fn(u32, u32, u32, u32) -> (u32, u32);
+
+/// The symmetries of a board: the 8 of the square's dihedral group, or the
+/// 4 reflections and rotation of a rectangle; the identity first.
+pub(crate) fn transforms(rows: u32, cols: u32) -> Vec<Transform> {
+    if rows == cols {
+        vec![
+            |r, c, _, _| (r, c),
+            |r, c, n, _| (c, n - 1 - r),
+            |r, c, n, _| (n - 1 - r, n - 1 - c),
+            |r, c, n, _| (n - 1 - c, r),
+            |r, c, n, _| (r, n - 1 - c),
+            |r, c, n, _| (n - 1 - r, c),
+            |r, c, _, _| (c, r),
+            |r, c, n, _| (n - 1 - c, n - 1 - r),
+        ]
+    } else {
+        vec![
+            |r, c, _, _| (r, c),
+            |r, c, rows, _| (rows - 1 - r, c),
+            |r, c, _, cols| (r, cols - 1 - c),
+            |r, c, rows, cols| (rows - 1 - r, cols - 1 - c),
+        ]
+    }
+}
 
 /// A board shape the bitboard solver cannot take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,25 +107,7 @@ impl Geometry {
                 }
             }
         }
-        let transforms: Vec<Transform> = if rows == cols {
-            vec![
-                |r, c, _, _| (r, c),
-                |r, c, n, _| (c, n - 1 - r),
-                |r, c, n, _| (n - 1 - r, n - 1 - c),
-                |r, c, n, _| (n - 1 - c, r),
-                |r, c, n, _| (r, n - 1 - c),
-                |r, c, n, _| (n - 1 - r, c),
-                |r, c, _, _| (c, r),
-                |r, c, n, _| (n - 1 - c, n - 1 - r),
-            ]
-        } else {
-            vec![
-                |r, c, _, _| (r, c),
-                |r, c, rows, _| (rows - 1 - r, c),
-                |r, c, _, cols| (r, cols - 1 - c),
-                |r, c, rows, cols| (rows - 1 - r, cols - 1 - c),
-            ]
-        };
+        let transforms = transforms(rows, cols);
         let mut syms = Vec::new();
         let mut inverse = Vec::new();
         for t in transforms {

@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 use oxo_core::{Cell, Game, Player, Rules};
 
 use crate::value::{Eval, Value};
+pub(crate) use geometry::transforms;
 use geometry::{Geometry, MAX_SYMMETRIES};
 use table::Table;
 

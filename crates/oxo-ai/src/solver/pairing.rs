@@ -1,7 +1,9 @@
-//! The pairing search: whether the defender can answer every attacker
+//! The pairing search on the solver's boards (the search itself is
+//! [`crate::pairing`]): whether the defender can answer every attacker
 //! move inside a pair of cells so that no window is ever filled.
 
 use super::geometry::Geometry;
+use crate::pairing::{Windows, pairing};
 
 impl Geometry {
     /// Whether `defender` has a pairing strategy against `attacker`: disjoint
@@ -11,7 +13,7 @@ impl Geometry {
     /// in a row, whoever is to move. A `false` may also mean the search for
     /// a pairing ran out of `budget` steps: the check is sound, not complete.
     pub fn has_pairing(&self, attacker: u64, defender: u64, budget: u32) -> bool {
-        self.pairing_search(attacker, defender, 0, budget).is_some()
+        pairing(self, attacker, defender, self.valid, 0, budget).is_some()
     }
 
     /// Whether `defender`, to move, has a move in `moves` after which it has
@@ -37,285 +39,34 @@ impl Geometry {
         if moves & self.valid & !(attacker | defender) == 0 {
             return None;
         }
-        self.pairing_search(attacker, defender, moves, budget)
+        pairing(self, attacker, defender, self.valid, moves, budget)
     }
+}
 
-    /// The cells a pairing (after one stone from `spare`, if that helps)
-    /// takes, if the search finds one.
-    fn pairing_search(&self, attacker: u64, defender: u64, spare: u64, budget: u32) -> Option<u64> {
-        let empty = self.valid & !(attacker | defender);
-        let mut search = Search {
-            geo: self,
-            budget,
-            left: 0,
-        };
-        // Most boards have at most 64 windows: one word holds the set.
-        let found = if self.windows.len() <= 64 {
-            let open = self.open_windows::<u64>(defender);
-            cover(&mut search, open, open, empty, spare & empty, &mut 0)
-        } else {
-            let open = self.open_windows::<[u64; 4]>(defender);
-            cover(&mut search, open, open, empty, spare & empty, &mut 0)
-        };
-        found.then_some(empty & !search.left)
-    }
+impl Windows for Geometry {
+    type Cells = u64;
 
-    /// The windows through the lowest set bit of `cells`.
-    #[inline]
-    fn through_cell<S: WindowSet>(&self, cells: u64) -> S {
-        S::from_words(&self.through[cells.trailing_zeros() as usize % 64])
-    }
-
-    /// Window `i` (an index from a window set) as a mask of its cells.
     #[inline]
     fn window(&self, i: usize) -> u64 {
         self.window_at[i % 256]
     }
 
-    /// The windows with none of `blockers` in them.
-    fn open_windows<S: WindowSet>(&self, mut blockers: u64) -> S {
-        let mut open = S::from_words(&self.all_windows);
-        while blockers != 0 {
-            open = open.and_not(self.through_cell(blockers));
-            blockers &= blockers - 1;
-        }
-        open
+    #[inline]
+    fn through(&self, cells: u64) -> &[u64; 4] {
+        &self.through[cells.trailing_zeros() as usize % 64]
     }
-}
 
-/// A set of window indexes: a `u64` when the board has at most 64 windows,
-/// four words otherwise. The pairing search runs on these sets so that
-/// settling the windows through a cell or a pair is a few word operations.
-trait WindowSet: Copy {
-    fn from_words(words: &[u64; 4]) -> Self;
-    fn and(self, other: Self) -> Self;
-    fn or(self, other: Self) -> Self;
-    fn and_not(self, other: Self) -> Self;
-    fn is_empty(self) -> bool;
-    fn without(self, i: usize) -> Self;
-    /// The smallest index in the set and the set without it.
-    fn pop(self) -> Option<(usize, Self)>;
-}
+    fn all_windows(&self) -> &[u64; 4] {
+        &self.all_windows
+    }
 
-impl WindowSet for u64 {
-    #[inline]
-    fn from_words(words: &[u64; 4]) -> Self {
-        words[0]
+    fn window_count(&self) -> usize {
+        self.windows.len()
     }
-    #[inline]
-    fn and(self, other: Self) -> Self {
-        self & other
-    }
-    #[inline]
-    fn or(self, other: Self) -> Self {
-        self | other
-    }
-    #[inline]
-    fn and_not(self, other: Self) -> Self {
-        self & !other
-    }
-    #[inline]
-    fn is_empty(self) -> bool {
-        self == 0
-    }
-    #[inline]
-    fn without(self, i: usize) -> Self {
-        self & !(1 << i)
-    }
-    #[inline]
-    fn pop(self) -> Option<(usize, Self)> {
-        (self != 0).then(|| (self.trailing_zeros() as usize, self & (self - 1)))
-    }
-}
 
-impl WindowSet for [u64; 4] {
-    fn from_words(words: &[u64; 4]) -> Self {
-        *words
+    fn order(&self) -> &[u8] {
+        &self.order
     }
-    fn and(self, other: Self) -> Self {
-        std::array::from_fn(|i| self[i] & other[i])
-    }
-    fn or(self, other: Self) -> Self {
-        std::array::from_fn(|i| self[i] | other[i])
-    }
-    fn and_not(self, other: Self) -> Self {
-        std::array::from_fn(|i| self[i] & !other[i])
-    }
-    fn is_empty(self) -> bool {
-        self == [0; 4]
-    }
-    fn without(mut self, i: usize) -> Self {
-        self[i / 64] &= !(1 << (i % 64));
-        self
-    }
-    fn pop(mut self) -> Option<(usize, Self)> {
-        let word = self.iter().position(|&w| w != 0)?;
-        let i = word * 64 + self[word].trailing_zeros() as usize;
-        self[word] &= self[word] - 1;
-        Some((i, self))
-    }
-}
-
-/// A pairing search under way: its steps left, and once it succeeds, the
-/// cells its pairs and stone left free.
-struct Search<'a> {
-    geo: &'a Geometry,
-    budget: u32,
-    left: u64,
-}
-
-/// Backtracking search for disjoint pairs of `free` cells covering every
-/// window in `open`, where the defender may first also take one cell of
-/// `spare` (a subset of `free`; 0 for none), which blocks every window
-/// through it.
-///
-/// When a search without a spare stone fails without running out of
-/// budget, `why` gains the cells of every window the failure depended on.
-/// (With a spare stone, `why` means nothing: no caller reads it.)
-fn cover<S: WindowSet>(
-    search: &mut Search,
-    open: S,
-    touched: S,
-    free: u64,
-    spare: u64,
-    why: &mut u64,
-) -> bool {
-    if open.is_empty() {
-        search.left = free;
-        return true;
-    }
-    if search.budget == 0 {
-        return false;
-    }
-    search.budget -= 1;
-    let geo = search.geo;
-    // The window with the fewest free cells is the most constrained. Without
-    // a spare stone, the caller has checked that every open window outside
-    // `touched` still has two free cells; when one of the touched windows
-    // is down to two, nothing can beat it, and the other windows need not
-    // be looked at.
-    let mut pick = 0;
-    let mut fewest = u32::MAX;
-    if spare == 0 {
-        let mut scan = open.and(touched);
-        while let Some((i, rest)) = scan.pop() {
-            scan = rest;
-            let n = (geo.window(i) & free).count_ones();
-            if n < 2 {
-                *why |= geo.window(i);
-                return false;
-            }
-            if n < fewest {
-                fewest = n;
-                pick = i;
-            }
-        }
-    }
-    if fewest > 2 {
-        let mut scan = open;
-        while let Some((i, rest)) = scan.pop() {
-            scan = rest;
-            let w = geo.window(i);
-            let n = (w & free).count_ones();
-            if n < 2 && w & spare == 0 {
-                // No pair fits and the spare stone cannot block it: this
-                // window can never be settled.
-                *why |= w;
-                return false;
-            }
-            if n < fewest {
-                fewest = n;
-                pick = i;
-                // Without a spare stone, every window has two free cells
-                // (the touched ones were just checked): two is the least.
-                if n == 2 && spare == 0 {
-                    break;
-                }
-            }
-        }
-    }
-    let through = |cell: u64| geo.through_cell::<S>(cell);
-    if spare != 0 && fewest > 2 {
-        // No window forces a pair yet, so there is no conflict to aim the
-        // spare stone at, and branching on pairs first would make every
-        // later stone retry them all. Place the stone first instead, best
-        // cells first (one plain search per cell, as many as a search per
-        // move would make): trying every spare cell leaves nothing out.
-        //
-        // A search that fails looks only at some windows: a stone outside
-        // all of them leaves those windows and their free cells as they
-        // were, so the same failure awaits it, and it is not tried. (Like
-        // the budget, this can only make the search miss a pairing, never
-        // claim one: a pairing is only ever claimed once built.)
-        let mut hope = spare;
-        for &b in &geo.order {
-            let c = 1u64 << b;
-            if hope & c != 0 {
-                let left = open.and_not(through(c));
-                let mut seen = 0;
-                if cover(search, left, left, free & !c, 0, &mut seen) {
-                    return true;
-                }
-                if search.budget == 0 {
-                    return false;
-                }
-                hope &= seen;
-            }
-        }
-        return false;
-    }
-    let window = geo.window(pick);
-    let rest = open.without(pick);
-    // A crowded window: the spare stone may block it, which settles every
-    // window through its cell at once, or a pair may cover it. When several
-    // moves fail for the same crowded windows, they fail here together.
-    // (Stones outside the windows a failed stone's search looked at fail
-    // too, as above.)
-    let mut stones = window & spare;
-    while stones != 0 {
-        let c = stones & stones.wrapping_neg();
-        stones &= stones - 1;
-        let left = rest.and_not(through(c));
-        let mut seen = 0;
-        if cover(search, left, left, free & !c, 0, &mut seen) {
-            return true;
-        }
-        if search.budget == 0 {
-            return false;
-        }
-        stones &= seen;
-    }
-    // Pairs of free cells next to each other along the window (skipping
-    // the attacker's marks): the pairs classic pairing strategies use, and
-    // far fewer to try than every two cells of the window. A pair settles
-    // the windows holding both its cells.
-    let mut cells = window & free;
-    while cells != 0 {
-        let a = cells & cells.wrapping_neg();
-        cells &= cells - 1;
-        if cells == 0 {
-            break;
-        }
-        let b = cells & cells.wrapping_neg();
-        let pair = a | b;
-        let settled = through(a).and(through(b));
-        if cover(
-            search,
-            rest.and_not(settled),
-            through(a).or(through(b)),
-            free & !pair,
-            spare & !pair,
-            why,
-        ) {
-            return true;
-        }
-        if search.budget == 0 {
-            return false;
-        }
-    }
-    // Every way to settle this window failed.
-    *why |= window;
-    false
 }
 
 #[cfg(test)]

@@ -1,0 +1,354 @@
+//! The pairing search shared by the solver's 64-bit boards and the
+//! prover's 128-bit ones: whether the defender can cover every window the
+//! attacker can still fill with a disjoint pair of empty cells, answering
+//! each attacker stone in a pair with the pair's other cell so that no
+//! window ever fills, whoever is to move.
+//!
+//! Backtracking over the most crowded open window, its pairs of
+//! neighbouring free cells tried in turn, within a budget of steps: sound
+//! (a pairing is claimed only once built), not complete. The defender may
+//! also be given one stone to place first (a "spare", for a defender to
+//! move), which blocks every window through its cell.
+
+use std::ops::{BitAnd, BitOr, Not};
+
+/// A set of cells: `u64` or `u128`.
+pub(crate) trait Cells:
+    Copy + Eq + BitAnd<Output = Self> + BitOr<Output = Self> + Not<Output = Self>
+{
+    const EMPTY: Self;
+    fn count(self) -> u32;
+    /// The set of the lowest cell alone.
+    fn lowest(self) -> Self;
+    fn without_lowest(self) -> Self;
+    fn single(b: u32) -> Self;
+}
+
+impl Cells for u64 {
+    const EMPTY: u64 = 0;
+    #[inline]
+    fn count(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline]
+    fn lowest(self) -> u64 {
+        self & self.wrapping_neg()
+    }
+    #[inline]
+    fn without_lowest(self) -> u64 {
+        self & self.wrapping_sub(1)
+    }
+    #[inline]
+    fn single(b: u32) -> u64 {
+        1 << b
+    }
+}
+
+impl Cells for u128 {
+    const EMPTY: u128 = 0;
+    #[inline]
+    fn count(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline]
+    fn lowest(self) -> u128 {
+        self & self.wrapping_neg()
+    }
+    #[inline]
+    fn without_lowest(self) -> u128 {
+        self & self.wrapping_sub(1)
+    }
+    #[inline]
+    fn single(b: u32) -> u128 {
+        1 << b
+    }
+}
+
+/// What the search needs of a board.
+pub(crate) trait Windows {
+    type Cells: Cells;
+    /// Window `i` (an index below 256) as a set of cells.
+    fn window(&self, i: usize) -> Self::Cells;
+    /// The windows through the lowest cell of `cells`, as four words.
+    fn through(&self, cells: Self::Cells) -> &[u64; 4];
+    /// Every window, as four words.
+    fn all_windows(&self) -> &[u64; 4];
+    /// How many windows there are.
+    fn window_count(&self) -> usize;
+    /// Cells, most promising first: the order spare stones are tried in.
+    fn order(&self) -> &[u8];
+}
+
+/// The cells a pairing of the defender (stones `defender`) against the
+/// attacker (`attacker`) takes, after one stone from `spare` if that helps
+/// (0: none), if the search finds one within `budget` steps.
+pub(crate) fn pairing<B: Windows>(
+    board: &B,
+    attacker: B::Cells,
+    defender: B::Cells,
+    valid: B::Cells,
+    spare: B::Cells,
+    budget: u32,
+) -> Option<B::Cells> {
+    let free = valid & !(attacker | defender);
+    let mut search = Search {
+        board,
+        budget,
+        left: B::Cells::EMPTY,
+    };
+    let mut why = B::Cells::EMPTY;
+    // Most boards have at most 64 windows: one word holds the set.
+    let found = if board.window_count() <= 64 {
+        let open = open_windows::<B, u64>(board, defender & valid);
+        cover(&mut search, open, open, free, spare & free, &mut why)
+    } else {
+        let open = open_windows::<B, [u64; 4]>(board, defender & valid);
+        cover(&mut search, open, open, free, spare & free, &mut why)
+    };
+    found.then(|| free & !search.left)
+}
+
+/// The windows with none of `blockers` in them.
+fn open_windows<B: Windows, S: WindowSet>(board: &B, mut blockers: B::Cells) -> S {
+    let mut open = S::from_words(board.all_windows());
+    while blockers != B::Cells::EMPTY {
+        open = open.and_not(S::from_words(board.through(blockers)));
+        blockers = blockers.without_lowest();
+    }
+    open
+}
+
+/// A set of window indexes: a `u64` when the board has at most 64
+/// windows, four words otherwise, so that settling the windows through a
+/// cell or a pair is a few word operations.
+trait WindowSet: Copy {
+    fn from_words(words: &[u64; 4]) -> Self;
+    fn and(self, other: Self) -> Self;
+    fn or(self, other: Self) -> Self;
+    fn and_not(self, other: Self) -> Self;
+    fn is_empty(self) -> bool;
+    fn without(self, i: usize) -> Self;
+    /// The smallest index in the set and the set without it.
+    fn pop(self) -> Option<(usize, Self)>;
+}
+
+impl WindowSet for u64 {
+    #[inline]
+    fn from_words(words: &[u64; 4]) -> Self {
+        words[0]
+    }
+    #[inline]
+    fn and(self, other: Self) -> Self {
+        self & other
+    }
+    #[inline]
+    fn or(self, other: Self) -> Self {
+        self | other
+    }
+    #[inline]
+    fn and_not(self, other: Self) -> Self {
+        self & !other
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+    #[inline]
+    fn without(self, i: usize) -> Self {
+        self & !(1 << i)
+    }
+    #[inline]
+    fn pop(self) -> Option<(usize, Self)> {
+        (self != 0).then(|| (self.trailing_zeros() as usize, self & (self - 1)))
+    }
+}
+
+impl WindowSet for [u64; 4] {
+    #[inline]
+    fn from_words(words: &[u64; 4]) -> Self {
+        *words
+    }
+    #[inline]
+    fn and(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] & other[i])
+    }
+    #[inline]
+    fn or(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] | other[i])
+    }
+    #[inline]
+    fn and_not(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] & !other[i])
+    }
+    #[inline]
+    fn is_empty(self) -> bool {
+        self == [0; 4]
+    }
+    #[inline]
+    fn without(mut self, i: usize) -> Self {
+        self[i / 64] &= !(1 << (i % 64));
+        self
+    }
+    #[inline]
+    fn pop(mut self) -> Option<(usize, Self)> {
+        let word = self.iter().position(|&w| w != 0)?;
+        let i = word * 64 + self[word].trailing_zeros() as usize;
+        self[word] &= self[word] - 1;
+        Some((i, self))
+    }
+}
+
+/// A pairing search under way: its steps left, and once it succeeds, the
+/// cells its pairs and stone left free.
+struct Search<'a, B: Windows> {
+    board: &'a B,
+    budget: u32,
+    left: B::Cells,
+}
+
+/// Backtracking search for disjoint pairs of `free` cells covering every
+/// window in `open`, where the defender may first also take one cell of
+/// `spare` (a subset of `free`; empty for none), which blocks every window
+/// through it.
+///
+/// When a search without a spare stone fails without running out of
+/// budget, `why` gains the cells of every window the failure depended on.
+/// (With a spare stone, `why` means nothing: no caller reads it.)
+fn cover<B: Windows, S: WindowSet>(
+    search: &mut Search<B>,
+    open: S,
+    touched: S,
+    free: B::Cells,
+    spare: B::Cells,
+    why: &mut B::Cells,
+) -> bool {
+    let none = B::Cells::EMPTY;
+    if open.is_empty() {
+        search.left = free;
+        return true;
+    }
+    if search.budget == 0 {
+        return false;
+    }
+    search.budget -= 1;
+    let board = search.board;
+    // The window with the fewest free cells is the most constrained.
+    // Without a spare stone, the caller has checked that every open window
+    // outside `touched` still has two free cells; when one of the touched
+    // windows is down to two, nothing can beat it.
+    let mut pick = 0;
+    let mut fewest = u32::MAX;
+    if spare == none {
+        let mut scan = open.and(touched);
+        while let Some((i, rest)) = scan.pop() {
+            scan = rest;
+            let n = (board.window(i) & free).count();
+            if n < 2 {
+                *why = *why | board.window(i);
+                return false;
+            }
+            if n < fewest {
+                fewest = n;
+                pick = i;
+            }
+        }
+    }
+    if fewest > 2 {
+        let mut scan = open;
+        while let Some((i, rest)) = scan.pop() {
+            scan = rest;
+            let w = board.window(i);
+            let n = (w & free).count();
+            if n < 2 && w & spare == none {
+                // No pair fits and the spare stone cannot block it: this
+                // window can never be settled.
+                *why = *why | w;
+                return false;
+            }
+            if n < fewest {
+                fewest = n;
+                pick = i;
+                // Without a spare stone, every window has two free cells
+                // (the touched ones were just checked): two is the least.
+                if n == 2 && spare == none {
+                    break;
+                }
+            }
+        }
+    }
+    let through = |cell: B::Cells| S::from_words(board.through(cell));
+    if spare != none && fewest > 2 {
+        // No window forces a pair yet, so there is no conflict to aim the
+        // spare stone at, and branching on pairs first would make every
+        // later stone retry them all. Place the stone first instead, best
+        // cells first: trying every spare cell leaves nothing out. A
+        // search that fails looks only at some windows: a stone outside
+        // all of them meets the same failure, and is not tried.
+        let mut hope = spare;
+        for &b in board.order() {
+            let c = B::Cells::single(u32::from(b));
+            if hope & c != none {
+                let left = open.and_not(through(c));
+                let mut seen = none;
+                if cover(search, left, left, free & !c, none, &mut seen) {
+                    return true;
+                }
+                if search.budget == 0 {
+                    return false;
+                }
+                hope = hope & seen;
+            }
+        }
+        return false;
+    }
+    let window = board.window(pick);
+    let rest = open.without(pick);
+    // A crowded window: the spare stone may block it, which settles every
+    // window through its cell at once, or a pair may cover it. (Stones
+    // outside the windows a failed stone's search looked at fail too.)
+    let mut stones = window & spare;
+    while stones != none {
+        let c = stones.lowest();
+        stones = stones.without_lowest();
+        let left = rest.and_not(through(c));
+        let mut seen = none;
+        if cover(search, left, left, free & !c, none, &mut seen) {
+            return true;
+        }
+        if search.budget == 0 {
+            return false;
+        }
+        stones = stones & seen;
+    }
+    // Pairs of free cells next to each other along the window (skipping
+    // the attacker's stones): the pairs classic pairing strategies use, and
+    // far fewer to try than every two cells of the window. A pair settles
+    // the windows holding both its cells.
+    let mut cells = window & free;
+    while cells != none {
+        let a = cells.lowest();
+        cells = cells.without_lowest();
+        if cells == none {
+            break;
+        }
+        let b = cells.lowest();
+        let pair = a | b;
+        let settled = through(a).and(through(b));
+        if cover(
+            search,
+            rest.and_not(settled),
+            through(a).or(through(b)),
+            free & !pair,
+            spare & !pair,
+            why,
+        ) {
+            return true;
+        }
+        if search.budget == 0 {
+            return false;
+        }
+    }
+    // Every way to settle this window failed.
+    *why = *why | window;
+    false
+}
