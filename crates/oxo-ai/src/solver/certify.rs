@@ -35,6 +35,10 @@ pub const MAX_PROOF_NODES: usize = 1_000_000;
 /// Steps one pairing search may take before giving up on that node.
 const PAIRING_BUDGET: u32 = 2_000;
 
+/// How many of the liveliest moves the prover's turn looks for a pairing
+/// after.
+const LOOKAHEAD_MOVES: usize = 12;
+
 /// A certificate of `game`'s value, extracted from `solver`.
 ///
 /// # Errors
@@ -285,12 +289,16 @@ impl<O: Oracle> Builder<'_, O> {
         // A move after which a pairing or Erdős and Selfridge's criterion
         // holds ends the branch; a position already proved costs nothing
         // more.
+        // The pairing search, the costly part, only after the liveliest
+        // moves (a pairing needs a move that blocks).
+        let lively: Vec<usize> = self.by_liveness(game, prover);
+        let lively = &lively[lively.len().saturating_sub(LOOKAHEAD_MOVES)..];
         for cell in game.legal_moves() {
             let child = after(game, index(cell));
             if !child.is_over()
                 && (self.memo.contains_key(&(child.to_string(), prover, goal))
                     || potential_holds(&child, prover)
-                    || self.pairing(&child, prover).is_some())
+                    || (lively.contains(&index(cell)) && self.pairing(&child, prover).is_some()))
             {
                 return Ok(index(cell));
             }
