@@ -354,19 +354,41 @@ impl Prover {
     /// # Errors
     /// A game under other rules; [`ProveError::OverBudget`].
     pub fn maker_wins(&mut self, game: &Game, maker: Player) -> Result<bool, ProveError> {
-        self.check(game)?;
-        self.start();
-        self.maker_breaker(game, maker)
+        self.maker_wins_moving(game, maker, game.to_move() == maker)
     }
 
-    /// [`Prover::maker_wins`] within the current call's budget.
-    fn maker_breaker(&mut self, game: &Game, maker: Player) -> Result<bool, ProveError> {
+    /// [`Prover::maker_wins`] with the next move given to the Maker when
+    /// `maker_moves`, to the Breaker otherwise, whoever is to move in
+    /// `game`. With the move given to the side that did not just move
+    /// (a pass), a Breaker win answers for every move the other side could
+    /// have made instead: an extra Breaker stone never hurts the Breaker.
+    ///
+    /// # Errors
+    /// A game under other rules; [`ProveError::OverBudget`].
+    pub fn maker_wins_moving(
+        &mut self,
+        game: &Game,
+        maker: Player,
+        maker_moves: bool,
+    ) -> Result<bool, ProveError> {
+        self.check(game)?;
+        self.start();
+        self.maker_breaker(game, maker, maker_moves)
+    }
+
+    /// [`Prover::maker_wins_moving`] within the current call's budget.
+    fn maker_breaker(
+        &mut self,
+        game: &Game,
+        maker: Player,
+        maker_moves: bool,
+    ) -> Result<bool, ProveError> {
         let pos = Pos {
             maker: self.board.oriented(game, maker),
             breaker: self.board.oriented(game, maker.other()),
         };
         self.root_node = self.nodes + 1;
-        match self.prove(&pos, game.to_move() == maker) {
+        match self.prove(&pos, maker_moves) {
             Some(proof) => Ok(proof.maker_wins),
             None => Err(self.over_budget()),
         }
@@ -388,7 +410,7 @@ impl Prover {
         if let Some(outcome) = game.outcome() {
             return Ok(outcome.winner() == Some(side));
         }
-        if !self.maker_breaker(game, side)? {
+        if !self.maker_breaker(game, side, game.to_move() == side)? {
             return Ok(false);
         }
         let value = self
@@ -451,7 +473,7 @@ impl Prover {
             }
         }
         let mover = game.to_move();
-        if !self.maker_breaker(game, mover)? {
+        if !self.maker_breaker(game, mover, true)? {
             // The mover cannot win: a draw unless the opponent can.
             return Ok(if self.forces(game, mover.other())? {
                 Value::Loss
