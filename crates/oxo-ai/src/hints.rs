@@ -1,17 +1,28 @@
 //! When a player may see hints: the solver's value of every move.
 //!
 //! One rule for every front end (the web game, the terminal game): hints
-//! come only where the solver answers at once, and never while two people
-//! play a round, since a hint is then help for one of them against the
-//! other. Games against the computer and finished rounds get them.
+//! come only where [`Valuer`] answers at once (every position of a board
+//! of up to 25 cells, every position of 7×7 k=5, and other boards up to
+//! 7×7 once at most 16 cells are empty), and never while two people play a
+//! round, since a hint is then help for one of them against the other.
+//! Games against the computer and finished rounds get them.
 
 use oxo_core::Game;
 
-use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY, Solver};
+use crate::exact::Valuer;
+use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
 
-/// The transposition table a hint solver keeps: 16 MiB answers any
-/// position [`Solver::answers_quickly`] admits in milliseconds.
+/// The transposition table each of a hint valuer's searches keeps: 16 MiB
+/// answers any position [`Valuer::answers_quickly`] admits in well under a
+/// second.
 pub const HINT_TABLE_BYTES: usize = 16 << 20;
+
+/// The positions a hint's searches may visit in all where the prover
+/// values the moves: about a second or two of its search on this machine
+/// kind. The rare position beyond the opening table that needs more (some
+/// replies to X's first move in the centre, whose values only the slow
+/// 64-bit solver decides) gets no exact hints rather than a long wait.
+pub const HINT_BUDGET: u64 = 300_000;
 
 /// Why there are no hints for a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -21,9 +32,9 @@ pub enum NoHints {
         "hints are not available while two people play; they are for games against the computer and finished rounds"
     )]
     BetweenPeople,
-    /// The solver would not answer at once.
+    /// No search here would answer at once.
     #[error(
-        "values are given on boards of up to {QUICK_MAX_CELLS} cells, and on boards up to 7x7 once at most {QUICK_MAX_EMPTY} cells are empty"
+        "values are given on boards of up to {QUICK_MAX_CELLS} cells and on 7x7 k=5 at every stage, and on other boards up to 7x7 once at most {QUICK_MAX_EMPTY} cells are empty"
     )]
     TooSlow,
 }
@@ -33,12 +44,12 @@ pub enum NoHints {
 ///
 /// # Errors
 /// [`NoHints::BetweenPeople`] while two people play a round that is not
-/// over; [`NoHints::TooSlow`] where the solver would not answer at once.
+/// over; [`NoHints::TooSlow`] where [`Valuer`] would not answer at once.
 pub fn hints_allowed(game: &Game, between_people: bool) -> Result<(), NoHints> {
     if between_people && !game.is_over() {
         return Err(NoHints::BetweenPeople);
     }
-    if !Solver::answers_quickly(game) {
+    if !Valuer::answers_quickly(game) {
         return Err(NoHints::TooSlow);
     }
     Ok(())
@@ -61,10 +72,23 @@ mod tests {
 
     #[test]
     fn big_boards_wait_until_the_solver_is_quick() {
-        let empty = Game::new(Rules::new(7, 7, 5).unwrap());
+        let empty = Game::new(Rules::new(7, 7, 4).unwrap());
         assert_eq!(hints_allowed(&empty, false), Err(NoHints::TooSlow));
+        let eight = Game::new(Rules::new(8, 8, 5).unwrap());
+        assert_eq!(hints_allowed(&eight, false), Err(NoHints::TooSlow));
         let gomoku = Game::new(Rules::new(15, 15, 5).unwrap());
         assert_eq!(hints_allowed(&gomoku, false), Err(NoHints::TooSlow));
         assert!(NoHints::TooSlow.to_string().contains("up to 25 cells"));
+    }
+
+    #[test]
+    fn seven_by_seven_k5_has_hints_from_the_first_move() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        assert!(crate::exact::every_stage_boards().contains(&rules));
+        assert_eq!(hints_allowed(&Game::new(rules), false), Ok(()));
+        let mut game = Game::new(rules);
+        game.play(oxo_core::Cell::new(3, 3)).unwrap();
+        assert_eq!(hints_allowed(&game, false), Ok(()));
+        assert_eq!(hints_allowed(&game, true), Err(NoHints::BetweenPeople));
     }
 }

@@ -30,6 +30,7 @@ mod alphabeta;
 pub mod arena;
 mod catalog;
 pub mod curve;
+pub mod exact;
 pub mod grade;
 pub mod hints;
 mod kind;

@@ -172,7 +172,7 @@ export function drawAnalysisRecord(g) {
     } else {
       const before = a.cache.get(pathKey(path.slice(0, -1)));
       const v = before && before.available && before.values.find((x) => x.row === m[0] && x.col === m[1]);
-      if (v) { b.classList.add('v-' + v.value); b.title = `${v.value} in ${v.plies}`; }
+      if (v) { b.classList.add('v-' + v.value); b.title = v.plies === undefined ? v.value : `${v.value} in ${v.plies}`; }
     }
     return b;
   };

@@ -139,8 +139,11 @@ function advice() {
 function hintOf(map, r, c) {
   const h = map ? map.get(r + ',' + c) : null;
   if (!h) return null;
-  if (h.value === 'win') return { cls: 'win', label: 'W' + h.plies, words: `win in ${h.plies}` };
-  if (h.value === 'loss') return { cls: 'loss', label: 'L' + h.plies, words: `loss in ${h.plies}` };
+  // The distance is left out where the values come from the prover.
+  const plies = h.plies === undefined ? '' : h.plies;
+  const within = h.plies === undefined ? '' : ` in ${h.plies}`;
+  if (h.value === 'win') return { cls: 'win', label: 'W' + plies, words: 'win' + within };
+  if (h.value === 'loss') return { cls: 'loss', label: 'L' + plies, words: 'loss' + within };
   return { cls: 'draw', label: 'D', words: 'draw' };
 }
 

@@ -2,8 +2,9 @@
 //! [`App::act`] takes an [`Action`] (a key or a click, already decoded) and
 //! changes the state; the view draws whatever the state is.
 
+use oxo_ai::Strategy;
+use oxo_ai::exact::{Valued, Valuer};
 use oxo_ai::hints::{self, NoHints, hints_allowed};
-use oxo_ai::{Eval, Solver, Strategy};
 use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
 
 /// What a person asked for.
@@ -88,7 +89,7 @@ impl Seat {
 #[derive(Debug)]
 struct Hints {
     moves: usize,
-    values: Vec<(Cell, Eval)>,
+    values: Vec<(Cell, Valued)>,
 }
 
 /// A session of rounds at the terminal.
@@ -107,7 +108,7 @@ pub struct App {
     hints_on: bool,
     hints: Option<Hints>,
     /// Made the first time hints are asked for.
-    solver: Option<Solver>,
+    valuer: Option<Valuer>,
 }
 
 impl App {
@@ -127,7 +128,7 @@ impl App {
             quit: false,
             hints_on: false,
             hints: None,
-            solver: None,
+            valuer: None,
         }
     }
 
@@ -193,7 +194,7 @@ impl App {
 
     /// The empty cells' values, when hints are on and can be given here.
     #[must_use]
-    pub fn hints(&self) -> Option<&[(Cell, Eval)]> {
+    pub fn hints(&self) -> Option<&[(Cell, Valued)]> {
         self.hints
             .as_ref()
             .filter(|h| self.hints_on && h.moves == self.moves.len())
@@ -414,20 +415,23 @@ impl App {
         {
             return;
         }
-        let solver = match &mut self.solver {
-            Some(solver) => solver,
-            None => match Solver::new(self.rules, hints::HINT_TABLE_BYTES) {
-                Ok(solver) => self.solver.insert(solver),
+        let valuer = match &mut self.valuer {
+            Some(valuer) => valuer,
+            None => match Valuer::new(self.rules, hints::HINT_TABLE_BYTES) {
+                Ok(mut valuer) => {
+                    valuer.set_budget(Some(hints::HINT_BUDGET));
+                    self.valuer.insert(valuer)
+                }
                 Err(e) => {
                     self.notice = Some(Notice::Refused(format!("no hints: {e}")));
                     return;
                 }
             },
         };
-        self.hints = match solver.analyse(&self.game) {
-            Ok(analysis) => Some(Hints {
+        self.hints = match valuer.values(&self.game) {
+            Ok(values) => Some(Hints {
                 moves: self.moves.len(),
-                values: analysis.moves,
+                values: values.moves,
             }),
             Err(e) => {
                 self.notice = Some(Notice::Refused(format!("no hints: {e}")));

@@ -7,7 +7,8 @@
 //! view. Where each cell landed is kept in [`ViewState`] so a mouse click
 //! can be turned back into a cell.
 
-use oxo_ai::{Eval, Value};
+use oxo_ai::Value;
+use oxo_ai::exact::Valued;
 use oxo_core::{Cell, Player};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -382,19 +383,21 @@ fn draw_board(
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// The short form of a value in a cell: `W3`, `D`, `L4`.
-fn short_value(eval: Eval) -> String {
-    match eval.value {
-        Value::Win => format!("W{}", eval.plies),
+/// The short form of a value in a cell: `W3`, `D`, `L4`; `W` and `L`
+/// alone where the distance is unknown.
+fn short_value(valued: Valued) -> String {
+    let plies = valued.plies.map(|p| p.to_string()).unwrap_or_default();
+    match valued.value {
+        Value::Win => format!("W{plies}"),
         Value::Draw => "D".to_owned(),
-        Value::Loss => format!("L{}", eval.plies),
+        Value::Loss => format!("L{plies}"),
     }
 }
 
 /// A cell's text, `width` columns wide, and its style.
 fn cell_span(
     app: &App,
-    hints: Option<&[(Cell, Eval)]>,
+    hints: Option<&[(Cell, Valued)]>,
     cell: Cell,
     palette: Palette,
     width: usize,
@@ -453,11 +456,12 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'stat
     let cursor = app.cursor();
     lines.push(Line::raw(format!("cursor: {}", cell_name(cursor))));
     if let Some(hints) = app.hints() {
-        if let Some(&(_, eval)) = hints.iter().find(|&&(c, _)| c == cursor) {
-            lines.push(Line::styled(
-                format!("playing here: {} in {}", eval.value, eval.plies),
-                palette.value(eval.value),
-            ));
+        if let Some(&(_, valued)) = hints.iter().find(|&&(c, _)| c == cursor) {
+            let text = match valued.plies {
+                Some(plies) => format!("playing here: {} in {plies}", valued.value),
+                None => format!("playing here: {}", valued.value),
+            };
+            lines.push(Line::styled(text, palette.value(valued.value)));
         }
         lines.push(Line::from(vec![
             Span::raw("hints: "),

@@ -288,6 +288,8 @@ struct Shared {
     deep_searches: Semaphore,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
     solvers: Pool<Solver>,
+    /// Hint valuers (the solver and the prover), kept warm like the solvers.
+    valuers: Pool<oxo_ai::exact::Valuer>,
     /// Whether other servers change the rooms too (see `nodes.rs`).
     shared_store: bool,
     /// See [`HubConfig::claim_after`].
@@ -347,6 +349,7 @@ impl Hub {
                 deep_searches: Semaphore::new(config.search_threads.max(1)),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
+                valuers: Pool::new(),
                 remote: Mutex::new(HashMap::new()),
                 seek_grace: config.seek_grace,
                 creators_seen: Mutex::new(HashMap::new()),

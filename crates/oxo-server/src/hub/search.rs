@@ -5,8 +5,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use oxo_ai::hints::{HINT_TABLE_BYTES, NoHints, hints_allowed};
-use oxo_ai::{Solver, StrategyKind};
+use oxo_ai::exact::{Valuer, ValuesError};
+use oxo_ai::hints::{HINT_BUDGET, HINT_TABLE_BYTES, NoHints, hints_allowed};
+use oxo_ai::{ProveError, SolveError, Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
 
@@ -30,8 +31,11 @@ pub struct Hint {
     pub col: u32,
     /// What playing there leads to for the side to move.
     pub value: &'static str,
-    /// Plies to the end under perfect play, this move included.
-    pub plies: u32,
+    /// Plies to the end under perfect play, this move included, where
+    /// known (left out of the JSON where the values come from the prover,
+    /// which proves values but not distances of wins and losses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plies: Option<u32>,
 }
 
 /// What a position's hints are: exact values, the engine's estimate, or
@@ -179,6 +183,7 @@ impl Hub {
     pub fn expire_pools(&self) {
         self.shared.strategies.expire(POOL_IDLE);
         self.shared.solvers.expire(POOL_IDLE);
+        self.shared.valuers.expire(POOL_IDLE);
     }
 
     /// One computer move, if it is the computer's turn and (with a shared
@@ -299,8 +304,11 @@ impl Hub {
     }
 
     /// Perfect-play values of every empty cell of `game` (a list of
-    /// [`Hint`]s), where the position is small enough to solve
-    /// quickly; `None` where it is not. For hints and the analysis board.
+    /// [`Hint`]s), where [`Valuer`] answers quickly; `None` where it does
+    /// not, or where the position needs a search over [`HINT_BUDGET`]. For
+    /// hints and the analysis board. Positions the solver answers at once
+    /// wait in the quick queue; those the prover values (7×7 k=5 before its
+    /// last 16 empty cells), which can take a second, in the deep one.
     ///
     /// # Errors
     /// The search failed.
@@ -308,31 +316,45 @@ impl Hub {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
-        let json = self
-            .search(Cost::Quick, move |shared| {
-                let rules = game.rules();
-                let mut solver = match shared.solvers.take(None, rules) {
-                    Some(solver) => solver,
-                    None => Solver::new(rules, HINT_TABLE_BYTES)
-                        .map_err(|e| HubError::Internal(e.to_string()))?,
-                };
-                let analysis = solver.analyse(&game);
-                shared.solvers.give(None, rules, solver);
-                let hints: Hints = analysis
-                    .map_err(|e| HubError::Internal(e.to_string()))?
-                    .moves
-                    .iter()
-                    .map(|&(cell, eval)| Hint {
-                        row: cell.row,
-                        col: cell.col,
-                        value: eval.value.as_str(),
-                        plies: eval.plies,
-                    })
-                    .collect();
-                Ok(hints)
-            })
-            .await?;
-        Ok(Some(json))
+        let cost = if Solver::answers_quickly(&game) {
+            Cost::Quick
+        } else {
+            Cost::Deep
+        };
+        self.search(cost, move |shared| {
+            let rules = game.rules();
+            let mut valuer = match shared.valuers.take(None, rules) {
+                Some(valuer) => valuer,
+                None => {
+                    let mut valuer = Valuer::new(rules, HINT_TABLE_BYTES)
+                        .map_err(|e| HubError::Internal(e.to_string()))?;
+                    valuer.set_budget(Some(HINT_BUDGET));
+                    valuer
+                }
+            };
+            let values = valuer.values(&game);
+            shared.valuers.give(None, rules, valuer);
+            let values = match values {
+                Ok(values) => values,
+                Err(
+                    ValuesError::Solve(SolveError::OverBudget { .. })
+                    | ValuesError::Prove(ProveError::OverBudget { .. }),
+                ) => return Ok(None),
+                Err(e) => return Err(HubError::Internal(e.to_string())),
+            };
+            let hints: Hints = values
+                .moves
+                .iter()
+                .map(|&(cell, valued)| Hint {
+                    row: cell.row,
+                    col: cell.col,
+                    value: valued.value.as_str(),
+                    plies: valued.plies,
+                })
+                .collect();
+            Ok(Some(hints))
+        })
+        .await
     }
 }
 

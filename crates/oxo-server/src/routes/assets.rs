@@ -247,6 +247,10 @@ pub(super) async fn info(State(state): State<AppState>) -> Response {
         "max_side": SERVER_MAX_SIDE,
         "hint_max_cells": QUICK_MAX_CELLS,
         "hint_max_empty": QUICK_MAX_EMPTY,
+        "hint_boards": oxo_ai::exact::every_stage_boards()
+            .iter()
+            .map(|rules| serde_json::json!({"size": rules.size().to_string(), "k": rules.k()}))
+            .collect::<Vec<_>>(),
         "name": name_rules(),
     });
     json_response(StatusCode::OK, body.to_string())

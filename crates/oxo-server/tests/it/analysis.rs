@@ -145,20 +145,26 @@ fn seven_by_seven(moves: usize) -> String {
 }
 
 #[tokio::test]
-async fn seven_by_seven_is_estimated_until_the_solver_reaches() {
+async fn seven_by_seven_k5_is_exact_at_every_stage() {
     let router = router();
     let at = |moves| format!("/api/analysis?size=7x7&k=5&moves={}", seven_by_seven(moves));
     let (_, early) = get(&router, &at(20)).await;
-    assert_eq!(early["available"], false, "{early}");
-    check_estimate(&early["estimate"], early["next"].as_str().unwrap());
-    // 17 cells empty: still the engine (which sees X win at once here).
+    assert_eq!(early["available"], true, "{early}");
+    assert_eq!(early["values"].as_array().unwrap().len(), 29);
+    // Valued by the prover (17 cells empty): the distances of wins and
+    // losses are left out, a draw's is the empty cells.
     let (_, late) = get(&router, &at(32)).await;
     assert_eq!(late["status"], "playing");
-    assert_eq!(
-        late["estimate"]["forced"],
-        json!({"winner": "x", "plies": 1}),
-        "{late}"
-    );
+    assert_eq!(late["available"], true, "{late}");
+    assert!(late.get("estimate").is_none(), "{late}");
+    let values = late["values"].as_array().unwrap();
+    assert_eq!(values.len(), 17);
+    for v in values {
+        match v["value"].as_str().unwrap() {
+            "draw" => assert_eq!(v["plies"], 17, "{v}"),
+            _ => assert!(v.get("plies").is_none(), "{v}"),
+        }
+    }
     let (_, exact) = get(
         &router,
         &format!("/api/analysis?size=7x7&k=5&moves={}", seven_by_seven(33)),

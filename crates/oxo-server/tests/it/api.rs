@@ -724,7 +724,7 @@ async fn hints_value_every_empty_cell_where_the_solver_is_quick() {
             "POST",
             "/api/games",
             None,
-            r#"{"size":"7x7","opponent":"random"}"#,
+            r#"{"size":"8x8","k":5,"opponent":"random"}"#,
         )
         .await;
     let id = big["game"]["id"].as_str().unwrap();

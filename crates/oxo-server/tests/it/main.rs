@@ -18,6 +18,7 @@ mod clock;
 mod common;
 mod fixlobby;
 mod fuzz_bodies;
+mod hints7;
 mod life;
 mod limits;
 mod live;

@@ -1,0 +1,639 @@
+//! Every move's exact value, quickly, wherever oxo can: the one function
+//! behind hints, the analysis board and `oxo solve`'s analysis of boards
+//! the solver alone is too slow for.
+//!
+//! # How
+//!
+//! Where [`Solver::answers_quickly`] holds, [`Valuer::values`] is the
+//! solver's full analysis: every move's value and distance. Elsewhere, on
+//! the boards [`Valuer::answers_quickly`] names (7×7 k=5), values come from
+//! the [`Prover`]: a side that cannot force a line against a defender who
+//! only blocks cannot win, so most positions of a game that is a draw are
+//! settled by two Maker–Breaker proofs of a few thousand positions each.
+//! Where a side does force a line against a mere blocker, the real game
+//! may still be a draw (the defender's own threats); the 64-bit solver
+//! decides those, which is slow in the opening, so the values of the
+//! opening's such positions are solved ahead of time and shipped in the
+//! binary ([`OpeningTable`], built by `scripts/build-opening-table.sh`).
+//!
+//! The position's value comes first and bounds its moves': in a lost
+//! position every move loses, and in a drawn one no move wins, so each move
+//! of a drawn position needs only one question (can the opponent force a
+//! line after it?). Moves that lead to the same position under a symmetry
+//! are valued once.
+//!
+//! # Distances
+//!
+//! The prover proves values, not distances. A draw's distance is known
+//! (the board fills: the empty cells); a win's or loss's is left unknown
+//! (`None`) when the values come from the prover.
+
+mod opening;
+
+use oxo_core::{Cell, Game, Rules};
+
+use crate::prover::{ProveError, Prover};
+use crate::solver::{SolveError, Solver};
+use crate::value::{Eval, Value};
+pub use opening::{FORMAT_VERSION, OpeningTable, TableError};
+use opening::{Key, Symmetries};
+
+/// The opening table shipped for 7×7 k=5, built by
+/// `scripts/build-opening-table.sh`.
+pub static OPENING_7X7K5: &[u8] = include_bytes!("../../data/opening-7x7k5.bin");
+
+/// A value, and its distance in plies when known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Valued {
+    /// Win, draw or loss, for the player concerned.
+    pub value: Value,
+    /// Plies to the end under perfect play (the winner as fast as
+    /// possible), when known.
+    pub plies: Option<u32>,
+}
+
+impl From<Eval> for Valued {
+    fn from(eval: Eval) -> Valued {
+        Valued {
+            value: eval.value,
+            plies: Some(eval.plies),
+        }
+    }
+}
+
+impl Valued {
+    /// The evaluation, when the distance is known.
+    #[must_use]
+    pub fn eval(self) -> Option<Eval> {
+        self.plies.map(|plies| Eval {
+            value: self.value,
+            plies,
+        })
+    }
+
+    /// Best first: by value, then (where both are known) faster wins and
+    /// slower losses first; an unknown distance after known ones.
+    fn rank(self) -> (i8, i64) {
+        let distance = match (self.value, self.plies) {
+            (_, None) => 0,
+            (Value::Win, Some(p)) => -i64::from(p),
+            (Value::Loss, Some(p)) => i64::from(p),
+            (Value::Draw, Some(_)) => 0,
+        };
+        (self.value.sign(), distance)
+    }
+}
+
+/// A position's value and the value of each of its legal moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Values {
+    /// The position's value for the player to move.
+    pub value: Valued,
+    /// Every legal move with what it leads to for the player making it,
+    /// best first (ties in row-major order).
+    pub moves: Vec<(Cell, Valued)>,
+    /// Positions the searches visited.
+    pub nodes: u64,
+}
+
+impl Values {
+    /// Whether every distance is known (the values came from the solver's
+    /// full analysis).
+    #[must_use]
+    pub fn distances_known(&self) -> bool {
+        self.value.plies.is_some() && self.moves.iter().all(|(_, v)| v.plies.is_some())
+    }
+}
+
+/// Why [`Valuer::values`] gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValuesError {
+    /// The position is on a board and at a stage where no search here
+    /// answers quickly (see [`Valuer::answers_quickly`]), and no budget
+    /// was lifted.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The prover could not answer.
+    #[error(transparent)]
+    Prove(#[from] ProveError),
+    /// The game was played under other rules than the valuer's.
+    #[error("this valuer is for {expected} games, not {found}")]
+    WrongRules {
+        /// The valuer's rules.
+        expected: Rules,
+        /// The game's rules.
+        found: Rules,
+    },
+}
+
+/// The boards larger than [`QUICK_MAX_CELLS`](crate::solver::QUICK_MAX_CELLS)
+/// cells whose every position [`Valuer`] answers quickly, with the prover
+/// and the opening table shipped for them: 7×7 k=5.
+#[must_use]
+pub fn every_stage_boards() -> Vec<Rules> {
+    vec![Rules::new(7, 7, 5).expect("7x7 k=5 is a board")]
+}
+
+/// Values every move of positions of one board, keeping its searches'
+/// tables between calls.
+pub struct Valuer {
+    rules: Rules,
+    table_bytes: usize,
+    solver: Option<Solver>,
+    prover: Option<Prover>,
+    opening: Option<OpeningTable>,
+    symmetries: Option<Symmetries>,
+    budget: Option<u64>,
+    /// The node count (of both searches) at which the current call stops.
+    limit: Option<u64>,
+    /// Where the solver decided a value the prover could not (a side wins
+    /// the Maker–Breaker game): the key, the value and the stones, for
+    /// building the opening table.
+    solved: Vec<(Key, Value)>,
+    /// Whether to record values for the opening table: every value the
+    /// solver decides, and every value of positions of at most so many
+    /// stones.
+    record: Option<usize>,
+}
+
+impl std::fmt::Debug for Valuer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Valuer")
+            .field("rules", &self.rules)
+            .field("opening", &self.opening.as_ref().map(OpeningTable::len))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Valuer {
+    /// A valuer for `rules` whose searches keep tables of at most
+    /// `table_bytes` bytes each, with the opening table shipped for its
+    /// board if there is one.
+    ///
+    /// # Errors
+    /// Boards neither the solver nor the prover takes; a table that cannot
+    /// be allocated.
+    pub fn new(rules: Rules, table_bytes: usize) -> Result<Valuer, ValuesError> {
+        let opening = shipped(rules);
+        Valuer::with_opening(rules, table_bytes, opening)
+    }
+
+    /// [`Valuer::new`] with the opening table given (or none).
+    ///
+    /// # Errors
+    /// As [`Valuer::new`], and a table for other rules.
+    pub fn with_opening(
+        rules: Rules,
+        table_bytes: usize,
+        opening: Option<OpeningTable>,
+    ) -> Result<Valuer, ValuesError> {
+        if let Some(table) = &opening
+            && table.rules() != rules
+        {
+            return Err(ValuesError::WrongRules {
+                expected: rules,
+                found: table.rules(),
+            });
+        }
+        if !Solver::can_solve(rules) && !Prover::can_prove(rules) {
+            return Err(Solver::new(rules, 0)
+                .expect_err("the solver refuses")
+                .into());
+        }
+        Ok(Valuer {
+            rules,
+            table_bytes,
+            solver: None,
+            prover: None,
+            opening,
+            symmetries: Symmetries::of(rules),
+            budget: None,
+            limit: None,
+            solved: Vec::new(),
+            record: None,
+        })
+    }
+
+    /// Whether [`Valuer::values`] answers `game` quickly enough for a
+    /// person waiting (hints, the analysis board): where the solver does
+    /// ([`Solver::answers_quickly`]), and at every stage of a 7×7 k=5
+    /// game.
+    #[must_use]
+    pub fn answers_quickly(game: &Game) -> bool {
+        let rules = game.rules();
+        Solver::answers_quickly(game) || prover_board(rules)
+    }
+
+    /// The rules this valuer plays.
+    #[must_use]
+    pub const fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Let each call that values by the prover visit at most `nodes`
+    /// positions in all, across its searches (`None`: no limit); a call
+    /// that runs out answers an over-budget error and stores nothing
+    /// unfinished. The solver's full analysis, on the positions it answers
+    /// at once ([`Solver::answers_quickly`]), is not limited.
+    pub fn set_budget(&mut self, nodes: Option<u64>) {
+        self.budget = nodes;
+    }
+
+    /// From now on keep, for an opening table ([`Valuer::solved_table`]),
+    /// every value the solver decides for the prover and every value found
+    /// of a position of at most `stones` stones.
+    pub fn record_solved(&mut self, stones: usize) {
+        self.record = Some(stones);
+    }
+
+    /// The values recorded since [`Valuer::record_solved`], as the bytes of
+    /// an opening table for this board.
+    ///
+    /// # Panics
+    /// On boards that are not square with at most 64 cells.
+    pub fn solved_table(&self) -> Vec<u8> {
+        assert!(
+            self.symmetries.is_some(),
+            "opening tables are for square boards"
+        );
+        OpeningTable::to_bytes(self.rules, &self.solved)
+    }
+
+    /// How many values were recorded.
+    #[must_use]
+    pub fn solved_count(&self) -> usize {
+        self.solved.len()
+    }
+
+    /// The positions the current call may still visit (`None`: no limit).
+    fn left(&self) -> Result<Option<u64>, ValuesError> {
+        match self.limit {
+            None => Ok(None),
+            Some(limit) => match limit.checked_sub(self.nodes()) {
+                Some(left) if left > 0 => Ok(Some(left)),
+                _ => Err(ProveError::OverBudget {
+                    nodes: self.budget.unwrap_or(u64::MAX),
+                }
+                .into()),
+            },
+        }
+    }
+
+    fn solver(&mut self) -> Result<&mut Solver, ValuesError> {
+        let left = self.left()?;
+        if self.solver.is_none() {
+            self.solver = Some(Solver::new(self.rules, self.table_bytes)?);
+        }
+        let solver = self.solver.as_mut().expect("just made");
+        solver.set_budget(left);
+        Ok(solver)
+    }
+
+    fn prover(&mut self) -> Result<&mut Prover, ValuesError> {
+        let left = self.left()?;
+        if self.prover.is_none() {
+            self.prover = Some(Prover::new(self.rules, self.table_bytes)?);
+        }
+        let prover = self.prover.as_mut().expect("just made");
+        prover.set_budget(left);
+        Ok(prover)
+    }
+
+    fn nodes(&self) -> u64 {
+        self.solver.as_ref().map_or(0, Solver::nodes)
+            + self.prover.as_ref().map_or(0, Prover::nodes)
+    }
+
+    /// The value of `game` and of each legal move, best first: with every
+    /// distance where the solver answers quickly, with draws' distances
+    /// only where the prover gives the values (see the module doc).
+    ///
+    /// # Errors
+    /// A game under other rules; a board neither search takes; a search
+    /// over its budget.
+    pub fn values(&mut self, game: &Game) -> Result<Values, ValuesError> {
+        if game.rules() != self.rules {
+            return Err(ValuesError::WrongRules {
+                expected: self.rules,
+                found: game.rules(),
+            });
+        }
+        if Solver::answers_quickly(game) || !Prover::can_prove(self.rules) {
+            let analysis = self.solver()?.analyse(game)?;
+            return Ok(Values {
+                value: analysis.eval.into(),
+                moves: analysis
+                    .moves
+                    .into_iter()
+                    .map(|(cell, eval)| (cell, eval.into()))
+                    .collect(),
+                nodes: analysis.nodes,
+            });
+        }
+        self.limit = self
+            .budget
+            .map(|budget| self.nodes().saturating_add(budget));
+        let values = self.prover_values(game);
+        self.limit = None;
+        values
+    }
+
+    /// [`Valuer::values`] by the prover, whatever the board.
+    fn prover_values(&mut self, game: &Game) -> Result<Values, ValuesError> {
+        if let Some(value) = Value::of_finished(game) {
+            return Ok(Values {
+                value: Valued {
+                    value,
+                    plies: Some(0),
+                },
+                moves: Vec::new(),
+                nodes: 0,
+            });
+        }
+        let before = self.nodes();
+        // Whether the other side can force a line even if it moved now, as
+        // if the mover passed (if not, it can force one after no move
+        // either): asked only when a value needs it.
+        let mut held = None;
+        let value = self.root_value(game, &mut held)?;
+        let mut moves = Vec::new();
+        let mut seen: Vec<(Key, Valued)> = Vec::new();
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            let key = self.symmetries.as_ref().map(|s| s.key(&child));
+            let known = key.and_then(|key| seen.iter().find(|(k, _)| *k == key).map(|&(_, v)| v));
+            let valued = match known {
+                Some(valued) => valued,
+                None => {
+                    let child_value = self.child_value(&child, value, &mut held, game)?;
+                    let valued = valued_with_draws(game, -child_value);
+                    if let Some(key) = key {
+                        seen.push((key, valued));
+                    }
+                    valued
+                }
+            };
+            moves.push((cell, valued));
+        }
+        moves.sort_by_key(|&(_, valued)| std::cmp::Reverse(valued.rank()));
+        Ok(Values {
+            value: valued_with_draws(game, value),
+            moves,
+            nodes: self.nodes() - before,
+        })
+    }
+
+    /// Whether the side not to move in `game` is held: it cannot force a
+    /// line even moving first. Asked once, kept in `held`.
+    fn held(&mut self, game: &Game, held: &mut Option<bool>) -> Result<bool, ValuesError> {
+        if let Some(held) = *held {
+            return Ok(held);
+        }
+        let answer = !self
+            .prover()?
+            .maker_wins_moving(game, game.to_move().other(), true)?;
+        *held = Some(answer);
+        Ok(answer)
+    }
+
+    /// The value of `game` for its player to move; `held` as for
+    /// [`Valuer::held`].
+    fn root_value(&mut self, game: &Game, held: &mut Option<bool>) -> Result<Value, ValuesError> {
+        if let Some(value) = self.stored(game) {
+            return Ok(value);
+        }
+        let mover = game.to_move();
+        let value = if self.prover()?.maker_wins(game, mover)?
+            || (!self.held(game, held)? && self.prover()?.maker_wins(game, mover.other())?)
+        {
+            self.real(game)?
+        } else {
+            Value::Draw
+        };
+        self.keep(game, value);
+        Ok(value)
+    }
+
+    /// The value of `child` for its player to move, reached by a move from
+    /// `parent` of value `value` (for the player who made it); `held` as
+    /// for [`Valuer::held`] of `parent`.
+    fn child_value(
+        &mut self,
+        child: &Game,
+        value: Value,
+        held: &mut Option<bool>,
+        parent: &Game,
+    ) -> Result<Value, ValuesError> {
+        if let Some(value) = Value::of_finished(child) {
+            return Ok(value);
+        }
+        if value == Value::Loss {
+            // Every move of a lost position loses.
+            return Ok(Value::Win);
+        }
+        if let Some(value) = self.stored(child) {
+            return Ok(value);
+        }
+        let mover = child.to_move();
+        let child_value = if !self.held(parent, held)? && self.prover()?.maker_wins(child, mover)? {
+            self.real(child)?
+        } else if value == Value::Win && self.prover()?.maker_wins(child, mover.other())? {
+            // The player to move cannot win; it loses only if the last
+            // mover forces a line, which it cannot from a drawn position.
+            self.real(child)?
+        } else {
+            Value::Draw
+        };
+        self.keep(child, child_value);
+        Ok(child_value)
+    }
+
+    /// The value of `game` from the opening table, if it holds it.
+    fn stored(&self, game: &Game) -> Option<Value> {
+        let key = self.symmetries.as_ref()?.key(game);
+        self.opening.as_ref()?.get(key)
+    }
+
+    /// The real game's value of `game`, where a side forces a line against
+    /// a mere blocker: from the opening table, else the 64-bit solver's.
+    fn real(&mut self, game: &Game) -> Result<Value, ValuesError> {
+        if let Some(value) = self.stored(game) {
+            return Ok(value);
+        }
+        let value = self.solver()?.value(game)?;
+        if self.record.is_some()
+            && let Some(symmetries) = &self.symmetries
+        {
+            self.solved.push((symmetries.key(game), value));
+        }
+        Ok(value)
+    }
+
+    /// Record `value` for the opening table if `game` is early enough.
+    fn keep(&mut self, game: &Game, value: Value) {
+        if self
+            .record
+            .is_some_and(|stones| game.move_count() <= stones)
+            && let Some(symmetries) = &self.symmetries
+        {
+            self.solved.push((symmetries.key(game), value));
+        }
+    }
+}
+
+/// A value for the player to move in `game` (of the position or of a move
+/// made there), with its distance where it is known without a search: a
+/// draw lasts until the board is full.
+fn valued_with_draws(game: &Game, value: Value) -> Valued {
+    let empty = game.rules().cell_count() - game.move_count();
+    Valued {
+        value,
+        plies: (value == Value::Draw).then(|| u32::try_from(empty).expect("a small board")),
+    }
+}
+
+fn prover_board(rules: Rules) -> bool {
+    every_stage_boards().contains(&rules)
+}
+
+/// The opening table shipped for `rules`, if any.
+#[must_use]
+pub fn shipped(rules: Rules) -> Option<OpeningTable> {
+    if prover_board(rules) {
+        Some(OpeningTable::parse(OPENING_7X7K5).expect("the shipped table is valid"))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::{Game, Rules};
+
+    use super::*;
+
+    const TABLE: usize = 4 << 20;
+
+    /// The prover's path, forced on a board the solver also answers: its
+    /// values must be the solver's, and its draws' distances too.
+    fn agrees_with_the_solver(game: &Game) {
+        let mut valuer = Valuer::with_opening(game.rules(), TABLE, None).unwrap();
+        let ours = valuer.prover_values(game).unwrap();
+        let theirs = Solver::new(game.rules(), TABLE)
+            .unwrap()
+            .analyse(game)
+            .unwrap();
+        assert_eq!(ours.value.value, theirs.eval.value, "{game}");
+        for &(cell, eval) in &theirs.moves {
+            let valued = ours.moves.iter().find(|(c, _)| *c == cell).unwrap().1;
+            assert_eq!(valued.value, eval.value, "{game} {cell}");
+            if eval.value == Value::Draw {
+                assert_eq!(valued.plies, Some(eval.plies), "{game} {cell}");
+            }
+        }
+        assert_eq!(ours.moves.len(), theirs.moves.len());
+    }
+
+    #[test]
+    fn the_prover_path_agrees_with_the_solver_on_small_boards() {
+        let mut rng = crate::rng_from_seed(29);
+        for (rows, cols, k) in [(3, 3, 3), (4, 4, 3), (4, 4, 4), (5, 5, 4)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            for _ in 0..6 {
+                let mut game = Game::new(rules);
+                let stones = rand::RngExt::random_range(&mut rng, 0..rules.cell_count() / 2);
+                while game.move_count() < stones && !game.is_over() {
+                    let moves: Vec<_> = game.legal_moves().collect();
+                    let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
+                    game.play_unchecked(cell);
+                }
+                if !game.is_over() {
+                    agrees_with_the_solver(&game);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn late_seven_by_seven_k5_agrees_with_the_solver() {
+        let game =
+            Game::from_notation("XX.O.OO/.X.XO../O...XO./.O.XOX./.OO...X/OO..X.X/O.X.X.X", 5)
+                .unwrap();
+        assert!(game.move_count() >= 20);
+        agrees_with_the_solver(&game);
+    }
+
+    #[test]
+    fn the_shipped_table_is_versioned_and_holds_solved_values() {
+        assert_eq!(&OPENING_7X7K5[..4], b"OXOV");
+        assert_eq!(OPENING_7X7K5[4], FORMAT_VERSION);
+        assert_eq!(&OPENING_7X7K5[5..8], &[7, 7, 5]);
+        let table = shipped(Rules::new(7, 7, 5).unwrap()).unwrap();
+        assert!(!table.is_empty());
+        // A few of its positions, valued again without it.
+        let mut valuer = Valuer::with_opening(table.rules(), TABLE, None).unwrap();
+        for (game, value) in table.positions().step_by(table.len().div_ceil(4)) {
+            let mut held = None;
+            assert_eq!(
+                valuer.root_value(&game, &mut held).unwrap(),
+                value,
+                "{game}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_empty_seven_by_seven_k5_board_is_a_draw_whatever_the_first_move() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let values = Valuer::new(rules, TABLE)
+            .unwrap()
+            .values(&Game::new(rules))
+            .unwrap();
+        assert_eq!(
+            values.value,
+            Valued {
+                value: Value::Draw,
+                plies: Some(49)
+            }
+        );
+        assert_eq!(values.moves.len(), 49);
+        assert!(values.moves.iter().all(|(_, v)| *v
+            == Valued {
+                value: Value::Draw,
+                plies: Some(49)
+            }));
+    }
+
+    #[test]
+    fn bad_tables_are_refused() {
+        let good = OpeningTable::to_bytes(Rules::new(7, 7, 5).unwrap(), &[((1, 2), Value::Draw)]);
+        assert!(OpeningTable::parse(&good).is_ok());
+        assert_eq!(
+            OpeningTable::parse(b"PNG").unwrap_err(),
+            TableError::Foreign
+        );
+        let mut version = good.clone();
+        version[4] = 9;
+        assert_eq!(
+            OpeningTable::parse(&version).unwrap_err(),
+            TableError::Version(9)
+        );
+        assert_eq!(
+            OpeningTable::parse(&good[..good.len() - 1]).unwrap_err(),
+            TableError::Length
+        );
+        let mut value = good.clone();
+        *value.last_mut().unwrap() = 7;
+        assert_eq!(
+            OpeningTable::parse(&value).unwrap_err(),
+            TableError::Entry(0)
+        );
+        let mut overlap = good;
+        overlap[12] = 2; // the mover's stones now meet the other side's
+        assert_eq!(
+            OpeningTable::parse(&overlap).unwrap_err(),
+            TableError::Entry(0)
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! Exact hints from the first move on 7×7 k=5 (the prover and the opening
+//! table): on the empty board and after one move, in a game against the
+//! computer and on the analysis board.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::StatusCode;
+use oxo_server::{AppState, Hub, HubConfig, MemoryStore, app};
+use serde_json::Value;
+
+fn router() -> Router {
+    app(AppState::new(Hub::new(
+        Arc::new(MemoryStore::new()),
+        &HubConfig::default(),
+    )))
+}
+
+async fn call(router: &Router, method: &str, path: &str, body: &str) -> (StatusCode, Value) {
+    crate::common::call(router, method, path, None, body).await
+}
+
+fn all_draws(values: &[Value], empty: u64) -> bool {
+    values
+        .iter()
+        .all(|v| v["value"] == "draw" && v["plies"] == empty)
+}
+
+#[tokio::test]
+async fn the_empty_board_and_the_first_move_have_exact_values() {
+    let router = router();
+    let (status, info) = call(&router, "GET", "/api/info", "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        info["hint_boards"],
+        serde_json::json!([{"size": "7x7", "k": 5}])
+    );
+
+    let (status, created) = call(
+        &router,
+        "POST",
+        "/api/games",
+        r#"{"size":"7x7","k":5,"opponent":"random","first":"x"}"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["game"]["id"].as_str().unwrap();
+    let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
+    assert_eq!(status, StatusCode::OK, "{hints}");
+    assert_eq!(hints["available"], true, "{hints}");
+    let cells = hints["hints"].as_array().unwrap();
+    assert_eq!(cells.len(), 49);
+    assert!(all_draws(cells, 49), "{hints}");
+
+    // After X's first move in a corner, every reply of O's, valued.
+    let (status, analysis) = call(&router, "GET", "/api/analysis?size=7x7&k=5&moves=0,0", "").await;
+    assert_eq!(status, StatusCode::OK, "{analysis}");
+    assert_eq!(analysis["available"], true, "{analysis}");
+    let values = analysis["values"].as_array().unwrap();
+    assert_eq!(values.len(), 48);
+    assert!(all_draws(values, 48), "{analysis}");
+}
