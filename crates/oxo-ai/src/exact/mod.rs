@@ -335,7 +335,17 @@ impl Valuer {
             .map(|budget| self.nodes().saturating_add(budget));
         let values = self.prover_values(game);
         self.limit = None;
-        values
+        // Say the call's budget, not what was left of it for the search
+        // that ran out.
+        values.map_err(|e| match e {
+            ValuesError::Prove(ProveError::OverBudget { .. })
+            | ValuesError::Solve(SolveError::OverBudget { .. }) => {
+                ValuesError::Prove(ProveError::OverBudget {
+                    nodes: self.budget.unwrap_or(u64::MAX),
+                })
+            }
+            other => other,
+        })
     }
 
     /// [`Valuer::values`] by the prover, whatever the board.
