@@ -138,13 +138,13 @@ fn boards_it_cannot_take_and_questions_it_cannot_answer() {
     prover.set_budget(None);
     assert_eq!(prover.value(&Game::new(rules)).unwrap(), Value::Draw);
 
-    // On 9×9 k=4, X to move with an open three makes an open four: a win
+    // On 9×9 k=4, X to move with an open two makes an open three: a win
     // against a mere blocker, which the prover cannot carry over to the
     // real game beyond the 64-bit solver's boards.
     let rules = Rules::new(9, 9, 4).unwrap();
     let mut prover = Prover::new(rules, 1 << 20).unwrap();
     let mut game = Game::new(rules);
-    for (r, c) in [(4, 3), (0, 0), (4, 4), (0, 8), (4, 5), (8, 0)] {
+    for (r, c) in [(4, 4), (0, 0), (4, 5), (0, 8)] {
         game.play_at(r, c).unwrap();
     }
     assert!(prover.maker_wins(&game, Player::X).unwrap());
@@ -152,4 +152,21 @@ fn boards_it_cannot_take_and_questions_it_cannot_answer() {
         prover.value(&game),
         Err(ProveError::BlockOnly { side: Player::X })
     );
+    // One more X mark and one O: X, to move with three in a row, completes
+    // four at once, a win of the real game on any board, with no search.
+    game.play_at(4, 3).unwrap();
+    game.play_at(8, 0).unwrap();
+    assert_eq!(prover.value(&game), Ok(Value::Win));
+    assert_eq!(prover.can_force(&game, Player::X), Ok(true));
+}
+
+#[test]
+fn lines_longer_than_the_potential_test_takes() {
+    // The Erdős–Selfridge sum is scaled by 2^k: very long lines on a
+    // 1×128 board must neither overflow it nor lose the answer.
+    for k in [60, 64, 100, 119, 120, 125, 128] {
+        let rules = Rules::new(1, 128, k).unwrap();
+        let mut prover = Prover::new(rules, 1 << 20).unwrap();
+        assert_eq!(prover.value(&Game::new(rules)), Ok(Value::Draw), "k={k}");
+    }
 }

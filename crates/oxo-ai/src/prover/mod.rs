@@ -410,6 +410,9 @@ impl Prover {
         if let Some(outcome) = game.outcome() {
             return Ok(outcome.winner() == Some(side));
         }
+        if side == game.to_move() && wins_at_once(game) {
+            return Ok(true);
+        }
         if !self.maker_breaker(game, side, game.to_move() == side)? {
             return Ok(false);
         }
@@ -466,6 +469,9 @@ impl Prover {
         if let Some(value) = Value::of_finished(game) {
             return Ok(value);
         }
+        if wins_at_once(game) {
+            return Ok(Value::Win);
+        }
         if self.rules.cell_count() <= crate::solver::PROVER_MIN_CELLS {
             // The solver's own search takes milliseconds at most here.
             if let Some(value) = self.solver_value(game)? {
@@ -484,4 +490,16 @@ impl Prover {
         self.solver_value(game)?
             .ok_or(ProveError::BlockOnly { side: mover })
     }
+}
+
+/// Whether the side to move completes a line with one move: a real-game
+/// win whatever the opponent has, settled before any search (and on boards
+/// where the Maker–Breaker game alone could not say it).
+fn wins_at_once(game: &Game) -> bool {
+    let mover = game.to_move();
+    game.legal_moves().any(|cell| {
+        let mut next = game.clone();
+        next.play_unchecked(cell);
+        next.outcome().and_then(|o| o.winner()) == Some(mover)
+    })
 }

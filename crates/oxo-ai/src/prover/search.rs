@@ -44,6 +44,9 @@ impl Proof {
 /// pairing module's budget for one search: 8 took 24,243 positions to
 /// prove (7,7,5) a draw, 4 took 44,125, 1 took 182,182.
 const LOOKAHEAD_BUDGET: u32 = 8 * PAIRING_BUDGET;
+/// The longest line the Erdős–Selfridge test is made for: its sum, scaled
+/// by 2^k, over at most 256 windows then fits a `u128` (2^8 · 2^119).
+const ES_MAX_K: u32 = 119;
 
 impl Prover {
     #[inline]
@@ -86,12 +89,15 @@ impl Prover {
         }
         let board = &self.board;
         let k = board.k;
+        // The Erdős–Selfridge sum, scaled by 2^k, is exact in a u128 for
+        // up to 256 windows while k ≤ ES_MAX_K; longer lines skip the test.
+        let use_potential = k <= ES_MAX_K;
         let (maker, breaker) = (pos.maker[0], pos.breaker[0]);
         let empty = board.valid & !(maker | breaker);
 
         // One pass over the windows the Maker can still fill.
         let mut live = 0u128;
-        let mut potential = 0u64;
+        let mut potential = 0u128;
         let mut fours = 0u128;
         for &w in &board.windows {
             if w & breaker != 0 {
@@ -104,7 +110,9 @@ impl Prover {
                 return Some(Proof::maker(0));
             }
             live |= free;
-            potential += 1 << (k - n);
+            if use_potential {
+                potential += 1 << (k - n);
+            }
             if n == 1 {
                 fours |= free;
             }
@@ -128,7 +136,7 @@ impl Prover {
         // Erdős–Selfridge: the sum over live windows of 2^-(empty cells)
         // below 1/2 with the Maker to move, below 1 with the Breaker to
         // move, and the Breaker wins (here scaled by 2^k).
-        if potential < 1 << (k - u32::from(maker_turn)) {
+        if use_potential && potential < 1 << (k - u32::from(maker_turn)) {
             self.stats.potential += 1;
             return Some(Proof::breaker(live));
         }
