@@ -15,9 +15,13 @@
 //! side to move must reach the aim with *every* move (the attacker, when
 //! the aim is "disproven"), every move up to the board's symmetries
 //! becomes a child: an AND node, whose children run in parallel. Where one
-//! move suffices (the defender's reply), one is *chosen*: the most
-//! promising by the open windows through its cell, a finished game at the
-//! aim first. If the chosen reply's subtree misses the aim, the node tries
+//! move suffices (the defender's reply), the position is left to one job
+//! however shallow it is, so that the prover chooses the reply inside its
+//! own search (its Breaker ordering and zones find a refutation where a
+//! reply chosen outside may need a proof tens of times larger). Only when
+//! that job runs over its budget is one reply *chosen* by the split: the
+//! most promising by the open windows through its cell, a finished game at
+//! the aim first. If the chosen reply's subtree misses the aim, the node tries
 //! its next candidate in the same way (the parent re-queued with that
 //! reply excluded); when none is left the node misses the aim, which
 //! settles its AND parent the other way. The alternative, proving the

@@ -446,7 +446,11 @@ impl Plan {
     }
 
     /// A new node for `game`, split further while above the plan's split
-    /// depth.
+    /// depth where every move must reach the aim. Where one reply
+    /// suffices, the node stays a job whatever its depth: the prover picks
+    /// the reply inside its own search, which orders the replies better
+    /// than [`moves`] and refutes the others through its zones; only when
+    /// that job runs over its budget are the replies tried one by one.
     fn create(&mut self, parent: Option<u32>, game: &Game, attacker: Player, depth: u32) -> u32 {
         let id = self.nodes.len() as u32;
         let end = terminal(game, attacker);
@@ -462,10 +466,16 @@ impl Plan {
                 Kind::Job { done: None }
             },
         });
-        if end.is_none() && depth < self.split {
+        if end.is_none() && depth < self.split && self.every(game, attacker) {
             self.expand(id, game);
         }
         id
+    }
+
+    /// Whether every move of the side to move in `game` must reach the
+    /// aim (an All node once split), rather than one of them.
+    fn every(&self, game: &Game, attacker: Player) -> bool {
+        (game.to_move() == attacker) == (self.aim == Verdict::Disproven)
     }
 
     /// Split node `id` (position `game`) one ply: every move, or the
@@ -474,9 +484,8 @@ impl Plan {
         let node = &self.nodes[id as usize];
         let attacker = node.attacker;
         let depth = node.depth;
-        let every = (game.to_move() == attacker) == (self.aim == Verdict::Disproven);
         let moves = moves(game, attacker);
-        if every {
+        if self.every(game, attacker) {
             // A finished game that misses the aim settles the node alone.
             let children = match moves.iter().find(|m| m.end == Some(self.aim.not())) {
                 Some(m) => vec![self.create(Some(id), &m.game, attacker, depth + 1)],
@@ -752,6 +761,40 @@ mod tests {
                 assert_eq!(plan.value(), Some(expected), "{text} k={k} split {split}");
             }
         }
+    }
+
+    #[test]
+    fn the_prover_chooses_the_defenders_reply() {
+        // X's question on the empty 4×4 board, split two plies: X's three
+        // moves, each a job with O to move (O's reply is the prover's).
+        let g = Game::new(Rules::new(4, 4, 4).unwrap());
+        let mut plan = Plan::new(&g, 2);
+        let x_jobs: Vec<Job> = plan
+            .open_jobs()
+            .filter(|j| j.attacker == Player::X)
+            .collect();
+        assert_eq!(x_jobs.len(), 3);
+        assert!(x_jobs.iter().all(|j| j.game.to_move() == Player::O));
+        // O's question, X to move: one job, the root itself.
+        let o_jobs: Vec<Job> = plan
+            .open_jobs()
+            .filter(|j| j.attacker == Player::O)
+            .collect();
+        assert_eq!(o_jobs.len(), 1);
+        assert_eq!(o_jobs[0].id, plan.roots[1]);
+        // Over its budget, O's reply is chosen by the split: one child,
+        // a job with X to move.
+        let id = x_jobs[0].id;
+        plan.record(id, Answer::OverBudget, Cost::default())
+            .unwrap();
+        let deeper: Vec<Job> = plan
+            .open_jobs()
+            .filter(|j| j.game.move_count() == 2)
+            .collect();
+        assert_eq!(deeper.len(), 1);
+        assert_eq!(deeper[0].game.to_move(), Player::X);
+        solve_all(&mut plan);
+        assert_eq!(plan.value(), Some(Value::Draw));
     }
 
     #[test]

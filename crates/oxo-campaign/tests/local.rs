@@ -145,12 +145,16 @@ fn a_stopped_run_resumes_without_redoing_jobs() {
 #[test]
 fn over_budget_jobs_are_split_until_they_fit() {
     let game = Game::new(Rules::new(5, 5, 4).unwrap());
-    let stop = Arc::new(AtomicBool::new(false));
     let mut config = config(2, None);
-    config.budget = Some(2_000);
-    let make: Arc<MakeProver> = Arc::new(SolverProver::boxed);
-    let (plan, finish) = local::run(Plan::new(&game, 0), &config, make, stop, |_| {}).unwrap();
-    assert_eq!(finish, Finish::Done(Value::Draw));
-    assert!(plan.progress().totals.jobs > 2);
-    assert!(plan.progress().totals.split > 0);
+    // Small enough that both searches run over it at the root.
+    config.budget = Some(200);
+    let makers: [Arc<MakeProver>; 2] =
+        [Arc::new(SolverProver::boxed), Arc::new(SearchProver::boxed)];
+    for make in makers {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (plan, finish) = local::run(Plan::new(&game, 0), &config, make, stop, |_| {}).unwrap();
+        assert_eq!(finish, Finish::Done(Value::Draw));
+        assert!(plan.progress().totals.jobs > 2);
+        assert!(plan.progress().totals.split > 0);
+    }
 }
