@@ -76,7 +76,12 @@ async fn workers_share_proofs_and_take_back_a_dead_workers_job() {
         assert!(!worked.stopped);
         jobs += worked.jobs;
     }
-    assert!(jobs > 10, "{jobs}");
+    // How many jobs the workers answer depends on which finish first (a
+    // settled node's other jobs are never handed out), so only the sure
+    // part is counted: the dead worker's job, taken back, and at least one
+    // job of the other proof. What was shared is checked below: every job
+    // answered, both values right, the dead worker's job done by another.
+    assert!(jobs >= 2, "{jobs}");
     assert_eq!(queue.waiting().await.unwrap(), 0);
 
     for game in [&draw, &win] {
