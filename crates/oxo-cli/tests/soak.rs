@@ -245,9 +245,12 @@ fn websocket_abuse(addr: SocketAddr, stop: &AtomicBool) {
         .build()
         .unwrap();
     runtime.block_on(async {
-        // From an address of their own, so that the connection flood from
-        // 127.0.0.1 (which the server caps per address) leaves them be.
-        let from = std::net::IpAddr::from([127, 0, 0, 3]);
+        // From an address of their own: not the silent connections' (the
+        // server caps connections per address) and not the game flood's
+        // (whose requests use up that address's rate of new games, so the
+        // game this creates would be refused whenever the flood got there
+        // first).
+        let from = std::net::IpAddr::from([127, 0, 0, 4]);
         let client = oxo_test_support::Client::new_from(addr, from);
         let game = oxo_test_support::seated_game(&client, &json!({"size": "32x32", "k": 5}))
             .await
