@@ -35,6 +35,7 @@ pub mod grade;
 pub mod hints;
 mod kind;
 pub mod learned;
+mod meter;
 mod ntuple;
 mod pairing;
 mod perfect;

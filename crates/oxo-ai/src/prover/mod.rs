@@ -92,10 +92,11 @@ mod pairing;
 mod search;
 mod table;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oxo_core::{Game, Player, Rules};
 
+use crate::meter::Meter;
 use crate::solver::{SolveError, Solver};
 use crate::value::Value;
 use board::{Board, MAX_CELLS, MAX_WINDOWS, Unfit};
@@ -199,8 +200,6 @@ pub struct Stats {
     pub breaker_first: u64,
 }
 
-const REPORT_EVERY: u64 = 1 << 20;
-
 /// Proves who can force k in a row, for one board shape, keeping what it
 /// learns in its table between calls. One prover per thread: it is `Send`,
 /// and provers share nothing.
@@ -209,13 +208,8 @@ pub struct Prover {
     board: Board,
     table: Table,
     table_bytes: usize,
-    nodes: u64,
-    started: Instant,
-    next_report: u64,
-    on_progress: Option<Box<dyn FnMut(Progress) + Send>>,
-    budget: Option<u64>,
-    limit: u64,
-    aborted: bool,
+    /// Positions visited, the budget and progress reports.
+    meter: Meter<Progress>,
     /// The number of the current search's first node.
     root_node: u64,
     stats: Stats,
@@ -228,7 +222,7 @@ impl std::fmt::Debug for Prover {
         f.debug_struct("Prover")
             .field("rules", &self.rules)
             .field("table_bytes", &self.table.bytes())
-            .field("nodes", &self.nodes)
+            .field("nodes", &self.meter.nodes())
             .finish_non_exhaustive()
     }
 }
@@ -259,13 +253,7 @@ impl Prover {
             board,
             table,
             table_bytes,
-            nodes: 0,
-            started: Instant::now(),
-            next_report: REPORT_EVERY,
-            on_progress: None,
-            budget: None,
-            limit: u64::MAX,
-            aborted: false,
+            meter: Meter::new(),
             root_node: 0,
             stats: Stats::default(),
             solver: None,
@@ -289,7 +277,7 @@ impl Prover {
     /// counted).
     #[must_use]
     pub const fn nodes(&self) -> u64 {
-        self.nodes
+        self.meter.nodes()
     }
 
     /// Where the positions visited so far went.
@@ -300,14 +288,14 @@ impl Prover {
 
     /// Call `report` about once every million positions while proving.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
-        self.on_progress = Some(Box::new(report));
+        self.meter.on_progress(report);
     }
 
     /// Let each call visit at most `nodes` positions (`None`: no limit); a
     /// call that runs out answers [`ProveError::OverBudget`] and stores
     /// nothing it had not finished, so later answers stay exact.
     pub fn set_budget(&mut self, nodes: Option<u64>) {
-        self.budget = nodes;
+        self.meter.set_budget(nodes);
     }
 
     /// Forget every stored result.
@@ -330,17 +318,12 @@ impl Prover {
     }
 
     fn start(&mut self) {
-        self.aborted = false;
-        self.limit = self
-            .budget
-            .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
-        self.started = Instant::now();
-        self.next_report = self.nodes + REPORT_EVERY;
+        self.meter.start();
     }
 
     fn over_budget(&self) -> ProveError {
         ProveError::OverBudget {
-            nodes: self.budget.unwrap_or(u64::MAX),
+            nodes: self.meter.budget().unwrap_or(u64::MAX),
         }
     }
 
@@ -387,7 +370,7 @@ impl Prover {
             maker: self.board.oriented(game, maker),
             breaker: self.board.oriented(game, maker.other()),
         };
-        self.root_node = self.nodes + 1;
+        self.root_node = self.meter.nodes() + 1;
         match self.prove(&pos, maker_moves) {
             Some(proof) => Ok(proof.maker_wins),
             None => Err(self.over_budget()),
@@ -432,7 +415,7 @@ impl Prover {
         if !Solver::can_solve(self.rules) {
             return Ok(None);
         }
-        let left = self.limit.saturating_sub(self.nodes);
+        let left = self.meter.left();
         let solver = match self.solver.as_mut() {
             Some(solver) => solver,
             None => {
@@ -446,7 +429,7 @@ impl Prover {
         solver.set_budget((left != u64::MAX).then_some(left));
         let before = solver.nodes();
         let value = solver.value_by_search(game);
-        self.nodes += solver.nodes() - before;
+        self.meter.add(solver.nodes() - before);
         match value {
             Ok(value) => Ok(Some(value)),
             Err(SolveError::OverBudget { .. }) => Err(self.over_budget()),

@@ -4,7 +4,7 @@
 use super::board::{MAX_SYMMETRIES, bits};
 use super::pairing::PAIRING_BUDGET;
 use super::table::{Entry, MAKER_TO_MOVE, MAKER_WINS, USED};
-use super::{Progress, Prover, REPORT_EVERY};
+use super::{Progress, Prover};
 
 /// A Maker–Breaker position in every symmetric orientation (index 0 is the
 /// real one).
@@ -51,19 +51,8 @@ const ES_MAX_K: u32 = 119;
 impl Prover {
     #[inline]
     fn visit(&mut self) {
-        self.nodes += 1;
-        if self.nodes >= self.limit {
-            self.aborted = true;
-        }
-        if self.nodes >= self.next_report {
-            self.next_report = self.nodes + REPORT_EVERY;
-            if let Some(report) = self.on_progress.as_mut() {
-                report(Progress {
-                    nodes: self.nodes,
-                    elapsed: self.started.elapsed(),
-                });
-            }
-        }
+        self.meter
+            .visit(|nodes, elapsed| Progress { nodes, elapsed });
     }
 
     /// The orientation giving the smallest (maker, breaker) pair, and that
@@ -84,7 +73,7 @@ impl Prover {
     /// (nothing unfinished is stored).
     pub(super) fn prove(&mut self, pos: &Pos, maker_turn: bool) -> Option<Proof> {
         self.visit();
-        if self.aborted {
+        if self.meter.aborted() {
             return None;
         }
         let board = &self.board;
@@ -168,7 +157,7 @@ impl Prover {
         // Maker threatens). A Maker node's parent has looked for that
         // already, so only the root looks without a move.
         let pairing = if maker_turn {
-            if self.nodes == self.root_node {
+            if self.meter.nodes() == self.root_node {
                 board.pairing(maker, breaker, PAIRING_BUDGET)
             } else {
                 None
@@ -381,7 +370,7 @@ mod tests {
                 }
                 let maker_turn = random() % 2 == 0;
                 let expected = brute(&board, maker, breaker, maker_turn, &mut memo);
-                prover.root_node = prover.nodes + 1;
+                prover.root_node = prover.meter.nodes() + 1;
                 let proof = prover
                     .prove(&pos_of(&board, maker, breaker), maker_turn)
                     .unwrap();

@@ -41,10 +41,11 @@ mod search;
 mod strong;
 mod table;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oxo_core::{Cell, Game, Player, Rules};
 
+use crate::meter::Meter;
 use crate::value::{Eval, Value};
 pub(crate) use geometry::transforms;
 use geometry::{Geometry, MAX_SYMMETRIES};
@@ -172,10 +173,8 @@ pub struct Solver {
     rules: Rules,
     geo: Geometry,
     table: Table,
-    nodes: u64,
-    started: Instant,
-    next_report: u64,
-    on_progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    /// Positions visited, the budget and progress reports.
+    meter: Meter<Progress>,
     depth: Option<u32>,
     /// In `analyse`, the moves valued so far and in all.
     moves: Option<(usize, usize)>,
@@ -185,12 +184,6 @@ pub struct Solver {
     /// The last node the pairing lookahead settled (by its number in
     /// `nodes`), and the cells of the strategy it found there.
     pairing: (u64, u64),
-    /// Positions one call may visit (`None`: no limit)...
-    budget: Option<u64>,
-    /// ...as the node count at which the current call stops...
-    limit: u64,
-    /// ...and whether it did.
-    aborted: bool,
     /// The weight of the mover's own windows at nodes that need only a
     /// draw: `search::OWN_HOLDING`, but `search::OWN_ATTACKING` while
     /// `analyse` values the moves of a position that is not a draw.
@@ -207,12 +200,10 @@ impl std::fmt::Debug for Solver {
         f.debug_struct("Solver")
             .field("rules", &self.rules)
             .field("table_bytes", &self.table.bytes())
-            .field("nodes", &self.nodes)
+            .field("nodes", &self.meter.nodes())
             .finish_non_exhaustive()
     }
 }
-
-const REPORT_EVERY: u64 = 1 << 20;
 
 /// Boards of at most this many cells are analysed in well under a second
 /// even when empty (5×5 k=4 takes about 40 ms); see
@@ -245,17 +236,11 @@ impl Solver {
             table: Table::with_bytes(table_bytes).ok_or(SolveError::OutOfMemory {
                 mib: table_bytes >> 20,
             })?,
-            nodes: 0,
-            started: Instant::now(),
-            next_report: REPORT_EVERY,
-            on_progress: None,
+            meter: Meter::new(),
             depth: None,
             moves: None,
             history: [0; 64],
             pairing: (0, 0),
-            budget: None,
-            limit: u64::MAX,
-            aborted: false,
             holding: search::OWN_HOLDING,
             prover: None,
             table_bytes,
@@ -288,24 +273,21 @@ impl Solver {
 
     /// Call `report` about once every million positions while solving.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
-        self.on_progress = Some(Box::new(report));
+        self.meter.on_progress(report);
     }
 
     /// Let each call visit at most `nodes` positions (`None`: no limit);
     /// a call that runs out answers [`SolveError::OverBudget`] and stores
     /// nothing it had not finished, so later answers stay exact.
     pub fn set_budget(&mut self, nodes: Option<u64>) {
-        self.budget = nodes;
+        self.meter.set_budget(nodes);
     }
 
     /// `result`, unless the call ran out of budget.
     fn within_budget<T>(&mut self, result: T) -> Result<T, SolveError> {
-        // The limit belongs to the call now ending.
-        self.limit = u64::MAX;
-        if self.aborted {
-            self.aborted = false;
+        if self.meter.finish() {
             Err(SolveError::OverBudget {
-                nodes: self.budget.unwrap_or(u64::MAX),
+                nodes: self.meter.budget().unwrap_or(u64::MAX),
             })
         } else {
             Ok(result)
@@ -315,7 +297,7 @@ impl Solver {
     /// Positions visited since the solver was made.
     #[must_use]
     pub const fn nodes(&self) -> u64 {
-        self.nodes
+        self.meter.nodes()
     }
 
     /// Forget every stored result.
@@ -436,14 +418,10 @@ impl Solver {
             }
         }
         let prover = self.prover.as_mut().expect("made above");
-        let left = self.limit.saturating_sub(self.nodes).min(PROVER_BUDGET);
-        prover.set_budget(Some(left));
+        prover.set_budget(Some(self.meter.left().min(PROVER_BUDGET)));
         let before = prover.nodes();
         let answer = prover.maker_wins(game, side);
-        self.nodes += prover.nodes() - before;
-        if self.nodes >= self.limit {
-            self.aborted = true;
-        }
+        self.meter.add(prover.nodes() - before);
         answer == Ok(false)
     }
 
@@ -465,7 +443,7 @@ impl Solver {
     pub fn analyse(&mut self, game: &Game) -> Result<Analysis, SolveError> {
         self.check(game)?;
         self.start();
-        let before = self.nodes;
+        let before = self.meter.nodes();
         let eval = self.eval_pos(game);
         // In a position one side wins, most of the work is proving wins
         // and their lengths; blocking first pays only where draws are held.
@@ -477,7 +455,7 @@ impl Solver {
         let mut solved: Vec<(u64, u64, Eval)> = Vec::new();
         let legal = game.legal_moves().count();
         for (done, cell) in game.legal_moves().enumerate() {
-            if self.aborted {
+            if self.meter.aborted() {
                 break;
             }
             self.moves = Some((done, legal));
@@ -509,7 +487,7 @@ impl Solver {
         Ok(Analysis {
             eval,
             moves,
-            nodes: self.nodes - before,
+            nodes: self.meter.nodes() - before,
         })
     }
 
@@ -532,7 +510,7 @@ impl Solver {
             }
             Value::Win => self.wdl_root(pos),
         };
-        if self.aborted {
+        if self.meter.aborted() {
             // Whatever this says is discarded by the caller.
             return Eval { value, plies: 0 };
         }
@@ -554,7 +532,7 @@ impl Solver {
             .step_by(2)
             .find(|&d| {
                 self.depth = Some(d);
-                self.within(pos, d, attack) || self.aborted
+                self.within(pos, d, attack) || self.meter.aborted()
             })
             .expect("a won or lost position ends within the empty cells");
         self.depth = None;
@@ -577,7 +555,7 @@ impl Solver {
             return self.within_budget((eval, best));
         }
         for cell in game.legal_moves() {
-            if self.aborted {
+            if self.meter.aborted() {
                 break;
             }
             let mut child = game.clone();
@@ -603,12 +581,7 @@ impl Solver {
     }
 
     fn start(&mut self) {
-        self.aborted = false;
-        self.limit = self
-            .budget
-            .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
-        self.started = Instant::now();
-        self.next_report = self.nodes + REPORT_EVERY;
+        self.meter.start();
         self.depth = None;
         self.moves = None;
     }
@@ -641,7 +614,7 @@ impl Solver {
         }
         let pos = self.pos_of(game);
         let value = self.wdl_root(&pos);
-        if self.aborted {
+        if self.meter.aborted() {
             // Whatever this says is discarded by the caller.
             return Eval { value, plies: 0 };
         }

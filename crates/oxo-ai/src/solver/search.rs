@@ -3,7 +3,7 @@
 //! The overview of techniques is in the module above.
 
 use super::table::{EXACT, Entry, Kind, LOWER, UPPER};
-use super::{Pos, Progress, REPORT_EVERY, Solver};
+use super::{Pos, Progress, Solver};
 use crate::value::Value;
 
 /// Below this many empty cells, searching is cheaper than looking for a
@@ -53,23 +53,13 @@ impl Solver {
 
     #[inline]
     fn visit(&mut self) {
-        self.nodes += 1;
-        if self.nodes >= self.limit {
-            // Out of budget: every search returns at once, storing nothing
-            // (a result cut short is not a result).
-            self.aborted = true;
-        }
-        if self.nodes >= self.next_report {
-            self.next_report = self.nodes + REPORT_EVERY;
-            if let Some(report) = self.on_progress.as_mut() {
-                report(Progress {
-                    nodes: self.nodes,
-                    elapsed: self.started.elapsed(),
-                    depth: self.depth,
-                    moves: self.moves,
-                });
-            }
-        }
+        let (depth, moves) = (&self.depth, &self.moves);
+        self.meter.visit(|nodes, elapsed| Progress {
+            nodes,
+            elapsed,
+            depth: *depth,
+            moves: *moves,
+        });
     }
 
     /// The value by two null-window searches, which prune far more than
@@ -88,7 +78,7 @@ impl Solver {
     /// has not already lost. Fail-soft within (alpha, beta).
     pub(super) fn wdl(&mut self, pos: &Pos, mut alpha: i8, mut beta: i8) -> i8 {
         self.visit();
-        if self.aborted {
+        if self.meter.aborted() {
             return 0;
         }
         let geo = &self.geo;
@@ -183,7 +173,7 @@ impl Solver {
                 PAIRING_BUDGET * (candidates & theirs).count_ones(),
             )
         {
-            self.pairing = (self.nodes, cells);
+            self.pairing = (self.meter.nodes(), cells);
             return 0;
         }
 
@@ -213,9 +203,9 @@ impl Solver {
             } else {
                 let child = self.child(pos, b);
                 // The child is the next node visited: its number.
-                let id = self.nodes + 1;
+                let id = self.meter.nodes() + 1;
                 let v = -self.wdl(&child, -beta, -alpha);
-                if self.aborted {
+                if self.meter.aborted() {
                     return 0;
                 }
                 if self.pairing.0 == id {
@@ -290,7 +280,7 @@ impl Solver {
     /// never hurts, and the number of empty cells left is the same).
     pub(super) fn within(&mut self, pos: &Pos, d: u32, attack: bool) -> bool {
         self.visit();
-        if self.aborted {
+        if self.meter.aborted() {
             return false;
         }
         let geo = &self.geo;
@@ -381,7 +371,7 @@ impl Solver {
         for b in self.move_order(pos, candidates, hint, OWN_ATTACKING) {
             let child = self.child(pos, b);
             let answer = self.within(&child, d - 1, !attack);
-            if self.aborted {
+            if self.meter.aborted() {
                 return false;
             }
             // Attacker wants a move after which the defender loses in time;

@@ -1,0 +1,184 @@
+//! The node count, budget and progress reports of a search: one
+//! [`Meter`] each for the 64-bit solver and the prover, on their hot path
+//! (one [`Meter::visit`] per position).
+
+use std::time::{Duration, Instant};
+
+/// Positions between two progress reports.
+const REPORT_EVERY: u64 = 1 << 20;
+
+/// Counts a search's positions, stops a call at its budget and calls a
+/// progress callback about once every million positions.
+///
+/// A call begins with [`Meter::start`], visits positions with
+/// [`Meter::visit`] (the search returns as soon as [`Meter::aborted`]
+/// says so, storing nothing unfinished) and ends with
+/// [`Meter::finish`], which tells whether it ran out. `P` is the owner's
+/// progress report, made by the owner from the count and the time.
+pub(crate) struct Meter<P> {
+    nodes: u64,
+    /// The node count at which the current call stops...
+    limit: u64,
+    /// ...and whether it did.
+    aborted: bool,
+    next_report: u64,
+    /// The lesser of `limit` and `next_report`: the one count the hot path
+    /// compares with.
+    next_event: u64,
+    started: Instant,
+    /// Positions one call may visit (`None`: no limit).
+    budget: Option<u64>,
+    on_progress: Option<Box<dyn FnMut(P) + Send>>,
+}
+
+impl<P> Meter<P> {
+    pub(crate) fn new() -> Meter<P> {
+        Meter {
+            nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
+            next_report: REPORT_EVERY,
+            next_event: REPORT_EVERY,
+            started: Instant::now(),
+            budget: None,
+            on_progress: None,
+        }
+    }
+
+    /// Positions counted since the meter was made.
+    #[inline]
+    pub(crate) const fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the current call has run out of budget.
+    #[inline]
+    pub(crate) const fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// The budget of each call (`None`: no limit).
+    pub(crate) const fn budget(&self) -> Option<u64> {
+        self.budget
+    }
+
+    pub(crate) fn set_budget(&mut self, nodes: Option<u64>) {
+        self.budget = nodes;
+    }
+
+    pub(crate) fn on_progress(&mut self, report: impl FnMut(P) + Send + 'static) {
+        self.on_progress = Some(Box::new(report));
+    }
+
+    /// Begin a call: its budget counts from here, and so does its time.
+    pub(crate) fn start(&mut self) {
+        self.aborted = false;
+        self.limit = self
+            .budget
+            .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
+        self.started = Instant::now();
+        self.next_report = self.nodes + REPORT_EVERY;
+        self.next_event = self.limit.min(self.next_report);
+    }
+
+    /// End a call: whether it ran out of budget. The limit and the flag
+    /// belong to the call now ending.
+    pub(crate) fn finish(&mut self) -> bool {
+        self.limit = u64::MAX;
+        self.next_event = self.next_report;
+        std::mem::take(&mut self.aborted)
+    }
+
+    /// The positions the current call may still visit (`u64::MAX` without
+    /// a budget).
+    pub(crate) fn left(&self) -> u64 {
+        if self.limit == u64::MAX {
+            u64::MAX
+        } else {
+            self.limit.saturating_sub(self.nodes)
+        }
+    }
+
+    /// Count `nodes` positions visited by another search on this call's
+    /// behalf (its budget was at most [`Meter::left`]).
+    pub(crate) fn add(&mut self, nodes: u64) {
+        self.nodes += nodes;
+        if self.nodes >= self.limit {
+            self.aborted = true;
+        }
+    }
+
+    /// Count one position. `report` makes the progress report from the
+    /// count and the time since the call began, when one is due.
+    #[inline]
+    pub(crate) fn visit(&mut self, report: impl FnOnce(u64, Duration) -> P) {
+        self.nodes += 1;
+        if self.nodes >= self.next_event {
+            self.event(report);
+        }
+    }
+
+    /// The budget ran out, or a report is due, or both.
+    #[cold]
+    #[inline(never)]
+    fn event(&mut self, report: impl FnOnce(u64, Duration) -> P) {
+        if self.nodes >= self.limit {
+            // Out of budget: every search returns at once, storing nothing
+            // (a result cut short is not a result).
+            self.aborted = true;
+        }
+        if self.nodes >= self.next_report {
+            self.next_report = self.nodes + REPORT_EVERY;
+            if let Some(on_progress) = self.on_progress.as_mut() {
+                on_progress(report(self.nodes, self.started.elapsed()));
+            }
+        }
+        self.next_event = self.limit.min(self.next_report);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    #[test]
+    fn a_call_stops_at_its_budget_and_the_next_starts_afresh() {
+        let mut meter = Meter::<u64>::new();
+        meter.set_budget(Some(3));
+        meter.start();
+        for _ in 0..2 {
+            meter.visit(|n, _| n);
+        }
+        assert!(!meter.aborted());
+        assert_eq!(meter.left(), 1);
+        meter.visit(|n, _| n);
+        assert!(meter.aborted());
+        assert!(meter.finish());
+        assert_eq!(meter.left(), u64::MAX);
+        meter.start();
+        meter.add(2);
+        assert!(!meter.aborted());
+        meter.add(1);
+        assert!(meter.finish());
+        assert!(!meter.finish());
+        assert_eq!(meter.nodes(), 6);
+        meter.set_budget(None);
+        meter.start();
+        assert_eq!(meter.left(), u64::MAX);
+    }
+
+    #[test]
+    fn progress_is_reported_every_million_positions() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let mut meter = Meter::<u64>::new();
+        let sink = Arc::clone(&heard);
+        meter.on_progress(move |n| sink.lock().unwrap().push(n));
+        meter.start();
+        for _ in 0..2 * REPORT_EVERY + 5 {
+            meter.visit(|n, _| n);
+        }
+        assert_eq!(*heard.lock().unwrap(), [REPORT_EVERY, 2 * REPORT_EVERY]);
+    }
+}
