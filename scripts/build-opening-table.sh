@@ -8,4 +8,4 @@ set -eu
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p oxo-ai --example hints7
 exec target/release/examples/hints7 build crates/oxo-ai/data/opening-7x7k5.bin \
-  --depth 1 --keep 2 --budget 2000000
+  --depth 1 --keep 2 --budget 50000000

@@ -7,6 +7,9 @@
 //! played out to their end (default 10), and prints the worst and median
 //! times per group.
 //!
+//! `... -- at NOTATION [--budget N]` values one position's moves (rows
+//! split by `/`) and prints the time and positions.
+//!
 //! `... -- build FILE [--depth D] [--keep K] [--budget N]` values every
 //! position after up to D moves (up to symmetry; default 1) without the
 //! shipped table, each search within N positions (no limit by default),
@@ -41,6 +44,11 @@ fn main() {
                 flag("--keep", 2) as usize,
                 Some(flag("--budget", 0)).filter(|&b| b > 0),
             );
+        }
+        Some("at") => {
+            let game = Game::from_notation(args.get(1).expect("at NOTATION"), 5)
+                .expect("a 7x7 k=5 position, rows split by '/'");
+            at(&game, Some(flag("--budget", 0)).filter(|&b| b > 0));
         }
         Some("time") | None => time(
             rules,
@@ -210,6 +218,43 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
         }
     }
     report(&format!("{playouts} random games"), times);
+}
+
+/// Every move's value at one position, with each child's time and positions
+/// (`VERBOSE` prints the children as they are valued).
+fn at(game: &Game, budget: Option<u64>) {
+    if std::env::var_os("VERBOSE").is_some() {
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            let started = Instant::now();
+            let mut prover = oxo_ai::Prover::new(game.rules(), HINT_TABLE_BYTES).expect("7x7");
+            let value = prover.value(&child);
+            eprintln!(
+                "  {cell}: {value:?} {:.1?} {} positions",
+                started.elapsed(),
+                prover.nodes()
+            );
+        }
+    }
+    let started = Instant::now();
+    let mut valuer = Valuer::new(game.rules(), HINT_TABLE_BYTES).expect("7x7 k=5");
+    valuer.set_budget(budget);
+    match valuer.values(game) {
+        Ok(values) => {
+            println!(
+                "{}: {} in {:.1?}, {} positions",
+                notation(game),
+                values.value.value,
+                started.elapsed(),
+                values.nodes
+            );
+            for (cell, valued) in values.moves {
+                println!("  {cell}: {}", valued.value);
+            }
+        }
+        Err(e) => println!("{}: {e} after {:.1?}", notation(game), started.elapsed()),
+    }
 }
 
 fn notation(game: &Game) -> String {

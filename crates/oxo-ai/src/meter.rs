@@ -108,6 +108,29 @@ impl<P> Meter<P> {
         }
     }
 
+    /// Narrow the current call's limit to at most `cap` more positions,
+    /// for a sub-search that may give up without ending the call; returns
+    /// the limit to give back to [`Meter::widen`].
+    pub(crate) fn narrow(&mut self, cap: u64) -> u64 {
+        let outer = self.limit;
+        self.limit = outer.min(self.nodes.saturating_add(cap));
+        self.next_event = self.limit.min(self.next_report);
+        outer
+    }
+
+    /// Give back the limit [`Meter::narrow`] returned: whether the
+    /// sub-search stopped at its own cap only, the call itself going on.
+    pub(crate) fn widen(&mut self, outer: u64) -> bool {
+        self.limit = outer;
+        self.next_event = self.limit.min(self.next_report);
+        if self.aborted && self.nodes < outer {
+            self.aborted = false;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Count one position. `report` makes the progress report from the
     /// count and the time since the call began, when one is due.
     #[inline]

@@ -139,8 +139,8 @@ fn boards_it_cannot_take_and_questions_it_cannot_answer() {
     assert_eq!(prover.value(&Game::new(rules)).unwrap(), Value::Draw);
 
     // On 9×9 k=4, X to move with an open two makes an open three: a win
-    // against a mere blocker, which the prover cannot carry over to the
-    // real game beyond the 64-bit solver's boards.
+    // against a mere blocker, and of the real game too (O has no threat),
+    // found by the real game's search beyond the 64-bit solver's boards.
     let rules = Rules::new(9, 9, 4).unwrap();
     let mut prover = Prover::new(rules, 1 << 20).unwrap();
     let mut game = Game::new(rules);
@@ -148,10 +148,8 @@ fn boards_it_cannot_take_and_questions_it_cannot_answer() {
         game.play_at(r, c).unwrap();
     }
     assert!(prover.maker_wins(&game, Player::X).unwrap());
-    assert_eq!(
-        prover.value(&game),
-        Err(ProveError::BlockOnly { side: Player::X })
-    );
+    assert_eq!(prover.value(&game), Ok(Value::Win));
+    assert_eq!(prover.can_force(&game, Player::O), Ok(false));
     // One more X mark and one O: X, to move with three in a row, completes
     // four at once, a win of the real game on any board, with no search.
     game.play_at(4, 3).unwrap();

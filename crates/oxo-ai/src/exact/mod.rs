@@ -11,10 +11,11 @@
 //! only blocks cannot win, so most positions of a game that is a draw are
 //! settled by two Maker–Breaker proofs of a few thousand positions each.
 //! Where a side does force a line against a mere blocker, the real game
-//! may still be a draw (the defender's own threats); the 64-bit solver
-//! decides those, which is slow in the opening, so the values of the
-//! opening's such positions are solved ahead of time and shipped in the
-//! binary ([`OpeningTable`], built by `scripts/build-opening-table.sh`).
+//! may still be a draw (the defender's own threats); the prover's search of
+//! the real game decides those ([`Prover::value`]), which takes up to a
+//! few seconds in the opening, so the values of the first two moves' such
+//! positions are solved ahead of time and shipped in the binary
+//! ([`OpeningTable`], built by `scripts/build-opening-table.sh`).
 //!
 //! The position's value comes first and bounds its moves': in a lost
 //! position every move loses, and in a drawn one no move wins, so each move
@@ -466,12 +467,13 @@ impl Valuer {
     }
 
     /// The real game's value of `game`, where a side forces a line against
-    /// a mere blocker: from the opening table, else the 64-bit solver's.
+    /// a mere blocker: from the opening table, else the prover's real-game
+    /// search.
     fn real(&mut self, game: &Game) -> Result<Value, ValuesError> {
         if let Some(value) = self.stored(game) {
             return Ok(value);
         }
-        let value = self.solver()?.value(game)?;
+        let value = self.prover()?.value(game)?;
         if self.record.is_some()
             && let Some(symmetries) = &self.symmetries
         {

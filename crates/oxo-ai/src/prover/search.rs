@@ -50,7 +50,7 @@ const ES_MAX_K: u32 = 119;
 
 impl Prover {
     #[inline]
-    fn visit(&mut self) {
+    pub(super) fn visit(&mut self) {
         self.meter
             .visit(|nodes, elapsed| Progress { nodes, elapsed });
     }
@@ -58,7 +58,7 @@ impl Prover {
     /// The orientation giving the smallest (maker, breaker) pair, and that
     /// pair.
     #[inline]
-    fn canonical(&self, pos: &Pos) -> (usize, u128, u128) {
+    pub(super) fn canonical(&self, pos: &Pos) -> (usize, u128, u128) {
         let mut best = (0, pos.maker[0], pos.breaker[0]);
         for s in 1..self.board.symmetry_count() {
             if (pos.maker[s], pos.breaker[s]) < (best.1, best.2) {

@@ -1,0 +1,442 @@
+//! The real game's wins: can the attacker force k in a row when the
+//! defender's own lines count too?
+//!
+//! # The method
+//!
+//! A one-sided AND/OR search of the real game (the attacker's nodes OR,
+//! the defender's AND) on the prover's boards, which asks the
+//! Maker–Breaker search ([`Prover::prove`]) at every node as an oracle for
+//! sound cuts:
+//!
+//! - **The oracle.** An attacker who cannot force a line against a mere
+//!   blocker cannot win the real game (the module above): a node where the
+//!   Maker–Breaker game is a Breaker win is a non-win at once. So at a
+//!   defender's node any reply after which the attacker no longer wins the
+//!   Maker–Breaker game refutes the node, and at an attacker's node a move
+//!   `x` that fails there with a Breaker proof of zone `Z` rules out, by
+//!   the zone lemma, every move outside `Z` as well (those positions are
+//!   Breaker wins too): only the moves inside the intersection of those
+//!   zones are searched.
+//! - **The real game's own rules**, exactly: a complete line of either side
+//!   ends the game, a side to move with a four (k − 1 stones and the last
+//!   cell empty) wins, a side facing a four of the opponent must take its
+//!   cell, two fours on different cells cannot both be blocked, and a full
+//!   board is a draw (not a win).
+//! - **Where the defender cannot get a line in time** the real game is the
+//!   Maker–Breaker game. When the defender needs more moves to fill its
+//!   nearest window than it has left before the board is full, the
+//!   oracle's answer is the real one. When it needs `m` moves, a
+//!   Maker–Breaker win within fewer attacker moves than that (`r` of them,
+//!   with `r < m` when the defender moves first, `r ≤ m` otherwise) is a
+//!   real win: the defender's stones only block before the attacker's line
+//!   is complete. That short win is found by a small threat search
+//!   ([`Prover::quick`], up to [`QUICK_MOVES`] attacker moves), where the
+//!   attacker plays only in windows it could still fill in the moves left
+//!   and the defender only in those windows: a defender's stone outside
+//!   every such window is worth no more than a pass, and a pass no more
+//!   than any stone (an extra stone never hurts its owner, in the
+//!   Maker–Breaker game and in the real game alike, since lines are k *or
+//!   more*). These are the threat sequences (VCF, VCT) of the literature,
+//!   taken as leaves.
+//!
+//! The results go to a table of their own, keyed like the Maker–Breaker
+//! table by the canonical position under the board's symmetries; a
+//! position symmetric under some of them searches one move of each orbit.
+//! Unlike the Maker–Breaker results, real-game results carry no zone: a
+//! defender's stone far from the attacker's threats can still make a four
+//! the attacker must answer, so the real game has no cheap relevance zone;
+//! the oracle's zones are where the pruning comes from.
+//!
+//! `tests::agrees_with_the_solver` checks both answers against the 64-bit
+//! solver's alpha-beta search on random positions of small boards.
+
+use super::Prover;
+use super::board::{MAX_SYMMETRIES, bits};
+use super::search::{Pos, Proof};
+use super::table::{Entry, MAKER_TO_MOVE, MAKER_WINS, Table, USED};
+
+/// Positions the oracle may visit at one node of the real game's search:
+/// the replies to X's centre move on 7×7 k=5 took 0.9–4.6 s each with no
+/// limit, 0.6–1.2 s with 30,000, 0.4–0.9 s with 3,000, 0.6–1.2 s with 300.
+const ORACLE_BUDGET: u64 = 3_000;
+/// Attacker moves the threat search at the leaves looks ahead.
+const QUICK_MOVES: u32 = 3;
+
+/// A real-game answer, and when the attacker's failure is a Breaker win of
+/// the Maker–Breaker game, that proof's zone.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RealProof {
+    pub wins: bool,
+    pub breaker_zone: Option<u128>,
+}
+
+impl RealProof {
+    const WIN: RealProof = RealProof {
+        wins: true,
+        breaker_zone: None,
+    };
+    const NO_WIN: RealProof = RealProof {
+        wins: false,
+        breaker_zone: None,
+    };
+}
+
+/// How many distinct cells a set holds, capped at 2.
+fn at_most_two(cells: u128) -> u32 {
+    cells.count_ones().min(2)
+}
+
+impl Prover {
+    /// Whether the attacker (the Maker's stones of `pos`) can force a win in
+    /// the real game against the defender (the Breaker's stones), the
+    /// attacker to move when `attacker_turn`; `None` when the budget ran
+    /// out (nothing unfinished is stored).
+    pub(super) fn real_wins(&mut self, pos: &Pos, attacker_turn: bool) -> Option<RealProof> {
+        self.visit();
+        if self.meter.aborted() {
+            return None;
+        }
+        let board = &self.board;
+        let (a, d) = (pos.maker[0], pos.breaker[0]);
+        let empty = board.valid & !(a | d);
+        let (mut a_fours, mut d_fours) = (0u128, 0u128);
+        // The fewest moves the defender needs to fill a window.
+        let mut d_margin = u32::MAX;
+        for &w in &board.windows {
+            let free = w & empty;
+            let n = free.count_ones();
+            if w & d == 0 {
+                if n == 0 {
+                    return Some(RealProof::WIN);
+                }
+                if n == 1 {
+                    a_fours |= free;
+                }
+            }
+            if w & a == 0 {
+                if n == 0 {
+                    return Some(RealProof::NO_WIN);
+                }
+                if n == 1 {
+                    d_fours |= free;
+                }
+                d_margin = d_margin.min(n);
+            }
+        }
+        if empty == 0 {
+            return Some(RealProof::NO_WIN);
+        }
+        // The moves the rules leave: a four to answer.
+        let forced = if attacker_turn {
+            if a_fours != 0 {
+                return Some(RealProof::WIN);
+            }
+            match at_most_two(d_fours) {
+                0 => None,
+                1 => Some(d_fours),
+                _ => return Some(RealProof::NO_WIN),
+            }
+        } else {
+            if d_fours != 0 {
+                return Some(RealProof::NO_WIN);
+            }
+            match at_most_two(a_fours) {
+                0 => None,
+                1 => Some(a_fours),
+                _ => return Some(RealProof::WIN),
+            }
+        };
+
+        let turn = if attacker_turn { MAKER_TO_MOVE } else { 0 };
+        let (_, ca, cd) = self.canonical(pos);
+        if let Some(entry) = self.real_table().get(ca, cd, turn) {
+            self.stats.table += 1;
+            return Some(RealProof {
+                wins: entry.flags & MAKER_WINS != 0,
+                breaker_zone: None,
+            });
+        }
+        let empties = empty.count_ones() as u8;
+        let store = |prover: &mut Prover, wins: bool| {
+            prover.real_table().put(Entry {
+                maker: ca,
+                breaker: cd,
+                zone: 0,
+                flags: USED | turn | if wins { MAKER_WINS } else { 0 },
+                empties,
+            });
+            Some(RealProof {
+                wins,
+                breaker_zone: None,
+            })
+        };
+
+        // The oracle, within a budget of its own: a Maker–Breaker question
+        // it cannot settle quickly is left open, and the real game's search
+        // goes on without its cut.
+        let oracle = self.oracle(pos, attacker_turn)?;
+        if let Some(proof) = oracle.filter(|proof| !proof.maker_wins) {
+            return Some(RealProof {
+                wins: false,
+                breaker_zone: Some(proof.zone),
+            });
+        }
+        // The defender's moves left before the board is full.
+        let d_moves = (u32::from(empties) + u32::from(!attacker_turn)) / 2;
+        if oracle.is_some() && d_margin > d_moves {
+            // The defender never fills a line: the oracle's answer is real.
+            return store(self, true);
+        }
+        let short = if attacker_turn {
+            d_margin
+        } else {
+            d_margin - 1
+        }
+        .min(QUICK_MOVES);
+        if short >= 2 && self.quick(a, d, attacker_turn, short)? {
+            return store(self, true);
+        }
+        let oracle_zone = oracle.map_or(0, |proof| proof.zone);
+
+        let board = &self.board;
+        // Move order: threats first. A cell scores, for the side to move,
+        // 2 to the power of its own stones in each window it could still
+        // fill through the cell, and as much again for the opponent's
+        // windows it blocks; the defender's cells of the oracle's zone (where
+        // its blocks may refute the Maker–Breaker win) first.
+        let (own, other) = if attacker_turn { (a, d) } else { (d, a) };
+        let candidates = forced.unwrap_or(empty);
+        let mut scores = [0u32; 128];
+        for &w in &board.windows {
+            let add = if w & other == 0 {
+                1 << (2 * (w & own).count_ones())
+            } else if w & own == 0 {
+                1 << (2 * (w & other).count_ones())
+            } else {
+                continue;
+            };
+            for c in bits(w & candidates) {
+                scores[c as usize] += add;
+            }
+        }
+        if !attacker_turn {
+            for c in bits(oracle_zone & candidates) {
+                scores[c as usize] += 1 << 16;
+            }
+        }
+        let mut stabilizer = [0usize; MAX_SYMMETRIES];
+        let mut symmetric = 0;
+        for s in 1..board.symmetry_count() {
+            if pos.maker[s] == a && pos.breaker[s] == d {
+                stabilizer[symmetric] = s;
+                symmetric += 1;
+            }
+        }
+        let mut allowed = candidates;
+        let mut settled = 0u128;
+        loop {
+            let left = allowed & !settled;
+            if left == 0 {
+                break;
+            }
+            let board = &self.board;
+            let x = bits(left)
+                .max_by_key(|&c| {
+                    (
+                        scores[c as usize],
+                        std::cmp::Reverse(board.rank[c as usize]),
+                    )
+                })
+                .expect("left is not empty");
+            let mut child = *pos;
+            if attacker_turn {
+                board.place(&mut child.maker, x);
+            } else {
+                board.place(&mut child.breaker, x);
+            }
+            let proof = self.real_wins(&child, !attacker_turn)?;
+            if proof.wins == attacker_turn {
+                // The mover's move x wins (for the attacker) or refutes
+                // (for the defender).
+                return store(self, attacker_turn);
+            }
+            settled |= 1 << x;
+            for &s in &stabilizer[..symmetric] {
+                settled |= 1 << self.board.map(s, x);
+            }
+            if let Some(zone) = proof.breaker_zone.filter(|_| attacker_turn) {
+                // Every attacker move outside the zone leaves a Breaker win
+                // too (the zone lemma), so no real win.
+                allowed &= zone;
+                for &s in &stabilizer[..symmetric] {
+                    allowed &= self.board.map_set(s, zone);
+                }
+            }
+        }
+        store(self, !attacker_turn)
+    }
+
+    /// Whether the attacker (`a`) wins the Maker–Breaker game against `d`
+    /// within `moves` attacker moves, the attacker to move when
+    /// `attacker_turn`; `None` over the budget. Only the windows the
+    /// attacker could fill in the moves left matter: the attacker plays in
+    /// them, and the defender too (a stone elsewhere is no better than a
+    /// pass, which is no better than any stone).
+    fn quick(&mut self, a: u128, d: u128, attacker_turn: bool, moves: u32) -> Option<bool> {
+        self.visit();
+        if self.meter.aborted() {
+            return None;
+        }
+        let board = &self.board;
+        let empty = board.valid & !(a | d);
+        let mut cells = 0u128;
+        let mut fours = 0u128;
+        for &w in &board.windows {
+            if w & d != 0 {
+                continue;
+            }
+            let free = w & empty;
+            let n = free.count_ones();
+            if n == 0 {
+                return Some(true);
+            }
+            if n <= moves {
+                cells |= free;
+            }
+            if n == 1 {
+                fours |= free;
+            }
+        }
+        if attacker_turn {
+            if fours != 0 {
+                return Some(true);
+            }
+            if moves <= 1 || cells == 0 {
+                return Some(false);
+            }
+            for x in bits(cells) {
+                if self.quick(a | 1 << x, d, false, moves - 1)? {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        } else {
+            match at_most_two(fours) {
+                2 => return Some(true),
+                1 => cells = fours,
+                _ => {}
+            }
+            if cells == 0 {
+                return Some(false);
+            }
+            for y in bits(cells) {
+                if !self.quick(a, d | 1 << y, true, moves)? {
+                    return Some(false);
+                }
+            }
+            Some(true)
+        }
+    }
+
+    /// The Maker–Breaker answer at `pos` if the prover finds it within
+    /// [`ORACLE_BUDGET`] positions (`Some(None)` if not); `None` when the
+    /// whole call's budget ran out.
+    fn oracle(&mut self, pos: &Pos, attacker_turn: bool) -> Option<Option<Proof>> {
+        let outer = self.meter.narrow(ORACLE_BUDGET);
+        self.root_node = self.meter.nodes() + 1;
+        let proof = self.prove(pos, attacker_turn);
+        if self.meter.widen(outer) {
+            return Some(None);
+        }
+        proof.map(Some)
+    }
+
+    /// The real game's table, made on first use.
+    fn real_table(&mut self) -> &mut Table {
+        let bytes = self.table_bytes;
+        self.real_table
+            .get_or_insert_with(|| Table::with_bytes(bytes / 2).unwrap_or_else(small_table))
+    }
+}
+
+/// A table of a few buckets, when the memory for a large one is not there.
+fn small_table() -> Table {
+    Table::with_bytes(1 << 16).expect("64 KiB")
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::{Game, Player, Rules};
+
+    use super::*;
+    use crate::solver::Solver;
+    use crate::value::Value;
+
+    /// Both sides' real-game answers agree with the 64-bit solver's
+    /// alpha-beta search (which knows nothing of Maker–Breaker games) on
+    /// random positions, and every kind of answer comes up: real wins,
+    /// Maker–Breaker wins the defender's threats hold to no real win, and
+    /// Maker–Breaker losses.
+    #[test]
+    fn agrees_with_the_solver() {
+        let mut seed = 29u64;
+        let mut all_kinds = [0usize; 3];
+        let mut random = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for (rows, cols, k, positions) in [
+            (4, 4, 3, 60),
+            (4, 4, 4, 60),
+            (5, 4, 4, 60),
+            (5, 5, 4, 80),
+            (6, 5, 4, 20),
+            (6, 6, 4, 12),
+            (6, 6, 5, 12),
+        ] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            let mut prover = Prover::new(rules, 1 << 20).unwrap();
+            let mut solver = Solver::new(rules, 1 << 22).unwrap();
+            let mut kinds = [0usize; 3];
+            for _ in 0..positions {
+                let mut game = Game::new(rules);
+                let stones = 1 + random(rules.cell_count() / 2);
+                while game.move_count() < stones && !game.is_over() {
+                    let moves: Vec<_> = game.legal_moves().collect();
+                    game.play_unchecked(moves[random(moves.len())]);
+                }
+                if game.is_over() {
+                    continue;
+                }
+                let value = solver.value_by_search(&game).unwrap();
+                for side in [Player::X, Player::O] {
+                    let expected = value
+                        == if side == game.to_move() {
+                            Value::Win
+                        } else {
+                            Value::Loss
+                        };
+                    // The real game's search itself (`can_force` asks the
+                    // 64-bit solver first on its boards).
+                    let pos = Pos {
+                        maker: prover.board.oriented(&game, side),
+                        breaker: prover.board.oriented(&game, side.other()),
+                    };
+                    prover.meter.start();
+                    let wins = prover.real_wins(&pos, game.to_move() == side).unwrap().wins;
+                    assert_eq!(wins, expected, "{rules} {side}: {game}");
+                    let block_only = prover.maker_wins(&game, side).unwrap();
+                    kinds[usize::from(wins) + usize::from(block_only)] += 1;
+                }
+            }
+            for (all, kind) in all_kinds.iter_mut().zip(kinds) {
+                *all += kind;
+            }
+        }
+        // No line even against a mere blocker; a line against a blocker but
+        // no real win; a real win.
+        assert!(all_kinds.iter().all(|&n| n >= 60), "{all_kinds:?}");
+    }
+}
