@@ -232,6 +232,15 @@ pub(crate) struct SolveArgs {
     /// Also write a certificate of the position's value to this file, for `oxo verify`.
     #[arg(long, value_name = "FILE", conflicts_with = "all")]
     pub proof: Option<PathBuf>,
+    /// Give up on a position after visiting N positions (exit 4): bounds a --value or a full
+    /// analysis, each line of a batch on its own.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["all", "checkpoint", "post", "worker", "assemble"]
+    )]
+    pub budget: Option<u64>,
     #[command(flatten)]
     pub campaign: CampaignArgs,
 }
@@ -306,7 +315,9 @@ Exit codes:
   1  a file could not be read or written
   2  bad usage or malformed input (a bad position, a board too large to solve)
   3  a long proof not finished: stopped by Ctrl-C or SIGTERM (--resume continues it),
-     or --assemble before its workers are done";
+     or --assemble before its workers are done
+  4  no answer within --budget positions (in a batch: some line had none, and every
+     other line was answered)";
 
 #[derive(Debug, Args)]
 #[command(after_help = SERVE_HELP)]

@@ -35,6 +35,8 @@ struct Config {
     table_bytes: usize,
     /// Where to write a certificate of the position's value.
     proof: Option<PathBuf>,
+    /// Positions each position's search may visit.
+    budget: Option<u64>,
 }
 
 impl Config {
@@ -67,6 +69,7 @@ impl Config {
         Ok(Config {
             job,
             proof: args.proof.clone(),
+            budget: args.budget,
             json: args.json,
             value_only: args.value,
             table_bytes: usize::try_from(args.table_mb)? << 20,
@@ -90,6 +93,31 @@ impl Engine {
     }
 }
 
+/// Why a position got no answer: its message, and whether the search ran
+/// out of `--budget` (exit 4) rather than being refused (exit 2).
+struct Unanswered {
+    message: String,
+    over_budget: bool,
+}
+
+impl From<oxo_ai::SolveError> for Unanswered {
+    fn from(err: oxo_ai::SolveError) -> Unanswered {
+        Unanswered {
+            over_budget: matches!(err, oxo_ai::SolveError::OverBudget { .. }),
+            message: err.to_string(),
+        }
+    }
+}
+
+impl From<oxo_ai::ProveError> for Unanswered {
+    fn from(err: oxo_ai::ProveError) -> Unanswered {
+        Unanswered {
+            over_budget: matches!(err, oxo_ai::ProveError::OverBudget { .. }),
+            message: err.to_string(),
+        }
+    }
+}
+
 /// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
 const WARM_SOLVERS: usize = 2;
 
@@ -99,17 +127,13 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     }
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
-    let answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, String> {
+    let answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
         Ok(match engine {
             Engine::Solver(solver) if config.value_only => {
-                Box::new(solve::solve_value(solver, game).map_err(|e| e.to_string())?)
+                Box::new(solve::solve_value(solver, game)?)
             }
-            Engine::Solver(solver) => {
-                Box::new(solve::solve(solver, game).map_err(|e| e.to_string())?)
-            }
-            Engine::Prover(prover) => {
-                Box::new(solve::prove_value(prover, game).map_err(|e| e.to_string())?)
-            }
+            Engine::Solver(solver) => Box::new(solve::solve(solver, game)?),
+            Engine::Prover(prover) => Box::new(solve::prove_value(prover, game)?),
         })
     };
     let make_engine = |rules: Rules| -> anyhow::Result<Engine> {
@@ -117,6 +141,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         if config.value_only && !Solver::can_solve(rules) {
             let mut prover =
                 Prover::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
+            prover.set_budget(config.budget);
             prover.on_progress(move |p| {
                 if p.elapsed.as_secs() >= 1 {
                     let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
@@ -130,6 +155,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             return Ok(Engine::Prover(Box::new(prover)));
         }
         let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
+        solver.set_budget(config.budget);
         solver.on_progress(move |p| {
             if p.elapsed.as_secs() >= 1 {
                 let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
@@ -177,6 +203,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         Job::Batch { k } => {
             // One solver per board shape, kept warm across lines.
             let mut solvers: Vec<Engine> = Vec::new();
+            let mut over_budget = 0;
             let summary = solve::solve_lines(
                 io::stdin().lock(),
                 super::stdout(),
@@ -199,11 +226,16 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                     };
                     let report = answer(&mut solvers[index], game);
                     status.clear();
-                    report
+                    report.map_err(|unanswered| {
+                        over_budget += u64::from(unanswered.over_budget);
+                        unanswered.message
+                    })
                 },
             )?;
-            Ok(if summary.failed > 0 {
+            Ok(if summary.failed > over_budget {
                 exit::BAD_INPUT
+            } else if over_budget > 0 {
+                exit::OVER_BUDGET
             } else {
                 exit::SUCCESS
             })
@@ -221,7 +253,18 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 ))
                 .into());
             }
-            let report = answer(&mut engine, game.clone()).map_err(BadInput)?;
+            let report = match answer(&mut engine, game.clone()) {
+                Ok(report) => report,
+                Err(Unanswered {
+                    message,
+                    over_budget: true,
+                }) => {
+                    status.clear();
+                    eprintln!("oxo: {message} (--budget)");
+                    return Ok(exit::OVER_BUDGET);
+                }
+                Err(Unanswered { message, .. }) => return Err(BadInput(message).into()),
+            };
             // After the report, so that its figures are the solve's own.
             let certificate = match (&config.proof, &mut engine) {
                 (None, _) | (_, Engine::Prover(_)) => None,

@@ -6,6 +6,7 @@
 //! that they never share the machine with each other.
 
 mod brain;
+mod budget;
 mod campaign;
 mod cli;
 mod referee;

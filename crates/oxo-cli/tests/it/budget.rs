@@ -1,0 +1,129 @@
+//! `oxo solve --budget N`: a search that visits N positions without an
+//! answer ends with a message and exit code 4; within the budget, the
+//! output is the same as without one.
+
+use std::process::{Command, Output};
+
+fn oxo(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("oxo starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().expect("oxo finishes")
+}
+
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap()
+}
+
+/// The output without the last line, the search's time.
+fn without_time(out: &Output) -> &str {
+    let text = text(&out.stdout);
+    let cut = text.trim_end().rfind('\n').map_or(0, |i| i + 1);
+    &text[..cut]
+}
+
+#[test]
+fn a_value_or_an_analysis_over_budget_exits_4_with_a_message() {
+    // 6x6 k=4: the value takes 3,065 positions, the full analysis 719,057.
+    for args in [
+        &["solve", "--size", "6", "--k", "4", "--budget", "1000"][..],
+        &[
+            "solve", "--size", "6", "--k", "4", "--value", "--budget", "1000",
+        ],
+        &[
+            "solve", "--size", "6", "--k", "4", "--budget", "10000", "--json",
+        ],
+        // Beyond the solver's boards, the prover's budget.
+        &[
+            "solve", "--size", "8", "--k", "5", "--value", "--budget", "2000",
+        ],
+    ] {
+        let out = oxo(args, "");
+        assert_eq!(
+            out.status.code(),
+            Some(4),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "", "{args:?}");
+        let budget = args.last().unwrap();
+        let budget = if *budget == "--json" { "10000" } else { budget };
+        assert_eq!(
+            text(&out.stderr),
+            format!("oxo: no answer within the budget of {budget} positions (--budget)\n"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn within_its_budget_the_answer_is_the_same() {
+    for args in [
+        &["solve", "X.O/.X./..O"][..],
+        &["solve", "--size", "6", "--k", "4", "--value"],
+    ] {
+        let plain = oxo(args, "");
+        let budgeted = oxo(&[args, &["--budget", "100000"]].concat(), "");
+        assert_eq!(plain.status.code(), Some(0));
+        assert_eq!(
+            budgeted.status.code(),
+            Some(0),
+            "{}",
+            text(&budgeted.stderr)
+        );
+        assert_eq!(without_time(&budgeted), without_time(&plain));
+    }
+}
+
+#[test]
+fn a_batch_answers_what_fits_and_exits_4_if_a_line_did_not() {
+    let input = "X.O/.X./..O\n....../....../....../....../....../......\n";
+    let out = oxo(
+        &["solve", "-", "--k", "3", "--budget", "500", "--json"],
+        input,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let lines: Vec<&str> = text(&out.stdout).lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].contains("\"value\":\"draw\""), "{}", lines[0]);
+    assert_eq!(
+        lines[1],
+        "{\"line\":2,\"error\":\"no answer within the budget of 500 positions\"}"
+    );
+    // A bad line as well: bad input (2) wins over a budget run out.
+    let out = oxo(
+        &["solve", "-", "--k", "3", "--budget", "500"],
+        &format!("{input}nonsense\n"),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_budget_is_refused_where_it_has_no_meaning() {
+    for args in [
+        &["solve", "--all", "--budget", "5"][..],
+        &["solve", "--budget", "0"],
+        &[
+            "solve",
+            "--value",
+            "--checkpoint",
+            "x.ckpt",
+            "--budget",
+            "5",
+        ],
+    ] {
+        let out = oxo(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
