@@ -22,6 +22,8 @@ pub(crate) trait Cells:
     fn lowest(self) -> Self;
     fn without_lowest(self) -> Self;
     fn single(b: u32) -> Self;
+    /// The index of the lowest cell.
+    fn index(self) -> u32;
 }
 
 impl Cells for u64 {
@@ -42,6 +44,10 @@ impl Cells for u64 {
     fn single(b: u32) -> u64 {
         1 << b
     }
+    #[inline]
+    fn index(self) -> u32 {
+        self.trailing_zeros()
+    }
 }
 
 impl Cells for u128 {
@@ -61,6 +67,10 @@ impl Cells for u128 {
     #[inline]
     fn single(b: u32) -> u128 {
         1 << b
+    }
+    #[inline]
+    fn index(self) -> u32 {
+        self.trailing_zeros()
     }
 }
 
@@ -90,22 +100,46 @@ pub(crate) fn pairing<B: Windows>(
     spare: B::Cells,
     budget: u32,
 ) -> Option<B::Cells> {
-    let free = valid & !(attacker | defender);
-    let mut search = Search {
-        board,
-        budget,
-        left: B::Cells::EMPTY,
+    let search = Search::new(board, budget, false);
+    search
+        .run(attacker, defender, valid, spare)
+        .map(|(cells, _)| cells)
+}
+
+/// A pairing strategy as [`pairing`] finds it, written out: the stone it
+/// places first (if it needs one) and its pairs, as cell indexes.
+pub(crate) fn pairing_strategy<B: Windows>(
+    board: &B,
+    attacker: B::Cells,
+    defender: B::Cells,
+    valid: B::Cells,
+    spare: B::Cells,
+    budget: u32,
+) -> Option<Strategy> {
+    let search = Search::new(board, budget, true);
+    let (_, trail) = search.run(attacker, defender, valid, spare)?;
+    let mut strategy = Strategy {
+        stone: None,
+        pairs: Vec::new(),
     };
-    let mut why = B::Cells::EMPTY;
-    // Most boards have at most 64 windows: one word holds the set.
-    let found = if board.window_count() <= 64 {
-        let open = open_windows::<B, u64>(board, defender & valid);
-        cover(&mut search, open, open, free, spare & free, &mut why)
-    } else {
-        let open = open_windows::<B, [u64; 4]>(board, defender & valid);
-        cover(&mut search, open, open, free, spare & free, &mut why)
-    };
-    found.then(|| free & !search.left)
+    for cells in trail {
+        let rest = cells.without_lowest();
+        if rest == B::Cells::EMPTY {
+            strategy.stone = Some(cells.index());
+        } else {
+            strategy.pairs.push((cells.index(), rest.index()));
+        }
+    }
+    Some(strategy)
+}
+
+/// A pairing strategy written out (see [`pairing_strategy`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Strategy {
+    /// The defender's stone placed first, if it needs one.
+    pub stone: Option<u32>,
+    /// The pairs, as cell indexes.
+    pub pairs: Vec<(u32, u32)>,
 }
 
 /// The windows with none of `blockers` in them.
@@ -204,6 +238,57 @@ struct Search<'a, B: Windows> {
     board: &'a B,
     budget: u32,
     left: B::Cells,
+    /// When the strategy is wanted, not just its cells: the stone and the
+    /// pairs on the way to the current branch (each as a set of cells).
+    trail: Option<Vec<B::Cells>>,
+}
+
+impl<'a, B: Windows> Search<'a, B> {
+    fn new(board: &'a B, budget: u32, keep_trail: bool) -> Self {
+        Search {
+            board,
+            budget,
+            left: B::Cells::EMPTY,
+            trail: keep_trail.then(Vec::new),
+        }
+    }
+
+    /// The whole search (see [`pairing`]): the cells its pairs and stone
+    /// take, and the trail when it was kept.
+    fn run(
+        mut self,
+        attacker: B::Cells,
+        defender: B::Cells,
+        valid: B::Cells,
+        spare: B::Cells,
+    ) -> Option<(B::Cells, Vec<B::Cells>)> {
+        let board = self.board;
+        let free = valid & !(attacker | defender);
+        let mut why = B::Cells::EMPTY;
+        // Most boards have at most 64 windows: one word holds the set.
+        let found = if board.window_count() <= 64 {
+            let open = open_windows::<B, u64>(board, defender & valid);
+            cover(&mut self, open, open, free, spare & free, &mut why)
+        } else {
+            let open = open_windows::<B, [u64; 4]>(board, defender & valid);
+            cover(&mut self, open, open, free, spare & free, &mut why)
+        };
+        found.then(|| (free & !self.left, self.trail.unwrap_or_default()))
+    }
+
+    /// Try `cells` (a stone or a pair) on the trail, while `then` searches
+    /// the branch it opens; kept there if the branch succeeds.
+    #[inline]
+    fn along(&mut self, cells: B::Cells, then: impl FnOnce(&mut Self) -> bool) -> bool {
+        if let Some(trail) = self.trail.as_mut() {
+            trail.push(cells);
+        }
+        let found = then(self);
+        if !found && let Some(trail) = self.trail.as_mut() {
+            trail.pop();
+        }
+        found
+    }
 }
 
 /// Backtracking search for disjoint pairs of `free` cells covering every
@@ -290,7 +375,9 @@ fn cover<B: Windows, S: WindowSet>(
             if hope & c != none {
                 let left = open.and_not(through(c));
                 let mut seen = none;
-                if cover(search, left, left, free & !c, none, &mut seen) {
+                if search.along(c, |search| {
+                    cover(search, left, left, free & !c, none, &mut seen)
+                }) {
                     return true;
                 }
                 if search.budget == 0 {
@@ -312,7 +399,9 @@ fn cover<B: Windows, S: WindowSet>(
         stones = stones.without_lowest();
         let left = rest.and_not(through(c));
         let mut seen = none;
-        if cover(search, left, left, free & !c, none, &mut seen) {
+        if search.along(c, |search| {
+            cover(search, left, left, free & !c, none, &mut seen)
+        }) {
             return true;
         }
         if search.budget == 0 {
@@ -334,14 +423,16 @@ fn cover<B: Windows, S: WindowSet>(
         let b = cells.lowest();
         let pair = a | b;
         let settled = through(a).and(through(b));
-        if cover(
-            search,
-            rest.and_not(settled),
-            through(a).or(through(b)),
-            free & !pair,
-            spare & !pair,
-            why,
-        ) {
+        if search.along(pair, |search| {
+            cover(
+                search,
+                rest.and_not(settled),
+                through(a).or(through(b)),
+                free & !pair,
+                spare & !pair,
+                why,
+            )
+        }) {
             return true;
         }
         if search.budget == 0 {

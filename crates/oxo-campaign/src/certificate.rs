@@ -48,14 +48,16 @@ pub enum AssembleError {
 }
 
 /// The certificate of `plan`'s value, with each job's certificate from
-/// `job` (given the job's position, as the plan holds it).
+/// `job`, given the job's position (as the plan holds it) and the tree
+/// wanted there: its prover and goal. The certificate `job` gives may
+/// hold other trees too; only that one is copied.
 ///
 /// # Errors
 /// The plan is unfinished, a job's certificate could not be had or lacks
 /// the tree needed, or the plan does not cover a move.
 pub fn assemble<E: std::fmt::Display>(
     plan: &Plan,
-    mut job: impl FnMut(&Game) -> Result<Certificate, E>,
+    mut job: impl FnMut(&Game, Player, Goal) -> Result<Certificate, E>,
 ) -> Result<Certificate, AssembleError> {
     let game = plan.game();
     let value = plan.value().ok_or(AssembleError::Unfinished)?;
@@ -113,7 +115,7 @@ fn played(game: &Game, cell: usize) -> Game {
 
 impl<F, E> Top<'_, F>
 where
-    F: FnMut(&Game) -> Result<Certificate, E>,
+    F: FnMut(&Game, Player, Goal) -> Result<Certificate, E>,
     E: std::fmt::Display,
 {
     /// The certificate node for plan node `id`, reached at `real` (the
@@ -183,7 +185,7 @@ where
         prover: Player,
         goal: Goal,
     ) -> Result<usize, AssembleError> {
-        let cert = (self.job)(stored).map_err(|e| AssembleError::Job {
+        let cert = (self.job)(stored, prover, goal).map_err(|e| AssembleError::Job {
             position: stored.to_string(),
             reason: e.to_string(),
         })?;
@@ -267,7 +269,7 @@ mod tests {
                 let mut plan = Plan::new(&game, split);
                 solve_all(&mut plan);
                 let mut solver = Solver::new(game.rules(), 1 << 20).unwrap();
-                let cert = assemble(&plan, |g| certify(&mut solver, g)).unwrap();
+                let cert = assemble(&plan, |g, _, _| certify(&mut solver, g)).unwrap();
                 let checked = Certificate::parse(&cert.to_text())
                     .unwrap()
                     .verify()
@@ -285,7 +287,7 @@ mod tests {
     #[test]
     fn an_unfinished_proof_has_no_certificate() {
         let plan = Plan::new(&Game::new(Rules::new(3, 3, 3).unwrap()), 1);
-        let err = assemble(&plan, |_| Err::<Certificate, &str>("unused")).unwrap_err();
+        let err = assemble(&plan, |_, _, _| Err::<Certificate, &str>("unused")).unwrap_err();
         assert_eq!(err.to_string(), "the proof is not finished");
     }
 }

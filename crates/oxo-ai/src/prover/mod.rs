@@ -94,6 +94,7 @@
 //! oracle's).
 
 mod board;
+mod certify;
 mod pairing;
 mod real;
 mod search;

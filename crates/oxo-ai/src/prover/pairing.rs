@@ -60,3 +60,80 @@ impl Windows for Board {
         &self.order
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::Rules;
+
+    use super::*;
+    use crate::pairing::pairing_strategy;
+
+    /// The strategy written out is the one the search finds: the same
+    /// cells, disjoint pairs of free cells, and after its stone every
+    /// window without a Breaker stone holds a whole pair.
+    #[test]
+    fn written_strategies_are_the_pairings_found() {
+        let mut seed = 29u64;
+        let mut random = move |n: u32| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32 % n
+        };
+        let mut found = 0;
+        for (rows, cols, k) in [(5, 5, 4), (7, 7, 5), (9, 8, 6), (11, 11, 6)] {
+            let board = Board::new(Rules::new(rows, cols, k).unwrap()).unwrap();
+            let cells = rows * cols;
+            for _ in 0..200 {
+                let (mut maker, mut breaker) = (0u128, 0u128);
+                for i in 0..random(cells / 3) {
+                    let c = random(cells);
+                    if (maker | breaker) & 1 << c == 0 {
+                        if i % 2 == 0 {
+                            maker |= 1 << c;
+                        } else {
+                            breaker |= 1 << c;
+                        }
+                    }
+                }
+                let empty = board.valid & !(maker | breaker);
+                let spare = if random(2) == 0 { 0 } else { empty };
+                let cells_found =
+                    super::pairing(&board, maker, breaker, board.valid, spare, PAIRING_BUDGET);
+                let strategy =
+                    pairing_strategy(&board, maker, breaker, board.valid, spare, PAIRING_BUDGET);
+                assert_eq!(cells_found.is_some(), strategy.is_some());
+                let (Some(cells_found), Some(strategy)) = (cells_found, strategy) else {
+                    continue;
+                };
+                found += 1;
+                let mut used = 0u128;
+                let mut defender = breaker;
+                if let Some(stone) = strategy.stone {
+                    assert!(spare & 1 << stone != 0);
+                    used |= 1 << stone;
+                    defender |= 1 << stone;
+                }
+                for &(a, b) in &strategy.pairs {
+                    let pair = 1u128 << a | 1 << b;
+                    assert_eq!(pair & used, 0, "pairs overlap");
+                    assert_eq!(pair & !empty, 0, "a pair on a stone");
+                    used |= pair;
+                }
+                assert_eq!(used, cells_found);
+                for &w in &board.windows {
+                    if w & defender == 0 {
+                        assert!(
+                            strategy
+                                .pairs
+                                .iter()
+                                .any(|&(a, b)| w & (1 << a) != 0 && w & (1 << b) != 0),
+                            "an open window without a pair"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(found > 50, "{found}");
+    }
+}

@@ -43,7 +43,7 @@ impl Proof {
 /// Steps a Breaker node's pairing search may take, as a multiple of the
 /// pairing module's budget for one search: 8 took 24,243 positions to
 /// prove (7,7,5) a draw, 4 took 44,125, 1 took 182,182.
-const LOOKAHEAD_BUDGET: u32 = 8 * PAIRING_BUDGET;
+pub(super) const LOOKAHEAD_BUDGET: u32 = 8 * PAIRING_BUDGET;
 /// The longest line the Erdős–Selfridge test is made for: its sum, scaled
 /// by 2^k, over at most 256 windows then fits a `u128` (2^8 · 2^119).
 const ES_MAX_K: u32 = 119;

@@ -59,35 +59,12 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
 }
 
 /// A certificate that `game` is a draw, from the Maker–Breaker proofs of
-/// `prover`: each side's tree blocks the other's lines as the prover's
-/// Breaker proof does. `None` when a side can force a line against a mere
-/// blocker (the position may still be a draw, or a win: [`certify`] asks
-/// the 64-bit solver).
+/// `prover`: [`Prover::certify_draw`], on every board the prover takes.
 ///
 /// # Errors
-/// A game under other rules than the prover's, the prover's budget ran
-/// out, or the certificate would hold more than [`MAX_PROOF_NODES`] nodes
-/// ([`ProveError::OverBudget`]).
+/// As [`Prover::certify_draw`].
 pub fn certify_draw(prover: &mut Prover, game: &Game) -> Result<Option<Certificate>, ProveError> {
-    if let Some(outcome) = game.outcome() {
-        if outcome != Outcome::Draw {
-            return Ok(None);
-        }
-    } else {
-        for maker in [Player::X, Player::O] {
-            if prover.maker_wins(game, maker)? {
-                return Ok(None);
-            }
-        }
-    }
-    if game.rules().cell_count() > 64 {
-        // The extractor's pairing search keeps cells in 64-bit masks.
-        return Err(ProveError::TooLarge {
-            rows: game.rules().rows(),
-            cols: game.rules().cols(),
-        });
-    }
-    build(prover, game, Claim::Draw).map(Some)
+    prover.certify_draw(game)
 }
 
 /// What the extractor asks of a search.
@@ -136,34 +113,6 @@ impl Oracle for Solver {
 
     fn too_large() -> SolveError {
         SolveError::OverBudget {
-            nodes: MAX_PROOF_NODES as u64,
-        }
-    }
-}
-
-/// The prover answers for draws only: `prover` holds when the other side
-/// cannot force a line against a mere blocker.
-impl Oracle for Prover {
-    type Error = ProveError;
-
-    fn reaches(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<bool, ProveError> {
-        Ok(goal == Goal::Draw && !self.maker_wins(game, prover.other())?)
-    }
-
-    fn is_won(&mut self, _: &Game) -> Result<bool, ProveError> {
-        Ok(false)
-    }
-
-    fn winning_move(&mut self, game: &Game) -> Result<usize, ProveError> {
-        // Never asked: the trees are for draws, and `is_won` says no.
-        Ok(game
-            .empty_cells()
-            .next()
-            .map_or(0, |c| game.rules().index(c)))
-    }
-
-    fn too_large() -> ProveError {
-        ProveError::OverBudget {
             nodes: MAX_PROOF_NODES as u64,
         }
     }

@@ -15,6 +15,7 @@ use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
 use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer as _, ValueReport};
+use oxo_core::proof::{Claim, Goal};
 use oxo_core::{Game, Rules};
 
 use crate::args::SolveArgs;
@@ -387,12 +388,35 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
 }
 
 /// Write the certificate of `plan`'s proof to `path`: the top of the
-/// split tree above a certificate of each job, which the 64-bit solver
-/// writes ([`oxo_ai::certify`]).
+/// split tree above a certificate of each job. A job's tree comes from the
+/// prover's Breaker proof where it holds one ([`oxo_ai::Prover::certify_hold`]
+/// for a side that does not lose, [`oxo_ai::Prover::certify`] for a line
+/// completed at once), else from the 64-bit solver ([`oxo_ai::certify`]),
+/// on the boards it takes.
 fn write_certificate(plan: &Plan, path: &Path, table_bytes: usize) -> anyhow::Result<()> {
-    let mut solver = oxo_ai::Solver::new(plan.rules(), table_bytes)
-        .context("the jobs' certificates are written by the 64-bit solver")?;
-    let certificate = assemble(plan, |job| oxo_ai::certify(&mut solver, job))?;
+    let rules = plan.rules();
+    let mut prover = oxo_ai::Prover::new(rules, table_bytes).ok();
+    let mut solver = None;
+    let certificate = assemble(plan, |job, holder, goal| {
+        let from_prover = match prover.as_mut() {
+            Some(prover) if goal == Goal::Draw => prover.certify_hold(job, holder),
+            Some(prover) => prover
+                .certify(job)
+                .map(|c| c.filter(|c| c.claim == Claim::Win(holder))),
+            None => Ok(None),
+        }
+        .map_err(|e| e.to_string())?;
+        if let Some(certificate) = from_prover {
+            return Ok(certificate);
+        }
+        if solver.is_none() {
+            solver = Some(oxo_ai::Solver::new(rules, table_bytes).map_err(|e| {
+                format!("no Breaker proof here, and the 64-bit solver cannot write one: {e}")
+            })?);
+        }
+        let solver = solver.as_mut().expect("made above");
+        oxo_ai::certify(solver, job).map_err(|e| e.to_string())
+    })?;
     std::fs::write(path, certificate.to_text())
         .with_context(|| format!("cannot write {}", path.display()))?;
     let nodes = certificate.nodes.len();

@@ -245,14 +245,6 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 super::check_writable(path)?;
             }
             let mut engine = make_engine(game.rules())?;
-            if config.proof.is_some() && matches!(engine, Engine::Prover(_)) {
-                return Err(BadInput(format!(
-                    "--proof certifies boards of up to 64 bits with their padding column \
-                     (7x7 fits); {} is larger",
-                    game.rules()
-                ))
-                .into());
-            }
             let report = match answer(&mut engine, game.clone()) {
                 Ok(report) => report,
                 Err(Unanswered {
@@ -267,10 +259,11 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             };
             // After the report, so that its figures are the solve's own.
             let certificate = match (&config.proof, &mut engine) {
-                (None, _) | (_, Engine::Prover(_)) => None,
+                (None, _) => None,
                 (Some(_), Engine::Solver(solver)) => {
                     Some(certificate(solver, &game, config.table_bytes)?)
                 }
+                (Some(_), Engine::Prover(prover)) => Some(proved_certificate(prover, &game)?),
             };
             status.clear();
             let mut out = super::stdout();
@@ -295,6 +288,13 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     }
 }
 
+fn too_large() -> BadInput {
+    BadInput(format!(
+        "the proof would hold more than {} positions: too large to write",
+        oxo_ai::MAX_PROOF_NODES
+    ))
+}
+
 /// The certificate of `game`'s value: from the prover's Breaker proofs
 /// when it proves a draw that way, else from the solver.
 fn certificate(
@@ -302,16 +302,9 @@ fn certificate(
     game: &Game,
     table_bytes: usize,
 ) -> anyhow::Result<oxo_core::proof::Certificate> {
-    let too_large = || {
-        BadInput(format!(
-            "the proof would hold more than {} positions: too large to write",
-            oxo_ai::MAX_PROOF_NODES
-        ))
-    };
-    if oxo_ai::Prover::can_prove(game.rules()) && game.rules().cell_count() <= 64 {
-        let mut prover =
-            oxo_ai::Prover::new(game.rules(), table_bytes).map_err(BadInput::from_error)?;
-        match oxo_ai::certify_draw(&mut prover, game) {
+    if Prover::can_prove(game.rules()) {
+        let mut prover = Prover::new(game.rules(), table_bytes).map_err(BadInput::from_error)?;
+        match prover.certify_draw(game) {
             Ok(Some(certificate)) => return Ok(certificate),
             Ok(None) => {}
             Err(oxo_ai::ProveError::OverBudget { .. }) => return Err(too_large().into()),
@@ -322,4 +315,23 @@ fn certificate(
         oxo_ai::SolveError::OverBudget { .. } => too_large().into(),
         e => BadInput::from_error(e),
     })
+}
+
+/// The certificate of `game`'s value on a board beyond the solver's, from
+/// the prover that just valued it (its table still holds the proof).
+fn proved_certificate(
+    prover: &mut Prover,
+    game: &Game,
+) -> anyhow::Result<oxo_core::proof::Certificate> {
+    match prover.certify(game) {
+        Ok(Some(certificate)) => Ok(certificate),
+        // The value was answered, so this is a draw or a win at once.
+        Ok(None) => Err(BadInput(format!(
+            "no certificate of {}: beyond the solver's boards, certificates prove draws",
+            game.rules()
+        ))
+        .into()),
+        Err(oxo_ai::ProveError::OverBudget { .. }) => Err(too_large().into()),
+        Err(e) => Err(BadInput::from_error(e)),
+    }
 }

@@ -150,3 +150,26 @@ fn a_split_proof_writes_a_certificate_that_verifies() {
         text(&checked.stdout)
     );
 }
+
+/// Beyond the 64-bit solver's boards, the jobs' certificates are the
+/// prover's Breaker proofs.
+#[test]
+fn a_split_proof_beyond_64_cells_writes_a_certificate_that_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("11x6.checkpoint");
+    let proof = dir.path().join("11x6.proof");
+    let solved = long_proof(
+        &["--size", "11x6", "--k", "6"],
+        checkpoint.to_str().unwrap(),
+        &["--proof", proof.to_str().unwrap()],
+    );
+    assert_eq!(solved.status.code(), Some(0), "{}", text(&solved.stderr));
+    let checked = oxo(&["verify", proof.to_str().unwrap()]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    assert!(
+        text(&checked.stdout).starts_with("valid: 11x6 k=6 position ")
+            && text(&checked.stdout).contains(": a draw ("),
+        "{}",
+        text(&checked.stdout)
+    );
+}

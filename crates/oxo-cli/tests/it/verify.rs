@@ -131,6 +131,28 @@ fn solve_certifies_a_draw_from_the_prover() {
     );
 }
 
+/// Boards beyond the 64-bit solver's, up to the prover's 128 cells, are
+/// certified from its Breaker proofs.
+#[test]
+fn solve_certifies_draws_beyond_64_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    for (size, k) in [("11x6", "6"), ("10", "7")] {
+        let file = dir.path().join(format!("{size}k{k}.proof"));
+        let path = file.to_str().unwrap();
+        let solved = oxo(&[
+            "solve", "--size", size, "--k", k, "--value", "--proof", path,
+        ]);
+        assert_eq!(solved.status.code(), Some(0), "{}", text(&solved.stderr));
+        let checked = oxo(&["verify", path]);
+        assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+        assert!(
+            text(&checked.stdout).contains(": a draw ("),
+            "{}",
+            text(&checked.stdout)
+        );
+    }
+}
+
 #[test]
 fn verify_usage_and_missing_files() {
     assert_eq!(oxo(&["verify"]).status.code(), Some(2));

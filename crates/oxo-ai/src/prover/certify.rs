@@ -1,0 +1,563 @@
+//! Certificates ([`oxo_core::proof`]) of the prover's Breaker proofs, on
+//! every board the prover takes.
+//!
+//! A walk follows the proof the search found, position by position, and
+//! writes it as one `oxo-proof` tree for the Breaker (the side that does
+//! not lose) in a [`CertificateBuilder`]:
+//! - the leaves are the search's own: no window left the Maker could fill,
+//!   or the Erdős–Selfridge criterion (an `e` leaf either way), a pairing
+//!   (`p`, its pairs written out by [`crate::pairing::pairing_strategy`]),
+//!   and the real game's ends (the Breaker completing a line of its own is
+//!   a won leaf, a full board a drawn one);
+//! - at the Breaker's turn, the move the search proves: its moves are
+//!   tried in the search's order and within the zones of the moves that
+//!   failed, each answered by the search (from its table, mostly), and
+//!   the first that holds is written;
+//! - at the Maker's turn, the Maker's moves in the search's order, each
+//!   with a node of its own unless it lies outside the zone of a node
+//!   already written (the rest clause answers it as that node's move; the
+//!   zones are the certificate's, computed by the builder, so the verifier
+//!   agrees by construction). A move the search left to a symmetry of the
+//!   position is a node of its own here (the format has no symmetric
+//!   node).
+//!
+//! Positions reached again by another move order are one node. The walk
+//! keeps no search of its own: it asks [`Prover::prove`] for each Breaker
+//! candidate, so a certificate costs about one more pass over the proof.
+
+use std::collections::HashMap;
+
+use oxo_core::proof::{CellSet, Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K};
+use oxo_core::proof::{Node, Tree};
+use oxo_core::{Game, Outcome, Player};
+
+use super::board::bits;
+use super::pairing::PAIRING_BUDGET;
+use super::search::{LOOKAHEAD_BUDGET, Pos};
+use super::{ProveError, Prover};
+use crate::pairing::pairing_strategy;
+use crate::solver::MAX_PROOF_NODES;
+
+impl Prover {
+    /// A certificate of `game`'s value where the prover proves it without
+    /// the 64-bit solver: a finished game, a line the side to move
+    /// completes at once, or a draw ([`Prover::certify_draw`]). `None`
+    /// otherwise (a side forces a line against a mere blocker).
+    ///
+    /// # Errors
+    /// As [`Prover::certify_draw`].
+    pub fn certify(&mut self, game: &Game) -> Result<Option<Certificate>, ProveError> {
+        self.check(game)?;
+        let mover = game.to_move();
+        let mut builder = CertificateBuilder::new();
+        let root = match game.outcome() {
+            Some(Outcome::Win(p)) => {
+                let root = builder.push(game, p, Node::Won);
+                return Ok(Some(builder.finish(
+                    game,
+                    Claim::Win(p),
+                    vec![win_tree(p, root)],
+                )));
+            }
+            Some(Outcome::Draw) => return self.certify_draw(game),
+            None => game.legal_moves().find_map(|cell| {
+                let mut next = game.clone();
+                next.play_unchecked(cell);
+                (next.outcome() == Some(Outcome::Win(mover))).then(|| {
+                    let won = builder.push(&next, mover, Node::Won);
+                    let cell = game.rules().index(cell);
+                    builder.push(game, mover, Node::Move(cell, won))
+                })
+            }),
+        };
+        match root {
+            Some(root) => Ok(Some(builder.finish(
+                game,
+                Claim::Win(mover),
+                vec![win_tree(mover, root)],
+            ))),
+            None => self.certify_draw(game),
+        }
+    }
+
+    /// A certificate that `game` is a draw, from the two Breaker proofs:
+    /// each side's tree blocks the other's lines as the search's proof
+    /// does. `None` when a side can force a line against a mere blocker
+    /// (or the game is over and not a draw).
+    ///
+    /// # Errors
+    /// A game under other rules, the budget ran out, or the certificate
+    /// would hold more than [`MAX_PROOF_NODES`] nodes
+    /// ([`ProveError::OverBudget`]).
+    pub fn certify_draw(&mut self, game: &Game) -> Result<Option<Certificate>, ProveError> {
+        self.check(game)?;
+        if let Some(outcome) = game.outcome() {
+            if outcome != Outcome::Draw {
+                return Ok(None);
+            }
+        } else {
+            for maker in [Player::X, Player::O] {
+                if self.maker_wins(game, maker)? {
+                    return Ok(None);
+                }
+            }
+        }
+        let mut builder = CertificateBuilder::new();
+        let mut trees = Vec::new();
+        for holder in [Player::X, Player::O] {
+            let Some(root) = self.write_hold(&mut builder, game, holder)? else {
+                return Ok(None);
+            };
+            trees.push(Tree {
+                prover: holder,
+                goal: Goal::Draw,
+                root,
+            });
+        }
+        Ok(Some(builder.finish(game, Claim::Draw, trees)))
+    }
+
+    /// One side's half of a draw's certificate: a certificate of `game`
+    /// holding only the tree that proves `holder` does not lose, from its
+    /// Breaker proof, for assembling with other parts (alone it does not
+    /// prove its claim of a draw, and the verifier says so). `None` when
+    /// the other side forces a line against a mere blocker.
+    ///
+    /// # Errors
+    /// As [`Prover::certify_draw`].
+    pub fn certify_hold(
+        &mut self,
+        game: &Game,
+        holder: Player,
+    ) -> Result<Option<Certificate>, ProveError> {
+        let mut builder = CertificateBuilder::new();
+        let Some(root) = self.write_hold(&mut builder, game, holder)? else {
+            return Ok(None);
+        };
+        let tree = Tree {
+            prover: holder,
+            goal: Goal::Draw,
+            root,
+        };
+        Ok(Some(builder.finish(game, Claim::Draw, vec![tree])))
+    }
+
+    /// Write into `builder` a tree proving that `holder` does not lose at
+    /// `game`, from its Breaker proof, and return its root node; `None`
+    /// when the other side forces a line against a mere blocker (or has
+    /// won).
+    ///
+    /// # Errors
+    /// As [`Prover::certify_draw`].
+    pub fn write_hold(
+        &mut self,
+        builder: &mut CertificateBuilder,
+        game: &Game,
+        holder: Player,
+    ) -> Result<Option<usize>, ProveError> {
+        self.check(game)?;
+        let maker = holder.other();
+        match game.outcome() {
+            Some(Outcome::Win(p)) if p == maker => return Ok(None),
+            Some(_) => {}
+            None => {
+                if self.maker_wins(game, maker)? {
+                    return Ok(None);
+                }
+            }
+        }
+        self.start();
+        let pos = Pos {
+            maker: self.board.oriented(game, maker),
+            breaker: self.board.oriented(game, holder),
+        };
+        let mut walk = Walk {
+            builder,
+            memo: HashMap::new(),
+            holder,
+        };
+        self.hold_node(&mut walk, game, &pos).map(Some)
+    }
+
+    /// The node proving that the walk's holder does not lose at `game`
+    /// (`pos` on the prover's boards), where the search proves the
+    /// Breaker wins.
+    fn hold_node(&mut self, walk: &mut Walk, game: &Game, pos: &Pos) -> Result<usize, ProveError> {
+        let key = (pos.maker[0], pos.breaker[0]);
+        if let Some(&node) = walk.memo.get(&key) {
+            return Ok(node);
+        }
+        if walk.builder.len() >= MAX_PROOF_NODES {
+            return Err(ProveError::OverBudget {
+                nodes: MAX_PROOF_NODES as u64,
+            });
+        }
+        let node = match game.outcome() {
+            // A Maker's line cannot be reached (the search proved the
+            // Breaker wins); if it were, the verifier would refuse the leaf.
+            Some(Outcome::Win(_)) => Node::Won,
+            Some(Outcome::Draw) => Node::Full,
+            None if game.to_move() == walk.holder => self.breaker_turn(walk, game, pos)?,
+            None => self.maker_turn(walk, game, pos)?,
+        };
+        let id = walk.builder.push(game, walk.holder, node);
+        walk.memo.insert(key, id);
+        Ok(id)
+    }
+
+    /// The windows the Maker can still fill at `pos`: their empty cells,
+    /// the cells of those down to one, and whether the Erdős–Selfridge
+    /// criterion holds for the Breaker (as the verifier computes it).
+    fn scan(&self, pos: &Pos, maker_turn: bool) -> Scan {
+        let board = &self.board;
+        let (maker, breaker) = (pos.maker[0], pos.breaker[0]);
+        let empty = board.valid & !(maker | breaker);
+        let k = board.k;
+        let mut scan = Scan {
+            empty,
+            live: 0,
+            fours: 0,
+            potential: k <= MAX_POTENTIAL_K,
+        };
+        let mut sum = 0u128;
+        for &w in &board.windows {
+            if w & breaker != 0 {
+                continue;
+            }
+            let free = w & empty;
+            scan.live |= free;
+            if free.count_ones() == 1 {
+                scan.fours |= free;
+            }
+            if scan.potential {
+                // At most 256 windows of weight up to 2^100: no overflow.
+                sum += 1 << (k - free.count_ones());
+            }
+        }
+        scan.potential &= sum < 1 << (k - u32::from(maker_turn));
+        scan
+    }
+
+    /// The Breaker's turn: a pairing after its move, or the move the
+    /// search proves.
+    fn breaker_turn(
+        &mut self,
+        walk: &mut Walk,
+        game: &Game,
+        pos: &Pos,
+    ) -> Result<Node, ProveError> {
+        let scan = self.scan(pos, false);
+        if scan.live == 0 || scan.potential {
+            return Ok(Node::Potential);
+        }
+        let (maker, breaker) = (pos.maker[0], pos.breaker[0]);
+        let board = &self.board;
+        // The Breaker facing a four must take its cell.
+        let moves = if scan.fours == 0 {
+            scan.live
+        } else {
+            scan.fours
+        };
+        if let Some(strategy) =
+            pairing_strategy(board, maker, breaker, board.valid, moves, LOOKAHEAD_BUDGET)
+        {
+            let pairs = cell_pairs(&strategy.pairs);
+            let Some(stone) = strategy.stone else {
+                return Ok(Node::Pairs(pairs));
+            };
+            let (next, child) = self.played(game, pos, stone, false);
+            let node = if next.is_over() {
+                self.hold_node(walk, &next, &child)?
+            } else {
+                let node = walk.builder.push(&next, walk.holder, Node::Pairs(pairs));
+                walk.memo.insert((child.maker[0], child.breaker[0]), node);
+                node
+            };
+            return Ok(Node::Move(stone as usize, node));
+        }
+        // The search's order: the cell in the most live windows first,
+        // within the zones of the moves that failed (and their images
+        // under the position's symmetries).
+        let mut scores = [0u32; 128];
+        for &w in &board.windows {
+            if w & breaker == 0 {
+                for c in bits(w & scan.empty & moves) {
+                    scores[c as usize] += 1;
+                }
+            }
+        }
+        let stabilizer = self.stabilizer(pos);
+        let (mut allowed, mut settled) = (moves, 0u128);
+        while allowed & !settled != 0 {
+            let board = &self.board;
+            let x = bits(allowed & !settled)
+                .max_by_key(|&c| {
+                    (
+                        scores[c as usize],
+                        std::cmp::Reverse(board.rank[c as usize]),
+                    )
+                })
+                .expect("a candidate is left");
+            let (next, child) = self.played(game, pos, x, false);
+            let proof = self.prove(&child, true).ok_or_else(|| self.over_budget())?;
+            if !proof.maker_wins {
+                return Ok(Node::Move(x as usize, self.hold_node(walk, &next, &child)?));
+            }
+            settled |= 1 << x;
+            allowed &= proof.zone;
+            for &s in &stabilizer {
+                settled |= 1 << self.board.map(s, x);
+                allowed &= self.board.map_set(s, proof.zone);
+            }
+        }
+        // Unreachable while the search is right: it proved the Breaker
+        // wins here, and the loop above follows its own steps. A leaf the
+        // verifier refuses keeps a wrong answer from passing unnoticed.
+        Ok(Node::Potential)
+    }
+
+    /// The Maker's turn: a pairing now, or each Maker move that needs a
+    /// node of its own, the rest clause answering the others.
+    fn maker_turn(&mut self, walk: &mut Walk, game: &Game, pos: &Pos) -> Result<Node, ProveError> {
+        let scan = self.scan(pos, true);
+        if scan.live == 0 || scan.potential {
+            return Ok(Node::Potential);
+        }
+        let (maker, breaker) = (pos.maker[0], pos.breaker[0]);
+        let board = &self.board;
+        if let Some(strategy) =
+            pairing_strategy(board, maker, breaker, board.valid, 0, PAIRING_BUDGET)
+        {
+            return Ok(Node::Pairs(cell_pairs(&strategy.pairs)));
+        }
+        // The search's order: the cell whose live windows weigh most, a
+        // window weighing 2 to the power of the Maker's stones in it; then
+        // the cells in no live window, which every zone leaves out.
+        let mut scores = [0u32; 128];
+        for &w in &board.windows {
+            if w & breaker == 0 {
+                for c in bits(w & scan.empty) {
+                    scores[c as usize] += 1 << (w & maker).count_ones();
+                }
+            }
+        }
+        let mut order: Vec<u32> = bits(scan.empty).collect();
+        order.sort_by_key(|&c| {
+            (
+                std::cmp::Reverse(scores[c as usize]),
+                board.rank[c as usize],
+            )
+        });
+        let mut answers = Vec::new();
+        let mut zones: Vec<CellSet> = Vec::new();
+        for &y in &order {
+            if zones.iter().any(|zone| !zone.contains(y as usize)) {
+                continue;
+            }
+            let (next, child) = self.played(game, pos, y, true);
+            let node = self.hold_node(walk, &next, &child)?;
+            zones.push(walk.builder.zone(node));
+            answers.push((y as usize, node));
+        }
+        answers.sort_unstable();
+        Ok(if answers.len() == order.len() {
+            Node::Answers(answers)
+        } else {
+            Node::Rest(answers)
+        })
+    }
+
+    /// The symmetries (other than the identity) that leave `pos` as it is.
+    fn stabilizer(&self, pos: &Pos) -> Vec<usize> {
+        (1..self.board.symmetry_count())
+            .filter(|&s| pos.maker[s] == pos.maker[0] && pos.breaker[s] == pos.breaker[0])
+            .collect()
+    }
+
+    /// `game` and `pos` after a stone on `cell`, the Maker's or the
+    /// Breaker's.
+    fn played(&self, game: &Game, pos: &Pos, cell: u32, maker: bool) -> (Game, Pos) {
+        let mut next = game.clone();
+        next.play_unchecked(game.rules().cell_at(cell as usize));
+        let mut child = *pos;
+        if maker {
+            self.board.place(&mut child.maker, cell);
+        } else {
+            self.board.place(&mut child.breaker, cell);
+        }
+        (next, child)
+    }
+}
+
+/// A walk under way: the tree's table, and the node of each position
+/// already written (by the Maker's and the Breaker's stones).
+struct Walk<'a> {
+    builder: &'a mut CertificateBuilder,
+    memo: HashMap<(u128, u128), usize>,
+    holder: Player,
+}
+
+/// What [`Prover::scan`] finds.
+struct Scan {
+    empty: u128,
+    live: u128,
+    fours: u128,
+    potential: bool,
+}
+
+fn cell_pairs(pairs: &[(u32, u32)]) -> Vec<(usize, usize)> {
+    pairs
+        .iter()
+        .map(|&(a, b)| (a as usize, b as usize))
+        .collect()
+}
+
+fn win_tree(prover: Player, root: usize) -> Tree {
+    Tree {
+        prover,
+        goal: Goal::Win,
+        root,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oxo_core::proof::{Certificate, Claim, Node, ProofError};
+    use oxo_core::{Game, Player, Rules};
+
+    use super::super::Prover;
+
+    fn draw_certificate(rows: u32, cols: u32, k: u32) -> (Game, Certificate) {
+        let game = Game::new(Rules::new(rows, cols, k).unwrap());
+        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+        let cert = prover.certify_draw(&game).unwrap().expect("a draw");
+        (game, cert)
+    }
+
+    fn verify(text: &str) -> Result<Claim, ProofError> {
+        Ok(Certificate::parse(text)?.verify()?.claim)
+    }
+
+    /// Boards over 64 cells (up to 11×11) that the prover proves drawn
+    /// get certificates the verifier accepts.
+    #[test]
+    fn draws_beyond_64_cells_are_certified() {
+        for (rows, cols, k) in [(11, 6, 6), (9, 9, 7), (10, 10, 7), (11, 11, 8), (9, 8, 6)] {
+            let (game, cert) = draw_certificate(rows, cols, k);
+            assert!(game.rules().cell_count() > 64);
+            let text = cert.to_text();
+            assert_eq!(verify(&text), Ok(Claim::Draw), "{}", game.rules());
+        }
+    }
+
+    /// Each listed Maker reply of the first rest clause dropped in turn, on
+    /// 9×8 k=6: refused at that node, for a move no listed reply's zone
+    /// leaves out any more, or else still a draw.
+    #[test]
+    fn an_altered_certificate_is_refused_where_it_breaks() {
+        let (_, cert) = draw_certificate(9, 8, 6);
+        let (node, answers) = cert
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| match n {
+                Node::Rest(answers) if answers.len() > 1 => Some((i, answers.clone())),
+                _ => None,
+            })
+            .expect("a rest clause");
+        let mut refused = 0;
+        for dropped in 0..answers.len() {
+            let mut damaged = cert.clone();
+            let mut fewer = answers.clone();
+            fewer.remove(dropped);
+            damaged.nodes[node] = Node::Rest(fewer);
+            match Certificate::parse(&damaged.to_text()).unwrap().verify() {
+                Ok(v) => assert_eq!(v.claim, Claim::Draw),
+                Err(ProofError::Step {
+                    node: at, reason, ..
+                }) => {
+                    // The dropped move, or one it was the model for.
+                    assert_eq!(at, node, "{reason}");
+                    assert!(reason.contains("left to the rest clause"), "{reason}");
+                    refused += 1;
+                }
+                Err(ProofError::Header(reason)) => assert!(reason.contains("not reached")),
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        assert!(refused > 0);
+        // A pair with a cell moved onto a stone: refused at that leaf.
+        let (leaf, pairs) = cert
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| match n {
+                Node::Pairs(pairs) => Some((i, pairs.clone())),
+                _ => None,
+            })
+            .expect("a pairing");
+        let mut damaged = cert.clone();
+        let mut moved = pairs.clone();
+        moved[0].1 = moved[0].0;
+        damaged.nodes[leaf] = Node::Pairs(moved);
+        match damaged.verify() {
+            Err(ProofError::Step { node, reason, .. }) => {
+                assert_eq!(node, leaf);
+                assert!(reason.contains("used twice"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Random byte damage to a certificate of a board over 64 cells never
+    /// panics and never proves another value.
+    #[test]
+    fn damaged_big_certificates_never_prove_another_value() {
+        let (_, cert) = draw_certificate(11, 6, 6);
+        let text = cert.to_text();
+        let mut state = 0x6464_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap()
+        };
+        for _ in 0..300 {
+            let mut bytes = text.clone().into_bytes();
+            for _ in 0..1 + next(3) {
+                let at = next(bytes.len());
+                match next(3) {
+                    0 => bytes[at] = b"0123456789 :-amwfpres\n"[next(22)],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.truncate(at.max(1)),
+                }
+            }
+            if let Ok(damaged) = String::from_utf8(bytes)
+                && let Ok(claim) = verify(&damaged)
+            {
+                assert_eq!(claim, Claim::Draw, "{damaged}");
+            }
+        }
+    }
+
+    /// A line the side to move completes at once, and a finished game,
+    /// are certified wins; one side's tree alone does not prove a draw.
+    #[test]
+    fn wins_at_once_and_one_sided_parts() {
+        let game = Game::from_notation(
+            "XXXXX..../OOOOO..../........./........./........./........./........./........./.........",
+            6,
+        )
+        .unwrap();
+        let mut prover = Prover::new(game.rules(), 1 << 20).unwrap();
+        let cert = prover.certify(&game).unwrap().unwrap();
+        assert_eq!(verify(&cert.to_text()), Ok(Claim::Win(Player::X)));
+        let empty = Game::new(Rules::new(9, 9, 7).unwrap());
+        let mut prover = Prover::new(empty.rules(), 1 << 20).unwrap();
+        let half = prover.certify_hold(&empty, Player::O).unwrap().unwrap();
+        assert_eq!(half.trees.len(), 1);
+        assert!(matches!(half.verify(), Err(ProofError::Header(_))));
+    }
+}
