@@ -107,7 +107,8 @@ use oxo_core::{Game, Player, Rules};
 use crate::meter::Meter;
 use crate::solver::{SolveError, Solver};
 use crate::value::Value;
-use board::{Board, MAX_CELLS, MAX_WINDOWS, Unfit};
+pub(crate) use board::Board;
+use board::{MAX_CELLS, MAX_WINDOWS, Unfit};
 use search::Pos;
 use table::Table;
 

@@ -24,7 +24,8 @@ use oxo_core::proof::{
 use oxo_core::{Game, Outcome, Player};
 
 use super::{SolveError, Solver};
-use crate::prover::{ProveError, Prover};
+use crate::pairing::pairing_strategy;
+use crate::prover::{Board, ProveError, Prover};
 use crate::value::Value;
 
 /// The most nodes a certificate may hold (counting those built and then
@@ -124,14 +125,9 @@ fn build<O: Oracle>(oracle: &mut O, game: &Game, claim: Claim) -> Result<Certifi
         Claim::Win(p) => &[(p, Goal::Win)],
         Claim::Draw => &[(Player::X, Goal::Draw), (Player::O, Goal::Draw)],
     };
-    let windows: Vec<u64> = game
-        .rules()
-        .windows()
-        .map(|w| w.cells().fold(0, |m, c| m | 1 << game.rules().index(c)))
-        .collect();
     let mut builder = Builder {
         oracle,
-        windows,
+        board: Board::new(game.rules()).ok(),
         table: CertificateBuilder::new(),
         memo: HashMap::new(),
     };
@@ -145,9 +141,10 @@ fn build<O: Oracle>(oracle: &mut O, game: &Game, claim: Claim) -> Result<Certifi
 
 struct Builder<'a, O> {
     oracle: &'a mut O,
-    /// Every window as a mask of cell indices (the extractor takes boards
-    /// of up to 64 cells).
-    windows: Vec<u64>,
+    /// The board's windows as masks of cell indices, for the shared
+    /// pairing search (`None` on a board with more windows than it takes:
+    /// then no pairings).
+    board: Option<Board>,
     table: CertificateBuilder,
     memo: HashMap<(String, Player, Goal), usize>,
 }
@@ -210,16 +207,13 @@ impl<O: Oracle> Builder<'_, O> {
     fn by_liveness(&self, game: &Game, prover: Player) -> Vec<usize> {
         let rules = game.rules();
         let mut moves: Vec<usize> = game.legal_moves().map(|c| rules.index(c)).collect();
-        let (mut own, mut theirs) = (0u64, 0u64);
-        for (i, c) in game.cells().iter().enumerate() {
-            match c {
-                Some(p) if *p == prover => own |= 1 << i,
-                Some(_) => theirs |= 1 << i,
-                None => {}
-            }
-        }
+        let Some(board) = &self.board else {
+            return moves;
+        };
+        let (own, theirs) = stones(game, prover);
         let live = |cell: usize| {
-            self.windows
+            board
+                .windows
                 .iter()
                 .filter(|&&w| w & 1 << cell != 0 && (w & own == 0 || w & theirs == 0))
                 .count()
@@ -276,61 +270,33 @@ impl<O: Oracle> Builder<'_, O> {
     }
 
     /// A pairing strategy for `defender` at `game`, if a short search
-    /// finds one.
+    /// finds one (the search [`crate::pairing`] shares with the solver and
+    /// the prover).
     fn pairing(&self, game: &Game, defender: Player) -> Option<Vec<(usize, usize)>> {
-        let mut own = 0u64;
-        let mut empty = 0u64;
-        for (i, c) in game.cells().iter().enumerate() {
-            match c {
-                Some(p) if *p == defender => own |= 1 << i,
-                Some(_) => {}
-                None => empty |= 1 << i,
-            }
-        }
-        let open: Vec<u64> = self
-            .windows
-            .iter()
-            .copied()
-            .filter(|w| w & own == 0)
-            .collect();
-        let mut budget = PAIRING_BUDGET;
-        let mut pairs = Vec::new();
-        cover(&open, empty, &mut budget, &mut pairs).then_some(pairs)
+        let board = self.board.as_ref()?;
+        let (own, theirs) = stones(game, defender);
+        let strategy = pairing_strategy(board, theirs, own, board.valid, 0, PAIRING_BUDGET)?;
+        Some(
+            strategy
+                .pairs
+                .iter()
+                .map(|&(a, b)| (a as usize, b as usize))
+                .collect(),
+        )
     }
 }
 
-/// Backtracking: disjoint pairs of `free` cells, one inside each window of
-/// `open`, pushed onto `pairs`.
-fn cover(open: &[u64], free: u64, budget: &mut u32, pairs: &mut Vec<(usize, usize)>) -> bool {
-    let Some(&window) = open.iter().min_by_key(|&&w| (w & free).count_ones()) else {
-        return true;
-    };
-    if (window & free).count_ones() < 2 || *budget == 0 {
-        return false;
-    }
-    *budget -= 1;
-    // One buffer for every pair tried here: the search spent most of its
-    // time allocating.
-    let mut rest = Vec::with_capacity(open.len());
-    let mut firsts = window & free;
-    while firsts != 0 {
-        let a = firsts.trailing_zeros();
-        firsts &= firsts - 1;
-        let mut seconds = firsts;
-        while seconds != 0 {
-            let b = seconds.trailing_zeros();
-            seconds &= seconds - 1;
-            let pair = 1 << a | 1 << b;
-            rest.clear();
-            rest.extend(open.iter().copied().filter(|w| w & pair != pair));
-            pairs.push((a as usize, b as usize));
-            if cover(&rest, free & !pair, budget, pairs) {
-                return true;
-            }
-            pairs.pop();
+/// `player`'s stones and the other side's in `game`, by cell index.
+fn stones(game: &Game, player: Player) -> (u128, u128) {
+    let (mut own, mut theirs) = (0u128, 0u128);
+    for (i, c) in game.cells().iter().enumerate() {
+        match c {
+            Some(p) if *p == player => own |= 1 << i,
+            Some(_) => theirs |= 1 << i,
+            None => {}
         }
     }
-    false
+    (own, theirs)
 }
 
 /// `game` after the move at cell index `cell`.
@@ -740,6 +706,49 @@ mod tests {
             }
         }
         assert!(rested > 1000, "{rested}");
+    }
+
+    /// The certificates of the boards these tests use, pinned byte for
+    /// byte (length and FNV-1a hash of the text): a change to the writer
+    /// or to the pairing search it shares with the solver and the prover
+    /// shows here. (Moving from the extractor's own pairing search, which
+    /// tried every two cells of a window, to the shared one, which pairs
+    /// neighbours along a window, changed 4×5 k=4, 5×4 k=4, 5×5 k=4 and
+    /// X..../...../..O../..... and left the others byte-identical.)
+    #[test]
+    fn certificates_are_pinned() {
+        let fnv = |text: &str| {
+            text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            })
+        };
+        let cases = [
+            (empty(3, 3, 3), 1770, 0xde3c_546d_e449_d8bb),
+            (empty(4, 5, 4), 11001, 0xba18_afd4_a7df_ab47),
+            (empty(5, 4, 4), 11499, 0x45e7_fbb9_a8ee_7d4f),
+            (empty(3, 4, 3), 1644, 0x6544_9693_c975_667e),
+            (empty(4, 4, 3), 2719, 0x15d9_40a8_949d_1b94),
+            (empty(4, 4, 4), 221, 0xf061_3bc0_4b72_9368),
+            (empty(6, 5, 4), 972_784, 0x7030_82b1_ca7d_eb6f),
+            (empty(5, 5, 4), 984_585, 0x107c_d644_59fb_8365),
+            (notation("XX./OO./...", 3), 92, 0xe906_a347_7746_fe7a),
+            (notation("X../.O./..X", 3), 174, 0x72a6_a641_b2a2_a596),
+            (notation("XXX/OO./...", 3), 86, 0x3f4d_9705_6efa_d8b3),
+            (notation("XOX/XOO/OXX", 3), 102, 0x2711_0eb6_1342_e067),
+            (
+                notation("X..../...../..O../.....", 4),
+                1002,
+                0xf405_7722_79cb_8cc0,
+            ),
+        ];
+        for (game, len, hash) in cases {
+            let text = text_of(&game);
+            assert_eq!((text.len(), fnv(&text)), (len, hash), "{game}");
+        }
+    }
+
+    fn notation(text: &str, k: u32) -> Game {
+        Game::from_notation(text, k).unwrap()
     }
 
     /// Draws the prover proves as two Breaker proofs come with
