@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
+use oxo_ai::exact::{Valued, Valuer, Values, ValuesError};
 use oxo_ai::{Analysis, Eval, Prover, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
@@ -77,9 +78,7 @@ pub fn solve_value(solver: &mut Solver, game: Game) -> Result<ValueReport, oxo_a
 /// on boards beyond the solver's 64 bits.
 ///
 /// # Errors
-/// The game is under other rules than the prover's, its budget ran out, or
-/// a side forces a line against a mere blocker, which the prover cannot
-/// carry over to the real game on such boards.
+/// The game is under other rules than the prover's, or its budget ran out.
 pub fn prove_value(prover: &mut Prover, game: Game) -> Result<ValueReport, oxo_ai::ProveError> {
     let start = Instant::now();
     let before = prover.nodes();
@@ -184,45 +183,182 @@ fn cell_label(eval: Eval) -> String {
     }
 }
 
+/// The position line and the board with each stone, and each empty cell's
+/// label from `labels` (a dot where it has none).
+fn board_table(game: &Game, labels: impl Iterator<Item = (Cell, String)>) -> String {
+    let rules = game.rules();
+    let mut cells = vec![String::new(); rules.cell_count()];
+    for cell in rules.cells() {
+        if let Some(p) = game.get(cell) {
+            cells[rules.index(cell)] = p.to_string();
+        }
+    }
+    for (cell, label) in labels {
+        cells[rules.index(cell)] = label;
+    }
+    let width = cells
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(1)
+        .max((rules.cols().saturating_sub(1)).to_string().len());
+    let row_width = (rules.rows().saturating_sub(1)).to_string().len();
+    let mut out = String::new();
+    let _ = writeln!(out, "position {game}  ({rules})");
+    let _ = write!(out, "{:row_width$}", "");
+    for col in 0..rules.cols() {
+        let _ = write!(out, " {col:>width$}");
+    }
+    out.push('\n');
+    for row in 0..rules.rows() {
+        let _ = write!(out, "{row:>row_width$}");
+        for col in 0..rules.cols() {
+            let label = &cells[(row * rules.cols() + col) as usize];
+            let shown = if label.is_empty() { "." } else { label };
+            let _ = write!(out, " {shown:>width$}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Every move's value where the prover gives the values ([`Valuer`]: 7×7
+/// k=5 while the solver's full analysis is slow): wins and losses without
+/// their distance, draws with theirs (the board fills).
+#[derive(Clone, Debug)]
+pub struct ValuesReport {
+    /// The position solved.
+    pub game: Game,
+    /// Its value and its moves'.
+    pub values: Values,
+    /// How long it took.
+    pub time: Duration,
+}
+
+/// Every move's value of `game`, with `valuer`.
+///
+/// # Errors
+/// The game is under other rules than the valuer's, or a search's budget
+/// ran out.
+pub fn solve_values(valuer: &mut Valuer, game: Game) -> Result<ValuesReport, ValuesError> {
+    let start = Instant::now();
+    let values = valuer.values(&game)?;
+    Ok(ValuesReport {
+        game,
+        values,
+        time: start.elapsed(),
+    })
+}
+
+fn valued_label(valued: Valued) -> String {
+    match (valued.value, valued.plies) {
+        (Value::Draw, _) => "D".to_owned(),
+        (Value::Win, plies) => format!("W{}", plies.map_or(String::new(), |p| p.to_string())),
+        (Value::Loss, plies) => format!("L{}", plies.map_or(String::new(), |p| p.to_string())),
+    }
+}
+
+impl ValuesReport {
+    /// The best moves: those valued as the first (the moves are best
+    /// first).
+    fn best(&self) -> Vec<Cell> {
+        let moves = &self.values.moves;
+        moves
+            .iter()
+            .take_while(|(_, valued)| Some(valued) == moves.first().map(|(_, v)| v))
+            .map(|&(cell, _)| cell)
+            .collect()
+    }
+}
+
+impl Answer for ValuesReport {
+    /// As [`Report`]'s table, with W and L alone where the distance is not
+    /// known.
+    fn table(&self) -> String {
+        let game = &self.game;
+        let labels = self
+            .values
+            .moves
+            .iter()
+            .map(|&(cell, valued)| (cell, valued_label(valued)));
+        let mut out = board_table(game, labels);
+        let value = self.values.value;
+        let _ = match value.plies {
+            Some(plies) if !game.is_over() => writeln!(
+                out,
+                "{} in {plies} {}",
+                headline(game, value.value),
+                if plies == 1 { "ply" } else { "plies" }
+            ),
+            _ => writeln!(out, "{}", headline(game, value.value)),
+        };
+        if !game.is_over() {
+            let best: Vec<String> = self.best().iter().map(ToString::to_string).collect();
+            let _ = writeln!(out, "best: {}", best.join(" "));
+            let _ = writeln!(
+                out,
+                "cells: W = win, L = loss, D = draw for {}, in plies to the end where known",
+                game.to_move()
+            );
+        }
+        out.push_str(&cost(self.values.nodes, self.time));
+        out
+    }
+
+    /// As [`Report`]'s JSON, with `"plies"` null where the distance is not
+    /// known.
+    fn json(&self) -> String {
+        #[derive(Serialize)]
+        struct Move {
+            row: u32,
+            col: u32,
+            value: Value,
+            plies: Option<u32>,
+        }
+        #[derive(Serialize)]
+        struct Json {
+            #[serde(flatten)]
+            head: Head,
+            plies: Option<u32>,
+            moves: Vec<Move>,
+            best: Vec<Cell>,
+            nodes: u64,
+            time_ms: f64,
+        }
+        let value = self.values.value;
+        to_json(&Json {
+            head: Head::of(&self.game, value.value),
+            plies: value.plies,
+            moves: self
+                .values
+                .moves
+                .iter()
+                .map(|&(cell, valued)| Move {
+                    row: cell.row,
+                    col: cell.col,
+                    value: valued.value,
+                    plies: valued.plies,
+                })
+                .collect(),
+            best: self.best(),
+            nodes: self.values.nodes,
+            time_ms: millis(self.time),
+        })
+    }
+}
+
 impl Answer for Report {
     /// The board with each empty cell's value for the player to move, then
     /// the position's value, the best moves and the search's cost.
     fn table(&self) -> String {
         let game = &self.game;
-        let rules = game.rules();
-        let mut labels = vec![String::new(); rules.cell_count()];
-        for cell in rules.cells() {
-            if let Some(p) = game.get(cell) {
-                labels[rules.index(cell)] = p.to_string();
-            }
-        }
-        for &(cell, eval) in &self.analysis.moves {
-            labels[rules.index(cell)] = cell_label(eval);
-        }
-        let width = labels
+        let labels = self
+            .analysis
+            .moves
             .iter()
-            .map(String::len)
-            .max()
-            .unwrap_or(1)
-            .max((rules.cols().saturating_sub(1)).to_string().len());
-        let row_width = (rules.rows().saturating_sub(1)).to_string().len();
-        let mut out = String::new();
+            .map(|&(cell, eval)| (cell, cell_label(eval)));
+        let mut out = board_table(game, labels);
         let mover = game.to_move();
-        let _ = writeln!(out, "position {game}  ({rules})");
-        let _ = write!(out, "{:row_width$}", "");
-        for col in 0..rules.cols() {
-            let _ = write!(out, " {col:>width$}");
-        }
-        out.push('\n');
-        for row in 0..rules.rows() {
-            let _ = write!(out, "{row:>row_width$}");
-            for col in 0..rules.cols() {
-                let label = &labels[(row * rules.cols() + col) as usize];
-                let shown = if label.is_empty() { "." } else { label };
-                let _ = write!(out, " {shown:>width$}");
-            }
-            out.push('\n');
-        }
         let eval = self.analysis.eval;
         if game.is_over() {
             let _ = writeln!(out, "{}", headline(game, eval.value));

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use oxo_ai::exact::{Valuer, ValuesError, every_stage_boards};
 use oxo_ai::{Prover, Solver, StrongSolution};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
@@ -118,6 +119,19 @@ impl From<oxo_ai::ProveError> for Unanswered {
     }
 }
 
+impl From<ValuesError> for Unanswered {
+    fn from(err: ValuesError) -> Unanswered {
+        Unanswered {
+            over_budget: matches!(
+                err,
+                ValuesError::Prove(oxo_ai::ProveError::OverBudget { .. })
+                    | ValuesError::Solve(oxo_ai::SolveError::OverBudget { .. })
+            ),
+            message: err.to_string(),
+        }
+    }
+}
+
 /// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
 const WARM_SOLVERS: usize = 2;
 
@@ -131,6 +145,16 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         Ok(match engine {
             Engine::Solver(solver) if config.value_only => {
                 Box::new(solve::solve_value(solver, game)?)
+            }
+            // 7×7 k=5 before the solver's full analysis is quick: every
+            // move's value from the prover and the shipped opening table.
+            Engine::Solver(_)
+                if every_stage_boards().contains(&game.rules())
+                    && !Solver::answers_quickly(&game) =>
+            {
+                let mut valuer = Valuer::new(game.rules(), config.table_bytes)?;
+                valuer.set_budget(config.budget);
+                Box::new(solve::solve_values(&mut valuer, game)?)
             }
             Engine::Solver(solver) => Box::new(solve::solve(solver, game)?),
             Engine::Prover(prover) => Box::new(solve::prove_value(prover, game)?),

@@ -180,6 +180,27 @@ fn solve_prints_a_table_and_json() {
 }
 
 #[test]
+fn solve_values_every_move_of_an_early_seven_by_seven_k5_position() {
+    // X's centre move: every reply is a draw, from the prover and the
+    // opening table, where the solver's full analysis takes minutes.
+    let centre = "......./......./......./...X.../......./......./.......";
+    let out = oxo(&["solve", centre, "--k", "5"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("O to move: draw in 48 plies\n"), "{text}");
+    assert!(text.contains("\n3 D D D X D D D\n"), "{text}");
+    let board: String = text.lines().skip(2).take(7).collect();
+    assert_eq!(board.matches('D').count(), 48, "{text}");
+    let out = oxo(&["solve", centre, "--k", "5", "--json"], "");
+    let json = stdout(&out);
+    assert!(
+        json.contains("\"to_move\":\"o\",\"value\":\"draw\",\"plies\":48,"),
+        "{json}"
+    );
+    assert_eq!(json.matches("\"value\":\"draw\"").count(), 49, "{json}");
+}
+
+#[test]
 fn solve_value_prints_the_value_alone() {
     let out = oxo(&["solve", "--value"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
