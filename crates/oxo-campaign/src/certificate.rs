@@ -15,7 +15,9 @@
 use std::collections::HashMap;
 
 use oxo_ai::Value;
-use oxo_core::proof::{Certificate, CertificateBuilder, Claim, Goal, Node, Tree};
+use oxo_core::proof::{
+    Certificate, CertificateBuilder, Claim, Goal, Node, Tree, symmetric_source, symmetry_cell,
+};
 use oxo_core::{Game, Outcome, Player};
 
 use crate::plan::{Plan, image, map_cell, symmetries};
@@ -238,6 +240,24 @@ where
             Node::Rest(answers) => Node::Rest(list(self, answers)),
             Node::Pairs(pairs) => {
                 Node::Pairs(pairs.iter().map(|&(a, b)| (map(a), map(b))).collect())
+            }
+            Node::Image(symmetry, child) => {
+                // The same image, seen through `t`: the symmetry u with
+                // u(t(c)) = t(s(c)) for every cell c.
+                let cells = rules.cell_count();
+                let s = |c: usize| symmetry_cell(rules, *symmetry, c);
+                let conjugate = (0..8).find(|&u| {
+                    (0..cells).all(|c| symmetry_cell(rules, u, map(c)) == s(c).map(map))
+                });
+                let source = conjugate.and_then(|u| Some((u, symmetric_source(real, u)?)));
+                match source {
+                    Some((u, source)) => {
+                        Node::Image(u, self.copy(cert, *child, &source, t, prover, copied))
+                    }
+                    // Not a symmetry of this board: copied as it is, for
+                    // the verifier to refuse.
+                    None => Node::Image(*symmetry, *child),
+                }
             }
             leaf @ (Node::Won | Node::Full | Node::Potential) => leaf.clone(),
         };

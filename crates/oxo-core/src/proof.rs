@@ -28,6 +28,13 @@
 //!   sum below 1 after each of its moves, and a filled window alone weighs
 //!   1: the opponent never fills one.
 //!
+//! A node may also stand for a *symmetric image* (`s T N`, version 3):
+//! its position is the image, under the board symmetry T (a rotation or a
+//! reflection that maps the board onto itself), of the position of node
+//! N, which is not itself such a node; the prover follows N with every
+//! cell mapped by T. Symmetries map windows to windows, so a strategy and
+//! its image hold alike.
+//!
 //! # Zones, and why a rest clause is sound
 //!
 //! Every node has a *zone*, a set of cells the verifier computes from the
@@ -38,7 +45,8 @@
 //! - a pairing: the cells of its pairs;
 //! - the prover's move `m` to node `c`: {m} ∪ zone(c);
 //! - the other side's turn: the union over its listed moves `x` to `c` of
-//!   {x} ∪ zone(c).
+//!   {x} ∪ zone(c);
+//! - a symmetric image `s T N`: the image under T of zone(N).
 //!
 //! A rest clause at position P is accepted when every unlisted legal move
 //! `y` lies outside the zone of some listed move's node: the first listed
@@ -65,6 +73,15 @@
 //!   lies outside zone(c1) and differs from `x1`: follow `c1`, whose
 //!   position Q' + x1 lacks `y`, adding `y` to E' (E' was outside
 //!   zone(n) ⊇ zone(c1) and ∌ x1, which is in zone(n));
+//! - at a symmetric image `s T N` (position Q' = T(Q_N)): the prover
+//!   goes on with N in the frame of T, reading every real move through
+//!   T⁻¹ and playing the image under T of N's moves. The invariant maps
+//!   with it: T⁻¹(I) = Q_N ∪ T⁻¹(E'), and T⁻¹(E') is empty in Q_N and
+//!   outside zone(N) exactly when E' is empty in Q' and outside
+//!   T(zone(N)), the image node's zone. Lines and windows map to lines
+//!   and windows, so what the lemma says of N in its frame holds of the
+//!   image in the real one. (N is never an image itself, so following
+//!   images always reaches a node of another kind at once.)
 //! - a real move on a cell already opponent's in I (one imagined before):
 //!   the imagined opponent plays any empty cell of I instead, handled as
 //!   above. One exists: the zone of a node at the other side's turn holds a
@@ -110,9 +127,14 @@ use std::fmt::{self, Write as _};
 
 use crate::{BoardSize, Game, Outcome, Player, Rules};
 
-/// The first line of every certificate this program writes: the format and
-/// its version.
-pub const MAGIC: &str = "oxo-proof 2";
+/// The first line of the newest version of the format, which symmetric
+/// images ([`Node::Image`]) need. A certificate without them is written as
+/// version 2 ([`MAGIC_V2`]), which programs before version 3 read too.
+pub const MAGIC: &str = "oxo-proof 3";
+
+/// The first line of version 2 certificates: rest clauses and
+/// Erdős–Selfridge leaves, no symmetric images.
+pub const MAGIC_V2: &str = "oxo-proof 2";
 
 /// The first line of version 1 certificates, which are still read: every
 /// reply listed, no rest clauses, no Erdős–Selfridge leaves.
@@ -186,6 +208,10 @@ pub enum Node {
     /// An Erdős–Selfridge leaf: the opponent's open windows weigh too
     /// little to fill one (see the module docs).
     Potential,
+    /// The image under board symmetry `.0` (see [`symmetry_cell`]) of
+    /// node `.1`'s position, with its strategy mapped alike (see the
+    /// module docs). Node `.1` is not an image itself.
+    Image(usize, usize),
 }
 
 /// One strategy tree: its prover, its goal and its root node.
@@ -263,11 +289,13 @@ impl CellSet {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProofError {
     /// Not a certificate at all.
-    #[error("not an oxo proof certificate (it must begin with the line `{MAGIC}` or `{MAGIC_V1}`)")]
+    #[error(
+        "not an oxo proof certificate (it must begin with the line `{MAGIC}`, `{MAGIC_V2}` or `{MAGIC_V1}`)"
+    )]
     Foreign,
     /// A certificate of a version this program does not read.
     #[error(
-        "unsupported certificate version `{0}` (this program reads `{MAGIC_V1}` and `{MAGIC}`)"
+        "unsupported certificate version `{0}` (this program reads `{MAGIC_V1}`, `{MAGIC_V2}` and `{MAGIC}`)"
     )]
     Version(String),
     /// A line that does not parse, or a file that ends early.
@@ -329,13 +357,14 @@ fn cell_list(out: &mut String, head: &str, items: &[(usize, usize)], sep: char) 
 }
 
 impl Certificate {
-    /// The certificate as text, in the current version (see
-    /// `docs/manual/solve.md`).
+    /// The certificate as text (see `docs/manual/solve.md`): version 3
+    /// when it holds symmetric images, else version 2.
     #[must_use]
     pub fn to_text(&self) -> String {
         let rules = self.game.rules();
         let mut out = String::new();
-        let _ = writeln!(out, "{MAGIC}");
+        let images = self.nodes.iter().any(|n| matches!(n, Node::Image(..)));
+        let _ = writeln!(out, "{}", if images { MAGIC } else { MAGIC_V2 });
         let _ = writeln!(
             out,
             "rules {}x{} k={}",
@@ -371,13 +400,16 @@ impl Certificate {
                 Node::Full => out.push_str("f\n"),
                 Node::Pairs(pairs) => cell_list(&mut out, "p", pairs, '-'),
                 Node::Potential => out.push_str("e\n"),
+                Node::Image(symmetry, node) => {
+                    let _ = writeln!(out, "s {symmetry} {node}");
+                }
             }
         }
         out.push_str("end\n");
         out
     }
 
-    /// Read a certificate's text, of version 1 or 2. Only its syntax is
+    /// Read a certificate's text, of version 1, 2 or 3. Only its syntax is
     /// checked here; see [`Certificate::verify`].
     ///
     /// # Errors
@@ -389,7 +421,8 @@ impl Certificate {
             reason: reason.to_owned(),
         };
         let version = match lines.next() {
-            Some((_, l)) if l == MAGIC => 2,
+            Some((_, l)) if l == MAGIC => 3,
+            Some((_, l)) if l == MAGIC_V2 => 2,
             Some((_, l)) if l == MAGIC_V1 => 1,
             Some((_, l)) if l.starts_with("oxo-proof ") => {
                 return Err(ProofError::Version(l.to_owned()));
@@ -492,6 +525,9 @@ impl Certificate {
                     "rest clauses and Erdős–Selfridge leaves need version 2",
                 ));
             }
+            if version < 3 && matches!(node, Node::Image(..)) {
+                return Err(bad(n, "symmetric images need version 3"));
+            }
             nodes.push(node);
         }
         if nodes.len() != count {
@@ -580,6 +616,10 @@ fn parse_node(line: &str) -> Option<Node> {
         "w" if rest.is_empty() => Node::Won,
         "f" if rest.is_empty() => Node::Full,
         "e" if rest.is_empty() => Node::Potential,
+        "s" => match rest.split(' ').collect::<Vec<_>>().as_slice() {
+            ["", symmetry, node] => Node::Image(symmetry.parse().ok()?, node.parse().ok()?),
+            _ => return None,
+        },
         _ => return None,
     })
 }
@@ -630,6 +670,14 @@ pub fn zone_of(
                 below = below.union(&zone(child));
             }
         }
+        Node::Image(symmetry, node) => {
+            let rules = game.rules();
+            for cell in zone(*node).iter() {
+                if let Some(image) = symmetry_cell(rules, *symmetry, cell) {
+                    add(image);
+                }
+            }
+        }
     }
     out.union(&below)
 }
@@ -641,6 +689,8 @@ struct Seen {
     prover: Player,
     goal: Goal,
     zone: CellSet,
+    /// Whether its check is over (its zone is final).
+    done: bool,
 }
 
 /// The check under way: what each node was first reached as.
@@ -690,6 +740,11 @@ impl Walk<'_> {
                     seen.goal.word()
                 )));
             }
+            if !seen.done {
+                return Err(fail(
+                    "reached again while it is still being checked".to_owned(),
+                ));
+            }
             return Ok(seen.zone);
         }
         // Marked before its children are checked: the trees only add
@@ -699,6 +754,7 @@ impl Walk<'_> {
             prover,
             goal,
             zone: CellSet::default(),
+            done: false,
         });
         let cells = game.rules().cell_count();
         match kind {
@@ -746,12 +802,23 @@ impl Walk<'_> {
             Node::Rest(answers) => {
                 self.check_answers(node, game, prover, goal, answers, true)?;
             }
+            Node::Image(symmetry, target) => {
+                if matches!(self.nodes.get(*target), Some(Node::Image(..))) {
+                    return Err(fail(format!(
+                        "leads to node {target}, another symmetric image: it must lead to a \
+                         node of its own"
+                    )));
+                }
+                let source = preimage(game, *symmetry).map_err(&fail)?;
+                self.visit(*target, Some(node), &source, prover, goal)?;
+            }
         }
         let zone = zone_of(kind, game, prover, |n| {
             self.seen[n].as_ref().map(|s| s.zone).unwrap_or_default()
         });
         if let Some(seen) = self.seen[node].as_mut() {
             seen.zone = zone;
+            seen.done = true;
         }
         Ok(zone)
     }
@@ -824,6 +891,51 @@ fn step(node: usize, game: &Game, reason: String) -> ProofError {
         position: game.to_string(),
         reason,
     }
+}
+
+/// Where board symmetry `symmetry` sends `cell` (a row-major index) on
+/// boards of `rules`, if that symmetry maps this board onto itself. The
+/// symmetries by number: 0 the identity, 1 a quarter turn, 2 a half turn,
+/// 3 three quarter turns, 4 the mirror left to right, 5 top to bottom, 6
+/// the reflection in the main diagonal, 7 in the other; a board that is
+/// not square has 0, 2, 4 and 5.
+#[must_use]
+pub fn symmetry_cell(rules: Rules, symmetry: usize, cell: usize) -> Option<usize> {
+    let (rows, cols) = (rules.rows() as usize, rules.cols() as usize);
+    if cell >= rows * cols || (rows != cols && ![0, 2, 4, 5].contains(&symmetry)) {
+        return None;
+    }
+    let (r, c, n) = (cell / cols, cell % cols, rows);
+    let (r2, c2) = match symmetry {
+        0 => (r, c),
+        1 => (c, n - 1 - r),
+        2 => (rows - 1 - r, cols - 1 - c),
+        3 => (n - 1 - c, r),
+        4 => (r, cols - 1 - c),
+        5 => (rows - 1 - r, c),
+        6 => (c, r),
+        7 => (n - 1 - c, n - 1 - r),
+        _ => return None,
+    };
+    Some(r2 * cols + c2)
+}
+
+/// The position whose image under board symmetry `symmetry` (see
+/// [`symmetry_cell`]) is `game`, if that is a symmetry of the board.
+#[must_use]
+pub fn symmetric_source(game: &Game, symmetry: usize) -> Option<Game> {
+    preimage(game, symmetry).ok()
+}
+
+/// The position whose image under `symmetry` is `game`.
+fn preimage(game: &Game, symmetry: usize) -> Result<Game, String> {
+    let rules = game.rules();
+    let not_one = || format!("symmetry {symmetry} is not one of the {rules} board's");
+    let cells = (0..rules.cell_count())
+        .map(|c| Ok(game.cells()[symmetry_cell(rules, symmetry, c).ok_or_else(not_one)?]))
+        .collect::<Result<Vec<_>, String>>()?;
+    let setup = crate::Setup::from_cells(rules.rows(), rules.cols(), cells);
+    Game::from_setup(&setup, rules.k()).map_err(|e| format!("its symmetric source: {e}"))
 }
 
 /// `game` after the move at `cell`, if that is legal.
@@ -1045,6 +1157,7 @@ impl CertificateBuilder {
             .iter()
             .map(|&n| match &self.nodes[n] {
                 Node::Move(cell, child) => Node::Move(*cell, number[*child]),
+                Node::Image(symmetry, child) => Node::Image(*symmetry, number[*child]),
                 Node::Answers(answers) => Node::Answers(renumber(answers)),
                 Node::Rest(answers) => Node::Rest(renumber(answers)),
                 leaf => leaf.clone(),
@@ -1069,7 +1182,7 @@ impl CertificateBuilder {
 /// The nodes `node` leads to, in order.
 fn children(node: &Node) -> impl DoubleEndedIterator<Item = usize> + '_ {
     let (one, many): (Option<usize>, &[(usize, usize)]) = match node {
-        Node::Move(_, child) => (Some(*child), &[]),
+        Node::Move(_, child) | Node::Image(_, child) => (Some(*child), &[]),
         Node::Answers(answers) | Node::Rest(answers) => (None, answers),
         _ => (None, &[]),
     };
@@ -1120,6 +1233,65 @@ mod tests {
             err.to_string().contains("move 5 of O is not answered"),
             "{err}"
         );
+    }
+
+    /// X.X/.O./X.O is its own mirror image in the main diagonal
+    /// (symmetry 6): O's move 3 is the image of O's move 1, and its node
+    /// refers to move 1's.
+    fn with_image(version: u32, image: &str) -> String {
+        format!(
+            "oxo-proof {version}\nrules 3x3 k=3\nposition X.X/.O./X.O\nclaim win X\n\
+             tree X win 0\nnodes 4\nr 1:1 3:3\nm 3 2\nw\n{image}\nend\n"
+        )
+    }
+
+    #[test]
+    fn symmetric_images_are_checked_in_their_source_position() {
+        assert_eq!(verify(&with_image(3, "s 6 1")), Ok(Claim::Win(Player::X)));
+        let cert = Certificate::parse(&with_image(3, "s 6 1")).unwrap();
+        assert_eq!(cert.to_text(), with_image(3, "s 6 1"));
+        // The image's zone is the image of its source's: {3, 7} → {1, 5},
+        // so O's 7 is left out of it (and 5 out of move 1's).
+        let mut b = CertificateBuilder::new();
+        let game = Game::from_notation("X.X/.O./X.O", 3).unwrap();
+        let after = |cells: &[usize]| {
+            let mut g = game.clone();
+            for &c in cells {
+                g.play(g.rules().cell_at(c)).unwrap();
+            }
+            g
+        };
+        let won = b.push(&after(&[1, 3]), Player::X, Node::Won);
+        let one = b.push(&after(&[1]), Player::X, Node::Move(3, won));
+        let three = b.push(&after(&[3]), Player::X, Node::Image(6, one));
+        assert_eq!(b.zone(one).iter().collect::<Vec<_>>(), [3, 7]);
+        assert_eq!(b.zone(three).iter().collect::<Vec<_>>(), [1, 5]);
+        // Another symmetry gives another position than node 1's.
+        let err = verify(&with_image(3, "s 4 1")).unwrap_err();
+        assert!(
+            matches!(&err, ProofError::Step { node: 1, reason, .. } if reason.contains("reached again as position")),
+            "{err}"
+        );
+        let err = verify(&with_image(3, "s 6 3")).unwrap_err();
+        assert!(err.to_string().contains("another symmetric image"), "{err}");
+        let err = verify(&with_image(3, "s 9 1")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("symmetry 9 is not one of the 3x3 k=3 board's"),
+            "{err}"
+        );
+        assert_eq!(
+            verify(&with_image(2, "s 6 1")),
+            Err(ProofError::Syntax {
+                line: 10,
+                reason: "symmetric images need version 3".to_owned()
+            })
+        );
+        // A quarter turn is no symmetry of a board that is not square.
+        let rules = Rules::new(3, 4, 3).unwrap();
+        assert_eq!(symmetry_cell(rules, 1, 0), None);
+        assert_eq!(symmetry_cell(rules, 2, 0), Some(11));
+        assert_eq!(symmetry_cell(rules, 5, 1), Some(9));
     }
 
     #[test]
@@ -1191,7 +1363,7 @@ mod tests {
             })
         );
         assert!(matches!(
-            verify(&rest.replace("oxo-proof 1", "oxo-proof 3")),
+            verify(&rest.replace("oxo-proof 1", "oxo-proof 4")),
             Err(ProofError::Version(_))
         ));
     }
@@ -1273,7 +1445,6 @@ mod tests {
     /// proof of another value than the true one (X wins at X.X/.O./X.O).
     #[test]
     fn random_damage_never_panics() {
-        let text = double_threat("r 1:1 3:3 7:5");
         let mut state = 0x2929_u64;
         let mut next = |n: usize| {
             state ^= state << 13;
@@ -1281,7 +1452,12 @@ mod tests {
             state ^= state << 17;
             usize::try_from(state % n as u64).unwrap()
         };
-        for _ in 0..3000 {
+        for round in 0..4000 {
+            let text = if round % 2 == 0 {
+                double_threat("r 1:1 3:3 7:5")
+            } else {
+                with_image(3, "s 6 1")
+            };
             let mut bytes = text.clone().into_bytes();
             for _ in 0..1 + next(3) {
                 if bytes.is_empty() {
@@ -1289,7 +1465,7 @@ mod tests {
                 }
                 let at = next(bytes.len());
                 match next(3) {
-                    0 => bytes[at] = b"0123456789 :-amwfpre\n"[next(21)],
+                    0 => bytes[at] = b"0123456789 :-amwfpres\n"[next(22)],
                     1 => {
                         bytes.remove(at);
                     }

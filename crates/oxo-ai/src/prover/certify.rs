@@ -17,17 +17,19 @@
 //!   with a node of its own unless it lies outside the zone of a node
 //!   already written (the rest clause answers it as that node's move; the
 //!   zones are the certificate's, computed by the builder, so the verifier
-//!   agrees by construction). A move the search left to a symmetry of the
-//!   position is a node of its own here (the format has no symmetric
-//!   node).
+//!   agrees by construction).
 //!
-//! Positions reached again by another move order are one node. The walk
+//! Positions reached again by another move order are one node, and a
+//! position that is a symmetric image of one already written is an image
+//! node (`s`) that refers to it, as the search's table folds symmetries. The walk
 //! keeps no search of its own: it asks [`Prover::prove`] for each Breaker
 //! candidate, so a certificate costs about one more pass over the proof.
 
 use std::collections::HashMap;
 
-use oxo_core::proof::{CellSet, Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K};
+use oxo_core::proof::{
+    CellSet, Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K, symmetry_cell,
+};
 use oxo_core::proof::{Node, Tree};
 use oxo_core::{Game, Outcome, Player};
 
@@ -174,6 +176,7 @@ impl Prover {
         let mut walk = Walk {
             builder,
             memo: HashMap::new(),
+            images: HashMap::new(),
             holder,
         };
         self.hold_node(&mut walk, game, &pos).map(Some)
@@ -192,6 +195,19 @@ impl Prover {
                 nodes: MAX_PROOF_NODES as u64,
             });
         }
+        // A symmetric image of a position already written refers to it.
+        let (sym, maker, breaker) = self.canonical(pos);
+        let canonical = (maker, breaker);
+        if !game.is_over()
+            && let Some(&(target, target_sym)) = walk.images.get(&canonical)
+            && let Some(symmetry) = self.certificate_symmetry(game, target_sym, sym)
+        {
+            let id = walk
+                .builder
+                .push(game, walk.holder, Node::Image(symmetry, target));
+            walk.memo.insert(key, id);
+            return Ok(id);
+        }
         let node = match game.outcome() {
             // A Maker's line cannot be reached (the search proved the
             // Breaker wins); if it were, the verifier would refuse the leaf.
@@ -202,7 +218,29 @@ impl Prover {
         };
         let id = walk.builder.push(game, walk.holder, node);
         walk.memo.insert(key, id);
+        walk.images.insert(canonical, (id, sym));
         Ok(id)
+    }
+
+    /// The certificate's number (see [`oxo_core::proof::symmetry_cell`]) of
+    /// the symmetry taking the position that prover symmetry `from` sends
+    /// to a canonical form, to the one that `to` sends there.
+    fn certificate_symmetry(&self, game: &Game, from: usize, to: usize) -> Option<usize> {
+        let rules = game.rules();
+        let cells = rules.cell_count();
+        let inverse: Vec<u32> = {
+            let mut inverse = vec![0; cells];
+            for c in 0..cells as u32 {
+                inverse[self.board.map(to, c) as usize] = c;
+            }
+            inverse
+        };
+        (0..8).find(|&t| {
+            (0..cells as u32).all(|c| {
+                let wanted = inverse[self.board.map(from, c) as usize] as usize;
+                symmetry_cell(rules, t, c as usize) == Some(wanted)
+            })
+        })
     }
 
     /// The windows the Maker can still fill at `pos`: their empty cells,
@@ -394,6 +432,9 @@ impl Prover {
 struct Walk<'a> {
     builder: &'a mut CertificateBuilder,
     memo: HashMap<(u128, u128), usize>,
+    /// Each position written as a node of its own, by its canonical form:
+    /// the node and the prover symmetry that gives that form.
+    images: HashMap<(u128, u128), (usize, usize)>,
     holder: Player,
 }
 
@@ -442,12 +483,19 @@ mod tests {
     /// get certificates the verifier accepts.
     #[test]
     fn draws_beyond_64_cells_are_certified() {
+        let mut images = 0;
         for (rows, cols, k) in [(11, 6, 6), (9, 9, 7), (10, 10, 7), (11, 11, 8), (9, 8, 6)] {
             let (game, cert) = draw_certificate(rows, cols, k);
             assert!(game.rules().cell_count() > 64);
             let text = cert.to_text();
             assert_eq!(verify(&text), Ok(Claim::Draw), "{}", game.rules());
+            images += cert
+                .nodes
+                .iter()
+                .filter(|n| matches!(n, Node::Image(..)))
+                .count();
         }
+        assert!(images > 0);
     }
 
     /// Each listed Maker reply of the first rest clause dropped in turn, on
@@ -486,6 +534,22 @@ mod tests {
             }
         }
         assert!(refused > 0);
+        // A symmetric image under another symmetry: refused at the image
+        // or its target, unless the position is symmetric under it too.
+        let mut wrong = 0;
+        for (at, node) in cert.nodes.iter().enumerate().take(2000) {
+            let &Node::Image(symmetry, target) = node else {
+                continue;
+            };
+            let mut damaged = cert.clone();
+            damaged.nodes[at] = Node::Image(symmetry ^ 2, target);
+            match damaged.verify() {
+                Ok(v) => assert_eq!(v.claim, Claim::Draw),
+                Err(ProofError::Step { .. }) => wrong += 1,
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        assert!(wrong > 0);
         // A pair with a cell moved onto a stone: refused at that leaf.
         let (leaf, pairs) = cert
             .nodes

@@ -441,7 +441,7 @@ mod tests {
         );
         assert_eq!(verify(""), Err(ProofError::Foreign));
         assert!(matches!(
-            verify(&text.replacen("oxo-proof 2", "oxo-proof 3", 1)),
+            verify(&text.replacen("oxo-proof 2", "oxo-proof 9", 1)),
             Err(ProofError::Version(_))
         ));
         assert!(matches!(
@@ -546,7 +546,12 @@ mod tests {
                 }
             }
             _ => {
-                let kinds = ["w", "f", "e", "p 0-1"];
+                let image = format!(
+                    "s {} {}",
+                    rng.random_range(0..9),
+                    rng.random_range(0..nodes)
+                );
+                let kinds = ["w", "f", "e", "p 0-1", &image];
                 return kinds[rng.random_range(0..kinds.len())].to_owned();
             }
         }
@@ -587,7 +592,8 @@ mod tests {
                     root.play(moves[rng.random_range(0..moves.len())]).unwrap();
                     lines[2] = format!("position {root}");
                 }
-                let damaged = lines.join("\n") + "\n";
+                // Version 3 reads what version 2 does, and symmetric images.
+                let damaged = (lines.join("\n") + "\n").replacen("oxo-proof 2", "oxo-proof 3", 1);
                 let cert = Certificate::parse(&damaged).unwrap();
                 match cert.verify() {
                     Ok(v) => {
