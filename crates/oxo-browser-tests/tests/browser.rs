@@ -30,6 +30,8 @@ use tempfile::TempDir;
 mod analysis;
 #[path = "browser/clock.rs"]
 mod clock;
+#[path = "browser/hints7.rs"]
+mod hints7;
 #[path = "browser/life.rs"]
 mod life;
 #[path = "browser/lobby.rs"]

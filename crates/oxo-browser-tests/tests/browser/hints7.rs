@@ -1,0 +1,43 @@
+//! Exact values on the 7×7 k=5 analysis board from the first move: after
+//! X's centre move (whose values come from the opening table) and after
+//! O's reply (from the prover's search of the real game), every empty cell
+//! is valued, with the exact legend and no estimate.
+
+use super::*;
+
+/// Whether every one of `n` empty cells shows a draw, the exact legend is
+/// up and the engine's estimate is not.
+fn all_draws(n: usize) -> String {
+    format!(
+        "return document.querySelectorAll('#board .cell.value-draw').length === {n} \
+           && !document.getElementById('legend').hidden \
+           && document.getElementById('estimate').hidden;"
+    )
+}
+
+#[test]
+fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
+    run("hints7", |h| async move {
+        let c = h.session("desktop", 1280, 800).await;
+        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,3"))
+            .await
+            .expect("the analysis board");
+        wait_page(&c, "O to move on 7x7", |p| {
+            p.cells == 49 && p.status == "O to move — play either side"
+        })
+        .await;
+        wait_script(&c, "48 draws after X's centre move", &all_draws(48)).await;
+        let shot = h.screenshot(&c, "hints7-centre").await;
+        eprintln!("screenshot: {}", shot.display());
+        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,3;5,3"))
+            .await
+            .expect("the analysis board");
+        wait_page(&c, "X to move on 7x7", |p| {
+            p.cells == 49 && p.status == "X to move — play either side"
+        })
+        .await;
+        wait_script(&c, "47 draws after O's reply", &all_draws(47)).await;
+        let shot = h.screenshot(&c, "hints7-reply").await;
+        eprintln!("screenshot: {}", shot.display());
+    });
+}
