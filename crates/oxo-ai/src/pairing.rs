@@ -100,7 +100,32 @@ pub(crate) fn pairing<B: Windows>(
     spare: B::Cells,
     budget: u32,
 ) -> Option<B::Cells> {
-    let search = Search::new(board, budget, false);
+    pairing_avoiding(
+        board,
+        attacker,
+        defender,
+        valid,
+        spare,
+        B::Cells::EMPTY,
+        budget,
+    )
+}
+
+/// [`pairing`], trying first at each window the pairs (and first the
+/// stones) with no cell in `avoid`: a pairing that leaves those cells out,
+/// if the search meets one first, makes a proof that does not depend on
+/// them.
+pub(crate) fn pairing_avoiding<B: Windows>(
+    board: &B,
+    attacker: B::Cells,
+    defender: B::Cells,
+    valid: B::Cells,
+    spare: B::Cells,
+    avoid: B::Cells,
+    budget: u32,
+) -> Option<B::Cells> {
+    let mut search = Search::new(board, budget, false);
+    search.avoid = avoid;
     search
         .run(attacker, defender, valid, spare)
         .map(|(cells, _)| cells)
@@ -237,6 +262,8 @@ impl WindowSet for [u64; 4] {
 struct Search<'a, B: Windows> {
     board: &'a B,
     budget: u32,
+    /// Cells whose pairs and stones are tried last.
+    avoid: B::Cells,
     left: B::Cells,
     /// When the strategy is wanted, not just its cells: the stone and the
     /// pairs on the way to the current branch (each as a set of cells).
@@ -248,6 +275,7 @@ impl<'a, B: Windows> Search<'a, B> {
         Search {
             board,
             budget,
+            avoid: B::Cells::EMPTY,
             left: B::Cells::EMPTY,
             trail: keep_trail.then(Vec::new),
         }
@@ -370,20 +398,26 @@ fn cover<B: Windows, S: WindowSet>(
         // search that fails looks only at some windows: a stone outside
         // all of them meets the same failure, and is not tried.
         let mut hope = spare;
-        for &b in board.order() {
-            let c = B::Cells::single(u32::from(b));
-            if hope & c != none {
-                let left = open.and_not(through(c));
-                let mut seen = none;
-                if search.along(c, |search| {
-                    cover(search, left, left, free & !c, none, &mut seen)
-                }) {
-                    return true;
+        let avoid = search.avoid;
+        for late in [false, true] {
+            for &b in board.order() {
+                let c = B::Cells::single(u32::from(b));
+                if hope & c != none && (c & avoid != none) == late {
+                    let left = open.and_not(through(c));
+                    let mut seen = none;
+                    if search.along(c, |search| {
+                        cover(search, left, left, free & !c, none, &mut seen)
+                    }) {
+                        return true;
+                    }
+                    if search.budget == 0 {
+                        return false;
+                    }
+                    hope = hope & seen;
                 }
-                if search.budget == 0 {
-                    return false;
-                }
-                hope = hope & seen;
+            }
+            if avoid == none {
+                break;
             }
         }
         return false;
@@ -413,30 +447,40 @@ fn cover<B: Windows, S: WindowSet>(
     // the attacker's stones): the pairs classic pairing strategies use, and
     // far fewer to try than every two cells of the window. A pair settles
     // the windows holding both its cells.
-    let mut cells = window & free;
-    while cells != none {
-        let a = cells.lowest();
-        cells = cells.without_lowest();
-        if cells == none {
+    // The pairs clear of the cells to avoid go first, the others after.
+    let avoid = search.avoid;
+    for late in [false, true] {
+        let mut cells = window & free;
+        while cells != none {
+            let a = cells.lowest();
+            cells = cells.without_lowest();
+            if cells == none {
+                break;
+            }
+            let b = cells.lowest();
+            let pair = a | b;
+            if (pair & avoid != none) != late {
+                continue;
+            }
+            let settled = through(a).and(through(b));
+            if search.along(pair, |search| {
+                cover(
+                    search,
+                    rest.and_not(settled),
+                    through(a).or(through(b)),
+                    free & !pair,
+                    spare & !pair,
+                    why,
+                )
+            }) {
+                return true;
+            }
+            if search.budget == 0 {
+                return false;
+            }
+        }
+        if avoid == none {
             break;
-        }
-        let b = cells.lowest();
-        let pair = a | b;
-        let settled = through(a).and(through(b));
-        if search.along(pair, |search| {
-            cover(
-                search,
-                rest.and_not(settled),
-                through(a).or(through(b)),
-                free & !pair,
-                spare & !pair,
-                why,
-            )
-        }) {
-            return true;
-        }
-        if search.budget == 0 {
-            return false;
         }
     }
     // Every way to settle this window failed.

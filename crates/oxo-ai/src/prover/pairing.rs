@@ -5,7 +5,7 @@
 //! never lets a window fill, whoever is to move.
 
 use super::board::{Board, WindowSet};
-use crate::pairing::{Windows, pairing};
+use crate::pairing::{Windows, pairing, pairing_avoiding};
 
 /// Steps one pairing search may take before giving up.
 pub(super) const PAIRING_BUDGET: u32 = 64;
@@ -21,17 +21,21 @@ impl Board {
     /// move (if one is needed) and a pairing after it, if the search finds
     /// them. An extra Breaker stone never spoils a pairing, so when none is
     /// needed any move keeps it.
+    ///
+    /// Pairs with cells in `avoid` are tried last (see
+    /// [`pairing_avoiding`]).
     pub fn pairing_after_move(
         &self,
         maker: u128,
         breaker: u128,
         moves: u128,
+        avoid: u128,
         budget: u32,
     ) -> Option<u128> {
         if moves & self.valid & !(maker | breaker) == 0 {
             return None;
         }
-        pairing(self, maker, breaker, self.valid, moves, budget)
+        pairing_avoiding(self, maker, breaker, self.valid, moves, avoid, budget)
     }
 }
 

@@ -72,6 +72,9 @@ impl Prover {
     /// or not, and the zone of the proof; `None` when the budget ran out
     /// (nothing unfinished is stored).
     pub(super) fn prove(&mut self, pos: &Pos, maker_turn: bool) -> Option<Proof> {
+        // The cells the parent would rather this proof left out (only the
+        // node the parent asked reads them).
+        let avoid = std::mem::take(&mut self.avoid);
         self.visit();
         if self.meter.aborted() {
             return None;
@@ -164,7 +167,7 @@ impl Prover {
             }
         } else {
             let moves = if fours != 0 { fours } else { live };
-            board.pairing_after_move(maker, breaker, moves, LOOKAHEAD_BUDGET)
+            board.pairing_after_move(maker, breaker, moves, avoid, LOOKAHEAD_BUDGET)
         };
         self.stats.pairing_searches += 1;
         if let Some(cells) = pairing {
@@ -185,7 +188,12 @@ impl Prover {
         // power of the Maker's stones in it (the Erdős–Selfridge potential
         // it adds). The Breaker's order decides the size of a draw's proof
         // (see the module's measurements); the Maker's that of a win's.
+        //
+        // Each cell's `common` is the cells in every live window through
+        // it: a move whose live windows all hold another cell x is
+        // dominated by x (see `prove`'s domination rule below).
         let mut scores = [0u32; 128];
+        let mut common = [u128::MAX; 128];
         for &w in &board.windows {
             if w & breaker == 0 {
                 let add = if maker_turn {
@@ -195,6 +203,7 @@ impl Prover {
                 };
                 for c in bits(w & empty & allowed) {
                     scores[c as usize] += add;
+                    common[c as usize] &= w;
                 }
             }
         }
@@ -233,6 +242,12 @@ impl Prover {
             } else {
                 board.place(&mut child.breaker, x);
             }
+            if maker_turn {
+                // The Maker's moves still to prove: a proof for this one
+                // whose zone leaves them out settles them too, so the
+                // child's pairing search tries to leave them out.
+                self.avoid = candidates & !(1 << x);
+            }
             let proof = self.prove(&child, !maker_turn)?;
             if proof.maker_wins == maker_turn {
                 // The mover wins with x.
@@ -255,14 +270,30 @@ impl Prover {
             } else {
                 self.stats.breaker_failures += 1;
             }
-            settled |= 1 << x;
+            let mut lost = 1 << x;
             zone |= proof.zone;
             allowed &= proof.zone;
             for &s in &stabilizer[..symmetric] {
                 let image = self.board.map_set(s, proof.zone);
-                settled |= 1 << self.board.map(s, x);
+                lost |= 1 << self.board.map(s, x);
                 zone |= image;
                 allowed &= image;
+            }
+            settled |= lost;
+            // Domination: a move y whose every live window holds a lost
+            // move x loses too (x does for the mover all that y does;
+            // see the module doc). That argument needs x empty, so x
+            // joins the zone.
+            let mut dominated = 0;
+            for y in bits(allowed & !settled) {
+                if common[y as usize] & lost != 0 {
+                    dominated |= 1 << y;
+                }
+            }
+            if dominated != 0 {
+                settled |= dominated;
+                zone |= lost;
+                self.stats.dominated += u64::from(dominated.count_ones());
             }
         }
         store(
@@ -338,9 +369,10 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as u32
         };
+        let mut dominated = 0;
         for (rows, cols, k, positions, min_stones) in [
-            (3, 3, 3, 150, 0),
-            (4, 4, 3, 150, 3),
+            (3, 3, 3, 600, 0),
+            (4, 4, 3, 600, 3),
             (4, 4, 4, 150, 4),
             (5, 4, 4, 100, 8),
             (4, 5, 3, 100, 9),
@@ -397,6 +429,80 @@ mod tests {
                 }
             }
             assert!(counts[0] >= 10 && counts[1] >= 10, "{rules}: {counts:?}");
+            dominated += prover.stats.dominated;
         }
+        // The domination rule, which settles moves without a search of
+        // their own, was put to the test.
+        assert!(dominated >= 20, "{dominated}");
+    }
+
+    /// The domination rule itself, against minimax: when every live
+    /// window through y holds x, and x loses for the mover, so does y.
+    #[test]
+    fn a_dominated_move_loses_when_its_dominator_does() {
+        let mut seed = 11u64;
+        let mut random = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        let mut checked = 0;
+        for (rows, cols, k) in [(4, 4, 3), (4, 5, 4), (5, 5, 4)] {
+            let board = Board::new(Rules::new(rows, cols, k).unwrap()).unwrap();
+            let cells = rows * cols;
+            let mut memo = HashMap::new();
+            for _ in 0..300 {
+                let (mut maker, mut breaker) = (0u128, 0u128);
+                for i in 0..cells - 9 {
+                    let empty = board.valid & !(maker | breaker);
+                    let c = bits(empty)
+                        .nth((random() % empty.count_ones()) as usize)
+                        .unwrap();
+                    if i % 2 == 0 {
+                        maker |= 1 << c;
+                    } else {
+                        breaker |= 1 << c;
+                    }
+                }
+                let empty = board.valid & !(maker | breaker);
+                let live: Vec<u128> = board
+                    .windows
+                    .iter()
+                    .copied()
+                    .filter(|w| w & breaker == 0)
+                    .collect();
+                for y in bits(empty) {
+                    let through: Vec<u128> =
+                        live.iter().copied().filter(|w| w >> y & 1 == 1).collect();
+                    if through.is_empty() {
+                        continue;
+                    }
+                    let common = through.iter().fold(u128::MAX, |a, w| a & w) & !(1 << y);
+                    for x in bits(common & empty) {
+                        for maker_turn in [true, false] {
+                            let wins = |c: u32, memo: &mut HashMap<_, _>| {
+                                if maker_turn {
+                                    brute(&board, maker | 1 << c, breaker, false, memo)
+                                } else {
+                                    brute(&board, maker, breaker | 1 << c, true, memo)
+                                }
+                            };
+                            // x loses for the mover: so does y.
+                            if wins(x, &mut memo) != maker_turn {
+                                checked += 1;
+                                assert_ne!(
+                                    wins(y, &mut memo),
+                                    maker_turn,
+                                    "{rows}x{cols} k={k}: maker {maker:#x} breaker {breaker:#x}: \
+                                     {y} dominated by {x}, maker to move {maker_turn}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked >= 100, "{checked}");
     }
 }
