@@ -86,13 +86,14 @@
 //! Maker's order matters little there but decides the size of win proofs:
 //! counting windows for both sides, O's win as the Maker on 6×6 k=4 took
 //! 412,656 positions; weighing the Maker's windows 2 to the power of its
-//! stones, 159. With those orders the value of (7,7,5) takes 24,571
-//! positions, about 0.2 s on this machine kind (busy), where the 64-bit
-//! solver's alpha-beta search takes 125 s and 61,403,478 positions. Of
-//! X's proof, about 800 nodes are Maker nodes whose 23,000 moves each
-//! needed a proof of their own, and the Breaker's first move won at all
-//! but a dozen of its 800 nodes: the time goes to the 19,000 pairing
-//! searches (nine in ten find a pairing). `cargo bench -p oxo-ai --bench
+//! stones, 159. With those orders (and before the two rules of the next
+//! paragraph) the value of (7,7,5) took 24,571 positions, about 0.2 s on
+//! this machine kind (busy), where the 64-bit solver's alpha-beta search
+//! takes 125 s and 61,403,478 positions. Of X's proof, about 800 nodes
+//! were Maker nodes whose 23,000 moves each needed a proof of their own,
+//! and the Breaker's first move won at all but a dozen of its 800 nodes:
+//! the time went to the 19,000 pairing searches (nine in ten find a
+//! pairing). `cargo bench -p oxo-ai --bench
 //! prove` prints the figures (`OXO_PROVER_STATS=1` adds [`Stats`]);
 //! `docs/benchmarks.md` has them.
 //!
@@ -110,15 +111,18 @@
 //! | pairs and the Breaker's stone | 15 | 774,060 | 15,105 |
 //! | and domination | 19 | 427,390 | 12,335 |
 //!
-//! Domination settles, without a search, between half as many and as
-//! many moves as the search proves (Maker and Breaker moves together;
-//! 182,488 against 443,125 Maker moves proven in one position, 416,614
-//! against 345,743 in another). Budgeting the
-//! Breaker's candidates instead (each tried within a budget that grows
-//! fourfold a round, the df-pn idea of not sinking everything into the
-//! first) settled 9 of those 30 with a first budget of 1,000 positions and
-//! 12 with 30,000, against 14: a Breaker node's first move wins five times
-//! in six, and every nested node then pays for trying the others.
+//! (7,7,5) now takes 12,335 positions: 272–384 ms against 395–546 ms
+//! before, run alternately on a busy machine. Domination settles, without
+//! a search, between half as many and as many moves as the search proves
+//! (Maker and Breaker moves together; 182,488 against 443,125 Maker moves
+//! proven in one position, 416,614 against 345,743 in another).
+//!
+//! Budgeting the Breaker's candidates instead (each tried within a budget
+//! that grows fourfold a round, the df-pn idea of not sinking everything
+//! into the first) settled 9 of those 30 with a first budget of 1,000
+//! positions and 12 with 30,000, against 14: a Breaker node's first move
+//! wins five times in six, and every nested node then pays for trying the
+//! others. The search stays depth-first.
 //!
 //! A Maker win in the Maker–Breaker game is not a win of the real game
 //! (on 5×5 k=4, X forces four in a row against a mere blocker, but O's own
