@@ -356,19 +356,23 @@ mod tests {
         pos
     }
 
+    /// A fixed sequence of pseudo-random numbers from `seed`.
+    fn random_numbers(mut seed: u64) -> impl FnMut() -> u32 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        }
+    }
+
     /// Every answer agrees with plain minimax, and every zone is big
     /// enough: with stones of the loser added anywhere outside it (Maker
     /// stones to a Breaker win, Breaker stones to a Maker win), the winner
     /// still wins. A zone computed too small fails the second check.
     #[test]
     fn answers_and_zones_agree_with_minimax() {
-        let mut seed = 7u64;
-        let mut random = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32
-        };
+        let mut random = random_numbers(7u64);
         let mut dominated = 0;
         for (rows, cols, k, positions, min_stones) in [
             (3, 3, 3, 600, 0),
@@ -394,13 +398,13 @@ mod tests {
                         .unwrap();
                     // The Breaker gets a few more stones than its share,
                     // so that both answers come up.
-                    if i % 2 == 0 && random() % 4 != 0 {
+                    if i % 2 == 0 && !random().is_multiple_of(4) {
                         maker |= 1 << c;
                     } else {
                         breaker |= 1 << c;
                     }
                 }
-                let maker_turn = random() % 2 == 0;
+                let maker_turn = random().is_multiple_of(2);
                 let expected = brute(&board, maker, breaker, maker_turn, &mut memo);
                 prover.root_node = prover.meter.nodes() + 1;
                 let proof = prover
@@ -440,13 +444,7 @@ mod tests {
     /// window through y holds x, and x loses for the mover, so does y.
     #[test]
     fn a_dominated_move_loses_when_its_dominator_does() {
-        let mut seed = 11u64;
-        let mut random = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32
-        };
+        let mut random = random_numbers(11u64);
         let mut checked = 0;
         for (rows, cols, k) in [(4, 4, 3), (4, 5, 4), (5, 5, 4)] {
             let board = Board::new(Rules::new(rows, cols, k).unwrap()).unwrap();
