@@ -19,9 +19,10 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The positions a hint's searches may visit in all where the prover
 /// values the moves: about a second or two of its search on this machine
-/// kind. The rare position beyond the opening table that needs more (some
-/// replies to X's first move in the centre, whose values only the slow
-/// 64-bit solver decides) gets no exact hints rather than a long wait.
+/// kind. The rare position beyond the opening table that needs more (a few
+/// positions after two moves on 7×7 k=5, where a side forces a line against
+/// a mere blocker and the real game's search is long) gets no exact hints
+/// rather than a long wait.
 pub const HINT_BUDGET: u64 = 300_000;
 
 /// Why there are no hints for a position.

@@ -95,12 +95,9 @@ impl Prove for SolverProver {
 }
 
 /// The proof search ([`oxo_ai::Prover`], boards of up to 128 cells) as a
-/// prover, through [`Prover::can_force`]. A position where the attacker
-/// forces a line against a mere blocker, on a board too large for the
-/// 64-bit solver to tell whether it wins the real game
-/// ([`ProveError::BlockOnly`]), is split deeper like a job over its
-/// budget: its children are smaller questions, and a finished game
-/// settles any of them.
+/// prover, through [`Prover::can_force`] (the real game's question). A job
+/// over its budget is split deeper: its children are smaller questions,
+/// and a finished game settles any of them.
 pub struct SearchProver {
     prover: Prover,
     nodes: Arc<AtomicU64>,
@@ -153,9 +150,7 @@ impl Prove for SearchProver {
         match wins {
             Ok(true) => Ok(Answer::Verdict(Verdict::Proven)),
             Ok(false) => Ok(Answer::Verdict(Verdict::Disproven)),
-            Err(ProveError::OverBudget { .. } | ProveError::BlockOnly { .. }) => {
-                Ok(Answer::OverBudget)
-            }
+            Err(ProveError::OverBudget { .. }) => Ok(Answer::OverBudget),
             Err(e) => Err(e.into()),
         }
     }

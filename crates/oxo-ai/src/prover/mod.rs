@@ -201,18 +201,6 @@ pub enum ProveError {
         /// The game's rules.
         found: Rules,
     },
-    /// The side can force k in a row against a defender who only blocks,
-    /// and whether it wins the real game is beyond the prover. This version
-    /// searches the real game itself on every board it takes and never
-    /// answers this; the variant stays so that code matching on it keeps
-    /// working.
-    #[error(
-        "{side} forces a line against a defender who only blocks; whether it wins the real game is beyond the prover"
-    )]
-    BlockOnly {
-        /// The side that wins the Maker–Breaker game.
-        side: Player,
-    },
 }
 
 /// Search statistics, reported as the search runs.

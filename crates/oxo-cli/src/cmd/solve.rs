@@ -282,12 +282,18 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 Err(Unanswered { message, .. }) => return Err(BadInput(message).into()),
             };
             // After the report, so that its figures are the solve's own.
+            // `--budget` bounds the search for the value; writing its
+            // certificate has the certificate's own size limit.
             let certificate = match (&config.proof, &mut engine) {
                 (None, _) => None,
                 (Some(_), Engine::Solver(solver)) => {
-                    Some(certificate(solver, &game, config.table_bytes)?)
+                    solver.set_budget(None);
+                    Some(certificate(solver, &game, config.table_bytes))
                 }
-                (Some(_), Engine::Prover(prover)) => Some(proved_certificate(prover, &game)?),
+                (Some(_), Engine::Prover(prover)) => {
+                    prover.set_budget(None);
+                    Some(proved_certificate(prover, &game))
+                }
             };
             status.clear();
             let mut out = super::stdout();
@@ -296,6 +302,8 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             } else {
                 write!(out, "{}", report.table())?;
             }
+            // The value is printed even when no certificate can be written.
+            let certificate = certificate.transpose()?;
             if let (Some(path), Some(certificate)) = (&config.proof, certificate) {
                 std::fs::write(path, certificate.to_text())
                     .with_context(|| format!("cannot write {}", path.display()))?;
@@ -349,9 +357,11 @@ fn proved_certificate(
 ) -> anyhow::Result<oxo_core::proof::Certificate> {
     match prover.certify(game) {
         Ok(Some(certificate)) => Ok(certificate),
-        // The value was answered, so this is a draw or a win at once.
+        // A win, or a draw that only the defender's own threats hold: the
+        // prover's certificates are Breaker proofs.
         Ok(None) => Err(BadInput(format!(
-            "no certificate of {}: beyond the solver's boards, certificates prove draws",
+            "no certificate written: on boards beyond the 64-bit solver's ({}), certificates \
+             prove only draws that blocking alone holds and wins completed at once",
             game.rules()
         ))
         .into()),

@@ -127,3 +127,59 @@ fn the_budget_is_refused_where_it_has_no_meaning() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// `--budget` bounds the search for the value, not the writing of its
+/// certificate: 9x8 k=6's value takes 8,212 positions, a budget it fits
+/// in tightly, and its certificate is written whole.
+#[test]
+fn the_budget_does_not_cut_the_certificate_short() {
+    let dir = std::env::temp_dir().join(format!("oxo-budget-proof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("9x8k6.proof");
+    let path = file.to_str().unwrap();
+    let out = oxo(
+        &[
+            "solve", "--size", "9x8", "--k", "6", "--value", "--budget", "8300", "--proof", path,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("X to move: draw"));
+    let verify = oxo(&["verify", path], "");
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A real-game win beyond the 64-bit boards has no certificate: the value
+/// is printed all the same, then the reason, exit 2.
+#[test]
+fn a_win_without_a_certificate_still_prints_its_value() {
+    let dir = std::env::temp_dir().join(format!("oxo-win-proof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("win.proof");
+    let out = oxo(
+        &[
+            "solve",
+            "O......../........./........./........./...XX..../........./........./........./........O",
+            "--k",
+            "4",
+            "--value",
+            "--proof",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("X to move: win"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("no certificate written"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!file.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
