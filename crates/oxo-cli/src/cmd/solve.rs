@@ -81,14 +81,16 @@ impl Config {
 /// What answers `oxo solve`: the solver, or for `--value` on boards beyond
 /// its 64 bits, the proof search.
 enum Engine {
-    Solver(Box<Solver>),
+    /// The solver, and on the boards it is slow on early (7×7 k=5) the
+    /// valuer, made on first use and kept for the lines after.
+    Solver(Box<Solver>, Option<Box<Valuer>>),
     Prover(Box<Prover>),
 }
 
 impl Engine {
     fn rules(&self) -> Rules {
         match self {
-            Engine::Solver(solver) => solver.rules(),
+            Engine::Solver(solver, _) => solver.rules(),
             Engine::Prover(prover) => prover.rules(),
         }
     }
@@ -143,20 +145,26 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     let status = super::StatusLine::new();
     let answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
         Ok(match engine {
-            Engine::Solver(solver) if config.value_only => {
+            Engine::Solver(solver, _) if config.value_only => {
                 Box::new(solve::solve_value(solver, game)?)
             }
             // 7×7 k=5 before the solver's full analysis is quick: every
             // move's value from the prover and the shipped opening table.
-            Engine::Solver(_)
+            Engine::Solver(_, valuer)
                 if every_stage_boards().contains(&game.rules())
                     && !Solver::answers_quickly(&game) =>
             {
-                let mut valuer = Valuer::new(game.rules(), config.table_bytes)?;
-                valuer.set_budget(config.budget);
-                Box::new(solve::solve_values(&mut valuer, game)?)
+                let valuer = match valuer {
+                    Some(valuer) => valuer,
+                    None => {
+                        let mut made = Valuer::new(game.rules(), config.table_bytes)?;
+                        made.set_budget(config.budget);
+                        valuer.insert(Box::new(made))
+                    }
+                };
+                Box::new(solve::solve_values(valuer, game)?)
             }
-            Engine::Solver(solver) => Box::new(solve::solve(solver, game)?),
+            Engine::Solver(solver, _) => Box::new(solve::solve(solver, game)?),
             Engine::Prover(prover) => Box::new(solve::prove_value(prover, game)?),
         })
     };
@@ -196,7 +204,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 ));
             }
         });
-        Ok(Engine::Solver(Box::new(solver)))
+        Ok(Engine::Solver(Box::new(solver), None))
     };
     match config.job {
         Job::All { rules, save } => {
@@ -286,7 +294,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             // certificate has the certificate's own size limit.
             let certificate = match (&config.proof, &mut engine) {
                 (None, _) => None,
-                (Some(_), Engine::Solver(solver)) => {
+                (Some(_), Engine::Solver(solver, _)) => {
                     solver.set_budget(None);
                     Some(certificate(solver, &game, config.table_bytes))
                 }
