@@ -8,19 +8,28 @@
 //! times per group.
 //!
 //! `... -- at NOTATION [--budget N]` values one position's moves (rows
-//! split by `/`) and prints the time and positions.
+//! split by `/`) and prints the time and positions (`VERBOSE` also asks
+//! each side's real-game question after each move, a fresh prover each);
+//! `... -- force NOTATION [--budget N]` asks only whether the player to
+//! move forces a win.
 //!
-//! `... -- build FILE [--depth D] [--keep K] [--budget N]` values every
-//! position after up to D moves (up to symmetry; default 1) without the
-//! shipped table, each search within N positions (no limit by default),
-//! keeps every value the 64-bit solver had to decide and every value of a
-//! position of at most K stones (default 2), and writes them as an opening
-//! table to FILE (`scripts/build-opening-table.sh` runs this). The budget
-//! counts positions, not time, so the same command writes the same bytes.
+//! `... -- list [--depth D] [--sample N] [--playouts P] [--seed S]` prints
+//! N positions drawn from those after D moves (all when N is 0; default
+//! depth 3) and every position of P random games, one a line, to time
+//! one at a time with `at` and two builds alternated.
+//!
+//! `... -- build FILE [--depth D] [--budget N]` values every move of every
+//! position after up to D moves (up to symmetry; default 2) without the
+//! shipped table, each position within N positions of search (no limit by
+//! default), and writes them as an opening table to FILE
+//! (`scripts/build-opening-table.sh` runs this). The budget counts
+//! positions, not time, and every value is exact, so the same command
+//! writes the same bytes.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use oxo_ai::Value;
 use oxo_ai::exact::{OpeningTable, Valuer};
 use oxo_ai::hints::HINT_TABLE_BYTES;
 use oxo_core::{Cell, Game, Rules};
@@ -40,8 +49,7 @@ fn main() {
             build(
                 rules,
                 file,
-                flag("--depth", 1) as usize,
-                flag("--keep", 2) as usize,
+                flag("--depth", 2) as usize,
                 Some(flag("--budget", 0)).filter(|&b| b > 0),
             );
         }
@@ -49,6 +57,32 @@ fn main() {
             let game = Game::from_notation(args.get(1).expect("at NOTATION"), 5)
                 .expect("a 7x7 k=5 position, rows split by '/'");
             at(&game, Some(flag("--budget", 0)).filter(|&b| b > 0));
+        }
+        Some("force") => {
+            let game = Game::from_notation(args.get(1).expect("force NOTATION"), 5)
+                .expect("a 7x7 k=5 position, rows split by '/'");
+            let started = Instant::now();
+            let mut prover = oxo_ai::Prover::new(rules, HINT_TABLE_BYTES).expect("7x7");
+            prover.set_budget(Some(flag("--budget", 0)).filter(|&b| b > 0));
+            let forces = prover.can_force(&game, game.to_move());
+            println!(
+                "{} to move forces a win: {forces:?} in {:.1?}, {} positions; {:?}",
+                game.to_move(),
+                started.elapsed(),
+                prover.nodes(),
+                prover.stats()
+            );
+        }
+        Some("list") => {
+            for game in list(
+                rules,
+                flag("--depth", 3) as usize,
+                flag("--sample", 0) as usize,
+                flag("--playouts", 0) as usize,
+                flag("--seed", 1),
+            ) {
+                println!("{}", notation(&game));
+            }
         }
         Some("time") | None => time(
             rules,
@@ -59,6 +93,28 @@ fn main() {
         ),
         Some(other) => panic!("unknown mode {other}: time or build"),
     }
+}
+
+/// `sample` positions after `depth` moves (up to symmetry; all of them
+/// when 0) drawn with `seed`, then every position of `playouts` random
+/// games, for timing one position at a time (`at`) with two builds.
+fn list(rules: Rules, depth: usize, sample: usize, playouts: usize, seed: u64) -> Vec<Game> {
+    let mut rng = oxo_ai::rng_from_seed(seed);
+    let layer = positions(rules, depth);
+    let mut games: Vec<Game> = if sample == 0 {
+        layer
+    } else {
+        layer.sample(&mut rng, sample).cloned().collect()
+    };
+    for _ in 0..playouts {
+        let mut game = Game::new(rules);
+        while !game.is_over() {
+            games.push(game.clone());
+            let moves: Vec<Cell> = game.legal_moves().collect();
+            game.play_unchecked(*moves.choose(&mut rng).expect("a move"));
+        }
+    }
+    games
 }
 
 /// Every position after exactly `depth` moves, one per class under the
@@ -111,39 +167,47 @@ fn canonical(game: &Game) -> Vec<Option<oxo_core::Player>> {
         .expect("8 images")
 }
 
-fn build(rules: Rules, file: &str, depth: usize, keep: usize, budget: Option<u64>) {
+fn build(rules: Rules, file: &str, depth: usize, budget: Option<u64>) {
     let started = Instant::now();
-    let mut valuer = Valuer::with_opening(rules, 256 << 20, None).expect("7x7 k=5");
-    valuer.record_solved(keep);
-    valuer.set_budget(budget);
-    let mut over = 0;
-    for d in 0..=depth {
+    let mut entries: Vec<(Game, Vec<(Cell, Value)>)> = Vec::new();
+    let mut over = Vec::new();
+    // The deepest positions first: each shallower layer's moves are then
+    // valued from the entries already found.
+    for d in (0..=depth).rev() {
+        let table =
+            OpeningTable::parse(&OpeningTable::to_bytes(rules, &entries)).expect("a valid table");
+        let mut valuer = Valuer::with_opening(rules, 256 << 20, Some(table)).expect("7x7 k=5");
+        valuer.set_budget(budget);
         let layer = positions(rules, d);
         for (i, game) in layer.iter().enumerate() {
-            // Every value found before a search ran over the budget is
-            // exact and kept; the position's other values are left out.
-            if valuer.values(game).is_err() {
-                over += 1;
+            // A position whose search ran over the budget is left out.
+            match valuer.values(game) {
+                Ok(values) => entries.push((
+                    game.clone(),
+                    values.moves.iter().map(|&(c, v)| (c, v.value)).collect(),
+                )),
+                Err(_) => over.push(notation(game)),
             }
-            if i % 50 == 0 {
+            if i % 25 == 0 {
                 eprintln!(
-                    "depth {d}: {}/{} positions, {} solved, {:.0?}",
+                    "depth {d}: {}/{} positions, {:.0?}",
                     i + 1,
                     layer.len(),
-                    valuer.solved_count(),
                     started.elapsed()
                 );
             }
         }
     }
-    let bytes = valuer.solved_table();
+    let bytes = OpeningTable::to_bytes(rules, &entries);
     let table = OpeningTable::parse(&bytes).expect("a valid table");
     std::fs::write(file, &bytes).expect("write the table");
     eprintln!(
-        "{file}: {} positions, {} bytes, in {:.1?}; {over} positions valued only in part (over the budget)",
+        "{file}: {} positions, {} bytes, in {:.1?}; {} positions left out (over the budget){}",
         table.len(),
         bytes.len(),
-        started.elapsed()
+        started.elapsed(),
+        over.len(),
+        over.iter().map(|p| format!("\n  {p}")).collect::<String>()
     );
 }
 
@@ -188,8 +252,17 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
         times.sort_by_key(|t| t.0);
         let Some(worst) = times.last() else { return };
         let median = times[times.len() / 2].0;
+        let slow = times
+            .iter()
+            .filter(|t| t.0 > Duration::from_secs(1))
+            .count();
+        let unanswered = times
+            .iter()
+            .filter(|t| t.2.starts_with("no answer"))
+            .count();
         println!(
-            "{name}: {} positions, median {median:.1?}, worst {:.1?} ({}: {})",
+            "{name}: {} positions, median {median:.1?}, worst {:.1?} ({}: {}); \
+             {slow} over 1 s, {unanswered} without an exact answer",
             times.len(),
             worst.0,
             worst.1,
@@ -227,14 +300,21 @@ fn at(game: &Game, budget: Option<u64>) {
         for cell in game.legal_moves() {
             let mut child = game.clone();
             child.play_unchecked(cell);
-            let started = Instant::now();
-            let mut prover = oxo_ai::Prover::new(game.rules(), HINT_TABLE_BYTES).expect("7x7");
-            let value = prover.value(&child);
-            eprintln!(
-                "  {cell}: {value:?} {:.1?} {} positions",
-                started.elapsed(),
-                prover.nodes()
-            );
+            // Each side's real-game question on its own, a fresh prover
+            // each.
+            let mut line = format!("  {cell}:");
+            for side in [child.to_move(), game.to_move()] {
+                let started = Instant::now();
+                let mut prover = oxo_ai::Prover::new(game.rules(), HINT_TABLE_BYTES).expect("7x7");
+                prover.set_budget(budget);
+                let forces = prover.can_force(&child, side);
+                line += &format!(
+                    " {side} forces {forces:?} {:.1?} {} positions;",
+                    started.elapsed(),
+                    prover.nodes()
+                );
+            }
+            eprintln!("{line}");
         }
     }
     let started = Instant::now();

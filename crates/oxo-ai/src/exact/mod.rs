@@ -147,14 +147,6 @@ pub struct Valuer {
     budget: Option<u64>,
     /// The node count (of both searches) at which the current call stops.
     limit: Option<u64>,
-    /// Where the solver decided a value the prover could not (a side wins
-    /// the Maker–Breaker game): the key, the value and the stones, for
-    /// building the opening table.
-    solved: Vec<(Key, Value)>,
-    /// Whether to record values for the opening table: every value the
-    /// solver decides, and every value of positions of at most so many
-    /// stones.
-    record: Option<usize>,
 }
 
 impl std::fmt::Debug for Valuer {
@@ -210,8 +202,6 @@ impl Valuer {
             symmetries: Symmetries::of(rules),
             budget: None,
             limit: None,
-            solved: Vec::new(),
-            record: None,
         })
     }
 
@@ -238,32 +228,6 @@ impl Valuer {
     /// at once ([`Solver::answers_quickly`]), is not limited.
     pub fn set_budget(&mut self, nodes: Option<u64>) {
         self.budget = nodes;
-    }
-
-    /// From now on keep, for an opening table ([`Valuer::solved_table`]),
-    /// every value the solver decides for the prover and every value found
-    /// of a position of at most `stones` stones.
-    pub fn record_solved(&mut self, stones: usize) {
-        self.record = Some(stones);
-    }
-
-    /// The values recorded since [`Valuer::record_solved`], as the bytes of
-    /// an opening table for this board.
-    ///
-    /// # Panics
-    /// On boards that are not square with at most 64 cells.
-    pub fn solved_table(&self) -> Vec<u8> {
-        assert!(
-            self.symmetries.is_some(),
-            "opening tables are for square boards"
-        );
-        OpeningTable::to_bytes(self.rules, &self.solved)
-    }
-
-    /// How many values were recorded.
-    #[must_use]
-    pub fn solved_count(&self) -> usize {
-        self.solved.len()
     }
 
     /// The positions the current call may still visit (`None`: no limit).
@@ -361,6 +325,18 @@ impl Valuer {
                 nodes: 0,
             });
         }
+        if let Some(moves) = self.opening.as_ref().and_then(|table| table.moves(game)) {
+            let mut moves: Vec<(Cell, Valued)> = moves
+                .into_iter()
+                .map(|(cell, value)| (cell, valued_with_draws(game, value)))
+                .collect();
+            moves.sort_by_key(|&(_, valued)| std::cmp::Reverse(valued.rank()));
+            return Ok(Values {
+                value: moves[0].1,
+                moves,
+                nodes: 0,
+            });
+        }
         let before = self.nodes();
         // Whether the other side can force a line even if it moved now, as
         // if the mover passed (if not, it can force one after no move
@@ -422,7 +398,6 @@ impl Valuer {
         } else {
             Value::Draw
         };
-        self.keep(game, value);
         Ok(value)
     }
 
@@ -448,22 +423,36 @@ impl Valuer {
         }
         let mover = child.to_move();
         let child_value = if !self.held(parent, held)? && self.prover()?.maker_wins(child, mover)? {
-            self.real(child)?
+            if value == Value::Draw {
+                // No move of a drawn position loses for the player to move
+                // next: one question, whether it forces a win, decides.
+                if self.prover()?.can_force(child, mover)? {
+                    Value::Win
+                } else {
+                    Value::Draw
+                }
+            } else {
+                self.real(child)?
+            }
         } else if value == Value::Win && self.prover()?.maker_wins(child, mover.other())? {
-            // The player to move cannot win; it loses only if the last
-            // mover forces a line, which it cannot from a drawn position.
-            self.real(child)?
+            // The player to move cannot force a line even against a mere
+            // blocker, so it does not win: it loses if the last mover
+            // forces a line (which it cannot from a drawn position).
+            if self.prover()?.can_force(child, mover.other())? {
+                Value::Loss
+            } else {
+                Value::Draw
+            }
         } else {
             Value::Draw
         };
-        self.keep(child, child_value);
         Ok(child_value)
     }
 
-    /// The value of `game` from the opening table, if it holds it.
+    /// The value of `game` from the opening table, if it holds it or a
+    /// position one move before.
     fn stored(&self, game: &Game) -> Option<Value> {
-        let key = self.symmetries.as_ref()?.key(game);
-        self.opening.as_ref()?.get(key)
+        self.opening.as_ref()?.value(game)
     }
 
     /// The real game's value of `game`, where a side forces a line against
@@ -473,24 +462,7 @@ impl Valuer {
         if let Some(value) = self.stored(game) {
             return Ok(value);
         }
-        let value = self.prover()?.value(game)?;
-        if self.record.is_some()
-            && let Some(symmetries) = &self.symmetries
-        {
-            self.solved.push((symmetries.key(game), value));
-        }
-        Ok(value)
-    }
-
-    /// Record `value` for the opening table if `game` is early enough.
-    fn keep(&mut self, game: &Game, value: Value) {
-        if self
-            .record
-            .is_some_and(|stones| game.move_count() <= stones)
-            && let Some(symmetries) = &self.symmetries
-        {
-            self.solved.push((symmetries.key(game), value));
-        }
+        Ok(self.prover()?.value(game)?)
     }
 }
 
@@ -523,6 +495,7 @@ pub fn shipped(rules: Rules) -> Option<OpeningTable> {
 mod tests {
     use oxo_core::{Game, Rules};
 
+    use super::opening::checksum;
     use super::*;
 
     const TABLE: usize = 4 << 20;
@@ -581,17 +554,58 @@ mod tests {
         assert_eq!(&OPENING_7X7K5[..4], b"OXOV");
         assert_eq!(OPENING_7X7K5[4], FORMAT_VERSION);
         assert_eq!(&OPENING_7X7K5[5..8], &[7, 7, 5]);
-        let table = shipped(Rules::new(7, 7, 5).unwrap()).unwrap();
-        assert!(!table.is_empty());
-        // A few of its positions, valued again without it.
-        let mut valuer = Valuer::with_opening(table.rules(), TABLE, None).unwrap();
-        for (game, value) in table.positions().step_by(table.len().div_ceil(4)) {
-            let mut held = None;
-            assert_eq!(
-                valuer.root_value(&game, &mut held).unwrap(),
-                value,
-                "{game}"
-            );
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let table = shipped(rules).unwrap();
+        // The empty board, X's first moves and every reply to them.
+        assert_eq!(table.len(), 1 + 10 + 315);
+        // A few of its moves, valued again without it.
+        let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+        for (game, moves) in table.positions().step_by(table.len().div_ceil(4)) {
+            for &(cell, value) in moves.iter().step_by(16) {
+                let mut child = game.clone();
+                child.play_unchecked(cell);
+                let mut held = None;
+                assert_eq!(
+                    -valuer.root_value(&child, &mut held).unwrap(),
+                    value,
+                    "{game} {cell}"
+                );
+                // The table answers the later position too.
+                assert_eq!(table.value(&child), Some(-value), "{game} {cell}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_answers_every_orientation_and_the_next_move() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let table = shipped(rules).unwrap();
+        let mut valuer = Valuer::new(rules, TABLE).unwrap();
+        // X at the edge, O next to it, then the same position mirrored
+        // and turned: the same values, cell for mirrored cell.
+        let game =
+            Game::from_notation(".X...../.O...../......./......./......./......./.......", 5)
+                .unwrap();
+        let turned =
+            Game::from_notation("......./......./......./......./......./.....O./.....X.", 5)
+                .unwrap();
+        let ours = valuer.values(&game).unwrap();
+        assert_eq!(ours.nodes, 0, "answered from the table");
+        let theirs = valuer.values(&turned).unwrap();
+        let value_at =
+            |values: &Values, cell: Cell| values.moves.iter().find(|(c, _)| *c == cell).unwrap().1;
+        for &(cell, valued) in &ours.moves {
+            // Rotated half a turn: (r, c) to (6 - r, 6 - c).
+            let image = Cell::new(6 - cell.row, 6 - cell.col);
+            assert_eq!(value_at(&theirs, image), valued, "{cell}");
+        }
+        assert_eq!(ours.value, theirs.value);
+        assert_eq!(ours.value, ours.moves[0].1);
+        // The position after one more move is valued from this entry.
+        for &(cell, valued) in &ours.moves {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            assert_eq!(table.value(&child), Some(-valued.value), "{cell}");
         }
     }
 
@@ -619,7 +633,12 @@ mod tests {
 
     #[test]
     fn bad_tables_are_refused() {
-        let good = OpeningTable::to_bytes(Rules::new(7, 7, 5).unwrap(), &[((1, 2), Value::Draw)]);
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let mut game = Game::new(rules);
+        game.play_unchecked(Cell::new(3, 3));
+        let moves: Vec<(Cell, Value)> = game.legal_moves().map(|c| (c, Value::Draw)).collect();
+        let good = OpeningTable::to_bytes(rules, &[(game, moves)]);
+        assert_eq!(good.len(), 12 + 16 + 13 + 8);
         assert!(OpeningTable::parse(&good).is_ok());
         assert_eq!(
             OpeningTable::parse(b"PNG").unwrap_err(),
@@ -635,17 +654,35 @@ mod tests {
             OpeningTable::parse(&good[..good.len() - 1]).unwrap_err(),
             TableError::Length
         );
+        // Any byte of the body changed: the checksum says so.
+        for at in 12..good.len() {
+            let mut damaged = good.clone();
+            damaged[at] ^= 0x10;
+            assert_eq!(
+                OpeningTable::parse(&damaged).unwrap_err(),
+                TableError::Checksum,
+                "byte {at}"
+            );
+        }
+        // A consistent checksum over entries no game reaches.
+        let resum = |mut bytes: Vec<u8>| {
+            let n = bytes.len() - 8;
+            let sum = checksum(&bytes[..n]);
+            bytes[n..].copy_from_slice(&sum.to_le_bytes());
+            bytes
+        };
         let mut value = good.clone();
-        *value.last_mut().unwrap() = 7;
+        value[12 + 16] |= 3; // a move at a cell the table says is empty: none
         assert_eq!(
-            OpeningTable::parse(&value).unwrap_err(),
+            OpeningTable::parse(&resum(value)).unwrap_err(),
             TableError::Entry(0)
         );
-        let mut overlap = good;
-        overlap[12] = 2; // the mover's stones now meet the other side's
+        let mut overlap = good.clone();
+        overlap[12 + 3] = 1; // the mover's stone on the other side's
         assert_eq!(
-            OpeningTable::parse(&overlap).unwrap_err(),
+            OpeningTable::parse(&resum(overlap)).unwrap_err(),
             TableError::Entry(0)
         );
+        assert!(OpeningTable::parse(&resum(good)).is_ok());
     }
 }

@@ -1,35 +1,46 @@
-//! The opening table: values the prover alone cannot give quickly,
-//! solved ahead of time and shipped in the binary.
+//! The opening table: every move's value at the positions the prover alone
+//! cannot value quickly, solved ahead of time and shipped in the binary.
 //!
 //! A position is keyed by its canonical form under the board's 8
 //! symmetries, seen from the side to move (its stones, then the other
 //! side's, as bitboards of the square board read row by row), so one entry
 //! answers every reflection and rotation of it and either colour to move.
+//! An entry holds the value of each move at the position, cell by cell in
+//! the canonical orientation. That gives the position's own value too (its
+//! best move's), and the value of every position one move later: a
+//! position of `n + 1` stones is valued from any entry of `n` stones it
+//! follows from (take away one stone of the side that moved last).
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! | bytes | what |
 //! |-------|------|
 //! | 4 | `OXOV`, the magic |
-//! | 1 | the format version, 1 |
+//! | 1 | the format version, 2 |
 //! | 3 | rows, columns, k |
 //! | 4 | the number of entries, little-endian |
-//! | 17 a position | the mover's stones (8 bytes, LE), the other side's (8 bytes, LE), the value for the mover (`0` loss, `1` draw, `2` win) |
+//! | 16 + ⌈cells / 4⌉ a position | the mover's stones (8 bytes, LE), the other side's (8 bytes, LE), then 2 bits a cell (cell `i` in bits `2(i mod 4)` of byte `i / 4`): the value of the move there for the mover, `0` loss, `1` draw, `2` win, `3` no move (a stone, or past the last cell) |
+//! | 8 | FNV-1a (64-bit) of every byte before it, LE |
 //!
 //! Entries are sorted by their stones, unique, so a table is one binary
-//! search away and the same positions always make the same bytes.
+//! search away and the same positions always make the same bytes. A table
+//! whose checksum, order, stones or values do not hold together is
+//! refused as a whole, so a damaged table is reported rather than misread.
 
-use oxo_core::{Game, Player, Rules};
+use oxo_core::{Cell, Game, Player, Rules};
 
 use crate::value::Value;
 
 const MAGIC: &[u8; 4] = b"OXOV";
 
 /// The version of the table format this code reads and writes.
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 
 const HEADER: usize = 12;
-const ENTRY: usize = 17;
+const KEY: usize = 16;
+const CHECKSUM: usize = 8;
+/// The code of a cell where no move is made.
+const NO_MOVE: u8 = 3;
 
 /// Why bytes are not an opening table.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,7 +60,11 @@ pub enum TableError {
     /// The length does not match the number of entries.
     #[error("the opening table is truncated or has bytes to spare")]
     Length,
-    /// An entry out of order, repeated, or with a value that is no value.
+    /// The checksum does not match the bytes: they were altered.
+    #[error("the opening table is damaged (its checksum does not match)")]
+    Checksum,
+    /// An entry out of order, repeated, with stones no game reaches, or
+    /// with moves that do not match its empty cells.
     #[error("entry {0} of the opening table is out of order or invalid")]
     Entry(usize),
 }
@@ -61,7 +76,6 @@ pub(crate) type Key = (u64, u64);
 /// The 8 symmetries of a square board as cell permutations.
 #[derive(Clone, Debug)]
 pub(crate) struct Symmetries {
-    side: u32,
     maps: Vec<[u8; 64]>,
 }
 
@@ -95,38 +109,65 @@ impl Symmetries {
                 map
             })
             .collect();
-        Some(Symmetries { side, maps })
+        Some(Symmetries { maps })
+    }
+
+    /// The canonical key of the position with the mover's stones `me` and
+    /// the other side's `opp`, and the symmetry that takes it there.
+    fn canonical(&self, me: u64, opp: u64) -> (Key, usize) {
+        let image = |map: &[u8; 64], set: u64| {
+            let mut out = 0u64;
+            let mut rest = set;
+            while rest != 0 {
+                out |= 1 << map[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+            }
+            out
+        };
+        (0..self.maps.len())
+            .map(|s| {
+                let map = &self.maps[s];
+                ((image(map, me), image(map, opp)), s)
+            })
+            .min()
+            .expect("8 symmetries")
     }
 
     /// The canonical key of `game` (of these symmetries' board), from the
     /// side to move.
     pub(crate) fn key(&self, game: &Game) -> Key {
-        let mover = game.to_move();
-        let mut best = (u64::MAX, u64::MAX);
-        for map in &self.maps {
-            let (mut me, mut opp) = (0u64, 0u64);
-            for (i, cell) in game.cells().iter().enumerate() {
-                match cell {
-                    Some(p) if *p == mover => me |= 1 << map[i],
-                    Some(_) => opp |= 1 << map[i],
-                    None => {}
-                }
-            }
-            best = best.min((me, opp));
-        }
-        debug_assert_eq!(self.side * self.side, game.rules().cell_count() as u32);
-        best
+        let (me, opp) = stones(game);
+        self.canonical(me, opp).0
     }
 }
 
-/// Values of canonical positions, read from a table's bytes.
+/// The mover's stones and the other side's, as bitboards of the board read
+/// row by row.
+fn stones(game: &Game) -> (u64, u64) {
+    let mover = game.to_move();
+    let (mut me, mut opp) = (0u64, 0u64);
+    for (i, cell) in game.cells().iter().enumerate() {
+        match cell {
+            Some(p) if *p == mover => me |= 1 << i,
+            Some(_) => opp |= 1 << i,
+            None => {}
+        }
+    }
+    (me, opp)
+}
+
+/// Every move's value at canonical positions, read from a table's bytes.
 #[derive(Clone, Debug)]
 pub struct OpeningTable {
     rules: Rules,
-    entries: Vec<(Key, Value)>,
+    symmetries: Symmetries,
+    /// Each position's key and its cells' codes, 2 bits a cell.
+    entries: Vec<(Key, u128)>,
+    /// The most stones a held position has.
+    max_stones: u32,
 }
 
-fn value_byte(value: Value) -> u8 {
+fn value_code(value: Value) -> u8 {
     match value {
         Value::Loss => 0,
         Value::Draw => 1,
@@ -134,12 +175,29 @@ fn value_byte(value: Value) -> u8 {
     }
 }
 
+fn code_value(code: u128) -> Option<Value> {
+    match code & 3 {
+        0 => Some(Value::Loss),
+        1 => Some(Value::Draw),
+        2 => Some(Value::Win),
+        _ => None,
+    }
+}
+
+/// FNV-1a, 64-bit.
+pub(super) fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 impl OpeningTable {
     /// Read a table.
     ///
     /// # Errors
-    /// Bytes that are not a table of this format version, truncated or
-    /// altered ones (entries out of order or with values out of range).
+    /// Bytes that are not a table of this format version; truncated or
+    /// altered ones (a checksum that does not match, entries out of order,
+    /// stones no game reaches, moves that do not match the empty cells).
     pub fn parse(bytes: &[u8]) -> Result<OpeningTable, TableError> {
         if bytes.len() < HEADER || &bytes[..4] != MAGIC {
             return Err(TableError::Foreign);
@@ -149,53 +207,111 @@ impl OpeningTable {
         }
         let rules = Rules::new(bytes[5].into(), bytes[6].into(), bytes[7].into())
             .map_err(|_| TableError::Board)?;
-        if Symmetries::of(rules).is_none() {
-            return Err(TableError::Shape(rules));
-        }
+        let symmetries = Symmetries::of(rules).ok_or(TableError::Shape(rules))?;
+        let cells = rules.cell_count();
+        let entry = KEY + cells.div_ceil(4);
         let count = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-        let body = &bytes[HEADER..];
-        if count.checked_mul(ENTRY) != Some(body.len()) {
+        let expected = count
+            .checked_mul(entry)
+            .and_then(|body| body.checked_add(HEADER + CHECKSUM));
+        if expected != Some(bytes.len()) {
             return Err(TableError::Length);
         }
-        let mut entries = Vec::with_capacity(count);
-        for (i, entry) in body.chunks_exact(ENTRY).enumerate() {
+        let (data, sum) = bytes.split_at(bytes.len() - CHECKSUM);
+        if checksum(data) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+            return Err(TableError::Checksum);
+        }
+        let board = u64::MAX >> (64 - cells);
+        let mut entries: Vec<(Key, u128)> = Vec::with_capacity(count);
+        let mut max_stones = 0;
+        for (i, entry) in data[HEADER..].chunks_exact(entry).enumerate() {
             let me = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
             let opp = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-            let value = match entry[16] {
-                0 => Value::Loss,
-                1 => Value::Draw,
-                2 => Value::Win,
-                _ => return Err(TableError::Entry(i)),
-            };
-            let outside = u64::MAX.checked_shl(rules.cell_count() as u32).unwrap_or(0);
+            // The slots past the last byte hold no move.
+            let mut codes = u128::MAX
+                .checked_shl(8 * (entry.len() - KEY) as u32)
+                .unwrap_or(0);
+            for (j, &byte) in entry[KEY..].iter().enumerate() {
+                codes |= u128::from(byte) << (8 * j);
+            }
             let in_order = entries.last().is_none_or(|&(last, _)| last < (me, opp));
-            if !in_order || me & opp != 0 || (me | opp) & outside != 0 {
+            // The mover has as many stones as the other side (X to move)
+            // or one fewer (O to move).
+            let turn = opp.count_ones().checked_sub(me.count_ones());
+            let moves_fit = (0..64).all(|c| {
+                let empty = board & !(me | opp) & (1 << c) != 0;
+                empty == (codes >> (2 * c) & 3 != u128::from(NO_MOVE))
+            });
+            if !in_order
+                || me & opp != 0
+                || (me | opp) & !board != 0
+                || !matches!(turn, Some(0 | 1))
+                || (me | opp) == board
+                || !moves_fit
+            {
                 return Err(TableError::Entry(i));
             }
-            entries.push(((me, opp), value));
+            max_stones = max_stones.max((me | opp).count_ones());
+            entries.push(((me, opp), codes));
         }
-        Ok(OpeningTable { rules, entries })
+        Ok(OpeningTable {
+            rules,
+            symmetries,
+            entries,
+            max_stones,
+        })
     }
 
-    /// The bytes of a table of `entries` (canonical keys, in any order;
-    /// repeats must agree).
-    pub(crate) fn to_bytes(rules: Rules, entries: &[(Key, Value)]) -> Vec<u8> {
-        let mut sorted = entries.to_vec();
-        sorted.sort_by_key(|&(key, _)| key);
-        sorted.dedup_by_key(|&mut (key, _)| key);
-        let mut bytes = Vec::with_capacity(HEADER + sorted.len() * ENTRY);
+    /// The bytes of a table holding, for each of `positions`, every legal
+    /// move's value for the player making it. Positions that are images of
+    /// one another are held once (the first given).
+    ///
+    /// # Panics
+    /// A board that is not square with at most 64 cells; a position of
+    /// other rules, finished, or without a value for each legal move.
+    #[must_use]
+    pub fn to_bytes(rules: Rules, positions: &[(Game, Vec<(Cell, Value)>)]) -> Vec<u8> {
+        let symmetries = Symmetries::of(rules).expect("a square board of at most 64 cells");
+        let cells = rules.cell_count();
+        let side = rules.cols();
+        let mut entries: Vec<(Key, u128)> = Vec::with_capacity(positions.len());
+        for (game, moves) in positions {
+            assert_eq!(game.rules(), rules, "a position of the table's rules");
+            assert!(!game.is_over(), "a position still being played");
+            assert_eq!(game.legal_moves().count(), moves.len(), "every move valued");
+            let (me, opp) = stones(game);
+            let (key, s) = symmetries.canonical(me, opp);
+            let map = &symmetries.maps[s];
+            // Every cell no move, then each move's value where it lands.
+            let mut codes = u128::MAX;
+            for &(cell, value) in moves {
+                assert!(
+                    game.get(cell).is_none() && rules.contains(cell),
+                    "a legal move"
+                );
+                let at = 2 * u32::from(map[(cell.row * side + cell.col) as usize]);
+                codes &= !(3 << at);
+                codes |= u128::from(value_code(value)) << at;
+            }
+            entries.push((key, codes));
+        }
+        entries.sort_by_key(|&(key, _)| key);
+        entries.dedup_by_key(|&mut (key, _)| key);
+        let mut bytes = Vec::with_capacity(HEADER + entries.len() * (KEY + 16) + CHECKSUM);
         bytes.extend_from_slice(MAGIC);
         bytes.push(FORMAT_VERSION);
         for n in [rules.rows(), rules.cols(), rules.k()] {
             bytes.push(u8::try_from(n).expect("boards of at most 64 cells"));
         }
-        let count = u32::try_from(sorted.len()).expect("fewer than 2^32 entries");
+        let count = u32::try_from(entries.len()).expect("fewer than 2^32 entries");
         bytes.extend_from_slice(&count.to_le_bytes());
-        for ((me, opp), value) in sorted {
+        for ((me, opp), codes) in entries {
             bytes.extend_from_slice(&me.to_le_bytes());
             bytes.extend_from_slice(&opp.to_le_bytes());
-            bytes.push(value_byte(value));
+            bytes.extend_from_slice(&codes.to_le_bytes()[..cells.div_ceil(4)]);
         }
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
         bytes
     }
 
@@ -217,20 +333,76 @@ impl OpeningTable {
         self.entries.is_empty()
     }
 
-    /// The value of the position with canonical key `key`, if held.
-    pub(crate) fn get(&self, key: Key) -> Option<Value> {
+    fn codes(&self, key: Key) -> Option<u128> {
         self.entries
             .binary_search_by_key(&key, |&(k, _)| k)
             .ok()
             .map(|i| self.entries[i].1)
     }
 
-    /// Every held position as a game (one orientation of it, the mover
-    /// playing X... or O as its stones say) with its value for the mover,
-    /// for tests that check the table against a direct solve.
-    pub fn positions(&self) -> impl Iterator<Item = (Game, Value)> + '_ {
+    /// The value of each legal move of `game` for its player to move, in
+    /// row-major order, if the table holds the position.
+    #[must_use]
+    pub fn moves(&self, game: &Game) -> Option<Vec<(Cell, Value)>> {
+        if game.rules() != self.rules || game.move_count() > self.max_stones as usize {
+            return None;
+        }
+        let (me, opp) = stones(game);
+        let (key, s) = self.symmetries.canonical(me, opp);
+        let codes = self.codes(key)?;
+        let map = &self.symmetries.maps[s];
         let side = self.rules.cols();
-        self.entries.iter().map(move |&((me, opp), value)| {
+        Some(
+            game.legal_moves()
+                .map(|cell| {
+                    let at = 2 * u32::from(map[(cell.row * side + cell.col) as usize]);
+                    let value = code_value(codes >> at).expect("checked when read");
+                    (cell, value)
+                })
+                .collect(),
+        )
+    }
+
+    /// The value of `game` for its player to move, if the table holds it or
+    /// a position one move before it: the best of its moves, or the move's
+    /// value from the earlier position, seen from the other side.
+    #[must_use]
+    pub fn value(&self, game: &Game) -> Option<Value> {
+        if game.rules() != self.rules || game.move_count() > self.max_stones as usize + 1 {
+            return None;
+        }
+        if game.is_over() {
+            return Value::of_finished(game);
+        }
+        let (me, opp) = stones(game);
+        if let Some(codes) = self.codes(self.symmetries.canonical(me, opp).0) {
+            let best = (0..self.rules.cell_count())
+                .filter_map(|c| code_value(codes >> (2 * c)))
+                .max_by_key(|value| value.sign())
+                .expect("a held position has moves");
+            return Some(best);
+        }
+        // The position before the last move: the last mover to move, one
+        // of its stones not yet played.
+        let mut last = opp;
+        while last != 0 {
+            let stone = last & last.wrapping_neg();
+            last &= last - 1;
+            let (key, s) = self.symmetries.canonical(opp & !stone, me);
+            if let Some(codes) = self.codes(key) {
+                let at = 2 * u32::from(self.symmetries.maps[s][stone.trailing_zeros() as usize]);
+                return code_value(codes >> at).map(|value| -value);
+            }
+        }
+        None
+    }
+
+    /// Every held position as a game (one orientation of it, the mover
+    /// playing X or O as its stones say) with the value of each of its
+    /// moves, for tests that check the table against a direct solve.
+    pub fn positions(&self) -> impl Iterator<Item = (Game, Vec<(Cell, Value)>)> + '_ {
+        let side = self.rules.cols();
+        self.entries.iter().map(move |&((me, opp), codes)| {
             let mover_first = me.count_ones() == opp.count_ones();
             let (first, second) = if mover_first { (me, opp) } else { (opp, me) };
             let mut game = Game::new(self.rules);
@@ -238,18 +410,25 @@ impl OpeningTable {
             while a != 0 {
                 let cell = a.trailing_zeros();
                 a &= a - 1;
-                game.play_unchecked(oxo_core::Cell::new(cell / side, cell % side));
+                game.play_unchecked(Cell::new(cell / side, cell % side));
                 if b != 0 {
                     let cell = b.trailing_zeros();
                     b &= b - 1;
-                    game.play_unchecked(oxo_core::Cell::new(cell / side, cell % side));
+                    game.play_unchecked(Cell::new(cell / side, cell % side));
                 }
             }
             debug_assert_eq!(
                 game.to_move(),
                 if mover_first { Player::X } else { Player::O }
             );
-            (game, value)
+            let moves = game
+                .legal_moves()
+                .map(|cell| {
+                    let code = codes >> (2 * (cell.row * side + cell.col));
+                    (cell, code_value(code).expect("checked when read"))
+                })
+                .collect();
+            (game, moves)
         })
     }
 }
