@@ -184,7 +184,7 @@ impl Solver {
         } else {
             self.holding
         };
-        let order = self.move_order(pos, candidates, hint, own);
+        let mut order = self.move_order(pos, candidates, hint, own);
         let alpha_in = alpha;
         let mut best = -2i8;
         let mut best_bit = u32::MAX;
@@ -197,7 +197,7 @@ impl Solver {
         // we already have (then 0 is a fail-low bound, as the search would
         // have returned).
         let mut touches_all = !0u64;
-        for b in order {
+        while let Some(b) = self.next_move(&mut order) {
             let v = if alpha >= 0 && touches_all >> b & 1 == 0 {
                 0
             } else {
@@ -246,20 +246,43 @@ impl Solver {
         best
     }
 
-    /// The bits of `candidates`, the hint first, then by the windows they
-    /// make or break (see [`Geometry::cell_scores`]), then by history, ties
-    /// in static order. Picked lazily: most nodes cut off after a move or two.
+    /// The bits of `candidates`, to be taken with [`Solver::next_move`]:
+    /// the hint first, then by the windows they make or break (see
+    /// [`Geometry::cell_scores`]), then by history, ties in static order.
+    /// Picked lazily, and scored only once a move beyond the hint is
+    /// wanted: most nodes cut off after a move or two, many on the hint.
     fn move_order(&self, pos: &Pos, candidates: u64, hint: Option<u32>, own: u64) -> MoveList {
-        let mut list = MoveList::default();
+        let mut list = MoveList {
+            me: pos.me[0],
+            opp: pos.opp[0],
+            own,
+            ..MoveList::default()
+        };
         let hint = hint.filter(|&h| candidates >> h & 1 == 1);
         if let Some(h) = hint {
             list.push(h, u64::MAX, u32::MAX);
         }
-        let rest = candidates & !hint.map_or(0, |h| 1 << h);
+        list.unscored = candidates & !hint.map_or(0, |h| 1 << h);
+        list
+    }
+
+    /// The next move of `list` (see [`Solver::move_order`]), scoring the
+    /// moves after the hint when the hint is used up.
+    #[inline]
+    fn next_move(&self, list: &mut MoveList) -> Option<u32> {
+        if list.next == list.len && list.unscored != 0 {
+            self.score_moves(list);
+        }
+        list.next()
+    }
+
+    /// Push the moves of `list` not yet scored, by their scores and history.
+    fn score_moves(&self, list: &mut MoveList) {
+        let rest = std::mem::take(&mut list.unscored);
         let mut scores = [0u64; 64];
         if rest.count_ones() > 1 {
             self.geo
-                .cell_scores(pos.me[0], pos.opp[0], &mut scores, own);
+                .cell_scores(list.me, list.opp, &mut scores, list.own);
         }
         for &b in &self.geo.order {
             if rest >> b & 1 == 1 {
@@ -267,7 +290,6 @@ impl Solver {
                 list.push(b as u32, scores[b], self.history[b]);
             }
         }
-        list
     }
 
     /// With `attack`: can the side to move force a win within `d` plies?
@@ -368,7 +390,8 @@ impl Solver {
         }
         let mut result = !attack;
         let mut deciding = u32::MAX;
-        for b in self.move_order(pos, candidates, hint, OWN_ATTACKING) {
+        let mut order = self.move_order(pos, candidates, hint, OWN_ATTACKING);
+        while let Some(b) = self.next_move(&mut order) {
             let child = self.child(pos, b);
             let answer = self.within(&child, d - 1, !attack);
             if self.meter.aborted() {
@@ -418,6 +441,12 @@ struct MoveList {
     keys: [u64; 64],
     len: usize,
     next: usize,
+    /// The candidates not pushed yet, and what scoring them needs: the
+    /// position and the weight of the mover's own windows.
+    unscored: u64,
+    me: u64,
+    opp: u64,
+    own: u64,
 }
 
 impl Default for MoveList {
@@ -427,6 +456,10 @@ impl Default for MoveList {
             keys: [0; 64],
             len: 0,
             next: 0,
+            unscored: 0,
+            me: 0,
+            opp: 0,
+            own: 0,
         }
     }
 }
