@@ -185,6 +185,7 @@ trait WindowSet: Copy {
     fn and(self, other: Self) -> Self;
     fn or(self, other: Self) -> Self;
     fn and_not(self, other: Self) -> Self;
+    fn xor(self, other: Self) -> Self;
     fn is_empty(self) -> bool;
     fn without(self, i: usize) -> Self;
     /// The smallest index in the set and the set without it.
@@ -207,6 +208,10 @@ impl WindowSet for u64 {
     #[inline]
     fn and_not(self, other: Self) -> Self {
         self & !other
+    }
+    #[inline]
+    fn xor(self, other: Self) -> Self {
+        self ^ other
     }
     #[inline]
     fn is_empty(self) -> bool {
@@ -240,6 +245,10 @@ impl WindowSet for [u64; 4] {
         std::array::from_fn(|i| self[i] & !other[i])
     }
     #[inline]
+    fn xor(self, other: Self) -> Self {
+        std::array::from_fn(|i| self[i] ^ other[i])
+    }
+    #[inline]
     fn is_empty(self) -> bool {
         self == [0; 4]
     }
@@ -255,6 +264,87 @@ impl WindowSet for [u64; 4] {
         self[word] &= self[word] - 1;
         Some((i, self))
     }
+}
+
+/// The free cells of every window, counted in binary across three window
+/// sets (bit `j` of each window's count in `planes[j]`): what the search
+/// needs at each step (the most crowded open window) in a few word
+/// operations instead of a pass over the windows. Exact for windows of at
+/// most 7 cells; longer ones are counted by [`Crowding::Scan`].
+#[derive(Clone, Copy)]
+enum Crowding<S> {
+    Planes([S; 3]),
+    Scan,
+}
+
+/// The longest window [`Crowding::Planes`] counts.
+const MAX_COUNTED: u32 = 7;
+
+impl<S: WindowSet> Crowding<S> {
+    /// The counts of `free` cells in each window of `board`.
+    fn new<B: Windows>(board: &B, free: B::Cells) -> Self {
+        if board.window_count() == 0 || board.window(0).count() > MAX_COUNTED {
+            return Crowding::Scan;
+        }
+        let none = B::Cells::EMPTY;
+        let zero = S::from_words(&[0; 4]);
+        let mut planes = [zero; 3];
+        let mut cells = free;
+        while cells != none {
+            // Add one to every window through this cell.
+            let mut carry = S::from_words(board.through(cells));
+            for plane in &mut planes {
+                let next = plane.and(carry);
+                *plane = plane.xor(carry);
+                carry = next;
+            }
+            cells = cells.without_lowest();
+        }
+        Crowding::Planes(planes)
+    }
+
+    /// The counts once the lowest cell of `cell` is no longer free (it was
+    /// free before: every window through it had one free cell more).
+    #[inline]
+    fn without<B: Windows<Cells = C>, C: Cells>(self, board: &B, cell: C) -> Self {
+        match self {
+            Crowding::Planes(mut planes) => {
+                let mut borrow = S::from_words(board.through(cell));
+                for plane in &mut planes {
+                    let next = borrow.and_not(*plane);
+                    *plane = plane.xor(borrow);
+                    borrow = next;
+                }
+                Crowding::Planes(planes)
+            }
+            Crowding::Scan => Crowding::Scan,
+        }
+    }
+}
+
+/// The windows of `among` whose count in `planes` is below two.
+#[inline]
+fn below_two<S: WindowSet>(planes: &[S; 3], among: S) -> S {
+    among.and_not(planes[1]).and_not(planes[2])
+}
+
+/// The least count in `planes` among the windows of `among` (not empty),
+/// and the lowest window index with it: bit by bit from the highest, the
+/// windows with a 0 there stay whenever there are any.
+#[inline]
+fn least<S: WindowSet>(planes: &[S; 3], among: S) -> (u32, usize) {
+    let mut with = among;
+    let mut n = 0;
+    for j in (0..3).rev() {
+        let zero = with.and_not(planes[j]);
+        if zero.is_empty() {
+            n |= 1 << j;
+        } else {
+            with = zero;
+        }
+    }
+    let (i, _) = with.pop().expect("some window");
+    (n, i)
 }
 
 /// A pairing search under way: its steps left, and once it succeeds, the
@@ -296,10 +386,28 @@ impl<'a, B: Windows> Search<'a, B> {
         // Most boards have at most 64 windows: one word holds the set.
         let found = if board.window_count() <= 64 {
             let open = open_windows::<B, u64>(board, defender & valid);
-            cover(&mut self, open, open, free, spare & free, &mut why)
+            let crowding = Crowding::new(board, free);
+            cover(
+                &mut self,
+                open,
+                open,
+                free,
+                crowding,
+                spare & free,
+                &mut why,
+            )
         } else {
             let open = open_windows::<B, [u64; 4]>(board, defender & valid);
-            cover(&mut self, open, open, free, spare & free, &mut why)
+            let crowding = Crowding::new(board, free);
+            cover(
+                &mut self,
+                open,
+                open,
+                free,
+                crowding,
+                spare & free,
+                &mut why,
+            )
         };
         found.then(|| (free & !self.left, self.trail.unwrap_or_default()))
     }
@@ -332,6 +440,7 @@ fn cover<B: Windows, S: WindowSet>(
     open: S,
     touched: S,
     free: B::Cells,
+    crowding: Crowding<S>,
     spare: B::Cells,
     why: &mut B::Cells,
 ) -> bool {
@@ -345,50 +454,14 @@ fn cover<B: Windows, S: WindowSet>(
     }
     search.budget -= 1;
     let board = search.board;
-    // The window with the fewest free cells is the most constrained.
-    // Without a spare stone, the caller has checked that every open window
-    // outside `touched` still has two free cells; when one of the touched
-    // windows is down to two, nothing can beat it.
-    let mut pick = 0;
-    let mut fewest = u32::MAX;
-    if spare == none {
-        let mut scan = open.and(touched);
-        while let Some((i, rest)) = scan.pop() {
-            scan = rest;
-            let n = (board.window(i) & free).count();
-            if n < 2 {
-                *why = *why | board.window(i);
-                return false;
-            }
-            if n < fewest {
-                fewest = n;
-                pick = i;
-            }
-        }
-    }
-    if fewest > 2 {
-        let mut scan = open;
-        while let Some((i, rest)) = scan.pop() {
-            scan = rest;
-            let w = board.window(i);
-            let n = (w & free).count();
-            if n < 2 && w & spare == none {
-                // No pair fits and the spare stone cannot block it: this
-                // window can never be settled.
-                *why = *why | w;
-                return false;
-            }
-            if n < fewest {
-                fewest = n;
-                pick = i;
-                // Without a spare stone, every window has two free cells
-                // (the touched ones were just checked): two is the least.
-                if n == 2 && spare == none {
-                    break;
-                }
-            }
-        }
-    }
+    // The window with the fewest free cells is the most constrained (the
+    // lowest index among equals).
+    let Some((pick, fewest)) = (match &crowding {
+        Crowding::Planes(planes) => crowded_by_count(board, planes, open, touched, spare, why),
+        Crowding::Scan => crowded_by_scan(board, open, touched, free, spare, why),
+    }) else {
+        return false;
+    };
     let through = |cell: B::Cells| S::from_words(board.through(cell));
     if spare != none && fewest > 2 {
         // No window forces a pair yet, so there is no conflict to aim the
@@ -405,8 +478,9 @@ fn cover<B: Windows, S: WindowSet>(
                 if hope & c != none && (c & avoid != none) == late {
                     let left = open.and_not(through(c));
                     let mut seen = none;
+                    let crowding = crowding.without(board, c);
                     if search.along(c, |search| {
-                        cover(search, left, left, free & !c, none, &mut seen)
+                        cover(search, left, left, free & !c, crowding, none, &mut seen)
                     }) {
                         return true;
                     }
@@ -433,8 +507,9 @@ fn cover<B: Windows, S: WindowSet>(
         stones = stones.without_lowest();
         let left = rest.and_not(through(c));
         let mut seen = none;
+        let crowding = crowding.without(board, c);
         if search.along(c, |search| {
-            cover(search, left, left, free & !c, none, &mut seen)
+            cover(search, left, left, free & !c, crowding, none, &mut seen)
         }) {
             return true;
         }
@@ -463,12 +538,14 @@ fn cover<B: Windows, S: WindowSet>(
                 continue;
             }
             let settled = through(a).and(through(b));
+            let crowding = crowding.without(board, a).without(board, b);
             if search.along(pair, |search| {
                 cover(
                     search,
                     rest.and_not(settled),
                     through(a).or(through(b)),
                     free & !pair,
+                    crowding,
                     spare & !pair,
                     why,
                 )
@@ -486,4 +563,111 @@ fn cover<B: Windows, S: WindowSet>(
     // Every way to settle this window failed.
     *why = *why | window;
     false
+}
+
+/// The most crowded open window (see [`cover`]) and its free cells, from
+/// the counts: `None` when a window can no longer be settled (its cells
+/// added to `why`).
+///
+/// Without a spare stone, the caller has checked that every open window
+/// outside `touched` still has two free cells, so only the touched ones
+/// can fail, and among the most crowded a touched window goes first. With
+/// one, a window down to fewer than two free cells fails unless the spare
+/// stone can block it.
+#[inline]
+fn crowded_by_count<B: Windows, S: WindowSet>(
+    board: &B,
+    planes: &[S; 3],
+    open: S,
+    touched: S,
+    spare: B::Cells,
+    why: &mut B::Cells,
+) -> Option<(usize, u32)> {
+    let none = B::Cells::EMPTY;
+    let mut best = None;
+    if spare == none {
+        let touched = open.and(touched);
+        if let Some((i, _)) = below_two(planes, touched).pop() {
+            *why = *why | board.window(i);
+            return None;
+        }
+        if !touched.is_empty() {
+            let (n, i) = least(planes, touched);
+            if n <= 2 {
+                return Some((i, n));
+            }
+            best = Some((i, n));
+        }
+    } else {
+        let mut low = below_two(planes, open);
+        while let Some((i, rest)) = low.pop() {
+            low = rest;
+            if board.window(i) & spare == none {
+                *why = *why | board.window(i);
+                return None;
+            }
+        }
+    }
+    if open.is_empty() {
+        return best;
+    }
+    let (n, i) = least(planes, open);
+    match best {
+        Some((_, fewest)) if fewest <= n => best,
+        _ => Some((i, n)),
+    }
+}
+
+/// [`crowded_by_count`] for windows too long to count in planes: a pass
+/// over the open windows.
+fn crowded_by_scan<B: Windows, S: WindowSet>(
+    board: &B,
+    open: S,
+    touched: S,
+    free: B::Cells,
+    spare: B::Cells,
+    why: &mut B::Cells,
+) -> Option<(usize, u32)> {
+    let none = B::Cells::EMPTY;
+    let mut pick = 0;
+    let mut fewest = u32::MAX;
+    if spare == none {
+        let mut scan = open.and(touched);
+        while let Some((i, rest)) = scan.pop() {
+            scan = rest;
+            let n = (board.window(i) & free).count();
+            if n < 2 {
+                *why = *why | board.window(i);
+                return None;
+            }
+            if n < fewest {
+                fewest = n;
+                pick = i;
+            }
+        }
+    }
+    if fewest > 2 {
+        let mut scan = open;
+        while let Some((i, rest)) = scan.pop() {
+            scan = rest;
+            let w = board.window(i);
+            let n = (w & free).count();
+            if n < 2 && w & spare == none {
+                // No pair fits and the spare stone cannot block it: this
+                // window can never be settled.
+                *why = *why | w;
+                return None;
+            }
+            if n < fewest {
+                fewest = n;
+                pick = i;
+                // Without a spare stone, every window has two free cells
+                // (the touched ones were just checked): two is the least.
+                if n == 2 && spare == none {
+                    break;
+                }
+            }
+        }
+    }
+    Some((pick, fewest))
 }
