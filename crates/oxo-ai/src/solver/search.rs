@@ -338,18 +338,6 @@ impl Solver {
         if live & empty == 0 {
             return false;
         }
-        // The attacker wins two plies after a double threat: it must make
-        // one within its moves before the last.
-        let moves = if attack { (d - 1) / 2 } else { d / 2 - 1 };
-        let Some(next) = geo.double_threat_moves(attacker, defender, moves) else {
-            return false;
-        };
-        if empty.count_ones() >= PAIRING_MIN_EMPTIES
-            && geo.has_pairing(attacker, defender, PAIRING_BUDGET)
-        {
-            return false;
-        }
-
         let kind = if attack { Kind::Attack } else { Kind::Defend };
         let (sym, cme, copp) = self.canonical(pos);
         let stored = self.table.get(cme, copp, kind);
@@ -383,6 +371,19 @@ impl Solver {
             if hint.is_none() && entry.best != u8::MAX {
                 hint = Some(self.geo.unmap(sym, u32::from(entry.best)));
             }
+        }
+        // The attacker wins two plies after a double threat: it must make
+        // one within its moves before the last. (Asked after the table,
+        // which answers many positions at once.)
+        let geo = &self.geo;
+        let moves = if attack { (d - 1) / 2 } else { d / 2 - 1 };
+        let Some(next) = geo.double_threat_moves(attacker, defender, moves) else {
+            return false;
+        };
+        if empty.count_ones() >= PAIRING_MIN_EMPTIES
+            && geo.has_pairing(attacker, defender, PAIRING_BUDGET)
+        {
+            return false;
         }
         let mut candidates = if threats != 0 { threats } else { empty & live };
         if attack {
