@@ -36,6 +36,30 @@ fn seven_by_seven_after_a_few_moves() {
     assert_eq!(prover.value(&game).unwrap(), Value::Draw);
 }
 
+#[test]
+fn the_maker_forces_four_on_an_empty_five_by_five() {
+    // What `Solver::value` takes as known, without asking the prover, on
+    // boards of k <= 4 where a 5x5 square holds none of the Breaker's
+    // stones: the Maker to move forces a line there. On 5x4 it cannot.
+    let rules = Rules::new(5, 5, 4).unwrap();
+    let mut prover = Prover::new(rules, 8 << 20).unwrap();
+    assert!(prover.maker_wins(&Game::new(rules), Player::X).unwrap());
+    let rules = Rules::new(5, 4, 4).unwrap();
+    let mut prover = Prover::new(rules, 8 << 20).unwrap();
+    assert!(!prover.maker_wins(&Game::new(rules), Player::X).unwrap());
+    // Larger boards and shorter lines, and an open square beside the
+    // Breaker's stones: the same answer.
+    for (rows, cols, k) in [(6, 6, 4), (7, 5, 3), (6, 7, 4)] {
+        let rules = Rules::new(rows, cols, k).unwrap();
+        let mut game = Game::new(rules);
+        game.play_at(0, i64::from(cols) - 1).unwrap();
+        game.play_at(i64::from(rows) - 1, i64::from(cols) - 1)
+            .unwrap();
+        let mut prover = Prover::new(rules, 8 << 20).unwrap();
+        assert!(prover.maker_wins(&game, Player::X).unwrap(), "{rules}");
+    }
+}
+
 /// Random positions reached by random play (finished ones included).
 fn random_games(rules: Rules, count: usize, seed: u64) -> Vec<Game> {
     let mut state = seed;
