@@ -21,6 +21,9 @@ const PAIRING_BUDGET: u32 = 64;
 /// analysis of 6×6 k=4 went from 5,570,015 positions to 1,199,718 (and to
 /// 719,057 with 16 at the draw-holding nodes of a won position too).
 pub(super) const OWN_ATTACKING: u64 = 16;
+/// Up to this many moves to order are scored one by one, from the windows
+/// through each, rather than by one pass over every window.
+const FEW_TO_SCORE: u32 = 6;
 /// The same where a draw is all the mover needs, unless `analyse` values
 /// a position one side wins (see `Solver::holding`). Blocking matters more
 /// there: 8 or 16 made drawn boards search far more (7×6 k=5 26 times as
@@ -280,9 +283,20 @@ impl Solver {
     fn score_moves(&self, list: &mut MoveList) {
         let rest = std::mem::take(&mut list.unscored);
         let mut scores = [0u64; 64];
-        if rest.count_ones() > 1 {
-            self.geo
-                .cell_scores(list.me, list.opp, &mut scores, list.own);
+        match rest.count_ones() {
+            0 | 1 => {}
+            // A few cells: each from the windows through it, not all.
+            2..=FEW_TO_SCORE => {
+                let mut cells = rest;
+                while cells != 0 {
+                    let b = cells.trailing_zeros();
+                    scores[b as usize] = self.geo.cell_score(list.me, list.opp, b, list.own);
+                    cells &= cells - 1;
+                }
+            }
+            _ => self
+                .geo
+                .cell_scores(list.me, list.opp, &mut scores, list.own),
         }
         for &b in &self.geo.order {
             if rest >> b & 1 == 1 {
