@@ -266,8 +266,8 @@ impl WindowSet for [u64; 4] {
     }
 }
 
-/// The free cells of every window, counted in binary across three window
-/// sets (bit `j` of each window's count in `planes[j]`): what the search
+/// The free cells of every window open to the attacker, counted in binary
+/// across three window sets (bit `j` of each count in `planes[j]`): what the search
 /// needs at each step (the most crowded open window) in a few word
 /// operations instead of a pass over the windows. Exact for windows of at
 /// most 7 cells; longer ones are counted by [`Crowding::Scan`].
@@ -281,30 +281,31 @@ enum Crowding<S> {
 const MAX_COUNTED: u32 = 7;
 
 impl<S: WindowSet> Crowding<S> {
-    /// The counts of `free` cells in each window of `board`.
-    fn new<B: Windows>(board: &B, free: B::Cells) -> Self {
+    /// The counts of free cells in the windows of `board` that hold none of
+    /// the defender's stones (the only windows the search asks about): a
+    /// window's cells less the `attacker`'s stones in it. Other windows'
+    /// counts mean nothing.
+    fn new<B: Windows>(board: &B, attacker: B::Cells) -> Self {
         if board.window_count() == 0 || board.window(0).count() > MAX_COUNTED {
             return Crowding::Scan;
         }
-        let none = B::Cells::EMPTY;
-        let zero = S::from_words(&[0; 4]);
-        let mut planes = [zero; 3];
-        let mut cells = free;
-        while cells != none {
-            // Add one to every window through this cell.
-            let mut carry = S::from_words(board.through(cells));
-            for plane in &mut planes {
-                let next = plane.and(carry);
-                *plane = plane.xor(carry);
-                carry = next;
-            }
-            cells = cells.without_lowest();
+        let k = board.window(0).count();
+        let (zero, all) = (S::from_words(&[0; 4]), S::from_words(&[!0; 4]));
+        let planes = Crowding::Planes(std::array::from_fn(|j| {
+            if k >> j & 1 == 1 { all } else { zero }
+        }));
+        let mut crowding = planes;
+        let mut stones = attacker;
+        while stones != B::Cells::EMPTY {
+            crowding = crowding.without(board, stones);
+            stones = stones.without_lowest();
         }
-        Crowding::Planes(planes)
+        crowding
     }
 
-    /// The counts once the lowest cell of `cell` is no longer free (it was
-    /// free before: every window through it had one free cell more).
+    /// The counts once the lowest cell of `cell` is taken: one less in
+    /// every window through it (none is counted below zero: a window's
+    /// count starts at its cells less the stones in it).
     #[inline]
     fn without<B: Windows<Cells = C>, C: Cells>(self, board: &B, cell: C) -> Self {
         match self {
@@ -386,7 +387,7 @@ impl<'a, B: Windows> Search<'a, B> {
         // Most boards have at most 64 windows: one word holds the set.
         let found = if board.window_count() <= 64 {
             let open = open_windows::<B, u64>(board, defender & valid);
-            let crowding = Crowding::new(board, free);
+            let crowding = Crowding::new(board, attacker & valid);
             cover(
                 &mut self,
                 open,
@@ -398,7 +399,7 @@ impl<'a, B: Windows> Search<'a, B> {
             )
         } else {
             let open = open_windows::<B, [u64; 4]>(board, defender & valid);
-            let crowding = Crowding::new(board, free);
+            let crowding = Crowding::new(board, attacker & valid);
             cover(
                 &mut self,
                 open,
