@@ -35,7 +35,7 @@ fn without_time(out: &Output) -> &str {
 
 #[test]
 fn a_value_or_an_analysis_over_budget_exits_4_with_a_message() {
-    // 6x6 k=4: the value takes 3,065 positions, the full analysis 719,057.
+    // 6x6 k=4: the value takes 3,051 positions, the full analysis 719,057.
     for args in [
         &["solve", "--size", "6", "--k", "4", "--budget", "1000"][..],
         &[
