@@ -381,36 +381,30 @@ impl<'a, B: Windows> Search<'a, B> {
         valid: B::Cells,
         spare: B::Cells,
     ) -> Option<(B::Cells, Vec<B::Cells>)> {
-        let board = self.board;
         let free = valid & !(attacker | defender);
-        let mut why = B::Cells::EMPTY;
+        let (attacker, defender, spare) = (attacker & valid, defender & valid, spare & free);
         // Most boards have at most 64 windows: one word holds the set.
-        let found = if board.window_count() <= 64 {
-            let open = open_windows::<B, u64>(board, defender & valid);
-            let crowding = Crowding::new(board, attacker & valid);
-            cover(
-                &mut self,
-                open,
-                open,
-                free,
-                crowding,
-                spare & free,
-                &mut why,
-            )
+        let found = if self.board.window_count() <= 64 {
+            self.cover_all::<u64>(attacker, defender, free, spare)
         } else {
-            let open = open_windows::<B, [u64; 4]>(board, defender & valid);
-            let crowding = Crowding::new(board, attacker & valid);
-            cover(
-                &mut self,
-                open,
-                open,
-                free,
-                crowding,
-                spare & free,
-                &mut why,
-            )
+            self.cover_all::<[u64; 4]>(attacker, defender, free, spare)
         };
         found.then(|| (free & !self.left, self.trail.unwrap_or_default()))
+    }
+
+    /// [`cover`] from the start: every window without the `defender`'s
+    /// stones open, the `attacker`'s stones counted in.
+    fn cover_all<S: WindowSet>(
+        &mut self,
+        attacker: B::Cells,
+        defender: B::Cells,
+        free: B::Cells,
+        spare: B::Cells,
+    ) -> bool {
+        let open = open_windows::<B, S>(self.board, defender);
+        let crowding = Crowding::new(self.board, attacker);
+        let mut why = B::Cells::EMPTY;
+        cover(self, open, open, free, crowding, spare, &mut why)
     }
 
     /// Try `cells` (a stone or a pair) on the trail, while `then` searches
