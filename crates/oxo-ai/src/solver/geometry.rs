@@ -485,13 +485,22 @@ impl Geometry {
             // matter, which is always a correct answer.
             return Some(!0);
         }
+        let mut short = [0u32; KEPT];
+        for (a, &g) in short.iter_mut().zip(&near[..len]) {
+            *a = g.count_ones() - 1;
+        }
         let mut cells = 0;
         for (i, &g1) in near[..len].iter().enumerate() {
-            let a1 = g1.count_ones() - 1;
-            for &g2 in &near[i + 1..len] {
-                let a2 = g2.count_ones() - 1;
-                let shared = (g1 & g2).count_ones();
-                let needed = a1.max(a2).max((a1 + a2).saturating_sub(shared));
+            let a1 = short[i];
+            for (&g2, &a2) in near[i + 1..len].iter().zip(&short[i + 1..len]) {
+                // Two windows sharing no empty cell need all their marks.
+                let shared = g1 & g2;
+                let needed = if shared == 0 {
+                    a1 + a2
+                } else {
+                    a1.max(a2)
+                        .max((a1 + a2).saturating_sub(shared.count_ones()))
+                };
                 if needed < moves {
                     return Some(!0);
                 }
