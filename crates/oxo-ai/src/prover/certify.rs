@@ -38,7 +38,6 @@ use super::pairing::PAIRING_BUDGET;
 use super::search::{LOOKAHEAD_BUDGET, Pos};
 use super::{ProveError, Prover};
 use crate::pairing::pairing_strategy;
-use crate::solver::MAX_PROOF_NODES;
 
 impl Prover {
     /// A certificate of `game`'s value where the prover proves it without
@@ -88,9 +87,10 @@ impl Prover {
     /// (or the game is over and not a draw).
     ///
     /// # Errors
-    /// A game under other rules, the budget ran out, or the certificate
-    /// would hold more than [`MAX_PROOF_NODES`] nodes
-    /// ([`ProveError::OverBudget`]).
+    /// A game under other rules, the budget ran out
+    /// ([`ProveError::OverBudget`]), or the certificate would hold more
+    /// nodes than the cap ([`Prover::set_proof_cap`], at first
+    /// [`crate::MAX_PROOF_NODES`]; [`ProveError::ProofTooLarge`]).
     pub fn certify_draw(&mut self, game: &Game) -> Result<Option<Certificate>, ProveError> {
         self.check(game)?;
         if let Some(outcome) = game.outcome() {
@@ -190,9 +190,9 @@ impl Prover {
         if let Some(&node) = walk.memo.get(&key) {
             return Ok(node);
         }
-        if walk.builder.len() >= MAX_PROOF_NODES {
-            return Err(ProveError::OverBudget {
-                nodes: MAX_PROOF_NODES as u64,
+        if walk.builder.len() >= self.proof_cap {
+            return Err(ProveError::ProofTooLarge {
+                nodes: self.proof_cap as u64,
             });
         }
         // A symmetric image of a position already written refers to it.

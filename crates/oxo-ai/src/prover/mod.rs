@@ -149,7 +149,7 @@ use std::time::Duration;
 use oxo_core::{Game, Player, Rules};
 
 use crate::meter::Meter;
-use crate::solver::{SolveError, Solver};
+use crate::solver::{MAX_PROOF_NODES, SolveError, Solver};
 use crate::value::Value;
 pub(crate) use board::Board;
 use board::{MAX_CELLS, MAX_WINDOWS, Unfit};
@@ -191,6 +191,13 @@ pub enum ProveError {
     #[error("no answer within the budget of {nodes} positions")]
     OverBudget {
         /// The budget.
+        nodes: u64,
+    },
+    /// A certificate would hold more nodes than the prover's cap
+    /// ([`Prover::set_proof_cap`]): a size limit, not a search budget.
+    #[error("the certificate would hold more than {nodes} positions")]
+    ProofTooLarge {
+        /// The cap.
         nodes: u64,
     },
     /// The game was played under other rules than the prover's.
@@ -268,6 +275,8 @@ pub struct Prover {
     solver: Option<Solver>,
     /// Cells the next node's pairing search should leave out if it can.
     avoid: u128,
+    /// The most nodes a certificate's tree may hold.
+    proof_cap: usize,
 }
 
 impl std::fmt::Debug for Prover {
@@ -312,6 +321,7 @@ impl Prover {
             stats: Stats::default(),
             solver: None,
             avoid: 0,
+            proof_cap: MAX_PROOF_NODES,
         })
     }
 
@@ -350,6 +360,14 @@ impl Prover {
     /// nothing it had not finished, so later answers stay exact.
     pub fn set_budget(&mut self, nodes: Option<u64>) {
         self.meter.set_budget(nodes);
+    }
+
+    /// Let one tree of a certificate hold at most `nodes` nodes (at first
+    /// [`MAX_PROOF_NODES`]); a bigger one is refused with
+    /// [`ProveError::ProofTooLarge`] rather than fill the memory (a node
+    /// costs about 100 bytes while the tree is written).
+    pub fn set_proof_cap(&mut self, nodes: usize) {
+        self.proof_cap = nodes;
     }
 
     /// Forget every stored result.

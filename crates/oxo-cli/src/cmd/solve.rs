@@ -347,7 +347,9 @@ fn certificate(
         match prover.certify_draw(game) {
             Ok(Some(certificate)) => return Ok(certificate),
             Ok(None) => {}
-            Err(oxo_ai::ProveError::OverBudget { .. }) => return Err(too_large().into()),
+            Err(
+                oxo_ai::ProveError::OverBudget { .. } | oxo_ai::ProveError::ProofTooLarge { .. },
+            ) => return Err(too_large().into()),
             Err(e) => return Err(BadInput::from_error(e)),
         }
     }
@@ -373,7 +375,9 @@ fn proved_certificate(
             game.rules()
         ))
         .into()),
-        Err(oxo_ai::ProveError::OverBudget { .. }) => Err(too_large().into()),
+        Err(oxo_ai::ProveError::OverBudget { .. } | oxo_ai::ProveError::ProofTooLarge { .. }) => {
+            Err(too_large().into())
+        }
         Err(e) => Err(BadInput::from_error(e)),
     }
 }
