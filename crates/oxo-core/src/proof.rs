@@ -348,12 +348,70 @@ impl fmt::Display for Verified {
     }
 }
 
-fn cell_list(out: &mut String, head: &str, items: &[(usize, usize)], sep: char) {
-    out.push_str(head);
+fn cell_list(
+    f: &mut fmt::Formatter<'_>,
+    head: &str,
+    items: &[(usize, usize)],
+    sep: char,
+) -> fmt::Result {
+    f.write_str(head)?;
     for (a, b) in items {
-        let _ = write!(out, " {a}{sep}{b}");
+        write!(f, " {a}{sep}{b}")?;
     }
-    out.push('\n');
+    Ok(())
+}
+
+/// A node's line in the text format, without its newline.
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Node::Move(cell, child) => write!(f, "m {cell} {child}"),
+            Node::Answers(answers) => cell_list(f, "a", answers, ':'),
+            Node::Rest(answers) => cell_list(f, "r", answers, ':'),
+            Node::Won => f.write_str("w"),
+            Node::Full => f.write_str("f"),
+            Node::Pairs(pairs) => cell_list(f, "p", pairs, '-'),
+            Node::Potential => f.write_str("e"),
+            Node::Image(symmetry, node) => write!(f, "s {symmetry} {node}"),
+        }
+    }
+}
+
+/// The lines of a certificate's text before its nodes, through `nodes
+/// N`: version 3 when it holds symmetric images (`images`), else 2. With
+/// one line per node ([`Node`]'s `Display`) and `end`, a certificate's
+/// text ([`Certificate::to_text`]); a writer that streams its nodes to a
+/// file starts with this.
+#[must_use]
+pub fn head(game: &Game, claim: Claim, trees: &[Tree], nodes: usize, images: bool) -> String {
+    let rules = game.rules();
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", if images { MAGIC } else { MAGIC_V2 });
+    let _ = writeln!(
+        out,
+        "rules {}x{} k={}",
+        rules.rows(),
+        rules.cols(),
+        rules.k()
+    );
+    let _ = writeln!(out, "position {game}");
+    match claim {
+        Claim::Win(p) => {
+            let _ = writeln!(out, "claim win {p}");
+        }
+        Claim::Draw => out.push_str("claim draw\n"),
+    }
+    for tree in trees {
+        let _ = writeln!(
+            out,
+            "tree {} {} {}",
+            tree.prover,
+            tree.goal.word(),
+            tree.root
+        );
+    }
+    let _ = writeln!(out, "nodes {nodes}");
+    out
 }
 
 impl Certificate {
@@ -361,49 +419,16 @@ impl Certificate {
     /// when it holds symmetric images, else version 2.
     #[must_use]
     pub fn to_text(&self) -> String {
-        let rules = self.game.rules();
-        let mut out = String::new();
         let images = self.nodes.iter().any(|n| matches!(n, Node::Image(..)));
-        let _ = writeln!(out, "{}", if images { MAGIC } else { MAGIC_V2 });
-        let _ = writeln!(
-            out,
-            "rules {}x{} k={}",
-            rules.rows(),
-            rules.cols(),
-            rules.k()
+        let mut out = head(
+            &self.game,
+            self.claim,
+            &self.trees,
+            self.nodes.len(),
+            images,
         );
-        let _ = writeln!(out, "position {}", self.game);
-        match self.claim {
-            Claim::Win(p) => {
-                let _ = writeln!(out, "claim win {p}");
-            }
-            Claim::Draw => out.push_str("claim draw\n"),
-        }
-        for tree in &self.trees {
-            let _ = writeln!(
-                out,
-                "tree {} {} {}",
-                tree.prover,
-                tree.goal.word(),
-                tree.root
-            );
-        }
-        let _ = writeln!(out, "nodes {}", self.nodes.len());
         for node in &self.nodes {
-            match node {
-                Node::Move(cell, child) => {
-                    let _ = writeln!(out, "m {cell} {child}");
-                }
-                Node::Answers(answers) => cell_list(&mut out, "a", answers, ':'),
-                Node::Rest(answers) => cell_list(&mut out, "r", answers, ':'),
-                Node::Won => out.push_str("w\n"),
-                Node::Full => out.push_str("f\n"),
-                Node::Pairs(pairs) => cell_list(&mut out, "p", pairs, '-'),
-                Node::Potential => out.push_str("e\n"),
-                Node::Image(symmetry, node) => {
-                    let _ = writeln!(out, "s {symmetry} {node}");
-                }
-            }
+            let _ = writeln!(out, "{node}");
         }
         out.push_str("end\n");
         out
