@@ -1,23 +1,56 @@
 //! A certificate ([`oxo_core::proof`]) of a split proof: the top of the
-//! split tree written as certificate nodes above a certificate of each job.
+//! split tree written as certificate nodes above a certificate of each job,
+//! streamed to a file.
 //!
 //! The plan's tree is walked from the root along the answers that settled
 //! it: where the tree's prover moves, the move of a child that reached the
 //! node's answer; where the other side moves, every legal move, each with
-//! the child that stands for it up to the board's symmetries. A job's
-//! certificate, written for the job's own position, is copied in under the
-//! symmetry that takes that position to the one reached, since the format
-//! has no node for "this position up to symmetry". The claim and its trees
-//! follow the plan's value: a win for P is P's tree from the question "can
-//! P win?"; a draw is both sides' "does not lose" trees, each from the
-//! other side's question.
+//! the child that stands for it up to the board's symmetries. Each plan
+//! node is written once, at the position the plan holds for it; a move
+//! that reaches a symmetric image of it is a symmetric image node (`s T
+//! N`) referring to it. So each job's tree is written once, however many
+//! moves reach its position up to symmetry (on (8,8,5) the top's 11,283
+//! reaches of jobs are 1,566 jobs: copying a job's tree for each reach
+//! would write it 7 times over). The claim and its trees follow the plan's
+//! value: a win for P is P's tree from the question "can P win?"; a draw
+//! is both sides' "does not lose" trees, each from the other side's
+//! question.
+//!
+//! # Size, memory and threads
+//! A job's tree can be far larger than the job's search suggests: a
+//! worker's table keeps what earlier jobs learnt, so a job answered in a
+//! handful of positions may need a tree of millions of nodes once written
+//! out alone. The whole certificate need not fit in memory: the jobs'
+//! trees are written on `threads` workers ([`write`]), each with its own
+//! job writer (its own prover and table), and handed to one writer thread
+//! that appends them to a scratch file in the order the top walk first
+//! reaches them; then the file's head, the top's nodes and the scratch
+//! file's nodes are written out. At most two trees per worker are held at
+//! once (one being written, one waiting for its turn), so memory is
+//! bounded by the workers' tables and the largest trees, whatever the
+//! certificate's size. A job writer must answer each job as if it had
+//! answered none before (a prover clears its table first): the trees, and
+//! so the file, are then the same whatever the thread count.
+//!
+//! A job whose tree would be larger than its writer allows is refused by
+//! that writer with a size error ([`oxo_ai::ProveError::ProofTooLarge`]),
+//! which stops the writing. The caller sizes that cap from the memory it
+//! is given (`oxo solve --proof` gives each worker's tree three quarters
+//! of its share, at about 320 bytes a node), rather than a fixed cap: a
+//! fixed one either stops proofs the machine could write or lets a worker
+//! run out of memory. Splitting an over-cap job further (writing its top
+//! plies as top nodes) was left out: a tree written in pieces is no
+//! smaller, the prover's choice of the holder's move would have to be
+//! made outside its search, and what stops (8,8,5)'s certificate is its
+//! total size (billions of nodes, see `docs/benchmarks.md`), not one job.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, mpsc};
 
 use oxo_ai::Value;
-use oxo_core::proof::{
-    Certificate, CertificateBuilder, Claim, Goal, Node, Tree, symmetric_source, symmetry_cell,
-};
+use oxo_core::proof::{self, Certificate, Claim, Goal, Node, Tree, symmetry_cell};
 use oxo_core::{Game, Outcome, Player};
 
 use crate::plan::{Plan, image, map_cell, symmetries};
@@ -47,30 +80,94 @@ pub enum AssembleError {
     /// The plan does not cover a move it should (a damaged plan).
     #[error("the plan answers no move to {0}")]
     Uncovered(String),
+    /// A job writer could not be made.
+    #[error("cannot start a job writer: {0}")]
+    Writer(String),
+    /// The certificate could not be written.
+    #[error("cannot write the certificate: {0}")]
+    Io(#[from] io::Error),
 }
 
-/// The certificate of `plan`'s value, with each job's certificate from
-/// `job`, given the job's position (as the plan holds it) and the tree
-/// wanted there: its prover and goal. The certificate `job` gives may
-/// hold other trees too; only that one is copied.
+/// One job's tree that the certificate needs: the job's position (as the
+/// plan holds it), the side the tree is for and what it proves.
+#[derive(Clone, Debug)]
+pub struct JobTree {
+    /// The position.
+    pub game: Game,
+    /// The tree's prover: the side that holds against the job's attacker.
+    pub prover: Player,
+    /// What the tree proves.
+    pub goal: Goal,
+}
+
+/// Where the writing stands, after each job's tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Jobs whose trees are written...
+    pub jobs: usize,
+    /// ...of all the certificate needs.
+    pub all_jobs: usize,
+    /// Nodes written so far (the top's included at the end).
+    pub nodes: u64,
+    /// Bytes of node lines written so far.
+    pub bytes: u64,
+    /// The most nodes one job's tree had.
+    pub largest: usize,
+}
+
+/// The certificate of `plan`'s value, whole in memory (for small proofs
+/// and tests; see [`write`] for large ones), with each job's tree from
+/// `job`.
+///
+/// # Errors
+/// As [`write`].
+pub fn assemble<F, E>(
+    plan: &Plan,
+    job: impl Fn() -> Result<F, E> + Sync,
+) -> Result<Certificate, AssembleError>
+where
+    F: FnMut(&JobTree) -> Result<Certificate, E>,
+    E: std::fmt::Display,
+{
+    let mut out = Vec::new();
+    write(plan, 1, job, &mut out, io::Cursor::new(Vec::new()), |_| {})?;
+    let text = String::from_utf8(out).expect("the text format is ASCII");
+    Ok(Certificate::parse(&text).expect("the writer writes the format"))
+}
+
+/// Write the certificate of `plan`'s value to `out`, the jobs' trees
+/// written on `threads` workers, each with its own job writer from
+/// `writer` (called once in each worker's thread), and gathered in
+/// `scratch` (a file that can hold them: it is rewound and read back);
+/// `progress` hears after each job's tree. The same plan gives the same
+/// bytes whatever `threads`, provided each job writer answers a job alike
+/// whatever it answered before.
+///
+/// The certificate a job writer gives may hold other trees too; only the
+/// one wanted (its prover's, with its goal, or else any of its prover's)
+/// is copied.
 ///
 /// # Errors
 /// The plan is unfinished, a job's certificate could not be had or lacks
-/// the tree needed, or the plan does not cover a move.
-pub fn assemble<E: std::fmt::Display>(
+/// the tree needed, the plan does not cover a move, or writing failed.
+pub fn write<F, E, S>(
     plan: &Plan,
-    mut job: impl FnMut(&Game, Player, Goal) -> Result<Certificate, E>,
-) -> Result<Certificate, AssembleError> {
+    threads: usize,
+    writer: impl Fn() -> Result<F, E> + Sync,
+    out: &mut impl Write,
+    mut scratch: S,
+    mut progress: impl FnMut(&Written),
+) -> Result<Written, AssembleError>
+where
+    F: FnMut(&JobTree) -> Result<Certificate, E>,
+    E: std::fmt::Display,
+    S: Read + Write + Seek,
+{
     let game = plan.game();
     let value = plan.value().ok_or(AssembleError::Unfinished)?;
     let mover = game.to_move();
     let [mine, theirs] = plan.roots();
-    let mut top = Top {
-        plan,
-        builder: CertificateBuilder::new(),
-        job: &mut job,
-    };
-    let (claim, trees) = match value {
+    let (claim, wanted) = match value {
         Value::Win => (Claim::Win(mover), vec![(mover, Goal::Win, mine)]),
         Value::Loss => (
             Claim::Win(mover.other()),
@@ -85,22 +182,130 @@ pub fn assemble<E: std::fmt::Display>(
             ],
         ),
     };
+    let mut top = Top {
+        plan,
+        nodes: Vec::new(),
+        written: HashMap::new(),
+        jobs: Vec::new(),
+    };
     let mut roots = Vec::new();
-    for (prover, goal, root) in trees {
-        let node = top.node(root, &game, prover, goal)?;
-        roots.push(Tree {
+    for (prover, goal, root) in wanted {
+        roots.push((prover, goal, top.node(root, prover, goal)?));
+    }
+    let jobs = std::mem::take(&mut top.jobs);
+    let mut images = top.nodes.iter().any(|n| matches!(n, Node::Image(..)));
+    let mut written = Written {
+        all_jobs: jobs.len(),
+        ..Written::default()
+    };
+    // The jobs' trees, numbered from 0 in the scratch file, each job's
+    // root remembered.
+    let mut job_roots = Vec::with_capacity(jobs.len());
+    {
+        let mut body = io::BufWriter::new(&mut scratch);
+        write_jobs(&jobs, threads, &writer, |tree: JobNodes| {
+            let base = written.nodes;
+            job_roots.push(base + tree.root as u64);
+            for node in &tree.nodes {
+                images |= matches!(node, Node::Image(..));
+                let line = format!("{}\n", renumber(node, |n| base + n as u64));
+                body.write_all(line.as_bytes())?;
+                written.bytes += line.len() as u64;
+            }
+            written.nodes += tree.nodes.len() as u64;
+            written.largest = written.largest.max(tree.nodes.len());
+            written.jobs += 1;
+            progress(&written);
+            Ok(())
+        })?;
+        body.flush()?;
+    }
+    // The jobs' nodes first, as numbered, then the top's after them.
+    let offset = written.nodes;
+    let resolve = |r: Ref| match r {
+        Ref::Top(n) => offset + n as u64,
+        Ref::Job(j) => job_roots[j],
+    };
+    let trees: Vec<Tree> = roots
+        .iter()
+        .map(|&(prover, goal, root)| Tree {
             prover,
             goal,
-            root: node,
-        });
+            root: to_index(resolve(root)),
+        })
+        .collect();
+    let total = offset + top.nodes.len() as u64;
+    let head = proof::head(&game, claim, &trees, to_index(total), images);
+    out.write_all(head.as_bytes())?;
+    scratch.seek(SeekFrom::Start(0))?;
+    io::copy(&mut scratch, out)?;
+    let mut tail = String::new();
+    for node in &top.nodes {
+        tail.push_str(&renumber(node, |n| resolve(Ref::decode(n))).to_string());
+        tail.push('\n');
     }
-    Ok(top.builder.finish(&game, claim, roots))
+    tail.push_str("end\n");
+    out.write_all(tail.as_bytes())?;
+    out.flush()?;
+    written.nodes = total;
+    written.bytes += (head.len() + tail.len()) as u64;
+    Ok(written)
 }
 
-struct Top<'a, F> {
+/// A node of the certificate before its number is known: one of the
+/// top's, or a job's root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ref {
+    /// The top's node of this index.
+    Top(usize),
+    /// The root of the job of this index.
+    Job(usize),
+}
+
+impl Ref {
+    /// As a child number in a top node, until the numbers are known.
+    const fn encode(self) -> usize {
+        match self {
+            Ref::Top(n) => n * 2,
+            Ref::Job(j) => j * 2 + 1,
+        }
+    }
+
+    const fn decode(n: usize) -> Ref {
+        if n.is_multiple_of(2) {
+            Ref::Top(n / 2)
+        } else {
+            Ref::Job(n / 2)
+        }
+    }
+}
+
+fn to_index(n: u64) -> usize {
+    usize::try_from(n).expect("a node number fits the address space")
+}
+
+/// `node` with every child number `n` replaced by `number(n)`.
+fn renumber(node: &Node, number: impl Fn(usize) -> u64) -> Node {
+    let number = |n: usize| to_index(number(n));
+    let list = |items: &[(usize, usize)]| -> Vec<(usize, usize)> {
+        items.iter().map(|&(c, n)| (c, number(n))).collect()
+    };
+    match node {
+        Node::Move(cell, child) => Node::Move(*cell, number(*child)),
+        Node::Image(symmetry, child) => Node::Image(*symmetry, number(*child)),
+        Node::Answers(answers) => Node::Answers(list(answers)),
+        Node::Rest(answers) => Node::Rest(list(answers)),
+        leaf => leaf.clone(),
+    }
+}
+
+/// The walk of the plan's top: its nodes (children as [`Ref::encode`]d),
+/// each plan node's, and the jobs it reaches, in the order first reached.
+struct Top<'a> {
     plan: &'a Plan,
-    builder: CertificateBuilder,
-    job: &'a mut F,
+    nodes: Vec<Node>,
+    written: HashMap<u32, Ref>,
+    jobs: Vec<JobTree>,
 }
 
 /// The symmetry taking `from` to `to`, if they are images of each other.
@@ -115,165 +320,278 @@ fn played(game: &Game, cell: usize) -> Game {
     next
 }
 
-impl<F, E> Top<'_, F>
-where
-    F: FnMut(&Game, Player, Goal) -> Result<Certificate, E>,
-    E: std::fmt::Display,
-{
-    /// The certificate node for plan node `id`, reached at `real` (the
-    /// node's position or an image of it), in `prover`'s tree.
-    fn node(
+impl Top<'_> {
+    fn push(&mut self, node: Node) -> Ref {
+        self.nodes.push(node);
+        Ref::Top(self.nodes.len() - 1)
+    }
+
+    /// The node of a finished game, for `prover`.
+    fn end(&mut self, game: &Game, prover: Player) -> Result<Option<Ref>, AssembleError> {
+        Ok(match game.outcome() {
+            None => None,
+            Some(Outcome::Win(p)) if p == prover => Some(self.push(Node::Won)),
+            Some(Outcome::Draw) => Some(self.push(Node::Full)),
+            Some(Outcome::Win(_)) => return Err(AssembleError::Uncovered(game.to_string())),
+        })
+    }
+
+    /// The certificate node for plan node `id`, at the position the plan
+    /// holds for it, in `prover`'s tree: written once, however often the
+    /// walk reaches it.
+    fn node(&mut self, id: u32, prover: Player, goal: Goal) -> Result<Ref, AssembleError> {
+        if let Some(&done) = self.written.get(&id) {
+            return Ok(done);
+        }
+        let (stored, _, state, children) = self.plan.view(id);
+        let done = match children {
+            None => match self.end(&stored, prover)? {
+                Some(leaf) => leaf,
+                None => {
+                    self.jobs.push(JobTree {
+                        game: stored,
+                        prover,
+                        goal,
+                    });
+                    Ref::Job(self.jobs.len() - 1)
+                }
+            },
+            Some(children) => {
+                let rules = stored.rules();
+                let node = if stored.to_move() == prover {
+                    // The child that reached this node's answer.
+                    let child = children
+                        .iter()
+                        .copied()
+                        .find(|&c| self.plan.view(c).2 == state)
+                        .ok_or_else(|| AssembleError::Uncovered(stored.to_string()))?;
+                    let (child_stored, ..) = self.plan.view(child);
+                    let cell = (0..rules.cell_count())
+                        .find(|&i| stored.cells()[i].is_none() && child_stored.cells()[i].is_some())
+                        .expect("a child is its parent and one move");
+                    let next = played(&stored, cell);
+                    Node::Move(cell, self.reached(child, &next, prover, goal)?.encode())
+                } else {
+                    let mut answers = Vec::new();
+                    for cell in stored.legal_moves() {
+                        let cell = rules.index(cell);
+                        let next = played(&stored, cell);
+                        let child = children
+                            .iter()
+                            .copied()
+                            .find(|&c| {
+                                let (g, _, s, _) = self.plan.view(c);
+                                s == state && symmetry(&g, &next).is_some()
+                            })
+                            .ok_or_else(|| AssembleError::Uncovered(next.to_string()))?;
+                        answers.push((cell, self.reached(child, &next, prover, goal)?.encode()));
+                    }
+                    Node::Answers(answers)
+                };
+                self.push(node)
+            }
+        };
+        self.written.insert(id, done);
+        Ok(done)
+    }
+
+    /// Plan node `id` reached at `real`, its own position or a symmetric
+    /// image of it: its node, or an image node referring to it.
+    fn reached(
         &mut self,
         id: u32,
         real: &Game,
         prover: Player,
         goal: Goal,
-    ) -> Result<usize, AssembleError> {
-        let (stored, _, state, children) = self.plan.view(id);
+    ) -> Result<Ref, AssembleError> {
+        if let Some(leaf) = self.end(real, prover)? {
+            return Ok(leaf);
+        }
+        let (stored, ..) = self.plan.view(id);
         let t =
             symmetry(&stored, real).ok_or_else(|| AssembleError::Uncovered(real.to_string()))?;
-        let Some(children) = children else {
-            if let Some(outcome) = real.outcome() {
-                let leaf = match outcome {
-                    Outcome::Win(p) if p == prover => Node::Won,
-                    Outcome::Draw => Node::Full,
-                    Outcome::Win(_) => return Err(AssembleError::Uncovered(real.to_string())),
-                };
-                return Ok(self.builder.push(real, prover, leaf));
-            }
-            return self.job(&stored, real, t, prover, goal);
-        };
-        let rules = real.rules();
-        let node = if real.to_move() == prover {
-            // The child that reached this node's answer.
-            let child = children
-                .iter()
-                .copied()
-                .find(|&c| self.plan.view(c).2 == state)
-                .ok_or_else(|| AssembleError::Uncovered(real.to_string()))?;
-            let (child_stored, ..) = self.plan.view(child);
-            let cell = (0..rules.cell_count())
-                .find(|&i| stored.cells()[i].is_none() && child_stored.cells()[i].is_some())
-                .expect("a child is its parent and one move");
-            let cell = map_cell(rules, t, cell);
-            let next = played(real, cell);
-            Node::Move(cell, self.node(child, &next, prover, goal)?)
-        } else {
-            let mut answers = Vec::new();
-            for cell in real.legal_moves() {
-                let cell = rules.index(cell);
-                let next = played(real, cell);
-                let child = children
-                    .iter()
-                    .copied()
-                    .find(|&c| {
-                        let (g, _, s, _) = self.plan.view(c);
-                        s == state && symmetry(&g, &next).is_some()
-                    })
-                    .ok_or_else(|| AssembleError::Uncovered(next.to_string()))?;
-                answers.push((cell, self.node(child, &next, prover, goal)?));
-            }
-            Node::Answers(answers)
-        };
-        Ok(self.builder.push(real, prover, node))
-    }
-
-    /// A job's certificate, copied in under symmetry `t`.
-    fn job(
-        &mut self,
-        stored: &Game,
-        real: &Game,
-        t: u8,
-        prover: Player,
-        goal: Goal,
-    ) -> Result<usize, AssembleError> {
-        let cert = (self.job)(stored, prover, goal).map_err(|e| AssembleError::Job {
-            position: stored.to_string(),
-            reason: e.to_string(),
-        })?;
-        let tree = cert
-            .trees
-            .iter()
-            .find(|tree| tree.prover == prover && tree.goal == goal)
-            .or_else(|| cert.trees.iter().find(|tree| tree.prover == prover))
-            .ok_or_else(|| AssembleError::NoTree {
-                position: stored.to_string(),
-                prover,
-            })?;
-        let mut copied = HashMap::new();
-        Ok(self.copy(&cert, tree.root, real, t, prover, &mut copied))
-    }
-
-    /// Node `n` of `cert` and everything below it, cells mapped by `t`,
-    /// standing for `real`.
-    fn copy(
-        &mut self,
-        cert: &Certificate,
-        n: usize,
-        real: &Game,
-        t: u8,
-        prover: Player,
-        copied: &mut HashMap<usize, usize>,
-    ) -> usize {
-        if let Some(&done) = copied.get(&n) {
-            return done;
+        let node = self.node(id, prover, goal)?;
+        if t == 0 {
+            return Ok(node);
         }
         let rules = real.rules();
-        let map = |cell: usize| map_cell(rules, t, cell);
-        let mut list = |this: &mut Self, answers: &[(usize, usize)]| -> Vec<(usize, usize)> {
-            answers
-                .iter()
-                .map(|&(cell, child)| {
-                    let cell = map(cell);
-                    let next = played(real, cell);
-                    (cell, this.copy(cert, child, &next, t, prover, copied))
-                })
-                .collect()
+        let cells = rules.cell_count();
+        let u = (0..8)
+            .find(|&u| {
+                (0..cells).all(|c| symmetry_cell(rules, u, c) == Some(map_cell(rules, t, c)))
+            })
+            .expect("the plan's symmetries are the board's");
+        Ok(self.push(Node::Image(u, node.encode())))
+    }
+}
+
+/// One job's tree as the certificate holds it: its nodes, numbered from
+/// 0, and its root.
+struct JobNodes {
+    nodes: Vec<Node>,
+    root: usize,
+}
+
+/// The nodes of `cert` that `wanted`'s tree reaches.
+fn job_nodes(cert: Certificate, wanted: &JobTree) -> Result<JobNodes, AssembleError> {
+    let tree = cert
+        .trees
+        .iter()
+        .find(|tree| tree.prover == wanted.prover && tree.goal == wanted.goal)
+        .or_else(|| cert.trees.iter().find(|tree| tree.prover == wanted.prover))
+        .ok_or_else(|| AssembleError::NoTree {
+            position: wanted.game.to_string(),
+            prover: wanted.prover,
+        })?;
+    let root = tree.root;
+    if matches!(cert.nodes.get(root), Some(Node::Image(..)) | None) {
+        return Err(AssembleError::Job {
+            position: wanted.game.to_string(),
+            reason: "its tree's root is not a node of its own".to_owned(),
+        });
+    }
+    if cert.trees.len() == 1 {
+        // A certificate's nodes are those its trees reach.
+        return Ok(JobNodes {
+            nodes: cert.nodes,
+            root,
+        });
+    }
+    // Only the nodes this tree reaches, in the order first reached.
+    const UNSEEN: usize = usize::MAX;
+    let mut number = vec![UNSEEN; cert.nodes.len()];
+    let mut order = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if number[n] != UNSEEN {
+            continue;
+        }
+        number[n] = order.len();
+        order.push(n);
+        let children: Vec<usize> = match &cert.nodes[n] {
+            Node::Move(_, c) | Node::Image(_, c) => vec![*c],
+            Node::Answers(a) | Node::Rest(a) => a.iter().map(|&(_, c)| c).collect(),
+            _ => Vec::new(),
         };
-        let node = match &cert.nodes[n] {
-            Node::Move(cell, child) => {
-                let cell = map(*cell);
-                let next = played(real, cell);
-                Node::Move(cell, self.copy(cert, *child, &next, t, prover, copied))
-            }
-            Node::Answers(answers) => Node::Answers(list(self, answers)),
-            Node::Rest(answers) => Node::Rest(list(self, answers)),
-            Node::Pairs(pairs) => {
-                Node::Pairs(pairs.iter().map(|&(a, b)| (map(a), map(b))).collect())
-            }
-            Node::Image(symmetry, child) => {
-                // The same image, seen through `t`: the symmetry u with
-                // u(t(c)) = t(s(c)) for every cell c.
-                let cells = rules.cell_count();
-                let s = |c: usize| symmetry_cell(rules, *symmetry, c);
-                let conjugate = (0..8).find(|&u| {
-                    (0..cells).all(|c| symmetry_cell(rules, u, map(c)) == s(c).map(map))
-                });
-                let source = conjugate.and_then(|u| Some((u, symmetric_source(real, u)?)));
-                match source {
-                    Some((u, source)) => {
-                        Node::Image(u, self.copy(cert, *child, &source, t, prover, copied))
+        stack.extend(children.into_iter().rev());
+    }
+    let nodes = order
+        .iter()
+        .map(|&n| renumber(&cert.nodes[n], |c| number[c] as u64))
+        .collect();
+    Ok(JobNodes { nodes, root: 0 })
+}
+
+/// Write `jobs`' trees on `threads` workers, each with a job writer from
+/// `writer`, handing them to `sink` in the jobs' order. A worker starts
+/// job `i` only once the jobs before `i - 2 × threads` are handed over,
+/// so at most that many trees are held at once.
+fn write_jobs<F, E>(
+    jobs: &[JobTree],
+    threads: usize,
+    writer: &(impl Fn() -> Result<F, E> + Sync),
+    mut sink: impl FnMut(JobNodes) -> io::Result<()>,
+) -> Result<(), AssembleError>
+where
+    F: FnMut(&JobTree) -> Result<Certificate, E>,
+    E: std::fmt::Display,
+{
+    let threads = threads.clamp(1, jobs.len().max(1));
+    let ahead = 2 * threads;
+    // The next job to take and the next to hand over.
+    let window = Mutex::new((0usize, 0usize));
+    let turn = Condvar::new();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, Result<JobNodes, AssembleError>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (window, turn, stop) = (&window, &turn, &stop);
+            scope.spawn(move || {
+                let mut job = match writer() {
+                    Ok(job) => job,
+                    Err(e) => {
+                        let _ = tx.send((usize::MAX, Err(AssembleError::Writer(e.to_string()))));
+                        return;
                     }
-                    // Not a symmetry of this board: copied as it is, for
-                    // the verifier to refuse.
-                    None => Node::Image(*symmetry, *child),
+                };
+                loop {
+                    let i = {
+                        let mut w = window.lock().expect("no worker panics holding it");
+                        while !stop.load(Ordering::Relaxed)
+                            && w.0 < jobs.len()
+                            && w.0 >= w.1 + ahead
+                        {
+                            w = turn.wait(w).expect("no worker panics holding it");
+                        }
+                        if stop.load(Ordering::Relaxed) || w.0 >= jobs.len() {
+                            return;
+                        }
+                        w.0 += 1;
+                        w.0 - 1
+                    };
+                    let wanted = &jobs[i];
+                    let tree = job(wanted)
+                        .map_err(|e| AssembleError::Job {
+                            position: wanted.game.to_string(),
+                            reason: e.to_string(),
+                        })
+                        .and_then(|cert| job_nodes(cert, wanted));
+                    if tx.send((i, tree)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        let mut failed = None;
+        for (i, tree) in rx {
+            match tree {
+                Ok(tree) if failed.is_none() => {
+                    waiting.insert(i, tree);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    // The first failure in the jobs' order is the one
+                    // reported, as with one thread.
+                    if failed.as_ref().is_none_or(|&(at, _)| i < at) {
+                        failed = Some((i, e));
+                    }
                 }
             }
-            leaf @ (Node::Won | Node::Full | Node::Potential) => leaf.clone(),
-        };
-        let number = self.builder.push(real, prover, node);
-        copied.insert(n, number);
-        number
-    }
+            while failed.as_ref().is_none_or(|&(at, _)| next < at)
+                && let Some(tree) = waiting.remove(&next)
+            {
+                if let Err(e) = sink(tree) {
+                    failed = Some((next, e.into()));
+                    break;
+                }
+                next += 1;
+                window.lock().expect("no worker panics holding it").1 = next;
+                turn.notify_all();
+            }
+            if failed.is_some() {
+                stop.store(true, Ordering::Relaxed);
+                turn.notify_all();
+            }
+        }
+        match failed {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use oxo_ai::{Solver, certify};
+    use oxo_ai::{ProveError, Prover, SolveError, Solver, certify};
     use oxo_core::Rules;
 
     use super::*;
     use crate::plan::solve_all;
+    use crate::{Answer, Cost, Verdict};
 
     #[test]
     fn assembled_certificates_verify() {
@@ -288,8 +606,7 @@ mod tests {
             for split in splits {
                 let mut plan = Plan::new(&game, split);
                 solve_all(&mut plan);
-                let mut solver = Solver::new(game.rules(), 1 << 20).unwrap();
-                let cert = assemble(&plan, |g, _, _| certify(&mut solver, g)).unwrap();
+                let cert = assemble(&plan, || solver_writer(&game)).unwrap();
                 let checked = Certificate::parse(&cert.to_text())
                     .unwrap()
                     .verify()
@@ -307,7 +624,106 @@ mod tests {
     #[test]
     fn an_unfinished_proof_has_no_certificate() {
         let plan = Plan::new(&Game::new(Rules::new(3, 3, 3).unwrap()), 1);
-        let err = assemble(&plan, |_, _, _| Err::<Certificate, &str>("unused")).unwrap_err();
+        let unused = || Ok::<_, &str>(|_: &JobTree| Err::<Certificate, &str>("unused"));
+        let err = assemble(&plan, unused).unwrap_err();
         assert_eq!(err.to_string(), "the proof is not finished");
+    }
+
+    /// A job writer from the 64-bit solver, its table cleared for each
+    /// job so that its trees do not depend on the jobs before.
+    fn solver_writer(
+        game: &Game,
+    ) -> Result<impl FnMut(&JobTree) -> Result<Certificate, SolveError>, SolveError> {
+        let mut solver = Solver::new(game.rules(), 1 << 20)?;
+        Ok(move |job: &JobTree| {
+            solver.clear();
+            certify(&mut solver, &job.game)
+        })
+    }
+
+    fn written(plan: &Plan, threads: usize) -> (Vec<u8>, Written) {
+        let game = plan.game();
+        let mut out = Vec::new();
+        let scratch = tempfile::tempfile().unwrap();
+        let w = write(
+            plan,
+            threads,
+            || solver_writer(&game),
+            &mut out,
+            scratch,
+            |_| {},
+        )
+        .unwrap();
+        (out, w)
+    }
+
+    /// The same bytes on one thread and on two, each job's tree written
+    /// once however many moves reach it, and the file verifies.
+    #[test]
+    fn the_file_is_the_same_whatever_the_threads() {
+        let game = Game::new(Rules::new(5, 5, 4).unwrap());
+        let mut plan = Plan::new(&game, 2);
+        solve_all(&mut plan);
+        let (one, w1) = written(&plan, 1);
+        let (two, w2) = written(&plan, 2);
+        let (three, _) = written(&plan, 3);
+        assert!(w1.all_jobs > 4, "{w1:?}");
+        assert_eq!(w1, w2);
+        assert!(
+            one == two && one == three,
+            "the thread count changed the file"
+        );
+        assert_eq!(w1.bytes, one.len() as u64);
+        let text = String::from_utf8(one).unwrap();
+        let cert = Certificate::parse(&text).unwrap();
+        assert_eq!(cert.nodes.len() as u64, w1.nodes);
+        assert_eq!(cert.verify().unwrap().claim, Claim::Draw);
+        assert!(cert.nodes.iter().any(|n| matches!(n, Node::Image(..))));
+    }
+
+    /// A job writer's failure names the job and its reason; a size cap
+    /// says it is one.
+    #[test]
+    fn a_job_over_the_size_cap_says_so() {
+        let game = Game::new(Rules::new(9, 8, 6).unwrap());
+        let mut plan = Plan::new(&game, 1);
+        let mut prover = Prover::new(game.rules(), 1 << 20).unwrap();
+        while let Some(job) = plan.take() {
+            let verdict = if prover.maker_wins(&job.game, job.attacker).unwrap() {
+                Verdict::Proven
+            } else {
+                Verdict::Disproven
+            };
+            plan.record(job.id, Answer::Verdict(verdict), Cost::default())
+                .unwrap();
+        }
+        assert_eq!(plan.value(), Some(Value::Draw));
+        let capped = || {
+            let mut prover = Prover::new(game.rules(), 1 << 20)?;
+            prover.set_proof_cap(3);
+            Ok::<_, ProveError>(move |job: &JobTree| {
+                prover.clear();
+                Ok(prover
+                    .certify_hold(&job.game, job.prover)?
+                    .expect("a Breaker proof"))
+            })
+        };
+        let err = assemble(&plan, capped).unwrap_err().to_string();
+        assert!(err.starts_with("the job at "), "{err}");
+        assert!(
+            err.ends_with(": the certificate would hold more than 3 positions"),
+            "{err}"
+        );
+        let uncapped = || {
+            let mut prover = Prover::new(game.rules(), 1 << 20)?;
+            Ok::<_, ProveError>(move |job: &JobTree| {
+                prover.clear();
+                Ok(prover
+                    .certify_hold(&job.game, job.prover)?
+                    .expect("a Breaker proof"))
+            })
+        };
+        let cert = assemble(&plan, uncapped).unwrap();
+        assert_eq!(cert.verify().unwrap().claim, Claim::Draw);
     }
 }

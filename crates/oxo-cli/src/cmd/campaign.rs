@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use oxo_campaign::certificate::assemble;
+use oxo_campaign::certificate::{self, JobTree, Written};
 use oxo_campaign::local::{self, Finish, Status};
 use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
 use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
@@ -38,10 +38,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         return Err(BadInput("--json is for the value: leave it out here".to_owned()).into());
     }
     let memory = parse_size(&c.memory).map_err(BadInput)?;
-    let threads = c.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, usize::from),
-        |n| n as usize,
-    );
+    let threads = threads(args);
     if let Some(path) = &args.proof {
         if c.worker || c.post {
             return Err(BadInput(
@@ -121,6 +118,14 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     local_run(args, game, path, threads, memory)
 }
 
+/// The worker threads asked for, or one a core.
+fn threads(args: &SolveArgs) -> usize {
+    args.campaign.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |n| n as usize,
+    )
+}
+
 /// The value once `plan` has it (exit 0), or where it stands (exit 3).
 fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
     let p = plan.progress();
@@ -132,8 +137,9 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         return exit::STOPPED;
     };
     if let Some(path) = &args.proof {
-        let table_bytes = usize::try_from(args.table_mb).unwrap_or(usize::MAX) << 20;
-        if let Err(e) = write_certificate(plan, path, table_bytes) {
+        // Checked when the run began.
+        let memory = parse_size(&args.campaign.memory).unwrap_or(1 << 30);
+        if let Err(e) = write_certificate(plan, path, threads(args), memory) {
             eprintln!("oxo: {e:#}");
             return exit::IO_ERROR;
         }
@@ -387,43 +393,130 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
     })
 }
 
+/// Bytes of memory one node of a job's tree takes at most while it is
+/// written: the node and its zone, the walk's two position maps, the
+/// renumbered copy the tree is finished into, and the copy waiting for
+/// its turn (measured on (8,8,5) jobs of up to 23 million nodes).
+const TREE_BYTES_PER_NODE: u64 = 320;
+
 /// Write the certificate of `plan`'s proof to `path`: the top of the
-/// split tree above a certificate of each job. A job's tree comes from the
-/// prover's Breaker proof where it holds one ([`oxo_ai::Prover::certify_hold`]
-/// for a side that does not lose, [`oxo_ai::Prover::certify`] for a line
-/// completed at once), else from the 64-bit solver ([`oxo_ai::certify`]),
-/// on the boards it takes.
-fn write_certificate(plan: &Plan, path: &Path, table_bytes: usize) -> anyhow::Result<()> {
+/// split tree above a certificate of each job, the jobs' trees written on
+/// `threads` workers sharing `memory` ([`oxo_campaign::certificate`]).
+/// Each worker's share goes a quarter to its prover's table and the rest
+/// to the trees, which caps one job's tree
+/// ([`oxo_ai::Prover::set_proof_cap`]). A job's tree comes from the
+/// prover's Breaker proof where it holds one
+/// ([`oxo_ai::Prover::certify_hold`] for a side that does not lose,
+/// [`oxo_ai::Prover::certify`] for a line completed at once), else from the
+/// 64-bit solver ([`oxo_ai::certify`]), on the boards it takes; each
+/// starts from an empty table, so the file is the same whatever the
+/// thread count.
+fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> anyhow::Result<()> {
     let rules = plan.rules();
-    let mut prover = oxo_ai::Prover::new(rules, table_bytes).ok();
-    let mut solver = None;
-    let certificate = assemble(plan, |job, holder, goal| {
-        let from_prover = match prover.as_mut() {
-            Some(prover) if goal == Goal::Draw => prover.certify_hold(job, holder),
-            Some(prover) => prover
-                .certify(job)
-                .map(|c| c.filter(|c| c.claim == Claim::Win(holder))),
-            None => Ok(None),
+    let share = memory / threads as u64;
+    let table_bytes = usize::try_from(share / 4)
+        .unwrap_or(usize::MAX)
+        .max(1 << 20);
+    let cap = usize::try_from(share * 3 / 4 / TREE_BYTES_PER_NODE)
+        .unwrap_or(usize::MAX)
+        .max(oxo_ai::MAX_PROOF_NODES);
+    let writer = || -> Result<_, String> {
+        let mut prover = oxo_ai::Prover::new(rules, table_bytes).ok();
+        if let Some(prover) = prover.as_mut() {
+            prover.set_proof_cap(cap);
         }
-        .map_err(|e| e.to_string())?;
-        if let Some(certificate) = from_prover {
-            return Ok(certificate);
-        }
-        if solver.is_none() {
-            solver = Some(oxo_ai::Solver::new(rules, table_bytes).map_err(|e| {
-                format!("no Breaker proof here, and the 64-bit solver cannot write one: {e}")
-            })?);
-        }
-        let solver = solver.as_mut().expect("made above");
-        oxo_ai::certify(solver, job).map_err(|e| e.to_string())
-    })?;
-    std::fs::write(path, certificate.to_text())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let nodes = certificate.nodes.len();
+        let mut solver: Option<oxo_ai::Solver> = None;
+        Ok(move |job: &JobTree| {
+            let from_prover = match prover.as_mut() {
+                Some(prover) => {
+                    prover.clear();
+                    if job.goal == Goal::Draw {
+                        prover.certify_hold(&job.game, job.prover)
+                    } else {
+                        prover
+                            .certify(&job.game)
+                            .map(|c| c.filter(|c| c.claim == Claim::Win(job.prover)))
+                    }
+                }
+                None => Ok(None),
+            }
+            .map_err(|e| e.to_string())?;
+            if let Some(certificate) = from_prover {
+                return Ok(certificate);
+            }
+            if solver.is_none() {
+                solver = Some(oxo_ai::Solver::new(rules, table_bytes).map_err(|e| {
+                    format!("no Breaker proof here, and the 64-bit solver cannot write one: {e}")
+                })?);
+            }
+            let solver = solver.as_mut().expect("made above");
+            solver.clear();
+            oxo_ai::certify(solver, &job.game).map_err(|e| e.to_string())
+        })
+    };
+    let scratch_path = {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".nodes.tmp");
+        std::path::PathBuf::from(name)
+    };
+    let scratch = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&scratch_path)
+        .with_context(|| format!("cannot write {}", scratch_path.display()))?;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
     eprintln!(
-        "oxo: proof of {} ({nodes} positions) written to {}",
-        certificate.claim,
+        "oxo: writing the certificate to {}: {threads} threads, {} MiB of table and at most {cap} nodes a job each",
+        path.display(),
+        table_bytes >> 20
+    );
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let report = |w: &Written| {
+        if last.elapsed() >= REPORT_EVERY || w.jobs == w.all_jobs {
+            last = Instant::now();
+            let memory = local::resident_bytes()
+                .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
+            eprintln!(
+                "certificate: {}/{} jobs written; {} nodes, {} MiB{memory}; {:.0} s",
+                w.jobs,
+                w.all_jobs,
+                w.nodes,
+                w.bytes >> 20,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let written = certificate::write(plan, threads, writer, &mut out, scratch, report);
+    let _ = std::fs::remove_file(&scratch_path);
+    let written = match written {
+        Ok(written) => written,
+        Err(e) => {
+            drop(out);
+            let _ = std::fs::remove_file(path);
+            return Err(e.into());
+        }
+    };
+    let claim = match plan.value() {
+        Some(oxo_ai::Value::Win) => Claim::Win(plan.game().to_move()),
+        Some(oxo_ai::Value::Loss) => Claim::Win(plan.game().to_move().other()),
+        _ => Claim::Draw,
+    };
+    eprintln!(
+        "oxo: proof of {claim} ({} positions) written to {}",
+        written.nodes,
         path.display()
+    );
+    eprintln!(
+        "oxo: certificate of {} jobs, {} bytes, largest job tree {} nodes, in {:.1} s",
+        written.all_jobs,
+        written.bytes,
+        written.largest,
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }
