@@ -21,7 +21,7 @@
 //! worker's table keeps what earlier jobs learnt, so a job answered in a
 //! handful of positions may need a tree of millions of nodes once written
 //! out alone. The whole certificate need not fit in memory: the jobs'
-//! trees are written on `threads` workers ([`write`]), each with its own
+//! trees are written on `threads` workers ([`write()`]), each with its own
 //! job writer (its own prover and table), and handed to one writer thread
 //! that appends them to a scratch file in the order the top walk first
 //! reaches them; then the file's head, the top's nodes and the scratch
@@ -116,11 +116,11 @@ pub struct Written {
 }
 
 /// The certificate of `plan`'s value, whole in memory (for small proofs
-/// and tests; see [`write`] for large ones), with each job's tree from
+/// and tests; see [`write()`] for large ones), with each job's tree from
 /// `job`.
 ///
 /// # Errors
-/// As [`write`].
+/// As [`write()`].
 pub fn assemble<F, E>(
     plan: &Plan,
     job: impl Fn() -> Result<F, E> + Sync,
