@@ -12,16 +12,18 @@
 //! settled by two Maker–Breaker proofs of a few thousand positions each.
 //! Where a side does force a line against a mere blocker, the real game
 //! may still be a draw (the defender's own threats); the prover's search of
-//! the real game decides those ([`Prover::value`]), which takes up to a
-//! few seconds in the opening, so the values of the first two moves' such
-//! positions are solved ahead of time and shipped in the binary
-//! ([`OpeningTable`], built by `scripts/build-opening-table.sh`).
+//! the real game decides those ([`Prover::can_force`]), which takes from
+//! milliseconds to minutes in the opening, so every move's value at every
+//! position after at most two moves is solved ahead of time and shipped in
+//! the binary ([`OpeningTable`], built by `scripts/build-opening-table.sh`);
+//! the table also values each position one move later.
 //!
 //! The position's value comes first and bounds its moves': in a lost
 //! position every move loses, and in a drawn one no move wins, so each move
 //! of a drawn position needs only one question (can the opponent force a
-//! line after it?). Moves that lead to the same position under a symmetry
-//! are valued once.
+//! line against a blocker after it, and if so, a win?): the real game's
+//! search is asked for one side only. Moves that lead to the same position
+//! under a symmetry are valued once.
 //!
 //! # Distances
 //!
