@@ -83,6 +83,14 @@ pub enum AssembleError {
     /// A job writer could not be made.
     #[error("cannot start a job writer: {0}")]
     Writer(String),
+    /// Asked to stop before every job's tree was written.
+    #[error("stopped after writing {written} of the {all} jobs' trees: no certificate written")]
+    Stopped {
+        /// Jobs whose trees were written.
+        written: usize,
+        /// Jobs in all.
+        all: usize,
+    },
     /// The certificate could not be written.
     #[error("cannot write the certificate: {0}")]
     Io(#[from] io::Error),
@@ -130,7 +138,15 @@ where
     E: std::fmt::Display,
 {
     let mut out = Vec::new();
-    write(plan, 1, job, &mut out, io::Cursor::new(Vec::new()), |_| {})?;
+    let scratch = io::Cursor::new(Vec::new());
+    write(
+        plan,
+        1,
+        job,
+        (&mut out, scratch),
+        &AtomicBool::new(false),
+        |_| {},
+    )?;
     let text = String::from_utf8(out).expect("the text format is ASCII");
     Ok(Certificate::parse(&text).expect("the writer writes the format"))
 }
@@ -139,7 +155,9 @@ where
 /// written on `threads` workers, each with its own job writer from
 /// `writer` (called once in each worker's thread), and gathered in
 /// `scratch` (a file that can hold them: it is rewound and read back);
-/// `progress` hears after each job's tree. The same plan gives the same
+/// `progress` hears after each job's tree. Once `stop` is set, no job is
+/// begun and the writing stops when those under way are done, with
+/// nothing written to `out`. The same plan gives the same
 /// bytes whatever `threads`, provided each job writer answers a job alike
 /// whatever it answered before.
 ///
@@ -149,13 +167,14 @@ where
 ///
 /// # Errors
 /// The plan is unfinished, a job's certificate could not be had or lacks
-/// the tree needed, the plan does not cover a move, or writing failed.
+/// the tree needed, the plan does not cover a move, writing failed, or
+/// `stop` was set ([`AssembleError::Stopped`]).
 pub fn write<F, E, S>(
     plan: &Plan,
     threads: usize,
     writer: impl Fn() -> Result<F, E> + Sync,
-    out: &mut impl Write,
-    mut scratch: S,
+    (out, mut scratch): (&mut impl Write, S),
+    stop: &AtomicBool,
     mut progress: impl FnMut(&Written),
 ) -> Result<Written, AssembleError>
 where
@@ -203,7 +222,7 @@ where
     let mut job_roots = Vec::with_capacity(jobs.len());
     {
         let mut body = io::BufWriter::new(&mut scratch);
-        write_jobs(&jobs, threads, &writer, |tree: JobNodes| {
+        write_jobs(&jobs, threads, &writer, stop, |tree: JobNodes| {
             let base = written.nodes;
             job_roots.push(base + tree.root as u64);
             for node in &tree.nodes {
@@ -485,11 +504,13 @@ fn job_nodes(cert: Certificate, wanted: &JobTree) -> Result<JobNodes, AssembleEr
 /// Write `jobs`' trees on `threads` workers, each with a job writer from
 /// `writer`, handing them to `sink` in the jobs' order. A worker starts
 /// job `i` only once the jobs before `i - 2 × threads` are handed over,
-/// so at most that many trees are held at once.
+/// so at most that many trees are held at once. Once `asked` is set, no
+/// job is begun.
 fn write_jobs<F, E>(
     jobs: &[JobTree],
     threads: usize,
     writer: &(impl Fn() -> Result<F, E> + Sync),
+    asked: &AtomicBool,
     mut sink: impl FnMut(JobNodes) -> io::Result<()>,
 ) -> Result<(), AssembleError>
 where
@@ -501,7 +522,9 @@ where
     // The next job to take and the next to hand over.
     let window = Mutex::new((0usize, 0usize));
     let turn = Condvar::new();
-    let stop = AtomicBool::new(false);
+    // Set on a failure, or when asked.
+    let halt = AtomicBool::new(false);
+    let stop = || halt.load(Ordering::Relaxed) || asked.load(Ordering::Relaxed);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, Result<JobNodes, AssembleError>)>();
         for _ in 0..threads {
@@ -518,13 +541,10 @@ where
                 loop {
                     let i = {
                         let mut w = window.lock().expect("no worker panics holding it");
-                        while !stop.load(Ordering::Relaxed)
-                            && w.0 < jobs.len()
-                            && w.0 >= w.1 + ahead
-                        {
+                        while !stop() && w.0 < jobs.len() && w.0 >= w.1 + ahead {
                             w = turn.wait(w).expect("no worker panics holding it");
                         }
-                        if stop.load(Ordering::Relaxed) || w.0 >= jobs.len() {
+                        if stop() || w.0 >= jobs.len() {
                             return;
                         }
                         w.0 += 1;
@@ -573,12 +593,16 @@ where
                 turn.notify_all();
             }
             if failed.is_some() {
-                stop.store(true, Ordering::Relaxed);
+                halt.store(true, Ordering::Relaxed);
                 turn.notify_all();
             }
         }
         match failed {
             Some((_, e)) => Err(e),
+            None if next < jobs.len() => Err(AssembleError::Stopped {
+                written: next,
+                all: jobs.len(),
+            }),
             None => Ok(()),
         }
     })
@@ -649,12 +673,43 @@ mod tests {
             plan,
             threads,
             || solver_writer(&game),
-            &mut out,
-            scratch,
+            (&mut out, scratch),
+            &AtomicBool::new(false),
             |_| {},
         )
         .unwrap();
         (out, w)
+    }
+
+    /// Asked to stop, the writing stops after the jobs under way and
+    /// writes nothing.
+    #[test]
+    fn a_stop_writes_nothing() {
+        let game = Game::new(Rules::new(4, 5, 4).unwrap());
+        let mut plan = Plan::new(&game, 2);
+        solve_all(&mut plan);
+        let stop = AtomicBool::new(false);
+        let mut out = Vec::new();
+        let scratch = io::Cursor::new(Vec::new());
+        let asked = |w: &Written| {
+            if w.jobs == 1 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let err = write(
+            &plan,
+            1,
+            || solver_writer(&game),
+            (&mut out, scratch),
+            &stop,
+            asked,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, AssembleError::Stopped { written, all } if written < all),
+            "{err}"
+        );
+        assert!(out.is_empty());
     }
 
     /// The same bytes on one thread and on two, each job's tree written

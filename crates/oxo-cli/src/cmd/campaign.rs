@@ -141,7 +141,10 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         let memory = parse_size(&args.campaign.memory).unwrap_or(1 << 30);
         if let Err(e) = write_certificate(plan, path, threads(args), memory) {
             eprintln!("oxo: {e:#}");
-            return exit::IO_ERROR;
+            return match e.downcast_ref() {
+                Some(certificate::AssembleError::Stopped { .. }) => exit::STOPPED,
+                _ => exit::IO_ERROR,
+            };
         }
     }
     let report = ValueReport {
@@ -491,7 +494,10 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
             );
         }
     };
-    let written = certificate::write(plan, threads, writer, &mut out, scratch, report);
+    // Ctrl-C or SIGTERM stops the writing after the jobs under way.
+    let stop = Arc::new(AtomicBool::new(false));
+    on_signal(Arc::clone(&stop))?;
+    let written = certificate::write(plan, threads, writer, (&mut out, scratch), &stop, report);
     let _ = std::fs::remove_file(&scratch_path);
     let written = match written {
         Ok(written) => written,
