@@ -214,6 +214,40 @@ pub enum Node {
     Image(usize, usize),
 }
 
+impl Node {
+    /// The other side's turn, written the way the verifier accepts it by
+    /// construction: `moves` (every legal move, in the order to prove
+    /// them) are taken in turn, and each that lies inside the zone of every
+    /// node proved so far here is proved by `prove` (its node and that
+    /// node's zone, as [`CertificateBuilder::zone`] gives it); the others
+    /// are left to the rest clause. [`Node::Answers`] when every move is
+    /// listed, else [`Node::Rest`].
+    ///
+    /// # Errors
+    /// The first error of `prove`.
+    pub fn replies<E>(
+        moves: &[usize],
+        mut prove: impl FnMut(usize) -> Result<(usize, CellSet), E>,
+    ) -> Result<Node, E> {
+        let mut answers = Vec::new();
+        let mut zones: Vec<CellSet> = Vec::new();
+        for &y in moves {
+            if zones.iter().any(|zone| !zone.contains(y)) {
+                continue;
+            }
+            let (node, zone) = prove(y)?;
+            zones.push(zone);
+            answers.push((y, node));
+        }
+        answers.sort_unstable();
+        Ok(if answers.len() == moves.len() {
+            Node::Answers(answers)
+        } else {
+            Node::Rest(answers)
+        })
+    }
+}
+
 /// One strategy tree: its prover, its goal and its root node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tree {

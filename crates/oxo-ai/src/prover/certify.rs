@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 
 use oxo_core::proof::{
-    CellSet, Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K, symmetry_cell,
+    Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K, symmetry_cell,
 };
 use oxo_core::proof::{Node, Tree};
 use oxo_core::{Game, Outcome, Player};
@@ -40,45 +40,63 @@ use super::{ProveError, Prover};
 use crate::pairing::pairing_strategy;
 
 impl Prover {
-    /// A certificate of `game`'s value where the prover proves it without
-    /// the 64-bit solver: a finished game, a line the side to move
-    /// completes at once, or a draw ([`Prover::certify_draw`]). `None`
-    /// otherwise (a side forces a line against a mere blocker).
+    /// A certificate of `game`'s value where the prover proves it: a win
+    /// for either side ([`Prover::certify_win`]), or a draw that blocking
+    /// alone holds ([`Prover::certify_draw`]). `None` for a draw that only
+    /// the defender's own threats hold (a side forces a line against a
+    /// mere blocker, but not in the real game).
     ///
     /// # Errors
     /// As [`Prover::certify_draw`].
     pub fn certify(&mut self, game: &Game) -> Result<Option<Certificate>, ProveError> {
         self.check(game)?;
-        let mover = game.to_move();
-        let mut builder = CertificateBuilder::new();
-        let root = match game.outcome() {
-            Some(Outcome::Win(p)) => {
-                let root = builder.push(game, p, Node::Won);
-                return Ok(Some(builder.finish(
-                    game,
-                    Claim::Win(p),
-                    vec![win_tree(p, root)],
-                )));
-            }
+        match game.outcome() {
+            Some(Outcome::Win(p)) => return self.certify_win(game, p),
             Some(Outcome::Draw) => return self.certify_draw(game),
-            None => game.legal_moves().find_map(|cell| {
-                let mut next = game.clone();
-                next.play_unchecked(cell);
-                (next.outcome() == Some(Outcome::Win(mover))).then(|| {
-                    let won = builder.push(&next, mover, Node::Won);
-                    let cell = game.rules().index(cell);
-                    builder.push(game, mover, Node::Move(cell, won))
-                })
-            }),
-        };
-        match root {
-            Some(root) => Ok(Some(builder.finish(
-                game,
-                Claim::Win(mover),
-                vec![win_tree(mover, root)],
-            ))),
-            None => self.certify_draw(game),
+            None => {}
         }
+        let mover = game.to_move();
+        for side in [mover, mover.other()] {
+            self.start();
+            if self.forces(game, side)? {
+                return self.certify_win(game, side);
+            }
+        }
+        self.certify_draw(game)
+    }
+
+    /// A certificate that `winner` wins the real game from `game`, from
+    /// the real game's search ([`Prover::can_force`]): a tree for the
+    /// winner with the move the search proves at its turns and every reply
+    /// of the other side (those a rest clause can answer left to it).
+    /// `None` when `winner` cannot force a win.
+    ///
+    /// # Errors
+    /// As [`Prover::certify_draw`].
+    pub fn certify_win(
+        &mut self,
+        game: &Game,
+        winner: Player,
+    ) -> Result<Option<Certificate>, ProveError> {
+        self.check(game)?;
+        self.start();
+        if !self.forces(game, winner)? {
+            return Ok(None);
+        }
+        self.start();
+        let pos = Pos {
+            maker: self.board.oriented(game, winner),
+            breaker: self.board.oriented(game, winner.other()),
+        };
+        let mut builder = CertificateBuilder::new();
+        let mut walk = Walk::new(&mut builder, winner, Goal::Win);
+        let root = self.node(&mut walk, game, &pos)?;
+        let tree = Tree {
+            prover: winner,
+            goal: Goal::Win,
+            root,
+        };
+        Ok(Some(builder.finish(game, Claim::Win(winner), vec![tree])))
     }
 
     /// A certificate that `game` is a draw, from the two Breaker proofs:
@@ -173,19 +191,14 @@ impl Prover {
             maker: self.board.oriented(game, maker),
             breaker: self.board.oriented(game, holder),
         };
-        let mut walk = Walk {
-            builder,
-            memo: HashMap::new(),
-            images: HashMap::new(),
-            holder,
-        };
-        self.hold_node(&mut walk, game, &pos).map(Some)
+        let mut walk = Walk::new(builder, holder, Goal::Draw);
+        self.node(&mut walk, game, &pos).map(Some)
     }
 
-    /// The node proving that the walk's holder does not lose at `game`
-    /// (`pos` on the prover's boards), where the search proves the
-    /// Breaker wins.
-    fn hold_node(&mut self, walk: &mut Walk, game: &Game, pos: &Pos) -> Result<usize, ProveError> {
+    /// The node proving the walk's goal for its prover at `game` (`pos` on
+    /// the prover's boards, the Maker's stones the other side's for a
+    /// draw, the prover's own for a win), where the search proves it.
+    fn node(&mut self, walk: &mut Walk, game: &Game, pos: &Pos) -> Result<usize, ProveError> {
         let key = (pos.maker[0], pos.breaker[0]);
         if let Some(&node) = walk.memo.get(&key) {
             return Ok(node);
@@ -204,19 +217,24 @@ impl Prover {
         {
             let id = walk
                 .builder
-                .push(game, walk.holder, Node::Image(symmetry, target));
+                .push(game, walk.prover, Node::Image(symmetry, target));
             walk.memo.insert(key, id);
             return Ok(id);
         }
         let node = match game.outcome() {
-            // A Maker's line cannot be reached (the search proved the
-            // Breaker wins); if it were, the verifier would refuse the leaf.
+            // The other side's line cannot be reached (the search proved
+            // the prover's goal); if it were, the verifier would refuse the
+            // leaf.
             Some(Outcome::Win(_)) => Node::Won,
             Some(Outcome::Draw) => Node::Full,
-            None if game.to_move() == walk.holder => self.breaker_turn(walk, game, pos)?,
-            None => self.maker_turn(walk, game, pos)?,
+            None => match (walk.goal, game.to_move() == walk.prover) {
+                (Goal::Draw, true) => self.breaker_turn(walk, game, pos)?,
+                (Goal::Draw, false) => self.maker_turn(walk, game, pos)?,
+                (Goal::Win, true) => self.attacker_turn(walk, game, pos)?,
+                (Goal::Win, false) => self.defender_turn(walk, game, pos)?,
+            },
         };
-        let id = walk.builder.push(game, walk.holder, node);
+        let id = walk.builder.push(game, walk.prover, node);
         walk.memo.insert(key, id);
         walk.images.insert(canonical, (id, sym));
         Ok(id)
@@ -305,9 +323,9 @@ impl Prover {
             };
             let (next, child) = self.played(game, pos, stone, false);
             let node = if next.is_over() {
-                self.hold_node(walk, &next, &child)?
+                self.node(walk, &next, &child)?
             } else {
-                let node = walk.builder.push(&next, walk.holder, Node::Pairs(pairs));
+                let node = walk.builder.push(&next, walk.prover, Node::Pairs(pairs));
                 walk.memo.insert((child.maker[0], child.breaker[0]), node);
                 node
             };
@@ -339,7 +357,7 @@ impl Prover {
             let (next, child) = self.played(game, pos, x, false);
             let proof = self.prove(&child, true).ok_or_else(|| self.over_budget())?;
             if !proof.maker_wins {
-                return Ok(Node::Move(x as usize, self.hold_node(walk, &next, &child)?));
+                return Ok(Node::Move(x as usize, self.node(walk, &next, &child)?));
             }
             settled |= 1 << x;
             allowed &= proof.zone;
@@ -386,23 +404,103 @@ impl Prover {
                 board.rank[c as usize],
             )
         });
-        let mut answers = Vec::new();
-        let mut zones: Vec<CellSet> = Vec::new();
-        for &y in &order {
-            if zones.iter().any(|zone| !zone.contains(y as usize)) {
-                continue;
-            }
-            let (next, child) = self.played(game, pos, y, true);
-            let node = self.hold_node(walk, &next, &child)?;
-            zones.push(walk.builder.zone(node));
-            answers.push((y as usize, node));
-        }
-        answers.sort_unstable();
-        Ok(if answers.len() == order.len() {
-            Node::Answers(answers)
-        } else {
-            Node::Rest(answers)
+        self.replies(walk, game, pos, &order, true)
+    }
+
+    /// The other side's turn: each of its moves (`order`, every empty
+    /// cell, the Maker's when `maker`) that needs a node of its own, the
+    /// rest clause answering the others ([`Node::replies`]).
+    fn replies(
+        &mut self,
+        walk: &mut Walk,
+        game: &Game,
+        pos: &Pos,
+        order: &[u32],
+        maker: bool,
+    ) -> Result<Node, ProveError> {
+        let moves: Vec<usize> = order.iter().map(|&y| y as usize).collect();
+        Node::replies(&moves, |y| {
+            let (next, child) = self.played(game, pos, y as u32, maker);
+            let node = self.node(walk, &next, &child)?;
+            Ok((node, walk.builder.zone(node)))
         })
+    }
+
+    /// The winner's turn in the real game: a line completed at once, else
+    /// the other side's four blocked, else the first move in the real
+    /// game's search order after which the search proves the win (a
+    /// position already written first: it costs no node).
+    fn attacker_turn(
+        &mut self,
+        walk: &mut Walk,
+        game: &Game,
+        pos: &Pos,
+    ) -> Result<Node, ProveError> {
+        let empty = self.board.valid & !(pos.maker[0] | pos.breaker[0]);
+        let own = self.scan(pos, true).fours;
+        let swapped = Pos {
+            maker: pos.breaker,
+            breaker: pos.maker,
+        };
+        let theirs = self.scan(&swapped, false).fours;
+        let candidates = if own != 0 {
+            own & own.wrapping_neg()
+        } else if theirs != 0 {
+            theirs
+        } else {
+            empty
+        };
+        let scores = self.move_scores(pos, true, candidates);
+        let board = &self.board;
+        let mut order: Vec<u32> = bits(candidates).collect();
+        order.sort_by_key(|&c| {
+            (
+                std::cmp::Reverse(scores[c as usize]),
+                board.rank[c as usize],
+            )
+        });
+        let written = order.iter().copied().find(|&x| {
+            let (_, child) = self.played(game, pos, x, true);
+            walk.memo.contains_key(&(child.maker[0], child.breaker[0]))
+                || walk.images.contains_key(&{
+                    let (_, maker, breaker) = self.canonical(&child);
+                    (maker, breaker)
+                })
+        });
+        for x in written.into_iter().chain(order) {
+            let (next, child) = self.played(game, pos, x, true);
+            let proof = self
+                .real_wins(&child, false)
+                .ok_or_else(|| self.over_budget())?;
+            if proof.wins {
+                return Ok(Node::Move(x as usize, self.node(walk, &next, &child)?));
+            }
+        }
+        // Unreachable while the search is right (it proved the win here);
+        // a draw-holding leaf in a win tree is refused by the verifier.
+        Ok(Node::Potential)
+    }
+
+    /// The other side's turn in the real game: every reply, in the real
+    /// game's search order for the defender, the rest clause answering
+    /// those outside a written reply's zone.
+    fn defender_turn(
+        &mut self,
+        walk: &mut Walk,
+        game: &Game,
+        pos: &Pos,
+    ) -> Result<Node, ProveError> {
+        let empty = self.board.valid & !(pos.maker[0] | pos.breaker[0]);
+        let scores = self.move_scores(pos, false, empty);
+        let board = &self.board;
+        let mut order: Vec<u32> = bits(empty).collect();
+        order.sort_by_key(|&c| {
+            (
+                std::cmp::Reverse(scores[c as usize]),
+                board.rank[c as usize],
+            )
+        });
+        self.replies(walk, game, pos, &order, false)
     }
 
     /// The symmetries (other than the identity) that leave `pos` as it is.
@@ -435,7 +533,22 @@ struct Walk<'a> {
     /// Each position written as a node of its own, by its canonical form:
     /// the node and the prover symmetry that gives that form.
     images: HashMap<(u128, u128), (usize, usize)>,
-    holder: Player,
+    /// The tree's prover: the Breaker of a draw's half, the winner of a
+    /// win.
+    prover: Player,
+    goal: Goal,
+}
+
+impl<'a> Walk<'a> {
+    fn new(builder: &'a mut CertificateBuilder, prover: Player, goal: Goal) -> Walk<'a> {
+        Walk {
+            builder,
+            memo: HashMap::new(),
+            images: HashMap::new(),
+            prover,
+            goal,
+        }
+    }
 }
 
 /// What [`Prover::scan`] finds.
@@ -451,14 +564,6 @@ fn cell_pairs(pairs: &[(u32, u32)]) -> Vec<(usize, usize)> {
         .iter()
         .map(|&(a, b)| (a as usize, b as usize))
         .collect()
-}
-
-fn win_tree(prover: Player, root: usize) -> Tree {
-    Tree {
-        prover,
-        goal: Goal::Win,
-        root,
-    }
 }
 
 #[cfg(test)]
@@ -623,5 +728,127 @@ mod tests {
         let half = prover.certify_hold(&empty, Player::O).unwrap().unwrap();
         assert_eq!(half.trees.len(), 1);
         assert!(matches!(half.verify(), Err(ProofError::Header(_))));
+    }
+
+    /// The certificate `Prover::certify` writes for `notation`.
+    fn certificate_of(notation: &str, k: u32) -> (Game, Certificate) {
+        let game = Game::from_notation(notation, k).unwrap();
+        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+        let cert = prover.certify(&game).unwrap().expect("a certificate");
+        (game, cert)
+    }
+
+    /// Real-game wins that take a forcing sequence (wins of the side to
+    /// move and of the other side) on 7×7 k=5, 8×8 k=5 and 9×7 k=5 get
+    /// certificates the verifier accepts.
+    #[test]
+    fn real_game_wins_are_certified() {
+        use Player::{O, X};
+        for (notation, winner, at_least) in [
+            // X to move, O wins.
+            (
+                "......./.O.O.X./...O.O./.XXOX../.X...../......./.......",
+                O,
+                1_000,
+            ),
+            // X to move and wins.
+            (
+                "......./..O.X../..X..O./.OX.XX./...O.O./......./.......",
+                X,
+                500,
+            ),
+            // O to move, X wins.
+            (
+                "......./.X..OO./.OXX.../.O..X../....XX./.O...../.......",
+                X,
+                1_000,
+            ),
+            (
+                "......../......../....X.../..OXX.../...X.O../..O..O../..XO..X./........",
+                O,
+                1_000,
+            ),
+            (
+                "......./......./......./.XX..../.O.O.../.X..XO./.XOOX../......./.......",
+                O,
+                1_000,
+            ),
+            (
+                "......./......./.X...../..O.O../..X.OX./..OX.../.XOOX../......./.......",
+                X,
+                50,
+            ),
+        ] {
+            let (game, cert) = certificate_of(notation, 5);
+            assert_eq!(cert.claim, Claim::Win(winner), "{game}");
+            assert_eq!(verify(&cert.to_text()), Ok(Claim::Win(winner)), "{game}");
+            assert!(cert.nodes.len() >= at_least, "{game}: {}", cert.nodes.len());
+        }
+    }
+
+    /// A win certificate with one reply of the loser taken out, or one of
+    /// the winner's moves changed, is refused at the node that breaks.
+    #[test]
+    fn an_altered_win_is_refused_where_it_breaks() {
+        let (_, cert) =
+            certificate_of("......./..O.X../..X..O./.OX.XX./...O.O./......./.......", 5);
+        let (node, answers, rest) = cert
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| match n {
+                Node::Answers(answers) => Some((i, answers.clone(), false)),
+                Node::Rest(answers) if answers.len() > 1 => Some((i, answers.clone(), true)),
+                _ => None,
+            })
+            .expect("a turn of the loser");
+        let mut refused = 0;
+        for dropped in 0..answers.len() {
+            let mut fewer = answers.clone();
+            fewer.remove(dropped);
+            let mut damaged = cert.clone();
+            damaged.nodes[node] = if rest {
+                Node::Rest(fewer)
+            } else {
+                Node::Answers(fewer)
+            };
+            match damaged.verify() {
+                // A rest clause may answer it as another listed move.
+                Ok(v) => assert!(rest && v.claim == Claim::Win(Player::X)),
+                Err(ProofError::Step {
+                    node: at, reason, ..
+                }) => {
+                    assert_eq!(at, node, "{reason}");
+                    let missing = format!("move {} of O", answers[dropped].0);
+                    assert!(reason.contains(&missing), "{reason}");
+                    refused += 1;
+                }
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        assert!(refused > 0);
+        // A winning move played elsewhere: refused at the won leaf, no
+        // win there.
+        let (at, cell, won) = cert
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| match *n {
+                Node::Move(cell, won) if cert.nodes[won] == Node::Won => Some((i, cell, won)),
+                _ => None,
+            })
+            .expect("a winning move");
+        let mut damaged = cert.clone();
+        damaged.nodes[at] = Node::Move(if cell == 0 { 6 } else { 0 }, won);
+        match damaged.verify() {
+            // Refused at the leaf, or at the move if its cell is taken.
+            Err(ProofError::Step { node, reason, .. }) => {
+                assert!(
+                    node == won || (node == at && reason.contains("illegal")),
+                    "{node}: {reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -199,26 +199,10 @@ impl Prover {
         let oracle_zone = oracle.map_or(0, |proof| proof.zone);
 
         let board = &self.board;
-        // Move order: threats first. A cell scores, for the side to move,
-        // 2 to the power of its own stones in each window it could still
-        // fill through the cell, and as much again for the opponent's
-        // windows it blocks; the defender's cells of the oracle's zone (where
-        // its blocks may refute the Maker–Breaker win) first.
-        let (own, other) = if attacker_turn { (a, d) } else { (d, a) };
+        // The defender's cells of the oracle's zone (where its blocks may
+        // refute the Maker–Breaker win) first.
         let candidates = forced.unwrap_or(empty);
-        let mut scores = [0u32; 128];
-        for &w in &board.windows {
-            let add = if w & other == 0 {
-                1 << (2 * (w & own).count_ones())
-            } else if w & own == 0 {
-                1 << (2 * (w & other).count_ones())
-            } else {
-                continue;
-            };
-            for c in bits(w & candidates) {
-                scores[c as usize] += add;
-            }
-        }
+        let mut scores = self.move_scores(pos, attacker_turn, candidates);
         if !attacker_turn {
             for c in bits(oracle_zone & candidates) {
                 scores[c as usize] += 1 << 16;
@@ -274,6 +258,35 @@ impl Prover {
             }
         }
         store(self, !attacker_turn)
+    }
+
+    /// The real game's move order at `pos`, by cell: threats first. A cell
+    /// of `candidates` scores, for the side to move (the attacker when
+    /// `attacker_turn`), 4 to the power of its own stones in each window it
+    /// could still fill through the cell, and as much again for the
+    /// opponent's windows it blocks.
+    pub(super) fn move_scores(
+        &self,
+        pos: &Pos,
+        attacker_turn: bool,
+        candidates: u128,
+    ) -> [u32; 128] {
+        let (a, d) = (pos.maker[0], pos.breaker[0]);
+        let (own, other) = if attacker_turn { (a, d) } else { (d, a) };
+        let mut scores = [0u32; 128];
+        for &w in &self.board.windows {
+            let add = if w & other == 0 {
+                1 << (2 * (w & own).count_ones())
+            } else if w & own == 0 {
+                1 << (2 * (w & other).count_ones())
+            } else {
+                continue;
+            };
+            for c in bits(w & candidates) {
+                scores[c as usize] += add;
+            }
+        }
+        scores
     }
 
     /// Whether the attacker (`a`) wins the Maker–Breaker game against `d`

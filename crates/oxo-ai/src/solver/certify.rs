@@ -18,9 +18,7 @@
 
 use std::collections::HashMap;
 
-use oxo_core::proof::{
-    CellSet, Certificate, CertificateBuilder, Claim, Goal, Node, Tree, potential_holds,
-};
+use oxo_core::proof::{Certificate, CertificateBuilder, Claim, Goal, Node, Tree, potential_holds};
 use oxo_core::{Game, Outcome, Player};
 
 use super::{SolveError, Solver};
@@ -184,21 +182,9 @@ impl<O: Oracle> Builder<'_, O> {
     /// reply listed before it (then the rest clause answers it).
     fn answers(&mut self, game: &Game, prover: Player, goal: Goal) -> Result<Node, O::Error> {
         let moves = self.by_liveness(game, prover);
-        let mut answers = Vec::new();
-        let mut zones: Vec<CellSet> = Vec::new();
-        for &y in &moves {
-            if zones.iter().any(|zone| !zone.contains(y)) {
-                continue;
-            }
+        Node::replies(&moves, |y| {
             let child = self.node(&after(game, y), prover, goal)?;
-            zones.push(self.table.zone(child));
-            answers.push((y, child));
-        }
-        answers.sort_unstable();
-        Ok(if answers.len() == moves.len() {
-            Node::Answers(answers)
-        } else {
-            Node::Rest(answers)
+            Ok((child, self.table.zone(child)))
         })
     }
 

@@ -409,9 +409,9 @@ const TREE_BYTES_PER_NODE: u64 = 320;
 /// to the trees, which caps one job's tree
 /// ([`oxo_ai::Prover::set_proof_cap`]). A job's tree comes from the
 /// prover's Breaker proof where it holds one
-/// ([`oxo_ai::Prover::certify_hold`] for a side that does not lose,
-/// [`oxo_ai::Prover::certify`] for a line completed at once), else from the
-/// 64-bit solver ([`oxo_ai::certify`]), on the boards it takes; each
+/// ([`oxo_ai::Prover::certify_hold`] for a side that does not lose;
+/// [`oxo_ai::Prover::certify_win`] for a side that wins, beyond the 64-bit
+/// boards), else from the 64-bit solver ([`oxo_ai::certify`]); each
 /// starts from an empty table, so the file is the same whatever the
 /// thread count.
 fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> anyhow::Result<()> {
@@ -435,10 +435,11 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
                     prover.clear();
                     if job.goal == Goal::Draw {
                         prover.certify_hold(&job.game, job.prover)
+                    } else if oxo_ai::Solver::can_solve(rules) {
+                        // The 64-bit solver's own win trees on its boards.
+                        Ok(None)
                     } else {
-                        prover
-                            .certify(&job.game)
-                            .map(|c| c.filter(|c| c.claim == Claim::Win(job.prover)))
+                        prover.certify_win(&job.game, job.prover)
                     }
                 }
                 None => Ok(None),

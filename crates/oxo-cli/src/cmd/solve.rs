@@ -367,11 +367,11 @@ fn proved_certificate(
 ) -> anyhow::Result<oxo_core::proof::Certificate> {
     match prover.certify(game) {
         Ok(Some(certificate)) => Ok(certificate),
-        // A win, or a draw that only the defender's own threats hold: the
-        // prover's certificates are Breaker proofs.
+        // A draw that only the defender's own threats hold: the prover's
+        // certificates of draws are Breaker proofs.
         Ok(None) => Err(BadInput(format!(
             "no certificate written: on boards beyond the 64-bit solver's ({}), certificates \
-             prove only draws that blocking alone holds and wins completed at once",
+             prove wins and only those draws that blocking alone holds",
             game.rules()
         ))
         .into()),

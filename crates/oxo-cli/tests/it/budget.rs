@@ -150,36 +150,48 @@ fn the_budget_does_not_cut_the_certificate_short() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A real-game win beyond the 64-bit boards has no certificate: the value
-/// is printed all the same, then the reason, exit 2.
+/// Real-game wins beyond the 64-bit boards get certificates that `oxo
+/// verify` accepts: a win of the side to move (9×9 k=4) and a loss (9×7
+/// k=5, X to move, O wins), exit 0.
 #[test]
-fn a_win_without_a_certificate_still_prints_its_value() {
+fn real_game_wins_beyond_64_bits_get_certificates() {
     let dir = std::env::temp_dir().join(format!("oxo-win-proof-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("win.proof");
-    let out = oxo(
-        &[
-            "solve",
+    let path = file.to_str().unwrap();
+    for (position, k, value, claim) in [
+        (
             "O......../........./........./........./...XX..../........./........./........./........O",
-            "--k",
             "4",
-            "--value",
-            "--proof",
-            file.to_str().unwrap(),
-        ],
-        "",
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("X to move: win"),
-        "{}",
-        text(&out.stdout)
-    );
-    assert!(
-        text(&out.stderr).contains("no certificate written"),
-        "{}",
-        text(&out.stderr)
-    );
-    assert!(!file.exists());
+            "X to move: win",
+            "a win for X",
+        ),
+        (
+            "......./......./......./.XX..../.O.O.../.X..XO./.XOOX../......./.......",
+            "5",
+            "O to move: win",
+            "a win for O",
+        ),
+    ] {
+        let out = oxo(
+            &["solve", position, "--k", k, "--value", "--proof", path],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(value), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains(&format!("oxo: proof of {claim} (")),
+            "{}",
+            text(&out.stderr)
+        );
+        let verify = oxo(&["verify", path], "");
+        assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+        assert!(
+            text(&verify.stdout).starts_with("valid: ")
+                && text(&verify.stdout).contains(&format!("{position}: {claim} (")),
+            "{}",
+            text(&verify.stdout)
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
