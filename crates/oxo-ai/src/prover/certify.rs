@@ -397,13 +397,7 @@ impl Prover {
                 }
             }
         }
-        let mut order: Vec<u32> = bits(scan.empty).collect();
-        order.sort_by_key(|&c| {
-            (
-                std::cmp::Reverse(scores[c as usize]),
-                board.rank[c as usize],
-            )
-        });
+        let order = self.by_score(scan.empty, &scores);
         self.replies(walk, game, pos, &order, true)
     }
 
@@ -450,15 +444,7 @@ impl Prover {
         } else {
             empty
         };
-        let scores = self.move_scores(pos, true, candidates);
-        let board = &self.board;
-        let mut order: Vec<u32> = bits(candidates).collect();
-        order.sort_by_key(|&c| {
-            (
-                std::cmp::Reverse(scores[c as usize]),
-                board.rank[c as usize],
-            )
-        });
+        let order = self.by_score(candidates, &self.move_scores(pos, true, candidates));
         let written = order.iter().copied().find(|&x| {
             let (_, child) = self.played(game, pos, x, true);
             walk.memo.contains_key(&(child.maker[0], child.breaker[0]))
@@ -491,16 +477,21 @@ impl Prover {
         pos: &Pos,
     ) -> Result<Node, ProveError> {
         let empty = self.board.valid & !(pos.maker[0] | pos.breaker[0]);
-        let scores = self.move_scores(pos, false, empty);
-        let board = &self.board;
-        let mut order: Vec<u32> = bits(empty).collect();
+        let order = self.by_score(empty, &self.move_scores(pos, false, empty));
+        self.replies(walk, game, pos, &order, false)
+    }
+
+    /// The cells of `cells`, the highest score first, then in the board's
+    /// rank order.
+    fn by_score(&self, cells: u128, scores: &[u32; 128]) -> Vec<u32> {
+        let mut order: Vec<u32> = bits(cells).collect();
         order.sort_by_key(|&c| {
             (
                 std::cmp::Reverse(scores[c as usize]),
-                board.rank[c as usize],
+                self.board.rank[c as usize],
             )
         });
-        self.replies(walk, game, pos, &order, false)
+        order
     }
 
     /// The symmetries (other than the identity) that leave `pos` as it is.
