@@ -562,7 +562,7 @@ mod tests {
     use oxo_core::proof::{Certificate, Claim, Node, ProofError};
     use oxo_core::{Game, Player, Rules};
 
-    use super::super::Prover;
+    use super::super::{ProveError, Prover};
 
     fn draw_certificate(rows: u32, cols: u32, k: u32) -> (Game, Certificate) {
         let game = Game::new(Rules::new(rows, cols, k).unwrap());
@@ -775,6 +775,21 @@ mod tests {
             assert_eq!(verify(&cert.to_text()), Ok(Claim::Win(winner)), "{game}");
             assert!(cert.nodes.len() >= at_least, "{game}: {}", cert.nodes.len());
         }
+    }
+
+    /// A win whose tree would pass the size cap is refused as too large,
+    /// not cut short.
+    #[test]
+    fn a_win_over_the_size_cap_is_refused() {
+        let game =
+            Game::from_notation("......./..O.X../..X..O./.OX.XX./...O.O./......./.......", 5)
+                .unwrap();
+        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+        prover.set_proof_cap(100);
+        assert_eq!(
+            prover.certify(&game).unwrap_err(),
+            ProveError::ProofTooLarge { nodes: 100 }
+        );
     }
 
     /// A win certificate with one reply of the loser taken out, or one of
