@@ -421,9 +421,10 @@ impl Prover {
     }
 
     /// The winner's turn in the real game: a line completed at once, else
-    /// the other side's four blocked, else the first move in the real
-    /// game's search order after which the search proves the win (a
-    /// position already written first: it costs no node).
+    /// the other side's four blocked, else the first move after which the
+    /// search proves the win: a position already written (it costs no
+    /// node), then the moves that make a four (the loser's replies but one
+    /// then lose at once), then the real game's search order.
     fn attacker_turn(
         &mut self,
         walk: &mut Walk,
@@ -444,7 +445,16 @@ impl Prover {
         } else {
             empty
         };
-        let order = self.by_score(candidates, &self.move_scores(pos, true, candidates));
+        let mut order = self.by_score(candidates, &self.move_scores(pos, true, candidates));
+        // Moves that make a four first: the loser's replies but one then
+        // lose at once, two nodes each.
+        let fours: u128 = self
+            .board
+            .windows
+            .iter()
+            .filter(|&&w| w & pos.breaker[0] == 0 && (w & empty).count_ones() == 2)
+            .fold(0, |acc, &w| acc | (w & empty));
+        order.sort_by_key(|&x| fours & 1 << x == 0);
         let written = order.iter().copied().find(|&x| {
             let (_, child) = self.played(game, pos, x, true);
             walk.memo.contains_key(&(child.maker[0], child.breaker[0]))
