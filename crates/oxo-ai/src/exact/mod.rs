@@ -25,6 +25,20 @@
 //! search is asked for one side only. Moves that lead to the same position
 //! under a symmetry are valued once.
 //!
+//! # Cost
+//!
+//! After three moves on 7×7 k=5 most positions cost one Maker–Breaker
+//! proof: the pass test (`held`) shows the side that just moved cannot
+//! force a line even moving again, so every move is a draw. Where it can
+//! (X, moving twice, has one or two moves that force a line), every move
+//! of the other side needs a proof of its own, of up to about a million
+//! positions, and the few after which the line is still forced need the
+//! real game's search too: millions of positions, beyond the hints'
+//! budget. Sharing between the moves helps little there: the zones of
+//! those forced lines cover the board, and each move's proof costs what
+//! refuting the one or two forcing moves costs, the others being cheap
+//! (`docs/benchmarks.md` has the figures).
+//!
 //! # Distances
 //!
 //! The prover proves values, not distances. A draw's distance is known

@@ -36,7 +36,9 @@
 //!   every such window is worth no more than a pass, and a pass no more
 //!   than any stone (an extra stone never hurts its owner, in the
 //!   Maker–Breaker game and in the real game alike, since lines are k *or
-//!   more*). These are the threat sequences (VCF, VCT) of the literature,
+//!   more*). With two attacker moves left it searches nothing: the
+//!   attacker wins exactly when one move makes two fours on different
+//!   cells. These are the threat sequences (VCF, VCT) of the literature,
 //!   taken as leaves.
 //!
 //! The results go to a table of their own, keyed like the Maker–Breaker
