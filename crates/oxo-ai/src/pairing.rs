@@ -10,7 +10,7 @@
 //! also be given one stone to place first (a "spare", for a defender to
 //! move), which blocks every window through its cell.
 
-use std::ops::{BitAnd, BitOr, Not};
+use std::ops::{BitAnd, BitOr, ControlFlow, Not};
 
 /// A set of cells: `u64` or `u128`.
 pub(crate) trait Cells:
@@ -471,18 +471,10 @@ fn cover<B: Windows, S: WindowSet>(
             for &b in board.order() {
                 let c = B::Cells::single(u32::from(b));
                 if hope & c != none && (c & avoid != none) == late {
-                    let left = open.and_not(through(c));
-                    let mut seen = none;
-                    let crowding = crowding.without(board, c);
-                    if search.along(c, |search| {
-                        cover(search, left, left, free & !c, crowding, none, &mut seen)
-                    }) {
-                        return true;
+                    match place_stone(search, open, free, crowding, c) {
+                        ControlFlow::Break(found) => return found,
+                        ControlFlow::Continue(seen) => hope = hope & seen,
                     }
-                    if search.budget == 0 {
-                        return false;
-                    }
-                    hope = hope & seen;
                 }
             }
             if avoid == none {
@@ -500,18 +492,10 @@ fn cover<B: Windows, S: WindowSet>(
     while stones != none {
         let c = stones.lowest();
         stones = stones.without_lowest();
-        let left = rest.and_not(through(c));
-        let mut seen = none;
-        let crowding = crowding.without(board, c);
-        if search.along(c, |search| {
-            cover(search, left, left, free & !c, crowding, none, &mut seen)
-        }) {
-            return true;
+        match place_stone(search, rest, free, crowding, c) {
+            ControlFlow::Break(found) => return found,
+            ControlFlow::Continue(seen) => stones = stones & seen,
         }
-        if search.budget == 0 {
-            return false;
-        }
-        stones = stones & seen;
     }
     // Pairs of free cells next to each other along the window (skipping
     // the attacker's stones): the pairs classic pairing strategies use, and
@@ -558,6 +542,34 @@ fn cover<B: Windows, S: WindowSet>(
     // Every way to settle this window failed.
     *why = *why | window;
     false
+}
+
+/// The spare stone on `c` (one cell of `free`), then [`cover`] of the
+/// windows of `open` not through it with no stone left: `Break` with the
+/// answer when it succeeds or the budget runs out, otherwise `Continue`
+/// with the cells the failed search looked at (a stone outside them would
+/// fail the same way, so the caller need not try it).
+#[inline]
+fn place_stone<B: Windows, S: WindowSet>(
+    search: &mut Search<B>,
+    open: S,
+    free: B::Cells,
+    crowding: Crowding<S>,
+    c: B::Cells,
+) -> ControlFlow<bool, B::Cells> {
+    let (board, none) = (search.board, B::Cells::EMPTY);
+    let left = open.and_not(S::from_words(board.through(c)));
+    let mut seen = none;
+    let crowding = crowding.without(board, c);
+    if search.along(c, |search| {
+        cover(search, left, left, free & !c, crowding, none, &mut seen)
+    }) {
+        return ControlFlow::Break(true);
+    }
+    if search.budget == 0 {
+        return ControlFlow::Break(false);
+    }
+    ControlFlow::Continue(seen)
 }
 
 /// The most crowded open window (see [`cover`]) and its free cells, from
