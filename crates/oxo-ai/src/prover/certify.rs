@@ -445,7 +445,7 @@ impl Prover {
         } else {
             empty
         };
-        let mut order = self.by_score(candidates, &self.move_scores(pos, true, candidates));
+        let mut order = self.real_order(pos, true, candidates);
         // Moves that make a four first: the loser's replies but one then
         // lose at once, two nodes each.
         let fours: u128 = self
@@ -487,8 +487,15 @@ impl Prover {
         pos: &Pos,
     ) -> Result<Node, ProveError> {
         let empty = self.board.valid & !(pos.maker[0] | pos.breaker[0]);
-        let order = self.by_score(empty, &self.move_scores(pos, false, empty));
+        let order = self.real_order(pos, false, empty);
         self.replies(walk, game, pos, &order, false)
+    }
+
+    /// The cells of `cells` in the real game's search order at `pos` for
+    /// the side to move (the attacker when `attacker_turn`): by
+    /// [`Self::move_scores`], threats first.
+    fn real_order(&self, pos: &Pos, attacker_turn: bool, cells: u128) -> Vec<u32> {
+        self.by_score(cells, &self.move_scores(pos, attacker_turn, cells))
     }
 
     /// The cells of `cells`, the highest score first, then in the board's
