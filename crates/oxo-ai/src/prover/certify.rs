@@ -592,6 +592,49 @@ mod tests {
         Ok(Certificate::parse(text)?.verify()?.claim)
     }
 
+    /// Draws the prover proves as two Breaker proofs come with
+    /// certificates the verifier accepts; where a side forces a line
+    /// against a mere blocker there is none.
+    #[test]
+    fn certificates_of_draws_from_the_prover() {
+        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 5), (6, 6, 5)] {
+            let game = Game::new(Rules::new(rows, cols, k).unwrap());
+            let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+            let cert = prover.certify_draw(&game).unwrap();
+            // X forces three in a row on 3×3 against a mere blocker.
+            let Some(cert) = cert else {
+                assert_eq!(rows, 3, "{}", game.rules());
+                continue;
+            };
+            assert_eq!(verify(&cert.to_text()), Ok(Claim::Draw), "{}", game.rules());
+        }
+        let game = Game::new(Rules::new(5, 5, 4).unwrap());
+        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
+        assert!(prover.certify_draw(&game).unwrap().is_none());
+    }
+
+    /// (7,7,5)'s draw certificate from the prover, with its figures:
+    /// `cargo test -p oxo-ai --release --lib seven_by_seven_k5_is_certified -- --ignored --nocapture`
+    /// (minutes in a debug build).
+    #[test]
+    #[ignore = "minutes in a debug build"]
+    fn seven_by_seven_k5_is_certified_a_draw() {
+        let game = Game::new(Rules::new(7, 7, 5).unwrap());
+        let mut prover = Prover::new(game.rules(), 64 << 20).unwrap();
+        let started = std::time::Instant::now();
+        let cert = prover.certify_draw(&game).unwrap().unwrap();
+        let made = started.elapsed();
+        let text = cert.to_text();
+        let started = std::time::Instant::now();
+        assert_eq!(verify(&text), Ok(Claim::Draw));
+        eprintln!(
+            "7x7 k=5: {} nodes, {} bytes, written in {made:.2?}, verified in {:.2?}",
+            cert.nodes.len(),
+            text.len(),
+            started.elapsed()
+        );
+    }
+
     /// Boards over 64 cells (up to 11×11) that the prover proves drawn
     /// get certificates the verifier accepts.
     #[test]

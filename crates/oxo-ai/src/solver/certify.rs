@@ -23,7 +23,7 @@ use oxo_core::{Game, Outcome, Player};
 
 use super::{SolveError, Solver};
 use crate::pairing::pairing_strategy;
-use crate::prover::{Board, ProveError, Prover};
+use crate::prover::Board;
 use crate::value::Value;
 
 /// The most nodes a certificate may hold (counting those built and then
@@ -55,15 +55,6 @@ pub fn certify(solver: &mut Solver, game: &Game) -> Result<Certificate, SolveErr
         },
     };
     build(solver, game, claim)
-}
-
-/// A certificate that `game` is a draw, from the Maker–Breaker proofs of
-/// `prover`: [`Prover::certify_draw`], on every board the prover takes.
-///
-/// # Errors
-/// As [`Prover::certify_draw`].
-pub fn certify_draw(prover: &mut Prover, game: &Game) -> Result<Option<Certificate>, ProveError> {
-    prover.certify_draw(game)
 }
 
 /// What the extractor asks of a search.
@@ -741,49 +732,5 @@ mod tests {
 
     fn notation(text: &str, k: u32) -> Game {
         Game::from_notation(text, k).unwrap()
-    }
-
-    /// Draws the prover proves as two Breaker proofs come with
-    /// certificates the verifier accepts; where a side forces a line
-    /// against a mere blocker there is none.
-    #[test]
-    fn certificates_of_draws_from_the_prover() {
-        use crate::Prover;
-        for (rows, cols, k) in [(3, 3, 3), (4, 4, 4), (5, 5, 5), (6, 6, 5)] {
-            let game = empty(rows, cols, k);
-            let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
-            let cert = super::certify_draw(&mut prover, &game).unwrap();
-            // X forces three in a row on 3×3 against a mere blocker.
-            let Some(cert) = cert else {
-                assert_eq!(rows, 3, "{}", game.rules());
-                continue;
-            };
-            assert_eq!(verify(&cert.to_text()), Ok(Claim::Draw), "{}", game.rules());
-        }
-        let game = empty(5, 5, 4);
-        let mut prover = Prover::new(game.rules(), 16 << 20).unwrap();
-        assert!(super::certify_draw(&mut prover, &game).unwrap().is_none());
-    }
-
-    /// (7,7,5)'s draw certificate from the prover, with its figures:
-    /// `cargo test -p oxo-ai --release --lib seven -- --ignored --nocapture`
-    /// (minutes in a debug build).
-    #[test]
-    #[ignore = "minutes in a debug build"]
-    fn seven_by_seven_k5_is_certified_a_draw() {
-        let game = empty(7, 7, 5);
-        let mut prover = crate::Prover::new(game.rules(), 64 << 20).unwrap();
-        let started = std::time::Instant::now();
-        let cert = super::certify_draw(&mut prover, &game).unwrap().unwrap();
-        let made = started.elapsed();
-        let text = cert.to_text();
-        let started = std::time::Instant::now();
-        assert_eq!(verify(&text), Ok(Claim::Draw));
-        eprintln!(
-            "7x7 k=5: {} nodes, {} bytes, written in {made:.2?}, verified in {:.2?}",
-            cert.nodes.len(),
-            text.len(),
-            started.elapsed()
-        );
     }
 }

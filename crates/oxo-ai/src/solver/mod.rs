@@ -51,7 +51,7 @@ pub(crate) use geometry::transforms;
 use geometry::{Geometry, MAX_SYMMETRIES};
 use table::Table;
 
-pub use certify::{MAX_PROOF_NODES, certify, certify_draw};
+pub use certify::{MAX_PROOF_NODES, certify};
 pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution};
 
 /// Boards of at most this many cells are valued by [`Solver::value`]'s
