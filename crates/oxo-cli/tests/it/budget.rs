@@ -195,3 +195,41 @@ fn real_game_wins_beyond_64_bits_get_certificates() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A draw beyond the 64-bit boards that only the defender's own threats
+/// hold has no certificate: X forces six in a row against a mere blocker
+/// here, but O threatens six at once (the gap in `.OOO.OO.`), and in the real
+/// game it is a draw. The value is printed all the same, then the reason,
+/// exit 2, and no file is written.
+#[test]
+fn a_draw_held_by_threats_prints_its_value_and_writes_no_certificate() {
+    let dir = std::env::temp_dir().join(format!("oxo-threat-draw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("draw.proof");
+    let position =
+        "......../.X.XXX../.XO...O./..OX..X./.OOO.OO./..OXXX../.XXOOO../......../........";
+    let out = oxo(
+        &[
+            "solve",
+            position,
+            "--k",
+            "6",
+            "--value",
+            "--proof",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        without_time(&out),
+        format!("position {position}  (9x8 k=6)\nX to move: draw\n")
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "oxo: no certificate written: on boards beyond the 64-bit solver's (9x8 k=6), \
+         certificates prove wins and only those draws that blocking alone holds\n"
+    );
+    assert!(!file.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
