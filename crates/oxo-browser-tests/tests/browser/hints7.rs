@@ -1,7 +1,8 @@
 //! Exact values on the 7×7 k=5 analysis board from the first move: after
 //! X's centre move (whose values come from the opening table) and after
 //! O's reply (from the prover's search of the real game), every empty cell
-//! is valued, with the exact legend and no estimate.
+//! is valued, with the exact legend and no estimate, on a desktop and on
+//! a phone.
 
 use super::*;
 
@@ -38,6 +39,23 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
         .await;
         wait_script(&c, "47 draws after O's reply", &all_draws(47)).await;
         let shot = h.screenshot(&c, "hints7-reply").await;
+        eprintln!("screenshot: {}", shot.display());
+
+        // The same board on a phone, the board and its legend in view.
+        let phone = h.session("phone", 360, 640).await;
+        phone
+            .goto(&h.url("/analysis?size=7x7&k=5&moves=3,3"))
+            .await
+            .expect("the analysis board");
+        wait_script(&phone, "48 draws on a phone", &all_draws(48)).await;
+        phone
+            .execute(
+                "document.getElementById('legend').scrollIntoView({ block: 'end' }); return true;",
+                vec![],
+            )
+            .await
+            .expect("the legend scrolled into view");
+        let shot = h.screenshot(&phone, "hints7-phone").await;
         eprintln!("screenshot: {}", shot.display());
     });
 }
