@@ -21,6 +21,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::Statement;
+use tokio_postgres::types::Type;
 
 use super::pool::{Backend, Conn, connect};
 use super::rows::small;
@@ -31,18 +33,19 @@ use crate::store::record::{
 };
 use crate::store::{Change, ChangeKind, StoreError};
 
-/// A change: the room's row upserted under the version guard, the move (if
-/// any) appended, and the change announced (`ID VERSION NODE [ROW COL]`,
-/// the cell for a move), in one statement. The claim on
-/// the computer's turn ends with it. Answers one row, or none when the
-/// guard refused the write.
-pub(super) const COMMIT: &str = "WITH room AS (
+/// The start of every change's statement: the room's row upserted under the
+/// version guard, answering its id and version, or nothing when the guard
+/// refused the write. The parameters are `Row::params`; every statement
+/// declares all of them ([`PARAMS`]), whichever it uses.
+macro_rules! upsert {
+    () => {
+        "WITH room AS (
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
                            offer, entry, invite, x_name, o_name, end_reason, end_winner,
                            draw_offer, takeback_offer, request_keys, clock, deadline)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25, $26, $27, $28, $29, $30, $34, $35)
+                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -56,20 +59,119 @@ pub(super) const COMMIT: &str = "WITH room AS (
             updated_at = now()
         WHERE rooms.version < excluded.version
         RETURNING id, version
-    ), played AS (
+    )"
+    };
+}
+
+/// The end of a change's statement that is not a move: the change
+/// announced as `ID VERSION NODE`.
+macro_rules! notice {
+    () => {
+        "SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text) FROM room"
+    };
+}
+
+/// What a change writes besides the room's row, each kind its own
+/// statement ([`Commit::SQL`]) with no part it does not need. A statement
+/// starts every one of its parts each time it runs, even one a parameter
+/// turns off, and a delete turned off by a parameter makes PostgreSQL's
+/// planner price the shared plan above one made for the call's values, so
+/// that it may plan the statement anew on every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Commit {
+    /// The room only (a new room, a seat taken, a rematch, an offer).
+    Room,
+    /// The room and its newest move, announced with its cell and the
+    /// room's newest idempotency key (`ID VERSION NODE ROW COL [SEAT:KEY]`).
+    Move,
+    /// The room and the round's ending, in the record of rounds.
+    End,
+    /// The room, without the current round's moves past the ones it keeps.
+    Takeback,
+}
+
+impl Commit {
+    /// The statements' text, in the order of the variants (`Commit as
+    /// usize` indexes it).
+    pub(super) const SQL: [&str; 4] = [
+        concat!(upsert!(), " ", notice!()),
+        concat!(
+            upsert!(),
+            ", played AS (
         INSERT INTO moves (room, round, ply, row, col)
-        SELECT id, $8, $17, $18, $19 FROM room WHERE $17 > 0
-    ), ended AS (
-        INSERT INTO endings (room, round, reason, winner)
-        SELECT id, $8, $26, $27 FROM room WHERE $31
-    ), taken AS (
-        DELETE FROM moves
-        WHERE $32 >= 0 AND room = (SELECT id FROM room) AND round = $8 AND ply > $32
+        SELECT id, $8, $17, $18, $19 FROM room
     )
     SELECT pg_notify('oxo_rooms', id || ' ' || version || ' ' || $20::text
-        || CASE WHEN $17 > 0 THEN ' ' || $18::text || ' ' || $19::text
-                || coalesce(' ' || $33::text, '') ELSE '' END)
-    FROM room";
+        || ' ' || $18::text || ' ' || $19::text || coalesce(' ' || $32::text, ''))
+    FROM room"
+        ),
+        concat!(
+            upsert!(),
+            ", ended AS (
+        INSERT INTO endings (room, round, reason, winner)
+        SELECT id, $8, $26, $27 FROM room
+    ) ",
+            notice!()
+        ),
+        concat!(
+            upsert!(),
+            ", taken AS (
+        DELETE FROM moves
+        WHERE room = (SELECT id FROM room) AND round = $8 AND ply > $31
+    ) ",
+            notice!()
+        ),
+    ];
+
+    /// The statement that writes `change`.
+    fn of(change: &Change) -> Commit {
+        match change.kind {
+            ChangeKind::Move => Commit::Move,
+            ChangeKind::End if change.room.ending.is_some() => Commit::End,
+            ChangeKind::Takeback => Commit::Takeback,
+            _ => Commit::Room,
+        }
+    }
+}
+
+/// The types of [`Row::params`], declared by every statement of
+/// [`Commit::SQL`] (each leaves some unused).
+pub(super) const PARAMS: [Type; 34] = [
+    Type::TEXT, // id
+    Type::INT4, // rows
+    Type::INT4, // cols
+    Type::INT4, // k
+    Type::TEXT, // opponent
+    Type::TEXT, // x_token
+    Type::TEXT, // o_token
+    Type::INT4, // round
+    Type::TEXT, // first
+    Type::INT8, // x_wins
+    Type::INT8, // o_wins
+    Type::INT8, // draws
+    Type::INT8, // version
+    Type::BOOL, // computer_turn
+    Type::TEXT, // watch
+    Type::TEXT, // digest
+    Type::INT4, // ply
+    Type::INT4, // row
+    Type::INT4, // col
+    Type::TEXT, // node
+    Type::TEXT, // offer
+    Type::TEXT, // entry
+    Type::TEXT, // invite
+    Type::TEXT, // x_name
+    Type::TEXT, // o_name
+    Type::TEXT, // end_reason
+    Type::TEXT, // end_winner
+    Type::TEXT, // draw_offer
+    Type::TEXT, // takeback_offer
+    Type::TEXT, // request_keys
+    Type::INT4, // keep
+    Type::TEXT, // newest_key
+    Type::TEXT, // clock
+    Type::INT8, // deadline
+];
 
 /// A change waiting for the committer, and where its outcome goes.
 pub(super) type Pending = (Change, oneshot::Sender<Result<(), StoreError>>);
@@ -140,7 +242,7 @@ pub(super) async fn commit_loop(inner: Weak<Inner>, mut pending: mpsc::Unbounded
     }
 }
 
-/// The values of [`COMMIT`]'s parameters for one change, owned.
+/// The values of a change's statement's parameters, owned.
 struct Row {
     id: String,
     rows: i32,
@@ -168,8 +270,8 @@ struct Row {
     draw_offer: Option<&'static str>,
     takeback_offer: Option<&'static str>,
     request_keys: Option<String>,
-    /// The ending goes into the record of rounds too.
-    record_ending: bool,
+    /// Which statement writes it.
+    commit: Commit,
     /// After a takeback, the moves the round keeps; -1 otherwise.
     keep: i32,
     /// After a move, the room's newest idempotency key (`SEAT:KEY`), for
@@ -225,7 +327,7 @@ impl Row {
             draw_offer: r.draw.map(|seat| SeatName(seat).as_str()),
             takeback_offer: r.takeback.map(|seat| SeatName(seat).as_str()),
             request_keys: (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
-            record_ending: change.kind == ChangeKind::End && r.ending.is_some(),
+            commit: Commit::of(change),
             keep: if change.kind == ChangeKind::Takeback {
                 small(u32::try_from(r.moves.len()).unwrap_or(u32::MAX))?
             } else {
@@ -241,11 +343,12 @@ impl Row {
         })
     }
 
-    /// The parameters in [`COMMIT`]'s order, `node` announcing the change.
+    /// The parameters of [`Commit::SQL`] (typed as [`PARAMS`]), `node`
+    /// announcing the change.
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 35] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 34] {
         [
             &self.id,
             &self.rows,
@@ -277,7 +380,6 @@ impl Row {
             &self.draw_offer,
             &self.takeback_offer,
             &self.request_keys,
-            &self.record_ending,
             &self.keep,
             &self.newest_key,
             &self.clock,
@@ -366,9 +468,10 @@ impl PgStore {
             // trip and one commit for them all.
             let client = &conn.client;
             let params: Vec<_> = rows.iter().map(|row| row.params(node)).collect();
-            let statements = params
+            let statements = rows
                 .iter()
-                .map(|params| client.execute(&conn.commit, params));
+                .zip(&params)
+                .map(|(row, params)| client.execute(conn.commit(row.commit), params));
             let (begun, done, committed) = tokio::join!(
                 client.batch_execute("BEGIN"),
                 futures_util::future::join_all(statements),
@@ -402,7 +505,8 @@ impl PgStore {
         }
         let (mut saved, mut refused_by_storage) = (false, false);
         for ((change, reply), row) in ready.into_iter().zip(&rows) {
-            let result = match self.send(&conn, &row.params(node)).await {
+            let statement = conn.commit(row.commit);
+            let result = match self.send(&conn, statement, &row.params(node)).await {
                 Sent::Answered(result) => {
                     match &result {
                         Ok(_) => saved = true,
@@ -430,6 +534,7 @@ impl PgStore {
     async fn send(
         &self,
         conn: &Conn,
+        statement: &Statement,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Sent {
         let fault = self
@@ -440,9 +545,9 @@ impl PgStore {
             .take();
         let client = &conn.client;
         match fault {
-            None => Sent::of(client.execute(&conn.commit, params).await),
+            None => Sent::of(client.execute(statement, params).await),
             Some(fault @ (CommitFault::AnswerLost | CommitFault::Unreachable)) => {
-                match client.execute(&conn.commit, params).await {
+                match client.execute(statement, params).await {
                     Ok(_) => {
                         let down = fault == CommitFault::Unreachable;
                         self.inner.unreachable.store(down, Ordering::SeqCst);
@@ -455,7 +560,7 @@ impl PgStore {
                 if let Err(e) = client.batch_execute("BEGIN").await {
                     return Sent::of(Err(e));
                 }
-                match client.execute(&conn.commit, params).await {
+                match client.execute(statement, params).await {
                     // Left open: finding out ends it, uncommitted.
                     Ok(_) => Sent::Lost("the connection was lost (a test's fault)".into()),
                     failed => Sent::of(failed),

@@ -130,7 +130,7 @@ fn parse_presence(payload: &str, me: &str) -> Option<Option<StoreEvent>> {
     }))
 }
 
-/// `"ID VERSION NODE [ROW COL [SEAT:KEY]]"`, as [`COMMIT`] announces a
+/// `"ID VERSION NODE [ROW COL [SEAT:KEY]]"`, as [`Commit::SQL`] announces a
 /// change, read by the server named `me`.
 fn parse_note(payload: &str, me: &str) -> Option<StoreEvent> {
     let mut words = payload.split(' ');

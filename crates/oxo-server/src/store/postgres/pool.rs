@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use super::commit::COMMIT;
+use super::commit::{Commit, PARAMS};
 use super::rows::{CLAIM, LOAD, LOBBY, ORPHANS};
 use crate::store::StoreError;
 
@@ -21,7 +21,8 @@ pub(super) struct Conn {
     /// Which server process serves it, so that a connection lost mid-commit
     /// can be fenced off (see `commit::settle`).
     pub backend: Backend,
-    pub commit: Statement,
+    /// [`Commit::SQL`], in its order.
+    commits: Vec<Statement>,
     pub load: Statement,
     pub load_watch: Statement,
     pub claim: Statement,
@@ -30,6 +31,13 @@ pub(super) struct Conn {
     pub rounds: Statement,
     pub lobby: Statement,
     pub load_entry: Statement,
+}
+
+impl Conn {
+    /// The prepared statement that writes a change of kind `commit`.
+    pub(super) fn commit(&self, commit: Commit) -> &Statement {
+        &self.commits[commit as usize]
+    }
 }
 
 /// [`SIZE`] connection slots, each empty until first used and refilled
@@ -69,8 +77,12 @@ impl Pool {
         let client = connect(&self.config).await?;
         let backend = Backend::of(&client).await?;
         let load_where = |clause: &str| format!("{LOAD} WHERE {clause} = $1");
+        let mut commits = Vec::with_capacity(Commit::SQL.len());
+        for sql in Commit::SQL {
+            commits.push(client.prepare_typed(sql, &PARAMS).await?);
+        }
         let conn = Arc::new(Conn {
-            commit: client.prepare(COMMIT).await?,
+            commits,
             load: client.prepare(&load_where("id")).await?,
             load_watch: client.prepare(&load_where("watch")).await?,
             claim: client.prepare(CLAIM).await?,
