@@ -35,7 +35,8 @@ use crate::store::{Change, ChangeKind, StoreError};
 
 /// The start of every change's statement: the room's row upserted under the
 /// version guard, answering its id and version, or nothing when the guard
-/// refused the write. The parameters are `Row::params`; every statement
+/// refused the write (`listed_at` only for a room with an entry, see the
+/// migration that made it). The parameters are `Row::params`; every statement
 /// declares all of them ([`PARAMS`]), whichever it uses.
 macro_rules! upsert {
     () => {
@@ -43,9 +44,11 @@ macro_rules! upsert {
         INSERT INTO rooms (id, rows, cols, k, opponent, x_token, o_token, round, first,
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
                            offer, entry, invite, x_name, o_name, end_reason, end_winner,
-                           draw_offer, takeback_offer, request_keys, clock, deadline)
+                           draw_offer, takeback_offer, request_keys, clock, deadline,
+                           listed_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34)
+                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34,
+                CASE WHEN $22 IS NOT NULL THEN now() END)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -56,7 +59,8 @@ macro_rules! upsert {
             request_keys = excluded.request_keys,
             clock = excluded.clock, deadline = excluded.deadline,
             claimed_by = NULL, claimed_until = NULL,
-            updated_at = now()
+            updated_at = now(),
+            listed_at = CASE WHEN rooms.entry IS NOT NULL THEN now() END
         WHERE rooms.version < excluded.version
         RETURNING id, version
     )"

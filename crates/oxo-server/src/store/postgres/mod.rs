@@ -331,7 +331,7 @@ impl Store for PgStore {
         );
         self.run(move |conn| async move {
             conn.client
-                .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &note])
+                .execute(&conn.notify, &[&CHANNEL, &note])
                 .await?;
             Ok(())
         })

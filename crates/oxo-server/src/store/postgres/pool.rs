@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 use super::commit::{Commit, PARAMS};
@@ -31,6 +32,8 @@ pub(super) struct Conn {
     pub rounds: Statement,
     pub lobby: Statement,
     pub load_entry: Statement,
+    /// `pg_notify` on a channel, as presence is announced.
+    pub notify: Statement,
 }
 
 impl Conn {
@@ -98,6 +101,9 @@ impl Pool {
             lobby: client.prepare(LOBBY).await?,
             load_entry: client
                 .prepare("SELECT id FROM rooms WHERE entry = $1")
+                .await?,
+            notify: client
+                .prepare_typed("SELECT pg_notify($1, $2)", &[Type::TEXT, Type::TEXT])
                 .await?,
             client,
             backend,

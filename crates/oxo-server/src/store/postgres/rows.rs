@@ -21,16 +21,16 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
 /// `$1` seconds (at most `$2`); each part the latest first.
 pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, false,
-        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name, clock
+        extract(epoch FROM now() - listed_at)::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
-    ORDER BY updated_at DESC LIMIT $3)
+    ORDER BY listed_at DESC LIMIT $3)
     UNION ALL
     (SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, true,
-        extract(epoch FROM now() - updated_at)::bigint, id, x_name, o_name, clock
+        extract(epoch FROM now() - listed_at)::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
-        AND updated_at > now() - make_interval(secs => $1)
-    ORDER BY updated_at DESC LIMIT $2)";
+        AND listed_at > now() - make_interval(secs => $1)
+    ORDER BY listed_at DESC LIMIT $2)";
 
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.

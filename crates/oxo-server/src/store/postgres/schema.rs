@@ -17,6 +17,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0005_endings_offers_keys.sql",
     "0006_clocks.sql",
     "0007_open_games.sql",
+    "0008_listed_at.sql",
 );
 
 /// The database being migrated, inside the one transaction.
