@@ -369,3 +369,28 @@ async fn players_names_are_shown_to_the_opponent_spectators_and_the_lobby() {
         both
     );
 }
+
+/// A listed room written by a node still running a build from before
+/// PostgreSQL migration 8 has no `listed_at`: the lobby still answers and
+/// lists it, its age read from `updated_at`, instead of failing whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listed_room_without_listed_at_still_shows() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    let (_server, client) = server(Arc::new(store)).await;
+    let (id, x) = open_game(&client).await;
+    let _creator = attend(&client, &id, &x).await;
+    until_open(&client, 1, "X is there").await;
+    let (sql, connection) = tokio_postgres::connect(&db.url(), tokio_postgres::NoTls)
+        .await
+        .expect("a connection of its own");
+    tokio::spawn(connection);
+    let cleared = sql
+        .execute("UPDATE rooms SET listed_at = NULL WHERE id = $1", &[&id])
+        .await
+        .expect("listed_at cleared");
+    assert_eq!(cleared, 1);
+    let (status, lobby) = client.call("GET", "/api/lobby", None, &json!(null)).await;
+    assert_eq!(status, 200, "{lobby}");
+    assert_eq!(lobby["open"].as_array().map(Vec::len), Some(1), "{lobby}");
+}

@@ -18,16 +18,19 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
 
 /// Listed rooms: the open ones however old (at most `$3`, found by the
 /// partial index `rooms_open`), then those being played changed within
-/// `$1` seconds (at most `$2`); each part the latest first.
+/// `$1` seconds (at most `$2`); each part the latest first. A room written
+/// by a node still running a build from before migration 8 has no
+/// `listed_at`; its age is then read from `updated_at` rather than failing
+/// the whole lobby.
 pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, false,
-        extract(epoch FROM now() - listed_at)::bigint, id, x_name, o_name, clock
+        extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
     ORDER BY listed_at DESC LIMIT $3)
     UNION ALL
     (SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, true,
-        extract(epoch FROM now() - listed_at)::bigint, id, x_name, o_name, clock
+        extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
         AND listed_at > now() - make_interval(secs => $1)
     ORDER BY listed_at DESC LIMIT $2)";
