@@ -312,10 +312,15 @@ impl Prover {
         let empty = board.valid & !(a | d);
         let mut cells = 0u128;
         let mut fours = 0u128;
-        // Per cell: the short windows through it (defender's turn), or the
-        // cells whose fours one attacker move there makes (two moves left).
-        let mut through = [0u128; 128];
+        // Per cell, at the defender's turn: the short windows through it.
+        let mut through = [0u8; 128];
+        // With two attacker moves left, per cell: the first cell whose four
+        // a move there makes (`NONE` if none yet), and the cells where one
+        // move makes fours on two different cells.
+        const NONE: u8 = u8::MAX;
         let two_left = attacker_turn && moves == 2;
+        let mut partner = [NONE; 128];
+        let mut doubles = 0u128;
         for &w in &board.windows {
             if w & d != 0 {
                 continue;
@@ -329,12 +334,18 @@ impl Prover {
                 cells |= free;
                 if !attacker_turn {
                     for c in bits(free) {
-                        through[c as usize] += 1;
+                        through[c as usize] = through[c as usize].saturating_add(1);
                     }
                 } else if two_left && n == 2 {
                     let (p, q) = (free.trailing_zeros(), 127 - free.leading_zeros());
-                    through[p as usize] |= 1 << q;
-                    through[q as usize] |= 1 << p;
+                    for (x, y) in [(p, q), (q, p)] {
+                        let first = &mut partner[x as usize];
+                        if *first == NONE {
+                            *first = y as u8;
+                        } else if u32::from(*first) != y {
+                            doubles |= 1 << x;
+                        }
+                    }
                 }
             }
             if n == 1 {
@@ -349,7 +360,7 @@ impl Prover {
                 return Some(false);
             }
             if two_left {
-                return Some(bits(cells).any(|x| at_most_two(through[x as usize]) == 2));
+                return Some(doubles != 0);
             }
             for x in bits(cells) {
                 if self.quick(a | 1 << x, d, false, moves - 1)? {
