@@ -491,6 +491,61 @@ mod tests {
         assert!(all_kinds.iter().all(|&n| n >= 60), "{all_kinds:?}");
     }
 
+    /// The real-game question's two searches, taking turns from a cap of
+    /// one position (so that both are cut again and again, and each round
+    /// starts from what the last stored), answer as the 64-bit solver's
+    /// alpha-beta search alone does, on random positions where the side
+    /// forces a line against a mere blocker.
+    #[test]
+    fn the_searches_taking_turns_agree_with_the_solver() {
+        let mut seed = 31u64;
+        let mut random = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let mut asked = [0usize; 2];
+        let mut handovers = 0;
+        for (rows, cols, k, positions) in [(5, 5, 4, 60), (6, 5, 4, 30), (6, 6, 4, 16)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            let mut prover = Prover::new(rules, 1 << 20).unwrap();
+            prover.solver_first = 1;
+            let mut solver = Solver::new(rules, 1 << 22).unwrap();
+            for _ in 0..positions {
+                let mut game = Game::new(rules);
+                let stones = 1 + random(rules.cell_count() / 2);
+                while game.move_count() < stones && !game.is_over() {
+                    let moves: Vec<_> = game.legal_moves().collect();
+                    game.play_unchecked(moves[random(moves.len())]);
+                }
+                if game.is_over() {
+                    continue;
+                }
+                let value = solver.value_by_search(&game).unwrap();
+                for side in [Player::X, Player::O] {
+                    if !prover.maker_wins(&game, side).unwrap() {
+                        continue;
+                    }
+                    let expected = value
+                        == if side == game.to_move() {
+                            Value::Win
+                        } else {
+                            Value::Loss
+                        };
+                    let forces = prover.can_force(&game, side).unwrap();
+                    assert_eq!(forces, expected, "{rules} {side}: {game}");
+                    asked[usize::from(forces)] += 1;
+                }
+            }
+            handovers += prover.handovers;
+        }
+        // Real wins and draws held by the defender's threats both came up,
+        // and the searches were cut and handed over many times.
+        assert!(asked.iter().all(|&n| n >= 20), "{asked:?}");
+        assert!(handovers >= 100, "{handovers}");
+    }
+
     /// The threat search's answer, with its shortcut for two moves left,
     /// is plain minimax's over every empty cell within the same number of
     /// attacker moves, on random positions of two boards, both sides to
