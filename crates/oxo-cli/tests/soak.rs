@@ -1,7 +1,9 @@
 //! The real `oxo serve`, with its default limits, under every abuse its
-//! limits are for at once, for a few seconds, while a well-behaved client
-//! from another address plays games: the server must keep answering it
-//! quickly and correctly throughout.
+//! limits are for at once, while a well-behaved client from another
+//! address plays a fixed number of games: the server must answer every one
+//! of its requests, correctly, throughout. How quickly is printed, not
+//! asserted (a test may not depend on the machine's speed); a request the
+//! server starved gets no answer within the client's timeout and fails it.
 //!
 //! Abusers (all from 127.0.0.1): 300 connections that send nothing,
 //! 20 that dribble a request head a byte at a time, a flood of game
@@ -21,10 +23,8 @@ use oxo_test_support::{BlockingClient, ServeProcess};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-/// How long the abuse lasts.
-const SOAK: Duration = Duration::from_secs(8);
-/// The slowest answer the good client may get.
-const QUICK: Duration = Duration::from_secs(1);
+/// The games the good client plays while the abuse goes on.
+const GAMES: u32 = 10;
 
 struct Counters {
     created: AtomicU64,
@@ -37,7 +37,7 @@ struct Counters {
 }
 
 #[test]
-fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
+fn a_well_behaved_client_is_served_while_others_abuse_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("oxo.db");
     let server = ServeProcess::start(
@@ -54,6 +54,7 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
         unanswered: AtomicU64::new(0),
         other: AtomicU64::new(0),
     });
+    let abuse_began = Instant::now();
     let mut abusers = Vec::new();
 
     // Silent connections, reopened as the server closes them.
@@ -139,10 +140,8 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
     let mut timed = |what: &str, call: &mut dyn FnMut() -> (u16, Value)| {
         let t = Instant::now();
         let (status, body) = call();
-        let took = t.elapsed();
         assert!(status < 300, "{what}: {status} {body}");
-        assert!(took < QUICK, "{what} took {took:?}");
-        slowest = slowest.max(took);
+        slowest = slowest.max(t.elapsed());
         requests += 1;
         body
     };
@@ -162,7 +161,7 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
         )
     });
     let o = joined["token"].as_str().unwrap().to_owned();
-    while started.elapsed() < SOAK {
+    while games < GAMES {
         let (starter, other, mark) = if games % 2 == 0 {
             (&x, &o, "x")
         } else {
@@ -203,10 +202,13 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
         games += 1;
         std::thread::sleep(Duration::from_millis(300));
     }
+    let soak = started.elapsed();
     stop.store(true, Ordering::SeqCst);
     for abuser in abusers {
         abuser.join().unwrap();
     }
+    // The whole time the flood ran, for the creation rate's bound.
+    let window = abuse_began.elapsed();
     let flood = format!(
         "flood: {} created, {} refused 429, {} other answers, {} unanswered",
         counters.created.load(Ordering::SeqCst),
@@ -214,15 +216,16 @@ fn a_well_behaved_client_is_served_quickly_while_others_abuse_the_server() {
         counters.other.load(Ordering::SeqCst),
         counters.unanswered.load(Ordering::SeqCst)
     );
-    eprintln!("good client: {games} games, {requests} requests, slowest {slowest:?}; {flood}");
-    assert!(games >= 10, "only {games} games in {SOAK:?}");
+    eprintln!(
+        "good client: {games} games, {requests} requests in {soak:?}, slowest {slowest:?}; {flood}"
+    );
     assert_eq!(counters.server_errors.load(Ordering::SeqCst), 0);
     assert!(
         counters.limited.load(Ordering::SeqCst) > 0,
         "the flood was never limited: {flood}"
     );
     assert!(
-        counters.created.load(Ordering::SeqCst) <= 20 + SOAK.as_secs() + 1,
+        counters.created.load(Ordering::SeqCst) <= 20 + window.as_secs() + 1,
         "more games created than the rate allows"
     );
     // Still healthy afterwards.
