@@ -111,8 +111,25 @@
 //! | pairs and the Breaker's stone | 15 | 774,060 | 15,105 |
 //! | and domination | 19 | 427,390 | 12,335 |
 //!
-//! (7,7,5) now takes 12,335 positions: 272–384 ms against 395–546 ms
-//! before, run alternately on a busy machine. Domination settles, without
+//! (7,7,5) took 12,335 positions then: 272–384 ms against 395–546 ms
+//! before, run alternately on a busy machine.
+//!
+//! The Breaker node's pairing search was then given 8 times the budget
+//! of one search (512 steps). 64 times (4,096 steps) finds a pairing at
+//! more Breaker nodes, and each saves a Maker node and its moves: (7,7,5)
+//! takes 3,471 positions instead of 12,325, the frontier settles 21 of
+//! the 30 instead of 19 (the 19 in 948,452 positions instead of
+//! 1,912,446, 3.5 s instead of 4.7), and on 7×7 k=5 the Maker–Breaker
+//! proofs that each of O's moves needs after three moves where the pass
+//! test fails (X the Maker, to move; four positions of
+//! `docs/benchmarks.md`) take 1,877,648, 660,779, 2,370,610 and
+//! 3,190,251 positions instead of 1,967,534, 738,981, 2,621,755 and
+//! 3,799,253, with the same answers. Budgets of 128 and 256 search the
+//! same positions within 0.1%: the searches that fail at 64 fail for
+//! good. The time is about the same: the failed searches now cost what
+//! the positions did (hints after three moves, 300,000 positions: 4.89 s
+//! against 4.85 s over 40 positions, 694,601 positions against 1,554,162
+//! on the 36 answered). Domination settles, without
 //! a search, between half as many and as many moves as the search proves
 //! (Maker and Breaker moves together; 182,488 against 443,125 Maker moves
 //! proven in one position, 416,614 against 345,743 in another).

@@ -41,9 +41,13 @@ impl Proof {
 }
 
 /// Steps a Breaker node's pairing search may take, as a multiple of the
-/// pairing module's budget for one search: 8 took 24,243 positions to
-/// prove (7,7,5) a draw, 4 took 44,125, 1 took 182,182.
-pub(super) const LOOKAHEAD_BUDGET: u32 = 8 * PAIRING_BUDGET;
+/// pairing module's budget for one search: 64 takes 3,471 positions to
+/// prove (7,7,5) a draw, 8 took 12,325 (and before the domination rule
+/// 24,243), 4 took 44,125, 1 took 182,182. Above 64 the searches that
+/// fail have failed for good: 128 and 256 search the same positions on
+/// the module doc's per-move proofs. A search costs up to 4,096 steps,
+/// but the positions it saves cost as much: hints take the same time.
+pub(super) const LOOKAHEAD_BUDGET: u32 = 64 * PAIRING_BUDGET;
 /// The longest line the Erdős–Selfridge test is made for: its sum, scaled
 /// by 2^k, over at most 256 windows then fits a `u128` (2^8 · 2^119).
 const ES_MAX_K: u32 = 119;
