@@ -166,6 +166,12 @@ export function draw() {
   const marks = estimateMarks(estimate, g.next);
   board.classList.toggle('valued', !!told);
   $('legend').hidden = !(told && told.values && told.values.size && !estimate);
+  // Where the prover gives the values, wins and losses come without their
+  // length: the legend says so instead of reading "W3".
+  const lengthless = told && told.values &&
+    [...told.values.values()].some((h) => h.value !== 'draw' && h.plies === undefined);
+  $('legend-note').textContent = 'for the side to move, perfect play; ' +
+    (lengthless ? 'W: length unknown' : 'W3: a win in 3 moves');
   drawEstimate(estimate, g.next);
   note(estimate ? `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.` : '');
 

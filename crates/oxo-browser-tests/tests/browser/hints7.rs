@@ -2,7 +2,8 @@
 //! X's centre move (whose values come from the opening table) and after
 //! O's reply (from the prover's search of the real game), every empty cell
 //! is valued, with the exact legend and no estimate, on a desktop and on
-//! a phone.
+//! a phone; in a won position the wins come without their length, and the
+//! legend says so.
 
 use super::*;
 
@@ -39,6 +40,25 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
         .await;
         wait_script(&c, "47 draws after O's reply", &all_draws(47)).await;
         let shot = h.screenshot(&c, "hints7-reply").await;
+        eprintln!("screenshot: {}", shot.display());
+
+        // A won position (X has four in a row, both ends open), valued by
+        // the prover: every move wins, shown without its length, and the
+        // legend says the lengths are unknown instead of reading "W3".
+        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,1;5,0;3,2;5,2;3,3;5,4;3,4;5,6"))
+            .await
+            .expect("the analysis board");
+        wait_script(
+            &c,
+            "41 wins without their length",
+            "const wins = [...document.querySelectorAll('#board .cell.value-win')]; \
+             return wins.length === 41 && wins.every((b) => b.textContent.trim() === 'W') \
+               && !document.getElementById('legend').hidden \
+               && document.getElementById('legend-note').textContent === \
+                  'for the side to move, perfect play; W: length unknown';",
+        )
+        .await;
+        let shot = h.screenshot(&c, "hints7-won").await;
         eprintln!("screenshot: {}", shot.display());
 
         // The same board on a phone, the board and its legend in view.
