@@ -8,7 +8,10 @@
 //! neighbouring free cells tried in turn, within a budget of steps: sound
 //! (a pairing is claimed only once built), not complete. The defender may
 //! also be given one stone to place first (a "spare", for a defender to
-//! move), which blocks every window through its cell.
+//! move), which blocks every window through its cell. A [`Budget`] may
+//! ask for a second search where that fails, which also tries any two
+//! free cells of a window, after its neighbours: more pairings, but many
+//! more ways for a search to fail, so it is given fewer steps.
 
 use std::ops::{BitAnd, BitOr, ControlFlow, Not};
 
@@ -89,6 +92,37 @@ pub(crate) trait Windows {
     fn order(&self) -> &[u8];
 }
 
+/// How long a pairing search may look: `steps` over pairs of
+/// neighbouring free cells, then, if that fails, `any_steps` more (0:
+/// none) in a search that also tries any two free cells of a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget {
+    pub steps: u32,
+    pub any_steps: u32,
+}
+
+impl Budget {
+    /// `search(steps, any_pairs)` over neighbours, then, if that finds
+    /// nothing, over any pairs.
+    fn run<T>(self, search: impl Fn(u32, bool) -> Option<T>) -> Option<T> {
+        search(self.steps, false).or_else(|| {
+            (self.any_steps > 0)
+                .then(|| search(self.any_steps, true))
+                .flatten()
+        })
+    }
+}
+
+impl From<u32> for Budget {
+    /// `steps` over neighbouring cells only.
+    fn from(steps: u32) -> Budget {
+        Budget {
+            steps,
+            any_steps: 0,
+        }
+    }
+}
+
 /// The cells a pairing of the defender (stones `defender`) against the
 /// attacker (`attacker`) takes, after one stone from `spare` if that helps
 /// (0: none), if the search finds one within `budget` steps.
@@ -122,13 +156,18 @@ pub(crate) fn pairing_avoiding<B: Windows>(
     valid: B::Cells,
     spare: B::Cells,
     avoid: B::Cells,
-    budget: u32,
+    budget: impl Into<Budget>,
 ) -> Option<B::Cells> {
-    let mut search = Search::new(board, budget, false);
-    search.avoid = avoid;
-    search
-        .run(attacker, defender, valid, spare)
-        .map(|(cells, _)| cells)
+    let budget = budget.into();
+    let search = |steps, any_pairs| {
+        let mut search = Search::new(board, steps, false);
+        search.avoid = avoid;
+        search.any_pairs = any_pairs;
+        search
+            .run(attacker, defender, valid, spare)
+            .map(|(cells, _)| cells)
+    };
+    budget.run(search)
 }
 
 /// A pairing strategy as [`pairing`] finds it, written out: the stone it
@@ -139,10 +178,15 @@ pub(crate) fn pairing_strategy<B: Windows>(
     defender: B::Cells,
     valid: B::Cells,
     spare: B::Cells,
-    budget: u32,
+    budget: impl Into<Budget>,
 ) -> Option<Strategy> {
-    let search = Search::new(board, budget, true);
-    let (_, trail) = search.run(attacker, defender, valid, spare)?;
+    let budget = budget.into();
+    let search = |steps, any_pairs| {
+        let mut search = Search::new(board, steps, true);
+        search.any_pairs = any_pairs;
+        search.run(attacker, defender, valid, spare)
+    };
+    let (_, trail) = budget.run(search)?;
     let mut strategy = Strategy {
         stone: None,
         pairs: Vec::new(),
@@ -355,6 +399,9 @@ struct Search<'a, B: Windows> {
     budget: u32,
     /// Cells whose pairs and stones are tried last.
     avoid: B::Cells,
+    /// Whether a window's pairs are any two of its free cells, not only
+    /// neighbours.
+    any_pairs: bool,
     left: B::Cells,
     /// When the strategy is wanted, not just its cells: the stone and the
     /// pairs on the way to the current branch (each as a set of cells).
@@ -367,6 +414,7 @@ impl<'a, B: Windows> Search<'a, B> {
             board,
             budget,
             avoid: B::Cells::EMPTY,
+            any_pairs: false,
             left: B::Cells::EMPTY,
             trail: keep_trail.then(Vec::new),
         }
@@ -500,39 +548,51 @@ fn cover<B: Windows, S: WindowSet>(
     // Pairs of free cells next to each other along the window (skipping
     // the attacker's stones): the pairs classic pairing strategies use, and
     // far fewer to try than every two cells of the window. A pair settles
-    // the windows holding both its cells.
+    // the windows holding both its cells. With `any_pairs`, the cells
+    // `gap` apart among the free ones follow, the nearest first.
     // The pairs clear of the cells to avoid go first, the others after.
     let avoid = search.avoid;
+    let gaps = if search.any_pairs {
+        (window & free).count().saturating_sub(1)
+    } else {
+        1
+    };
     for late in [false, true] {
-        let mut cells = window & free;
-        while cells != none {
-            let a = cells.lowest();
-            cells = cells.without_lowest();
-            if cells == none {
-                break;
-            }
-            let b = cells.lowest();
-            let pair = a | b;
-            if (pair & avoid != none) != late {
-                continue;
-            }
-            let settled = through(a).and(through(b));
-            let crowding = crowding.without(board, a).without(board, b);
-            if search.along(pair, |search| {
-                cover(
-                    search,
-                    rest.and_not(settled),
-                    through(a).or(through(b)),
-                    free & !pair,
-                    crowding,
-                    spare & !pair,
-                    why,
-                )
-            }) {
-                return true;
-            }
-            if search.budget == 0 {
-                return false;
+        for gap in 1..=gaps {
+            let mut cells = window & free;
+            while cells != none {
+                let a = cells.lowest();
+                cells = cells.without_lowest();
+                let mut after = cells;
+                for _ in 1..gap {
+                    after = after.without_lowest();
+                }
+                if after == none {
+                    break;
+                }
+                let b = after.lowest();
+                let pair = a | b;
+                if (pair & avoid != none) != late {
+                    continue;
+                }
+                let settled = through(a).and(through(b));
+                let crowding = crowding.without(board, a).without(board, b);
+                if search.along(pair, |search| {
+                    cover(
+                        search,
+                        rest.and_not(settled),
+                        through(a).or(through(b)),
+                        free & !pair,
+                        crowding,
+                        spare & !pair,
+                        why,
+                    )
+                }) {
+                    return true;
+                }
+                if search.budget == 0 {
+                    return false;
+                }
             }
         }
         if avoid == none {
