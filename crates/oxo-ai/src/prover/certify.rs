@@ -35,7 +35,7 @@ use oxo_core::{Game, Outcome, Player};
 
 use super::board::bits;
 use super::pairing::PAIRING_BUDGET;
-use super::search::{LOOKAHEAD_BUDGET, Pos};
+use super::search::{LOOKAHEAD_BUDGET, Pos, breaker_weight};
 use super::{ProveError, Prover};
 use crate::pairing::pairing_strategy;
 
@@ -331,14 +331,15 @@ impl Prover {
             };
             return Ok(Node::Move(stone as usize, node));
         }
-        // The search's order: the cell in the most live windows first,
-        // within the zones of the moves that failed (and their images
-        // under the position's symmetries).
+        // The search's order: the cell in the most live windows first (a
+        // window the Maker nearly fills counting twice), within the zones
+        // of the moves that failed (and their images under the position's
+        // symmetries).
         let mut scores = [0u32; 128];
         for &w in &board.windows {
             if w & breaker == 0 {
                 for c in bits(w & scan.empty & moves) {
-                    scores[c as usize] += 1;
+                    scores[c as usize] += breaker_weight(w, maker, board.k);
                 }
             }
         }
