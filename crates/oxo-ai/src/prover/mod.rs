@@ -149,8 +149,9 @@
 //! search 632,738 positions instead of 694,601 on the 36 answered, but
 //! take 5–8% more time: where a search fails, it fails twice. A second
 //! search of 512 steps saved more positions (1,129,113 in the first
-//! position) and made the hints 16% slower; one search over every pair,
-//! 4,096 steps (1,135,702), took twice the time.
+//! position) and made the hints slower still (5.57 s for the 40 against
+//! 5.12–5.25 s with 64 steps and 4.78–4.86 s with no second search); one
+//! search over every pair, 4,096 steps (1,135,702), took twice the time.
 //!
 //! The Breaker's order then counted every live window once. Counting
 //! twice the windows the Maker is two stones (or fewer) from filling, its
@@ -345,12 +346,27 @@ pub struct Prover {
     avoid: u128,
     /// The most nodes a certificate's tree may hold.
     proof_cap: usize,
-    /// The first cap of the real-game question's two searches
-    /// ([`SOLVER_FIRST`]; the tests make it tiny so that they take turns).
-    solver_first: u64,
-    /// Real-game searches cut at their cap and handed over to the 64-bit
-    /// solver, since the prover was made.
+    /// How the real-game question's two searches take turns: the first
+    /// cap ([`SOLVER_FIRST`]) and what happened since the prover was made
+    /// (the tests make the caps tiny, so that both searches are cut again
+    /// and again).
+    turns: Turns,
+}
+
+/// The real-game question's two searches taking turns ([`Prover::forces`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Turns {
+    /// The first round's cap.
+    first: u64,
+    /// Alpha-beta's cap is the round's shifted right by this (0, except
+    /// in tests that want the real game's search to answer).
+    solver_shift: u32,
+    /// Real-game searches cut at their cap.
     handovers: u64,
+    /// Questions alpha-beta answered, and those the real game's search
+    /// answered after it had been cut at least once.
+    solver_answers: u64,
+    resumed_answers: u64,
 }
 
 impl std::fmt::Debug for Prover {
@@ -396,8 +412,10 @@ impl Prover {
             solver: None,
             avoid: 0,
             proof_cap: MAX_PROOF_NODES,
-            solver_first: SOLVER_FIRST,
-            handovers: 0,
+            turns: Turns {
+                first: SOLVER_FIRST,
+                ..Turns::default()
+            },
         })
     }
 
@@ -558,9 +576,11 @@ impl Prover {
         // the defender's threats fastest (see the module doc's figures).
         // Each keeps what it finished in its table, so a round repeats
         // little of the last.
-        let mut cap = self.solver_first;
+        let mut cap = self.turns.first;
+        let mut cut_before = false;
         loop {
-            if let Some(value) = self.solver_value(game, cap)? {
+            if let Some(value) = self.solver_value(game, cap >> self.turns.solver_shift)? {
+                self.turns.solver_answers += 1;
                 return Ok(value
                     == if game.to_move() == side {
                         Value::Win
@@ -573,9 +593,13 @@ impl Prover {
             let proof = self.real_wins(&pos, game.to_move() == side);
             let cut = self.meter.widen(outer);
             match proof {
-                Some(proof) => return Ok(proof.wins),
+                Some(proof) => {
+                    self.turns.resumed_answers += u64::from(cut_before);
+                    return Ok(proof.wins);
+                }
                 None if cut => {
-                    self.handovers += 1;
+                    self.turns.handovers += 1;
+                    cut_before = true;
                     cap = cap.saturating_mul(4);
                 }
                 None => return Err(self.over_budget()),

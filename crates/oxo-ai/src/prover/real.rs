@@ -418,6 +418,7 @@ fn small_table() -> Table {
 mod tests {
     use oxo_core::{Game, Player, Rules};
 
+    use super::super::Turns;
     use super::super::board::Board;
     use super::*;
     use crate::solver::Solver;
@@ -495,55 +496,70 @@ mod tests {
     /// one position (so that both are cut again and again, and each round
     /// starts from what the last stored), answer as the 64-bit solver's
     /// alpha-beta search alone does, on random positions where the side
-    /// forces a line against a mere blocker.
+    /// forces a line against a mere blocker: once with the two caps equal
+    /// (alpha-beta answers most), once with alpha-beta's 64 times smaller
+    /// (the real game's search answers most, after being cut).
     #[test]
     fn the_searches_taking_turns_agree_with_the_solver() {
-        let mut seed = 31u64;
-        let mut random = move |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
-        let mut asked = [0usize; 2];
-        let mut handovers = 0;
-        for (rows, cols, k, positions) in [(5, 5, 4, 60), (6, 5, 4, 30), (6, 6, 4, 16)] {
-            let rules = Rules::new(rows, cols, k).unwrap();
-            let mut prover = Prover::new(rules, 1 << 20).unwrap();
-            prover.solver_first = 1;
-            let mut solver = Solver::new(rules, 1 << 22).unwrap();
-            for _ in 0..positions {
-                let mut game = Game::new(rules);
-                let stones = 1 + random(rules.cell_count() / 2);
-                while game.move_count() < stones && !game.is_over() {
-                    let moves: Vec<_> = game.legal_moves().collect();
-                    game.play_unchecked(moves[random(moves.len())]);
-                }
-                if game.is_over() {
-                    continue;
-                }
-                let value = solver.value_by_search(&game).unwrap();
-                for side in [Player::X, Player::O] {
-                    if !prover.maker_wins(&game, side).unwrap() {
+        for solver_shift in [0, 6] {
+            let mut seed = 31u64;
+            let mut random = move |n: usize| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (seed >> 33) as usize % n
+            };
+            let mut asked = [0usize; 2];
+            let mut turns = Turns::default();
+            for (rows, cols, k, positions) in [(5, 5, 4, 60), (6, 5, 4, 30), (6, 6, 4, 16)] {
+                let rules = Rules::new(rows, cols, k).unwrap();
+                let mut prover = Prover::new(rules, 1 << 20).unwrap();
+                prover.turns.first = 1;
+                prover.turns.solver_shift = solver_shift;
+                let mut solver = Solver::new(rules, 1 << 22).unwrap();
+                for _ in 0..positions {
+                    let mut game = Game::new(rules);
+                    let stones = 1 + random(rules.cell_count() / 2);
+                    while game.move_count() < stones && !game.is_over() {
+                        let moves: Vec<_> = game.legal_moves().collect();
+                        game.play_unchecked(moves[random(moves.len())]);
+                    }
+                    if game.is_over() {
                         continue;
                     }
-                    let expected = value
-                        == if side == game.to_move() {
-                            Value::Win
-                        } else {
-                            Value::Loss
-                        };
-                    let forces = prover.can_force(&game, side).unwrap();
-                    assert_eq!(forces, expected, "{rules} {side}: {game}");
-                    asked[usize::from(forces)] += 1;
+                    let value = solver.value_by_search(&game).unwrap();
+                    for side in [Player::X, Player::O] {
+                        if !prover.maker_wins(&game, side).unwrap() {
+                            continue;
+                        }
+                        let expected = value
+                            == if side == game.to_move() {
+                                Value::Win
+                            } else {
+                                Value::Loss
+                            };
+                        let forces = prover.can_force(&game, side).unwrap();
+                        assert_eq!(forces, expected, "{rules} {side}: {game}");
+                        asked[usize::from(forces)] += 1;
+                    }
                 }
+                turns.handovers += prover.turns.handovers;
+                turns.solver_answers += prover.turns.solver_answers;
+                turns.resumed_answers += prover.turns.resumed_answers;
             }
-            handovers += prover.handovers;
+            // Real wins and draws held by the defender's threats both came
+            // up, the searches were cut and handed over many times, and
+            // each search gave answers of its own: the real game's after
+            // being cut and resumed.
+            assert!(asked.iter().all(|&n| n >= 20), "{asked:?}");
+            assert!(turns.handovers >= 100, "{turns:?}");
+            let answers = if solver_shift == 0 {
+                turns.solver_answers
+            } else {
+                turns.resumed_answers
+            };
+            assert!(answers >= 60, "shift {solver_shift}: {turns:?}");
         }
-        // Real wins and draws held by the defender's threats both came up,
-        // and the searches were cut and handed over many times.
-        assert!(asked.iter().all(|&n| n >= 20), "{asked:?}");
-        assert!(handovers >= 100, "{handovers}");
     }
 
     /// The threat search's answer, with its shortcut for two moves left,
