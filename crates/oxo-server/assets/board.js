@@ -171,7 +171,7 @@ export function draw() {
   const lengthless = told && told.values &&
     [...told.values.values()].some((h) => h.value !== 'draw' && h.plies === undefined);
   $('legend-note').textContent = 'for the side to move, perfect play; ' +
-    (lengthless ? 'W: length unknown' : 'W3: a win in 3 moves');
+    (lengthless ? 'W, L: length unknown' : 'W3: a win in 3 moves');
   drawEstimate(estimate, g.next);
   note(estimate ? `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.` : '');
 

@@ -8,11 +8,14 @@
 use super::*;
 
 /// Whether every one of `n` empty cells shows a draw, the exact legend is
-/// up and the engine's estimate is not.
+/// up (its note on lengths as where every length is known: a draw's is)
+/// and the engine's estimate is not.
 fn all_draws(n: usize) -> String {
     format!(
         "return document.querySelectorAll('#board .cell.value-draw').length === {n} \
            && !document.getElementById('legend').hidden \
+           && document.getElementById('legend-note').textContent === \
+              'for the side to move, perfect play; W3: a win in 3 moves' \
            && document.getElementById('estimate').hidden;"
     )
 }
@@ -55,7 +58,7 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
              return wins.length === 41 && wins.every((b) => b.textContent.trim() === 'W') \
                && !document.getElementById('legend').hidden \
                && document.getElementById('legend-note').textContent === \
-                  'for the side to move, perfect play; W: length unknown';",
+                  'for the side to move, perfect play; W, L: length unknown';",
         )
         .await;
         let shot = h.screenshot(&c, "hints7-won").await;
