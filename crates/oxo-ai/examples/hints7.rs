@@ -18,15 +18,26 @@
 //! depth 3) and every position of P random games, one a line, to time
 //! one at a time with `at` and two builds alternated.
 //!
-//! `... -- build FILE [--depth D] [--budget N]` values every move of every
-//! position after up to D moves (up to symmetry; default 2) without the
-//! shipped table, each position within N positions of search (no limit by
-//! default), and writes them as an opening table to FILE
-//! (`scripts/build-opening-table.sh` runs this). The budget counts
-//! positions, not time, and every value is exact, so the same command
-//! writes the same bytes.
+//! `... -- build FILE [--depth D] [--budget N] [--forced F] [--forced-budget
+//! M] [--threads T]` values every move of every position after up to D
+//! moves (up to symmetry; default 2) without the shipped table, each
+//! position within N positions of search (no limit by default), and, with
+//! `--forced`, of every position after F moves where the side that just
+//! moved forces a line against a mere blocker if it moves again (the pass
+//! test of `Valuer` fails there, so each move needs proofs of its own),
+//! each of those by a fresh valuer with the shipped table within M
+//! positions (no limit by default), on T threads (default 1); and writes
+//! them as an opening table to FILE (`scripts/build-opening-table.sh` runs
+//! this). Positions over their budget are left out. Budgets count
+//! positions, not time, every value is exact, and no position's search
+//! depends on another's, so the same command writes the same bytes
+//! whatever the thread count. `--known TABLE` takes every position TABLE
+//! holds from it instead of searching it again (to finish an earlier
+//! build; the values are the same, so are the bytes).
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Value;
@@ -46,12 +57,18 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("build") => {
             let file = args.get(1).expect("build FILE");
-            build(
-                rules,
-                file,
-                flag("--depth", 2) as usize,
-                Some(flag("--budget", 0)).filter(|&b| b > 0),
-            );
+            let options = Build {
+                depth: flag("--depth", 2) as usize,
+                budget: Some(flag("--budget", 0)).filter(|&b| b > 0),
+                forced: Some(flag("--forced", 0) as usize).filter(|&d| d > 0),
+                forced_budget: Some(flag("--forced-budget", 0)).filter(|&b| b > 0),
+                threads: flag("--threads", 1).max(1) as usize,
+                known: args.iter().position(|a| a == "--known").map(|i| {
+                    let bytes = std::fs::read(&args[i + 1]).expect("read the known table");
+                    OpeningTable::parse(&bytes).expect("a valid table")
+                }),
+            };
+            build(rules, file, &options);
         }
         Some("at") => {
             let game = Game::from_notation(args.get(1).expect("at NOTATION"), 5)
@@ -167,10 +184,42 @@ fn canonical(game: &Game) -> Vec<Option<oxo_core::Player>> {
         .expect("8 images")
 }
 
-fn build(rules: Rules, file: &str, depth: usize, budget: Option<u64>) {
+type Entry = (Game, Vec<(Cell, Value)>);
+
+/// What `build` values (see the module doc's flags).
+struct Build {
+    depth: usize,
+    budget: Option<u64>,
+    forced: Option<usize>,
+    forced_budget: Option<u64>,
+    threads: usize,
+    known: Option<OpeningTable>,
+}
+
+fn build(rules: Rules, file: &str, options: &Build) {
+    let Build {
+        depth,
+        budget,
+        forced,
+        forced_budget,
+        threads,
+        ref known,
+    } = *options;
     let started = Instant::now();
-    let mut entries: Vec<(Game, Vec<(Cell, Value)>)> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     let mut over = Vec::new();
+    if let Some(d) = forced {
+        let (found, left_out) = forced_layer(rules, d, threads, forced_budget, known.as_ref());
+        eprintln!(
+            "after {d} moves: {} positions where the last mover forces a line if it moves again, \
+             {} over the budget, {:.0?}",
+            found.len() + left_out.len(),
+            left_out.len(),
+            started.elapsed()
+        );
+        entries.extend(found);
+        over.extend(left_out);
+    }
     // The deepest positions first: each shallower layer's moves are then
     // valued from the entries already found.
     for d in (0..=depth).rev() {
@@ -181,6 +230,10 @@ fn build(rules: Rules, file: &str, depth: usize, budget: Option<u64>) {
         let layer = positions(rules, d);
         for (i, game) in layer.iter().enumerate() {
             // A position whose search ran over the budget is left out.
+            if let Some(moves) = known.as_ref().and_then(|table| table.moves(game)) {
+                entries.push((game.clone(), moves));
+                continue;
+            }
             match valuer.values(game) {
                 Ok(values) => entries.push((
                     game.clone(),
@@ -209,6 +262,72 @@ fn build(rules: Rules, file: &str, depth: usize, budget: Option<u64>) {
         over.len(),
         over.iter().map(|p| format!("\n  {p}")).collect::<String>()
     );
+}
+
+/// Every move's value at each position after `depth` moves where the side
+/// that just moved forces a line against a mere blocker if it moves again,
+/// each valued by a fresh valuer with the shipped table within `budget`,
+/// on `threads` threads, in the layer's order; and the positions over the
+/// budget.
+fn forced_layer(
+    rules: Rules,
+    depth: usize,
+    threads: usize,
+    budget: Option<u64>,
+    known: Option<&OpeningTable>,
+) -> (Vec<Entry>, Vec<String>) {
+    let mut prover = oxo_ai::Prover::new(rules, 64 << 20).expect("7x7");
+    let hard: Vec<Game> = positions(rules, depth)
+        .into_iter()
+        .filter(|game| {
+            prover
+                .maker_wins_moving(game, game.to_move().other(), true)
+                .expect("no budget")
+        })
+        .collect();
+    drop(prover);
+    eprintln!("after {depth} moves: {} positions to value", hard.len());
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Entry, String>>>> = Mutex::new(vec![None; hard.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(game) = hard.get(i) else { break };
+                    let result = match known.and_then(|table| table.moves(game)) {
+                        Some(moves) => Ok((game.clone(), moves)),
+                        None => {
+                            let mut valuer = Valuer::new(rules, 64 << 20).expect("7x7 k=5");
+                            valuer.set_budget(budget);
+                            match valuer.values(game) {
+                                Ok(values) => Ok((
+                                    game.clone(),
+                                    values.moves.iter().map(|&(c, v)| (c, v.value)).collect(),
+                                )),
+                                Err(_) => Err(notation(game)),
+                            }
+                        }
+                    };
+                    let mut results = results.lock().expect("no thread panics");
+                    results[i] = Some(result);
+                    let done = results.iter().filter(|r| r.is_some()).count();
+                    if done % 10 == 0 {
+                        eprintln!("after {depth} moves: {done}/{} valued", hard.len());
+                    }
+                }
+            });
+        }
+    });
+    let mut found = Vec::new();
+    let mut over = Vec::new();
+    for result in results.into_inner().expect("no thread panics") {
+        match result.expect("every position valued") {
+            Ok(entry) => found.push(entry),
+            Err(position) => over.push(position),
+        }
+    }
+    (found, over)
 }
 
 fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u64>) {

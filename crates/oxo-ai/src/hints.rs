@@ -18,11 +18,11 @@ use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
 pub const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The positions a hint's searches may visit in all where the prover
-/// values the moves: about a second or two of its search on this machine
-/// kind. The rare position beyond the opening table that needs more (a few
-/// positions after two moves on 7×7 k=5, where a side forces a line against
-/// a mere blocker and the real game's search is long) gets no exact hints
-/// rather than a long wait.
+/// values the moves: well under a second of its search on this machine
+/// kind. The position beyond the opening table that needs more (on 7×7
+/// k=5, some positions after three moves or more, where a side forces a
+/// line against a mere blocker and the real game's search is long) gets no
+/// exact hints rather than a long wait.
 pub const HINT_BUDGET: u64 = 300_000;
 
 /// Why there are no hints for a position.

@@ -27,17 +27,20 @@
 //!
 //! # Cost
 //!
-//! After three moves on 7×7 k=5 most positions cost one Maker–Breaker
-//! proof: the pass test (`held`) shows the side that just moved cannot
-//! force a line even moving again, so every move is a draw. Where it can
-//! (X, moving twice, has one or two moves that force a line), every move
-//! of the other side needs a proof of its own, of up to about a million
-//! positions, and the few after which the line is still forced need the
-//! real game's search too: millions of positions, beyond the hints'
-//! budget. Sharing between the moves helps little there: the zones of
-//! those forced lines cover the board, and each move's proof costs what
-//! refuting the one or two forcing moves costs, the others being cheap
-//! (`docs/benchmarks.md` has the figures).
+//! After three moves on 7×7 k=5 most positions (6,207 of the 7,038 up to
+//! symmetry) cost one Maker–Breaker proof: the pass test (`held`) shows
+//! the side that just moved cannot force a line even moving again, so
+//! every move is a draw. Where it can (X, moving twice, has one or two
+//! moves that force a line), every move of the other side needs a proof of
+//! its own, of up to about a million positions, and those after which the
+//! line is still forced need the real game's search too: millions of
+//! positions, beyond the hints' budget, for most of those 831 positions.
+//! Sharing between the moves helps little there: the zones of those forced
+//! lines cover the board, and each move's proof costs what refuting the
+//! one or two forcing moves costs, the others being cheap
+//! (`docs/benchmarks.md` has the figures). The example `hints7 build
+//! --forced 3` adds them to a table; the shipped one does not hold them
+//! yet (about an hour of both cores here, not yet run to its end).
 //!
 //! # Distances
 //!
