@@ -424,6 +424,28 @@ mod tests {
     use crate::solver::Solver;
     use crate::value::Value;
 
+    /// Numbers below `n`, a fixed sequence from `seed`.
+    fn random_numbers(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        }
+    }
+
+    /// A game of `rules` played at random for 1 to half the cells' moves,
+    /// if it is not over.
+    fn random_game(rules: Rules, random: &mut impl FnMut(usize) -> usize) -> Option<Game> {
+        let mut game = Game::new(rules);
+        let stones = 1 + random(rules.cell_count() / 2);
+        while game.move_count() < stones && !game.is_over() {
+            let moves: Vec<_> = game.legal_moves().collect();
+            game.play_unchecked(moves[random(moves.len())]);
+        }
+        (!game.is_over()).then_some(game)
+    }
+
     /// Both sides' real-game answers agree with the 64-bit solver's
     /// alpha-beta search (which knows nothing of Maker–Breaker games) on
     /// random positions, and every kind of answer comes up: real wins,
@@ -431,14 +453,8 @@ mod tests {
     /// Maker–Breaker losses.
     #[test]
     fn agrees_with_the_solver() {
-        let mut seed = 29u64;
         let mut all_kinds = [0usize; 3];
-        let mut random = move |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut random = random_numbers(29);
         for (rows, cols, k, positions) in [
             (4, 4, 3, 60),
             (4, 4, 4, 60),
@@ -453,15 +469,9 @@ mod tests {
             let mut solver = Solver::new(rules, 1 << 22).unwrap();
             let mut kinds = [0usize; 3];
             for _ in 0..positions {
-                let mut game = Game::new(rules);
-                let stones = 1 + random(rules.cell_count() / 2);
-                while game.move_count() < stones && !game.is_over() {
-                    let moves: Vec<_> = game.legal_moves().collect();
-                    game.play_unchecked(moves[random(moves.len())]);
-                }
-                if game.is_over() {
+                let Some(game) = random_game(rules, &mut random) else {
                     continue;
-                }
+                };
                 let value = solver.value_by_search(&game).unwrap();
                 for side in [Player::X, Player::O] {
                     let expected = value
@@ -502,13 +512,7 @@ mod tests {
     #[test]
     fn the_searches_taking_turns_agree_with_the_solver() {
         for solver_shift in [0, 6] {
-            let mut seed = 31u64;
-            let mut random = move |n: usize| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 33) as usize % n
-            };
+            let mut random = random_numbers(31);
             let mut asked = [0usize; 2];
             let mut turns = Turns::default();
             for (rows, cols, k, positions) in [(5, 5, 4, 60), (6, 5, 4, 30), (6, 6, 4, 16)] {
@@ -518,15 +522,9 @@ mod tests {
                 prover.turns.solver_shift = solver_shift;
                 let mut solver = Solver::new(rules, 1 << 22).unwrap();
                 for _ in 0..positions {
-                    let mut game = Game::new(rules);
-                    let stones = 1 + random(rules.cell_count() / 2);
-                    while game.move_count() < stones && !game.is_over() {
-                        let moves: Vec<_> = game.legal_moves().collect();
-                        game.play_unchecked(moves[random(moves.len())]);
-                    }
-                    if game.is_over() {
+                    let Some(game) = random_game(rules, &mut random) else {
                         continue;
-                    }
+                    };
                     let value = solver.value_by_search(&game).unwrap();
                     for side in [Player::X, Player::O] {
                         if !prover.maker_wins(&game, side).unwrap() {
