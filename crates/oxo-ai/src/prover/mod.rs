@@ -576,8 +576,9 @@ impl Prover {
         // the defender's threats fastest (see the module doc's figures).
         // Each keeps what it finished in its table, so a round repeats
         // little of the last.
+        // Beyond the solver's boards, the real game's search alone, uncapped.
+        let solver_too = Solver::can_solve(self.rules);
         let mut cap = self.turns.first;
-        let mut cut_before = false;
         loop {
             if let Some(value) = self.solver_value(game, cap >> self.turns.solver_shift)? {
                 self.turns.solver_answers += 1;
@@ -588,18 +589,17 @@ impl Prover {
                         Value::Loss
                     });
             }
-            let capped = Solver::can_solve(self.rules);
-            let outer = self.meter.narrow(if capped { cap } else { u64::MAX });
+            let outer = self.meter.narrow(if solver_too { cap } else { u64::MAX });
             let proof = self.real_wins(&pos, game.to_move() == side);
             let cut = self.meter.widen(outer);
             match proof {
                 Some(proof) => {
-                    self.turns.resumed_answers += u64::from(cut_before);
+                    // The cap grows only when the search was cut.
+                    self.turns.resumed_answers += u64::from(cap > self.turns.first);
                     return Ok(proof.wins);
                 }
                 None if cut => {
                     self.turns.handovers += 1;
-                    cut_before = true;
                     cap = cap.saturating_mul(4);
                 }
                 None => return Err(self.over_budget()),
