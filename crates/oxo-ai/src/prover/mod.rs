@@ -575,8 +575,8 @@ impl Prover {
         // fastest, and the real game's search, which proves draws held by
         // the defender's threats fastest (see the module doc's figures).
         // Each keeps what it finished in its table, so a round repeats
-        // little of the last.
-        // Beyond the solver's boards, the real game's search alone, uncapped.
+        // little of the last. Beyond the solver's boards, the real game's
+        // search goes alone, uncapped.
         let solver_too = Solver::can_solve(self.rules);
         let mut cap = self.turns.first;
         loop {
