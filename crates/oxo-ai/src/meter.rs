@@ -22,6 +22,8 @@ pub(crate) struct Meter<P> {
     /// ...and whether it did.
     aborted: bool,
     next_report: u64,
+    /// Positions between two reports ([`REPORT_EVERY`]; fewer in tests).
+    report_every: u64,
     /// The lesser of `limit` and `next_report`: the one count the hot path
     /// compares with.
     next_event: u64,
@@ -38,6 +40,7 @@ impl<P> Meter<P> {
             limit: u64::MAX,
             aborted: false,
             next_report: REPORT_EVERY,
+            report_every: REPORT_EVERY,
             next_event: REPORT_EVERY,
             started: Instant::now(),
             budget: None,
@@ -70,6 +73,17 @@ impl<P> Meter<P> {
         self.on_progress = Some(Box::new(report));
     }
 
+    /// Report every `nodes` positions instead, from the next call on.
+    #[cfg(test)]
+    pub(crate) fn set_report_every(&mut self, nodes: u64) {
+        self.report_every = nodes.max(1);
+    }
+
+    /// Time since the current call began.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
     /// Begin a call: its budget counts from here, and so does its time.
     pub(crate) fn start(&mut self) {
         self.aborted = false;
@@ -77,7 +91,7 @@ impl<P> Meter<P> {
             .budget
             .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
         self.started = Instant::now();
-        self.next_report = self.nodes + REPORT_EVERY;
+        self.next_report = self.nodes + self.report_every;
         self.next_event = self.limit.min(self.next_report);
     }
 
@@ -151,7 +165,7 @@ impl<P> Meter<P> {
             self.aborted = true;
         }
         if self.nodes >= self.next_report {
-            self.next_report = self.nodes + REPORT_EVERY;
+            self.next_report = self.nodes + self.report_every;
             if let Some(on_progress) = self.on_progress.as_mut() {
                 on_progress(report(self.nodes, self.started.elapsed()));
             }

@@ -212,6 +212,7 @@ mod real;
 mod search;
 mod table;
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use oxo_core::{Game, Player, Rules};
@@ -337,6 +338,9 @@ pub struct Prover {
     table_bytes: usize,
     /// Positions visited, the budget and progress reports.
     meter: Meter<Progress>,
+    /// The progress callback, shared with the 64-bit solver's meter so
+    /// that its rounds report too (`None`: no callback).
+    relay: Option<Arc<Mutex<Relay>>>,
     /// The number of the current search's first node.
     root_node: u64,
     stats: Stats,
@@ -351,6 +355,34 @@ pub struct Prover {
     /// (the tests make the caps tiny, so that both searches are cut again
     /// and again).
     turns: Turns,
+}
+
+/// The prover's progress callback and, for the 64-bit solver's current
+/// call, what to add to the solver's count and time to make the prover's.
+struct Relay {
+    report: Box<dyn FnMut(Progress) + Send>,
+    nodes: u64,
+    elapsed: Duration,
+}
+
+impl Relay {
+    /// The relay, even if a callback panicked while holding it.
+    fn lock(relay: &Mutex<Relay>) -> std::sync::MutexGuard<'_, Relay> {
+        relay.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Have `solver` report through `relay`, in the prover's terms.
+    fn attach(relay: &Arc<Mutex<Relay>>, solver: &mut Solver) {
+        let relay = Arc::clone(relay);
+        solver.on_progress(move |p| {
+            let mut relay = Relay::lock(&relay);
+            let progress = Progress {
+                nodes: relay.nodes + p.nodes,
+                elapsed: relay.elapsed + p.elapsed,
+            };
+            (relay.report)(progress);
+        });
+    }
 }
 
 /// The real-game question's two searches taking turns ([`Prover::forces`]).
@@ -407,6 +439,7 @@ impl Prover {
             real_table: None,
             table_bytes,
             meter: Meter::new(),
+            relay: None,
             root_node: 0,
             stats: Stats::default(),
             solver: None,
@@ -444,9 +477,21 @@ impl Prover {
         self.stats
     }
 
-    /// Call `report` about once every million positions while proving.
+    /// Call `report` about once every million positions while proving,
+    /// the 64-bit solver's positions included.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
-        self.meter.on_progress(report);
+        let relay = Arc::new(Mutex::new(Relay {
+            report: Box::new(report),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+        }));
+        let own = Arc::clone(&relay);
+        self.meter
+            .on_progress(move |progress| (Relay::lock(&own).report)(progress));
+        if let Some(solver) = self.solver.as_mut() {
+            Relay::attach(&relay, solver);
+        }
+        self.relay = Some(relay);
     }
 
     /// Let each call visit at most `nodes` positions (`None`: no limit); a
@@ -619,15 +664,24 @@ impl Prover {
         let solver = match self.solver.as_mut() {
             Some(solver) => solver,
             None => {
-                let solver = Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
-                    SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
-                    other => unreachable!("the 64-bit solver takes these rules: {other}"),
-                })?;
+                let mut solver =
+                    Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
+                        SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
+                        other => unreachable!("the 64-bit solver takes these rules: {other}"),
+                    })?;
+                if let Some(relay) = &self.relay {
+                    Relay::attach(relay, &mut solver);
+                }
                 self.solver.insert(solver)
             }
         };
         solver.set_budget((left != u64::MAX).then_some(left));
         let before = solver.nodes();
+        if let Some(relay) = &self.relay {
+            let mut relay = Relay::lock(relay);
+            relay.nodes = self.meter.nodes().saturating_sub(before);
+            relay.elapsed = self.meter.elapsed();
+        }
         let value = solver.value_by_search(game);
         self.meter.add(solver.nodes() - before);
         match value {

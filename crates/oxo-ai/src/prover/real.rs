@@ -416,6 +416,8 @@ fn small_table() -> Table {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use oxo_core::{Game, Player, Rules};
 
     use super::super::Turns;
@@ -558,6 +560,53 @@ mod tests {
             };
             assert!(answers >= 60, "shift {solver_shift}: {turns:?}");
         }
+    }
+
+    /// Progress reports keep coming while alpha-beta takes its turn: the
+    /// 64-bit solver's positions are reported in the prover's count, which
+    /// only grows.
+    #[test]
+    fn progress_is_reported_during_alpha_beta_rounds() {
+        const EVERY: u64 = 64;
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut prover = Prover::new(rules, 1 << 20).unwrap();
+        let mut solver = Solver::new(rules, 1 << 20).unwrap();
+        solver.set_report_every(EVERY);
+        prover.solver = Some(solver);
+        prover.meter.set_report_every(EVERY);
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&heard);
+        prover.on_progress(move |p| sink.lock().unwrap().push(p.nodes));
+        let mut random = random_numbers(37);
+        let mut asked = 0;
+        while asked < 24 {
+            let Some(game) = random_game(rules, &mut random) else {
+                continue;
+            };
+            for side in [Player::X, Player::O] {
+                if prover.maker_wins(&game, side).unwrap() {
+                    prover.can_force(&game, side).unwrap();
+                    asked += 1;
+                }
+            }
+        }
+        let heard = heard.lock().unwrap();
+        assert!(heard.windows(2).all(|w| w[0] < w[1]), "{heard:?}");
+        assert!(heard.last() <= Some(&prover.nodes()));
+        // Alpha-beta visits most positions; without its reports, those
+        // would be one report a round at most.
+        let solver_nodes = prover.solver.as_ref().unwrap().nodes();
+        assert!(
+            solver_nodes * 2 > prover.nodes(),
+            "{solver_nodes} of {}",
+            prover.nodes()
+        );
+        assert!(
+            heard.len() as u64 * EVERY * 2 > prover.nodes(),
+            "{} reports for {} positions",
+            heard.len(),
+            prover.nodes()
+        );
     }
 
     /// The threat search's answer, with its shortcut for two moves left,

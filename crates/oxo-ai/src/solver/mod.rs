@@ -281,6 +281,12 @@ impl Solver {
         self.meter.on_progress(report);
     }
 
+    /// Report every `nodes` positions instead, from the next call on.
+    #[cfg(test)]
+    pub(crate) fn set_report_every(&mut self, nodes: u64) {
+        self.meter.set_report_every(nodes);
+    }
+
     /// Let each call visit at most `nodes` positions (`None`: no limit);
     /// a call that runs out answers [`SolveError::OverBudget`] and stores
     /// nothing it had not finished, so later answers stay exact.
