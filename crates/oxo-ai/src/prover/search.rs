@@ -398,6 +398,30 @@ mod tests {
         }
     }
 
+    /// `stones` stones on random empty cells, the Maker's and the
+    /// Breaker's in turn, the Maker first; with `breaker_extra`, a quarter
+    /// of the Maker's turns go to the Breaker instead.
+    fn random_stones(
+        board: &Board,
+        stones: u32,
+        breaker_extra: bool,
+        random: &mut impl FnMut() -> u32,
+    ) -> (u128, u128) {
+        let (mut maker, mut breaker) = (0u128, 0u128);
+        for i in 0..stones {
+            let empty = board.valid & !(maker | breaker);
+            let c = bits(empty)
+                .nth((random() % empty.count_ones()) as usize)
+                .unwrap();
+            if i % 2 == 0 && !(breaker_extra && random().is_multiple_of(4)) {
+                maker |= 1 << c;
+            } else {
+                breaker |= 1 << c;
+            }
+        }
+        (maker, breaker)
+    }
+
     /// Every answer agrees with plain minimax, and every zone is big
     /// enough: with stones of the loser added anywhere outside it (Maker
     /// stones to a Breaker win, Breaker stones to a Maker win), the winner
@@ -422,20 +446,9 @@ mod tests {
             let mut counts = [0usize; 2];
             for _ in 0..positions {
                 let stones = min_stones + random() % (cells - min_stones);
-                let (mut maker, mut breaker) = (0u128, 0u128);
-                for i in 0..stones {
-                    let empty = board.valid & !(maker | breaker);
-                    let c = bits(empty)
-                        .nth((random() % empty.count_ones()) as usize)
-                        .unwrap();
-                    // The Breaker gets a few more stones than its share,
-                    // so that both answers come up.
-                    if i % 2 == 0 && !random().is_multiple_of(4) {
-                        maker |= 1 << c;
-                    } else {
-                        breaker |= 1 << c;
-                    }
-                }
+                // The Breaker gets a few more stones than its share, so
+                // that both answers come up.
+                let (maker, breaker) = random_stones(&board, stones, true, &mut random);
                 let maker_turn = random().is_multiple_of(2);
                 let expected = brute(&board, maker, breaker, maker_turn, &mut memo);
                 prover.root_node = prover.meter.nodes() + 1;
@@ -472,6 +485,69 @@ mod tests {
         assert!(dominated >= 20, "{dominated}");
     }
 
+    /// Pairings that only the search over any two cells of a window finds
+    /// are sound, and so are the zones they give: on random positions with
+    /// the Breaker to move where the search over neighbouring cells finds
+    /// none, the Breaker wins under plain minimax, and still wins with
+    /// Maker stones added anywhere outside the cells the pairing takes
+    /// (the zone of a node a pairing settles). The prover, asked the same
+    /// positions, agrees, and its own zone holds too.
+    #[test]
+    fn pairings_of_any_two_cells_and_their_zones_agree_with_minimax() {
+        let neighbours = Budget::from(LOOKAHEAD_BUDGET.steps);
+        let any_two = Budget {
+            steps: 0,
+            any_steps: LOOKAHEAD_BUDGET.steps,
+        };
+        let mut random = random_numbers(13u64);
+        let mut found = Vec::new();
+        for (rows, cols, k, positions) in [(5, 4, 4, 10000), (4, 5, 4, 10000)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            let mut prover = Prover::new(rules, 1 << 20).unwrap();
+            let board = prover.board.clone();
+            let cells = rows * cols;
+            let mut memo = HashMap::new();
+            let mut count = 0;
+            // 10 to 13 empty cells, few enough for plain minimax. About
+            // one position in 250 needs the second search.
+            for _ in 0..positions {
+                let (maker, breaker) =
+                    random_stones(&board, cells - 13 + random() % 4, false, &mut random);
+                let free = board.valid & !(maker | breaker);
+                if board.windows.iter().any(|&w| w & !maker == 0)
+                    || board
+                        .pairing_after_move(maker, breaker, free, 0, neighbours)
+                        .is_some()
+                {
+                    continue;
+                }
+                let Some(zone) = board.pairing_after_move(maker, breaker, free, 0, any_two) else {
+                    continue;
+                };
+                count += 1;
+                let what = format!("{rules}: maker {maker:#x} breaker {breaker:#x}");
+                assert!(!brute(&board, maker, breaker, false, &mut memo), "{what}");
+                prover.root_node = prover.meter.nodes() + 1;
+                let proof = prover
+                    .prove(&pos_of(&board, maker, breaker), false)
+                    .unwrap();
+                assert!(!proof.maker_wins, "{what}");
+                for zone in [zone, proof.zone] {
+                    let outside = board.valid & !(maker | breaker | zone);
+                    for _ in 0..4 {
+                        let extra = outside & (u128::from(random()) | u128::from(random()) << 32);
+                        assert!(
+                            !brute(&board, maker | extra, breaker, false, &mut memo),
+                            "{what}: zone {zone:#x} too small: fails with {extra:#x} added"
+                        );
+                    }
+                }
+            }
+            found.push(count);
+        }
+        assert!(found.iter().all(|&n| n >= 8), "{found:?}");
+    }
+
     /// The domination rule itself, against minimax: when every live
     /// window through y holds x, and x loses for the mover, so does y.
     #[test]
@@ -483,18 +559,7 @@ mod tests {
             let cells = rows * cols;
             let mut memo = HashMap::new();
             for _ in 0..300 {
-                let (mut maker, mut breaker) = (0u128, 0u128);
-                for i in 0..cells - 9 {
-                    let empty = board.valid & !(maker | breaker);
-                    let c = bits(empty)
-                        .nth((random() % empty.count_ones()) as usize)
-                        .unwrap();
-                    if i % 2 == 0 {
-                        maker |= 1 << c;
-                    } else {
-                        breaker |= 1 << c;
-                    }
-                }
+                let (maker, breaker) = random_stones(&board, cells - 9, false, &mut random);
                 let empty = board.valid & !(maker | breaker);
                 let live: Vec<u128> = board
                     .windows
