@@ -464,8 +464,9 @@ impl Prover {
         self.rules
     }
 
-    /// Positions visited since the prover was made (with the 64-bit
-    /// solver's, where [`Prover::value`] asks it on the smallest boards).
+    /// Positions visited since the prover was made, with the 64-bit
+    /// solver's on boards of at most 64 cells (where [`Prover::value`]
+    /// and the real-game questions ask it too).
     #[must_use]
     pub const fn nodes(&self) -> u64 {
         self.meter.nodes()
@@ -488,9 +489,6 @@ impl Prover {
         let own = Arc::clone(&relay);
         self.meter
             .on_progress(move |progress| (Relay::lock(&own).report)(progress));
-        if let Some(solver) = self.solver.as_mut() {
-            Relay::attach(&relay, solver);
-        }
         self.relay = Some(relay);
     }
 
@@ -664,20 +662,19 @@ impl Prover {
         let solver = match self.solver.as_mut() {
             Some(solver) => solver,
             None => {
-                let mut solver =
-                    Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
-                        SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
-                        other => unreachable!("the 64-bit solver takes these rules: {other}"),
-                    })?;
-                if let Some(relay) = &self.relay {
-                    Relay::attach(relay, &mut solver);
-                }
+                let solver = Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
+                    SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
+                    other => unreachable!("the 64-bit solver takes these rules: {other}"),
+                })?;
                 self.solver.insert(solver)
             }
         };
         solver.set_budget((left != u64::MAX).then_some(left));
         let before = solver.nodes();
+        // The solver reports through the prover's callback (attached each
+        // round, so that one set after the solver was made is heard too).
         if let Some(relay) = &self.relay {
+            Relay::attach(relay, solver);
             let mut relay = Relay::lock(relay);
             relay.nodes = self.meter.nodes().saturating_sub(before);
             relay.elapsed = self.meter.elapsed();

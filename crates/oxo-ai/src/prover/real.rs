@@ -416,7 +416,9 @@ fn small_table() -> Table {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
+    use std::time::Instant;
 
     use oxo_core::{Game, Player, Rules};
 
@@ -564,35 +566,63 @@ mod tests {
 
     /// Progress reports keep coming while alpha-beta takes its turn: the
     /// 64-bit solver's positions are reported in the prover's count, which
-    /// only grows.
+    /// only grows and stays within each call's positions, and in the time
+    /// since the call began. The callback is set first and the solver made
+    /// later, as a campaign does.
     #[test]
     fn progress_is_reported_during_alpha_beta_rounds() {
         const EVERY: u64 = 64;
         let rules = Rules::new(6, 6, 4).unwrap();
         let mut prover = Prover::new(rules, 1 << 20).unwrap();
-        let mut solver = Solver::new(rules, 1 << 20).unwrap();
-        solver.set_report_every(EVERY);
-        prover.solver = Some(solver);
-        prover.meter.set_report_every(EVERY);
+        // (call, positions, time) of each report.
         let heard = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&heard);
-        prover.on_progress(move |p| sink.lock().unwrap().push(p.nodes));
+        let call = Arc::new(AtomicUsize::new(0));
+        let (sink, now) = (Arc::clone(&heard), Arc::clone(&call));
+        prover.on_progress(move |p| {
+            let call = now.load(Ordering::Relaxed);
+            sink.lock().unwrap().push((call, p.nodes, p.elapsed));
+        });
+        prover.meter.set_report_every(EVERY);
+        prover.solver = Some(Solver::new(rules, 1 << 20).unwrap());
+        prover.solver.as_mut().unwrap().set_report_every(EVERY);
         let mut random = random_numbers(37);
-        let mut asked = 0;
-        while asked < 24 {
+        // Each call's first and last position and its time.
+        let mut calls = Vec::new();
+        while calls.len() < 48 {
             let Some(game) = random_game(rules, &mut random) else {
                 continue;
             };
             for side in [Player::X, Player::O] {
-                if prover.maker_wins(&game, side).unwrap() {
-                    prover.can_force(&game, side).unwrap();
-                    asked += 1;
+                let ask = |prover: &mut Prover, forces: bool| {
+                    call.fetch_add(1, Ordering::Relaxed);
+                    let first = prover.nodes() + 1;
+                    let started = Instant::now();
+                    let answer = if forces {
+                        prover.can_force(&game, side)
+                    } else {
+                        prover.maker_wins(&game, side)
+                    };
+                    (answer.unwrap(), (first, prover.nodes(), started.elapsed()))
+                };
+                let (maker_wins, asked) = ask(&mut prover, false);
+                calls.push(asked);
+                if maker_wins {
+                    calls.push(ask(&mut prover, true).1);
                 }
             }
         }
         let heard = heard.lock().unwrap();
-        assert!(heard.windows(2).all(|w| w[0] < w[1]), "{heard:?}");
-        assert!(heard.last() <= Some(&prover.nodes()));
+        for pair in heard.windows(2) {
+            assert!(pair[0].1 < pair[1].1, "{pair:?}");
+            if pair[0].0 == pair[1].0 {
+                assert!(pair[0].2 <= pair[1].2, "{pair:?}");
+            }
+        }
+        for &(call, nodes, elapsed) in heard.iter() {
+            let (first, last, took) = calls[call - 1];
+            assert!((first..=last).contains(&nodes), "{nodes} in call {call}");
+            assert!(elapsed <= took, "{elapsed:?} in call {call}");
+        }
         // Alpha-beta visits most positions; without its reports, those
         // would be one report a round at most.
         let solver_nodes = prover.solver.as_ref().unwrap().nodes();
