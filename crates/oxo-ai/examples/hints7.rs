@@ -18,8 +18,8 @@
 //! depth 3) and every position of P random games, one a line, to time
 //! one at a time with `at` and two builds alternated.
 //!
-//! `... -- build FILE [--depth D] [--budget N] [--forced F] [--forced-budget
-//! M] [--threads T]` values every move of every position after up to D
+//! `... -- build FILE [--depth D] [--budget N] [--forced F | --forced-list
+//! LIST] [--forced-budget M] [--threads T] [--known TABLE]...` values every move of every position after up to D
 //! moves (up to symmetry; default 2) without the shipped table, each
 //! position within N positions of search (no limit by default), and, with
 //! `--forced`, of every position after F moves where the side that just
@@ -33,9 +33,15 @@
 //! depends on another's, so the same command writes the same bytes
 //! whatever the thread count. `--known TABLE` takes every position TABLE
 //! holds from it instead of searching it again (to finish an earlier
-//! build; the values are the same, so are the bytes).
+//! build; the values are the same, so are the bytes; the flag may come
+//! more than once). `--forced-list LIST` values the positions of LIST (one
+//! a line, rows split by `/`; `#` starts a comment) instead of those after
+//! F moves. As each of those is done, `FILE.forced.txt` gains a line and
+//! `FILE.partial` holds the ones valued so far, to give `--known` if the
+//! build is stopped.
 
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -53,6 +59,12 @@ fn main() {
             .position(|a| a == name)
             .map_or(default, |i| args[i + 1].parse().expect("a number"))
     };
+    // Every value given to a flag that may come more than once.
+    let values_of = |name: &'static str| {
+        args.windows(2)
+            .filter(move |pair| pair[0] == name)
+            .map(|pair| pair[1].as_str())
+    };
     let rules = Rules::new(7, 7, 5).expect("7x7 k=5");
     match args.first().map(String::as_str) {
         Some("build") => {
@@ -63,9 +75,20 @@ fn main() {
                 forced: Some(flag("--forced", 0) as usize).filter(|&d| d > 0),
                 forced_budget: Some(flag("--forced-budget", 0)).filter(|&b| b > 0),
                 threads: flag("--threads", 1).max(1) as usize,
-                known: args.iter().position(|a| a == "--known").map(|i| {
-                    let bytes = std::fs::read(&args[i + 1]).expect("read the known table");
-                    OpeningTable::parse(&bytes).expect("a valid table")
+                known: values_of("--known")
+                    .map(|path| {
+                        let bytes = std::fs::read(path).expect("read the known table");
+                        OpeningTable::parse(&bytes).expect("a valid table")
+                    })
+                    .collect(),
+                forced_list: values_of("--forced-list").next_back().map(|path| {
+                    std::fs::read_to_string(path)
+                        .expect("read the forced list")
+                        .lines()
+                        .map(str::trim)
+                        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                        .map(|line| Game::from_notation(line, 5).expect("a 7x7 k=5 position"))
+                        .collect()
                 }),
             };
             build(rules, file, &options);
@@ -193,7 +216,16 @@ struct Build {
     forced: Option<usize>,
     forced_budget: Option<u64>,
     threads: usize,
-    known: Option<OpeningTable>,
+    /// Tables whose positions are taken as they are.
+    known: Vec<OpeningTable>,
+    /// The forced layer's positions, instead of those of `forced` moves
+    /// that fail the pass test.
+    forced_list: Option<Vec<Game>>,
+}
+
+/// The moves of `game` from the first of `tables` that holds it.
+fn known_moves(tables: &[OpeningTable], game: &Game) -> Option<Vec<(Cell, Value)>> {
+    tables.iter().find_map(|table| table.moves(game))
 }
 
 fn build(rules: Rules, file: &str, options: &Build) {
@@ -204,14 +236,20 @@ fn build(rules: Rules, file: &str, options: &Build) {
         forced_budget,
         threads,
         ref known,
+        ref forced_list,
     } = *options;
     let started = Instant::now();
     let mut entries: Vec<Entry> = Vec::new();
     let mut over = Vec::new();
-    if let Some(d) = forced {
-        let (found, left_out) = forced_layer(rules, d, threads, forced_budget, known.as_ref());
+    let hard = match (forced_list, forced) {
+        (Some(list), _) => Some(list.clone()),
+        (None, Some(d)) => Some(failing_the_pass_test(rules, d)),
+        (None, None) => None,
+    };
+    if let Some(hard) = hard {
+        let (found, left_out) = forced_layer(rules, &hard, file, threads, forced_budget, known);
         eprintln!(
-            "after {d} moves: {} positions where the last mover forces a line if it moves again, \
+            "{} positions where the last mover forces a line if it moves again, \
              {} over the budget, {:.0?}",
             found.len() + left_out.len(),
             left_out.len(),
@@ -230,7 +268,7 @@ fn build(rules: Rules, file: &str, options: &Build) {
         let layer = positions(rules, d);
         for (i, game) in layer.iter().enumerate() {
             // A position whose search ran over the budget is left out.
-            if let Some(moves) = known.as_ref().and_then(|table| table.moves(game)) {
+            if let Some(moves) = known_moves(known, game) {
                 entries.push((game.clone(), moves));
                 continue;
             }
@@ -264,18 +302,9 @@ fn build(rules: Rules, file: &str, options: &Build) {
     );
 }
 
-/// Every move's value at each position after `depth` moves where the side
-/// that just moved forces a line against a mere blocker if it moves again,
-/// each valued by a fresh valuer with the shipped table within `budget`,
-/// on `threads` threads, in the layer's order; and the positions over the
-/// budget.
-fn forced_layer(
-    rules: Rules,
-    depth: usize,
-    threads: usize,
-    budget: Option<u64>,
-    known: Option<&OpeningTable>,
-) -> (Vec<Entry>, Vec<String>) {
+/// The positions after `depth` moves where the side that just moved
+/// forces a line against a mere blocker if it moves again.
+fn failing_the_pass_test(rules: Rules, depth: usize) -> Vec<Game> {
     let mut prover = oxo_ai::Prover::new(rules, 64 << 20).expect("7x7");
     let hard: Vec<Game> = positions(rules, depth)
         .into_iter()
@@ -285,17 +314,40 @@ fn forced_layer(
                 .expect("no budget")
         })
         .collect();
-    drop(prover);
     eprintln!("after {depth} moves: {} positions to value", hard.len());
+    hard
+}
+
+/// Every move's value at each of the `hard` positions, each valued by a
+/// fresh valuer with the shipped table within `budget`, on `threads`
+/// threads, in the list's order; and the positions over the budget. As
+/// each position is done, `FILE.forced.txt` gains a line (`valued` or
+/// `over`, and the position) and `FILE.partial` is rewritten as a table
+/// of those valued so far, to give `--known` after a stop.
+fn forced_layer(
+    rules: Rules,
+    hard: &[Game],
+    file: &str,
+    threads: usize,
+    budget: Option<u64>,
+    known: &[OpeningTable],
+) -> (Vec<Entry>, Vec<String>) {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Entry, String>>>> = Mutex::new(vec![None; hard.len()]);
+    let log = Mutex::new(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(format!("{file}.forced.txt"))
+            .expect("open the forced layer's log"),
+    );
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(game) = hard.get(i) else { break };
-                    let result = match known.and_then(|table| table.moves(game)) {
+                    let result = match known_moves(known, game) {
                         Some(moves) => Ok((game.clone(), moves)),
                         None => {
                             let mut valuer = Valuer::new(rules, 64 << 20).expect("7x7 k=5");
@@ -309,12 +361,25 @@ fn forced_layer(
                             }
                         }
                     };
+                    let mut log = log.lock().expect("no thread panics");
                     let mut results = results.lock().expect("no thread panics");
+                    let line = match &result {
+                        Ok(_) => format!("valued {}", notation(game)),
+                        Err(position) => format!("over {position}"),
+                    };
                     results[i] = Some(result);
+                    let valued: Vec<Entry> = results
+                        .iter()
+                        .filter_map(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned())
+                        .collect();
+                    std::fs::write(
+                        format!("{file}.partial"),
+                        OpeningTable::to_bytes(rules, &valued),
+                    )
+                    .expect("write the partial table");
+                    writeln!(log, "{line}").expect("write the forced layer's log");
                     let done = results.iter().filter(|r| r.is_some()).count();
-                    if done % 10 == 0 {
-                        eprintln!("after {depth} moves: {done}/{} valued", hard.len());
-                    }
+                    eprintln!("forced layer: {done}/{} done, {line}", hard.len());
                 }
             });
         }
