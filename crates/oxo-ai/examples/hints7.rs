@@ -19,13 +19,15 @@
 //! one at a time with `at` and two builds alternated.
 //!
 //! `... -- build FILE [--depth D] [--budget N] [--forced F | --forced-list
-//! LIST] [--forced-budget M] [--threads T] [--known TABLE]...` values every move of every position after up to D
+//! LIST] [--forced-budget M] [--threads T] [--known TABLE]... [--partial
+//! PREFIX]` values every move of every position after up to D
 //! moves (up to symmetry; default 2) without the shipped table, each
 //! position within N positions of search (no limit by default), and, with
 //! `--forced`, of every position after F moves where the side that just
 //! moved forces a line against a mere blocker if it moves again (the pass
 //! test of `Valuer` fails there, so each move needs proofs of its own),
-//! each of those by a fresh valuer with the shipped table within M
+//! each of those by a fresh valuer with the shipped table's first two
+//! moves (never its later ones, so a rebuild reads none of its answers) within M
 //! positions (no limit by default), on T threads (default 1); and writes
 //! them as an opening table to FILE (`scripts/build-opening-table.sh` runs
 //! this). Positions over their budget are left out. Budgets count
@@ -36,9 +38,9 @@
 //! build; the values are the same, so are the bytes; the flag may come
 //! more than once). `--forced-list LIST` values the positions of LIST (one
 //! a line, rows split by `/`; `#` starts a comment) instead of those after
-//! F moves. As each of those is done, `FILE.forced.txt` gains a line and
-//! `FILE.partial` holds the ones valued so far, to give `--known` if the
-//! build is stopped.
+//! F moves. With `--partial PREFIX`, as each of those is done,
+//! `PREFIX.txt` gains a line and `PREFIX.bin` holds the ones valued so far,
+//! to give `--known` if the build is stopped.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -81,6 +83,7 @@ fn main() {
                         OpeningTable::parse(&bytes).expect("a valid table")
                     })
                     .collect(),
+                partial: values_of("--partial").next_back().map(str::to_owned),
                 forced_list: values_of("--forced-list").next_back().map(|path| {
                     std::fs::read_to_string(path)
                         .expect("read the forced list")
@@ -221,6 +224,8 @@ struct Build {
     /// The forced layer's positions, instead of those of `forced` moves
     /// that fail the pass test.
     forced_list: Option<Vec<Game>>,
+    /// Where the forced layer keeps its log and partial table.
+    partial: Option<String>,
 }
 
 /// The moves of `game` from the first of `tables` that holds it.
@@ -237,6 +242,7 @@ fn build(rules: Rules, file: &str, options: &Build) {
         threads,
         ref known,
         ref forced_list,
+        ref partial,
     } = *options;
     let started = Instant::now();
     let mut entries: Vec<Entry> = Vec::new();
@@ -247,7 +253,14 @@ fn build(rules: Rules, file: &str, options: &Build) {
         (None, None) => None,
     };
     if let Some(hard) = hard {
-        let (found, left_out) = forced_layer(rules, &hard, file, threads, forced_budget, known);
+        let (found, left_out) = forced_layer(
+            rules,
+            &hard,
+            partial.as_deref(),
+            threads,
+            forced_budget,
+            known,
+        );
         eprintln!(
             "{} positions where the last mover forces a line if it moves again, \
              {} over the budget, {:.0?}",
@@ -319,28 +332,36 @@ fn failing_the_pass_test(rules: Rules, depth: usize) -> Vec<Game> {
 }
 
 /// Every move's value at each of the `hard` positions, each valued by a
-/// fresh valuer with the shipped table within `budget`, on `threads`
-/// threads, in the list's order; and the positions over the budget. As
-/// each position is done, `FILE.forced.txt` gains a line (`valued` or
-/// `over`, and the position) and `FILE.partial` is rewritten as a table
-/// of those valued so far, to give `--known` after a stop.
+/// fresh valuer with the shipped table's first two moves within `budget`, on `threads`
+/// threads, in the list's order; and the positions over the budget. With
+/// a `partial` prefix, as each position is done, `PREFIX.txt` gains a line
+/// (`valued` or `over`, and the position) and `PREFIX.bin` is rewritten as
+/// a table of those valued so far, to give `--known` after a stop.
 fn forced_layer(
     rules: Rules,
     hard: &[Game],
-    file: &str,
+    partial: Option<&str>,
     threads: usize,
     budget: Option<u64>,
     known: &[OpeningTable],
 ) -> (Vec<Entry>, Vec<String>) {
+    // The shipped table's positions of at most two moves (never those
+    // this layer values: a rebuild reads none of its own answers).
+    let shipped = oxo_ai::exact::shipped(rules).expect("7x7 k=5 has a table");
+    let early: Vec<Entry> = shipped
+        .positions()
+        .filter(|(game, _)| game.move_count() <= 2)
+        .collect();
+    let early = OpeningTable::parse(&OpeningTable::to_bytes(rules, &early)).expect("a valid table");
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Entry, String>>>> = Mutex::new(vec![None; hard.len()]);
-    let log = Mutex::new(
+    let log = Mutex::new(partial.map(|prefix| {
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(format!("{file}.forced.txt"))
-            .expect("open the forced layer's log"),
-    );
+            .open(format!("{prefix}.txt"))
+            .expect("open the forced layer's log")
+    }));
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -350,7 +371,9 @@ fn forced_layer(
                     let result = match known_moves(known, game) {
                         Some(moves) => Ok((game.clone(), moves)),
                         None => {
-                            let mut valuer = Valuer::new(rules, 64 << 20).expect("7x7 k=5");
+                            let mut valuer =
+                                Valuer::with_opening(rules, 64 << 20, Some(early.clone()))
+                                    .expect("7x7 k=5");
                             valuer.set_budget(budget);
                             match valuer.values(game) {
                                 Ok(values) => Ok((
@@ -368,16 +391,18 @@ fn forced_layer(
                         Err(position) => format!("over {position}"),
                     };
                     results[i] = Some(result);
-                    let valued: Vec<Entry> = results
-                        .iter()
-                        .filter_map(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned())
-                        .collect();
-                    std::fs::write(
-                        format!("{file}.partial"),
-                        OpeningTable::to_bytes(rules, &valued),
-                    )
-                    .expect("write the partial table");
-                    writeln!(log, "{line}").expect("write the forced layer's log");
+                    if let (Some(prefix), Some(log)) = (partial, log.as_mut()) {
+                        let valued: Vec<Entry> = results
+                            .iter()
+                            .filter_map(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned())
+                            .collect();
+                        std::fs::write(
+                            format!("{prefix}.bin"),
+                            OpeningTable::to_bytes(rules, &valued),
+                        )
+                        .expect("write the partial table");
+                        writeln!(log, "{line}").expect("write the forced layer's log");
+                    }
                     let done = results.iter().filter(|r| r.is_some()).count();
                     eprintln!("forced layer: {done}/{} done, {line}", hard.len());
                 }

@@ -62,6 +62,11 @@ use opening::{Key, Symmetries};
 /// `scripts/build-opening-table.sh`.
 pub static OPENING_7X7K5: &[u8] = include_bytes!("../../data/opening-7x7k5.bin");
 
+/// The positions after three moves the table holds as well (one a line),
+/// the build script's list.
+#[cfg(test)]
+static OPENING_7X7K5_FORCED: &str = include_str!("../../data/opening-7x7k5-forced3.txt");
+
 /// A value, and its distance in plies when known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Valued {
@@ -512,7 +517,7 @@ pub fn shipped(rules: Rules) -> Option<OpeningTable> {
 
 #[cfg(test)]
 mod tests {
-    use oxo_core::{Game, Rules};
+    use oxo_core::{Game, Player, Rules};
 
     use super::opening::checksum;
     use super::*;
@@ -575,11 +580,24 @@ mod tests {
         assert_eq!(&OPENING_7X7K5[5..8], &[7, 7, 5]);
         let rules = Rules::new(7, 7, 5).unwrap();
         let table = shipped(rules).unwrap();
-        // The empty board, X's first moves and every reply to them.
-        assert_eq!(table.len(), 1 + 10 + 315);
-        // A few of its moves, valued again without it.
+        // The empty board, X's first moves and every reply to them, and
+        // the listed positions after three moves.
+        let listed: Vec<Game> = OPENING_7X7K5_FORCED
+            .lines()
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .map(|line| Game::from_notation(line, 5).unwrap())
+            .collect();
+        assert!(listed.iter().all(|game| game.move_count() == 3));
+        assert_eq!(table.len(), 1 + 10 + 315 + listed.len());
+        assert!(listed.iter().all(|game| table.moves(game).is_some()));
+        // A few moves of the first two, valued again without it (the
+        // listed positions take minutes each).
         let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
-        for (game, moves) in table.positions().step_by(table.len().div_ceil(4)) {
+        let early: Vec<_> = table
+            .positions()
+            .filter(|(game, _)| game.move_count() <= 2)
+            .collect();
+        for (game, moves) in early.iter().step_by(early.len().div_ceil(4)) {
             for &(cell, value) in moves.iter().step_by(16) {
                 let mut child = game.clone();
                 child.play_unchecked(cell);
@@ -591,6 +609,27 @@ mod tests {
                 );
                 // The table answers the later position too.
                 assert_eq!(table.value(&child), Some(-value), "{game} {cell}");
+            }
+        }
+        // Each listed position's value, its best move's, is the value of
+        // the move to it from each position before it (built apart).
+        for game in &listed {
+            let own = table.moves(game).unwrap();
+            let best = own.iter().map(|(_, v)| *v).max_by_key(|v| v.sign());
+            let stones = |player| -> Vec<Cell> {
+                (0..7)
+                    .flat_map(|r| (0..7).map(move |c| Cell::new(r, c)))
+                    .filter(|&cell| game.get(cell) == Some(player))
+                    .collect()
+            };
+            let (xs, os) = (stones(Player::X), stones(Player::O));
+            for (i, &last) in xs.iter().enumerate() {
+                let mut before = Game::new(rules);
+                before.play_unchecked(xs[1 - i]);
+                before.play_unchecked(os[0]);
+                let into = table.moves(&before).unwrap();
+                let into = into.iter().find(|(c, _)| *c == last).unwrap().1;
+                assert_eq!(best, Some(-into), "{game}");
             }
         }
     }
