@@ -26,8 +26,9 @@
 //! `--forced`, of every position after F moves where the side that just
 //! moved forces a line against a mere blocker if it moves again (the pass
 //! test of `Valuer` fails there, so each move needs proofs of its own),
-//! each of those by a fresh valuer with the shipped table's first two
-//! moves (never its later ones, so a rebuild reads none of its answers) within M
+//! each of those after the layers of up to D moves, by a fresh valuer with
+//! those layers as its table (never the shipped table, so that a rebuild
+//! reads none of its own answers) within M
 //! positions (no limit by default), on T threads (default 1); and writes
 //! them as an opening table to FILE (`scripts/build-opening-table.sh` runs
 //! this). Positions over their budget are left out. Budgets count
@@ -62,6 +63,9 @@ fn main() {
             .map_or(default, |i| args[i + 1].parse().expect("a number"))
     };
     // Every value given to a flag that may come more than once.
+    if let Some(last) = args.last().filter(|a| a.starts_with("--")) {
+        panic!("{last} needs a value");
+    }
     let values_of = |name: &'static str| {
         args.windows(2)
             .filter(move |pair| pair[0] == name)
@@ -90,7 +94,12 @@ fn main() {
                         .lines()
                         .map(str::trim)
                         .filter(|line| !line.is_empty() && !line.starts_with('#'))
-                        .map(|line| Game::from_notation(line, 5).expect("a 7x7 k=5 position"))
+                        .map(|line| {
+                            Game::from_notation(line, 5)
+                                .ok()
+                                .filter(|game| game.rules() == rules)
+                                .unwrap_or_else(|| panic!("{path}: not a 7x7 k=5 position: {line}"))
+                        })
                         .collect()
                 }),
             };
@@ -247,30 +256,6 @@ fn build(rules: Rules, file: &str, options: &Build) {
     let started = Instant::now();
     let mut entries: Vec<Entry> = Vec::new();
     let mut over = Vec::new();
-    let hard = match (forced_list, forced) {
-        (Some(list), _) => Some(list.clone()),
-        (None, Some(d)) => Some(failing_the_pass_test(rules, d)),
-        (None, None) => None,
-    };
-    if let Some(hard) = hard {
-        let (found, left_out) = forced_layer(
-            rules,
-            &hard,
-            partial.as_deref(),
-            threads,
-            forced_budget,
-            known,
-        );
-        eprintln!(
-            "{} positions where the last mover forces a line if it moves again, \
-             {} over the budget, {:.0?}",
-            found.len() + left_out.len(),
-            left_out.len(),
-            started.elapsed()
-        );
-        entries.extend(found);
-        over.extend(left_out);
-    }
     // The deepest positions first: each shallower layer's moves are then
     // valued from the entries already found.
     for d in (0..=depth).rev() {
@@ -302,6 +287,35 @@ fn build(rules: Rules, file: &str, options: &Build) {
             }
         }
     }
+    // Then the forced layer, its valuers given the layers just built (and
+    // never the shipped table, so that a rebuild reads none of its answers).
+    let hard = match (forced_list, forced) {
+        (Some(list), _) => Some(list.clone()),
+        (None, Some(d)) => Some(failing_the_pass_test(rules, d)),
+        (None, None) => None,
+    };
+    if let Some(hard) = hard {
+        let early =
+            OpeningTable::parse(&OpeningTable::to_bytes(rules, &entries)).expect("a valid table");
+        let (found, left_out) = forced_layer(
+            rules,
+            &hard,
+            &early,
+            partial.as_deref(),
+            threads,
+            forced_budget,
+            known,
+        );
+        eprintln!(
+            "{} positions where the last mover forces a line if it moves again, \
+             {} over the budget, {:.0?}",
+            found.len() + left_out.len(),
+            left_out.len(),
+            started.elapsed()
+        );
+        entries.extend(found);
+        over.extend(left_out);
+    }
     let bytes = OpeningTable::to_bytes(rules, &entries);
     let table = OpeningTable::parse(&bytes).expect("a valid table");
     std::fs::write(file, &bytes).expect("write the table");
@@ -332,7 +346,7 @@ fn failing_the_pass_test(rules: Rules, depth: usize) -> Vec<Game> {
 }
 
 /// Every move's value at each of the `hard` positions, each valued by a
-/// fresh valuer with the shipped table's first two moves within `budget`, on `threads`
+/// fresh valuer with the `early` table within `budget`, on `threads`
 /// threads, in the list's order; and the positions over the budget. With
 /// a `partial` prefix, as each position is done, `PREFIX.txt` gains a line
 /// (`valued` or `over`, and the position) and `PREFIX.bin` is rewritten as
@@ -340,19 +354,12 @@ fn failing_the_pass_test(rules: Rules, depth: usize) -> Vec<Game> {
 fn forced_layer(
     rules: Rules,
     hard: &[Game],
+    early: &OpeningTable,
     partial: Option<&str>,
     threads: usize,
     budget: Option<u64>,
     known: &[OpeningTable],
 ) -> (Vec<Entry>, Vec<String>) {
-    // The shipped table's positions of at most two moves (never those
-    // this layer values: a rebuild reads none of its own answers).
-    let shipped = oxo_ai::exact::shipped(rules).expect("7x7 k=5 has a table");
-    let early: Vec<Entry> = shipped
-        .positions()
-        .filter(|(game, _)| game.move_count() <= 2)
-        .collect();
-    let early = OpeningTable::parse(&OpeningTable::to_bytes(rules, &early)).expect("a valid table");
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Entry, String>>>> = Mutex::new(vec![None; hard.len()]);
     let log = Mutex::new(partial.map(|prefix| {
@@ -396,11 +403,16 @@ fn forced_layer(
                             .iter()
                             .filter_map(|r| r.as_ref().and_then(|r| r.as_ref().ok()).cloned())
                             .collect();
+                        // Renamed into place, so that a stop never
+                        // leaves half a table.
+                        let bin = format!("{prefix}.bin");
                         std::fs::write(
-                            format!("{prefix}.bin"),
+                            format!("{bin}.new"),
                             OpeningTable::to_bytes(rules, &valued),
                         )
                         .expect("write the partial table");
+                        std::fs::rename(format!("{bin}.new"), &bin)
+                            .expect("write the partial table");
                         writeln!(log, "{line}").expect("write the forced layer's log");
                     }
                     let done = results.iter().filter(|r| r.is_some()).count();
