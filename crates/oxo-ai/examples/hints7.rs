@@ -62,10 +62,11 @@ fn main() {
             .position(|a| a == name)
             .map_or(default, |i| args[i + 1].parse().expect("a number"))
     };
-    // Every value given to a flag that may come more than once.
+    // Every flag takes a value.
     if let Some(last) = args.last().filter(|a| a.starts_with("--")) {
         panic!("{last} needs a value");
     }
+    // Every value given to a flag that may come more than once.
     let values_of = |name: &'static str| {
         args.windows(2)
             .filter(move |pair| pair[0] == name)
@@ -237,6 +238,11 @@ struct Build {
     partial: Option<String>,
 }
 
+/// `entries` as a table.
+fn table_of(rules: Rules, entries: &[Entry]) -> OpeningTable {
+    OpeningTable::parse(&OpeningTable::to_bytes(rules, entries)).expect("a valid table")
+}
+
 /// The moves of `game` from the first of `tables` that holds it.
 fn known_moves(tables: &[OpeningTable], game: &Game) -> Option<Vec<(Cell, Value)>> {
     tables.iter().find_map(|table| table.moves(game))
@@ -259,9 +265,8 @@ fn build(rules: Rules, file: &str, options: &Build) {
     // The deepest positions first: each shallower layer's moves are then
     // valued from the entries already found.
     for d in (0..=depth).rev() {
-        let table =
-            OpeningTable::parse(&OpeningTable::to_bytes(rules, &entries)).expect("a valid table");
-        let mut valuer = Valuer::with_opening(rules, 256 << 20, Some(table)).expect("7x7 k=5");
+        let mut valuer = Valuer::with_opening(rules, 256 << 20, Some(table_of(rules, &entries)))
+            .expect("7x7 k=5");
         valuer.set_budget(budget);
         let layer = positions(rules, d);
         for (i, game) in layer.iter().enumerate() {
@@ -295,8 +300,7 @@ fn build(rules: Rules, file: &str, options: &Build) {
         (None, None) => None,
     };
     if let Some(hard) = hard {
-        let early =
-            OpeningTable::parse(&OpeningTable::to_bytes(rules, &entries)).expect("a valid table");
+        let early = table_of(rules, &entries);
         let (found, left_out) = forced_layer(
             rules,
             &hard,
