@@ -105,4 +105,16 @@ pub(crate) mod testing {
         let drawn = Game::from_notation("XOX/XOO/OXX", 3).unwrap();
         assert_eq!(make(0).choose(&drawn), None);
     }
+
+    /// A fixed sequence of 31-bit pseudo-random numbers from `seed` (a
+    /// linear congruential generator), for tests that draw positions
+    /// without the `rand` crate's version deciding which.
+    pub fn random_numbers(mut seed: u64) -> impl FnMut() -> u32 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        }
+    }
 }

@@ -91,13 +91,8 @@ mod tests {
     /// How many of a fixed set of positions have a pairing the search
     /// finds within `budget`, each checked as above.
     fn written_strategies(budget: Budget) -> usize {
-        let mut seed = 29u64;
-        let mut random = move |n: u32| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32 % n
-        };
+        let mut next = crate::testing::random_numbers(29);
+        let mut random = move |n: u32| next() % n;
         let mut found = 0;
         for (rows, cols, k) in [(5, 5, 4), (7, 7, 5), (9, 8, 6), (11, 11, 6)] {
             let board = Board::new(Rules::new(rows, cols, k).unwrap()).unwrap();

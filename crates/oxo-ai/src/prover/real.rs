@@ -429,13 +429,9 @@ mod tests {
     use crate::value::Value;
 
     /// Numbers below `n`, a fixed sequence from `seed`.
-    fn random_numbers(mut seed: u64) -> impl FnMut(usize) -> usize {
-        move |n| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        }
+    fn random_numbers(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut next = crate::testing::random_numbers(seed);
+        move |n| next() as usize % n
     }
 
     /// A game of `rules` played at random for 1 to half the cells' moves,

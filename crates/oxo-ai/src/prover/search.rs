@@ -346,6 +346,7 @@ mod tests {
 
     use super::super::board::Board;
     use super::*;
+    use crate::testing::random_numbers;
 
     /// Plain minimax of the Maker–Breaker game, memoised: the reference.
     fn brute(
@@ -386,16 +387,6 @@ mod tests {
             board.place(&mut pos.breaker, b);
         }
         pos
-    }
-
-    /// A fixed sequence of pseudo-random numbers from `seed`.
-    fn random_numbers(mut seed: u64) -> impl FnMut() -> u32 {
-        move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as u32
-        }
     }
 
     /// `stones` stones on random empty cells, the Maker's and the

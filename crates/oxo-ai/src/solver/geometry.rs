@@ -647,15 +647,12 @@ mod tests {
             Rules::new(2, 31, 3).unwrap(),
         ] {
             let geo = Geometry::new(rules).unwrap();
-            let mut seed = 12345u64;
+            let mut random = crate::testing::random_numbers(12345);
             for _ in 0..200 {
                 let mut game = Game::new(rules);
                 while !game.is_over() {
                     let moves: Vec<Cell> = game.legal_moves().collect();
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    let pick = moves[(seed >> 33) as usize % moves.len()];
+                    let pick = moves[random() as usize % moves.len()];
                     let me = game.to_move();
                     let stones = bits_of(&geo, &game, me);
                     let empty = geo.valid & !(stones | bits_of(&geo, &game, me.other()));

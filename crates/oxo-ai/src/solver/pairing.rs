@@ -143,13 +143,7 @@ mod tests {
         // 6x6 k=3 has more than 64 windows: the four-word window sets.
         for (rows, cols, k) in [(4, 4, 3), (5, 5, 4), (4, 5, 4), (6, 6, 5), (6, 6, 3)] {
             let geo = Geometry::new(Rules::new(rows, cols, k).unwrap()).unwrap();
-            let mut seed = 99u64;
-            let mut random = || {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 33) as u32
-            };
+            let mut random = crate::testing::random_numbers(99);
             // Pairings that exist, and those the search finds: without and
             // with a move first.
             let mut exist = [0; 2];
