@@ -6,8 +6,9 @@
 # against a mere blocker, so that each of O's moves needs proofs of its
 # own). Every position is valued in full (the budget of 10^9 positions is
 # far above what any of them takes) and every value is exact, so a rerun
-# writes the same bytes whatever the prover's speed or the thread count. See crates/oxo-ai/src/exact/opening.rs for the
-# format and docs/benchmarks.md for the time it takes.
+# writes the same bytes whatever the prover's speed or the thread count.
+# See crates/oxo-ai/src/exact/opening.rs for the format and
+# docs/benchmarks.md for the time it takes.
 set -eu
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p oxo-ai --example hints7

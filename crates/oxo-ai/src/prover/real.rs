@@ -635,6 +635,41 @@ mod tests {
         );
     }
 
+    /// The relay turns the 64-bit solver's reports into the prover's:
+    /// its positions and time are added to the prover's count and time
+    /// at the round's start, whatever they are (here an hour and a
+    /// billion positions, which no solver call reaches alone).
+    #[test]
+    fn the_relay_adds_the_rounds_offsets() {
+        use std::time::Duration;
+
+        const HOUR: Duration = Duration::from_secs(3600);
+        const BILLION: u64 = 1_000_000_000;
+        let rules = Rules::new(4, 4, 3).unwrap();
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&heard);
+        let relay = Arc::new(Mutex::new(super::super::Relay {
+            report: Box::new(move |p: super::super::Progress| sink.lock().unwrap().push(p)),
+            nodes: BILLION,
+            elapsed: HOUR,
+        }));
+        let mut solver = Solver::new(rules, 1 << 16).unwrap();
+        solver.set_report_every(8);
+        super::super::Relay::attach(&relay, &mut solver);
+        let started = Instant::now();
+        solver.value_by_search(&Game::new(rules)).unwrap();
+        let took = started.elapsed();
+        let heard = heard.lock().unwrap();
+        assert!(heard.len() > 2, "{} reports", heard.len());
+        for p in heard.iter() {
+            assert!(
+                p.nodes > BILLION && p.nodes <= BILLION + solver.nodes(),
+                "{p:?}"
+            );
+            assert!(p.elapsed >= HOUR && p.elapsed <= HOUR + took, "{p:?}");
+        }
+    }
+
     /// The threat search's answer, with its shortcut for two moves left,
     /// is plain minimax's over every empty cell within the same number of
     /// attacker moves, on random positions of two boards, both sides to
