@@ -1,14 +1,16 @@
 //! Every move's value on 7×7 k=5, timed, and the opening table built.
 //!
 //! `cargo run --release -p oxo-ai --example hints7 -- time [--depth D]
-//! [--playouts N] [--seed S]` times `Valuer::values` (a fresh valuer a
-//! position, 16 MiB tables, the shipped opening table) on every position
-//! after up to D moves (up to symmetry; default 2) and on N random games
-//! played out to their end (default 10), and prints the worst and median
-//! times per group.
+//! [--playouts N] [--seed S]` times `Valuer::some_values` as hints call
+//! it (a fresh valuer a position, 16 MiB tables, the shipped opening
+//! table) on every position after up to D moves (up to symmetry; default
+//! 2) and on N random games played out to their end (default 10), and
+//! prints the worst and median times per group, and how many positions
+//! lack some move's value (and how many of their moves have theirs).
 //!
 //! `... -- at NOTATION [--budget N]` values one position's moves (rows
-//! split by `/`) and prints the time and positions (`VERBOSE` also asks
+//! split by `/`) and prints the time and positions, and where the budget
+//! runs out, the moves `Valuer::some_values` values (`VERBOSE` also asks
 //! each side's real-game question after each move, a fresh prover each);
 //! `... -- force NOTATION [--budget N]` asks only whether the player to
 //! move forces a win.
@@ -436,44 +438,54 @@ fn forced_layer(
     (found, over)
 }
 
+/// One position's time, its notation, what was found, and where not every
+/// move has its value, its moves and how many were valued.
+type Timed = (Duration, String, String, Option<(usize, usize)>);
+
 fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u64>) {
-    let run = |game: &Game| -> (Duration, String) {
+    // The time, what was found, and for a position without every move's
+    // value, its moves and how many of them were valued.
+    let run = |game: &Game| -> (Duration, String, Option<(usize, usize)>) {
         let started = Instant::now();
         let mut valuer = Valuer::new(rules, HINT_TABLE_BYTES).expect("7x7 k=5");
         valuer.set_budget(budget);
-        let values = match valuer.values(game) {
-            Ok(values) => values,
-            Err(e) => {
-                let took = started.elapsed();
-                if std::env::var_os("VERBOSE").is_some() {
-                    eprintln!("{took:>10.1?} {e}  {}", notation(game));
-                }
-                return (took, format!("no answer: {e}"));
-            }
-        };
+        let values = valuer.some_values(game).expect("7x7 k=5 positions");
         let took = started.elapsed();
-        if std::env::var_os("VERBOSE").is_some() {
+        let verbose = std::env::var_os("VERBOSE").is_some();
+        if !values.is_complete() {
+            let moves = values.moves.len() + values.unvalued.len();
+            if verbose {
+                eprintln!(
+                    "{took:>10.1?} {} of {moves} moves valued  {}",
+                    values.moves.len(),
+                    notation(game)
+                );
+            }
+            let what = format!("no answer: {} of {moves} moves valued", values.moves.len());
+            return (took, what, Some((moves, values.moves.len())));
+        }
+        if verbose {
             eprintln!("{took:>10.1?} {} nodes  {}", values.nodes, notation(game));
         }
-        let wins = values
-            .moves
-            .iter()
-            .filter(|(_, v)| v.value == oxo_ai::Value::Win)
-            .count();
-        let losses = values
-            .moves
-            .iter()
-            .filter(|(_, v)| v.value == oxo_ai::Value::Loss)
-            .count();
-        (
-            took,
-            format!(
-                "{} ({wins} winning, {losses} losing moves)",
-                values.value.value
+        let count = |value| {
+            values
+                .moves
+                .iter()
+                .filter(|(_, v)| v.value == value)
+                .count()
+        };
+        let what = match values.moves.first() {
+            Some((_, best)) => format!(
+                "{} ({} winning, {} losing moves)",
+                best.value,
+                count(Value::Win),
+                count(Value::Loss)
             ),
-        )
+            None => "over".to_owned(),
+        };
+        (took, what, None)
     };
-    let report = |name: &str, mut times: Vec<(Duration, String, String)>| {
+    let report = |name: &str, mut times: Vec<Timed>| {
         times.sort_by_key(|t| t.0);
         let Some(worst) = times.last() else { return };
         let median = times[times.len() / 2].0;
@@ -481,13 +493,16 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
             .iter()
             .filter(|t| t.0 > Duration::from_secs(1))
             .count();
-        let unanswered = times
+        let (unanswered, moves, valued) = times
             .iter()
-            .filter(|t| t.2.starts_with("no answer"))
-            .count();
+            .filter_map(|t| t.3)
+            .fold((0, 0, 0), |(n, m, v), (moves, valued)| {
+                (n + 1, m + moves, v + valued)
+            });
         println!(
             "{name}: {} positions, median {median:.1?}, worst {:.1?} ({}: {}); \
-             {slow} over 1 s, {unanswered} without an exact answer",
+             {slow} over 1 s, {unanswered} without every move's exact value \
+             ({valued} of their {moves} moves valued)",
             times.len(),
             worst.0,
             worst.1,
@@ -498,8 +513,8 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
         let times = positions(rules, d)
             .iter()
             .map(|game| {
-                let (took, what) = run(game);
-                (took, notation(game), what)
+                let (took, what, some) = run(game);
+                (took, notation(game), what, some)
             })
             .collect();
         report(&format!("after {d} moves"), times);
@@ -509,8 +524,8 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
     for _ in 0..playouts {
         let mut game = Game::new(rules);
         while !game.is_over() {
-            let (took, what) = run(&game);
-            times.push((took, notation(&game), what));
+            let (took, what, some) = run(&game);
+            times.push((took, notation(&game), what, some));
             let moves: Vec<Cell> = game.legal_moves().collect();
             game.play_unchecked(*moves.choose(&mut rng).expect("a move"));
         }
@@ -558,7 +573,26 @@ fn at(game: &Game, budget: Option<u64>) {
                 println!("  {cell}: {}", valued.value);
             }
         }
-        Err(e) => println!("{}: {e} after {:.1?}", notation(game), started.elapsed()),
+        Err(e) => {
+            println!("{}: {e} after {:.1?}", notation(game), started.elapsed());
+            // What hints show instead: the moves a second pass reaches.
+            let started = Instant::now();
+            let mut valuer = Valuer::new(game.rules(), HINT_TABLE_BYTES).expect("7x7 k=5");
+            valuer.set_budget(budget);
+            let some = valuer.some_values(game).expect("7x7 k=5 positions");
+            println!(
+                "some values: {} of {} moves in {:.1?}, {} positions",
+                some.moves.len(),
+                some.moves.len() + some.unvalued.len(),
+                started.elapsed(),
+                some.nodes
+            );
+            for (cell, valued) in some.moves {
+                println!("  {cell}: {}", valued.value);
+            }
+            let unvalued: Vec<String> = some.unvalued.iter().map(Cell::to_string).collect();
+            println!("  unvalued: {}", unvalued.join(" "));
+        }
     }
 }
 

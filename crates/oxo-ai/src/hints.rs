@@ -7,9 +7,9 @@
 //! round, since a hint is then help for one of them against the other.
 //! Games against the computer and finished rounds get them.
 
-use oxo_core::Game;
+use oxo_core::{Game, Rules};
 
-use crate::exact::Valuer;
+use crate::exact::{SomeValues, Valuer, ValuesError};
 use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
 
 /// The transposition table each of a hint valuer's searches keeps: 16 MiB
@@ -19,14 +19,27 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The positions a hint's searches may visit in all where the prover
 /// values the moves: well under a second of its search on this machine
-/// kind. The position beyond the opening table that needs more (on 7×7
+/// kind. A position beyond the opening table that needs more (on 7×7
 /// k=5, some positions after three moves that the table does not hold,
-/// and some later ones, where a side forces a
-/// line against a mere blocker and the real game's search is long) gets no
-/// exact hints rather than a long wait.
+/// and some later ones, where a side forces a line against a mere blocker
+/// and the real game's search is long) gets the values of the moves a
+/// second pass of the same budget reaches ([`Valuer::some_values`]) rather
+/// than a long wait.
 pub const HINT_BUDGET: u64 = 300_000;
 
-/// Why there are no hints for a position.
+/// A valuer as hints use it: tables of [`HINT_TABLE_BYTES`], each call
+/// within [`HINT_BUDGET`] positions (twice that for
+/// [`Valuer::some_values`]).
+///
+/// # Errors
+/// As [`Valuer::new`].
+pub fn hint_valuer(rules: Rules) -> Result<Valuer, ValuesError> {
+    let mut valuer = Valuer::new(rules, HINT_TABLE_BYTES)?;
+    valuer.set_budget(Some(HINT_BUDGET));
+    Ok(valuer)
+}
+
+/// Why there are no hints for a position, or not every move's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NoHints {
     /// Two people are playing the round.
@@ -39,6 +52,28 @@ pub enum NoHints {
         "values are given on boards of up to {QUICK_MAX_CELLS} cells and on 7x7 k=5 at every stage, and on other boards up to 7x7 once at most {QUICK_MAX_EMPTY} cells are empty"
     )]
     TooSlow,
+    /// The hints' budget ran out before every move had its value: `valued`
+    /// of the position's `moves` have theirs.
+    #[error(
+        "exact values for {valued} of the {moves} moves within the hints' budget; the others need a longer search"
+    )]
+    OverBudget {
+        /// Moves with their value.
+        valued: usize,
+        /// Legal moves.
+        moves: usize,
+    },
+}
+
+impl NoHints {
+    /// Why `values` leave moves without a value, if they do.
+    #[must_use]
+    pub fn of(values: &SomeValues) -> Option<NoHints> {
+        (!values.is_complete()).then(|| NoHints::OverBudget {
+            valued: values.moves.len(),
+            moves: values.moves.len() + values.unvalued.len(),
+        })
+    }
 }
 
 /// Whether hints may be shown for `game`, whose two sides are both people

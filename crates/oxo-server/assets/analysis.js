@@ -111,7 +111,9 @@ async function analyse(st) {
   a.shown = path;
   history.replaceState(null, '', urlOf(a, path, a.tree));
   store(a);
-  st.values = d.available ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
+  // Exact values: of every empty cell, or (not available) of those the
+  // budget reached, beside the estimate.
+  st.values = d.available || d.values.length ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
   st.estimate = d.estimate || null;
   st.reason = d.reason || '';
   draw();
@@ -171,7 +173,7 @@ export function drawAnalysisRecord(g) {
       drawReview(b, reviewed);
     } else {
       const before = a.cache.get(pathKey(path.slice(0, -1)));
-      const v = before && before.available && before.values.find((x) => x.row === m[0] && x.col === m[1]);
+      const v = before && before.values.find((x) => x.row === m[0] && x.col === m[1]);
       if (v) { b.classList.add('v-' + v.value); b.title = v.plies === undefined ? v.value : `${v.value} in ${v.plies}`; }
     }
     return b;

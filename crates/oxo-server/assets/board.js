@@ -165,7 +165,8 @@ export function draw() {
   const estimate = told && g.status === 'playing' ? told.estimate : null;
   const marks = estimateMarks(estimate, g.next);
   board.classList.toggle('valued', !!told);
-  $('legend').hidden = !(told && told.values && told.values.size && !estimate);
+  const exact = !!(told && told.values && told.values.size);
+  $('legend').hidden = !exact;
   // Where the prover gives the values, wins and losses come without their
   // length: the legend says so instead of reading "W3".
   const lengthless = told && told.values &&
@@ -173,7 +174,9 @@ export function draw() {
   $('legend-note').textContent = 'for the side to move, perfect play; ' +
     (lengthless ? 'W, L: length unknown' : 'W3: a win in 3 moves');
   drawEstimate(estimate, g.next);
-  note(estimate ? `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.` : '');
+  note(!estimate ? '' : exact
+    ? `Exact values (W, D, L) for some moves only: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`
+    : `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`);
 
   for (let r = 0; r < g.rows; r++) {
     for (let c = 0; c < g.cols; c++) {

@@ -147,9 +147,11 @@ export async function refreshHints() {
   if (!res.ok) { message('hints: ' + res.data.error); return; }
   if (res.data.version !== st.game.version) return; // stale: a newer GAME is shown
   // Exact values, or the engine's estimate where the solver does not
-  // reach: the board shows either as the analysis board does.
-  const map = res.data.available ? new Map() : null;
-  for (const h of res.data.hints || []) map.set(h.row + ',' + h.col, h);
+  // reach (beside the exact values of the moves it did reach, if any): the
+  // board shows them as the analysis board does.
+  const known = res.data.hints || [];
+  const map = res.data.available || known.length ? new Map() : null;
+  for (const h of known) map.set(h.row + ',' + h.col, h);
   st.hints = {
     version: res.data.version, map, estimate: res.data.estimate || null, reason: res.data.reason || '',
   };

@@ -43,7 +43,9 @@
 //! of them: those valued within 30 or 60 million positions each when the
 //! list was made (`data/opening-7x7k5-forced3.txt`). With the others, 507
 //! positions after three moves get no exact answer within the hints'
-//! budget (837 with none of them, 627 with 210).
+//! budget (837 with none of them, 627 with 210); there
+//! [`Valuer::some_values`] gives the values of the moves a second pass
+//! of the budget reaches, each move given a growing share of it.
 //!
 //! # Distances
 //!
@@ -60,6 +62,10 @@ use crate::solver::{SolveError, Solver};
 use crate::value::{Eval, Value};
 pub use opening::{FORMAT_VERSION, OpeningTable, TableError};
 use opening::{Key, Symmetries};
+
+/// What each move not yet valued may visit in [`Valuer::some_values`]'s
+/// first round (four times as many each round after).
+pub const FIRST_SHARE: u64 = 2_000;
 
 /// The opening table shipped for 7×7 k=5, built by
 /// `scripts/build-opening-table.sh`.
@@ -133,6 +139,28 @@ impl Values {
     }
 }
 
+/// What [`Valuer::some_values`] found: the values of the moves its
+/// budget reached, which is every move wherever [`Valuer::values`]
+/// answers within it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SomeValues {
+    /// The moves valued, with what each leads to for the player making
+    /// it, best first (ties in row-major order).
+    pub moves: Vec<(Cell, Valued)>,
+    /// The legal moves left without a value, in row-major order.
+    pub unvalued: Vec<Cell>,
+    /// Positions the searches visited.
+    pub nodes: u64,
+}
+
+impl SomeValues {
+    /// Whether every legal move has its value.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.unvalued.is_empty()
+    }
+}
+
 /// Why [`Valuer::values`] gave no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ValuesError {
@@ -152,6 +180,19 @@ pub enum ValuesError {
         /// The game's rules.
         found: Rules,
     },
+}
+
+impl ValuesError {
+    /// Whether a search ran out of the valuer's budget (and would answer
+    /// with more).
+    #[must_use]
+    pub const fn is_over_budget(&self) -> bool {
+        matches!(
+            self,
+            ValuesError::Prove(ProveError::OverBudget { .. })
+                | ValuesError::Solve(SolveError::OverBudget { .. })
+        )
+    }
 }
 
 /// The boards larger than [`QUICK_MAX_CELLS`](crate::solver::QUICK_MAX_CELLS)
@@ -329,14 +370,107 @@ impl Valuer {
         self.limit = None;
         // Say the call's budget, not what was left of it for the search
         // that ran out.
-        values.map_err(|e| match e {
-            ValuesError::Prove(ProveError::OverBudget { .. })
-            | ValuesError::Solve(SolveError::OverBudget { .. }) => {
+        values.map_err(|e| {
+            if e.is_over_budget() {
                 ValuesError::Prove(ProveError::OverBudget {
                     nodes: self.budget.unwrap_or(u64::MAX),
                 })
+            } else {
+                e
             }
-            other => other,
+        })
+    }
+
+    /// [`Valuer::values`]'s moves where it answers within the budget, and
+    /// where it runs out, the values of the moves a second pass finds
+    /// within the budget again: hints for a position whose hardest moves
+    /// need a long search still give every other move's value. The second
+    /// pass values each move on its own (the position's value unknown),
+    /// the cheap ones first: in rounds, each move not yet valued may visit
+    /// [`FIRST_SHARE`] positions, four times as many the next round, until
+    /// every move has its value or the budget is spent. What earlier
+    /// attempts proved stays in the searches' tables, so a move tried again
+    /// goes on from there. A call visits at most twice the budget in all.
+    ///
+    /// # Errors
+    /// As [`Valuer::values`], except running out of budget.
+    pub fn some_values(&mut self, game: &Game) -> Result<SomeValues, ValuesError> {
+        let start = self.nodes();
+        let first = match self.values(game) {
+            Ok(values) => {
+                return Ok(SomeValues {
+                    moves: values.moves,
+                    unvalued: Vec::new(),
+                    nodes: values.nodes,
+                });
+            }
+            Err(e) if e.is_over_budget() => e,
+            Err(e) => return Err(e),
+        };
+        let (Some(budget), false) = (self.budget, Solver::answers_quickly(game)) else {
+            // The solver's full analysis is whole or nothing.
+            return Err(first);
+        };
+        let mut moves: Vec<Reply> = Vec::new();
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            let key = self.symmetries.as_ref().map(|s| s.key(&child));
+            match moves.iter_mut().find(|m| key.is_some() && m.key == key) {
+                Some(same) => same.cells.push(cell),
+                None => moves.push(Reply {
+                    key,
+                    child,
+                    cells: vec![cell],
+                    valued: None,
+                }),
+            }
+        }
+        let end = self.nodes().saturating_add(budget);
+        let mut held = None;
+        let mut share = FIRST_SHARE;
+        let mut failed = None;
+        loop {
+            let round = self.nodes();
+            for reply in moves.iter_mut().filter(|m| m.valued.is_none()) {
+                let now = self.nodes();
+                if now >= end {
+                    break;
+                }
+                self.limit = Some(now.saturating_add(share).min(end));
+                match self.child_value(&reply.child, None, &mut held, game) {
+                    Ok(value) => reply.valued = Some(valued_with_draws(game, -value)),
+                    Err(e) if e.is_over_budget() => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            let spent = self.nodes() >= end || self.nodes() == round;
+            if failed.is_some() || spent || moves.iter().all(|m| m.valued.is_some()) {
+                break;
+            }
+            share = share.saturating_mul(4);
+        }
+        self.limit = None;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let mut valued = Vec::new();
+        let mut unvalued = Vec::new();
+        for reply in moves {
+            match reply.valued {
+                Some(value) => valued.extend(reply.cells.into_iter().map(|cell| (cell, value))),
+                None => unvalued.extend(reply.cells),
+            }
+        }
+        valued.sort_by_key(|&(cell, valued)| (std::cmp::Reverse(valued.rank()), cell));
+        unvalued.sort_unstable();
+        Ok(SomeValues {
+            moves: valued,
+            unvalued,
+            nodes: self.nodes() - start,
         })
     }
 
@@ -380,7 +514,7 @@ impl Valuer {
             let valued = match known {
                 Some(valued) => valued,
                 None => {
-                    let child_value = self.child_value(&child, value, &mut held, game)?;
+                    let child_value = self.child_value(&child, Some(value), &mut held, game)?;
                     let valued = valued_with_draws(game, -child_value);
                     if let Some(key) = key {
                         seen.push((key, valued));
@@ -429,19 +563,19 @@ impl Valuer {
     }
 
     /// The value of `child` for its player to move, reached by a move from
-    /// `parent` of value `value` (for the player who made it); `held` as
-    /// for [`Valuer::held`] of `parent`.
+    /// `parent` of value `value` (for the player who made it), if known;
+    /// `held` as for [`Valuer::held`] of `parent`.
     fn child_value(
         &mut self,
         child: &Game,
-        value: Value,
+        value: Option<Value>,
         held: &mut Option<bool>,
         parent: &Game,
     ) -> Result<Value, ValuesError> {
         if let Some(value) = Value::of_finished(child) {
             return Ok(value);
         }
-        if value == Value::Loss {
+        if value == Some(Value::Loss) {
             // Every move of a lost position loses.
             return Ok(Value::Win);
         }
@@ -450,7 +584,7 @@ impl Valuer {
         }
         let mover = child.to_move();
         let child_value = if !self.held(parent, held)? && self.prover()?.maker_wins(child, mover)? {
-            if value == Value::Draw {
+            if value == Some(Value::Draw) {
                 // No move of a drawn position loses for the player to move
                 // next: one question, whether it forces a win, decides.
                 if self.prover()?.can_force(child, mover)? {
@@ -461,7 +595,7 @@ impl Valuer {
             } else {
                 self.real(child)?
             }
-        } else if value == Value::Win && self.prover()?.maker_wins(child, mover.other())? {
+        } else if value != Some(Value::Draw) && self.prover()?.maker_wins(child, mover.other())? {
             // The player to move cannot force a line even against a mere
             // blocker, so it does not win: it loses if the last mover
             // forces a line (which it cannot from a drawn position).
@@ -491,6 +625,16 @@ impl Valuer {
         }
         Ok(self.prover()?.value(game)?)
     }
+}
+
+/// The moves of a position leading to one position up to symmetry, for
+/// [`Valuer::some_values`]: the position, its key (if the board has
+/// symmetries), the moves, and their value once found.
+struct Reply {
+    key: Option<Key>,
+    child: Game,
+    cells: Vec<Cell>,
+    valued: Option<Valued>,
 }
 
 /// A value for the player to move in `game` (of the position or of a move
@@ -565,6 +709,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Where [`Valuer::values`] runs out of budget, [`Valuer::some_values`]
+    /// values some moves and names the others: every legal move once, each
+    /// value the solver's; with budget enough, it is [`Valuer::values`].
+    #[test]
+    fn some_values_are_the_solvers_and_name_the_moves_left() {
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut rng = crate::rng_from_seed(41);
+        let (mut partial, mut tried) = (0, 0);
+        while tried < 12 {
+            let mut game = Game::new(rules);
+            let stones = rand::RngExt::random_range(&mut rng, 10..16);
+            while game.move_count() < stones && !game.is_over() {
+                let moves: Vec<_> = game.legal_moves().collect();
+                let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
+                game.play_unchecked(cell);
+            }
+            if game.is_over() || Solver::answers_quickly(&game) {
+                continue;
+            }
+            tried += 1;
+            let theirs = Solver::new(rules, TABLE).unwrap().analyse(&game).unwrap();
+            let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+            valuer.set_budget(Some(300));
+            let some = valuer.some_values(&game).unwrap();
+            let mut named: Vec<Cell> = some.moves.iter().map(|&(cell, _)| cell).collect();
+            named.extend(&some.unvalued);
+            named.sort_unstable();
+            assert_eq!(named, game.legal_moves().collect::<Vec<_>>(), "{game}");
+            // Twice the budget, and the one position each pass's last
+            // search visits to find it has run out.
+            assert!(some.nodes <= 602, "{} positions for {game}", some.nodes);
+            for &(cell, valued) in &some.moves {
+                let eval = theirs.moves.iter().find(|(c, _)| *c == cell).unwrap().1;
+                assert_eq!(valued.value, eval.value, "{game} {cell}");
+            }
+            assert!(
+                some.moves
+                    .windows(2)
+                    .all(|pair| pair[0].1.rank() >= pair[1].1.rank()),
+                "best first: {game}"
+            );
+            if !some.is_complete() {
+                assert!(
+                    Valuer::with_opening(rules, TABLE, None)
+                        .map(|mut v| {
+                            v.set_budget(Some(300));
+                            v.values(&game).unwrap_err().is_over_budget()
+                        })
+                        .unwrap(),
+                    "{game}"
+                );
+                if !some.moves.is_empty() {
+                    partial += 1;
+                }
+            }
+            let mut whole = Valuer::with_opening(rules, TABLE, None).unwrap();
+            let all = whole.some_values(&game).unwrap();
+            assert!(all.is_complete());
+            let values = Valuer::with_opening(rules, TABLE, None)
+                .unwrap()
+                .values(&game)
+                .unwrap();
+            assert_eq!(all.moves, values.moves, "{game}");
+        }
+        assert!(partial >= 2, "{partial} positions valued in part");
     }
 
     #[test]

@@ -124,6 +124,53 @@ fn a_gomoku_position_gets_the_engines_estimate_on_the_board() {
     });
 }
 
+/// A 7×7 k=5 position whose hardest moves need more search than a hint
+/// may take: the moves valued in time show their exact values, the others
+/// the engine's estimate, and the note says which is which.
+#[test]
+fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
+    run("analysis-some-values", |h| async move {
+        for (size, width, height) in SIZES {
+            let c = h.session(size, width, height).await;
+            c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3"))
+                .await
+                .expect("the analysis board");
+            wait_page(&c, "O to move on 7x7", |p| {
+                p.cells == 49 && p.status == "O to move — play either side"
+            })
+            .await;
+            wait_script(
+                &c,
+                "exact values beside the estimate",
+                "return document.querySelectorAll('#board .cell.value-draw').length > 0 \
+                   && !document.getElementById('estimate').hidden;",
+            )
+            .await;
+            let exact = c
+                .execute(
+                    "return document.querySelectorAll('#board .cell.value-draw, \
+                       #board .cell.value-win, #board .cell.value-loss').length;",
+                    vec![],
+                )
+                .await
+                .expect("the valued cells")
+                .as_u64()
+                .unwrap_or_default();
+            assert!(exact > 0 && exact < 46, "{size}: {exact} cells valued");
+            assert!(shown(&c, "legend").await, "{size}: the exact legend");
+            assert!(shown(&c, "legend-estimate").await, "{size}: the estimate's");
+            let note = text_of(&c, "analysis-note").await;
+            assert!(
+                note.contains("for some moves only")
+                    && note.contains(&format!("exact values for {exact} of the 46 moves"))
+                    && note.contains("estimate"),
+                "{size}: {note}"
+            );
+            h.screenshot(&c, &format!("some-values-{size}")).await;
+        }
+    });
+}
+
 /// The move list's variations, as their text.
 async fn variations(client: &Client) -> Vec<String> {
     let value = client

@@ -192,7 +192,9 @@ impl App {
         self.quit
     }
 
-    /// The empty cells' values, when hints are on and can be given here.
+    /// The empty cells' values, when hints are on and can be given here:
+    /// every cell's, or where the hints' budget runs out, those it reached
+    /// (the notice says so).
     #[must_use]
     pub fn hints(&self) -> Option<&[(Cell, Valued)]> {
         self.hints
@@ -417,22 +419,24 @@ impl App {
         }
         let valuer = match &mut self.valuer {
             Some(valuer) => valuer,
-            None => match Valuer::new(self.rules, hints::HINT_TABLE_BYTES) {
-                Ok(mut valuer) => {
-                    valuer.set_budget(Some(hints::HINT_BUDGET));
-                    self.valuer.insert(valuer)
-                }
+            None => match hints::hint_valuer(self.rules) {
+                Ok(valuer) => self.valuer.insert(valuer),
                 Err(e) => {
                     self.notice = Some(Notice::Refused(format!("no hints: {e}")));
                     return;
                 }
             },
         };
-        self.hints = match valuer.values(&self.game) {
-            Ok(values) => Some(Hints {
-                moves: self.moves.len(),
-                values: values.moves,
-            }),
+        self.hints = match valuer.some_values(&self.game) {
+            Ok(values) => {
+                if let Some(missing) = NoHints::of(&values) {
+                    self.notice = Some(Notice::Info(format!("hints: {missing}")));
+                }
+                Some(Hints {
+                    moves: self.moves.len(),
+                    values: values.moves,
+                })
+            }
             Err(e) => {
                 self.notice = Some(Notice::Refused(format!("no hints: {e}")));
                 None
@@ -556,6 +560,46 @@ mod tests {
         }
         // The round is over: now they may look.
         assert_eq!(app.hints().map(<[_]>::len), Some(0));
+    }
+
+    /// A computer that plays the cells it is given, in turn.
+    struct Scripted(Vec<Cell>);
+
+    impl Strategy for Scripted {
+        fn choose(&mut self, game: &Game) -> Option<Cell> {
+            (!game.is_over() && !self.0.is_empty()).then(|| self.0.remove(0))
+        }
+
+        fn name(&self) -> &str {
+            "scripted"
+        }
+    }
+
+    /// Where the hints' budget runs out (a 7×7 k=5 position after three
+    /// moves that the opening table does not hold), the moves it reached
+    /// have their values and the notice says how many of all.
+    #[test]
+    fn hints_give_the_moves_valued_in_time_and_say_so() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let computer = Scripted(vec![Cell::new(1, 2), Cell::new(4, 3)]);
+        let mut app = App::new(
+            rules,
+            [Seat::Computer(Box::new(computer)), Seat::Human],
+            Player::X,
+        );
+        act(
+            &mut app,
+            &[Action::ToggleHints, Action::PlayAt(Cell::new(0, 3))],
+        );
+        assert_eq!(app.game().move_count(), 3);
+        let hints = app.hints().expect("hints against the computer");
+        assert!(!hints.is_empty() && hints.len() < 46, "{}", hints.len());
+        let said = format!("hints: exact values for {} of the 46 moves", hints.len());
+        assert!(
+            matches!(app.notice(), Some(Notice::Info(n)) if n.starts_with(&said)),
+            "{:?}",
+            app.notice()
+        );
     }
 
     #[test]

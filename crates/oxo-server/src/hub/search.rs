@@ -5,9 +5,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use oxo_ai::exact::{Valuer, ValuesError};
-use oxo_ai::hints::{HINT_BUDGET, HINT_TABLE_BYTES, NoHints, hints_allowed};
-use oxo_ai::{ProveError, SolveError, Solver, StrategyKind};
+use oxo_ai::hints::{NoHints, hint_valuer, hints_allowed};
+use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
 
@@ -38,16 +37,28 @@ pub struct Hint {
     pub plies: Option<u32>,
 }
 
-/// What a position's hints are: exact values, the engine's estimate, or
-/// nothing (a finished round too big to solve).
+/// Perfect-play values of a position's empty cells: of every one, or of
+/// those the hints' budget reached.
 #[derive(Clone, Debug)]
-pub enum Advice {
-    /// Perfect-play values of every empty cell.
-    Exact(Hints),
-    /// The engine's evaluation.
-    Estimate(Arc<super::EstimateView>),
-    /// Nothing to say.
-    Nothing,
+pub struct Exact {
+    /// The cells valued, best first.
+    pub hints: Hints,
+    /// Why some cells have no value ([`NoHints::OverBudget`]; `None`:
+    /// every empty cell has its value).
+    pub missing: Option<NoHints>,
+}
+
+/// What a position's hints are: exact values of every empty cell; or the
+/// engine's estimate (none once a round is over) beside the exact values
+/// of the cells the hints' budget reached, if any, and why not all.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// Perfect-play values: of every empty cell where `reason` is `None`.
+    pub exact: Hints,
+    /// Why not every empty cell has its exact value.
+    pub reason: Option<NoHints>,
+    /// The engine's evaluation, where not every cell has its exact value.
+    pub estimate: Option<Arc<super::EstimateView>>,
 }
 
 /// Searches kept for reuse, keyed by what they were built for. A perfect
@@ -291,28 +302,38 @@ impl Hub {
         {
             return Ok((version, advice.clone()));
         }
-        let advice = match self.values(game.clone()).await? {
-            Some(hints) => Advice::Exact(hints),
-            None => match self.estimate(game).await? {
-                Some(estimate) => Advice::Estimate(estimate),
-                None => Advice::Nothing,
-            },
+        let (exact, reason) = match self.values(game.clone()).await? {
+            Some(Exact { hints, missing }) => (hints, missing),
+            None => (Hints::default(), Some(NoHints::TooSlow)),
+        };
+        let estimate = match reason {
+            Some(_) => self.estimate(game).await?,
+            None => None,
+        };
+        let advice = Advice {
+            exact,
+            reason,
+            estimate,
         };
         *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
             Some((version, advice.clone()));
         Ok((version, advice))
     }
 
-    /// Perfect-play values of every empty cell of `game` (a list of
-    /// [`Hint`]s), where [`Valuer`] answers quickly; `None` where it does
-    /// not, or where the position needs a search over [`HINT_BUDGET`]. For
-    /// hints and the analysis board. Positions the solver answers at once
-    /// wait in the quick queue; those the prover values (7×7 k=5 before its
-    /// last 16 empty cells), which can take a second, in the deep one.
+    /// Perfect-play values of the empty cells of `game` (a list of
+    /// [`Hint`]s), where [`Valuer`](oxo_ai::exact::Valuer) answers
+    /// quickly: of every cell, or where the position needs a search over
+    /// [`HINT_BUDGET`](oxo_ai::hints::HINT_BUDGET), of those a second pass
+    /// of that budget reaches
+    /// ([`Valuer::some_values`](oxo_ai::exact::Valuer::some_values));
+    /// `None` where it does not answer quickly. For hints and the analysis
+    /// board. Positions the solver answers at once wait in the quick queue;
+    /// those the prover values (7×7 k=5 before its last 16 empty cells),
+    /// which can take a second, in the deep one.
     ///
     /// # Errors
     /// The search failed.
-    pub async fn values(&self, game: Game) -> Result<Option<Hints>, HubError> {
+    pub async fn values(&self, game: Game) -> Result<Option<Exact>, HubError> {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
@@ -325,23 +346,11 @@ impl Hub {
             let rules = game.rules();
             let mut valuer = match shared.valuers.take(None, rules) {
                 Some(valuer) => valuer,
-                None => {
-                    let mut valuer = Valuer::new(rules, HINT_TABLE_BYTES)
-                        .map_err(|e| HubError::Internal(e.to_string()))?;
-                    valuer.set_budget(Some(HINT_BUDGET));
-                    valuer
-                }
+                None => hint_valuer(rules).map_err(|e| HubError::Internal(e.to_string()))?,
             };
-            let values = valuer.values(&game);
+            let values = valuer.some_values(&game);
             shared.valuers.give(None, rules, valuer);
-            let values = match values {
-                Ok(values) => values,
-                Err(
-                    ValuesError::Solve(SolveError::OverBudget { .. })
-                    | ValuesError::Prove(ProveError::OverBudget { .. }),
-                ) => return Ok(None),
-                Err(e) => return Err(HubError::Internal(e.to_string())),
-            };
+            let values = values.map_err(|e| HubError::Internal(e.to_string()))?;
             let hints: Hints = values
                 .moves
                 .iter()
@@ -352,7 +361,10 @@ impl Hub {
                     plies: valued.plies,
                 })
                 .collect();
-            Ok(Some(hints))
+            Ok(Some(Exact {
+                hints,
+                missing: NoHints::of(&values),
+            }))
         })
         .await
     }

@@ -152,9 +152,15 @@ pub(super) async fn analysis(
     } else {
         state.hub().values(game.clone()).await?
     };
-    let estimate = match values {
-        None if !over => state.hub().estimate(game.clone()).await?,
-        _ => None,
+    // Why not every empty cell has its exact value, if not.
+    let reason = match &values {
+        _ if over => None,
+        None => Some(NoHints::TooSlow),
+        Some(exact) => exact.missing,
+    };
+    let estimate = match reason {
+        Some(_) => state.hub().estimate(game.clone()).await?,
+        None => None,
     };
     #[derive(Serialize)]
     struct Body<'a> {
@@ -169,9 +175,9 @@ pub(super) async fn analysis(
     }
     let body = Body {
         position: Position::new(&game, first, &played),
-        available: over || values.is_some(),
-        reason: (!over && values.is_none()).then(|| NoHints::TooSlow.to_string()),
-        values: values.as_deref().unwrap_or_default(),
+        available: reason.is_none(),
+        reason: reason.map(|reason| reason.to_string()),
+        values: values.as_ref().map_or(&[], |exact| &exact.hints),
         estimate: estimate.as_deref(),
     };
     json_body(StatusCode::OK, &body)

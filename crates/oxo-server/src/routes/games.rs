@@ -5,7 +5,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
-use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, Player, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +14,7 @@ use super::{
     player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::{Action, Advice, EstimateView, Hint, HubError};
+use crate::hub::{Action, EstimateView, Hint, HubError};
 use crate::id::IdempotencyKey;
 use crate::room::{Opponent, SeatName, Viewer};
 use crate::state::AppState;
@@ -332,8 +331,9 @@ pub(super) async fn record(
     json_body(StatusCode::OK, &record)
 }
 
-/// `GET /api/games/{id}/hints`: the values of the room's position, or
-/// the engine's estimate where the solver does not reach.
+/// `GET /api/games/{id}/hints`: the values of the room's position's
+/// moves; where not every move has its value in time, the engine's
+/// estimate beside those that do.
 pub(super) async fn hints(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -353,28 +353,12 @@ pub(super) async fn hints(
         #[serde(skip_serializing_if = "Option::is_none")]
         estimate: Option<&'a EstimateView>,
     }
-    let body = match &advice {
-        Advice::Exact(hints) => Body {
-            version,
-            available: true,
-            reason: None,
-            hints,
-            estimate: None,
-        },
-        Advice::Estimate(estimate) => Body {
-            version,
-            available: false,
-            reason: Some(NoHints::TooSlow.to_string()),
-            hints: &[],
-            estimate: Some(estimate),
-        },
-        Advice::Nothing => Body {
-            version,
-            available: false,
-            reason: Some(NoHints::TooSlow.to_string()),
-            hints: &[],
-            estimate: None,
-        },
+    let body = Body {
+        version,
+        available: advice.reason.is_none(),
+        reason: advice.reason.map(|reason| reason.to_string()),
+        hints: &advice.exact,
+        estimate: advice.estimate.as_deref(),
     };
     json_body(StatusCode::OK, &body)
 }

@@ -60,3 +60,30 @@ async fn the_empty_board_and_the_first_move_have_exact_values() {
     assert_eq!(values.len(), 48);
     assert!(all_draws(values, 48), "{analysis}");
 }
+
+/// A position after three moves that the opening table does not hold, whose
+/// hardest moves need more search than a hint may take: the analysis board
+/// gives the values of the moves the budget reached, says how many of all,
+/// and adds the engine's estimate.
+#[tokio::test]
+async fn a_position_over_the_budget_gets_the_values_found_in_time() {
+    let router = router();
+    let (status, analysis) = call(
+        &router,
+        "GET",
+        "/api/analysis?size=7x7&k=5&moves=1,2;0,3;4,3",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{analysis}");
+    assert_eq!(analysis["available"], false, "{analysis}");
+    let values = analysis["values"].as_array().unwrap();
+    assert!(!values.is_empty() && values.len() < 46, "{analysis}");
+    // The moves valued in time here are draws: after each, neither side
+    // forces a win (`VERBOSE=1 hints7 at` asks each side's question).
+    assert!(all_draws(values, 46), "{analysis}");
+    let reason = analysis["reason"].as_str().unwrap();
+    let said = format!("exact values for {} of the 46 moves", values.len());
+    assert!(reason.starts_with(&said), "{reason}");
+    assert_eq!(analysis["estimate"]["engine"], "alphabeta", "{analysis}");
+}
