@@ -16,7 +16,11 @@
 //!   `x` that fails there with a Breaker proof of zone `Z` rules out, by
 //!   the zone lemma, every move outside `Z` as well (those positions are
 //!   Breaker wins too): only the moves inside the intersection of those
-//!   zones are searched.
+//!   zones are searched. At a defender's node the oracle is first asked
+//!   after every reply, in the search's order, before any reply is searched
+//!   deeply: a reply it shows to break the Maker–Breaker win is a
+//!   refutation found for a few thousand positions, where searching the
+//!   replies before it could take millions.
 //! - **The real game's own rules**, exactly: a complete line of either side
 //!   ends the game, a side to move with a four (k − 1 stones and the last
 //!   cell empty) wins, a side facing a four of the opponent must take its
@@ -210,6 +214,29 @@ impl Prover {
                 scores[c as usize] += 1 << 16;
             }
         }
+        if !attacker_turn && forced.is_none() {
+            // A look at every reply before searching any deeply: one after
+            // which the oracle shows a Breaker win refutes the node at
+            // once, with no deep search of the replies before it (the
+            // oracle's answers stay in its table for the search below).
+            let mut order: Vec<u32> = bits(candidates).collect();
+            order.sort_by_key(|&c| {
+                (
+                    std::cmp::Reverse(scores[c as usize]),
+                    board.rank[c as usize],
+                )
+            });
+            for y in order {
+                let mut child = *pos;
+                self.board.place(&mut child.breaker, y);
+                if let Some(proof) = self.oracle(&child, true)?
+                    && !proof.maker_wins
+                {
+                    return store(self, false);
+                }
+            }
+        }
+        let board = &self.board;
         let mut stabilizer = [0usize; MAX_SYMMETRIES];
         let mut symmetric = 0;
         for s in 1..board.symmetry_count() {
