@@ -19,7 +19,7 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The positions a hint's searches may visit in all where the prover
 /// values the moves: well under a second of its search on this machine
-/// kind. A position beyond the opening table that needs more (on 7×7
+/// kind (a second pass, where the first runs out, as many again). A position beyond the opening table that needs more (on 7×7
 /// k=5, some positions after three moves that the table does not hold,
 /// and some later ones, where a side forces a line against a mere blocker
 /// and the real game's search is long) gets the values of the moves a
@@ -54,15 +54,26 @@ pub enum NoHints {
     TooSlow,
     /// The hints' budget ran out before every move had its value: `valued`
     /// of the position's `moves` have theirs.
-    #[error(
-        "exact values for {valued} of the {moves} moves within the hints' budget; the others need a longer search"
-    )]
+    #[error("{}", over_budget(*valued, *moves))]
     OverBudget {
         /// Moves with their value.
         valued: usize,
         /// Legal moves.
         moves: usize,
     },
+}
+
+/// [`NoHints::OverBudget`]'s message.
+fn over_budget(valued: usize, moves: usize) -> String {
+    if valued == 0 {
+        format!(
+            "none of the {moves} moves has its exact value within the hints' budget; they need a longer search"
+        )
+    } else {
+        format!(
+            "exact values for {valued} of the {moves} moves within the hints' budget; the others need a longer search"
+        )
+    }
 }
 
 impl NoHints {
@@ -116,6 +127,26 @@ mod tests {
         let gomoku = Game::new(Rules::new(15, 15, 5).unwrap());
         assert_eq!(hints_allowed(&gomoku, false), Err(NoHints::TooSlow));
         assert!(NoHints::TooSlow.to_string().contains("up to 25 cells"));
+    }
+
+    #[test]
+    fn over_budget_says_how_many_moves_have_their_values() {
+        let some = NoHints::OverBudget {
+            valued: 10,
+            moves: 46,
+        };
+        assert!(
+            some.to_string()
+                .starts_with("exact values for 10 of the 46 moves")
+        );
+        let none = NoHints::OverBudget {
+            valued: 0,
+            moves: 46,
+        };
+        assert!(
+            none.to_string()
+                .starts_with("none of the 46 moves has its exact value")
+        );
     }
 
     #[test]

@@ -175,7 +175,7 @@ export function draw() {
     (lengthless ? 'W, L: length unknown' : 'W3: a win in 3 moves');
   drawEstimate(estimate, g.next);
   note(!estimate ? '' : exact
-    ? `Exact values (W, D, L) for some moves only: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`
+    ? `W, D and L are exact, perfect play; ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`
     : `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`);
 
   for (let r = 0; r < g.rows; r++) {

@@ -390,7 +390,10 @@ impl Valuer {
     /// [`FIRST_SHARE`] positions, four times as many the next round, until
     /// every move has its value or the budget is spent. What earlier
     /// attempts proved stays in the searches' tables, so a move tried again
-    /// goes on from there. A call visits at most twice the budget in all.
+    /// goes on from there, and so does a later call with the same valuer:
+    /// it may value more moves of a position than a fresh valuer. A call
+    /// visits at most twice the budget in all, and a position or two more
+    /// (each pass's last search finds it has run out one position past).
     ///
     /// # Errors
     /// As [`Valuer::values`], except running out of budget.
@@ -766,16 +769,55 @@ mod tests {
                     partial += 1;
                 }
             }
+            // Without a budget every move has its value, the solver's.
             let mut whole = Valuer::with_opening(rules, TABLE, None).unwrap();
             let all = whole.some_values(&game).unwrap();
-            assert!(all.is_complete());
-            let values = Valuer::with_opening(rules, TABLE, None)
-                .unwrap()
-                .values(&game)
-                .unwrap();
-            assert_eq!(all.moves, values.moves, "{game}");
+            assert!(all.is_complete() && all.moves.len() == theirs.moves.len());
+            for &(cell, valued) in &all.moves {
+                let eval = theirs.moves.iter().find(|(c, _)| *c == cell).unwrap().1;
+                assert_eq!(valued.value, eval.value, "{game} {cell}");
+            }
         }
         assert!(partial >= 2, "{partial} positions valued in part");
+    }
+
+    /// The value of a move found without the position's value (as the
+    /// second pass of [`Valuer::some_values`] finds each) is the solver's,
+    /// for every move of random positions, wins, draws and losses alike.
+    #[test]
+    fn a_moves_value_without_the_positions_is_the_solvers() {
+        let mut rng = crate::rng_from_seed(43);
+        let mut seen = [0usize; 3];
+        for (rows, cols, k) in [(4, 4, 3), (5, 4, 3), (5, 5, 4), (6, 6, 4)] {
+            let rules = Rules::new(rows, cols, k).unwrap();
+            let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+            let mut solver = Solver::new(rules, TABLE).unwrap();
+            for _ in 0..12 {
+                let mut game = Game::new(rules);
+                let stones = rand::RngExt::random_range(&mut rng, 1..rules.cell_count() / 2);
+                while game.move_count() < stones && !game.is_over() {
+                    let moves: Vec<_> = game.legal_moves().collect();
+                    let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
+                    game.play_unchecked(cell);
+                }
+                if game.is_over() || (rules.cell_count() > 25 && game.move_count() < 10) {
+                    continue;
+                }
+                let theirs = solver.analyse(&game).unwrap();
+                let mut held = None;
+                for (cell, eval) in theirs.moves {
+                    let mut child = game.clone();
+                    child.play_unchecked(cell);
+                    let ours = -valuer.child_value(&child, None, &mut held, &game).unwrap();
+                    assert_eq!(ours, eval.value, "{game} {cell}");
+                    seen[usize::try_from(eval.value.sign() + 1).unwrap()] += 1;
+                }
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n >= 20),
+            "losses, draws, wins: {seen:?}"
+        );
     }
 
     #[test]

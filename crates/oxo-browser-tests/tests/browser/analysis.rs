@@ -161,7 +161,7 @@ fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
             assert!(shown(&c, "legend-estimate").await, "{size}: the estimate's");
             let note = text_of(&c, "analysis-note").await;
             assert!(
-                note.contains("for some moves only")
+                note.starts_with("W, D and L are exact")
                     && note.contains(&format!("exact values for {exact} of the 46 moves"))
                     && note.contains("estimate"),
                 "{size}: {note}"

@@ -429,7 +429,10 @@ impl App {
         };
         self.hints = match valuer.some_values(&self.game) {
             Ok(values) => {
-                if let Some(missing) = NoHints::of(&values) {
+                // Said unless something else is (a move taken back, …).
+                if let Some(missing) = NoHints::of(&values)
+                    && self.notice.is_none()
+                {
                     self.notice = Some(Notice::Info(format!("hints: {missing}")));
                 }
                 Some(Hints {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use oxo_core::{Coords, Player, Rules, TimeControl};
 
 use super::change::{Step, recalled, remembered};
-use super::{Exact, Hub, HubError, RoomHandle, Seated, Snapshot};
+use super::{Hub, HubError, RoomHandle, Seated, Snapshot};
 use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;
 use crate::room::{Admission, Opponent, Proposal, RecordView, Request, Room, RoomError, Viewer};
@@ -159,14 +159,10 @@ impl Hub {
             (room.game().clone(), room.version())
         };
         let to_move = game.to_move();
-        let values = match self.values(game).await? {
-            Some(Exact {
-                hints,
-                missing: None,
-            }) => hints,
+        let Some(values) = self.every_value(game).await? else {
             // Too big to solve, or not every move valued in time: it cannot
             // tell, so it plays on.
-            _ => return Ok(Some((version, false))),
+            return Ok(Some((version, false)));
         };
         let best = |value: &str| values.iter().any(|hint| hint.value == value);
         // The side to move's best value, seen from the computer.

@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use oxo_ai::exact::SomeValues;
 use oxo_ai::hints::{NoHints, hint_valuer, hints_allowed};
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
@@ -274,9 +275,10 @@ impl Hub {
     }
 
     /// What a player may be told of the room's position: perfect-play
-    /// values of every empty cell where the solver answers at once, the
-    /// engine's estimate elsewhere, nothing once a round too big to solve
-    /// is over. Cached per version. Withheld while two people play a round
+    /// values of every empty cell where they come at once ([`Hub::values`]);
+    /// elsewhere the engine's estimate, beside the values of the cells the
+    /// hints' budget reached on 7×7 k=5; nothing but those values once a
+    /// round too big to solve is over. Cached per version. Withheld while two people play a round
     /// (they are for games against the computer and finished rounds).
     ///
     /// # Errors
@@ -325,15 +327,32 @@ impl Hub {
     /// quickly: of every cell, or where the position needs a search over
     /// [`HINT_BUDGET`](oxo_ai::hints::HINT_BUDGET), of those a second pass
     /// of that budget reaches
-    /// ([`Valuer::some_values`](oxo_ai::exact::Valuer::some_values));
-    /// `None` where it does not answer quickly. For hints and the analysis
-    /// board. Positions the solver answers at once wait in the quick queue;
-    /// those the prover values (7×7 k=5 before its last 16 empty cells),
-    /// which can take a second, in the deep one.
+    /// ([`Valuer::some_values`](oxo_ai::exact::Valuer::some_values); a
+    /// pooled valuer keeps what earlier calls proved, so it may reach more
+    /// than a fresh one); `None` where it does not answer quickly. For
+    /// hints and the analysis board. Positions the solver answers at once
+    /// wait in the quick queue; those the prover values (7×7 k=5 before its
+    /// last 16 empty cells), which can take a second, in the deep one.
     ///
     /// # Errors
     /// The search failed.
     pub async fn values(&self, game: Game) -> Result<Option<Exact>, HubError> {
+        self.valued(game, true).await
+    }
+
+    /// [`Hub::values`] of every empty cell only: `None` also where the
+    /// hints' budget runs out (no second pass), for a verdict that needs
+    /// them all.
+    ///
+    /// # Errors
+    /// The search failed.
+    pub(super) async fn every_value(&self, game: Game) -> Result<Option<Hints>, HubError> {
+        Ok(self.valued(game, false).await?.map(|exact| exact.hints))
+    }
+
+    /// [`Hub::values`], with its second pass where the budget runs out when
+    /// `some`.
+    async fn valued(&self, game: Game, some: bool) -> Result<Option<Exact>, HubError> {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
@@ -348,9 +367,21 @@ impl Hub {
                 Some(valuer) => valuer,
                 None => hint_valuer(rules).map_err(|e| HubError::Internal(e.to_string()))?,
             };
-            let values = valuer.some_values(&game);
+            let values = if some {
+                valuer.some_values(&game)
+            } else {
+                valuer.values(&game).map(|values| SomeValues {
+                    moves: values.moves,
+                    unvalued: Vec::new(),
+                    nodes: values.nodes,
+                })
+            };
             shared.valuers.give(None, rules, valuer);
-            let values = values.map_err(|e| HubError::Internal(e.to_string()))?;
+            let values = match values {
+                Ok(values) => values,
+                Err(e) if e.is_over_budget() => return Ok(None),
+                Err(e) => return Err(HubError::Internal(e.to_string())),
+            };
             let hints: Hints = values
                 .moves
                 .iter()

@@ -135,8 +135,9 @@ fn line(query: LineQuery) -> Result<(Game, Game, Vec<Cell>), ApiError> {
 }
 
 /// The analysis board's position: the game its moves make, and the
-/// perfect-play value of every empty cell where the solver is quick, or the
-/// engine's estimate where it is not.
+/// perfect-play value of every empty cell where exact values come quickly;
+/// elsewhere the engine's estimate, beside the values of the cells the
+/// hints' budget reached on 7×7 k=5.
 pub(super) async fn analysis(
     State(state): State<AppState>,
     query: LineQuery,
