@@ -14,7 +14,7 @@
 //! may still be a draw (the defender's own threats); the prover's search of
 //! the real game decides those ([`Prover::can_force`]), which takes from
 //! milliseconds to minutes in the opening, so every move's value at every
-//! position after at most two moves, and at 330 of the hardest positions
+//! position after at most two moves, and at 333 of the hardest positions
 //! after three, is solved ahead of time and shipped in the binary
 //! ([`OpeningTable`], built by `scripts/build-opening-table.sh`); the table
 //! also values each position one move later.
@@ -39,13 +39,15 @@
 //! Sharing between the moves helps little there: the zones of those forced
 //! lines cover the board, and each move's proof costs what refuting the
 //! one or two forcing moves costs, the others being cheap
-//! (`docs/benchmarks.md` has the figures). The shipped table holds 330
+//! (`docs/benchmarks.md` has the figures). The shipped table holds 333
 //! of them: those valued within 30 or 60 million positions each when the
-//! list was made (`data/opening-7x7k5-forced3.txt`). With the others, 507
-//! positions after three moves get no exact answer within the hints'
-//! budget (837 with none of them, 627 with 210); there
-//! [`Valuer::some_values`] gives the values of the moves a second pass
-//! of the budget reaches, each move given a growing share of it.
+//! list was made (`data/opening-7x7k5-forced3.txt`). Where the hints'
+//! budget runs out, [`Valuer::some_values`] gives the values of the moves
+//! a second pass of the budget reaches, each move given a growing share
+//! of it. With the table and both passes, 498 positions after three moves
+//! lack some move's exact value, and get 8,116 of their 22,908 moves'
+//! (837 positions had no answer with none of them listed, 627 with 210,
+//! 507 with 330 and one pass).
 //!
 //! # Distances
 //!
@@ -869,7 +871,7 @@ mod tests {
             }
         }
         // Each listed position's value, its best move's, is the value of
-        // the move to it from each position before it. (All 330 are draws,
+        // the move to it from each position before it. (All 333 are draws,
         // so this shows that no move wins and not every move loses; each
         // move's own value is checked only by the build.)
         for game in &listed {
