@@ -87,3 +87,81 @@ async fn a_position_over_the_budget_gets_the_values_found_in_time() {
     assert!(reason.starts_with(&said), "{reason}");
     assert_eq!(analysis["estimate"]["engine"], "alphabeta", "{analysis}");
 }
+
+/// The room's game once it has reached `version` (the computer moves on
+/// its own), within a minute: a protocol's wait, not a speed test.
+async fn until_version(router: &Router, id: &str, version: u64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, game) = call(router, "GET", &format!("/api/games/{id}"), "").await;
+        assert_eq!(status, StatusCode::OK, "{game}");
+        if game["version"].as_u64() >= Some(version) {
+            return game;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "game {id} never reached version {version}: {game}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A game against the computer that reaches a position whose hardest
+/// moves need more search than a hint may take: the room's hints give the
+/// values found in time, say how many of all, and add the estimate.
+#[tokio::test]
+async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
+    let router = router();
+    let (status, created) = call(
+        &router,
+        "POST",
+        "/api/games",
+        r#"{"size":"7x7","k":5,"opponent":"alphabeta","first":"o"}"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["game"]["id"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    // The computer (O) opens in the centre, X answers in a corner, and
+    // the computer's reply (alphabeta's, within its budget of positions)
+    // leaves a position the opening table does not hold: O, moving twice,
+    // would force a line against a mere blocker.
+    let game = until_version(&router, id, 2).await;
+    assert_eq!(
+        game["board"],
+        "......./......./......./...O.../......./......./......."
+    );
+    let (status, played) = crate::common::call(
+        &router,
+        "POST",
+        &format!("/api/games/{id}/moves"),
+        Some(token),
+        r#"{"row":0,"col":0,"version":2}"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{played}");
+    let game = until_version(&router, id, 4).await;
+    assert_eq!(
+        game["board"],
+        "X....../......./..O..../...O.../......./......./......."
+    );
+
+    let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
+    assert_eq!(status, StatusCode::OK, "{hints}");
+    assert_eq!(hints["version"], 4, "{hints}");
+    assert_eq!(hints["available"], false, "{hints}");
+    let cells = hints["hints"].as_array().unwrap();
+    assert!(!cells.is_empty() && cells.len() < 46, "{hints}");
+    // From the prover: a draw's distance (the board fills), none for a
+    // win or a loss.
+    assert!(
+        cells
+            .iter()
+            .all(|h| (h["value"] == "draw") == (h["plies"] == 46)),
+        "{hints}"
+    );
+    let reason = hints["reason"].as_str().unwrap();
+    let said = format!("exact values for {} of the 46 moves", cells.len());
+    assert!(reason.starts_with(&said), "{reason}");
+    assert_eq!(hints["estimate"]["engine"], "alphabeta", "{hints}");
+}
