@@ -213,6 +213,15 @@ impl Prover {
             for c in bits(oracle_zone & candidates) {
                 scores[c as usize] += 1 << 16;
             }
+            // Before those, the replies that make a four of the defender's:
+            // the attacker must block it, so its lines there are narrow.
+            for &w in &board.windows {
+                if w & a == 0 && (w & empty).count_ones() == 2 {
+                    for c in bits(w & candidates) {
+                        scores[c as usize] += 1 << 17;
+                    }
+                }
+            }
         }
         if !attacker_turn && forced.is_none() {
             // A look at every reply before searching any deeply: one after
