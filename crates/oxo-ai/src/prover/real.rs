@@ -18,9 +18,12 @@
 //!   Breaker wins too): only the moves inside the intersection of those
 //!   zones are searched. At a defender's node the oracle is first asked
 //!   after every reply, in the search's order, before any reply is searched
-//!   deeply: a reply it shows to break the Maker–Breaker win is a
-//!   refutation found for a few thousand positions, where searching the
-//!   replies before it could take millions.
+//!   deeply (where the node's own question was left open within the
+//!   oracle's budget): a reply it shows to break the Maker–Breaker win is
+//!   a refutation found for a few thousand positions a reply asked, where
+//!   searching the replies before it could take millions. The defender's
+//!   replies that make a four of its own come first, then those in the
+//!   oracle's zone.
 //! - **The real game's own rules**, exactly: a complete line of either side
 //!   ends the game, a side to move with a four (k − 1 stones and the last
 //!   cell empty) wins, a side facing a four of the opponent must take its
@@ -223,11 +226,13 @@ impl Prover {
                 }
             }
         }
-        if !attacker_turn && forced.is_none() {
+        if !attacker_turn && forced.is_none() && oracle.is_none() {
             // A look at every reply before searching any deeply: one after
             // which the oracle shows a Breaker win refutes the node at
             // once, with no deep search of the replies before it (the
             // oracle's answers stay in its table for the search below).
+            // Only where the node's own oracle question was left open: had
+            // it shown a Maker win, every reply would leave one.
             let mut order: Vec<u32> = bits(candidates).collect();
             order.sort_by_key(|&c| {
                 (
