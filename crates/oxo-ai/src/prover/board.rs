@@ -125,6 +125,16 @@ impl Board {
         })
     }
 
+    /// For each window where a stone of the side whose opponent holds
+    /// `other` makes a four (k − 2 of its stones, none of `other`'s, two
+    /// cells of `empty`), those two cells.
+    pub fn four_makers(&self, other: u128, empty: u128) -> impl Iterator<Item = u128> + '_ {
+        self.windows
+            .iter()
+            .filter(move |&&w| w & other == 0 && (w & empty).count_ones() == 2)
+            .map(move |&w| w & empty)
+    }
+
     /// Number of symmetries in use (8 for square boards, 4 otherwise).
     #[inline]
     pub fn symmetry_count(&self) -> usize {

@@ -449,12 +449,10 @@ impl Prover {
         let mut order = self.real_order(pos, true, candidates);
         // Moves that make a four first: the loser's replies but one then
         // lose at once, two nodes each.
-        let fours: u128 = self
+        let fours = self
             .board
-            .windows
-            .iter()
-            .filter(|&&w| w & pos.breaker[0] == 0 && (w & empty).count_ones() == 2)
-            .fold(0, |acc, &w| acc | (w & empty));
+            .four_makers(pos.breaker[0], empty)
+            .fold(0, |cells, pair| cells | pair);
         order.sort_by_key(|&x| fours & 1 << x == 0);
         let written = order.iter().copied().find(|&x| {
             let (_, child) = self.played(game, pos, x, true);
