@@ -19,11 +19,12 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 
 /// The positions a hint's searches may visit in all where the prover
 /// values the moves: well under a second of its search on this machine
-/// kind (a second pass, where the first runs out, as many again). A position beyond the opening table that needs more (on 7×7
-/// k=5, some positions after three moves that the table does not hold,
-/// and some later ones, where a side forces a line against a mere blocker
-/// and the real game's search is long) gets the values of the moves a
-/// second pass of the same budget reaches ([`Valuer::some_values`]) rather
+/// kind (a second pass, where the first runs out, as many again). A
+/// position beyond the opening table that needs more (on 7×7 k=5, some
+/// positions after three moves that the table does not hold, and some
+/// later ones, where a side forces a line against a mere blocker and the
+/// real game's search is long) gets the values of the moves a second pass
+/// of the same budget reaches ([`Valuer::some_values`]) rather
 /// than a long wait.
 pub const HINT_BUDGET: u64 = 300_000;
 
