@@ -416,21 +416,7 @@ impl Valuer {
             // The solver's full analysis is whole or nothing.
             return Err(first);
         };
-        let mut moves: Vec<Reply> = Vec::new();
-        for cell in game.legal_moves() {
-            let mut child = game.clone();
-            child.play_unchecked(cell);
-            let key = self.symmetries.as_ref().map(|s| s.key(&child));
-            match moves.iter_mut().find(|m| key.is_some() && m.key == key) {
-                Some(same) => same.cells.push(cell),
-                None => moves.push(Reply {
-                    key,
-                    child,
-                    cells: vec![cell],
-                    valued: None,
-                }),
-            }
-        }
+        let mut moves = self.replies(game);
         let end = self.nodes().saturating_add(budget);
         let mut held = None;
         let mut share = FIRST_SHARE;
@@ -462,16 +448,7 @@ impl Valuer {
         if let Some(e) = failed {
             return Err(e);
         }
-        let mut valued = Vec::new();
-        let mut unvalued = Vec::new();
-        for reply in moves {
-            match reply.valued {
-                Some(value) => valued.extend(reply.cells.into_iter().map(|cell| (cell, value))),
-                None => unvalued.extend(reply.cells),
-            }
-        }
-        valued.sort_by_key(|&(cell, valued)| (std::cmp::Reverse(valued.rank()), cell));
-        unvalued.sort_unstable();
+        let (valued, unvalued) = spread(moves);
         Ok(SomeValues {
             moves: valued,
             unvalued,
@@ -509,32 +486,39 @@ impl Valuer {
         // either): asked only when a value needs it.
         let mut held = None;
         let value = self.root_value(game, &mut held)?;
-        let mut moves = Vec::new();
-        let mut seen: Vec<(Key, Valued)> = Vec::new();
-        for cell in game.legal_moves() {
-            let mut child = game.clone();
-            child.play_unchecked(cell);
-            let key = self.symmetries.as_ref().map(|s| s.key(&child));
-            let known = key.and_then(|key| seen.iter().find(|(k, _)| *k == key).map(|&(_, v)| v));
-            let valued = match known {
-                Some(valued) => valued,
-                None => {
-                    let child_value = self.child_value(&child, Some(value), &mut held, game)?;
-                    let valued = valued_with_draws(game, -child_value);
-                    if let Some(key) = key {
-                        seen.push((key, valued));
-                    }
-                    valued
-                }
-            };
-            moves.push((cell, valued));
+        let mut replies = self.replies(game);
+        for reply in &mut replies {
+            let child_value = self.child_value(&reply.child, Some(value), &mut held, game)?;
+            reply.valued = Some(valued_with_draws(game, -child_value));
         }
-        moves.sort_by_key(|&(_, valued)| std::cmp::Reverse(valued.rank()));
+        let (moves, _) = spread(replies);
         Ok(Values {
             value: valued_with_draws(game, value),
             moves,
             nodes: self.nodes() - before,
         })
+    }
+
+    /// The legal moves of `game`, those leading to the same position under
+    /// a symmetry together (each position valued once), in the order of
+    /// each one's first move.
+    fn replies(&self, game: &Game) -> Vec<Reply> {
+        let mut replies: Vec<Reply> = Vec::new();
+        for cell in game.legal_moves() {
+            let mut child = game.clone();
+            child.play_unchecked(cell);
+            let key = self.symmetries.as_ref().map(|s| s.key(&child));
+            match replies.iter_mut().find(|r| key.is_some() && r.key == key) {
+                Some(same) => same.cells.push(cell),
+                None => replies.push(Reply {
+                    key,
+                    child,
+                    cells: vec![cell],
+                    valued: None,
+                }),
+            }
+        }
+        replies
     }
 
     /// Whether the side not to move in `game` is held: it cannot force a
@@ -632,14 +616,30 @@ impl Valuer {
     }
 }
 
-/// The moves of a position leading to one position up to symmetry, for
-/// [`Valuer::some_values`]: the position, its key (if the board has
+/// The moves of a position leading to one position up to symmetry
+/// ([`Valuer::replies`]): the position, its key (if the board has
 /// symmetries), the moves, and their value once found.
 struct Reply {
     key: Option<Key>,
     child: Game,
     cells: Vec<Cell>,
     valued: Option<Valued>,
+}
+
+/// The moves of `replies` with their values, best first (ties in
+/// row-major order), and those without, in row-major order.
+fn spread(replies: Vec<Reply>) -> (Vec<(Cell, Valued)>, Vec<Cell>) {
+    let mut valued = Vec::new();
+    let mut unvalued = Vec::new();
+    for reply in replies {
+        match reply.valued {
+            Some(value) => valued.extend(reply.cells.into_iter().map(|cell| (cell, value))),
+            None => unvalued.extend(reply.cells),
+        }
+    }
+    valued.sort_by_key(|&(cell, valued)| (std::cmp::Reverse(valued.rank()), cell));
+    unvalued.sort_unstable();
+    (valued, unvalued)
 }
 
 /// A value for the player to move in `game` (of the position or of a move
