@@ -155,6 +155,17 @@ pub struct SomeValues {
     pub nodes: u64,
 }
 
+/// Every move's value: nothing left unvalued.
+impl From<Values> for SomeValues {
+    fn from(values: Values) -> SomeValues {
+        SomeValues {
+            moves: values.moves,
+            unvalued: Vec::new(),
+            nodes: values.nodes,
+        }
+    }
+}
+
 impl SomeValues {
     /// Whether every legal move has its value.
     #[must_use]
@@ -402,13 +413,7 @@ impl Valuer {
     pub fn some_values(&mut self, game: &Game) -> Result<SomeValues, ValuesError> {
         let start = self.nodes();
         let first = match self.values(game) {
-            Ok(values) => {
-                return Ok(SomeValues {
-                    moves: values.moves,
-                    unvalued: Vec::new(),
-                    nodes: values.nodes,
-                });
-            }
+            Ok(values) => return Ok(values.into()),
             Err(e) if e.is_over_budget() => e,
             Err(e) => return Err(e),
         };

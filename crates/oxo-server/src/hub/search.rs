@@ -278,8 +278,9 @@ impl Hub {
     /// values of every empty cell where they come at once ([`Hub::values`]);
     /// elsewhere the engine's estimate, beside the values of the cells the
     /// hints' budget reached on 7×7 k=5; nothing but those values once a
-    /// round too big to solve is over. Cached per version. Withheld while two people play a round
-    /// (they are for games against the computer and finished rounds).
+    /// round too big to solve is over. Cached per version. Withheld while
+    /// two people play a round (they are for games against the computer and
+    /// finished rounds).
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`].
@@ -370,11 +371,7 @@ impl Hub {
             let values = if some {
                 valuer.some_values(&game)
             } else {
-                valuer.values(&game).map(|values| SomeValues {
-                    moves: values.moves,
-                    unvalued: Vec::new(),
-                    nodes: values.nodes,
-                })
+                valuer.values(&game).map(SomeValues::from)
             };
             shared.valuers.give(None, rules, valuer);
             let values = match values {
