@@ -112,16 +112,18 @@ fn router(store: Arc<dyn Store>) -> Router {
     app(AppState::new(Hub::new(store, &HubConfig::default())))
 }
 
-/// Wait (bounded) until the game reaches `version`, for computer replies.
+/// The game once it has reached `version`, for computer replies.
 async fn until_version(api: &Api, id: &str, version: u64) -> Value {
-    for _ in 0..500 {
+    let what = format!("game {id} never reached version {version}");
+    common::eventually(what, async || {
         let game = api.game(id).await;
         if game["version"].as_u64().unwrap() >= version {
-            return game;
+            Ok(game)
+        } else {
+            Err(game)
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("game {id} never reached version {version}");
+    })
+    .await
 }
 
 fn error_of(body: &Value) -> &str {

@@ -4,8 +4,9 @@
 //! move, after a restart, and once only with two nodes on PostgreSQL.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::common;
 use oxo_server::id::GameId;
 use oxo_server::room::Viewer;
 use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, SqliteStore};
@@ -52,16 +53,10 @@ async fn started(client: &Client) -> Seated {
     game
 }
 
-/// Poll until `ended` holds (at most 20 s, however busy the machine).
+/// Poll until `ended` holds.
 async fn until<T>(what: &str, mut ended: impl AsyncFnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(done) = ended().await {
-            return done;
-        }
-        assert!(Instant::now() < deadline, "never {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let probe = async || ended().await.ok_or("not yet");
+    common::eventually(format!("never {what}"), probe).await
 }
 
 /// Assert `game` is round 1 lost by `loser` (`"x"` or `"o"`) on time.
@@ -217,7 +212,7 @@ async fn a_live_socket_is_sent_the_clock_measured_as_it_connects_then_each_rulin
     time.advance(Duration::from_secs(20));
     let url = format!("ws://{}/api/games/{}/live", server.addr, game.id);
     let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
-    let first = crate::common::next_update(&mut socket, Duration::from_secs(20)).await;
+    let first = common::next_update(&mut socket, Duration::from_secs(20)).await;
     assert_eq!(
         (&first["clock"]["x_ms"], &first["clock"]["at"]),
         (&json!(40_000), &json!(time.now())),
@@ -225,7 +220,7 @@ async fn a_live_socket_is_sent_the_clock_measured_as_it_connects_then_each_rulin
     );
     // The sweep's ruling reaches the socket as any change does.
     time.advance(Duration::from_secs(40));
-    let ruled = crate::common::next_update(&mut socket, Duration::from_secs(20)).await;
+    let ruled = common::next_update(&mut socket, Duration::from_secs(20)).await;
     lost_on_time(&ruled, "x");
 }
 

@@ -514,17 +514,13 @@ async fn against_the_computer_takebacks_are_granted_and_draws_follow_the_solver(
     assert_ended(&body["game"], "won", "resign", Some("o"), score(0, 1, 0));
 }
 
-/// Poll `api` until game `id` is as `ready` says (bounded), for the
-/// computer's replies.
+/// Game `id` once it is as `ready` says, for the computer's replies.
 async fn until(api: &Api, id: &str, ready: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..1000 {
+    common::eventually(format!("game {id} never got there"), async || {
         let game = api.game(id).await;
-        if ready(&game) {
-            return game;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("game {id} never got there: {}", api.game(id).await);
+        if ready(&game) { Ok(game) } else { Err(game) }
+    })
+    .await
 }
 
 /// A seat's live socket on `server`.
@@ -620,24 +616,18 @@ async fn a_claim_before_the_wait_is_refused_with_the_time_left() {
     assert_eq!(body["game"]["status"], "playing");
 }
 
-/// Poll `client` until game `id` is as `ready` says (bounded).
+/// Game `id` as `client` shows it once it is as `ready` says.
 async fn until_on(
     client: &oxo_test_support::Client,
     id: &str,
     ready: impl Fn(&Value) -> bool,
 ) -> Value {
     let path = format!("/api/games/{id}");
-    for _ in 0..1000 {
+    common::eventually(format!("game {id} never got there"), async || {
         let game = client.get_json(&path).await;
-        if ready(&game) {
-            return game;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!(
-        "game {id} never got there: {}",
-        client.get_json(&path).await
-    );
+        if ready(&game) { Ok(game) } else { Err(game) }
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -254,14 +254,13 @@ async fn idle_rooms_leave_memory_and_come_back_from_the_store() {
     assert_eq!(hub.evict_idle(Duration::ZERO), 0);
     assert_eq!(hub.rooms_in_memory(), 1);
     drop(watcher);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while hub.evict_idle(Duration::ZERO) == 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the room never left memory"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::eventually("the room never left memory", async || {
+        match hub.evict_idle(Duration::ZERO) {
+            0 => Err("none evicted"),
+            _ => Ok(()),
+        }
+    })
+    .await;
     assert_eq!(hub.rooms_in_memory(), 0);
 
     // It loads again on the next request, as it was, tokens and all.
@@ -317,19 +316,15 @@ async fn one_damaged_room_does_not_stop_the_others_resuming() {
             .unwrap();
     }
     let server = Server::start(Arc::new(store.clone())).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while store
-        .get(&GameId::from_trusted("fine"))
-        .unwrap()
-        .moves
-        .is_empty()
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the fine game never resumed"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::eventually("the fine game never resumed", async || {
+        let fine = store.get(&GameId::from_trusted("fine")).unwrap();
+        if fine.moves.is_empty() {
+            Err("no move")
+        } else {
+            Ok(())
+        }
+    })
+    .await;
     let (status, body) = server
         .call("GET", "/api/games/damaged", None, json!({}))
         .await;

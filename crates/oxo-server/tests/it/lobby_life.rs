@@ -5,13 +5,13 @@
 //! to zero so nothing waits on the clock.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, Store};
 use oxo_test_support::{Client, InProcess, Postgres};
 use serde_json::{Value, json};
 
-use crate::common::{Socket, next_text};
+use crate::common::{self, Socket, next_text};
 
 /// A server whose new open games show only while their creator is there.
 async fn server(store: Arc<dyn Store>) -> (InProcess, Client) {
@@ -61,20 +61,17 @@ pub(crate) async fn open_entries(client: &Client) -> Vec<Value> {
 
 /// Read the lobby until it lists `count` open games (presence travels
 /// between nodes through the store, and a closed socket is counted out
-/// when the server sees it close); fails after 20 s.
+/// when the server sees it close).
 async fn until_open(client: &Client, count: usize, what: &str) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    common::eventually(what, async || {
         let open = open_entries(client).await;
         if open.len() == count {
-            return open;
+            Ok(open)
+        } else {
+            Err(format!("the lobby shows {open:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: the lobby shows {open:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await
 }
 
 /// Wait for `client`'s lobby to list one open game (`what` says why it
@@ -196,11 +193,15 @@ async fn a_creator_connected_to_one_node_lists_the_game_on_another() {
     let both = json!({"x": "Ada", "o": "Grace"});
     assert_eq!(joined["game"]["players"], both);
     let watch = joined["game"]["watch"].as_str().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while b.get_json(&format!("/api/games/{watch}")).await["players"] != both {
-        assert!(Instant::now() < deadline, "B never saw the join");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::eventually("B never saw the join", async || {
+        let players = b.get_json(&format!("/api/games/{watch}")).await["players"].take();
+        if players == both {
+            Ok(())
+        } else {
+            Err(players)
+        }
+    })
+    .await;
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::common;
 use futures_util::StreamExt;
 use oxo_server::id::GameId;
 use oxo_server::room::RoomRecord;
@@ -57,20 +58,18 @@ fn postgres() -> Postgres {
     Postgres::start().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Poll `node` until game `id` reaches `version` (or fail after 20 s).
+/// Game `id` as `node` shows it once it has reached `version`.
 async fn until_version(node: &Node, id: &str, version: u64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    let what = format!("game {id} never reached version {version} here");
+    common::eventually(what, async || {
         let game = node.game(id).await;
         if game["version"].as_u64() >= Some(version) {
-            return game;
+            Ok(game)
+        } else {
+            Err(game)
         }
-        assert!(
-            Instant::now() < deadline,
-            "game {id} never reached version {version} here: {game}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,14 +216,11 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
         ))
         .unwrap()
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while feeds().trim() != "2" {
-        assert!(
-            Instant::now() < deadline,
-            "the nodes never opened their feeds"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let both_open = async || match feeds().trim() {
+        "2" => Ok(()),
+        n => Err(format!("{n} open")),
+    };
+    common::eventually("the nodes never opened their feeds", both_open).await;
     // Cut every node's feed; B must not answer from memory while its feed
     // is down, and must catch up once it is back.
     let cut = db
@@ -239,14 +235,7 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
     let seen = until_version(&b, &game.id, 3).await;
     assert_eq!(seen["board"], ".../.X./...");
     // Feeds back: a change on A is pushed to B again.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if feeds().trim() == "2" {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the feeds never came back");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    common::eventually("the feeds never came back", both_open).await;
     assert_eq!(b.play(&game.id, &game.o, 0, 0).await.0, 200);
     assert_eq!(until_version(&a, &game.id, 4).await["board"], "O../.X./...");
 }
@@ -724,14 +713,9 @@ async fn readiness_fails_while_writes_fail_and_comes_back_with_them() {
             .is_some()
     );
     read_only("off");
-    let mut ready = false;
-    for _ in 0..100 {
-        if store.ping().await.is_ok() {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ready, "ready again once writes work");
+    common::eventually("not ready again once writes work", async || {
+        store.ping().await
+    })
+    .await;
     store.commit(new_room("after", None)).await.unwrap();
 }

@@ -1,6 +1,7 @@
 //! What the server's test files share.
 
-use std::time::Duration;
+use std::fmt::Display;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
@@ -11,6 +12,29 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tower::ServiceExt;
+
+/// How long a test waits for what the server does on its own (a
+/// computer's reply, a change reaching another node, a room leaving
+/// memory): long, so that a busy machine does not fail a test; the tests
+/// check that it happens, not how soon.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Ask `probe` every 10 ms until it answers `Ok`, and return that; fail
+/// the test after [`PATIENCE`] with `what` and the last `Err` (what was
+/// seen instead).
+pub async fn eventually<T, E: Display>(
+    what: impl Display,
+    mut probe: impl AsyncFnMut() -> Result<T, E>,
+) -> T {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        match probe().await {
+            Ok(done) => return done,
+            Err(seen) => assert!(Instant::now() < deadline, "{what}: {seen}"),
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
 
 /// A live socket as `tokio_tungstenite::connect_async` opens it.
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
