@@ -52,7 +52,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Value;
-use oxo_ai::exact::{OpeningTable, Valuer};
+use oxo_ai::exact::{OpeningTable, Valuer, read_list};
 use oxo_ai::hints::HINT_TABLE_BYTES;
 use oxo_core::{Cell, Game, Rules};
 use rand::seq::IndexedRandom;
@@ -92,18 +92,8 @@ fn main() {
                     .collect(),
                 partial: values_of("--partial").next_back().map(str::to_owned),
                 forced_list: values_of("--forced-list").next_back().map(|path| {
-                    std::fs::read_to_string(path)
-                        .expect("read the forced list")
-                        .lines()
-                        .map(str::trim)
-                        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-                        .map(|line| {
-                            Game::from_notation(line, 5)
-                                .ok()
-                                .filter(|game| game.rules() == rules)
-                                .unwrap_or_else(|| panic!("{path}: not a 7x7 k=5 position: {line}"))
-                        })
-                        .collect()
+                    let text = std::fs::read_to_string(path).expect("read the forced list");
+                    read_list(&text, rules).unwrap_or_else(|e| panic!("{path}: {e}"))
                 }),
             };
             build(rules, file, &options);

@@ -62,7 +62,7 @@ use oxo_core::{Cell, Game, Rules};
 use crate::prover::{ProveError, Prover};
 use crate::solver::{SolveError, Solver};
 use crate::value::{Eval, Value};
-pub use opening::{FORMAT_VERSION, OpeningTable, TableError};
+pub use opening::{FORMAT_VERSION, ListError, OpeningTable, TableError, read_list};
 use opening::{Key, Symmetries};
 
 /// What each move not yet valued may visit in [`Valuer::some_values`]'s
@@ -845,12 +845,7 @@ mod tests {
         let table = shipped(rules).unwrap();
         // The empty board, X's first moves and every reply to them, and
         // the listed positions after three moves.
-        let listed: Vec<Game> = OPENING_7X7K5_FORCED
-            .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty() && !line.starts_with('#'))
-            .map(|line| Game::from_notation(line, 5).unwrap())
-            .collect();
+        let listed = read_list(OPENING_7X7K5_FORCED, rules).unwrap();
         assert!(listed.iter().all(|game| game.move_count() == 3));
         assert_eq!(table.len(), 1 + 10 + 315 + listed.len());
         assert!(listed.iter().all(|game| table.moves(game).is_some()));
@@ -878,7 +873,8 @@ mod tests {
         // Each listed position's value, its best move's, is the value of
         // the move to it from each position before it. (All 333 are draws,
         // so this shows that no move wins and not every move loses; each
-        // move's own value is checked only by the build.)
+        // move's own value is checked by the build, and some by the test
+        // below.)
         for game in &listed {
             let own = table.moves(game).unwrap();
             let best = own.iter().map(|(_, v)| *v).max_by_key(|v| v.sign());
@@ -898,6 +894,35 @@ mod tests {
                 assert_eq!(best, Some(-into), "{game}");
             }
         }
+    }
+
+    /// The moves of the listed positions that the hints' search values
+    /// within the hints' budget (without the table) have the table's
+    /// values: every 24th position, 14 of them, 255 of their 644 moves (the
+    /// others take minutes each and are checked when the table is built).
+    #[test]
+    fn the_listed_moves_valued_within_the_hints_budget_are_the_tables() {
+        let rules = Rules::new(7, 7, 5).unwrap();
+        let table = shipped(rules).unwrap();
+        let listed = read_list(OPENING_7X7K5_FORCED, rules).unwrap();
+        let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+        valuer.set_budget(Some(crate::hints::HINT_BUDGET));
+        let (mut checked, mut moves) = (0, 0);
+        for game in listed.iter().step_by(24) {
+            let own = table.moves(game).unwrap();
+            let some = valuer
+                .some_values(game)
+                .unwrap_or_else(|e| panic!("{game}: {e}"));
+            for (cell, valued) in &some.moves {
+                let held = own.iter().find(|(c, _)| c == cell).unwrap().1;
+                assert_eq!(valued.value, held, "{game} {cell}");
+            }
+            checked += some.moves.len();
+            moves += own.len();
+        }
+        // 255 of 644: the budget is counted in positions, so this does not
+        // depend on the machine's speed.
+        assert!(checked >= 200 && moves == 644, "{checked} of {moves}");
     }
 
     #[test]
@@ -1008,5 +1033,23 @@ mod tests {
             TableError::Entry(0)
         );
         assert!(OpeningTable::parse(&resum(good)).is_ok());
+    }
+
+    #[test]
+    fn a_position_list_is_read_or_refused_at_its_line() {
+        let rules = Rules::new(3, 3, 3).unwrap();
+        let text = "# a comment\n\n  X../.O./...  \nXO./.../...\n";
+        let games = read_list(text, rules).unwrap();
+        let boards: Vec<String> = games.iter().map(Game::to_string).collect();
+        assert_eq!(boards, ["X../.O./...", "XO./.../..."]);
+        // Another board's position, and a line that is no position.
+        for (bad, line) in [("X..../...../.....", 2), ("X../.O./.!.", 2)] {
+            let err = read_list(&format!("X../.../...\n{bad}\n"), rules).unwrap_err();
+            assert_eq!((err.line, err.text.as_str()), (line, bad));
+            assert_eq!(
+                err.to_string(),
+                format!("line {line}: not a position of 3x3 k=3: {bad}")
+            );
+        }
     }
 }

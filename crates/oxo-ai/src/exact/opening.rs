@@ -69,6 +69,40 @@ pub enum TableError {
     Entry(usize),
 }
 
+/// A line of a position list that is not a position of the list's board.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: not a position of {rules}: {text}")]
+pub struct ListError {
+    /// The line's number, from 1.
+    pub line: usize,
+    /// The line as written.
+    pub text: String,
+    /// The board the list is for.
+    pub rules: Rules,
+}
+
+/// The positions of a position list, the form in which the build script
+/// names the positions after three moves the table holds: one position a
+/// line in the notation's rows split by `/`; blank lines and lines
+/// starting with `#` are passed over.
+pub fn read_list(text: &str, rules: Rules) -> Result<Vec<Game>, ListError> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(number, line)| {
+            Game::from_notation(line, rules.k())
+                .ok()
+                .filter(|game| game.rules() == rules)
+                .ok_or_else(|| ListError {
+                    line: number,
+                    text: line.to_owned(),
+                    rules,
+                })
+        })
+        .collect()
+}
+
 /// A position's canonical key: the mover's stones and the other side's,
 /// the least pair under the board's symmetries.
 pub(crate) type Key = (u64, u64);
