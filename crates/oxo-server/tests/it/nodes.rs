@@ -401,7 +401,7 @@ async fn a_computer_move_claimed_by_a_node_that_died_is_made_by_another() {
     // it cannot claim first)...
     while !dying.won.load(Ordering::SeqCst) {
         assert!(
-            started.elapsed() < Duration::from_secs(5),
+            started.elapsed() < common::PATIENCE,
             "A never claimed the turn"
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
