@@ -13,7 +13,10 @@
 //! runs out, the moves `Valuer::some_values` values (`VERBOSE` also asks
 //! each side's real-game question after each move, a fresh prover each);
 //! `... -- force NOTATION [--budget N]` asks only whether the player to
-//! move forces a win.
+//! move forces a win. `... -- again NOTATION [--budget N] [--asks A]`
+//! asks one valuer for the position's hints up to A times (default 10), as
+//! a server's pooled valuer would be asked, and prints how many moves each
+//! ask values.
 //!
 //! `... -- list [--depth D] [--sample N] [--playouts P] [--seed S]` prints
 //! N positions drawn from those after D moves (all when N is 0; default
@@ -103,6 +106,11 @@ fn main() {
                 .expect("a 7x7 k=5 position, rows split by '/'");
             at(&game, Some(flag("--budget", 0)).filter(|&b| b > 0));
         }
+        Some("again") => {
+            let game = Game::from_notation(args.get(1).expect("again NOTATION"), 5)
+                .expect("a 7x7 k=5 position, rows split by '/'");
+            again(&game, flag("--budget", 300_000), flag("--asks", 10));
+        }
         Some("force") => {
             let game = Game::from_notation(args.get(1).expect("force NOTATION"), 5)
                 .expect("a 7x7 k=5 position, rows split by '/'");
@@ -136,7 +144,7 @@ fn main() {
             flag("--seed", 1),
             Some(flag("--budget", 0)).filter(|&b| b > 0),
         ),
-        Some(other) => panic!("unknown mode {other}: time or build"),
+        Some(other) => panic!("unknown mode {other}: time, at, again, force, list or build"),
     }
 }
 
@@ -525,6 +533,30 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
 
 /// Every move's value at one position, with each child's time and positions
 /// (`VERBOSE` prints the children as they are valued).
+/// Hints asked again and again of one valuer (as a server's pooled one
+/// is): the moves valued after each ask, and the positions it took.
+fn again(game: &Game, budget: u64, asks: u64) {
+    let mut valuer = Valuer::new(game.rules(), HINT_TABLE_BYTES).expect("7x7 k=5");
+    valuer.set_budget(Some(budget));
+    let mut known = BTreeSet::new();
+    for ask in 1..=asks {
+        let started = Instant::now();
+        let some = valuer.some_values(game).expect("7x7 k=5 positions");
+        known.extend(some.moves.iter().map(|(cell, _)| (cell.row, cell.col)));
+        let moves = some.moves.len() + some.unvalued.len();
+        println!(
+            "ask {ask}: {} of {moves} valued ({} with the asks before), {} positions, {:.1?}",
+            some.moves.len(),
+            known.len(),
+            some.nodes,
+            started.elapsed()
+        );
+        if some.unvalued.is_empty() {
+            break;
+        }
+    }
+}
+
 fn at(game: &Game, budget: Option<u64>) {
     if std::env::var_os("VERBOSE").is_some() {
         for cell in game.legal_moves() {
