@@ -10,8 +10,9 @@
 //!
 //! `... -- at NOTATION [--budget N]` values one position's moves (rows
 //! split by `/`) and prints the time and positions, and where the budget
-//! runs out, the moves `Valuer::some_values` values (`VERBOSE` also asks
-//! each side's real-game question after each move, a fresh prover each);
+//! runs out, the moves `Valuer::some_values` values (`VERBOSE` also asks,
+//! after each move, whether the player to move forces a line against a
+//! blocker and each side's real-game question, a fresh prover each);
 //! `... -- force NOTATION [--budget N]` asks only whether the player to
 //! move forces a win. `... -- again NOTATION [--budget N] [--asks A]`
 //! asks one valuer for the position's hints up to A times (default 10), as
@@ -565,6 +566,17 @@ fn at(game: &Game, budget: Option<u64>) {
             // Each side's real-game question on its own, a fresh prover
             // each.
             let mut line = format!("  {cell}:");
+            // The Maker-Breaker question alone, for the player to move.
+            let started = Instant::now();
+            let mut prover = oxo_ai::Prover::new(game.rules(), HINT_TABLE_BYTES).expect("7x7");
+            prover.set_budget(budget);
+            let line_forced = prover.maker_wins(&child, child.to_move());
+            line += &format!(
+                " {} forces a line {line_forced:?} {:.1?} {} positions;",
+                child.to_move(),
+                started.elapsed(),
+                prover.nodes()
+            );
             for side in [child.to_move(), game.to_move()] {
                 let started = Instant::now();
                 let mut prover = oxo_ai::Prover::new(game.rules(), HINT_TABLE_BYTES).expect("7x7");
