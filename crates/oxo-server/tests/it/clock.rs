@@ -6,12 +6,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::common;
 use oxo_server::id::GameId;
 use oxo_server::room::Viewer;
 use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, SqliteStore};
 use oxo_test_support::{Client, InProcess, Postgres, Seated, seated_game};
 use serde_json::{Value, json};
+
+use crate::common;
 
 /// Settings whose clock sweep runs every `sweep`, on `time`.
 fn config(time: &ManualTime, sweep: Duration) -> HubConfig {

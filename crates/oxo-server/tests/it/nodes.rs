@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common;
 use futures_util::StreamExt;
 use oxo_server::id::GameId;
 use oxo_server::room::RoomRecord;
@@ -19,6 +18,8 @@ use oxo_server::{PgStore, Store, StoreEvent};
 use oxo_test_support::{Client, InProcess, Postgres, seated_game};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
+
+use crate::common;
 
 /// A node: a server on its own store.
 struct Node {
