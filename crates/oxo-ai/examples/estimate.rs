@@ -9,8 +9,9 @@
 
 use std::time::Instant;
 
-use oxo_ai::review::{ESTIMATE_BUDGET, ESTIMATE_MOVES, review};
-use oxo_ai::{AlphaBeta, Solver, Strategy};
+use oxo_ai::hints::hint_valuer;
+use oxo_ai::review::{ESTIMATE_BUDGET, ESTIMATE_MOVES, Judged, review};
+use oxo_ai::{AlphaBeta, Strategy};
 use oxo_core::{Cell, Game, Rules};
 
 fn main() {
@@ -51,17 +52,23 @@ fn main() {
     for side in [7, 15] {
         let rules = Rules::new(side, side, 5).expect("a board");
         let (_, moves) = played(rules, u32::MAX);
-        let mut solver = Solver::new(rules, 16 << 20).ok();
+        // The hints' valuer, as the server gives a review (none on 15×15).
+        let mut valuer = hint_valuer(rules).ok();
         let start = Instant::now();
-        let reviewed = review(&Game::new(rules), &moves, solver.as_mut()).expect("legal moves");
+        let reviewed = review(&Game::new(rules), &moves, valuer.as_mut()).expect("legal moves");
         let took = start.elapsed();
         let mistakes = reviewed
             .moves
             .iter()
             .filter(|m| m.mistake.is_some())
             .count();
+        let exact = reviewed
+            .moves
+            .iter()
+            .filter(|m| matches!(m.judged, Judged::Exact { .. }))
+            .count();
         println!(
-            "{side}x{side}: {} moves, {} nodes, {mistakes} marked, {:.0} ms",
+            "{side}x{side}: {} moves ({exact} exact), {} engine nodes, {mistakes} marked, {:.0} ms",
             moves.len(),
             reviewed.nodes,
             took.as_secs_f64() * 1e3

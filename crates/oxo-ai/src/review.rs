@@ -1,8 +1,9 @@
 //! A played round valued move by move, for the analysis board: exact
-//! where the solver answers at once ([`Solver::answers_quickly`]), the
-//! engine's estimate ([`AlphaBeta::estimate`]) elsewhere, within a budget
-//! of positions for the whole round, and the moves that gave something away
-//! marked.
+//! where the hints' valuer answers ([`Valuer::values`]: at once where the
+//! solver does, and on 7×7 k=5 within the hints' budget a position), the
+//! engine's estimate ([`AlphaBeta::estimate`]) elsewhere, each within a
+//! budget of positions for the whole round, and the moves that gave
+//! something away marked.
 //!
 //! Exact moves are mistakes when they lower the position's value: a won
 //! position left undecided or lost ("gave away a win"), a drawn one lost
@@ -14,7 +15,9 @@
 
 use oxo_core::{Cell, Game, MoveError, Player};
 
-use crate::{AlphaBeta, Eval, Score, SolveError, Solver, Value};
+use crate::exact::{Valued, Valuer, Values, ValuesError};
+use crate::hints::HINT_BUDGET;
+use crate::{AlphaBeta, Score, Solver, Value};
 
 /// Positions the engine searches for one estimate on the analysis board
 /// and in hints, as many as the computer's move
@@ -22,15 +25,14 @@ use crate::{AlphaBeta, Eval, Score, SolveError, Solver, Value};
 /// a release build (`cargo run --release -p oxo-ai --example estimate`).
 pub const ESTIMATE_BUDGET: u64 = AlphaBeta::DEFAULT_BUDGET;
 
-/// Positions the engine searches for a whole review, at most: each
-/// position it values gets an equal share, up to [`ESTIMATE_BUDGET`] and
-/// at least [`REVIEW_MIN_BUDGET`].
+/// Positions the engine searches for a whole review, at most (and a few
+/// more: each search stops one position past its share): each position it
+/// values gets an equal share, up to [`ESTIMATE_BUDGET`], so a long round
+/// is valued more shallowly; a share too small for a search still gives
+/// the engine's first look at every candidate move. The exact values'
+/// searches get as many positions again (on the prover's boards, each
+/// position at most [`HINT_BUDGET`] of them, in the round's order).
 pub const REVIEW_BUDGET: u64 = 2_000_000;
-
-/// The least share of [`REVIEW_BUDGET`] a position gets: enough for the
-/// first iterations, so a long round is valued more shallowly, never not
-/// at all (a 15×15 board's 225 positions cost at most 2.25 million).
-pub const REVIEW_MIN_BUDGET: u64 = 10_000;
 
 /// The drop of the engine's gauge (from the best move's to the move
 /// played, for the player who moved, on its scale of −1 to 1) past which an
@@ -53,21 +55,22 @@ pub enum ReviewError {
         /// Why the rules refuse it.
         error: MoveError,
     },
-    /// The solver failed on a position it said it answers.
+    /// The valuer failed other than by running out of its budget (a game
+    /// under other rules than the valuer's).
     #[error(transparent)]
-    Solve(#[from] SolveError),
+    Values(#[from] ValuesError),
 }
 
 /// How one move was valued.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Judged {
-    /// By the solver: what the best move and the move played lead to, for
-    /// the player who moved.
+    /// Exactly: what the best move and the move played lead to, for the
+    /// player who moved (with the distance where it is known).
     Exact {
         /// The best move's value.
-        best: Eval,
+        best: Valued,
         /// The move played's value.
-        played: Eval,
+        played: Valued,
     },
     /// By the engine: the best move's score and the move played's, for the
     /// player who moved (the best is never below the move played).
@@ -126,17 +129,20 @@ pub struct Review {
     pub nodes: u64,
 }
 
-/// Value every move of `moves` played from `start`, with `solver` (for
-/// `start`'s rules) where it answers at once and the engine elsewhere.
-/// Deterministic: the same moves get the same review.
+/// Value every move of `moves` played from `start`, with `valuer` (for
+/// `start`'s rules) where it answers ([`Valuer::answers_quickly`], within
+/// the budgets of [`REVIEW_BUDGET`]) and the engine elsewhere. The same
+/// moves get the same review from a fresh valuer; one that has valued
+/// positions before may answer more of them exactly (what it proved stays
+/// in its tables). The valuer's budget is left as it was.
 ///
 /// # Errors
-/// [`ReviewError::Move`] for an illegal move; [`ReviewError::Solve`] when
-/// the solver fails (other rules than the game's).
+/// [`ReviewError::Move`] for an illegal move; [`ReviewError::Values`] when
+/// the valuer fails (other rules than the game's).
 pub fn review(
     start: &Game,
     moves: &[Cell],
-    mut solver: Option<&mut Solver>,
+    valuer: Option<&mut Valuer>,
 ) -> Result<Review, ReviewError> {
     let mut positions = vec![start.clone()];
     for (n, &cell) in moves.iter().enumerate() {
@@ -148,21 +154,22 @@ pub fn review(
         })?;
         positions.push(next);
     }
-    let exact = |game: &Game, solver: &Option<&mut Solver>| {
-        solver.is_some() && Solver::answers_quickly(game)
+    let exact = match valuer {
+        Some(valuer) => exact_values(&positions, valuer)?,
+        None => vec![None; positions.len()],
     };
     // The engine values each position before an inexact move, and the one
     // after it when that is neither over nor exact.
     let mut needed = vec![false; positions.len()];
     for i in 0..moves.len() {
-        if !exact(&positions[i], &solver) {
+        if exact[i].is_none() {
             needed[i] = true;
             let after = &positions[i + 1];
-            needed[i + 1] |= !after.is_over() && !exact(after, &solver);
+            needed[i + 1] |= !after.is_over() && exact[i + 1].is_none();
         }
     }
     let count = needed.iter().filter(|&&n| n).count() as u64;
-    let share = (REVIEW_BUDGET / count.max(1)).clamp(REVIEW_MIN_BUDGET, ESTIMATE_BUDGET);
+    let share = (REVIEW_BUDGET / count.max(1)).min(ESTIMATE_BUDGET);
     let mut engine = AlphaBeta::new(0).with_budget(share);
     let mut nodes = 0;
     let estimates: Vec<_> = positions
@@ -179,11 +186,9 @@ pub fn review(
     for (i, &cell) in moves.iter().enumerate() {
         let player = positions[i].to_move();
         let after = &positions[i + 1];
-        let entry = if exact(&positions[i], &solver) {
-            let solver = solver.as_deref_mut().expect("a solver for exact values");
-            let analysis = solver.analyse(&positions[i])?;
-            let (best_move, best) = analysis.moves[0];
-            let played = analysis
+        let entry = if let Some(values) = &exact[i] {
+            let (best_move, best) = values.moves[0];
+            let played = values
                 .moves
                 .iter()
                 .find(|m| m.0 == cell)
@@ -204,15 +209,18 @@ pub fn review(
         } else {
             let before = estimates[i].as_ref().expect("an estimate before the move");
             let played = if let Some(value) = Value::of_finished(after) {
-                score_of(Eval {
-                    value: -value,
-                    plies: 1,
-                })
+                score_of(
+                    Valued {
+                        value: -value,
+                        plies: Some(1),
+                    },
+                    after,
+                )
             } else if let Some(estimate) = &estimates[i + 1] {
                 -grow(estimate.score)
             } else {
-                let solver = solver.as_deref_mut().expect("a solver for exact values");
-                -grow(score_of(solver.evaluate(after)?))
+                let values = exact[i + 1].as_ref().expect("exact where not estimated");
+                -grow(score_of(values.value, after))
             };
             let (best_move, best) = before.moves[0];
             let best = if best.gauge() >= played.gauge() {
@@ -243,12 +251,58 @@ pub fn review(
     })
 }
 
-/// An exact value as a score for the player to move.
-fn score_of(eval: Eval) -> Score {
-    match eval.value {
-        Value::Win => Score::Win(eval.plies),
+/// The exact values of each of `positions` the valuer gives within the
+/// review's budgets (`None` for the others, and for finished positions).
+fn exact_values(
+    positions: &[Game],
+    valuer: &mut Valuer,
+) -> Result<Vec<Option<Values>>, ValuesError> {
+    let budget = valuer.budget();
+    let mut left = REVIEW_BUDGET;
+    let mut exact = Vec::with_capacity(positions.len());
+    for game in positions {
+        let values = if game.is_over() || !Valuer::answers_quickly(game) {
+            None
+        } else if Solver::answers_quickly(game) {
+            // The solver's full analysis, at once: not counted.
+            valuer.set_budget(None);
+            Some(valuer.values(game))
+        } else if left > 0 {
+            valuer.set_budget(Some(HINT_BUDGET.min(left)));
+            let values = valuer.values(game);
+            left = left.saturating_sub(match &values {
+                Ok(values) => values.nodes,
+                Err(_) => HINT_BUDGET.min(left),
+            });
+            Some(values)
+        } else {
+            None
+        };
+        exact.push(match values {
+            Some(Ok(values)) => Some(values),
+            Some(Err(e)) if e.is_over_budget() => None,
+            Some(Err(e)) => {
+                valuer.set_budget(budget);
+                return Err(e);
+            }
+            None => None,
+        });
+    }
+    valuer.set_budget(budget);
+    Ok(exact)
+}
+
+/// An exact value as a score for the player to move in `game`; a win or a
+/// loss whose distance is unknown is given the most plies it can take
+/// (the empty cells).
+fn score_of(valued: Valued, game: &Game) -> Score {
+    let plies = valued.plies.unwrap_or_else(|| {
+        u32::try_from(game.rules().cell_count() - game.move_count()).unwrap_or(u32::MAX)
+    });
+    match valued.value {
+        Value::Win => Score::Win(plies),
         Value::Draw => Score::Gauge(0.0),
-        Value::Loss => Score::Loss(eval.plies),
+        Value::Loss => Score::Loss(plies),
     }
 }
 
@@ -278,8 +332,8 @@ mod tests {
         // gave away the draw; X then missed the quickest win but kept it.
         let start = Game::default();
         let moves = cells(&[(0, 0), (0, 1), (1, 1), (2, 2), (1, 0), (1, 2), (2, 0)]);
-        let mut solver = Solver::new(start.rules(), 1 << 20).unwrap();
-        let review = review(&start, &moves, Some(&mut solver)).unwrap();
+        let mut valuer = Valuer::new(start.rules(), 1 << 20).unwrap();
+        let review = review(&start, &moves, Some(&mut valuer)).unwrap();
         assert_eq!(review.moves.len(), 7);
         assert_eq!(review.nodes, 0, "no engine search");
         let first = &review.moves[0];
@@ -347,32 +401,72 @@ mod tests {
     }
 
     #[test]
-    fn a_seven_by_seven_round_turns_exact_when_sixteen_cells_are_empty() {
+    fn a_seven_by_seven_round_is_exact_from_its_first_move() {
+        // X builds a row in the middle while O plays along the top edge;
+        // X completes five.
         let rules = Rules::new(7, 7, 5).unwrap();
         let start = Game::new(rules);
-        let mut game = start.clone();
-        let mut moves = Vec::new();
-        // Fill row by row, avoiding five in a row: a drawn-looking shape.
-        let order: Vec<Cell> = (0..7)
-            .flat_map(|r| (0..7).map(move |c| Cell::new(r, (c + 2 * r) % 7)))
-            .collect();
-        for cell in order.into_iter().take(34) {
-            if game.is_over() {
-                break;
-            }
-            game.play(cell).unwrap();
-            moves.push(cell);
-        }
-        let mut solver = Solver::new(rules, 1 << 20).unwrap();
-        let review = review(&start, &moves, Some(&mut solver)).unwrap();
-        let exact: Vec<bool> = review
+        let moves = cells(&[
+            (3, 3),
+            (0, 0),
+            (3, 4),
+            (0, 1),
+            (3, 2),
+            (0, 2),
+            (3, 1),
+            (0, 6),
+            (3, 5),
+        ]);
+        let mut valuer = Valuer::new(rules, 1 << 24).unwrap();
+        valuer.set_budget(Some(1));
+        let review = review(&start, &moves, Some(&mut valuer)).unwrap();
+        assert_eq!(
+            valuer.budget(),
+            Some(1),
+            "the valuer's budget is left as it was"
+        );
+        // Exact where the hints' budget reaches: the first moves (from the
+        // opening table), O's moves once X's row wins whatever O does, and
+        // X's last; the engine's estimate where a position's every move
+        // takes longer to value (after O's second move, X wins, but a proof
+        // that each of its 44 moves keeps the win or not is long).
+        let values: Vec<Option<(Value, Value)>> = review
             .moves
             .iter()
-            .map(|m| matches!(m.judged, Judged::Exact { .. }))
+            .map(|m| match m.judged {
+                Judged::Exact { best, played } => Some((best.value, played.value)),
+                Judged::Estimate { .. } => None,
+            })
             .collect();
-        // Moves made with at most 16 cells empty are exact, the rest not.
-        assert_eq!(exact.iter().position(|&e| e), Some(49 - 16), "{exact:?}");
-        assert!(exact[33..].iter().all(|&e| e));
+        let (draw, win, loss) = (Value::Draw, Value::Win, Value::Loss);
+        assert_eq!(
+            values,
+            [
+                Some((draw, draw)),
+                Some((draw, draw)),
+                Some((draw, draw)),
+                None,
+                None,
+                Some((loss, loss)),
+                None,
+                Some((loss, loss)),
+                Some((win, win)),
+            ]
+        );
+        assert!(review.moves.iter().all(|m| m.mistake.is_none()));
+    }
+
+    #[test]
+    fn a_long_round_keeps_to_the_reviews_budget() {
+        // 250 moves on a board where nobody makes a line: 251 positions to
+        // estimate, each with an equal share of the budget (one search may
+        // go a position past its share).
+        let rules = Rules::new(20, 20, 20).unwrap();
+        let moves: Vec<Cell> = (0..250).map(|i| Cell::new(i / 20, i % 20)).collect();
+        let review = review(&Game::new(rules), &moves, None).unwrap();
+        assert_eq!(review.moves.len(), 250);
+        assert!(review.nodes <= REVIEW_BUDGET + 251, "{}", review.nodes);
+        assert!(review.nodes >= REVIEW_BUDGET / 2, "{}", review.nodes);
     }
 
     #[test]

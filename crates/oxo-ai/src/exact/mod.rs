@@ -311,6 +311,12 @@ impl Valuer {
         self.budget = nodes;
     }
 
+    /// The budget [`Valuer::set_budget`] set.
+    #[must_use]
+    pub const fn budget(&self) -> Option<u64> {
+        self.budget
+    }
+
     /// The positions the current call may still visit (`None`: no limit).
     fn left(&self) -> Result<Option<u64>, ValuesError> {
         match self.limit {

@@ -1,15 +1,17 @@
 //! The engine's word where the solver does not reach: an estimate of a
 //! position (for the analysis board and hints) and the review of a played
 //! round, as the API shows them. Both run in the hub's search slots with a
-//! budget of positions, so the same request always gets the same answer.
+//! budget of positions, so the same request always gets the same estimates
+//! (a review's exact values come from the pooled hints' valuer, which may
+//! answer more positions once it has valued some).
 
 use std::sync::Arc;
 
-use oxo_ai::hints::HINT_TABLE_BYTES;
+use oxo_ai::hints::hint_valuer;
 use oxo_ai::review::{
     ESTIMATE_BUDGET, ESTIMATE_MOVES, Judged, MISTAKE_MARGIN, Mistake, ReviewError, Reviewed,
 };
-use oxo_ai::{AlphaBeta, Estimate, Score, Solver};
+use oxo_ai::{AlphaBeta, Estimate, Score};
 use oxo_core::{Cell, Game, Player};
 use serde::Serialize;
 
@@ -230,10 +232,10 @@ impl Hub {
         .await
     }
 
-    /// Every move of `moves` from `start` valued (exact where the solver
-    /// answers at once, the engine's estimate elsewhere), within
-    /// [`oxo_ai::review::REVIEW_BUDGET`] positions of the engine, in a deep
-    /// search slot (it can take a second or two).
+    /// Every move of `moves` from `start` valued (exact where the hints'
+    /// valuer answers, the engine's estimate elsewhere), within
+    /// [`oxo_ai::review::REVIEW_BUDGET`] positions of each, in a deep
+    /// search slot (it can take a few seconds).
     ///
     /// # Errors
     /// An illegal move ([`HubError::Internal`]: callers check the moves
@@ -241,14 +243,14 @@ impl Hub {
     pub async fn review(&self, start: Game, moves: Vec<Cell>) -> Result<ReviewView, HubError> {
         self.search(Cost::Deep, move |shared| {
             let rules = start.rules();
-            let mut solver = match shared.solvers.take(None, rules) {
-                Some(solver) => Some(solver),
-                None if Solver::can_solve(rules) => Solver::new(rules, HINT_TABLE_BYTES).ok(),
-                None => None,
+            // The hints' valuer (none on boards it does not take).
+            let mut valuer = match shared.valuers.take(None, rules) {
+                Some(valuer) => Some(valuer),
+                None => hint_valuer(rules).ok(),
             };
-            let review = oxo_ai::review::review(&start, &moves, solver.as_mut());
-            if let Some(solver) = solver {
-                shared.solvers.give(None, rules, solver);
+            let review = oxo_ai::review::review(&start, &moves, valuer.as_mut());
+            if let Some(valuer) = valuer {
+                shared.valuers.give(None, rules, valuer);
             }
             let review = review.map_err(|e: ReviewError| HubError::Internal(e.to_string()))?;
             Ok(ReviewView {

@@ -274,6 +274,42 @@ async fn a_line_is_reviewed_exactly_on_small_boards_and_by_the_engine_on_gomoku(
 }
 
 #[tokio::test]
+async fn a_seven_by_seven_line_is_reviewed_exactly_where_the_hints_have_values() {
+    let router = router();
+    // X in the centre, O in a corner, X beside the centre: values from the
+    // opening table, at once, as the analysis board gives them.
+    let line = ["3,3", "0,0", "3,4"];
+    let (status, body) = get(
+        &router,
+        &format!("/api/review?size=7x7&k=5&moves={}", line.join(";")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let review = body["review"].as_array().unwrap();
+    for (ply, m) in review.iter().enumerate() {
+        assert_eq!(
+            (&m["exact"], &m["value"], &m["mistake"]),
+            (&json!(true), &json!("draw"), &json!(false)),
+            "{m}"
+        );
+        let before = line[..ply].join(";");
+        let (_, board) = get(
+            &router,
+            &format!("/api/analysis?size=7x7&k=5&moves={before}"),
+        )
+        .await;
+        let played = board["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["row"] == m["row"] && v["col"] == m["col"])
+            .unwrap();
+        assert_eq!(played["value"], m["value"], "{m}");
+    }
+    assert_eq!(body["nodes"], 0, "no engine search");
+}
+
+#[tokio::test]
 async fn a_round_between_people_is_reviewed_once_it_is_over() {
     let router = router();
     let (id, x, o) = seated(&router).await;
