@@ -55,6 +55,7 @@ export async function showLobby() {
       `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
   });
   const mine = (r.data.recent || []).map((g) => {
+    if (g.damaged) return item('/g/' + enc(g.id), 'A game the server cannot read', 'its stored record is damaged', { game: g.id });
     const held = seats.get(g.id);
     const who = g.opponent === 'human' ? 'a friend' : computer(g);
     const why = reasonText(g.reason, g.winner);

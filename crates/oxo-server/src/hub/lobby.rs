@@ -23,11 +23,11 @@ use std::time::Duration;
 
 use oxo_core::Player;
 
-use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Seated};
+use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Recent, Seated};
 use crate::id::GameId;
 use crate::name::PlayerName;
 use crate::room::{Admission, Players, SeatName};
-use crate::store::Listing;
+use crate::store::{Listing, StoreError};
 
 /// A game being played with no live connection still shows this long
 /// after its last change.
@@ -72,7 +72,7 @@ impl Hub {
     /// A store failure.
     pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
         self.forget_creators_seen();
-        let listed = self.shared.store.lobby().await?;
+        let (listed, damaged) = self.listings().await?;
         let (seated, waiting): (Vec<&Listing>, Vec<&Listing>) = listed
             .iter()
             .filter(|l| self.listing_shown(l))
@@ -111,8 +111,17 @@ impl Hub {
         let mut mine = Vec::new();
         for id in recent.iter().take(SHOWN) {
             match self.room_to_read(id).await {
-                Ok((handle, viewer)) => mine.push(handle.room.lock().await.summary(viewer)),
-                Err(HubError::NotFound(_) | HubError::Corrupt(_)) => {}
+                Ok((handle, viewer)) => {
+                    mine.push(Recent::Game(handle.room.lock().await.summary(viewer)));
+                }
+                Err(HubError::NotFound(_)) => {}
+                Err(HubError::Corrupt(e) | HubError::Store(StoreError::Corrupt(e))) => {
+                    tracing::error!(game = %id.for_log(), error = %e, "a recent game is damaged");
+                    mine.push(Recent::Damaged {
+                        id: id.to_string(),
+                        damaged: true,
+                    });
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -120,7 +129,30 @@ impl Hub {
             open,
             live,
             recent: mine,
+            damaged,
         })
+    }
+
+    /// The store's listed rooms, those it could not read left out (and
+    /// logged, as damage), so that one damaged room does not take the
+    /// lobby down for everyone; and how many were left out.
+    async fn listings(&self) -> Result<(Vec<Listing>, usize), HubError> {
+        let mut damaged = 0;
+        let listed = self
+            .shared
+            .store
+            .lobby()
+            .await?
+            .into_iter()
+            .filter_map(|row| {
+                row.inspect_err(|e| {
+                    damaged += 1;
+                    tracing::error!(error = %e, "a listed game is damaged; the lobby leaves it out");
+                })
+                .ok()
+            })
+            .collect();
+        Ok((listed, damaged))
     }
 
     /// Seat O, named `name`, of the open game listed under lobby id `entry`, while the
@@ -145,7 +177,7 @@ impl Hub {
         if !self.present(&id)[Player::X.index()] {
             // Away: still open only within its grace, which its listing
             // tells (a room too old to be listed is past it).
-            let listed = self.shared.store.lobby().await?;
+            let (listed, _) = self.listings().await?;
             let fresh = listed
                 .iter()
                 .find(|l| l.id == id)

@@ -39,7 +39,7 @@ pub use requests::Action;
 use rooms::SHARDS;
 use search::Pool;
 pub use search::{Advice, Exact, Hint};
-pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Snapshot, TimeControlView};
+pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Recent, Snapshot, TimeControlView};
 
 use crate::id::{GameId, Token};
 use crate::room::{Room, RoomError, Viewer};

@@ -60,8 +60,27 @@ pub struct Lobby {
     pub open: Vec<OpenEntry>,
     /// Listed games being played.
     pub live: Vec<LiveEntry>,
-    /// The rooms the caller named, as summaries.
-    pub recent: Vec<Summary>,
+    /// The rooms the caller named, as summaries (unknown ones left out,
+    /// damaged ones said to be).
+    pub recent: Vec<Recent>,
+    /// Listed rooms left out because their stored rows are damaged (the
+    /// server's log names them).
+    pub damaged: usize,
+}
+
+/// A room the caller named in a lobby request.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Recent {
+    /// Its summary.
+    Game(Summary),
+    /// Its stored record is damaged: `{"id", "damaged": true}`.
+    Damaged {
+        /// The id as the caller gave it.
+        id: String,
+        /// Always `true`.
+        damaged: bool,
+    },
 }
 
 /// A lobby's open game: joined through its entry id.

@@ -177,7 +177,7 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(room)))
     }
 
-    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
         let now = self.time.now();
         let updated = self
             .updated
@@ -219,7 +219,7 @@ impl Store for MemoryStore {
         let listed = open
             .into_iter()
             .chain(seated)
-            .map(|(_, listing)| listing)
+            .map(|(_, listing)| Ok(listing))
             .collect();
         Box::pin(std::future::ready(Ok(listed)))
     }

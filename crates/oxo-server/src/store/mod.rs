@@ -212,6 +212,10 @@ pub enum StoreError {
     Closed,
 }
 
+/// What [`Store::lobby`] reads: each listed room, or in its place the
+/// damage that kept it from being read.
+pub type LobbyRows = Vec<Result<Listing, StoreError>>;
+
 /// Why a change handed to a store's worker has no answer: the worker
 /// stopped between taking it and answering, so it may have been saved
 /// ([`StoreError::Unknown`], never "nothing changed").
@@ -312,8 +316,11 @@ pub trait Store: Send + Sync + 'static {
     /// Listed rooms: the open ones (seat O empty, waiting for a person),
     /// at most [`OPEN_ROWS`], however old; then the others changed within
     /// [`LOBBY_HORIZON`], at most [`LOBBY_ROWS`]; each part the most
-    /// recently changed first.
-    fn lobby(&self) -> StoreFuture<Vec<Listing>>;
+    /// recently changed first. A listed room whose row cannot be read or
+    /// makes no sense is [`StoreError::Corrupt`] in its place, so that one
+    /// damaged room does not hide the others; any other failure fails the
+    /// call.
+    fn lobby(&self) -> StoreFuture<LobbyRows>;
 
     /// The id of the room listed under lobby id `entry`, if any.
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>>;

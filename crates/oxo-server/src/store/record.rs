@@ -361,6 +361,19 @@ pub(super) struct StoredListing {
 }
 
 impl StoredListing {
+    /// A lobby row as read: its listing, or in its place the damage found
+    /// reading or decoding it (`Ok(Err(..))`); any other failure (the
+    /// database unavailable) is the whole read's (`Err(..)`).
+    pub(super) fn decode_row(
+        row: Result<StoredListing, StoreError>,
+    ) -> Result<Result<super::Listing, StoreError>, StoreError> {
+        match row {
+            Ok(stored) => Ok(stored.decode()),
+            Err(damage @ StoreError::Corrupt(_)) => Ok(Err(damage)),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The listing these columns spell.
     ///
     /// # Errors

@@ -870,6 +870,71 @@ async fn a_newer_schema_is_refused() {
     assert!(err.to_string().contains("schema version 99"), "{err}");
 }
 
+#[tokio::test]
+async fn a_damaged_listed_game_is_left_out_of_the_lobby_and_named_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let open_listed = |router: Router, name: &'static str| async move {
+        let body = json!({"listed": true, "name": name}).to_string();
+        let (status, created) = call(&router, "POST", "/api/games", None, &body).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        created["game"]["id"].as_str().unwrap().to_owned()
+    };
+    let damaged = {
+        let store = Arc::new(SqliteStore::open(&path).unwrap());
+        let router = router(store);
+        open_listed(router.clone(), "Ada").await;
+        open_listed(router, "Bob").await
+    };
+    // Bob's name in its row becomes bytes that are not UTF-8.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE rooms SET x_name = cast(x'ff41' AS text) WHERE id = ?1",
+            [&damaged],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(conn);
+    let router = router(Arc::new(SqliteStore::open(&path).unwrap()));
+    // The others are still listed (both are within their grace), and the
+    // damage is counted, not hidden.
+    let (status, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+    assert_eq!(status, StatusCode::OK, "{lobby}");
+    let names: Vec<&Value> = lobby["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| &g["name"])
+        .collect();
+    assert_eq!(names, [&json!("Ada")], "{lobby}");
+    assert_eq!(lobby["damaged"], 1, "{lobby}");
+    // Named among a player's recent games, it is said to be damaged.
+    let (status, lobby) = call(
+        &router,
+        "GET",
+        &format!("/api/lobby?recent={damaged},nosuchgame"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{lobby}");
+    assert_eq!(
+        lobby["recent"],
+        json!([{"id": damaged, "damaged": true}]),
+        "{lobby}"
+    );
+    // Its own page says so too.
+    let (status, body) = call(&router, "GET", &format!("/api/games/{damaged}"), None, "").await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "a stored game is damaged"
+        )
+    );
+}
+
 /// Set a database's schema version, as a newer oxo would have.
 fn set_user_version(path: &std::path::Path, version: i64) {
     let conn = rusqlite::Connection::open(path).unwrap();
@@ -977,7 +1042,7 @@ impl Store for SlowStore {
         self.0.due(now)
     }
 
-    fn lobby(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::store::Listing>> {
+    fn lobby(&self) -> oxo_server::store::StoreFuture<oxo_server::store::LobbyRows> {
         self.0.lobby()
     }
 

@@ -339,7 +339,7 @@ impl Store for DiesAfterClaiming {
     fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
         self.inner.due(now)
     }
-    fn lobby(&self) -> StoreFuture<Vec<oxo_server::store::Listing>> {
+    fn lobby(&self) -> StoreFuture<oxo_server::store::LobbyRows> {
         self.inner.lobby()
     }
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {

@@ -253,7 +253,7 @@ impl Store for PgStore {
         })
     }
 
-    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
         self.run(move |conn| async move {
             let horizon = super::LOBBY_HORIZON.as_secs_f64();
             let limit = int(super::LOBBY_ROWS as u64);
@@ -264,7 +264,7 @@ impl Store for PgStore {
                 .await?;
             rows.iter()
                 .map(|row| {
-                    super::record::StoredListing {
+                    let listing = super::record::StoredListing {
                         entry: column(row, 0)?,
                         watch: column(row, 1)?,
                         rows: unsigned(column(row, 2)?)?,
@@ -279,9 +279,10 @@ impl Store for PgStore {
                         id: column(row, 13)?,
                         names: [column(row, 14)?, column(row, 15)?],
                         clock: column(row, 16)?,
-                    }
-                    .decode()
+                    };
+                    Ok(listing)
                 })
+                .map(super::record::StoredListing::decode_row)
                 .collect()
         })
     }

@@ -241,7 +241,7 @@ impl Store for SqliteStore {
         self.ask(|reply| Request::Due(now, reply))
     }
 
-    fn lobby(&self) -> StoreFuture<Vec<super::Listing>> {
+    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
         self.ask(Request::Lobby)
     }
 

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::id::GameId;
 use crate::room::{Ending, RoomRecord};
 use crate::store::record::{Stored, StoredListing, checked, decode_endings, group_rounds, int};
-use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, Listing, OPEN_ROWS, StoreError};
+use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, LobbyRows, OPEN_ROWS, StoreError};
 
 /// The room `id` as stored, checked against its digest: a room whose row
 /// or moves were damaged is [`StoreError::Corrupt`], never served.
@@ -160,7 +160,7 @@ pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending
     decode_endings(id, rows)
 }
 
-pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
+pub(super) fn lobby(conn: &Connection) -> Result<LobbyRows, StoreError> {
     // Open games (found by the partial index `rooms_open`), however old;
     // then the games being played lately.
     let mut stmt = conn.prepare_cached(
@@ -179,34 +179,34 @@ pub(super) fn lobby(conn: &Connection) -> Result<Vec<Listing>, StoreError> {
                AND updated_at > unixepoch() - ?1
              ORDER BY updated_at DESC LIMIT ?2)",
     )?;
-    let rows = stmt
-        .query_map(
-            params![
-                int(LOBBY_HORIZON.as_secs()),
-                int(LOBBY_ROWS as u64),
-                int(OPEN_ROWS as u64)
-            ],
-            |row| {
-                Ok(StoredListing {
-                    entry: row.get(0)?,
-                    watch: row.get(1)?,
-                    rows: row.get(2)?,
-                    cols: row.get(3)?,
-                    k: row.get(4)?,
-                    opponent: row.get(5)?,
-                    first: row.get(6)?,
-                    round: row.get(7)?,
-                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
-                    seated: row.get(11)?,
-                    idle: row.get(12)?,
-                    id: row.get(13)?,
-                    names: [row.get(14)?, row.get(15)?],
-                    clock: row.get(16)?,
-                })
-            },
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter().map(StoredListing::decode).collect()
+    stmt.query_map(
+        params![
+            int(LOBBY_HORIZON.as_secs()),
+            int(LOBBY_ROWS as u64),
+            int(OPEN_ROWS as u64)
+        ],
+        |row| {
+            Ok(StoredListing {
+                entry: row.get(0)?,
+                watch: row.get(1)?,
+                rows: row.get(2)?,
+                cols: row.get(3)?,
+                k: row.get(4)?,
+                opponent: row.get(5)?,
+                first: row.get(6)?,
+                round: row.get(7)?,
+                score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                seated: row.get(11)?,
+                idle: row.get(12)?,
+                id: row.get(13)?,
+                names: [row.get(14)?, row.get(15)?],
+                clock: row.get(16)?,
+            })
+        },
+    )?
+    .map(|row| row.map_err(StoreError::from))
+    .map(StoredListing::decode_row)
+    .collect()
 }
 
 /// Timed rooms whose deadline is at or before `now`.

@@ -14,7 +14,7 @@ use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
 use crate::room::{Ending, RoomRecord, SeatName};
 use crate::store::record::{clock_text, digest, int, keys_text, reason_text, winner_text};
-use crate::store::{Change, ChangeKind, Listing, StoreError};
+use crate::store::{Change, ChangeKind, LobbyRows, StoreError};
 
 /// The most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
@@ -31,7 +31,7 @@ pub(super) enum Request {
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
     Due(u64, oneshot::Sender<Result<Vec<GameId>, StoreError>>),
-    Lobby(oneshot::Sender<Result<Vec<Listing>, StoreError>>),
+    Lobby(oneshot::Sender<Result<LobbyRows, StoreError>>),
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Endings(
