@@ -288,6 +288,7 @@ impl Hub {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
+        let round_over;
         {
             let room = handle.room.lock().await;
             // Fair play: no help for anyone while two people play a round
@@ -299,6 +300,8 @@ impl Hub {
             }
             version = room.version();
             game = room.game().clone();
+            // Over on the board, or by a resignation, an agreement, time.
+            round_over = room.round_over();
         }
         if let Some((v, advice)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
             && *v == version
@@ -310,8 +313,8 @@ impl Hub {
             None => (Hints::default(), Some(NoHints::TooSlow)),
         };
         let estimate = match reason {
-            Some(_) => self.estimate(game).await?,
-            None => None,
+            Some(_) if !round_over => self.estimate(game).await?,
+            _ => None,
         };
         let advice = Advice {
             exact,

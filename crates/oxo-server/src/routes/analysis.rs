@@ -52,8 +52,14 @@ impl AnalysisQuery {
             let cell = at
                 .to_cell(rules)
                 .and_then(|cell| game.play(cell).map(|_| cell));
+            // The move as written: a number too large to hold is not
+            // shown as the largest one that fits.
             let cell = cell.map_err(|e| {
-                ApiError::BadRequest(format!("move {} ({},{}): {e}", n + 1, at.row, at.col))
+                ApiError::BadRequest(format!(
+                    "move {} ({}): {e}",
+                    n + 1,
+                    quoted_prefix(text.trim())
+                ))
             })?;
             played.push(cell);
         }
@@ -73,9 +79,9 @@ impl AnalysisQuery {
     }
 }
 
-/// At most 20 characters of `text`, for error messages.
+/// At most 40 characters of `text`, for error messages.
 fn quoted_prefix(text: &str) -> String {
-    text.chars().take(20).collect()
+    text.chars().take(40).collect()
 }
 
 /// A position as the analysis board and the review show it: the board,

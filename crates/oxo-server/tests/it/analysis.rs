@@ -209,6 +209,18 @@ async fn hints_against_the_computer_on_gomoku_are_the_estimate() {
     // The analysis board says the same of the same position.
     let (_, board) = get(&router, "/api/analysis?size=15x15").await;
     assert_eq!(board["estimate"], hints["estimate"]);
+    // Once X resigns the round is over: no estimate (nor values, on 15×15).
+    let x = created["token"].as_str().unwrap();
+    let path = format!("/api/games/{id}/resign");
+    let (status, body) = call(&router, "POST", &path, Some(x), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, hints) = get(&router, &format!("/api/games/{id}/hints")).await;
+    assert_eq!(status, StatusCode::OK, "{hints}");
+    assert_eq!(
+        (&hints["available"], &hints["hints"], hints.get("estimate")),
+        (&json!(false), &json!([]), None),
+        "{hints}"
+    );
 }
 
 #[tokio::test]

@@ -1299,6 +1299,10 @@ async fn the_analysis_board_values_any_position_given_by_its_moves() {
         ("moves=0,0;0,0", "move 2 (0,0)"),
         ("moves=0,0;x", "move 2: \"x\" is not ROW,COL"),
         ("moves=5,5", "move 1 (5,5)"),
+        (
+            "moves=99999999999999999999,0",
+            "move 1 (99999999999999999999,0): ",
+        ),
         ("size=40x40", "too large"),
         ("k=9", "bad k"),
         ("first=z", "bad first"),
