@@ -322,8 +322,9 @@ Exit codes:
 #[derive(Debug, Args)]
 #[command(after_help = SERVE_HELP)]
 pub(crate) struct ServeArgs {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    /// Address to listen on: an IP address or a host name (its first address) and a
+    /// port (port 0 picks a free port).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080", value_parser = host_port)]
     pub addr: SocketAddr,
     /// Where every game is kept: a SQLite file (created when missing; one server
     /// per file), or a PostgreSQL URL `postgres://USER@HOST:PORT/DB` that several
@@ -517,3 +518,18 @@ Exit codes:
   0  success
   1  a file could not be written
   2  bad usage";
+
+/// `HOST:PORT` as an address to listen on: an IP address (`[::1]:0` for
+/// IPv6), or a host name such as `localhost`, resolved to its first address.
+fn host_port(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let mut addrs = text
+        .to_socket_addrs()
+        .map_err(|e| format!("{text:?} is not HOST:PORT with a host this machine knows: {e}"))?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("{text:?}: the host has no address"))
+}

@@ -229,6 +229,39 @@ fn a_database_that_cannot_be_opened_is_exit_1() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "bad usage");
+    let output = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "nosuchhost.invalid:80"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "bad usage");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("\"nosuchhost.invalid:80\" is not HOST:PORT with a host this machine knows"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_host_name_is_an_address_to_listen_on() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--memory", "--addr", "localhost:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // localhost is 127.0.0.1 or ::1, whichever the system lists first.
+    assert!(
+        line.starts_with("oxo serve: listening on http://127.0.0.1:")
+            || line.starts_with("oxo serve: listening on http://[::1]:"),
+        "{line:?}"
+    );
 }
 
 #[test]
