@@ -176,13 +176,15 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
     let path = loggable(request.uri().path());
     let visit = Visit::begin(method.as_str(), &path);
     let edge = state.edge();
-    let response = match json_only(&request).and_then(|()| {
-        let peer = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|peer| peer.0);
-        edge.admit(action(&request), edge.client(peer, request.headers()))
-    }) {
+    let response = match json_only(&request)
+        .and_then(|()| within_limit(&request))
+        .and_then(|()| {
+            let peer = request
+                .extensions()
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|peer| peer.0);
+            edge.admit(action(&request), edge.client(peer, request.headers()))
+        }) {
         Err(refused) => refused.into_response(),
         Ok(()) => edge
             .deadline(next.run(request))
@@ -248,6 +250,21 @@ async fn json_errors(response: Response) -> Response {
             .to_lowercase(),
     };
     json_response(status, serde_json::json!({ "error": text }).to_string())
+}
+
+/// A body its `Content-Length` says is over [`BODY_LIMIT`] is refused at
+/// once (413), before any of it is read: the body's own limit would only
+/// find out as the bytes arrive, and wait for them until the deadline.
+fn within_limit(request: &Request) -> Result<(), ApiError> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(length) if length > BODY_LIMIT as u64 => Err(ApiError::TooLarge(BODY_LIMIT)),
+        _ => Ok(()),
+    }
 }
 
 /// Every `POST` must say `Content-Type: application/json`, even with an

@@ -578,6 +578,17 @@ async fn an_oversized_body_is_413() {
     let (status, reply) = api.call("POST", "/api/games", None, &body).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(error_of(&reply).contains("too large"));
+    // A body said to be larger is refused before any of it is read (a
+    // client that sends less would otherwise be waited for).
+    let declared = (oxo_server::BODY_LIMIT + 1).to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("content-length", declared.as_str()),
+    ];
+    let (status, reply) =
+        common::call_with_headers(&api.router, "POST", "/api/games", None, &headers, "{}").await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{reply}");
+    assert!(error_of(&reply).contains("too large"));
 }
 
 #[tokio::test]
