@@ -259,14 +259,16 @@ pub(crate) struct CampaignArgs {
     /// Worker threads [default: one a core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Memory for the search tables of all the threads together, such as 512M or 4G.
-    #[arg(long, value_name = "SIZE", default_value = "1G")]
-    pub memory: String,
-    /// Plies split into jobs from the start.
-    #[arg(long, value_name = "PLIES", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
-    pub split: u32,
-    /// Positions one job may visit before it is split one ply deeper [default: no limit].
-    #[arg(long, value_name = "N")]
+    /// Memory for the search tables of all the threads together, such as 512M or 4G
+    /// [default: 1G].
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
+    /// Plies split into jobs from the start [default: 2].
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub split: Option<u32>,
+    /// Positions one job may visit before it is split one ply deeper, at least 1000
+    /// [default: no limit].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..))]
     pub job_nodes: Option<u64>,
     /// Post the proof to the PostgreSQL job table of --db, for `oxo solve --worker`.
     #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "worker", "assemble"])]
@@ -281,9 +283,10 @@ pub(crate) struct CampaignArgs {
     /// The PostgreSQL database holding the job table: postgres://USER@HOST:PORT/DB.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
-    /// Seconds a worker holds a job without renewing it before others may take it back.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(2..=86400))]
-    pub lease: u64,
+    /// Seconds a worker holds a job without renewing it before others may take it back
+    /// [default: 60].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(2..=86400))]
+    pub lease: Option<u64>,
 }
 
 impl CampaignArgs {
@@ -291,6 +294,64 @@ impl CampaignArgs {
     pub(crate) fn any(&self) -> bool {
         self.checkpoint.is_some() || self.post || self.worker || self.assemble
     }
+
+    /// The options given that the mode asked for does not use (none of
+    /// them without a long proof), by name: each mode takes those of its
+    /// line in `oxo solve`'s synopsis, and `--assemble --proof` the threads
+    /// and memory that write the certificate.
+    pub(crate) fn unused(&self, proof: bool) -> Vec<&'static str> {
+        let mode = if self.checkpoint.is_some() {
+            Some(Mode::Checkpoint)
+        } else if self.post {
+            Some(Mode::Post)
+        } else if self.worker {
+            Some(Mode::Worker)
+        } else if self.assemble {
+            Some(Mode::Assemble)
+        } else {
+            None
+        };
+        let given = [
+            ("--threads", self.threads.is_some()),
+            ("--memory", self.memory.is_some()),
+            ("--split", self.split.is_some()),
+            ("--job-nodes", self.job_nodes.is_some()),
+            ("--db", self.db.is_some()),
+            ("--lease", self.lease.is_some()),
+        ];
+        let used = |name: &str| match mode {
+            None => false,
+            // A resumed proof keeps the split it was started with.
+            Some(Mode::Checkpoint) => {
+                matches!(name, "--threads" | "--memory" | "--job-nodes")
+                    || (name == "--split" && !self.resume)
+            }
+            Some(Mode::Post) => matches!(name, "--db" | "--split"),
+            Some(Mode::Worker) => {
+                matches!(
+                    name,
+                    "--db" | "--threads" | "--memory" | "--lease" | "--job-nodes"
+                )
+            }
+            Some(Mode::Assemble) => {
+                name == "--db" || (proof && matches!(name, "--threads" | "--memory"))
+            }
+        };
+        given
+            .into_iter()
+            .filter(|&(name, given)| given && !used(name))
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
+/// The long proof's modes.
+#[derive(Clone, Copy)]
+enum Mode {
+    Checkpoint,
+    Post,
+    Worker,
+    Assemble,
 }
 
 #[derive(Debug, Args)]

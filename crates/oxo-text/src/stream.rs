@@ -129,10 +129,20 @@ fn replay<W: Write>(
         parse_count(first).ok_or_else(|| StreamError::BadCount { text: quoted(&buf) })?;
     let mut game = Game::new(rules);
     let mut done = 0;
+    // Whether the input read so far is used up, so that the next read may
+    // wait for more: the answers so far are written out first, so a
+    // program (or a person) sending one instruction at a time gets each
+    // answer before sending the next. Bulk input refills a buffer of many
+    // lines at once, so this writes no more often than once a refill.
+    let mut drained = false;
     while done < count {
+        if drained {
+            out.flush()?;
+        }
         // Work on the lines already in the reader's buffer, without copying
         // them; a line cut by the buffer's end is read the slow way below.
         let chunk = input.fill_buf()?;
+        let available = chunk.len();
         if chunk.is_empty() {
             return Err(StreamError::Truncated {
                 line: done + 2,
@@ -159,8 +169,11 @@ fn replay<W: Write>(
             done += 1;
         }
         input.consume(used);
+        drained = used == available;
         if done < count && used == 0 {
-            // No whole line in the buffer: read one across refills.
+            // No whole line in the buffer: read one across refills (which
+            // may wait for the rest of it).
+            out.flush()?;
             match read_line_bounded(input, &mut buf, MAX_LINE)? {
                 LineRead::End => {
                     return Err(StreamError::Truncated {
@@ -178,6 +191,8 @@ fn replay<W: Write>(
             })?;
             answer(&mut game, row, col, &mut out.text);
             done += 1;
+            // What is left of the buffer is unknown here: flush first.
+            drained = true;
         }
     }
     Ok(())
@@ -311,6 +326,93 @@ mod tests {
         let mut out = Vec::new();
         let result = run(rules, input.as_bytes(), &mut out);
         (String::from_utf8(out).unwrap(), result)
+    }
+
+    /// Input that arrives in parts, as from a program that waits for each
+    /// answer: asked for more, it checks that every instruction it has
+    /// handed over so far has been answered in `written`.
+    struct Interactive {
+        parts: Vec<&'static [u8]>,
+        next: usize,
+        at: usize,
+        written: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+    }
+
+    impl io::Read for Interactive {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = io::BufRead::fill_buf(self)?.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.parts[self.next][self.at..self.at + n]);
+            io::BufRead::consume(self, n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Interactive {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if self.next < self.parts.len() && self.at == self.parts[self.next].len() {
+                self.next += 1;
+                self.at = 0;
+                // A new part: the instructions before it are all answered.
+                let asked = self.parts[..self.next]
+                    .iter()
+                    .map(|p| p.iter().filter(|&&b| b == b'\n').count())
+                    .sum::<usize>();
+                let answered = self
+                    .written
+                    .borrow()
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                assert_eq!(
+                    answered + 1,
+                    asked,
+                    "answers written before waiting for more"
+                );
+            }
+            Ok(self.parts.get(self.next).map_or(&[], |p| &p[self.at..]))
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.at += n;
+        }
+    }
+
+    /// Output shared with the input above.
+    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn each_answer_is_written_before_the_next_instruction_is_waited_for() {
+        let written = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        // Whole lines one at a time, then a line that comes in two parts.
+        let parts: Vec<&'static [u8]> = vec![
+            b"4\nmove 0 0\n",
+            b"move 1 1\n",
+            b"move 2",
+            b" 2\n",
+            b"move 0 1\n",
+        ];
+        let input = Interactive {
+            parts,
+            next: 0,
+            at: 0,
+            written: written.clone(),
+        };
+        run(Rules::default(), input, Shared(written.clone())).unwrap();
+        assert_eq!(
+            String::from_utf8(written.borrow().clone()).unwrap(),
+            "X placed at (0, 0)\nO placed at (1, 1)\nX placed at (2, 2)\nO placed at (0, 1)\n"
+        );
     }
 
     #[test]

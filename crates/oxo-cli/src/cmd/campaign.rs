@@ -29,6 +29,13 @@ fn prover() -> Arc<MakeProver> {
     Arc::new(SearchProver::boxed)
 }
 
+/// `--memory` when not given.
+const DEFAULT_MEMORY: &str = "1G";
+/// `--split` when not given.
+const DEFAULT_SPLIT: u32 = 2;
+/// `--lease` when not given, in seconds.
+const DEFAULT_LEASE_SECS: u64 = 60;
+
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     let c = &args.campaign;
     if !args.value && !c.worker {
@@ -37,7 +44,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     if args.json && (c.worker || c.post) {
         return Err(BadInput("--json is for the value: leave it out here".to_owned()).into());
     }
-    let memory = parse_size(&c.memory).map_err(BadInput)?;
+    let memory = parse_size(c.memory.as_deref().unwrap_or(DEFAULT_MEMORY)).map_err(BadInput)?;
     let threads = threads(args);
     if let Some(path) = &args.proof {
         if c.worker || c.post {
@@ -78,7 +85,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     };
     let db = c.db.as_deref().unwrap_or_default();
     if c.post {
-        let plan = Plan::new(&game, c.split);
+        let plan = Plan::new(&game, c.split.unwrap_or(DEFAULT_SPLIT));
         return runtime()?.block_on(async {
             let mut queue = Queue::connect(db).await?;
             let posted = queue.post(&plan).await?;
@@ -138,7 +145,8 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
     };
     if let Some(path) = &args.proof {
         // Checked when the run began.
-        let memory = parse_size(&args.campaign.memory).unwrap_or(1 << 30);
+        let memory = args.campaign.memory.as_deref().unwrap_or(DEFAULT_MEMORY);
+        let memory = parse_size(memory).unwrap_or(1 << 30);
         if let Err(e) = write_certificate(plan, path, threads(args), memory) {
             eprintln!("oxo: {e:#}");
             return match e.downcast_ref() {
@@ -187,7 +195,7 @@ fn local_run(
             ))
             .into());
         }
-        Plan::new(&game, c.split)
+        Plan::new(&game, c.split.unwrap_or(DEFAULT_SPLIT))
     };
     // The handler first: once the checkpoint exists, a signal stops the
     // run cleanly.
@@ -329,7 +337,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
                 name: format!("{host}:{}:{i}", std::process::id()),
                 table_bytes,
                 budget: c.job_nodes,
-                lease_ms: (c.lease * 1000) as i64,
+                lease_ms: (c.lease.unwrap_or(DEFAULT_LEASE_SECS) * 1000) as i64,
             };
             let url = url.clone();
             let counter = Arc::clone(counter);

@@ -138,6 +138,17 @@ impl From<ValuesError> for Unanswered {
 const WARM_SOLVERS: usize = 2;
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
+    // An option the mode does not use is a mistake, not ignored.
+    if let Some(name) = args.campaign.unused(args.proof.is_some()).first() {
+        let what = if *name == "--split" && args.campaign.resume {
+            "a resumed proof keeps the split it was started with"
+        } else if args.campaign.any() {
+            "this kind of long proof does not use it (see oxo solve --help)"
+        } else {
+            "it is for long proofs (--checkpoint, --post, --worker, --assemble)"
+        };
+        return Err(BadInput(format!("{name}: {what}")).into());
+    }
     if args.campaign.any() {
         return super::campaign::run(args);
     }

@@ -24,9 +24,15 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
         .and_then(|cert| cert.verify().map_err(|e| e.to_string()));
     match result {
         Ok(verified) => {
-            // A reader that went away early is not a failure.
-            let _ = writeln!(std::io::stdout(), "{verified}");
-            exit::SUCCESS
+            let mut out = std::io::stdout();
+            match writeln!(out, "{verified}").and_then(|()| out.flush()) {
+                // A reader that went away early is not a failure.
+                Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("oxo: cannot write to standard output: {err}");
+                    exit::IO_ERROR
+                }
+                _ => exit::SUCCESS,
+            }
         }
         Err(reason) => {
             eprintln!("oxo: {path}: refused: {reason}");

@@ -562,6 +562,83 @@ fn usage_mistakes_are_refused_with_the_reason() {
 }
 
 #[test]
+fn a_long_proofs_options_are_refused_where_they_do_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("p.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    let db = "postgres://nobody@127.0.0.1:1/none";
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["solve", "--size", "3", "--memory", "nonsense"],
+            "--memory: it is for long proofs",
+        ),
+        (
+            &["solve", "--value", "--db", db, "--split", "5"],
+            "--split: it is for long proofs",
+        ),
+        (
+            &[
+                "solve",
+                "--value",
+                "--size",
+                "4",
+                "--checkpoint",
+                ckpt,
+                "--db",
+                db,
+            ],
+            "--db: this kind of long proof does not use it",
+        ),
+        (
+            &[
+                "solve",
+                "--value",
+                "--size",
+                "4",
+                "--checkpoint",
+                ckpt,
+                "--lease",
+                "5",
+            ],
+            "--lease: this kind of long proof does not use it",
+        ),
+        (
+            &[
+                "solve",
+                "--value",
+                "--size",
+                "4",
+                "--checkpoint",
+                ckpt,
+                "--resume",
+                "--split",
+                "4",
+            ],
+            "--split: a resumed proof keeps the split it was started with",
+        ),
+        (
+            &[
+                "solve",
+                "--value",
+                "--size",
+                "4",
+                "--checkpoint",
+                ckpt,
+                "--job-nodes",
+                "1",
+            ],
+            "1 is not in 1000..",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = oxo(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!Path::new(ckpt).exists(), "nothing started");
+}
+
+#[test]
 fn long_jobs_refuse_an_output_they_cannot_write_before_they_start() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.oxo");
@@ -893,6 +970,21 @@ fn a_full_disk_is_said_once() {
         .write_all(b"1\nmove 0 0\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert_eq!(text.matches("No space left on device").count(), 1, "{text}");
+
+    // `oxo verify`'s verdict too.
+    let dir = tempfile::tempdir().unwrap();
+    let cert = dir.path().join("c.proof");
+    let cert = cert.to_str().unwrap();
+    let made = oxo(&["solve", "X.O/.X./..O", "--value", "--proof", cert], "");
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["verify", cert])
+        .stdout(std::fs::OpenOptions::new().write(true).open(full).unwrap())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = stderr(&out);
     assert_eq!(text.matches("No space left on device").count(), 1, "{text}");
