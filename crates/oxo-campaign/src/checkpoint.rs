@@ -130,6 +130,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Plan, CheckpointError> {
         path: path.to_owned(),
     })?;
     let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    if first.strip_suffix('\r') == Some(MAGIC) {
+        return Err(damaged(
+            "its line endings were changed to CRLF; restore the file as oxo wrote it",
+        ));
+    }
     if first != MAGIC {
         return Err(if first.starts_with("oxo-campaign ") {
             CheckpointError::Version {
@@ -211,6 +216,14 @@ mod tests {
         let altered = text.replacen("\"split\":2", "\"split\":3", 1);
         assert_ne!(altered, text);
         assert!(refuse(altered.as_bytes()).contains("digest does not match"));
+        // Line endings changed on the way (an editor, a transfer in text
+        // mode): damage, not another version.
+        let crlf = text.replace('\n', "\r\n");
+        let said = refuse(crlf.as_bytes());
+        assert!(
+            said.contains("damaged checkpoint") && said.contains("CRLF"),
+            "{said}"
+        );
         let other = Game::new(Rules::new(4, 4, 4).unwrap());
         let err = check_for(path, &plan(), &other).unwrap_err().to_string();
         assert_eq!(
