@@ -263,7 +263,19 @@ async fn push_updates(
                 }
                 message = socket.recv() => {
                     match (message, &mover) {
-                        (None | Some(Err(_) | Ok(Message::Close(_))), _) => return,
+                        (Some(Err(e)), _) => {
+                            // A frame over the limit is told so (1009)
+                            // before the socket ends; any other failure
+                            // just ends it.
+                            if too_large(e) {
+                                let _ = send(&mut socket, Message::Close(Some(CloseFrame {
+                                    code: axum::extract::ws::close_code::SIZE,
+                                    reason: format!("a message is at most {BODY_LIMIT} bytes").into(),
+                                }))).await;
+                            }
+                            return;
+                        }
+                        (None | Some(Ok(Message::Close(_))), _) => return,
                         (Some(Ok(Message::Text(frame))), Some(mover)) => {
                             heard = Instant::now();
                             // The server stopping does not wait for a move
@@ -333,4 +345,13 @@ async fn presence_changed(presence: &mut Option<Presence>) -> crate::hub::Presen
         return *receiver.borrow_and_update();
     }
     std::future::pending().await
+}
+
+/// Whether a socket's read failed on a message or frame over the limits
+/// set at the upgrade.
+fn too_large(error: axum::Error) -> bool {
+    error
+        .into_inner()
+        .downcast_ref::<tungstenite::Error>()
+        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
 }

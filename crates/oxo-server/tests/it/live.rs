@@ -513,6 +513,23 @@ async fn players_can_send_their_moves_on_their_sockets() {
         matches!(&closed, Some(Ok(Message::Close(Some(frame)))) if u16::from(frame.code) == 1008),
         "{closed:?}"
     );
+
+    // A message over the limit is told so (1009) before the socket closes,
+    // not cut off (the messages before it may be presence news).
+    send_text(&mut o_socket, "x".repeat(oxo_server::BODY_LIMIT + 1)).await;
+    let closed = loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), o_socket.next())
+            .await
+            .expect("an answer");
+        if !matches!(&message, Some(Ok(Message::Text(_)))) {
+            break message;
+        }
+    };
+    assert!(
+        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
+            if u16::from(frame.code) == 1009 && frame.reason.as_str() == "a message is at most 16384 bytes"),
+        "{closed:?}"
+    );
     let (_, game) = server
         .call("GET", &format!("/api/games/{id}"), None, json!(null))
         .await;
