@@ -7,6 +7,7 @@ use numpy::{
 };
 use oxo_ai::{SeededRng, rng_from_seed};
 use oxo_core::{Game, MoveError, Outcome, Rules};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use rand::RngExt;
 
@@ -16,6 +17,22 @@ use crate::game::{Move, PyGame, cell_of, move_message, rules, sign};
 /// The most cells a batch may hold (boards times cells a board): a
 /// gibibyte of cells, and twice that in each array `observe` returns.
 const MAX_CELLS: usize = 1 << 30;
+
+/// The most memory a batch's games may take, as [`board_bytes`] counts it:
+/// 4 GiB. The cell cap alone let tiny boards through by the billion
+/// (`VectorGame(2**30, 1, 1)` asked for 77 GB and aborted the interpreter),
+/// since each board costs its `Game` and a heap block besides its cells.
+const MAX_BYTES: u64 = 4 << 30;
+
+/// What a heap block costs beyond the bytes asked for (the allocator's
+/// header and rounding): an estimate, enough for a cap.
+const HEAP_OVERHEAD: u64 = 32;
+
+/// The memory one board of `rules` takes in a batch: its `Game`, its cells
+/// and the heap block that holds them.
+fn board_bytes(rules: Rules) -> u64 {
+    std::mem::size_of::<Game>() as u64 + rules.cell_count() as u64 + HEAP_OVERHEAD
+}
 
 /// A batch of `n` games on one board, stepped together: one call plays a
 /// move on every board, with NumPy arrays in and out and the GIL released
@@ -125,9 +142,26 @@ impl PyVectorGame {
                  in all"
             )));
         }
+        let per_board = board_bytes(rules);
+        if (n as u64).saturating_mul(per_board) > MAX_BYTES {
+            return Err(raise::<RulesError>(format!(
+                "{n} boards of {rules} are too many: at about {per_board} bytes a board, a \
+                 batch may take at most {MAX_BYTES} bytes (4 GiB), {} boards of this size",
+                MAX_BYTES / per_board
+            )));
+        }
+        // Under the caps the machine may still lack the memory: ask for it
+        // fallibly, so that a refusal is a MemoryError, not an abort.
+        let mut games = Vec::new();
+        games.try_reserve_exact(n).map_err(|e| {
+            PyMemoryError::new_err(format!(
+                "{n} boards of {rules}: cannot allocate the batch ({e})"
+            ))
+        })?;
+        games.resize(n, Game::new(rules));
         Ok(PyVectorGame {
             rules,
-            games: vec![Game::new(rules); n],
+            games,
             rng: rng_from_seed(seed),
         })
     }

@@ -1,5 +1,9 @@
 """oxo.VectorGame: the batch is the single game, board by board."""
 
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -100,3 +104,39 @@ def test_a_batch_too_large_is_refused():
         oxo.VectorGame(100_000_000, 15, 15, 5)
     with pytest.raises(oxo.RulesError, match="k=4 is impossible on a 3x3 board"):
         oxo.VectorGame(2, 3, 3, 4)
+
+
+def test_a_batch_too_large_for_memory_is_refused_not_an_abort():
+    # 2**30 boards of 1x1 hold 2**30 cells, within the cell cap, but each
+    # board costs its game and a heap block too: about 100 GB, which used to
+    # abort the interpreter. The memory cap refuses it and names the limit.
+    with pytest.raises(oxo.RulesError, match="1073741824 boards of 1x1 k=1 are too many") as e:
+        oxo.VectorGame(2**30, 1, 1)
+    assert "at most 4294967296 bytes (4 GiB)" in str(e.value)
+    with pytest.raises(oxo.RulesError, match="a batch may take at most 4294967296 bytes"):
+        oxo.VectorGame(100_000_000, 3, 3)  # 900,000,000 cells
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="limits the address space with RLIMIT_AS")
+def test_a_batch_the_machine_cannot_hold_is_a_memory_error():
+    # The most 1x1 boards the memory cap allows, in a process that may grow
+    # by only 512 MiB more: the allocation is refused, and that must be a
+    # MemoryError the caller can catch, not an abort (in a child process, so
+    # that a regression cannot take pytest down with it).
+    with pytest.raises(oxo.RulesError) as e:
+        oxo.VectorGame(2**30, 1, 1)
+    most = int(re.search(r"(\d+) boards of this size", str(e.value)).group(1))
+    code = f"""
+import resource
+import oxo
+pages = int(open("/proc/self/statm").read().split()[0])
+limit = pages * resource.getpagesize() + (512 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    oxo.VectorGame({most}, 1, 1)
+except MemoryError as e:
+    print("MemoryError:", e)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"MemoryError: {most} boards of 1x1 k=1: cannot allocate the batch")
