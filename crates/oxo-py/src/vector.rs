@@ -2,12 +2,12 @@
 
 use numpy::ndarray::Array;
 use numpy::{
-    AllowTypeChange, IntoPyArray, PyArray1, PyArray2, PyArray3, PyArray4, PyArrayLike1,
-    PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArray2, PyArray3, PyArray4, PyArrayDescrMethods, PyArrayMethods,
+    PyUntypedArray, PyUntypedArrayMethods, get_array_module,
 };
 use oxo_ai::{SeededRng, rng_from_seed};
 use oxo_core::{Game, MoveError, Outcome, Rules};
-use pyo3::exceptions::PyMemoryError;
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use rand::RngExt;
 
@@ -104,6 +104,83 @@ impl PyVectorGame {
     }
 }
 
+/// `values`, an argument named `name`, read as one integer a board: a
+/// NumPy array of an integer dtype (of bools too when `bools`), of any
+/// stride (a column, a reversed or strided view), or what `numpy.asarray`
+/// makes such an array of (a list of ints).
+///
+/// Any other dtype (floats, strings, objects) raises `TypeError`, as
+/// `oxo.Game.play` does for a float: NumPy's cast would make 1.9 an action
+/// 1 and NaN an arbitrary one. An empty array of any dtype holds no value
+/// to misread, and reads as empty (`numpy.asarray([])` is float). A
+/// `uint64` above `i64::MAX` is off every board as an action
+/// (`oxo.IllegalMoveError`), true as a mask.
+fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec<i64>> {
+    let array = match values.cast::<PyUntypedArray>() {
+        Ok(array) => array.clone(),
+        Err(_) => get_array_module(values.py())?
+            .call_method1("asarray", (values,))?
+            .cast_into::<PyUntypedArray>()?,
+    };
+    if array.ndim() != 1 {
+        let shape: Vec<String> = array.shape().iter().map(usize::to_string).collect();
+        return Err(raise::<IllegalMoveError>(format!(
+            "{name} must be a 1-D array, one value a board, not one of shape ({})",
+            shape.join(", ")
+        )));
+    }
+    if array.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dtype = array.dtype();
+    let kind = dtype.kind();
+    if !(kind == b'i' || kind == b'u' || (bools && kind == b'b')) {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be {}, not an array of {dtype}",
+            if bools {
+                "bools or integers"
+            } else {
+                "integers (row * cols + col, -1 for none)"
+            }
+        )));
+    }
+    // The typed views below need the machine's byte order.
+    let array = if dtype.is_native_byteorder() == Some(false) {
+        let native = dtype.call_method1("newbyteorder", ("=",))?;
+        array
+            .call_method1("astype", (native,))?
+            .cast_into::<PyUntypedArray>()?
+    } else {
+        array
+    };
+    macro_rules! read_as {
+        ($($t:ty),*) => {$(
+            if let Ok(typed) = array.cast::<PyArray1<$t>>() {
+                let view = typed.readonly();
+                let mut out = Vec::with_capacity(view.len());
+                for (i, &v) in view.as_array().iter().enumerate() {
+                    out.push(match i64::try_from(v) {
+                        Ok(v) => v,
+                        // Only a uint64 past i64::MAX: nonzero as a mask.
+                        Err(_) if bools => 1,
+                        Err(_) => {
+                            return Err(raise::<IllegalMoveError>(format!(
+                                "board {i}: action {v} is off the board"
+                            )));
+                        }
+                    });
+                }
+                return Ok(out);
+            }
+        )*};
+    }
+    read_as!(i64, i32, i16, i8, u64, u32, u16, u8, bool);
+    Err(PyTypeError::new_err(format!(
+        "{name} must be {}, not an array of {dtype}",
+        if bools { "bools or integers" } else { "integers" }
+    )))
+}
+
 /// A uniformly random empty cell of `game` (an unfinished game has one):
 /// a few draws of any cell, kept when empty, then a draw among the empty
 /// cells counted. Each stage picks uniformly among the empty cells, so
@@ -188,14 +265,16 @@ impl PyVectorGame {
         self.rules.k()
     }
 
-    /// Empty the boards where `mask` (a `(n,)` array of bools) is true, or
-    /// every board when it is `None`.
+    /// Empty the boards where `mask` (a `(n,)` array of bools, or of
+    /// integers: nonzero is true) is true, or every board when it is
+    /// `None`. Any other dtype raises `TypeError`.
     #[pyo3(signature = (mask = None))]
-    fn reset(&mut self, mask: Option<PyArrayLike1<'_, bool, AllowTypeChange>>) -> PyResult<()> {
+    fn reset(&mut self, mask: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let empty = Game::new(self.rules);
         match mask {
             None => self.games.iter_mut().for_each(|g| g.clone_from(&empty)),
             Some(mask) => {
+                let mask = read_ints(mask, "mask", true)?;
                 if mask.len() != self.games.len() {
                     return Err(raise::<IllegalMoveError>(format!(
                         "a mask of {} for {} boards",
@@ -203,9 +282,8 @@ impl PyVectorGame {
                         self.games.len()
                     )));
                 }
-                let mask = mask.as_slice()?;
-                for (g, &reset) in self.games.iter_mut().zip(mask) {
-                    if reset {
+                for (g, &reset) in self.games.iter_mut().zip(&mask) {
+                    if reset != 0 {
                         g.clone_from(&empty);
                     }
                 }
@@ -221,13 +299,15 @@ impl PyVectorGame {
     ///
     /// Every action is checked before any is played: one refused (off the
     /// board, taken, or on a finished board) raises `oxo.IllegalMoveError`
-    /// naming the board, and no board changes.
+    /// naming the board, and no board changes. Actions must be integers (any
+    /// integer dtype, any stride): floats, strings or bools raise
+    /// `TypeError`, as `oxo.Game.play` does.
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<StepResult<'py>> {
-        let actions = actions.as_slice()?.to_vec();
+        let actions = read_ints(actions, "actions", false)?;
         let this = &mut *self;
         let (rewards, dones) = py.detach(|| {
             this.check(&actions)?;

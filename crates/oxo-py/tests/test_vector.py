@@ -140,3 +140,33 @@ except MemoryError as e:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"MemoryError: {most} boards of 1x1 k=1: cannot allocate the batch")
+
+
+def test_step_and_reset_take_integers_only_and_refuse_without_casting():
+    batch = oxo.VectorGame(2, 3, 3)
+    # NumPy's cast would play 1 and 8, 0 and 0 (its -0.5 and -1.0), or
+    # whatever NaN becomes; each is refused instead, and nothing is played.
+    for actions in ([1.9, 8.99], np.array([-0.5, -1.0]), np.array([np.nan, 1.0]), ["1", "2"], [True, False]):
+        with pytest.raises(TypeError, match="actions must be integers"):
+            batch.step(actions)
+    assert batch.boards().sum() == 0 and not batch.boards().any()
+    with pytest.raises(oxo.IllegalMoveError, match=r"must be a 1-D array, one value a board, not one of shape \(1, 2\)"):
+        batch.step(np.array([[1, 2]]))
+    with pytest.raises(oxo.IllegalMoveError, match="board 0: action 18446744073709551615 is off the board"):
+        batch.step(np.array([2**64 - 1, 0], dtype=np.uint64))
+    for mask in (np.array([1.0, 0.0]), ["yes", "no"]):
+        with pytest.raises(TypeError, match="mask must be bools or integers"):
+            batch.reset(mask)
+
+
+def test_step_and_reset_read_any_integer_dtype_and_any_stride():
+    batch = oxo.VectorGame(3, 3, 3)
+    batch.step(np.arange(6)[::2])  # a strided view: 0, 2, 4
+    acts = np.array([[1, 9], [3, 9], [5, 9]])
+    batch.step(acts[:, 0])  # a column
+    batch.step(np.array([8, 7, 6], dtype=np.uint8)[::-1])  # reversed: 6, 7, 8
+    batch.step(np.array([-1, -1, 2], dtype=">i4"))  # big-endian
+    assert [batch.game(i).notation for i in range(3)] == ["XO./.../X..", "..X/O../.X.", "..O/.XO/..X"]
+    batch.reset(np.array([True, True, False, False, False, False])[::2])  # True, False, False
+    batch.reset(np.array([[7, 0], [7, 1], [7, 0]])[:, 1])  # a column: 0, 1, 0
+    assert [batch.game(i).notation for i in range(3)] == [".../.../...", ".../.../...", "..O/.XO/..X"]

@@ -117,13 +117,15 @@ class VectorGame:
     @property
     def k(self) -> int: ...
     def reset(self, mask: Optional[npt.ArrayLike] = None) -> None:
-        """Empty the boards where ``mask`` is true (every board if None)."""
+        """Empty the boards where ``mask`` (bools or integers) is true (every
+        board if None); another dtype raises ``TypeError``."""
     def step(
         self, actions: npt.ArrayLike
     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
         """Play ``actions[i]`` on board ``i`` (-1: nothing); return (rewards, dones).
-        Every action is checked first: one refused raises ``IllegalMoveError``
-        naming the board, and nothing changes."""
+        Actions are integers (any integer dtype, any stride); floats, strings or
+        bools raise ``TypeError``. Every action is checked first: one refused
+        raises ``IllegalMoveError`` naming the board, and nothing changes."""
     def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action a board (-1 on finished ones)."""
     def observe(self) -> npt.NDArray[np.int8]:
