@@ -8,7 +8,7 @@ use oxo_ai::{Eval, Solver};
 use oxo_core::{Game, Rules};
 use pyo3::prelude::*;
 
-use crate::errors::{SolveError, raise};
+use crate::errors::{RulesError, SolveError, raise};
 use crate::game::PyGame;
 
 /// Solvers kept between calls, the most recently used last: each keeps
@@ -81,7 +81,8 @@ pub(crate) enum Position {
 /// (7×7 fits); large boards with few marks can take very long: `budget`
 /// caps the positions visited, past which `oxo.SolveError` is raised.
 /// Raises `oxo.SolveError` for a board too large, `oxo.RulesError` for
-/// text that is not a position play can reach.
+/// text that is not a position play can reach, or for a `k` given with a
+/// `Game` that is not the game's own.
 #[pyfunction]
 #[pyo3(signature = (position, k = None, budget = None))]
 pub(crate) fn solve(
@@ -91,7 +92,18 @@ pub(crate) fn solve(
     budget: Option<u64>,
 ) -> PyResult<PySolution> {
     let game = match position {
-        Position::Game(game) => game.game,
+        Position::Game(game) => {
+            // A game carries its own k: a different one given beside it
+            // would be ignored, and the caller answered about another game.
+            if let Some(k) = k.filter(|&k| k != game.game.rules().k()) {
+                return Err(raise::<RulesError>(format!(
+                    "k={k} was given with a game of {}: a Game keeps its own k, so give k \
+                     only with a position in notation",
+                    game.game.rules()
+                )));
+            }
+            game.game
+        }
         Position::Notation(text) => PyGame::from_notation(&text, k)?.game,
     };
     let analysis = py.detach(|| {

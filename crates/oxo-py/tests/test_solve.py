@@ -94,3 +94,12 @@ def test_solve_refuses_what_it_cannot_do():
         oxo.solve("XXX/OOO/...")
     with pytest.raises(TypeError):
         oxo.solve(42)
+
+
+def test_solve_refuses_a_k_other_than_the_games_own():
+    game = oxo.Game.from_notation("XX../OO../..../....", k=3)
+    # It used to answer about the game's k=3 (a win) and ignore k=4.
+    with pytest.raises(oxo.RulesError, match="k=4 was given with a game of 4x4 k=3"):
+        oxo.solve(game, k=4)
+    assert oxo.solve(game, k=3).value == 1  # its own k: fine
+    assert oxo.solve(game).value == 1

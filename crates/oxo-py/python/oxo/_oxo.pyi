@@ -185,4 +185,5 @@ class Solution:
 def solve(
     position: Union[Game, str], k: Optional[int] = None, budget: Optional[int] = None
 ) -> Solution:
-    """Solve ``position`` (a Game, or oxo's notation with ``k``) exactly."""
+    """Solve ``position`` (a Game, or oxo's notation with ``k``) exactly; ``k``
+    given with a Game must be the game's own (``RulesError`` otherwise)."""
