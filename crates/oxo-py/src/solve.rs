@@ -1,7 +1,7 @@
 //! `oxo.solve`: the exact solver as an oracle.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use oxo_ai::solver::DEFAULT_TABLE_BYTES;
 use oxo_ai::{Eval, Solver};
@@ -18,6 +18,12 @@ static SOLVERS: Mutex<Vec<Solver>> = Mutex::new(Vec::new());
 
 /// Boards solved at once keep this many solvers (each owns its table).
 const KEPT_SOLVERS: usize = 2;
+
+/// The pool, locked (a thread that panicked holding it left it whole: a
+/// solver is only ever moved in or out).
+fn pool() -> MutexGuard<'static, Vec<Solver>> {
+    SOLVERS.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// A table for `rules`: a small board needs far less than the default.
 fn table_bytes(rules: Rules) -> usize {
@@ -107,20 +113,36 @@ pub(crate) fn solve(
         Position::Notation(text) => PyGame::from_notation(&text, k)?.game,
     };
     let analysis = py.detach(|| {
-        let mut solvers = SOLVERS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let rules = game.rules();
-        let mut solver = match solvers.iter().position(|s| s.rules() == rules) {
-            Some(i) => solvers.remove(i),
+        // The pool's lock is held only to take a solver out and to put it
+        // back, never while one analyses: a long solve on one thread must
+        // not hold up another's. Two threads on one board each get a
+        // solver (the second a new one).
+        let kept = {
+            let mut solvers = pool();
+            let i = solvers.iter().position(|s| s.rules() == rules);
+            i.map(|i| solvers.remove(i))
+        };
+        let mut solver = match kept {
+            Some(solver) => solver,
             None => Solver::new(rules, table_bytes(rules)).map_err(raise::<SolveError>)?,
         };
         solver.set_budget(budget);
         let analysis = solver.analyse(&game);
-        solvers.push(solver);
-        if solvers.len() > KEPT_SOLVERS {
-            solvers.remove(0);
-        }
+        // The solvers dropped (their tables freed) after the lock is let go.
+        let _dropped = {
+            let mut solvers = pool();
+            // One solver a board: this one, which knows the most now.
+            let mut dropped: Vec<Solver> = Vec::new();
+            if let Some(i) = solvers.iter().position(|s| s.rules() == rules) {
+                dropped.push(solvers.remove(i));
+            }
+            solvers.push(solver);
+            if solvers.len() > KEPT_SOLVERS {
+                dropped.push(solvers.remove(0));
+            }
+            dropped
+        };
         analysis.map_err(raise::<SolveError>)
     })?;
     Ok(solution(&game, &analysis))

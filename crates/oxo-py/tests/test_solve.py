@@ -103,3 +103,31 @@ def test_solve_refuses_a_k_other_than_the_games_own():
         oxo.solve(game, k=4)
     assert oxo.solve(game, k=3).value == 1  # its own k: fine
     assert oxo.solve(game).value == 1
+
+
+def test_a_long_solve_does_not_hold_up_another_thread():
+    # A solve of 6x7 k=4 from the empty board, cut off by its budget after
+    # a second or more, on one thread; a 3x3 position solved on another
+    # meanwhile must not wait for it (the solvers' pool used to stay locked
+    # for the whole analysis).
+    import threading
+    import time
+
+    long_done = threading.Event()
+
+    def long_solve():
+        try:
+            oxo.solve(oxo.Game(6, 7, 4), budget=6_000_000)
+        except oxo.SolveError:
+            pass
+        long_done.set()
+
+    thread = threading.Thread(target=long_solve)
+    thread.start()
+    try:
+        time.sleep(0.3)  # let it take its solver and start searching
+        assert not long_done.is_set(), "the long solve ended too soon to tell"
+        assert oxo.solve("XX./OO./...").best_moves == [2]
+        assert not long_done.is_set(), "the short solve waited for the long one"
+    finally:
+        thread.join()
