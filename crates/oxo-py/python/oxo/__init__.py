@@ -8,7 +8,9 @@ Python face:
 - ``VectorGame(n, rows, cols, k)``: ``n`` games stepped in one call, NumPy
   arrays in and out, for self-play at speed;
 - ``env(rows=..., cols=..., k=...)``: an environment with PettingZoo's AEC API,
-  as its tic-tac-toe (needs ``pettingzoo``: ``pip install 'oxo[pettingzoo]'``);
+  as its tic-tac-toe (needs PettingZoo and Gymnasium: from a clone of oxo,
+  ``pip install './crates/oxo-py[pettingzoo]'``; the ``oxo`` on PyPI is
+  another package);
 - ``Strategy(name, seed=...)``: oxo's computer players as opponents;
 - ``solve(position)``: the exact value of a position and of every move.
 
@@ -72,7 +74,8 @@ def _aec():
     except ImportError as e:
         raise ImportError(
             f"oxo.env needs PettingZoo and Gymnasium ({e}): "
-            "pip install pettingzoo gymnasium, or install oxo with its [pettingzoo] extra"
+            "pip install pettingzoo gymnasium, or install oxo with its [pettingzoo] extra "
+            "(from a clone of oxo: pip install './crates/oxo-py[pettingzoo]')"
         ) from e
     return aec
 

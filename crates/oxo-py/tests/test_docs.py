@@ -1,0 +1,26 @@
+"""The docs say what the package does: install commands and examples."""
+
+import pathlib
+import re
+
+import oxo
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+DOCS = [ROOT / "README.md", ROOT / "docs" / "README.md", ROOT / "docs" / "python.md"]
+
+
+def test_every_install_command_installs_this_package():
+    # PyPI's `oxo` is another package: `pip install 'oxo[pettingzoo]'` would
+    # fetch it. Every command installs the clone's crates/oxo-py, and one
+    # that promises oxo.env carries the [pettingzoo] extra.
+    texts = {str(path.relative_to(ROOT)): path.read_text() for path in DOCS}
+    texts["oxo.__doc__"] = oxo.__doc__
+    commands = 0
+    for name, text in texts.items():
+        for line in text.splitlines():
+            for target in re.findall(r"pip install ([^\s`]+)", line):
+                commands += 1
+                assert target.strip("'") in ("./crates/oxo-py", "./crates/oxo-py[pettingzoo]"), (name, line)
+                if "env" in line.split("#", 1)[-1] and line.lstrip().startswith("pip"):
+                    assert "[pettingzoo]" in target, (name, line)
+    assert commands >= 6
