@@ -24,3 +24,24 @@ def test_every_install_command_installs_this_package():
                 if "env" in line.split("#", 1)[-1] and line.lstrip().startswith("pip"):
                     assert "[pettingzoo]" in target, (name, line)
     assert commands >= 6
+
+
+def example(heading):
+    """The first ```python block after `heading` in docs/python.md."""
+    text = (ROOT / "docs" / "python.md").read_text()
+    after = text[text.index(heading) :]
+    return re.search(r"```python\n(.*?)```", after, re.S).group(1)
+
+
+def test_the_env_example_prints_what_the_docs_show():
+    # Run as a doctest: the output must match the docs line for line (NumPy
+    # 2 showed np.int64(48) for a bare sum, and print() added a blank line
+    # after render()'s last newline).
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(
+        example("## `oxo.env`"), {"oxo": oxo}, "docs/python.md oxo.env", "docs/python.md", 0
+    )
+    runner = doctest.DocTestRunner(optionflags=doctest.REPORT_NDIFF)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
