@@ -80,12 +80,24 @@ def test_an_action_outside_the_space_or_a_call_before_reset_is_refused():
     with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before observe"):
         env.observe("player_1")
     env.reset()
-    for action in [9, -1, None, 1.0]:
+    for action in [9, -1, None, 1.0, np.array(1.0), np.array([3]), np.array(9), 2**70]:
         with pytest.raises(AssertionError, match="action is not in action space"):
             env.step(action)
     assert env.agent_selection == "player_1" and env.state().sum() == 0
     env.step(np.int64(4))
     assert env.state().tolist()[1][1] == 1
+
+
+def test_step_takes_whatever_the_action_space_contains():
+    # A Python int, a NumPy integer, a 0-d integer array: each is in the
+    # action space (gymnasium's Discrete says so), so step plays it.
+    env = oxo.env()
+    env.reset()
+    space = env.action_space("player_1")
+    for action in [0, np.int32(1), np.array(3), np.array(5, dtype=np.int8)]:
+        assert space.contains(action)
+        env.step(action)
+    assert env.state().tolist() == [[1, -1, 0], [1, 0, -1], [0, 0, 0]]
 
 
 def test_ansi_rendering_and_bad_arguments():

@@ -100,9 +100,14 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        given = action
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            # A 0-d integer array (np.array(3)), which the action space
+            # (gymnasium's Discrete) accepts as it does a NumPy integer.
+            action = action[()]
         if not (isinstance(action, (int, np.integer)) and 0 <= action < self._cells):
             raise AssertionError(
-                f"action is not in action space: {action!r} is not an integer from 0 to "
+                f"action is not in action space: {given!r} is not an integer from 0 to "
                 f"{self._cells - 1}"
             )
         game = self._game
