@@ -2,9 +2,10 @@
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
-use oxo_core::{Cell, Game, MoveError, Outcome, Player, Rules, Setup};
+use oxo_core::{Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
 use pyo3::prelude::*;
 
+use crate::args::Int;
 use crate::errors::{IllegalMoveError, RulesError, raise};
 
 /// A move as Python gives it: an action number (`row * cols + col`) or a
@@ -18,9 +19,37 @@ pub(crate) enum Move {
 }
 
 /// The rules for `rows`×`cols` with `k` in a row (the shorter side when not
-/// given), or `oxo.RulesError`.
-pub(crate) fn rules(rows: u32, cols: u32, k: Option<u32>) -> PyResult<Rules> {
-    Rules::new(rows, cols, k.unwrap_or(rows.min(cols))).map_err(raise::<RulesError>)
+/// given), or `oxo.RulesError` naming what is wrong.
+pub(crate) fn rules(rows: &Int, cols: &Int, k: Option<&Int>) -> PyResult<Rules> {
+    let side = |value: &Int, name: &str| {
+        value.to::<u32>().ok_or_else(|| {
+            raise::<RulesError>(format!(
+                "{name}={value} is not a board side: a side is from 1 to {MAX_SIDE} cells"
+            ))
+        })
+    };
+    let (rows, cols) = (side(rows, "rows")?, side(cols, "cols")?);
+    let k = match k {
+        None => rows.min(cols),
+        Some(k) => win_length(k, rows, cols)?,
+    };
+    Rules::new(rows, cols, k).map_err(raise::<RulesError>)
+}
+
+/// `k` as a `u32` for a `rows`×`cols` board; past `u32` (negative, say),
+/// `oxo.RulesError` in the words `Rules::new` uses for a bad k, after any
+/// error of the board itself.
+pub(crate) fn win_length(k: &Int, rows: u32, cols: u32) -> PyResult<u32> {
+    k.to::<u32>().map_or_else(
+        || {
+            Rules::new(rows, cols, 1).map_err(raise::<RulesError>)?;
+            Err(raise::<RulesError>(format!(
+                "k={k} is impossible on a {rows}x{cols} board: k must be from 1 to {}",
+                rows.max(cols)
+            )))
+        },
+        Ok,
+    )
 }
 
 /// The cell a move names under `rules`, or [`MoveError::OffBoard`].
@@ -140,9 +169,14 @@ impl PyGame {
     /// An empty `rows`×`cols` board, X to move, `k` in a row to win (by
     /// default the shorter side: 3×3 is tic-tac-toe).
     #[new]
-    #[pyo3(signature = (rows = 3, cols = 3, k = None))]
-    fn new(rows: u32, cols: u32, k: Option<u32>) -> PyResult<PyGame> {
-        Ok(PyGame::starting_at(Game::new(rules(rows, cols, k)?)))
+    // The defaults are `Int`s; the signature Python shows names them plainly.
+    #[pyo3(
+        signature = (rows = Int::Fits(3), cols = Int::Fits(3), k = None),
+        text_signature = "(rows=3, cols=3, k=None)"
+    )]
+    fn new(rows: Int, cols: Int, k: Option<Int>) -> PyResult<PyGame> {
+        let rules = rules(&rows, &cols, k.as_ref())?;
+        Ok(PyGame::starting_at(Game::new(rules)))
     }
 
     /// The game at `position`, in oxo's notation: rows top to bottom
@@ -151,11 +185,14 @@ impl PyGame {
     /// to the board's shorter side.
     #[staticmethod]
     #[pyo3(signature = (position, k = None))]
-    pub(crate) fn from_notation(position: &str, k: Option<u32>) -> PyResult<PyGame> {
+    pub(crate) fn from_notation(position: &str, k: Option<Int>) -> PyResult<PyGame> {
         let setup: Setup = position
             .parse()
             .map_err(|e| raise::<RulesError>(format!("bad position {position:?}: {e}")))?;
-        let k = k.unwrap_or(setup.rows().min(setup.cols()));
+        let k = match k {
+            None => setup.rows().min(setup.cols()),
+            Some(k) => win_length(&k, setup.rows(), setup.cols())?,
+        };
         let game = Game::from_setup(&setup, k)
             .map_err(|e| raise::<RulesError>(format!("impossible position {position:?}: {e}")))?;
         Ok(PyGame::starting_at(game))

@@ -11,6 +11,7 @@
 //! The Python side (`python/oxo/`) adds the PettingZoo environment, which
 //! must subclass PettingZoo's own class, and the type stubs.
 
+mod args;
 mod errors;
 mod game;
 mod solve;

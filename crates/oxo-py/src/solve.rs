@@ -8,7 +8,8 @@ use oxo_ai::{Eval, Solver};
 use oxo_core::{Game, Rules};
 use pyo3::prelude::*;
 
-use crate::errors::{RulesError, SolveError, raise};
+use crate::args::Int;
+use crate::errors::{OxoError, RulesError, SolveError, raise};
 use crate::game::PyGame;
 
 /// Solvers kept between calls, the most recently used last: each keeps
@@ -94,14 +95,16 @@ pub(crate) enum Position {
 pub(crate) fn solve(
     py: Python<'_>,
     position: Position,
-    k: Option<u32>,
-    budget: Option<u64>,
+    k: Option<Int>,
+    budget: Option<Int>,
 ) -> PyResult<PySolution> {
+    let budget = budget.map(|b| b.to_u64::<OxoError>("budget")).transpose()?;
     let game = match position {
         Position::Game(game) => {
             // A game carries its own k: a different one given beside it
             // would be ignored, and the caller answered about another game.
-            if let Some(k) = k.filter(|&k| k != game.game.rules().k()) {
+            let own = game.game.rules().k();
+            if let Some(k) = k.filter(|k| k.to::<u32>() != Some(own)) {
                 return Err(raise::<RulesError>(format!(
                     "k={k} was given with a game of {}: a Game keeps its own k, so give k \
                      only with a position in notation",

@@ -9,7 +9,8 @@ use oxo_ai::{Catalog, Model, Strategy, StrategyKind};
 use oxo_core::Rules;
 use pyo3::prelude::*;
 
-use crate::errors::{ModelError, StrategyError, raise};
+use crate::args::Int;
+use crate::errors::{ModelError, OxoError, StrategyError, raise};
 use crate::game::PyGame;
 
 /// One of oxo's computer players: `"random"`, `"rules"`, `"alphabeta"`,
@@ -56,13 +57,18 @@ impl PyStrategy {
     /// search a move, or `perfect` before it falls back on alphabeta's
     /// move; `None` for their defaults (`perfect`: no limit).
     #[new]
-    #[pyo3(signature = (name, seed = 0, model = None, budget = None))]
+    #[pyo3(
+        signature = (name, seed = Int::Fits(0), model = None, budget = None),
+        text_signature = "(name, seed=0, model=None, budget=None)"
+    )]
     fn new(
         name: &str,
-        seed: u64,
+        seed: Int,
         model: Option<PathBuf>,
-        budget: Option<u64>,
+        budget: Option<Int>,
     ) -> PyResult<PyStrategy> {
+        let seed = seed.to_u64::<OxoError>("seed")?;
+        let budget = budget.map(|b| b.to_u64::<OxoError>("budget")).transpose()?;
         let kind: StrategyKind = name.parse().map_err(raise::<StrategyError>)?;
         let mut catalog = Catalog::default();
         if let Some(path) = model {

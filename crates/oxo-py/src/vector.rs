@@ -11,7 +11,8 @@ use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use rand::RngExt;
 
-use crate::errors::{IllegalMoveError, RulesError, raise};
+use crate::args::Int;
+use crate::errors::{IllegalMoveError, OxoError, RulesError, raise};
 use crate::game::{Move, PyGame, cell_of, move_message, rules, sign};
 
 /// The most cells a batch may hold (boards times cells a board): a
@@ -177,7 +178,11 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
     read_as!(i64, i32, i16, i8, u64, u32, u16, u8, bool);
     Err(PyTypeError::new_err(format!(
         "{name} must be {}, not an array of {dtype}",
-        if bools { "bools or integers" } else { "integers" }
+        if bools {
+            "bools or integers"
+        } else {
+            "integers"
+        }
     )))
 }
 
@@ -210,9 +215,25 @@ impl PyVectorGame {
     /// `n` empty `rows`×`cols` boards, X to move on each, `k` in a row to
     /// win (by default the shorter side). `seed` fixes `random_actions`.
     #[new]
-    #[pyo3(signature = (n, rows = 3, cols = 3, k = None, seed = 0))]
-    fn new(n: usize, rows: u32, cols: u32, k: Option<u32>, seed: u64) -> PyResult<Self> {
-        let rules = rules(rows, cols, k)?;
+    #[pyo3(
+        signature = (n, rows = Int::Fits(3), cols = Int::Fits(3), k = None, seed = Int::Fits(0)),
+        text_signature = "(n, rows=3, cols=3, k=None, seed=0)"
+    )]
+    fn new(n: Int, rows: Int, cols: Int, k: Option<Int>, seed: Int) -> PyResult<Self> {
+        let rules = rules(&rows, &cols, k.as_ref())?;
+        let seed = seed.to_u64::<OxoError>("seed")?;
+        if n.is_negative() {
+            return Err(raise::<RulesError>(format!(
+                "n={n} is not a number of boards: n must be at least 0"
+            )));
+        }
+        // Past usize, past the caps below too: say so with n as given.
+        let Some(n) = n.to::<usize>() else {
+            return Err(raise::<RulesError>(format!(
+                "{n} boards of {rules} are too many: a batch holds at most {MAX_CELLS} cells \
+                 in all"
+            )));
+        };
         if n.saturating_mul(rules.cell_count()) > MAX_CELLS {
             return Err(raise::<RulesError>(format!(
                 "{n} boards of {rules} are too many: a batch holds at most {MAX_CELLS} cells \
@@ -430,13 +451,15 @@ impl PyVectorGame {
 
     /// A copy of board `i` as an `oxo.Game` (with no moves to undo: the
     /// batch keeps no history).
-    fn game(&self, i: usize) -> PyResult<PyGame> {
-        let game = self.games.get(i).ok_or_else(|| {
-            pyo3::exceptions::PyIndexError::new_err(format!(
-                "board {i} of {}: boards are 0 to {}",
-                self.games.len(),
-                self.games.len().saturating_sub(1)
-            ))
+    fn game(&self, i: Int) -> PyResult<PyGame> {
+        let game = i.to::<usize>().and_then(|i| self.games.get(i));
+        let game = game.ok_or_else(|| {
+            let n = self.games.len();
+            pyo3::exceptions::PyIndexError::new_err(if n == 0 {
+                format!("board {i} of 0: the batch has no boards")
+            } else {
+                format!("board {i} of {n}: boards are 0 to {}", n - 1)
+            })
         })?;
         Ok(PyGame::starting_at(game.clone()))
     }

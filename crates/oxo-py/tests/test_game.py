@@ -75,8 +75,21 @@ def test_bad_boards_raise_rules_errors():
     ]:
         with pytest.raises(oxo.RulesError, match=message):
             oxo.Game.from_notation(text)
-    with pytest.raises(OverflowError):
-        oxo.Game(-1, 3)
+    # Past u32 (negative, or huge): an error naming the argument, where
+    # pyo3's conversion raised a bare OverflowError.
+    for args, message in [
+        ((-1, 3), "rows=-1 is not a board side: a side is from 1 to 1024 cells"),
+        ((3, 2**40), "cols=1099511627776 is not a board side"),
+        ((3, 3, -1), "k=-1 is impossible on a 3x3 board: k must be from 1 to 3"),
+        ((3, 3, 2**200), "k=1606938044258990275541962092341162602522202993782792835301376 is impossible"),
+    ]:
+        with pytest.raises(oxo.RulesError, match=message):
+            oxo.Game(*args)
+    with pytest.raises(oxo.RulesError, match="k=-2 is impossible on a 3x3 board"):
+        oxo.Game.from_notation("X../.../...", k=-2)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        oxo.Game(3.0, 3)
+    assert oxo.Game(np.int64(4), True).notation == "./././."  # anything with __index__
 
 
 def test_undo_takes_moves_back_to_the_start():

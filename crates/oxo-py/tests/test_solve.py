@@ -94,6 +94,13 @@ def test_solve_refuses_what_it_cannot_do():
         oxo.solve("XXX/OOO/...")
     with pytest.raises(TypeError):
         oxo.solve(42)
+    # Past u64 or u32: an error naming the argument, not a bare OverflowError.
+    with pytest.raises(oxo.OxoError, match="budget must be from 0 to 18446744073709551615, not -5"):
+        oxo.solve("X../.../...", budget=-5)
+    with pytest.raises(oxo.RulesError, match="k=-5 is impossible on a 3x3 board"):
+        oxo.solve("X../.../...", k=-5)
+    with pytest.raises(oxo.RulesError, match="k=-5 was given with a game of 3x3 k=3"):
+        oxo.solve(oxo.Game(), k=-5)
 
 
 def test_solve_refuses_a_k_other_than_the_games_own():

@@ -51,6 +51,15 @@ def test_unknown_and_unsupported_strategies_are_refused():
         oxo.Strategy("learned").choose(oxo.Game(6, 6, 4))
 
 
+def test_a_seed_or_budget_out_of_range_names_the_argument():
+    # pyo3's conversion to u64 raised a bare OverflowError naming neither.
+    with pytest.raises(oxo.OxoError, match="seed must be from 0 to 18446744073709551615, not -1"):
+        oxo.Strategy("random", seed=-1)
+    with pytest.raises(oxo.OxoError, match="budget must be from 0 to 18446744073709551615, not 18446744073709551616"):
+        oxo.Strategy("alphabeta", budget=2**64)
+    assert oxo.Strategy("random", seed=2**64 - 1).choose(oxo.Game()) in range(9)
+
+
 @pytest.fixture(scope="module")
 def model(oxo_bin, tmp_path_factory):
     """A small 3x3 model trained by `oxo train`."""

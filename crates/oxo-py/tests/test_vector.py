@@ -97,6 +97,24 @@ def test_reset_and_indexing():
     assert batch.boards().sum() == 0 and len(batch) == 4
     with pytest.raises(IndexError, match="board 4 of 4"):
         batch.game(4)
+    for i in (-1, 2**80):  # no negative indexing: -1 is not a board
+        with pytest.raises(IndexError, match=f"board {i} of 4: boards are 0 to 3"):
+            batch.game(i)
+    with pytest.raises(IndexError, match="board 0 of 0: the batch has no boards"):
+        oxo.VectorGame(0).game(0)
+
+
+def test_counts_and_seeds_out_of_range_name_the_argument():
+    with pytest.raises(oxo.RulesError, match="n=-1 is not a number of boards: n must be at least 0"):
+        oxo.VectorGame(-1)
+    with pytest.raises(oxo.RulesError, match="1180591620717411303424 boards of 3x3 k=3 are too many"):
+        oxo.VectorGame(2**70)
+    with pytest.raises(oxo.RulesError, match="rows=-3 is not a board side"):
+        oxo.VectorGame(2, -3)
+    for seed in (-1, 2**64):
+        with pytest.raises(oxo.OxoError, match=f"seed must be from 0 to 18446744073709551615, not {seed}"):
+            oxo.VectorGame(2, seed=seed)
+    assert len(oxo.VectorGame(2, seed=2**64 - 1)) == 2  # every u64 is a seed
 
 
 def test_a_batch_too_large_is_refused():
