@@ -110,9 +110,9 @@ impl PyVectorGame {
 /// stride (a column, a reversed or strided view), or what `numpy.asarray`
 /// makes such an array of (a list of ints).
 ///
-/// Any other dtype (floats, strings, objects) raises `TypeError`, as
-/// `oxo.Game.play` does for a float: NumPy's cast would make 1.9 an action
-/// 1 and NaN an arbitrary one. An empty array of any dtype holds no value
+/// Any other dtype (floats, strings, objects; bools for actions) raises
+/// `TypeError`, as `oxo.Game.play` does for a float: NumPy's cast would
+/// make 1.9 an action 1 and NaN an arbitrary one. An empty array of any dtype holds no value
 /// to misread, and reads as empty (`numpy.asarray([])` is float). A
 /// `uint64` above `i64::MAX` is off every board as an action
 /// (`oxo.IllegalMoveError`), true as a mask.
@@ -321,8 +321,9 @@ impl PyVectorGame {
     /// Every action is checked before any is played: one refused (off the
     /// board, taken, or on a finished board) raises `oxo.IllegalMoveError`
     /// naming the board, and no board changes. Actions must be integers (any
-    /// integer dtype, any stride): floats, strings or bools raise
-    /// `TypeError`, as `oxo.Game.play` does.
+    /// integer dtype, any stride): floats and strings raise `TypeError`, as
+    /// they do in `oxo.Game.play`, and so does an array of bools (a mask
+    /// passed by mistake, most likely).
     fn step<'py>(
         &mut self,
         py: Python<'py>,

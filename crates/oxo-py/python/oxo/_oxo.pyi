@@ -124,7 +124,7 @@ class VectorGame:
     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
         """Play ``actions[i]`` on board ``i`` (-1: nothing); return (rewards, dones).
         Actions are integers (any integer dtype, any stride); floats, strings or
-        bools raise ``TypeError``. Every action is checked first: one refused
+        an array of bools raise ``TypeError``. Every action is checked first: one refused
         raises ``IllegalMoveError`` naming the board, and nothing changes."""
     def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action a board (-1 on finished ones)."""
