@@ -557,7 +557,7 @@ fn parse_minutes(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(m) if m.is_finite() && m > 0.0 && m <= 10_000.0 => Ok(m),
         _ => Err(format!(
-            "{text:?} is not a number of minutes from 0 to 10000"
+            "{text:?} is not a number of minutes above 0 and at most 10000"
         )),
     }
 }

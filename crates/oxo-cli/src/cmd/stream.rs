@@ -22,6 +22,11 @@ pub(super) fn run(args: &StreamArgs) -> anyhow::Result<u8> {
         Some(path) => {
             let file = std::fs::File::open(path)
                 .with_context(|| format!("cannot open {}", path.display()))?;
+            // A directory opens, and fails only at the first read, with a
+            // message that would not name it.
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                anyhow::bail!("cannot read {}: it is a directory", path.display());
+            }
             stream::run(
                 rules,
                 io::BufReader::with_capacity(READ_BUFFER, file),

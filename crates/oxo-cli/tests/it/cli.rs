@@ -562,6 +562,18 @@ fn usage_mistakes_are_refused_with_the_reason() {
 }
 
 #[test]
+fn a_directory_given_as_a_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    let out = oxo(&["stream", path], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("oxo: cannot read {path}: it is a directory\n")
+    );
+}
+
+#[test]
 fn a_long_proofs_options_are_refused_where_they_do_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("p.ckpt");
