@@ -228,6 +228,23 @@ mod tests {
     }
 
     #[test]
+    fn a_notice_wider_than_the_screen_is_wrapped_not_cut() {
+        // Two people: hints are refused, with a reason longer than 80
+        // columns.
+        let mut app = app(Rules::default(), None);
+        let terminal = play(&mut app, keys("v"), (80, 24));
+        let screen = terminal.backend().to_string();
+        let text: String = screen
+            .lines()
+            .map(|line| line.trim_matches('"').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let reason = oxo_ai::hints::NoHints::BetweenPeople.to_string();
+        assert!(reason.chars().count() > 80);
+        assert!(text.contains(&reason), "{screen}");
+    }
+
+    #[test]
     fn hints_colour_every_empty_cell() {
         let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
         // X in a corner; perfect answers in the centre; X takes the

@@ -196,10 +196,18 @@ const PANEL_WIDTH: u16 = 30;
 
 /// Draw the whole screen.
 pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Palette) {
+    // A notice wider than the screen takes two lines (wrapped), not one
+    // cut short.
+    let notice_text = notice_line(app, palette);
+    let notice_rows = if notice_text.width() > usize::from(frame.area().width) {
+        2
+    } else {
+        1
+    };
     let [title, main, notice, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(notice_rows),
         Constraint::Length(1),
     ])
     .areas(frame.area());
@@ -228,7 +236,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     if let Some(panel) = panel {
         frame.render_widget(Paragraph::new(panel_lines(app, state, palette)), panel);
     }
-    frame.render_widget(Paragraph::new(notice_line(app, palette)), notice);
+    frame.render_widget(
+        Paragraph::new(notice_text).wrap(Wrap { trim: true }),
+        notice,
+    );
     let keys_text = if KEYS.chars().count() <= usize::from(keys.width) {
         KEYS
     } else {
