@@ -45,14 +45,17 @@ pub(crate) enum Command {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 Gomocup managers run engines named pbrain-*: scripts/pbrain-oxo is one, running `oxo brain`
 with its arguments. Coordinates are the protocol's: X the column, Y the row, from 0.
 
 Exit codes:
   0  END received, or the input ended
   1  standard input or output failed
-  2  bad usage")]
+  2  bad usage"
+)]
 pub(crate) struct BrainArgs {
     /// The strategy that plays (random, rules, alphabeta, learned; perfect is for small boards).
     #[arg(long, value_name = "STRATEGY", default_value = "alphabeta")]
@@ -88,7 +91,7 @@ impl BoardArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
 pub(crate) struct PlayArgs {
     #[command(flatten)]
     pub board: BoardArgs,
@@ -162,7 +165,7 @@ impl From<Side> for Player {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
 pub(crate) struct StreamArgs {
     /// Instructions file, or - for standard input [default: standard input].
     pub file: Option<PathBuf>,
@@ -171,7 +174,7 @@ pub(crate) struct StreamArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
 pub(crate) struct RefereeArgs {
     /// Moves files: a title line, the players line, a blank line, then `P SQUARE` per line.
     #[arg(required = true, value_name = "MOVES")]
@@ -196,7 +199,7 @@ pub(crate) struct RefereeArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = SOLVE_HELP)]
+#[command(allow_negative_numbers = true, after_help = SOLVE_HELP)]
 pub(crate) struct SolveArgs {
     /// A position such as X.O/.X./..O (rows joined by /, cells X, O or .),
     /// or - to read one position per line from standard input
@@ -355,11 +358,14 @@ enum Mode {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
 Exit codes:
   0  the certificate is valid
   1  the certificate is refused (the message says where and why), or cannot be read
-  2  bad usage")]
+  2  bad usage"
+)]
 pub(crate) struct VerifyArgs {
     /// The certificate, as `oxo solve --proof FILE` wrote it.
     pub file: PathBuf,
@@ -381,7 +387,7 @@ Exit codes:
      other line was answered)";
 
 #[derive(Debug, Args)]
-#[command(after_help = SERVE_HELP)]
+#[command(allow_negative_numbers = true, after_help = SERVE_HELP)]
 pub(crate) struct ServeArgs {
     /// Address to listen on: an IP address or a host name (its first address) and a
     /// port (port 0 picks a free port).
@@ -443,7 +449,7 @@ Exit codes:
   2  bad usage";
 
 #[derive(Debug, Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
 pub(crate) struct ArenaArgs {
     /// The player of X: a strategy (random, rules, alphabeta, perfect, learned) or a Gomocup
     /// engine, brain:PATH.
@@ -508,7 +514,7 @@ pub(crate) struct ArenaArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = TRAIN_HELP)]
+#[command(allow_negative_numbers = true, after_help = TRAIN_HELP)]
 pub(crate) struct TrainArgs {
     #[command(flatten)]
     pub board: BoardArgs,

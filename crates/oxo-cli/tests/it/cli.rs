@@ -562,6 +562,28 @@ fn usage_mistakes_are_refused_with_the_reason() {
 }
 
 #[test]
+fn a_negative_number_is_a_bad_value_not_an_unknown_flag() {
+    for (args, says) in [
+        (
+            &["solve", "--size", "-1"][..],
+            "invalid value '-1' for '--size <N|RxC>'",
+        ),
+        (
+            &["solve", "--k", "-1"][..],
+            "invalid value '-1' for '--k <K>'",
+        ),
+        (
+            &["play", "--rounds", "-1"][..],
+            "invalid value '-1' for '--rounds <ROUNDS>'",
+        ),
+    ] {
+        let out = oxo(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn a_directory_given_as_a_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
