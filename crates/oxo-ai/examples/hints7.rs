@@ -532,8 +532,6 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
     report(&format!("{playouts} random games"), times);
 }
 
-/// Every move's value at one position, with each child's time and positions
-/// (`VERBOSE` prints the children as they are valued).
 /// Hints asked again and again of one valuer (as a server's pooled one
 /// is): the moves valued after each ask, and the positions it took.
 fn again(game: &Game, budget: u64, asks: u64) {
@@ -558,6 +556,8 @@ fn again(game: &Game, budget: u64, asks: u64) {
     }
 }
 
+/// Every move's value at one position, with each child's time and positions
+/// (`VERBOSE` prints the children as they are valued).
 fn at(game: &Game, budget: Option<u64>) {
     if std::env::var_os("VERBOSE").is_some() {
         for cell in game.legal_moves() {

@@ -300,8 +300,7 @@ impl CampaignArgs {
 
     /// The options given that the mode asked for does not use (none of
     /// them without a long proof), by name: each mode takes those of its
-    /// line in `oxo solve`'s synopsis, and `--assemble --proof` the threads
-    /// and memory that write the certificate.
+    /// line in `oxo solve`'s synopsis (docs/manual/solve.md).
     pub(crate) fn unused(&self, proof: bool) -> Vec<&'static str> {
         let mode = if self.checkpoint.is_some() {
             Some(Mode::Checkpoint)

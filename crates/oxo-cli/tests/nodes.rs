@@ -16,11 +16,7 @@ use oxo_test_support::{BlockingClient, Postgres, ServeProcess};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-/// How long a test waits for what the nodes do on their own (a move
-/// reaching a spectator on another node, a turn taken up after a lease):
-/// long, so that a busy machine does not fail a test; the tests check that
-/// it happens, not how soon.
-const PATIENCE: Duration = Duration::from_secs(60);
+use oxo_test_support::PATIENCE;
 
 /// `oxo serve` on `db` without rate limits: the tests' players all come
 /// from 127.0.0.1.

@@ -10,11 +10,7 @@ use oxo_test_support::{BlockingClient, ServeProcess};
 
 use serde_json::{Value, json};
 
-/// How long a test waits for what the server does on its own (stopping on
-/// a signal, the computer's move, refusing to start): long, so that a busy
-/// machine does not fail a test; the tests check that it happens, not how
-/// soon.
-const PATIENCE: Duration = Duration::from_secs(60);
+use oxo_test_support::PATIENCE;
 
 /// A running `oxo serve` (the shared harness's process) and a client of it.
 struct Server {

@@ -248,8 +248,10 @@ impl PyVectorGame {
                 MAX_BYTES / per_board
             )));
         }
-        // Under the caps the machine may still lack the memory: ask for it
-        // fallibly, so that a refusal is a MemoryError, not an abort.
+        // Under the caps the machine may still lack the memory: ask for the
+        // list of games fallibly, so that a refusal is a MemoryError, not
+        // an abort (the cells each game then allocates are the smaller
+        // part, and not checked so).
         let mut games = Vec::new();
         games.try_reserve_exact(n).map_err(|e| {
             PyMemoryError::new_err(format!(

@@ -19,6 +19,12 @@
 //! what did not happen, or return errors where a benchmark must report
 //! them.
 
+/// How long a test waits for what a server or a program does on its own (a
+/// computer's reply, a change reaching another node, a process stopping):
+/// long, so that a busy machine does not fail a test; the tests check that
+/// it happens, not how soon.
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

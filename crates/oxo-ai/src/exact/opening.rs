@@ -71,7 +71,7 @@ pub enum TableError {
 
 /// A line of a position list that is not a position of the list's board.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: not a position of {rules}: {text}")]
+#[error("line {line}: not a position of {rules}: {text} ({reason})")]
 pub struct ListError {
     /// The line's number, from 1.
     pub line: usize,
@@ -79,6 +79,8 @@ pub struct ListError {
     pub text: String,
     /// The board the list is for.
     pub rules: Rules,
+    /// Why: the notation's own error, or another board's position.
+    pub reason: String,
 }
 
 /// The positions of a position list, the form in which the build script
@@ -91,14 +93,17 @@ pub fn read_list(text: &str, rules: Rules) -> Result<Vec<Game>, ListError> {
         .map(|(i, line)| (i + 1, line.trim()))
         .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
         .map(|(number, line)| {
-            Game::from_notation(line, rules.k())
-                .ok()
-                .filter(|game| game.rules() == rules)
-                .ok_or_else(|| ListError {
-                    line: number,
-                    text: line.to_owned(),
-                    rules,
-                })
+            let refused = |reason: String| ListError {
+                line: number,
+                text: line.to_owned(),
+                rules,
+                reason,
+            };
+            match Game::from_notation(line, rules.k()) {
+                Ok(game) if game.rules() == rules => Ok(game),
+                Ok(game) => Err(refused(format!("a position of {}", game.rules()))),
+                Err(e) => Err(refused(e.to_string())),
+            }
         })
         .collect()
 }

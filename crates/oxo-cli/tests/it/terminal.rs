@@ -7,7 +7,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const PATIENCE: Duration = Duration::from_secs(30);
+use oxo_test_support::PATIENCE;
 
 /// The `oxo` binary running on a 80×24 pseudo-terminal.
 struct Pty {

@@ -139,7 +139,7 @@ pub struct ReviewedMove {
     pub col: u32,
     /// Who played it.
     pub player: SeatName,
-    /// Whether the values are the solver's (else the engine's estimate).
+    /// Whether the values are exact (the hints' valuer's; else the engine's estimate).
     pub exact: bool,
     /// Exact: what the move led to, `"win"`, `"draw"` or `"loss"`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -19,6 +19,7 @@
 //! A server that dies takes its players' presence with it within
 //! `REMOTE_FRESH`, so its open games leave every other server's lobby then.
 
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use oxo_core::Player;
@@ -147,12 +148,31 @@ impl Hub {
             .filter_map(|row| {
                 row.inspect_err(|e| {
                     damaged += 1;
-                    tracing::error!(error = %e, "a listed game is damaged; the lobby leaves it out");
+                    self.log_damage_once(e);
                 })
                 .ok()
             })
             .collect();
         Ok((listed, damaged))
+    }
+
+    /// Log a damaged listed room (its error names it) the first time the
+    /// lobby meets it: pages ask for the lobby every few seconds.
+    fn log_damage_once(&self, damage: &StoreError) {
+        /// Entries kept before the set starts again (each damaged room is
+        /// then logged once more).
+        const KEPT: usize = 10_000;
+        let mut logged = self
+            .shared
+            .damage_logged
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if logged.len() >= KEPT {
+            logged.clear();
+        }
+        if logged.insert(damage.to_string()) {
+            tracing::error!(error = %damage, "a listed game is damaged; the lobby leaves it out");
+        }
     }
 
     /// Seat O, named `name`, of the open game listed under lobby id `entry`, while the

@@ -11,7 +11,7 @@
 //! readers and WebSocket clients take it from there without touching the
 //! room's lock, and a slow client skips straight to the newest state.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -310,6 +310,9 @@ struct Shared {
     /// Rooms whose seat X was seen connected, and when first in the
     /// hub's time (for the lobby's grace; `presence.rs`).
     creators_seen: Mutex<HashMap<GameId, u64>>,
+    /// The damage the lobby has logged, so that each damaged listed room
+    /// is logged once, not on every poll (`lobby.rs`).
+    damage_logged: Mutex<HashSet<String>>,
     /// The clocks' time.
     time: crate::TimeSource,
     flag_sweep: Duration,
@@ -353,6 +356,7 @@ impl Hub {
                 remote: Mutex::new(HashMap::new()),
                 seek_grace: config.seek_grace,
                 creators_seen: Mutex::new(HashMap::new()),
+                damage_logged: Mutex::new(HashSet::new()),
                 time: config.time.clone(),
                 flag_sweep: config.flag_sweep,
             }),

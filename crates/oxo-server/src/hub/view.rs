@@ -64,7 +64,7 @@ pub struct Lobby {
     /// damaged ones said to be).
     pub recent: Vec<Recent>,
     /// Listed rooms left out because their stored rows are damaged (the
-    /// server's log names them).
+    /// server's log names each once).
     pub damaged: usize,
 }
 

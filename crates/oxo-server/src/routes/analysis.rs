@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::hints::NoHints;
-use oxo_core::{Cell, Coords, Game, Player, Status};
+use oxo_core::{Cell, Coords, Game, MoveError, Player, Status};
 use serde::{Deserialize, Serialize};
 
 use super::{Peer, client, json_body, rules_of};
@@ -52,11 +52,16 @@ impl AnalysisQuery {
             let cell = at
                 .to_cell(rules)
                 .and_then(|cell| game.play(cell).map(|_| cell));
-            // The move as written: a number too large to hold is not
-            // shown as the largest one that fits.
+            // The move as written, and for one off the board the board
+            // rather than the numbers again (a number too large to hold
+            // would show as the largest one that fits).
             let cell = cell.map_err(|e| {
+                let why = match e {
+                    MoveError::OffBoard { .. } => format!("off the {rules} board"),
+                    e => e.to_string(),
+                };
                 ApiError::BadRequest(format!(
-                    "move {} ({}): {e}",
+                    "move {} ({}): {why}",
                     n + 1,
                     quoted_prefix(text.trim())
                 ))

@@ -361,15 +361,24 @@ pub(super) struct StoredListing {
 }
 
 impl StoredListing {
-    /// A lobby row as read: its listing, or in its place the damage found
-    /// reading or decoding it (`Ok(Err(..))`); any other failure (the
+    /// A lobby row as read, with its room's id if that column could be
+    /// read: its listing, or in its place the damage found reading or
+    /// decoding it, naming the room (`Ok(Err(..))`); any other failure (the
     /// database unavailable) is the whole read's (`Err(..)`).
     pub(super) fn decode_row(
+        id: Option<&str>,
         row: Result<StoredListing, StoreError>,
     ) -> Result<Result<super::Listing, StoreError>, StoreError> {
+        let named = |damage: StoreError| match (damage, id) {
+            (StoreError::Corrupt(why), Some(id)) => StoreError::Corrupt(format!(
+                "game {}: {why}",
+                GameId::from_trusted(id).for_log()
+            )),
+            (damage, _) => damage,
+        };
         match row {
-            Ok(stored) => Ok(stored.decode()),
-            Err(damage @ StoreError::Corrupt(_)) => Ok(Err(damage)),
+            Ok(stored) => Ok(stored.decode().map_err(named)),
+            Err(damage @ StoreError::Corrupt(_)) => Ok(Err(named(damage))),
             Err(e) => Err(e),
         }
     }
@@ -462,6 +471,27 @@ pub(super) fn int(n: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_lobby_row_names_its_room_for_the_log() {
+        let named = StoredListing::decode_row(
+            Some("gggggggggggggggg"),
+            Err(StoreError::Corrupt("a stored value cannot be read".into())),
+        );
+        let hash = GameId::from_trusted("gggggggggggggggg").for_log();
+        match named {
+            Ok(Err(StoreError::Corrupt(why))) => {
+                assert_eq!(why, format!("game {hash}: a stored value cannot be read"))
+            }
+            other => panic!("{other:?}"),
+        }
+        // Without a readable id the damage is still damage, unnamed; any
+        // other failure is the whole read's.
+        let unnamed = StoredListing::decode_row(None, Err(StoreError::Corrupt("x".into())));
+        assert!(matches!(unnamed, Ok(Err(StoreError::Corrupt(why))) if why == "x"));
+        let closed = StoredListing::decode_row(None, Err(StoreError::Closed));
+        assert!(matches!(closed, Err(StoreError::Closed)));
+    }
 
     #[test]
     fn remembered_keys_read_back_as_written_and_old_ones_as_any_request() {

@@ -1309,10 +1309,10 @@ async fn the_analysis_board_values_any_position_given_by_its_moves() {
     for (query, says) in [
         ("moves=0,0;0,0", "move 2 (0,0)"),
         ("moves=0,0;x", "move 2: \"x\" is not ROW,COL"),
-        ("moves=5,5", "move 1 (5,5)"),
+        ("moves=5,5", "move 1 (5,5): off the 3x3 k=3 board"),
         (
             "moves=99999999999999999999,0",
-            "move 1 (99999999999999999999,0): ",
+            "move 1 (99999999999999999999,0): off the 3x3 k=3 board",
         ),
         ("size=40x40", "too large"),
         ("k=9", "bad k"),

@@ -532,7 +532,7 @@ async fn connect(server: &oxo_test_support::InProcess, id: &str, token: &str) ->
 /// Read `socket` until a presence message says `ready`.
 async fn presence_until(socket: &mut Socket, ready: impl Fn(&Value) -> bool) -> Value {
     loop {
-        let message = common::next_text(socket, Duration::from_secs(10)).await;
+        let message = common::next_text(socket, common::PATIENCE).await;
         if let Some(presence) = message.get("presence")
             && ready(presence)
         {

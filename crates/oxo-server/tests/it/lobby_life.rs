@@ -47,7 +47,7 @@ pub(crate) async fn open_game(client: &Client) -> (String, String) {
 pub(crate) async fn attend(client: &Client, id: &str, token: &str) -> Socket {
     let url = format!("ws://{}/api/games/{id}/live?token={token}", client.addr());
     let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
-    next_text(&mut socket, Duration::from_secs(10)).await;
+    next_text(&mut socket, common::PATIENCE).await;
     socket
 }
 

@@ -694,16 +694,19 @@ async fn readiness_fails_while_writes_fail_and_comes_back_with_them() {
         db.psql("SELECT pg_reload_conf()").unwrap();
     };
     read_only("on");
-    let mut refused = None;
-    for i in 0..200 {
-        // The reload reaches each connection soon, not at once.
-        if let Err(e) = store.commit(new_room(&format!("during{i}"), None)).await {
-            refused = Some(e);
-            break;
+    // The reload reaches each connection soon, not at once.
+    let mut attempt = 0;
+    let err = common::eventually("writes never refused", async || {
+        attempt += 1;
+        match store
+            .commit(new_room(&format!("during{attempt}"), None))
+            .await
+        {
+            Err(e) => Ok(e),
+            Ok(()) => Err("a write went through"),
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let err = refused.unwrap();
+    })
+    .await;
     assert!(err.to_string().contains("25006"), "{err}");
     assert!(store.ping().await.is_err(), "not ready while writes fail");
     assert!(

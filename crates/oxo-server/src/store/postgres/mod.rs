@@ -264,25 +264,29 @@ impl Store for PgStore {
                 .await?;
             rows.iter()
                 .map(|row| {
-                    let listing = super::record::StoredListing {
-                        entry: column(row, 0)?,
-                        watch: column(row, 1)?,
-                        rows: unsigned(column(row, 2)?)?,
-                        cols: unsigned(column(row, 3)?)?,
-                        k: unsigned(column(row, 4)?)?,
-                        opponent: column(row, 5)?,
-                        first: column(row, 6)?,
-                        round: unsigned(column(row, 7)?)?,
-                        score: (column(row, 8)?, column(row, 9)?, column(row, 10)?),
-                        seated: column(row, 11)?,
-                        idle: column(row, 12)?,
-                        id: column(row, 13)?,
-                        names: [column(row, 14)?, column(row, 15)?],
-                        clock: column(row, 16)?,
-                    };
-                    Ok(listing)
+                    // The id first, to name the room if another column is
+                    // damaged.
+                    let id = column::<String>(row, 13).ok();
+                    let listing = (|| -> Result<_, StoreError> {
+                        Ok(super::record::StoredListing {
+                            entry: column(row, 0)?,
+                            watch: column(row, 1)?,
+                            rows: unsigned(column(row, 2)?)?,
+                            cols: unsigned(column(row, 3)?)?,
+                            k: unsigned(column(row, 4)?)?,
+                            opponent: column(row, 5)?,
+                            first: column(row, 6)?,
+                            round: unsigned(column(row, 7)?)?,
+                            score: (column(row, 8)?, column(row, 9)?, column(row, 10)?),
+                            seated: column(row, 11)?,
+                            idle: column(row, 12)?,
+                            id: column(row, 13)?,
+                            names: [column(row, 14)?, column(row, 15)?],
+                            clock: column(row, 16)?,
+                        })
+                    })();
+                    super::record::StoredListing::decode_row(id.as_deref(), listing)
                 })
-                .map(super::record::StoredListing::decode_row)
                 .collect()
         })
     }

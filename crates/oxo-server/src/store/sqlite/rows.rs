@@ -186,26 +186,33 @@ pub(super) fn lobby(conn: &Connection) -> Result<LobbyRows, StoreError> {
             int(OPEN_ROWS as u64)
         ],
         |row| {
-            Ok(StoredListing {
-                entry: row.get(0)?,
-                watch: row.get(1)?,
-                rows: row.get(2)?,
-                cols: row.get(3)?,
-                k: row.get(4)?,
-                opponent: row.get(5)?,
-                first: row.get(6)?,
-                round: row.get(7)?,
-                score: (row.get(8)?, row.get(9)?, row.get(10)?),
-                seated: row.get(11)?,
-                idle: row.get(12)?,
-                id: row.get(13)?,
-                names: [row.get(14)?, row.get(15)?],
-                clock: row.get(16)?,
-            })
+            // The id first, to name the room if another column is damaged.
+            let id = row.get::<_, String>(13).ok();
+            let listing = (|| -> rusqlite::Result<StoredListing> {
+                Ok(StoredListing {
+                    entry: row.get(0)?,
+                    watch: row.get(1)?,
+                    rows: row.get(2)?,
+                    cols: row.get(3)?,
+                    k: row.get(4)?,
+                    opponent: row.get(5)?,
+                    first: row.get(6)?,
+                    round: row.get(7)?,
+                    score: (row.get(8)?, row.get(9)?, row.get(10)?),
+                    seated: row.get(11)?,
+                    idle: row.get(12)?,
+                    id: row.get(13)?,
+                    names: [row.get(14)?, row.get(15)?],
+                    clock: row.get(16)?,
+                })
+            })();
+            Ok((id, listing.map_err(StoreError::from)))
         },
     )?
-    .map(|row| row.map_err(StoreError::from))
-    .map(StoredListing::decode_row)
+    .map(|row| match row {
+        Ok((id, listing)) => StoredListing::decode_row(id.as_deref(), listing),
+        Err(e) => StoredListing::decode_row(None, Err(StoreError::from(e))),
+    })
     .collect()
 }
 

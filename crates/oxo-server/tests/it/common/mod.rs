@@ -13,11 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tower::ServiceExt;
 
-/// How long a test waits for what the server does on its own (a
-/// computer's reply, a change reaching another node, a room leaving
-/// memory): long, so that a busy machine does not fail a test; the tests
-/// check that it happens, not how soon.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+pub use oxo_test_support::PATIENCE;
 
 /// Ask `probe` every 10 ms until it answers `Ok`, and return that; fail
 /// the test after [`PATIENCE`] with `what` and the last `Err` (what was
