@@ -601,71 +601,41 @@ fn a_long_proofs_options_are_refused_where_they_do_nothing() {
     let ckpt = dir.path().join("p.ckpt");
     let ckpt = ckpt.to_str().unwrap();
     let db = "postgres://nobody@127.0.0.1:1/none";
-    let cases: [(&[&str], &str); 6] = [
+    // A local proof of 4x4 k=4 with `extra` options.
+    let local = |extra: &[&'static str]| -> Vec<String> {
+        let base = ["solve", "--value", "--size", "4", "--checkpoint", ckpt];
+        base.iter().chain(extra).map(|a| (*a).to_owned()).collect()
+    };
+    let cases: [(Vec<String>, &str); 6] = [
         (
-            &["solve", "--size", "3", "--memory", "nonsense"],
+            ["solve", "--size", "3", "--memory", "nonsense"]
+                .map(str::to_owned)
+                .to_vec(),
             "--memory: it is for long proofs",
         ),
         (
-            &["solve", "--value", "--db", db, "--split", "5"],
+            ["solve", "--value", "--db", db, "--split", "5"]
+                .map(str::to_owned)
+                .to_vec(),
             "--split: it is for long proofs",
         ),
         (
-            &[
-                "solve",
-                "--value",
-                "--size",
-                "4",
-                "--checkpoint",
-                ckpt,
-                "--db",
-                db,
-            ],
+            local(&["--db", db]),
             "--db: this kind of long proof does not use it",
         ),
         (
-            &[
-                "solve",
-                "--value",
-                "--size",
-                "4",
-                "--checkpoint",
-                ckpt,
-                "--lease",
-                "5",
-            ],
+            local(&["--lease", "5"]),
             "--lease: this kind of long proof does not use it",
         ),
         (
-            &[
-                "solve",
-                "--value",
-                "--size",
-                "4",
-                "--checkpoint",
-                ckpt,
-                "--resume",
-                "--split",
-                "4",
-            ],
+            local(&["--resume", "--split", "4"]),
             "--split: a resumed proof keeps the split it was started with",
         ),
-        (
-            &[
-                "solve",
-                "--value",
-                "--size",
-                "4",
-                "--checkpoint",
-                ckpt,
-                "--job-nodes",
-                "1",
-            ],
-            "1 is not in 1000..",
-        ),
+        (local(&["--job-nodes", "1"]), "1 is not in 1000.."),
     ];
     for (args, says) in cases {
-        let out = oxo(args, "");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = oxo(&args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
