@@ -58,7 +58,9 @@ pub use perfect::{PERFECT_MAX_SIDE, Perfect};
 pub use prover::{ProveError, Prover};
 pub use random::Random;
 pub use rule_based::RuleBased;
-pub use solver::{Analysis, MAX_PROOF_NODES, SolveError, Solver, StrongSolution, certify};
+pub use solver::{
+    Analysis, MAX_PROOF_NODES, SolveError, Solver, StrongSolution, StrongTableError, certify,
+};
 pub use strategy::{Clock, Deadline, PlayOutError, Strategy, opening_room, play_out};
 pub use value::{Eval, Value};
 

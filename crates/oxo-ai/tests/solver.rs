@@ -281,6 +281,66 @@ fn strong_solution_round_trips_through_a_file() {
     assert!(oxo_ai::StrongSolution::load(&b"garbage"[..]).is_err());
 }
 
+/// 64-bit FNV-1a, the checksum of a table file, to forge damage the
+/// checksum itself does not catch.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[test]
+fn a_damaged_strong_solution_table_is_refused() {
+    use oxo_ai::StrongTableError as E;
+    let strong = oxo_ai::StrongSolution::compute(Rules::TIC_TAC_TOE).unwrap();
+    let mut bytes = Vec::new();
+    strong.save(&mut bytes).unwrap();
+    let load = |bytes: &[u8]| oxo_ai::StrongSolution::load(bytes);
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    assert!(bytes.starts_with(b"oxo-strong v2 3 3 3 "));
+
+    // Every byte flipped in turn, header, records and checksum alike.
+    for i in 0..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x10;
+        assert!(load(&bad).is_err(), "byte {i} flipped was accepted");
+    }
+    // Every value rewritten (a loss for a draw, a draw for a win, a win for
+    // a loss).
+    let mut bad = bytes.clone();
+    for record in bad[header..bytes.len() - 8].chunks_mut(18) {
+        record[16] = (record[16] + 1) % 3;
+    }
+    assert!(matches!(load(&bad), Err(E::Checksum)));
+    // Anything after the checksum.
+    let mut bad = bytes.clone();
+    bad.extend_from_slice(b"garbage");
+    assert!(matches!(load(&bad), Err(E::Trailing)));
+    // Cut short, even by the checksum's last byte.
+    assert!(matches!(load(&bytes[..bytes.len() - 1]), Err(E::Truncated)));
+    // A record that cannot be under a checksum that matches: a value past
+    // win, and two records swapped.
+    let forge = |edit: &dyn Fn(&mut [u8])| {
+        let mut bad = bytes[..bytes.len() - 8].to_vec();
+        edit(&mut bad[header..]);
+        let sum = fnv1a(&bad);
+        bad.extend_from_slice(&sum.to_le_bytes());
+        bad
+    };
+    assert!(matches!(load(&forge(&|r| r[16] = 3)), Err(E::Record(0))));
+    assert!(matches!(
+        load(&forge(&|r| r.copy_within(0..18, 18))),
+        Err(E::Record(1))
+    ));
+    // A table of version 1, which had no checksum: refused, saying how to
+    // make a new one.
+    let mut old = bytes[..bytes.len() - 8].to_vec();
+    old[12] = b'1';
+    let err = load(&old).unwrap_err();
+    assert!(matches!(err, E::Unchecked));
+    assert!(err.to_string().contains("oxo solve --all --save"), "{err}");
+}
+
 #[test]
 fn strong_solution_of_4x4_k4_counts_every_reachable_position() {
     let rules = Rules::new(4, 4, 4).unwrap();

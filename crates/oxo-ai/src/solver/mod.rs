@@ -52,7 +52,7 @@ use geometry::{Geometry, MAX_SYMMETRIES};
 use table::Table;
 
 pub use certify::{MAX_PROOF_NODES, certify};
-pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution};
+pub use strong::{Census, STRONG_MAX_CELLS, StrongSolution, StrongTableError};
 
 /// Boards of at most this many cells are valued by [`Solver::value`]'s
 /// own search alone: it takes at most milliseconds there (5×5 k=4, a draw

@@ -193,21 +193,26 @@ impl StrongSolution {
         1 + images.windows(2).filter(|w| w[0] != w[1]).count() as u64
     }
 
-    /// Write the table: a header line, then one record per class.
+    /// Write the table: a header line, one record per class, then a
+    /// checksum.
     ///
-    /// Format: `oxo-strong v1 ROWS COLS K COUNT\n`, then COUNT records of
-    /// 18 bytes: X's bits and O's bits (little-endian `u64`, bit
-    /// `row * (cols + 1) + col`), the value (0 loss, 1 draw, 2 win, for the
-    /// player to move) and the plies to the end.
+    /// Format: `oxo-strong v2 ROWS COLS K COUNT\n`, then COUNT records of
+    /// 18 bytes, sorted by their stones: X's bits and O's bits
+    /// (little-endian `u64`, bit `row * (cols + 1) + col`), the value
+    /// (0 loss, 1 draw, 2 win, for the player to move) and the plies to
+    /// the end; last, the 64-bit FNV-1a of every byte before it
+    /// (little-endian `u64`). Version 1 had no checksum, so damage to it
+    /// went unnoticed; it is no longer read.
     ///
     /// # Errors
     /// Writing failed.
-    pub fn save(&self, mut out: impl Write) -> io::Result<()> {
+    pub fn save(&self, out: impl Write) -> io::Result<()> {
         let mut entries: Vec<_> = self.table.iter().collect();
         entries.sort_unstable_by_key(|(k, _)| **k);
+        let mut out = Fnv1a::new(out);
         writeln!(
             out,
-            "oxo-strong v1 {} {} {} {}",
+            "{MAGIC} {FORMAT} {} {} {} {}",
             self.rules.rows(),
             self.rules.cols(),
             self.rules.k(),
@@ -219,64 +224,102 @@ impl StrongSolution {
             let value = (eval.value.sign() + 1) as u8;
             out.write_all(&[value, eval.plies as u8])?;
         }
-        out.flush()
+        let sum = out.hash;
+        out.inner.write_all(&sum.to_le_bytes())?;
+        out.inner.flush()
     }
 
     /// Read a table written by [`StrongSolution::save`]. The census is not
     /// stored, so it reads as zero.
     ///
+    /// The whole table is checked before it is used: its checksum, that
+    /// nothing follows it, and that its records are in order and name
+    /// positions and values the board can have. A table that fails any of
+    /// these is refused, never partly used.
+    ///
     /// # Errors
-    /// Reading failed or the data is not a table of this format.
-    pub fn load(mut input: impl Read) -> io::Result<StrongSolution> {
-        let bad = |why: &str| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("not an oxo table: {why}"),
-            )
-        };
+    /// [`StrongTableError::Io`] if reading failed; any other variant if
+    /// the bytes are not a whole, undamaged table of this format.
+    pub fn load(input: impl Read) -> Result<StrongSolution, StrongTableError> {
+        let mut input = Fnv1a::new(input);
         let mut header = Vec::new();
         let mut byte = [0u8; 1];
         while header.len() < 128 {
-            input.read_exact(&mut byte)?;
+            read_exact(&mut input, &mut byte)?;
             if byte[0] == b'\n' {
                 break;
             }
             header.push(byte[0]);
         }
-        let header = String::from_utf8(header).map_err(|_| bad("header"))?;
+        let header = String::from_utf8(header).map_err(|_| StrongTableError::Foreign)?;
         let fields: Vec<&str> = header.split(' ').collect();
-        let [magic, version, rows, cols, k, count] = fields[..] else {
-            return Err(bad("header"));
-        };
-        if magic != "oxo-strong" || version != "v1" {
-            return Err(bad("header"));
+        if fields.first() != Some(&MAGIC) {
+            return Err(StrongTableError::Foreign);
         }
-        let num = |s: &str| s.parse::<u32>().map_err(|_| bad("header"));
-        let rules = Rules::new(num(rows)?, num(cols)?, num(k)?).map_err(|_| bad("rules"))?;
-        let geo = Geometry::new(rules).map_err(|_| bad("board too large"))?;
-        let count: usize = count.parse().map_err(|_| bad("header"))?;
+        match fields.get(1) {
+            Some(&FORMAT) => {}
+            Some(&"v1") => return Err(StrongTableError::Unchecked),
+            Some(other) => return Err(StrongTableError::Version((*other).to_owned())),
+            None => return Err(StrongTableError::Header),
+        }
+        let [_, _, rows, cols, k, count] = fields[..] else {
+            return Err(StrongTableError::Header);
+        };
+        let num = |s: &str| s.parse::<u32>().map_err(|_| StrongTableError::Header);
+        let rules =
+            Rules::new(num(rows)?, num(cols)?, num(k)?).map_err(|_| StrongTableError::Board)?;
+        let geo = Geometry::new(rules).map_err(|_| StrongTableError::Board)?;
+        let count: usize = count.parse().map_err(|_| StrongTableError::Header)?;
         // The count is only a claim until the records are read: reserve for
         // at most a million up front, and let the reads prove the rest.
         let mut table =
             HashMap::with_capacity_and_hasher(count.min(1 << 20), BuildHasherDefault::default());
+        let cells = rules.cell_count() as u32;
+        // The first record that does not hold together: reported only once
+        // the checksum has said whether the bytes were altered, which is
+        // the likelier cause.
+        let mut invalid = None;
+        let mut previous = None;
         let mut record = [0u8; 18];
-        for _ in 0..count {
-            input.read_exact(&mut record)?;
+        for i in 0..count {
+            read_exact(&mut input, &mut record)?;
             let x = u64::from_le_bytes(record[0..8].try_into().expect("8 bytes"));
             let o = u64::from_le_bytes(record[8..16].try_into().expect("8 bytes"));
             let value = match record[16] {
-                0 => Value::Loss,
-                1 => Value::Draw,
-                2 => Value::Win,
-                _ => return Err(bad("value")),
+                0 => Some(Value::Loss),
+                1 => Some(Value::Draw),
+                2 => Some(Value::Win),
+                _ => None,
             };
-            table.insert(
-                (x, o),
-                Eval {
-                    value,
-                    plies: u32::from(record[17]),
-                },
-            );
+            let plies = u32::from(record[17]);
+            let stones_fit = x & o == 0 && (x | o) & !geo.valid == 0;
+            let in_order = previous.is_none_or(|p| p < (x, o));
+            previous = Some((x, o));
+            match value {
+                Some(value) if stones_fit && in_order && plies <= cells => {
+                    table.insert((x, o), Eval { value, plies });
+                }
+                _ => {
+                    invalid.get_or_insert(i);
+                }
+            }
+        }
+        let sum = input.hash;
+        let mut stored = [0u8; 8];
+        read_exact(&mut input.inner, &mut stored)?;
+        let mut rest = Vec::new();
+        (&mut input.inner)
+            .take(1)
+            .read_to_end(&mut rest)
+            .map_err(StrongTableError::Io)?;
+        if !rest.is_empty() {
+            return Err(StrongTableError::Trailing);
+        }
+        if u64::from_le_bytes(stored) != sum {
+            return Err(StrongTableError::Checksum);
+        }
+        if let Some(i) = invalid {
+            return Err(StrongTableError::Record(i));
         }
         Ok(StrongSolution {
             rules,
@@ -284,6 +327,104 @@ impl StrongSolution {
             table,
             census: Census::default(),
         })
+    }
+}
+
+/// The first word of a table's header.
+const MAGIC: &str = "oxo-strong";
+
+/// The table format version [`StrongSolution::save`] writes and
+/// [`StrongSolution::load`] reads.
+const FORMAT: &str = "v2";
+
+/// Why bytes are not a strong-solution table [`StrongSolution::load`]
+/// can use.
+#[derive(Debug, thiserror::Error)]
+pub enum StrongTableError {
+    /// Reading failed.
+    #[error("cannot read the table")]
+    Io(#[source] io::Error),
+    /// The bytes end before the table does.
+    #[error("truncated: not a whole table from oxo solve --all --save")]
+    Truncated,
+    /// The bytes do not start with the table's header.
+    #[error("not an oxo table (no oxo-strong header)")]
+    Foreign,
+    /// A table of format version 1, which had no checksum.
+    #[error(
+        "an oxo-strong v1 table, which carries no checksum and is no longer read: \
+         rebuild it with oxo solve --all --save FILE"
+    )]
+    Unchecked,
+    /// A table of a format version this code does not know.
+    #[error("oxo-strong table format {0}; this oxo reads {FORMAT}")]
+    Version(String),
+    /// The header line does not have the fields it should.
+    #[error("the table's header is malformed")]
+    Header,
+    /// The header names a board that is not one oxo solves.
+    #[error("the table names an impossible board")]
+    Board,
+    /// Bytes follow the checksum.
+    #[error("the table is damaged: bytes follow its end")]
+    Trailing,
+    /// The checksum does not match the bytes: they were altered.
+    #[error("the table is damaged: its checksum does not match")]
+    Checksum,
+    /// A record out of order, or with stones or a value the board cannot
+    /// have, under a checksum that matches.
+    #[error("the table is damaged: record {0} is out of order or invalid")]
+    Record(usize),
+}
+
+/// `read_exact`, an early end being a truncated table.
+fn read_exact(input: &mut impl Read, buf: &mut [u8]) -> Result<(), StrongTableError> {
+    input.read_exact(buf).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => StrongTableError::Truncated,
+        _ => StrongTableError::Io(e),
+    })
+}
+
+/// A reader or writer that keeps the 64-bit FNV-1a of the bytes that pass
+/// through it: the checksum of a table file.
+struct Fnv1a<T> {
+    inner: T,
+    hash: u64,
+}
+
+impl<T> Fnv1a<T> {
+    fn new(inner: T) -> Fnv1a<T> {
+        Fnv1a {
+            inner,
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.hash ^= u64::from(b);
+            self.hash = self.hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+impl<R: Read> Read for Fnv1a<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.add(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<W: Write> Write for Fnv1a<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.add(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 

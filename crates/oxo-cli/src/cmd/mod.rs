@@ -121,18 +121,14 @@ fn rules(board: &crate::args::BoardArgs) -> anyhow::Result<Rules> {
 fn load_table(path: &Path, rules: Rules) -> anyhow::Result<oxo_ai::StrongSolution> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    // A file that is not a whole table is bad input (2), as a bad model
-    // file is; a failing read is an I/O error (1).
-    let table =
-        oxo_ai::StrongSolution::load(io::BufReader::new(file)).map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidData => BadInput(format!("{}: {e}", path.display())).into(),
-            io::ErrorKind::UnexpectedEof => BadInput(format!(
-                "{}: truncated: not a whole table from oxo solve --all --save",
-                path.display()
-            ))
-            .into(),
-            _ => anyhow::Error::new(e).context(format!("cannot read {}", path.display())),
-        })?;
+    // A file that is not a whole, undamaged table is bad input (2), as a
+    // bad model file is; a failing read is an I/O error (1).
+    let table = oxo_ai::StrongSolution::load(io::BufReader::new(file)).map_err(|e| match e {
+        oxo_ai::StrongTableError::Io(e) => {
+            anyhow::Error::new(e).context(format!("cannot read {}", path.display()))
+        }
+        e => BadInput(format!("{}: {e}", path.display())).into(),
+    })?;
     if table.rules() != rules {
         return Err(BadInput(format!(
             "{} solves {} games, not {rules}",

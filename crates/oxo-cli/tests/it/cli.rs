@@ -1036,6 +1036,32 @@ fn a_saved_table_feeds_the_perfect_player() {
         "{}",
         stderr(&out)
     );
+
+    // A damaged table is refused as damaged (exit 2), never played from:
+    // one value changed, bytes added at the end, and a table of the old
+    // format, which had no checksum to tell.
+    let bytes = std::fs::read(path).unwrap();
+    let header = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut flipped = bytes.clone();
+    flipped[header + 16] = (flipped[header + 16] + 1) % 3;
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"garbage");
+    let mut old = bytes[..bytes.len() - 8].to_vec();
+    old[12] = b'1';
+    for (name, bytes, reason) in [
+        ("flipped", flipped, "damaged: its checksum does not match"),
+        ("longer", longer, "damaged: bytes follow its end"),
+        ("old", old, "rebuild it with oxo solve --all --save FILE"),
+    ] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, bytes).unwrap();
+        let out = oxo(
+            &["play", "--x", "perfect", "--table", bad.to_str().unwrap()],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(reason), "{name}: {}", stderr(&out));
+    }
 }
 
 /// Every command that prints fails with exit 1 when its output cannot be
