@@ -148,15 +148,20 @@ impl External {
     /// The engine cannot be started, or refuses the board.
     pub fn start(path: &Path, rules: Rules, move_time: Duration) -> Result<External, EngineError> {
         let name = format!("brain:{}", path.display());
-        let mut child = Command::new(path)
+        let mut command = Command::new(path);
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|source| EngineError::Start {
-                path: path.to_owned(),
-                source,
-            })?;
+            .stderr(Stdio::null());
+        // A process group of its own, so that the processes the engine
+        // starts (a script's commands) can be ended with it: killing the
+        // engine alone would leave them running.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| EngineError::Start {
+            path: path.to_owned(),
+            source,
+        })?;
         let stdout = child.stdout.take().ok_or(EngineError::NoOutput)?;
         let (send, lines) = mpsc::channel();
         // The engine's lines, read on a thread of their own so that an
@@ -407,15 +412,51 @@ impl Drop for External {
         let _ = self.send(&["END".to_owned()]);
         drop(self.input.take());
         let deadline = Instant::now() + Duration::from_millis(200);
+        let mut exited = false;
         while Instant::now() < deadline {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
+                exited = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Whether or not the engine left, what it started may still run
+        // (a script waiting on a command, or one that left a command in
+        // the background): end its whole process group.
+        let group_killed = kill_group(self.child.id());
+        if !exited {
+            if !group_killed {
+                let _ = self.child.kill();
+            }
+            let _ = self.child.wait();
+        }
     }
+}
+
+/// Send SIGKILL to the process group `pgid` (the engine's, which
+/// [`External::start`] made its own); whether the signal was sent.
+///
+/// By the `kill` command, as the standard library has no call for a
+/// group and this crate takes no dependency for one. A group outlives its
+/// leader while any member runs, so its id cannot have been taken by
+/// another process meanwhile; once it is empty the id could only be
+/// reused after the process ids wrap around, and then only for an
+/// instant.
+#[cfg(unix)]
+fn kill_group(pgid: u32) -> bool {
+    Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Without process groups, only the engine itself can be ended.
+#[cfg(not(unix))]
+fn kill_group(_pgid: u32) -> bool {
+    false
 }
 
 #[cfg(all(test, unix))]
@@ -531,6 +572,43 @@ mod tests {
         std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
         std::fs::set_permissions(&path, permissions).unwrap();
         (path, log)
+    }
+
+    /// An engine that fails is ended with what it started: here a script
+    /// whose command, started before its wrong answer to `START`, would
+    /// otherwise run on for 100 s after the arena let the script go.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_engine_is_ended_with_the_processes_it_started() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("pid");
+        let path = dir.join("pbrain-garbage");
+        let body = format!(
+            "#!/bin/sh\nsh -c 'echo $$ > \"$0\"; echo garbage; exec sleep 100' '{}'\n",
+            pid_file.display()
+        );
+        std::fs::write(&path, body).unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        let refused = External::start(&path, rules(), Duration::from_secs(1));
+        assert!(
+            matches!(refused, Err(EngineError::Refused { .. })),
+            "{refused:?}"
+        );
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        // Gone, or dead and waiting for init to collect it.
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .is_ok_and(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        };
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!running(), "the engine's sleep {} outlived it", pid.trim());
     }
 
     /// After an opening it did not see played, the engine is given the
