@@ -267,6 +267,18 @@ pub enum ArenaError {
         /// What went wrong.
         detail: String,
     },
+    /// No opening of the moves asked leaves the game undecided: every one
+    /// tried gave a side k in a row (or the board has no room for them).
+    #[error(
+        "no opening of {moves} moves leaves a {rules} game undecided \
+         ({OPENING_TRIES} tried at random)"
+    )]
+    NoOpening {
+        /// The moves asked for.
+        moves: u32,
+        /// The board.
+        rules: Rules,
+    },
     /// A strategy offered an illegal move (a bug in it).
     #[error("{strategy} offered an illegal move in game {game}: {detail}")]
     IllegalMove {
@@ -298,8 +310,13 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// changing between the two, each player takes each side of it once: how
 /// engines are compared without two deterministic players repeating one
 /// game. Fewer moves when the board has no room for them.
-#[must_use]
-pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
+///
+/// # Errors
+/// [`ArenaError::NoOpening`] if none of [`OPENING_TRIES`] openings tried
+/// leaves the game undecided (on 3x3 k=2, no 8 moves do): the games would
+/// otherwise start from another position than the one asked for.
+pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Result<Vec<Cell>, ArenaError> {
+    let asked = moves;
     let room = crate::opening_room(rules, moves);
     let moves = (moves as usize).min(room.len());
     // A stream of its own, apart from the players' seeds.
@@ -308,7 +325,7 @@ pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
         state = game_seed(state, 1, Player::O);
         state
     };
-    for _ in 0..1000 {
+    for _ in 0..OPENING_TRIES {
         let mut free = room.clone();
         let mut game = Game::new(rules);
         let mut cells = Vec::with_capacity(moves);
@@ -320,11 +337,17 @@ pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Vec<Cell> {
             cells.push(cell);
         }
         if cells.len() == moves {
-            return cells;
+            return Ok(cells);
         }
     }
-    Vec::new()
+    Err(ArenaError::NoOpening {
+        moves: asked,
+        rules,
+    })
 }
+
+/// Random openings [`opening`] tries before it gives up.
+pub const OPENING_TRIES: u32 = 1000;
 
 /// One game as it was played, for a look at its moves afterwards (such as
 /// grading them: [`crate::grade::GameGrader`]).
@@ -344,7 +367,9 @@ pub struct Played {
 /// number of finished games now and then (from the calling thread).
 ///
 /// # Errors
-/// A player that cannot play these rules, or that offers an illegal move.
+/// A player that cannot play these rules, an opening that leaves no game
+/// undecided ([`ArenaError::NoOpening`]), or a player that offers an
+/// illegal move.
 pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
     Ok(run_games(config, progress, false)?.0)
 }
@@ -368,6 +393,9 @@ fn run_games(
     // Fail before starting threads if a player cannot play at all.
     config.x.check(config.rules)?;
     config.o.check(config.rules)?;
+    // An opening the board cannot have fails the first pair as every
+    // other: before starting threads too.
+    opening(config.rules, config.seed, 0, config.opening)?;
     let per_game = run_jobs(config.games, config.threads, progress, |index| {
         let first = config.first.unwrap_or(if index.is_multiple_of(2) {
             Player::X
@@ -380,7 +408,7 @@ fn run_games(
             first,
             config.seed,
             index,
-            &opening(config.rules, config.seed, index / 2, config.opening),
+            &opening(config.rules, config.seed, index / 2, config.opening)?,
             record,
         )
     })?;
@@ -638,10 +666,10 @@ mod tests {
         let gomoku = Rules::new(15, 15, 5).unwrap();
         let mut seen = std::collections::HashSet::new();
         for pair in 0..200 {
-            let cells = opening(gomoku, 7, pair, 4);
+            let cells = opening(gomoku, 7, pair, 4).unwrap();
             assert_eq!(
                 cells,
-                opening(gomoku, 7, pair, 4),
+                opening(gomoku, 7, pair, 4).unwrap(),
                 "a function of its inputs"
             );
             assert_eq!(cells.len(), 4);
@@ -659,11 +687,10 @@ mod tests {
         }
         assert!(seen.len() > 190, "openings vary: {} of 200", seen.len());
         // On 3x3 three moves never win, but four or five might: every
-        // opening given leaves the game open, and a board too small for
-        // the moves asked gets what fits.
+        // opening given leaves the game open.
         for pair in 0..100 {
             for moves in [3, 4, 5] {
-                let cells = opening(Rules::TIC_TAC_TOE, 1, pair, moves);
+                let cells = opening(Rules::TIC_TAC_TOE, 1, pair, moves).unwrap();
                 let mut game = Game::new(Rules::TIC_TAC_TOE);
                 for cell in &cells {
                     game.play(*cell).unwrap();
@@ -671,7 +698,28 @@ mod tests {
                 assert!(!game.is_over(), "{cells:?}");
             }
         }
-        assert!(opening(Rules::new(1, 2, 2).unwrap(), 1, 0, 5).len() <= 2);
+        // On 1x2 one move is an opening; more fill the board, which ends
+        // the game.
+        let domino = Rules::new(1, 2, 2).unwrap();
+        assert_eq!(opening(domino, 1, 0, 1).unwrap().len(), 1);
+        assert!(matches!(
+            opening(domino, 1, 0, 5),
+            Err(ArenaError::NoOpening { moves: 5, .. })
+        ));
+        // Eight moves on 3x3 k=2 always make a line: refused, not an
+        // empty opening (the games would start from the empty board).
+        let k2 = Rules::new(3, 3, 2).unwrap();
+        assert!(matches!(
+            opening(k2, 1, 0, 8),
+            Err(ArenaError::NoOpening { moves: 8, rules }) if rules == k2
+        ));
+        let mut config = config(StrategyKind::Random, StrategyKind::Rules, 4);
+        config.rules = k2;
+        config.opening = 8;
+        assert!(matches!(
+            run(&config, |_| {}),
+            Err(ArenaError::NoOpening { .. })
+        ));
     }
 
     #[test]

@@ -122,8 +122,9 @@ impl Results {
 /// now and then.
 ///
 /// # Errors
-/// Fewer than two players, a player that cannot play these rules, or one
-/// that offers an illegal move.
+/// Fewer than two players, a player that cannot play these rules, an
+/// opening that leaves no game undecided, or a player that offers an
+/// illegal move.
 pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
     if config.players.len() < 2 {
         return Err(ArenaError::TooFewPlayers);
@@ -131,6 +132,8 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
     for player in &config.players {
         player.check(config.rules)?;
     }
+    // An opening the board cannot have, before any game starts.
+    arena::opening(config.rules, config.seed, 0, config.opening)?;
     let pairs = config.pairs();
     let games = arena::run_jobs(config.total_games(), config.threads, progress, |index| {
         let (a, b) = pairs[(index / config.games) as usize];
@@ -145,7 +148,7 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             Player::X,
             config.seed,
             index,
-            &arena::opening(config.rules, config.seed, opening_key, config.opening),
+            &arena::opening(config.rules, config.seed, opening_key, config.opening)?,
             false,
         )?;
         let a_side = if a_is_x { &result.x } else { &result.o };

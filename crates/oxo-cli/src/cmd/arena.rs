@@ -175,6 +175,8 @@ fn arena_error(err: ArenaError) -> anyhow::Error {
         ArenaError::Build(_) | ArenaError::TooFewPlayers => BadInput::from_error(err),
         // An engine that cannot even start is the path given: bad input.
         ArenaError::Start { .. } => BadInput::from_error(err),
+        // --opening asked for more moves than leave a game to play.
+        ArenaError::NoOpening { moves, .. } => BadInput(format!("--opening {moves}: {err}")).into(),
         other => other.into(),
     }
 }

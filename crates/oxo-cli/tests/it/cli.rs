@@ -476,7 +476,7 @@ fn usage_mistakes_are_refused_with_the_reason() {
     std::fs::write(path("short.tbl"), &bytes[..bytes.len() / 2]).unwrap();
     std::fs::write(path("text.tbl"), "not a table\n").unwrap();
     let (short, text, same) = (path("short.tbl"), path("text.tbl"), path("same"));
-    let cases: [(&[&str], Option<&str>, &str); 10] = [
+    let cases: [(&[&str], Option<&str>, &str); 12] = [
         (
             &["serve", "--addr", "127.0.0.1:0", "--db", ""],
             None,
@@ -501,6 +501,40 @@ fn usage_mistakes_are_refused_with_the_reason() {
             &["arena", "--x", "random", "--o", "rules", "--opening", "9"],
             None,
             "--opening 9 leaves no move",
+        ),
+        // Eight moves on 3x3 k=2 always make a line: no opening leaves a
+        // game to play, in a match or a round robin.
+        (
+            &[
+                "arena",
+                "--x",
+                "random",
+                "--o",
+                "rules",
+                "--size",
+                "3",
+                "--k",
+                "2",
+                "--opening",
+                "8",
+            ],
+            None,
+            "--opening 8: no opening of 8 moves leaves a 3x3 k=2 game undecided",
+        ),
+        (
+            &[
+                "arena",
+                "--players",
+                "random,rules",
+                "--size",
+                "3",
+                "--k",
+                "2",
+                "--opening",
+                "8",
+            ],
+            None,
+            "--opening 8: no opening of 8 moves",
         ),
         (
             &["arena", "--x", "random", "--o", "rules", "--plot", &same],
