@@ -46,6 +46,10 @@ fn usage_message(usage: &UsageError) -> String {
             "{n} moves files were given but standard output takes one report: \
              use --out-dir DIR for one report per file"
         ),
+        UsageError::HeaderControl { field, text } => format!(
+            "--{field} cannot hold control characters such as line breaks \
+             (the report's header is one line each): {text:?}"
+        ),
         other => other.to_string(),
     }
 }

@@ -124,6 +124,23 @@ fn the_default_header_names_oxo() {
 }
 
 #[test]
+fn a_header_line_with_a_line_break_is_refused() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("game.txt"), SHORT_GAME).unwrap();
+    for (option, text) in [("--programmer", "A\nWinner: X"), ("--project", "P6\tB\r")] {
+        let out = referee(dir.path(), &["game.txt", option, text, "-o", "report.txt"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{option} cannot hold control characters")),
+            "{}",
+            stderr(&out)
+        );
+        // Refused before any work: no report, not even a header.
+        assert_eq!(listing(dir.path()), ["game.txt"]);
+    }
+}
+
+#[test]
 fn dash_o_writes_the_report_file() {
     let dir = TempDir::new().unwrap();
     fs::copy(data("barnette.moves.txt"), dir.path().join("TTTmoves.txt")).unwrap();

@@ -100,6 +100,16 @@ pub enum UsageError {
     /// A report that would replace its own moves file.
     #[error("{}: the report would overwrite its own moves file", .0.display())]
     OverwritesInput(PathBuf),
+    /// A header line of [`Options`] with a control character in it: a
+    /// line break would add lines of its own to the report (a forged
+    /// `Winner:` line, say).
+    #[error("the {field} line cannot hold control characters such as line breaks: {text:?}")]
+    HeaderControl {
+        /// Which line: `programmer` or `project`.
+        field: &'static str,
+        /// The line as given.
+        text: String,
+    },
 }
 
 /// Where one report goes.
@@ -120,6 +130,7 @@ struct Plan<'a> {
 impl<'a> Plan<'a> {
     /// Check `job` before any work.
     fn new(job: &'a Job) -> Result<Plan<'a>, UsageError> {
+        job.options.check()?;
         let inputs = &job.inputs;
         let files: Vec<(&Path, Destination)> = match (&job.output, &job.out_dir) {
             _ if inputs.is_empty() => return Err(UsageError::NoInput),
@@ -384,5 +395,27 @@ mod tests {
                 ),
             ]
         );
+        // A header line with a line break would write a line of its own
+        // into the report: refused, whichever line has it.
+        let mut forged = job(&["a"], None, None);
+        forged.options.programmer = "A\nWinner: X".to_owned();
+        assert!(matches!(
+            usage(&forged),
+            UsageError::HeaderControl {
+                field: "programmer",
+                ..
+            }
+        ));
+        forged.options.programmer = "A Ames".to_owned();
+        forged.options.project = "P6\r".to_owned();
+        assert!(matches!(
+            usage(&forged),
+            UsageError::HeaderControl {
+                field: "project",
+                ..
+            }
+        ));
+        forged.options.project = "Projekt 6 \u{2014} caf\u{e9}".to_owned();
+        assert!(Plan::new(&forged).is_ok());
     }
 }

@@ -49,6 +49,27 @@ pub struct Options {
     pub project: String,
 }
 
+impl Options {
+    /// Check that each header line is one line of text: no line breaks or
+    /// other control characters, which would let it write lines the
+    /// report's reader takes for the referee's own. [`run`] checks this
+    /// before any work; [`report`] writes the lines as they are.
+    ///
+    /// # Errors
+    /// [`UsageError::HeaderControl`] naming the first line that fails.
+    pub fn check(&self) -> Result<(), UsageError> {
+        for (field, text) in [("programmer", &self.programmer), ("project", &self.project)] {
+            if text.chars().any(char::is_control) {
+                return Err(UsageError::HeaderControl {
+                    field,
+                    text: text.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -315,8 +336,8 @@ pub fn referee(input: &[u8]) -> Result<Transcript, RefereeError> {
     ))
 }
 
-/// The whole report for the moves file `input`: the header of `options`,
-/// then the [`Transcript`].
+/// The whole report for the moves file `input`: the header of `options`
+/// (as given: see [`Options::check`]), then the [`Transcript`].
 ///
 /// # Errors
 /// As [`referee`].
