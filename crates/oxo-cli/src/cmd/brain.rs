@@ -4,16 +4,43 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
+use oxo_ai::StrategyKind;
 use oxo_cli::exit;
 use oxo_gomocup::{Brain, brain};
 
 use crate::args::BrainArgs;
+use crate::failure::BadInput;
 
 pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
-    let catalog = super::catalog(args.model.as_slice(), None)?;
-    let seed = super::seed_or_clock(args.seed);
     let kind = args.strategy;
+    // Only the learned strategy reads a model: any other would ignore it
+    // without a word.
+    if args.model.is_some() && kind != StrategyKind::Learned {
+        return Err(BadInput(format!(
+            "--model is for --strategy learned; {} plays without one",
+            kind.name()
+        ))
+        .into());
+    }
+    let catalog = super::catalog(args.model.as_slice(), None)?;
+    // The board is known only at START: there a model given for another
+    // board is refused (ERROR), as play and arena refuse it, instead of
+    // the built-in model playing in its place.
+    let given = args
+        .model
+        .clone()
+        .zip(catalog.models().next().map(oxo_ai::Model::rules));
+    let seed = super::seed_or_clock(args.seed);
     let build = move |rules| {
+        if let Some((path, model)) = &given
+            && *model != rules
+        {
+            let wrong = oxo_ai::ModelError::WrongBoard {
+                model: *model,
+                rules,
+            };
+            return Err(format!("{}: {wrong}", path.display()));
+        }
         catalog
             .build(kind, rules, seed)
             .map_err(|e| crate::failure::with_flag_hints(e.to_string()))

@@ -95,6 +95,42 @@ fn a_board_without_a_model_is_refused_with_the_hint() {
     );
 }
 
+/// A model given is the brain's model: a board it is not for is refused
+/// at START (where the brain learns the board), not played by the
+/// built-in model in its place; and a strategy that reads no model is
+/// refused one at once.
+#[test]
+fn a_model_for_another_board_or_strategy_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m3.oxo");
+    let model = model.to_str().unwrap();
+    let out = Command::new(OXO)
+        .args(["train", "--episodes", "50", "--seed", "1", "--out", model])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // 15x15 has a built-in model, which used to play instead.
+    let out = brain(
+        &["--strategy", "learned", "--model", model],
+        "START 15\r\nEND\r\n",
+    );
+    assert_eq!(
+        out.trim_end(),
+        format!("ERROR {model}: model trained for 3x3 k=3, not 15x15 k=5")
+    );
+    let out = Command::new(OXO)
+        .args(["brain", "--strategy", "rules", "--model", model])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--model is for --strategy learned; rules plays without one"),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn the_real_binary_speaks_the_protocol() {
     let out = brain(
