@@ -29,6 +29,7 @@
 mod alphabeta;
 pub mod arena;
 mod catalog;
+pub mod checksum;
 pub mod curve;
 pub mod exact;
 pub mod grade;

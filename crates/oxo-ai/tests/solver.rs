@@ -281,13 +281,9 @@ fn strong_solution_round_trips_through_a_file() {
     assert!(oxo_ai::StrongSolution::load(&b"garbage"[..]).is_err());
 }
 
-/// 64-bit FNV-1a, the checksum of a table file, to forge damage the
-/// checksum itself does not catch.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
+// The checksum of a table file, to forge damage the checksum itself does
+// not catch.
+use oxo_ai::checksum::fnv1a;
 
 #[test]
 fn a_damaged_strong_solution_table_is_refused() {

@@ -682,8 +682,8 @@ pub fn shipped(rules: Rules) -> Option<OpeningTable> {
 mod tests {
     use oxo_core::{Game, Player, Rules};
 
-    use super::opening::checksum;
     use super::*;
+    use crate::checksum::fnv1a as checksum;
 
     const TABLE: usize = 4 << 20;
 

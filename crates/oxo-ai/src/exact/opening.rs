@@ -29,6 +29,7 @@
 
 use oxo_core::{Cell, Game, Player, Rules};
 
+use crate::checksum::fnv1a;
 use crate::value::Value;
 
 const MAGIC: &[u8; 4] = b"OXOV";
@@ -223,13 +224,6 @@ fn code_value(code: u128) -> Option<Value> {
     }
 }
 
-/// FNV-1a, 64-bit.
-pub(super) fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 impl OpeningTable {
     /// Read a table.
     ///
@@ -257,7 +251,7 @@ impl OpeningTable {
             return Err(TableError::Length);
         }
         let (data, sum) = bytes.split_at(bytes.len() - CHECKSUM);
-        if checksum(data) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        if fnv1a(data) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
             return Err(TableError::Checksum);
         }
         let board = u64::MAX >> (64 - cells);
@@ -349,7 +343,7 @@ impl OpeningTable {
             bytes.extend_from_slice(&opp.to_le_bytes());
             bytes.extend_from_slice(&codes.to_le_bytes()[..cells.div_ceil(4)]);
         }
-        let sum = checksum(&bytes);
+        let sum = fnv1a(&bytes);
         bytes.extend_from_slice(&sum.to_le_bytes());
         bytes
     }

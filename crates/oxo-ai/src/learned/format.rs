@@ -6,6 +6,7 @@ use std::io::{self, Read, Write};
 use oxo_core::Rules;
 
 use super::Model;
+use crate::checksum::fnv1a;
 use crate::ntuple::Scheme;
 
 /// The first eight bytes of every model file.
@@ -84,16 +85,6 @@ pub enum ModelError {
     /// Reading or writing failed.
     #[error("cannot read or write the model file")]
     Io(#[source] io::Error),
-}
-
-/// 64-bit FNV-1a, the checksum of model files.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 impl Model {

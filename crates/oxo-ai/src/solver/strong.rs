@@ -9,6 +9,7 @@ use oxo_core::{Game, Player, Rules};
 
 use super::SolveError;
 use super::geometry::{Geometry, MAX_SYMMETRIES};
+use crate::checksum::Fnv1a;
 use crate::value::{Eval, Value};
 
 /// Counts over every reachable position, each counted once however it is
@@ -209,7 +210,7 @@ impl StrongSolution {
     pub fn save(&self, out: impl Write) -> io::Result<()> {
         let mut entries: Vec<_> = self.table.iter().collect();
         entries.sort_unstable_by_key(|(k, _)| **k);
-        let mut out = Fnv1a::new(out);
+        let mut out = Summed::new(out);
         writeln!(
             out,
             "{MAGIC} {FORMAT} {} {} {} {}",
@@ -224,7 +225,7 @@ impl StrongSolution {
             let value = (eval.value.sign() + 1) as u8;
             out.write_all(&[value, eval.plies as u8])?;
         }
-        let sum = out.hash;
+        let sum = out.hash.finish();
         out.inner.write_all(&sum.to_le_bytes())?;
         out.inner.flush()
     }
@@ -241,7 +242,7 @@ impl StrongSolution {
     /// [`StrongTableError::Io`] if reading failed; any other variant if
     /// the bytes are not a whole, undamaged table of this format.
     pub fn load(input: impl Read) -> Result<StrongSolution, StrongTableError> {
-        let mut input = Fnv1a::new(input);
+        let mut input = Summed::new(input);
         let mut header = Vec::new();
         let mut byte = [0u8; 1];
         while header.len() < 128 {
@@ -304,7 +305,7 @@ impl StrongSolution {
                 }
             }
         }
-        let sum = input.hash;
+        let sum = input.hash.finish();
         let mut stored = [0u8; 8];
         read_exact(&mut input.inner, &mut stored)?;
         let mut rest = Vec::new();
@@ -387,39 +388,32 @@ fn read_exact(input: &mut impl Read, buf: &mut [u8]) -> Result<(), StrongTableEr
 
 /// A reader or writer that keeps the 64-bit FNV-1a of the bytes that pass
 /// through it: the checksum of a table file.
-struct Fnv1a<T> {
+struct Summed<T> {
     inner: T,
-    hash: u64,
+    hash: Fnv1a,
 }
 
-impl<T> Fnv1a<T> {
-    fn new(inner: T) -> Fnv1a<T> {
-        Fnv1a {
+impl<T> Summed<T> {
+    fn new(inner: T) -> Summed<T> {
+        Summed {
             inner,
-            hash: 0xcbf2_9ce4_8422_2325,
-        }
-    }
-
-    fn add(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.hash ^= u64::from(b);
-            self.hash = self.hash.wrapping_mul(0x0000_0100_0000_01b3);
+            hash: Fnv1a::default(),
         }
     }
 }
 
-impl<R: Read> Read for Fnv1a<R> {
+impl<R: Read> Read for Summed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.add(&buf[..n]);
+        self.hash.update(&buf[..n]);
         Ok(n)
     }
 }
 
-impl<W: Write> Write for Fnv1a<W> {
+impl<W: Write> Write for Summed<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
-        self.add(&buf[..n]);
+        self.hash.update(&buf[..n]);
         Ok(n)
     }
 
