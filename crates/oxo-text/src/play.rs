@@ -17,7 +17,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use oxo_core::{Coords, Game, MoveResult, Player, Rules, Scoreboard, Series};
+use oxo_core::{Coords, Game, MoveError, MoveResult, Player, Rules, Scoreboard, Series};
 
 /// What to play.
 #[derive(Clone, Copy, Debug)]
@@ -266,8 +266,26 @@ fn play_round(
                 writeln!(output, "draw.")?;
                 return Ok(Ok(oxo_core::Outcome::Draw));
             }
-            Err(e) => refused(output, notes, &e.to_string())?,
+            Err(e) => refused(output, notes, &refusal(&e, game.rules()))?,
         }
+    }
+}
+
+/// Why a move was refused, for the notes: the rules' reason, except that
+/// a coordinate too large to hold (read as the largest that fits) is not
+/// shown as that number.
+fn refusal(error: &MoveError, rules: Rules) -> String {
+    match *error {
+        MoveError::OffBoard { row, col }
+            if [row, col].iter().any(|&n| n == i64::MAX || n == i64::MIN) =>
+        {
+            format!(
+                "that cell is off the {}x{} board",
+                rules.rows(),
+                rules.cols()
+            )
+        }
+        _ => error.to_string(),
     }
 }
 
@@ -385,19 +403,21 @@ mod tests {
         let mut notes = Vec::new();
         let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
         let console = Console {
-            input: "1 1\n1 1\n5 0\nnine\n".as_bytes(),
+            input: "1 1\n1 1\n5 0\nnine\n99999999999999999999 0\n".as_bytes(),
             output: &mut out,
             notes: &mut notes,
         };
         run(&one_round(), &mut seats, console).unwrap();
         let out = String::from_utf8(out).unwrap();
-        assert_eq!(out.matches("invalid move\n").count(), 3, "{out}");
+        assert_eq!(out.matches("invalid move\n").count(), 4, "{out}");
         assert!(!out.contains("taken"), "{out}");
+        // A number too large to hold is not shown as the largest that fits.
         assert_eq!(
             String::from_utf8(notes).unwrap(),
             "oxo: (1, 1) is already taken by X\n\
              oxo: (5, 0) is off the board\n\
-             oxo: type a row and a column, such as `1 2`, or `help`\n"
+             oxo: type a row and a column, such as `1 2`, or `help`\n\
+             oxo: that cell is off the 3x3 board\n"
         );
     }
 
