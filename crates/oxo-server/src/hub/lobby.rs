@@ -1,8 +1,9 @@
 //! The lobby: which listed rooms it shows, and seat O of an open one.
 //!
-//! The store lists every open game and the games being played lately
-//! (`Store::lobby`); the lobby shows only those
-//! someone is at, by presence (`presence.rs`, shared between servers):
+//! The store lists the latest open games, the games being played lately,
+//! and every listed game someone is at however old (`Store::lobby`, given
+//! the rooms present); the lobby shows only those someone is at, by
+//! presence (`presence.rs`, shared between servers), those first:
 //!
 //! - an **open game** (seat O empty) shows while its creator has a live
 //!   connection to it on any server, and, until they first connect, during
@@ -74,10 +75,14 @@ impl Hub {
     pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
         self.forget_creators_seen();
         let (listed, damaged) = self.listings().await?;
-        let (seated, waiting): (Vec<&Listing>, Vec<&Listing>) = listed
+        let (mut seated, mut waiting): (Vec<&Listing>, Vec<&Listing>) = listed
             .iter()
             .filter(|l| self.listing_shown(l))
             .partition(|l| l.seated);
+        // Those someone is at first (then those shown for being new), each
+        // part the latest first: new listings cannot crowd them out.
+        waiting.sort_by_key(|l| !self.present(&l.id)[Player::X.index()]);
+        seated.sort_by_key(|l| self.present(&l.id) == [false; 2]);
         let open = waiting
             .into_iter()
             .take(SHOWN)
@@ -134,15 +139,17 @@ impl Hub {
         })
     }
 
-    /// The store's listed rooms, those it could not read left out (and
+    /// The store's listed rooms (the latest, and those someone is at
+    /// however old), each once; those it could not read left out (and
     /// logged, as damage), so that one damaged room does not take the
     /// lobby down for everyone; and how many were left out.
     async fn listings(&self) -> Result<(Vec<Listing>, usize), HubError> {
         let mut damaged = 0;
+        let mut seen = std::collections::HashSet::new();
         let listed = self
             .shared
             .store
-            .lobby()
+            .lobby(&self.present_rooms())
             .await?
             .into_iter()
             .filter_map(|row| {
@@ -152,6 +159,7 @@ impl Hub {
                 })
                 .ok()
             })
+            .filter(|listing| seen.insert(listing.id.clone()))
             .collect();
         Ok((listed, damaged))
     }

@@ -100,6 +100,32 @@ impl Hub {
         }
     }
 
+    /// The rooms where some seat is present, on this server or (as they
+    /// said lately) another.
+    pub(super) fn present_rooms(&self) -> Vec<GameId> {
+        let mut rooms: Vec<GameId> = self
+            .held_rooms()
+            .into_iter()
+            .filter(|handle| Self::local_seats(handle) != [false; 2])
+            .map(|handle| handle.id.clone())
+            .collect();
+        let now = Instant::now();
+        let remote = self
+            .shared
+            .remote
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (id, nodes) in remote.iter() {
+            let here = nodes
+                .values()
+                .any(|(seats, at)| now.duration_since(*at) < REMOTE_FRESH && seats != &[false; 2]);
+            if here && !rooms.contains(id) {
+                rooms.push(id.clone());
+            }
+        }
+        rooms
+    }
+
     /// What the other servers said of room `id`'s seats and still counts.
     fn remote_seats(&self, id: &GameId) -> Seats {
         let now = Instant::now();

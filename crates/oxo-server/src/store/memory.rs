@@ -177,14 +177,14 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(room)))
     }
 
-    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
+    fn lobby(&self, present: &[GameId]) -> StoreFuture<super::LobbyRows> {
         let now = self.time.now();
         let updated = self
             .updated
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        let (mut open, mut seated): (Vec<_>, Vec<_>) = self
+        let rooms: Vec<(u64, super::Listing)> = self
             .lock()
             .values()
             .filter_map(|(room, _)| {
@@ -206,7 +206,14 @@ impl Store for MemoryStore {
                 };
                 Some((at, listing))
             })
-            .partition(|(_, listing)| !listing.seated);
+            .collect();
+        let also: Vec<super::Listing> = rooms
+            .iter()
+            .filter(|(_, listing)| present.contains(&listing.id))
+            .map(|(_, listing)| listing.clone())
+            .collect();
+        let (mut open, mut seated): (Vec<_>, Vec<_>) =
+            rooms.into_iter().partition(|(_, listing)| !listing.seated);
         let horizon = super::LOBBY_HORIZON.as_secs();
         seated.retain(|(_, listing)| listing.idle < horizon);
         for (part, rows) in [
@@ -219,7 +226,9 @@ impl Store for MemoryStore {
         let listed = open
             .into_iter()
             .chain(seated)
-            .map(|(_, listing)| Ok(listing))
+            .map(|(_, listing)| listing)
+            .chain(also)
+            .map(Ok)
             .collect();
         Box::pin(std::future::ready(Ok(listed)))
     }

@@ -316,11 +316,13 @@ pub trait Store: Send + Sync + 'static {
     /// Listed rooms: the open ones (seat O empty, waiting for a person),
     /// at most [`OPEN_ROWS`], however old; then the others changed within
     /// [`LOBBY_HORIZON`], at most [`LOBBY_ROWS`]; each part the most
-    /// recently changed first. A listed room whose row cannot be read or
-    /// makes no sense is [`StoreError::Corrupt`] in its place, so that one
-    /// damaged room does not hide the others; any other failure fails the
-    /// call.
-    fn lobby(&self) -> StoreFuture<LobbyRows>;
+    /// recently changed first; then the listed rooms among `present`
+    /// (those someone is at), however many newer rooms there are, so that
+    /// a flood of new listings cannot push them out (a room may come
+    /// twice). A listed room whose row cannot be read or makes no sense is
+    /// [`StoreError::Corrupt`] in its place, so that one damaged room does
+    /// not hide the others; any other failure fails the call.
+    fn lobby(&self, present: &[GameId]) -> StoreFuture<LobbyRows>;
 
     /// The id of the room listed under lobby id `entry`, if any.
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>>;

@@ -1053,8 +1053,11 @@ impl Store for SlowStore {
         self.0.due(now)
     }
 
-    fn lobby(&self) -> oxo_server::store::StoreFuture<oxo_server::store::LobbyRows> {
-        self.0.lobby()
+    fn lobby(
+        &self,
+        present: &[oxo_server::id::GameId],
+    ) -> oxo_server::store::StoreFuture<oxo_server::store::LobbyRows> {
+        self.0.lobby(present)
     }
 
     fn load_entry(

@@ -101,3 +101,54 @@ async fn an_open_game_shows_however_old_and_behind_many_dead_seeks() {
     assert_eq!(open.len(), 1, "{open:?}");
     assert_eq!(open[0]["name"], "Ada");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_someone_is_at_shows_however_long_ago_it_last_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
+    let server = InProcess::start_with(store, &HubConfig::default()).await;
+    let client = Client::new(server.addr);
+    // A game between people, both seats taken, X connected.
+    let (id, x) = open_game(&client).await;
+    let _creator = attend(&client, &id, &x).await;
+    let entry = open_entries(&client).await[0]["entry"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, joined) = join(&client, &entry).await;
+    assert_eq!(status, 200, "{joined}");
+    // Last changed an hour ago: past the horizon within which the store
+    // reads the games being played, so only its presence can list it (as
+    // it does for a game behind more new listings than the store reads).
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let aged = db
+        .execute(
+            "UPDATE rooms SET updated_at = updated_at - 3600 WHERE id = ?1",
+            [&id],
+        )
+        .unwrap();
+    assert_eq!(aged, 1);
+    let live = client.get_json("/api/lobby").await["live"].clone();
+    let live = live.as_array().unwrap();
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert_eq!(live[0]["players"]["x"], "Ada");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_listings_do_not_crowd_out_a_game_whose_creator_is_there() {
+    let server = InProcess::start_with(Arc::new(MemoryStore::new()), &HubConfig::default()).await;
+    let client = Client::new(server.addr);
+    let (id, x) = open_game(&client).await;
+    let _creator = attend(&client, &id, &x).await;
+    // More new games than the lobby shows, each within its grace (nobody
+    // has connected to them yet), all newer than Ada's.
+    for _ in 0..25 {
+        let body = json!({"listed": true, "name": "New"});
+        let (status, created) = client.call("POST", "/api/games", None, &body).await;
+        assert_eq!(status, 201, "{created}");
+    }
+    let open = open_entries(&client).await;
+    assert_eq!(open.len(), 20, "{open:?}");
+    assert_eq!(open[0]["name"], "Ada", "{open:?}");
+}

@@ -339,8 +339,8 @@ impl Store for DiesAfterClaiming {
     fn due(&self, now: u64) -> StoreFuture<Vec<GameId>> {
         self.inner.due(now)
     }
-    fn lobby(&self) -> StoreFuture<oxo_server::store::LobbyRows> {
-        self.inner.lobby()
+    fn lobby(&self, present: &[GameId]) -> StoreFuture<oxo_server::store::LobbyRows> {
+        self.inner.lobby(present)
     }
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
         self.inner.load_entry(entry)

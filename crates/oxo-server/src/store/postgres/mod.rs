@@ -253,14 +253,15 @@ impl Store for PgStore {
         })
     }
 
-    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
+    fn lobby(&self, present: &[GameId]) -> StoreFuture<super::LobbyRows> {
+        let present: Vec<String> = present.iter().map(|id| id.as_str().to_owned()).collect();
         self.run(move |conn| async move {
             let horizon = super::LOBBY_HORIZON.as_secs_f64();
             let limit = int(super::LOBBY_ROWS as u64);
             let open = int(super::OPEN_ROWS as u64);
             let rows = conn
                 .client
-                .query(&conn.lobby, &[&horizon, &limit, &open])
+                .query(&conn.lobby, &[&horizon, &limit, &open, &present])
                 .await?;
             rows.iter()
                 .map(|row| {

@@ -33,7 +33,12 @@ pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, f
         extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
         AND listed_at > now() - make_interval(secs => $1)
-    ORDER BY listed_at DESC LIMIT $2)";
+    ORDER BY listed_at DESC LIMIT $2)
+    UNION ALL
+    (SELECT entry, watch, rows, cols, k, opponent, first, round,
+        x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
+        extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
+    FROM rooms WHERE entry IS NOT NULL AND id = ANY($4))";
 
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.

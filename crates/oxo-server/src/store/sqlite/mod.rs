@@ -241,8 +241,9 @@ impl Store for SqliteStore {
         self.ask(|reply| Request::Due(now, reply))
     }
 
-    fn lobby(&self) -> StoreFuture<super::LobbyRows> {
-        self.ask(Request::Lobby)
+    fn lobby(&self, present: &[GameId]) -> StoreFuture<super::LobbyRows> {
+        let present = present.to_vec();
+        self.ask(|reply| Request::Lobby(present, reply))
     }
 
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {

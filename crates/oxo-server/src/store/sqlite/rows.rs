@@ -160,9 +160,10 @@ pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending
     decode_endings(id, rows)
 }
 
-pub(super) fn lobby(conn: &Connection) -> Result<LobbyRows, StoreError> {
+pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, StoreError> {
     // Open games (found by the partial index `rooms_open`), however old;
-    // then the games being played lately.
+    // then the games being played lately; then the listed games among
+    // those someone is at (by id, given as a JSON array).
     let mut stmt = conn.prepare_cached(
         "SELECT * FROM (
              SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
@@ -177,13 +178,22 @@ pub(super) fn lobby(conn: &Connection) -> Result<LobbyRows, StoreError> {
              FROM rooms
              WHERE entry IS NOT NULL AND (o_token IS NOT NULL OR opponent <> 'human')
                AND updated_at > unixepoch() - ?1
-             ORDER BY updated_at DESC LIMIT ?2)",
+             ORDER BY updated_at DESC LIMIT ?2)
+         UNION ALL
+         SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
+                x_name, o_name, clock
+         FROM rooms
+         WHERE entry IS NOT NULL AND id IN (SELECT value FROM json_each(?4))",
     )?;
+    let present = serde_json::to_string(&present.iter().map(GameId::as_str).collect::<Vec<_>>())
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     stmt.query_map(
         params![
             int(LOBBY_HORIZON.as_secs()),
             int(LOBBY_ROWS as u64),
-            int(OPEN_ROWS as u64)
+            int(OPEN_ROWS as u64),
+            present
         ],
         |row| {
             // The id first, to name the room if another column is damaged.

@@ -31,7 +31,7 @@ pub(super) enum Request {
     ),
     ComputerTurns(oneshot::Sender<Result<Vec<GameId>, StoreError>>),
     Due(u64, oneshot::Sender<Result<Vec<GameId>, StoreError>>),
-    Lobby(oneshot::Sender<Result<LobbyRows, StoreError>>),
+    Lobby(Vec<GameId>, oneshot::Sender<Result<LobbyRows, StoreError>>),
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Endings(
@@ -65,8 +65,8 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::Due(now, reply) => {
                     let _ = reply.send(rows::due(conn, now));
                 }
-                Request::Lobby(reply) => {
-                    let _ = reply.send(rows::lobby(conn));
+                Request::Lobby(present, reply) => {
+                    let _ = reply.send(rows::lobby(conn, &present));
                 }
                 Request::LoadEntry(entry, reply) => {
                     let _ = reply.send(rows::load_entry(conn, &entry));
