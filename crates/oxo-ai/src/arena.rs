@@ -309,7 +309,7 @@ pub fn game_seed(seed: u64, index: u64, side: Player) -> u64 {
 /// from whoever moves first, so that with the first move (or the seats)
 /// changing between the two, each player takes each side of it once: how
 /// engines are compared without two deterministic players repeating one
-/// game. Fewer moves when the board has no room for them.
+/// game.
 ///
 /// # Errors
 /// [`ArenaError::NoOpening`] if none of [`OPENING_TRIES`] openings tried

@@ -81,8 +81,8 @@ impl Hub {
             .partition(|l| l.seated);
         // Those someone is at first (then those shown for being new), each
         // part the latest first: new listings cannot crowd them out.
-        waiting.sort_by_key(|l| !self.present(&l.id)[Player::X.index()]);
-        seated.sort_by_key(|l| self.present(&l.id) == [false; 2]);
+        waiting.sort_by_cached_key(|l| !self.present(&l.id)[Player::X.index()]);
+        seated.sort_by_cached_key(|l| self.present(&l.id) == [false; 2]);
         let open = waiting
             .into_iter()
             .take(SHOWN)
@@ -144,7 +144,7 @@ impl Hub {
     /// logged, as damage), so that one damaged room does not take the
     /// lobby down for everyone; and how many were left out.
     async fn listings(&self) -> Result<(Vec<Listing>, usize), HubError> {
-        let mut damaged = 0;
+        let mut damaged = std::collections::HashSet::new();
         let mut seen = std::collections::HashSet::new();
         let listed = self
             .shared
@@ -153,15 +153,18 @@ impl Hub {
             .await?
             .into_iter()
             .filter_map(|row| {
+                // A room may come twice (the latest, and someone is at
+                // it): counted once (the damage names it).
                 row.inspect_err(|e| {
-                    damaged += 1;
-                    self.log_damage_once(e);
+                    if damaged.insert(e.to_string()) {
+                        self.log_damage_once(e);
+                    }
                 })
                 .ok()
             })
             .filter(|listing| seen.insert(listing.id.clone()))
             .collect();
-        Ok((listed, damaged))
+        Ok((listed, damaged.len()))
     }
 
     /// Log a damaged listed room (its error names it) the first time the

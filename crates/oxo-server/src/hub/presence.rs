@@ -103,7 +103,7 @@ impl Hub {
     /// The rooms where some seat is present, on this server or (as they
     /// said lately) another.
     pub(super) fn present_rooms(&self) -> Vec<GameId> {
-        let mut rooms: Vec<GameId> = self
+        let mut rooms: std::collections::HashSet<GameId> = self
             .held_rooms()
             .into_iter()
             .filter(|handle| Self::local_seats(handle) != [false; 2])
@@ -119,11 +119,11 @@ impl Hub {
             let here = nodes
                 .values()
                 .any(|(seats, at)| now.duration_since(*at) < REMOTE_FRESH && seats != &[false; 2]);
-            if here && !rooms.contains(id) {
-                rooms.push(id.clone());
+            if here {
+                rooms.insert(id.clone());
             }
         }
-        rooms
+        rooms.into_iter().collect()
     }
 
     /// What the other servers said of room `id`'s seats and still counts.

@@ -207,11 +207,13 @@ impl Store for MemoryStore {
                 Some((at, listing))
             })
             .collect();
-        let also: Vec<super::Listing> = rooms
+        let mut also: Vec<(u64, super::Listing)> = rooms
             .iter()
             .filter(|(_, listing)| present.contains(&listing.id))
-            .map(|(_, listing)| listing.clone())
+            .cloned()
             .collect();
+        also.sort_by_key(|&(at, _)| std::cmp::Reverse(at));
+        also.truncate(super::PRESENT_ROWS);
         let (mut open, mut seated): (Vec<_>, Vec<_>) =
             rooms.into_iter().partition(|(_, listing)| !listing.seated);
         let horizon = super::LOBBY_HORIZON.as_secs();
@@ -226,9 +228,8 @@ impl Store for MemoryStore {
         let listed = open
             .into_iter()
             .chain(seated)
-            .map(|(_, listing)| listing)
             .chain(also)
-            .map(Ok)
+            .map(|(_, listing)| Ok(listing))
             .collect();
         Box::pin(std::future::ready(Ok(listed)))
     }

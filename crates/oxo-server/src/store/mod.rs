@@ -129,6 +129,10 @@ pub const LOBBY_ROWS: usize = 100;
 /// push out live ones, few enough to check each one's presence.
 pub const OPEN_ROWS: usize = 1000;
 
+/// At most this many of the listed rooms someone is at are read for the
+/// lobby, the latest first: more than it shows.
+pub const PRESENT_ROWS: usize = 100;
+
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -317,9 +321,9 @@ pub trait Store: Send + Sync + 'static {
     /// at most [`OPEN_ROWS`], however old; then the others changed within
     /// [`LOBBY_HORIZON`], at most [`LOBBY_ROWS`]; each part the most
     /// recently changed first; then the listed rooms among `present`
-    /// (those someone is at), however many newer rooms there are, so that
-    /// a flood of new listings cannot push them out (a room may come
-    /// twice). A listed room whose row cannot be read or makes no sense is
+    /// (those someone is at), at most [`PRESENT_ROWS`], the latest first,
+    /// however many newer rooms there are, so that a flood of new listings
+    /// cannot push them out (a room may come twice). A listed room whose row cannot be read or makes no sense is
     /// [`StoreError::Corrupt`] in its place, so that one damaged room does
     /// not hide the others; any other failure fails the call.
     fn lobby(&self, present: &[GameId]) -> StoreFuture<LobbyRows>;

@@ -137,8 +137,9 @@ async fn a_game_someone_is_at_shows_however_long_ago_it_last_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_listings_do_not_crowd_out_a_game_whose_creator_is_there() {
-    let server = InProcess::start_with(Arc::new(MemoryStore::new()), &HubConfig::default()).await;
-    let client = Client::new(server.addr);
+    // The clock stands still: every new game stays within its grace.
+    let time = ManualTime::at_system_now();
+    let (_server, client) = on_manual_time(&time).await;
     let (id, x) = open_game(&client).await;
     let _creator = attend(&client, &id, &x).await;
     // More new games than the lobby shows, each within its grace (nobody

@@ -259,9 +259,10 @@ impl Store for PgStore {
             let horizon = super::LOBBY_HORIZON.as_secs_f64();
             let limit = int(super::LOBBY_ROWS as u64);
             let open = int(super::OPEN_ROWS as u64);
+            let shown = int(super::PRESENT_ROWS as u64);
             let rows = conn
                 .client
-                .query(&conn.lobby, &[&horizon, &limit, &open, &present])
+                .query(&conn.lobby, &[&horizon, &limit, &open, &present, &shown])
                 .await?;
             rows.iter()
                 .map(|row| {

@@ -38,7 +38,8 @@ pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, f
     (SELECT entry, watch, rows, cols, k, opponent, first, round,
         x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
         extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
-    FROM rooms WHERE entry IS NOT NULL AND id = ANY($4))";
+    FROM rooms WHERE entry IS NOT NULL AND id = ANY($4)
+    ORDER BY listed_at DESC LIMIT $5)";
 
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::id::GameId;
 use crate::room::{Ending, RoomRecord};
 use crate::store::record::{Stored, StoredListing, checked, decode_endings, group_rounds, int};
-use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, LobbyRows, OPEN_ROWS, StoreError};
+use crate::store::{LOBBY_HORIZON, LOBBY_ROWS, LobbyRows, OPEN_ROWS, PRESENT_ROWS, StoreError};
 
 /// The room `id` as stored, checked against its digest: a room whose row
 /// or moves were damaged is [`StoreError::Corrupt`], never served.
@@ -180,11 +180,13 @@ pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, 
                AND updated_at > unixepoch() - ?1
              ORDER BY updated_at DESC LIMIT ?2)
          UNION ALL
-         SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
-                o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
-                x_name, o_name, clock
-         FROM rooms
-         WHERE entry IS NOT NULL AND id IN (SELECT value FROM json_each(?4))",
+         SELECT * FROM (
+             SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
+                    o_token IS NOT NULL OR opponent <> 'human', unixepoch() - updated_at, id,
+                    x_name, o_name, clock
+             FROM rooms
+             WHERE entry IS NOT NULL AND id IN (SELECT value FROM json_each(?4))
+             ORDER BY updated_at DESC LIMIT ?5)",
     )?;
     let present = serde_json::to_string(&present.iter().map(GameId::as_str).collect::<Vec<_>>())
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -193,7 +195,8 @@ pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, 
             int(LOBBY_HORIZON.as_secs()),
             int(LOBBY_ROWS as u64),
             int(OPEN_ROWS as u64),
-            present
+            present,
+            int(PRESENT_ROWS as u64)
         ],
         |row| {
             // The id first, to name the room if another column is damaged.
