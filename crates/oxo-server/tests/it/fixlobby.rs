@@ -34,6 +34,19 @@ async fn open_entry(client: &Client) -> String {
         .to_owned()
 }
 
+/// Make room `id` of the SQLite file at `path` look last changed an hour
+/// ago (past the lobby's horizon), as if time had passed.
+fn last_changed_an_hour_ago(path: &std::path::Path, id: &str) {
+    let db = rusqlite::Connection::open(path).unwrap();
+    let aged = db
+        .execute(
+            "UPDATE rooms SET updated_at = updated_at - 3600 WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    assert_eq!(aged, 1);
+}
+
 /// Ask for seat O of lobby entry `entry`: the answer's status and body.
 async fn join(client: &Client, entry: &str) -> (u16, serde_json::Value) {
     client
@@ -84,14 +97,7 @@ async fn an_open_game_shows_however_old_and_behind_many_dead_seeks() {
     let (id, x) = open_game(&client).await;
     let _creator = attend(&client, &id, &x).await;
     // Its creator has been there an hour: past the lobby's horizon.
-    let db = rusqlite::Connection::open(&path).unwrap();
-    let aged = db
-        .execute(
-            "UPDATE rooms SET updated_at = updated_at - 3600 WHERE id = ?1",
-            [&id],
-        )
-        .unwrap();
-    assert_eq!(aged, 1);
+    last_changed_an_hour_ago(&path, &id);
     // And more seeks than the lobby once read (LOBBY_ROWS) were opened
     // since, all dead.
     for _ in 0..100 {
@@ -121,14 +127,7 @@ async fn a_game_someone_is_at_shows_however_long_ago_it_last_changed() {
     // Last changed an hour ago: past the horizon within which the store
     // reads the games being played, so only its presence can list it (as
     // it does for a game behind more new listings than the store reads).
-    let db = rusqlite::Connection::open(&path).unwrap();
-    let aged = db
-        .execute(
-            "UPDATE rooms SET updated_at = updated_at - 3600 WHERE id = ?1",
-            [&id],
-        )
-        .unwrap();
-    assert_eq!(aged, 1);
+    last_changed_an_hour_ago(&path, &id);
     let live = client.get_json("/api/lobby").await["live"].clone();
     let live = live.as_array().unwrap();
     assert_eq!(live.len(), 1, "{live:?}");
