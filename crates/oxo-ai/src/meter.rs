@@ -2,13 +2,16 @@
 //! [`Meter`] each for the 64-bit solver and the prover, on their hot path
 //! (one [`Meter::visit`] per position).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Positions between two progress reports.
 const REPORT_EVERY: u64 = 1 << 20;
 
-/// Counts a search's positions, stops a call at its budget and calls a
-/// progress callback about once every million positions.
+/// Counts a search's positions, stops a call at its budget or when its
+/// stop flag is raised, and calls a progress callback about once every
+/// million positions.
 ///
 /// A call begins with [`Meter::start`], visits positions with
 /// [`Meter::visit`] (the search returns as soon as [`Meter::aborted`]
@@ -19,8 +22,14 @@ pub(crate) struct Meter<P> {
     nodes: u64,
     /// The node count at which the current call stops...
     limit: u64,
-    /// ...and whether it did.
+    /// ...and whether it did (out of budget or stopped).
     aborted: bool,
+    /// Raised by the owner's caller to stop the current call; read about
+    /// once every million positions, after the progress report (whose
+    /// callback may raise it).
+    stop: Option<Arc<AtomicBool>>,
+    /// Whether the current call was stopped by `stop`.
+    stopped: bool,
     next_report: u64,
     /// Positions between two reports ([`REPORT_EVERY`]; fewer in tests).
     report_every: u64,
@@ -39,6 +48,8 @@ impl<P> Meter<P> {
             nodes: 0,
             limit: u64::MAX,
             aborted: false,
+            stop: None,
+            stopped: false,
             next_report: REPORT_EVERY,
             report_every: REPORT_EVERY,
             next_event: REPORT_EVERY,
@@ -60,6 +71,13 @@ impl<P> Meter<P> {
         self.aborted
     }
 
+    /// Whether the current call was stopped by its stop flag (rather than
+    /// by its budget); read before [`Meter::finish`].
+    #[inline]
+    pub(crate) const fn stopped(&self) -> bool {
+        self.stopped
+    }
+
     /// The budget of each call (`None`: no limit).
     pub(crate) const fn budget(&self) -> Option<u64> {
         self.budget
@@ -67,6 +85,11 @@ impl<P> Meter<P> {
 
     pub(crate) fn set_budget(&mut self, nodes: Option<u64>) {
         self.budget = nodes;
+    }
+
+    /// Stop each call once `stop` is true (`None`: no flag).
+    pub(crate) fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 
     pub(crate) fn on_progress(&mut self, report: impl FnMut(P) + Send + 'static) {
@@ -86,7 +109,8 @@ impl<P> Meter<P> {
 
     /// Begin a call: its budget counts from here, and so does its time.
     pub(crate) fn start(&mut self) {
-        self.aborted = false;
+        self.stopped = self.stop_raised();
+        self.aborted = self.stopped;
         self.limit = self
             .budget
             .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
@@ -100,7 +124,14 @@ impl<P> Meter<P> {
     pub(crate) fn finish(&mut self) -> bool {
         self.limit = u64::MAX;
         self.next_event = self.next_report;
+        self.stopped = false;
         std::mem::take(&mut self.aborted)
+    }
+
+    fn stop_raised(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// The positions the current call may still visit (`u64::MAX` without
@@ -137,7 +168,7 @@ impl<P> Meter<P> {
     pub(crate) fn widen(&mut self, outer: u64) -> bool {
         self.limit = outer;
         self.next_event = self.limit.min(self.next_report);
-        if self.aborted && self.nodes < outer {
+        if self.aborted && self.nodes < outer && !self.stopped {
             self.aborted = false;
             true
         } else {
@@ -155,7 +186,8 @@ impl<P> Meter<P> {
         }
     }
 
-    /// The budget ran out, or a report is due, or both.
+    /// The budget ran out, or a report is due (and with it a look at the
+    /// stop flag), or both.
     #[cold]
     #[inline(never)]
     fn event(&mut self, report: impl FnOnce(u64, Duration) -> P) {
@@ -168,6 +200,10 @@ impl<P> Meter<P> {
             self.next_report = self.nodes + self.report_every;
             if let Some(on_progress) = self.on_progress.as_mut() {
                 on_progress(report(self.nodes, self.started.elapsed()));
+            }
+            if self.stop_raised() {
+                self.aborted = true;
+                self.stopped = true;
             }
         }
         self.next_event = self.limit.min(self.next_report);
@@ -204,6 +240,38 @@ mod tests {
         meter.set_budget(None);
         meter.start();
         assert_eq!(meter.left(), u64::MAX);
+    }
+
+    #[test]
+    fn a_raised_flag_stops_the_call_at_the_next_report_and_not_the_next_call() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut meter = Meter::<u64>::new();
+        meter.set_report_every(10);
+        meter.set_stop(Some(Arc::clone(&stop)));
+        // The progress callback raises the flag, as a caller checking for
+        // Ctrl-C in it does.
+        let raise = Arc::clone(&stop);
+        meter.on_progress(move |n| raise.store(n >= 20, Ordering::Relaxed));
+        meter.start();
+        for _ in 0..19 {
+            meter.visit(|n, _| n);
+        }
+        assert!(!meter.aborted());
+        // A sub-search's cap given back does not undo a stop.
+        let outer = meter.narrow(5);
+        meter.visit(|n, _| n);
+        assert!(meter.aborted() && meter.stopped());
+        assert!(!meter.widen(outer));
+        assert!(meter.aborted());
+        assert!(meter.finish());
+        assert!(!meter.stopped());
+        // Still raised: the next call stops before it visits anything.
+        meter.start();
+        assert!(meter.aborted() && meter.stopped());
+        meter.finish();
+        stop.store(false, Ordering::Relaxed);
+        meter.start();
+        assert!(!meter.aborted());
     }
 
     #[test]

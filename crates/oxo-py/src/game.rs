@@ -164,6 +164,10 @@ impl PyGame {
     }
 }
 
+/// What `Game.__reduce__` gives pickle: the class, the arguments that make
+/// an empty game of its rules, and the state that `__setstate__` replays.
+type Reduced<'py> = (Bound<'py, PyAny>, (u32, u32, u32), (String, Vec<usize>));
+
 #[pymethods]
 impl PyGame {
     /// An empty `rows`×`cols` board, X to move, `k` in a row to win (by
@@ -387,6 +391,39 @@ impl PyGame {
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyGame {
         self.clone()
+    }
+
+    /// Pickling (and so `multiprocessing`): the rules, then the start and
+    /// the moves played since, so that the game unpickled can undo them.
+    fn __reduce__<'py>(slf: &Bound<'py, PyGame>) -> PyResult<Reduced<'py>> {
+        let this = slf.borrow();
+        let rules = this.game.rules();
+        Ok((
+            slf.get_type().into_any(),
+            (rules.rows(), rules.cols(), rules.k()),
+            (this.start.to_string(), this.moves()),
+        ))
+    }
+
+    /// The state `__reduce__` gave: the start in notation and the actions
+    /// since, each checked again (a pickle is only bytes). Raises
+    /// `oxo.RulesError` or `oxo.IllegalMoveError` for a state that is not
+    /// a game of these rules; the game is then unchanged.
+    fn __setstate__(&mut self, state: (String, Vec<i64>)) -> PyResult<()> {
+        let (start, moves) = state;
+        let rules = self.game.rules();
+        let mut game = PyGame::from_notation(&start, Some(Int::Fits(rules.k().into())))?;
+        if game.game.rules() != rules {
+            return Err(raise::<RulesError>(format!(
+                "a pickled {rules} game cannot start at {start:?}, a {} position",
+                game.game.rules()
+            )));
+        }
+        for action in moves {
+            game.play(Move::Action(action))?;
+        }
+        *self = game;
+        Ok(())
     }
 
     /// The board drawn as text, a row a line (`X . O`), as the `ansi`

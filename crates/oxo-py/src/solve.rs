@@ -1,7 +1,8 @@
 //! `oxo.solve`: the exact solver as an oracle.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use oxo_ai::solver::DEFAULT_TABLE_BYTES;
 use oxo_ai::{Eval, Solver};
@@ -23,7 +24,7 @@ const KEPT_SOLVERS: usize = 2;
 /// The pool, locked (a thread that panicked holding it left it whole: a
 /// solver is only ever moved in or out).
 fn pool() -> MutexGuard<'static, Vec<Solver>> {
-    SOLVERS.lock().unwrap_or_else(PoisonError::into_inner)
+    lock(&SOLVERS)
 }
 
 /// A table for `rules`: a small board needs far less than the default.
@@ -87,7 +88,9 @@ pub(crate) enum Position {
 /// side). The solver handles boards whose rows × (cols + 1) is at most 64
 /// (7×7 fits); large boards with few marks can take very long: `budget`
 /// caps the positions visited, past which `oxo.SolveError` is raised.
-/// Raises `oxo.SolveError` for a board too large, `oxo.RulesError` for
+/// Ctrl-C (or any signal whose Python handler raises) stops a long solve
+/// within about a million positions; on the main thread only, as Python
+/// delivers signals there. Raises `oxo.SolveError` for a board too large, `oxo.RulesError` for
 /// text that is not a position play can reach, or for a `k` given with a
 /// `Game` that is not the game's own.
 #[pyfunction]
@@ -131,7 +134,10 @@ pub(crate) fn solve(
             None => Solver::new(rules, table_bytes(rules)).map_err(raise::<SolveError>)?,
         };
         solver.set_budget(budget);
+        let interrupted = watch_signals(&mut solver);
         let analysis = solver.analyse(&game);
+        solver.set_stop(None);
+        solver.on_progress(|_| {});
         // The solvers dropped (their tables freed) after the lock is let go.
         let _dropped = {
             let mut solvers = pool();
@@ -146,9 +152,40 @@ pub(crate) fn solve(
             }
             dropped
         };
-        analysis.map_err(raise::<SolveError>)
+        analysis.map_err(|e| match e {
+            // The handler's own exception (KeyboardInterrupt for Ctrl-C).
+            oxo_ai::SolveError::Stopped => lock(&interrupted)
+                .take()
+                .unwrap_or_else(|| raise::<SolveError>(e)),
+            e => raise::<SolveError>(e),
+        })
     })?;
     Ok(solution(&game, &analysis))
+}
+
+/// Let signals stop `solver`'s next call: at each progress report (about
+/// once every million positions) Python's signal handlers run, and the
+/// first exception one raises stops the search and is kept in the slot
+/// returned, for the caller to raise.
+fn watch_signals(solver: &mut Solver) -> Arc<Mutex<Option<PyErr>>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let slot = Arc::new(Mutex::new(None));
+    solver.set_stop(Some(Arc::clone(&stop)));
+    let kept = Arc::clone(&slot);
+    solver.on_progress(move |_| {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Err(err) = Python::attach(|py| py.check_signals()) {
+            *lock(&kept) = Some(err);
+            stop.store(true, Ordering::Relaxed);
+        }
+    });
+    slot
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn solution(game: &Game, analysis: &oxo_ai::Analysis) -> PySolution {

@@ -1,6 +1,7 @@
 """oxo.Game: the API, its errors, and its rules against two other judges."""
 
 import copy
+import pickle
 import random
 import subprocess
 
@@ -112,6 +113,37 @@ def test_copies_are_independent():
         other.play(4)
         assert game.notation == "X../.../..." and other.notation == "X../.O./..."
         assert other.moves == [0, 4]
+
+
+def test_pickled_games_come_back_whole_with_their_moves_to_undo():
+    game = oxo.Game.from_notation("X..../.O.../...../...../.....", k=4)
+    game.play(12)
+    game.play((4, 4))
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(game, protocol))
+        assert back == game and back.k == 4 and back.moves == [12, 24]
+        assert back.undo() == 24 and back.undo() == 12
+        assert back.notation == "X..../.O.../...../...../....."
+    won = oxo.Game(3, 3)
+    for action in (0, 3, 1, 4, 2):
+        won.play(action)
+    back = pickle.loads(pickle.dumps(won))
+    assert back.winner == "X" and back.winning_line == [0, 1, 2]
+
+
+def test_a_tampered_pickle_is_refused_and_changes_nothing():
+    game = oxo.Game()
+    cases = [
+        (("X../.../...", [0]), oxo.IllegalMoveError, "already taken"),
+        (("X../.../...", [9]), oxo.IllegalMoveError, "actions are 0 to 8"),
+        (("XX./.../...", []), oxo.RulesError, "impossible position"),
+        (("..../..../....", []), oxo.RulesError, "cannot start at"),
+        (("X../.../...", [-1]), oxo.IllegalMoveError, "off the board"),
+    ]
+    for state, error, words in cases:
+        with pytest.raises(error, match=words):
+            game.__setstate__(state)
+        assert game.notation == ".../.../..." and game.moves == []
 
 
 def test_numpy_views():

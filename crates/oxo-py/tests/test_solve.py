@@ -1,5 +1,8 @@
 """oxo.solve against a minimax written here, on every 3x3 position."""
 
+import subprocess
+import sys
+
 import pytest
 
 import oxo
@@ -137,3 +140,43 @@ def test_a_long_solve_does_not_hold_up_another_thread():
     short.join(timeout=60)
     assert not short.is_alive(), "the short solve waited for the long one"
     assert answers == [[2]]
+
+
+def test_ctrl_c_stops_a_long_solve_and_the_next_solve_answers():
+    # In a child process, which gets the SIGINT: a solve that takes minutes
+    # (7x7 k=5 from the empty board) is sent one SIGINT once it has begun.
+    # Without the stop it would run on and the child would time out; the
+    # timeout is a bound for a protocol, not a speed test.
+    code = """
+import os, signal, threading, time
+import oxo
+
+begun = threading.Event()
+
+def interrupt():
+    begun.wait()
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=interrupt, daemon=True).start()
+try:
+    begun.set()
+    oxo.solve(oxo.Game(7, 7, 5))
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted")
+# The stopped solver went back to the pool: the next call on that board
+# runs (here to its budget) instead of stopping at once.
+try:
+    oxo.solve(oxo.Game(7, 7, 5), budget=1000)
+except oxo.SolveError as e:
+    print(e)
+print(oxo.solve("XX./OO./...").best_moves)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "interrupted",
+        "no answer within the budget of 1000 positions",
+        "[2]",
+    ]

@@ -41,6 +41,8 @@ mod search;
 mod strong;
 mod table;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use oxo_core::{Cell, Game, Player, Rules};
@@ -117,6 +119,10 @@ pub enum SolveError {
         /// The budget.
         nodes: u64,
     },
+    /// The caller raised the solver's stop flag ([`Solver::set_stop`])
+    /// before the search had an answer.
+    #[error("the search was stopped before it had an answer")]
+    Stopped,
     /// The game was played under other rules than the solver's.
     #[error("this solver is for {expected} games, not {found}")]
     WrongRules {
@@ -294,9 +300,22 @@ impl Solver {
         self.meter.set_budget(nodes);
     }
 
-    /// `result`, unless the call ran out of budget.
+    /// Stop each call once `stop` is true (`None`: no flag), as for Ctrl-C:
+    /// the flag is read about once every million positions, right after
+    /// the progress report (so the [`Solver::on_progress`] callback may
+    /// raise it), and a call stopped answers [`SolveError::Stopped`],
+    /// storing nothing it had not finished. A flag left raised stops every
+    /// later call at once.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.meter.set_stop(stop);
+    }
+
+    /// `result`, unless the call ran out of budget or was stopped.
     fn within_budget<T>(&mut self, result: T) -> Result<T, SolveError> {
-        if self.meter.finish() {
+        if self.meter.stopped() {
+            self.meter.finish();
+            Err(SolveError::Stopped)
+        } else if self.meter.finish() {
             Err(SolveError::OverBudget {
                 nodes: self.meter.budget().unwrap_or(u64::MAX),
             })
@@ -666,5 +685,37 @@ impl Solver {
             Value::Loss => self.distance(&pos, empties, 2, false),
         };
         Eval { value, plies }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::*;
+
+    #[test]
+    fn a_stop_raised_by_the_progress_callback_ends_the_call_and_stores_nothing_wrong() {
+        let rules = Rules::new(4, 4, 3).unwrap();
+        let empty = Game::new(rules);
+        let mut solver = Solver::new(rules, 1 << 16).unwrap();
+        solver.set_report_every(8);
+        let stop = Arc::new(AtomicBool::new(false));
+        solver.set_stop(Some(Arc::clone(&stop)));
+        let raise = Arc::clone(&stop);
+        solver.on_progress(move |_| raise.store(true, Ordering::Relaxed));
+        assert_eq!(solver.analyse(&empty), Err(SolveError::Stopped));
+        assert!(solver.nodes() < 100, "{} positions", solver.nodes());
+        // Lowered, the flag lets the next call finish, with the answer a
+        // fresh solver gives.
+        stop.store(false, Ordering::Relaxed);
+        solver.on_progress(|_| {});
+        let after = solver.analyse(&empty).unwrap();
+        let fresh = Solver::new(rules, 1 << 16)
+            .unwrap()
+            .analyse(&empty)
+            .unwrap();
+        assert_eq!(after.eval, fresh.eval);
+        assert_eq!(after.moves, fresh.moves);
     }
 }
