@@ -12,12 +12,18 @@
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::{Frame, SizeHint};
 
 use crate::error::ApiError;
 use crate::listen::{self, Limits};
@@ -100,13 +106,23 @@ impl Edge {
         }
     }
 
-    /// `answer` within the request time limit, or [`ApiError::TimedOut`]
-    /// (408). The work it started (a move being saved) still finishes.
-    pub(crate) async fn deadline<T>(&self, answer: impl Future<Output = T>) -> Result<T, ApiError> {
+    /// `answer` within the request time limit, or else, when `arrived`
+    /// says the request came whole, [`ApiError::Overdue`] (503: the server
+    /// was slow), and [`ApiError::TimedOut`] (408: the client was) when it
+    /// did not. The work it started (a move being saved) still finishes.
+    pub(crate) async fn deadline<T>(
+        &self,
+        answer: impl Future<Output = T>,
+        arrived: impl FnOnce() -> bool,
+    ) -> Result<T, ApiError> {
         let limit = self.limits.request_timeout;
-        tokio::time::timeout(limit, answer)
-            .await
-            .map_err(|_| ApiError::TimedOut(limit))
+        tokio::time::timeout(limit, answer).await.map_err(|_| {
+            if arrived() {
+                ApiError::Overdue(limit)
+            } else {
+                ApiError::TimedOut(limit)
+            }
+        })
     }
 
     /// One of `client`'s [`HINTS_IN_FLIGHT`] places for a search (hints or
@@ -186,14 +202,62 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
             edge.admit(action(&request), edge.client(peer, request.headers()))
         }) {
         Err(refused) => refused.into_response(),
-        Ok(()) => edge
-            .deadline(next.run(request))
-            .await
-            .unwrap_or_else(IntoResponse::into_response),
+        Ok(()) => {
+            let (request, arrived) = Watched::wrap(request);
+            edge.deadline(next.run(request), || arrived.load(Ordering::Relaxed))
+                .await
+                .unwrap_or_else(IntoResponse::into_response)
+        }
     };
     let response = json_errors(response).await;
     visit.log(response.status());
     response
+}
+
+/// A request's body that notes when it has been read to its end, so that
+/// a request over its time can be told apart: still arriving (the client
+/// was slow) or come whole (the server was).
+struct Watched {
+    inner: Body,
+    arrived: Arc<AtomicBool>,
+}
+
+impl Watched {
+    /// `request` with its body watched, and the flag that says it came
+    /// whole (at once for a request with no body).
+    fn wrap(request: Request) -> (Request, Arc<AtomicBool>) {
+        let (parts, inner) = request.into_parts();
+        let arrived = Arc::new(AtomicBool::new(inner.is_end_stream()));
+        let body = Body::new(Watched {
+            inner,
+            arrived: Arc::clone(&arrived),
+        });
+        (Request::from_parts(parts, body), arrived)
+    }
+}
+
+impl HttpBody for Watched {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.arrived.store(true, Ordering::Relaxed);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// What `request` does: every `POST` is a write, `POST /api/games` a

@@ -62,9 +62,18 @@ pub enum ApiError {
     /// Too many writes from one address (429); try again after this long.
     #[error("too many requests from your address; try again in {} s", retry_after(*.0))]
     TooMany(std::time::Duration),
-    /// The request took longer than the server allows (408).
+    /// The request did not arrive whole within the time the server allows
+    /// a request (408).
     #[error("the request took longer than {} s", .0.as_secs_f64())]
     TimedOut(std::time::Duration),
+    /// The request arrived whole, but the server took longer than that
+    /// time to answer it (503, `Retry-After`); a change it was making may
+    /// still be saved.
+    #[error(
+        "the server took longer than {} s to answer; a change it was making may still be saved: retry with the same Idempotency-Key, or reload the game to see",
+        .0.as_secs_f64()
+    )]
+    Overdue(std::time::Duration),
     /// The store does not answer, so the server cannot serve games (503,
     /// from `/readyz`).
     #[error("not ready: {0}")]
@@ -92,9 +101,10 @@ impl ApiError {
             ApiError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Store(_) | ApiError::OutcomeUnknown(_) | ApiError::NotReady(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Store(_)
+            | ApiError::OutcomeUnknown(_)
+            | ApiError::Overdue(_)
+            | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -217,6 +227,7 @@ impl ApiError {
         };
         let retry_after = match self {
             ApiError::TooMany(wait) if on_socket => Some(retry_after(*wait)),
+            ApiError::Overdue(_) if on_socket => Some(OVERDUE_RETRY_AFTER),
             _ => None,
         };
         serde_json::to_string(&Body {
@@ -226,13 +237,17 @@ impl ApiError {
             game,
             outcome: match self {
                 ApiError::Store(_) => Some("unchanged"),
-                ApiError::OutcomeUnknown(_) => Some("unknown"),
+                ApiError::OutcomeUnknown(_) | ApiError::Overdue(_) => Some("unknown"),
                 _ => None,
             },
         })
         .unwrap_or_else(|_| r#"{"error":"internal error"}"#.to_owned())
     }
 }
+
+/// Seconds a client is asked to wait after the server was overdue: long
+/// enough for a queue of searches or a stalled database to move.
+const OVERDUE_RETRY_AFTER: u64 = 1;
 
 /// Whole seconds to wait, at least one.
 fn retry_after(wait: std::time::Duration) -> u64 {
@@ -245,11 +260,15 @@ impl IntoResponse for ApiError {
         let body = self.body(false);
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-        if let ApiError::TooMany(wait) = self {
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                header::HeaderValue::from(retry_after(wait)),
-            );
+        let wait = match self {
+            ApiError::TooMany(wait) => Some(retry_after(wait)),
+            ApiError::Overdue(_) => Some(OVERDUE_RETRY_AFTER),
+            _ => None,
+        };
+        if let Some(wait) = wait {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(wait));
         }
         if matches!(self, ApiError::NoToken) {
             response.headers_mut().insert(

@@ -146,7 +146,9 @@ impl Mover {
                 self.state
                     .hub()
                     .play(&self.id, Some(&self.token), at, request.version, key);
-            edge.deadline(played).await?.map_err(ApiError::from)
+            edge.deadline(played, || true)
+                .await?
+                .map_err(ApiError::from)
         };
         let result = answer.await;
         visit.log(

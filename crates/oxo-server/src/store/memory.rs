@@ -30,6 +30,8 @@ pub struct MemoryStore {
     /// Commits still to be saved and then answered as lost (outcome
     /// unknown).
     answers_lost: Arc<AtomicI64>,
+    /// While true, commits wait (they are saved once it is false again).
+    held: Arc<tokio::sync::watch::Sender<bool>>,
     /// The time each change is stamped with.
     time: TimeSource,
 }
@@ -53,6 +55,7 @@ impl MemoryStore {
             updated: Arc::default(),
             allowed: Arc::new(AtomicI64::new(-1)),
             answers_lost: Arc::new(AtomicI64::new(0)),
+            held: Arc::new(tokio::sync::watch::Sender::new(false)),
             time,
         }
     }
@@ -76,6 +79,12 @@ impl MemoryStore {
         self.allowed.store(i64::from(n), Ordering::SeqCst);
     }
 
+    /// Make every later commit wait (`true`) until let go (`false`), as
+    /// a database that stalls does; the commits waiting are then saved.
+    pub fn hold_commits(&self, held: bool) {
+        self.held.send_replace(held);
+    }
+
     /// The saved state of a room.
     #[must_use]
     pub fn get(&self, id: &GameId) -> Option<RoomRecord> {
@@ -97,8 +106,9 @@ impl Default for MemoryStore {
     }
 }
 
-impl Store for MemoryStore {
-    fn commit(&self, change: Change) -> StoreFuture<()> {
+impl MemoryStore {
+    /// Save `change` now (or fail, as the test controls ask).
+    fn commit_now(&self, change: Change) -> Result<(), StoreError> {
         let allowed = self
             .allowed
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
@@ -153,14 +163,28 @@ impl Store for MemoryStore {
                     (n > 0).then(|| n - 1)
                 })
                 .is_ok();
-        let result = if lost {
+        if lost {
             Err(StoreError::Unknown(
                 "the answer was lost (a test's fault)".into(),
             ))
         } else {
             result
-        };
-        Box::pin(std::future::ready(result))
+        }
+    }
+}
+
+impl Store for MemoryStore {
+    fn commit(&self, change: Change) -> StoreFuture<()> {
+        if *self.held.borrow() {
+            let store = self.clone();
+            let mut held = self.held.subscribe();
+            return Box::pin(async move {
+                // The sender lives as long as the store does.
+                let _ = held.wait_for(|held| !*held).await;
+                store.commit_now(change)
+            });
+        }
+        Box::pin(std::future::ready(self.commit_now(change)))
     }
 
     fn load(&self, id: &GameId) -> StoreFuture<Option<RoomRecord>> {

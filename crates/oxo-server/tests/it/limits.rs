@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use oxo_server::{Limits, MemoryStore, Rate};
-use oxo_test_support::{Client, InProcess, seated_game};
+use oxo_test_support::{Client, InProcess, PATIENCE, seated_game};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::eventually;
 
 fn limits() -> Limits {
     Limits {
@@ -677,4 +679,58 @@ async fn requests_too_malformed_to_route_get_a_json_error_too() {
     )
     .await;
     assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_request_the_server_is_late_with_is_answered_503_and_its_move_still_lands() {
+    // The database stalls (its commits held) while a whole request waits
+    // for it: the server, not the client, was slow, so the answer is 503
+    // with Retry-After and the outcome unknown; once the database moves
+    // again, the move is saved.
+    let store = Arc::new(MemoryStore::new());
+    let server = InProcess::start_limited(
+        Arc::clone(&store) as _,
+        Limits {
+            request_timeout: Duration::from_millis(300),
+            ..limits()
+        },
+    )
+    .await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({})).await.unwrap();
+    store.hold_commits(true);
+    let body = r#"{"row":1,"col":1}"#;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /api/games/{}/moves HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Authorization: Bearer {}\r\nContent-Length: {}\r\n\r\n{body}",
+        game.id,
+        game.x,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(PATIENCE, stream.read(&mut answer))
+        .await
+        .expect("an answer")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]).to_ascii_lowercase();
+    assert!(answer.starts_with("http/1.1 503"), "{answer}");
+    assert!(answer.contains("\r\nretry-after: 1\r\n"), "{answer}");
+    assert!(
+        answer.contains(
+            "the server took longer than 0.3 s to answer; a change it was making may still be saved"
+        ) && answer.contains(r#""outcome":"unknown""#),
+        "{answer}"
+    );
+    store.hold_commits(false);
+    eventually("the held move saved", async || {
+        let seen = client.get_json(&format!("/api/games/{}", game.id)).await;
+        if seen["moves"].as_array().is_some_and(|m| m.len() == 1) {
+            Ok(())
+        } else {
+            Err(seen)
+        }
+    })
+    .await;
 }
