@@ -3,19 +3,61 @@
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use oxo_core::{Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
+use pyo3::Borrowed;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 
 use crate::args::Int;
 use crate::errors::{IllegalMoveError, RulesError, raise};
 
 /// A move as Python gives it: an action number (`row * cols + col`) or a
-/// `(row, col)` pair.
-#[derive(Clone, Copy, Debug, FromPyObject)]
+/// `(row, col)` pair, each number as given (however large, for messages).
+#[derive(Clone, Debug)]
 pub(crate) enum Move {
     /// `row * cols + col`.
-    Action(i64),
+    Action(Int),
     /// `(row, col)`.
-    Cell(i64, i64),
+    Cell(Int, Int),
+}
+
+impl Move {
+    /// The action `action`, as oxo makes one.
+    pub(crate) fn action(action: usize) -> Move {
+        Move::Action(Int::Fits(action as i128))
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Move {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Move> {
+        // A bool is an int to Python, but True is no action (VectorGame
+        // refuses it too).
+        if !obj.is_instance_of::<PyBool>()
+            && let Ok(action) = obj.extract::<Int>()
+        {
+            return Ok(Move::Action(action));
+        }
+        if let Ok((row, col)) = obj.extract::<(Int, Int)>() {
+            return Ok(Move::Cell(row, col));
+        }
+        let shown = obj.repr().map(|r| r.to_string()).unwrap_or_default();
+        let shown: String = shown.chars().take(40).collect();
+        Err(PyTypeError::new_err(format!(
+            "a move is an action (an int) or a (row, col) pair of ints, not {} {shown}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// `value` as an `i64`, or the nearest one (off every board either way).
+fn saturated(value: &Int) -> i64 {
+    value.to::<i64>().unwrap_or(if value.is_negative() {
+        i64::MIN
+    } else {
+        i64::MAX
+    })
 }
 
 /// The rules for `rows`×`cols` with `k` in a row (the shorter side when not
@@ -52,12 +94,14 @@ pub(crate) fn win_length(k: &Int, rows: u32, cols: u32) -> PyResult<u32> {
     )
 }
 
-/// The cell a move names under `rules`, or [`MoveError::OffBoard`].
-pub(crate) fn cell_on(rules: Rules, mv: Move) -> Result<Cell, MoveError> {
+/// The cell a move names under `rules`, or [`MoveError::OffBoard`] (with
+/// numbers past an `i64` saturated: [`move_message`] shows them as given).
+pub(crate) fn cell_on(rules: Rules, mv: &Move) -> Result<Cell, MoveError> {
     let (row, col) = match mv {
-        Move::Cell(row, col) => (row, col),
+        Move::Cell(row, col) => (saturated(row), saturated(col)),
         Move::Action(action) => {
             let cols = i64::from(rules.cols());
+            let action = saturated(action);
             if action < 0 || action >= rules.cell_count() as i64 {
                 // Off the board either way; the message names the action.
                 return Err(MoveError::OffBoard {
@@ -73,22 +117,27 @@ pub(crate) fn cell_on(rules: Rules, mv: Move) -> Result<Cell, MoveError> {
 
 /// The cell a move names in `game`, or the move error that refuses it,
 /// in [`Game::play`]'s order: a finished game first, then off the board.
-pub(crate) fn cell_of(game: &Game, mv: Move) -> Result<Cell, MoveError> {
+pub(crate) fn cell_of(game: &Game, mv: &Move) -> Result<Cell, MoveError> {
     if game.is_over() {
         return Err(MoveError::GameOver);
     }
     cell_on(game.rules(), mv)
 }
 
-/// The message of a refused move, naming an action as the caller gave it.
-pub(crate) fn move_message(game: &Game, mv: Move, error: MoveError) -> String {
+/// The message of a refused move, naming the numbers as the caller gave
+/// them.
+pub(crate) fn move_message(game: &Game, mv: &Move, error: MoveError) -> String {
     match (mv, error) {
         (Move::Action(action), MoveError::OffBoard { .. }) => format!(
             "action {action} is off the board: a {} board's actions are 0 to {}",
             game.rules(),
             game.rules().cell_count() - 1
         ),
-        _ => error.to_string(),
+        // The rules' words, with the numbers as given.
+        (Move::Cell(row, col), MoveError::OffBoard { .. }) => {
+            format!("({row}, {col}) is off the board")
+        }
+        (_, error) => error.to_string(),
     }
 }
 
@@ -280,9 +329,9 @@ impl PyGame {
     /// the board, one already taken, or any move once the game is over.
     #[pyo3(signature = (move_, /))]
     pub(crate) fn play(&mut self, move_: Move) -> PyResult<()> {
-        let cell = cell_of(&self.game, move_)
+        let cell = cell_of(&self.game, &move_)
             .and_then(|cell| self.game.play(cell).map(|_| cell))
-            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, move_, e)))?;
+            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, &move_, e)))?;
         self.moves.push(cell);
         Ok(())
     }
@@ -321,15 +370,15 @@ impl PyGame {
     /// Whether `move` (an action or a `(row, col)` pair) is legal now.
     #[pyo3(signature = (move_, /))]
     fn is_legal(&self, move_: Move) -> bool {
-        cell_of(&self.game, move_).is_ok_and(|c| self.game.get(c).is_none())
+        cell_of(&self.game, &move_).is_ok_and(|c| self.game.get(c).is_none())
     }
 
     /// `"X"`, `"O"` or `None`: the mark at `move` (an action or a
     /// `(row, col)` pair). Raises `oxo.IllegalMoveError` off the board.
     #[pyo3(signature = (move_, /))]
     fn get(&self, move_: Move) -> PyResult<Option<&'static str>> {
-        let cell = cell_on(self.game.rules(), move_)
-            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, move_, e)))?;
+        let cell = cell_on(self.game.rules(), &move_)
+            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, &move_, e)))?;
         Ok(self.game.get(cell).map(name))
     }
 
@@ -420,7 +469,7 @@ impl PyGame {
             )));
         }
         for action in moves {
-            game.play(Move::Action(action))?;
+            game.play(Move::Action(Int::Fits(action.into())))?;
         }
         *self = game;
         Ok(())

@@ -139,8 +139,7 @@ impl PyStrategy {
     fn play(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
         let action = self.choose(py, &game.borrow())?;
         if let Some(action) = action {
-            game.borrow_mut()
-                .play(crate::game::Move::Action(action as i64))?;
+            game.borrow_mut().play(crate::game::Move::action(action))?;
         }
         Ok(action)
     }

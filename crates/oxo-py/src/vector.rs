@@ -89,7 +89,8 @@ impl PyVectorGame {
             return Ok(());
         };
         // The game's own error, for its message.
-        let error = cell_of(game, Move::Action(action)).map_or_else(
+        let mv = Move::Action(Int::Fits(action.into()));
+        let error = cell_of(game, &mv).map_or_else(
             |e| e,
             |cell| MoveError::Occupied {
                 cell,
@@ -100,7 +101,7 @@ impl PyVectorGame {
         );
         Err(raise::<IllegalMoveError>(format!(
             "board {i}: {}",
-            move_message(game, Move::Action(action), error)
+            move_message(game, &mv, error)
         )))
     }
 }

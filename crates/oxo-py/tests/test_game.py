@@ -3,6 +3,7 @@
 import copy
 import pickle
 import random
+import re
 import subprocess
 
 import numpy as np
@@ -46,6 +47,9 @@ def test_a_refused_move_raises_and_changes_nothing():
         (-1, "action -1 is off the board"),
         ((3, 0), "(3, 0) is off the board"),
         ((0, -5), "(0, -5) is off the board"),
+        # Past any machine integer: named as given, not clamped.
+        (2**70, f"action {2**70} is off the board: a 3x3 k=3 board's actions are 0 to 8"),
+        ((2**70, -(2**70)), f"({2**70}, {-(2**70)}) is off the board"),
     ]
     for move, message in cases:
         with pytest.raises(oxo.IllegalMoveError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -104,6 +108,27 @@ def test_undo_takes_moves_back_to_the_start():
     assert game.notation == "X../.O./..." and game.moves == []
     with pytest.raises(oxo.IllegalMoveError, match="no move to undo"):
         game.undo()
+
+
+def test_what_is_not_a_move_is_a_type_error_that_says_what_a_move_is():
+    game = oxo.Game()
+    things = [
+        ("a", "str 'a'"),
+        (1.5, "float 1.5"),
+        ((1,), "tuple (1,)"),
+        (None, "NoneType None"),
+        ((1, "x"), "tuple (1, 'x')"),
+        (True, "bool True"),
+    ]
+    for thing, shown in things:
+        with pytest.raises(TypeError, match=r"a move is an action \(an int\) or a \(row, col\) pair of ints, not "):
+            game.play(thing)
+        with pytest.raises(TypeError, match=re.escape(shown)):
+            game.is_legal(thing)
+    assert game.moves == []
+    game.play(np.int64(4))
+    game.play((np.int8(0), 0))
+    assert game.moves == [4, 0]
 
 
 def test_copies_are_independent():
