@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use oxo_core::Rules;
 
-use crate::learned::{self, Learned, Model};
+use crate::learned::{self, Learned, Model, ModelError};
 use crate::{AlphaBeta, BuildError, Perfect, Strategy, StrategyKind};
 
 /// The strategies on offer: every [`StrategyKind`], the `learned` player
@@ -69,6 +69,22 @@ impl Catalog {
     /// The models given (not the built-in ones).
     pub fn models(&self) -> impl Iterator<Item = &Model> {
         self.models.iter().map(|m| &**m)
+    }
+
+    /// Whether a model was given for `rules`, when any was given: a
+    /// caller that takes one model from its user (a `--model` file) refuses
+    /// another board with this, rather than let the built-in model play
+    /// in its place. `Ok` when no model was given.
+    ///
+    /// # Errors
+    /// [`ModelError::WrongBoard`], naming the first model's board.
+    pub fn given_fits(&self, rules: Rules) -> Result<(), ModelError> {
+        match self.models.first() {
+            Some(first) if !self.models.iter().any(|m| m.rules() == rules) => {
+                first.check_rules(rules)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The model `learned` plays with under `rules`: a given one, or else
@@ -198,5 +214,24 @@ mod tests {
         assert_eq!(catalog.model(rules), Some(untrained.clone()));
         assert_ne!(Catalog::default().model(rules), Some(untrained.clone()));
         assert_eq!(catalog.with_model(untrained).models().count(), 1);
+    }
+
+    #[test]
+    fn given_models_fit_their_boards_only_and_no_model_fits_every_board() {
+        let gomoku = Rules::new(15, 15, 5).unwrap();
+        assert!(Catalog::default().given_fits(gomoku).is_ok());
+        let small = Rules::new(3, 4, 3).unwrap();
+        let catalog = Catalog::default().with_model(Model::new(small));
+        assert!(catalog.given_fits(small).is_ok());
+        // Tic-tac-toe has a built-in model, but a model was given for
+        // another board: refused, not played with the built-in one.
+        assert!(matches!(
+            catalog.given_fits(Rules::TIC_TAC_TOE),
+            Err(ModelError::WrongBoard { model, rules })
+                if model == small && rules == Rules::TIC_TAC_TOE
+        ));
+        let both = catalog.with_model(Model::new(gomoku));
+        assert!(both.given_fits(gomoku).is_ok());
+        assert!(both.given_fits(small).is_ok());
     }
 }

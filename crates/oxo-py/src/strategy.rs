@@ -107,14 +107,10 @@ impl PyStrategy {
     fn choose(&self, py: Python<'_>, game: &PyGame) -> PyResult<Option<usize>> {
         let game = game.game.clone();
         let rules = game.rules();
-        if self.kind == StrategyKind::Learned
-            && let Some(model) = self.catalog.models().next()
-            && model.rules() != rules
-        {
-            return Err(raise::<ModelError>(format!(
-                "the model was trained for {}, not {rules}",
-                model.rules()
-            )));
+        if self.kind == StrategyKind::Learned {
+            self.catalog
+                .given_fits(rules)
+                .map_err(raise::<ModelError>)?;
         }
         // Searches take time: let other Python threads run meanwhile.
         py.detach(|| {

@@ -77,7 +77,7 @@ def test_a_learned_model_file_plays(model):
     strategy = oxo.Strategy("learned", seed=1, model=model)
     assert strategy.name == "learned"
     play_out(strategy, oxo.Strategy("random"), oxo.Game())
-    with pytest.raises(oxo.ModelError, match="the model was trained for 3x3 k=3, not 4x4 k=4"):
+    with pytest.raises(oxo.ModelError, match="model trained for 3x3 k=3, not 4x4 k=4"):
         strategy.choose(oxo.Game(4, 4))
 
 

@@ -26,19 +26,10 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     // The board is known only at START: there a model given for another
     // board is refused (ERROR), as play and arena refuse it, instead of
     // the built-in model playing in its place.
-    let given = args
-        .model
-        .clone()
-        .zip(catalog.models().next().map(oxo_ai::Model::rules));
+    let path = args.model.clone();
     let seed = super::seed_or_clock(args.seed);
     let build = move |rules| {
-        if let Some((path, model)) = &given
-            && *model != rules
-        {
-            let wrong = oxo_ai::ModelError::WrongBoard {
-                model: *model,
-                rules,
-            };
+        if let (Some(path), Err(wrong)) = (&path, catalog.given_fits(rules)) {
             return Err(format!("{}: {wrong}", path.display()));
         }
         catalog
