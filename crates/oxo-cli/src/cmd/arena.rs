@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use oxo_ai::Strategy;
 use oxo_ai::arena::{self, ArenaError, Entrant};
 use oxo_ai::grade::{GameGrader, GradeSummary};
 use oxo_ai::tournament;
+use oxo_ai::{Strategy, StrategyKind};
 use oxo_cli::exit;
 use oxo_cli::render;
 use oxo_core::{Player, Rules};
@@ -59,6 +59,13 @@ impl Config {
             (Some(x), Some(o)) => vec![x.clone(), o.clone()],
             _ => args.players.clone(),
         };
+        if args.model.is_some() && !players.contains(&ArenaPlayer::Strategy(StrategyKind::Learned))
+        {
+            return Err(BadInput(
+                "--model is for a learned player, and none of the players is learned".to_owned(),
+            )
+            .into());
+        }
         let catalog = std::sync::Arc::new(
             super::catalog(args.model.as_slice(), Some(rules))?.with_search_budget(args.budget),
         );

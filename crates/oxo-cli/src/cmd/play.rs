@@ -27,8 +27,23 @@ impl Config {
             rounds: args.rounds,
             first: args.first.into(),
         };
+        // A file only one kind of player reads, given with no such player,
+        // would be ignored without a word.
+        let seats = [args.x_player, args.o_player];
+        for (given, kind, flag) in [
+            (args.model.is_some(), StrategyKind::Learned, "--model"),
+            (args.table.is_some(), StrategyKind::Perfect, "--table"),
+        ] {
+            if given && !seats.contains(&PlayerKind::Computer(kind)) {
+                return Err(BadInput(format!(
+                    "{flag} is for a {kind} player, and neither plays {kind}: X is {}, O is {}",
+                    seats[0], seats[1]
+                ))
+                .into());
+            }
+        }
         let catalog = super::catalog(args.model.as_slice(), Some(game.rules))?;
-        for kind in [args.x_player, args.o_player] {
+        for kind in seats {
             if let PlayerKind::Computer(strategy) = kind {
                 catalog
                     .check(strategy, game.rules)

@@ -926,6 +926,34 @@ fn train_saves_a_model_and_its_curve_and_the_model_plays() {
         assert_eq!(out.status.code(), Some(2), "{all:?}");
         assert!(stderr(&out).contains(reason), "{all:?}: {}", stderr(&out));
     }
+    // A model (or a table) with no player to read it is refused, not
+    // ignored.
+    for (args, reason) in [
+        (
+            vec![
+                "arena",
+                "--x",
+                "alphabeta",
+                "--o",
+                "random",
+                "--model",
+                &model,
+            ],
+            "--model is for a learned player, and none of the players is learned",
+        ),
+        (
+            vec!["play", "--plain", "--x", "alphabeta", "--model", &model],
+            "--model is for a learned player, and neither plays learned: X is alphabeta, O is human",
+        ),
+        (
+            vec!["play", "--plain", "--o", "learned", "--table", &model],
+            "--table is for a perfect player, and neither plays perfect: X is human, O is learned",
+        ),
+    ] {
+        let out = oxo(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(reason), "{args:?}: {}", stderr(&out));
+    }
     let out = oxo(
         &[
             "arena",
