@@ -360,7 +360,8 @@ impl Plan {
     }
 
     /// Check a plan read from elsewhere: its board and positions parse,
-    /// and every node refers to nodes that exist.
+    /// every node refers to nodes that exist, and the tree holds together
+    /// as a proof ([`Plan::check_tree`]).
     ///
     /// # Errors
     /// The first thing that does not hold.
@@ -415,7 +416,175 @@ impl Plan {
                 return Err(bad("bad child"));
             }
         }
+        self.check_tree()
+    }
+
+    /// Check that the tree holds together as a proof: the two roots are
+    /// the plan's position, one question for each side; every node's
+    /// position is its parent's after a move the parent's split allows,
+    /// and every split node has exactly the children its split makes; a
+    /// finished game is an end whose answer is the game's; and every
+    /// settled node says what its children say. A job's own answer is the
+    /// prover's, taken as recorded: a checkpoint's digest catches damage,
+    /// not a forged answer, and only a certificate (`--proof`, checked by
+    /// `oxo verify`) is a proof anyone can check.
+    fn check_tree(&self) -> Result<(), PlanError> {
+        let root = self.game();
+        let mover = root.to_move();
+        for (i, attacker) in [mover, mover.other()].into_iter().enumerate() {
+            let node = &self.nodes[self.roots[i] as usize];
+            if node.parent.is_some()
+                || node.depth != 0
+                || node.attacker != attacker
+                || self.parse(&node.position) != root
+            {
+                return Err(PlanError::Header(format!(
+                    "root {i} is not {attacker}'s question about the plan's position"
+                )));
+            }
+        }
+        let mut kids: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        for (id, node) in self.nodes.iter().enumerate() {
+            if let Some(parent) = node.parent {
+                kids[parent as usize].push(id as u32);
+            }
+        }
+        let positions = |ids: &mut dyn Iterator<Item = u32>| -> Vec<Game> {
+            ids.map(|c| self.parse(&self.nodes[c as usize].position))
+                .collect()
+        };
+        // Children before their parents, so that a wrong answer is reported
+        // where it is written, not at the parent it misleads.
+        for (id, node) in self.nodes.iter().enumerate().rev() {
+            let id = id as u32;
+            let bad = |reason: String| PlanError::Node { node: id, reason };
+            let game = self.parse(&node.position);
+            if let Some(parent) = node.parent.map(|p| &self.nodes[p as usize])
+                && (node.attacker != parent.attacker || node.depth != parent.depth + 1)
+            {
+                return Err(bad("not its parent's question one ply down".to_owned()));
+            }
+            let end = terminal(&game, node.attacker);
+            if matches!(node.kind, Kind::End) != end.is_some() {
+                return Err(bad(format!(
+                    "{} is {}a finished game",
+                    node.position,
+                    if end.is_some() { "" } else { "not " }
+                )));
+            }
+            let settled = match &node.kind {
+                Kind::End => end,
+                Kind::Job { done } => {
+                    if done.is_some() != node.state.is_some() {
+                        return Err(bad(
+                            "a job's answer without its cost, or a cost without an answer"
+                                .to_owned(),
+                        ));
+                    }
+                    node.state
+                }
+                Kind::All { children } => {
+                    let (expected, _) = self.split_of(&game, node.attacker);
+                    if positions(&mut children.iter().copied()) != expected {
+                        return Err(bad(
+                            "its children are not every move of its position".to_owned()
+                        ));
+                    }
+                    self.all_state(children)
+                }
+                Kind::One {
+                    candidates,
+                    next,
+                    child,
+                } => {
+                    let (_, expected) = self.split_of(&game, node.attacker);
+                    if *candidates != expected {
+                        return Err(bad("its moves are not its position's".to_owned()));
+                    }
+                    // The moves tried, in order, the last the current one.
+                    let tried = &kids[id as usize];
+                    let made: Vec<Game> = candidates[..tried.len().min(candidates.len())]
+                        .iter()
+                        .map(|&cell| {
+                            let mut g = game.clone();
+                            g.play_unchecked(g.rules().cell_at(cell.into()));
+                            g
+                        })
+                        .collect();
+                    if tried.len() != *next as usize
+                        || tried.last() != child.as_ref()
+                        || positions(&mut tried.iter().copied()) != made
+                    {
+                        return Err(bad("its children are not the moves it tried".to_owned()));
+                    }
+                    let missed = |c: &u32| self.nodes[*c as usize].state == Some(self.aim.not());
+                    if !tried[..tried.len().saturating_sub(1)].iter().all(missed) {
+                        return Err(bad(
+                            "a move was tried before the one before it missed".to_owned()
+                        ));
+                    }
+                    match child.map(|c| self.nodes[c as usize].state) {
+                        Some(Some(v)) if v == self.aim => Some(v),
+                        Some(Some(_)) | None if tried.len() == candidates.len() => {
+                            Some(self.aim.not())
+                        }
+                        Some(Some(_)) | None => {
+                            return Err(bad("a move missed and the next was not tried".to_owned()));
+                        }
+                        Some(None) => None,
+                    }
+                }
+            };
+            if settled != node.state {
+                return Err(bad(format!(
+                    "it says {}, its {} say {}",
+                    shown(node.state),
+                    if matches!(node.kind, Kind::End) {
+                        "game and rules"
+                    } else {
+                        "children"
+                    },
+                    shown(settled)
+                )));
+            }
+        }
         Ok(())
+    }
+
+    /// What splitting a node of `attacker`'s question at `game` makes: the
+    /// positions of an All node's children, or a One node's candidates.
+    fn split_of(&self, game: &Game, attacker: Player) -> (Vec<Game>, Vec<u16>) {
+        let moves = moves(game, attacker);
+        if self.every(game, attacker) {
+            // A finished game that misses the aim settles the node alone.
+            let children = match moves.iter().position(|m| m.end == Some(self.aim.not())) {
+                Some(i) => vec![moves[i].game.clone()],
+                None => moves.into_iter().map(|m| m.game).collect(),
+            };
+            (children, Vec::new())
+        } else {
+            let rules = game.rules();
+            let mut candidates: Vec<u16> =
+                moves.iter().map(|m| rules.index(m.cell) as u16).collect();
+            // A move that ends the game at the aim goes first.
+            if let Some(i) = moves.iter().position(|m| m.end == Some(self.aim)) {
+                let best = candidates.remove(i);
+                candidates.insert(0, best);
+            }
+            (Vec::new(), candidates)
+        }
+    }
+
+    /// An All node's answer from its children's.
+    fn all_state(&self, children: &[u32]) -> State {
+        let state = |c: &u32| self.nodes[*c as usize].state;
+        if children.iter().any(|c| state(c) == Some(self.aim.not())) {
+            Some(self.aim.not())
+        } else if children.iter().all(|c| state(c) == Some(self.aim)) {
+            Some(self.aim)
+        } else {
+            None
+        }
     }
 
     /// The roots of the two questions: the side to move's, the other's.
@@ -484,26 +653,14 @@ impl Plan {
         let node = &self.nodes[id as usize];
         let attacker = node.attacker;
         let depth = node.depth;
-        let moves = moves(game, attacker);
+        let (positions, candidates) = self.split_of(game, attacker);
         if self.every(game, attacker) {
-            // A finished game that misses the aim settles the node alone.
-            let children = match moves.iter().find(|m| m.end == Some(self.aim.not())) {
-                Some(m) => vec![self.create(Some(id), &m.game, attacker, depth + 1)],
-                None => moves
-                    .iter()
-                    .map(|m| self.create(Some(id), &m.game, attacker, depth + 1))
-                    .collect(),
-            };
+            let children = positions
+                .iter()
+                .map(|g| self.create(Some(id), g, attacker, depth + 1))
+                .collect();
             self.nodes[id as usize].kind = Kind::All { children };
         } else {
-            let rules = game.rules();
-            let mut candidates: Vec<u16> =
-                moves.iter().map(|m| rules.index(m.cell) as u16).collect();
-            // A move that ends the game at the aim goes first.
-            if let Some(i) = moves.iter().position(|m| m.end == Some(self.aim)) {
-                let best = candidates.remove(i);
-                candidates.insert(0, best);
-            }
             self.nodes[id as usize].kind = Kind::One {
                 candidates,
                 next: 0,
@@ -524,14 +681,7 @@ impl Plan {
         let state = |plan: &Plan, c: u32| plan.nodes[c as usize].state;
         match node.kind.clone() {
             Kind::All { children } => {
-                let verdict = if children.iter().any(|&c| state(self, c) == Some(aim.not())) {
-                    Some(aim.not())
-                } else if children.iter().all(|&c| state(self, c) == Some(aim)) {
-                    Some(aim)
-                } else {
-                    None
-                };
-                self.nodes[id as usize].state = verdict;
+                self.nodes[id as usize].state = self.all_state(&children);
             }
             Kind::One {
                 candidates,
@@ -575,6 +725,15 @@ impl Plan {
             }
             id = parent;
         }
+    }
+}
+
+/// An answer as the checks show it.
+fn shown(state: State) -> &'static str {
+    match state {
+        Some(Verdict::Proven) => "proven",
+        Some(Verdict::Disproven) => "disproven",
+        None => "open",
     }
 }
 
@@ -847,5 +1006,157 @@ mod tests {
             plan.record(root, Answer::OverBudget, Cost::default())
                 .is_err()
         );
+    }
+
+    /// Every plan on the way to an answer, with jobs over budget split
+    /// deeper, passes the checks, as written and read back.
+    #[test]
+    fn every_plan_on_the_way_holds_together() {
+        let mut ones = [0; 2];
+        for (text, k) in [
+            (".../.../...", 3),
+            ("..../..../..../....", 3),
+            ("..../..../..../....", 4),
+            ("X.O/.X./...", 3),
+            ("..../..../..../..../....", 4),
+            ("...../...../...../...../.....", 4),
+        ] {
+            let g = game(text, k);
+            let mut solver = oxo_ai::Solver::new(g.rules(), 1 << 20).unwrap();
+            let expected = solver.value(&g).unwrap();
+            for split in 0..3 {
+                let mut plan = Plan::new(&g, split);
+                plan.check().unwrap();
+                let mut n = 0;
+                while let Some(job) = plan.take() {
+                    n += 1;
+                    let answer = if n % 2 == 0 && job.game.move_count() < 4 {
+                        Answer::OverBudget
+                    } else if solver.can_force(&job.game, job.attacker).unwrap() {
+                        Answer::Verdict(Verdict::Proven)
+                    } else {
+                        Answer::Verdict(Verdict::Disproven)
+                    };
+                    plan.record(job.id, answer, Cost::default()).unwrap();
+                    let back: Plan =
+                        serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+                    back.check()
+                        .unwrap_or_else(|e| panic!("{text} k={k} split {split}, job {n}: {e}"));
+                }
+                assert_eq!(plan.value(), Some(expected), "{text} k={k} split {split}");
+                for node in &plan.nodes {
+                    if let Kind::One { next, .. } = node.kind {
+                        ones[usize::from(next > 1)] += 1;
+                    }
+                }
+            }
+        }
+        // Both kinds of split were checked, and moves tried after others
+        // missed.
+        assert!(ones[0] > 0 && ones[1] > 0, "{ones:?}");
+    }
+
+    /// A plan edited so that it no longer holds together is refused at the
+    /// node that breaks.
+    #[test]
+    fn forged_plans_are_refused_where_they_break() {
+        let g = Game::new(Rules::new(4, 4, 3).unwrap());
+        let mut solved = Plan::new(&g, 2);
+        solve_all(&mut solved);
+        assert_eq!(solved.value(), Some(Value::Win));
+        solved.check().unwrap();
+        let refused = |edit: &dyn Fn(&mut Plan) -> u32, words: &str| {
+            let mut plan = solved.clone();
+            let node = edit(&mut plan);
+            let error = plan.check().unwrap_err().to_string();
+            assert!(error.starts_with(&format!("node {node}: ")), "{error}");
+            assert!(error.contains(words), "{error}");
+        };
+        let root = solved.roots[0];
+        // A settled node that says the opposite of its children.
+        refused(
+            &|p| {
+                p.nodes[root as usize].state = Some(Verdict::Disproven);
+                root
+            },
+            "it says disproven, its children say proven",
+        );
+        // A job's answer flipped, its parent left as it was.
+        let (job, parent) = (0..solved.nodes.len() as u32)
+            .find_map(|id| {
+                let node = &solved.nodes[id as usize];
+                (matches!(node.kind, Kind::Job { done: Some(_) })
+                    && node.parent.is_some_and(|p| {
+                        matches!(solved.nodes[p as usize].kind, Kind::All { .. })
+                            && solved.nodes[p as usize].state.is_some()
+                    }))
+                .then(|| (id, node.parent.unwrap()))
+            })
+            .expect("an answered job under a settled split");
+        refused(
+            &|p| {
+                let node = &mut p.nodes[job as usize];
+                node.state = node.state.map(Verdict::not);
+                parent
+            },
+            "its children say",
+        );
+        // A split node missing a move, or with another position in its
+        // place.
+        let Kind::All { children } = solved.nodes[root as usize].kind.clone() else {
+            panic!("the root is split into every move");
+        };
+        refused(
+            &|p| {
+                p.nodes[root as usize].kind = Kind::All {
+                    children: children[1..].to_vec(),
+                };
+                root
+            },
+            "its children are not every move of its position",
+        );
+        let first = children[0];
+        refused(
+            &|p| {
+                p.nodes[first as usize].position = "X.../..../..../....".to_owned();
+                let taken = p.nodes[children[1] as usize].position.clone();
+                p.nodes[first as usize].position = taken;
+                root
+            },
+            "its children are not every move of its position",
+        );
+        // A game going on called finished, and a finished game whose
+        // answer is not the game's.
+        refused(
+            &|p| {
+                p.nodes[job as usize].kind = Kind::End;
+                job
+            },
+            "is not a finished game",
+        );
+        let mut won = Plan::new(&game("XX./OO./...", 3), 1);
+        solve_all(&mut won);
+        let end = (0..won.nodes.len() as u32)
+            .find(|&id| matches!(won.nodes[id as usize].kind, Kind::End))
+            .expect("X's winning move is a finished game");
+        won.nodes[end as usize].state = Some(Verdict::Disproven);
+        let error = won.check().unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("node {end}: it says disproven, its game and rules say proven")
+        );
+        // The roots swapped: each is the other side's question.
+        refused_header(
+            &solved,
+            |p| p.roots.swap(0, 1),
+            "root 0 is not X's question",
+        );
+    }
+
+    fn refused_header(solved: &Plan, edit: impl Fn(&mut Plan), words: &str) {
+        let mut plan = solved.clone();
+        edit(&mut plan);
+        let error = plan.check().unwrap_err().to_string();
+        assert!(error.contains(words), "{error}");
     }
 }
