@@ -12,10 +12,11 @@
 //! dies, has no move; the arena scores that as a loss and reports why
 //! ([`Strategy::failure`]).
 
+use std::collections::BTreeSet;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
@@ -23,6 +24,26 @@ use oxo_core::{Cell, Game, MoveError, Player, Rules};
 use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 
 use crate::{read_point, write_point};
+
+/// The process groups of the engines this process runs now (each engine
+/// leads a group of its own), for [`end_all`].
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn running() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+    RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// End every engine this process runs, with all it started (each group
+/// sent SIGKILL), and return how many: for a program stopping on a
+/// signal, since an engine's group does not get the terminal's Ctrl-C and
+/// the program's exit skips each engine's own ending.
+pub fn end_all() -> usize {
+    let groups = std::mem::take(&mut *running());
+    for &group in &groups {
+        kill_group(group);
+    }
+    groups.len()
+}
 
 /// How long an engine may take to answer `START`.
 pub const START_TIME: Duration = Duration::from_secs(10);
@@ -196,6 +217,8 @@ impl External {
             failure: None,
             broken: false,
         };
+        // Known from here until its `Drop` ends it.
+        running().insert(engine.child.id());
         let start = if rules.rows() == rules.cols() {
             format!("START {}", rules.cols())
         } else {
@@ -424,6 +447,7 @@ impl Drop for External {
         // (a script waiting on a command, or one that left a command in
         // the background): end its whole process group.
         let group_killed = kill_group(self.child.id());
+        running().remove(&self.child.id());
         if !exited {
             if !group_killed {
                 let _ = self.child.kill();

@@ -191,7 +191,26 @@ fn arena_error(err: ArenaError) -> anyhow::Error {
 pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let status = super::StatusLine::new();
     let start = Instant::now();
-    match Config::new(args)? {
+    let config = Config::new(args)?;
+    let engines = args
+        .x
+        .iter()
+        .chain(&args.o)
+        .chain(&args.players)
+        .any(|p| matches!(p, ArenaPlayer::Brain(_)));
+    if engines {
+        // Each engine leads a process group of its own, which the
+        // terminal's Ctrl-C does not reach, and exiting skips each game's
+        // ending of its engines: end them here, then exit as the signal
+        // would have.
+        super::on_signal(|stop| {
+            let ended = oxo_gomocup::manager::end_all();
+            let plural = if ended == 1 { "" } else { "s" };
+            eprintln!("\noxo: stopped by a signal; ended {ended} engine{plural}");
+            std::process::exit(stop.exit_code());
+        })?;
+    }
+    match config {
         Config::Match { config, grade } => {
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
             let (results, played) = if grade {

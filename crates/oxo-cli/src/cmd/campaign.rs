@@ -200,7 +200,8 @@ fn local_run(
     // The handler first: once the checkpoint exists, a signal stops the
     // run cleanly.
     let stop = Arc::new(AtomicBool::new(false));
-    on_signal(Arc::clone(&stop))?;
+    let flag = Arc::clone(&stop);
+    super::on_signal(move |_| flag.store(true, Ordering::SeqCst))?;
     checkpoint::save(path, &plan)?;
     let config = local::Config {
         threads,
@@ -277,37 +278,6 @@ fn status_text(s: &Status) -> String {
     )
 }
 
-/// Set `stop` on Ctrl-C or SIGTERM.
-fn on_signal(stop: Arc<AtomicBool>) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the signal handler")?;
-    std::thread::spawn(move || {
-        runtime.block_on(async {
-            signal().await;
-            stop.store(true, Ordering::SeqCst);
-        });
-    });
-    Ok(())
-}
-
-/// Ctrl-C or SIGTERM.
-async fn signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
-}
-
 /// `oxo solve --worker`: `threads` workers in this process, until no job
 /// is left.
 fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
@@ -368,7 +338,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
         loop {
             tokio::select! {
                 done = &mut all => break done.expect("the workers' join does not panic"),
-                () = signal() => {
+                _ = super::stop_signal() => {
                     let _ = stop_tx.send(true);
                 }
                 _ = tick.tick() => {
@@ -505,7 +475,8 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
     };
     // Ctrl-C or SIGTERM stops the writing after the jobs under way.
     let stop = Arc::new(AtomicBool::new(false));
-    on_signal(Arc::clone(&stop))?;
+    let flag = Arc::clone(&stop);
+    super::on_signal(move |_| flag.store(true, Ordering::SeqCst))?;
     let written = certificate::write(plan, threads, writer, (&mut out, scratch), &stop, report);
     let _ = std::fs::remove_file(&scratch_path);
     let written = match written {

@@ -165,6 +165,60 @@ fn catalog(paths: &[PathBuf], rules: Option<Rules>) -> anyhow::Result<oxo_ai::Ca
     Ok(catalog)
 }
 
+/// The signal that asks a command to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+impl Stop {
+    /// The exit code of a program this signal ended: 128 and its number.
+    const fn exit_code(self) -> i32 {
+        match self {
+            Stop::Interrupt => 130,
+            Stop::Terminate => 143,
+        }
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM, with which; never for a signal whose
+/// handler could not be installed.
+async fn stop_signal() -> Stop {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => Stop::Interrupt,
+        () = terminate => Stop::Terminate,
+    }
+}
+
+/// Run `then` on a thread of its own once Ctrl-C or SIGTERM comes.
+fn on_signal(then: impl FnOnce(Stop) + Send + 'static) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the signal handler")?;
+    std::thread::spawn(move || then(runtime.block_on(stop_signal())));
+    Ok(())
+}
+
 /// A one-line progress display on stderr, drawn only when stderr is a
 /// terminal (so logs and pipes stay clean).
 #[derive(Debug)]

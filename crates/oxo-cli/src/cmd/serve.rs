@@ -201,7 +201,9 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         oxo_server::run(
             listener,
             oxo_server::AppState::with_limits(hub, config.limits.clone()),
-            shutdown_signal(),
+            async {
+                super::stop_signal().await;
+            },
         )
         .await
         .context("the server failed")
@@ -228,28 +230,4 @@ fn listen(addr: SocketAddr) -> io::Result<tokio::net::TcpListener> {
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     socket.listen(LISTEN_BACKLOG)
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
 }
