@@ -278,6 +278,21 @@ mod tests {
     }
 
     #[test]
+    fn a_small_screen_keeps_the_score_how_to_quit_and_a_help_that_fits() {
+        let mut app = app(Rules::default(), None);
+        let terminal = play(&mut app, Vec::new(), (40, 12));
+        insta::assert_snapshot!("small_screen", terminal.backend());
+        let text = terminal.backend().to_string();
+        assert!(
+            text.contains("X 0, O 0, draws 0") && text.contains("q quit"),
+            "{text}"
+        );
+        let terminal = play(&mut app, keys("?"), (40, 12));
+        insta::assert_snapshot!("small_screen_help", terminal.backend());
+        assert!(terminal.backend().to_string().contains("q, Esc  quit"));
+    }
+
+    #[test]
     fn a_click_plays_the_cell_under_the_mouse() {
         let mut app = app(Rules::default(), None);
         let mut terminal = play(&mut app, Vec::new(), (72, 20));

@@ -211,7 +211,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
         Constraint::Length(1),
     ])
     .areas(frame.area());
-    frame.render_widget(Paragraph::new(title_line(app)), title);
+    frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     // The board and the panel side by side, centred, when both fit; the
     // board alone (scrolling if need be) when they do not.
     let wanted = board_width(app.rules(), main);
@@ -236,44 +236,58 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     if let Some(panel) = panel {
         frame.render_widget(Paragraph::new(panel_lines(app, state, palette)), panel);
     }
+    // Without the panel, whose turn it is goes where a notice would.
+    let notice_text = if panel.is_none() && notice_text.width() == 0 {
+        Line::from(turn_text(app)).style(Style::new().add_modifier(Modifier::BOLD))
+    } else {
+        notice_text
+    };
     frame.render_widget(
         Paragraph::new(notice_text).wrap(Wrap { trim: true }),
         notice,
     );
-    let keys_text = if KEYS.chars().count() <= usize::from(keys.width) {
-        KEYS
-    } else {
-        SHORT_KEYS
-    };
+    // The longest that fits; the last always says how to get help and quit.
+    let keys_text = [KEYS, SHORT_KEYS]
+        .into_iter()
+        .find(|k| k.chars().count() <= usize::from(keys.width))
+        .unwrap_or(TINY_KEYS);
     frame.render_widget(
         Paragraph::new(Line::from(keys_text).style(palette.faint())),
         keys,
     );
     if app.help_shown() {
-        draw_help(frame, main);
+        draw_help(frame, main, frame.area());
     }
 }
 
-/// The keys, under everything; the short form on narrow screens.
-const SHORT_KEYS: &str = "hjkl · ⏎ play · u undo · v hints · n new · ? help · q quit";
+/// The keys, under everything; shorter forms on narrow screens.
 const KEYS: &str = "←↑↓→/hjkl move · Enter play · u undo · v hints · n new round · ? help · q quit";
+const SHORT_KEYS: &str = "hjkl · ⏎ play · u undo · v hints · n new · ? help · q quit";
+const TINY_KEYS: &str = "? help · q quit";
 
-fn title_line(app: &App) -> Line<'static> {
+/// The title: the board, the round and the score, in `width` columns
+/// (on a narrow screen the score before the rest).
+fn title_line(app: &App, width: u16) -> Line<'static> {
     let rules = app.rules();
     let score = app.score();
-    Line::from(vec![
-        Span::styled("oxo", Style::new().add_modifier(Modifier::BOLD)),
-        Span::raw(format!(
-            "  {}×{}, {} in a row · round {} · X {}, O {}, draws {}",
-            rules.rows(),
-            rules.cols(),
-            rules.k(),
-            app.round(),
-            score.wins(Player::X),
-            score.wins(Player::O),
-            score.draws()
-        )),
-    ])
+    let (x, o, draws) = (score.wins(Player::X), score.wins(Player::O), score.draws());
+    let (rows, cols, k) = (rules.rows(), rules.cols(), rules.k());
+    let full = format!(
+        "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}",
+        app.round()
+    );
+    if 3 + full.chars().count() <= usize::from(width) {
+        return Line::from(vec![
+            Span::styled("oxo", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(full),
+        ]);
+    }
+    let short = format!("{rows}×{cols} k={k} · X {x}, O {o}, draws {draws}");
+    if short.chars().count() <= usize::from(width) {
+        Line::raw(short)
+    } else {
+        Line::raw(format!("X {x}, O {o}, draws {draws}"))
+    }
 }
 
 /// Screen columns the board wants in `area` (at most its width).
@@ -558,10 +572,36 @@ const HELP: &[&str] = &[
     "q or Esc            quit and print the score",
 ];
 
-fn draw_help(frame: &mut Frame<'_>, area: Rect) {
-    let width =
-        (HELP.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4).min(area.width);
-    let height = (HELP.len() as u16 + 2).min(area.height);
+/// The help on a screen too small for [`HELP`].
+const SHORT_HELP: &[&str] = &[
+    "arrows, hjkl  move",
+    "Enter, Space  play",
+    "u  take back",
+    "v  hints",
+    "n  next round",
+    "any key  close",
+    "q, Esc  quit",
+];
+
+/// The help over the board (`area`), or over the whole screen in its short
+/// form where the board's area is too small for it.
+fn draw_help(frame: &mut Frame<'_>, area: Rect, screen: Rect) {
+    let size = |help: &[&str]| {
+        (
+            help.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4,
+            help.len() as u16 + 2,
+        )
+    };
+    let fits = |(w, h): (u16, u16), room: Rect| w <= room.width && h <= room.height;
+    let (help, area) = if fits(size(HELP), area) {
+        (HELP, area)
+    } else if fits(size(SHORT_HELP), area) {
+        (SHORT_HELP, area)
+    } else {
+        (SHORT_HELP, screen)
+    };
+    let (width, height) = size(help);
+    let (width, height) = (width.min(area.width), height.min(area.height));
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
         y: area.y + (area.height - height) / 2,
@@ -569,7 +609,7 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect) {
         height,
     };
     frame.render_widget(Clear, popup);
-    let text: Vec<Line<'_>> = HELP.iter().map(|&l| Line::raw(l)).collect();
+    let text: Vec<Line<'_>> = help.iter().map(|&l| Line::raw(l)).collect();
     frame.render_widget(
         Paragraph::new(text)
             .wrap(Wrap { trim: false })
