@@ -24,6 +24,8 @@ use crate::game::PyGame;
 pub struct PyStrategy {
     kind: StrategyKind,
     seed: u64,
+    /// The budget given, for pickling (the catalog holds it too).
+    budget: Option<u64>,
     catalog: Catalog,
     /// The player built for the last board chosen on. Behind a lock
     /// because a built player is `Send` but not `Sync`.
@@ -38,6 +40,14 @@ impl std::fmt::Debug for PyStrategy {
             .finish_non_exhaustive()
     }
 }
+
+/// What `Strategy.__reduce__` gives pickle: the class, the arguments that
+/// make the strategy without its model, and the model's bytes.
+type Reduced<'py> = (
+    Bound<'py, PyAny>,
+    (&'static str, u64, Option<PathBuf>, Option<u64>),
+    (Option<Vec<u8>>,),
+);
 
 /// The model in the file at `path`, or `oxo.ModelError` naming the file.
 fn load_model(path: &PathBuf) -> PyResult<Model> {
@@ -88,6 +98,7 @@ impl PyStrategy {
         Ok(PyStrategy {
             kind,
             seed,
+            budget,
             catalog,
             built: Mutex::new(None),
         })
@@ -138,6 +149,40 @@ impl PyStrategy {
             game.borrow_mut().play(crate::game::Move::action(action))?;
         }
         Ok(action)
+    }
+
+    /// Pickling (and so `multiprocessing`): the name, seed and budget,
+    /// and a model given as its bytes (the file is not read again). A
+    /// strategy unpickled starts afresh from its seed, as one just made.
+    fn __reduce__<'py>(slf: &Bound<'py, PyStrategy>) -> PyResult<Reduced<'py>> {
+        let this = slf.borrow();
+        let model = this.catalog.models().next().map(Model::to_bytes);
+        Ok((
+            slf.get_type().into_any(),
+            (this.kind.name(), this.seed, None, this.budget),
+            (model,),
+        ))
+    }
+
+    /// The state `__reduce__` gave: the model's bytes, if any, read as a
+    /// model file is (`oxo.ModelError` for bytes that are not one).
+    fn __setstate__(&mut self, state: (Option<Vec<u8>>,)) -> PyResult<()> {
+        if let (Some(bytes),) = state {
+            if self.kind != StrategyKind::Learned {
+                return Err(raise::<StrategyError>(format!(
+                    "a pickled {:?} strategy cannot hold a model: only learned plays one",
+                    self.kind.name()
+                )));
+            }
+            let model = Model::load(&bytes[..])
+                .map_err(|e| raise::<ModelError>(format!("a pickled model: {e}")))?;
+            self.catalog = self.catalog.clone().with_model(model);
+            *self
+                .built
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        }
+        Ok(())
     }
 
     fn __repr__(&self) -> String {

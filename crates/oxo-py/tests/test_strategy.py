@@ -1,5 +1,6 @@
 """oxo.Strategy: oxo's players, built in and from model files."""
 
+import pickle
 import subprocess
 
 import pytest
@@ -94,3 +95,32 @@ def test_model_files_that_cannot_be_played_are_refused(tmp_path, model):
         oxo.Strategy("learned", model=tmp_path / "missing.oxo")
     with pytest.raises(oxo.StrategyError, match='played by the learned strategy, not "rules"'):
         oxo.Strategy("rules", model=model)
+
+
+def test_strategies_pickle_and_start_afresh_from_their_seed(model, tmp_path):
+    def moves(strategy):
+        game = oxo.Game(5, 5, 4)
+        return play_out(strategy, oxo.Strategy("random", seed=9), game).moves
+
+    for strategy in [oxo.Strategy("random", seed=3), oxo.Strategy("alphabeta", seed=5, budget=300)]:
+        fresh = moves(pickle.loads(pickle.dumps(strategy)))
+        assert fresh == moves(strategy)
+        # Played already, the original pickles as it was made.
+        assert moves(pickle.loads(pickle.dumps(strategy))) == fresh
+    learned = oxo.Strategy("learned", seed=1, model=model)
+    model.rename(tmp_path / "moved.oxo")  # the bytes travel, not the path
+    try:
+        back = pickle.loads(pickle.dumps(learned))
+    finally:
+        (tmp_path / "moved.oxo").rename(model)
+    game = oxo.Game()
+    assert back.choose(game) == learned.choose(game)
+    with pytest.raises(oxo.ModelError, match="model trained for 3x3 k=3, not 4x4 k=4"):
+        back.choose(oxo.Game(4, 4))
+
+
+def test_a_tampered_strategy_pickle_is_refused():
+    with pytest.raises(oxo.ModelError, match="a pickled model: not an oxo model file"):
+        oxo.Strategy("learned").__setstate__((b"not a model",))
+    with pytest.raises(oxo.StrategyError, match='a pickled "rules" strategy cannot hold a model'):
+        oxo.Strategy("rules").__setstate__((b"",))
