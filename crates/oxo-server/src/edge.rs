@@ -110,15 +110,17 @@ impl Edge {
     /// says the request came whole, [`ApiError::Overdue`] (503: the server
     /// was slow), and [`ApiError::TimedOut`] (408: the client was) when it
     /// did not. The work it started (a move being saved) still finishes.
+    /// `write` says whether the request asks for a change.
     pub(crate) async fn deadline<T>(
         &self,
         answer: impl Future<Output = T>,
         arrived: impl FnOnce() -> bool,
+        write: bool,
     ) -> Result<T, ApiError> {
         let limit = self.limits.request_timeout;
         tokio::time::timeout(limit, answer).await.map_err(|_| {
             if arrived() {
-                ApiError::Overdue(limit)
+                ApiError::Overdue { limit, write }
             } else {
                 ApiError::TimedOut(limit)
             }
@@ -203,8 +205,9 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
         }) {
         Err(refused) => refused.into_response(),
         Ok(()) => {
+            let write = action(&request) != Action::Read;
             let (request, arrived) = Watched::wrap(request);
-            edge.deadline(next.run(request), || arrived.load(Ordering::Relaxed))
+            edge.deadline(next.run(request), || arrived.load(Ordering::Relaxed), write)
                 .await
                 .unwrap_or_else(IntoResponse::into_response)
         }
@@ -354,6 +357,33 @@ fn json_only(request: &Request) -> Result<(), ApiError> {
 mod tests {
     use super::*;
     use crate::listen::Rate;
+
+    /// Over its time, a request is the client's fault while its body is
+    /// still coming (408) and the server's once it came (503), which says
+    /// a change may have been saved only for a write.
+    #[tokio::test]
+    async fn a_late_answer_is_blamed_on_whoever_was_slow() {
+        // Answers that never come: the time runs out however fast.
+        let edge = Edge::new(Limits {
+            request_timeout: Duration::from_millis(5),
+            ..Limits::default()
+        });
+        let never = std::future::pending::<()>;
+        let late = edge.deadline(never(), || false, true).await.unwrap_err();
+        assert_eq!(late.status(), StatusCode::REQUEST_TIMEOUT);
+        let late = edge.deadline(never(), || true, true).await.unwrap_err();
+        assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            late.body(false),
+            r#"{"error":"the server took longer than 0.005 s to answer; a change it was making may still be saved: retry with the same Idempotency-Key, or reload the game to see","outcome":"unknown"}"#
+        );
+        let late = edge.deadline(never(), || true, false).await.unwrap_err();
+        assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            late.body(false),
+            r#"{"error":"the server took longer than 0.005 s to answer; try again"}"#
+        );
+    }
 
     #[test]
     fn writes_are_counted_per_client_and_reads_never() {

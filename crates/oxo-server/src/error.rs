@@ -67,13 +67,23 @@ pub enum ApiError {
     #[error("the request took longer than {} s", .0.as_secs_f64())]
     TimedOut(std::time::Duration),
     /// The request arrived whole, but the server took longer than that
-    /// time to answer it (503, `Retry-After`); a change it was making may
-    /// still be saved.
+    /// time to answer it (503, `Retry-After`); a change it was making
+    /// (`write`) may still be saved.
     #[error(
-        "the server took longer than {} s to answer; a change it was making may still be saved: retry with the same Idempotency-Key, or reload the game to see",
-        .0.as_secs_f64()
+        "the server took longer than {} s to answer{}",
+        .limit.as_secs_f64(),
+        if *.write {
+            "; a change it was making may still be saved: retry with the same Idempotency-Key, or reload the game to see"
+        } else {
+            "; try again"
+        }
     )]
-    Overdue(std::time::Duration),
+    Overdue {
+        /// The time a request may take.
+        limit: std::time::Duration,
+        /// Whether the request asked for a change (a `POST`, a move).
+        write: bool,
+    },
     /// The store does not answer, so the server cannot serve games (503,
     /// from `/readyz`).
     #[error("not ready: {0}")]
@@ -103,7 +113,7 @@ impl ApiError {
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Store(_)
             | ApiError::OutcomeUnknown(_)
-            | ApiError::Overdue(_)
+            | ApiError::Overdue { .. }
             | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -196,7 +206,7 @@ impl ApiError {
     /// The JSON body: `{"error": "…"}`, with `"game"` on a 409 that has
     /// one, and on a socket what [`ApiError::socket_body`] adds. Logs the
     /// failures that are the server's.
-    fn body(&self, on_socket: bool) -> String {
+    pub(crate) fn body(&self, on_socket: bool) -> String {
         match self {
             ApiError::Store(e) | ApiError::OutcomeUnknown(e) => {
                 tracing::error!(error = %e, "store failed");
@@ -227,7 +237,7 @@ impl ApiError {
         };
         let retry_after = match self {
             ApiError::TooMany(wait) if on_socket => Some(retry_after(*wait)),
-            ApiError::Overdue(_) if on_socket => Some(OVERDUE_RETRY_AFTER),
+            ApiError::Overdue { .. } if on_socket => Some(OVERDUE_RETRY_AFTER),
             _ => None,
         };
         serde_json::to_string(&Body {
@@ -237,7 +247,9 @@ impl ApiError {
             game,
             outcome: match self {
                 ApiError::Store(_) => Some("unchanged"),
-                ApiError::OutcomeUnknown(_) | ApiError::Overdue(_) => Some("unknown"),
+                ApiError::OutcomeUnknown(_) | ApiError::Overdue { write: true, .. } => {
+                    Some("unknown")
+                }
                 _ => None,
             },
         })
@@ -262,7 +274,7 @@ impl IntoResponse for ApiError {
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         let wait = match self {
             ApiError::TooMany(wait) => Some(retry_after(wait)),
-            ApiError::Overdue(_) => Some(OVERDUE_RETRY_AFTER),
+            ApiError::Overdue { .. } => Some(OVERDUE_RETRY_AFTER),
             _ => None,
         };
         if let Some(wait) = wait {
