@@ -361,7 +361,8 @@ impl Plan {
 
     /// Check a plan read from elsewhere: its board and positions parse,
     /// every node refers to nodes that exist, and the tree holds together
-    /// as a proof ([`Plan::check_tree`]).
+    /// as a proof: each position one move below its parent's, each split
+    /// with the moves it makes, each answer what its game or children say.
     ///
     /// # Errors
     /// The first thing that does not hold.
