@@ -12,7 +12,8 @@
 //! | `RESTART` | `OK`: the same board, empty |
 //! | `BEGIN` | the brain's first move on the empty board |
 //! | `TURN X,Y` | the opponent played at X,Y; the brain's move |
-//! | `BOARD`, then `X,Y,F` lines, then `DONE` | a whole position (F: 1 the brain's stone, 2 the opponent's); the brain's move |
+//! | `BOARD`, then `X,Y,F` lines, then `DONE` | a whole position (F: 1 the brain's stone, 2 the opponent's); the brain's move, or one `ERROR` with the first problem (the board is then left as it was) |
+//! | `SWAP2BOARD`, lines, `DONE` | `ERROR swap2 openings are not supported`, once, at `DONE` |
 //! | `TAKEBACK X,Y` | `OK`: the last stone, at X,Y, is taken back |
 //! | `INFO KEY VALUE` | nothing: `timeout_turn`, `timeout_match`, `time_left` (ms), `max_memory` (bytes), `rule` (bit 1: exactly five), `game_type`, `evaluate`, `folder` |
 //! | `ABOUT` | `name="oxo", version="…", author="…", country="…"` |
@@ -20,7 +21,11 @@
 //!
 //! Anything else is answered `UNKNOWN …`; a command that cannot be obeyed
 //! (a stone on a taken cell or off the board, a malformed line, a move
-//! asked for before `START`) `ERROR …`, and the brain carries on.
+//! asked for before `START`) `ERROR …`, and the brain carries on. Every
+//! command that wants an answer gets exactly one line: the lines of a
+//! `BOARD` (or `SWAP2BOARD`) are answered together at `DONE`, with the
+//! first problem among them if there is one (blank lines are skipped, as
+//! everywhere). `END` ends the brain wherever it comes.
 //!
 //! Coordinates are the protocol's: X is the column and Y the row, both
 //! from 0; oxo's own cells are (row, column), so `TURN 3,7` is oxo's row 7,
@@ -91,6 +96,17 @@ struct Info {
     rule: u32,
 }
 
+/// A multi-line command (`BOARD`, `SWAP2BOARD`) being read up to `DONE`,
+/// which alone is answered: a manager takes the one line after `DONE` as
+/// the command's answer.
+struct Reading {
+    /// The stones listed so far.
+    stones: Stones,
+    /// The first thing wrong with the command, answered at `DONE` in place
+    /// of a move; the lines after it are read and not looked at.
+    problem: Option<String>,
+}
+
 /// The game being played.
 struct Board {
     /// The board's rows, columns and five in a row (freestyle).
@@ -138,8 +154,8 @@ pub struct Brain {
     clock: Clock,
     board: Option<Board>,
     info: Info,
-    /// The stones of a `BOARD` command until `DONE`.
-    reading: Option<Vec<(Cell, Side)>>,
+    /// A `BOARD` or `SWAP2BOARD` until its `DONE`.
+    reading: Option<Reading>,
     about: String,
     /// Whether to think on the opponent's time.
     ponder: bool,
@@ -252,13 +268,23 @@ impl Brain {
                 Some(point) => self.turn(point),
                 None => format!("ERROR TURN wants X,Y, not {rest:?}"),
             }),
+            // Both are read up to DONE and answered there, once.
             "BOARD" => {
-                if self.board.is_none() {
-                    Some("ERROR no board yet: START first".to_owned())
-                } else {
-                    self.reading = Some(Vec::new());
-                    None
-                }
+                self.reading = Some(Reading {
+                    stones: Vec::new(),
+                    problem: self
+                        .board
+                        .is_none()
+                        .then(|| "no board yet: START first".to_owned()),
+                });
+                None
+            }
+            "SWAP2BOARD" => {
+                self.reading = Some(Reading {
+                    stones: Vec::new(),
+                    problem: Some("swap2 openings are not supported".to_owned()),
+                });
+                None
             }
             "TAKEBACK" => Some(match read_point(rest) {
                 Some(point) => self.take_back(point),
@@ -368,55 +394,69 @@ impl Brain {
         }
     }
 
-    /// One line inside `BOARD`: a stone, or `DONE`.
+    /// One line inside `BOARD` (or `SWAP2BOARD`): a stone, or `DONE`,
+    /// which alone is answered: the brain's move, or `ERROR` with the first
+    /// problem and the board left as it was.
     fn board_line(&mut self, line: &str, out: &mut dyn Write) -> io::Result<()> {
         if line.eq_ignore_ascii_case("DONE") {
-            let stones = self.reading.take().unwrap_or_default();
-            // A position refused (stone counts, a line already made)
-            // leaves the board as it was.
-            let before = self.board.as_ref().map(|b| b.stones.clone());
-            let answer = match self
-                .set_position(stones)
-                .and_then(|()| self.position().map(drop))
-            {
-                Ok(()) => self.reply(),
-                Err(e) => {
-                    if let (Some(board), Some(before)) = (self.board.as_mut(), before) {
-                        board.stones = before;
-                    }
-                    format!("ERROR {e}")
-                }
+            let reading = self.reading.take().unwrap_or(Reading {
+                stones: Vec::new(),
+                problem: None,
+            });
+            let answer = match reading.problem {
+                Some(problem) => format!("ERROR {problem}"),
+                None => self.take_position(reading.stones),
             };
             writeln!(out, "{answer}")?;
             return out.flush();
+        }
+        // Blank lines are skipped, as outside BOARD; after a problem the
+        // rest is only read, so that the first problem is the one answered.
+        let rules = self.board.as_ref().map(|b| b.rules);
+        let (Some(reading), Some(rules)) = (self.reading.as_mut(), rules) else {
+            return Ok(());
+        };
+        if line.is_empty() || reading.problem.is_some() {
+            return Ok(());
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         let parsed = match fields[..] {
             [x, y, field] => read_point(&[x, y].join(",")).zip(field.parse::<u8>().ok()),
             _ => None,
         };
-        let rules = self.board.as_ref().map(|b| b.rules);
-        let problem = match (parsed, rules) {
-            (Some((point, field @ (1 | 2))), Some(rules)) => {
-                let reading = self.reading.get_or_insert_with(Vec::new);
-                match place(rules, point, reading) {
-                    Ok(cell) => {
-                        let side = if field == 1 { Side::Mine } else { Side::Theirs };
-                        reading.push((cell, side));
-                        None
-                    }
-                    Err(e) => Some(e),
+        let problem = match parsed {
+            Some((point, field @ (1 | 2))) => match place(rules, point, &reading.stones) {
+                Ok(cell) => {
+                    let side = if field == 1 { Side::Mine } else { Side::Theirs };
+                    reading.stones.push((cell, side));
+                    None
                 }
-            }
-            (Some((_, 3)), _) => Some("continuous games (field 3) are not supported".to_owned()),
+                Err(e) => Some(e),
+            },
+            Some((_, 3)) => Some("continuous games (field 3) are not supported".to_owned()),
             _ => Some(format!("a BOARD line is X,Y,FIELD, not {line:?}")),
         };
-        if let Some(problem) = problem {
-            // Said once; the rest of the board is still read up to DONE.
-            writeln!(out, "ERROR {problem}")?;
-            out.flush()?;
-        }
+        reading.problem = problem;
         Ok(())
+    }
+
+    /// The position of a `BOARD` read without a problem taken as the game,
+    /// and the brain's move in it; a position refused (stone counts, a
+    /// line already made) leaves the board as it was.
+    fn take_position(&mut self, stones: Stones) -> String {
+        let before = self.board.as_ref().map(|b| b.stones.clone());
+        match self
+            .set_position(stones)
+            .and_then(|()| self.position().map(drop))
+        {
+            Ok(()) => self.reply(),
+            Err(e) => {
+                if let (Some(board), Some(before)) = (self.board.as_mut(), before) {
+                    board.stones = before;
+                }
+                format!("ERROR {e}")
+            }
+        }
     }
 
     /// The stones of a `BOARD`, in turn order (whoever has more stones
@@ -790,7 +830,7 @@ mod tests {
         let answers = talk(
             &mut b,
             "BEGIN\nTURN 1,1\nSTART 4\nSTART x\nRECTSTART 20,5\nTURN 0,0\nTURN 0,0\nTURN 20,0\n\
-             TURN 7\nTURN -1,2\nTAKEBACK 9,9\nSWAP2BOARD\n\u{1}\nBEGIN\n",
+             TURN 7\nTURN -1,2\nTAKEBACK 9,9\nSWAP2BOARD\n7,7,1\n\u{1}\nDONE\nBEGIN\n",
         );
         assert_eq!(
             answers,
@@ -807,8 +847,8 @@ mod tests {
                 "ERROR TURN wants X,Y, not \"7\"",
                 "ERROR TURN wants X,Y, not \"-1,2\"",
                 "ERROR 9,9 is not the last stone",
-                "UNKNOWN SWAP2BOARD",
-                "UNKNOWN \u{1}",
+                // Read up to DONE and answered once.
+                "ERROR swap2 openings are not supported",
                 "ERROR BEGIN is for an empty board: use TURN or BOARD",
             ]
         );
@@ -833,16 +873,68 @@ mod tests {
                 "OK",
                 "2,0",
                 "OK",
+                // One answer for the BOARD: its first problem.
                 "ERROR 0,0 is taken",
-                "ERROR continuous games (field 3) are not supported",
-                "ERROR a BOARD line is X,Y,FIELD, not \"0,1,9\"",
-                // What was read is one stone of mine: not my turn.
-                "ERROR 1 stones of mine and 0 of yours: it cannot be my turn",
                 "ERROR 1 stones of mine and 0 of yours: it cannot be my turn",
                 "OK",
                 "0,0",
             ]
         );
+    }
+
+    #[test]
+    fn a_board_gets_one_answer_its_first_problem_and_changes_nothing() {
+        let about = |answer: &str| answer.starts_with("name=\"oxo\"");
+        for (stones, problem) in [
+            ("7,7,1\n20,20,2\n8,8,2", "20,20 is off the 15x15 board"),
+            ("7,7,1\n7,7,2\n8,8,2\n8,8,1", "7,7 is taken"),
+            (
+                "7,7,1\n8,8,3\n9,9,2",
+                "continuous games (field 3) are not supported",
+            ),
+            (
+                "7,7,1\nfoo\n8,8,2\nbar",
+                "a BOARD line is X,Y,FIELD, not \"foo\"",
+            ),
+        ] {
+            let (mut b, _) = brain();
+            let answers = talk(
+                &mut b,
+                &format!("START 15\nBEGIN\nBOARD\n{stones}\nDONE\nABOUT\nTAKEBACK 0,0\n"),
+            );
+            assert_eq!(answers.len(), 5, "{stones}: {answers:?}");
+            assert_eq!(answers[..3], ["OK", "0,0", &format!("ERROR {problem}")]);
+            assert!(about(&answers[3]), "{stones}: {answers:?}");
+            // The board is the one before BOARD: the brain's first move.
+            assert_eq!(answers[4], "OK", "{stones}");
+        }
+        // A blank line is skipped, as outside BOARD.
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "START 15\nBOARD\n\n0,0,2\n\nDONE\n");
+        assert_eq!(answers, ["OK", "1,0"]);
+        // With no board, the lines are read up to DONE, answered once.
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "BOARD\n7,7,1\n8,8,2\nDONE\nABOUT\n");
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert_eq!(answers[0], "ERROR no board yet: START first");
+        assert!(about(&answers[1]), "{answers:?}");
+        let answers = talk(&mut b, "START 15\nBOARD\n20,20,1\nEND\nDONE\nABOUT\n");
+        assert_eq!(answers, ["OK"], "END inside BOARD ends the brain");
+        // SWAP2BOARD likewise, with or without a board.
+        for start in ["", "START 15\n"] {
+            let (mut b, _) = brain();
+            let answers = talk(
+                &mut b,
+                &format!("{start}SWAP2BOARD\n7,7\n8,8\n9,9\nDONE\nABOUT\n"),
+            );
+            let answers = &answers[start.lines().count()..];
+            assert_eq!(answers.len(), 2, "{answers:?}");
+            assert_eq!(answers[0], "ERROR swap2 openings are not supported");
+            assert!(about(&answers[1]), "{answers:?}");
+        }
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "START 15\nSWAP2BOARD\nEND\nDONE\nABOUT\n");
+        assert_eq!(answers, ["OK"], "END inside SWAP2BOARD ends the brain");
     }
 
     #[test]

@@ -425,3 +425,17 @@ fn a_bare_engine_name_is_the_file_in_the_current_directory() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
 }
+
+/// A `BOARD` with a bad stone gets one answer, so the next command's
+/// answer is its own.
+#[test]
+fn a_bad_board_gets_one_answer() {
+    let out = brain(
+        &["--strategy", "rules"],
+        "START 15\nBOARD\n7,7,1\n20,20,2\n8,8,2\nDONE\nABOUT\nEND\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..2], ["OK", "ERROR 20,20 is off the 15x15 board"]);
+    assert!(lines[2].starts_with("name=\"oxo\""), "{out}");
+    assert_eq!(lines.len(), 3, "{out}");
+}
