@@ -265,7 +265,7 @@ impl Brain {
                 None => "ERROR no board yet: START first".to_owned(),
             }),
             "TURN" => Some(match read_point(rest) {
-                Some(point) => self.turn(point),
+                Some(point) => self.turn(point, rest),
                 None => format!("ERROR TURN wants X,Y, not {rest:?}"),
             }),
             // Both are read up to DONE and answered there, once.
@@ -333,7 +333,9 @@ impl Brain {
         }
     }
 
-    fn turn(&mut self, point: Coords) -> String {
+    /// `TURN`: the opponent's stone at `point`, `written` so; the brain's
+    /// move.
+    fn turn(&mut self, point: Coords, written: &str) -> String {
         let Some(board) = &mut self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
@@ -344,7 +346,7 @@ impl Brain {
         {
             return "ERROR it is my turn, not yours".to_owned();
         }
-        let cell = match place(board.rules, point, &board.stones) {
+        let cell = match place(board.rules, point, written, &board.stones) {
             Ok(cell) => cell,
             Err(e) => return format!("ERROR {e}"),
         };
@@ -420,19 +422,25 @@ impl Brain {
             return Ok(());
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let parsed = match fields[..] {
-            [x, y, field] => read_point(&[x, y].join(",")).zip(field.parse::<u8>().ok()),
-            _ => None,
+        let (written, parsed) = match fields[..] {
+            [x, y, field] => {
+                let written = [x, y].join(",");
+                let parsed = read_point(&written).zip(field.parse::<u8>().ok());
+                (written, parsed)
+            }
+            _ => (String::new(), None),
         };
         let problem = match parsed {
-            Some((point, field @ (1 | 2))) => match place(rules, point, &reading.stones) {
-                Ok(cell) => {
-                    let side = if field == 1 { Side::Mine } else { Side::Theirs };
-                    reading.stones.push((cell, side));
-                    None
+            Some((point, field @ (1 | 2))) => {
+                match place(rules, point, &written, &reading.stones) {
+                    Ok(cell) => {
+                        let side = if field == 1 { Side::Mine } else { Side::Theirs };
+                        reading.stones.push((cell, side));
+                        None
+                    }
+                    Err(e) => Some(e),
                 }
-                Err(e) => Some(e),
-            },
+            }
             Some((_, 3)) => Some("continuous games (field 3) are not supported".to_owned()),
             _ => Some(format!("a BOARD line is X,Y,FIELD, not {line:?}")),
         };
@@ -682,14 +690,24 @@ fn size_pair(text: &str) -> Option<(u64, u64)> {
     Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
-/// The cell at `point`, if it is on the board and not among `stones`.
-fn place(rules: Rules, point: Coords, stones: &[(Cell, Side)]) -> Result<Cell, String> {
-    let (x, y) = (point.col, point.row);
-    let cell = point
-        .to_cell(rules)
-        .map_err(|_| format!("{x},{y} is off the {}x{} board", rules.cols(), rules.rows()))?;
+/// The cell at `point`, if it is on the board and not among `stones`;
+/// a refusal quotes the point as `written` (a number too large for any
+/// integer is read clamped, and would be misquoted from `point`).
+fn place(
+    rules: Rules,
+    point: Coords,
+    written: &str,
+    stones: &[(Cell, Side)],
+) -> Result<Cell, String> {
+    let cell = point.to_cell(rules).map_err(|_| {
+        format!(
+            "{written} is off the {}x{} board",
+            rules.cols(),
+            rules.rows()
+        )
+    })?;
     if stones.iter().any(|&(c, _)| c == cell) {
-        return Err(format!("{x},{y} is taken"));
+        return Err(format!("{written} is taken"));
     }
     Ok(cell)
 }
@@ -972,6 +990,23 @@ mod tests {
         assert_eq!(answers[1], "3,0", "{answers:?}");
         // Six in a row on row 3: under exactly five, not a win.
         assert_eq!(answers[2], "4,0", "{answers:?}");
+    }
+
+    #[test]
+    fn points_are_quoted_as_sent() {
+        let (mut b, _) = brain();
+        let answers = talk(
+            &mut b,
+            "START 15\nTURN 99999999999999999999,1\nBOARD\n1,99999999999999999999,2\nDONE\n",
+        );
+        assert_eq!(
+            answers,
+            [
+                "OK",
+                "ERROR 99999999999999999999,1 is off the 15x15 board",
+                "ERROR 1,99999999999999999999 is off the 15x15 board",
+            ]
+        );
     }
 
     #[test]
