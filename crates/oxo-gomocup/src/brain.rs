@@ -15,7 +15,7 @@
 //! | `BOARD`, then `X,Y,F` lines, then `DONE` | a whole position (F: 1 the brain's stone, 2 the opponent's); the brain's move, or one `ERROR` with the first problem (the board is then left as it was) |
 //! | `SWAP2BOARD`, lines, `DONE` | `ERROR swap2 openings are not supported`, once, at `DONE` |
 //! | `TAKEBACK X,Y` | `OK`: the last stone, at X,Y, is taken back |
-//! | `INFO KEY VALUE` | nothing: `timeout_turn`, `timeout_match`, `time_left` (ms), `max_memory` (bytes), `rule` (bit 1: exactly five), `game_type`, `evaluate`, `folder` |
+//! | `INFO KEY VALUE` | nothing: `timeout_turn`, `timeout_match`, `time_left` (ms; a negative time counts as 0), `rule` (see below), and `max_memory`, `game_type`, `evaluate`, `folder`, read and not needed; a value that is not a number keeps the setting as it was |
 //! | `ABOUT` | `name="oxo", version="…", author="…", country="…"` |
 //! | `END` | nothing: the brain exits |
 //!
@@ -32,7 +32,8 @@
 //! column 3.
 //!
 //! Time: each move gets `timeout_turn` (5 s until told), and at most a
-//! twelfth of `time_left` when the match has a time limit, less a margin of
+//! twelfth of `time_left` (none at all when it is 0 or less) when the
+//! match has a time limit, less a margin of
 //! a tenth and 30 ms for the manager's own overhead; the strategy is given
 //! that as a [`Deadline`], which `alphabeta` searches up to (the other
 //! strategies answer at once). The clock is passed in, so tests need no
@@ -57,7 +58,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
-use oxo_core::{Cell, Coords, Game, Player, Rules};
+use oxo_core::{Cell, Coords, Game, Integer, Player, Rules};
 
 use crate::{read_point, write_point};
 
@@ -93,7 +94,7 @@ struct Info {
     /// Milliseconds left in the match.
     time_left: Option<u64>,
     /// The rule bits: 1 exactly five.
-    rule: u32,
+    rule: u64,
 }
 
 /// A multi-line command (`BOARD`, `SWAP2BOARD`) being read up to `DONE`,
@@ -381,18 +382,28 @@ impl Brain {
         }
     }
 
+    /// `INFO KEY VALUE`: a value that is not a number keeps the setting
+    /// it would have changed (it is no reason to forget what was said); a
+    /// negative time counts as none.
     fn info(&mut self, rest: &str) {
         let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
-        let number = value.trim().parse::<u64>().ok();
-        match key.to_ascii_lowercase().as_str() {
-            "timeout_turn" => self.info.timeout_turn = number,
-            "timeout_match" => self.info.timeout_match = number,
-            "time_left" => self.info.time_left = number,
+        let value = value.trim();
+        let time = Integer::parse(value).map(|n| n.saturating_i64().max(0).unsigned_abs());
+        let setting = match key.to_ascii_lowercase().as_str() {
+            "timeout_turn" => &mut self.info.timeout_turn,
+            "timeout_match" => &mut self.info.timeout_match,
+            "time_left" => &mut self.info.time_left,
             "rule" => {
-                self.info.rule = number.and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+                if let Ok(rule) = value.parse() {
+                    self.info.rule = rule;
+                }
+                return;
             }
             // Read and not needed: oxo's searches use a few MiB at most.
-            _ => {}
+            _ => return,
+        };
+        if time.is_some() {
+            *setting = time;
         }
     }
 
@@ -1007,6 +1018,26 @@ mod tests {
                 "ERROR 1,99999999999999999999 is off the 15x15 board",
             ]
         );
+    }
+
+    #[test]
+    fn a_time_that_is_not_a_number_changes_nothing_and_a_negative_one_is_none() {
+        let (mut b, given) = brain();
+        talk(
+            &mut b,
+            "START 9\nINFO timeout_turn 1000\nINFO timeout_turn 1s\nINFO timeout_turn\nBEGIN\n\
+             INFO timeout_match 60000\nINFO time_left 6000\nINFO time_left -\nTURN 8,8\n\
+             INFO time_left -50\nTURN 8,7\nINFO time_left 6000\nINFO timeout_turn -5\nTURN 8,6\n",
+        );
+        let ms: Vec<u128> = given
+            .lock()
+            .unwrap()
+            .iter()
+            .map(Duration::as_millis)
+            .collect();
+        // 1 s, kept; a twelfth of the 6 s left, kept; no time left; no time
+        // a move.
+        assert_eq!(ms, [870, 420, 0, 0]);
     }
 
     #[test]
