@@ -27,6 +27,12 @@
 //! first problem among them if there is one (blank lines are skipped, as
 //! everywhere). `END` ends the brain wherever it comes.
 //!
+//! Rules (`INFO rule`, bits): 0 is freestyle (five or more in a row wins)
+//! and 1 exactly five (an overline wins nothing). While any other bit is
+//! set (2 continuous, 4 renju, 8 caro), which oxo cannot play, every move
+//! asked for (`BEGIN`, `TURN`, `BOARD`) is answered
+//! `ERROR rule N (…) is not supported: …` and no stone is kept.
+//!
 //! Coordinates are the protocol's: X is the column and Y the row, both
 //! from 0; oxo's own cells are (row, column), so `TURN 3,7` is oxo's row 7,
 //! column 3.
@@ -93,7 +99,8 @@ struct Info {
     timeout_match: Option<u64>,
     /// Milliseconds left in the match.
     time_left: Option<u64>,
-    /// The rule bits: 1 exactly five.
+    /// The rule bits: 1 exactly five; 2 continuous, 4 renju, 8 caro (not
+    /// supported: no move is given while one is set).
     rule: u64,
 }
 
@@ -260,11 +267,17 @@ impl Brain {
                 }
                 None => "ERROR no board yet: START first".to_owned(),
             }),
-            "BEGIN" => Some(match self.board.as_ref().map(|b| b.stones.is_empty()) {
-                Some(true) => self.reply(),
-                Some(false) => "ERROR BEGIN is for an empty board: use TURN or BOARD".to_owned(),
-                None => "ERROR no board yet: START first".to_owned(),
-            }),
+            "BEGIN" => {
+                let empty = self.board.as_ref().map(|b| b.stones.is_empty());
+                Some(match (empty, self.unsupported_rule()) {
+                    (None, _) => "ERROR no board yet: START first".to_owned(),
+                    (Some(_), Some(refusal)) => refusal,
+                    (Some(true), None) => self.reply(),
+                    (Some(false), None) => {
+                        "ERROR BEGIN is for an empty board: use TURN or BOARD".to_owned()
+                    }
+                })
+            }
             "TURN" => Some(match read_point(rest) {
                 Some(point) => self.turn(point, rest),
                 None => format!("ERROR TURN wants X,Y, not {rest:?}"),
@@ -337,6 +350,7 @@ impl Brain {
     /// `TURN`: the opponent's stone at `point`, `written` so; the brain's
     /// move.
     fn turn(&mut self, point: Coords, written: &str) -> String {
+        let refusal = self.unsupported_rule();
         let Some(board) = &mut self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
@@ -346,6 +360,9 @@ impl Brain {
             .is_some_and(|&(_, side)| side == Side::Theirs)
         {
             return "ERROR it is my turn, not yours".to_owned();
+        }
+        if let Some(refusal) = refusal {
+            return refusal;
         }
         let cell = match place(board.rules, point, written, &board.stones) {
             Ok(cell) => cell,
@@ -407,6 +424,30 @@ impl Brain {
         }
     }
 
+    /// `ERROR …` while `INFO rule` has a bit set that oxo cannot honour
+    /// (any but 1, exactly five): playing such a game by the freestyle
+    /// rules would be playing another game without a word.
+    fn unsupported_rule(&self) -> Option<String> {
+        let rule = self.info.rule;
+        if rule & !1 == 0 {
+            return None;
+        }
+        let names: Vec<&str> = [(2, "continuous"), (4, "renju"), (8, "caro")]
+            .into_iter()
+            .filter(|&(bit, _)| rule & bit != 0)
+            .map(|(_, name)| name)
+            .collect();
+        let named = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        };
+        Some(format!(
+            "ERROR rule {rule}{named} is not supported: oxo plays freestyle (rule 0) and \
+             exactly five (rule 1)"
+        ))
+    }
+
     /// One line inside `BOARD` (or `SWAP2BOARD`): a stone, or `DONE`,
     /// which alone is answered: the brain's move, or `ERROR` with the first
     /// problem and the board left as it was.
@@ -416,9 +457,13 @@ impl Brain {
                 stones: Vec::new(),
                 problem: None,
             });
-            let answer = match reading.problem {
-                Some(problem) => format!("ERROR {problem}"),
-                None => self.take_position(reading.stones),
+            // No board comes first (its problem is set at BOARD), then a
+            // rule oxo cannot play, then the first bad line.
+            let refusal = self.board.as_ref().and_then(|_| self.unsupported_rule());
+            let answer = match (refusal, reading.problem) {
+                (Some(refusal), _) => refusal,
+                (None, Some(problem)) => format!("ERROR {problem}"),
+                (None, None) => self.take_position(reading.stones),
             };
             writeln!(out, "{answer}")?;
             return out.flush();
@@ -1001,6 +1046,47 @@ mod tests {
         assert_eq!(answers[1], "3,0", "{answers:?}");
         // Six in a row on row 3: under exactly five, not a win.
         assert_eq!(answers[2], "4,0", "{answers:?}");
+    }
+
+    #[test]
+    fn rules_oxo_cannot_play_get_no_move() {
+        let refused = |rule: &str| {
+            format!(
+                "ERROR rule {rule} is not supported: oxo plays freestyle (rule 0) and exactly \
+                 five (rule 1)"
+            )
+        };
+        let (mut b, _) = brain();
+        let answers = talk(
+            &mut b,
+            "START 15\nINFO rule 4\nBEGIN\nTURN 7,7\nBOARD\n7,7,2\nDONE\nINFO rule 0\nTURN 7,7\n",
+        );
+        // No stone was kept: the turn is taken afresh once freestyle.
+        assert_eq!(
+            answers,
+            [
+                "OK".to_owned(),
+                refused("4 (renju)"),
+                refused("4 (renju)"),
+                refused("4 (renju)"),
+                "0,0".to_owned()
+            ]
+        );
+        for (rule, named) in [
+            ("2", "2 (continuous)"),
+            ("8", "8 (caro)"),
+            ("9", "9 (caro)"),
+            ("14", "14 (continuous, renju, caro)"),
+            ("16", "16"),
+        ] {
+            let (mut b, _) = brain();
+            let answers = talk(&mut b, &format!("START 15\nINFO rule {rule}\nBEGIN\n"));
+            assert_eq!(answers, ["OK".to_owned(), refused(named)], "{rule}");
+        }
+        // A rule that is not a number changes nothing.
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, "START 15\nINFO rule 4\nINFO rule renju\nBEGIN\n");
+        assert_eq!(answers[1], refused("4 (renju)"));
     }
 
     #[test]
