@@ -28,9 +28,14 @@
 //! everywhere). `END` ends the brain wherever it comes.
 //!
 //! Rules (`INFO rule`, bits): 0 is freestyle (five or more in a row wins)
-//! and 1 exactly five (an overline wins nothing). While any other bit is
-//! set (2 continuous, 4 renju, 8 caro), which oxo cannot play, every move
-//! asked for (`BEGIN`, `TURN`, `BOARD`) is answered
+//! and 1 exactly five (an overline wins nothing). The players are built
+//! for freestyle, so under exactly five the brain takes a move that makes
+//! exactly five when it has one and blocks the opponent's, and otherwise
+//! asks its player as in freestyle (its search counts an overline as a
+//! line), with the cells where it would make only an overline shown to
+//! the player as the opponent's when the stone counts allow. While any
+//! other bit is set (2 continuous, 4 renju, 8 caro), which oxo cannot
+//! play, every move asked for (`BEGIN`, `TURN`, `BOARD`) is answered
 //! `ERROR rule N (…) is not supported: …` and no stone is kept.
 //!
 //! Coordinates are the protocol's: X is the column and Y the row, both
@@ -64,7 +69,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
-use oxo_core::{Cell, Coords, Game, Integer, Player, Rules};
+use oxo_core::{Cell, Coords, Direction, Game, Integer, Player, Rules};
 
 use crate::{read_point, write_point};
 
@@ -611,11 +616,15 @@ impl Brain {
             Err(e) => return format!("ERROR {e}"),
         };
         let deadline = Deadline::after(self.move_time(), self.clock.clone());
-        let Some(strategy) = self.board.as_mut().and_then(|b| b.strategy.as_mut()) else {
+        let Some(board) = self.board.as_mut() else {
+            return "ERROR no board yet: START first".to_owned();
+        };
+        let freestyle = board.rules;
+        let Some(strategy) = board.strategy.as_mut() else {
             return "ERROR the player was lost to a crash in its search".to_owned();
         };
         strategy.set_deadline(Some(deadline));
-        let chosen = strategy.choose(&game);
+        let chosen = choose(strategy.as_mut(), &game, freestyle);
         self.play_mine(&game, chosen)
     }
 
@@ -662,6 +671,7 @@ impl Brain {
         let Some(mut strategy) = board.strategy.take() else {
             return;
         };
+        let freestyle = board.rules;
         let guessing = Deadline::after(time / 4, self.clock.clone());
         let answering = Deadline::after(time * PONDER_TURNS, self.clock.clone());
         let guess = Arc::new(OnceLock::new());
@@ -669,7 +679,7 @@ impl Brain {
             (guessing.clone(), answering.clone(), Arc::clone(&guess));
         let search = move || {
             strategy.set_deadline(Some(until_guessed));
-            let Some(theirs) = strategy.choose(&game) else {
+            let Some(theirs) = choose(strategy.as_mut(), &game, freestyle) else {
                 return (strategy, None);
             };
             if game.play(theirs).is_err() || game.is_over() {
@@ -677,7 +687,7 @@ impl Brain {
             }
             guessed.get_or_init(|| theirs);
             strategy.set_deadline(Some(until_answered));
-            let answer = strategy.choose(&game);
+            let answer = choose(strategy.as_mut(), &game, freestyle);
             (strategy, answer)
         };
         // Should the thread not start, the search (and the player with it)
@@ -738,6 +748,120 @@ impl Brain {
         board.strategy = strategy.or_else(|| (self.build)(board.rules).ok());
         answer
     }
+}
+
+/// The move of `strategy`, a player built for the `freestyle` rules, in
+/// `game`. Under exactly five (`INFO rule 1`) the players cannot be asked
+/// as they are: `learned` and `perfect` refuse those rules, and the
+/// searches of `alphabeta` and `rules` count an overline as a line. So
+/// there a move that makes exactly five is played, else the opponent's is
+/// blocked, else the player is asked on the same stones under the
+/// freestyle rules, with the cells where the brain would make only an
+/// overline given to the opponent when the stone counts allow it (so its
+/// search does not take one for a win). An overline already on the board
+/// ends the freestyle game: then the player is given the game as it is,
+/// and if it finds no move, the free cell next to the most stones is
+/// played.
+fn choose(strategy: &mut dyn Strategy, game: &Game, freestyle: Rules) -> Option<Cell> {
+    if !game.rules().is_exact() || game.is_over() {
+        return strategy.choose(game);
+    }
+    let k = game.rules().k();
+    let me = game.to_move();
+    for player in [me, me.other()] {
+        if let Some(&five) = lines_at(game, player, |runs| runs.contains(&k)).first() {
+            return Some(five);
+        }
+    }
+    // No five for either side, so a run longer than k is only an overline.
+    let overlines = lines_at(game, me, |runs| runs.iter().any(|&len| len > k));
+    let view = freestyle_view(game, freestyle, &overlines)
+        .or_else(|| freestyle_view(game, freestyle, &[]));
+    match view {
+        Some(view) => strategy.choose(&view),
+        None => strategy.choose(game).or_else(|| {
+            let rules = game.rules();
+            let stones_around = |cell: Cell| {
+                Direction::ALL
+                    .into_iter()
+                    .flat_map(|d| [rules.step(cell, d, true), rules.step(cell, d, false)])
+                    .filter(|&next| next.and_then(|c| game.get(c)).is_some())
+                    .count()
+            };
+            // The first of the best, in reading order.
+            game.legal_moves()
+                .max_by_key(|&cell| (stones_around(cell), std::cmp::Reverse(rules.index(cell))))
+        }),
+    }
+}
+
+/// The free cells where a stone of `player`'s would make runs through it
+/// (its length in each of the four directions, the stone counted) that
+/// `wanted` picks, in reading order. Only cells next to one of
+/// `player`'s stones can make a run of two or more.
+fn lines_at(game: &Game, player: Player, wanted: impl Fn(&[u32; 4]) -> bool) -> Vec<Cell> {
+    let rules = game.rules();
+    let mut near: Vec<Cell> = Vec::new();
+    for stone in rules.cells().filter(|&c| game.get(c) == Some(player)) {
+        for direction in Direction::ALL {
+            for forward in [true, false] {
+                if let Some(next) = rules.step(stone, direction, forward)
+                    && game.get(next).is_none()
+                {
+                    near.push(next);
+                }
+            }
+        }
+    }
+    near.sort_unstable_by_key(|&c| rules.index(c));
+    near.dedup();
+    near.retain(|&cell| {
+        let runs = Direction::ALL.map(|direction| {
+            let mut len = 1;
+            for forward in [true, false] {
+                let mut at = cell;
+                while let Some(next) = rules.step(at, direction, forward)
+                    && game.get(next) == Some(player)
+                {
+                    len += 1;
+                    at = next;
+                }
+            }
+            len
+        });
+        wanted(&runs)
+    });
+    near
+}
+
+/// `game`'s stones, and the opponent's on `blocked` too, under `freestyle`
+/// rules, with the same player to move; `None` if the counts cannot be
+/// played in turn with that player to move, or the game is over there (a
+/// run of more than k on the board is a line under the freestyle rules).
+fn freestyle_view(game: &Game, freestyle: Rules, blocked: &[Cell]) -> Option<Game> {
+    let me = game.to_move();
+    let rules = game.rules();
+    let stones = |player: Player| rules.cells().filter(move |&c| game.get(c) == Some(player));
+    let mine: Vec<Cell> = stones(me).collect();
+    let theirs: Vec<Cell> = stones(me.other()).chain(blocked.iter().copied()).collect();
+    let first = match theirs.len().checked_sub(mine.len()) {
+        Some(0) => me,
+        Some(1) => me.other(),
+        _ => return None,
+    };
+    let (a, b) = if first == me {
+        (&mine, &theirs)
+    } else {
+        (&theirs, &mine)
+    };
+    let mut view = Game::starting_with(freestyle, first);
+    for (i, &cell) in a.iter().enumerate() {
+        view.play_as(first, cell).ok()?;
+        if let Some(&reply) = b.get(i) {
+            view.play_as(first.other(), reply).ok()?;
+        }
+    }
+    (!view.is_over() && view.to_move() == me).then_some(view)
 }
 
 /// `WIDTH,HEIGHT` as two numbers.
@@ -817,7 +941,8 @@ mod tests {
     use super::*;
 
     /// Plays the first free cell in reading order, and keeps the time it
-    /// was given.
+    /// was given. Like `learned` and `perfect`, it refuses to play under
+    /// exactly five.
     struct FirstFree {
         given: Arc<Mutex<Vec<Duration>>>,
         deadline: Option<Deadline>,
@@ -827,6 +952,9 @@ mod tests {
         fn choose(&mut self, game: &Game) -> Option<Cell> {
             if let Some(deadline) = &self.deadline {
                 self.given.lock().unwrap().push(deadline.left());
+            }
+            if game.rules().is_exact() {
+                return None;
             }
             game.legal_moves().next()
         }
@@ -1046,6 +1174,58 @@ mod tests {
         assert_eq!(answers[1], "3,0", "{answers:?}");
         // Six in a row on row 3: under exactly five, not a win.
         assert_eq!(answers[2], "4,0", "{answers:?}");
+    }
+
+    /// The brain's answer to `INFO rule 1` and a BOARD of `stones` (X,Y,F
+    /// each) on an N×N board.
+    fn exactly_five(n: u32, stones: &str) -> String {
+        let (mut b, _) = brain();
+        let board: String = stones.split(' ').map(|s| format!("{s}\n")).collect();
+        let answers = talk(
+            &mut b,
+            &format!("START {n}\nINFO rule 1\nBOARD\n{board}DONE\n"),
+        );
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        answers[1].clone()
+    }
+
+    #[test]
+    fn under_exactly_five_a_five_is_taken_or_blocked_and_an_overline_avoided() {
+        // The auditor's position: 2,5 makes six for the brain (nothing),
+        // 11,11 blocks the opponent's five.
+        assert_eq!(
+            exactly_five(
+                15,
+                "0,5,1 1,5,1 3,5,1 4,5,1 5,5,1 6,6,1 7,7,2 8,8,2 9,9,2 10,10,2 14,0,2 14,2,2"
+            ),
+            "11,11"
+        );
+        // The brain's own five comes first, at either end of its four.
+        assert_eq!(
+            exactly_five(15, "1,2,1 2,2,1 3,2,1 4,2,1 1,10,2 2,10,2 3,10,2 4,10,2"),
+            "0,2"
+        );
+        // Otherwise the player (which refuses exactly five) is asked under
+        // freestyle, with 3,0 (six for the brain, nothing) taken from it:
+        // its first free cell is then 6,0.
+        assert_eq!(
+            exactly_five(
+                15,
+                "0,0,1 1,0,1 2,0,1 4,0,1 5,0,1 0,14,2 2,14,2 4,14,2 6,14,2 8,14,2"
+            ),
+            "6,0"
+        );
+        // An overline on the board (listed so that no five is made on the
+        // way) ends the freestyle game: the player,
+        // given the game as it is, finds no move; the free cell next to
+        // the most stones (three of the six) is played.
+        assert_eq!(
+            exactly_five(
+                7,
+                "0,3,2 1,3,2 2,3,2 4,3,2 5,3,2 3,3,2 0,0,1 2,0,1 4,0,1 0,6,1 2,6,1 4,6,1"
+            ),
+            "1,2"
+        );
     }
 
     #[test]

@@ -439,3 +439,41 @@ fn a_bad_board_gets_one_answer() {
     assert!(lines[2].starts_with("name=\"oxo\""), "{out}");
     assert_eq!(lines.len(), 3, "{out}");
 }
+
+/// A move as the protocol writes it, within an N×N board.
+fn is_move(answer: &str, n: u32) -> bool {
+    answer
+        .split_once(',')
+        .and_then(|(x, y)| Some((x.parse::<u32>().ok()?, y.parse::<u32>().ok()?)))
+        .is_some_and(|(x, y)| x < n && y < n)
+}
+
+/// Under exactly five (`INFO rule 1`, Gomocup's standard rule) every
+/// player answers: a five is blocked rather than an overline made, and
+/// `learned` and `perfect`, whose players refuse those rules, play the
+/// position as in freestyle.
+#[test]
+fn every_strategy_plays_exactly_five() {
+    // The auditor's position: 2,5 would make six (nothing); O threatens
+    // five at 11,11.
+    let position = "START 15\nINFO rule 1\nINFO timeout_turn 100\nBOARD\n0,5,1\n1,5,1\n3,5,1\n\
+                    4,5,1\n5,5,1\n6,6,1\n7,7,2\n8,8,2\n9,9,2\n10,10,2\n14,0,2\n14,2,2\nDONE\nEND\n";
+    for strategy in ["rules", "alphabeta", "learned"] {
+        let out = brain(&["--strategy", strategy, "--seed", "1"], position);
+        assert_eq!(out, "OK\n11,11\n", "{strategy}");
+    }
+    let out = brain(
+        &["--strategy", "learned", "--seed", "1"],
+        "START 15\nINFO rule 1\nBEGIN\nTURN 0,0\nEND\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(is_move(lines[1], 15) && is_move(lines[2], 15), "{out}");
+    let out = brain(
+        &["--strategy", "perfect", "--seed", "1"],
+        "START 5\nINFO rule 1\nBEGIN\nTURN 0,0\nEND\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(is_move(lines[1], 5) && is_move(lines[2], 5), "{out}");
+}
