@@ -52,8 +52,8 @@ Gomocup managers run engines named pbrain-*: scripts/pbrain-oxo is one, running 
 with its arguments. Coordinates are the protocol's: X the column, Y the row, from 0.
 
 Exit codes:
-  0  END received, or the input ended
-  1  standard input or output failed
+  0  END received, the input ended, or the output was closed (its reader went away)
+  1  reading standard input or writing standard output failed otherwise
   2  bad usage"
 )]
 pub(crate) struct BrainArgs {

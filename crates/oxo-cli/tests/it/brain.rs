@@ -477,3 +477,32 @@ fn every_strategy_plays_exactly_five() {
     assert_eq!(lines.len(), 3, "{out}");
     assert!(is_move(lines[1], 5) && is_move(lines[2], 5), "{out}");
 }
+
+/// The exit codes `--help` gives: a closed output is no failure.
+#[test]
+fn a_closed_output_ends_the_brain_quietly() {
+    let help = Command::new(OXO)
+        .args(["brain", "--help"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("or the output was closed"),
+        "{help:?}"
+    );
+    let mut child = Command::new(OXO)
+        .args(["brain", "--strategy", "rules"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the brain answers.
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // Writes may fail once the brain has gone: that is the point.
+    let _ = stdin.write_all(b"START 15\nBEGIN\nABOUT\n");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
