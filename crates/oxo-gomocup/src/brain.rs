@@ -406,7 +406,7 @@ impl Brain {
 
     /// `INFO KEY VALUE`: a value that is not a number keeps the setting
     /// it would have changed (it is no reason to forget what was said); a
-    /// negative time counts as none.
+    /// negative time counts as 0.
     fn info(&mut self, rest: &str) {
         let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
         let value = value.trim();
