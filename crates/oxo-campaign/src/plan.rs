@@ -367,6 +367,19 @@ impl Plan {
     /// # Errors
     /// The first thing that does not hold.
     pub fn check(&self) -> Result<(), PlanError> {
+        self.check_links()?;
+        self.check_tree()
+    }
+
+    /// The part of [`Plan::check`] that keeps the plan usable (its board
+    /// and positions parse, every node refers to nodes that exist), for a
+    /// plan read back where it was checked whole before: a campaign's row,
+    /// read for each job's answer under the row's lock, costs a small part
+    /// of the whole check.
+    ///
+    /// # Errors
+    /// The first thing that does not hold.
+    pub fn check_links(&self) -> Result<(), PlanError> {
         let rules = Rules::new(self.rows, self.cols, self.k)
             .map_err(|e| PlanError::Header(format!("bad board: {e}")))?;
         let game = Game::from_notation(&self.position, self.k)
@@ -417,7 +430,7 @@ impl Plan {
                 return Err(bad("bad child"));
             }
         }
-        self.check_tree()
+        Ok(())
     }
 
     /// Check that the tree holds together as a proof: the two roots are
@@ -446,10 +459,18 @@ impl Plan {
         }
         let mut kids: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
         for (id, node) in self.nodes.iter().enumerate() {
-            if let Some(parent) = node.parent {
-                kids[parent as usize].push(id as u32);
+            match node.parent {
+                Some(parent) => kids[parent as usize].push(id as u32),
+                None if self.roots.contains(&(id as u32)) => {}
+                None => {
+                    return Err(PlanError::Node {
+                        node: id as u32,
+                        reason: "no parent, and not a root".to_owned(),
+                    });
+                }
             }
         }
+        let windows = windows(self.rules());
         let positions = |ids: &mut dyn Iterator<Item = u32>| -> Vec<Game> {
             ids.map(|c| self.parse(&self.nodes[c as usize].position))
                 .collect()
@@ -473,6 +494,26 @@ impl Plan {
                     if end.is_some() { "" } else { "not " }
                 )));
             }
+            // Every node below this one is a child its split made.
+            let split = matches!(node.kind, Kind::All { .. } | Kind::One { .. });
+            if !split && !kids[id as usize].is_empty() {
+                return Err(bad("nodes below a node that is not split".to_owned()));
+            }
+            if split && matches!(node.kind, Kind::All { .. }) != self.every(&game, node.attacker) {
+                return Err(bad(format!(
+                    "split {} where {} the side to move must reach the aim",
+                    if matches!(node.kind, Kind::All { .. }) {
+                        "into every move"
+                    } else {
+                        "into one move"
+                    },
+                    if self.every(&game, node.attacker) {
+                        "every move of"
+                    } else {
+                        "one move of"
+                    }
+                )));
+            }
             let settled = match &node.kind {
                 Kind::End => end,
                 Kind::Job { done } => {
@@ -485,8 +526,10 @@ impl Plan {
                     node.state
                 }
                 Kind::All { children } => {
-                    let (expected, _) = self.split_of(&game, node.attacker);
-                    if positions(&mut children.iter().copied()) != expected {
+                    let (expected, _) = self.split_of(&game, node.attacker, &windows);
+                    if *children != kids[id as usize]
+                        || positions(&mut children.iter().copied()) != expected
+                    {
                         return Err(bad(
                             "its children are not every move of its position".to_owned()
                         ));
@@ -498,7 +541,7 @@ impl Plan {
                     next,
                     child,
                 } => {
-                    let (_, expected) = self.split_of(&game, node.attacker);
+                    let (_, expected) = self.split_of(&game, node.attacker, &windows);
                     if *candidates != expected {
                         return Err(bad("its moves are not its position's".to_owned()));
                     }
@@ -554,8 +597,8 @@ impl Plan {
 
     /// What splitting a node of `attacker`'s question at `game` makes: the
     /// positions of an All node's children, or a One node's candidates.
-    fn split_of(&self, game: &Game, attacker: Player) -> (Vec<Game>, Vec<u16>) {
-        let moves = moves(game, attacker);
+    fn split_of(&self, game: &Game, attacker: Player, windows: &Windows) -> (Vec<Game>, Vec<u16>) {
+        let moves = moves(game, attacker, windows);
         if self.every(game, attacker) {
             // A finished game that misses the aim settles the node alone.
             let children = match moves.iter().position(|m| m.end == Some(self.aim.not())) {
@@ -654,7 +697,7 @@ impl Plan {
         let node = &self.nodes[id as usize];
         let attacker = node.attacker;
         let depth = node.depth;
-        let (positions, candidates) = self.split_of(game, attacker);
+        let (positions, candidates) = self.split_of(game, attacker, &windows(game.rules()));
         if self.every(game, attacker) {
             let children = positions
                 .iter()
@@ -746,6 +789,16 @@ fn terminal(game: &Game, attacker: Player) -> Option<Verdict> {
     })
 }
 
+/// The board's windows (each k cells in a row), as row-major indices.
+type Windows = Vec<Vec<usize>>;
+
+fn windows(rules: Rules) -> Windows {
+    rules
+        .windows()
+        .map(|w| w.cells().map(|c| rules.index(c)).collect())
+        .collect()
+}
+
 /// One move of an expansion.
 struct Move {
     cell: oxo_core::Cell,
@@ -757,12 +810,8 @@ struct Move {
 /// class in row-major order kept), most promising first: by the open
 /// windows through the cell, each weighing 4 to the power of the marks
 /// already in it (a line's extension or block first).
-fn moves(game: &Game, attacker: Player) -> Vec<Move> {
+fn moves(game: &Game, attacker: Player, windows: &Windows) -> Vec<Move> {
     let rules = game.rules();
-    let windows: Vec<Vec<usize>> = rules
-        .windows()
-        .map(|w| w.cells().map(|c| rules.index(c)).collect())
-        .collect();
     let cells = game.cells();
     let score = |index: usize| -> u64 {
         windows
@@ -1119,7 +1168,6 @@ mod tests {
         let first = children[0];
         refused(
             &|p| {
-                p.nodes[first as usize].position = "X.../..../..../....".to_owned();
                 let taken = p.nodes[children[1] as usize].position.clone();
                 p.nodes[first as usize].position = taken;
                 root
@@ -1145,6 +1193,60 @@ mod tests {
         assert_eq!(
             error,
             format!("node {end}: it says disproven, its game and rules say proven")
+        );
+        // A split of the wrong kind: the root (X to move, X's question:
+        // every move must miss) split into one move, with none to try, so
+        // it would settle as X's win.
+        let mut unsplit = Plan::new(&game(".../.../...", 3), 0);
+        let top = unsplit.roots[0];
+        unsplit.nodes[top as usize].kind = Kind::One {
+            candidates: Vec::new(),
+            next: 0,
+            child: None,
+        };
+        unsplit.nodes[top as usize].state = Some(Verdict::Proven);
+        assert_eq!(
+            unsplit.value(),
+            Some(Value::Win),
+            "what the forgery would claim"
+        );
+        assert_eq!(
+            unsplit.check().unwrap_err().to_string(),
+            format!(
+                "node {top}: split into one move where every move of the side to move must reach the aim"
+            )
+        );
+        // A node its parent's split did not make: under an All node that
+        // does not list it, under a job, or with no parent at all.
+        let stray = |p: &mut Plan, parent: Option<u32>| {
+            let mut node = p.nodes[job as usize].clone();
+            node.depth = parent.map_or(0, |at| p.nodes[at as usize].depth + 1);
+            node.parent = parent;
+            node.state = None;
+            node.kind = Kind::Job { done: None };
+            p.nodes.push(node);
+        };
+        refused(
+            &|p| {
+                stray(p, Some(root));
+                root
+            },
+            "its children are not every move of its position",
+        );
+        refused(
+            &|p| {
+                stray(p, Some(job));
+                job
+            },
+            "nodes below a node that is not split",
+        );
+        let last = solved.nodes.len() as u32;
+        refused(
+            &|p| {
+                stray(p, None);
+                last
+            },
+            "no parent, and not a root",
         );
         // The roots swapped: each is the other side's question.
         refused_header(
