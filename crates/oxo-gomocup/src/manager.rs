@@ -26,23 +26,39 @@ use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
 use crate::{read_point, write_point};
 
 /// The process groups of the engines this process runs now (each engine
-/// leads a group of its own), for [`end_all`].
-static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+/// leads a group of its own), for [`end_all`]; `None` once it has run,
+/// so that no engine starts after it.
+static RUNNING: Mutex<Option<BTreeSet<u32>>> = Mutex::new(Some(BTreeSet::new()));
 
-fn running() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+fn running() -> std::sync::MutexGuard<'static, Option<BTreeSet<u32>>> {
     RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// End every engine this process runs, with all it started (each group
 /// sent SIGKILL), and return how many: for a program stopping on a
 /// signal, since an engine's group does not get the terminal's Ctrl-C and
-/// the program's exit skips each engine's own ending.
+/// the program's exit skips each engine's own ending. An engine started
+/// after this is ended at once ([`EngineError::Stopping`]).
 pub fn end_all() -> usize {
-    let groups = std::mem::take(&mut *running());
+    let groups = running().take().unwrap_or_default();
     for &group in &groups {
         kill_group(group);
     }
     groups.len()
+}
+
+/// Take `group` out of those [`end_all`] ends, once it has ended.
+fn forget(group: u32) {
+    if let Some(groups) = running().as_mut() {
+        groups.remove(&group);
+    }
+}
+
+/// End `child` and its group, and wait for it.
+fn end_child(child: &mut Child) {
+    kill_group(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// How long an engine may take to answer `START`.
@@ -63,6 +79,9 @@ pub enum EngineError {
     /// The engine's standard output could not be taken.
     #[error("no stdout")]
     NoOutput,
+    /// The program is stopping ([`end_all`] ran): no engine starts.
+    #[error("no engine starts: the arena is stopping")]
+    Stopping,
     /// `START` answered with something else than `OK`.
     #[error("{engine} answered START with \"{}\"", quoted(.answer.as_bytes()))]
     Refused {
@@ -183,7 +202,20 @@ impl External {
             path: path.to_owned(),
             source,
         })?;
-        let stdout = child.stdout.take().ok_or(EngineError::NoOutput)?;
+        // Known from its start, so that [`end_all`] reaches it wherever it
+        // comes; after it, the engine is ended at once.
+        match running().as_mut() {
+            Some(groups) => groups.insert(child.id()),
+            None => {
+                end_child(&mut child);
+                return Err(EngineError::Stopping);
+            }
+        };
+        let Some(stdout) = child.stdout.take() else {
+            end_child(&mut child);
+            forget(child.id());
+            return Err(EngineError::NoOutput);
+        };
         let (send, lines) = mpsc::channel();
         // The engine's lines, read on a thread of their own so that an
         // engine that says nothing cannot hold the arena up.
@@ -217,8 +249,6 @@ impl External {
             failure: None,
             broken: false,
         };
-        // Known from here until its `Drop` ends it.
-        running().insert(engine.child.id());
         let start = if rules.rows() == rules.cols() {
             format!("START {}", rules.cols())
         } else {
@@ -447,7 +477,7 @@ impl Drop for External {
         // (a script waiting on a command, or one that left a command in
         // the background): end its whole process group.
         let group_killed = kill_group(self.child.id());
-        running().remove(&self.child.id());
+        forget(self.child.id());
         if !exited {
             if !group_killed {
                 let _ = self.child.kill();

@@ -300,6 +300,12 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let counters: Vec<Arc<AtomicU64>> = (0..threads).map(|_| Arc::default()).collect();
     let started = Instant::now();
+    // Listened for before any worker starts, and once: a signal between
+    // two passes of the loop below is kept for the next.
+    let mut signals = {
+        let _entered = runtime.enter();
+        super::StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?
+    };
     let worked = runtime.block_on(async {
         let mut tasks = Vec::new();
         for (i, counter) in counters.iter().enumerate() {
@@ -338,7 +344,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
         loop {
             tokio::select! {
                 done = &mut all => break done.expect("the workers' join does not panic"),
-                _ = super::stop_signal() => {
+                _ = signals.recv() => {
                     let _ = stop_tx.send(true);
                 }
                 _ = tick.tick() => {

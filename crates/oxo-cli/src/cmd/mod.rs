@@ -184,38 +184,62 @@ impl Stop {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM, with which; never for a signal whose
-/// handler could not be installed.
-async fn stop_signal() -> Stop {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// Ctrl-C and SIGTERM, listened for from the moment this is made (a
+/// signal that comes before [`StopSignals::recv`] is asked is kept for
+/// it), in place of their default action of ending the process.
+struct StopSignals {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Listen, within a Tokio runtime.
+    fn new() -> io::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => Stop::Interrupt,
-        () = terminate => Stop::Terminate,
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
+    }
+
+    /// The next signal.
+    async fn recv(&mut self) -> Stop {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.interrupt.recv() => Stop::Interrupt,
+                _ = self.terminate.recv() => Stop::Terminate,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            Stop::Interrupt
+        }
     }
 }
 
-/// Run `then` on a thread of its own once Ctrl-C or SIGTERM comes.
+/// Run `then` on a thread of its own once Ctrl-C or SIGTERM comes; the
+/// signals are listened for before this returns.
 fn on_signal(then: impl FnOnce(Stop) + Send + 'static) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the signal handler")?;
-    std::thread::spawn(move || then(runtime.block_on(stop_signal())));
+    let mut signals = {
+        let _entered = runtime.enter();
+        StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?
+    };
+    std::thread::spawn(move || then(runtime.block_on(signals.recv())));
     Ok(())
 }
 

@@ -194,6 +194,10 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
                 ..oxo_server::HubConfig::default()
             },
         );
+        // Listened for before the address is out, so a signal sent as soon
+        // as it is read still shuts down cleanly.
+        let mut signals =
+            super::StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?;
         // Tests and scripts read the address from this line.
         let mut out = super::stdout();
         writeln!(out, "oxo serve: listening on http://{addr} ({kept})")?;
@@ -201,8 +205,8 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         oxo_server::run(
             listener,
             oxo_server::AppState::with_limits(hub, config.limits.clone()),
-            async {
-                super::stop_signal().await;
+            async move {
+                signals.recv().await;
             },
         )
         .await
