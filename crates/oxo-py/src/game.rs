@@ -39,7 +39,11 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Move {
         {
             return Ok(Move::Action(action));
         }
-        if let Ok((row, col)) = obj.extract::<(Int, Int)>() {
+        if let Ok((row, col)) = obj.extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()
+            && !row.is_instance_of::<PyBool>()
+            && !col.is_instance_of::<PyBool>()
+            && let (Ok(row), Ok(col)) = (row.extract::<Int>(), col.extract::<Int>())
+        {
             return Ok(Move::Cell(row, col));
         }
         let shown = obj.repr().map(|r| r.to_string()).unwrap_or_default();

@@ -89,7 +89,7 @@ pub(crate) enum Position {
 /// (7×7 fits); large boards with few marks can take very long: `budget`
 /// caps the positions visited, past which `oxo.SolveError` is raised.
 /// Ctrl-C (or any signal whose Python handler raises) stops a long solve
-/// within about a million positions; on the main thread only, as Python
+/// within a few million positions; on the main thread only, as Python
 /// delivers signals there. Raises `oxo.SolveError` for a board too large, `oxo.RulesError` for
 /// text that is not a position play can reach, or for a `k` given with a
 /// `Game` that is not the game's own.
@@ -118,6 +118,12 @@ pub(crate) fn solve(
         }
         Position::Notation(text) => PyGame::from_notation(&text, k)?.game,
     };
+    // Python runs signal handlers on its main thread only: elsewhere there
+    // is nothing to watch for.
+    let threading = py.import("threading")?;
+    let on_main = threading
+        .call_method0("current_thread")?
+        .is(&threading.call_method0("main_thread")?);
     let analysis = py.detach(|| {
         let rules = game.rules();
         // The pool's lock is held only to take a solver out and to put it
@@ -134,7 +140,11 @@ pub(crate) fn solve(
             None => Solver::new(rules, table_bytes(rules)).map_err(raise::<SolveError>)?,
         };
         solver.set_budget(budget);
-        let interrupted = watch_signals(&mut solver);
+        let interrupted = if on_main {
+            watch_signals(&mut solver)
+        } else {
+            Arc::default()
+        };
         let analysis = solver.analyse(&game);
         solver.set_stop(None);
         solver.on_progress(|_| {});
@@ -176,9 +186,14 @@ fn watch_signals(solver: &mut Solver) -> Arc<Mutex<Option<PyErr>>> {
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(err) = Python::attach(|py| py.check_signals()) {
-            *lock(&kept) = Some(err);
-            stop.store(true, Ordering::Relaxed);
+        match Python::try_attach(|py| py.check_signals()) {
+            Some(Ok(())) => {}
+            Some(Err(err)) => {
+                *lock(&kept) = Some(err);
+                stop.store(true, Ordering::Relaxed);
+            }
+            // The interpreter is shutting down: no answer is wanted.
+            None => stop.store(true, Ordering::Relaxed),
         }
     });
     slot

@@ -119,6 +119,7 @@ def test_what_is_not_a_move_is_a_type_error_that_says_what_a_move_is():
         (None, "NoneType None"),
         ((1, "x"), "tuple (1, 'x')"),
         (True, "bool True"),
+        ((True, False), "tuple (True, False)"),
     ]
     for thing, shown in things:
         with pytest.raises(TypeError, match=r"a move is an action \(an int\) or a \(row, col\) pair of ints, not "):
