@@ -1088,7 +1088,46 @@ fn two_players_and_a_spectator_play_live() {
                     && p.enabled.contains(&[row, col])
             })
             .await;
+            // Looking back never hides the game: X steps back before O's
+            // 4th move and is still told it is their turn; O steps back
+            // before X's winning move and is still told the result.
+            let looking = match n {
+                3 => Some(("a", &a, "Your turn (X)")),
+                4 => Some(("b", &b, "X wins — you lose")),
+                _ => None,
+            };
+            if let Some((name, looker, _)) = looking {
+                find(looker, "#step-back")
+                    .await
+                    .click()
+                    .await
+                    .expect("back");
+                wait_page(looker, &format!("{name} looks back a move"), |p| {
+                    p.status
+                        .contains(&format!("showing round 1, move {} of {}", n - 1, n))
+                })
+                .await;
+            }
             click_cell(mover, row, col).await;
+            if let Some((name, looker, live)) = looking {
+                let seen = wait_page(looker, &format!("{name} told of the game"), |p| {
+                    p.status.contains(live)
+                })
+                .await;
+                assert!(
+                    seen.status.contains(&format!(
+                        "showing round 1, move {} of {} — » goes back to the game",
+                        n - 1,
+                        n + 1
+                    )),
+                    "{name} still looks back: {seen:#?}"
+                );
+                find(looker, "#step-last")
+                    .await
+                    .click()
+                    .await
+                    .expect("last");
+            }
             expected[row as usize].replace_range(col as usize..=col as usize, &mark.to_string());
             let board = expected.join("/");
             for (name, client) in sessions {
@@ -1698,7 +1737,7 @@ fn the_move_list_steps_through_every_round() {
         // playable while reviewing.
         find(&c, "#step-back").await.click().await.expect("back");
         let back = wait_page(&c, "the position after move 1", |p| {
-            p.status.starts_with("Round 1, move 1 of 2")
+            p.status.contains("showing round 1, move 1 of 2")
         })
         .await;
         assert_eq!(back.board, ".../.X./...");
@@ -1753,7 +1792,7 @@ fn the_move_list_steps_through_every_round() {
             .expect("round 1 picked");
         let end = wait_page(&c, "round 1's last position", |p| {
             p.status
-                .starts_with(&format!("Round 1, move {moves} of {moves}"))
+                .contains(&format!("showing round 1, move {moves} of {moves}"))
         })
         .await;
         assert_eq!(end.board, round_one["board"].as_str().unwrap());

@@ -57,9 +57,16 @@ function statusText(g) {
     return `${up(g.next)} to move — play either side`;
   }
   if (g.review) {
+    // The game goes on while a player looks back: whose turn it is, or
+    // how the round ended, comes first, then the position shown.
     const { round, ply, of } = g.review;
-    return `Round ${round}, move ${ply} of ${of} — » goes back to the game`;
+    return `${liveText(S.game)} · showing round ${round}, move ${ply} of ${of} — » goes back to the game`;
   }
+  return liveText(g);
+}
+
+// The game as it stands, as the status line says it.
+function liveText(g) {
   const me = S.seat;
   const computer = g.opponent && g.opponent !== 'human';
   switch (g.status) {
@@ -94,9 +101,11 @@ function offerText(g, me) {
 export function drawStatus(g) {
   const text = statusText(g);
   if ($('status').textContent !== text) $('status').textContent = text;
-  $('status').className = (g.status === 'won' ? 'mark-' + g.winner : '') +
-    (g.status === 'won' || g.status === 'draw' || g.status === 'aborted' ? ' result' : '') +
-    (g.status === 'aborted' ? ' aborted' : '');
+  // A result shows as one even while the player looks back.
+  const now = S.analysis ? g : S.game;
+  $('status').className = (now.status === 'won' ? 'mark-' + now.winner : '') +
+    (now.status === 'won' || now.status === 'draw' || now.status === 'aborted' ? ' result' : '') +
+    (now.status === 'aborted' ? ' aborted' : '');
   document.title = text + ' — oxo';
   const score = g.score || {};
   $('score-x').textContent = score.x || 0;
