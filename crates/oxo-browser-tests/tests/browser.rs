@@ -1816,6 +1816,51 @@ fn the_move_list_steps_through_every_round() {
         );
         assert!(text.contains("1. X 2,2"), "{text}");
         h.screenshot(&c, "move-list").await;
+        // Round 1 is over, so it can be analysed while round 2 is played:
+        // the link is round 1's, from the round picked.
+        assert_eq!(analyse_link(&c).await.as_deref(), Some(analyse.as_str()));
+
+        // Back to round 2 (the computer starts it) and play it out too.
+        find(&c, "#step-last").await.click().await.expect("last");
+        loop {
+            let p = wait_page(&c, "X's turn or the end of round 2", |p| {
+                (p.playable || p.rematch) && !p.status.contains("showing")
+            })
+            .await;
+            if p.rematch {
+                break;
+            }
+            let [row, col] = p.enabled[0];
+            click_cell(&c, row, col).await;
+            wait_page(&c, "the move taken", |q| q.version != p.version).await;
+        }
+        let round_two = h.api_game(&id).await;
+        let cells_two: Vec<String> = round_two["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| format!("{}%2C{}", m[0], m[1]))
+            .collect();
+        assert_eq!(
+            analyse_link(&c).await,
+            Some(format!(
+                "/analysis?size=3x3&k=3&first=o&moves={}",
+                cells_two.join("%3B")
+            )),
+            "round 2, just over, is the one analysed"
+        );
+        // Round 1 picked again: its link, not the last round's.
+        find(&c, "#round-pick")
+            .await
+            .select_by_value("1")
+            .await
+            .expect("round 1 picked");
+        wait_page(&c, "round 1 shown after round 2", |p| {
+            p.status
+                .contains(&format!("showing round 1, move {moves} of {moves}"))
+        })
+        .await;
+        assert_eq!(analyse_link(&c).await.as_deref(), Some(analyse.as_str()));
     });
 }
 
@@ -1900,6 +1945,19 @@ async fn value_classes(client: &Client) -> String {
         .await
         .expect("the value classes");
     value.as_str().unwrap_or_default().to_owned()
+}
+
+/// The "Analyse this round" link's address, if it shows.
+async fn analyse_link(client: &Client) -> Option<String> {
+    let value = client
+        .execute(
+            "const a = document.getElementById('analyse-link'); \
+             return a.hidden ? null : a.getAttribute('href');",
+            vec![],
+        )
+        .await
+        .expect("the analysis link read");
+    value.as_str().map(str::to_owned)
 }
 
 #[test]

@@ -14,6 +14,15 @@ function roundMoves(n) {
   return r ? { moves: r.moves, first: r.first, result: r.result, reason: r.reason, line: r.line, live: false } : null;
 }
 
+// The round the move list shows (an earlier one picked, or the one being
+// played) when it is over: its moves and who started; else null.
+export function finishedRoundShown() {
+  const g = S.game;
+  const r = roundMoves(S.view ? S.view.round : g.round);
+  if (!r || (r.live && !['won', 'draw', 'aborted'].includes(g.status))) return null;
+  return r;
+}
+
 // `moves` played in turn from `first`, as the board's notation (X.O/…).
 function boardAfter(rows, cols, first, moves) {
   const cells = Array.from({ length: rows }, () => Array(cols).fill('.'));

@@ -8,6 +8,7 @@ import { drawActions, notePresence, reasonText } from './endings.js';
 import { drawInvite } from './invite.js';
 import { who } from './name.js';
 import { onTime } from './clock.js';
+import { finishedRoundShown } from './record.js';
 
 // "Opponent connected / left" for players; who is here, for spectators.
 // The computer is always there, so nothing is said of it.
@@ -122,14 +123,15 @@ export function drawStatus(g) {
   const offered = live.rematch;
   $('rematch').textContent = !offered ? 'Rematch' : offered === S.seat ? 'Rematch offered' : 'Accept rematch';
   $('rematch').disabled = offered === S.seat;
-  // A finished round can be taken to the analysis board (never one still
-  // being played: that would be help).
-  const analysable = over && !S.analysis;
-  $('analyse-link').hidden = !analysable;
-  if (analysable) {
+  // The round shown, once it is finished (an earlier one picked in the
+  // list, or the one just played), can be taken to the analysis board;
+  // never one still being played: that would be help.
+  const done = S.analysis ? null : finishedRoundShown();
+  $('analyse-link').hidden = !done;
+  if (done) {
     $('analyse-link').href = analysisUrl(
-      { size: `${live.rows}x${live.cols}`, k: live.k, first: live.first || 'x', line: live.moves || [] },
-      (live.moves || []).length,
+      { size: `${live.rows}x${live.cols}`, k: live.k, first: done.first, line: done.moves },
+      done.moves.length,
     );
   }
   if (g.watch) {
