@@ -42,14 +42,14 @@ let timer = 0;
 const pad = (n) => String(n).padStart(2, '0');
 
 // 2:59, 1:02:03, 0:09.4 (tenths in the last ten seconds); for
-// correspondence 3 days, 1 day 4 h, 5 h 12 min.
+// correspondence 3 days, 2 days 23 h, 1 day 4 h, 5 h 12 min (never more
+// than is left: a fresh 3-day clock that has started reads 2 days 23 h).
 export function formatLeft(ms, days) {
   const left = Math.max(0, ms);
   if (days && left >= HOUR) {
     const d = Math.floor(left / DAY);
     const h = Math.floor((left % DAY) / HOUR);
-    if (d >= 2) return `${d} days`;
-    if (d === 1) return h ? `1 day ${h} h` : '1 day';
+    if (d >= 1) return `${d} day${d === 1 ? '' : 's'}` + (h ? ` ${h} h` : '');
     const m = Math.floor((left % HOUR) / MINUTE);
     return m ? `${h} h ${m} min` : `${h} h`;
   }

@@ -165,10 +165,12 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         .await;
         assert_eq!(shown["control"], "3 days a move", "{shown}");
         assert_eq!(shown["o"]["time"], "3 days", "{shown}");
+        // Never a day too few: the running clock has all but moments of
+        // its three days.
         assert!(
             shown["x"]["time"]
                 .as_str()
-                .is_some_and(|t| t.starts_with("2 days") || t == "3 days"),
+                .is_some_and(|t| t == "2 days 23 h" || t == "3 days"),
             "{shown}"
         );
         assert!(
@@ -178,6 +180,79 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             "{shown}"
         );
         h.screenshot(&o, "clock-phone-correspondence").await;
+
+        // The longest clocks fit a phone, for the player (whose clock is
+        // labelled "O (you)"): nothing clipped, no time split over lines.
+        for (label, settings) in [
+            (
+                "180+60",
+                json!({"clock": {"minutes": 180, "increment": 60}}),
+            ),
+            ("3d", json!({"days": 3})),
+            ("14d", json!({"days": 14})),
+        ] {
+            let game = oxo_test_support::seated_game(&h.api, &settings)
+                .await
+                .expect("a timed game");
+            for (token, row, col) in [(&game.x, 1, 1), (&game.o, 0, 0)] {
+                let (status, _) = h
+                    .api
+                    .call(
+                        "POST",
+                        &format!("/api/games/{}/moves", game.id),
+                        Some(token),
+                        &json!({"row": row, "col": col}),
+                    )
+                    .await;
+                assert_eq!(status, 200);
+            }
+            o.execute(
+                "localStorage.setItem('oxo.seat.' + arguments[0], \
+                   JSON.stringify({ seat: 'o', token: arguments[1] })); return true;",
+                vec![json!(game.id), json!(game.o)],
+            )
+            .await
+            .expect("O's seat kept in the phone's browser");
+            o.goto(&h.url(&format!("/g/{}", game.id)))
+                .await
+                .expect("the game, as O");
+            wait_clocks(&o, &format!("{label}: X's clock running"), |c| {
+                c["shown"] == true && c["x"]["running"] == true
+            })
+            .await;
+            let fit = o
+                .execute(
+                    "const w = window.innerWidth; \
+                     const inside = (r, box) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5; \
+                     const page = { left: 0, right: w }; \
+                     const clocks = [...document.querySelectorAll('#clocks .clock')].map((c) => { \
+                       const t = c.querySelector('.clock-time'); \
+                       const range = document.createRange(); range.selectNodeContents(t); \
+                       const lines = new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size; \
+                       const box = c.getBoundingClientRect(); \
+                       return { time: t.textContent, lines, clock: inside(box, page), \
+                                text: inside(range.getBoundingClientRect(), box) }; }); \
+                     const control = document.getElementById('clock-control').getBoundingClientRect(); \
+                     return { scroll: document.documentElement.scrollWidth, width: w, \
+                              control: inside(control, page), clocks };",
+                    vec![],
+                )
+                .await
+                .expect("the clocks measured");
+            h.screenshot(&o, &format!("clock-phone-{label}")).await;
+            assert!(
+                fit["scroll"].as_u64() <= fit["width"].as_u64(),
+                "{label}: the page scrolls sideways on a phone: {fit}"
+            );
+            assert_eq!(fit["control"], true, "{label}: {fit}");
+            for c in fit["clocks"].as_array().expect("two clocks") {
+                assert_eq!(
+                    (&c["lines"], &c["clock"], &c["text"]),
+                    (&json!(1), &json!(true), &json!(true)),
+                    "{label}: a clock clipped or split on a phone: {fit}"
+                );
+            }
+        }
 
         // An open game in the lobby says its time control.
         let (status, _) = h
