@@ -1198,6 +1198,15 @@ fn two_players_and_a_spectator_play_live() {
             )
             .await;
         }
+        // The round is over: hints are offered now, to the players too.
+        for (name, client) in [("a", &a), ("b", &b)] {
+            wait_script(
+                client,
+                &format!("{name}: the hints toggle once the round is over"),
+                "return document.getElementById('hints').closest('label').hidden === false;",
+            )
+            .await;
+        }
         let game = h.api_game(&id).await;
         assert_eq!(game["status"], json!("won"), "{game}");
         assert_eq!(game["winner"], json!("x"), "{game}");

@@ -102,10 +102,13 @@ export function render(g) {
   S.shown = g.version;
   showPlayers(g);
   if (S.presence) showPresence(S.presence);
-  // Fair play: hints are offered only against the computer (the server
-  // withholds them while two people play).
-  const offerHints = g.opponent !== 'human';
-  $('hints').closest('label').hidden = !offerHints;
+  // Fair play: between two people hints are offered only once the round
+  // is over (the server withholds them while two people play); against the
+  // computer always. Offered again, the switch is as the player left it.
+  const offerHints = g.opponent !== 'human' || roundOver(g);
+  const label = $('hints').closest('label');
+  if (offerHints && label.hidden) $('hints').checked = hintsWanted();
+  label.hidden = !offerHints;
   if (!offerHints && $('hints').checked) { $('hints').checked = false; S.hints = null; }
   if (changed) {
     if (S.hints && S.hints.version !== g.version) S.hints = null;
@@ -138,10 +141,15 @@ function hintsWanted() {
   try { return localStorage.getItem(HINTS_KEY) === 'on'; } catch (e) { return false; }
 }
 
+const roundOver = (g) => g.status === 'won' || g.status === 'draw' || g.status === 'aborted';
+
 export async function refreshHints() {
   const st = S;
   const g = st && st.game;
-  if (!g || !$('hints').checked || g.status !== 'playing') return;
+  // During a round, or after one that ended with moves still to play (a
+  // resignation, an agreement, time): the values of what was left.
+  const open = g && (g.status === 'playing' || (roundOver(g) && !g.line && g.board.includes('.')));
+  if (!open || !$('hints').checked) return;
   const res = await api('GET', `/api/games/${enc(st.id)}/hints`);
   if (S !== st || !st.game || !$('hints').checked) return;
   if (!res.ok) { message('hints: ' + res.data.error); return; }
