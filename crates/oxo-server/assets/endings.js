@@ -96,7 +96,7 @@ export function drawActions() {
     const theirs = pending && !mine;
     const possible = what === 'draw' || movesBy(g, theirs ? other(me) : me) > 0;
     setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel);
-    setButton(`act-${what}-decline`, !!theirs, 'Decline');
+    setButton(`act-${what}-decline`, !!theirs, `Decline ${noun}`);
   }
   const note = [];
   if (offers.draw && offers.draw !== me) note.push(`${up(offers.draw)} offers a draw`);

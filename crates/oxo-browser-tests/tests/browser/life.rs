@@ -152,7 +152,12 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         let note = wait_actions(
             &b,
             "O is asked",
-            &["Offer draw", "Accept takeback", "Decline", "Resign"],
+            &[
+                "Offer draw",
+                "Accept takeback",
+                "Decline takeback",
+                "Resign",
+            ],
         )
         .await;
         assert_eq!(note, "X asks to take back a move");
@@ -180,7 +185,7 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         let note = wait_actions(
             &a,
             "X is offered a draw",
-            &["Accept draw", "Decline", "Abort"],
+            &["Accept draw", "Decline draw", "Abort"],
         )
         .await;
         assert_eq!(note, "O offers a draw");
