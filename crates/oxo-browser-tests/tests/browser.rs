@@ -925,13 +925,54 @@ fn the_form_offers_only_opponents_that_can_play_the_board() {
             .await
             .unwrap();
         assert_eq!(chosen, json!("human"), "the choice moved to one that fits");
+        // ... and a note beside the choice says so.
+        let note = c
+            .execute(
+                "const n = document.getElementById('opponent-note'); \
+                 return n.hidden ? null : n.textContent;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            note,
+            json!(
+                "The computer learned cannot play 9×9 with 5 in a row, \
+                 so the opponent is now a friend — share a link."
+            )
+        );
         h.screenshot(&c, "opponents-9x9").await;
+        // A fractional size is refused, not cut to a whole number.
+        let rows = find(&c, "input#rows").await;
+        rows.clear().await.expect("the field cleared");
+        rows.send_keys("2.5").await.expect("the field typed in");
+        find(&c, "button#start")
+            .await
+            .click()
+            .await
+            .expect("Start clicked");
+        let refused = wait_page(&c, "a fractional size refused", |p| {
+            p.message.contains("whole numbers")
+        })
+        .await;
+        assert!(refused.start_view && refused.path == "/", "{refused:#?}");
         find(&c, "select#preset")
             .await
             .select_by_value("3x3k3")
             .await
             .expect("the 3x3 preset");
         assert_eq!(c.execute(disabled, vec![]).await.unwrap(), json!([]));
+        // On a board it plays again, the computer is back and the note gone.
+        assert_eq!(
+            c.execute(
+                "return [document.getElementById('opponent').value, \
+                         document.getElementById('opponent-note').hidden];",
+                vec![]
+            )
+            .await
+            .unwrap(),
+            json!(["learned", true])
+        );
 
         let id = start_game(&h, &c, "learned", "3x3k3", "x").await;
         loop {

@@ -91,10 +91,34 @@ function syncOpponents() {
     const words = known ? `computer: ${levelText(option.value, rows, cols, k)} (${option.value})` : base;
     option.text = ok ? words : words + ' (not on this board)';
   }
-  if (opponent.selectedOptions[0] && opponent.selectedOptions[0].disabled) {
+  // A computer that cannot play the board gives way to the first choice
+  // that can, said in a note beside the choice (never silently); it comes
+  // back when the board changes to one it plays.
+  const chosen = opponent.selectedOptions[0];
+  if (chosen && chosen.disabled) {
     const first = [...opponent.options].find((o) => !o.disabled);
-    if (first) opponent.value = first.value;
+    if (first) { switchedFrom = chosen.value; opponent.value = first.value; }
+  } else if (switchedFrom && fits(switchedFrom)) {
+    opponent.value = switchedFrom;
+    switchedFrom = null;
   }
+  const note = $('opponent-note');
+  note.hidden = !switchedFrom;
+  if (switchedFrom) {
+    const now = opponent.selectedOptions[0];
+    note.textContent = `The computer ${switchedFrom} cannot play ${rows}×${cols} with ${k} in a row, ` +
+      `so the opponent is now ${now ? now.dataset.label || now.text : 'another'}.`;
+  }
+}
+
+// The computer the form gave up for the board chosen, if any.
+let switchedFrom = null;
+
+// A whole number of at least 1 typed in field `id`, else NaN ("2.5" is
+// refused, not cut to 2).
+function whole(id) {
+  const v = $(id).value.trim();
+  return /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : NaN;
 }
 
 export function applyPreset() {
@@ -115,9 +139,9 @@ export function syncPreset() {
 
 export async function startGame(e) {
   e.preventDefault();
-  const rows = parseInt($('rows').value, 10);
-  const cols = parseInt($('cols').value, 10);
-  const k = parseInt($('k').value, 10);
+  const rows = whole('rows');
+  const cols = whole('cols');
+  const k = whole('k');
   if (!(rows >= 1 && cols >= 1 && k >= 1)) {
     message('Rows, columns and k must be whole numbers of at least 1.');
     return;
@@ -188,5 +212,6 @@ export function wire() {
   $('new-game-form').addEventListener('submit', startGame);
   $('quick').addEventListener('click', quickStart);
   $('preset').addEventListener('change', applyPreset);
+  $('opponent').addEventListener('change', () => { switchedFrom = null; $('opponent-note').hidden = true; });
   for (const id of ['rows', 'cols', 'k']) $(id).addEventListener('input', syncPreset);
 }
