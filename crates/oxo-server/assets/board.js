@@ -172,7 +172,7 @@ export function draw() {
   const lengthless = told && told.values &&
     [...told.values.values()].some((h) => h.value !== 'draw' && h.plies === undefined);
   $('legend-note').textContent = 'for the side to move, perfect play; ' +
-    (lengthless ? 'W, L: length unknown' : 'W3: a win in 3 moves');
+    (lengthless ? 'W, L: length unknown' : 'W3: a win in 3 plies (moves by either side)');
   drawEstimate(estimate, g.next);
   note(!estimate ? '' : exact
     ? `W, D and L are exact, perfect play; ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`

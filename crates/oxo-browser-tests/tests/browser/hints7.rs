@@ -15,7 +15,7 @@ fn all_draws(n: usize) -> String {
         "return document.querySelectorAll('#board .cell.value-draw').length === {n} \
            && !document.getElementById('legend').hidden \
            && document.getElementById('legend-note').textContent === \
-              'for the side to move, perfect play; W3: a win in 3 moves' \
+              'for the side to move, perfect play; W3: a win in 3 plies (moves by either side)' \
            && document.getElementById('estimate').hidden;"
     )
 }
