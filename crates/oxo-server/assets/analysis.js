@@ -41,6 +41,16 @@ function store(a) {
 export async function openAnalysis() {
   const p = new URLSearchParams(location.search);
   const path = parseMoves(p.get('moves'));
+  // A move that is not two numbers is reported as the link gives it (read
+  // as numbers first, it would come back from the server mangled).
+  const given = (p.get('moves') || '').split(';').filter(Boolean);
+  const wrong = path.findIndex((m) => m.length !== 2 || !m.every((n) => Number.isInteger(n) && n >= 0));
+  if (wrong >= 0) {
+    message(`move ${wrong + 1}: ${JSON.stringify(given[wrong])} is not ROW,COL (from 0)`);
+    setCurrent(null);
+    showStart();
+    return;
+  }
   const st = freshState(null);
   const a = {
     size: p.get('size') || '3x3', k: p.get('k') || '', first: p.get('first') || 'x',

@@ -290,6 +290,14 @@ fn a_variation_stays_through_a_reload_and_goes_with_the_link() {
         .await;
         let url = c.current_url().await.expect("the url").to_string();
         assert!(url.contains("moves=1%2C1&"), "{url}");
+        // A move that is not ROW,COL is reported as the link gives it.
+        c.goto(&h.url("/analysis?size=3x3&k=3&moves=1,1;garbage"))
+            .await
+            .expect("a link with a bad move");
+        wait_page(&c, "the bad move reported as written", |p| {
+            p.message == "move 2: \"garbage\" is not ROW,COL (from 0)" && p.start_view
+        })
+        .await;
     });
 }
 
