@@ -82,10 +82,10 @@ pub enum RoomError {
     /// This seat has offered a rematch already; the other has not answered.
     #[error("you have offered a rematch; waiting for {} to accept", SeatName(*.0).as_str())]
     OfferPending(Player),
-    /// Seat O of this room is taken with its invite, and the request had
-    /// none or another.
+    /// Seat O of this room is joined only with its invite, and the request
+    /// had none or another (or came from the lobby for an unlisted room).
     #[error(
-        "seat o is taken with the game's invite link; ask the player who started it for the link"
+        "the invite is missing or not valid for this game: seat o is joined only with the game's invite link; ask the player who started it for the link"
     )]
     NoInvite,
     /// The idempotency key was sent before by this seat with another

@@ -290,7 +290,7 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
         assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
         assert_eq!(
             error_of(&refused),
-            "seat o is taken with the game's invite link; ask the player who started it for the link"
+            "the invite is missing or not valid for this game: seat o is joined only with the game's invite link; ask the player who started it for the link"
         );
     }
     let (status, refused) = api
