@@ -566,7 +566,7 @@ const HELP: &[&str] = &[
     "                    your move and its reply)",
     "v or H              hints: each empty cell's value",
     "                    with perfect play, W win, D draw,",
-    "                    L loss, and in how many moves",
+    "                    L loss, and in how many plies",
     "n                   next round (the other side starts)",
     "?                   this help; any key closes it",
     "q or Esc            quit and print the score",
