@@ -106,23 +106,24 @@ impl Edge {
         }
     }
 
-    /// `answer` within the request time limit, or else, when `arrived`
-    /// says the request came whole, [`ApiError::Overdue`] (503: the server
-    /// was slow), and [`ApiError::TimedOut`] (408: the client was) when it
-    /// did not. The work it started (a move being saved) still finishes.
-    /// `write` says whether the request asks for a change.
+    /// `answer` within the request time limit, or else, when
+    /// `waiting_on_client` says the server was waiting for the rest of the
+    /// request, [`ApiError::TimedOut`] (408: the client was slow), and
+    /// [`ApiError::Overdue`] (503: the server was) when it was not. The work
+    /// it started (a move being saved) still finishes. `write` says whether
+    /// the request asks for a change.
     pub(crate) async fn deadline<T>(
         &self,
         answer: impl Future<Output = T>,
-        arrived: impl FnOnce() -> bool,
+        waiting_on_client: impl FnOnce() -> bool,
         write: bool,
     ) -> Result<T, ApiError> {
         let limit = self.limits.request_timeout;
         tokio::time::timeout(limit, answer).await.map_err(|_| {
-            if arrived() {
-                ApiError::Overdue { limit, write }
-            } else {
+            if waiting_on_client() {
                 ApiError::TimedOut(limit)
+            } else {
+                ApiError::Overdue { limit, write }
             }
         })
     }
@@ -206,8 +207,8 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
         Err(refused) => refused.into_response(),
         Ok(()) => {
             let write = action(&request) != Action::Read;
-            let (request, arrived) = Watched::wrap(request);
-            edge.deadline(next.run(request), || arrived.load(Ordering::Relaxed), write)
+            let (request, waiting) = Watched::wrap(request);
+            edge.deadline(next.run(request), || waiting.load(Ordering::Relaxed), write)
                 .await
                 .unwrap_or_else(IntoResponse::into_response)
         }
@@ -217,25 +218,26 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
     response
 }
 
-/// A request's body that notes when it has been read to its end, so that
-/// a request over its time can be told apart: still arriving (the client
-/// was slow) or come whole (the server was).
+/// A request's body that notes whether the server is waiting for more of
+/// it, so that a request over its time can be told apart: the server
+/// waiting on the client's bytes (the client was slow), or not (the body
+/// came whole, or the server never needed it: the server was slow).
 struct Watched {
     inner: Body,
-    arrived: Arc<AtomicBool>,
+    waiting: Arc<AtomicBool>,
 }
 
 impl Watched {
-    /// `request` with its body watched, and the flag that says it came
-    /// whole (at once for a request with no body).
+    /// `request` with its body watched, and the flag that says the server
+    /// is waiting for more of it.
     fn wrap(request: Request) -> (Request, Arc<AtomicBool>) {
         let (parts, inner) = request.into_parts();
-        let arrived = Arc::new(AtomicBool::new(inner.is_end_stream()));
+        let waiting = Arc::new(AtomicBool::new(false));
         let body = Body::new(Watched {
             inner,
-            arrived: Arc::clone(&arrived),
+            waiting: Arc::clone(&waiting),
         });
-        (Request::from_parts(parts, body), arrived)
+        (Request::from_parts(parts, body), waiting)
     }
 }
 
@@ -248,9 +250,7 @@ impl HttpBody for Watched {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
-            self.arrived.store(true, Ordering::Relaxed);
-        }
+        self.waiting.store(polled.is_pending(), Ordering::Relaxed);
         polled
     }
 
@@ -358,9 +358,9 @@ mod tests {
     use super::*;
     use crate::listen::Rate;
 
-    /// Over its time, a request is the client's fault while its body is
-    /// still coming (408) and the server's once it came (503), which says
-    /// a change may have been saved only for a write.
+    /// Over its time, a request is the client's fault while the server
+    /// waits for its body (408) and the server's otherwise (503), which
+    /// says a change may have been saved only for a write.
     #[tokio::test]
     async fn a_late_answer_is_blamed_on_whoever_was_slow() {
         // Answers that never come: the time runs out however fast.
@@ -369,15 +369,15 @@ mod tests {
             ..Limits::default()
         });
         let never = std::future::pending::<()>;
-        let late = edge.deadline(never(), || false, true).await.unwrap_err();
-        assert_eq!(late.status(), StatusCode::REQUEST_TIMEOUT);
         let late = edge.deadline(never(), || true, true).await.unwrap_err();
+        assert_eq!(late.status(), StatusCode::REQUEST_TIMEOUT);
+        let late = edge.deadline(never(), || false, true).await.unwrap_err();
         assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
             late.body(false),
             r#"{"error":"the server took longer than 0.005 s to answer; a change it was making may still be saved: retry with the same Idempotency-Key, or reload the game to see","outcome":"unknown"}"#
         );
-        let late = edge.deadline(never(), || true, false).await.unwrap_err();
+        let late = edge.deadline(never(), || false, false).await.unwrap_err();
         assert_eq!(late.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
             late.body(false),

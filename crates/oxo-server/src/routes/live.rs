@@ -146,7 +146,7 @@ impl Mover {
                 self.state
                     .hub()
                     .play(&self.id, Some(&self.token), at, request.version, key);
-            edge.deadline(played, || true, true)
+            edge.deadline(played, || false, true)
                 .await?
                 .map_err(ApiError::from)
         };
