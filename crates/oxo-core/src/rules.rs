@@ -70,9 +70,15 @@ pub enum RulesError {
 
 /// Why a board size such as `3x3` could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad board size {text:?}: expected N or ROWSxCOLS, such as 3 or 4x5")]
+#[error("bad board size {text:?}: {}", if *.too_large {
+    format!("a side is from 1 to {MAX_SIDE} cells")
+} else {
+    "expected N or ROWSxCOLS, such as 3 or 4x5".to_owned()
+})]
 pub struct ParseSizeError {
     text: String,
+    /// The form is right but a number is past any board's side.
+    too_large: bool,
 }
 
 /// The dimensions of a board, read from `N` (square) or `RxC`.
@@ -88,12 +94,16 @@ impl FromStr for BoardSize {
     type Err = ParseSizeError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || ParseSizeError { text: s.to_owned() };
+        let err = |too_large| ParseSizeError {
+            text: s.to_owned(),
+            too_large,
+        };
         let number = |t: &str| -> Result<u32, ParseSizeError> {
             if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err());
+                return Err(err(false));
             }
-            t.parse().map_err(|_| err())
+            // All digits: only too many of them fail.
+            t.parse().map_err(|_| err(true))
         };
         let t = s.trim();
         match t.split_once(['x', 'X', '×']) {
@@ -444,6 +454,15 @@ mod tests {
         ] {
             assert!(bad.parse::<BoardSize>().is_err(), "{bad:?}");
         }
+        // The right form with a number past any side says so.
+        assert_eq!(
+            "99999999999x3".parse::<BoardSize>().unwrap_err().to_string(),
+            "bad board size \"99999999999x3\": a side is from 1 to 1024 cells"
+        );
+        assert_eq!(
+            "3y3".parse::<BoardSize>().unwrap_err().to_string(),
+            "bad board size \"3y3\": expected N or ROWSxCOLS, such as 3 or 4x5"
+        );
         assert_eq!(BoardSize { rows: 4, cols: 5 }.to_string(), "4x5");
     }
 

@@ -79,7 +79,12 @@ fn time_control(
                     "clock minutes must be from {} to {}, not {}",
                     MINUTES.start(),
                     MINUTES.end(),
-                    clock.minutes
+                    // Shortest form: 1e308 rather than its 309 digits.
+                    if clock.minutes.abs() >= 1e9 {
+                        format!("{:e}", clock.minutes)
+                    } else {
+                        clock.minutes.to_string()
+                    }
                 ));
             }
             if !INCREMENT_SECONDS.contains(&clock.increment) {
