@@ -456,7 +456,10 @@ mod tests {
         }
         // The right form with a number past any side says so.
         assert_eq!(
-            "99999999999x3".parse::<BoardSize>().unwrap_err().to_string(),
+            "99999999999x3"
+                .parse::<BoardSize>()
+                .unwrap_err()
+                .to_string(),
             "bad board size \"99999999999x3\": a side is from 1 to 1024 cells"
         );
         assert_eq!(

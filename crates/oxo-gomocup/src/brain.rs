@@ -226,6 +226,26 @@ impl Brain {
         self.pondered
     }
 
+    /// A line over [`MAX_LINE`] bytes came (and was skipped): refused at
+    /// once, or inside a `BOARD` kept as its problem, for the one answer
+    /// at `DONE`.
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn too_long(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let problem = format!("a line of more than {MAX_LINE} bytes");
+        match self.reading.as_mut() {
+            Some(reading) => {
+                reading.problem.get_or_insert(problem);
+                Ok(())
+            }
+            None => {
+                writeln!(out, "ERROR {problem}")?;
+                out.flush()
+            }
+        }
+    }
+
     /// Obey one line, writing any answer to `out`.
     ///
     /// # Errors
@@ -759,9 +779,10 @@ impl Brain {
 /// freestyle rules, with the cells where the brain would make only an
 /// overline given to the opponent when the stone counts allow it (so its
 /// search does not take one for a win). An overline already on the board
-/// ends the freestyle game: then the player is given the game as it is,
-/// and if it finds no move, the free cell next to the most stones is
-/// played.
+/// ends the freestyle game: then the player is given the game as it is.
+/// When the player finds no move, or only one that makes an overline, the
+/// free cell next to the most stones is played (not an overline's while
+/// another is free).
 fn choose(strategy: &mut dyn Strategy, game: &Game, freestyle: Rules) -> Option<Cell> {
     if !game.rules().is_exact() || game.is_over() {
         return strategy.choose(game);
@@ -777,9 +798,17 @@ fn choose(strategy: &mut dyn Strategy, game: &Game, freestyle: Rules) -> Option<
     let overlines = lines_at(game, me, |runs| runs.iter().any(|&len| len > k));
     let view = freestyle_view(game, freestyle, &overlines)
         .or_else(|| freestyle_view(game, freestyle, &[]));
-    match view {
+    let chosen = match view {
         Some(view) => strategy.choose(&view),
-        None => strategy.choose(game).or_else(|| {
+        None => strategy.choose(game),
+    };
+    match chosen {
+        Some(cell) if !overlines.contains(&cell) => Some(cell),
+        // The player found no move, or one that makes only an overline
+        // (its view could not hide those cells: the stone counts did not
+        // allow it): the free cell next to the most stones, an overline's
+        // only when no other is free.
+        _ => {
             let rules = game.rules();
             let stones_around = |cell: Cell| {
                 Direction::ALL
@@ -790,8 +819,15 @@ fn choose(strategy: &mut dyn Strategy, game: &Game, freestyle: Rules) -> Option<
             };
             // The first of the best, in reading order.
             game.legal_moves()
-                .max_by_key(|&cell| (stones_around(cell), std::cmp::Reverse(rules.index(cell))))
-        }),
+                .max_by_key(|&cell| {
+                    (
+                        !overlines.contains(&cell),
+                        stones_around(cell),
+                        std::cmp::Reverse(rules.index(cell)),
+                    )
+                })
+                .or(chosen)
+        }
     }
 }
 
@@ -920,8 +956,7 @@ pub fn run(brain: &mut Brain, mut input: impl BufRead, mut output: impl Write) -
                 }
                 rest.clear();
             }
-            writeln!(output, "ERROR a line of more than {MAX_LINE} bytes")?;
-            output.flush()?;
+            brain.too_long(&mut output)?;
             continue;
         }
         // Bytes that are not text make an unknown command.
@@ -1215,6 +1250,16 @@ mod tests {
             ),
             "6,0"
         );
+        // The same with the brain second (the opponent a stone ahead): the
+        // view cannot hide 3,0, the player plays it, and the brain plays
+        // the free cell next to the most stones that makes no overline.
+        assert_eq!(
+            exactly_five(
+                15,
+                "0,0,1 1,0,1 2,0,1 4,0,1 5,0,1 0,14,2 2,14,2 4,14,2 6,14,2 8,14,2 10,14,2"
+            ),
+            "1,1"
+        );
         // An overline on the board (listed so that no five is made on the
         // way) ends the freestyle game: the player,
         // given the game as it is, finds no move; the free cell next to
@@ -1500,5 +1545,19 @@ mod tests {
             ]
         );
         let _ = AtomicU64::new(0).load(Ordering::SeqCst);
+        // Inside a BOARD, the BOARD's one answer says so, at DONE.
+        let (mut b, _) = brain();
+        let answers = talk(
+            &mut b,
+            &format!("START 15\nBOARD\n7,7,1\n{long}\n8,8,2\nDONE\nTAKEBACK 0,0\n"),
+        );
+        assert_eq!(
+            answers,
+            [
+                "OK".to_owned(),
+                format!("ERROR a line of more than {MAX_LINE} bytes"),
+                "ERROR the board is empty".to_owned()
+            ]
+        );
     }
 }
