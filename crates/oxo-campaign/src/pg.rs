@@ -243,7 +243,7 @@ impl Queue {
             .await?;
         let Some(row) = row else { return Ok(None) };
         let id: i64 = row.get(0);
-        let plan = parse_plan(id, row.get(1), true)?;
+        let plan = parse_plan(id, row.get(1))?;
         Ok(Some(Posted {
             id,
             plan,
@@ -353,7 +353,7 @@ impl Queue {
                 &[&campaign],
             )
             .await?;
-        let mut plan = parse_plan(campaign, row.get(0), false)?;
+        let mut plan = parse_plan(campaign, row.get(0))?;
         let state: String = tx
             .query_one(
                 "SELECT state FROM oxo_campaign_job WHERE campaign = $1 AND node = $2",
@@ -448,17 +448,12 @@ async fn insert_jobs(
     Ok(())
 }
 
-/// The plan in a campaign's row, checked whole (`whole`) where it enters
-/// a process, or only its links where this row was checked whole before
-/// (each job's answer reads it again, under the row's lock).
-fn parse_plan(campaign: i64, json: &str, whole: bool) -> Result<Plan, PgError> {
+/// The plan in a campaign's row, checked whole: every reader of the row
+/// (each job's answer included) builds on it, so a row edited into a plan
+/// that does not hold together is refused wherever it is read.
+fn parse_plan(campaign: i64, json: &str) -> Result<Plan, PgError> {
     let plan: Plan = serde_json::from_str(json).map_err(|e| PgError::stored(campaign, e))?;
-    if whole {
-        plan.check()
-    } else {
-        plan.check_links()
-    }
-    .map_err(|e| PgError::stored(campaign, e))?;
+    plan.check().map_err(|e| PgError::stored(campaign, e))?;
     Ok(plan)
 }
 

@@ -371,15 +371,9 @@ impl Plan {
         self.check_tree()
     }
 
-    /// The part of [`Plan::check`] that keeps the plan usable (its board
-    /// and positions parse, every node refers to nodes that exist), for a
-    /// plan read back where it was checked whole before: a campaign's row,
-    /// read for each job's answer under the row's lock, costs a small part
-    /// of the whole check.
-    ///
-    /// # Errors
-    /// The first thing that does not hold.
-    pub fn check_links(&self) -> Result<(), PlanError> {
+    /// The part of [`Plan::check`] that keeps the plan usable: its board
+    /// and positions parse, and every node refers to nodes that exist.
+    fn check_links(&self) -> Result<(), PlanError> {
         let rules = Rules::new(self.rows, self.cols, self.k)
             .map_err(|e| PlanError::Header(format!("bad board: {e}")))?;
         let game = Game::from_notation(&self.position, self.k)
