@@ -44,7 +44,8 @@ export async function openAnalysis() {
   // A move that is not two numbers is reported as the link gives it (read
   // as numbers first, it would come back from the server mangled).
   const given = (p.get('moves') || '').split(';').filter(Boolean);
-  const wrong = path.findIndex((m) => m.length !== 2 || !m.every((n) => Number.isInteger(n) && n >= 0));
+  // Each part whole digits: Number('') is 0, so `1,` would read as 1,0.
+  const wrong = given.findIndex((m) => !/^\d+,\d+$/.test(m));
   if (wrong >= 0) {
     message(`move ${wrong + 1}: ${JSON.stringify(given[wrong])} is not ROW,COL (from 0)`);
     setCurrent(null);

@@ -97,7 +97,8 @@ function syncOpponents() {
   const chosen = opponent.selectedOptions[0];
   if (chosen && chosen.disabled) {
     const first = [...opponent.options].find((o) => !o.disabled);
-    if (first) { switchedFrom = chosen.value; opponent.value = first.value; }
+    // The player's own choice is kept, not a stand-in's that gave way too.
+    if (first) { switchedFrom = switchedFrom || chosen.value; opponent.value = first.value; }
   } else if (switchedFrom && fits(switchedFrom)) {
     opponent.value = switchedFrom;
     switchedFrom = null;

@@ -298,6 +298,14 @@ fn a_variation_stays_through_a_reload_and_goes_with_the_link() {
             p.message == "move 2: \"garbage\" is not ROW,COL (from 0)" && p.start_view
         })
         .await;
+        // Half a move is no move (read as numbers, `1,` would be 1,0).
+        c.goto(&h.url("/analysis?size=3x3&k=3&moves=1,"))
+            .await
+            .expect("a link with half a move");
+        wait_page(&c, "half a move reported as written", |p| {
+            p.message == "move 1: \"1,\" is not ROW,COL (from 0)" && p.start_view
+        })
+        .await;
     });
 }
 

@@ -150,7 +150,17 @@ fn brain_entrant(path: PathBuf, move_time: std::time::Duration) -> Entrant {
     Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
         oxo_gomocup::External::start(&path, rules, move_time)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
-            .map_err(|detail| detail.to_string())
+            .map_err(|detail| {
+                if matches!(detail, oxo_gomocup::EngineError::Stopping) {
+                    // The arena is stopping on a signal, whose handler ends
+                    // the process: no game goes on, and no other exit
+                    // races its own.
+                    loop {
+                        std::thread::park();
+                    }
+                }
+                detail.to_string()
+            })
     })
 }
 

@@ -186,7 +186,8 @@ impl Stop {
 
 /// Ctrl-C and SIGTERM, listened for from the moment this is made (a
 /// signal that comes before [`StopSignals::recv`] is asked is kept for
-/// it), in place of their default action of ending the process.
+/// it), in place of their default action of ending the process. Elsewhere
+/// than on Unix, only Ctrl-C, and only from the first `recv`.
 struct StopSignals {
     #[cfg(unix)]
     interrupt: tokio::signal::unix::Signal,
