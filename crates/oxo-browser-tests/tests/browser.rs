@@ -605,6 +605,23 @@ async fn cell(client: &Client, row: u32, col: u32) -> Element {
     .await
 }
 
+/// Play the live round out in `c`, the first free cell each turn, until a
+/// rematch is offered (`what` names the wait).
+async fn play_round_out(c: &Client, what: &str) {
+    loop {
+        let p = wait_page(c, what, |p| {
+            (p.playable || p.rematch) && !p.status.contains("showing")
+        })
+        .await;
+        if p.rematch {
+            break;
+        }
+        let [row, col] = p.enabled[0];
+        click_cell(c, row, col).await;
+        wait_page(c, "the move taken", |q| q.version != p.version).await;
+    }
+}
+
 /// Click the cell at `row`, `col`, brought to the middle of its board
 /// first: on a zoomed board WebDriver scrolls a cell only to the edge of
 /// the board's box, under the coordinates pinned there, which would take
@@ -1800,15 +1817,7 @@ fn the_move_list_steps_through_every_round() {
         assert_eq!(live.board, answered.board);
 
         // Play the round out (first free cell each turn), then a rematch.
-        loop {
-            let p = wait_page(&c, "X's turn or the end", |p| p.playable || p.rematch).await;
-            if p.rematch {
-                break;
-            }
-            let [row, col] = p.enabled[0];
-            click_cell(&c, row, col).await;
-            wait_page(&c, "the move taken", |q| q.version != p.version).await;
-        }
+        play_round_out(&c, "X's turn or the end").await;
         let round_one = h.api_game(&id).await;
         let moves = round_one["moves"].as_array().unwrap().len();
         // A finished round can go to the analysis board, its moves with it.
@@ -1872,18 +1881,7 @@ fn the_move_list_steps_through_every_round() {
 
         // Back to round 2 (the computer starts it) and play it out too.
         find(&c, "#step-last").await.click().await.expect("last");
-        loop {
-            let p = wait_page(&c, "X's turn or the end of round 2", |p| {
-                (p.playable || p.rematch) && !p.status.contains("showing")
-            })
-            .await;
-            if p.rematch {
-                break;
-            }
-            let [row, col] = p.enabled[0];
-            click_cell(&c, row, col).await;
-            wait_page(&c, "the move taken", |q| q.version != p.version).await;
-        }
+        play_round_out(&c, "X's turn or the end of round 2").await;
         let round_two = h.api_game(&id).await;
         let cells_two: Vec<String> = round_two["moves"]
             .as_array()

@@ -5,6 +5,23 @@
 
 use super::*;
 
+/// X's move and O's reply in `game`, through the API: both clocks have
+/// then started.
+async fn two_moves(h: &Harness, game: &oxo_test_support::Seated) {
+    for (token, row, col) in [(&game.x, 1, 1), (&game.o, 0, 0)] {
+        let (status, _) = h
+            .api
+            .call(
+                "POST",
+                &format!("/api/games/{}/moves", game.id),
+                Some(token),
+                &json!({"row": row, "col": col}),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+}
+
 /// What the clocks show: each seat's time and classes, and the control.
 async fn clocks(client: &Client) -> Value {
     client
@@ -144,18 +161,7 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         let game = oxo_test_support::seated_game(&h.api, &json!({"days": 3}))
             .await
             .expect("a correspondence game");
-        for (token, row, col) in [(&game.x, 1, 1), (&game.o, 0, 0)] {
-            let (status, _) = h
-                .api
-                .call(
-                    "POST",
-                    &format!("/api/games/{}/moves", game.id),
-                    Some(token),
-                    &json!({"row": row, "col": col}),
-                )
-                .await;
-            assert_eq!(status, 200);
-        }
+        two_moves(&h, &game).await;
         o.goto(&h.url(&format!("/g/{}", game.id)))
             .await
             .expect("the game, watched");
@@ -194,18 +200,7 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             let game = oxo_test_support::seated_game(&h.api, &settings)
                 .await
                 .expect("a timed game");
-            for (token, row, col) in [(&game.x, 1, 1), (&game.o, 0, 0)] {
-                let (status, _) = h
-                    .api
-                    .call(
-                        "POST",
-                        &format!("/api/games/{}/moves", game.id),
-                        Some(token),
-                        &json!({"row": row, "col": col}),
-                    )
-                    .await;
-                assert_eq!(status, 200);
-            }
+            two_moves(&h, &game).await;
             o.execute(
                 "localStorage.setItem('oxo.seat.' + arguments[0], \
                    JSON.stringify({ seat: 'o', token: arguments[1] })); return true;",
