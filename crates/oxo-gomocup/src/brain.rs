@@ -1340,15 +1340,20 @@ mod tests {
              INFO timeout_match 60000\nINFO time_left 6000\nINFO time_left -\nTURN 8,8\n\
              INFO time_left -50\nTURN 8,7\nINFO time_left 6000\nINFO timeout_turn -5\nTURN 8,6\n",
         );
-        let ms: Vec<u128> = given
+        let ms = millis(&given);
+        // 1 s, kept; a twelfth of the 6 s left, kept; no time left; no time
+        // a move.
+        assert_eq!(ms, [870, 420, 0, 0]);
+    }
+
+    /// The times the test player was given, in milliseconds.
+    fn millis(given: &Mutex<Vec<Duration>>) -> Vec<u128> {
+        given
             .lock()
             .unwrap()
             .iter()
             .map(Duration::as_millis)
-            .collect();
-        // 1 s, kept; a twelfth of the 6 s left, kept; no time left; no time
-        // a move.
-        assert_eq!(ms, [870, 420, 0, 0]);
+            .collect()
     }
 
     #[test]
@@ -1359,12 +1364,7 @@ mod tests {
             "START 9\nBEGIN\nINFO timeout_turn 1000\nTURN 8,8\nINFO timeout_match 60000\n\
              INFO time_left 6000\nTURN 8,7\nINFO timeout_turn 0\nTURN 8,6\n",
         );
-        let ms: Vec<u128> = given
-            .lock()
-            .unwrap()
-            .iter()
-            .map(Duration::as_millis)
-            .collect();
+        let ms = millis(&given);
         // 5 s until told (less a tenth and 30 ms); then 1 s; then a twelfth
         // of the 6 s left; then as fast as possible.
         assert_eq!(ms, [4470, 870, 420, 0]);
