@@ -605,6 +605,17 @@ async fn cell(client: &Client, row: u32, col: u32) -> Element {
     .await
 }
 
+/// A game's moves as an analysis link writes them (`1%2C1%3B0%2C0`).
+fn link_moves(game: &Value) -> String {
+    let cells: Vec<String> = game["moves"]
+        .as_array()
+        .expect("the game's moves")
+        .iter()
+        .map(|m| format!("{}%2C{}", m[0], m[1]))
+        .collect();
+    cells.join("%3B")
+}
+
 /// Play the live round out in `c`, the first free cell each turn, until a
 /// rematch is offered (`what` names the wait).
 async fn play_round_out(c: &Client, what: &str) {
@@ -1827,15 +1838,12 @@ fn the_move_list_steps_through_every_round() {
             .await
             .expect("the analysis link")
             .expect("an href");
-        let cells: Vec<String> = round_one["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| format!("{}%2C{}", m[0], m[1]))
-            .collect();
         assert_eq!(
             analyse,
-            format!("/analysis?size=3x3&k=3&first=x&moves={}", cells.join("%3B"))
+            format!(
+                "/analysis?size=3x3&k=3&first=x&moves={}",
+                link_moves(&round_one)
+            )
         );
         find(&c, "#rematch").await.click().await.expect("rematch");
         wait_page(&c, "round 2", |p| {
@@ -1883,17 +1891,11 @@ fn the_move_list_steps_through_every_round() {
         find(&c, "#step-last").await.click().await.expect("last");
         play_round_out(&c, "X's turn or the end of round 2").await;
         let round_two = h.api_game(&id).await;
-        let cells_two: Vec<String> = round_two["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| format!("{}%2C{}", m[0], m[1]))
-            .collect();
         assert_eq!(
             analyse_link(&c).await,
             Some(format!(
                 "/analysis?size=3x3&k=3&first=o&moves={}",
-                cells_two.join("%3B")
+                link_moves(&round_two)
             )),
             "round 2, just over, is the one analysed"
         );
