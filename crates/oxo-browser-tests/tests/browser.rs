@@ -1841,7 +1841,7 @@ fn the_move_list_steps_through_every_round() {
         assert_eq!(
             analyse,
             format!(
-                "/analysis?size=3x3&k=3&first=x&moves={}",
+                "/analysis?size=3x3&k=3&first=x&moves={}&review=1",
                 link_moves(&round_one)
             )
         );
@@ -1894,7 +1894,7 @@ fn the_move_list_steps_through_every_round() {
         assert_eq!(
             analyse_link(&c).await,
             Some(format!(
-                "/analysis?size=3x3&k=3&first=o&moves={}",
+                "/analysis?size=3x3&k=3&first=o&moves={}&review=1",
                 link_moves(&round_two)
             )),
             "round 2, just over, is the one analysed"

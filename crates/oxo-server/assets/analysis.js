@@ -15,8 +15,12 @@ import { exportText } from './record.js';
 
 // The link to a line of moves (`a.line` up to `ply`), as "Analyse this
 // round" makes it.
-export function analysisUrl(a, ply) {
-  return urlOf(a, a.line.slice(0, ply), null);
+// `review`: the link asks for the line's review at once, as for a round
+// that ended other than on the board (a resignation, a flag, an agreement),
+// whose last position does not say the round is over.
+export function analysisUrl(a, ply, review = false) {
+  const url = urlOf(a, a.line.slice(0, ply), null);
+  return review ? url + '&review=1' : url;
 }
 
 function urlOf(a, path, tree) {
@@ -56,6 +60,7 @@ export async function openAnalysis() {
   const a = {
     size: p.get('size') || '3x3', k: p.get('k') || '', first: p.get('first') || 'x',
     tree: null, path, shown: [], cache: new Map(), review: null, reviewing: false,
+    reviewAsked: p.get('review') === '1',
   };
   if (!a.k) {
     const [r, c] = a.size.split('x').map(Number);

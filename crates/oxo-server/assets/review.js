@@ -25,7 +25,8 @@ export function reviewOf(a) {
 export function maybeReview(st, d) {
   const a = st.analysis;
   const main = mainFrom(a.tree);
-  if (d.status === 'playing' || !main.length || pathKey(main) !== pathKey(a.path)) return;
+  // A finished line is reviewed at once, and so is one the link asks for.
+  if ((d.status === 'playing' && !a.reviewAsked) || !main.length || pathKey(main) !== pathKey(a.path)) return;
   if (a.review && a.review.key === pathKey(main)) return;
   review(st);
 }

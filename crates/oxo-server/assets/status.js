@@ -132,6 +132,7 @@ export function drawStatus(g) {
     $('analyse-link').href = analysisUrl(
       { size: `${live.rows}x${live.cols}`, k: live.k, first: done.first, line: done.moves },
       done.moves.length,
+      true,
     );
   }
   if (g.watch) {

@@ -336,6 +336,36 @@ fn a_finished_round_is_reviewed_at_once() {
             scroll_to(&c, "record").await;
             h.screenshot(&c, &format!("review-exact-{size}")).await;
 
+            // A round that ended other than on the board (a resignation,
+            // say): its link asks for the review, which comes at once
+            // though the last position goes on; without that, none.
+            for (asked, reviewed) in [("&review=1", true), ("", false)] {
+                c.goto(&h.url(&format!(
+                    "/analysis?size=3x3&k=3&first=x&moves=1,1;0,1;0,0{asked}"
+                )))
+                .await
+                .expect("a resigned round");
+                wait_page(&c, "the position after three moves", |p| {
+                    p.board == "XO./.X./..." && p.status.contains("O to move")
+                })
+                .await;
+                if reviewed {
+                    wait_script(
+                        &c,
+                        "the three moves coloured, O's mistake marked",
+                        "const b = [...document.querySelectorAll('#move-list button[data-ply]')]; \
+                         return b.length === 3 && b.every((x) => /v-(win|draw|loss)/.test(x.className)) \
+                           && b[1].classList.contains('mistake');",
+                    )
+                    .await;
+                    let summary = text_of(&c, "review-summary").await;
+                    assert!(summary.contains("2. O 1,2 gave away a draw"), "{summary}");
+                } else {
+                    let summary = text_of(&c, "review-summary").await;
+                    assert!(summary.is_empty(), "reviewed unasked: {summary}");
+                }
+            }
+
             // Gomoku: X lets its open four go and O wins; the engine's
             // review marks it, labelled an estimate.
             c.goto(
