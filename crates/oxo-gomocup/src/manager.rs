@@ -475,15 +475,14 @@ impl Drop for External {
         }
         // Whether or not the engine left, what it started may still run
         // (a script waiting on a command, or one that left a command in
-        // the background): end its whole process group.
-        let group_killed = kill_group(self.child.id());
-        forget(self.child.id());
-        if !exited {
-            if !group_killed {
-                let _ = self.child.kill();
-            }
-            let _ = self.child.wait();
+        // the background): end its whole process group, and the engine
+        // with it if it is still there.
+        if exited {
+            kill_group(self.child.id());
+        } else {
+            end_child(&mut self.child);
         }
+        forget(self.child.id());
     }
 }
 

@@ -18,7 +18,16 @@ mod solve;
 mod strategy;
 mod vector;
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use pyo3::prelude::*;
+
+/// `mutex`, locked: what this crate keeps behind a lock (the solvers'
+/// pool, a strategy's built player, a signal's exception) is only ever
+/// replaced whole, so a thread that panicked holding it left it sound.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The extension module, imported by the package as `oxo._oxo`.
 #[pymodule]

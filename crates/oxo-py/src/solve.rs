@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use oxo_ai::solver::DEFAULT_TABLE_BYTES;
 use oxo_ai::{Eval, Solver};
@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use crate::args::Int;
 use crate::errors::{OxoError, RulesError, SolveError, raise};
 use crate::game::PyGame;
+use crate::lock;
 
 /// Solvers kept between calls, the most recently used last: each keeps
 /// what it learned in its table, so a run of positions on one board is
@@ -197,10 +198,6 @@ fn watch_signals(solver: &mut Solver) -> Arc<Mutex<Option<PyErr>>> {
         }
     });
     slot
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn solution(game: &Game, analysis: &oxo_ai::Analysis) -> PySolution {

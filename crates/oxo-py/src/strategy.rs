@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use crate::args::Int;
 use crate::errors::{ModelError, OxoError, StrategyError, raise};
 use crate::game::PyGame;
+use crate::lock;
 
 /// One of oxo's computer players: `"random"`, `"rules"`, `"alphabeta"`,
 /// `"perfect"` or `"learned"` (see `oxo.STRATEGIES`).
@@ -125,10 +126,7 @@ impl PyStrategy {
         }
         // Searches take time: let other Python threads run meanwhile.
         py.detach(|| {
-            let mut built = self
-                .built
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut built = lock(&self.built);
             if built.as_ref().is_none_or(|(r, _)| *r != rules) {
                 let player = self
                     .catalog
@@ -177,10 +175,7 @@ impl PyStrategy {
             let model = Model::load(&bytes[..])
                 .map_err(|e| raise::<ModelError>(format!("a pickled model: {e}")))?;
             self.catalog = self.catalog.clone().with_model(model);
-            *self
-                .built
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+            *lock(&self.built) = None;
         }
         Ok(())
     }
