@@ -552,30 +552,25 @@ impl Brain {
     /// began; with as many each, the brain did, since it is to move).
     fn set_position(&mut self, stones: Vec<(Cell, Side)>) -> Result<(), String> {
         let board = self.board.as_mut().ok_or("no board yet: START first")?;
-        let (mine, theirs): (Stones, Stones) = stones.iter().partition(|s| s.1 == Side::Mine);
-        let first = match theirs.len().checked_sub(mine.len()) {
-            Some(0) => Side::Mine,
-            Some(1) => Side::Theirs,
-            _ => {
-                return Err(format!(
+        let side = |wanted: Side| -> Vec<Cell> {
+            stones
+                .iter()
+                .filter(|s| s.1 == wanted)
+                .map(|s| s.0)
+                .collect()
+        };
+        let (mine, theirs) = (side(Side::Mine), side(Side::Theirs));
+        let ordered = in_turn(&mine, &theirs)
+            .ok_or_else(|| {
+                format!(
                     "{} stones of mine and {} of yours: it cannot be my turn",
                     mine.len(),
                     theirs.len()
-                ));
-            }
-        };
-        let (mut a, mut b) = if first == Side::Mine {
-            (mine.into_iter(), theirs.into_iter())
-        } else {
-            (theirs.into_iter(), mine.into_iter())
-        };
-        let mut ordered = Vec::with_capacity(stones.len());
-        loop {
-            match (a.next(), b.next()) {
-                (None, None) => break,
-                (one, two) => ordered.extend(one.into_iter().chain(two)),
-            }
-        }
+                )
+            })?
+            .into_iter()
+            .map(|(cell, is_mine)| (cell, if is_mine { Side::Mine } else { Side::Theirs }))
+            .collect();
         board.stones = ordered;
         Ok(())
     }
@@ -880,24 +875,43 @@ fn freestyle_view(game: &Game, freestyle: Rules, blocked: &[Cell]) -> Option<Gam
     let stones = |player: Player| rules.cells().filter(move |&c| game.get(c) == Some(player));
     let mine: Vec<Cell> = stones(me).collect();
     let theirs: Vec<Cell> = stones(me.other()).chain(blocked.iter().copied()).collect();
-    let first = match theirs.len().checked_sub(mine.len()) {
-        Some(0) => me,
-        Some(1) => me.other(),
-        _ => return None,
-    };
-    let (a, b) = if first == me {
-        (&mine, &theirs)
-    } else {
-        (&theirs, &mine)
+    let ordered = in_turn(&mine, &theirs)?;
+    let first = match ordered.first() {
+        Some(&(_, false)) => me.other(),
+        _ => me,
     };
     let mut view = Game::starting_with(freestyle, first);
-    for (i, &cell) in a.iter().enumerate() {
-        view.play_as(first, cell).ok()?;
-        if let Some(&reply) = b.get(i) {
-            view.play_as(first.other(), reply).ok()?;
-        }
+    for (cell, is_mine) in ordered {
+        let player = if is_mine { me } else { me.other() };
+        view.play_as(player, cell).ok()?;
     }
     (!view.is_over() && view.to_move() == me).then_some(view)
+}
+
+/// The stones of the side to move (`mine`) and of the other (`theirs`),
+/// each in the order listed, as they were played: the sides alternating,
+/// `mine` first with as many stones each and `theirs` first with one
+/// more; each stone with whether it is `mine`. `None` for any other count
+/// (it could not be `mine`'s turn).
+fn in_turn<T: Copy>(mine: &[T], theirs: &[T]) -> Option<Vec<(T, bool)>> {
+    let mine_first = match theirs.len().checked_sub(mine.len()) {
+        Some(0) => true,
+        Some(1) => false,
+        _ => return None,
+    };
+    let (a, b) = if mine_first {
+        (mine, theirs)
+    } else {
+        (theirs, mine)
+    };
+    let mut ordered = Vec::with_capacity(a.len() + b.len());
+    for (i, &stone) in a.iter().enumerate() {
+        ordered.push((stone, mine_first));
+        if let Some(&reply) = b.get(i) {
+            ordered.push((reply, !mine_first));
+        }
+    }
+    Some(ordered)
 }
 
 /// `WIDTH,HEIGHT` as two numbers.
