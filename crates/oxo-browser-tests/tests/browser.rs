@@ -2322,6 +2322,94 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
     });
 }
 
+/// A server restart mid-game: both players' pages say "reconnecting…" and
+/// stop saying who is here (they cannot know), then reconnect by
+/// themselves, see each other again and play on from the moves the server
+/// acknowledged.
+#[test]
+fn the_pages_ride_out_a_server_restart() {
+    run("restart", |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        let id = start_game(&h, &a, "human", "3x3k3", "x").await;
+        wait_page(&a, "the invite box", |p| p.invite).await;
+        let invite = find(&a, "#invite-link")
+            .await
+            .prop("value")
+            .await
+            .expect("the invite link")
+            .expect("a value");
+        b.goto(&invite).await.expect("the invite link opened");
+        wait_page(&b, "seat O taken", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        wait_text(&a, "A sees B", "presence", "Opponent connected").await;
+        wait_text(&b, "B sees A", "presence", "Opponent connected").await;
+        wait_page(&a, "A's turn", |p| {
+            p.playable && p.enabled.contains(&[1, 1])
+        })
+        .await;
+        click_cell(&a, 1, 1).await;
+        wait_page(&b, "B sees X's move", |p| p.mark(1, 1) == 'X').await;
+
+        let server = h
+            .servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(0);
+        server.stop().await.expect("the server stopped");
+        for (name, client) in [("a", &a), ("b", &b)] {
+            let seen = wait_page(client, &format!("{name} reconnecting"), |p| {
+                p.connection == "reconnecting…"
+            })
+            .await;
+            assert_eq!(
+                shown_text(client, "presence").await,
+                "",
+                "{name} still says who is here: {seen:#?}"
+            );
+            assert_eq!(
+                shown_text(client, "left-note").await,
+                "",
+                "{name}: {seen:#?}"
+            );
+        }
+        h.screenshot(&a, "restart-reconnecting").await;
+
+        let store = SqliteStore::open(h.dir.path().join("oxo.db")).expect("the database again");
+        let server = oxo_test_support::InProcess::start_at(
+            h.addr,
+            Arc::new(store),
+            &oxo_server::HubConfig::default(),
+        )
+        .await;
+        h.servers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(server);
+        for (name, client) in [("a", &a), ("b", &b)] {
+            wait_page(client, &format!("{name} live again"), |p| {
+                p.connection == "live"
+            })
+            .await;
+        }
+        wait_text(&a, "A sees B again", "presence", "Opponent connected").await;
+        wait_text(&b, "B sees A again", "presence", "Opponent connected").await;
+        wait_page(&b, "B's turn", |p| {
+            p.playable && p.enabled.contains(&[0, 0])
+        })
+        .await;
+        click_cell(&b, 0, 0).await;
+        wait_page(&a, "A sees O's move", |p| {
+            p.mark(0, 0) == 'O' && p.mark(1, 1) == 'X' && p.status.ends_with("Your turn (X)")
+        })
+        .await;
+        let game = h.api_game(&id).await;
+        assert_eq!(game["moves"].as_array().map(Vec::len), Some(2), "{game}");
+    });
+}
+
 #[test]
 fn page_weight_and_time_to_first_move() {
     run("first-move", |h| async move {

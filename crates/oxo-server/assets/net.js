@@ -5,7 +5,7 @@ import { S } from './state.js';
 import { draw } from './board.js';
 import { gone, render } from './game.js';
 import { answered, refusedMove, unanswered } from './play.js';
-import { showPresence } from './status.js';
+import { forgetPresence, showPresence } from './status.js';
 
 // ---- HTTP: always resolves to {ok, status, data}; data.error explains failures ----
 export async function api(method, path, body, token, key) {
@@ -33,6 +33,7 @@ export function setConnection(live) {
   S.live = live;
   $('connection').textContent = live ? 'live' : 'reconnecting…';
   $('connection').className = 'conn ' + (live ? 'on' : 'off');
+  if (!live) forgetPresence();
 }
 
 export function connect() {

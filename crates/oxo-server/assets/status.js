@@ -44,6 +44,19 @@ export function showPresence(p) {
   el.hidden = false;
 }
 
+// While this page's own connection is down it cannot know who is here, so
+// it says nothing rather than what was true before the outage; the socket
+// sends everyone's presence at once when it is back.
+export function forgetPresence() {
+  const st = S;
+  if (!st) return;
+  st.presence = null;
+  st.gone = null;
+  $('presence').hidden = true;
+  $('left-note').hidden = true;
+  if (st.game) drawActions();
+}
+
 // "O played row 2, column 3 — " so that a screen reader hears the reply.
 function lastMove(g) {
   if (!Array.isArray(g.last)) return '';

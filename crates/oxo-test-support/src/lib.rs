@@ -73,23 +73,42 @@ impl InProcess {
     /// [`InProcess::start_limited`].)
     pub async fn start_with(store: Arc<dyn Store>, config: &HubConfig) -> InProcess {
         let hub = Hub::new(store, config);
-        InProcess::serve(AppState::with_limits(
-            hub,
-            oxo_server::Limits::without_rates(),
-        ))
+        InProcess::serve(
+            AppState::with_limits(hub, oxo_server::Limits::without_rates()),
+            "127.0.0.1:0".parse().expect("an address"),
+        )
+        .await
+    }
+
+    /// Like [`InProcess::start_with`], on `addr`: a server started again
+    /// where a stopped one listened, as after a restart.
+    pub async fn start_at(
+        addr: SocketAddr,
+        store: Arc<dyn Store>,
+        config: &HubConfig,
+    ) -> InProcess {
+        let hub = Hub::new(store, config);
+        InProcess::serve(
+            AppState::with_limits(hub, oxo_server::Limits::without_rates()),
+            addr,
+        )
         .await
     }
 
     /// Serve games kept in `store` under these connection limits.
     pub async fn start_limited(store: Arc<dyn Store>, limits: oxo_server::Limits) -> InProcess {
         let hub = Hub::new(store, &HubConfig::default());
-        InProcess::serve(AppState::with_limits(hub, limits)).await
+        InProcess::serve(
+            AppState::with_limits(hub, limits),
+            "127.0.0.1:0".parse().expect("an address"),
+        )
+        .await
     }
 
-    async fn serve(state: AppState) -> InProcess {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+    async fn serve(state: AppState, addr: SocketAddr) -> InProcess {
+        let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .expect("a port for the server");
+            .unwrap_or_else(|e| panic!("the server's port {addr}: {e}"));
         let addr = listener.local_addr().expect("the server's address");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(oxo_server::run(listener, state.clone(), async {
