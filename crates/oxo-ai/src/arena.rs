@@ -267,11 +267,12 @@ pub enum ArenaError {
         /// What went wrong.
         detail: String,
     },
-    /// No opening of the moves asked leaves the game undecided: every one
-    /// tried gave a side k in a row (or the board has no room for them).
+    /// No opening of the moves asked that leaves the game undecided was
+    /// found for some pair: every one tried gave a side k in a row or
+    /// filled the board.
     #[error(
-        "no opening of {moves} moves leaves a {rules} game undecided \
-         ({OPENING_TRIES} tried at random)"
+        "none of {OPENING_TRIES} random openings of {moves} moves tried leaves a \
+         {rules} game undecided"
     )]
     NoOpening {
         /// The moves asked for.
@@ -349,6 +350,27 @@ pub fn opening(rules: Rules, seed: u64, pair: u64, moves: u32) -> Result<Vec<Cel
 /// Random openings [`opening`] tries before it gives up.
 pub const OPENING_TRIES: u32 = 1000;
 
+/// Make sure the opening of every pair a run plays, keyed as [`opening`]'s
+/// `pair`, exists before any game is played: a run whose thousandth pair
+/// has none would otherwise stop with [`ArenaError::NoOpening`] hours in.
+/// Openings shorter than the shortest win (2k − 1 moves) that leave a cell
+/// empty always exist, so only longer ones are made, and then every one.
+pub(crate) fn check_openings(
+    rules: Rules,
+    seed: u64,
+    moves: u32,
+    keys: impl IntoIterator<Item = u64>,
+) -> Result<(), ArenaError> {
+    let no_win_yet = u64::from(moves) < 2 * u64::from(rules.k()) - 1;
+    if no_win_yet && (moves as usize) < rules.cell_count() {
+        return Ok(());
+    }
+    for key in keys {
+        opening(rules, seed, key, moves)?;
+    }
+    Ok(())
+}
+
 /// One game as it was played, for a look at its moves afterwards (such as
 /// grading them: [`crate::grade::GameGrader`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -393,9 +415,12 @@ fn run_games(
     // Fail before starting threads if a player cannot play at all.
     config.x.check(config.rules)?;
     config.o.check(config.rules)?;
-    // An opening the board cannot have fails the first pair as every
-    // other: before starting threads too.
-    opening(config.rules, config.seed, 0, config.opening)?;
+    check_openings(
+        config.rules,
+        config.seed,
+        config.opening,
+        0..config.games.div_ceil(2),
+    )?;
     let per_game = run_jobs(config.games, config.threads, progress, |index| {
         let first = config.first.unwrap_or(if index.is_multiple_of(2) {
             Player::X
@@ -659,6 +684,46 @@ mod tests {
             threads: 2,
             opening: 0,
         }
+    }
+
+    /// On 3x5 k=2 eight stones with no two in a row are rare: the first
+    /// pair's opening is found and some later pair's is not. The run is
+    /// refused before its first game, not when it reaches that pair.
+    #[test]
+    fn every_pairs_opening_is_made_before_the_first_game() {
+        let rules = Rules::new(3, 5, 2).unwrap();
+        assert!(opening(rules, 0, 0, 8).is_ok());
+        let missing = (0..300)
+            .find(|&pair| opening(rules, 0, pair, 8).is_err())
+            .expect("a pair without an opening");
+        assert!(check_openings(rules, 0, 8, 0..missing).is_ok());
+        assert!(matches!(
+            check_openings(rules, 0, 8, 0..=missing),
+            Err(ArenaError::NoOpening { moves: 8, .. })
+        ));
+        let built = Arc::new(AtomicU64::new(0));
+        let counted = {
+            let built = built.clone();
+            Entrant::new("counted", move |rules, seed| {
+                built.fetch_add(1, Ordering::SeqCst);
+                StrategyKind::Random.build(rules, seed)
+            })
+        };
+        let mut config = config(StrategyKind::Random, StrategyKind::Random, 2 * missing + 2);
+        config.x = counted.clone();
+        config.o = counted;
+        config.rules = rules;
+        config.seed = 0;
+        config.opening = 8;
+        assert!(matches!(
+            run(&config, |_| {}),
+            Err(ArenaError::NoOpening { moves: 8, .. })
+        ));
+        assert_eq!(
+            built.load(Ordering::SeqCst),
+            2,
+            "only checked, no game played"
+        );
     }
 
     #[test]

@@ -132,23 +132,29 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
     for player in &config.players {
         player.check(config.rules)?;
     }
-    // An opening the board cannot have, before any game starts.
-    arena::opening(config.rules, config.seed, 0, config.opening)?;
     let pairs = config.pairs();
+    // An opening the board cannot have, before any game starts.
+    arena::check_openings(
+        config.rules,
+        config.seed,
+        config.opening,
+        (0..pairs.len() as u64).flat_map(|pair| {
+            (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
+        }),
+    )?;
     let games = arena::run_jobs(config.total_games(), config.threads, progress, |index| {
         let (a, b) = pairs[(index / config.games) as usize];
         // The pair's players swap seats game by game; X always moves first.
         let a_is_x = (index % config.games).is_multiple_of(2);
         let seats = if a_is_x { [a, b] } else { [b, a] };
-        // Games 2j and 2j + 1 of a pair share an opening, one seat each.
-        let opening_key = ((index / config.games) << 32) | ((index % config.games) / 2);
+        let key = opening_key(index / config.games, index % config.games);
         let (result, _) = arena::play_one(
             config.rules,
             [&config.players[seats[0]], &config.players[seats[1]]],
             Player::X,
             config.seed,
             index,
-            &arena::opening(config.rules, config.seed, opening_key, config.opening)?,
+            &arena::opening(config.rules, config.seed, key, config.opening)?,
             false,
         )?;
         let a_side = if a_is_x { &result.x } else { &result.o };
@@ -217,8 +223,17 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
     })
 }
 
+/// The [`arena::opening`] key of game `game` of pair `pair`: games 2j and
+/// 2j + 1 of a pair share an opening, one seat each.
+fn opening_key(pair: u64, game: u64) -> u64 {
+    (pair << 32) | (game / 2)
+}
+
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
     use super::*;
     use crate::StrategyKind;
 
@@ -264,5 +279,34 @@ mod tests {
     fn one_player_is_not_a_tournament() {
         let c = config(&[StrategyKind::Random], 10, 1);
         assert!(matches!(run(&c, |_| {}), Err(ArenaError::TooFewPlayers)));
+    }
+
+    /// Every pair's openings are made before the first game (see the
+    /// arena's test of the same board): some pair has none here.
+    #[test]
+    fn a_missing_opening_refuses_the_round_robin_at_once() {
+        let built = Arc::new(AtomicU64::new(0));
+        let counted = {
+            let built = built.clone();
+            Entrant::new("counted", move |rules, seed| {
+                built.fetch_add(1, Ordering::SeqCst);
+                StrategyKind::Random.build(rules, seed)
+            })
+        };
+        let mut config = config(&[StrategyKind::Random; 3], 200, 2);
+        config.players = vec![counted; 3];
+        config.rules = Rules::new(3, 5, 2).unwrap();
+        config.seed = 0;
+        config.opening = 8;
+        assert!(arena::opening(config.rules, 0, 0, 8).is_ok());
+        assert!(matches!(
+            run(&config, |_| {}),
+            Err(ArenaError::NoOpening { moves: 8, .. })
+        ));
+        assert_eq!(
+            built.load(Ordering::SeqCst),
+            3,
+            "only checked, no game played"
+        );
     }
 }

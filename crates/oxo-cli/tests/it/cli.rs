@@ -519,7 +519,7 @@ fn usage_mistakes_are_refused_with_the_reason() {
                 "8",
             ],
             None,
-            "--opening 8: no opening of 8 moves leaves a 3x3 k=2 game undecided",
+            "--opening 8: none of 1000 random openings of 8 moves tried leaves a 3x3 k=2 game undecided",
         ),
         (
             &[
@@ -534,7 +534,7 @@ fn usage_mistakes_are_refused_with_the_reason() {
                 "8",
             ],
             None,
-            "--opening 8: no opening of 8 moves",
+            "--opening 8: none of 1000 random openings of 8 moves",
         ),
         (
             &["arena", "--x", "random", "--o", "rules", "--plot", &same],
