@@ -2322,6 +2322,86 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
     });
 }
 
+/// The answer to a lobby join is lost on the way back (the join itself
+/// is made): the page asks again under the same idempotency key and gets
+/// the seat it took, instead of finding it taken by nobody it knows.
+#[test]
+fn a_join_whose_answer_is_lost_is_asked_again() {
+    run("join-retry", |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        open_start_page(&h, &a).await;
+        find(&a, "#quick button[data-listed=\"true\"]")
+            .await
+            .click()
+            .await
+            .expect("Open game clicked");
+        let waiting = wait_page(&a, "A's open game", |p| {
+            p.path.starts_with("/g/") && p.connection == "live"
+        })
+        .await;
+        let id = waiting.path.trim_start_matches("/g/").to_owned();
+        open_start_page(&h, &b).await;
+        wait_script(
+            &b,
+            "the open game in B's lobby",
+            "return document.querySelectorAll('#open-list a[data-entry]').length === 1;",
+        )
+        .await;
+        // The first join reaches the server; its answer never reaches the page.
+        b.execute(
+            "const real = window.fetch; window.joins = []; \
+             window.fetch = async (path, init) => { \
+               if (String(path).endsWith('/join')) { \
+                 window.joins.push(init.headers['Idempotency-Key']); \
+                 if (window.joins.length === 1) { \
+                   await real(path, init); \
+                   throw new TypeError('the answer was lost'); \
+                 } \
+               } \
+               return real(path, init); \
+             }; return true;",
+            vec![],
+        )
+        .await
+        .expect("fetch wrapped");
+        find(&b, "#open-list a[data-entry]")
+            .await
+            .click()
+            .await
+            .expect("the open game clicked");
+        let joined = wait_page(&b, "B seated as O after the retry", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        assert_eq!(joined.path, format!("/g/{id}"), "{joined:#?}");
+        let keys = b
+            .execute("return window.joins;", vec![])
+            .await
+            .expect("the keys read");
+        let keys = keys.as_array().expect("a list");
+        assert_eq!(keys.len(), 2, "one join and one retry: {keys:?}");
+        assert_eq!(keys[0], keys[1], "under the same key");
+        wait_text(&a, "A sees B", "presence", "Opponent connected").await;
+        // The token the retry gave is the seat's: B plays with it.
+        wait_page(&a, "A's turn", |p| {
+            p.playable && p.enabled.contains(&[1, 1])
+        })
+        .await;
+        click_cell(&a, 1, 1).await;
+        wait_page(&b, "B's turn", |p| {
+            p.playable && p.enabled.contains(&[0, 0])
+        })
+        .await;
+        click_cell(&b, 0, 0).await;
+        wait_page(&a, "A sees O's move", |p| p.mark(0, 0) == 'O').await;
+        assert_eq!(
+            h.api_game(&id).await["moves"].as_array().map(Vec::len),
+            Some(2)
+        );
+    });
+}
+
 /// A server restart mid-game: both players' pages say "reconnecting…" and
 /// stop saying who is here (they cannot know), then reconnect by
 /// themselves, see each other again and play on from the moves the server

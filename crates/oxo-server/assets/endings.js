@@ -3,7 +3,7 @@
 // its countdown; and the words every screen uses for how a round ended.
 import { $, enc, message, up } from './dom.js';
 import { S } from './state.js';
-import { api } from './net.js';
+import { api, newKey } from './net.js';
 import { render } from './game.js';
 
 const other = (seat) => (seat === 'x' ? 'o' : 'x');
@@ -19,14 +19,6 @@ export function reasonText(reason, winner) {
     case 'agreement': return 'by agreement';
     default: return '';
   }
-}
-
-// A random idempotency key: a move sent again (after a lost answer) under
-// the same key is played once.
-export function newKey() {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // ---- presence: since when the opponent has been gone, for the claim ----

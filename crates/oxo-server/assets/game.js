@@ -2,7 +2,7 @@
 // GAMEs that arrive, rematch and hints.
 import { $, enc, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
-import { api, connect, setConnection } from './net.js';
+import { api, connect, join, setConnection } from './net.js';
 import { draw } from './board.js';
 import { showPresence } from './status.js';
 import { showPlayers, withName } from './name.js';
@@ -44,8 +44,9 @@ export async function openGame(id) {
   $('invite-link').value = held && held.invite ? base + '#join=' + held.invite : base + '?join';
   const invite = new URLSearchParams(location.hash.slice(1)).get('join');
   if (invite !== null || new URLSearchParams(location.search).has('join')) {
+    let settled = true;
     if (!held) {
-      const r = await api('POST', `/api/games/${enc(id)}/seats/o`, withName(invite ? { invite } : {}));
+      const r = await join(`/api/games/${enc(id)}/seats/o`, withName(invite ? { invite } : {}));
       if (S !== st) return;
       if (r.ok && r.data.token) {
         held = { seat: r.data.seat || 'o', token: r.data.token };
@@ -57,9 +58,13 @@ export async function openGame(id) {
         return;
       } else {
         message(r.data.error);
+        // Not refused, just not answered: the link stays, so a reload
+        // tries again.
+        settled = r.status !== 0 && r.status < 500;
       }
     }
-    history.replaceState(null, '', '/g/' + enc(id)); // a refresh must not join again
+    // Once joined or refused, a refresh must not join again.
+    if (settled) history.replaceState(null, '', '/g/' + enc(id));
   }
   if (held) { st.seat = held.seat; st.token = held.token; }
   updateRole();

@@ -1,7 +1,7 @@
 // The lobby on the start page.
 import { $, enc, message, up } from './dom.js';
 import { seats } from './state.js';
-import { api } from './net.js';
+import { api, join } from './net.js';
 import { route } from './route.js';
 import { render } from './game.js';
 import { reasonText } from './endings.js';
@@ -75,9 +75,10 @@ export async function showLobby() {
 
 // One click on an open game: seat O, then the game.
 export async function joinOpen(a) {
-  const r = await api('POST', `/api/lobby/${enc(a.dataset.entry)}/join`, withName({}));
+  const r = await join(`/api/lobby/${enc(a.dataset.entry)}/join`, withName({}));
   if (!r.ok || !r.data.game) {
-    message(r.data.error === undefined ? 'could not join' : 'That game is no longer open: ' + r.data.error);
+    const closed = r.status === 404 || r.status === 409;
+    message(closed ? 'That game is no longer open: ' + r.data.error : 'Could not join: ' + r.data.error);
     showLobby();
     return;
   }

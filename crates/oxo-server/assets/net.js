@@ -28,6 +28,26 @@ export async function api(method, path, body, token, key) {
   return { ok: res.ok, status: res.status, data };
 }
 
+// A random idempotency key (128 bits in hex): a change sent again (after a
+// lost answer) under the same key is made once.
+export function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// Taking a seat, under one key: an answer lost to the network or to a
+// server that was briefly away is asked for again (three tries, a second
+// apart), which seats this player once and gives back the same token.
+export async function join(path, body) {
+  const key = newKey();
+  for (let attempt = 1; ; attempt++) {
+    const r = await api('POST', path, body, undefined, key);
+    if (r.ok || (r.status !== 0 && r.status !== 503) || attempt === 3) return r;
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+}
+
 // ---- the live WebSocket, reconnecting with backoff ----
 export function setConnection(live) {
   S.live = live;

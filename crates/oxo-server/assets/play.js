@@ -2,11 +2,10 @@
 // socket goes quiet) as a POST.
 import { clearMessage, enc, message } from './dom.js';
 import { S } from './state.js';
-import { api } from './net.js';
+import { api, newKey } from './net.js';
 import { draw } from './board.js';
 import { render } from './game.js';
 import { analysisPlay } from './analysis.js';
-import { newKey } from './endings.js';
 
 export async function play(r, c) {
   if (S && S.analysis) { analysisPlay(r, c); return; }

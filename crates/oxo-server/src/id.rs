@@ -101,6 +101,10 @@ impl IdempotencyKey {
     /// The longest key accepted.
     pub const MAX_LEN: usize = 64;
 
+    /// The shortest key a join takes ([`Token::for_join`]: the key makes
+    /// the seat's token).
+    pub const JOIN_MIN_LEN: usize = 16;
+
     /// `text` as a key, if it is one.
     ///
     /// # Errors
@@ -144,6 +148,29 @@ impl Token {
     /// The operating system's random source failed.
     pub fn random() -> Result<Token, getrandom::Error> {
         random_string(32).map(Token)
+    }
+
+    /// The token of seat O taken in room `room` by a join sent with `key`:
+    /// the same join sent again gets the same token, so a joiner whose
+    /// answer was lost can ask again, while the room keeps only the
+    /// token's hash as ever. The key is then as secret as the token, so
+    /// joins take only keys of at least [`IdempotencyKey::JOIN_MIN_LEN`]
+    /// characters (a random UUID, say). The 32 characters carry 160 bits
+    /// of a SHA-256 of the room and the key.
+    #[must_use]
+    pub fn for_join(room: &GameId, key: &IdempotencyKey) -> Token {
+        let digest = Sha256::new()
+            .chain_update(b"oxo seat o\0")
+            .chain_update(room.as_str())
+            .chain_update(b"\0")
+            .chain_update(key.as_str())
+            .finalize();
+        Token(
+            digest
+                .iter()
+                .map(|b| char::from(ALPHABET[usize::from(b & 31)]))
+                .collect(),
+        )
     }
 
     /// A token from a trusted source (tests).

@@ -26,7 +26,7 @@ use std::time::Duration;
 use oxo_core::Player;
 
 use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Recent, Seated};
-use crate::id::GameId;
+use crate::id::{GameId, IdempotencyKey};
 use crate::name::PlayerName;
 use crate::room::{Admission, Players, SeatName};
 use crate::store::{Listing, StoreError};
@@ -186,8 +186,9 @@ impl Hub {
         }
     }
 
-    /// Seat O, named `name`, of the open game listed under lobby id `entry`, while the
-    /// lobby would show it: a game whose creator has gone is refused with
+    /// Seat O, named `name`, of the open game listed under lobby id `entry`
+    /// (sent as `key` when given, as [`Hub::join`]), while the lobby would
+    /// show it: a game whose creator has gone is refused with
     /// [`HubError::SeekGone`], never joined to wait for nobody.
     ///
     /// # Errors
@@ -198,6 +199,7 @@ impl Hub {
         &self,
         entry: &GameId,
         name: Option<PlayerName>,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Seated, HubError> {
         let id = self
             .shared
@@ -217,7 +219,7 @@ impl Hub {
                 return Err(HubError::SeekGone);
             }
         }
-        self.seat_o(&id, Admission::Lobby, name).await
+        self.seat_o(&id, Admission::Lobby, name, key).await
     }
 }
 

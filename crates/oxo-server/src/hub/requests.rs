@@ -192,7 +192,9 @@ impl Hub {
     }
 
     /// Seat O for a second person, named `name`, who shows the room's
-    /// `invite`.
+    /// `invite`, sent as `key` when given: the same join sent again under
+    /// its key is answered as the first was, with the same token
+    /// ([`Token::for_join`]).
     ///
     /// # Errors
     /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
@@ -202,8 +204,9 @@ impl Hub {
         id: &GameId,
         invite: Option<&str>,
         name: Option<PlayerName>,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Seated, HubError> {
-        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)), name)
+        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)), name, key)
             .await
     }
 
@@ -212,11 +215,23 @@ impl Hub {
         id: &GameId,
         admission: Admission,
         name: Option<PlayerName>,
+        key: Option<&IdempotencyKey>,
     ) -> Result<Seated, HubError> {
-        let token = Token::random().map_err(|e| HubError::Internal(e.to_string()))?;
+        let token = match key {
+            Some(key) => Token::for_join(id, key),
+            None => Token::random().map_err(|e| HubError::Internal(e.to_string()))?,
+        };
         let hash = token.hash();
+        let repeat = key.is_some().then(|| token.clone());
         let game = self
             .change(id, ChangeKind::Join, move |room| {
+                // The seat already taken with this key's token: this join
+                // again, whose answer was lost.
+                if let Some(token) = &repeat
+                    && room.seat_of(token.expose()) == Some(Player::O)
+                {
+                    return Ok(Step::Repeat);
+                }
                 room.join(hash.clone(), &admission)
                     .map(|joined| joined.named(Player::O, name.clone()))
                     .map(|next| Step::Commit(Box::new(next), ChangeKind::Join))

@@ -115,7 +115,10 @@ async fn seated(hub: &Hub) -> (crate::id::GameId, String, String) {
         .unwrap();
     let id = crate::id::GameId::parse(&created.game.value().id).unwrap();
     let invite = created.invite.unwrap();
-    let o = hub.join(&id, Some(invite.expose()), None).await.unwrap();
+    let o = hub
+        .join(&id, Some(invite.expose()), None, None)
+        .await
+        .unwrap();
     let tokens = (
         created.token.expose().to_owned(),
         o.token.expose().to_owned(),

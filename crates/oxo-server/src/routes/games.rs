@@ -16,7 +16,7 @@ use super::{
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint, HubError};
 use crate::id::IdempotencyKey;
-use crate::room::{Opponent, SeatName, Viewer};
+use crate::room::{Opponent, SeatName};
 use crate::state::AppState;
 
 /// `POST /api/games`: every field optional.
@@ -202,25 +202,33 @@ pub(super) struct Join {
 pub(super) async fn join(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, String)>,
+    headers: HeaderMap,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let key = join_key(&headers)?;
     let request: Join = parse_body(body)?;
     match SeatName::parse(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
-            let handle = state.hub().room(&id).await?;
+            // Known rooms only; like every join's 409, without the game.
+            state.hub().room(&id).await?;
             return Err(ApiError::Conflict {
-                message: "seat x is taken".into(),
-                game: Some(handle.current(Viewer::Player)),
+                message: "seat x is taken (it is the creator's; a second person joins seat o)"
+                    .into(),
+                game: None,
             });
         }
-        None => return Err(ApiError::NoRoute(format!("seat {seat}"))),
+        None => {
+            return Err(ApiError::NoRoute(format!(
+                "seat {seat} (the seats are x and o; a second person joins seat o)"
+            )));
+        }
     }
     let name = player_name(request.name.as_deref())?;
     let seated = state
         .hub()
-        .join(&id, request.invite.as_deref(), name)
+        .join(&id, request.invite.as_deref(), name, key.as_ref())
         .await?;
     seated_response(StatusCode::OK, &seated)
 }
@@ -279,6 +287,24 @@ pub(super) async fn play(
 /// `text` as an idempotency key, or a 400 that says what is wrong.
 pub(super) fn key_of(text: &str) -> Result<IdempotencyKey, ApiError> {
     IdempotencyKey::parse(text).map_err(ApiError::BadRequest)
+}
+
+/// A join's `Idempotency-Key`, if it has one: the seat's token is made
+/// from it ([`Token::for_join`](crate::id::Token::for_join)), so a short
+/// one is a 400.
+pub(super) fn join_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
+    let key = header_key(headers)?;
+    if let Some(key) = &key
+        && key.as_str().len() < IdempotencyKey::JOIN_MIN_LEN
+    {
+        return Err(ApiError::BadRequest(format!(
+            "a join's Idempotency-Key makes the seat's token, so it must be random and at \
+             least {} characters long (a UUID, say); this one has {}",
+            IdempotencyKey::JOIN_MIN_LEN,
+            key.as_str().len()
+        )));
+    }
+    Ok(key)
 }
 
 /// The request's `Idempotency-Key` header, if it has one.

@@ -2,7 +2,7 @@
 //! caller's recent games.
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
 
@@ -59,11 +59,13 @@ pub(super) struct JoinEntry {
 pub(super) async fn join_entry(
     State(state): State<AppState>,
     Path(entry): Path<String>,
+    headers: HeaderMap,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let entry = game_id(&entry)?;
+    let key = super::games::join_key(&headers)?;
     let request: JoinEntry = parse_body(body)?;
     let name = player_name(request.name.as_deref())?;
-    let seated = state.hub().join_entry(&entry, name).await?;
+    let seated = state.hub().join_entry(&entry, name, key.as_ref()).await?;
     seated_response(StatusCode::OK, &seated)
 }
