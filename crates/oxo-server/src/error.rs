@@ -261,9 +261,10 @@ impl ApiError {
 /// enough for a queue of searches or a stalled database to move.
 const OVERDUE_RETRY_AFTER: u64 = 1;
 
-/// Whole seconds to wait, at least one.
+/// Whole seconds to wait, rounded up (a client that waits what it is told
+/// must not be refused again), at least one.
 fn retry_after(wait: std::time::Duration) -> u64 {
-    wait.as_secs().max(1)
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }
 
 impl IntoResponse for ApiError {
@@ -289,5 +290,21 @@ impl IntoResponse for ApiError {
             );
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::retry_after;
+
+    /// A client that waits the seconds it is told is not refused again.
+    #[test]
+    fn retry_after_rounds_up() {
+        assert_eq!(retry_after(Duration::from_millis(1990)), 2);
+        assert_eq!(retry_after(Duration::from_secs(2)), 2);
+        assert_eq!(retry_after(Duration::from_millis(200)), 1);
+        assert_eq!(retry_after(Duration::ZERO), 1);
     }
 }

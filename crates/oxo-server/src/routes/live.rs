@@ -2,7 +2,7 @@
 //! presence, and a player's moves as text frames, which go through the
 //! same edge policy as a `POST` (`edge.rs`).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
@@ -10,6 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
 use tokio::sync::watch;
+use tokio::time::Instant;
 
 use super::games::Move;
 use super::{BODY_LIMIT, Peer, client, game_id};
@@ -216,7 +217,9 @@ async fn push_updates(
     send_timeout: Duration,
     mover: Option<Mover>,
 ) {
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    let mut ping = tokio::time::interval_at(Instant::now() + PING_EVERY, PING_EVERY);
+    // When the client was last heard from (any frame, a pong included):
+    // silent for SILENT_FOR, it is gone, whatever the pings' schedule.
     let mut heard = Instant::now();
     let send = async |socket: &mut WebSocket, message: Message| {
         matches!(
@@ -321,12 +324,11 @@ async fn push_updates(
                     }
                 }
                 _ = ping.tick() => {
-                    if heard.elapsed() > SILENT_FOR
-                        || !send(&mut socket, Message::Ping(Default::default())).await
-                    {
+                    if !send(&mut socket, Message::Ping(Default::default())).await {
                         return;
                     }
                 }
+                () = tokio::time::sleep_until(heard + SILENT_FOR) => return,
                 () = closed(&mut closing) => {
                     let _ = send(&mut socket, shutting_down()).await;
                     return;
