@@ -43,7 +43,9 @@ export function checkName(text) {
   if (!cps.some((cp) => !/\s/u.test(String.fromCodePoint(cp)) && !within(rules.blank, cp))) {
     return 'A name needs at least one visible character.';
   }
-  if (name.toLowerCase().startsWith(rules.reserved_prefix)) {
+  // Full-width Latin ("Ｃomputer") counts as the ASCII it imitates.
+  const narrow = name.replace(/[\uFF01-\uFF5E]/gu, (c) => String.fromCodePoint(c.codePointAt(0) - 0xFEE0));
+  if (narrow.toLowerCase().startsWith(rules.reserved_prefix)) {
     return 'Names starting with "Computer" are kept for the computer player.';
   }
   if (cps.length > rules.max_chars) return `A name is at most ${rules.max_chars} characters; this one has ${cps.length}.`;

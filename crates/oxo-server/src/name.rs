@@ -71,14 +71,29 @@ pub const INVISIBLE: &[(char, char)] = &[
     ('\u{E0020}', '\u{E007F}'),
 ];
 
-/// Characters that are not white space yet show nothing (Hangul and
-/// half-width fillers, the blank Braille pattern): allowed in a name, but
-/// not as all of it.
+/// Characters that are not white space yet show nothing on their own:
+/// Hangul and half-width fillers, the blank Braille pattern, the combining
+/// marks of the general blocks (diacritics that sit on the character
+/// before them, the combining grapheme joiner, the Khmer inherent vowels)
+/// and the variation selectors. Allowed in a name (é may be e and U+0301),
+/// but not as all of it.
 pub const BLANK: &[(char, char)] = &[
+    ('\u{0300}', '\u{036F}'),
+    ('\u{0483}', '\u{0489}'),
     ('\u{115F}', '\u{1160}'),
+    ('\u{17B4}', '\u{17B5}'),
+    ('\u{180B}', '\u{180D}'),
+    ('\u{180F}', '\u{180F}'),
+    ('\u{1AB0}', '\u{1AFF}'),
+    ('\u{1DC0}', '\u{1DFF}'),
+    ('\u{20D0}', '\u{20FF}'),
     ('\u{2800}', '\u{2800}'),
+    ('\u{3099}', '\u{309A}'),
     ('\u{3164}', '\u{3164}'),
+    ('\u{FE00}', '\u{FE0F}'),
+    ('\u{FE20}', '\u{FE2F}'),
     ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{E0100}', '\u{E01EF}'),
 ];
 
 /// The start of a name kept for the computer player, lowercased.
@@ -103,7 +118,7 @@ impl PlayerName {
         {
             return Err(NameError::Empty);
         }
-        if name.to_lowercase().starts_with(RESERVED_PREFIX) {
+        if narrow(name).to_lowercase().starts_with(RESERVED_PREFIX) {
             return Err(NameError::Reserved);
         }
         let chars = name.chars().count();
@@ -131,6 +146,17 @@ impl fmt::Display for PlayerName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// `text` with full-width Latin letters and signs (U+FF01 to U+FF5E) as
+/// their ASCII selves, so that "Ｃomputer" is the reserved name too.
+fn narrow(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
 }
 
 /// Whether `c` is in one of `ranges`.
@@ -191,14 +217,39 @@ mod tests {
                 "{text:?}"
             );
         }
-        for blank in ["\u{3164}", "\u{2800} \u{2800}", "\u{115F}"] {
+        for blank in [
+            "\u{3164}",
+            "\u{2800} \u{2800}",
+            "\u{115F}",
+            "\u{034F}",
+            "\u{FE0F}",
+            "\u{17B4}",
+            "\u{E0100}",
+            "\u{0301}",
+            "\u{0301}\u{20DD} \u{FE0F}",
+        ] {
             assert_eq!(PlayerName::parse(blank), Err(NameError::Empty), "{blank:?}");
         }
         assert_eq!(
             PlayerName::parse("a\u{3164}b").unwrap().as_str(),
             "a\u{3164}b"
         );
-        for reserved in ["Computer (strong)", "computer", "COMPUTERS", "  Computer"] {
+        assert_eq!(
+            PlayerName::parse("e\u{0301}").unwrap().as_str(),
+            "e\u{0301}"
+        );
+        assert!(
+            PlayerName::parse("\u{2764}\u{FE0F}").is_ok(),
+            "a heart shows"
+        );
+        for reserved in [
+            "Computer (strong)",
+            "computer",
+            "COMPUTERS",
+            "  Computer",
+            "\u{FF23}omputer",
+            "\u{FF43}\u{FF4F}\u{FF4D}puter",
+        ] {
             assert_eq!(
                 PlayerName::parse(reserved),
                 Err(NameError::Reserved),
