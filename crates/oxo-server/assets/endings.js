@@ -95,7 +95,9 @@ export function drawActions() {
   if (offers.takeback && offers.takeback !== me) note.push(`${up(offers.takeback)} asks to take back a move`);
   if (offers.draw === me) note.push('You offered a draw');
   if (offers.takeback === me) note.push('You asked to take back a move');
-  const wait = claimIn(g);
+  // Before both sides have moved a claim would only abort the round, which
+  // the Abort button does.
+  const wait = abortable ? null : claimIn(g);
   if (wait !== null) {
     const secs = Math.ceil(wait / 1000);
     note.push(wait > 0 ? `Your opponent left: you can claim the win in ${secs} s` : 'Your opponent left: you can claim the win');

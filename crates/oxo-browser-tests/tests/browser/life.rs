@@ -284,8 +284,10 @@ fn a_player_whose_opponent_left_claims_the_win_after_the_countdown() {
             let b = h.session("b", 1280, 800).await;
             let (id, _) = seated_pages(&h, &a, &b).await;
             play(&a, &b, 1, 1).await;
+            play(&b, &a, 0, 0).await;
+            play(&a, &b, 2, 2).await;
             // Nothing to claim while O is here.
-            wait_actions(&a, "O is here", &["Offer draw", "Takeback", "Abort"]).await;
+            wait_actions(&a, "O is here", &["Offer draw", "Takeback", "Resign"]).await;
             // O's browser leaves the page: its live socket closes.
             b.goto("about:blank").await.expect("O leaves");
             wait_text(&a, "X sees O leave", "presence", "Opponent left").await;
@@ -314,7 +316,7 @@ fn a_player_whose_opponent_left_claims_the_win_after_the_countdown() {
             wait_actions(
                 &a,
                 "the claim offered",
-                &["Claim victory", "Offer draw", "Takeback", "Abort"],
+                &["Claim victory", "Offer draw", "Takeback", "Resign"],
             )
             .await;
             click(&a, "act-claim").await;

@@ -239,6 +239,8 @@ impl Room {
     /// `seat` claims the round because the other seat has left: allowed
     /// while it is the absent seat's move and it has had no live
     /// connection for `wait` (see [`CLAIM_AFTER`](super::CLAIM_AFTER)).
+    /// The round is the claimant's once both seats have moved in it, and
+    /// aborted before (the absent seat left without a move of its own).
     /// `gone_since` is when it lost its last connection (`None`: it has
     /// one now), `now` the time of the request; the room reads no clock.
     ///
@@ -272,10 +274,20 @@ impl Room {
                 wait,
             });
         }
-        Ok(self.finish(Ending {
-            reason: Reason::Abandoned,
-            winner: Some(seat),
-        }))
+        // Gone before their first move of the round, as on lichess: the
+        // round is aborted (it counts for nobody), as Abort would.
+        let ending = if self.rec.moves.len() < 2 {
+            Ending {
+                reason: Reason::Aborted,
+                winner: None,
+            }
+        } else {
+            Ending {
+                reason: Reason::Abandoned,
+                winner: Some(seat),
+            }
+        };
+        Ok(self.finish(ending))
     }
 
     /// How many of the round's moves stay when `proposer`'s last move (and

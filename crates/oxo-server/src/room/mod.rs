@@ -116,14 +116,14 @@ pub enum RoomError {
     #[error("the computer never leaves the board: there is no win to claim")]
     ClaimAgainstComputer,
     /// A claim while it is the claimant's own move.
-    #[error("a win can be claimed only while it is {}'s move", SeatName(*.0).as_str())]
+    #[error("the round can be claimed only while it is {}'s move", SeatName(*.0).as_str())]
     NotTheirMove(Player),
     /// A claim while the other seat is connected.
-    #[error("{} is connected; a win can be claimed once they have been gone for {} s", SeatName(*.0).as_str(), .1.as_secs())]
+    #[error("{} is connected; the round can be claimed once they have been gone for {} s", SeatName(*.0).as_str(), .1.as_secs())]
     StillHere(Player, Duration),
     /// A claim before the other seat has been gone long enough.
     #[error(
-        "{} has been gone for {} s; the win can be claimed in {} s",
+        "{} has been gone for {} s; the round can be claimed in {} s",
         SeatName(*.seat).as_str(),
         .gone.as_secs(),
         (.wait.saturating_sub(*.gone)).as_secs_f64().ceil()

@@ -753,7 +753,7 @@ fn against_the_computer_a_takeback_is_granted_and_a_draw_follows_the_verdict() {
 fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
     let wait = Duration::from_secs(30);
     let t0 = Instant::now();
-    let r = after(seated(), &[(1, 1)]);
+    let r = after(seated(), &[(1, 1), (0, 0), (2, 2)]);
     // O is to move; X claims.
     let claim =
         |r: &Room, seat, gone: Option<Instant>, now: Instant| r.claim(seat, None, gone, now, wait);
@@ -766,7 +766,7 @@ fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
     });
     assert_eq!(
         early.to_string(),
-        "o has been gone for 12 s; the win can be claimed in 18 s"
+        "o has been gone for 12 s; the round can be claimed in 18 s"
     );
     assert_eq!(
         refused(&r, |r| claim(r, Player::O, Some(t0), t0 + wait)),
@@ -783,6 +783,20 @@ fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
         )
     );
     assert_eq!(score(&claimed), (1, 0, 0));
+    // Gone before a move of their own, as X with no move yet or O after
+    // X's first: the round is aborted, for nobody.
+    for (r, claimant) in [
+        (seated(), Player::O),
+        (after(seated(), &[(1, 1)]), Player::X),
+    ] {
+        let claimed = claim(&r, claimant, Some(t0), t0 + wait).unwrap();
+        let view = claimed.view(Viewer::Player);
+        assert_eq!(
+            (view.status, view.reason, view.winner),
+            (RoundStatus::Aborted, Some(Reason::Aborted), None)
+        );
+        assert_eq!(score(&claimed), (0, 0, 0));
+    }
 }
 
 #[test]

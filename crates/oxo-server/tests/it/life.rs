@@ -566,23 +566,25 @@ async fn a_win_is_claimed_once_the_absent_seat_has_been_gone_long_enough() {
     assert_eq!(status, 409);
     assert_eq!(
         body["error"],
-        "a win can be claimed only while it is o's move"
+        "the round can be claimed only while it is o's move"
     );
-    let (status, _) = client
-        .call(
-            "POST",
-            &format!("/api/games/{id}/moves"),
-            Some(&x),
-            &json!({"row": 1, "col": 1}),
-        )
-        .await;
-    assert_eq!(status, 200);
+    for (token, row, col) in [(&x, 1, 1), (&o, 0, 0), (&x, 2, 2)] {
+        let (status, body) = client
+            .call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(token),
+                &json!({"row": row, "col": col}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
     // O is here.
     let (status, body) = claim().await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(
         body["error"],
-        "o is connected; a win can be claimed once they have been gone for 0 s"
+        "o is connected; the round can be claimed once they have been gone for 0 s"
     );
     // O leaves: X is told, with the wait, and claims.
     os.close(None).await.unwrap();
@@ -594,6 +596,23 @@ async fn a_win_is_claimed_once_the_absent_seat_has_been_gone_long_enough() {
     assert_eq!(status, 200, "{body}");
     assert_ended(&body["game"], "won", "abandoned", Some("x"), score(1, 0, 0));
     xs.send(Message::Close(None)).await.unwrap();
+}
+
+/// A seat gone before its first move of the round, as on lichess: the
+/// claim aborts the round, which counts for nobody.
+#[tokio::test]
+async fn a_claim_against_a_seat_that_never_moved_aborts_the_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = HubConfig {
+        claim_after: Duration::ZERO,
+        ..HubConfig::default()
+    };
+    let api = Api::with(&dir.path().join("oxo.db"), &config);
+    let (id, x, _) = api.seated(json!({})).await;
+    assert_eq!(api.play(&id, &x, 1, 1).await.0, StatusCode::OK);
+    let (status, body) = api.act(&id, "claim", &x).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_ended(&body["game"], "aborted", "aborted", None, score(0, 0, 0));
 }
 
 #[tokio::test]
@@ -610,7 +629,8 @@ async fn a_claim_before_the_wait_is_refused_with_the_time_left() {
     assert_eq!(status, StatusCode::CONFLICT);
     let error = body["error"].as_str().unwrap();
     assert!(
-        error.starts_with("o has been gone for ") && error.contains("; the win can be claimed in "),
+        error.starts_with("o has been gone for ")
+            && error.contains("; the round can be claimed in "),
         "{error}"
     );
     assert_eq!(body["game"]["status"], "playing");
