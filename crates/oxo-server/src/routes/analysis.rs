@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{Peer, client, json_body, rules_of};
 use crate::error::ApiError;
 use crate::hub::{EstimateView, Hint, ReviewView};
-use crate::room::SeatName;
+use crate::room::{Reason, SeatName};
 use crate::state::AppState;
 
 /// `GET /api/analysis`: a position given by its moves.
@@ -103,6 +103,10 @@ pub(super) struct Position {
     next: Option<SeatName>,
     status: &'static str,
     winner: Option<SeatName>,
+    /// How a played round ended, where it ended other than on the board
+    /// too (a resignation, a flag, an agreement): left out for a line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     line: Option<Vec<[u32; 2]>>,
 }
 
@@ -126,10 +130,27 @@ impl Position {
             next,
             status,
             winner,
+            reason: None,
             line: game
                 .winning_line()
                 .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
         }
+    }
+
+    /// The position as a played round left it, whose `result` (`"x"`,
+    /// `"o"`, `"draw"` or `"aborted"`) and `reason` the record gives: a
+    /// round that ended by a resignation or on time reads as ended, as its
+    /// GAME did, though the board alone would say it is being played.
+    pub(super) fn ended(mut self, result: &str, reason: Reason) -> Position {
+        (self.status, self.winner) = match result {
+            "x" => ("won", Some(SeatName(Player::X))),
+            "o" => ("won", Some(SeatName(Player::O))),
+            "draw" => ("draw", None),
+            _ => ("aborted", None),
+        };
+        self.next = None;
+        self.reason = Some(reason.as_str());
+        self
     }
 }
 

@@ -447,7 +447,12 @@ pub(super) async fn review(
     let body = Body {
         round: number,
         body: ReviewBody {
-            position: Position::new(&game, start.to_move(), &moves),
+            position: match (round.result, round.reason) {
+                (Some(result), Some(reason)) => {
+                    Position::new(&game, start.to_move(), &moves).ended(result, reason)
+                }
+                _ => Position::new(&game, start.to_move(), &moves),
+            },
             review: state.hub().review(start, moves).await?,
         },
     };

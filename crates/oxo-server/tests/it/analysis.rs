@@ -367,4 +367,46 @@ async fn a_round_between_people_is_reviewed_once_it_is_over() {
     }
     let (status, _) = get(&router, "/api/games/nosuchgame/review").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        (&body["status"], &body["next"], &body["reason"]),
+        (&json!("won"), &Value::Null, &json!("line"))
+    );
+
+    // A round that ended by a resignation reads as ended, as its GAME did,
+    // though its board has no line.
+    for token in [&x, &o] {
+        let (status, body) = call(
+            &router,
+            "POST",
+            &format!("/api/games/{id}/rematch"),
+            Some(token),
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    play(&router, &id, &o, 1, 1).await;
+    play(&router, &id, &x, 0, 0).await;
+    let (status, body) = call(
+        &router,
+        "POST",
+        &format!("/api/games/{id}/resign"),
+        Some(&o),
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = get(&router, &format!("/api/games/{id}/review?round=2")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (
+            &body["status"],
+            &body["winner"],
+            &body["next"],
+            &body["reason"]
+        ),
+        (&json!("won"), &json!("x"), &Value::Null, &json!("resign")),
+        "{body}"
+    );
+    assert_eq!(body["review"].as_array().map(Vec::len), Some(2), "{body}");
 }
