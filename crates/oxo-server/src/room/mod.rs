@@ -63,7 +63,10 @@ pub enum RoomError {
     #[error("waiting for the other player to join")]
     Waiting,
     /// The move was chosen against an older state.
-    #[error("stale version {sent}: the game is at version {current}")]
+    #[error(
+        "{} {sent}: the game is at version {current}",
+        if sent > current { "the game has no version" } else { "stale version" }
+    )]
     Stale {
         /// The version the client sent.
         sent: u64,

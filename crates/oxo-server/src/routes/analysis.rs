@@ -161,7 +161,7 @@ type LineQuery =
 /// The empty board a line starts from, the game its moves make, and the
 /// moves.
 fn line(query: LineQuery) -> Result<(Game, Game, Vec<Cell>), ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let axum::extract::Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let (game, played) = query.game()?;
     Ok((query.start()?, game, played))
 }

@@ -413,7 +413,7 @@ pub(super) async fn review(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let record = state.hub().record(&id).await?;
     let count = record.rounds.len();
     let number = query.round.unwrap_or(count as u32);

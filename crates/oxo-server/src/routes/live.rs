@@ -43,7 +43,7 @@ pub(super) async fn live(
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let axum::extract::Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let id = game_id(&id)?;
     let (handle, viewer) = state.hub().room_to_read(&id).await?;
     let upgrade = upgrade.map_err(|rejection| {

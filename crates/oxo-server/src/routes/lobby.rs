@@ -25,7 +25,7 @@ pub(super) async fn lobby(
     State(state): State<AppState>,
     query: Result<axum::extract::Query<LobbyQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let axum::extract::Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let recent: Vec<GameId> = query
         .recent
         .as_deref()

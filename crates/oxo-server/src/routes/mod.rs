@@ -117,6 +117,16 @@ pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result
     serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
 }
 
+/// A query string that does not parse, as a 400 in this API's words
+/// ("bad query string: round: invalid digit found in string").
+pub(crate) fn bad_query(rejection: &axum::extract::rejection::QueryRejection) -> ApiError {
+    let text = rejection.body_text();
+    let detail = text
+        .strip_prefix("Failed to deserialize query string: ")
+        .unwrap_or(&text);
+    ApiError::BadRequest(format!("bad query string: {detail}"))
+}
+
 pub(crate) fn game_id(text: &str) -> Result<GameId, ApiError> {
     GameId::parse(text).ok_or_else(|| ApiError::NotFound(text.to_owned()))
 }

@@ -355,7 +355,7 @@ async fn a_round_between_people_is_reviewed_once_it_is_over() {
     for (query, says) in [
         ("round=2", "no round 2: this game has rounds 1 to 1"),
         ("round=0", "no round 0"),
-        ("round=x", "round"),
+        ("round=x", "bad query string: round: invalid digit"),
         ("nonsense=1", "unknown field"),
     ] {
         let (status, body) = get(&router, &format!("/api/games/{id}/review?{query}")).await;

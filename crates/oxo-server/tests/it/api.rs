@@ -460,6 +460,12 @@ async fn every_refused_move_has_its_status_and_changes_nothing() {
         ),
         (
             Some(&x),
+            json!({"row": 0, "col": 0, "version": 99}).to_string(),
+            StatusCode::CONFLICT,
+            "the game has no version 99: the game is at version 2",
+        ),
+        (
+            Some(&x),
             json!({"row": 3, "col": 0, "version": 2}).to_string(),
             StatusCode::UNPROCESSABLE_ENTITY,
             "off the 3x3 board",
