@@ -137,6 +137,8 @@ impl Default for HubConfig {
 #[derive(Debug)]
 pub struct RoomHandle {
     room: tokio::sync::Mutex<Room>,
+    /// Whether seat O is the computer (fixed when the room is made).
+    computer: bool,
     /// The GAME players see...
     live: watch::Sender<Snapshot>,
     /// ...and the one spectators see.
@@ -177,6 +179,7 @@ impl RoomHandle {
             id: room.id().clone(),
             watch_id: room.watch_id().clone(),
             version: AtomicU64::new(room.version()),
+            computer: matches!(room.opponent(), crate::room::Opponent::Computer(_)),
             room: tokio::sync::Mutex::new(room),
             live,
             watchers,
@@ -191,6 +194,12 @@ impl RoomHandle {
             behind: AtomicBool::new(false),
             turn: Mutex::new((room_round, room_moves, Instant::now())),
         }
+    }
+
+    /// Whether seat O is the computer, which is always here.
+    #[must_use]
+    pub const fn against_computer(&self) -> bool {
+        self.computer
     }
 
     /// How long each seat has been gone this turn, X's first: since it

@@ -171,14 +171,18 @@ struct Presence {
 
 impl Presence {
     /// `{"presence": {"x": bool, "o": bool, "gone_ms": {"x": N|null, "o":
-    /// N|null}, "claim_after_ms": N}}`: who is connected, how long each
-    /// absent seat has been gone, and how long a seat must be gone on its
-    /// move before the other may claim the round.
-    fn message(&self, seats: crate::hub::PresenceSeats) -> Message {
-        let [x, o] = self
+    /// N|null}, "claim_after_ms": N}}`: who is connected (the computer
+    /// always is), how long each absent seat has been gone, and how long a
+    /// seat must be gone on its move before the other may claim the round.
+    fn message(&self, mut seats: crate::hub::PresenceSeats) -> Message {
+        let [x, mut o] = self
             .room
             .absence()
             .map(|gone| gone.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
+        if self.room.against_computer() {
+            seats[1] = true;
+            o = None;
+        }
         let claim_after = u64::try_from(self.claim_after.as_millis()).unwrap_or(u64::MAX);
         Message::Text(
             serde_json::json!({"presence": {

@@ -343,6 +343,31 @@ async fn next_presence(socket: &mut Socket) -> Value {
     }
 }
 
+/// The computer is always here: its seat never reads as gone.
+#[tokio::test]
+async fn the_computer_is_always_present() {
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (status, created) = server
+        .call("POST", "/api/games", None, json!({"opponent": "random"}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["game"]["id"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    let url = format!("ws://{}/api/games/{id}/live?token={token}", server.addr);
+    let mut socket = tokio_tungstenite::connect_async(url).await.unwrap().0;
+    loop {
+        let message = next_game(&mut socket).await;
+        if let Some(presence) = message.get("presence") {
+            assert_eq!(
+                (&presence["x"], &presence["o"], &presence["gone_ms"]["o"]),
+                (&json!(true), &json!(true), &Value::Null),
+                "{message}"
+            );
+            break;
+        }
+    }
+}
+
 #[tokio::test]
 async fn players_see_each_other_come_and_go() {
     let server = Server::start(Arc::new(MemoryStore::new())).await;
