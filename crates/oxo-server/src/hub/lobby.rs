@@ -74,7 +74,7 @@ impl Hub {
     /// A store failure.
     pub async fn lobby(&self, recent: &[GameId]) -> Result<Lobby, HubError> {
         self.forget_creators_seen();
-        let (listed, damaged) = self.listings().await?;
+        let (listed, mut damaged) = self.listings().await?;
         let (mut seated, mut waiting): (Vec<&Listing>, Vec<&Listing>) = listed
             .iter()
             .filter(|l| self.listing_shown(l))
@@ -83,9 +83,10 @@ impl Hub {
         // part the latest first: new listings cannot crowd them out.
         waiting.sort_by_cached_key(|l| !self.present(&l.id)[Player::X.index()]);
         seated.sort_by_cached_key(|l| self.present(&l.id) == [false; 2]);
+        let waiting = self.sound(waiting, &mut damaged).await?;
+        let seated = self.sound(seated, &mut damaged).await?;
         let open = waiting
             .into_iter()
-            .take(SHOWN)
             .map(|l| OpenEntry {
                 entry: l.entry.to_string(),
                 size: l.rules.size().to_string(),
@@ -98,7 +99,6 @@ impl Hub {
             .collect();
         let live = seated
             .into_iter()
-            .take(SHOWN)
             .map(|l| LiveEntry {
                 watch: l.watch.to_string(),
                 size: l.rules.size().to_string(),
@@ -137,6 +137,39 @@ impl Hub {
             recent: mine,
             damaged,
         })
+    }
+
+    /// The first [`SHOWN`] of `listings` whose rooms read back whole: a
+    /// listing row can look right while the room's moves fail its digest
+    /// (which only reading the room checks, as opening it would), and a
+    /// damaged room is left out, counted in `damaged` and logged, not
+    /// shown as a game nobody can open. Rooms being played are mostly held
+    /// already, so this reads little.
+    async fn sound<'a>(
+        &self,
+        listings: Vec<&'a Listing>,
+        damaged: &mut usize,
+    ) -> Result<Vec<&'a Listing>, HubError> {
+        let mut kept = Vec::new();
+        for listing in listings {
+            if kept.len() == SHOWN {
+                break;
+            }
+            match self.room(&listing.id).await {
+                Ok(_) => kept.push(listing),
+                // Gone since the listing was read.
+                Err(HubError::NotFound(_)) => {}
+                Err(HubError::Corrupt(e) | HubError::Store(StoreError::Corrupt(e))) => {
+                    *damaged += 1;
+                    self.log_damage_once(&StoreError::Corrupt(format!(
+                        "listed game {}: {e}",
+                        listing.id.for_log()
+                    )));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(kept)
     }
 
     /// The store's listed rooms (the latest, and those someone is at

@@ -1028,6 +1028,67 @@ async fn a_damaged_listed_game_is_left_out_of_the_lobby_and_named_as_damaged() {
     );
 }
 
+/// A listed game being played whose stored move was changed reads as a
+/// sound listing row: the lobby checks the room itself before it shows it.
+#[tokio::test]
+async fn a_listed_game_whose_moves_were_altered_is_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let id = {
+        let router = router(Arc::new(SqliteStore::open(&path).unwrap()));
+        let body = json!({"listed": true}).to_string();
+        let (_, created) = call(&router, "POST", "/api/games", None, &body).await;
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let x = created["token"].as_str().unwrap().to_owned();
+        let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+        let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
+        let (status, joined) = call(
+            &router,
+            "POST",
+            &format!("/api/lobby/{entry}/join"),
+            None,
+            "",
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{joined}");
+        let o = joined["token"].as_str().unwrap().to_owned();
+        for (token, row, col) in [(&x, 0, 0), (&o, 1, 1)] {
+            let body = json!({"row": row, "col": col}).to_string();
+            let (status, body) = call(
+                &router,
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(token),
+                &body,
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+        assert_eq!(lobby["live"].as_array().map(Vec::len), Some(1), "{lobby}");
+        id
+    };
+    // O's move moves to another empty cell: every row still reads.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE moves SET col = 2 WHERE ply = 1 \
+             AND room = (SELECT key FROM rooms WHERE id = ?1)",
+            [&id],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(conn);
+    let router = router(Arc::new(SqliteStore::open(&path).unwrap()));
+    let (status, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+    assert_eq!(status, StatusCode::OK, "{lobby}");
+    assert_eq!(
+        (&lobby["live"], &lobby["damaged"]),
+        (&json!([]), &json!(1)),
+        "{lobby}"
+    );
+}
+
 /// Set a database's schema version, as a newer oxo would have.
 fn set_user_version(path: &std::path::Path, version: i64) {
     let conn = rusqlite::Connection::open(path).unwrap();
