@@ -277,7 +277,8 @@ fn action(request: &Request) -> Action {
 
 /// `path` as logs show it: a game's id (or watch id) is a secret that
 /// takes a seat or shows a game, so logs carry a short hash of it instead
-/// (`/api/games/#3f9a2c/moves`), enough to follow one game through a log.
+/// (`/api/games/#3f9a2c/moves`), enough to follow one game through a log;
+/// a lobby entry id too, as the manual says of every id.
 pub(crate) fn loggable(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut previous = "";
@@ -285,7 +286,7 @@ pub(crate) fn loggable(path: &str) -> String {
         if n > 0 {
             out.push('/');
         }
-        if (previous == "games" || previous == "g") && !part.is_empty() {
+        if matches!(previous, "games" | "g" | "lobby") && !part.is_empty() {
             out.push_str(&crate::id::log_hash(part));
         } else {
             out.push_str(part);
@@ -443,9 +444,15 @@ mod tests {
             loggable("/g/7cphw5cxfzcr").replace("/g/", "/api/games/") + "/moves",
             logged
         );
+        let joined = loggable("/api/lobby/2xdayp9tacnf/join");
+        assert!(
+            joined.starts_with("/api/lobby/#") && !joined.contains("2xdayp9tacnf"),
+            "{joined}"
+        );
         for path in [
             "/",
             "/api/games",
+            "/api/lobby",
             "/api/info",
             "/healthz",
             "/assets/main.js",
