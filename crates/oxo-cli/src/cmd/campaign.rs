@@ -53,6 +53,15 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             )
             .into());
         }
+        if let Some(checkpoint) = &c.checkpoint
+            && super::same_file(path, checkpoint)
+        {
+            return Err(BadInput(format!(
+                "--proof and --checkpoint name the same file, {}: give the certificate a file of its own",
+                path.display()
+            ))
+            .into());
+        }
         super::check_writable(path)?;
     }
     if c.worker {
@@ -148,7 +157,7 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         let memory = args.campaign.memory.as_deref().unwrap_or(DEFAULT_MEMORY);
         let memory = parse_size(memory).unwrap_or(1 << 30);
         if let Err(e) = write_certificate(plan, path, threads(args), memory) {
-            eprintln!("oxo: {e:#}");
+            eprintln!("oxo: {}", crate::failure::message(&e));
             return match e.downcast_ref() {
                 Some(certificate::AssembleError::Stopped { .. }) => exit::STOPPED,
                 _ => exit::IO_ERROR,
@@ -442,21 +451,18 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
             oxo_ai::certify(solver, &job.game).map_err(|e| e.to_string())
         })
     };
-    let scratch_path = {
-        let mut name = path.as_os_str().to_owned();
-        name.push(".nodes.tmp");
-        std::path::PathBuf::from(name)
+    let mut file = super::OutputFile::create(path)?;
+    // The trees wait in a scratch file of no name (nothing to remove, and
+    // no file of the user's is touched), beside the certificate or, where
+    // none can be made there (`--proof /dev/null`), in the temp directory.
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
     };
-    let scratch = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&scratch_path)
-        .with_context(|| format!("cannot write {}", scratch_path.display()))?;
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut out = std::io::BufWriter::new(file);
+    let scratch = tempfile::tempfile_in(dir)
+        .or_else(|_| tempfile::tempfile())
+        .with_context(|| format!("cannot make a scratch file beside {}", path.display()))?;
+    let mut out = std::io::BufWriter::new(&mut file);
     eprintln!(
         "oxo: writing the certificate to {}: {threads} threads, {} MiB of table and at most {cap} nodes a job each",
         path.display(),
@@ -483,16 +489,19 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     super::on_signal(move |_| flag.store(true, Ordering::SeqCst))?;
-    let written = certificate::write(plan, threads, writer, (&mut out, scratch), &stop, report);
-    let _ = std::fs::remove_file(&scratch_path);
-    let written = match written {
-        Ok(written) => written,
-        Err(e) => {
-            drop(out);
-            let _ = std::fs::remove_file(path);
-            return Err(e.into());
-        }
-    };
+    // On an error or a stop, `file` is dropped uncommitted: its temporary
+    // file goes, and whatever was at `path` stays.
+    let written = certificate::write(plan, threads, writer, (&mut out, scratch), &stop, report)
+        .map_err(|e| match e {
+            certificate::AssembleError::Io(e) => {
+                anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
+            }
+            e => e.into(),
+        })?;
+    out.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    drop(out);
+    file.commit()?;
     let claim = match plan.value() {
         Some(oxo_ai::Value::Win) => Claim::Win(plan.game().to_move()),
         Some(oxo_ai::Value::Loss) => Claim::Win(plan.game().to_move().other()),

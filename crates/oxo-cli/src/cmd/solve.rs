@@ -235,11 +235,11 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 write!(out, "{}", report.table())?;
             }
             if let Some(path) = save {
-                let file = std::fs::File::create(&path)
-                    .with_context(|| format!("cannot create {}", path.display()))?;
+                let mut file = super::OutputFile::create(&path)?;
                 strong
-                    .save(io::BufWriter::new(file))
+                    .save(io::BufWriter::new(&mut file))
                     .with_context(|| format!("cannot write {}", path.display()))?;
+                file.commit()?;
             }
             Ok(exit::SUCCESS)
         }
@@ -324,8 +324,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             // The value is printed even when no certificate can be written.
             let certificate = certificate.transpose()?;
             if let (Some(path), Some(certificate)) = (&config.proof, certificate) {
-                std::fs::write(path, certificate.to_text())
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                super::write_file(path, certificate.to_text().as_bytes())?;
                 let nodes = certificate.nodes.len();
                 eprintln!(
                     "oxo: proof of {} ({nodes} position{}) written to {}",

@@ -94,9 +94,10 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         .filter_map(|(flag, path)| Some((flag, path?)))
         .collect();
     for (i, &(flag, path)) in outputs.iter().enumerate() {
-        let same =
-            |other: &PathBuf| std::path::absolute(other).ok() == std::path::absolute(path).ok();
-        if let Some((earlier, _)) = outputs[..i].iter().find(|(_, other)| same(other)) {
+        if let Some((earlier, _)) = outputs[..i]
+            .iter()
+            .find(|(_, other)| super::same_file(other, path))
+        {
             return Err(BadInput(format!(
                 "{earlier} and {flag} name the same file, {}: one would overwrite the other",
                 path.display()

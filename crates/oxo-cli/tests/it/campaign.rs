@@ -173,3 +173,92 @@ fn a_split_proof_beyond_64_cells_writes_a_certificate_that_verifies() {
         text(&checked.stdout)
     );
 }
+
+/// The files in `dir`, by name, sorted.
+fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A certificate that cannot be written whole (here past the file size
+/// limit `ulimit -f` sets, where writes fail with "File too large") leaves
+/// the file already at `--proof` as it was, and a file of the scratch
+/// file's old name, and no temporary file behind; the cause is said once.
+#[cfg(unix)]
+#[test]
+fn a_failed_certificate_write_keeps_the_files_that_were_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("5x5.checkpoint");
+    let proof = dir.path().join("5x5.proof");
+    let scratch = dir.path().join("5x5.proof.nodes.tmp");
+    std::fs::write(&proof, "an older certificate\n").unwrap();
+    std::fs::write(&scratch, "someone's notes\n").unwrap();
+    // The checkpoint is a few KiB, the certificate some 400 KiB; SIGXFSZ
+    // is ignored so that the write fails instead of killing oxo.
+    let out = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 128 && exec \"$@\"", "sh"])
+        .arg(env!("CARGO_BIN_EXE_oxo"))
+        .args(["solve", "--size", "5", "--k", "4", "--value"])
+        .args(["--threads", "2", "--memory", "64M", "--checkpoint"])
+        .arg(&checkpoint)
+        .arg("--proof")
+        .arg(&proof)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let cause = "File too large";
+    assert_eq!(stderr.matches(cause).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("oxo: cannot write {}: {cause}", proof.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&proof).unwrap(),
+        "an older certificate\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&scratch).unwrap(),
+        "someone's notes\n"
+    );
+    assert_eq!(
+        names(dir.path()),
+        ["5x5.checkpoint", "5x5.proof", "5x5.proof.nodes.tmp"]
+    );
+}
+
+/// `--proof` naming the checkpoint is refused before any work (exit 2),
+/// whether the checkpoint exists yet or not, and however the path is
+/// spelt; the checkpoint is left as it was.
+#[test]
+fn the_certificate_and_the_checkpoint_must_be_different_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("4x4.checkpoint");
+    let path = file.to_str().unwrap();
+    let board = ["--size", "4", "--k", "4"];
+    let refused = |out: &std::process::Output| {
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("--proof and --checkpoint name the same file"),
+            "{}",
+            text(&out.stderr)
+        );
+    };
+
+    refused(&long_proof(&board, path, &["--proof", path]));
+    assert!(!file.exists());
+
+    let first = long_proof(&board, path, &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let saved = std::fs::read(&file).unwrap();
+    let other_spelling = dir.path().join(".").join("4x4.checkpoint");
+    for proof in [path, other_spelling.to_str().unwrap()] {
+        refused(&long_proof(&board, path, &["--resume", "--proof", proof]));
+        assert_eq!(std::fs::read(&file).unwrap(), saved);
+    }
+    assert_eq!(names(dir.path()), ["4x4.checkpoint"]);
+}
