@@ -261,24 +261,29 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
-            // The results first: a plot that fails to write loses no games.
+            // The plot before the results, so a reader of the results that
+            // goes away (`| head`) does not cost the file; the results are
+            // printed even when the plot cannot be written (no games are
+            // lost), and then the plot's failure ends the command.
+            let plotted = plot.map_or(Ok(()), |path| {
+                super::write_file(&path, render::tournament::svg(&config, &results).as_bytes())
+            });
             let mut out = super::stdout();
-            if args.json {
+            let printed = if args.json {
                 writeln!(
                     out,
                     "{}",
                     render::tournament::json(&config, &results, elapsed)
-                )?;
+                )
             } else {
                 write!(
                     out,
                     "{}",
                     render::tournament::table(&config, &results, elapsed)
-                )?;
-            }
-            if let Some(path) = plot {
-                super::write_file(&path, render::tournament::svg(&config, &results).as_bytes())?;
-            }
+                )
+            };
+            plotted?;
+            printed?;
         }
     }
     Ok(exit::SUCCESS)

@@ -228,18 +228,20 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 strong: &strong,
                 time: start.elapsed(),
             };
-            let mut out = super::stdout();
-            if config.json {
-                writeln!(out, "{}", report.json())?;
-            } else {
-                write!(out, "{}", report.table())?;
-            }
+            // The table first: a reader of the report that goes away
+            // (`oxo solve --all --save t | head`) does not cost the file.
             if let Some(path) = save {
                 let mut file = super::OutputFile::create(&path)?;
                 strong
                     .save(io::BufWriter::new(&mut file))
                     .with_context(|| format!("cannot write {}", path.display()))?;
                 file.commit()?;
+            }
+            let mut out = super::stdout();
+            if config.json {
+                writeln!(out, "{}", report.json())?;
+            } else {
+                write!(out, "{}", report.table())?;
             }
             Ok(exit::SUCCESS)
         }
@@ -315,16 +317,25 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                 }
             };
             status.clear();
+            // The certificate is written before the value is printed, so a
+            // reader of the value that goes away (`| head`) does not cost
+            // the file; the value is printed even when no certificate can
+            // be had, and then the reason ends the command.
+            let written = match (&config.proof, certificate) {
+                (Some(path), Some(Ok(certificate))) => {
+                    super::write_file(path, certificate.to_text().as_bytes())
+                        .map(|()| Some((path, certificate)))
+                }
+                (_, Some(Err(e))) => Err(e),
+                _ => Ok(None),
+            };
             let mut out = super::stdout();
-            if config.json {
-                writeln!(out, "{}", report.json())?;
+            let printed = if config.json {
+                writeln!(out, "{}", report.json())
             } else {
-                write!(out, "{}", report.table())?;
-            }
-            // The value is printed even when no certificate can be written.
-            let certificate = certificate.transpose()?;
-            if let (Some(path), Some(certificate)) = (&config.proof, certificate) {
-                super::write_file(path, certificate.to_text().as_bytes())?;
+                write!(out, "{}", report.table())
+            };
+            if let Some((path, certificate)) = written? {
                 let nodes = certificate.nodes.len();
                 eprintln!(
                     "oxo: proof of {} ({nodes} position{}) written to {}",
@@ -333,6 +344,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                     path.display()
                 );
             }
+            printed?;
             Ok(exit::SUCCESS)
         }
     }

@@ -1178,3 +1178,45 @@ fn a_failed_write_to_standard_output_says_so() {
         );
     }
 }
+
+/// A reader of the output that is gone before oxo writes (`oxo … | true`)
+/// is not a failure, and costs none of the files asked for: each is
+/// written whatever happens to standard output.
+#[test]
+fn files_are_written_when_the_reader_of_stdout_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (table, proof, plot) = (path("t.tbl"), path("p.proof"), path("x.svg"));
+    let runs: [&[&str]; 3] = [
+        &["solve", "--all", "--save", &table],
+        &["solve", "--size", "4", "--k", "3", "--proof", &proof],
+        &[
+            "arena",
+            "--players",
+            "rules,random",
+            "--games",
+            "10",
+            "--plot",
+            &plot,
+        ],
+    ];
+    for args in runs {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    assert!(std::fs::read(&table).unwrap().starts_with(b"oxo-strong"));
+    assert!(
+        std::fs::read_to_string(&proof)
+            .unwrap()
+            .starts_with("oxo-proof ")
+    );
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+}
