@@ -148,6 +148,12 @@ pub const MAX_CELLS: usize = 256;
 /// The most nodes a certificate may announce.
 pub const MAX_NODES: usize = 1 << 28;
 
+/// Bytes that no line of a certificate of up to [`MAX_CELLS`] cells needs
+/// (a node line lists each cell at most once: a few thousand bytes), so a
+/// reader may refuse a longer line as no certificate's without reading on
+/// (`oxo verify` does).
+pub const MAX_LINE_BYTES: usize = 1 << 16;
+
 /// The largest k an Erdős–Selfridge leaf is checked for (its sum is
 /// computed exactly in 128 bits).
 pub const MAX_POTENTIAL_K: u32 = 100;
@@ -479,15 +485,7 @@ impl Certificate {
             line,
             reason: reason.to_owned(),
         };
-        let version = match lines.next() {
-            Some((_, l)) if l == MAGIC => 3,
-            Some((_, l)) if l == MAGIC_V2 => 2,
-            Some((_, l)) if l == MAGIC_V1 => 1,
-            Some((_, l)) if l.starts_with("oxo-proof ") => {
-                return Err(ProofError::Version(l.to_owned()));
-            }
-            _ => return Err(ProofError::Foreign),
-        };
+        let version = version(lines.next().map_or("", |(_, l)| l))?;
         let mut next = |what: &str| {
             lines.next().ok_or_else(|| ProofError::Syntax {
                 line: text.lines().count() + 1,
@@ -647,6 +645,22 @@ impl Certificate {
             claim: self.claim,
             nodes: self.nodes.len(),
         })
+    }
+}
+
+/// The format version a certificate's first line (without its line end)
+/// announces, 1 to 3: what a reader checks before it reads on.
+///
+/// # Errors
+/// [`ProofError::Foreign`] for a line that is not a certificate's first,
+/// [`ProofError::Version`] for one of a version this program does not read.
+pub fn version(first_line: &str) -> Result<u8, ProofError> {
+    match first_line {
+        MAGIC => Ok(3),
+        MAGIC_V2 => Ok(2),
+        MAGIC_V1 => Ok(1),
+        l if l.starts_with("oxo-proof ") => Err(ProofError::Version(l.chars().take(40).collect())),
+        _ => Err(ProofError::Foreign),
     }
 }
 

@@ -163,3 +163,34 @@ fn verify_usage_and_missing_files() {
     assert_eq!(batch.status.code(), Some(2));
     assert!(text(&batch.stderr).contains("--proof certifies one position"));
 }
+
+/// A file that is not a certificate is refused from its first line, not
+/// read to its end (`oxo verify /dev/zero` would never end); a line longer
+/// than any certificate's is refused where it starts.
+#[test]
+fn verify_refuses_junk_by_its_first_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("junk.proof");
+    let path = file.to_str().unwrap();
+
+    std::fs::write(&file, vec![0u8; 4 << 20]).unwrap();
+    let zeros = oxo(&["verify", path]);
+    assert_eq!(zeros.status.code(), Some(1));
+    assert_eq!(
+        text(&zeros.stderr),
+        format!(
+            "oxo: {path}: refused: not an oxo proof certificate (it must begin with the line \
+             `oxo-proof 3`, `oxo-proof 2` or `oxo-proof 1`)\n"
+        )
+    );
+
+    let mut long = b"oxo-proof 3\n".to_vec();
+    long.resize(4 << 20, b'x');
+    std::fs::write(&file, long).unwrap();
+    let refused = oxo(&["verify", path]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        text(&refused.stderr),
+        format!("oxo: {path}: refused: line 2: longer than a certificate's lines (65536 bytes)\n")
+    );
+}
