@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use oxo_core::Game;
 use sha2::{Digest, Sha256};
@@ -84,8 +85,10 @@ pub fn to_text(plan: &Plan) -> String {
     out
 }
 
-/// Write `plan` to `path` atomically: a temp file beside it, flushed to
-/// disk, then renamed over it.
+/// Write `plan` to `path` atomically: a temp file beside it, made anew
+/// (never a file that is there already, whoever made it), flushed to
+/// disk, then renamed over it; if any step fails, the temp file is
+/// removed and `path` is left as it was.
 ///
 /// # Errors
 /// The file could not be written.
@@ -94,14 +97,37 @@ pub fn save(path: &Path, plan: &Plan) -> Result<(), CheckpointError> {
         path: path.to_owned(),
         source,
     };
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".tmp");
-    let temp = PathBuf::from(temp);
-    let mut file = std::fs::File::create(&temp).map_err(io)?;
-    file.write_all(to_text(plan).as_bytes()).map_err(io)?;
-    file.sync_all().map_err(io)?;
+    let (temp, mut file) = new_temp(path).map_err(io)?;
+    let written = file
+        .write_all(to_text(plan).as_bytes())
+        .and_then(|()| file.sync_all());
     drop(file);
-    std::fs::rename(&temp, path).map_err(io)
+    let saved = written.and_then(|()| std::fs::rename(&temp, path));
+    if saved.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    saved.map_err(io)
+}
+
+/// A new file `PATH.PID.N.tmp` beside `path`, for the first N whose name
+/// is free.
+fn new_temp(path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let mut temp = path.as_os_str().to_owned();
+        temp.push(format!(".{}.{n}.tmp", std::process::id()));
+        let temp = PathBuf::from(temp);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Read the checkpoint at `path`.
@@ -202,7 +228,28 @@ mod tests {
         let back = load(&path).unwrap();
         assert_eq!(back.progress(), plan.progress());
         check_for(&path, &back, &plan.game()).unwrap();
-        assert!(!dir.path().join("c.tmp").exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["c"]);
+    }
+
+    /// A file already there under a temp file's likely name is not the
+    /// temp file: it is left as it was.
+    #[test]
+    fn saving_leaves_other_files_beside_it_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c");
+        let theirs = dir.path().join("c.tmp");
+        std::fs::write(&theirs, "someone's notes\n").unwrap();
+        save(&path, &plan()).unwrap();
+        save(&path, &plan()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            "someone's notes\n"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]
