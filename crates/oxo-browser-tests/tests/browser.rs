@@ -2323,7 +2323,7 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
 }
 
 /// The answer to a lobby join is lost on the way back (the join itself
-/// is made): the page asks again under the same idempotency key and gets
+/// is made): the page asks again with the seat token it chose and gets
 /// the seat it took, instead of finding it taken by nobody it knows.
 #[test]
 fn a_join_whose_answer_is_lost_is_asked_again() {
@@ -2353,7 +2353,7 @@ fn a_join_whose_answer_is_lost_is_asked_again() {
             "const real = window.fetch; window.joins = []; \
              window.fetch = async (path, init) => { \
                if (String(path).endsWith('/join')) { \
-                 window.joins.push(init.headers['Idempotency-Key']); \
+                 window.joins.push(init.headers.Authorization); \
                  if (window.joins.length === 1) { \
                    await real(path, init); \
                    throw new TypeError('the answer was lost'); \
@@ -2381,7 +2381,7 @@ fn a_join_whose_answer_is_lost_is_asked_again() {
             .expect("the keys read");
         let keys = keys.as_array().expect("a list");
         assert_eq!(keys.len(), 2, "one join and one retry: {keys:?}");
-        assert_eq!(keys[0], keys[1], "under the same key");
+        assert_eq!(keys[0], keys[1], "with the same token");
         wait_text(&a, "A sees B", "presence", "Opponent connected").await;
         // The token the retry gave is the seat's: B plays with it.
         wait_page(&a, "A's turn", |p| {
@@ -2399,6 +2399,66 @@ fn a_join_whose_answer_is_lost_is_asked_again() {
             h.api_game(&id).await["moves"].as_array().map(Vec::len),
             Some(2)
         );
+    });
+}
+
+/// A join made but never answered, even after the page's retries: the
+/// tab keeps the token it chose, so reopening the invite link (a reload)
+/// gets the seat the join took, not "seat taken".
+#[test]
+fn reopening_the_invite_after_a_lost_join_gets_the_seat_it_took() {
+    run("join-reload", |h| async move {
+        let a = h.session("a", 1000, 1000).await;
+        let b = h.session("b", 1000, 1000).await;
+        let id = start_game(&h, &a, "human", "3x3k3", "x").await;
+        wait_page(&a, "the invite box", |p| p.invite).await;
+        let invite = find(&a, "#invite-link")
+            .await
+            .prop("value")
+            .await
+            .expect("the invite link")
+            .expect("a value");
+        let secret = invite
+            .split_once("#join=")
+            .map(|(_, secret)| secret.to_owned())
+            .expect("an invite in the link");
+        // B's tab chose a token and sent the join, which the server made;
+        // the answer never came back.
+        let token = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+        b.goto(&h.url("/")).await.expect("B's tab");
+        b.execute(
+            "sessionStorage.setItem('oxo.joining./api/games/' + arguments[0] + '/seats/o', arguments[1]); \
+             return true;",
+            vec![json!(id), json!(token)],
+        )
+        .await
+        .expect("the tab's pending join");
+        let made = h
+            .api
+            .call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                Some(token),
+                &json!({ "invite": secret }),
+            )
+            .await;
+        assert_eq!(made.0, 200, "{}", made.1);
+        // The link again: B is O, with that token.
+        b.goto(&invite).await.expect("the invite link again");
+        let joined = wait_page(&b, "B seated as O", |p| {
+            p.role == "You are O" && p.connection == "live"
+        })
+        .await;
+        assert_eq!(joined.message, "", "no 'seat taken': {joined:#?}");
+        let left = b
+            .execute(
+                "return sessionStorage.getItem('oxo.joining./api/games/' + arguments[0] + '/seats/o');",
+                vec![json!(id)],
+            )
+            .await
+            .expect("the pending join read");
+        assert_eq!(left, Value::Null, "settled, so forgotten");
+        wait_text(&a, "A sees B", "presence", "Opponent connected").await;
     });
 }
 

@@ -36,16 +36,39 @@ export function newKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// Taking a seat, under one key: an answer lost to the network or to a
-// server that was briefly away is asked for again (three tries, a second
-// apart), which seats this player once and gives back the same token.
+// A seat token this page chooses for a join: 32 random characters of the
+// server's own tokens' alphabet (160 bits).
+function newToken() {
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789-';
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => alphabet[b & 31]).join('');
+}
+
+// Taking a seat with a token the page chooses, kept for the tab until the
+// join is answered: a join whose answer was lost (the network, a server
+// restarting) is sent again with it, now (five tries over about 15 s) or
+// after a reload, and gets the seat it took rather than finding it taken.
 export async function join(path, body) {
-  const key = newKey();
-  for (let attempt = 1; ; attempt++) {
-    const r = await api('POST', path, body, undefined, key);
-    if (r.ok || (r.status !== 0 && r.status !== 503) || attempt === 3) return r;
-    await new Promise((done) => setTimeout(done, 1000));
+  const pending = 'oxo.joining.' + path;
+  let token = null;
+  try { token = sessionStorage.getItem(pending); } catch (e) { /* no storage */ }
+  if (!token) {
+    token = newToken();
+    try { sessionStorage.setItem(pending, token); } catch (e) { /* no storage */ }
   }
+  let r;
+  for (let wait = 1000; ; wait *= 2) {
+    r = await api('POST', path, body, token);
+    const lost = r.status === 0 || r.status === 502 || r.status === 503 || r.status === 504;
+    if (!lost || wait > 8000) break;
+    await new Promise((done) => setTimeout(done, wait));
+  }
+  // Answered (seated or refused): the token is the seat's now, or nobody's.
+  if (r.status > 0 && r.status < 500) {
+    try { sessionStorage.removeItem(pending); } catch (e) { /* no storage */ }
+  }
+  return r;
 }
 
 // ---- the live WebSocket, reconnecting with backoff ----

@@ -1,5 +1,6 @@
-//! Room ids and seat tokens: random strings from the operating system.
-//! Tokens go to their holders once; the server keeps only their hashes.
+//! Room ids and seat tokens: random strings from the operating system (a
+//! joiner may also choose its seat's token, [`Token::chosen`]). The server
+//! keeps only the tokens' hashes.
 
 use std::fmt;
 
@@ -101,10 +102,6 @@ impl IdempotencyKey {
     /// The longest key accepted.
     pub const MAX_LEN: usize = 64;
 
-    /// The shortest key a join takes ([`Token::for_join`]: the key makes
-    /// the seat's token).
-    pub const JOIN_MIN_LEN: usize = 16;
-
     /// `text` as a key, if it is one.
     ///
     /// # Errors
@@ -136,8 +133,9 @@ impl IdempotencyKey {
     }
 }
 
-/// A seat's secret: 32 characters (160 random bits), handed to the seat's
-/// holder and never kept: the room keeps its [`TokenHash`].
+/// A seat's secret: 32 random characters (160 bits) made here, or one a
+/// joiner chose ([`Token::chosen`]), held by the seat's holder and never
+/// kept: the room keeps its [`TokenHash`].
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
 
@@ -150,27 +148,35 @@ impl Token {
         random_string(32).map(Token)
     }
 
-    /// The token of seat O taken in room `room` by a join sent with `key`:
-    /// the same join sent again gets the same token, so a joiner whose
-    /// answer was lost can ask again, while the room keeps only the
-    /// token's hash as ever. The key is then as secret as the token, so
-    /// joins take only keys of at least [`IdempotencyKey::JOIN_MIN_LEN`]
-    /// characters (a random UUID, say). The 32 characters carry 160 bits
-    /// of a SHA-256 of the room and the key.
-    #[must_use]
-    pub fn for_join(room: &GameId, key: &IdempotencyKey) -> Token {
-        let digest = Sha256::new()
-            .chain_update(b"oxo seat o\0")
-            .chain_update(room.as_str())
-            .chain_update(b"\0")
-            .chain_update(key.as_str())
-            .finalize();
-        Token(
-            digest
-                .iter()
-                .map(|b| char::from(ALPHABET[usize::from(b & 31)]))
-                .collect(),
-        )
+    /// The shortest token a joiner may choose ([`Token::chosen`]).
+    pub const CHOSEN_MIN_LEN: usize = 26;
+
+    /// The longest token a joiner may choose.
+    pub const CHOSEN_MAX_LEN: usize = 64;
+
+    /// `text`, a seat token a joiner chose and sends with its join, so that
+    /// the same join sent again after a lost answer is recognised by it
+    /// (the room keeps only its hash, as of every token): 26 to 64
+    /// printable ASCII characters without spaces. It is the seat's secret
+    /// from then on, so it must be random (32 random letters and digits,
+    /// say).
+    ///
+    /// # Errors
+    /// Too short, too long, or a character outside `!` to `~`.
+    pub fn chosen(text: &str) -> Result<Token, String> {
+        let len = text.len();
+        if !(Self::CHOSEN_MIN_LEN..=Self::CHOSEN_MAX_LEN).contains(&len)
+            || !text.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(format!(
+                "a seat token a joiner chooses is {} to {} printable ASCII characters without \
+                 spaces, and random (such as 32 random letters and digits); this one has {len} \
+                 characters",
+                Self::CHOSEN_MIN_LEN,
+                Self::CHOSEN_MAX_LEN,
+            ));
+        }
+        Ok(Token(text.to_owned()))
     }
 
     /// A token from a trusted source (tests).

@@ -26,9 +26,9 @@ use std::time::Duration;
 use oxo_core::Player;
 
 use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Recent, Seated};
-use crate::id::{GameId, IdempotencyKey};
+use crate::id::{GameId, Token};
 use crate::name::PlayerName;
-use crate::room::{Admission, Players, SeatName};
+use crate::room::{Admission, Players, SeatName, Viewer};
 use crate::store::{Listing, StoreError};
 
 /// A game being played with no live connection still shows this long
@@ -220,8 +220,8 @@ impl Hub {
     }
 
     /// Seat O, named `name`, of the open game listed under lobby id `entry`
-    /// (sent as `key` when given, as [`Hub::join`]), while the lobby would
-    /// show it: a game whose creator has gone is refused with
+    /// (with the token the joiner `chose`, if any, as [`Hub::join`]), while
+    /// the lobby would show it: a game whose creator has gone is refused with
     /// [`HubError::SeekGone`], never joined to wait for nobody.
     ///
     /// # Errors
@@ -232,7 +232,7 @@ impl Hub {
         &self,
         entry: &GameId,
         name: Option<PlayerName>,
-        key: Option<&IdempotencyKey>,
+        chose: Option<Token>,
     ) -> Result<Seated, HubError> {
         let id = self
             .shared
@@ -240,6 +240,19 @@ impl Hub {
             .load_entry(entry)
             .await?
             .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
+        // This join again, its answer lost: the seat it took, even once the
+        // game has left the lobby.
+        if let Some(token) = &chose {
+            let handle = self.room(&id).await?;
+            if handle.room.lock().await.seat_of(token.expose()) == Some(Player::O) {
+                return Ok(Seated {
+                    game: self.current_now(&handle, Viewer::Player),
+                    seat: Player::O,
+                    token: token.clone(),
+                    invite: None,
+                });
+            }
+        }
         if !self.present(&id)[Player::X.index()] {
             // Away: still open only within its grace, which its listing
             // tells (a room too old to be listed is past it).
@@ -252,7 +265,7 @@ impl Hub {
                 return Err(HubError::SeekGone);
             }
         }
-        self.seat_o(&id, Admission::Lobby, name, key).await
+        self.seat_o(&id, Admission::Lobby, name, chose).await
     }
 }
 

@@ -192,9 +192,9 @@ impl Hub {
     }
 
     /// Seat O for a second person, named `name`, who shows the room's
-    /// `invite`, sent as `key` when given: the same join sent again under
-    /// its key is answered as the first was, with the same token
-    /// ([`Token::for_join`]).
+    /// `invite`, with the token it `chose` if any ([`Token::chosen`]): the
+    /// same join sent again with that token, its answer lost, is answered
+    /// as the first was.
     ///
     /// # Errors
     /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
@@ -204,10 +204,15 @@ impl Hub {
         id: &GameId,
         invite: Option<&str>,
         name: Option<PlayerName>,
-        key: Option<&IdempotencyKey>,
+        chose: Option<Token>,
     ) -> Result<Seated, HubError> {
-        self.seat_o(id, Admission::Invite(invite.map(str::to_owned)), name, key)
-            .await
+        self.seat_o(
+            id,
+            Admission::Invite(invite.map(str::to_owned)),
+            name,
+            chose,
+        )
+        .await
     }
 
     pub(super) async fn seat_o(
@@ -215,22 +220,24 @@ impl Hub {
         id: &GameId,
         admission: Admission,
         name: Option<PlayerName>,
-        key: Option<&IdempotencyKey>,
+        chose: Option<Token>,
     ) -> Result<Seated, HubError> {
-        let token = match key {
-            Some(key) => Token::for_join(id, key),
+        let repeat = chose.clone();
+        let token = match chose {
+            Some(token) => token,
             None => Token::random().map_err(|e| HubError::Internal(e.to_string()))?,
         };
         let hash = token.hash();
-        let repeat = key.is_some().then(|| token.clone());
         let game = self
             .change(id, ChangeKind::Join, move |room| {
-                // The seat already taken with this key's token: this join
-                // again, whose answer was lost.
-                if let Some(token) = &repeat
-                    && room.seat_of(token.expose()) == Some(Player::O)
-                {
-                    return Ok(Step::Repeat);
+                if let Some(token) = &repeat {
+                    match room.seat_of(token.expose()) {
+                        // This join again, whose answer was lost.
+                        Some(Player::O) => return Ok(Step::Repeat),
+                        // X's own token: one token never holds both seats.
+                        Some(Player::X) => return Err(RoomError::SeatTaken(Player::X)),
+                        None => {}
+                    }
                 }
                 room.join(hash.clone(), &admission)
                     .map(|joined| joined.named(Player::O, name.clone()))

@@ -142,13 +142,19 @@ impl Room {
     pub fn abort(&self, version: Option<u64>) -> Result<Room, RoomError> {
         self.playing()?;
         self.check_version(version)?;
-        if self.rec.moves.len() >= 2 {
+        if self.both_moved() {
             return Err(RoomError::TooLateToAbort);
         }
         Ok(self.finish(Ending {
             reason: Reason::Aborted,
             winner: None,
         }))
+    }
+
+    /// Whether both seats have moved in the round: until then it can be
+    /// aborted, and a claim aborts it rather than winning it.
+    fn both_moved(&self) -> bool {
+        self.rec.moves.len() >= 2
     }
 
     /// The seat offering `what`, if one is.
@@ -276,15 +282,15 @@ impl Room {
         }
         // Gone before their first move of the round, as on lichess: the
         // round is aborted (it counts for nobody), as Abort would.
-        let ending = if self.rec.moves.len() < 2 {
-            Ending {
-                reason: Reason::Aborted,
-                winner: None,
-            }
-        } else {
+        let ending = if self.both_moved() {
             Ending {
                 reason: Reason::Abandoned,
                 winner: Some(seat),
+            }
+        } else {
+            Ending {
+                reason: Reason::Aborted,
+                winner: None,
             }
         };
         Ok(self.finish(ending))

@@ -146,7 +146,9 @@ impl Position {
             "x" => ("won", Some(SeatName(Player::X))),
             "o" => ("won", Some(SeatName(Player::O))),
             "draw" => ("draw", None),
-            _ => ("aborted", None),
+            "aborted" => ("aborted", None),
+            // No other result is recorded: the board's own word stands.
+            _ => return self,
         };
         self.next = None;
         self.reason = Some(reason.as_str());

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint, HubError};
-use crate::id::IdempotencyKey;
+use crate::id::{IdempotencyKey, Token};
 use crate::room::{Opponent, SeatName};
 use crate::state::AppState;
 
@@ -206,12 +206,12 @@ pub(super) async fn join(
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let key = join_key(&headers)?;
+    let chose = chosen_token(&headers)?;
     let request: Join = parse_body(body)?;
     match SeatName::parse(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
-            // Known rooms only; like every join's 409, without the game.
+            // Known rooms only; without the game, as a join's refusals are.
             state.hub().room(&id).await?;
             return Err(ApiError::Conflict {
                 message: "seat x is taken (it is the creator's; a second person joins seat o)"
@@ -228,7 +228,7 @@ pub(super) async fn join(
     let name = player_name(request.name.as_deref())?;
     let seated = state
         .hub()
-        .join(&id, request.invite.as_deref(), name, key.as_ref())
+        .join(&id, request.invite.as_deref(), name, chose)
         .await?;
     seated_response(StatusCode::OK, &seated)
 }
@@ -289,22 +289,13 @@ pub(super) fn key_of(text: &str) -> Result<IdempotencyKey, ApiError> {
     IdempotencyKey::parse(text).map_err(ApiError::BadRequest)
 }
 
-/// A join's `Idempotency-Key`, if it has one: the seat's token is made
-/// from it ([`Token::for_join`](crate::id::Token::for_join)), so a short
-/// one is a 400.
-pub(super) fn join_key(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
-    let key = header_key(headers)?;
-    if let Some(key) = &key
-        && key.as_str().len() < IdempotencyKey::JOIN_MIN_LEN
-    {
-        return Err(ApiError::BadRequest(format!(
-            "a join's Idempotency-Key makes the seat's token, so it must be random and at \
-             least {} characters long (a UUID, say); this one has {}",
-            IdempotencyKey::JOIN_MIN_LEN,
-            key.as_str().len()
-        )));
-    }
-    Ok(key)
+/// The seat token a joiner chose, sent as `Authorization: Bearer T`
+/// ([`Token::chosen`](crate::id::Token::chosen)), if any; a bad one is a
+/// 400.
+pub(super) fn chosen_token(headers: &HeaderMap) -> Result<Option<Token>, ApiError> {
+    bearer(headers)
+        .map(|text| Token::chosen(text).map_err(ApiError::BadRequest))
+        .transpose()
 }
 
 /// The request's `Idempotency-Key` header, if it has one.

@@ -63,9 +63,9 @@ pub(super) async fn join_entry(
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let entry = game_id(&entry)?;
-    let key = super::games::join_key(&headers)?;
+    let chose = super::games::chosen_token(&headers)?;
     let request: JoinEntry = parse_body(body)?;
     let name = player_name(request.name.as_deref())?;
-    let seated = state.hub().join_entry(&entry, name, key.as_ref()).await?;
+    let seated = state.hub().join_entry(&entry, name, chose).await?;
     seated_response(StatusCode::OK, &seated)
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{call, call_with_headers};
+use common::call;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -335,29 +335,19 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
     assert_eq!(status, StatusCode::CONFLICT, "the computer holds O");
 }
 
-/// A joiner whose answer was lost sends the join again under its
-/// `Idempotency-Key` and gets the same seat and token, by invite and from
-/// the lobby; another key finds the seat taken; a short key is refused,
-/// since the key makes the token.
+/// A joiner may choose its seat's token (`Authorization: Bearer T`): one
+/// whose answer was lost sends the join again with it and gets the same
+/// seat, by invite and from the lobby; another token finds the seat taken;
+/// a short token is refused, and X's own never takes seat O.
 #[tokio::test]
-async fn a_join_sent_again_under_its_key_gets_the_same_seat() {
+async fn a_join_sent_again_with_its_chosen_token_gets_the_same_seat() {
     let api = Api::new();
-    let key = "6f1c2a9e-5b7d-4e0a-9c3f-1d2e3f4a5b6c";
-    let join = |path: String, body: Value, key: &'static str| {
+    let chosen = "6f1c2a9e5b7d4e0a9c3f1d2e3f4a5b6c";
+    let join = |path: String, body: Value, token: &'static str| {
         let api = &api;
         async move {
-            call_with_headers(
-                &api.router,
-                "POST",
-                &path,
-                None,
-                &[
-                    ("content-type", "application/json"),
-                    ("idempotency-key", key),
-                ],
-                &body.to_string(),
-            )
-            .await
+            api.call("POST", &path, Some(token), &body.to_string())
+                .await
         }
     };
     let (_, created) = api.call("POST", "/api/games", None, "").await;
@@ -366,47 +356,67 @@ async fn a_join_sent_again_under_its_key_gets_the_same_seat() {
     let seat = format!("/api/games/{id}/seats/o");
     let invite = json!({ "invite": created["invite"] });
 
-    let (status, short) = join(seat.clone(), invite.clone(), "j1").await;
+    let (status, short) = join(seat.clone(), invite.clone(), "too-short").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{short}");
-    assert!(
-        error_of(&short).contains("at least 16 characters"),
-        "{short}"
-    );
+    assert!(error_of(&short).contains("26 to 64 printable"), "{short}");
     assert_eq!(api.game(&id).await["seats"]["o"], false, "nothing changed");
 
-    let (status, first) = join(seat.clone(), invite.clone(), key).await;
+    let (status, first) = join(seat.clone(), invite.clone(), chosen).await;
     assert_eq!(status, StatusCode::OK, "{first}");
-    let (status, again) = join(seat.clone(), invite.clone(), key).await;
+    assert_eq!(first["token"], chosen);
+    let (status, again) = join(seat.clone(), invite.clone(), chosen).await;
     assert_eq!(status, StatusCode::OK, "{again}");
-    assert_eq!(again["token"], first["token"]);
-    assert_eq!(again["seat"], "o");
+    assert_eq!(
+        (&again["token"], &again["seat"]),
+        (&json!(chosen), &json!("o"))
+    );
     assert_eq!(
         again["game"]["version"], first["game"]["version"],
         "nothing changed"
     );
-    let (status, other) = join(seat.clone(), invite, "0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a").await;
+    let (status, other) = join(seat.clone(), invite, "0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a").await;
     assert_eq!(
         (status, error_of(&other)),
         (StatusCode::CONFLICT, "seat o is taken")
     );
-    // The token the repeat gave plays.
-    let o = again["token"].as_str().unwrap();
     assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
-    assert_eq!(api.play(&id, o, 1, 1).await.0, StatusCode::OK);
-    // The same key in another room makes another token.
+    assert_eq!(api.play(&id, chosen, 1, 1).await.0, StatusCode::OK);
+
+    // X's token never takes seat O too.
+    let (_, created) = api.call("POST", "/api/games", None, "").await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let (status, body) = api
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            Some(&x),
+            &json!({ "invite": created["invite"] }).to_string(),
+        )
+        .await;
+    assert_eq!(
+        (status, error_of(&body)),
+        (StatusCode::CONFLICT, "seat x is taken")
+    );
+    assert_eq!(api.game(&id).await["seats"]["o"], false);
+
+    // From the lobby, the same.
     let (_, listed) = api
         .call("POST", "/api/games", None, r#"{"listed": true}"#)
         .await;
     let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
     let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
     let path = format!("/api/lobby/{entry}/join");
-    let (status, first) = join(path.clone(), json!({}), key).await;
+    let lobby_token = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6";
+    let (status, first) = join(path.clone(), json!({}), lobby_token).await;
     assert_eq!(status, StatusCode::OK, "{first}");
-    assert_eq!(first["game"]["id"], listed["game"]["id"]);
-    assert_ne!(first["token"], again["token"]);
-    let (status, repeat) = join(path.clone(), json!({}), key).await;
+    assert_eq!(
+        (&first["game"]["id"], &first["token"]),
+        (&listed["game"]["id"], &json!(lobby_token))
+    );
+    let (status, repeat) = join(path.clone(), json!({}), lobby_token).await;
     assert_eq!(status, StatusCode::OK, "{repeat}");
-    assert_eq!(repeat["token"], first["token"]);
+    assert_eq!(repeat["token"], lobby_token);
     let (status, short) = join(path, json!({}), "short").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{short}");
 }
