@@ -207,7 +207,8 @@ impl fmt::Debug for Token {
 
 /// The SHA-256 of a seat's token, in hex: what the room and the database
 /// keep, so that a copy of the database does not hand out the seats.
-/// (Tokens are 160 random bits, so a fast hash without salt is enough.)
+/// (Tokens are 160 random bits, or at least 26 characters a joiner chose
+/// at random, so a fast hash without salt is enough.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenHash(String);
 

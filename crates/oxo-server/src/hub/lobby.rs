@@ -38,6 +38,10 @@ pub const LIVE_QUIET: Duration = Duration::from_secs(2 * 60);
 /// Entries in each of the lobby's lists.
 const SHOWN: usize = 20;
 
+/// How long a listed room this server does not hold counts as read back
+/// whole for the lobby.
+const RECHECK: Duration = Duration::from_secs(60);
+
 /// Whether the lobby shows `listing`, whose seats' presence is `present`
 /// and whose creator has been `seen` connected since it was made: see the
 /// module docs. `grace` is how long a new open game shows before its
@@ -143,8 +147,10 @@ impl Hub {
     /// listing row can look right while the room's moves fail its digest
     /// (which only reading the room checks, as opening it would), and a
     /// damaged room is left out, counted in `damaged` and logged, not
-    /// shown as a game nobody can open. Rooms being played are mostly held
-    /// already, so this reads little.
+    /// shown as a game nobody can open. A room this server holds was
+    /// checked when it was loaded; any other is read (not loaded for
+    /// serving) at most once every [`RECHECK`], so lobby polls cost the
+    /// store a few reads a minute, not one a listing each time.
     async fn sound<'a>(
         &self,
         listings: Vec<&'a Listing>,
@@ -155,21 +161,63 @@ impl Hub {
             if kept.len() == SHOWN {
                 break;
             }
-            match self.room(&listing.id).await {
-                Ok(_) => kept.push(listing),
+            let id = &listing.id;
+            if self.shard(id).contains_key(id) || self.checked_lately(id) {
+                kept.push(listing);
+                continue;
+            }
+            let read = match self.shared.store.load(id).await {
+                Ok(record) => super::rooms::restore(id, record),
+                Err(e) => Err(e.into()),
+            };
+            match read {
+                Ok(_) => {
+                    self.note_checked(id);
+                    kept.push(listing);
+                }
                 // Gone since the listing was read.
                 Err(HubError::NotFound(_)) => {}
                 Err(HubError::Corrupt(e) | HubError::Store(StoreError::Corrupt(e))) => {
                     *damaged += 1;
                     self.log_damage_once(&StoreError::Corrupt(format!(
                         "listed game {}: {e}",
-                        listing.id.for_log()
+                        id.for_log()
                     )));
                 }
-                Err(e) => return Err(e),
+                // Not damage: this room is left out of this lobby only.
+                Err(e) => {
+                    tracing::warn!(game = %id.for_log(), error = %e, "could not read a listed game");
+                }
             }
         }
         Ok(kept)
+    }
+
+    /// Whether the listed room `id` was read back whole within [`RECHECK`].
+    fn checked_lately(&self, id: &GameId) -> bool {
+        let checked = self
+            .shared
+            .lobby_checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let now = self.now();
+        checked
+            .get(id)
+            .is_some_and(|&at| now.saturating_sub(at) < RECHECK.as_secs())
+    }
+
+    fn note_checked(&self, id: &GameId) {
+        let mut checked = self
+            .shared
+            .lobby_checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Listings come and go: the stale ones are let go now and then.
+        let now = self.now();
+        if checked.len() >= 16 * SHOWN {
+            checked.retain(|_, &mut at| now.saturating_sub(at) < RECHECK.as_secs());
+        }
+        checked.insert(id.clone(), now);
     }
 
     /// The store's listed rooms (the latest, and those someone is at

@@ -322,6 +322,9 @@ struct Shared {
     /// The damage the lobby has logged, so that each damaged listed room
     /// is logged once, not on every poll (`lobby.rs`).
     damage_logged: Mutex<HashSet<String>>,
+    /// When each listed room this server does not hold was last read back
+    /// whole for the lobby, in the hub's time (see `lobby.rs`).
+    lobby_checked: Mutex<HashMap<GameId, u64>>,
     /// The clocks' time.
     time: crate::TimeSource,
     flag_sweep: Duration,
@@ -366,6 +369,7 @@ impl Hub {
                 seek_grace: config.seek_grace,
                 creators_seen: Mutex::new(HashMap::new()),
                 damage_logged: Mutex::new(HashSet::new()),
+                lobby_checked: Mutex::new(HashMap::new()),
                 time: config.time.clone(),
                 flag_sweep: config.flag_sweep,
             }),
