@@ -9,6 +9,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::ErrorKind;
 
+#[macro_use]
+mod stderr;
+
 mod args;
 mod cmd;
 mod failure;
@@ -27,7 +30,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if failure::is_broken_pipe(&err) => ExitCode::from(oxo_cli::exit::SUCCESS),
         Err(err) => {
-            eprintln!("oxo: {}", failure::message(&err));
+            note!("oxo: {}", failure::message(&err));
             ExitCode::from(failure::exit_code_for(&err))
         }
     }
@@ -47,7 +50,7 @@ fn usage(err: &clap::Error) -> ExitCode {
             ExitCode::from(oxo_cli::exit::SUCCESS)
         }
         Err(e) if asked => {
-            eprintln!("oxo: {}", cmd::stdout_error(&e));
+            note!("oxo: {}", cmd::stdout_error(&e));
             ExitCode::from(oxo_cli::exit::IO_ERROR)
         }
         _ => ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(oxo_cli::exit::BAD_INPUT)),

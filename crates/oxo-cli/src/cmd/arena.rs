@@ -216,7 +216,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
         super::on_signal(|stop| {
             let ended = oxo_gomocup::manager::end_all();
             let plural = if ended == 1 { "" } else { "s" };
-            eprintln!("\noxo: stopped by a signal; ended {ended} engine{plural}");
+            note!("\noxo: stopped by a signal; ended {ended} engine{plural}");
             std::process::exit(stop.exit_code());
         })?;
     }

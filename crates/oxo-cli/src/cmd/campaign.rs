@@ -146,9 +146,12 @@ fn threads(args: &SolveArgs) -> usize {
 fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
     let p = plan.progress();
     let Some(value) = plan.value() else {
-        eprintln!(
+        note!(
             "oxo: not proven yet: {} jobs done, {} open; root moves settled {}/{}",
-            p.done, p.open, p.root_moves.0, p.root_moves.1
+            p.done,
+            p.open,
+            p.root_moves.0,
+            p.root_moves.1
         );
         return exit::STOPPED;
     };
@@ -157,7 +160,7 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         let memory = args.campaign.memory.as_deref().unwrap_or(DEFAULT_MEMORY);
         let memory = parse_size(memory).unwrap_or(1 << 30);
         if let Err(e) = write_certificate(plan, path, threads(args), memory) {
-            eprintln!("oxo: {}", crate::failure::message(&e));
+            note!("oxo: {}", crate::failure::message(&e));
             return match e.downcast_ref() {
                 Some(certificate::AssembleError::Stopped { .. }) => exit::STOPPED,
                 _ => exit::IO_ERROR,
@@ -176,7 +179,7 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
     } else {
         write!(out, "{}", report.table())
     };
-    eprintln!(
+    note!(
         "oxo: {} jobs, {:.1} s of search over all workers and runs",
         p.totals.jobs,
         p.totals.ms as f64 / 1e3
@@ -220,7 +223,7 @@ fn local_run(
         report_every: REPORT_EVERY,
     };
     let p = plan.progress();
-    eprintln!(
+    note!(
         "oxo: proving {} position {game}: {threads} threads, {} MiB of tables each; {} jobs done, {} open; checkpoint {}",
         game.rules(),
         config.table_bytes() >> 20,
@@ -236,19 +239,19 @@ fn local_run(
         if status.is_shown() {
             status.show(format_args!("{line}"));
         } else {
-            eprintln!("{line}");
+            note!("{line}");
         }
     })?;
     if status.is_shown() {
-        eprintln!();
+        note!();
     }
     if let Some(peak) = local::peak_resident_bytes() {
-        eprintln!("oxo: peak resident memory {} MiB", peak >> 20);
+        note!("oxo: peak resident memory {} MiB", peak >> 20);
     }
     match finish {
         Finish::Done(_) => Ok(finished(args, &game, &plan, started.elapsed())),
         Finish::Stopped => {
-            eprintln!(
+            note!(
                 "oxo: stopped; {} jobs done are saved in {}: continue with --resume",
                 plan.progress().done,
                 path.display()
@@ -362,7 +365,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
                     let memory = local::resident_bytes()
                         .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
                     if secs >= 1.0 {
-                        eprintln!(
+                        note!(
                             "worker: {threads} threads; {:.2} M positions/s{memory}; {secs:.0} s",
                             nodes as f64 / secs / 1e6
                         );
@@ -371,7 +374,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
             }
         }
     })?;
-    eprintln!(
+    note!(
         "oxo: worker answered {} jobs, {} positions, in {:.1} s{}",
         worked.jobs,
         worked.nodes,
@@ -463,7 +466,7 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         .or_else(|_| tempfile::tempfile())
         .with_context(|| format!("cannot make a scratch file beside {}", path.display()))?;
     let mut out = std::io::BufWriter::new(&mut file);
-    eprintln!(
+    note!(
         "oxo: writing the certificate to {}: {threads} threads, {} MiB of table and at most {cap} nodes a job each",
         path.display(),
         table_bytes >> 20
@@ -475,7 +478,7 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
             last = Instant::now();
             let memory = local::resident_bytes()
                 .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
-            eprintln!(
+            note!(
                 "certificate: {}/{} jobs written; {} nodes, {} MiB{memory}; {:.0} s",
                 w.jobs,
                 w.all_jobs,
@@ -507,12 +510,12 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         Some(oxo_ai::Value::Loss) => Claim::Win(plan.game().to_move().other()),
         _ => Claim::Draw,
     };
-    eprintln!(
+    note!(
         "oxo: proof of {claim} ({} positions) written to {}",
         written.nodes,
         path.display()
     );
-    eprintln!(
+    note!(
         "oxo: certificate of {} jobs, {} bytes, largest job tree {} nodes, in {:.1} s",
         written.all_jobs,
         written.bytes,

@@ -376,7 +376,7 @@ impl StatusLine {
     /// Replace the line with `text`.
     fn show(&self, text: std::fmt::Arguments<'_>) {
         if self.shown {
-            eprint!("\r\x1b[K{text}");
+            crate::stderr::write(format_args!("\r\x1b[K{text}"));
         }
     }
 
@@ -400,7 +400,7 @@ impl StatusLine {
     /// Erase the line.
     fn clear(&self) {
         if self.shown {
-            eprint!("\r\x1b[K");
+            crate::stderr::write(format_args!("\r\x1b[K"));
         }
     }
 }

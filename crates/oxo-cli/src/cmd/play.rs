@@ -108,10 +108,10 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
     let console = play::Console {
         input: io::stdin().lock(),
         output: super::stdout(),
-        notes: io::stderr(),
+        notes: crate::stderr::Notes,
     };
     match play::run(&config.game, &mut seats, console)? {
-        play::End::InputEnded(_) => eprintln!("oxo: end of input, game abandoned"),
+        play::End::InputEnded(_) => note!("oxo: end of input, game abandoned"),
         play::End::Finished(_) | play::End::Quit(_) => {}
     }
     Ok(exit::SUCCESS)

@@ -252,7 +252,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             let summary = solve::solve_lines(
                 io::stdin().lock(),
                 super::stdout(),
-                &mut io::stderr(),
+                &mut crate::stderr::Notes,
                 config.json,
                 |text| {
                     let game = solve::parse_position(text, k).map_err(|e| e.to_string())?;
@@ -297,7 +297,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                     over_budget: true,
                 }) => {
                     status.clear();
-                    eprintln!("oxo: {message} (--budget)");
+                    note!("oxo: {message} (--budget)");
                     return Ok(exit::OVER_BUDGET);
                 }
                 Err(Unanswered { message, .. }) => return Err(BadInput(message).into()),
@@ -337,7 +337,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             };
             if let Some((path, certificate)) = written? {
                 let nodes = certificate.nodes.len();
-                eprintln!(
+                note!(
                     "oxo: proof of {} ({nodes} position{}) written to {}",
                     certificate.claim,
                     if nodes == 1 { "" } else { "s" },

@@ -115,7 +115,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             status.show(format_args!("measuring training speed..."));
             let n =
                 curve::episodes_for(config.rules, config.seed, budget, SAMPLE.min(budget), clock);
-            eprintln!(
+            note!(
                 "{}oxo train: {n} episodes fit in {:.1} min here (rerun with --episodes {n} --seed {} for the same model)",
                 if status.is_shown() { "\r\x1b[K" } else { "" },
                 budget.as_secs_f64() / 60.0,

@@ -14,7 +14,7 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
     let file = match std::fs::File::open(&args.file) {
         Ok(file) => file,
         Err(err) => {
-            eprintln!("oxo: cannot read {path}: {err}");
+            note!("oxo: cannot read {path}: {err}");
             return exit::IO_ERROR;
         }
     };
@@ -22,7 +22,7 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
         Ok(Ok(text)) => Ok(text),
         Ok(Err(reason)) => Err(reason),
         Err(err) => {
-            eprintln!("oxo: cannot read {path}: {err}");
+            note!("oxo: cannot read {path}: {err}");
             return exit::IO_ERROR;
         }
     };
@@ -35,14 +35,14 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
             match writeln!(out, "{verified}").and_then(|()| out.flush()) {
                 // A reader that went away early is not a failure.
                 Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-                    eprintln!("oxo: cannot write to standard output: {err}");
+                    note!("oxo: cannot write to standard output: {err}");
                     exit::IO_ERROR
                 }
                 _ => exit::SUCCESS,
             }
         }
         Err(reason) => {
-            eprintln!("oxo: {path}: refused: {reason}");
+            note!("oxo: {path}: refused: {reason}");
             exit::IO_ERROR
         }
     }

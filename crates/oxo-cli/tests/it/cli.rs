@@ -1220,3 +1220,66 @@ fn files_are_written_when_the_reader_of_stdout_is_gone() {
     );
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
 }
+
+/// A message that cannot be written to standard error (its reader went
+/// away, as in `oxo … 2>&1 | head`, or a full disk) is dropped: each
+/// command still ends with its documented exit code, never a panic (101).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_standard_error_is_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = dir.path().join("c.proof");
+    let cert = cert.to_str().unwrap();
+    // stdout to /dev/full as well: the failure is said (on no stderr).
+    let cases: [(&[&str], &str, bool, i32); 6] = [
+        (
+            &[
+                "solve", "--size", "4", "--k", "3", "--value", "--proof", cert,
+            ],
+            "",
+            false,
+            0,
+        ),
+        (&["verify", cert], "", true, 1),
+        (&["solve", "X.O/.X./..Q"], "", false, 2),
+        (&["solve", "-"], "X../.../...\nnot a board\n", false, 2),
+        (
+            &["solve", "--size", "4", "--value", "--budget", "10"],
+            "",
+            false,
+            4,
+        ),
+        // A refused move and the end of input are noted on stderr.
+        (&["play", "--plain"], "9 9\n1 1\n", false, 0),
+    ];
+    let closed_pipe = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let full = || {
+        Stdio::from(
+            std::fs::File::options()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full opens"),
+        )
+    };
+    for stderr_is in [closed_pipe, full] {
+        for (args, input, stdout_full, code) in cases {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(if stdout_full { full() } else { Stdio::null() })
+                .stderr(stderr_is())
+                .spawn()
+                .expect("oxo starts");
+            let mut pipe = child.stdin.take().unwrap();
+            let _ = pipe.write_all(input.as_bytes());
+            drop(pipe);
+            let status = child.wait().expect("oxo finishes");
+            assert_eq!(status.code(), Some(code), "{args:?}");
+        }
+    }
+    assert!(Path::new(cert).exists());
+}
