@@ -538,7 +538,7 @@ impl Game {
             return Err(PositionError::TwoWinners { k });
         }
         if winner != to_move.other() {
-            return Err(PositionError::WinnerDidNotMoveLast { winner, k });
+            return Err(PositionError::WinnerDidNotMoveLast { winner, k, x, o });
         }
         let last = last_move_candidates(k, &lines).ok_or(PositionError::DisjointWins { winner })?;
         // Report the run through the last move as play would have found it:
@@ -900,12 +900,27 @@ mod tests {
             Game::from_notation("XXX/OOO/X..", 3),
             Err(NotationError::Illegal(PositionError::TwoWinners { k: 3 }))
         ));
-        assert!(matches!(
-            Game::from_notation("XXX/OO./..O", 3),
-            Err(NotationError::Illegal(
-                PositionError::WinnerDidNotMoveLast { .. }
-            ))
-        ));
+        // The message gives the real counts and who they say moved last.
+        for (text, says) in [
+            (
+                "XXX/OO./..O",
+                "X has 3 in a row, but X has 3 marks and O has 3, so O moved last",
+            ),
+            (
+                "OOO/XX./XX.",
+                "O has 3 in a row, but X has 4 marks and O has 3, so X moved last",
+            ),
+        ] {
+            let err = Game::from_notation(text, 3).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    NotationError::Illegal(PositionError::WinnerDidNotMoveLast { .. })
+                ),
+                "{text}: {err:?}"
+            );
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
         // Two X lines that cross at the corner: one last move made both.
         let fork = Game::from_notation("XXX/XOO/XOO", 3).unwrap();
         assert_eq!(fork.outcome(), Some(Outcome::Win(Player::X)));

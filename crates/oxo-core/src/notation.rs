@@ -79,15 +79,22 @@ pub enum PositionError {
         /// The win length.
         k: u32,
     },
-    /// The winner was not the last to move.
+    /// The winner was not the last to move: the mark counts say the other
+    /// player moved last.
     #[error(
-        "{winner} has {k} in a row but O has as many marks as X; the winner must have moved last"
+        "{winner} has {k} in a row, but X has {x} marks and O has {o}, so {} moved last; \
+         the winner must have moved last",
+        .winner.other()
     )]
     WinnerDidNotMoveLast {
         /// The player with the line.
         winner: Player,
         /// The win length.
         k: u32,
+        /// X's marks.
+        x: usize,
+        /// O's marks.
+        o: usize,
     },
     /// The lines cannot all have been completed by one last move.
     #[error("{winner}'s winning lines share no cell, so no single last move made them")]
