@@ -20,7 +20,8 @@ const REPORT_EVERY: u64 = 1 << 20;
 /// progress report, made by the owner from the count and the time.
 pub(crate) struct Meter<P> {
     nodes: u64,
-    /// The node count at which the current call stops...
+    /// The last node count the current call may reach (a budget of N lets
+    /// it visit N positions; the next one stops it)...
     limit: u64,
     /// ...and whether it did (out of budget or stopped).
     aborted: bool,
@@ -33,8 +34,8 @@ pub(crate) struct Meter<P> {
     next_report: u64,
     /// Positions between two reports ([`REPORT_EVERY`]; fewer in tests).
     report_every: u64,
-    /// The lesser of `limit` and `next_report`: the one count the hot path
-    /// compares with.
+    /// The lesser of the count past `limit` and `next_report`: the one
+    /// count the hot path compares with.
     next_event: u64,
     started: Instant,
     /// Positions one call may visit (`None`: no limit).
@@ -116,7 +117,13 @@ impl<P> Meter<P> {
             .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
         self.started = Instant::now();
         self.next_report = self.nodes + self.report_every;
-        self.next_event = self.limit.min(self.next_report);
+        self.next_event = self.next_event();
+    }
+
+    /// The count at which [`Meter::visit`] next has something to do: one
+    /// past the limit, or a report.
+    fn next_event(&self) -> u64 {
+        self.limit.saturating_add(1).min(self.next_report)
     }
 
     /// End a call: whether it ran out of budget. The limit and the flag
@@ -148,7 +155,7 @@ impl<P> Meter<P> {
     /// behalf (its budget was at most [`Meter::left`]).
     pub(crate) fn add(&mut self, nodes: u64) {
         self.nodes += nodes;
-        if self.nodes >= self.limit {
+        if self.nodes > self.limit {
             self.aborted = true;
         }
     }
@@ -159,7 +166,7 @@ impl<P> Meter<P> {
     pub(crate) fn narrow(&mut self, cap: u64) -> u64 {
         let outer = self.limit;
         self.limit = outer.min(self.nodes.saturating_add(cap));
-        self.next_event = self.limit.min(self.next_report);
+        self.next_event = self.next_event();
         outer
     }
 
@@ -167,8 +174,8 @@ impl<P> Meter<P> {
     /// sub-search stopped at its own cap only, the call itself going on.
     pub(crate) fn widen(&mut self, outer: u64) -> bool {
         self.limit = outer;
-        self.next_event = self.limit.min(self.next_report);
-        if self.aborted && self.nodes < outer && !self.stopped {
+        self.next_event = self.next_event();
+        if self.aborted && self.nodes <= outer && !self.stopped {
             self.aborted = false;
             true
         } else {
@@ -191,7 +198,7 @@ impl<P> Meter<P> {
     #[cold]
     #[inline(never)]
     fn event(&mut self, report: impl FnOnce(u64, Duration) -> P) {
-        if self.nodes >= self.limit {
+        if self.nodes > self.limit {
             // Out of budget: every search returns at once, storing nothing
             // (a result cut short is not a result).
             self.aborted = true;
@@ -206,7 +213,7 @@ impl<P> Meter<P> {
                 self.stopped = true;
             }
         }
-        self.next_event = self.limit.min(self.next_report);
+        self.next_event = self.next_event();
     }
 }
 
@@ -221,22 +228,23 @@ mod tests {
         let mut meter = Meter::<u64>::new();
         meter.set_budget(Some(3));
         meter.start();
-        for _ in 0..2 {
+        // A budget of 3 lets the call visit 3 positions; the 4th stops it.
+        for _ in 0..3 {
             meter.visit(|n, _| n);
         }
         assert!(!meter.aborted());
-        assert_eq!(meter.left(), 1);
+        assert_eq!(meter.left(), 0);
         meter.visit(|n, _| n);
         assert!(meter.aborted());
         assert!(meter.finish());
         assert_eq!(meter.left(), u64::MAX);
         meter.start();
-        meter.add(2);
+        meter.add(3);
         assert!(!meter.aborted());
         meter.add(1);
         assert!(meter.finish());
         assert!(!meter.finish());
-        assert_eq!(meter.nodes(), 6);
+        assert_eq!(meter.nodes(), 8);
         meter.set_budget(None);
         meter.start();
         assert_eq!(meter.left(), u64::MAX);

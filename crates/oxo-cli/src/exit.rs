@@ -12,5 +12,5 @@ pub const BAD_INPUT: u8 = 2;
 /// stopped by Ctrl-C or SIGTERM (what it finished is kept), or
 /// `--assemble` before the workers are done.
 pub const STOPPED: u8 = 3;
-/// `oxo solve --budget N` visited N positions without an answer.
+/// `oxo solve --budget N`: the search needed more than N positions.
 pub const OVER_BUDGET: u8 = 4;

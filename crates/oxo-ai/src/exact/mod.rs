@@ -411,8 +411,9 @@ impl Valuer {
     /// attempts proved stays in the searches' tables, so a move tried again
     /// goes on from there, and so does a later call with the same valuer:
     /// it may value more moves of a position than a fresh valuer. A call
-    /// visits at most twice the budget in all, and a position or two more
-    /// (each pass's last search finds it has run out one position past).
+    /// visits at most twice the budget in all, and a few positions more
+    /// (each pass's last searches find they have run out a position or two
+    /// past it).
     ///
     /// # Errors
     /// As [`Valuer::values`], except running out of budget.
@@ -755,9 +756,9 @@ mod tests {
             named.extend(&some.unvalued);
             named.sort_unstable();
             assert_eq!(named, game.legal_moves().collect::<Vec<_>>(), "{game}");
-            // Twice the budget, and the one position each pass's last
-            // search visits to find it has run out.
-            assert!(some.nodes <= 602, "{} positions for {game}", some.nodes);
+            // Twice the budget, and the position or two each pass's last
+            // searches visit past it to find it has run out.
+            assert!(some.nodes <= 604, "{} positions for {game}", some.nodes);
             for &(cell, valued) in &some.moves {
                 let eval = theirs.moves.iter().find(|(c, _)| *c == cell).unwrap().1;
                 assert_eq!(valued.value, eval.value, "{game} {cell}");

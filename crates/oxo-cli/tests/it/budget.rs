@@ -86,6 +86,46 @@ fn within_its_budget_the_answer_is_the_same() {
     }
 }
 
+/// A budget of exactly the positions a search reports lets it answer, with
+/// the same output; one fewer does not: the solver's analysis and value
+/// (5x5 k=4), and the prover's value beyond 64 cells (9x8 k=6).
+#[test]
+fn a_budget_of_the_count_reported_answers_and_one_less_does_not() {
+    for args in [
+        &["solve", "--size", "5", "--k", "4"][..],
+        &["solve", "--size", "5", "--k", "4", "--value"],
+        &["solve", "--size", "9x8", "--k", "6", "--value"],
+    ] {
+        let plain = oxo(args, "");
+        assert_eq!(plain.status.code(), Some(0), "{args:?}");
+        // The last line: `N positions searched in T ms`.
+        let nodes: u64 = text(&plain.stdout)
+            .lines()
+            .last()
+            .and_then(|line| line.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{args:?}: {}", text(&plain.stdout)));
+        let exact = oxo(&[args, &["--budget", &nodes.to_string()]].concat(), "");
+        assert_eq!(
+            exact.status.code(),
+            Some(0),
+            "{args:?} --budget {nodes}: {}",
+            text(&exact.stderr)
+        );
+        assert_eq!(without_time(&exact), without_time(&plain), "{args:?}");
+        let short = oxo(
+            &[args, &["--budget", &(nodes - 1).to_string()]].concat(),
+            "",
+        );
+        assert_eq!(
+            short.status.code(),
+            Some(4),
+            "{args:?} --budget {}",
+            nodes - 1
+        );
+    }
+}
+
 #[test]
 fn a_batch_answers_what_fits_and_exits_4_if_a_line_did_not() {
     let input = "X.O/.X./..O\n....../....../....../....../....../......\n";
