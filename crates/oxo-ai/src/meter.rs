@@ -8,10 +8,18 @@ use std::time::{Duration, Instant};
 
 /// Positions between two progress reports.
 const REPORT_EVERY: u64 = 1 << 20;
+/// Positions between two looks at the clock and the stop flag: often
+/// enough for a search of a few thousand positions a second (the prover
+/// on large boards) to report within a second, too seldom to cost
+/// anything.
+const CHECK_EVERY: u64 = 1 << 14;
+/// The longest time between two progress reports, however slow the
+/// search: a report is due at the first look at the clock after it.
+const REPORT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Counts a search's positions, stops a call at its budget or when its
 /// stop flag is raised, and calls a progress callback about once every
-/// million positions.
+/// million positions, or once a second when that is sooner.
 ///
 /// A call begins with [`Meter::start`], visits positions with
 /// [`Meter::visit`] (the search returns as soon as [`Meter::aborted`]
@@ -25,16 +33,26 @@ pub(crate) struct Meter<P> {
     limit: u64,
     /// ...and whether it did (out of budget or stopped).
     aborted: bool,
-    /// Raised by the owner's caller to stop the current call; read about
-    /// once every million positions, after the progress report (whose
-    /// callback may raise it).
+    /// Raised by the owner's caller to stop the current call; read at
+    /// every look at the clock, after any progress report (whose callback
+    /// may raise it).
     stop: Option<Arc<AtomicBool>>,
     /// Whether the current call was stopped by `stop`.
     stopped: bool,
     next_report: u64,
     /// Positions between two reports ([`REPORT_EVERY`]; fewer in tests).
     report_every: u64,
-    /// The lesser of the count past `limit` and `next_report`: the one
+    /// The count of the next look at the clock: [`CHECK_EVERY`] on, or
+    /// the next report's if that is sooner.
+    next_check: u64,
+    /// The longest time between reports ([`REPORT_INTERVAL`]; other
+    /// times in tests).
+    report_interval: Duration,
+    /// When the last report was made (or the meter was): kept across
+    /// calls, so that a search made of many short calls (the prover's
+    /// rounds of the 64-bit solver) still reports once a second.
+    last_report: Instant,
+    /// The lesser of the count past `limit` and `next_check`: the one
     /// count the hot path compares with.
     next_event: u64,
     started: Instant,
@@ -53,7 +71,10 @@ impl<P> Meter<P> {
             stopped: false,
             next_report: REPORT_EVERY,
             report_every: REPORT_EVERY,
-            next_event: REPORT_EVERY,
+            next_check: CHECK_EVERY,
+            report_interval: REPORT_INTERVAL,
+            last_report: Instant::now(),
+            next_event: CHECK_EVERY,
             started: Instant::now(),
             budget: None,
             on_progress: None,
@@ -103,6 +124,13 @@ impl<P> Meter<P> {
         self.report_every = nodes.max(1);
     }
 
+    /// Report at least once every `interval` instead, from the next call
+    /// on.
+    #[cfg(test)]
+    pub(crate) fn set_report_interval(&mut self, interval: Duration) {
+        self.report_interval = interval;
+    }
+
     /// Time since the current call began.
     pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
@@ -117,20 +145,26 @@ impl<P> Meter<P> {
             .map_or(u64::MAX, |budget| self.nodes.saturating_add(budget));
         self.started = Instant::now();
         self.next_report = self.nodes + self.report_every;
+        self.next_check = self.next_check();
         self.next_event = self.next_event();
     }
 
+    /// The count of the look at the clock after this one.
+    fn next_check(&self) -> u64 {
+        self.nodes.saturating_add(CHECK_EVERY).min(self.next_report)
+    }
+
     /// The count at which [`Meter::visit`] next has something to do: one
-    /// past the limit, or a report.
+    /// past the limit, or a look at the clock.
     fn next_event(&self) -> u64 {
-        self.limit.saturating_add(1).min(self.next_report)
+        self.limit.saturating_add(1).min(self.next_check)
     }
 
     /// End a call: whether it ran out of budget. The limit and the flag
     /// belong to the call now ending.
     pub(crate) fn finish(&mut self) -> bool {
         self.limit = u64::MAX;
-        self.next_event = self.next_report;
+        self.next_event = self.next_check;
         self.stopped = false;
         std::mem::take(&mut self.aborted)
     }
@@ -193,8 +227,9 @@ impl<P> Meter<P> {
         }
     }
 
-    /// The budget ran out, or a report is due (and with it a look at the
-    /// stop flag), or both.
+    /// The budget ran out, or a look at the clock is due (a report if
+    /// its count or its time has come, then a look at the stop flag), or
+    /// both.
     #[cold]
     #[inline(never)]
     fn event(&mut self, report: impl FnOnce(u64, Duration) -> P) {
@@ -203,15 +238,22 @@ impl<P> Meter<P> {
             // (a result cut short is not a result).
             self.aborted = true;
         }
-        if self.nodes >= self.next_report {
-            self.next_report = self.nodes + self.report_every;
-            if let Some(on_progress) = self.on_progress.as_mut() {
-                on_progress(report(self.nodes, self.started.elapsed()));
+        if self.nodes >= self.next_check {
+            let now = Instant::now();
+            if self.nodes >= self.next_report
+                || now.duration_since(self.last_report) >= self.report_interval
+            {
+                self.next_report = self.nodes + self.report_every;
+                self.last_report = now;
+                if let Some(on_progress) = self.on_progress.as_mut() {
+                    on_progress(report(self.nodes, now.duration_since(self.started)));
+                }
             }
             if self.stop_raised() {
                 self.aborted = true;
                 self.stopped = true;
             }
+            self.next_check = self.next_check();
         }
         self.next_event = self.next_event();
     }
@@ -286,6 +328,8 @@ mod tests {
     fn progress_is_reported_every_million_positions() {
         let heard = Arc::new(Mutex::new(Vec::new()));
         let mut meter = Meter::<u64>::new();
+        // Counts only, however slowly this runs.
+        meter.set_report_interval(Duration::MAX);
         let sink = Arc::clone(&heard);
         meter.on_progress(move |n| sink.lock().unwrap().push(n));
         meter.start();
@@ -293,5 +337,22 @@ mod tests {
             meter.visit(|n, _| n);
         }
         assert_eq!(*heard.lock().unwrap(), [REPORT_EVERY, 2 * REPORT_EVERY]);
+    }
+
+    /// A slow search reports when the interval has passed, at the next
+    /// look at the clock, long before a million positions: here an
+    /// interval of zero, so at the first look.
+    #[test]
+    fn a_slow_search_reports_at_the_first_look_at_the_clock_after_the_interval() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let mut meter = Meter::<u64>::new();
+        meter.set_report_interval(Duration::ZERO);
+        let sink = Arc::clone(&heard);
+        meter.on_progress(move |n| sink.lock().unwrap().push(n));
+        meter.start();
+        for _ in 0..2 * CHECK_EVERY + 5 {
+            meter.visit(|n, _| n);
+        }
+        assert_eq!(*heard.lock().unwrap(), [CHECK_EVERY, 2 * CHECK_EVERY]);
     }
 }

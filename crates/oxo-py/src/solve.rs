@@ -175,7 +175,8 @@ pub(crate) fn solve(
 }
 
 /// Let signals stop `solver`'s next call: at each progress report (about
-/// once every million positions) Python's signal handlers run, and the
+/// once every million positions, or once a second when that is sooner)
+/// Python's signal handlers run, and the
 /// first exception one raises stops the search and is kept in the slot
 /// returned, for the caller to raise.
 fn watch_signals(solver: &mut Solver) -> Arc<Mutex<Option<PyErr>>> {

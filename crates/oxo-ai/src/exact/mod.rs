@@ -57,6 +57,9 @@
 
 mod opening;
 
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
 use oxo_core::{Cell, Game, Rules};
 
 use crate::prover::{ProveError, Prover};
@@ -228,6 +231,57 @@ pub struct Valuer {
     budget: Option<u64>,
     /// The node count (of both searches) at which the current call stops.
     limit: Option<u64>,
+    /// The progress callback, which both searches report through.
+    reporter: Option<Arc<Mutex<Reporter>>>,
+}
+
+/// Search statistics of a [`Valuer`] call, reported as it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Positions visited so far in this call, by both searches.
+    pub nodes: u64,
+    /// Time since the call began.
+    pub elapsed: Duration,
+}
+
+/// A valuer's progress callback and what its two searches last reported,
+/// to make the valuer's report of the call from either one's.
+struct Reporter {
+    report: Box<dyn FnMut(Progress) + Send>,
+    /// The solver's and the prover's counts, as each last reported them.
+    nodes: [u64; 2],
+    /// The two counts' sum when the call began.
+    before: u64,
+    started: Instant,
+}
+
+impl Reporter {
+    /// The reporter, even if a callback panicked while holding it.
+    fn lock(reporter: &Mutex<Reporter>) -> std::sync::MutexGuard<'_, Reporter> {
+        reporter.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Search `search` (0 the solver, 1 the prover) has visited `nodes`
+    /// positions since it was made: report the call's progress.
+    fn heard(reporter: &Mutex<Reporter>, search: usize, nodes: u64) {
+        let mut reporter = Reporter::lock(reporter);
+        reporter.nodes[search] = nodes;
+        let progress = Progress {
+            nodes: (reporter.nodes[0] + reporter.nodes[1]).saturating_sub(reporter.before),
+            elapsed: reporter.started.elapsed(),
+        };
+        (reporter.report)(progress);
+    }
+
+    fn attach_solver(reporter: &Arc<Mutex<Reporter>>, solver: &mut Solver) {
+        let reporter = Arc::clone(reporter);
+        solver.on_progress(move |p| Reporter::heard(&reporter, 0, p.nodes));
+    }
+
+    fn attach_prover(reporter: &Arc<Mutex<Reporter>>, prover: &mut Prover) {
+        let reporter = Arc::clone(reporter);
+        prover.on_progress(move |p| Reporter::heard(&reporter, 1, p.nodes));
+    }
 }
 
 impl std::fmt::Debug for Valuer {
@@ -283,7 +337,42 @@ impl Valuer {
             symmetries: Symmetries::of(rules),
             budget: None,
             limit: None,
+            reporter: None,
         })
+    }
+
+    /// Call `report` while a call searches, about once every million
+    /// positions or once a second, whichever is sooner (as
+    /// [`Solver::on_progress`]); answers from the opening table report
+    /// nothing.
+    pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
+        let reporter = Arc::new(Mutex::new(Reporter {
+            report: Box::new(report),
+            nodes: [0; 2],
+            before: 0,
+            started: Instant::now(),
+        }));
+        if let Some(solver) = self.solver.as_mut() {
+            Reporter::attach_solver(&reporter, solver);
+        }
+        if let Some(prover) = self.prover.as_mut() {
+            Reporter::attach_prover(&reporter, prover);
+        }
+        self.reporter = Some(reporter);
+    }
+
+    /// Begin a call: its progress counts from here.
+    fn begin(&mut self) {
+        let nodes = [
+            self.solver.as_ref().map_or(0, Solver::nodes),
+            self.prover.as_ref().map_or(0, Prover::nodes),
+        ];
+        if let Some(reporter) = &self.reporter {
+            let mut reporter = Reporter::lock(reporter);
+            reporter.nodes = nodes;
+            reporter.before = nodes[0] + nodes[1];
+            reporter.started = Instant::now();
+        }
     }
 
     /// Whether [`Valuer::values`] answers `game` quickly enough for a
@@ -334,7 +423,11 @@ impl Valuer {
     fn solver(&mut self) -> Result<&mut Solver, ValuesError> {
         let left = self.left()?;
         if self.solver.is_none() {
-            self.solver = Some(Solver::new(self.rules, self.table_bytes)?);
+            let mut solver = Solver::new(self.rules, self.table_bytes)?;
+            if let Some(reporter) = &self.reporter {
+                Reporter::attach_solver(reporter, &mut solver);
+            }
+            self.solver = Some(solver);
         }
         let solver = self.solver.as_mut().expect("just made");
         solver.set_budget(left);
@@ -344,7 +437,11 @@ impl Valuer {
     fn prover(&mut self) -> Result<&mut Prover, ValuesError> {
         let left = self.left()?;
         if self.prover.is_none() {
-            self.prover = Some(Prover::new(self.rules, self.table_bytes)?);
+            let mut prover = Prover::new(self.rules, self.table_bytes)?;
+            if let Some(reporter) = &self.reporter {
+                Reporter::attach_prover(reporter, &mut prover);
+            }
+            self.prover = Some(prover);
         }
         let prover = self.prover.as_mut().expect("just made");
         prover.set_budget(left);
@@ -364,6 +461,12 @@ impl Valuer {
     /// A game under other rules; a board neither search takes; a search
     /// over its budget.
     pub fn values(&mut self, game: &Game) -> Result<Values, ValuesError> {
+        self.begin();
+        self.values_in_call(game)
+    }
+
+    /// [`Valuer::values`] within a call already begun.
+    fn values_in_call(&mut self, game: &Game) -> Result<Values, ValuesError> {
         if game.rules() != self.rules {
             return Err(ValuesError::WrongRules {
                 expected: self.rules,
@@ -418,8 +521,9 @@ impl Valuer {
     /// # Errors
     /// As [`Valuer::values`], except running out of budget.
     pub fn some_values(&mut self, game: &Game) -> Result<SomeValues, ValuesError> {
+        self.begin();
         let start = self.nodes();
-        let first = match self.values(game) {
+        let first = match self.values_in_call(game) {
             Ok(values) => return Ok(values.into()),
             Err(e) if e.is_over_budget() => e,
             Err(e) => return Err(e),
@@ -726,6 +830,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A call reports its progress through both searches, whether each
+    /// was made before the callback was given or after: positions of this
+    /// call only, never more than it visits in all.
+    #[test]
+    fn a_call_reports_its_progress_through_both_searches() {
+        use std::sync::{Arc, Mutex};
+
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut rng = crate::rng_from_seed(41);
+        let mut heard_in_calls = 0;
+        for _ in 0..20 {
+            let mut game = Game::new(rules);
+            while game.move_count() < 12 && !game.is_over() {
+                let moves: Vec<_> = game.legal_moves().collect();
+                let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
+                game.play_unchecked(cell);
+            }
+            if game.is_over() || Solver::answers_quickly(&game) {
+                continue;
+            }
+            let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+            valuer.solver().unwrap().set_report_every(64);
+            let heard = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&heard);
+            valuer.on_progress(move |p| sink.lock().unwrap().push(p));
+            valuer.prover().unwrap().set_report_every(64);
+            let values = valuer.values(&game).unwrap();
+            let heard = heard.lock().unwrap();
+            assert!(
+                heard.windows(2).all(|pair| pair[0].nodes <= pair[1].nodes),
+                "{heard:?}"
+            );
+            if let Some(last) = heard.last() {
+                assert!(last.nodes <= values.nodes, "{last:?} of {}", values.nodes);
+                heard_in_calls += 1;
+            }
+        }
+        assert!(heard_in_calls >= 3, "{heard_in_calls} calls reported");
     }
 
     /// Where [`Valuer::values`] runs out of budget, [`Valuer::some_values`]

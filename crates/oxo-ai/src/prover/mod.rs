@@ -478,8 +478,9 @@ impl Prover {
         self.stats
     }
 
-    /// Call `report` about once every million positions while proving,
-    /// the 64-bit solver's positions included.
+    /// Call `report` about once every million positions while proving, or
+    /// once a second when that is sooner, the 64-bit solver's positions
+    /// included.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
         let relay = Arc::new(Mutex::new(Relay {
             report: Box::new(report),
@@ -490,6 +491,13 @@ impl Prover {
         self.meter
             .on_progress(move |progress| (Relay::lock(&own).report)(progress));
         self.relay = Some(relay);
+    }
+
+    /// Report every `nodes` of its own positions instead, from the next
+    /// call on.
+    #[cfg(test)]
+    pub(crate) fn set_report_every(&mut self, nodes: u64) {
+        self.meter.set_report_every(nodes);
     }
 
     /// Let each call visit at most `nodes` positions (`None`: no limit); a

@@ -282,7 +282,8 @@ impl Solver {
         self.rules
     }
 
-    /// Call `report` about once every million positions while solving.
+    /// Call `report` about once every million positions while solving, or
+    /// once a second when that is sooner.
     pub fn on_progress(&mut self, report: impl FnMut(Progress) + Send + 'static) {
         self.meter.on_progress(report);
     }
@@ -301,9 +302,9 @@ impl Solver {
     }
 
     /// Stop each call once `stop` is true (`None`: no flag), as for Ctrl-C:
-    /// the flag is read about once every million positions, right after
-    /// the progress report (so the [`Solver::on_progress`] callback may
-    /// raise it), and a call stopped answers [`SolveError::Stopped`],
+    /// the flag is read every few thousand positions, right after any
+    /// progress report (so the [`Solver::on_progress`] callback may raise
+    /// it), and a call stopped answers [`SolveError::Stopped`],
     /// storing nothing it had not finished. A flag left raised stops every
     /// later call at once.
     pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {

@@ -170,6 +170,17 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                     None => {
                         let mut made = Valuer::new(game.rules(), config.table_bytes)?;
                         made.set_budget(config.budget);
+                        let status = super::StatusLine::new();
+                        made.on_progress(move |p| {
+                            if p.elapsed.as_secs() >= 1 {
+                                let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                                status.show(format_args!(
+                                    "valuing the moves: {} positions, {:.2} M/s",
+                                    p.nodes,
+                                    rate / 1e6
+                                ));
+                            }
+                        });
                         valuer.insert(Box::new(made))
                     }
                 };

@@ -164,3 +164,15 @@ fn plain_keeps_the_line_protocol_on_a_terminal() {
     );
     assert!(screen.contains("Score: X 0, O 0, draws 0"), "{screen}");
 }
+
+/// A long solve on a terminal shows its progress on stderr: here the
+/// moves of an early 7×7 k=5 position, valued by the proof search and the
+/// opening table (minutes of work, stopped by Ctrl-C once the line shows).
+#[test]
+fn a_long_solve_shows_its_progress() {
+    let mut pty = Pty::start("solve ......./......./....X../...X.../......./...O.../....... --k 5");
+    pty.wait_for("valuing the moves: ");
+    pty.type_keys(b"\x03");
+    let (status, _, _) = pty.finish();
+    assert!(!status.success(), "{status}");
+}
