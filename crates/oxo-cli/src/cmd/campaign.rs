@@ -45,6 +45,17 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         return Err(BadInput("--json is for the value: leave it out here".to_owned()).into());
     }
     let memory = parse_size(c.memory.as_deref().unwrap_or(DEFAULT_MEMORY)).map_err(BadInput)?;
+    if let Some(total) = physical_memory()
+        && memory > total
+    {
+        return Err(BadInput(format!(
+            "--memory {}: {} MiB is more than this machine's {} MiB of memory",
+            c.memory.as_deref().unwrap_or(DEFAULT_MEMORY),
+            memory >> 20,
+            total >> 20
+        ))
+        .into());
+    }
     let threads = threads(args);
     if let Some(path) = &args.proof {
         if c.worker || c.post {
@@ -523,6 +534,21 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The machine's memory (`MemTotal` of /proc/meminfo), where the system
+/// says.
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `512M`, `4G`, `1T` or plain bytes.

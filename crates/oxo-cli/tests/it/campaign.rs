@@ -81,6 +81,35 @@ fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
     assert!(text(&foreign.stderr).contains("not an oxo campaign checkpoint"));
 }
 
+/// `--memory` beyond the machine's memory is refused before anything is
+/// made, naming both sizes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_memory_beyond_the_machines_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c");
+    for memory in ["1000000T", "18446744073709551615"] {
+        let out = oxo(&[
+            "solve",
+            "--value",
+            "--size",
+            "4",
+            "--memory",
+            memory,
+            "--checkpoint",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        let says = text(&out.stderr);
+        assert!(
+            says.starts_with(&format!("oxo: --memory {memory}: "))
+                && says.contains(" MiB is more than this machine's "),
+            "{says}"
+        );
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+    }
+}
+
 #[test]
 fn sigterm_stops_a_long_proof_with_its_checkpoint_written() {
     let dir = tempfile::tempdir().unwrap();
