@@ -64,6 +64,76 @@ pub enum CheckpointError {
         /// The board and position asked for.
         asked: String,
     },
+    /// Another run holds the checkpoint's lock file.
+    #[error(
+        "{}: another run is using this checkpoint ({} exists; remove it if no run is)",
+        path.display(),
+        lock.display()
+    )]
+    Locked {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
+}
+
+/// A run's hold on a checkpoint: the file `CHECKPOINT.lock`, made only if
+/// it did not exist, removed when this is dropped. Two runs on one
+/// checkpoint would overwrite each other's answers (and race for its
+/// temp file); the second is refused instead. A run killed without
+/// dropping it leaves the file, which then has to be removed by hand.
+#[derive(Debug)]
+pub struct Lock {
+    path: PathBuf,
+}
+
+impl Lock {
+    /// Take the lock of the checkpoint at `path`.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Locked`] if another run holds it;
+    /// [`CheckpointError::Io`] if the lock file cannot be made.
+    pub fn take(path: &Path) -> Result<Lock, CheckpointError> {
+        let lock = beside(path, ".lock");
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(mut file) => {
+                // Which process holds it, for a person looking.
+                let _ = writeln!(file, "{}", std::process::id());
+                Ok(Lock { path: lock })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(CheckpointError::Locked {
+                    path: path.to_owned(),
+                    lock,
+                })
+            }
+            Err(source) => Err(CheckpointError::Io { path: lock, source }),
+        }
+    }
+
+    /// The lock file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// `path` with `suffix` added to its file name.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 fn describe(game: &Game) -> String {
@@ -250,6 +320,28 @@ mod tests {
             "someone's notes\n"
         );
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_second_run_is_refused_while_the_first_holds_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c");
+        let first = Lock::take(&path).unwrap();
+        assert_eq!(first.path(), dir.path().join("c.lock"));
+        let refused = Lock::take(&path).unwrap_err();
+        assert!(
+            matches!(refused, CheckpointError::Locked { .. }),
+            "{refused:?}"
+        );
+        let text = refused.to_string();
+        assert!(
+            text.contains("another run is using this checkpoint"),
+            "{text}"
+        );
+        assert!(text.contains(&first.path().display().to_string()), "{text}");
+        drop(first);
+        assert!(!dir.path().join("c.lock").exists());
+        drop(Lock::take(&path).unwrap());
     }
 
     #[test]

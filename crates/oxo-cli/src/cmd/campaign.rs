@@ -206,6 +206,12 @@ fn local_run(
     memory: u64,
 ) -> anyhow::Result<u8> {
     let c = &args.campaign;
+    // Held to the end of the run: a second run on this checkpoint is
+    // refused, not left to overwrite this one's answers.
+    let _lock = checkpoint::Lock::take(path).map_err(|e| match e {
+        checkpoint::CheckpointError::Locked { .. } => BadInput::from_error(e),
+        e => e.into(),
+    })?;
     let plan = if c.resume {
         let plan = checkpoint::load(path)?;
         checkpoint::check_for(path, &plan, &game)?;

@@ -44,6 +44,24 @@ fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     assert!(text(&resumed.stdout).contains("X to move: draw"));
 
+    // A run holds FILE.lock while it works and removes it at the end; a
+    // second run finding it is refused, naming it, and leaves it be.
+    let lock = dir.path().join("4x4.checkpoint.lock");
+    assert!(!lock.exists());
+    std::fs::write(&lock, "12345\n").unwrap();
+    let locked = run(&["--resume"]);
+    assert_eq!(locked.status.code(), Some(2), "{}", text(&locked.stderr));
+    assert!(
+        text(&locked.stderr).contains(&format!(
+            "another run is using this checkpoint ({} exists",
+            lock.display()
+        )),
+        "{}",
+        text(&locked.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "12345\n");
+    std::fs::remove_file(&lock).unwrap();
+
     // Another board's proof.
     let other = oxo(&[
         "solve",
