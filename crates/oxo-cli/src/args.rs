@@ -229,9 +229,9 @@ pub(crate) struct SolveArgs {
     /// With --all: save the solved table to this file.
     #[arg(long, value_name = "FILE", requires = "all")]
     pub save: Option<PathBuf>,
-    /// Memory for the transposition table, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub table_mb: u64,
+    /// Memory for the transposition table, in MiB [default: 64].
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub table_mb: Option<u64>,
     /// Also write a certificate of the position's value to this file, for `oxo verify`.
     #[arg(long, value_name = "FILE", conflicts_with = "all")]
     pub proof: Option<PathBuf>,
@@ -277,7 +277,11 @@ pub(crate) struct CampaignArgs {
     #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "worker", "assemble"])]
     pub post: bool,
     /// Take jobs from the job table of --db until none is left.
-    #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "assemble", "position"])]
+    #[arg(
+        long,
+        requires = "db",
+        conflicts_with_all = ["all", "proof", "assemble", "position", "size", "k", "value", "resume"]
+    )]
     pub worker: bool,
     /// Print the value of a posted proof once its workers have finished, or how far they are
     /// (with --proof, also write its certificate).
@@ -472,9 +476,9 @@ pub(crate) struct ArenaArgs {
     #[arg(long, value_name = "A,B,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["x", "o", "first"])]
     pub players: Vec<ArenaPlayer>,
     /// Time for each move of a brain:PATH engine, in milliseconds; an answer later than this
-    /// (plus a tenth, at least 50 ms) loses the game.
-    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
-    pub move_time: u64,
+    /// (plus a tenth, at least 50 ms) loses the game [default: 1000].
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub move_time: Option<u64>,
     /// Games to play (in a round robin: for every pair of players).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
@@ -550,9 +554,9 @@ pub(crate) struct TrainArgs {
     /// elsewhere].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub search_rounds: Option<u32>,
-    /// Games a round of searched self-play.
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub search_games: u64,
+    /// Games a round of searched self-play [default: 1000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub search_games: Option<u64>,
     /// Threads for searched self-play (the model is the same whatever the count) [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,

@@ -17,6 +17,9 @@ use oxo_core::{Player, Rules};
 use crate::args::{ArenaArgs, ArenaPlayer};
 use crate::failure::BadInput;
 
+/// `--move-time` when not given, in milliseconds.
+const DEFAULT_MOVE_TIME_MS: u64 = 1000;
+
 /// `oxo arena`, validated.
 #[derive(Debug)]
 enum Config {
@@ -69,7 +72,14 @@ impl Config {
         let catalog = std::sync::Arc::new(
             super::catalog(args.model.as_slice(), Some(rules))?.with_search_budget(args.budget),
         );
-        let move_time = std::time::Duration::from_millis(args.move_time);
+        if args.move_time.is_some() && !players.iter().any(|p| matches!(p, ArenaPlayer::Brain(_))) {
+            return Err(BadInput(
+                "--move-time is for brain:PATH players, and none of the players is one".to_owned(),
+            )
+            .into());
+        }
+        let move_time =
+            std::time::Duration::from_millis(args.move_time.unwrap_or(DEFAULT_MOVE_TIME_MS));
         let mut entrants = Vec::new();
         for player in players {
             entrants.push(match player {

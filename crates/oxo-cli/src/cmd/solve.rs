@@ -73,7 +73,7 @@ impl Config {
             budget: args.budget,
             json: args.json,
             value_only: args.value,
-            table_bytes: usize::try_from(args.table_mb)? << 20,
+            table_bytes: usize::try_from(args.table_mb.unwrap_or(DEFAULT_TABLE_MB))? << 20,
         })
     }
 }
@@ -134,11 +134,22 @@ impl From<ValuesError> for Unanswered {
     }
 }
 
+/// `--table-mb` when not given.
+const DEFAULT_TABLE_MB: u64 = 64;
+
 /// Solvers (and their tables) `oxo solve -` keeps for recent board shapes.
 const WARM_SOLVERS: usize = 2;
 
 pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     // An option the mode does not use is a mistake, not ignored.
+    if args.table_mb.is_some() && (args.all || args.campaign.any()) {
+        let what = if args.all {
+            "--all does not use it (it keeps every position it solves, whatever the size)"
+        } else {
+            "a long proof sizes its tables by --memory"
+        };
+        return Err(BadInput(format!("--table-mb: {what}")).into());
+    }
     if let Some(name) = args.campaign.unused(args.proof.is_some()).first() {
         let what = if *name == "--split" && args.campaign.resume {
             "a resumed proof keeps the split it was started with"

@@ -17,6 +17,9 @@ use crate::failure::BadInput;
 /// for perfect play there, in a few seconds.
 const TIC_TAC_TOE_EPISODES: u64 = 150_000;
 
+/// `--search-games` when not given.
+const DEFAULT_SEARCH_GAMES: u64 = 1000;
+
 /// How long --minutes measures training speed before sizing the run.
 const SAMPLE: Duration = Duration::from_secs(2);
 
@@ -64,6 +67,27 @@ impl Config {
             Some(n) => n,
             None => oxo_ai::learned::RefitConfig::default_rounds(rules),
         };
+        // Both are for searched self-play only.
+        if search_rounds == 0 {
+            let given = [
+                ("--search-games", args.search_games.is_some()),
+                ("--threads", args.threads.is_some()),
+            ];
+            if let Some((name, _)) = given.iter().find(|(_, given)| *given) {
+                let why = if searches {
+                    format!(
+                        "no rounds of it run here (--search-rounds is 0 for {rules} unless given)"
+                    )
+                } else {
+                    format!(
+                        "the model for {rules} does not play inside alphabeta's search (only those for k = 5 and 6 do)"
+                    )
+                };
+                return Err(
+                    BadInput(format!("{name} is for searched self-play, and {why}")).into(),
+                );
+            }
+        }
         let threads = super::threads(args.threads)?;
         Ok(Config {
             rules,
@@ -76,7 +100,7 @@ impl Config {
             eval_games: args.eval_games,
             grade_positions: args.grade_positions,
             search_rounds,
-            search_games: args.search_games,
+            search_games: args.search_games.unwrap_or(DEFAULT_SEARCH_GAMES),
             threads,
         })
     }

@@ -476,7 +476,8 @@ fn usage_mistakes_are_refused_with_the_reason() {
     std::fs::write(path("short.tbl"), &bytes[..bytes.len() / 2]).unwrap();
     std::fs::write(path("text.tbl"), "not a table\n").unwrap();
     let (short, text, same) = (path("short.tbl"), path("text.tbl"), path("same"));
-    let cases: [(&[&str], Option<&str>, &str); 12] = [
+    let db = "postgres://nobody@127.0.0.1:1/none";
+    let cases: [(&[&str], Option<&str>, &str); 24] = [
         (
             &["serve", "--addr", "127.0.0.1:0", "--db", ""],
             None,
@@ -562,6 +563,89 @@ fn usage_mistakes_are_refused_with_the_reason() {
             &["solve", "--all", "--size", "4x5"],
             None,
             "at most 16 cells",
+        ),
+        // Options outside their line of the synopsis.
+        (
+            &["solve", "--all", "--table-mb", "8"],
+            None,
+            "--table-mb: --all does not use it",
+        ),
+        (
+            &["solve", "--value", "--checkpoint", &same, "--table-mb", "8"],
+            None,
+            "--table-mb: a long proof sizes its tables by --memory",
+        ),
+        (
+            &["solve", "--worker", "--db", db, "--size", "4"],
+            None,
+            "'--worker' cannot be used with '--size <N|RxC>'",
+        ),
+        (
+            &["solve", "--worker", "--db", db, "--k", "4"],
+            None,
+            "'--worker' cannot be used with '--k <K>'",
+        ),
+        (
+            &["solve", "--worker", "--db", db, "--value"],
+            None,
+            "'--worker' cannot be used with '--value'",
+        ),
+        (
+            &["solve", "--worker", "--db", db, "--resume"],
+            None,
+            "--worker",
+        ),
+        (
+            &["arena", "--x", "random", "--o", "rules", "--move-time", "5"],
+            None,
+            "--move-time is for brain:PATH players, and none of the players is one",
+        ),
+        (
+            &["arena", "--players", "random,rules", "--move-time", "5"],
+            None,
+            "--move-time is for brain:PATH players",
+        ),
+        (
+            &["train", "--out", &same, "--search-games", "5"],
+            None,
+            "--search-games is for searched self-play, and the model for 3x3 k=3 does not play inside alphabeta's search",
+        ),
+        (
+            &["train", "--out", &same, "--threads", "2"],
+            None,
+            "--threads is for searched self-play",
+        ),
+        (
+            &[
+                "train",
+                "--out",
+                &same,
+                "--size",
+                "7",
+                "--k",
+                "5",
+                "--search-games",
+                "5",
+            ],
+            None,
+            "--search-games is for searched self-play, and no rounds of it run here",
+        ),
+        (
+            &[
+                "train",
+                "--out",
+                &same,
+                "--size",
+                "15",
+                "--k",
+                "5",
+                "--search-rounds",
+                "0",
+                "--threads",
+                "2",
+            ],
+            None,
+            "--threads is for searched self-play, and no rounds of it run here",
         ),
     ];
     for (args, env, reason) in cases {
