@@ -35,7 +35,7 @@ pub enum BuildError {
     #[error("unknown strategy {0:?}: choose one of {names}", names = StrategyKind::NAMES.join(", "))]
     Unknown(String),
     /// The strategy cannot play on this board.
-    #[error("{strategy} cannot play on a {rules} board: {reason}")]
+    #[error("{strategy} cannot play on {} {rules} board: {reason}", oxo_core::a_or_an(rules.rows()))]
     Unsupported {
         /// The strategy asked for.
         strategy: StrategyKind,

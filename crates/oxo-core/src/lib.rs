@@ -48,7 +48,9 @@ pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
 pub use notation::{NotationError, PositionError, Setup, SyntaxError};
 pub use player::Player;
-pub use rules::{BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError};
+pub use rules::{
+    BoardSize, Cell, Direction, Line, MAX_SIDE, ParseSizeError, Rules, RulesError, a_or_an,
+};
 pub use score::Scoreboard;
 pub use series::Series;
 pub use windows::Windows;

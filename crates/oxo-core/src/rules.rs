@@ -35,6 +35,23 @@ impl fmt::Display for Cell {
     }
 }
 
+/// "a" or "an", whichever English puts before `n` read out: "an" before
+/// 8, 11 and 18 and the tens and hundreds that begin with eight ("an 8x8
+/// board", "an 11x11 board", "an 800x800 board"), and likewise before
+/// thousands and millions of those; "a" before every other number.
+#[must_use]
+pub const fn a_or_an(n: u32) -> &'static str {
+    // The first group of three digits is what is read out first.
+    let mut lead = n;
+    while lead >= 1000 {
+        lead /= 1000;
+    }
+    match lead {
+        8 | 11 | 18 | 80..=89 | 800..=899 => "an",
+        _ => "a",
+    }
+}
+
 /// Why a set of rules was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
@@ -47,7 +64,7 @@ pub enum RulesError {
         cols: u32,
     },
     /// A side longer than [`MAX_SIDE`].
-    #[error("a {rows}x{cols} board is too large: each side may be at most {MAX_SIDE}")]
+    #[error("{} {rows}x{cols} board is too large: each side may be at most {MAX_SIDE}", a_or_an(*rows))]
     TooLarge {
         /// Rows asked for.
         rows: u32,
@@ -55,7 +72,7 @@ pub enum RulesError {
         cols: u32,
     },
     /// A win length that no line on the board could reach, or zero.
-    #[error("k={k} is impossible on a {rows}x{cols} board: k must be from 1 to {max}")]
+    #[error("k={k} is impossible on {} {rows}x{cols} board: k must be from 1 to {max}", a_or_an(*rows))]
     BadK {
         /// The win length asked for.
         k: u32,
@@ -404,6 +421,24 @@ impl serde::Serialize for BoardSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_goes_before_the_numbers_read_with_a_vowel() {
+        for n in [
+            8, 11, 18, 80, 86, 89, 800, 899, 8000, 11_000, 18_500, 86_000, 8_000_000,
+        ] {
+            assert_eq!(a_or_an(n), "an", "{n}");
+        }
+        for n in [
+            0, 1, 3, 7, 9, 10, 12, 15, 19, 90, 100, 108, 111, 180, 1000, 1024, 1800,
+        ] {
+            assert_eq!(a_or_an(n), "a", "{n}");
+        }
+        assert_eq!(
+            Rules::new(8, 8, 9).unwrap_err().to_string(),
+            "k=9 is impossible on an 8x8 board: k must be from 1 to 8"
+        );
+    }
 
     #[test]
     fn new_validates() {

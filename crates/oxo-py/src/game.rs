@@ -90,7 +90,8 @@ pub(crate) fn win_length(k: &Int, rows: u32, cols: u32) -> PyResult<u32> {
         || {
             Rules::new(rows, cols, 1).map_err(raise::<RulesError>)?;
             Err(raise::<RulesError>(format!(
-                "k={k} is impossible on a {rows}x{cols} board: k must be from 1 to {}",
+                "k={k} is impossible on {} {rows}x{cols} board: k must be from 1 to {}",
+                oxo_core::a_or_an(rows),
                 rows.max(cols)
             )))
         },

@@ -39,8 +39,9 @@ impl Config {
         let rules: Rules = super::rules(&args.board)?;
         if args.opening as usize >= rules.cell_count() {
             return Err(BadInput(format!(
-                "--opening {} leaves no move to play on a {rules} board: at most {}",
+                "--opening {} leaves no move to play on {} {rules} board: at most {}",
                 args.opening,
+                oxo_core::a_or_an(rules.rows()),
                 rules.cell_count() - 1
             ))
             .into());

@@ -14,6 +14,7 @@ use oxo_campaign::local::{self, Finish, Status};
 use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
 use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
 use oxo_cli::exit;
+use oxo_cli::render::count;
 use oxo_cli::solve::{self, Answer as _, ValueReport};
 use oxo_core::proof::{Claim, Goal};
 use oxo_core::{Game, Rules};
@@ -117,10 +118,10 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             };
             writeln!(
                 super::stdout(),
-                "proof {}: {} position {game} {what}: {} jobs open, {} done",
+                "proof {}: {} position {game} {what}: {} open, {} done",
                 posted.id,
                 game.rules(),
-                p.open,
+                count(p.open as u64, "job"),
                 p.done
             )?;
             Ok(exit::SUCCESS)
@@ -158,8 +159,8 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
     let p = plan.progress();
     let Some(value) = plan.value() else {
         note!(
-            "oxo: not proven yet: {} jobs done, {} open; root moves settled {}/{}",
-            p.done,
+            "oxo: not proven yet: {} done, {} open; root moves settled {}/{}",
+            count(p.done, "job"),
             p.open,
             p.root_moves.0,
             p.root_moves.1
@@ -191,8 +192,8 @@ fn finished(args: &SolveArgs, game: &Game, plan: &Plan, time: Duration) -> u8 {
         write!(out, "{}", report.table())
     };
     note!(
-        "oxo: {} jobs, {:.1} s of search over all workers and runs",
-        p.totals.jobs,
+        "oxo: {}, {:.1} s of search over all workers and runs",
+        count(p.totals.jobs, "job"),
         p.totals.ms as f64 / 1e3
     );
     exit::SUCCESS
@@ -241,10 +242,11 @@ fn local_run(
     };
     let p = plan.progress();
     note!(
-        "oxo: proving {} position {game}: {threads} threads, {} MiB of tables each; {} jobs done, {} open; checkpoint {}",
+        "oxo: proving {} position {game}: {}, {} MiB of tables each; {} done, {} open; checkpoint {}",
         game.rules(),
+        count(threads as u64, "thread"),
         config.table_bytes() >> 20,
-        p.done,
+        count(p.done, "job"),
         p.open,
         path.display()
     );
@@ -269,8 +271,8 @@ fn local_run(
         Finish::Done(_) => Ok(finished(args, &game, &plan, started.elapsed())),
         Finish::Stopped => {
             note!(
-                "oxo: stopped; {} jobs done are saved in {}: continue with --resume",
-                plan.progress().done,
+                "oxo: stopped; {} done, saved in {}: continue with --resume",
+                count(plan.progress().done, "job"),
                 path.display()
             );
             Ok(exit::STOPPED)
@@ -298,8 +300,8 @@ fn status_text(s: &Status) -> String {
         String::new()
     };
     format!(
-        "proof: {} jobs done{split}, {} open; root moves settled {}/{}{rate}{memory}; {:.0} s",
-        p.done,
+        "proof: {} done{split}, {} open; root moves settled {}/{}{rate}{memory}; {:.0} s",
+        count(p.done, "job"),
         p.open,
         p.root_moves.0,
         p.root_moves.1,
@@ -383,7 +385,8 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
                         .map_or(String::new(), |r| format!("; {} MiB resident", r >> 20));
                     if secs >= 1.0 {
                         note!(
-                            "worker: {threads} threads; {:.2} M positions/s{memory}; {secs:.0} s",
+                            "worker: {}; {:.2} M positions/s{memory}; {secs:.0} s",
+                            count(threads as u64, "thread"),
                             nodes as f64 / secs / 1e6
                         );
                     }
@@ -392,9 +395,9 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
         }
     })?;
     note!(
-        "oxo: worker answered {} jobs, {} positions, in {:.1} s{}",
-        worked.jobs,
-        worked.nodes,
+        "oxo: worker answered {}, {}, in {:.1} s{}",
+        count(worked.jobs, "job"),
+        count(worked.nodes, "position"),
         started.elapsed().as_secs_f64(),
         if worked.stopped {
             " (stopped; its job went back to the queue)"

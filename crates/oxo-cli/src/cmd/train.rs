@@ -139,10 +139,17 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             status.show(format_args!("measuring training speed..."));
             let n =
                 curve::episodes_for(config.rules, config.seed, budget, SAMPLE.min(budget), clock);
+            // Under a minute in seconds: `--minutes 0.01` is 0.6 s, not
+            // "0.0 min".
+            let time = if budget < Duration::from_secs(60) {
+                format!("{:.1} s", budget.as_secs_f64())
+            } else {
+                format!("{:.1} min", budget.as_secs_f64() / 60.0)
+            };
             note!(
-                "{}oxo train: {n} episodes fit in {:.1} min here (rerun with --episodes {n} --seed {} for the same model)",
+                "{}oxo train: {} fit in {time} here (rerun with --episodes {n} --seed {} for the same model)",
                 if status.is_shown() { "\r\x1b[K" } else { "" },
-                budget.as_secs_f64() / 60.0,
+                oxo_cli::render::count(n, "episode"),
                 config.seed
             );
             n

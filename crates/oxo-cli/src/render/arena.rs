@@ -24,8 +24,8 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     let o_name = format!("O {}", config.o);
     let mut out = String::new();
     out.push_str(&format!(
-        "{} games of {} (seed {}), {} moving first{}{}\n",
-        results.games,
+        "{} of {} (seed {}), {} moving first{}{}\n",
+        super::count(results.games, "game"),
         config.rules,
         config.seed,
         match config.first {
@@ -64,9 +64,9 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         pct(results.draws)
     ));
     out.push_str(&format!(
-        "  average game {:.2} plies; the first mover won {} games; {:.2} s in all\n",
+        "  average game {:.2} plies; the first mover won {}; {:.2} s in all\n",
         results.average_plies(),
-        results.first_mover_wins,
+        super::count(results.first_mover_wins, "game"),
         elapsed.as_secs_f64()
     ));
     out.push_str(&forfeits_text(&results.forfeits));
@@ -82,8 +82,8 @@ pub fn forfeits_text(forfeits: &[Forfeit]) -> String {
         return out;
     }
     out.push_str(&format!(
-        "{} games lost for a move not given:\n",
-        forfeits.len()
+        "{} lost for a move not given:\n",
+        super::count(forfeits.len() as u64, "game")
     ));
     for f in forfeits.iter().take(SHOWN) {
         out.push_str(&format!(
@@ -141,8 +141,10 @@ pub fn grades(config: &Config, grades: &GradeSummary) -> String {
     );
     for (i, name) in [x_name, o_name].into_iter().enumerate() {
         out.push_str(&format!(
-            "  {name:<w$} let a won position go {} times (in {} games it did not win), turned a draw into a loss {} times\n",
-            grades.wins_let_go[i], grades.won_games_not_won[i], grades.draws_lost[i]
+            "  {name:<w$} let a won position go {} (in {} it did not win), turned a draw into a loss {}\n",
+            super::count(grades.wins_let_go[i], "time"),
+            super::count(grades.won_games_not_won[i], "game"),
+            super::count(grades.draws_lost[i], "time")
         ));
     }
     out

@@ -7,3 +7,24 @@
 pub mod arena;
 pub mod tournament;
 pub mod train;
+
+/// `n` and `noun`, plural unless `n` is 1: "1 game", "3 games" (nouns
+/// whose plural adds an s).
+#[must_use]
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(super::count(1, "game"), "1 game");
+        assert_eq!(super::count(0, "game"), "0 games");
+        assert_eq!(super::count(2, "thread"), "2 threads");
+    }
+}

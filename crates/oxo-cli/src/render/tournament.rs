@@ -35,11 +35,11 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "round robin on {} (seed {}): {} players, {} games a pair, each player X (moving first) in half{}{}",
+        "round robin on {} (seed {}): {} players, {} a pair, each player X (moving first) in half{}{}",
         config.rules,
         config.seed,
         config.players.len(),
-        config.games,
+        super::count(config.games, "game"),
         match config.opening {
             0 => String::new(),
             n => format!(", from {n}-move openings"),
@@ -98,8 +98,8 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     }
     let _ = writeln!(
         out,
-        "  {} games in {:.2} s; Elo: a logistic fit, the field's average 0, 95% intervals",
-        config.total_games(),
+        "  {} in {:.2} s; Elo: a logistic fit, the field's average 0, 95% intervals",
+        super::count(config.total_games(), "game"),
         elapsed.as_secs_f64()
     );
     out.push_str(&forfeits_text(&results.forfeits));

@@ -1367,3 +1367,28 @@ fn a_failed_write_to_standard_error_is_not_a_failure() {
     }
     assert!(Path::new(cert).exists());
 }
+
+/// One of a thing is said in the singular, and a number read with a vowel
+/// takes "an".
+#[test]
+fn one_game_is_a_game_and_an_eight_takes_an() {
+    let out = oxo(
+        &[
+            "arena", "--x", "random", "--o", "random", "--games", "1", "--seed", "1",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("1 game of 3x3 k=3 (seed 1)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = oxo(&["solve", "--size", "8", "--k", "9"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("k=9 is impossible on an 8x8 board"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -196,7 +196,8 @@ pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiE
         .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(ApiError::BadRequest(format!(
-            "a {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side"
+            "{} {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side",
+            oxo_core::a_or_an(size.rows)
         )));
     }
     // Five in a row on the big boards (gomoku), the board's side on
