@@ -28,7 +28,7 @@
 //!     search_games: 1,
 //!     threads: 1,
 //! };
-//! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| {}, |_| {})?;
+//! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| {}, |_, _| {}, |_| {})?;
 //! assert_eq!(model.rules(), Rules::TIC_TAC_TOE);
 //! assert_eq!(points.last().map(|p| p.episodes), Some(2_000));
 //! # Ok::<(), oxo_ai::curve::TrainError>(())
@@ -129,7 +129,10 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
 /// searched self-play. `clock` reads a monotonic clock (for the figures
 /// only); `on_progress` hears how many self-play games (episodes, then
 /// searched games after them) have been played, every thousandth of the
-/// episodes and after every searched game; `on_checkpoint` gets each point of the curve as it is
+/// episodes and after every searched game; `on_evaluating` hears that the
+/// model is about to be measured for point `i` of the curve's `n` (from
+/// 1; the measuring takes a while, and comes on top of the training
+/// time); `on_checkpoint` gets each point of the curve as it is
 /// measured. Returns the model and the whole curve.
 ///
 /// # Errors
@@ -139,10 +142,22 @@ pub fn run(
     config: &Config,
     mut clock: impl FnMut() -> Duration,
     mut on_progress: impl FnMut(u64, Duration),
+    mut on_evaluating: impl FnMut(usize, usize),
     mut on_checkpoint: impl FnMut(&Checkpoint),
 ) -> Result<(Model, Vec<Checkpoint>), TrainError> {
     let mut train_config = TrainConfig::new(config.rules, config.episodes, config.seed);
     let schedule = checkpoint_schedule(config.episodes, config.checkpoints);
+    // A point for each of the schedule's counts (each a report's: a
+    // multiple of the first, or the last), and one after each searched
+    // round where there are any.
+    let searches = config.search_rounds > 0
+        && learned::Scheme::for_rules(config.rules).translation_invariant();
+    let points = schedule.len()
+        + if searches {
+            config.search_rounds as usize
+        } else {
+            0
+        };
     train_config.report_every = schedule[0];
     let mut next = 0;
     let mut grader = ValueKeeping::new(config.rules, config.grade_positions, config.seed ^ 0x5EED)?;
@@ -159,6 +174,7 @@ pub fn run(
                 next += 1;
             }
             let before = clock();
+            on_evaluating(curve.len() + 1, points);
             let at = (progress.episodes, 0);
             let point = checkpoint(config, model, grader.as_mut(), at, trained);
             if keep(point, &mut curve, &mut failure, &mut on_checkpoint).is_break() {
@@ -194,6 +210,7 @@ pub fn run(
         |_, model| {
             searched += refit_config.games;
             let before = (clock.borrow_mut())();
+            on_evaluating(curve.len() + 1, points);
             let trained = before.saturating_sub(start).saturating_sub(paused.get());
             let at = (episodes, searched);
             let point = checkpoint(config, model, grader.as_mut(), at, trained);
@@ -329,10 +346,20 @@ mod tests {
     #[test]
     fn a_short_run_draws_a_curve_and_learns() {
         let mut seen = 0;
-        let (model, curve) = run(&config(20_000), fake_clock(), |_, _| {}, |_| seen += 1).unwrap();
+        let mut told = Vec::new();
+        let (model, curve) = run(
+            &config(20_000),
+            fake_clock(),
+            |_, _| {},
+            |i, n| told.push((i, n)),
+            |_| seen += 1,
+        )
+        .unwrap();
         assert_eq!(model.rules(), Rules::TIC_TAC_TOE);
         assert_eq!(curve.len(), 4);
         assert_eq!(seen, 4);
+        // Each point is announced before it is measured, out of all.
+        assert_eq!(told, [(1, 4), (2, 4), (3, 4), (4, 4)]);
         assert_eq!(curve.last().unwrap().episodes, 20_000);
         assert!(curve.windows(2).all(|w| w[0].episodes < w[1].episodes));
         let last = curve.last().unwrap();
@@ -341,7 +368,8 @@ mod tests {
         assert_eq!(last.vs_random.losses(), 0, "{last:?}");
         assert!(last.graded.unwrap().share() > curve[0].graded.unwrap().share() - 0.01);
         // The same seed gives the same model and curve (but for the times).
-        let (again, curve_again) = run(&config(20_000), fake_clock(), |_, _| {}, |_| {}).unwrap();
+        let (again, curve_again) =
+            run(&config(20_000), fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
         assert_eq!(again, model);
         let results = |c: &[Checkpoint]| -> Vec<_> {
             c.iter()
@@ -371,7 +399,7 @@ mod tests {
         let mut c = config(200);
         c.rules = Rules::new(7, 7, 5).unwrap();
         c.eval_games = 2;
-        let (_, curve) = run(&c, fake_clock(), |_, _| {}, |_| {}).unwrap();
+        let (_, curve) = run(&c, fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
         assert!(curve.iter().all(|p| p.graded.is_none()));
     }
 

@@ -195,6 +195,8 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
                 );
             }
         },
+        // Measuring the model takes a while, outside the time left.
+        |i, n| status.show(format_args!("evaluating checkpoint {i} of {n}")),
         |_| {},
     )
     .context("training failed")?;

@@ -241,7 +241,8 @@ mod tests {
 
     #[test]
     fn outputs_have_a_row_or_a_line_a_checkpoint() {
-        let (_, curve) = curve::run(&config(2_000), fake_clock(), |_, _| {}, |_| {}).unwrap();
+        let (_, curve) =
+            curve::run(&config(2_000), fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
         let csv = csv(&curve);
         assert_eq!(csv.lines().count(), curve.len() + 1);
         assert!(csv.starts_with("episodes,searched,seconds,random_x_wins,"));
@@ -257,7 +258,7 @@ mod tests {
         let mut c = config(200);
         c.rules = Rules::new(7, 7, 5).unwrap();
         c.eval_games = 2;
-        let (_, curve) = curve::run(&c, fake_clock(), |_, _| {}, |_| {}).unwrap();
+        let (_, curve) = curve::run(&c, fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
         let csv = csv(&curve);
         assert!(csv.lines().nth(1).unwrap().ends_with(",,"), "{csv}");
     }
