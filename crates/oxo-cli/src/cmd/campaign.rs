@@ -487,8 +487,9 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         .with_context(|| format!("cannot make a scratch file beside {}", path.display()))?;
     let mut out = std::io::BufWriter::new(&mut file);
     note!(
-        "oxo: writing the certificate to {}: {threads} threads, {} MiB of table and at most {cap} nodes a job each",
+        "oxo: writing the certificate to {}: {}, {} MiB of table and at most {cap} nodes a job each",
         path.display(),
+        oxo_cli::render::count(threads as u64, "thread"),
         table_bytes >> 20
     );
     let started = Instant::now();
@@ -531,13 +532,13 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         _ => Claim::Draw,
     };
     note!(
-        "oxo: proof of {claim} ({} positions) written to {}",
-        written.nodes,
+        "oxo: proof of {claim} ({}) written to {}",
+        oxo_cli::render::count(written.nodes, "position"),
         path.display()
     );
     note!(
-        "oxo: certificate of {} jobs, {} bytes, largest job tree {} nodes, in {:.1} s",
-        written.all_jobs,
+        "oxo: certificate of {}, {} bytes, largest job tree {} nodes, in {:.1} s",
+        oxo_cli::render::count(written.all_jobs as u64, "job"),
         written.bytes,
         written.largest,
         started.elapsed().as_secs_f64()
