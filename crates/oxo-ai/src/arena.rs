@@ -670,7 +670,7 @@ fn forfeit(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn config(x: StrategyKind, o: StrategyKind, games: u64) -> Config {
@@ -684,6 +684,18 @@ mod tests {
             threads: 2,
             opening: 0,
         }
+    }
+
+    /// A random player that counts the players built for it (one for each
+    /// check and each game).
+    pub(crate) fn counted_random() -> (Entrant, Arc<AtomicU64>) {
+        let built = Arc::new(AtomicU64::new(0));
+        let count = Arc::clone(&built);
+        let entrant = Entrant::new("counted", move |rules, seed| {
+            count.fetch_add(1, Ordering::SeqCst);
+            StrategyKind::Random.build(rules, seed)
+        });
+        (entrant, built)
     }
 
     /// On 3x5 k=2 eight stones with no two in a row are rare: the first
@@ -701,14 +713,7 @@ mod tests {
             check_openings(rules, 0, 8, 0..=missing),
             Err(ArenaError::NoOpening { moves: 8, .. })
         ));
-        let built = Arc::new(AtomicU64::new(0));
-        let counted = {
-            let built = built.clone();
-            Entrant::new("counted", move |rules, seed| {
-                built.fetch_add(1, Ordering::SeqCst);
-                StrategyKind::Random.build(rules, seed)
-            })
-        };
+        let (counted, built) = counted_random();
         let mut config = config(StrategyKind::Random, StrategyKind::Random, 2 * missing + 2);
         config.x = counted.clone();
         config.o = counted;

@@ -231,8 +231,7 @@ fn opening_key(pair: u64, game: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::Ordering;
 
     use super::*;
     use crate::StrategyKind;
@@ -285,14 +284,7 @@ mod tests {
     /// arena's test of the same board): some pair has none here.
     #[test]
     fn a_missing_opening_refuses_the_round_robin_at_once() {
-        let built = Arc::new(AtomicU64::new(0));
-        let counted = {
-            let built = built.clone();
-            Entrant::new("counted", move |rules, seed| {
-                built.fetch_add(1, Ordering::SeqCst);
-                StrategyKind::Random.build(rules, seed)
-            })
-        };
+        let (counted, built) = arena::tests::counted_random();
         let mut config = config(&[StrategyKind::Random; 3], 200, 2);
         config.players = vec![counted; 3];
         config.rules = Rules::new(3, 5, 2).unwrap();

@@ -1044,12 +1044,7 @@ fn two_players_and_a_spectator_play_live() {
             "{waiting:#?}"
         );
         assert!(waiting.enabled.is_empty(), "X cannot move before O joins");
-        let invite = find(&a, "#invite-link")
-            .await
-            .prop("value")
-            .await
-            .expect("the invite link")
-            .expect("a value");
+        let invite = invite_link(&a).await;
         // The invite rides in the fragment, which no server ever sees.
         let secret = invite
             .strip_prefix(&h.url(&format!("/g/{id}#join=")))
@@ -1301,12 +1296,7 @@ fn two_players_on_two_servers_play_live() {
         // X starts the game on the first server...
         let id = start_game(&h, &a, "human", "3x3k3", "x").await;
         wait_page(&a, "the invite box", |p| p.invite).await;
-        let invite = find(&a, "#invite-link")
-            .await
-            .prop("value")
-            .await
-            .expect("the invite link")
-            .expect("a value");
+        let invite = invite_link(&a).await;
         let fragment = invite
             .split_once('#')
             .map(|(_, fragment)| fragment.to_owned())
@@ -2181,6 +2171,32 @@ async fn shown_text(client: &Client, id: &str) -> String {
     value.as_str().unwrap_or_default().to_owned()
 }
 
+/// The invite link the page shows.
+async fn invite_link(c: &Client) -> String {
+    find(c, "#invite-link")
+        .await
+        .prop("value")
+        .await
+        .expect("the invite link")
+        .expect("a value")
+}
+
+/// `client` opens a game for anyone from the start page, with one click:
+/// its id, and its page once live.
+async fn open_listed_game(h: &Harness, client: &Client) -> (String, Page) {
+    open_start_page(h, client).await;
+    find(client, "#quick button[data-listed=\"true\"]")
+        .await
+        .click()
+        .await
+        .expect("Open game clicked");
+    let waiting = wait_page(client, "the open game, live", |p| {
+        p.path.starts_with("/g/") && p.connection == "live"
+    })
+    .await;
+    (waiting.path.trim_start_matches("/g/").to_owned(), waiting)
+}
+
 /// Poll until the element `id` shows `text`.
 async fn wait_text(client: &Client, what: &str, id: &str, text: &str) {
     let deadline = Instant::now() + WAIT;
@@ -2205,17 +2221,7 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
         let c = h.session("c", 1000, 1000).await;
 
         // A opens a game for anyone, with one click.
-        open_start_page(&h, &a).await;
-        find(&a, "#quick button[data-listed=\"true\"]")
-            .await
-            .click()
-            .await
-            .expect("Open game clicked");
-        let waiting = wait_page(&a, "A's open game, live", |p| {
-            p.path.starts_with("/g/") && p.connection == "live"
-        })
-        .await;
-        let id = waiting.path.trim_start_matches("/g/").to_owned();
+        let (id, waiting) = open_listed_game(&h, &a).await;
         assert!(
             waiting.status.starts_with("Waiting for a friend"),
             "{waiting:#?}"
@@ -2330,17 +2336,7 @@ fn a_join_whose_answer_is_lost_is_asked_again() {
     run("join-retry", |h| async move {
         let a = h.session("a", 1000, 1000).await;
         let b = h.session("b", 1000, 1000).await;
-        open_start_page(&h, &a).await;
-        find(&a, "#quick button[data-listed=\"true\"]")
-            .await
-            .click()
-            .await
-            .expect("Open game clicked");
-        let waiting = wait_page(&a, "A's open game", |p| {
-            p.path.starts_with("/g/") && p.connection == "live"
-        })
-        .await;
-        let id = waiting.path.trim_start_matches("/g/").to_owned();
+        let (id, _) = open_listed_game(&h, &a).await;
         open_start_page(&h, &b).await;
         wait_script(
             &b,
@@ -2412,12 +2408,7 @@ fn reopening_the_invite_after_a_lost_join_gets_the_seat_it_took() {
         let b = h.session("b", 1000, 1000).await;
         let id = start_game(&h, &a, "human", "3x3k3", "x").await;
         wait_page(&a, "the invite box", |p| p.invite).await;
-        let invite = find(&a, "#invite-link")
-            .await
-            .prop("value")
-            .await
-            .expect("the invite link")
-            .expect("a value");
+        let invite = invite_link(&a).await;
         let secret = invite
             .split_once("#join=")
             .map(|(_, secret)| secret.to_owned())
@@ -2473,12 +2464,7 @@ fn the_pages_ride_out_a_server_restart() {
         let b = h.session("b", 1000, 1000).await;
         let id = start_game(&h, &a, "human", "3x3k3", "x").await;
         wait_page(&a, "the invite box", |p| p.invite).await;
-        let invite = find(&a, "#invite-link")
-            .await
-            .prop("value")
-            .await
-            .expect("the invite link")
-            .expect("a value");
+        let invite = invite_link(&a).await;
         b.goto(&invite).await.expect("the invite link opened");
         wait_page(&b, "seat O taken", |p| {
             p.role == "You are O" && p.connection == "live"

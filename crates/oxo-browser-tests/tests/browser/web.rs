@@ -523,16 +523,6 @@ async fn scan(h: &Harness, c: &Client, css: &str) -> Vec<String> {
         .collect()
 }
 
-/// The invite link the page shows.
-async fn invite_link(c: &Client) -> String {
-    find(c, "#invite-link")
-        .await
-        .prop("value")
-        .await
-        .expect("the link")
-        .expect("a value")
-}
-
 /// On a desktop the invite shows as a QR code beside the link; a
 /// screenshot of it scans to the link, secret and all, and no request
 /// carried the secret. On a phone there is no code: a Share button opens
