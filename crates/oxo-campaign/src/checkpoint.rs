@@ -66,7 +66,7 @@ pub enum CheckpointError {
     },
     /// Another run holds the checkpoint's lock file.
     #[error(
-        "{}: another run is using this checkpoint ({} exists; remove it if no run is)",
+        "{}: another run is using this checkpoint (it holds {})",
         path.display(),
         lock.display()
     )]
@@ -78,14 +78,17 @@ pub enum CheckpointError {
     },
 }
 
-/// A run's hold on a checkpoint: the file `CHECKPOINT.lock`, made only if
-/// it did not exist, removed when this is dropped. Two runs on one
-/// checkpoint would overwrite each other's answers (and race for its
-/// temp file); the second is refused instead. A run killed without
-/// dropping it leaves the file, which then has to be removed by hand.
+/// A run's hold on a checkpoint: an advisory lock (`flock`) on the file
+/// `CHECKPOINT.lock`, held while this lives. Two runs on one checkpoint
+/// would overwrite each other's answers (and race for its temp file); the
+/// second is refused instead. The operating system lets go of the lock
+/// however the run ends (a crash, `kill -9`, a lost ssh session), so a
+/// dead run never holds it. The file itself stays: removing it could let
+/// a run waiting on the old file and one making a new file both go on.
 #[derive(Debug)]
 pub struct Lock {
     path: PathBuf,
+    _file: std::fs::File,
 }
 
 impl Lock {
@@ -96,36 +99,41 @@ impl Lock {
     /// [`CheckpointError::Io`] if the lock file cannot be made.
     pub fn take(path: &Path) -> Result<Lock, CheckpointError> {
         let lock = beside(path, ".lock");
-        match std::fs::OpenOptions::new()
+        let io = |source| CheckpointError::Io {
+            path: lock.clone(),
+            source,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
             .write(true)
-            .create_new(true)
+            .create(true)
+            .truncate(false)
             .open(&lock)
-        {
-            Ok(mut file) => {
-                // Which process holds it, for a person looking.
-                let _ = writeln!(file, "{}", std::process::id());
-                Ok(Lock { path: lock })
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                Err(CheckpointError::Locked {
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(CheckpointError::Locked {
                     path: path.to_owned(),
                     lock,
-                })
+                });
             }
-            Err(source) => Err(CheckpointError::Io { path: lock, source }),
+            Err(std::fs::TryLockError::Error(source)) => return Err(io(source)),
         }
+        // Which process holds it, for a person looking.
+        let _ = file
+            .set_len(0)
+            .and_then(|()| writeln!(file, "{}", std::process::id()));
+        Ok(Lock {
+            path: lock,
+            _file: file,
+        })
     }
 
     /// The lock file.
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -339,8 +347,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(&first.path().display().to_string()), "{text}");
+        // Let go (as when a run ends, however it ends): the next takes it,
+        // though the file stays.
         drop(first);
-        assert!(!dir.path().join("c.lock").exists());
+        assert!(dir.path().join("c.lock").exists());
         drop(Lock::take(&path).unwrap());
     }
 

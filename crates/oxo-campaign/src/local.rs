@@ -263,14 +263,26 @@ pub fn peak_resident_bytes() -> Option<u64> {
     proc_status("VmHWM:")
 }
 
+/// The machine's memory, in bytes (Linux: `MemTotal` of /proc/meminfo),
+/// or `None` where it cannot be read.
+#[must_use]
+pub fn physical_bytes() -> Option<u64> {
+    kib_field("/proc/meminfo", "MemTotal:")
+}
+
 fn proc_status(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
+    kib_field("/proc/self/status", field)
+}
+
+/// The `field` line of the /proc file `path`, given in kB, in bytes.
+fn kib_field(path: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
     let kib: u64 = line[field.len()..]
         .trim()
         .trim_end_matches("kB")
         .trim()
         .parse()
         .ok()?;
-    Some(kib * 1024)
+    kib.checked_mul(1024)
 }

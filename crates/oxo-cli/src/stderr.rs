@@ -1,12 +1,12 @@
 //! Messages and progress lines on standard error that never end the run:
 //! a line that cannot be shown (the reader of a `2>&1 | head` went away,
-//! stderr is a full disk) is dropped, where `note!` would panic. Only
+//! stderr is a full disk) is dropped, where `eprintln!` would panic. Only
 //! the exit code then says how the run ended.
 
 use std::fmt;
 use std::io::{self, Write};
 
-/// `note!` that drops a line it cannot write instead of panicking.
+/// `eprintln!` that drops a line it cannot write instead of panicking.
 macro_rules! note {
     () => {
         $crate::stderr::write(format_args!("\n"))

@@ -59,8 +59,8 @@ export async function openGame(id) {
       } else {
         message(r.data.error);
         // Not refused, just not answered: the link stays, so a reload
-        // tries again.
-        settled = r.status !== 0 && r.status < 500;
+        // tries again (with the same token).
+        settled = [400, 403].includes(r.status);
       }
     }
     // Once joined or refused, a refresh must not join again.

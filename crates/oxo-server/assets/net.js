@@ -46,7 +46,7 @@ function newToken() {
 }
 
 // Taking a seat with a token the page chooses, kept for the tab until the
-// join is answered: a join whose answer was lost (the network, a server
+// join is settled: a join whose answer was lost (the network, a server
 // restarting) is sent again with it, now (five tries over about 15 s) or
 // after a reload, and gets the seat it took rather than finding it taken.
 export async function join(path, body) {
@@ -57,15 +57,18 @@ export async function join(path, body) {
     token = newToken();
     try { sessionStorage.setItem(pending, token); } catch (e) { /* no storage */ }
   }
+  // Settled: seated, or refused for good (a bad request or invite, no
+  // such game, the seat taken). Anything else (no answer, a server or
+  // proxy failing, a timeout, too many requests) may hide a join made.
+  const settled = (r) => r.ok || [400, 403, 404, 409].includes(r.status);
   let r;
   for (let wait = 1000; ; wait *= 2) {
     r = await api('POST', path, body, token);
-    const lost = r.status === 0 || r.status === 502 || r.status === 503 || r.status === 504;
-    if (!lost || wait > 8000) break;
+    if (settled(r) || wait > 8000) break;
     await new Promise((done) => setTimeout(done, wait));
   }
-  // Answered (seated or refused): the token is the seat's now, or nobody's.
-  if (r.status > 0 && r.status < 500) {
+  // The token is the seat's now, or nobody's: forgotten.
+  if (settled(r)) {
     try { sessionStorage.removeItem(pending); } catch (e) { /* no storage */ }
   }
   return r;

@@ -46,12 +46,14 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
         return Err(BadInput("--json is for the value: leave it out here".to_owned()).into());
     }
     let memory = parse_size(c.memory.as_deref().unwrap_or(DEFAULT_MEMORY)).map_err(BadInput)?;
-    if let Some(total) = physical_memory()
+    // A size given that the machine does not have (the default is left to
+    // the tables' own allocation, on however small a machine).
+    if let Some(given) = c.memory.as_deref()
+        && let Some(total) = local::physical_bytes()
         && memory > total
     {
         return Err(BadInput(format!(
-            "--memory {}: {} MiB is more than this machine's {} MiB of memory",
-            c.memory.as_deref().unwrap_or(DEFAULT_MEMORY),
+            "--memory {given}: {} MiB is more than this machine's {} MiB of memory",
             memory >> 20,
             total >> 20
         ))
@@ -65,14 +67,16 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             )
             .into());
         }
-        if let Some(checkpoint) = &c.checkpoint
-            && super::same_file(path, checkpoint)
-        {
-            return Err(BadInput(format!(
-                "--proof and --checkpoint name the same file, {}: give the certificate a file of its own",
-                path.display()
-            ))
-            .into());
+        if let Some(checkpoint) = &c.checkpoint {
+            let mut lock = checkpoint.as_os_str().to_owned();
+            lock.push(".lock");
+            if super::same_file(path, checkpoint) || super::same_file(path, Path::new(&lock)) {
+                return Err(BadInput(format!(
+                    "--proof names the checkpoint or its lock file, {}: give the certificate a file of its own",
+                    path.display()
+                ))
+                .into());
+            }
         }
         super::check_writable(path)?;
     }
@@ -544,21 +548,6 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-/// The machine's memory (`MemTotal` of /proc/meminfo), where the system
-/// says.
-fn physical_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line
-        .trim_start_matches("MemTotal:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    kib.checked_mul(1024)
 }
 
 /// `512M`, `4G`, `1T` or plain bytes.

@@ -104,7 +104,9 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// uncommitted `OutputFile` removes only the temporary file it made. A
 /// path to a symbolic link replaces the file the link points to and keeps
 /// the link. A path that exists but is not a regular file (`/dev/null`, a
-/// named pipe) is written in place, and never replaced or removed.
+/// named pipe) is written in place, and never replaced or removed. A file
+/// with other hard links is replaced by a new file of its own (the links
+/// keep the old contents).
 #[derive(Debug)]
 struct OutputFile {
     /// The path as given, for messages.
@@ -132,8 +134,15 @@ impl OutputFile {
                 replace: None,
             });
         }
-        // Through a symbolic link, the file it points to.
+        // Through a symbolic link, the file it points to; one that is
+        // there is replaced only by whoever may write it, as writing it in
+        // place would ask (its directory's permission alone would let
+        // anyone who may make files there replace it).
         let target = if existing.is_some() {
+            OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(cannot)?;
             std::fs::canonicalize(path).with_context(cannot)?
         } else {
             path.to_owned()

@@ -44,23 +44,30 @@ fn a_checkpointed_proof_runs_resumes_and_refuses_other_files() {
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     assert!(text(&resumed.stdout).contains("X to move: draw"));
 
-    // A run holds FILE.lock while it works and removes it at the end; a
-    // second run finding it is refused, naming it, and leaves it be.
+    // A run holds a lock on FILE.lock while it works: a second run while
+    // it is held is refused, naming it. The file left by a run that ended
+    // (or was killed) is no obstacle: only a live holder counts.
     let lock = dir.path().join("4x4.checkpoint.lock");
-    assert!(!lock.exists());
-    std::fs::write(&lock, "12345\n").unwrap();
+    assert!(lock.exists(), "the lock file stays");
+    let held = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&lock)
+        .unwrap();
+    held.try_lock().unwrap();
     let locked = run(&["--resume"]);
     assert_eq!(locked.status.code(), Some(2), "{}", text(&locked.stderr));
     assert!(
         text(&locked.stderr).contains(&format!(
-            "another run is using this checkpoint ({} exists",
+            "another run is using this checkpoint (it holds {})",
             lock.display()
         )),
         "{}",
         text(&locked.stderr)
     );
-    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "12345\n");
-    std::fs::remove_file(&lock).unwrap();
+    drop(held);
+    let free = run(&["--resume"]);
+    assert_eq!(free.status.code(), Some(0), "{}", text(&free.stderr));
 
     // Another board's proof.
     let other = oxo(&[
@@ -274,7 +281,12 @@ fn a_failed_certificate_write_keeps_the_files_that_were_there() {
     );
     assert_eq!(
         names(dir.path()),
-        ["5x5.checkpoint", "5x5.proof", "5x5.proof.nodes.tmp"]
+        [
+            "5x5.checkpoint",
+            "5x5.checkpoint.lock",
+            "5x5.proof",
+            "5x5.proof.nodes.tmp"
+        ]
     );
 }
 
@@ -290,7 +302,7 @@ fn the_certificate_and_the_checkpoint_must_be_different_files() {
     let refused = |out: &std::process::Output| {
         assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
         assert!(
-            text(&out.stderr).contains("--proof and --checkpoint name the same file"),
+            text(&out.stderr).contains("--proof names the checkpoint or its lock file"),
             "{}",
             text(&out.stderr)
         );
@@ -303,9 +315,10 @@ fn the_certificate_and_the_checkpoint_must_be_different_files() {
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let saved = std::fs::read(&file).unwrap();
     let other_spelling = dir.path().join(".").join("4x4.checkpoint");
-    for proof in [path, other_spelling.to_str().unwrap()] {
+    let lock = format!("{path}.lock");
+    for proof in [path, other_spelling.to_str().unwrap(), &lock] {
         refused(&long_proof(&board, path, &["--resume", "--proof", proof]));
         assert_eq!(std::fs::read(&file).unwrap(), saved);
     }
-    assert_eq!(names(dir.path()), ["4x4.checkpoint"]);
+    assert_eq!(names(dir.path()), ["4x4.checkpoint", "4x4.checkpoint.lock"]);
 }

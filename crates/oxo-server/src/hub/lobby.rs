@@ -162,39 +162,51 @@ impl Hub {
                 break;
             }
             let id = &listing.id;
-            if self.shard(id).contains_key(id) || self.checked_lately(id) {
+            if self.shard(id).contains_key(id) {
                 kept.push(listing);
                 continue;
             }
-            let read = match self.shared.store.load(id).await {
-                Ok(record) => super::rooms::restore(id, record),
-                Err(e) => Err(e.into()),
+            let sound = match self.checked_lately(id) {
+                Some(sound) => sound,
+                None => match self.shared.store.load(id).await {
+                    Ok(record) => match super::rooms::restore(id, record) {
+                        Ok(_) => self.note_checked(id, true),
+                        // Gone since the listing was read.
+                        Err(HubError::NotFound(_)) => continue,
+                        Err(e) => {
+                            self.log_damage_once(&StoreError::Corrupt(format!(
+                                "listed game {}: {e}",
+                                id.for_log()
+                            )));
+                            self.note_checked(id, false)
+                        }
+                    },
+                    Err(StoreError::Corrupt(e)) => {
+                        self.log_damage_once(&StoreError::Corrupt(format!(
+                            "listed game {}: {e}",
+                            id.for_log()
+                        )));
+                        self.note_checked(id, false)
+                    }
+                    // Not damage: this room is left out of this lobby only.
+                    Err(e) => {
+                        tracing::warn!(game = %id.for_log(), error = %e, "could not read a listed game");
+                        continue;
+                    }
+                },
             };
-            match read {
-                Ok(_) => {
-                    self.note_checked(id);
-                    kept.push(listing);
-                }
-                // Gone since the listing was read.
-                Err(HubError::NotFound(_)) => {}
-                Err(HubError::Corrupt(e) | HubError::Store(StoreError::Corrupt(e))) => {
-                    *damaged += 1;
-                    self.log_damage_once(&StoreError::Corrupt(format!(
-                        "listed game {}: {e}",
-                        id.for_log()
-                    )));
-                }
-                // Not damage: this room is left out of this lobby only.
-                Err(e) => {
-                    tracing::warn!(game = %id.for_log(), error = %e, "could not read a listed game");
-                }
+            if sound {
+                kept.push(listing);
+            } else {
+                *damaged += 1;
             }
         }
         Ok(kept)
     }
 
-    /// Whether the listed room `id` was read back whole within [`RECHECK`].
-    fn checked_lately(&self, id: &GameId) -> bool {
+    /// What reading the listed room `id` found, if it was read within
+    /// [`RECHECK`]: whether it read back whole.
+    fn checked_lately(&self, id: &GameId) -> Option<bool> {
         let checked = self
             .shared
             .lobby_checked
@@ -203,10 +215,13 @@ impl Hub {
         let now = self.now();
         checked
             .get(id)
-            .is_some_and(|&at| now.saturating_sub(at) < RECHECK.as_secs())
+            .filter(|&&(at, _)| now.saturating_sub(at) < RECHECK.as_secs())
+            .map(|&(_, sound)| sound)
     }
 
-    fn note_checked(&self, id: &GameId) {
+    /// Keep what reading the listed room `id` found (`sound`: it read back
+    /// whole), and return it.
+    fn note_checked(&self, id: &GameId, sound: bool) -> bool {
         let mut checked = self
             .shared
             .lobby_checked
@@ -215,9 +230,10 @@ impl Hub {
         // Listings come and go: the stale ones are let go now and then.
         let now = self.now();
         if checked.len() >= 16 * SHOWN {
-            checked.retain(|_, &mut at| now.saturating_sub(at) < RECHECK.as_secs());
+            checked.retain(|_, &mut (at, _)| now.saturating_sub(at) < RECHECK.as_secs());
         }
-        checked.insert(id.clone(), now);
+        checked.insert(id.clone(), (now, sound));
+        sound
     }
 
     /// The store's listed rooms (the latest, and those someone is at

@@ -322,9 +322,10 @@ struct Shared {
     /// The damage the lobby has logged, so that each damaged listed room
     /// is logged once, not on every poll (`lobby.rs`).
     damage_logged: Mutex<HashSet<String>>,
-    /// When each listed room this server does not hold was last read back
-    /// whole for the lobby, in the hub's time (see `lobby.rs`).
-    lobby_checked: Mutex<HashMap<GameId, u64>>,
+    /// When each listed room this server does not hold was last read for
+    /// the lobby, in the hub's time, and whether it read back whole (see
+    /// `lobby.rs`).
+    lobby_checked: Mutex<HashMap<GameId, (u64, bool)>>,
     /// The clocks' time.
     time: crate::TimeSource,
     flag_sweep: Duration,
