@@ -11,11 +11,11 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use oxo_core::Game;
 use sha2::{Digest, Sha256};
 
+use crate::output::OutputFile;
 use crate::plan::Plan;
 
 /// The first line of every checkpoint: the format and its version.
@@ -163,10 +163,9 @@ pub fn to_text(plan: &Plan) -> String {
     out
 }
 
-/// Write `plan` to `path` atomically: a temp file beside it, made anew
-/// (never a file that is there already, whoever made it), flushed to
-/// disk, then renamed over it; if any step fails, the temp file is
-/// removed and `path` is left as it was.
+/// Write `plan` to `path` whole ([`OutputFile`](crate::output::OutputFile):
+/// a new temp file beside it, flushed to disk, then renamed over it); if
+/// any step fails, `path` is left as it was.
 ///
 /// # Errors
 /// The file could not be written.
@@ -175,37 +174,9 @@ pub fn save(path: &Path, plan: &Plan) -> Result<(), CheckpointError> {
         path: path.to_owned(),
         source,
     };
-    let (temp, mut file) = new_temp(path).map_err(io)?;
-    let written = file
-        .write_all(to_text(plan).as_bytes())
-        .and_then(|()| file.sync_all());
-    drop(file);
-    let saved = written.and_then(|()| std::fs::rename(&temp, path));
-    if saved.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    saved.map_err(io)
-}
-
-/// A new file `PATH.PID.N.tmp` beside `path`, for the first N whose name
-/// is free.
-fn new_temp(path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    static MADE: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let n = MADE.fetch_add(1, Ordering::Relaxed);
-        let mut temp = path.as_os_str().to_owned();
-        temp.push(format!(".{}.{n}.tmp", std::process::id()));
-        let temp = PathBuf::from(temp);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-        {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let mut file = OutputFile::create(path).map_err(|e| io(e.source))?;
+    file.write_all(to_text(plan).as_bytes()).map_err(io)?;
+    file.commit().map_err(|e| io(e.source))
 }
 
 /// Read the checkpoint at `path`.

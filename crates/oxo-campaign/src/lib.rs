@@ -56,6 +56,7 @@
 pub mod certificate;
 pub mod checkpoint;
 pub mod local;
+pub mod output;
 pub mod pg;
 pub mod plan;
 pub mod prove;

@@ -478,7 +478,7 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
             oxo_ai::certify(solver, &job.game).map_err(|e| e.to_string())
         })
     };
-    let mut file = super::OutputFile::create(path)?;
+    let mut file = oxo_campaign::output::OutputFile::create(path)?;
     // The trees wait in a scratch file of no name (nothing to remove, and
     // no file of the user's is touched), beside the certificate or, where
     // none can be made there (`--proof /dev/null`), in the temp directory.

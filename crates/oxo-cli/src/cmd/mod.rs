@@ -1,11 +1,11 @@
 //! One module per command: each builds a validated configuration from its
 //! raw arguments, then runs it.
 
-use std::fs::OpenOptions;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use oxo_campaign::output::OutputFile;
 use oxo_core::Rules;
 
 use crate::args::Command;
@@ -75,7 +75,7 @@ impl<W: Write> Write for Labeled<W> {
 /// [`OutputFile`] would write, and remove it again. Whatever is at `path`
 /// is left as it was.
 fn check_writable(path: &Path) -> anyhow::Result<()> {
-    OutputFile::create(path).map(drop)
+    Ok(OutputFile::create(path).map(drop)?)
 }
 
 /// Whether `a` and `b` name the same file: the same file once links are
@@ -93,130 +93,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut file = OutputFile::create(path)?;
     file.write_all(bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    file.commit()
-}
-
-/// A file oxo writes whole (a table, a certificate, a model, a plot).
-///
-/// The bytes go to a new temporary file beside it, which
-/// [`OutputFile::commit`] renames over the file: a write that fails or is
-/// stopped leaves what was at the path untouched, and dropping an
-/// uncommitted `OutputFile` removes only the temporary file it made. A
-/// path to a symbolic link replaces the file the link points to and keeps
-/// the link. A path that exists but is not a regular file (`/dev/null`, a
-/// named pipe) is written in place, and never replaced or removed. A file
-/// with other hard links is replaced by a new file of its own (the links
-/// keep the old contents).
-#[derive(Debug)]
-struct OutputFile {
-    /// The path as given, for messages.
-    path: PathBuf,
-    /// Where the bytes go: the temporary file, or the file itself.
-    file: std::fs::File,
-    /// The temporary file and the file it is to replace; `None` once
-    /// renamed, or when writing in place.
-    replace: Option<(PathBuf, PathBuf)>,
-}
-
-impl OutputFile {
-    /// Start writing `path`.
-    fn create(path: &Path) -> anyhow::Result<OutputFile> {
-        let cannot = || format!("cannot write {}", path.display());
-        let existing = std::fs::metadata(path).ok();
-        if existing.as_ref().is_some_and(|m| !m.is_file()) {
-            let file = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(cannot)?;
-            return Ok(OutputFile {
-                path: path.to_owned(),
-                file,
-                replace: None,
-            });
-        }
-        // Through a symbolic link, the file it points to; one that is
-        // there is replaced only by whoever may write it, as writing it in
-        // place would ask (its directory's permission alone would let
-        // anyone who may make files there replace it).
-        let target = if existing.is_some() {
-            OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(cannot)?;
-            std::fs::canonicalize(path).with_context(cannot)?
-        } else {
-            path.to_owned()
-        };
-        let dir = match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let name = target.file_name().unwrap_or(target.as_os_str());
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        // The mode a new file gets from `File::create` (less the umask), or
-        // the mode of the file it replaces.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-            options.mode(existing.map_or(0o666, |m| m.permissions().mode() & 0o777));
-        }
-        // A name no other file has: made anew (`create_new`), never one
-        // that is there already, whoever made it.
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        loop {
-            let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let mut temp_name = std::ffi::OsString::from(".");
-            temp_name.push(name);
-            temp_name.push(format!(".{}.{n}.tmp", std::process::id()));
-            let temp = dir.join(temp_name);
-            match options.open(&temp) {
-                Ok(file) => {
-                    return Ok(OutputFile {
-                        path: path.to_owned(),
-                        file,
-                        replace: Some((temp, target)),
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => {}
-                Err(e) => return Err(anyhow::Error::new(e).context(cannot())),
-            }
-        }
-    }
-
-    /// Finish: the bytes are on disk, then in place of the file.
-    fn commit(mut self) -> anyhow::Result<()> {
-        let cannot = || format!("cannot write {}", self.path.display());
-        self.file.flush().with_context(cannot)?;
-        if let Some((temp, target)) = &self.replace {
-            self.file.sync_all().with_context(cannot)?;
-            std::fs::rename(temp, target).with_context(cannot)?;
-            self.replace = None;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for OutputFile {
-    fn drop(&mut self) {
-        if let Some((temp, _)) = &self.replace {
-            let _ = std::fs::remove_file(temp);
-        }
-    }
-}
-
-impl Write for OutputFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
-    }
-
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.file.write_vectored(bufs)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
-    }
+    Ok(file.commit()?)
 }
 
 /// The seed given, or one from the clock (the only place oxo reads it).

@@ -253,7 +253,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             // The table first: a reader of the report that goes away
             // (`oxo solve --all --save t | head`) does not cost the file.
             if let Some(path) = save {
-                let mut file = super::OutputFile::create(&path)?;
+                let mut file = oxo_campaign::output::OutputFile::create(&path)?;
                 strong
                     .save(io::BufWriter::new(&mut file))
                     .with_context(|| format!("cannot write {}", path.display()))?;
