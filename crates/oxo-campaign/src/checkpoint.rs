@@ -163,7 +163,7 @@ pub fn to_text(plan: &Plan) -> String {
     out
 }
 
-/// Write `plan` to `path` whole ([`OutputFile`](crate::output::OutputFile):
+/// Write `plan` to `path` whole ([`OutputFile`]:
 /// a new temp file beside it, flushed to disk, then renamed over it); if
 /// any step fails, `path` is left as it was.
 ///
