@@ -183,14 +183,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                         made.set_budget(config.budget);
                         let status = super::StatusLine::new();
                         made.on_progress(move |p| {
-                            if p.elapsed.as_secs() >= 1 {
-                                let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
-                                status.show(format_args!(
-                                    "valuing the moves: {} positions, {:.2} M/s",
-                                    p.nodes,
-                                    rate / 1e6
-                                ));
-                            }
+                            show_rate(&status, "valuing the moves", p.nodes, p.elapsed);
                         });
                         valuer.insert(Box::new(made))
                     }
@@ -207,16 +200,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             let mut prover =
                 Prover::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
             prover.set_budget(config.budget);
-            prover.on_progress(move |p| {
-                if p.elapsed.as_secs() >= 1 {
-                    let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
-                    status.show(format_args!(
-                        "proving: {} positions, {:.2} M/s",
-                        p.nodes,
-                        rate / 1e6
-                    ));
-                }
-            });
+            prover.on_progress(move |p| show_rate(&status, "proving", p.nodes, p.elapsed));
             return Ok(Engine::Prover(Box::new(prover)));
         }
         let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
@@ -423,5 +407,17 @@ fn proved_certificate(
             Err(too_large().into())
         }
         Err(e) => Err(BadInput::from_error(e)),
+    }
+}
+
+/// Show `what` with the positions searched and their rate on the status
+/// line, once a search has run for a second.
+fn show_rate(status: &super::StatusLine, what: &str, nodes: u64, elapsed: std::time::Duration) {
+    if elapsed.as_secs() >= 1 {
+        let rate = nodes as f64 / elapsed.as_secs_f64();
+        status.show(format_args!(
+            "{what}: {nodes} positions, {:.2} M/s",
+            rate / 1e6
+        ));
     }
 }
