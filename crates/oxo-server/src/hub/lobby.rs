@@ -168,32 +168,29 @@ impl Hub {
             }
             let sound = match self.checked_lately(id) {
                 Some(sound) => sound,
-                None => match self.shared.store.load(id).await {
-                    Ok(record) => match super::rooms::restore(id, record) {
-                        Ok(_) => self.note_checked(id, true),
+                None => {
+                    let read = match self.shared.store.load(id).await {
+                        Ok(record) => super::rooms::restore(id, record).map(drop),
+                        Err(e) => Err(e.into()),
+                    };
+                    match read {
+                        Ok(()) => self.note_checked(id, true),
                         // Gone since the listing was read.
                         Err(HubError::NotFound(_)) => continue,
-                        Err(e) => {
+                        Err(HubError::Corrupt(e) | HubError::Store(StoreError::Corrupt(e))) => {
                             self.log_damage_once(&StoreError::Corrupt(format!(
                                 "listed game {}: {e}",
                                 id.for_log()
                             )));
                             self.note_checked(id, false)
                         }
-                    },
-                    Err(StoreError::Corrupt(e)) => {
-                        self.log_damage_once(&StoreError::Corrupt(format!(
-                            "listed game {}: {e}",
-                            id.for_log()
-                        )));
-                        self.note_checked(id, false)
+                        // Not damage: this room is left out of this lobby only.
+                        Err(e) => {
+                            tracing::warn!(game = %id.for_log(), error = %e, "could not read a listed game");
+                            continue;
+                        }
                     }
-                    // Not damage: this room is left out of this lobby only.
-                    Err(e) => {
-                        tracing::warn!(game = %id.for_log(), error = %e, "could not read a listed game");
-                        continue;
-                    }
-                },
+                }
             };
             if sound {
                 kept.push(listing);

@@ -435,14 +435,13 @@ pub(super) async fn review(
         #[serde(flatten)]
         body: ReviewBody,
     }
+    let position = Position::new(&game, start.to_move(), &moves);
     let body = Body {
         round: number,
         body: ReviewBody {
             position: match (round.result, round.reason) {
-                (Some(result), Some(reason)) => {
-                    Position::new(&game, start.to_move(), &moves).ended(result, reason)
-                }
-                _ => Position::new(&game, start.to_move(), &moves),
+                (Some(result), Some(reason)) => position.ended(result, reason),
+                _ => position,
             },
             review: state.hub().review(start, moves).await?,
         },
