@@ -149,7 +149,7 @@ pub struct RoomHandle {
     /// The version last published, readable without the room's lock.
     version: AtomicU64,
     hints: Mutex<Option<(u64, Advice)>>,
-    /// When the room was last asked for, in seconds since the hub started.
+    /// When the room was last asked for, in seconds by [`Hub::now`].
     touched: AtomicU64,
     /// This server's live connections of each seat (see `presence.rs`)...
     local: [AtomicUsize; 2],
@@ -286,7 +286,6 @@ struct Shared {
     /// The computer players on offer.
     catalog: oxo_ai::Catalog,
     store: Arc<dyn Store>,
-    started: Instant,
     shards: Vec<Mutex<HashMap<GameId, Arc<RoomHandle>>>>,
     /// Watch id → room id, for the rooms in `shards`.
     watch_index: Vec<Mutex<HashMap<GameId, GameId>>>,
@@ -357,7 +356,6 @@ impl Hub {
                 fresh: AtomicBool::new(true),
                 notices: AtomicU64::new(0),
                 store,
-                started: Instant::now(),
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 watch_index: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 catalog: config.catalog.clone(),
@@ -420,8 +418,11 @@ impl Hub {
         Ok(count)
     }
 
+    /// Now in whole seconds, by the hub's [`crate::TimeSource`], for what the hub
+    /// keeps a while (idle rooms, the lobby's checks): a test that moves a
+    /// [`crate::ManualTime`] moves these too.
     fn now(&self) -> u64 {
-        self.shared.started.elapsed().as_secs()
+        self.now_ms() / 1000
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::http::StatusCode;
-use oxo_server::{AppState, Hub, HubConfig, MemoryStore, SqliteStore, Store, app};
+use oxo_server::{AppState, Hub, HubConfig, ManualTime, MemoryStore, SqliteStore, Store, app};
 use serde_json::{Value, json};
 
 struct Api {
@@ -1044,51 +1044,8 @@ async fn a_damaged_listed_game_is_left_out_of_the_lobby_and_named_as_damaged() {
 async fn a_listed_game_whose_moves_were_altered_is_left_out_and_counted() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("oxo.db");
-    let id = {
-        let router = router(Arc::new(SqliteStore::open(&path).unwrap()));
-        let body = json!({"listed": true}).to_string();
-        let (_, created) = call(&router, "POST", "/api/games", None, &body).await;
-        let id = created["game"]["id"].as_str().unwrap().to_owned();
-        let x = created["token"].as_str().unwrap().to_owned();
-        let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
-        let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
-        let (status, joined) = call(
-            &router,
-            "POST",
-            &format!("/api/lobby/{entry}/join"),
-            None,
-            "",
-        )
-        .await;
-        assert_eq!(status, StatusCode::OK, "{joined}");
-        let o = joined["token"].as_str().unwrap().to_owned();
-        for (token, row, col) in [(&x, 0, 0), (&o, 1, 1)] {
-            let body = json!({"row": row, "col": col}).to_string();
-            let (status, body) = call(
-                &router,
-                "POST",
-                &format!("/api/games/{id}/moves"),
-                Some(token),
-                &body,
-            )
-            .await;
-            assert_eq!(status, StatusCode::OK, "{body}");
-        }
-        let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
-        assert_eq!(lobby["live"].as_array().map(Vec::len), Some(1), "{lobby}");
-        id
-    };
-    // O's move moves to another empty cell: every row still reads.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let changed = conn
-        .execute(
-            "UPDATE moves SET col = 2 WHERE ply = 1 \
-             AND room = (SELECT key FROM rooms WHERE id = ?1)",
-            [&id],
-        )
-        .unwrap();
-    assert_eq!(changed, 1);
-    drop(conn);
+    let id = listed_game_being_played(&path).await;
+    move_os_first_move(&path, &id);
     let router = router(Arc::new(SqliteStore::open(&path).unwrap()));
     let (status, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
     assert_eq!(status, StatusCode::OK, "{lobby}");
@@ -1097,6 +1054,92 @@ async fn a_listed_game_whose_moves_were_altered_is_left_out_and_counted() {
         (&json!([]), &json!(1)),
         "{lobby}"
     );
+}
+
+/// A listed room this server does not hold is read at most once a minute:
+/// damage done after a lobby read it shows only once the minute is up.
+#[tokio::test]
+async fn the_lobby_reads_a_room_it_does_not_hold_again_after_a_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let id = listed_game_being_played(&path).await;
+    let time = ManualTime::at_system_now();
+    let config = HubConfig {
+        time: time.source(),
+        ..HubConfig::default()
+    };
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
+    let router = app(AppState::new(Hub::new(store, &config)));
+    let live_and_damaged = async || {
+        let (status, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+        assert_eq!(status, StatusCode::OK, "{lobby}");
+        (
+            lobby["live"].as_array().unwrap().len(),
+            lobby["damaged"].clone(),
+        )
+    };
+    assert_eq!(live_and_damaged().await, (1, json!(0)));
+    move_os_first_move(&path, &id);
+    assert_eq!(
+        live_and_damaged().await,
+        (1, json!(0)),
+        "read again at once"
+    );
+    time.advance(Duration::from_secs(59));
+    assert_eq!(live_and_damaged().await, (1, json!(0)), "read again early");
+    time.advance(Duration::from_secs(1));
+    assert_eq!(live_and_damaged().await, (0, json!(1)), "never read again");
+}
+
+/// A listed game with a move each, made by a server that is then gone: its
+/// id.
+async fn listed_game_being_played(path: &std::path::Path) -> String {
+    let router = router(Arc::new(SqliteStore::open(path).unwrap()));
+    let body = json!({"listed": true}).to_string();
+    let (_, created) = call(&router, "POST", "/api/games", None, &body).await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+    let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
+    let (status, joined) = call(
+        &router,
+        "POST",
+        &format!("/api/lobby/{entry}/join"),
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let o = joined["token"].as_str().unwrap().to_owned();
+    for (token, row, col) in [(&x, 0, 0), (&o, 1, 1)] {
+        let body = json!({"row": row, "col": col}).to_string();
+        let (status, body) = call(
+            &router,
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            &body,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (_, lobby) = call(&router, "GET", "/api/lobby", None, "").await;
+    assert_eq!(lobby["live"].as_array().map(Vec::len), Some(1), "{lobby}");
+    id
+}
+
+/// Damage game `id`'s stored moves in a way every row still reads: O's
+/// move moves to another empty cell.
+fn move_os_first_move(path: &std::path::Path, id: &str) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE moves SET col = 2 WHERE ply = 1 \
+             AND room = (SELECT key FROM rooms WHERE id = ?1)",
+            [id],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
 }
 
 /// Set a database's schema version, as a newer oxo would have.
