@@ -442,7 +442,7 @@ OXO_LOG=error|warn|info|debug|trace|off sets how much (default info). Ctrl-C or
 SIGTERM stops the server after the requests in flight.
 
 Several servers can serve the same games from one PostgreSQL database behind
-any load balancer (see the README); /healthz answers while the process lives,
+any load balancer (docs/manual/serve.md); /healthz answers while the process lives,
 /readyz only while its database answers.
 
 Exit codes:
@@ -451,8 +451,15 @@ Exit codes:
      holds the SQLite file)
   2  bad usage";
 
+const ARENA_HELP: &str = "\
+Exit codes:
+  0  success (also when the reader closes the output pipe early)
+  1  a file could not be read or written
+  2  bad usage or malformed input
+  130, 143  stopped by Ctrl-C or SIGTERM: every engine was ended, no table";
+
 #[derive(Debug, Args)]
-#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = ARENA_HELP)]
 pub(crate) struct ArenaArgs {
     /// The player of X: a strategy (random, rules, alphabeta, perfect, learned) or a Gomocup
     /// engine, brain:PATH.

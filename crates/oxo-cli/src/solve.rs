@@ -9,7 +9,7 @@ use oxo_ai::{Analysis, Eval, Prover, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
 
-use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded};
+use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded, skip_line};
 
 /// One solved position, ready to print.
 #[derive(Clone, Debug)]
@@ -584,7 +584,8 @@ pub fn solve_lines<A: Answer>(
     let mut summary = BatchSummary::default();
     let mut line = Vec::with_capacity(256);
     for number in 0.. {
-        let result = match read_line_bounded(&mut input, &mut line, MAX_LINE)? {
+        let read = read_line_bounded(&mut input, &mut line, MAX_LINE)?;
+        let result = match read {
             LineRead::End => break,
             LineRead::TooLong => Err(format!(
                 "the line is longer than {MAX_LINE} bytes, which no position is"
@@ -622,6 +623,10 @@ pub fn solve_lines<A: Answer>(
             }
         }
         out.flush()?;
+        // Its answer is out before the rest of a long line is read.
+        if read == LineRead::TooLong {
+            skip_line(&mut input)?;
+        }
     }
     Ok(summary)
 }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
 use oxo_core::{Cell, Game, MoveError, Player, Rules};
-use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded};
+use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded, skip_line};
 
 use crate::{read_point, write_point};
 
@@ -180,6 +180,25 @@ pub fn allowance(move_time: Duration) -> Duration {
     move_time + (move_time / 10).max(Duration::from_millis(50))
 }
 
+/// Start `command`, trying again for up to 5 s while its program is
+/// "busy" (ETXTBSY): a script written just now stays busy for an instant
+/// when some process forked while the file was open for writing, until
+/// that process execs (a test harness running tests on threads, an editor
+/// or a build starting other programs).
+fn spawn(command: &mut Command) -> io::Result<Child> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.kind() == io::ErrorKind::ExecutableFileBusy && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl External {
     /// Start the engine at `path` for a game under `rules` with
     /// `move_time` a move, and wait for its `OK`.
@@ -198,7 +217,7 @@ impl External {
         // engine alone would leave them running.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command.spawn().map_err(|source| EngineError::Start {
+        let mut child = spawn(&mut command).map_err(|source| EngineError::Start {
             path: path.to_owned(),
             source,
         })?;
@@ -224,13 +243,19 @@ impl External {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
-            while let Ok(LineRead::Line | LineRead::TooLong) =
-                read_line_bounded(&mut reader, &mut buf, MAX_LINE)
-            {
+            loop {
+                let too_long = match read_line_bounded(&mut reader, &mut buf, MAX_LINE) {
+                    Ok(LineRead::Line) => false,
+                    Ok(LineRead::TooLong) => true,
+                    Ok(LineRead::End) | Err(_) => return,
+                };
                 // Line ends go with the rest of the trimming in `answer`.
+                // A long line's first bytes go at once, so the arena can
+                // judge the answer while the rest is dropped.
                 if send
                     .send(String::from_utf8_lossy(&buf).into_owned())
                     .is_err()
+                    || (too_long && skip_line(&mut reader).is_err())
                 {
                     return;
                 }

@@ -18,23 +18,25 @@ pub enum LineRead {
     End,
     /// A whole line (with its newline, unless the input ended first).
     Line,
-    /// A line longer than the limit: its first bytes are kept, the rest
-    /// was read and dropped up to the next newline.
+    /// A line longer than the limit: its first bytes are kept, and the
+    /// input stands just after them. A reader that goes on to the next line
+    /// drops the rest with [`skip_line`]; one that stops stops at once,
+    /// even on a line that never ends.
     TooLong,
 }
 
 /// Read one line into `buf` (cleared first), keeping at most `max` bytes
-/// of it; memory stays bounded however long the line is.
+/// of it; memory stays bounded however long the line is, and a line over
+/// `max` is answered as soon as `max` is passed.
 ///
 /// # Errors
 /// Reading failed.
 pub fn read_line_bounded(
-    input: &mut impl io::BufRead,
+    input: &mut (impl io::BufRead + ?Sized),
     buf: &mut Vec<u8>,
     max: usize,
 ) -> io::Result<LineRead> {
     buf.clear();
-    let mut too_long = false;
     let mut any = false;
     loop {
         let chunk = match input.fill_buf() {
@@ -52,19 +54,46 @@ pub fn read_line_bounded(
         };
         let room = max.saturating_sub(buf.len());
         if take > room {
-            too_long = true;
+            buf.extend_from_slice(&chunk[..room]);
+            input.consume(room);
+            return Ok(LineRead::TooLong);
         }
-        buf.extend_from_slice(&chunk[..take.min(room)]);
+        buf.extend_from_slice(&chunk[..take]);
         input.consume(take);
         if done {
             break;
         }
     }
-    Ok(match (any, too_long) {
-        (false, _) => LineRead::End,
-        (true, false) => LineRead::Line,
-        (true, true) => LineRead::TooLong,
-    })
+    Ok(if any { LineRead::Line } else { LineRead::End })
+}
+
+/// Read and drop the rest of the line, up to and with its newline (or to
+/// the end of the input), in constant memory: after a [`LineRead::TooLong`],
+/// for a reader that goes on to the next line.
+///
+/// # Errors
+/// Reading failed.
+pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match memchr::memchr(b'\n', chunk) {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let all = chunk.len();
+                input.consume(all);
+            }
+        }
+    }
 }
 
 /// A line of input as an error message quotes it: lossily decoded, without
@@ -85,7 +114,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_lines_are_cut_and_the_rest_dropped() {
+    fn long_lines_are_cut_and_the_rest_skipped_on_request() {
         let long = format!("{}\nnext\n", "x".repeat(10_000));
         let mut input = io::BufReader::with_capacity(16, long.as_bytes());
         let mut buf = Vec::new();
@@ -94,6 +123,7 @@ mod tests {
             LineRead::TooLong
         );
         assert_eq!(buf.len(), 100);
+        skip_line(&mut input).unwrap();
         assert_eq!(
             read_line_bounded(&mut input, &mut buf, 100).unwrap(),
             LineRead::Line
@@ -114,6 +144,19 @@ mod tests {
             LineRead::Line
         );
         assert_eq!(buf, b"abcd");
+    }
+
+    /// A line that never ends is answered once the limit is passed, not
+    /// when (never) its newline comes.
+    #[test]
+    fn a_line_that_never_ends_is_too_long_at_the_limit() {
+        let mut endless = io::BufReader::with_capacity(64, io::repeat(b'a'));
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line_bounded(&mut endless, &mut buf, 1000).unwrap(),
+            LineRead::TooLong
+        );
+        assert_eq!(buf, vec![b'a'; 1000]);
     }
 
     #[test]

@@ -17,6 +17,7 @@
 
 use std::io::{self, BufRead, Write};
 
+use crate::input::{LineRead, MAX_LINE, read_line_bounded, skip_line};
 use oxo_core::{Coords, Game, MoveError, MoveResult, Player, Rules, Scoreboard, Series};
 
 /// What to play.
@@ -85,10 +86,18 @@ impl Seat for Human {
         write!(output, "{} move (row col): ", game.to_move())?;
         output.flush()?;
         let mut line = Vec::new();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            // End the prompt's line so the terminal is left tidy.
-            writeln!(output)?;
-            return Ok(Choice::EndOfInput);
+        match read_line_bounded(input, &mut line, MAX_LINE)? {
+            LineRead::End => {
+                // End the prompt's line so the terminal is left tidy.
+                writeln!(output)?;
+                return Ok(Choice::EndOfInput);
+            }
+            // No move is that long: its rest is dropped in constant memory.
+            LineRead::TooLong => {
+                skip_line(input)?;
+                return Ok(Choice::Unreadable);
+            }
+            LineRead::Line => {}
         }
         // Text that is not UTF-8 is just another unreadable line.
         let Ok(text) = std::str::from_utf8(&line) else {
@@ -271,19 +280,19 @@ fn play_round(
     }
 }
 
-/// Why a move was refused, for the notes: the rules' reason, except that
-/// a coordinate too large to hold (read as the largest that fits) is not
-/// shown as that number.
+/// Why a move was refused, for the notes: the rules' reason, a cell off
+/// the board with the board's size, and a coordinate too large to hold
+/// (read as the largest that fits) not shown as that number.
 fn refusal(error: &MoveError, rules: Rules) -> String {
+    let (rows, cols) = (rules.rows(), rules.cols());
     match *error {
         MoveError::OffBoard { row, col }
             if [row, col].iter().any(|&n| n == i64::MAX || n == i64::MIN) =>
         {
-            format!(
-                "that cell is off the {}x{} board",
-                rules.rows(),
-                rules.cols()
-            )
+            format!("that cell is off the {rows}x{cols} board")
+        }
+        MoveError::OffBoard { row, col } => {
+            format!("({row}, {col}) is off the {rows}x{cols} board")
         }
         _ => error.to_string(),
     }
@@ -415,10 +424,29 @@ mod tests {
         assert_eq!(
             String::from_utf8(notes).unwrap(),
             "oxo: (1, 1) is already taken by X\n\
-             oxo: (5, 0) is off the board\n\
+             oxo: (5, 0) is off the 3x3 board\n\
              oxo: type a row and a column, such as `1 2`, or `help`\n\
              oxo: that cell is off the 3x3 board\n"
         );
+    }
+
+    /// A line longer than any move is one invalid move, read in constant
+    /// memory, and the game goes on from the next line.
+    #[test]
+    fn a_line_longer_than_any_move_is_one_invalid_move() {
+        let mut out = Vec::new();
+        let mut notes = Vec::new();
+        let mut seats: [Box<dyn Seat>; 2] = [Box::new(Human), Box::new(Human)];
+        let input = format!("{}\n1 1\n", "7".repeat(100_000));
+        let console = Console {
+            input: input.as_bytes(),
+            output: &mut out,
+            notes: &mut notes,
+        };
+        run(&one_round(), &mut seats, console).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.matches("invalid move\n").count(), 1, "{out}");
+        assert!(out.contains("1 . X .\n"), "{out}");
     }
 
     #[test]

@@ -58,8 +58,12 @@ pub enum StreamError {
         /// Instructions read.
         found: u64,
     },
-    /// Reading or writing failed.
-    #[error("i/o error: {0}")]
+    /// Reading the input failed.
+    #[error("cannot read the input: {0}")]
+    Read(#[source] io::Error),
+    /// Writing the output failed (the writer's error says where: the
+    /// command line's says "cannot write to standard output").
+    #[error("{0}")]
     Io(#[from] io::Error),
 }
 
@@ -118,7 +122,7 @@ fn replay<W: Write>(
     out: &mut Answers<W>,
 ) -> Result<(), StreamError> {
     let mut buf = Vec::with_capacity(64);
-    match read_line_bounded(input, &mut buf, MAX_LINE)? {
+    match read_line_bounded(input, &mut buf, MAX_LINE).map_err(StreamError::Read)? {
         LineRead::End => return Err(StreamError::MissingCount),
         LineRead::TooLong => return Err(StreamError::LineTooLong { line: 1 }),
         LineRead::Line => {}
@@ -141,7 +145,7 @@ fn replay<W: Write>(
         }
         // Work on the lines already in the reader's buffer, without copying
         // them; a line cut by the buffer's end is read the slow way below.
-        let chunk = input.fill_buf()?;
+        let chunk = input.fill_buf().map_err(StreamError::Read)?;
         let available = chunk.len();
         if chunk.is_empty() {
             return Err(StreamError::Truncated {
@@ -174,7 +178,7 @@ fn replay<W: Write>(
             // No whole line in the buffer: read one across refills (which
             // may wait for the rest of it).
             out.flush()?;
-            match read_line_bounded(input, &mut buf, MAX_LINE)? {
+            match read_line_bounded(input, &mut buf, MAX_LINE).map_err(StreamError::Read)? {
                 LineRead::End => {
                     return Err(StreamError::Truncated {
                         line: done + 2,
@@ -431,6 +435,13 @@ mod tests {
         );
         let (_, result) = replay_str(Rules::default(), &"9".repeat(10_000));
         assert!(matches!(result, Err(StreamError::LineTooLong { line: 1 })));
+        // A line that never ends (`/dev/zero`) is refused once it passes
+        // the limit, not when its newline never comes.
+        let endless = io::Read::chain(&b"2\nmove 0 0\n"[..], io::repeat(b'a'));
+        let mut out = Vec::new();
+        let result = run(Rules::default(), io::BufReader::new(endless), &mut out);
+        assert!(matches!(result, Err(StreamError::LineTooLong { line: 3 })));
+        assert_eq!(out, b"X placed at (0, 0)\n");
         // A bad line is quoted in part.
         let (_, result) = replay_str(Rules::default(), &format!("1\nmove {}\n", "x".repeat(500)));
         let message = result.unwrap_err().to_string();

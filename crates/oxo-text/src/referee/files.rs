@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Options, RefereeError, report};
@@ -176,6 +176,20 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// The bytes of the moves file `path`, read to at most [`MAX_MOVES_FILE`]
+/// bytes.
+fn read_moves_file(path: &Path) -> Result<Vec<u8>, FileError> {
+    let read = |err| FileError::Read(path.to_owned(), err);
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|file| file.take(MAX_MOVES_FILE + 1).read_to_end(&mut bytes))
+        .map_err(read)?;
+    if bytes.len() as u64 > MAX_MOVES_FILE {
+        return Err(FileError::TooLarge(path.to_owned()));
+    }
+    Ok(bytes)
+}
+
 /// Whether both paths name one existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
@@ -184,11 +198,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The largest moves file the referee reads: a game's file is a few
+/// hundred bytes, and a bigger one (`/dev/zero`, a file given by mistake)
+/// is refused before it fills memory.
+pub const MAX_MOVES_FILE: u64 = 1 << 20;
+
 /// Why one input got no report.
 #[derive(Debug)]
 pub enum FileError {
     /// The moves file could not be read.
     Read(PathBuf, io::Error),
+    /// The moves file is over [`MAX_MOVES_FILE`] bytes.
+    TooLarge(PathBuf),
     /// The moves file is not a game the referee can judge.
     Content(PathBuf, RefereeError),
     /// The report directory could not be created.
@@ -204,7 +225,7 @@ impl FileError {
     #[must_use]
     pub const fn status(&self) -> Status {
         match self {
-            FileError::Content(..) => Status::BadInput,
+            FileError::Content(..) | FileError::TooLarge(..) => Status::BadInput,
             FileError::Read(..)
             | FileError::CreateDir(..)
             | FileError::Write(..)
@@ -218,6 +239,12 @@ impl fmt::Display for FileError {
         match self {
             FileError::Read(path, err) => write!(f, "{}: cannot read: {err}", path.display()),
             FileError::Content(path, err) => write!(f, "{}: {err}", path.display()),
+            FileError::TooLarge(path) => write!(
+                f,
+                "{}: over {} MiB, far more than any game's moves file",
+                path.display(),
+                MAX_MOVES_FILE >> 20
+            ),
             FileError::CreateDir(path, err) => {
                 write!(f, "{}: cannot create the directory: {err}", path.display())
             }
@@ -235,6 +262,7 @@ impl std::error::Error for FileError {
             | FileError::Write(_, err)
             | FileError::Stdout(err) => Some(err),
             FileError::Content(_, err) => Some(err),
+            FileError::TooLarge(_) => None,
         }
     }
 }
@@ -247,7 +275,7 @@ fn referee_file(
     options: &Options,
     stdout: &mut dyn Write,
 ) -> Result<(), FileError> {
-    let bytes = fs::read(input).map_err(|err| FileError::Read(input.to_owned(), err))?;
+    let bytes = read_moves_file(input)?;
     let text = report(&bytes, options).map_err(|err| FileError::Content(input.to_owned(), err))?;
     match destination {
         Destination::Stdout => stdout
@@ -256,7 +284,18 @@ fn referee_file(
             .map_err(FileError::Stdout),
         Destination::File(path) => {
             if let Some(dir) = out_dir {
-                fs::create_dir_all(dir).map_err(|err| FileError::CreateDir(dir.to_owned(), err))?;
+                fs::create_dir_all(dir).map_err(|err| {
+                    // "File exists" would not say which way round.
+                    let err = if dir.exists() && !dir.is_dir() {
+                        io::Error::new(
+                            io::ErrorKind::NotADirectory,
+                            "it is a file, not a directory",
+                        )
+                    } else {
+                        err
+                    };
+                    FileError::CreateDir(dir.to_owned(), err)
+                })?;
             }
             write_report(path, text.as_bytes()).map_err(|err| FileError::Write(path.clone(), err))
         }
@@ -417,5 +456,53 @@ mod tests {
         ));
         forged.options.project = "Projekt 6 \u{2014} caf\u{e9}".to_owned();
         assert!(Plan::new(&forged).is_ok());
+    }
+
+    /// Endless input (`/dev/zero`) and a file far too large are refused
+    /// as bad input at the limit, never read whole.
+    #[test]
+    fn a_moves_file_over_the_limit_is_refused_as_bad_input() {
+        let problem = |path: &str| {
+            let mut seen = Vec::new();
+            let status = run(&job(&[path], None, None), &mut Vec::new(), &mut |e| {
+                seen.push(e.to_string());
+            })
+            .unwrap();
+            (status, seen)
+        };
+        let (status, seen) = problem("/dev/zero");
+        assert_eq!(status, Status::BadInput);
+        assert_eq!(
+            seen,
+            ["/dev/zero: over 1 MiB, far more than any game's moves file"]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let at_limit = dir.path().join("at-limit.txt");
+        let game = b"T\nX: A O: B\n\nX 1\nO 4\nX 2\nO 5\nX 3\n";
+        let mut bytes = game.to_vec();
+        bytes.resize(usize::try_from(MAX_MOVES_FILE).unwrap(), b'\n');
+        fs::write(&at_limit, &bytes).unwrap();
+        let (status, seen) = problem(at_limit.to_str().unwrap());
+        assert_eq!((status, seen.len()), (Status::Reported, 0), "{seen:?}");
+    }
+
+    #[test]
+    fn a_report_directory_that_is_a_file_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let moves = dir.path().join("moves.txt");
+        fs::write(&moves, b"T\nX: A O: B\n\nX 1\nO 4\nX 2\nO 5\nX 3\n").unwrap();
+        let file = dir.path().join("file");
+        fs::write(&file, b"").unwrap();
+        let mut seen = Vec::new();
+        let job = job(&[moves.to_str().unwrap()], None, file.to_str());
+        let status = run(&job, &mut Vec::new(), &mut |e| seen.push(e.to_string())).unwrap();
+        assert_eq!(status, Status::Io);
+        assert_eq!(
+            seen,
+            [format!(
+                "{}: cannot create the directory: it is a file, not a directory",
+                file.display()
+            )]
+        );
     }
 }
