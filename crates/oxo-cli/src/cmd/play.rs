@@ -126,15 +126,22 @@ fn full_screen(
     let seats = strategies.map(|strategy| strategy.map_or(tui::Seat::Human, tui::Seat::Computer));
     let mut app = tui::App::new(config.game.rules, seats, config.game.first);
     let palette = tui::Palette::from_no_color(std::env::var_os("NO_COLOR").as_deref());
-    {
+    // Listening before the terminal is taken over: a signal from then on
+    // ends the game as q does, the terminal restored and the score printed.
+    let mut events = tui::terminal::TerminalEvents::new()?;
+    let end = {
         let mut screen = tui::terminal::FullScreen::enter()?;
-        tui::run(
-            &mut app,
-            screen.terminal(),
-            &mut tui::terminal::TerminalEvents,
-            palette,
-        )?;
+        tui::run(&mut app, screen.terminal(), &mut events, palette)?
+    };
+    let score = writeln!(super::stdout(), "Score: {}", app.score());
+    match end {
+        tui::End::Quit => {
+            score?;
+            Ok(exit::SUCCESS)
+        }
+        // After a hangup there may be no terminal to print on; the exit
+        // code still says what ended the game (128 and the signal's
+        // number, as `oxo arena` exits).
+        tui::End::Signal(signal) => Ok(signal.exit_code()),
     }
-    writeln!(super::stdout(), "Score: {}", app.score())?;
-    Ok(exit::SUCCESS)
 }

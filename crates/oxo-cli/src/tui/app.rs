@@ -29,6 +29,9 @@ pub enum Action {
     Dismiss,
     /// Leave the game.
     Quit,
+    /// Stop the game for a while (Ctrl-Z): the event loop's to do, as it
+    /// hands the terminal back; nothing here.
+    Suspend,
 }
 
 /// A cursor step.
@@ -223,7 +226,7 @@ impl App {
 
     /// Do what `action` asks.
     pub fn act(&mut self, action: Action) {
-        if self.help && !matches!(action, Action::Quit) {
+        if self.help && !matches!(action, Action::Quit | Action::Suspend) {
             // Any key closes the help; it does nothing else.
             self.help = false;
             return;
@@ -253,7 +256,7 @@ impl App {
             }
             Action::NewRound => self.new_round(),
             Action::ToggleHelp => self.help = !self.help,
-            Action::Dismiss => {}
+            Action::Dismiss | Action::Suspend => {}
             Action::Quit => self.quit = true,
         }
     }

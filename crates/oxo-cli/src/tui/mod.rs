@@ -9,6 +9,11 @@
 //!   and [`terminal`], the real terminal (raw mode, the alternate screen,
 //!   the mouse) restored on every way out, panics included.
 //!
+//! A signal that would end the process (SIGTERM, SIGHUP, SIGINT) ends the
+//! loop instead, as `q` does, so the terminal is restored and the score
+//! printed; Ctrl-Z hands the terminal back and stops the game until it is
+//! continued, then draws it whole again.
+//!
 //! Computer moves are made on the loop's thread right after the frame
 //! that says the computer is thinking is drawn; a key pressed meanwhile
 //! waits its turn. Between two computers the loop pauses
@@ -34,18 +39,68 @@ pub use view::{Palette, ViewState};
 /// The pause between two computers' moves.
 pub const COMPUTER_PAUSE: Duration = Duration::from_millis(400);
 
+/// A signal asking the game to end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGTERM.
+    Terminate,
+    /// SIGHUP: the terminal went away.
+    Hangup,
+    /// SIGINT sent from elsewhere (Ctrl-C at the game is a key).
+    Interrupt,
+}
+
+impl Signal {
+    /// The exit code of a program this signal ended, 128 and its number,
+    /// as `oxo arena` and `oxo serve` exit on their signals.
+    #[must_use]
+    pub const fn exit_code(self) -> u8 {
+        match self {
+            Signal::Hangup => 129,
+            Signal::Interrupt => 130,
+            Signal::Terminate => 143,
+        }
+    }
+}
+
+/// What the loop reads: a key, a click or a resize; or a signal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// From the terminal.
+    Event(Event),
+    /// From the system.
+    Signal(Signal),
+}
+
+/// Why the loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The person quit (or the events ran out).
+    Quit,
+    /// A signal ended the game.
+    Signal(Signal),
+}
+
 /// Where the loop's events come from: the terminal, or a test's list.
 pub trait Events {
-    /// The next event, waiting at most `timeout` (`None`: as long as it
+    /// The next input, waiting at most `timeout` (`None`: as long as it
     /// takes). `Ok(None)`: nothing came in time, or (with no timeout) no
-    /// event will ever come.
+    /// input will ever come.
     ///
     /// # Errors
     /// Reading the terminal failed.
-    fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Event>>;
+    fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Input>>;
+
+    /// Ctrl-Z: hand the terminal back and stop until continued, then take
+    /// it over again (the loop then draws the whole screen).
+    ///
+    /// # Errors
+    /// The terminal could not be taken over again.
+    fn suspend(&mut self) -> io::Result<()>;
 }
 
-/// Play until the person quits (or the events run out).
+/// Play until the person quits, a signal ends the game, or the events
+/// run out.
 ///
 /// # Errors
 /// Drawing or reading events failed.
@@ -54,14 +109,14 @@ pub fn run<B: Backend>(
     terminal: &mut Terminal<B>,
     events: &mut dyn Events,
     palette: Palette,
-) -> io::Result<()> {
+) -> io::Result<End> {
     let mut state = ViewState::default();
     loop {
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
             .map_err(|e| io::Error::other(e.to_string()))?;
         if app.quitting() {
-            return Ok(());
+            return Ok(End::Quit);
         }
         let timeout = app.computer_to_move().then(|| {
             if app.computers_only() {
@@ -71,13 +126,21 @@ pub fn run<B: Backend>(
             }
         });
         match events.next(timeout)? {
-            Some(event) => {
-                if let Some(action) = action_for(&event, &state, app.help_shown()) {
-                    app.act(action);
+            Some(Input::Event(event)) => match action_for(&event, &state, app.help_shown()) {
+                Some(Action::Suspend) => {
+                    events.suspend()?;
+                    // The screen was cleared: a blank frame makes the next
+                    // one draw every cell, not just those that changed.
+                    terminal
+                        .draw(|_| {})
+                        .map_err(|e| io::Error::other(e.to_string()))?;
                 }
-            }
+                Some(action) => app.act(action),
+                None => {}
+            },
+            Some(Input::Signal(signal)) => return Ok(End::Signal(signal)),
             None if timeout.is_some() => app.play_computer(),
-            None => return Ok(()),
+            None => return Ok(End::Quit),
         }
     }
 }
@@ -90,6 +153,7 @@ pub fn action_for(event: &Event, state: &ViewState, help_shown: bool) -> Option<
             let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
             Some(match key.code {
                 KeyCode::Char('c') if ctrl => Action::Quit,
+                KeyCode::Char('z') if ctrl => Action::Suspend,
                 KeyCode::Up | KeyCode::Char('k') => Action::Step(Direction::Up),
                 KeyCode::Down | KeyCode::Char('j') => Action::Step(Direction::Down),
                 KeyCode::Left | KeyCode::Char('h') => Action::Step(Direction::Left),
@@ -122,16 +186,38 @@ mod tests {
 
     use super::*;
 
-    /// Events from a list; a computer to move always moves before the
+    /// Inputs from a list; a computer to move always moves before the
     /// next key, as a person is slower than the computer.
-    struct Script(VecDeque<Event>);
+    struct Script {
+        inputs: VecDeque<Input>,
+        /// How many times Ctrl-Z suspended the game.
+        suspended: usize,
+    }
+
+    impl Script {
+        fn new(events: Vec<Event>) -> Script {
+            Script::inputs(events.into_iter().map(Input::Event).collect())
+        }
+
+        fn inputs(inputs: Vec<Input>) -> Script {
+            Script {
+                inputs: inputs.into(),
+                suspended: 0,
+            }
+        }
+    }
 
     impl Events for Script {
-        fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Event>> {
+        fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Input>> {
             Ok(match timeout {
                 Some(_) => None,
-                None => self.0.pop_front(),
+                None => self.inputs.pop_front(),
             })
+        }
+
+        fn suspend(&mut self) -> io::Result<()> {
+            self.suspended += 1;
+            Ok(())
         }
     }
 
@@ -177,7 +263,7 @@ mod tests {
         run(
             app,
             &mut terminal,
-            &mut Script(events.into()),
+            &mut Script::new(events),
             Palette::COLOUR,
         )
         .unwrap();
@@ -310,7 +396,7 @@ mod tests {
             .position(|c| c == '│')
             .unwrap()
             + 2;
-        let mut script = Script(vec![click(x as u16, y as u16), click(0, 0)].into());
+        let mut script = Script::new(vec![click(x as u16, y as u16), click(0, 0)]);
         run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(2, 0)]);
         assert_eq!(app.cursor(), oxo_core::Cell::new(2, 0));
@@ -354,7 +440,7 @@ mod tests {
     fn no_color_means_no_colour_anywhere() {
         let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
-        let mut script = Script(keys("\nv").into());
+        let mut script = Script::new(keys("\nv"));
         let palette = Palette::from_no_color(Some(std::ffi::OsStr::new("1")));
         run(&mut app, &mut terminal, &mut script, palette).unwrap();
         let buffer = terminal.backend().buffer();
@@ -373,6 +459,51 @@ mod tests {
     }
 
     #[test]
+    fn a_signal_ends_the_game_as_q_does_with_the_signals_exit_code() {
+        let mut app = app(Rules::default(), None);
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        let mut inputs: Vec<Input> = keys("\n").into_iter().map(Input::Event).collect();
+        inputs.push(Input::Signal(Signal::Terminate));
+        // Never read: the signal ended the game.
+        inputs.extend(keys(">\n").into_iter().map(Input::Event));
+        let mut script = Script::inputs(inputs);
+        let end = run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        assert_eq!(end, End::Signal(Signal::Terminate));
+        assert_eq!(app.moves().len(), 1);
+        assert_eq!(script.inputs.len(), 2);
+        assert_eq!(
+            [Signal::Terminate, Signal::Hangup, Signal::Interrupt].map(Signal::exit_code),
+            [143, 129, 130]
+        );
+        let end = run(
+            &mut app,
+            &mut terminal,
+            &mut Script::new(keys("q")),
+            Palette::COLOUR,
+        );
+        assert_eq!(end.unwrap(), End::Quit);
+    }
+
+    #[test]
+    fn control_z_suspends_and_the_whole_screen_is_drawn_again() {
+        let mut app = app(Rules::default(), None);
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        let control_z = Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+        let mut events = keys("\n");
+        events.push(control_z);
+        let mut script = Script::new(events);
+        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        assert_eq!(script.suspended, 1);
+        assert_eq!(app.moves().len(), 1, "Ctrl-Z played nothing");
+        // The frame after the blank one has everything on it.
+        let screen = terminal.backend().to_string();
+        assert!(
+            screen.contains("1. X 2 2") && screen.contains("q quit"),
+            "{screen}"
+        );
+    }
+
+    #[test]
     fn any_screen_size_draws_without_panicking() {
         for rules in [
             Rules::default(),
@@ -388,7 +519,7 @@ mod tests {
                     run(
                         &mut app,
                         &mut terminal,
-                        &mut Script(events.into()),
+                        &mut Script::new(events),
                         Palette::COLOUR,
                     )
                     .unwrap();

@@ -19,9 +19,34 @@ struct Pty {
 impl Pty {
     fn start(args: &str) -> Pty {
         let oxo = env!("CARGO_BIN_EXE_oxo");
+        Pty::run(&format!("stty rows 24 cols 80; exec {oxo} {args}"))
+    }
+
+    /// `oxo play ARGS` started by a shell that first prints its process
+    /// id (`pid=N`, which oxo keeps as it replaces the shell), then, once
+    /// oxo has ended, its exit code (`exit=N`) and the terminal's modes
+    /// (`stty -a`).
+    fn start_watched(args: &str) -> Pty {
+        let oxo = env!("CARGO_BIN_EXE_oxo");
+        Pty::run(&format!(
+            "stty rows 24 cols 80; sh -c 'echo pid=$$; exec {oxo} {args}'; echo exit=$?; stty -a"
+        ))
+    }
+
+    /// The process id a [`Pty::start_watched`] shell printed.
+    fn pid(&self) -> String {
+        let output = self.output();
+        let at = output.find("pid=").expect("the shell printed its pid") + 4;
+        output[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect()
+    }
+
+    fn run(command: &str) -> Pty {
         let mut child = Command::new("script")
             .args(["-q", "-f", "-e", "-c"])
-            .arg(format!("stty rows 24 cols 80; exec {oxo} {args}"))
+            .arg(command)
             .arg("/dev/null")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -103,6 +128,8 @@ const ALTERNATE_ON: &str = "\x1b[?1049h";
 const ALTERNATE_OFF: &str = "\x1b[?1049l";
 const MOUSE_ON: &str = "\x1b[?1000h";
 const MOUSE_OFF: &str = "\x1b[?1000l";
+const CURSOR_SHOWN: &str = "\x1b[?25h";
+const CURSOR_HIDDEN: &str = "\x1b[?25l";
 
 #[test]
 fn a_terminal_gets_the_full_screen_game_and_gets_itself_back() {
@@ -143,6 +170,42 @@ fn control_c_leaves_the_game_cleanly_too() {
     let restored = output.rfind(ALTERNATE_OFF).expect("the screen is restored");
     assert!(output[restored..].contains("Score: X 0, O 0, draws 0"));
     assert_eq!(screen.trim(), "Score: X 0, O 0, draws 0");
+}
+
+/// SIGTERM and SIGHUP end the game as q does, the terminal restored (raw
+/// mode off, the cursor shown) and the score printed, with the exit code
+/// 128 and the signal's number.
+#[test]
+fn a_signal_ends_the_game_with_the_terminal_restored() {
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        let mut pty = Pty::start_watched("play --o perfect --seed 1");
+        pty.wait_for("X to move: your turn");
+        pty.type_keys(b"\r");
+        pty.wait_for("2. O");
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &pty.pid()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let (status, output, _) = pty.finish();
+        assert!(status.success(), "{signal}: {status}: {output:?}");
+        let restored = output.rfind(ALTERNATE_OFF).expect("the screen is restored");
+        let after = &output[restored..];
+        assert!(after.contains("Score: X 0, O 0, draws 0"), "{after:?}");
+        assert!(
+            after.contains(&format!("exit={code}")),
+            "{signal}: {after:?}"
+        );
+        assert!(output.rfind(MOUSE_OFF).unwrap() > output.rfind(MOUSE_ON).unwrap());
+        assert!(output.rfind(CURSOR_SHOWN).unwrap() > output.rfind(CURSOR_HIDDEN).unwrap());
+        // Out of raw mode: lines are edited and echoed again.
+        for mode in ["icanon", "echo ", "isig"] {
+            assert!(
+                after.contains(mode) && !after.contains(&format!("-{mode}")),
+                "{signal}: {mode:?} not on in {after:?}"
+            );
+        }
+    }
 }
 
 #[test]
