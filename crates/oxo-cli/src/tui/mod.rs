@@ -186,6 +186,10 @@ mod tests {
 
     use super::*;
 
+    fn digits(n: u32) -> usize {
+        n.to_string().len()
+    }
+
     /// Inputs from a list; a computer to move always moves before the
     /// next key, as a person is slower than the computer.
     struct Script {
@@ -328,6 +332,72 @@ mod tests {
         let reason = oxo_ai::hints::NoHints::BetweenPeople.to_string();
         assert!(reason.chars().count() > 80);
         assert!(text.contains(&reason), "{screen}");
+    }
+
+    #[test]
+    fn column_numbers_stand_over_their_columns_on_wide_boards() {
+        // Three-digit columns, and four-digit ones.
+        for (rules, rights) in [
+            (Rules::new(120, 120, 5).unwrap(), 45),
+            (Rules::new(3, 1024, 3).unwrap(), 1023),
+        ] {
+            let mut app = app(rules, None);
+            let events = keys(&">".repeat(rights));
+            let terminal = play(&mut app, events, (80, 24));
+            let screen = terminal.backend().to_string();
+            // The board's part of each line: up to the side panel.
+            let lines: Vec<&str> = screen.lines().map(|l| l.trim_matches('"')).collect();
+            let panel = lines[1][..lines[1].find("X  human").unwrap()]
+                .chars()
+                .count()
+                - 2;
+            let lines: Vec<String> = lines
+                .iter()
+                .map(|l| l.chars().take(panel).collect())
+                .collect();
+            // The header is the line under the title; each number is a
+            // word of its own, one per column, and the cursor's column has
+            // the cursor's number over it.
+            let cursor_line = lines.iter().position(|l| l.contains('[')).unwrap();
+            let cursor_x = lines[cursor_line].chars().position(|c| c == '[').unwrap();
+            let header = &lines[1];
+            let numbers: Vec<u32> = header
+                .split_whitespace()
+                .map(|w| w.parse().unwrap())
+                .collect();
+            assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "{header}");
+            let cells = lines[cursor_line].matches(['·', 'X', 'O']).count();
+            assert_eq!(numbers.len(), cells, "{screen}");
+            let col = app.cursor().col + 1;
+            let at = header.find(&format!(" {col} ")).unwrap() + 1;
+            let under = header[..at].chars().count();
+            assert!(
+                (under..under + digits(col)).contains(&(cursor_x + 1)),
+                "column {col} at {under}, the cursor at {cursor_x}:\n{screen}"
+            );
+            // The panel says which columns are in view, whole.
+            assert!(
+                screen.contains(&format!("–{}", numbers.last().unwrap())),
+                "{screen}"
+            );
+        }
+    }
+
+    #[test]
+    fn compact_hints_stand_apart() {
+        // 5×5 k=3 at 40×12: compact cells; hints of three characters.
+        let rules = Rules::new(5, 5, 3).unwrap();
+        let mut app = app(rules, Some(StrategyKind::Perfect));
+        let terminal = play(&mut app, keys("v"), (40, 12));
+        let screen = terminal.backend().to_string();
+        let row = screen
+            .lines()
+            .map(|l| l.trim_matches('"'))
+            .find(|l| l.trim_start().starts_with("1 ") && l.contains('W'))
+            .unwrap();
+        let values: Vec<&str> = row.split_whitespace().skip(1).collect();
+        assert_eq!(values.len(), 5, "{screen}");
+        assert!(values.iter().all(|v| v.len() <= 3), "{row}");
     }
 
     #[test]

@@ -138,23 +138,30 @@ struct Shape {
 
 impl Shape {
     /// The shapes tried, largest first; the last one scrolls if it must.
-    const ALL: [Shape; 3] = [
-        Shape {
-            width: 5,
-            height: 3,
-            grid: true,
-        },
-        Shape {
-            width: 3,
-            height: 1,
-            grid: true,
-        },
-        Shape {
-            width: 3,
-            height: 1,
-            grid: false,
-        },
-    ];
+    /// Cells are widened where they must be so that every column number
+    /// and every hint's value (`hint`: the widest, in columns) stands
+    /// apart from its neighbours, a grid line or a space between them
+    /// (the cursor's `[X]` stands apart by its brackets).
+    fn all(rules: oxo_core::Rules, hint: u16) -> [Shape; 3] {
+        let text = hint.max(digits(rules.cols()));
+        [
+            Shape {
+                width: text.max(5),
+                height: 3,
+                grid: true,
+            },
+            Shape {
+                width: text.max(3),
+                height: 1,
+                grid: true,
+            },
+            Shape {
+                width: (text + 1).max(3),
+                height: 1,
+                grid: false,
+            },
+        ]
+    }
 
     /// Screen columns and lines from one cell to the next.
     const fn step(self) -> (u16, u16) {
@@ -179,15 +186,16 @@ impl Shape {
         )
     }
 
-    /// The largest shape whose whole board fits `area`, or the smallest.
-    fn for_board(rules: oxo_core::Rules, area: Rect) -> Shape {
-        Shape::ALL
-            .into_iter()
+    /// The largest shape whose whole board fits `area`, or the smallest;
+    /// `hint` as for [`Shape::all`].
+    fn for_board(rules: oxo_core::Rules, hint: u16, area: Rect) -> Shape {
+        let all = Shape::all(rules, hint);
+        all.into_iter()
             .find(|shape| {
                 let (w, h) = shape.extent(rules);
                 w <= u32::from(area.width) && h <= u32::from(area.height)
             })
-            .unwrap_or(Shape::ALL[2])
+            .unwrap_or(all[2])
     }
 }
 
@@ -214,7 +222,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     frame.render_widget(Paragraph::new(title_line(app, title.width)), title);
     // The board and the panel side by side, centred, when both fit; the
     // board alone (scrolling if need be) when they do not.
-    let wanted = board_width(app.rules(), main);
+    let wanted = board_width(app.rules(), hint_width(app), main);
     let (board_area, panel) = if main.width >= wanted + 2 + PANEL_WIDTH {
         let [_, board, _, panel, _] = Layout::horizontal([
             Constraint::Fill(1),
@@ -291,8 +299,8 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
 }
 
 /// Screen columns the board wants in `area` (at most its width).
-fn board_width(rules: oxo_core::Rules, area: Rect) -> u16 {
-    let (width, _) = Shape::for_board(rules, area).extent(rules);
+fn board_width(rules: oxo_core::Rules, hint: u16, area: Rect) -> u16 {
+    let (width, _) = Shape::for_board(rules, hint, area).extent(rules);
     u16::try_from(width).unwrap_or(u16::MAX).min(area.width)
 }
 
@@ -323,7 +331,7 @@ fn draw_board(
     let rules = app.rules();
     let (rows, cols) = (rules.rows(), rules.cols());
     let label = digits(rows);
-    let shape = Shape::for_board(rules, area);
+    let shape = Shape::for_board(rules, hint_width(app), area);
     let (first_x, first_y) = shape.offset(label);
     let (step_x, step_y) = shape.step();
     // Each step is a cell and the grid line after it (the border).
@@ -406,6 +414,15 @@ fn draw_board(
         }
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The widest hint's value shown (`W11`: 3), 0 with none.
+fn hint_width(app: &App) -> u16 {
+    let hints = app.hints().into_iter().flatten();
+    let widest = hints
+        .map(|&(_, valued)| short_value(valued).chars().count())
+        .max();
+    widest.map_or(0, |w| u16::try_from(w).unwrap_or(u16::MAX))
 }
 
 /// The short form of a value in a cell: `W3`, `D`, `L4`; `W` and `L`
@@ -503,14 +520,13 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'stat
     if let Some(p) = state.board
         && (p.rows < rules.rows() || p.cols < rules.cols())
     {
+        // On two lines: four-digit rows and columns would not fit one.
         lines.push(Line::styled(
-            format!(
-                "showing rows {}–{}, cols {}–{}",
-                state.top + 1,
-                state.top + p.rows,
-                state.left + 1,
-                state.left + p.cols
-            ),
+            format!("in view: rows {}–{}", state.top + 1, state.top + p.rows),
+            palette.faint(),
+        ));
+        lines.push(Line::styled(
+            format!("         cols {}–{}", state.left + 1, state.left + p.cols),
             palette.faint(),
         ));
     }
