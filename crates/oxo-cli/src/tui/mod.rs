@@ -401,6 +401,18 @@ mod tests {
     }
 
     #[test]
+    fn the_tiny_help_says_how_to_quit_and_the_keys_line_stays() {
+        let mut app = app(Rules::default(), None);
+        let terminal = play(&mut app, keys("?"), (20, 8));
+        let screen = terminal.backend().to_string();
+        assert!(screen.contains("q, Esc  quit"), "{screen}");
+        assert!(
+            screen.lines().last().unwrap().contains("q quit"),
+            "{screen}"
+        );
+    }
+
+    #[test]
     fn hints_colour_every_empty_cell() {
         let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
         // X in a corner; perfect answers in the centre; X takes the

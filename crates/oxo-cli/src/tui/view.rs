@@ -586,22 +586,30 @@ const HELP: &[&str] = &[
     "n                   next round (the other side starts)",
     "?                   this help; any key closes it",
     "q or Esc            quit and print the score",
+    "Ctrl-Z              suspend (fg brings it back)",
 ];
 
 /// The help on a screen too small for [`HELP`].
+/// How to quit comes first, so a screen too small for the whole of it
+/// still shows that.
 const SHORT_HELP: &[&str] = &[
+    "q, Esc  quit",
+    "any key  close",
     "arrows, hjkl  move",
     "Enter, Space  play",
     "u  take back",
     "v  hints",
     "n  next round",
-    "any key  close",
-    "q, Esc  quit",
 ];
 
-/// The help over the board (`area`), or over the whole screen in its short
-/// form where the board's area is too small for it.
+/// The help over the board (`area`), or over the whole screen but the
+/// keys line (which says how to quit) in its short form where the board's
+/// area is too small for it.
 fn draw_help(frame: &mut Frame<'_>, area: Rect, screen: Rect) {
+    let screen = Rect {
+        height: screen.height.saturating_sub(1),
+        ..screen
+    };
     let size = |help: &[&str]| {
         (
             help.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4,
