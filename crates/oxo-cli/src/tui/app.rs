@@ -250,7 +250,7 @@ impl App {
                     // give: it holds whoever plays.
                     let why = hints_allowed(&self.game, false).and_then(|()| self.hints_allowed());
                     if let Err(why) = why {
-                        self.notice = Some(Notice::Refused(why.to_string()));
+                        self.notice = Some(Notice::Refused(refusal(why)));
                     }
                 }
             }
@@ -402,10 +402,15 @@ impl App {
     }
 
     /// Whether hints may be shown now, by the rule every front end keeps
-    /// ([`oxo_ai::hints`]).
+    /// ([`oxo_ai::hints`]); but never between two people, where the rule
+    /// allows a finished round: the web game looks back through its
+    /// positions, and this game cannot (the finished board has nothing
+    /// left to value).
     fn hints_allowed(&self) -> Result<(), NoHints> {
-        let between_people = self.seats.iter().all(Seat::is_human);
-        hints_allowed(&self.game, between_people)
+        if self.seats.iter().all(Seat::is_human) {
+            return Err(NoHints::BetweenPeople);
+        }
+        hints_allowed(&self.game, false)
     }
 
     fn refresh_hints(&mut self) {
@@ -448,6 +453,20 @@ impl App {
                 None
             }
         };
+    }
+}
+
+/// Between two people, why hints are refused, as this game can give them:
+/// against the computer only (the web game also looks back through a
+/// finished round; this one cannot, and a finished round has no empty
+/// cell left to value). Other reasons as every front end gives them.
+pub const BETWEEN_PEOPLE: &str =
+    "hints are not available while two people play; they are for games against the computer";
+
+fn refusal(why: NoHints) -> String {
+    match why {
+        NoHints::BetweenPeople => BETWEEN_PEOPLE.to_owned(),
+        other => other.to_string(),
     }
 }
 
@@ -564,8 +583,12 @@ mod tests {
         for cell in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)] {
             act(&mut app, &[Action::PlayAt(Cell::new(cell.0, cell.1))]);
         }
-        // The round is over: now they may look.
-        assert_eq!(app.hints().map(<[_]>::len), Some(0));
+        // The round is over, but this game cannot look back through it:
+        // still refused, with a reason that says only what is true here.
+        act(&mut app, &[Action::ToggleHints, Action::ToggleHints]);
+        assert!(app.hints().is_none());
+        assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
+        assert!(!BETWEEN_PEOPLE.contains("finished"));
     }
 
     /// A computer that plays the cells it is given, in turn.

@@ -329,9 +329,9 @@ mod tests {
             .map(|line| line.trim_matches('"').trim())
             .collect::<Vec<_>>()
             .join(" ");
-        let reason = oxo_ai::hints::NoHints::BetweenPeople.to_string();
+        let reason = app::BETWEEN_PEOPLE;
         assert!(reason.chars().count() > 80);
-        assert!(text.contains(&reason), "{screen}");
+        assert!(text.contains(reason), "{screen}");
     }
 
     #[test]
