@@ -332,6 +332,15 @@ mod tests {
         let reason = app::BETWEEN_PEOPLE;
         assert!(reason.chars().count() > 80);
         assert!(text.contains(reason), "{screen}");
+        // On a small screen, over three lines, all of it.
+        let terminal = play(&mut app, keys("vv"), (40, 12));
+        let screen = terminal.backend().to_string();
+        let text: String = screen
+            .lines()
+            .map(|line| line.trim_matches('"').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(text.contains(reason), "{screen}");
     }
 
     #[test]

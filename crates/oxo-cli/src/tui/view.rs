@@ -204,14 +204,11 @@ const PANEL_WIDTH: u16 = 30;
 
 /// Draw the whole screen.
 pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Palette) {
-    // A notice wider than the screen takes two lines (wrapped), not one
-    // cut short.
+    // A notice wider than the screen takes as many lines as it wraps to
+    // (the board keeps at least three), not one cut short.
     let notice_text = notice_line(app, palette);
-    let notice_rows = if notice_text.width() > usize::from(frame.area().width) {
-        2
-    } else {
-        1
-    };
+    let room = frame.area().height.saturating_sub(5).max(1);
+    let notice_rows = wrapped_rows(&notice_text, frame.area().width).clamp(1, room);
     let [title, main, notice, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
@@ -266,6 +263,31 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     if app.help_shown() {
         draw_help(frame, main, frame.area());
     }
+}
+
+/// The lines `line` takes wrapped at word boundaries into `width`
+/// columns, as the notice's paragraph wraps it.
+fn wrapped_rows(line: &Line<'_>, width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    let mut rows = 1u16;
+    let mut used = 0;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        let wanted = if used == 0 { len } else { used + 1 + len };
+        if used > 0 && wanted > width {
+            rows = rows.saturating_add(1);
+            used = len;
+        } else {
+            used = wanted;
+        }
+        // A word longer than the line is broken across lines.
+        while used > width {
+            rows = rows.saturating_add(1);
+            used -= width;
+        }
+    }
+    rows
 }
 
 /// The keys, under everything; shorter forms on narrow screens.
