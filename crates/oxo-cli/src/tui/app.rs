@@ -272,10 +272,18 @@ impl App {
         };
         let choice = strategy.choose(&self.game);
         let name = strategy.name().to_owned();
+        // The new round's notice stays up over the computer's opening
+        // move, until the person does something.
+        let kept = self.notice.take().filter(|_| self.moves.is_empty());
         let refusal = match choice {
             None => format!("{name} found no move"),
             Some(cell) => match self.apply(cell) {
-                Ok(()) => return,
+                Ok(()) => {
+                    if self.notice.is_none() {
+                        self.notice = kept;
+                    }
+                    return;
+                }
                 Err(e) => format!("{name} offered {cell}: {e}"),
             },
         };
@@ -589,6 +597,28 @@ mod tests {
         assert!(app.hints().is_none());
         assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
         assert!(!BETWEEN_PEOPLE.contains("finished"));
+    }
+
+    #[test]
+    fn the_new_round_notice_stays_over_the_computers_opening_move() {
+        let mut app = against(oxo_ai::StrategyKind::Perfect);
+        act(&mut app, &[Action::Play, Action::NewRound]);
+        // O starts round 2 and has moved at once.
+        assert_eq!(app.moves().len(), 1);
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Info(
+                "round 1 abandoned, not scored; O starts round 2".into()
+            ))
+        );
+        // Until the person acts.
+        let free = (0..9)
+            .map(|i| Cell::new(i / 3, i % 3))
+            .find(|&c| app.game().get(c).is_none())
+            .unwrap();
+        act(&mut app, &[Action::PlayAt(free)]);
+        assert_eq!(app.moves().len(), 3);
+        assert_eq!(app.notice(), None);
     }
 
     /// A computer that plays the cells it is given, in turn.
