@@ -105,7 +105,7 @@ pub(crate) struct PlayArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub rounds: u64,
     /// Who starts the first round.
-    #[arg(long, value_enum, default_value_t = Side::X)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Side::X)]
     pub first: Side,
     /// Who plays X: human, or a computer strategy (random, rules, alphabeta, perfect, learned).
     #[arg(long = "x", value_name = "PLAYER", default_value = "human")]
@@ -492,7 +492,7 @@ pub(crate) struct ArenaArgs {
     #[command(flatten)]
     pub board: BoardArgs,
     /// Who moves first in every game [default: X and O in turn].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub first: Option<Side>,
     /// Start every two games from the same N random moves near the centre, each player taking
     /// each side of them once: varied games even between players that repeat themselves.

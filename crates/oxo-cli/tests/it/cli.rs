@@ -132,6 +132,25 @@ fn play_rounds_alternate_and_keep_score() {
     assert_eq!(stdout(&out), read("play/three_rounds.out"));
 }
 
+/// Sides and players are read in any case, as `--x Human` always was.
+#[test]
+fn sides_are_read_in_any_case() {
+    let out = oxo(&["play", "--first", "O", "--x", "Human"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("O move (row col): \n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = oxo(
+        &[
+            "arena", "--x", "RANDOM", "--o", "Rules", "--games", "2", "--first", "X",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 #[test]
 fn play_end_of_input_is_clean() {
     let out = oxo(&["play"], "1 1\n");
