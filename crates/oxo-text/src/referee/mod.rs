@@ -27,7 +27,7 @@ use oxo_core::{Cell, Game, Integer, MoveError, Outcome, Player, Rules};
 
 mod files;
 
-pub use files::{FileError, Job, Status, UsageError, run};
+pub use files::{FileError, Job, MAX_MOVES_FILE, Status, UsageError, run};
 
 /// The default programmer line: the program that wrote the report.
 pub const DEFAULT_PROGRAMMER: &str = "oxo";
