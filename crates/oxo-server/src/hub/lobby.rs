@@ -212,7 +212,7 @@ impl Hub {
         let now = self.now();
         checked
             .get(id)
-            .filter(|&&(at, _)| now.saturating_sub(at) < RECHECK.as_secs())
+            .filter(|&&(at, _)| super::within(now, at, RECHECK))
             .map(|&(_, sound)| sound)
     }
 
@@ -227,7 +227,7 @@ impl Hub {
         // Listings come and go: the stale ones are let go now and then.
         let now = self.now();
         if checked.len() >= 16 * SHOWN {
-            checked.retain(|_, &mut (at, _)| now.saturating_sub(at) < RECHECK.as_secs());
+            checked.retain(|_, &mut (at, _)| super::within(now, at, RECHECK));
         }
         checked.insert(id.clone(), (now, sound));
         sound

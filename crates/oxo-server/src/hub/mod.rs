@@ -426,5 +426,14 @@ impl Hub {
     }
 }
 
+/// Whether a stamp made `at` (by [`Hub::now`]) is younger than `limit`
+/// `now`. The hub's time is the system's wall clock, which can be set
+/// back: a stamp from the future then counts as old, so that what it
+/// guards (an idle room kept, a lobby check trusted) is done again rather
+/// than held for as long as the clock went back.
+fn within(now: u64, at: u64, limit: Duration) -> bool {
+    now.checked_sub(at).is_some_and(|age| age < limit.as_secs())
+}
+
 #[cfg(test)]
 mod tests;

@@ -148,7 +148,7 @@ impl Hub {
                     || handle.live.receiver_count() > 0
                     || handle.watchers.receiver_count() > 0
                     || handle.thinking.load(Ordering::SeqCst)
-                    || now.saturating_sub(handle.touched.load(Ordering::Relaxed)) < idle.as_secs();
+                    || super::within(now, handle.touched.load(Ordering::Relaxed), idle);
                 if !keep {
                     self.watch_shard(&handle.watch_id).remove(&handle.watch_id);
                     self.shared.in_memory.fetch_sub(1, Ordering::Relaxed);

@@ -186,3 +186,13 @@ async fn a_refused_request_changes_nothing_stored_and_leaves_its_key_free() {
         .unwrap();
     assert_eq!(played.value().moves, [[1, 1], [0, 0]]);
 }
+
+#[test]
+fn a_stamp_from_the_future_counts_as_old() {
+    let minute = Duration::from_secs(60);
+    assert!(super::within(100, 100, minute));
+    assert!(super::within(159, 100, minute));
+    assert!(!super::within(160, 100, minute));
+    // The clock was set back: a stamp ahead of now is not trusted.
+    assert!(!super::within(99, 100, minute));
+}
