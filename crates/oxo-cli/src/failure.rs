@@ -70,7 +70,7 @@ pub(crate) fn exit_code_for(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {
         if let Some(stream_err) = cause.downcast_ref::<stream::StreamError>() {
             return match stream_err {
-                stream::StreamError::Io(_) | stream::StreamError::Read(_) => exit::IO_ERROR,
+                stream::StreamError::Write(_) | stream::StreamError::Read(_) => exit::IO_ERROR,
                 _ => exit::BAD_INPUT,
             };
         }

@@ -64,7 +64,7 @@ pub enum StreamError {
     /// Writing the output failed (the writer's error says where: the
     /// command line's says "cannot write to standard output").
     #[error("{0}")]
-    Io(#[from] io::Error),
+    Write(#[source] io::Error),
 }
 
 /// Replay the stream from `input` on a fresh game under `rules`, writing one
@@ -85,7 +85,7 @@ pub fn run(rules: Rules, mut input: impl BufRead, output: impl Write) -> Result<
     // Write what was answered even when the input turned out to be bad.
     let flushed = out.flush();
     result?;
-    Ok(flushed?)
+    flushed.map_err(StreamError::Write)
 }
 
 /// Answer bytes gathered before they are written.
@@ -141,7 +141,7 @@ fn replay<W: Write>(
     let mut drained = false;
     while done < count {
         if drained {
-            out.flush()?;
+            out.flush().map_err(StreamError::Write)?;
         }
         // Work on the lines already in the reader's buffer, without copying
         // them; a line cut by the buffer's end is read the slow way below.
@@ -169,7 +169,7 @@ fn replay<W: Write>(
                 text: quoted(line),
             })?;
             answer(&mut game, row, col, &mut out.text);
-            out.written()?;
+            out.written().map_err(StreamError::Write)?;
             done += 1;
         }
         input.consume(used);
@@ -177,7 +177,7 @@ fn replay<W: Write>(
         if done < count && used == 0 {
             // No whole line in the buffer: read one across refills (which
             // may wait for the rest of it).
-            out.flush()?;
+            out.flush().map_err(StreamError::Write)?;
             match read_line_bounded(input, &mut buf, MAX_LINE).map_err(StreamError::Read)? {
                 LineRead::End => {
                     return Err(StreamError::Truncated {

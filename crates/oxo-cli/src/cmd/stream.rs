@@ -41,7 +41,7 @@ pub(super) fn run(args: &StreamArgs) -> anyhow::Result<u8> {
     };
     match result {
         Ok(()) => Ok(exit::SUCCESS),
-        Err(stream::StreamError::Io(err)) if err.kind() == io::ErrorKind::BrokenPipe => {
+        Err(stream::StreamError::Write(err)) if err.kind() == io::ErrorKind::BrokenPipe => {
             Ok(exit::SUCCESS)
         }
         Err(err) => Err(err.into()),
