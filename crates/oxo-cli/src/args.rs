@@ -90,8 +90,16 @@ impl BoardArgs {
     }
 }
 
+const PLAY_HELP: &str = "\
+Exit codes:
+  0  success (also when the reader closes the output pipe early)
+  1  a file could not be read or written
+  2  bad usage or malformed input
+  129, 130, 143  the full-screen game ended by SIGHUP, SIGINT from elsewhere or SIGTERM
+     (the terminal restored and the score printed; Ctrl-C typed at the game is q)";
+
 #[derive(Debug, Args)]
-#[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
+#[command(allow_negative_numbers = true, after_help = PLAY_HELP)]
 pub(crate) struct PlayArgs {
     #[command(flatten)]
     pub board: BoardArgs,

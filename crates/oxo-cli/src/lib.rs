@@ -18,5 +18,6 @@
 
 pub mod exit;
 pub mod render;
+pub mod signals;
 pub mod solve;
 pub mod tui;

@@ -228,7 +228,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             let ended = oxo_gomocup::manager::end_all();
             let plural = if ended == 1 { "" } else { "s" };
             note!("\noxo: stopped by a signal; ended {ended} engine{plural}");
-            std::process::exit(stop.exit_code());
+            std::process::exit(i32::from(stop.exit_code()));
         })?;
     }
     match config {

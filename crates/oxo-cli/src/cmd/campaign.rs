@@ -339,7 +339,7 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
     // two passes of the loop below is kept for the next.
     let mut signals = {
         let _entered = runtime.enter();
-        super::StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?
+        oxo_cli::signals::Signals::new().context("cannot listen for Ctrl-C and SIGTERM")?
     };
     let worked = runtime.block_on(async {
         let mut tasks = Vec::new();

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use oxo_campaign::output::OutputFile;
+use oxo_cli::signals::{self, Signal, Signals};
 use oxo_core::Rules;
 
 use crate::args::Command;
@@ -166,83 +167,10 @@ fn catalog(paths: &[PathBuf], rules: Option<Rules>) -> anyhow::Result<oxo_ai::Ca
     Ok(catalog)
 }
 
-/// The signal that asks a command to stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stop {
-    /// Ctrl-C (SIGINT).
-    Interrupt,
-    /// SIGTERM.
-    Terminate,
-}
-
-impl Stop {
-    /// The exit code of a program this signal ended: 128 and its number.
-    const fn exit_code(self) -> i32 {
-        match self {
-            Stop::Interrupt => 130,
-            Stop::Terminate => 143,
-        }
-    }
-}
-
-/// Ctrl-C and SIGTERM, listened for from the moment this is made (a
-/// signal that comes before [`StopSignals::recv`] is asked is kept for
-/// it), in place of their default action of ending the process. Elsewhere
-/// than on Unix, only Ctrl-C, and only from the first `recv`.
-struct StopSignals {
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-}
-
-impl StopSignals {
-    /// Listen, within a Tokio runtime.
-    fn new() -> io::Result<StopSignals> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Ok(StopSignals {
-                interrupt: signal(SignalKind::interrupt())?,
-                terminate: signal(SignalKind::terminate())?,
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(StopSignals {})
-    }
-
-    /// The next signal.
-    async fn recv(&mut self) -> Stop {
-        #[cfg(unix)]
-        {
-            tokio::select! {
-                _ = self.interrupt.recv() => Stop::Interrupt,
-                _ = self.terminate.recv() => Stop::Terminate,
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-            Stop::Interrupt
-        }
-    }
-}
-
 /// Run `then` on a thread of its own once Ctrl-C or SIGTERM comes; the
 /// signals are listened for before this returns.
-fn on_signal(then: impl FnOnce(Stop) + Send + 'static) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the signal handler")?;
-    let mut signals = {
-        let _entered = runtime.enter();
-        StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?
-    };
-    std::thread::spawn(move || then(runtime.block_on(signals.recv())));
-    Ok(())
+fn on_signal(then: impl FnOnce(Signal) + Send + 'static) -> anyhow::Result<()> {
+    signals::on_signal(Signals::new, then).context("cannot listen for Ctrl-C and SIGTERM")
 }
 
 /// A one-line progress display on stderr, drawn only when stderr is a

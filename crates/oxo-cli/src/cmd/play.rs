@@ -131,7 +131,11 @@ fn full_screen(
     let mut events = tui::terminal::TerminalEvents::new()?;
     let end = {
         let mut screen = tui::terminal::FullScreen::enter()?;
-        tui::run(&mut app, screen.terminal(), &mut events, palette)?
+        match tui::run(&mut app, screen.terminal(), &mut events, palette) {
+            Ok(end) => end,
+            Err(e) if tui::terminal::hung_up(&e) => tui::End::Signal(tui::Signal::Hangup),
+            Err(e) => return Err(e.into()),
+        }
     };
     let score = writeln!(super::stdout(), "Score: {}", app.score());
     match end {

@@ -197,7 +197,7 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
         // Listened for before the address is out, so a signal sent as soon
         // as it is read still shuts down cleanly.
         let mut signals =
-            super::StopSignals::new().context("cannot listen for Ctrl-C and SIGTERM")?;
+            oxo_cli::signals::Signals::new().context("cannot listen for Ctrl-C and SIGTERM")?;
         // Tests and scripts read the address from this line.
         let mut out = super::stdout();
         writeln!(out, "oxo serve: listening on http://{addr} ({kept})")?;

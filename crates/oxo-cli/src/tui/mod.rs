@@ -36,32 +36,10 @@ pub mod view;
 pub use app::{Action, App, Direction, Notice, Seat};
 pub use view::{Palette, ViewState};
 
+pub use crate::signals::Signal;
+
 /// The pause between two computers' moves.
 pub const COMPUTER_PAUSE: Duration = Duration::from_millis(400);
-
-/// A signal asking the game to end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// SIGTERM.
-    Terminate,
-    /// SIGHUP: the terminal went away.
-    Hangup,
-    /// SIGINT sent from elsewhere (Ctrl-C at the game is a key).
-    Interrupt,
-}
-
-impl Signal {
-    /// The exit code of a program this signal ended, 128 and its number,
-    /// as `oxo arena` and `oxo serve` exit on their signals.
-    #[must_use]
-    pub const fn exit_code(self) -> u8 {
-        match self {
-            Signal::Hangup => 129,
-            Signal::Interrupt => 130,
-            Signal::Terminate => 143,
-        }
-    }
-}
 
 /// What the loop reads: a key, a click or a resize; or a signal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,12 +87,15 @@ pub fn run<B: Backend>(
     terminal: &mut Terminal<B>,
     events: &mut dyn Events,
     palette: Palette,
-) -> io::Result<End> {
+) -> io::Result<End>
+where
+    B::Error: Send + Sync + 'static,
+{
     let mut state = ViewState::default();
     loop {
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
-            .map_err(|e| io::Error::other(e.to_string()))?;
+            .map_err(io::Error::other)?;
         if app.quitting() {
             return Ok(End::Quit);
         }
@@ -131,9 +112,7 @@ pub fn run<B: Backend>(
                     events.suspend()?;
                     // The screen was cleared: a blank frame makes the next
                     // one draw every cell, not just those that changed.
-                    terminal
-                        .draw(|_| {})
-                        .map_err(|e| io::Error::other(e.to_string()))?;
+                    terminal.draw(|_| {}).map_err(io::Error::other)?;
                 }
                 Some(action) => app.act(action),
                 None => {}
@@ -178,6 +157,7 @@ pub fn action_for(event: &Event, state: &ViewState, help_shown: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
+    use std::rc::Rc;
 
     use oxo_ai::StrategyKind;
     use oxo_core::{Player, Rules};
@@ -196,6 +176,9 @@ mod tests {
         inputs: VecDeque<Input>,
         /// How many times Ctrl-Z suspended the game.
         suspended: usize,
+        /// Set by a suspension: the screen is wiped while the game is
+        /// stopped (see [`Wiped`]).
+        wipe: Rc<std::cell::Cell<bool>>,
     }
 
     impl Script {
@@ -207,6 +190,7 @@ mod tests {
             Script {
                 inputs: inputs.into(),
                 suspended: 0,
+                wipe: Rc::default(),
             }
         }
     }
@@ -221,7 +205,72 @@ mod tests {
 
         fn suspend(&mut self) -> io::Result<()> {
             self.suspended += 1;
+            self.wipe.set(true);
             Ok(())
+        }
+    }
+
+    /// A test screen that a suspension wipes, as the shell's own output
+    /// does while the game is stopped: only a frame that draws every cell
+    /// brings the game back, not one that draws what changed.
+    struct Wiped {
+        screen: TestBackend,
+        wipe: Rc<std::cell::Cell<bool>>,
+    }
+
+    impl Backend for Wiped {
+        type Error = std::convert::Infallible;
+
+        fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+        where
+            I: Iterator<Item = (u16, u16, &'a ratatui::buffer::Cell)>,
+        {
+            if self.wipe.take() {
+                self.screen.clear()?;
+            }
+            self.screen.draw(content)
+        }
+
+        fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+            self.screen.hide_cursor()
+        }
+
+        fn show_cursor(&mut self) -> Result<(), Self::Error> {
+            self.screen.show_cursor()
+        }
+
+        fn get_cursor_position(&mut self) -> Result<ratatui::layout::Position, Self::Error> {
+            self.screen.get_cursor_position()
+        }
+
+        fn set_cursor_position<P: Into<ratatui::layout::Position>>(
+            &mut self,
+            position: P,
+        ) -> Result<(), Self::Error> {
+            self.screen.set_cursor_position(position)
+        }
+
+        fn clear(&mut self) -> Result<(), Self::Error> {
+            self.screen.clear()
+        }
+
+        fn clear_region(
+            &mut self,
+            clear_type: ratatui::backend::ClearType,
+        ) -> Result<(), Self::Error> {
+            self.screen.clear_region(clear_type)
+        }
+
+        fn size(&self) -> Result<ratatui::layout::Size, Self::Error> {
+            self.screen.size()
+        }
+
+        fn window_size(&mut self) -> Result<ratatui::backend::WindowSize, Self::Error> {
+            self.screen.window_size()
+        }
+
+        fn flush(&mut self) -> Result<(), Self::Error> {
+            self.screen.flush()
         }
     }
 
@@ -578,16 +627,21 @@ mod tests {
     #[test]
     fn control_z_suspends_and_the_whole_screen_is_drawn_again() {
         let mut app = app(Rules::default(), None);
-        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
         let control_z = Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
         let mut events = keys("\n");
         events.push(control_z);
         let mut script = Script::new(events);
+        let mut terminal = Terminal::new(Wiped {
+            screen: TestBackend::new(72, 20),
+            wipe: Rc::clone(&script.wipe),
+        })
+        .unwrap();
         run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(script.suspended, 1);
         assert_eq!(app.moves().len(), 1, "Ctrl-Z played nothing");
-        // The frame after the blank one has everything on it.
-        let screen = terminal.backend().to_string();
+        // The screen was wiped while the game was stopped: the frame after
+        // it has everything on it again.
+        let screen = terminal.backend().screen.to_string();
         assert!(
             screen.contains("1. X 2 2") && screen.contains("q quit"),
             "{screen}"

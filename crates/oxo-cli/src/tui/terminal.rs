@@ -7,6 +7,7 @@
 //! back while the game is stopped ([`Events::suspend`]).
 
 use std::io::{self, Stdout};
+use std::mem::ManuallyDrop;
 use std::sync::Once;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -24,7 +25,11 @@ use super::{Events, Input, Signal};
 /// The terminal in full-screen mode; dropping it restores the terminal.
 #[derive(Debug)]
 pub struct FullScreen {
-    terminal: Terminal<CrosstermBackend<Stdout>>,
+    /// Never dropped: ratatui's `Terminal` shows the cursor when dropped
+    /// and, when that fails, prints to stderr, which panics once the
+    /// terminal is gone (a hangup). [`restore`] shows the cursor instead,
+    /// ignoring what fails; the few buffers left go with the process.
+    terminal: ManuallyDrop<Terminal<CrosstermBackend<Stdout>>>,
 }
 
 impl FullScreen {
@@ -49,7 +54,9 @@ impl FullScreen {
             Ok(terminal)
         })();
         match entered {
-            Ok(terminal) => Ok(FullScreen { terminal }),
+            Ok(terminal) => Ok(FullScreen {
+                terminal: ManuallyDrop::new(terminal),
+            }),
             Err(e) => {
                 restore();
                 Err(e)
@@ -97,6 +104,22 @@ fn restore() {
     );
 }
 
+/// The error number of a read from a terminal that was hung up (Linux and
+/// the BSDs alike).
+const EIO: i32 = 5;
+
+/// Whether `err`, from drawing on or reading the terminal, says the
+/// terminal was hung up (EIO), itself or as the backend's error it wraps:
+/// the game then ends as SIGHUP ends it, whichever came first.
+#[must_use]
+pub fn hung_up(err: &io::Error) -> bool {
+    let inner = err.get_ref().and_then(|e| e.downcast_ref::<io::Error>());
+    [Some(err), inner]
+        .into_iter()
+        .flatten()
+        .any(|e| e.raw_os_error() == Some(EIO))
+}
+
 /// Keys, clicks and resizes from the terminal, and the signals that end
 /// the game. A thread reads the terminal and another waits for signals;
 /// both send what they get here, so the loop waits on one queue.
@@ -115,29 +138,26 @@ impl TerminalEvents {
     /// The signals cannot be listened for.
     pub fn new() -> io::Result<TerminalEvents> {
         let (send, inputs) = mpsc::channel();
-        #[cfg(unix)]
-        {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            let mut signals = {
-                let _entered = runtime.enter();
-                unix::Signals::new()?
-            };
-            let send = send.clone();
-            std::thread::spawn(move || {
-                // The game ends on the first; later ones have nothing
-                // left to end.
-                let signal = runtime.block_on(signals.recv());
-                let _ = send.send(Ok(Input::Signal(signal)));
-            });
-        }
+        let signalled = send.clone();
+        // The game ends on the first; later ones have nothing left to end.
+        crate::signals::on_signal(crate::signals::Signals::with_hangup, move |signal| {
+            let _ = signalled.send(Ok(Input::Signal(signal)));
+        })?;
         std::thread::spawn(move || {
             loop {
-                let read = event::read().map(Input::Event);
-                let failed = read.is_err();
-                // Ends with the game (the receiver gone) or on a failed
-                // read (the terminal gone: it would fail again).
+                let read = match event::read() {
+                    Ok(event) => Ok(Input::Event(event)),
+                    // EIO: the terminal was hung up (its window closed, the
+                    // connection lost). The hangup's SIGHUP goes to the
+                    // session's leader, the shell, which may or may not pass
+                    // it on, and may come after this: the game ends as the
+                    // signal would end it.
+                    Err(e) if e.raw_os_error() == Some(EIO) => Ok(Input::Signal(Signal::Hangup)),
+                    Err(e) => Err(e),
+                };
+                let failed = !matches!(read, Ok(Input::Event(_)));
+                // Ends with the game (the receiver gone) or once the
+                // terminal is gone (a read would fail again).
                 if send.send(read).is_err() || failed {
                     return;
                 }
@@ -176,42 +196,5 @@ impl Events for TerminalEvents {
             take_over()?;
         }
         Ok(())
-    }
-}
-
-#[cfg(unix)]
-mod unix {
-    use std::io;
-
-    use tokio::signal::unix::{Signal as Listener, SignalKind, signal};
-
-    use super::Signal;
-
-    /// SIGTERM, SIGHUP and SIGINT, listened for from the moment this is
-    /// made.
-    pub(super) struct Signals {
-        terminate: Listener,
-        hangup: Listener,
-        interrupt: Listener,
-    }
-
-    impl Signals {
-        /// Listen, within a Tokio runtime.
-        pub(super) fn new() -> io::Result<Signals> {
-            Ok(Signals {
-                terminate: signal(SignalKind::terminate())?,
-                hangup: signal(SignalKind::hangup())?,
-                interrupt: signal(SignalKind::interrupt())?,
-            })
-        }
-
-        /// The next signal.
-        pub(super) async fn recv(&mut self) -> Signal {
-            tokio::select! {
-                _ = self.terminate.recv() => Signal::Terminate,
-                _ = self.hangup.recv() => Signal::Hangup,
-                _ = self.interrupt.recv() => Signal::Interrupt,
-            }
-        }
     }
 }

@@ -208,6 +208,40 @@ fn a_signal_ends_the_game_with_the_terminal_restored() {
     }
 }
 
+/// A real hangup, the terminal gone from under the game, ends it with 129
+/// as `kill -HUP` does: restoring a terminal that is no longer there must
+/// not panic (it did, exit 101, when ratatui's drop wrote to it).
+#[test]
+fn a_terminal_that_goes_away_ends_the_game_with_129() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code");
+    let oxo = env!("CARGO_BIN_EXE_oxo");
+    // As an interactive shell does, the shell (the session's leader, which
+    // the hangup's SIGHUP reaches) passes it on to the game, then writes
+    // the game's exit code. The game reads the terminal, not the /dev/null
+    // a shell gives a job it runs in the background.
+    let mut pty = Pty::run(&format!(
+        "stty rows 24 cols 80; exec 3<&0; trap 'kill -HUP $pid' HUP; \
+         {oxo} play --o perfect --seed 1 <&3 & pid=$!; wait $pid; wait $pid; echo $? > {}",
+        code.display()
+    ));
+    pty.wait_for("X to move: your turn");
+    // Killing `script` closes the terminal's other end.
+    pty.child.kill().unwrap();
+    pty.child.wait().unwrap();
+    let start = Instant::now();
+    let written = loop {
+        match std::fs::read_to_string(&code) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ => {
+                assert!(start.elapsed() < PATIENCE, "oxo never ended");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    };
+    assert_eq!(written.trim(), "129");
+}
+
 #[test]
 fn plain_keeps_the_line_protocol_on_a_terminal() {
     let mut pty = Pty::start("play --plain");

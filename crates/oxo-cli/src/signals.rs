@@ -1,0 +1,125 @@
+//! The signals that stop a command: Ctrl-C (SIGINT), SIGTERM and, for the
+//! full-screen game, SIGHUP. They are listened for in place of their
+//! default action, so that a command ends its own way (an arena's engines
+//! ended, a proof's checkpoint kept, a server's requests finished, the
+//! terminal restored), and then exits with 128 and the signal's number, as
+//! a program the signal had ended would.
+
+use std::io;
+
+/// A signal asking a command to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGHUP: the terminal went away.
+    Hangup,
+    /// SIGINT: Ctrl-C.
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+impl Signal {
+    /// The exit code of a program this signal ended: 128 and its number.
+    #[must_use]
+    pub const fn exit_code(self) -> u8 {
+        match self {
+            Signal::Hangup => 129,
+            Signal::Interrupt => 130,
+            Signal::Terminate => 143,
+        }
+    }
+}
+
+/// Ctrl-C and SIGTERM, and SIGHUP when asked for, listened for from the
+/// moment this is made (a signal that comes before [`Signals::recv`] is
+/// asked is kept for it). Elsewhere than on Unix, only Ctrl-C, and only
+/// from the first `recv`.
+#[derive(Debug)]
+pub struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hangup: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    /// Listen for Ctrl-C and SIGTERM, within a Tokio runtime.
+    ///
+    /// # Errors
+    /// The system refused a signal handler.
+    pub fn new() -> io::Result<Signals> {
+        Signals::listen(false)
+    }
+
+    /// Listen for SIGHUP too, within a Tokio runtime.
+    ///
+    /// # Errors
+    /// The system refused a signal handler.
+    pub fn with_hangup() -> io::Result<Signals> {
+        Signals::listen(true)
+    }
+
+    #[cfg(unix)]
+    fn listen(hangup: bool) -> io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+            hangup: hangup.then(|| signal(SignalKind::hangup())).transpose()?,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn listen(_hangup: bool) -> io::Result<Signals> {
+        Ok(Signals {})
+    }
+
+    /// The next signal.
+    pub async fn recv(&mut self) -> Signal {
+        #[cfg(unix)]
+        {
+            let hangup = async {
+                match &mut self.hangup {
+                    Some(hangup) => hangup.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = self.interrupt.recv() => Signal::Interrupt,
+                _ = self.terminate.recv() => Signal::Terminate,
+                _ = hangup => Signal::Hangup,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            Signal::Interrupt
+        }
+    }
+}
+
+/// Run `then` on a thread of its own once one of `signals`' signals comes
+/// (`signals` is [`Signals::new`] or [`Signals::with_hangup`]); they are
+/// listened for before this returns.
+///
+/// # Errors
+/// The thread's runtime could not be made, or the system refused a signal
+/// handler.
+pub fn on_signal(
+    signals: fn() -> io::Result<Signals>,
+    then: impl FnOnce(Signal) + Send + 'static,
+) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut signals = {
+        let _entered = runtime.enter();
+        signals()?
+    };
+    std::thread::spawn(move || then(runtime.block_on(signals.recv())));
+    Ok(())
+}
