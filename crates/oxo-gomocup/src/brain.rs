@@ -63,13 +63,14 @@
 //! thinking on the opponent's time (they suspend the engine between its
 //! turns), while a person playing the engine in a GUI may well want it.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
 use oxo_core::{Cell, Coords, Direction, Game, Integer, Player, Rules};
+use oxo_text::input::{LineRead, read_line_bounded, skip_line};
 
 use crate::{read_point, write_point};
 
@@ -953,25 +954,16 @@ pub const MAX_LINE: usize = 4096;
 pub fn run(brain: &mut Brain, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let read = input
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)?;
-        if read == 0 {
-            return Ok(());
-        }
-        if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-            // Skip to the end of the line, then say why it was ignored.
-            let mut rest = Vec::new();
-            while input.by_ref().take(1 << 16).read_until(b'\n', &mut rest)? > 0 {
-                if rest.last() == Some(&b'\n') {
-                    break;
-                }
-                rest.clear();
+        // MAX_LINE bytes and the newline.
+        match read_line_bounded(&mut input, &mut line, MAX_LINE + 1)? {
+            LineRead::End => return Ok(()),
+            LineRead::TooLong => {
+                // Skip to the end of the line, then say why it was ignored.
+                skip_line(&mut input)?;
+                brain.too_long(&mut output)?;
+                continue;
             }
-            brain.too_long(&mut output)?;
-            continue;
+            LineRead::Line => {}
         }
         // Bytes that are not text make an unknown command.
         let text = String::from_utf8_lossy(&line);
