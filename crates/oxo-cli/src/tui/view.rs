@@ -273,7 +273,8 @@ fn wrapped_rows(line: &Line<'_>, width: u16) -> u16 {
     let mut rows = 1u16;
     let mut used = 0;
     for word in text.split_whitespace() {
-        let len = word.chars().count();
+        // Columns, not characters: a wide character takes two.
+        let len = ratatui::text::Span::raw(word).width();
         let wanted = if used == 0 { len } else { used + 1 + len };
         if used > 0 && wanted > width {
             rows = rows.saturating_add(1);
@@ -662,4 +663,19 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, screen: Rect) {
             .block(Block::bordered().title(" help ")),
         popup,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_notice_wraps_by_columns() {
+        assert_eq!(wrapped_rows(&Line::from("one two three"), 80), 1);
+        assert_eq!(wrapped_rows(&Line::from("one two three"), 7), 2);
+        // Wide characters take two columns each: 6 + 1 + 6 is over 7.
+        assert_eq!(wrapped_rows(&Line::from("日本語 日本語"), 7), 2);
+        // A word longer than the line is broken.
+        assert_eq!(wrapped_rows(&Line::from("abcdefghij"), 4), 3);
+    }
 }
