@@ -634,3 +634,47 @@ fn assert_damaged(server: &Server, id: &str) {
     assert_eq!(status, 500, "{body}");
     assert_eq!(body, json!({"error": "a stored game is damaged"}));
 }
+
+#[test]
+fn a_file_name_for_db_is_a_file_name_even_when_it_starts_with_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db", "file:x.db"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(first.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.ends_with("(games kept in file:x.db)\n"), "{line:?}");
+    // The data is in the file of that name, beside its lock: SQLite did
+    // not read the name as a URI for x.db.
+    let exists = |name: &str| dir.path().join(name).exists();
+    let found = (
+        exists("file:x.db"),
+        exists("file:x.db.lock"),
+        exists("x.db"),
+    );
+    if found != (true, true, false) {
+        first.kill().unwrap();
+        first.wait().unwrap();
+        panic!("file:x.db, its lock and x.db exist: {found:?}");
+    }
+    // The same file by another name is refused, as the lock is on it.
+    let second = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db", "./file:x.db"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .output();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let second = second.unwrap();
+    assert_eq!(second.status.code(), Some(1), "{second:?}");
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("is in use by another oxo serve"),
+        "{second:?}"
+    );
+}

@@ -28,7 +28,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 
 use oxo_core::Cell;
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
 use self::worker::Request;
@@ -99,20 +99,21 @@ impl SqliteStore {
         SqliteStore::open_checked(path.as_ref(), false)
     }
 
-    fn open_checked(path: &Path, check: bool) -> Result<SqliteStore, StoreError> {
+    fn open_checked(given: &Path, check: bool) -> Result<SqliteStore, StoreError> {
+        let path = &*plain_file_name(given);
         // Opened before the lock is taken, so a path SQLite refuses (a
         // directory, a missing folder) is reported as before and leaves no
         // lock file beside it; nothing is read before the lock is held.
         // Looked at before SQLite opens it, which makes a missing file and
         // leaves it empty until the first write.
         let was_empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
-        let mut conn = Connection::open(path)?;
-        let lock = lock(path)?;
+        let mut conn = Connection::open_with_flags(path, OPEN_FLAGS)?;
+        let lock = lock(path, given)?;
         // Checked again under the lock: another store may have been
         // creating it.
         if was_empty && std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
             return Err(StoreError::Empty {
-                path: path.to_owned(),
+                path: given.to_owned(),
             });
         }
         if check {
@@ -266,10 +267,31 @@ impl Store for SqliteStore {
     }
 }
 
-/// Lock the file beside the database at `path` for this store, and write
-/// this process's id into it; `None` for a private database, which no
-/// other store can open.
-fn lock(path: &Path) -> Result<Option<File>, StoreError> {
+/// How the store opens its file: to read and write, made when missing,
+/// and as a plain file name, never a URI (`SQLITE_OPEN_URI` is left out).
+const OPEN_FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_WRITE
+    .union(OpenFlags::SQLITE_OPEN_CREATE)
+    .union(OpenFlags::SQLITE_OPEN_NO_MUTEX);
+
+/// `path` as a name SQLite takes for a plain file. SQLite reads a name that
+/// starts with `file:` as a URI, and the bundled SQLite is built with URIs
+/// on for every connection (`SQLITE_USE_URI`), which no open flag turns
+/// off: `file:x.db` would open `x.db` while the lock was taken on
+/// `file:x.db.lock`, and a second server on `x.db` would start. With `./`
+/// in front it is the file literally named `file:x.db`, which the lock
+/// beside it guards.
+fn plain_file_name(path: &Path) -> std::borrow::Cow<'_, Path> {
+    if path.as_os_str().as_encoded_bytes().starts_with(b"file:") {
+        Path::new(".").join(path).into()
+    } else {
+        path.into()
+    }
+}
+
+/// Lock the file beside the database at `path` (named `given` in errors)
+/// for this store, and write this process's id into it; `None` for a
+/// private database, which no other store can open.
+fn lock(path: &Path, given: &Path) -> Result<Option<File>, StoreError> {
     if path.as_os_str().is_empty() || path == Path::new(":memory:") {
         return Ok(None);
     }
@@ -297,7 +319,7 @@ fn lock(path: &Path) -> Result<Option<File>, StoreError> {
                 .ok()
                 .and_then(|text| text.trim().parse().ok());
             return Err(StoreError::InUse {
-                path: path.to_owned(),
+                path: given.to_owned(),
                 pid,
             });
         }
@@ -620,6 +642,17 @@ mod tests {
         );
         a.ping().await.unwrap();
         b.ping().await.unwrap();
+    }
+
+    #[test]
+    fn a_file_name_is_never_read_as_a_uri() {
+        assert_eq!(
+            plain_file_name(Path::new("file:x.db")),
+            Path::new("./file:x.db")
+        );
+        for plain in ["x.db", "/srv/file:x.db", "./file:x.db", ":memory:"] {
+            assert_eq!(plain_file_name(Path::new(plain)), Path::new(plain));
+        }
     }
 
     #[tokio::test]
