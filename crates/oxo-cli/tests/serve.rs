@@ -678,3 +678,59 @@ fn a_file_name_for_db_is_a_file_name_even_when_it_starts_with_file() {
         "{second:?}"
     );
 }
+
+#[test]
+fn a_file_that_is_not_an_oxo_database_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not SQLite at all: --skip-check cannot help, so it is not suggested.
+    let text = dir.path().join("text.db");
+    std::fs::write(&text, "notes\n".repeat(200)).unwrap();
+    for extra in [&[][..], &["--skip-check"][..]] {
+        let (code, stderr) = refused(&text, extra);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "oxo: {} is not an oxo database (it is not a SQLite database); name oxo's own \
+                 database, or one where no file is for a new one",
+                text.display()
+            )
+        );
+    }
+    // Another program's SQLite files: never given oxo's tables, nor served
+    // with every request failing.
+    for (name, sql, why) in [
+        (
+            "notes.db",
+            "CREATE TABLE notes (text);",
+            "it has tables oxo did not make: notes",
+        ),
+        (
+            "v11.db",
+            "PRAGMA user_version = 11;",
+            "its schema version is 11, but it has none of oxo's tables",
+        ),
+        (
+            "v5.db",
+            "PRAGMA user_version = 5; CREATE TABLE notes (text);",
+            "it has tables oxo did not make: notes",
+        ),
+    ] {
+        let db = dir.path().join(name);
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let (code, stderr) = refused(&db, &[]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "oxo: {} is not an oxo database ({why});",
+                db.display()
+            )),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(&db).unwrap(), before, "{name} left as it was");
+    }
+}

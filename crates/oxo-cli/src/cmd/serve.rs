@@ -94,6 +94,13 @@ fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
     use oxo_server::StoreError;
     let e = match e {
         // Names the file itself.
+        e @ StoreError::NotOxo { .. } => {
+            return anyhow::anyhow!(
+                "{e}; name oxo's own database, or one where no file is for a new one"
+            );
+        }
+        e @ StoreError::Unreadable(_) => anyhow::anyhow!("{e}; restore a backup"),
+        // Names the file itself.
         StoreError::InUse { path, pid } => {
             return anyhow::anyhow!(
                 "the database {} is in use by another oxo serve{}; stop it first, or give each \

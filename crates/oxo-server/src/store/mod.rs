@@ -143,9 +143,27 @@ pub enum StoreError {
     /// PostgreSQL refused or failed, or cannot be reached.
     #[error("PostgreSQL: {0}")]
     Postgres(String),
-    /// The database file failed its integrity check at start.
+    /// The database file failed its integrity check at start: the check
+    /// ran and found these problems (each room is still checked on its own
+    /// when loaded, so the intact ones could be served without the check).
     #[error("the database file is damaged ({0})")]
     Damaged(String),
+    /// The database file is damaged where SQLite reads it first (its
+    /// header or its list of tables), so nothing in it can be read, checked
+    /// or not.
+    #[error("the database file is damaged and cannot be read at all ({0})")]
+    Unreadable(String),
+    /// The file is not oxo's: not a SQLite database at all, or one with
+    /// tables oxo did not make, or a schema version without oxo's tables.
+    /// It is left as it was: oxo never adds its tables to another
+    /// program's database.
+    #[error("{} is not an oxo database ({why})", path.display())]
+    NotOxo {
+        /// The database file, as given.
+        path: PathBuf,
+        /// What makes it someone else's.
+        why: String,
+    },
     /// The database file exists but is empty. A truncated database looks
     /// the same, so it is refused rather than taken for a new store: a new
     /// database is made only where no file is.

@@ -116,6 +116,24 @@ impl SqliteStore {
                 path: given.to_owned(),
             });
         }
+        // The first read of the file: whose it is. Another program's file
+        // is refused (after the check, which names damage first) before
+        // anything is written to it, not even the switch to WAL.
+        let not_oxo = match schema::not_oxo(&conn) {
+            Ok(why) => why,
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase) => {
+                return Err(StoreError::NotOxo {
+                    path: given.to_owned(),
+                    why: "it is not a SQLite database".to_owned(),
+                });
+            }
+            // Damage where SQLite starts reading: skipping the integrity
+            // check cannot get past it.
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+                return Err(StoreError::Unreadable(e.to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        };
         if check {
             // A damaged file is refused before anything is served from it.
             // `integrity_check` rather than `quick_check`: only it finds an
@@ -133,6 +151,12 @@ impl SqliteStore {
             if problems != ["ok"] {
                 return Err(StoreError::Damaged(problems.join("; ")));
             }
+        }
+        if let Some(why) = not_oxo {
+            return Err(StoreError::NotOxo {
+                path: given.to_owned(),
+                why,
+            });
         }
         // WAL lets the worker append without rewriting pages; FULL syncs the
         // log on every commit, so an acknowledged move survives even a power
@@ -574,15 +598,23 @@ mod tests {
     fn a_file_that_fails_its_integrity_check_is_refused_unless_told() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oxo.db");
+        drop(SqliteStore::open(&path).unwrap());
         {
+            // Oxo's database (another program's would be refused as such),
+            // filled with endings of rooms that need not exist for this.
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(
-                "PRAGMA page_size = 4096; CREATE TABLE t (x TEXT);
+                "PRAGMA foreign_keys = OFF;
                  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
-                 INSERT INTO t SELECT printf('%0100d', i) FROM n;",
+                 INSERT INTO endings (room, round, reason) SELECT i, 1, printf('%0100d', i) FROM n;",
             )
             .unwrap();
         }
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len() % 4096,
+            0,
+            "pages of 4096 bytes"
+        );
         // Scribble over the middle of the file: b-tree pages of the table.
         let mut bytes = std::fs::read(&path).unwrap();
         let middle = bytes.len() / 2 / 4096 * 4096;
@@ -642,6 +674,99 @@ mod tests {
         );
         a.ping().await.unwrap();
         b.ping().await.unwrap();
+    }
+
+    /// A SQLite file another program made, with `sql` run in it: its bytes.
+    fn foreign(path: &Path, sql: &str) -> Vec<u8> {
+        Connection::open(path).unwrap().execute_batch(sql).unwrap();
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, sql, why) in [
+            (
+                "notes.db",
+                "CREATE TABLE notes (text); CREATE TABLE tags (name);",
+                "it has tables oxo did not make: notes, tags",
+            ),
+            // A version oxo knows, without oxo's tables.
+            (
+                "v11.db",
+                "PRAGMA user_version = 11;",
+                "its schema version is 11, but it has none of oxo's tables",
+            ),
+            (
+                "v5.db",
+                "PRAGMA user_version = 5; CREATE TABLE notes (text);",
+                "it has tables oxo did not make: notes",
+            ),
+            (
+                "v3.db",
+                "PRAGMA user_version = 3; CREATE TABLE rooms (id);",
+                "its schema version is 3, but it lacks oxo's tables moves",
+            ),
+            (
+                "v99.db",
+                "PRAGMA user_version = 99; CREATE TABLE notes (text);",
+                "its schema version is 99, and it has none of oxo's tables",
+            ),
+        ] {
+            let path = dir.path().join(name);
+            let before = foreign(&path, sql);
+            for open in [SqliteStore::open, SqliteStore::open_without_check] {
+                let err = open(&path).unwrap_err();
+                assert!(
+                    matches!(&err, StoreError::NotOxo { path: p, .. } if *p == path),
+                    "{err}"
+                );
+                assert_eq!(
+                    err.to_string(),
+                    format!("{} is not an oxo database ({why})", path.display())
+                );
+                assert_eq!(std::fs::read(&path).unwrap(), before, "{name} untouched");
+            }
+        }
+        // Oxo's own database, at its version and migrated from an older
+        // one, is its own (as the migration test also shows).
+        let path = dir.path().join("oxo.db");
+        drop(SqliteStore::open(&path).unwrap());
+        drop(SqliteStore::open(&path).unwrap());
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_not_called_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("text.db");
+        std::fs::write(&path, "some notes, not a database\n".repeat(100)).unwrap();
+        for open in [SqliteStore::open, SqliteStore::open_without_check] {
+            let err = open(&path).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "{} is not an oxo database (it is not a SQLite database)",
+                    path.display()
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_damaged_in_its_header_cannot_be_read_checked_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        drop(SqliteStore::open(&path).unwrap());
+        // The first page past the header: the list of tables.
+        let mut bytes = std::fs::read(&path).unwrap();
+        for b in &mut bytes[100..4096] {
+            *b = 0xA5;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        for open in [SqliteStore::open, SqliteStore::open_without_check] {
+            let err = open(&path).unwrap_err();
+            assert!(matches!(err, StoreError::Unreadable(_)), "{err}");
+        }
     }
 
     #[test]

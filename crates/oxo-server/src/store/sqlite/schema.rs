@@ -2,6 +2,8 @@
 //! alone cannot finish (SQLite has no SHA-256, and a digest is computed the
 //! way the store computes it).
 
+use std::collections::BTreeSet;
+
 use futures_util::FutureExt as _;
 use rusqlite::{Connection, Transaction, params};
 
@@ -48,6 +50,80 @@ impl migrate::Schema for Sqlite<'_> {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Why the database on `conn` is not oxo's, if it is not: it has tables
+/// the steps up to its schema version do not make, or lacks some they do
+/// (a new database has no tables and version 0). Nothing is written, so
+/// another program's file is left as it was.
+///
+/// # Errors
+/// The file cannot be read: for a file that is not a SQLite database at
+/// all, SQLite's `NotADatabase`.
+pub(super) fn not_oxo(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let found = tables(conn)?;
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    let Ok(steps) = usize::try_from(version.min(known)) else {
+        return Ok(Some(format!(
+            "its schema version is {version}, which oxo never writes"
+        )));
+    };
+    let expected = tables_after(steps)?;
+    let listed = |names: Vec<&String>| {
+        names
+            .into_iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if version > known {
+        // A newer oxo's schema is not known here: it is oxo's if it has
+        // any of the tables this one makes ([`StoreError::TooNew`] then).
+        return Ok(found
+            .is_disjoint(&expected)
+            .then(|| format!("its schema version is {version}, and it has none of oxo's tables")));
+    }
+    let extra: Vec<_> = found.difference(&expected).collect();
+    if !extra.is_empty() {
+        return Ok(Some(format!(
+            "it has tables oxo did not make: {}",
+            listed(extra)
+        )));
+    }
+    let missing: Vec<_> = expected.difference(&found).collect();
+    Ok(if found.is_empty() && !missing.is_empty() {
+        Some(format!(
+            "its schema version is {version}, but it has none of oxo's tables"
+        ))
+    } else if !missing.is_empty() {
+        Some(format!(
+            "its schema version is {version}, but it lacks oxo's tables {}",
+            listed(missing)
+        ))
+    } else {
+        None
+    })
+}
+
+/// The tables of a database, less SQLite's own.
+fn tables(conn: &Connection) -> rusqlite::Result<BTreeSet<String>> {
+    conn.prepare(
+        r"SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'",
+    )?
+    .query_map([], |row| row.get(0))?
+    .collect()
+}
+
+/// The tables the first `steps` steps make, found by applying them to an
+/// empty database in memory (their SQL alone: the steps done in code only
+/// fill in values).
+fn tables_after(steps: usize) -> rusqlite::Result<BTreeSet<String>> {
+    let conn = Connection::open_in_memory()?;
+    for step in &MIGRATIONS[..steps] {
+        conn.execute_batch(step.sql)?;
+    }
+    tables(&conn)
 }
 
 /// Apply the steps the database lacks, each in its own transaction.
