@@ -211,13 +211,24 @@ fn a_database_that_cannot_be_opened_is_exit_1() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("cannot open the database"), "{stderr}");
-    // One sentence, each cause said once.
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // One sentence, which says what and why.
     assert_eq!(
-        stderr.matches("unable to open database file").count(),
-        1,
-        "{stderr}"
+        stderr.trim_end(),
+        format!(
+            "oxo: cannot open the database {}: it is a directory",
+            dir.path().display()
+        )
+    );
+    let missing = dir.path().join("nowhere").join("oxo.db");
+    let (code, stderr) = refused(&missing, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "oxo: cannot open the database {}: the directory {} does not exist",
+            missing.display(),
+            dir.path().join("nowhere").display()
+        )
     );
 
     let output = Command::new(env!("CARGO_BIN_EXE_oxo"))
@@ -368,6 +379,44 @@ impl Drop for Immutable {
             let _ = Command::new("chattr").arg("-i").arg(path).status();
         }
     }
+}
+
+#[test]
+fn a_directory_that_cannot_be_written_is_named_as_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (empty, full) = (dir.path().join("empty"), dir.path().join("full"));
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::create_dir(&full).unwrap();
+    let kept = full.join("oxo.db");
+    drop(oxo_server::SqliteStore::open(&kept).unwrap());
+    // Immutable directories (as root, modes stop nothing): no file can be
+    // made in them, neither a new database nor a kept one's journal.
+    for path in [&empty, &full] {
+        let status = Command::new("chattr").arg("+i").arg(path).status().unwrap();
+        assert!(status.success(), "chattr +i {} failed", path.display());
+    }
+    let _undo = Immutable(vec![empty.clone(), full.clone()]);
+    let new = empty.join("oxo.db");
+    let (code, stderr) = refused(&new, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "oxo: cannot open the database {}: it cannot be made; check that the directory {} \
+             is writable",
+            new.display(),
+            empty.display()
+        )
+    );
+    let (code, stderr) = refused(&kept, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(&format!(
+            "check that the directory {} is writable, as SQLite keeps its journal beside the file",
+            full.display()
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -93,6 +93,10 @@ impl Storage {
 fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
     use oxo_server::StoreError;
     let e = match e {
+        // Says the file and the reason, once.
+        StoreError::CannotOpen { path, reason } => {
+            return anyhow::anyhow!("cannot open the database {}: {reason}", path.display());
+        }
         // Names the file itself.
         e @ StoreError::NotOxo { .. } => {
             return anyhow::anyhow!(

@@ -153,6 +153,16 @@ pub enum StoreError {
     /// or not.
     #[error("the database file is damaged and cannot be read at all ({0})")]
     Unreadable(String),
+    /// The database file cannot be opened (or made), for `reason`: a
+    /// missing directory, one that cannot be written, a directory in the
+    /// file's place, the system's refusal.
+    #[error("cannot open the database file {}: {reason}", path.display())]
+    CannotOpen {
+        /// The database file, as given.
+        path: PathBuf,
+        /// Why, as far as can be found out.
+        reason: String,
+    },
     /// The file is not oxo's: not a SQLite database at all, or one with
     /// tables oxo did not make, or a schema version without oxo's tables.
     /// It is left as it was: oxo never adds its tables to another

@@ -107,7 +107,8 @@ impl SqliteStore {
         // Looked at before SQLite opens it, which makes a missing file and
         // leaves it empty until the first write.
         let was_empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
-        let mut conn = Connection::open_with_flags(path, OPEN_FLAGS)?;
+        let mut conn = Connection::open_with_flags(path, OPEN_FLAGS)
+            .map_err(|e| cannot_open(given, path, e))?;
         let lock = lock(path, given)?;
         // Checked again under the lock: another store may have been
         // creating it.
@@ -132,7 +133,9 @@ impl SqliteStore {
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
                 return Err(StoreError::Unreadable(e.to_string()));
             }
-            Err(e) => return Err(e.into()),
+            // Reading a WAL database makes files beside it: a directory
+            // that cannot be written shows here.
+            Err(e) => return Err(cannot_open(given, path, e)),
         };
         if check {
             // A damaged file is refused before anything is served from it.
@@ -309,6 +312,46 @@ fn plain_file_name(path: &Path) -> std::borrow::Cow<'_, Path> {
         Path::new(".").join(path).into()
     } else {
         path.into()
+    }
+}
+
+/// The error for SQLite's refusal `e` to open `path` (named `given`): its
+/// "unable to open database file" says neither which file nor why, so
+/// the reason is looked for here, without making or changing anything.
+fn cannot_open(given: &Path, path: &Path, e: rusqlite::Error) -> StoreError {
+    if e.sqlite_error_code() != Some(rusqlite::ErrorCode::CannotOpen) {
+        return e.into();
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let reason = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => "it is a directory".to_owned(),
+        // The system's reason, where it refuses the file itself.
+        Ok(_) => match OpenOptions::new().read(true).write(true).open(path) {
+            Err(os) => os.to_string(),
+            Ok(_) => format!(
+                "{e}; check that the directory {} is writable, as SQLite keeps its journal beside the file",
+                dir.display()
+            ),
+        },
+        Err(missing) if missing.kind() == io::ErrorKind::NotFound => match std::fs::metadata(dir) {
+            Err(os) if os.kind() == io::ErrorKind::NotFound => {
+                format!("the directory {} does not exist", dir.display())
+            }
+            Err(os) => format!("the directory {}: {os}", dir.display()),
+            Ok(meta) if !meta.is_dir() => format!("{} is not a directory", dir.display()),
+            Ok(_) => format!(
+                "it cannot be made; check that the directory {} is writable",
+                dir.display()
+            ),
+        },
+        Err(os) => os.to_string(),
+    };
+    StoreError::CannotOpen {
+        path: given.to_owned(),
+        reason,
     }
 }
 
@@ -767,6 +810,24 @@ mod tests {
             let err = open(&path).unwrap_err();
             assert!(matches!(err, StoreError::Unreadable(_)), "{err}");
         }
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_opened_says_which_and_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no/such/dir/oxo.db");
+        let err = SqliteStore::open(&missing).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot open the database file {}: the directory {} does not exist",
+                missing.display(),
+                dir.path().join("no/such/dir").display()
+            )
+        );
+        let err = SqliteStore::open(dir.path()).unwrap_err();
+        assert!(err.to_string().ends_with(": it is a directory"), "{err}");
+        assert!(!dir.path().join("no").exists(), "nothing was made");
     }
 
     #[test]
