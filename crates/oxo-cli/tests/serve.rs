@@ -783,3 +783,33 @@ fn a_file_that_is_not_an_oxo_database_is_refused_and_left_alone() {
         assert_eq!(std::fs::read(&db).unwrap(), before, "{name} left as it was");
     }
 }
+
+#[test]
+fn a_postgres_url_in_any_case_is_postgres_and_no_url_password_is_echoed() {
+    // Nothing listens on port 1: the connection is refused at once.
+    for url in [
+        "POSTGRES://oxo:sekret@127.0.0.1:1/oxo",
+        "PostgreSQL://oxo:sekret@127.0.0.1:1/oxo",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", url])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("PostgreSQL"), "{stderr}");
+        assert!(!stderr.contains("sekret"), "{stderr}");
+    }
+    // Any other URL is bad usage, said without the URL.
+    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("OXO_DB", "mysql://oxo:sekret@127.0.0.1:1/oxo")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "oxo: OXO_DB is a mysql:// URL: name a SQLite file or a postgres:// URL"
+    );
+}

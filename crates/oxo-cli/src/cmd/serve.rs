@@ -41,21 +41,33 @@ impl Storage {
                 .map_err(|_| BadInput("OXO_DB is not valid UTF-8".to_owned()))?,
             (None, None) => DEFAULT_DB.to_owned(),
         };
+        let from = if args.db.is_some() { "--db" } else { "OXO_DB" };
         if db.is_empty() {
             // SQLite would take "" for a temporary database, deleted on close.
-            let from = if args.db.is_some() { "--db" } else { "OXO_DB" };
             return Err(BadInput(format!(
                 "{from} is empty: name a SQLite file or a postgres:// URL"
             ))
             .into());
         }
-        Ok(
-            if db.starts_with("postgres://") || db.starts_with("postgresql://") {
-                Storage::Postgres(db)
-            } else {
-                Storage::Sqlite(PathBuf::from(db), !args.skip_check)
-            },
-        )
+        Ok(match url_scheme(&db) {
+            // The scheme in any case, as URLs allow; the PostgreSQL client
+            // reads only the lower-case one.
+            Some(scheme)
+                if scheme.eq_ignore_ascii_case("postgres")
+                    || scheme.eq_ignore_ascii_case("postgresql") =>
+            {
+                Storage::Postgres(format!("postgres{}", &db[scheme.len()..]))
+            }
+            // Taken for a file name, a URL would be echoed in every error,
+            // with any password it carries: only its scheme is said.
+            Some(scheme) => {
+                return Err(BadInput(format!(
+                    "{from} is a {scheme}:// URL: name a SQLite file or a postgres:// URL"
+                ))
+                .into());
+            }
+            None => Storage::Sqlite(PathBuf::from(db), !args.skip_check),
+        })
     }
 
     /// The store, opened (on the runtime, which drives a PostgreSQL
@@ -86,6 +98,17 @@ impl Storage {
             }
         })
     }
+}
+
+/// The scheme of `db` when it is a URL (`SCHEME://…`, the scheme a letter
+/// then letters, digits, `+`, `-` or `.`), else `None`: a file name.
+fn url_scheme(db: &str) -> Option<&str> {
+    let (scheme, _) = db.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
 }
 
 /// Why the database at `path` cannot be served, with what to do about it
