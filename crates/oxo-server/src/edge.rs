@@ -206,11 +206,17 @@ pub(crate) async fn layer(State(state): State<AppState>, request: Request, next:
         }) {
         Err(refused) => refused.into_response(),
         Ok(()) => {
-            let write = action(&request) != Action::Read;
+            let write = asks_for_change(&request);
             let (request, waiting) = Watched::wrap(request);
-            edge.deadline(next.run(request), || waiting.load(Ordering::Relaxed), write)
+            let response = edge
+                .deadline(next.run(request), || waiting.load(Ordering::Relaxed), write)
                 .await
-                .unwrap_or_else(IntoResponse::into_response)
+                .unwrap_or_else(IntoResponse::into_response);
+            if write {
+                response
+            } else {
+                ApiError::answering_read(response)
+            }
         }
     };
     let response = json_errors(response).await;
@@ -273,6 +279,13 @@ fn action(request: &Request) -> Action {
     } else {
         Action::Write
     }
+}
+
+/// Whether `request` may change something, which what a 503 tells the
+/// client depends on: every method but `GET` and `HEAD` (a `DELETE`
+/// declines an offer).
+fn asks_for_change(request: &Request) -> bool {
+    !matches!(*request.method(), Method::GET | Method::HEAD)
 }
 
 /// `path` as logs show it: a game's id (or watch id) is a secret that

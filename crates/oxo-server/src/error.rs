@@ -50,9 +50,15 @@ pub enum ApiError {
     /// The body is larger than the server accepts (413).
     #[error("the request body is too large (at most {0} bytes)")]
     TooLarge(usize),
-    /// The store failed; nothing was changed (503).
+    /// The store failed; nothing was changed (503). The edge answers a
+    /// read that fails so with [`ApiError::Unavailable`] instead, as only
+    /// it knows whether the request asked for a change.
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
+    /// The store failed while answering a request that asks for no
+    /// change, a read (503, `Retry-After`): there is no outcome to tell.
+    #[error("the database is not answering; try again")]
+    Unavailable,
     /// The store failed while saving and could not tell whether the change
     /// was saved (503).
     #[error(
@@ -112,6 +118,7 @@ impl ApiError {
             ApiError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Store(_)
+            | ApiError::Unavailable
             | ApiError::OutcomeUnknown(_)
             | ApiError::Overdue { .. }
             | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -237,7 +244,9 @@ impl ApiError {
         };
         let retry_after = match self {
             ApiError::TooMany(wait) if on_socket => Some(retry_after(*wait)),
-            ApiError::Overdue { .. } if on_socket => Some(OVERDUE_RETRY_AFTER),
+            ApiError::Overdue { .. } | ApiError::Unavailable if on_socket => {
+                Some(UNAVAILABLE_RETRY_AFTER)
+            }
             _ => None,
         };
         serde_json::to_string(&Body {
@@ -257,9 +266,28 @@ impl ApiError {
     }
 }
 
-/// Seconds a client is asked to wait after the server was overdue: long
-/// enough for a queue of searches or a stalled database to move.
-const OVERDUE_RETRY_AFTER: u64 = 1;
+/// Seconds a client is asked to wait after the server was overdue or its
+/// database did not answer a read: long enough for a queue of searches or
+/// a stalled database to move.
+const UNAVAILABLE_RETRY_AFTER: u64 = 1;
+
+/// Marks the answer of an [`ApiError::Store`], which the edge turns into
+/// [`ApiError::Unavailable`]'s for a read ([`ApiError::answering_read`]).
+#[derive(Clone, Copy, Debug)]
+struct StoreFailed;
+
+impl ApiError {
+    /// `response`, the answer to a request that asks for no change: a
+    /// failed store's "nothing changed" becomes [`ApiError::Unavailable`],
+    /// which claims no outcome and says when to try again.
+    pub(crate) fn answering_read(response: Response) -> Response {
+        if response.extensions().get::<StoreFailed>().is_some() {
+            ApiError::Unavailable.into_response()
+        } else {
+            response
+        }
+    }
+}
 
 /// Whole seconds to wait, rounded up (a client that waits what it is told
 /// must not be refused again), at least one.
@@ -275,13 +303,16 @@ impl IntoResponse for ApiError {
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         let wait = match self {
             ApiError::TooMany(wait) => Some(retry_after(wait)),
-            ApiError::Overdue { .. } => Some(OVERDUE_RETRY_AFTER),
+            ApiError::Overdue { .. } | ApiError::Unavailable => Some(UNAVAILABLE_RETRY_AFTER),
             _ => None,
         };
         if let Some(wait) = wait {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, header::HeaderValue::from(wait));
+        }
+        if matches!(self, ApiError::Store(_)) {
+            response.extensions_mut().insert(StoreFailed);
         }
         if matches!(self, ApiError::NoToken) {
             response.headers_mut().insert(

@@ -1749,3 +1749,148 @@ async fn the_page_and_its_files_are_revalidated_by_tag_not_sent_again() {
     tags.dedup();
     assert_eq!(tags.len(), 5);
 }
+
+/// A store that, while `down`, fails every read, as a database that does
+/// not answer; its writes still fail only when its memory store says so.
+#[derive(Clone)]
+struct ReadsFail {
+    memory: MemoryStore,
+    down: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ReadsFail {
+    /// `answer`, or while down a failure.
+    fn read<T: Send + 'static>(
+        &self,
+        answer: oxo_server::store::StoreFuture<T>,
+    ) -> oxo_server::store::StoreFuture<T> {
+        if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+            Box::pin(std::future::ready(Err(
+                oxo_server::store::StoreError::Closed,
+            )))
+        } else {
+            answer
+        }
+    }
+}
+
+impl Store for ReadsFail {
+    fn commit(&self, change: oxo_server::store::Change) -> oxo_server::store::StoreFuture<()> {
+        self.memory.commit(change)
+    }
+
+    fn load(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::room::RoomRecord>> {
+        self.read(self.memory.load(id))
+    }
+
+    fn load_watch(
+        &self,
+        watch: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::room::RoomRecord>> {
+        self.read(self.memory.load_watch(watch))
+    }
+
+    fn computer_turns(&self) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
+        self.read(self.memory.computer_turns())
+    }
+
+    fn due(&self, now: u64) -> oxo_server::store::StoreFuture<Vec<oxo_server::id::GameId>> {
+        self.read(self.memory.due(now))
+    }
+
+    fn lobby(
+        &self,
+        present: &[oxo_server::id::GameId],
+    ) -> oxo_server::store::StoreFuture<oxo_server::store::LobbyRows> {
+        self.read(self.memory.lobby(present))
+    }
+
+    fn load_entry(
+        &self,
+        entry: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Option<oxo_server::id::GameId>> {
+        self.read(self.memory.load_entry(entry))
+    }
+
+    fn ping(&self) -> oxo_server::store::StoreFuture<()> {
+        self.read(self.memory.ping())
+    }
+
+    fn rounds(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Vec<Vec<oxo_core::Cell>>> {
+        self.read(self.memory.rounds(id))
+    }
+
+    fn endings(
+        &self,
+        id: &oxo_server::id::GameId,
+    ) -> oxo_server::store::StoreFuture<Vec<(u32, oxo_server::room::Ending)>> {
+        self.read(self.memory.endings(id))
+    }
+}
+
+/// One request through `router`: status, `Retry-After`, body.
+async fn answer(router: &Router, method: &str, path: &str) -> (u16, Option<String>, Value) {
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+    let mut request = Request::builder().method(method).uri(path);
+    if method == "POST" {
+        request = request.header("content-type", "application/json");
+    }
+    let response = router
+        .clone()
+        .oneshot(request.body(Body::from("{}")).unwrap())
+        .await
+        .unwrap();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (status, retry_after, serde_json::from_slice(&bytes).unwrap())
+}
+
+#[tokio::test]
+async fn a_read_the_database_cannot_answer_claims_no_outcome_and_says_when_to_retry() {
+    let store = ReadsFail {
+        memory: MemoryStore::new(),
+        down: Arc::default(),
+    };
+    let server = router(Arc::new(store.clone()));
+    let (_, _, created) = answer(&server, "POST", "/api/games").await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    store.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    // A game this server does not hold (a fresh one on the same store):
+    // reading it asks the database.
+    let fresh = router(Arc::new(store.clone()));
+    for path in [format!("/api/games/{id}"), "/api/lobby".to_owned()] {
+        let (status, retry_after, body) = answer(&fresh, "GET", &path).await;
+        assert_eq!(status, 503, "{path}: {body}");
+        assert_eq!(retry_after.as_deref(), Some("1"), "{path}");
+        assert_eq!(
+            body,
+            json!({"error": "the database is not answering; try again"}),
+            "{path}: a read changes nothing, so it has no outcome"
+        );
+    }
+    // A write that fails so still says that nothing changed.
+    store.memory.set_failing(true);
+    let (status, _, body) = answer(&fresh, "POST", "/api/games").await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(
+        body,
+        json!({
+            "error": "the game could not be saved, so nothing changed; try again",
+            "outcome": "unchanged"
+        })
+    );
+}

@@ -686,6 +686,42 @@ async fn requests_too_malformed_to_route_get_a_json_error_too() {
 }
 
 #[tokio::test]
+async fn a_late_decline_is_a_change_whose_outcome_is_unknown() {
+    // A DELETE changes the game as a POST does (it declines an offer):
+    // late, it may still be saved, and the answer says so.
+    let store = Arc::new(MemoryStore::new());
+    let server = InProcess::start_limited(
+        Arc::clone(&store) as _,
+        Limits {
+            request_timeout: Duration::from_millis(300),
+            ..limits()
+        },
+    )
+    .await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({})).await.unwrap();
+    let draw = format!("/api/games/{}/draw", game.id);
+    let (status, offered) = client.call("POST", &draw, Some(&game.x), &json!({})).await;
+    assert_eq!(status, 200, "{offered}");
+    store.hold_commits(true);
+    let request = format!(
+        "DELETE {draw} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Connection: close\r\n\r\n",
+        game.o
+    );
+    let answer = raw_exchange(&server, request.as_bytes())
+        .await
+        .to_ascii_lowercase();
+    store.hold_commits(false);
+    assert!(answer.starts_with("http/1.1 503"), "{answer}");
+    assert!(
+        answer.contains("a change it was making may still be saved")
+            && answer.contains(r#""outcome":"unknown""#),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
 async fn a_request_the_server_is_late_with_is_answered_503_and_its_move_still_lands() {
     // The database stalls (its commits held) while a whole request waits
     // for it: the server, not the client, was slow, so the answer is 503
