@@ -159,30 +159,66 @@ impl Edge {
 pub(crate) struct Visit<'a> {
     method: &'a str,
     path: &'a str,
+    client: Option<IpAddr>,
     start: Instant,
 }
 
+/// The paths of the health checks, which a load balancer asks for every
+/// second or so.
+const PROBES: [&str; 2] = ["/healthz", "/readyz"];
+
 impl<'a> Visit<'a> {
-    /// A request to `path` as [`loggable`] wrote it, starting now; a move
-    /// on a live socket has the method `WS`.
-    pub(crate) fn begin(method: &'a str, path: &'a str) -> Visit<'a> {
+    /// A request to `path` as [`loggable`] wrote it, from `client` (as
+    /// [`Edge::client`] names it), starting now; a move on a live socket
+    /// has the method `WS`.
+    pub(crate) fn begin(method: &'a str, path: &'a str, client: Option<IpAddr>) -> Visit<'a> {
         Visit {
             method,
             path,
+            client,
             start: Instant::now(),
         }
     }
 
-    /// The log line: method, path, status, time. Never headers, which
-    /// carry tokens.
+    /// The log line: method, path, status, time, client (`-` for a request
+    /// that came through no socket). Never headers, which carry tokens.
+    /// A health check that succeeds is logged at debug: at info, a load
+    /// balancer's would be most of the log (86,400 lines a day at one a
+    /// second).
     pub(crate) fn log(self, status: StatusCode) {
-        tracing::info!(
-            method = %self.method,
-            path = self.path,
-            status = status.as_u16(),
-            micros = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX),
-            "request"
-        );
+        let micros = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let client = Client(self.client);
+        if status.is_success() && PROBES.contains(&self.path) {
+            tracing::debug!(
+                method = %self.method,
+                path = self.path,
+                status = status.as_u16(),
+                micros,
+                client = %client,
+                "request"
+            );
+        } else {
+            tracing::info!(
+                method = %self.method,
+                path = self.path,
+                status = status.as_u16(),
+                micros,
+                client = %client,
+                "request"
+            );
+        }
+    }
+}
+
+/// A request's client as its log line shows it: the address, or `-`.
+struct Client(Option<IpAddr>);
+
+impl std::fmt::Display for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(ip) => ip.fmt(f),
+            None => f.write_str("-"),
+        }
     }
 }
 
@@ -193,17 +229,17 @@ impl<'a> Visit<'a> {
 pub(crate) async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = loggable(request.uri().path());
-    let visit = Visit::begin(method.as_str(), &path);
     let edge = state.edge();
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|peer| peer.0);
+    let client = edge.client(peer, request.headers());
+    let visit = Visit::begin(method.as_str(), &path, client);
     let response = match json_only(&request)
         .and_then(|()| within_limit(&request))
-        .and_then(|()| {
-            let peer = request
-                .extensions()
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|peer| peer.0);
-            edge.admit(action(&request), edge.client(peer, request.headers()))
-        }) {
+        .and_then(|()| edge.admit(action(&request), client))
+    {
         Err(refused) => refused.into_response(),
         Ok(()) => {
             let write = asks_for_change(&request);
@@ -441,6 +477,55 @@ mod tests {
             proxied.client(Some(peer), &headers),
             Some("2.2.2.2".parse().unwrap())
         );
+    }
+
+    /// What `log` writes at level info, one line each.
+    fn logged_at_info(log: impl FnOnce()) -> Vec<String> {
+        #[derive(Clone, Default)]
+        struct Lines(Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, log);
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn health_checks_are_logged_only_when_they_fail_and_every_line_names_its_client() {
+        let client: IpAddr = "203.0.113.7".parse().unwrap();
+        let lines = logged_at_info(|| {
+            Visit::begin("GET", "/readyz", Some(client)).log(StatusCode::OK);
+            Visit::begin("GET", "/healthz", Some(client)).log(StatusCode::OK);
+            Visit::begin("GET", "/readyz", Some(client)).log(StatusCode::SERVICE_UNAVAILABLE);
+            Visit::begin("GET", "/api/info", Some(client)).log(StatusCode::OK);
+            Visit::begin("GET", "/api/lobby", None).log(StatusCode::OK);
+        });
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert!(
+            lines[0].contains("path=\"/readyz\" status=503")
+                && lines[0].contains("client=203.0.113.7"),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].contains("path=\"/api/info\" status=200")
+                && lines[1].contains("client=203.0.113.7"),
+            "{lines:#?}"
+        );
+        assert!(lines[2].contains("client=-"), "{lines:#?}");
     }
 
     #[test]

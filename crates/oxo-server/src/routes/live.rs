@@ -130,7 +130,7 @@ impl Mover {
     /// socket's seat: the GAME that answers it, or the refusal to send
     /// back, as `{"error", "status"[, "game"]}`.
     async fn play(&self, frame: &[u8]) -> Result<Snapshot, String> {
-        let visit = Visit::begin("WS", &self.log_path);
+        let visit = Visit::begin("WS", &self.log_path, self.client);
         let edge = self.state.edge();
         let answer = async {
             // Counted before it is read, as a POST is.
