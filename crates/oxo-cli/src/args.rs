@@ -456,8 +456,8 @@ any load balancer (docs/manual/serve.md); /healthz answers while the process liv
 Exit codes:
   0  stopped by Ctrl-C or SIGTERM
   1  the address or the database could not be opened (or another oxo serve
-     holds the SQLite file)
-  2  bad usage";
+     holds the SQLite file), or a --model file could not be read
+  2  bad usage or malformed input (a --model file that is not a usable model)";
 
 const ARENA_HELP: &str = "\
 Exit codes:

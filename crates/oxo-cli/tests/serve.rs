@@ -813,3 +813,32 @@ fn a_postgres_url_in_any_case_is_postgres_and_no_url_password_is_echoed() {
         "oxo: OXO_DB is a mysql:// URL: name a SQLite file or a postgres:// URL"
     );
 }
+
+#[test]
+fn model_files_exit_as_the_help_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.oxo");
+    std::fs::write(&garbage, "not a model\n").unwrap();
+    let help = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for (model, code, says) in [
+        (
+            dir.path().join("missing.oxo"),
+            1,
+            "or a --model file could not be read",
+        ),
+        (garbage, 2, "(a --model file that is not a usable model)"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--memory", "--model"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        assert!(out.stdout.is_empty(), "it never listened: {out:?}");
+        assert!(help.contains(says), "{help}");
+    }
+}
