@@ -748,7 +748,7 @@ mod tests {
             (
                 "v3.db",
                 "PRAGMA user_version = 3; CREATE TABLE rooms (id);",
-                "its schema version is 3, but it lacks oxo's tables moves",
+                "its schema version is 3, but it lacks oxo's table moves",
             ),
             (
                 "v99.db",
@@ -771,8 +771,8 @@ mod tests {
                 assert_eq!(std::fs::read(&path).unwrap(), before, "{name} untouched");
             }
         }
-        // Oxo's own database, at its version and migrated from an older
-        // one, is its own (as the migration test also shows).
+        // Oxo's own database is its own, new and opened again (the
+        // migration test opens one of version 1).
         let path = dir.path().join("oxo.db");
         drop(SqliteStore::open(&path).unwrap());
         drop(SqliteStore::open(&path).unwrap());

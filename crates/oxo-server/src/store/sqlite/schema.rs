@@ -98,7 +98,8 @@ pub(super) fn not_oxo(conn: &Connection) -> rusqlite::Result<Option<String>> {
         ))
     } else if !missing.is_empty() {
         Some(format!(
-            "its schema version is {version}, but it lacks oxo's tables {}",
+            "its schema version is {version}, but it lacks oxo's table{} {}",
+            if missing.len() == 1 { "" } else { "s" },
             listed(missing)
         ))
     } else {
