@@ -66,7 +66,9 @@ impl Drop for Worker {
 
 impl SqliteStore {
     /// Open (or create) the database at `path` and bring its schema up to
-    /// date. `":memory:"` opens a private in-memory database.
+    /// date. `":memory:"` opens a private in-memory database; any other
+    /// `path` is a file name, never a URI (`file:x.db` is the file of that
+    /// name).
     ///
     /// A file store locks `<path>.lock` (an advisory `flock`, which holds the
     /// store's process id) until it is dropped; the operating system
@@ -78,9 +80,12 @@ impl SqliteStore {
     /// the same.
     ///
     /// # Errors
-    /// The file cannot be opened, is in use by another store
-    /// ([`StoreError::InUse`]), is empty, is not a database, fails its
-    /// integrity check, cannot be written, or is from a newer oxo.
+    /// The file cannot be opened ([`StoreError::CannotOpen`], with the
+    /// reason), is in use by another store ([`StoreError::InUse`]), is
+    /// empty, is not oxo's ([`StoreError::NotOxo`]: not a SQLite database,
+    /// or another program's, which is left as it was), cannot be read at
+    /// all ([`StoreError::Unreadable`]), fails its integrity check, cannot
+    /// be written, or is from a newer oxo.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         SqliteStore::open_checked(path.as_ref(), true)
     }
