@@ -143,6 +143,16 @@ pub enum StoreError {
     /// PostgreSQL refused or failed, or cannot be reached.
     #[error("PostgreSQL: {0}")]
     Postgres(String),
+    /// PostgreSQL took a connection and did not answer it (the startup and
+    /// login included) in time: a host that accepts TCP connections
+    /// but whose server hangs, or a silently dropped network path.
+    #[error("PostgreSQL at {at} did not answer within {} s", within.as_secs_f64())]
+    NoAnswer {
+        /// `HOST:PORT`.
+        at: String,
+        /// How long it had.
+        within: std::time::Duration,
+    },
     /// The database file failed its integrity check at start: the check
     /// ran and found these problems (each room is still checked on its own
     /// when loaded, so the intact ones could be served without the check).
@@ -277,13 +287,19 @@ impl From<rusqlite::Error> for StoreError {
 
 impl From<tokio_postgres::Error> for StoreError {
     fn from(err: tokio_postgres::Error) -> StoreError {
-        // tokio-postgres's message leaves out the server's detail; say it.
-        use std::error::Error as _;
-        StoreError::Postgres(match (err.as_db_error(), err.source()) {
-            (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
-            (None, Some(source)) => format!("{err}: {source}"),
-            (None, None) => err.to_string(),
-        })
+        StoreError::Postgres(postgres_detail(&err))
+    }
+}
+
+/// What went wrong with PostgreSQL, said fully and without a prefix:
+/// tokio-postgres's own message leaves out the server's detail ("db
+/// error") and the cause of an I/O failure, so they are added.
+pub(crate) fn postgres_detail(err: &tokio_postgres::Error) -> String {
+    use std::error::Error as _;
+    match (err.as_db_error(), err.source()) {
+        (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
+        (None, Some(source)) => format!("{err}: {source}"),
+        (None, None) => err.to_string(),
     }
 }
 

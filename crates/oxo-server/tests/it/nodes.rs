@@ -241,6 +241,29 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
     assert_eq!(until_version(&a, &game.id, 4).await["board"], "O../.X./...");
 }
 
+#[tokio::test]
+async fn a_database_that_takes_connections_and_never_answers_is_given_up_on() {
+    // A port that accepts connections and never says a word, as a hung
+    // server or a half-dead host would.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let _held = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((connection, _)) = silent.accept().await {
+            held.push(connection);
+        }
+    });
+    let url = format!("postgres://postgres@{addr}/oxo?connect_timeout=1");
+    let failed = tokio::time::timeout(common::PATIENCE, PgStore::connect(&url))
+        .await
+        .expect("connect gives up by itself")
+        .expect_err("nothing to connect to");
+    assert_eq!(
+        failed.to_string(),
+        format!("PostgreSQL at {addr} did not answer within 1 s")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn computer_moves_happen_once_with_several_nodes() {
     let db = postgres();
@@ -602,6 +625,43 @@ async fn commit_at_once(
 ) -> Vec<Result<(), oxo_server::StoreError>> {
     let pending: Vec<_> = changes.iter().map(|c| store.commit(c.clone())).collect();
     futures_util::future::join_all(pending).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_that_cannot_reach_the_database_says_why_once() {
+    let db = postgres();
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    store.commit(new_room("before", None)).await.unwrap();
+    // The database refuses new connections, and the node's are cut (from
+    // another database: one cannot close itself).
+    let admin_url = db.url().replace("/oxo", "/postgres");
+    let (admin, connection) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    admin
+        .batch_execute(
+            "ALTER DATABASE oxo ALLOW_CONNECTIONS false; \
+             SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = 'oxo serve'",
+        )
+        .await
+        .unwrap();
+    // Once the pool has seen its connections close, a commit needs a new
+    // one and fails for the database's reason, said once.
+    let mut n = 0;
+    let failed = common::eventually("no commit failed for want of a connection", async || {
+        n += 1;
+        match store.commit(new_room(&format!("after{n}"), None)).await {
+            Err(e @ oxo_server::StoreError::Postgres(_)) => Ok(e),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    assert_eq!(
+        failed.to_string(),
+        "PostgreSQL: database \"oxo\" is not currently accepting connections (55000)"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -31,7 +31,7 @@ use crate::room::SeatName;
 use crate::store::record::{
     clock_text, digest, int, keyed_text, keys_text, reason_text, winner_text,
 };
-use crate::store::{Change, ChangeKind, StoreError};
+use crate::store::{Change, ChangeKind, StoreError, postgres_detail};
 
 /// The start of every change's statement: the room's row upserted under the
 /// version guard, answering its id and version, or nothing when the guard
@@ -214,7 +214,7 @@ enum Sent {
 impl Sent {
     fn of(result: Result<u64, tokio_postgres::Error>) -> Sent {
         match result {
-            Err(e) if connection_lost(&e) => Sent::Lost(StoreError::from(e).to_string()),
+            Err(e) if connection_lost(&e) => Sent::Lost(postgres_detail(&e)),
             answered => Sent::Answered(answered),
         }
     }
@@ -438,6 +438,20 @@ fn settled(
     }
 }
 
+/// `e` again, for each change of a batch that could not get a connection
+/// (a store error is not `Clone`); said as it was, never wrapped in a
+/// second "PostgreSQL:".
+fn again(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Postgres(message) => StoreError::Postgres(message.clone()),
+        StoreError::NoAnswer { at, within } => StoreError::NoAnswer {
+            at: at.clone(),
+            within: *within,
+        },
+        other => StoreError::Postgres(other.to_string()),
+    }
+}
+
 impl PgStore {
     /// Commit `batch` (see the module docs) and answer each change.
     async fn commit_batch(&self, batch: &mut Vec<Pending>) {
@@ -460,9 +474,8 @@ impl PgStore {
         let conn = match self.conn().await {
             Ok(conn) => conn,
             Err(e) => {
-                let message = e.to_string();
                 for (_, reply) in ready {
-                    let _ = reply.send(Err(StoreError::Postgres(message.clone())));
+                    let _ = reply.send(Err(again(&e)));
                 }
                 return;
             }
@@ -498,7 +511,7 @@ impl PgStore {
                 // The batch may or may not have committed: find out.
                 let message = committed.err().map_or_else(
                     || "the connection closed".to_owned(),
-                    |e| StoreError::from(e).to_string(),
+                    |e| postgres_detail(&e),
                 );
                 for (change, reply) in ready {
                     let _ = reply.send(self.settle(&change, conn.backend, &message).await);

@@ -65,9 +65,24 @@ const CHANNEL: &str = "oxo_rooms";
 /// are `oxo serve`), for operators and tests that look at `pg_stat_activity`.
 pub const LISTENER_NAME: &str = "oxo serve changes";
 
-/// How long to wait for the database to accept a connection, unless the
-/// URL says otherwise.
+/// How long to wait for the database to accept and answer a connection
+/// (TCP, startup and login: see [`pool::open`]), unless the URL says
+/// otherwise.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// TCP keepalives on every connection, unless the URL sets them: an idle
+/// connection whose peer has silently gone (a host that crashed, a
+/// failover, a NAT that forgot it) is found dead after about
+/// 10 + 3 × 5 = 25 s rather than the system's two hours. (A connection
+/// with a request outstanding is watched by its own timeouts: the change
+/// feed's liveness check, the request's limit.)
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+const KEEPALIVE_RETRIES: u32 = 3;
+
+/// tokio-postgres's default idle time before keepalives, which a URL that
+/// does not mention `keepalives_idle` leaves.
+const DEFAULT_KEEPALIVE_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
 
 struct Inner {
     /// The connections for requests.
@@ -122,6 +137,15 @@ impl PgStore {
         if config.get_application_name().is_none() {
             config.application_name("oxo serve");
         }
+        if config.get_keepalives_idle() == DEFAULT_KEEPALIVE_IDLE {
+            config.keepalives_idle(KEEPALIVE_IDLE);
+        }
+        if config.get_keepalives_interval().is_none() {
+            config.keepalives_interval(KEEPALIVE_INTERVAL);
+        }
+        if config.get_keepalives_retries().is_none() {
+            config.keepalives_retries(KEEPALIVE_RETRIES);
+        }
         let (committer, pending) = mpsc::unbounded_channel();
         let store = PgStore {
             inner: Arc::new(Inner {
@@ -149,16 +173,10 @@ impl PgStore {
     #[must_use]
     pub fn describe(&self) -> String {
         let config = self.inner.pool.config();
-        let host = match config.get_hosts().first() {
-            Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
-            Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
-            None => "localhost".into(),
-        };
         format!(
-            "postgres://{}@{}:{}/{}",
+            "postgres://{}@{}/{}",
             config.get_user().unwrap_or(""),
-            host,
-            config.get_ports().first().copied().unwrap_or(5432),
+            pool::address(config),
             config.get_dbname().unwrap_or("")
         )
     }

@@ -5,8 +5,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio_postgres::tls::NoTlsStream;
 use tokio_postgres::types::Type;
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{Client, Config, Connection, NoTls, Socket, Statement};
 
 use super::commit::{Commit, PARAMS};
 use super::rows::{CLAIM, LOAD, LOBBY, ORPHANS};
@@ -138,13 +139,47 @@ impl Backend {
     }
 }
 
-/// One connection, driven by a task of its own; errors on it are logged
-/// (the client sees the connection closed and the pool replaces it).
+/// A connection to the database `config` names, not yet driven: the TCP
+/// connect, the startup and the login all within the config's connect
+/// timeout (tokio-postgres bounds only the TCP connect by it, so a host
+/// that accepts connections and never answers would hold a node forever).
+pub(super) async fn open(
+    config: &Config,
+) -> Result<(Client, Connection<Socket, NoTlsStream>), StoreError> {
+    let within = config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(super::CONNECT_TIMEOUT);
+    match tokio::time::timeout(within, config.connect(NoTls)).await {
+        Ok(connected) => Ok(connected?),
+        Err(_) => Err(StoreError::NoAnswer {
+            at: address(config),
+            within,
+        }),
+    }
+}
+
+/// `HOST:PORT` of the (first) server `config` names, for messages.
+pub(super) fn address(config: &Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".into(),
+    };
+    format!(
+        "{host}:{}",
+        config.get_ports().first().copied().unwrap_or(5432)
+    )
+}
+
+/// One connection ([`open`]), driven by a task of its own; errors on it
+/// are logged with their cause (the client sees the connection closed and
+/// the pool replaces it).
 pub(super) async fn connect(config: &Config) -> Result<Client, StoreError> {
-    let (client, connection) = config.connect(NoTls).await?;
+    let (client, connection) = open(config).await?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {
-            tracing::warn!(error = %e, "a PostgreSQL connection failed");
+            tracing::warn!(error = %StoreError::from(e), "a PostgreSQL connection failed");
         }
     });
     Ok(client)
