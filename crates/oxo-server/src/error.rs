@@ -158,6 +158,7 @@ impl ApiError {
             | RoomError::ClaimAgainstComputer
             | RoomError::NotTheirMove(_)
             | RoomError::StillHere(..)
+            | RoomError::OutOfTouch(_)
             | RoomError::TooSoon { .. }
             | RoomError::OutOfTime(_) => ApiError::Conflict {
                 message: error.to_string(),

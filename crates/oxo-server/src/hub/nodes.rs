@@ -8,8 +8,10 @@
 //! - every change any server commits is announced by the store; a server
 //!   holding that room at an older version rereads it and publishes it to
 //!   its players and spectators ([`Hub::follow_store`]);
-//! - while the store's feed is interrupted, every request rereads its room
-//!   first, and when the feed is back every room held is reread;
+//! - while the store's feed is interrupted (closed, or silent: the store
+//!   checks it every few seconds), every request rereads its room first,
+//!   claims against seats that may be on other servers are refused, and
+//!   when the feed is back every room held is reread;
 //! - a change decided on a stale room is caught by the store's version
 //!   guard and decided again on the stored state (`Hub::change`).
 //!
@@ -64,6 +66,15 @@ impl Hub {
     /// The store's failure.
     pub async fn ping(&self) -> Result<(), crate::store::StoreError> {
         self.shared.store.ping().await
+    }
+
+    /// Whether this server hears the other servers sharing its store: false
+    /// while the store's change feed is down (and until the rooms held have
+    /// been read again after it), when their changes and presence cannot
+    /// reach it. Always true for an unshared store.
+    #[must_use]
+    pub fn in_touch(&self) -> bool {
+        !self.shared.shared_store || self.shared.fresh.load(Ordering::SeqCst)
     }
 
     /// Follow the store's announcements of changes, if it is shared, for as
@@ -122,6 +133,7 @@ impl Hub {
                                 tracing::warn!(error = %e, "cannot reread a game after the feed came back");
                             }
                         }
+                        hub.presence_regained();
                         hub.shared.fresh.store(true, Ordering::SeqCst);
                     }
                 }

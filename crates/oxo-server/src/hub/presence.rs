@@ -8,6 +8,15 @@
 //! announce counts for [`REMOTE_FRESH`], so a server that dies takes its
 //! players' presence with it within that time. A seat is present when it
 //! has a connection on any server.
+//!
+//! While the store's change feed is down, what other servers say cannot
+//! arrive: their seats are unknown, not absent. Their last word then
+//! counts until the feed is back (so players are not told that an
+//! opponent on another server left), a claim against a seat with no
+//! connection here is refused ([`RoomError::OutOfTouch`]), and once the
+//! feed is back their last word counts for [`REMOTE_FRESH`] again and
+//! absence is counted from a [`HEARTBEAT`] later, by when they have
+//! repeated what holds.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -18,6 +27,7 @@ use oxo_core::Player;
 
 use super::{Hub, RoomHandle};
 use crate::id::GameId;
+use crate::room::RoomError;
 
 /// How often a server repeats the presence it holds...
 pub(super) const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -118,7 +128,7 @@ impl Hub {
         for (id, nodes) in remote.iter() {
             let here = nodes
                 .values()
-                .any(|(seats, at)| now.duration_since(*at) < REMOTE_FRESH && seats != &[false; 2]);
+                .any(|(seats, at)| self.still_counts(*at, now) && seats != &[false; 2]);
             if here {
                 rooms.insert(id.clone());
             }
@@ -137,12 +147,66 @@ impl Hub {
             .map(|nodes| {
                 nodes
                     .values()
-                    .filter(|(_, at)| now.duration_since(*at) < REMOTE_FRESH)
+                    .filter(|(_, at)| self.still_counts(*at, now))
                     .fold([false; 2], |acc, (seats, _)| {
                         [acc[0] || seats[0], acc[1] || seats[1]]
                     })
             })
             .unwrap_or_default()
+    }
+
+    /// Whether another server's word on presence, said at `at`, still
+    /// counts at `now`: for [`REMOTE_FRESH`], and for as long as the feed
+    /// that would bring its repetition is down (see the module docs).
+    fn still_counts(&self, at: Instant, now: Instant) -> bool {
+        !self.shared.fresh.load(Ordering::SeqCst) || now.duration_since(at) < REMOTE_FRESH
+    }
+
+    /// The store's feed is back after an outage: what the other servers
+    /// said before it counts for [`REMOTE_FRESH`] from now, and each
+    /// absence in the rooms held counts from a [`HEARTBEAT`] from now, when
+    /// the others will have repeated what holds: a seat that came back on
+    /// another server meanwhile could not be heard of. Call before memory
+    /// is marked fresh.
+    pub(super) fn presence_regained(&self) {
+        let now = Instant::now();
+        let heard = now + HEARTBEAT;
+        for nodes in self
+            .shared
+            .remote
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values_mut()
+        {
+            for (_, at) in nodes.values_mut() {
+                *at = now;
+            }
+        }
+        for handle in self.held_rooms() {
+            let mut lost = handle.lost.lock().unwrap_or_else(PoisonError::into_inner);
+            for since in lost.iter_mut().flatten() {
+                *since = (*since).max(heard);
+            }
+        }
+    }
+
+    /// Since when `seat` has been gone this turn in the room behind
+    /// `handle`, for a claim against it (`None`: it is connected).
+    ///
+    /// # Errors
+    /// [`RoomError::OutOfTouch`] while the store's feed is down and the
+    /// seat has no connection here: it may have one on another server,
+    /// which this server cannot hear of.
+    pub(super) fn claim_gone_since(
+        &self,
+        handle: &RoomHandle,
+        seat: Player,
+    ) -> Result<Option<Instant>, RoomError> {
+        let here = Self::local_seats(handle)[seat.index()];
+        if self.shared.shared_store && !here && !self.shared.fresh.load(Ordering::SeqCst) {
+            return Err(RoomError::OutOfTouch(seat));
+        }
+        Ok(handle.gone_since()[seat.index()])
     }
 
     /// Note that seat X of room `id` is connected (on any server): its open
@@ -259,6 +323,11 @@ impl Hub {
                     if local != [false; 2] {
                         hub.announce(&handle.id, local);
                     }
+                }
+                // While the feed is down, nothing the others say can
+                // arrive: their last word stands (see the module docs).
+                if !hub.shared.fresh.load(Ordering::SeqCst) {
+                    continue;
                 }
                 let now = Instant::now();
                 let stale: Vec<GameId> = {

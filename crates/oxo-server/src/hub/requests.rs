@@ -99,6 +99,7 @@ impl Hub {
         };
         let wait = self.shared.claim_after;
         let presence = handle.clone();
+        let hub = self.clone();
         self.change(id, ChangeKind::Offer, move |room| {
             let seat = room.seat_of(&token).ok_or(RoomError::NotASeat)?;
             let request = Request::named(action.word());
@@ -109,7 +110,8 @@ impl Hub {
                 Action::Resign => room.resign(seat, version)?,
                 Action::Abort => room.abort(version)?,
                 Action::Claim => {
-                    let gone = presence.gone_since()[seat.other().index()];
+                    let absent = room.claimable(seat, version)?;
+                    let gone = hub.claim_gone_since(&presence, absent)?;
                     room.claim(seat, version, gone, Instant::now(), wait)?
                 }
                 Action::Propose(what) => {

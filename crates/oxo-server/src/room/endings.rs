@@ -242,6 +242,26 @@ impl Room {
         Ok(next)
     }
 
+    /// Whether `seat` may claim the round at all, whoever is connected:
+    /// the round is on, `version` current, the opponent a person and to
+    /// move. The seat that would be absent.
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::ClaimAgainstComputer`], [`RoomError::NotTheirMove`].
+    pub fn claimable(&self, seat: Player, version: Option<u64>) -> Result<Player, RoomError> {
+        let to_move = self.playing()?;
+        self.check_version(version)?;
+        if matches!(self.rec.opponent, Opponent::Computer(_)) {
+            return Err(RoomError::ClaimAgainstComputer);
+        }
+        let absent = seat.other();
+        if to_move != absent {
+            return Err(RoomError::NotTheirMove(absent));
+        }
+        Ok(absent)
+    }
+
     /// `seat` claims the round because the other seat has left: allowed
     /// while it is the absent seat's move and it has had no live
     /// connection for `wait` (see [`CLAIM_AFTER`](super::CLAIM_AFTER)).
@@ -262,15 +282,7 @@ impl Room {
         now: Instant,
         wait: Duration,
     ) -> Result<Room, RoomError> {
-        let to_move = self.playing()?;
-        self.check_version(version)?;
-        if matches!(self.rec.opponent, Opponent::Computer(_)) {
-            return Err(RoomError::ClaimAgainstComputer);
-        }
-        let absent = seat.other();
-        if to_move != absent {
-            return Err(RoomError::NotTheirMove(absent));
-        }
+        let absent = self.claimable(seat, version)?;
         let since = gone_since.ok_or(RoomError::StillHere(absent, wait))?;
         let gone = now.saturating_duration_since(since);
         if gone < wait {

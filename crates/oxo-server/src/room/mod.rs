@@ -124,6 +124,14 @@ pub enum RoomError {
     /// A claim while the other seat is connected.
     #[error("{} is connected; the round can be claimed once they have been gone for {} s", SeatName(*.0).as_str(), .1.as_secs())]
     StillHere(Player, Duration),
+    /// A claim while this server cannot know whether the other seat is
+    /// connected: it has lost touch with the other servers sharing the
+    /// store (its change feed is down), on any of which that seat may be.
+    #[error(
+        "this server has lost touch with the other servers, so it cannot tell whether {} is connected; try again in a moment",
+        SeatName(*.0).as_str()
+    )]
+    OutOfTouch(Player),
     /// A claim before the other seat has been gone long enough.
     #[error(
         "{} has been gone for {} s; the round can be claimed in {} s",

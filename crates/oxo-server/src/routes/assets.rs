@@ -173,14 +173,27 @@ pub(super) async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> R
 pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Readiness for load balancers: 200 when the store answers within
-/// [`READY_TIMEOUT`] and the server is not shutting down, else 503 with
-/// the reason. (`/healthz` is liveness: it
-/// answers whenever the process does.)
+/// [`READY_TIMEOUT`], the server hears the other servers sharing its store
+/// and is not shutting down, else 503 with the reason. (`/healthz` is
+/// liveness: it answers whenever the process does.)
+///
+/// A server whose change feed is down still answers every request
+/// correctly (it rereads each request's room), but its live sockets miss
+/// the other servers' moves and its claims are refused until the feed is
+/// back: a balancer should send new players to servers that hear the
+/// others. That is typically seconds, the feed reconnecting on its own; if
+/// every server loses its feed at once, the database itself is failing, and
+/// then no server is ready anyway.
 pub(super) async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
     if state.is_closing() {
         return Err(ApiError::NotReady("the server is shutting down".into()));
     }
     match tokio::time::timeout(READY_TIMEOUT, state.hub().ping()).await {
+        Ok(Ok(())) if !state.hub().in_touch() => Err(ApiError::NotReady(
+            "this server has lost touch with the other servers (its change feed is down) \
+             and is reconnecting"
+                .into(),
+        )),
         Ok(Ok(())) => Ok("ready"),
         Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),
         Err(_) => Err(ApiError::NotReady(format!(

@@ -7,7 +7,7 @@
 //! installed by `scripts/install-services.sh`); without it they fail.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -239,6 +239,228 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
     common::eventually("the feeds never came back", both_open).await;
     assert_eq!(b.play(&game.id, &game.o, 0, 0).await.0, 200);
     assert_eq!(until_version(&a, &game.id, 4).await["board"], "O../.X./...");
+}
+
+/// A TCP proxy in front of PostgreSQL that can make the change feeds
+/// through it go silent: their bytes stop flowing either way while the
+/// connections stay open, as when the database's host dies or a NAT
+/// forgets the connection (no reset ever arrives).
+struct Proxy {
+    addr: std::net::SocketAddr,
+    /// Whether each listening connection opened through it is silenced.
+    feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
+}
+
+impl Proxy {
+    /// A proxy to PostgreSQL on 127.0.0.1:`port`.
+    async fn start(port: u16) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
+        let known = feeds.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((client, _)) = listener.accept().await else {
+                    return;
+                };
+                let known = known.clone();
+                tokio::spawn(async move {
+                    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                    // The cluster stops as the test ends.
+                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await
+                    else {
+                        return;
+                    };
+                    let (mut from_client, to_client) = client.into_split();
+                    let (from_server, mut to_server) = server.into_split();
+                    // The startup message (its length first) names the
+                    // connection's application: passed on, and a feed's
+                    // connection noted.
+                    let Ok(length) = from_client.read_u32().await else {
+                        return;
+                    };
+                    let mut startup = vec![0; usize::try_from(length).unwrap().saturating_sub(4)];
+                    if from_client.read_exact(&mut startup).await.is_err()
+                        || to_server.write_u32(length).await.is_err()
+                        || to_server.write_all(&startup).await.is_err()
+                    {
+                        return;
+                    }
+                    let name = oxo_server::store::LISTENER_NAME.as_bytes();
+                    let silenced = Arc::new(AtomicBool::new(false));
+                    if startup.windows(name.len()).any(|w| w == name) {
+                        known.lock().unwrap().push(silenced.clone());
+                    }
+                    let pump = |mut from: tokio::net::tcp::OwnedReadHalf,
+                                mut to: tokio::net::tcp::OwnedWriteHalf,
+                                silenced: Arc<AtomicBool>| async move {
+                        let mut buffer = vec![0; 64 * 1024];
+                        loop {
+                            let Ok(n @ 1..) = from.read(&mut buffer).await else {
+                                return;
+                            };
+                            if silenced.load(Ordering::SeqCst) {
+                                // Swallow this and everything after,
+                                // holding both ends open.
+                                match std::future::pending::<std::convert::Infallible>().await {}
+                            }
+                            if to.write_all(&buffer[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    tokio::spawn(pump(from_client, to_server, silenced.clone()));
+                    tokio::spawn(pump(from_server, to_client, silenced));
+                });
+            }
+        });
+        Proxy { addr, feeds }
+    }
+
+    /// The URL of the database `oxo` through the proxy.
+    fn url(&self) -> String {
+        format!("postgres://postgres@{}/oxo", self.addr)
+    }
+
+    /// How many change feeds have been opened through it.
+    fn feeds_opened(&self) -> usize {
+        self.feeds.lock().unwrap().len()
+    }
+
+    /// Silence every change feed open through it now.
+    fn silence_feeds(&self) {
+        for feed in self.feeds.lock().unwrap().iter() {
+            feed.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// `/readyz` on `node`: its status and body.
+async fn readiness(node: &Node) -> (u16, String) {
+    let answer = node.client.send("GET", "/readyz", None, "").await.unwrap();
+    (answer.status, answer.body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
+    let db = postgres();
+    let proxy = Proxy::start(db.port()).await;
+    let a = Node::start(&db).await;
+    // B reaches the database through the proxy, and lets a seat be claimed
+    // after 1 s (by then what it hears of presence must be right).
+    let b = {
+        let store = PgStore::connect(&proxy.url())
+            .await
+            .expect("PostgreSQL store");
+        let config = oxo_server::HubConfig {
+            claim_after: Duration::from_secs(1),
+            ..oxo_server::HubConfig::default()
+        };
+        let server = InProcess::start_with(Arc::new(store), &config).await;
+        let client = Client::new(server.addr);
+        Node { server, client }
+    };
+    let game = seated_game(&a.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
+    let (id, x, o) = (game.id.as_str(), game.x.as_str(), game.o.as_str());
+    assert_eq!(a.play(id, x, 1, 1).await.0, 200);
+    assert_eq!(b.play(id, o, 0, 0).await.0, 200);
+    // X to move, both having moved: a claim would win the round for O.
+    let socket = |node: &Node, token: &str| {
+        let url = format!(
+            "ws://{}/api/games/{id}/live?token={token}",
+            node.server.addr
+        );
+        async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
+    };
+    let mut o_on_b = socket(&b, o).await;
+    common::eventually("B never opened its change feed", async || {
+        match proxy.feeds_opened() {
+            1 => Ok(()),
+            n => Err(format!("{n} opened")),
+        }
+    })
+    .await;
+
+    // B's feed goes silent; then X comes back, on A: B cannot hear of it.
+    proxy.silence_feeds();
+    let _x_on_a = socket(&a, x).await;
+    // B finds out by itself, and says so to the load balancer.
+    let (_, why) =
+        common::eventually(
+            "B never noticed its feed was silent",
+            async || match readiness(&b).await {
+                (503, body) => Ok((503, body)),
+                other => Err(format!("{other:?}")),
+            },
+        )
+        .await;
+    assert!(why.contains("lost touch"), "{why}");
+    // A claim through B against X, whom B cannot see, is refused, saying why.
+    let (status, refused) = b
+        .client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/claim"),
+            Some(o),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 409, "{refused}");
+    let error = refused["error"].as_str().unwrap();
+    assert!(
+        error.contains("lost touch with the other servers"),
+        "{error}"
+    );
+    assert_eq!(refused["game"]["status"], "playing", "{refused}");
+    // Meanwhile every request through B rereads its room.
+    let (status, played) = a.play(id, x, 2, 2).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(b.game(id).await["version"], played["game"]["version"]);
+
+    // B reconnects by itself: ready again, and moves on A reach its
+    // sockets again.
+    common::eventually("B never reconnected its feed", async || {
+        match (proxy.feeds_opened(), readiness(&b).await) {
+            (2.., (200, _)) => Ok(()),
+            seen => Err(format!("{seen:?}")),
+        }
+    })
+    .await;
+    assert_eq!(b.play(id, o, 0, 1).await.0, 200);
+    // X's presence on A reaches B again (A repeats it every few seconds):
+    // now a claim is refused because X is here.
+    presence_becomes(
+        &mut o_on_b,
+        json!({"x": true, "o": true}),
+        "B hears of X on A",
+    )
+    .await;
+    let (status, refused) = b
+        .client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/claim"),
+            Some(o),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 409, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("is connected"),
+        "{refused}"
+    );
+    let (status, played) = a.play(id, x, 2, 0).await;
+    assert_eq!(status, 200, "{played}");
+    let version = played["game"]["version"].as_u64().unwrap();
+    let pushed = loop {
+        let update = common::next_update(&mut o_on_b, common::PATIENCE).await;
+        if update["version"].as_u64() >= Some(version) {
+            break update;
+        }
+    };
+    assert_eq!(pushed["board"], "OO./.X./X.X", "{pushed}");
 }
 
 #[tokio::test]

@@ -2,50 +2,99 @@
 //! notices every commit and presence announcement sends, and turns them
 //! into [`StoreEvent`]s for its hub.
 
+use std::future::Future;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
-use tokio_postgres::{AsyncMessage, Config, NoTls};
+use tokio_postgres::{AsyncMessage, Config};
 
 use super::CHANNEL;
+use super::pool::{address, open};
 use crate::id::GameId;
 use crate::store::record::parse_keyed;
 use crate::store::{StoreError, StoreEvent};
 
+/// The first wait before reconnecting a lost feed; each failed attempt
+/// doubles it, up to [`MAX_RETRY`], and a feed that is back starts again
+/// from here.
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+const MAX_RETRY: Duration = Duration::from_secs(3);
+
+/// How often the listening connection is checked ([`PROBE_WITHIN`])...
+pub(super) const PROBE_EVERY: Duration = Duration::from_secs(2);
+/// ...and how long its answer may take before the feed is taken for lost.
+/// A connection that dies silently (the database's host crashed or failed
+/// over, a NAT or firewall dropped it: no reset ever arrives) otherwise
+/// looks exactly like a quiet one, and the node would go on trusting its
+/// memory while other nodes' changes never reach it.
+pub(super) const PROBE_WITHIN: Duration = Duration::from_secs(5);
+
 /// Follow [`CHANNEL`] for as long as anyone reads `events`: listen on a
-/// connection of its own, forward each notification, and after a lost
-/// connection reconnect (ever more slowly, up to a few seconds apart) and
-/// send [`StoreEvent::Resync`], since what was sent meanwhile is lost.
+/// connection of its own, forward each notification, check the connection
+/// every [`PROBE_EVERY`], and after a lost (or silent) connection send
+/// [`StoreEvent::Interrupted`], reconnect (ever more slowly, up to a few
+/// seconds apart) and send [`StoreEvent::Resync`], since what was sent
+/// meanwhile is lost.
 pub(super) async fn listen(config: Config, node: String, events: mpsc::Sender<StoreEvent>) {
-    let mut retry = Duration::from_millis(100);
+    let mut backoff = Backoff::default();
     let mut first = true;
     loop {
-        match follow_once(&config, &node, &events, first).await {
+        match follow_once(&config, &node, &events, first, &mut backoff).await {
             // Nobody reads the events any more: the hub is gone.
             Ok(()) => return,
             Err(e) => {
+                let retry = backoff.failed();
                 tracing::warn!(error = %e, retry_ms = retry.as_millis(), "lost the PostgreSQL change feed; reconnecting");
                 if events.send(StoreEvent::Interrupted).await.is_err() {
                     return;
                 }
+                tokio::time::sleep(retry).await;
             }
         }
         first = false;
-        tokio::time::sleep(retry).await;
-        retry = (retry * 2).min(Duration::from_secs(3));
     }
 }
 
-/// One listening connection, until it fails (an error) or nobody reads the
-/// events (`Ok`).
+/// The waits between attempts to reconnect the feed.
+#[derive(Debug)]
+struct Backoff {
+    /// The wait after the next failure.
+    next: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff { next: FIRST_RETRY }
+    }
+}
+
+impl Backoff {
+    /// An attempt failed (or a feed was lost): how long to wait before the
+    /// next, each wait twice the last, up to [`MAX_RETRY`].
+    fn failed(&mut self) -> Duration {
+        let wait = self.next;
+        self.next = (wait * 2).min(MAX_RETRY);
+        wait
+    }
+
+    /// The feed is back: its next loss is a new outage, retried quickly.
+    fn back(&mut self) {
+        self.next = FIRST_RETRY;
+    }
+}
+
+/// One listening connection, until it fails or stops answering (an error)
+/// or nobody reads the events (`Ok`). Once it listens, `backoff` starts
+/// again ([`Backoff::back`]).
 async fn follow_once(
     config: &Config,
     node: &str,
     events: &mpsc::Sender<StoreEvent>,
     first: bool,
+    backoff: &mut Backoff,
 ) -> Result<(), StoreError> {
-    let (client, mut connection) = config.connect(NoTls).await?;
+    let (client, mut connection) = open(config).await?;
     let (notes, mut received) = mpsc::unbounded_channel();
     // The connection yields the notifications; it must be polled for the
     // LISTEN below to complete, so it runs in a task of its own.
@@ -66,16 +115,29 @@ async fn follow_once(
             "the database closed the connection".into(),
         ))
     });
-    let listening = client.batch_execute(&format!("LISTEN {CHANNEL}")).await;
-    if let Err(e) = listening {
-        driver.abort();
-        return Err(e.into());
-    }
+    // Aborted however this returns, so that a silent connection is let go.
+    let _driver = AbortOnDrop(driver.abort_handle());
+    answered(client.batch_execute(&format!("LISTEN {CHANNEL}")), config).await?;
+    backoff.back();
     if !first && events.send(StoreEvent::Resync).await.is_err() {
-        driver.abort();
         return Ok(());
     }
-    while let Some(payload) = received.recv().await {
+    let mut probe = tokio::time::interval(PROBE_EVERY);
+    probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let payload = tokio::select! {
+            payload = received.recv() => match payload {
+                Some(payload) => payload,
+                // The driver ended: the connection failed or closed.
+                None => break,
+            },
+            _ = probe.tick() => {
+                // Notices that arrive meanwhile wait in `received`, in
+                // order: the answer comes on the same connection after them.
+                answered(client.simple_query("SELECT 1"), config).await?;
+                continue;
+            }
+        };
         let event = if payload.starts_with(PRESENCE) {
             match parse_presence(&payload, node) {
                 Some(Some(event)) => Some(event),
@@ -91,7 +153,6 @@ async fn follow_once(
             continue;
         };
         if events.send(event).await.is_err() {
-            driver.abort();
             return Ok(());
         }
     }
@@ -101,6 +162,31 @@ async fn follow_once(
         Err(e) => Err(StoreError::Postgres(format!(
             "the change feed stopped: {e}"
         ))),
+    }
+}
+
+/// `request` on the listening connection, within [`PROBE_WITHIN`]: a
+/// connection that does not answer in time is lost, said so with the
+/// database's address.
+async fn answered<T>(
+    request: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    config: &Config,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(PROBE_WITHIN, request).await {
+        Ok(answer) => Ok(answer?),
+        Err(_) => Err(StoreError::NoAnswer {
+            at: address(config),
+            within: PROBE_WITHIN,
+        }),
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -225,6 +311,16 @@ mod tests {
         ] {
             assert_eq!(parse_note(&bad, "a"), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_feed_that_came_back_is_retried_quickly_when_lost_again() {
+        let mut backoff = Backoff::default();
+        let waits: Vec<_> = (0..7).map(|_| backoff.failed()).collect();
+        assert_eq!(waits.first(), Some(&FIRST_RETRY));
+        assert_eq!(waits.last(), Some(&MAX_RETRY));
+        backoff.back();
+        assert_eq!(backoff.failed(), FIRST_RETRY);
     }
 
     #[test]

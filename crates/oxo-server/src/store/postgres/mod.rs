@@ -17,9 +17,11 @@
 //! - **Live updates.** The same statement sends `NOTIFY oxo_rooms` with the
 //!   room id and its new version, delivered to every node when (and only
 //!   if) the change commits. Each node listens on a connection of its own
-//!   ([`Store::follow`]); when that connection drops it reconnects, listens
-//!   again and then asks the hub to reread every room it holds
-//!   ([`StoreEvent::Resync`]), since notifications sent meanwhile are lost.
+//!   ([`Store::follow`]), checked every few seconds, since a connection
+//!   that dies silently looks just like a quiet one; when that connection
+//!   drops or stops answering it reconnects, listens again and then asks
+//!   the hub to reread every room it holds ([`StoreEvent::Resync`]), since
+//!   notifications sent meanwhile are lost.
 //! - **Computer moves exactly once.** A node searches the computer's move
 //!   only after claiming the room's turn ([`Store::claim`]): a lease in the
 //!   room's row, renewed while the search runs and ended by the commit. A
