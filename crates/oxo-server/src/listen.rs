@@ -177,8 +177,17 @@ impl std::fmt::Debug for Held {
     }
 }
 
+/// How long connections closed at the end of the grace have to let go
+/// (they do so at once: this bounds a bug, not the work).
+const ABANDON_WITHIN: Duration = Duration::from_secs(1);
+
 /// Serve `router` on `listener` under `limits` until `shutdown` resolves;
-/// then stop accepting and give open connections `grace` to finish.
+/// then stop accepting and give open connections `grace` to finish. A
+/// connection whose request is still in flight after that (waiting on a
+/// stalled database, say) is closed unanswered: its client cannot tell
+/// whether a change it sent was made, as a 503 "outcome unknown" would
+/// say, and sends it again with its idempotency key. So this returns
+/// within `grace` of `shutdown` (and a moment).
 ///
 /// # Errors
 /// None today: a failed accept (out of descriptors, say) is logged and
@@ -194,6 +203,8 @@ pub(crate) async fn serve(
     let slots = Arc::new(Semaphore::new(max));
     let per_address = PerAddress::default();
     let (stop, stopping) = watch::channel(false);
+    // Set once the grace is over: the connections still open are dropped.
+    let (abandon, abandoned) = watch::channel(false);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
@@ -248,6 +259,7 @@ pub(crate) async fn serve(
             .serve_connection(TokioIo::new(JsonErrors::new(tcp)), service)
             .with_upgrades();
         let mut stopping = stopping.clone();
+        let mut abandoned = abandoned.clone();
         tokio::spawn(async move {
             // The connection (and the state its service holds) is dropped
             // at the end of this block, before its slot is given back: once
@@ -257,9 +269,13 @@ pub(crate) async fn serve(
                 tokio::select! {
                     ended = connection.as_mut() => ended,
                     () = async { drop(stopping.wait_for(|stop| *stop).await) } => {
-                        // Finish the request in flight, then close.
+                        // Finish the request in flight, then close; or,
+                        // past the grace, close without finishing it.
                         connection.as_mut().graceful_shutdown();
-                        connection.await
+                        tokio::select! {
+                            ended = connection.as_mut() => ended,
+                            () = async { drop(abandoned.wait_for(|give_up| *give_up).await) } => Ok(()),
+                        }
                     }
                 }
             };
@@ -277,7 +293,17 @@ pub(crate) async fn serve(
         .await
         .is_err()
     {
-        tracing::warn!("connections still open after {grace:?}; stopping anyway");
+        tracing::warn!(
+            "requests still in flight after {grace:?} (a stalled database?); closing their connections unanswered"
+        );
+        abandon.send_replace(true);
+        // Each drops its connection as soon as it is next polled.
+        if tokio::time::timeout(ABANDON_WITHIN, slots.acquire_many(all))
+            .await
+            .is_err()
+        {
+            tracing::warn!("connections still held after closing them; stopping without them");
+        }
     }
     Ok(())
 }

@@ -16,10 +16,13 @@ use crate::state::{AppState, closed};
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Serve `state` on `listener` until `shutdown` resolves, then close live
-/// connections and finish the requests in flight. When it returns, the
-/// sweepers have ended and no HTTP connection holds `state` any more, so
-/// a store that no live socket still holds (such as a SQLite file and its
-/// lock) is let go with the caller's own copies.
+/// connections and finish the requests in flight, within
+/// [`SHUTDOWN_GRACE`]: a request or a sweep still waiting on the store
+/// then (a stalled database) is dropped where it waits, its connection
+/// closed unanswered. When it returns, the sweepers have ended and no HTTP
+/// connection holds `state` any more, so a store that no live socket
+/// still holds (such as a SQLite file and its lock) is let go with the
+/// caller's own copies.
 ///
 /// # Errors
 /// The listener failed.
@@ -45,6 +48,7 @@ pub async fn run(
     let closer = state.clone();
     let after = state.clone();
     let limits = state.limits().clone();
+    let (began, when) = tokio::sync::oneshot::channel();
     let served = listen::serve(
         listener,
         app(state),
@@ -52,17 +56,34 @@ pub async fn run(
         async move {
             shutdown.await;
             tracing::info!("shutting down");
+            let _ = began.send(Instant::now());
             closer.shut_down();
         },
         SHUTDOWN_GRACE,
     )
     .await;
-    // The sweepers end once told (also when serving failed): when this
-    // returns, none of them holds the state, and so the store.
+    // The sweepers end once told (also when serving failed), between two
+    // rounds of work; one still waiting on the store when the grace is
+    // over is stopped where it waits. When this returns, none of them
+    // holds the state, and so the store.
     after.shut_down();
     drop(after);
-    for task in background {
-        let _ = task.await;
+    let until = when.await.unwrap_or_else(|_| Instant::now()) + SHUTDOWN_GRACE;
+    let mut stopped = false;
+    for mut task in background {
+        if tokio::time::timeout_at(until.into(), &mut task)
+            .await
+            .is_err()
+        {
+            stopped = true;
+            task.abort();
+            let _ = task.await;
+        }
+    }
+    if stopped {
+        tracing::warn!(
+            "background work still waiting on the database after {SHUTDOWN_GRACE:?}; stopped it"
+        );
     }
     served
 }

@@ -249,6 +249,8 @@ struct Proxy {
     addr: std::net::SocketAddr,
     /// Whether each listening connection opened through it is silenced.
     feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
+    /// What clients sent through it since [`Proxy::mark`], if called.
+    sent: Arc<std::sync::Mutex<Option<Vec<u8>>>>,
 }
 
 impl Proxy {
@@ -258,12 +260,15 @@ impl Proxy {
         let addr = listener.local_addr().unwrap();
         let feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
         let known = feeds.clone();
+        let sent: Arc<std::sync::Mutex<Option<Vec<u8>>>> = Arc::default();
+        let recorder = sent.clone();
         tokio::spawn(async move {
             loop {
                 let Ok((client, _)) = listener.accept().await else {
                     return;
                 };
                 let known = known.clone();
+                let recorder = recorder.clone();
                 tokio::spawn(async move {
                     use tokio::io::{AsyncReadExt, AsyncWriteExt};
                     // The cluster stops as the test ends.
@@ -293,7 +298,8 @@ impl Proxy {
                     }
                     let pump = |mut from: tokio::net::tcp::OwnedReadHalf,
                                 mut to: tokio::net::tcp::OwnedWriteHalf,
-                                silenced: Arc<AtomicBool>| async move {
+                                silenced: Arc<AtomicBool>,
+                                record: Option<Arc<std::sync::Mutex<Option<Vec<u8>>>>>| async move {
                         let mut buffer = vec![0; 64 * 1024];
                         loop {
                             let Ok(n @ 1..) = from.read(&mut buffer).await else {
@@ -304,17 +310,41 @@ impl Proxy {
                                 // holding both ends open.
                                 match std::future::pending::<std::convert::Infallible>().await {}
                             }
+                            if let Some(record) = &record
+                                && let Some(sent) = record.lock().unwrap().as_mut()
+                            {
+                                sent.extend_from_slice(&buffer[..n]);
+                            }
                             if to.write_all(&buffer[..n]).await.is_err() {
                                 return;
                             }
                         }
                     };
-                    tokio::spawn(pump(from_client, to_server, silenced.clone()));
-                    tokio::spawn(pump(from_server, to_client, silenced));
+                    tokio::spawn(pump(
+                        from_client,
+                        to_server,
+                        silenced.clone(),
+                        Some(recorder),
+                    ));
+                    tokio::spawn(pump(from_server, to_client, silenced, None));
                 });
             }
         });
-        Proxy { addr, feeds }
+        Proxy { addr, feeds, sent }
+    }
+
+    /// Record what clients send from now on.
+    fn mark(&self) {
+        *self.sent.lock().unwrap() = Some(Vec::new());
+    }
+
+    /// Whether clients sent `bytes` since [`Proxy::mark`].
+    fn sent_since_mark(&self, bytes: &[u8]) -> bool {
+        self.sent
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_some_and(|sent| sent.windows(bytes.len()).any(|w| w == bytes))
     }
 
     /// The URL of the database `oxo` through the proxy.
@@ -484,6 +514,72 @@ async fn a_database_that_takes_connections_and_never_answers_is_given_up_on() {
         failed.to_string(),
         format!("PostgreSQL at {addr} did not answer within 1 s")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_database_does_not_hold_up_a_shutdown() {
+    let db = postgres();
+    // The node goes through a proxy that shows what it sends.
+    let proxy = Proxy::start(db.port()).await;
+    let store = PgStore::connect(&proxy.url())
+        .await
+        .expect("PostgreSQL store");
+    let node = Node::with_store(Arc::new(store)).await;
+    let game = seated_game(&node.client, &json!({"size": "3x3"}))
+        .await
+        .unwrap();
+    // Each read asks the stored version, on the pool's connections in
+    // turn: these open all of them, so that a query sent later is sent as
+    // it is (a new connection would first prepare the store's statements).
+    for _ in 0..16 {
+        node.game(&game.id).await;
+    }
+    // Another client holds the rooms table for as long as this test runs:
+    // every read and write of the node waits.
+    let (locker, connection) = tokio_postgres::connect(&db.url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    locker
+        .batch_execute("BEGIN; LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
+    proxy.mark();
+    let client = node.client.clone();
+    let (id, x) = (game.id.clone(), game.x.clone());
+    let mover = tokio::spawn(async move {
+        client
+            .try_call(
+                "POST",
+                &format!("/api/games/{id}/moves"),
+                Some(&x),
+                &json!({"row": 1, "col": 1}),
+            )
+            .await
+    });
+    // The flags' sweep (every second) is sent and waits too.
+    common::eventually("the flags' sweep never waited on the lock", async || {
+        if proxy.sent_since_mark(b"SELECT id FROM rooms WHERE deadline") {
+            Ok(())
+        } else {
+            Err("not sent yet")
+        }
+    })
+    .await;
+    // Told to stop, the node stops after its grace, whatever still waits.
+    tokio::time::timeout(common::PATIENCE, node.server.stop())
+        .await
+        .expect("the node stopped although the database stalls")
+        .unwrap();
+    // The move could not be made: it was answered 503 (outcome unknown)
+    // or its connection was closed unanswered, never 200.
+    let answer = tokio::time::timeout(common::PATIENCE, mover)
+        .await
+        .expect("the move's connection ended")
+        .unwrap();
+    if let Ok((status, body)) = answer {
+        assert_eq!(status, 503, "{body}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
