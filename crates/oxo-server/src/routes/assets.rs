@@ -181,9 +181,9 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 /// correctly (it rereads each request's room), but its live sockets miss
 /// the other servers' moves and its claims are refused until the feed is
 /// back: a balancer should send new players to servers that hear the
-/// others. That is typically seconds, the feed reconnecting on its own; if
-/// every server loses its feed at once, the database itself is failing, and
-/// then no server is ready anyway.
+/// others. That is typically seconds, the feed reconnecting on its own. If
+/// every server loses its feed at once (the database failing over), all are
+/// unready until they reconnect, which is true: none hears the others.
 pub(super) async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
     if state.is_closing() {
         return Err(ApiError::NotReady("the server is shutting down".into()));
