@@ -436,6 +436,41 @@ fn a_game_through_haproxy_goes_on_when_a_node_dies() {
 }
 
 #[test]
+fn a_database_that_never_answers_is_exit_1_with_the_reason() {
+    // A port that takes connections and never says a word (the kernel
+    // completes them in the listen backlog; nobody reads).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("OXO_DB", format!("postgres://oxo@127.0.0.1:{port}/oxo"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It gives up by itself; a generous bound, so that a server that waits
+    // forever fails the test instead of hanging it.
+    let deadline = std::time::Instant::now() + oxo_test_support::PATIENCE;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("oxo serve still waits for a database that never answers");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "oxo: cannot open the database: PostgreSQL at 127.0.0.1:{port} did not answer within 5 s\n"
+        )
+    );
+    drop(silent);
+}
+
+#[test]
 fn an_unreachable_database_is_exit_1_with_the_reason() {
     // A port nothing listens on: bind one, then let it go.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
