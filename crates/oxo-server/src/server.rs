@@ -17,7 +17,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Serve `state` on `listener` until `shutdown` resolves, then close live
 /// connections and finish the requests in flight, within
-/// [`SHUTDOWN_GRACE`]: a request or a sweep still waiting on the store
+/// 5 s: a request or a sweep still waiting on the store
 /// then (a stalled database) is dropped where it waits, its connection
 /// closed unanswered. When it returns, the sweepers have ended and no HTTP
 /// connection holds `state` any more, so a store that no live socket
