@@ -305,12 +305,12 @@ impl HttpBody for Watched {
     }
 }
 
-/// What `request` does: every `POST` is a write, `POST /api/games` a
-/// creation.
+/// What `request` does: every request that may change something (every
+/// method but `GET` and `HEAD`) is a write, `POST /api/games` a creation.
 fn action(request: &Request) -> Action {
-    if request.method() != Method::POST {
+    if !asks_for_change(request) {
         Action::Read
-    } else if request.uri().path() == "/api/games" {
+    } else if request.method() == Method::POST && request.uri().path() == "/api/games" {
         Action::Create
     } else {
         Action::Write

@@ -114,7 +114,19 @@ impl SqliteStore {
         let was_empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
         let mut conn = Connection::open_with_flags(path, OPEN_FLAGS)
             .map_err(|e| cannot_open(given, path, e))?;
+        let lock_was_there = lock_path(path).exists();
         let lock = lock(path, given)?;
+        // Another program's file is refused as it was found: a lock file
+        // this open made beside it goes too.
+        let refuse = |why: String| {
+            if lock.is_some() && !lock_was_there {
+                let _ = std::fs::remove_file(lock_path(path));
+            }
+            StoreError::NotOxo {
+                path: given.to_owned(),
+                why,
+            }
+        };
         // Checked again under the lock: another store may have been
         // creating it.
         if was_empty && std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
@@ -128,10 +140,7 @@ impl SqliteStore {
         let not_oxo = match schema::not_oxo(&conn) {
             Ok(why) => why,
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase) => {
-                return Err(StoreError::NotOxo {
-                    path: given.to_owned(),
-                    why: "it is not a SQLite database".to_owned(),
-                });
+                return Err(refuse("it is not a SQLite database".to_owned()));
             }
             // Damage where SQLite starts reading: skipping the integrity
             // check cannot get past it.
@@ -161,10 +170,7 @@ impl SqliteStore {
             }
         }
         if let Some(why) = not_oxo {
-            return Err(StoreError::NotOxo {
-                path: given.to_owned(),
-                why,
-            });
+            return Err(refuse(why));
         }
         // WAL lets the worker append without rewriting pages; FULL syncs the
         // log on every commit, so an acknowledged move survives even a power
@@ -363,13 +369,18 @@ fn cannot_open(given: &Path, path: &Path, e: rusqlite::Error) -> StoreError {
 /// Lock the file beside the database at `path` (named `given` in errors)
 /// for this store, and write this process's id into it; `None` for a
 /// private database, which no other store can open.
+/// The lock file of the database file `path`: `PATH.lock`.
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
 fn lock(path: &Path, given: &Path) -> Result<Option<File>, StoreError> {
     if path.as_os_str().is_empty() || path == Path::new(":memory:") {
         return Ok(None);
     }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let lock_path = PathBuf::from(name);
+    let lock_path = lock_path(path);
     let failed = |source: io::Error| StoreError::Lock {
         path: lock_path.clone(),
         source,
@@ -748,7 +759,7 @@ mod tests {
             (
                 "v5.db",
                 "PRAGMA user_version = 5; CREATE TABLE notes (text);",
-                "it has tables oxo did not make: notes",
+                "its schema version is 5, but it has none of oxo's tables",
             ),
             (
                 "v3.db",
@@ -774,12 +785,19 @@ mod tests {
                     format!("{} is not an oxo database ({why})", path.display())
                 );
                 assert_eq!(std::fs::read(&path).unwrap(), before, "{name} untouched");
+                assert!(
+                    !lock_path(&path).exists(),
+                    "no lock file left beside {name}"
+                );
             }
         }
         // Oxo's own database is its own, new and opened again (the
-        // migration test opens one of version 1).
+        // migration test opens one of version 1), also with a replication
+        // tool's tables beside oxo's.
         let path = dir.path().join("oxo.db");
         drop(SqliteStore::open(&path).unwrap());
+        drop(SqliteStore::open(&path).unwrap());
+        foreign(&path, "CREATE TABLE _litestream_seq (id, seq);");
         drop(SqliteStore::open(&path).unwrap());
     }
 

@@ -52,10 +52,10 @@ impl migrate::Schema for Sqlite<'_> {
     }
 }
 
-/// Why the database on `conn` is not oxo's, if it is not: it has tables
-/// the steps up to its schema version do not make, or lacks some they do
-/// (a new database has no tables and version 0). Nothing is written, so
-/// another program's file is left as it was.
+/// Why the database on `conn` is not oxo's, if it is not: at version 0
+/// (which a new database has, with no tables) it has tables, or it lacks
+/// some that the steps up to its schema version make. Nothing is written,
+/// so another program's file is left as it was.
 ///
 /// # Errors
 /// The file cannot be read: for a file that is not a SQLite database at
@@ -84,26 +84,29 @@ pub(super) fn not_oxo(conn: &Connection) -> rusqlite::Result<Option<String>> {
             .is_disjoint(&expected)
             .then(|| format!("its schema version is {version}, and it has none of oxo's tables")));
     }
+    // A file oxo never migrated holds only oxo's tables of version 0: none.
+    // Tables beside a whole schema of oxo's are let be: a replication tool
+    // (Litestream, say) keeps its own in the file it copies.
     let extra: Vec<_> = found.difference(&expected).collect();
-    if !extra.is_empty() {
+    if version == 0 && !extra.is_empty() {
         return Ok(Some(format!(
             "it has tables oxo did not make: {}",
             listed(extra)
         )));
     }
     let missing: Vec<_> = expected.difference(&found).collect();
-    Ok(if found.is_empty() && !missing.is_empty() {
+    Ok(if missing.is_empty() {
+        None
+    } else if found.is_disjoint(&expected) {
         Some(format!(
             "its schema version is {version}, but it has none of oxo's tables"
         ))
-    } else if !missing.is_empty() {
+    } else {
         Some(format!(
             "its schema version is {version}, but it lacks oxo's table{} {}",
             if missing.len() == 1 { "" } else { "s" },
             listed(missing)
         ))
-    } else {
-        None
     })
 }
 
