@@ -313,6 +313,8 @@ struct Shared {
     max_in_memory: usize,
     /// What other servers said of their players' presence.
     remote: Mutex<presence::Remote>,
+    /// Presence across an outage of the change feed (`presence.rs`).
+    outage: Mutex<presence::Outage>,
     /// See [`HubConfig::seek_grace`].
     seek_grace: Duration,
     /// Rooms whose seat X was seen connected, and when first in the
@@ -365,6 +367,7 @@ impl Hub {
                 solvers: Pool::new(),
                 valuers: Pool::new(),
                 remote: Mutex::new(HashMap::new()),
+                outage: Mutex::new(presence::Outage::default()),
                 seek_grace: config.seek_grace,
                 creators_seen: Mutex::new(HashMap::new()),
                 damage_logged: Mutex::new(HashSet::new()),

@@ -22,7 +22,7 @@
 use oxo_core::Coords;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::rooms::restore;
 use super::{Hub, HubError, RoomHandle};
@@ -117,6 +117,7 @@ impl Hub {
                         }
                     }
                     StoreEvent::Interrupted => {
+                        hub.presence_lost(Instant::now());
                         hub.shared.fresh.store(false, Ordering::SeqCst);
                     }
                     StoreEvent::Presence { id, node, seats } => {
@@ -133,7 +134,7 @@ impl Hub {
                                 tracing::warn!(error = %e, "cannot reread a game after the feed came back");
                             }
                         }
-                        hub.presence_regained();
+                        hub.presence_regained(Instant::now());
                         hub.shared.fresh.store(true, Ordering::SeqCst);
                     }
                 }

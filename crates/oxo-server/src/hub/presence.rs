@@ -11,12 +11,16 @@
 //!
 //! While the store's change feed is down, what other servers say cannot
 //! arrive: their seats are unknown, not absent. Their last word then
+//! stands as it stood when the outage began: what still counted then
 //! counts until the feed is back (so players are not told that an
-//! opponent on another server left), a claim against a seat with no
-//! connection here is refused ([`RoomError::OutOfTouch`]), and once the
-//! feed is back their last word counts for [`REMOTE_FRESH`] again and
-//! absence is counted from a [`HEARTBEAT`] later, by when they have
-//! repeated what holds.
+//! opponent on another server left), what had stopped counting stays so
+//! (a dead server's word is not brought back), and a claim against a seat
+//! with no connection here is refused ([`RoomError::OutOfTouch`]). Once
+//! the feed is back, the outage does not age their word: each counts for
+//! what was left of its [`REMOTE_FRESH`] when the outage began, so a
+//! flapping feed does not keep a dead server's word alive. An absence
+//! then counts toward a claim only from a [`HEARTBEAT`] after the feed came
+//! back, by when the others have repeated what holds.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -39,6 +43,21 @@ pub type Seats = [bool; 2];
 
 /// What other servers said of each room: per server, its seats and when.
 pub(super) type Remote = HashMap<GameId, HashMap<String, (Seats, Instant)>>;
+
+/// Presence across outages of the store's change feed.
+#[derive(Debug, Default)]
+pub(super) struct Outage {
+    /// When the current outage began (`None`: the feed is up).
+    since: Option<Instant>,
+    /// When absences start to count toward a claim, after the last outage.
+    absence_counts_from: Option<Instant>,
+}
+
+/// Whether another server's word on presence, said at `at`, counts when
+/// judged at `judged_at` (see [`Hub::presence_judged_at`]).
+fn still_counts(at: Instant, judged_at: Instant) -> bool {
+    judged_at.saturating_duration_since(at) < REMOTE_FRESH
+}
 
 /// A live connection of a seat, counted until dropped.
 #[derive(Debug)]
@@ -119,7 +138,7 @@ impl Hub {
             .filter(|handle| Self::local_seats(handle) != [false; 2])
             .map(|handle| handle.id.clone())
             .collect();
-        let now = Instant::now();
+        let judged_at = self.presence_judged_at(Instant::now());
         let remote = self
             .shared
             .remote
@@ -128,7 +147,7 @@ impl Hub {
         for (id, nodes) in remote.iter() {
             let here = nodes
                 .values()
-                .any(|(seats, at)| self.still_counts(*at, now) && seats != &[false; 2]);
+                .any(|(seats, at)| still_counts(*at, judged_at) && seats != &[false; 2]);
             if here {
                 rooms.insert(id.clone());
             }
@@ -138,7 +157,13 @@ impl Hub {
 
     /// What the other servers said of room `id`'s seats and still counts.
     fn remote_seats(&self, id: &GameId) -> Seats {
-        let now = Instant::now();
+        self.remote_seats_at(id, Instant::now())
+    }
+
+    /// What the other servers said of room `id`'s seats and still counts
+    /// at `now`.
+    pub(super) fn remote_seats_at(&self, id: &GameId, now: Instant) -> Seats {
+        let judged_at = self.presence_judged_at(now);
         self.shared
             .remote
             .lock()
@@ -147,7 +172,7 @@ impl Hub {
             .map(|nodes| {
                 nodes
                     .values()
-                    .filter(|(_, at)| self.still_counts(*at, now))
+                    .filter(|(_, at)| still_counts(*at, judged_at))
                     .fold([false; 2], |acc, (seats, _)| {
                         [acc[0] || seats[0], acc[1] || seats[1]]
                     })
@@ -155,22 +180,45 @@ impl Hub {
             .unwrap_or_default()
     }
 
-    /// Whether another server's word on presence, said at `at`, still
-    /// counts at `now`: for [`REMOTE_FRESH`], and for as long as the feed
-    /// that would bring its repetition is down (see the module docs).
-    fn still_counts(&self, at: Instant, now: Instant) -> bool {
-        !self.shared.fresh.load(Ordering::SeqCst) || now.duration_since(at) < REMOTE_FRESH
+    /// The instant as of which the other servers' word on presence is
+    /// judged at `now`: `now` while the feed is up; while it is down, when
+    /// the outage began (see the module docs).
+    fn presence_judged_at(&self, now: Instant) -> Instant {
+        if self.shared.fresh.load(Ordering::SeqCst) {
+            return now;
+        }
+        self.outage().since.unwrap_or(now)
     }
 
-    /// The store's feed is back after an outage: what the other servers
-    /// said before it counts for [`REMOTE_FRESH`] from now, and each
-    /// absence in the rooms held counts from a [`HEARTBEAT`] from now, when
-    /// the others will have repeated what holds: a seat that came back on
-    /// another server meanwhile could not be heard of. Call before memory
-    /// is marked fresh.
-    pub(super) fn presence_regained(&self) {
-        let now = Instant::now();
-        let heard = now + HEARTBEAT;
+    fn outage(&self) -> std::sync::MutexGuard<'_, Outage> {
+        self.shared
+            .outage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The store's feed was found down at `now` (see the module docs);
+    /// call before memory is marked not fresh.
+    pub(super) fn presence_lost(&self, now: Instant) {
+        self.outage().since.get_or_insert(now);
+    }
+
+    /// The store's feed is back after an outage, at `now`: each word the
+    /// other servers said before the outage is moved on by its length, so
+    /// the outage does not age it; and absences count toward a claim only
+    /// from a [`HEARTBEAT`] from now, when the others will have repeated
+    /// what holds: a seat that came back on another server meanwhile could
+    /// not be heard of. Call before memory is marked fresh.
+    pub(super) fn presence_regained(&self, now: Instant) {
+        let since = {
+            let mut outage = self.outage();
+            outage.absence_counts_from = Some(now + HEARTBEAT);
+            outage.since.take()
+        };
+        let Some(since) = since else {
+            return;
+        };
+        let length = now.saturating_duration_since(since);
         for nodes in self
             .shared
             .remote
@@ -178,35 +226,36 @@ impl Hub {
             .unwrap_or_else(PoisonError::into_inner)
             .values_mut()
         {
+            // Words heard since the outage began (as the feed came back)
+            // are new, and left as they are.
             for (_, at) in nodes.values_mut() {
-                *at = now;
-            }
-        }
-        for handle in self.held_rooms() {
-            let mut lost = handle.lost.lock().unwrap_or_else(PoisonError::into_inner);
-            for since in lost.iter_mut().flatten() {
-                *since = (*since).max(heard);
+                if *at < since {
+                    *at += length;
+                }
             }
         }
     }
 
     /// Since when `seat` has been gone this turn in the room behind
-    /// `handle`, for a claim against it (`None`: it is connected).
+    /// `handle` (`None`: it is connected), and from when its absence
+    /// counts toward a claim if later (after an outage of the feed), for a
+    /// claim against it.
     ///
     /// # Errors
     /// [`RoomError::OutOfTouch`] while the store's feed is down and the
     /// seat has no connection here: it may have one on another server,
     /// which this server cannot hear of.
-    pub(super) fn claim_gone_since(
+    pub(super) fn claim_absence(
         &self,
         handle: &RoomHandle,
         seat: Player,
-    ) -> Result<Option<Instant>, RoomError> {
+    ) -> Result<(Option<Instant>, Option<Instant>), RoomError> {
         let here = Self::local_seats(handle)[seat.index()];
         if self.shared.shared_store && !here && !self.shared.fresh.load(Ordering::SeqCst) {
             return Err(RoomError::OutOfTouch(seat));
         }
-        Ok(handle.gone_since()[seat.index()])
+        let counts_from = self.outage().absence_counts_from;
+        Ok((handle.gone_since()[seat.index()], counts_from))
     }
 
     /// Note that seat X of room `id` is connected (on any server): its open

@@ -111,8 +111,8 @@ impl Hub {
                 Action::Abort => room.abort(version)?,
                 Action::Claim => {
                     let absent = room.claimable(seat, version)?;
-                    let gone = hub.claim_gone_since(&presence, absent)?;
-                    room.claim(seat, version, gone, Instant::now(), wait)?
+                    let (gone, counts_from) = hub.claim_absence(&presence, absent)?;
+                    room.claim(seat, version, gone, counts_from, Instant::now(), wait)?
                 }
                 Action::Propose(what) => {
                     // The computer's verdict holds for the state it was

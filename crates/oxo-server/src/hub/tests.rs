@@ -196,3 +196,99 @@ fn a_stamp_from_the_future_counts_as_old() {
     // The clock was set back: a stamp ahead of now is not trusted.
     assert!(!super::within(99, 100, minute));
 }
+
+#[tokio::test]
+async fn an_outage_of_the_feed_neither_revives_nor_prolongs_other_servers_word() {
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
+
+    let (hub, _) = hub();
+    let (id, _) = open(&hub, Opponent::Human).await;
+    let secs = Duration::from_secs;
+    let t0 = Instant::now();
+    let earlier = |d| t0.checked_sub(d).unwrap();
+    // What two other servers said of X: one 20 s before the outage (5 s of
+    // its word left), one 30 s before (stale, not yet swept).
+    hub.shared.remote.lock().unwrap().insert(
+        id.clone(),
+        [
+            ("alive".to_owned(), ([true, false], earlier(secs(20)))),
+            ("dead".to_owned(), ([false, true], earlier(secs(30)))),
+        ]
+        .into_iter()
+        .collect(),
+    );
+    assert_eq!(hub.remote_seats_at(&id, t0), [true, false]);
+    hub.presence_lost(t0);
+    hub.shared.fresh.store(false, Ordering::SeqCst);
+    // Out of touch, words are judged as they stood when the outage began,
+    // however long it lasts: the stale one stays stale.
+    for later in [t0, t0 + secs(10), t0 + secs(600)] {
+        assert_eq!(hub.remote_seats_at(&id, later), [true, false]);
+        assert!(hub.present_rooms().contains(&id));
+    }
+    // A word heard as the feed comes back is new.
+    hub.shared
+        .remote
+        .lock()
+        .unwrap()
+        .get_mut(&id)
+        .unwrap()
+        .insert("new".to_owned(), ([false, false], t0 + secs(55)));
+    // Back after 60 s: the outage did not age the words; what was left of
+    // each then is left now.
+    let back = t0 + secs(60);
+    hub.presence_regained(back);
+    hub.shared.fresh.store(true, Ordering::SeqCst);
+    let ats: std::collections::HashMap<String, Instant> = hub.shared.remote.lock().unwrap()[&id]
+        .iter()
+        .map(|(node, (_, at))| (node.clone(), *at))
+        .collect();
+    assert_eq!(ats["alive"], back - secs(20));
+    assert_eq!(ats["dead"], back - secs(30));
+    assert_eq!(ats["new"], t0 + secs(55));
+    assert_eq!(hub.remote_seats_at(&id, back), [true, false]);
+    assert_eq!(hub.remote_seats_at(&id, back + secs(4)), [true, false]);
+    assert_eq!(hub.remote_seats_at(&id, back + secs(5)), [false, false]);
+    // A flapping feed: out again 1 s later, for long; back; the word goes
+    // on aging only while the feed is up.
+    hub.presence_lost(back + secs(1));
+    hub.shared.fresh.store(false, Ordering::SeqCst);
+    assert_eq!(hub.remote_seats_at(&id, back + secs(100)), [true, false]);
+    hub.presence_regained(back + secs(101));
+    hub.shared.fresh.store(true, Ordering::SeqCst);
+    assert_eq!(hub.remote_seats_at(&id, back + secs(104)), [true, false]);
+    assert_eq!(hub.remote_seats_at(&id, back + secs(105)), [false, false]);
+}
+
+#[tokio::test]
+async fn after_an_outage_a_claim_names_the_true_absence_and_wait() {
+    use std::time::Instant;
+
+    let (hub, _) = hub();
+    let (id, x, _) = seated(&hub).await;
+    hub.play(&id, Some(&x), oxo_core::Coords::new(1, 1), None, None)
+        .await
+        .unwrap();
+    // O has been gone since its turn began; the feed went down and came
+    // back just now: O's absence counts from a heartbeat later.
+    let now = Instant::now();
+    hub.presence_lost(now);
+    hub.presence_regained(now);
+    let claimed = hub.act(&id, Some(&x), Action::Claim, None, None).await;
+    let Err(HubError::Refused {
+        error: error @ RoomError::TooSoon { .. },
+        ..
+    }) = claimed
+    else {
+        panic!("{claimed:?}");
+    };
+    let wait = HubConfig::default().claim_after + super::presence::HEARTBEAT;
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "o has been gone for 0 s; the round can be claimed in {} s",
+            wait.as_secs()
+        )
+    );
+}

@@ -268,7 +268,10 @@ impl Room {
     /// The round is the claimant's once both seats have moved in it, and
     /// aborted before (the absent seat left without a move of its own).
     /// `gone_since` is when it lost its last connection (`None`: it has
-    /// one now), `now` the time of the request; the room reads no clock.
+    /// one now); `counts_from`, if any, is when its absence starts to
+    /// count, if later (after an outage of the change feed, by when the
+    /// other servers have repeated who is connected to them); `now` is the
+    /// time of the request: the room reads no clock.
     ///
     /// # Errors
     /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
@@ -279,17 +282,19 @@ impl Room {
         seat: Player,
         version: Option<u64>,
         gone_since: Option<Instant>,
+        counts_from: Option<Instant>,
         now: Instant,
         wait: Duration,
     ) -> Result<Room, RoomError> {
         let absent = self.claimable(seat, version)?;
         let since = gone_since.ok_or(RoomError::StillHere(absent, wait))?;
-        let gone = now.saturating_duration_since(since);
-        if gone < wait {
+        let counted = counts_from.map_or(since, |from| since.max(from));
+        let claimable_at = counted + wait;
+        if now < claimable_at {
             return Err(RoomError::TooSoon {
                 seat: absent,
-                gone,
-                wait,
+                gone: now.saturating_duration_since(since),
+                left: claimable_at - now,
             });
         }
         // Gone before their first move of the round, as on lichess: the

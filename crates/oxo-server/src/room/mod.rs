@@ -137,15 +137,15 @@ pub enum RoomError {
         "{} has been gone for {} s; the round can be claimed in {} s",
         SeatName(*.seat).as_str(),
         .gone.as_secs(),
-        (.wait.saturating_sub(*.gone)).as_secs_f64().ceil()
+        .left.as_secs_f64().ceil()
     )]
     TooSoon {
         /// The absent seat.
         seat: Player,
         /// How long it has been gone.
         gone: Duration,
-        /// How long it must be gone.
-        wait: Duration,
+        /// How long until the round can be claimed.
+        left: Duration,
     },
     /// The seat to move ran out of time before the change arrived.
     #[error("{} has run out of time", SeatName(*.0).as_str())]

@@ -735,6 +735,7 @@ fn against_the_computer_a_takeback_is_granted_and_a_draw_follows_the_verdict() {
             Player::X,
             None,
             Some(Instant::now()),
+            None,
             Instant::now(),
             Duration::ZERO
         )),
@@ -750,13 +751,51 @@ fn against_the_computer_a_takeback_is_granted_and_a_draw_follows_the_verdict() {
 }
 
 #[test]
+fn an_absence_counted_from_later_says_how_long_it_truly_was_and_is_left() {
+    let wait = Duration::from_secs(30);
+    let t0 = Instant::now();
+    let r = after(seated(), &[(1, 1), (0, 0), (2, 2)]);
+    // O left at t0; the feed came back at t0 + 5 s, so its absence counts
+    // from t0 + 15 s (a heartbeat later).
+    let counts_from = Some(t0 + Duration::from_secs(15));
+    let claim = |now: Instant| r.claim(Player::X, None, Some(t0), counts_from, now, wait);
+    let early = claim(t0 + Duration::from_secs(12)).unwrap_err();
+    assert_eq!(
+        early.to_string(),
+        "o has been gone for 12 s; the round can be claimed in 33 s"
+    );
+    let almost = claim(t0 + Duration::from_secs(44)).unwrap_err();
+    assert_eq!(
+        almost.to_string(),
+        "o has been gone for 44 s; the round can be claimed in 1 s"
+    );
+    assert!(claim(t0 + Duration::from_secs(45)).is_ok());
+    // Gone since before an earlier outage's count starts: no change.
+    let later = r
+        .claim(
+            Player::X,
+            None,
+            Some(t0 + Duration::from_secs(20)),
+            counts_from,
+            t0 + Duration::from_secs(30),
+            wait,
+        )
+        .unwrap_err();
+    assert_eq!(
+        later.to_string(),
+        "o has been gone for 10 s; the round can be claimed in 20 s"
+    );
+}
+
+#[test]
 fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
     let wait = Duration::from_secs(30);
     let t0 = Instant::now();
     let r = after(seated(), &[(1, 1), (0, 0), (2, 2)]);
     // O is to move; X claims.
-    let claim =
-        |r: &Room, seat, gone: Option<Instant>, now: Instant| r.claim(seat, None, gone, now, wait);
+    let claim = |r: &Room, seat, gone: Option<Instant>, now: Instant| {
+        r.claim(seat, None, gone, None, now, wait)
+    };
     assert_eq!(
         refused(&r, |r| claim(r, Player::X, None, t0)),
         RoomError::StillHere(Player::O, wait)
