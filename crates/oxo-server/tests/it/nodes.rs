@@ -247,8 +247,11 @@ async fn a_node_that_lost_its_change_feed_serves_nothing_stale() {
 /// forgets the connection (no reset ever arrives).
 struct Proxy {
     addr: std::net::SocketAddr,
-    /// Whether each listening connection opened through it is silenced.
-    feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>>,
+    /// How many listening connections have been opened through it.
+    feeds: Arc<AtomicUsize>,
+    /// Whether feeds are held silent: any listening connection, open or
+    /// opened later, that passes a byte while this holds passes no more.
+    held: Arc<AtomicBool>,
     /// What clients sent through it since [`Proxy::mark`], if called.
     sent: Arc<std::sync::Mutex<Option<Vec<u8>>>>,
 }
@@ -258,8 +261,9 @@ impl Proxy {
     async fn start(port: u16) -> Proxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let feeds: Arc<std::sync::Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
-        let known = feeds.clone();
+        let feeds: Arc<AtomicUsize> = Arc::default();
+        let held: Arc<AtomicBool> = Arc::default();
+        let (known, holding) = (feeds.clone(), held.clone());
         let sent: Arc<std::sync::Mutex<Option<Vec<u8>>>> = Arc::default();
         let recorder = sent.clone();
         tokio::spawn(async move {
@@ -268,6 +272,7 @@ impl Proxy {
                     return;
                 };
                 let known = known.clone();
+                let holding = holding.clone();
                 let recorder = recorder.clone();
                 tokio::spawn(async move {
                     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -291,11 +296,15 @@ impl Proxy {
                     {
                         return;
                     }
+                    // A feed's connection goes silent while feeds are
+                    // held; any other never does.
                     let name = oxo_server::store::LISTENER_NAME.as_bytes();
-                    let silenced = Arc::new(AtomicBool::new(false));
-                    if startup.windows(name.len()).any(|w| w == name) {
-                        known.lock().unwrap().push(silenced.clone());
-                    }
+                    let silenced = if startup.windows(name.len()).any(|w| w == name) {
+                        known.fetch_add(1, Ordering::SeqCst);
+                        holding
+                    } else {
+                        Arc::new(AtomicBool::new(false))
+                    };
                     let pump = |mut from: tokio::net::tcp::OwnedReadHalf,
                                 mut to: tokio::net::tcp::OwnedWriteHalf,
                                 silenced: Arc<AtomicBool>,
@@ -330,7 +339,12 @@ impl Proxy {
                 });
             }
         });
-        Proxy { addr, feeds, sent }
+        Proxy {
+            addr,
+            feeds,
+            held,
+            sent,
+        }
     }
 
     /// Record what clients send from now on.
@@ -354,14 +368,19 @@ impl Proxy {
 
     /// How many change feeds have been opened through it.
     fn feeds_opened(&self) -> usize {
-        self.feeds.lock().unwrap().len()
+        self.feeds.load(Ordering::SeqCst)
     }
 
-    /// Silence every change feed open through it now.
-    fn silence_feeds(&self) {
-        for feed in self.feeds.lock().unwrap().iter() {
-            feed.store(true, Ordering::SeqCst);
-        }
+    /// Silence every change feed through it, those open now and those
+    /// opened until [`Proxy::release_feeds`]: a node's reconnects go
+    /// silent too (each is let go by the node, and stays silent).
+    fn hold_feeds(&self) {
+        self.held.store(true, Ordering::SeqCst);
+    }
+
+    /// Let change feeds opened from now on through again.
+    fn release_feeds(&self) {
+        self.held.store(false, Ordering::SeqCst);
     }
 }
 
@@ -369,6 +388,16 @@ impl Proxy {
 async fn readiness(node: &Node) -> (u16, String) {
     let answer = node.client.send("GET", "/readyz", None, "").await.unwrap();
     (answer.status, answer.body)
+}
+
+/// Wait until `node` is, or is not, in touch with the others through its
+/// change feed.
+async fn in_touch_becomes(node: &Node, in_touch: bool, what: &str) {
+    common::eventually(what, async || match node.server.state.hub().in_touch() {
+        now if now == in_touch => Ok(()),
+        now => Err(format!("in touch: {now}")),
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -413,19 +442,15 @@ async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
     })
     .await;
 
-    // B's feed goes silent; then X comes back, on A: B cannot hear of it.
-    proxy.silence_feeds();
+    // B's feed goes silent, and so does every feed B opens until it is
+    // released; then X comes back, on A: B cannot hear of it.
+    proxy.hold_feeds();
     let _x_on_a = socket(&a, x).await;
-    // B finds out by itself, and says so to the load balancer.
-    let (_, why) =
-        common::eventually(
-            "B never noticed its feed was silent",
-            async || match readiness(&b).await {
-                (503, body) => Ok((503, body)),
-                other => Err(format!("{other:?}")),
-            },
-        )
-        .await;
+    // B finds out by itself, stays out of touch while the hold lasts, and
+    // says so to the load balancer.
+    in_touch_becomes(&b, false, "B never noticed its feed was silent").await;
+    let (status, why) = readiness(&b).await;
+    assert_eq!(status, 503, "{why}");
     assert!(why.contains("lost touch"), "{why}");
     // A claim through B against X, whom B cannot see, is refused, saying why.
     let (status, refused) = b
@@ -448,16 +473,14 @@ async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
     let (status, played) = a.play(id, x, 2, 2).await;
     assert_eq!(status, 200, "{played}");
     assert_eq!(b.game(id).await["version"], played["game"]["version"]);
+    // Still out of touch: the states above were seen while the hold held.
+    assert!(!b.server.state.hub().in_touch());
 
-    // B reconnects by itself: ready again, and moves on A reach its
-    // sockets again.
-    common::eventually("B never reconnected its feed", async || {
-        match (proxy.feeds_opened(), readiness(&b).await) {
-            (2.., (200, _)) => Ok(()),
-            seen => Err(format!("{seen:?}")),
-        }
-    })
-    .await;
+    // The feeds are let through: B reconnects by itself, and moves on A
+    // reach its sockets again.
+    proxy.release_feeds();
+    in_touch_becomes(&b, true, "B never reconnected its feed").await;
+    assert_eq!(readiness(&b).await, (200, "ready".to_owned()));
     assert_eq!(b.play(id, o, 0, 1).await.0, 200);
     // X's presence on A reaches B again (A repeats it every few seconds):
     // now a claim is refused because X is here.
