@@ -173,27 +173,23 @@ pub(super) async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> R
 pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Readiness for load balancers: 200 when the store answers within
-/// [`READY_TIMEOUT`], the server hears the other servers sharing its store
-/// and is not shutting down, else 503 with the reason. (`/healthz` is
-/// liveness: it answers whenever the process does.)
+/// [`READY_TIMEOUT`] and the server is not shutting down, else 503 with
+/// the reason. (`/healthz` is liveness: it answers whenever the process
+/// does.)
 ///
-/// A server whose change feed is down still answers every request
-/// correctly (it rereads each request's room), but its live sockets miss
-/// the other servers' moves and its claims are refused until the feed is
-/// back: a balancer should send new players to servers that hear the
-/// others. That is typically seconds, the feed reconnecting on its own. If
-/// every server loses its feed at once (the database failing over), all are
-/// unready until they reconnect, which is true: none hears the others.
+/// Whether the store's change feed is up is not part of it. A server whose
+/// feed is down still answers every request correctly (it rereads each
+/// request's room) and only refuses claims it cannot judge; and it counts
+/// as back only once it has reread every room it holds, one after
+/// another, each waiting its turn at the room. A database failover takes
+/// every server's feed at once: readiness tied to the feed would have the
+/// balancer refuse everyone while the servers answer correctly, and a
+/// slow probe would make it flap. The outage is logged instead.
 pub(super) async fn ready(State(state): State<AppState>) -> Result<&'static str, ApiError> {
     if state.is_closing() {
         return Err(ApiError::NotReady("the server is shutting down".into()));
     }
     match tokio::time::timeout(READY_TIMEOUT, state.hub().ping()).await {
-        Ok(Ok(())) if !state.hub().in_touch() => Err(ApiError::NotReady(
-            "this server has lost touch with the other servers (its change feed is down) \
-             and is reconnecting"
-                .into(),
-        )),
         Ok(Ok(())) => Ok("ready"),
         Ok(Err(e)) => Err(ApiError::NotReady(e.to_string())),
         Err(_) => Err(ApiError::NotReady(format!(
