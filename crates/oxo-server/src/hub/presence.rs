@@ -350,6 +350,37 @@ impl Hub {
         }
     }
 
+    /// Forget what other servers said that no longer counts at `now`
+    /// (judged as of when the feed went down, while it is down: see the
+    /// module docs), and publish the presence of the rooms held that it
+    /// changes.
+    pub(super) fn forget_stale_presence(&self, now: Instant) {
+        let judged_at = self.presence_judged_at(now);
+        let stale: Vec<GameId> = {
+            let mut remote = self
+                .shared
+                .remote
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut stale = Vec::new();
+            remote.retain(|id, nodes| {
+                let before = nodes.len();
+                nodes.retain(|_, (_, at)| still_counts(*at, judged_at));
+                if nodes.len() != before {
+                    stale.push(id.clone());
+                }
+                !nodes.is_empty()
+            });
+            stale
+        };
+        for id in stale {
+            let held = self.shard(&id).get(&id).cloned();
+            if let Some(handle) = held {
+                self.refresh_presence(&handle, false);
+            }
+        }
+    }
+
     /// With a shared store, for as long as the hub lives: repeat this
     /// server's presence every 10 s (`HEARTBEAT`), and forget what other servers
     /// said and did not repeat. Call once, on the runtime.
@@ -373,35 +404,7 @@ impl Hub {
                         hub.announce(&handle.id, local);
                     }
                 }
-                // While the feed is down, nothing the others say can
-                // arrive: their last word stands (see the module docs).
-                if !hub.shared.fresh.load(Ordering::SeqCst) {
-                    continue;
-                }
-                let now = Instant::now();
-                let stale: Vec<GameId> = {
-                    let mut remote = hub
-                        .shared
-                        .remote
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    let mut stale = Vec::new();
-                    remote.retain(|id, nodes| {
-                        let before = nodes.len();
-                        nodes.retain(|_, (_, at)| now.duration_since(*at) < REMOTE_FRESH);
-                        if nodes.len() != before {
-                            stale.push(id.clone());
-                        }
-                        !nodes.is_empty()
-                    });
-                    stale
-                };
-                for id in stale {
-                    let held = hub.shard(&id).get(&id).cloned();
-                    if let Some(handle) = held {
-                        hub.refresh_presence(&handle, false);
-                    }
-                }
+                hub.forget_stale_presence(Instant::now());
             }
         });
     }
