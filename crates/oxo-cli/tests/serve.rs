@@ -762,7 +762,7 @@ fn a_file_that_is_not_an_oxo_database_is_refused_and_left_alone() {
         (
             "v5.db",
             "PRAGMA user_version = 5; CREATE TABLE notes (text);",
-            "its schema version is 5, but it has none of oxo's tables",
+            "it has tables oxo did not make: notes",
         ),
     ] {
         let db = dir.path().join(name);

@@ -41,7 +41,8 @@ pub(crate) enum Action {
     Read,
     /// Creating a game, the costliest write to hold: a rate of its own.
     Create,
-    /// Every other write: joins, moves (by `POST` or on a socket), rematches.
+    /// Every other write: joins, moves (by `POST` or on a socket), rematches,
+    /// resignations, offers and their withdrawals.
     Write,
 }
 
@@ -407,6 +408,25 @@ fn json_only(request: &Request) -> Result<(), ApiError> {
 mod tests {
     use super::*;
     use crate::listen::Rate;
+
+    /// Every request that may change a game counts against the writes'
+    /// rate, a `DELETE` (declining an offer) as a `POST` does.
+    #[test]
+    fn what_a_request_does_by_its_method() {
+        let request = |method: Method, path: &str| {
+            Request::builder()
+                .method(method)
+                .uri(path)
+                .body(axum::body::Body::empty())
+                .unwrap()
+        };
+        let draw = "/api/games/abc/draw";
+        assert_eq!(action(&request(Method::GET, draw)), Action::Read);
+        assert_eq!(action(&request(Method::HEAD, draw)), Action::Read);
+        assert_eq!(action(&request(Method::POST, draw)), Action::Write);
+        assert_eq!(action(&request(Method::DELETE, draw)), Action::Write);
+        assert_eq!(action(&request(Method::POST, "/api/games")), Action::Create);
+    }
 
     /// Over its time, a request is the client's fault while the server
     /// waits for its body (408) and the server's otherwise (503), which

@@ -289,12 +289,17 @@ impl Room {
         let absent = self.claimable(seat, version)?;
         let since = gone_since.ok_or(RoomError::StillHere(absent, wait))?;
         let counted = counts_from.map_or(since, |from| since.max(from));
-        let claimable_at = counted + wait;
-        if now < claimable_at {
+        // In durations, not instants, so that a huge `wait` cannot
+        // overflow; `counted` may lie ahead (a server just back in touch).
+        let left = match counted.checked_duration_since(now) {
+            Some(ahead) => ahead.saturating_add(wait),
+            None => wait.saturating_sub(now.saturating_duration_since(counted)),
+        };
+        if !left.is_zero() {
             return Err(RoomError::TooSoon {
                 seat: absent,
                 gone: now.saturating_duration_since(since),
-                left: claimable_at - now,
+                left,
             });
         }
         // Gone before their first move of the round, as on lichess: the

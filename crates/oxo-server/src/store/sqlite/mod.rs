@@ -366,9 +366,6 @@ fn cannot_open(given: &Path, path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Lock the file beside the database at `path` (named `given` in errors)
-/// for this store, and write this process's id into it; `None` for a
-/// private database, which no other store can open.
 /// The lock file of the database file `path`: `PATH.lock`.
 fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -376,6 +373,9 @@ fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Lock the file beside the database at `path` (named `given` in errors)
+/// for this store, and write this process's id into it; `None` for a
+/// private database, which no other store can open.
 fn lock(path: &Path, given: &Path) -> Result<Option<File>, StoreError> {
     if path.as_os_str().is_empty() || path == Path::new(":memory:") {
         return Ok(None);
@@ -759,7 +759,7 @@ mod tests {
             (
                 "v5.db",
                 "PRAGMA user_version = 5; CREATE TABLE notes (text);",
-                "its schema version is 5, but it has none of oxo's tables",
+                "it has tables oxo did not make: notes",
             ),
             (
                 "v3.db",
@@ -792,12 +792,13 @@ mod tests {
             }
         }
         // Oxo's own database is its own, new and opened again (the
-        // migration test opens one of version 1), also with a replication
-        // tool's tables beside oxo's.
+        // migration test opens one of version 1), also with Litestream's
+        // tables beside oxo's.
         let path = dir.path().join("oxo.db");
         drop(SqliteStore::open(&path).unwrap());
         drop(SqliteStore::open(&path).unwrap());
         foreign(&path, "CREATE TABLE _litestream_seq (id, seq);");
+        foreign(&path, "CREATE TABLE _litestream_lock (id);");
         drop(SqliteStore::open(&path).unwrap());
     }
 

@@ -52,10 +52,10 @@ impl migrate::Schema for Sqlite<'_> {
     }
 }
 
-/// Why the database on `conn` is not oxo's, if it is not: at version 0
-/// (which a new database has, with no tables) it has tables, or it lacks
-/// some that the steps up to its schema version make. Nothing is written,
-/// so another program's file is left as it was.
+/// Why the database on `conn` is not oxo's, if it is not: it has tables
+/// the steps up to its schema version do not make (Litestream's aside), or
+/// lacks some they do (a new database has no tables and version 0).
+/// Nothing is written, so another program's file is left as it was.
 ///
 /// # Errors
 /// The file cannot be read: for a file that is not a SQLite database at
@@ -84,11 +84,14 @@ pub(super) fn not_oxo(conn: &Connection) -> rusqlite::Result<Option<String>> {
             .is_disjoint(&expected)
             .then(|| format!("its schema version is {version}, and it has none of oxo's tables")));
     }
-    // A file oxo never migrated holds only oxo's tables of version 0: none.
-    // Tables beside a whole schema of oxo's are let be: a replication tool
-    // (Litestream, say) keeps its own in the file it copies.
-    let extra: Vec<_> = found.difference(&expected).collect();
-    if version == 0 && !extra.is_empty() {
+    // Tables oxo did not make: another program's, but for those of
+    // Litestream, a replication tool that keeps its own in the file it
+    // copies (`_litestream_seq`, `_litestream_lock`).
+    let extra: Vec<_> = found
+        .difference(&expected)
+        .filter(|name| !name.starts_with("_litestream_"))
+        .collect();
+    if !extra.is_empty() {
         return Ok(Some(format!(
             "it has tables oxo did not make: {}",
             listed(extra)
