@@ -44,8 +44,13 @@ impl Pty {
     }
 
     fn run(command: &str) -> Pty {
-        let mut child = Command::new("script")
-            .args(["-q", "-f", "-e", "-c"])
+        // With every signal's action the default, as on a terminal, whatever
+        // the test runner ignores: one started with nohup, or in the
+        // background of a shell without job control, ignores SIGHUP or
+        // SIGINT, and what it starts inherits that (a shell cannot even
+        // trap a signal ignored when it started).
+        let mut child = Command::new("env")
+            .args(["--default-signal", "script", "-q", "-f", "-e", "-c"])
             .arg(command)
             .arg("/dev/null")
             .stdin(Stdio::piped())
