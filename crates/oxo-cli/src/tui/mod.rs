@@ -371,25 +371,23 @@ mod tests {
         // Two people: hints are refused, with a reason longer than 80
         // columns.
         let mut app = app(Rules::default(), None);
+        // The screen's rows as one line of text, as a reader runs them on.
+        let read_on = |screen: &str| {
+            screen
+                .lines()
+                .map(|line| line.trim_matches('"').trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let terminal = play(&mut app, keys("v"), (80, 24));
         let screen = terminal.backend().to_string();
-        let text: String = screen
-            .lines()
-            .map(|line| line.trim_matches('"').trim())
-            .collect::<Vec<_>>()
-            .join(" ");
         let reason = app::BETWEEN_PEOPLE;
         assert!(reason.chars().count() > 80);
-        assert!(text.contains(reason), "{screen}");
+        assert!(read_on(&screen).contains(reason), "{screen}");
         // On a small screen, over three lines, all of it.
         let terminal = play(&mut app, keys("vv"), (40, 12));
         let screen = terminal.backend().to_string();
-        let text: String = screen
-            .lines()
-            .map(|line| line.trim_matches('"').trim())
-            .collect::<Vec<_>>()
-            .join(" ");
-        assert!(text.contains(reason), "{screen}");
+        assert!(read_on(&screen).contains(reason), "{screen}");
     }
 
     #[test]

@@ -434,6 +434,17 @@ async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
         async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
     };
     let mut o_on_b = socket(&b, o).await;
+    // O claims the round through B.
+    let claim = async |b: &Node| {
+        b.client
+            .call(
+                "POST",
+                &format!("/api/games/{id}/claim"),
+                Some(o),
+                &json!({}),
+            )
+            .await
+    };
     common::eventually("B never opened its change feed", async || {
         match proxy.feeds_opened() {
             1 => Ok(()),
@@ -452,15 +463,7 @@ async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
     // answer, not the feed's).
     assert_eq!(readiness(&b).await, (200, "ready".to_owned()));
     // A claim through B against X, whom B cannot see, is refused, saying why.
-    let (status, refused) = b
-        .client
-        .call(
-            "POST",
-            &format!("/api/games/{id}/claim"),
-            Some(o),
-            &json!({}),
-        )
-        .await;
+    let (status, refused) = claim(&b).await;
     assert_eq!(status, 409, "{refused}");
     let error = refused["error"].as_str().unwrap();
     assert!(
@@ -489,15 +492,7 @@ async fn a_node_whose_change_feed_goes_silent_knows_it_and_claims_nothing() {
         "B hears of X on A",
     )
     .await;
-    let (status, refused) = b
-        .client
-        .call(
-            "POST",
-            &format!("/api/games/{id}/claim"),
-            Some(o),
-            &json!({}),
-        )
-        .await;
+    let (status, refused) = claim(&b).await;
     assert_eq!(status, 409, "{refused}");
     assert!(
         refused["error"].as_str().unwrap().contains("is connected"),
