@@ -74,26 +74,7 @@ pub fn read_line_bounded(
 /// # Errors
 /// Reading failed.
 pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        match memchr::memchr(b'\n', chunk) {
-            Some(at) => {
-                input.consume(at + 1);
-                return Ok(());
-            }
-            None => {
-                let all = chunk.len();
-                input.consume(all);
-            }
-        }
-    }
+    input.skip_until(b'\n').map(drop)
 }
 
 /// A line of input as an error message quotes it: lossily decoded, without
