@@ -10,7 +10,7 @@ use std::io::{self, Stdout};
 use std::mem::ManuallyDrop;
 use std::sync::Once;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -167,20 +167,49 @@ impl TerminalEvents {
     }
 }
 
+/// How often a wait on the terminal checks that the terminal is still
+/// there.
+const HANGUP_CHECK: Duration = Duration::from_secs(1);
+
+/// Whether standard output's terminal was hung up: asking it for its modes
+/// fails with EIO then. Needed because on a hangup crossterm's reader
+/// neither returns an error nor an event (it reads end-of-file over and
+/// over), and the SIGHUP may never come: a shell passes it on to a job only
+/// if it is interactive, and a game started under `nohup` ignores it.
+fn terminal_hung_up() -> bool {
+    #[cfg(unix)]
+    {
+        matches!(
+            rustix::termios::tcgetattr(io::stdout()),
+            Err(e) if e.raw_os_error() == EIO
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
 impl Events for TerminalEvents {
+    /// The next input, or `None` once `timeout` has passed. A terminal found
+    /// hung up while waiting is [`Signal::Hangup`], as its SIGHUP would be.
     fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Input>> {
-        let input = match timeout {
-            Some(timeout) => match self.inputs.recv_timeout(timeout) {
-                Ok(input) => input,
-                Err(RecvTimeoutError::Timeout) => return Ok(None),
+        let deadline = timeout.map(|timeout| Instant::now() + timeout);
+        loop {
+            let left = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+            let wait = left.map_or(HANGUP_CHECK, |left| left.min(HANGUP_CHECK));
+            match self.inputs.recv_timeout(wait) {
+                Ok(input) => return input.map(Some),
                 Err(RecvTimeoutError::Disconnected) => return Ok(None),
-            },
-            None => match self.inputs.recv() {
-                Ok(input) => input,
-                Err(mpsc::RecvError) => return Ok(None),
-            },
-        };
-        input.map(Some)
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if terminal_hung_up() {
+                return Ok(Some(Input::Signal(Signal::Hangup)));
+            }
+            if left.is_some_and(|left| left <= wait) {
+                return Ok(None);
+            }
+        }
     }
 
     /// Hand the terminal back, stop this process group as Ctrl-Z would

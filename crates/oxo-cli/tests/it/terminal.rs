@@ -247,6 +247,38 @@ fn a_terminal_that_goes_away_ends_the_game_with_129() {
     assert_eq!(written.trim(), "129");
 }
 
+/// A hangup whose SIGHUP never reaches the game ends it with 129 too: the
+/// game notices the terminal is gone. It did not, and spun on the dead
+/// terminal at full CPU forever. Here the game runs in a session of its
+/// own (`setsid`), so the hangup's SIGHUP, sent within the terminal's
+/// session, passes it by, as it does a game whose shell neither passes it
+/// on nor is in its process group.
+#[test]
+fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code");
+    let oxo = env!("CARGO_BIN_EXE_oxo");
+    let mut pty = Pty::run(&format!(
+        "stty rows 24 cols 80; trap '' HUP; \
+         setsid --wait {oxo} play --o perfect --seed 1; echo $? > {}",
+        code.display()
+    ));
+    pty.wait_for("X to move: your turn");
+    pty.child.kill().unwrap();
+    pty.child.wait().unwrap();
+    let start = Instant::now();
+    let written = loop {
+        match std::fs::read_to_string(&code) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ => {
+                assert!(start.elapsed() < PATIENCE, "oxo never ended");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    };
+    assert_eq!(written.trim(), "129");
+}
+
 #[test]
 fn plain_keeps_the_line_protocol_on_a_terminal() {
     let mut pty = Pty::start("play --plain");
