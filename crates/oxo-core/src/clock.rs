@@ -243,6 +243,8 @@ impl Clock {
     /// standing and `to_move` to move: the running side is charged its
     /// time so far (without increment: time spent is not given back), and
     /// `to_move`'s clock starts if the round is still past its second move.
+    /// In correspondence both sides have a whole allowance again: the time
+    /// spent on a position taken back does not come off a later move.
     ///
     /// # Errors
     /// [`Flagged`] when the running side's time ran out at or before
@@ -257,6 +259,9 @@ impl Clock {
             Ok(next) => next,
             Err(flag) => return Err(flag),
         };
+        if let TimeControl::Correspondence { per_move } = self.control {
+            next.left = [per_move, per_move];
+        }
         next.running = if plies >= 2 {
             Some(Running {
                 side: to_move,
@@ -433,6 +438,26 @@ mod tests {
         assert_eq!(early.left(X, 3_000), 57_000);
         // After the flag, too late.
         assert_eq!(clock.taken_back(X, 2, 65_000), Err(Flagged(O)));
+    }
+
+    #[test]
+    fn a_correspondence_takeback_gives_the_next_moves_their_whole_allowance() {
+        // A day a move. X moves at 1 h; O thinks 5 h, then grants X's
+        // takeback: X has a whole day for its move again, and O's next
+        // move, after X's, a whole day too (the 5 h went on a position
+        // taken back).
+        const HOUR: u64 = DAY_MS / 24;
+        let clock = started(Clock::new(TimeControl::days(1)), 0)
+            .punch(X, 3, HOUR)
+            .unwrap();
+        let back = clock.taken_back(X, 2, 6 * HOUR).unwrap();
+        assert_eq!(back.running(), Some(X));
+        assert_eq!(back.deadline(), Some(6 * HOUR + DAY_MS));
+        let again = back.punch(X, 3, 7 * HOUR).unwrap();
+        assert_eq!(again.running(), Some(O));
+        assert_eq!(again.deadline(), Some(7 * HOUR + DAY_MS));
+        // Too late is still too late.
+        assert_eq!(clock.taken_back(X, 2, HOUR + DAY_MS), Err(Flagged(O)));
     }
 
     #[test]

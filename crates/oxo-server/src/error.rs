@@ -156,6 +156,7 @@ impl ApiError {
             | RoomError::NoProposal(_)
             | RoomError::DrawDeclined
             | RoomError::ClaimAgainstComputer
+            | RoomError::ClaimInCorrespondence(_)
             | RoomError::NotTheirMove(_)
             | RoomError::StillHere(..)
             | RoomError::OutOfTouch(_)

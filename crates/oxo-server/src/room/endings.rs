@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use oxo_core::{Outcome, Player};
+use oxo_core::{Outcome, Player, TimeControl};
 use serde::Serialize;
 
 use super::{Opponent, Room, RoomError};
@@ -244,11 +244,14 @@ impl Room {
 
     /// Whether `seat` may claim the round at all, whoever is connected:
     /// the round is on, `version` current, the opponent a person and to
-    /// move. The seat that would be absent.
+    /// move, and the game not one of correspondence (whose players may be
+    /// away for days between moves: its clock decides). The seat that
+    /// would be absent.
     ///
     /// # Errors
     /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
-    /// [`RoomError::ClaimAgainstComputer`], [`RoomError::NotTheirMove`].
+    /// [`RoomError::ClaimAgainstComputer`],
+    /// [`RoomError::ClaimInCorrespondence`], [`RoomError::NotTheirMove`].
     pub fn claimable(&self, seat: Player, version: Option<u64>) -> Result<Player, RoomError> {
         let to_move = self.playing()?;
         self.check_version(version)?;
@@ -256,6 +259,13 @@ impl Room {
             return Err(RoomError::ClaimAgainstComputer);
         }
         let absent = seat.other();
+        if self
+            .rec
+            .clock
+            .is_some_and(|clock| matches!(clock.control(), TimeControl::Correspondence { .. }))
+        {
+            return Err(RoomError::ClaimInCorrespondence(absent));
+        }
         if to_move != absent {
             return Err(RoomError::NotTheirMove(absent));
         }
@@ -275,7 +285,8 @@ impl Room {
     ///
     /// # Errors
     /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
-    /// [`RoomError::ClaimAgainstComputer`], [`RoomError::NotTheirMove`],
+    /// [`RoomError::ClaimAgainstComputer`],
+    /// [`RoomError::ClaimInCorrespondence`], [`RoomError::NotTheirMove`],
     /// [`RoomError::StillHere`], [`RoomError::TooSoon`].
     pub fn claim(
         &self,

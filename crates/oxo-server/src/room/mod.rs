@@ -118,6 +118,13 @@ pub enum RoomError {
     /// A claim against the computer, which never leaves.
     #[error("the computer never leaves the board: there is no win to claim")]
     ClaimAgainstComputer,
+    /// A claim in a correspondence game, where a player may be away for
+    /// days between moves: only the move's deadline decides.
+    #[error(
+        "this is a correspondence game: {} may be away between moves and has until the move's deadline, when the clock decides the round; there is no win to claim",
+        SeatName(*.0).as_str()
+    )]
+    ClaimInCorrespondence(Player),
     /// A claim while it is the claimant's own move.
     #[error("the round can be claimed only while it is {}'s move", SeatName(*.0).as_str())]
     NotTheirMove(Player),

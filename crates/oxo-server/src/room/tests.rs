@@ -474,7 +474,7 @@ fn score(r: &Room) -> (u64, u64, u64) {
 
 #[test]
 fn a_resignation_ends_the_round_for_the_other_seat_and_the_next_round_follows() {
-    let r = after(seated(), &[(1, 1)]);
+    let r = after(seated(), &[(1, 1), (2, 2)]);
     let v = r.version();
     assert!(matches!(
         refused(&r, |r| r.resign(Player::O, Some(v - 1))),
@@ -560,7 +560,7 @@ fn a_round_is_aborted_only_until_both_sides_have_moved_and_counts_for_nobody() {
 
 #[test]
 fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
-    let r = after(seated(), &[(1, 1)]);
+    let r = after(seated(), &[(1, 1), (0, 1), (2, 1)]);
     let offered = r.propose(Player::O, Proposal::Draw, None, false).unwrap();
     assert_eq!(
         offered.view(Viewer::Player).offers,
@@ -644,7 +644,7 @@ fn no_offer_outlives_its_round() {
         ),
         (None, None)
     );
-    let asked = next
+    let asked = after(next, &[(0, 0), (1, 1)])
         .propose(Player::O, Proposal::Draw, None, false)
         .unwrap();
     assert!(
@@ -838,6 +838,31 @@ fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
     }
 }
 
+/// A correspondence player may be away for days between moves: the move's
+/// deadline decides, and there is no win to claim, however long gone.
+#[test]
+fn a_correspondence_round_is_never_claimed() {
+    let wait = Duration::from_secs(30);
+    let t0 = Instant::now();
+    let r = room(Opponent::Human)
+        .timed(TimeControl::days(3))
+        .join(Token::from_trusted("to").hash(), ANYONE)
+        .unwrap();
+    let r = after(r, &[(1, 1), (0, 0), (2, 2)]);
+    let refusal = refused(&r, |r| {
+        r.claim(
+            Player::X,
+            None,
+            Some(t0),
+            None,
+            t0 + Duration::from_secs(86_400),
+            wait,
+        )
+    });
+    assert_eq!(refusal, RoomError::ClaimInCorrespondence(Player::O));
+    assert!(refusal.to_string().contains("correspondence"), "{refusal}");
+}
+
 #[test]
 fn idempotency_keys_are_remembered_per_seat_with_their_request_and_the_oldest_forgotten() {
     let key = |n: usize| IdempotencyKey::parse(&format!("k{n}")).unwrap();
@@ -914,7 +939,7 @@ fn the_record_names_each_rounds_reason() {
         .unwrap()
         .rematch(Player::O, None)
         .unwrap();
-    let r = after(r, &[(1, 1)]).resign(Player::X, None).unwrap();
+    let r = after(r, &[(1, 1), (2, 2)]).resign(Player::X, None).unwrap();
     let ending = r.record().ending.unwrap();
     let record = r
         .record_view(
