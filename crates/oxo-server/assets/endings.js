@@ -46,15 +46,17 @@ function movesBy(g, seat) {
 
 // Milliseconds until this seat may claim the round (0: now), or null when
 // there is nothing to claim: the opponent is here, it is not their move,
-// or the opponent is the computer.
+// the opponent is the computer, or the game is one of correspondence
+// (whose players may be away for days between moves: the clock decides).
 function claimIn(g) {
   const st = S;
   if (g.opponent !== 'human' || !st.gone || g.next !== other(st.seat)) return null;
+  if (g.clock && g.clock.days) return null;
   const since = st.gone[other(st.seat)];
   if (since === null || since === undefined) return null;
   // Gone on their move: from when they left or when it became their
   // move, whichever is later, as the server counts it.
-  const from = Math.max(since, st.turnAt || 0);
+  const from = Math.max(since, typeof st.turnAt === 'number' ? st.turnAt : -Infinity);
   return Math.max(0, st.claimAfter - (performance.now() - from));
 }
 
@@ -117,8 +119,11 @@ function disarmResign(st) {
 }
 
 // `method` on the game's `what` route with the seat's token; the GAME that
-// comes back is shown, a refusal said.
-async function send(method, what) {
+// comes back is shown, a refusal said. A request the game moved past (the
+// opponent acted in the same moment) is said as such; and a draw offered
+// as the opponent offered one is sent again, as its acceptance (both want
+// the draw, as on lichess).
+async function send(method, what, again = true) {
   const st = S;
   const g = st && st.game;
   if (!g || !st.token || st.acting) return;
@@ -127,8 +132,16 @@ async function send(method, what) {
   const res = await api(method, `/api/games/${enc(st.id)}/${what}`, { version: g.version }, st.token, key);
   st.acting = false;
   if (S !== st) return;
-  if (res.data.game) render(res.data.game);
-  if (!res.ok) message(res.data.error);
+  const now = res.data.game;
+  if (now) render(now);
+  const overtaken = !res.ok && res.status === 409 && now && now.version !== g.version;
+  if (overtaken && again && method === 'POST' && what === 'draw' && now.status === 'playing'
+      && now.offers && now.offers.draw === other(st.seat)) {
+    await send(method, what, false);
+    return;
+  }
+  if (overtaken) message('The game changed just before that arrived, so nothing was done: look again.');
+  else if (!res.ok) message(res.data.error);
   drawActions();
 }
 

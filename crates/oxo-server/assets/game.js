@@ -97,10 +97,14 @@ export function render(g) {
   if (typeof g.version === 'number' && g.version < S.shown) return;
   const changed = g.version !== S.shown;
   if (S.game && g.round !== S.game.round) { S.view = null; S.record = null; }
-  // When the move last changed: the server counts a claim's wait from then
-  // at the earliest (see claimIn in endings.js).
+  // When the move last changed while the page watched: the server counts a
+  // claim's wait from then at the earliest (see claimIn in endings.js). Not
+  // on the page's first GAME: the presence the server sends with it already
+  // counts from the last move (a reload must not restart the countdown).
   const ply = (g.moves || []).length;
-  if (!S.game || g.round !== S.game.round || ply !== (S.game.moves || []).length) {
+  if (!S.game) {
+    S.turnAt = -Infinity;
+  } else if (g.round !== S.game.round || ply !== (S.game.moves || []).length) {
     S.turnAt = performance.now();
   }
   S.game = g;

@@ -7,7 +7,12 @@ use super::*;
 /// A game between two people made through the API, seated in `x` and `o`
 /// (their tokens put where the page keeps them), both pages open and live.
 async fn seated_pages(h: &Harness, x: &Client, o: &Client) -> (String, String) {
-    let seated = oxo_test_support::seated_game(&h.api, &json!({}))
+    seated_pages_with(h, x, o, &json!({})).await
+}
+
+/// [`seated_pages`] for a game created with `body` (a clock, say).
+async fn seated_pages_with(h: &Harness, x: &Client, o: &Client, body: &Value) -> (String, String) {
+    let seated = oxo_test_support::seated_game(&h.api, body)
         .await
         .expect("a seated game");
     for (client, seat, token) in [(x, "x", &seated.x), (o, "o", &seated.o)] {
@@ -323,6 +328,78 @@ fn a_player_whose_opponent_left_claims_the_win_after_the_countdown() {
             wait_status(&a, "X has the round", "X wins — O left the game — you win!").await;
             h.screenshot(&a, "life-claimed-phone").await;
             assert_eq!(h.api_game(&id).await["reason"], "abandoned");
+        },
+    );
+}
+
+/// The seconds a "Claim victory (N s)" button counts down, once it shows.
+async fn claim_countdown(client: &Client, what: &str) -> u64 {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (buttons, _) = actions(client).await;
+        let seconds = buttons.first().and_then(|b| {
+            b.strip_prefix("Claim victory (")?
+                .strip_suffix(" s) (off)")?
+                .parse()
+                .ok()
+        });
+        if let Some(seconds) = seconds {
+            return seconds;
+        }
+        assert!(Instant::now() < deadline, "{what}: no countdown in {buttons:?}");
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A reload goes on with the claim's countdown where it was (it started
+/// again from the whole wait); and a correspondence game, whose players may
+/// be away for days between moves, offers no claim at all.
+#[test]
+fn the_claim_countdown_survives_a_reload_and_correspondence_has_none() {
+    run_on(
+        "life-claim-reload",
+        Setup::SqliteClaimAfter(Duration::from_secs(60)),
+        |h| async move {
+            let a = h.session("a", 1280, 800).await;
+            let b = h.session("b", 1280, 800).await;
+            seated_pages(&h, &a, &b).await;
+            play(&a, &b, 1, 1).await;
+            play(&b, &a, 0, 0).await;
+            play(&a, &b, 2, 2).await;
+            b.goto("about:blank").await.expect("O leaves");
+            // Once the countdown has run a few seconds, X reloads.
+            let deadline = Instant::now() + WAIT;
+            let before = loop {
+                let seconds = claim_countdown(&a, "before the reload").await;
+                if seconds <= 56 {
+                    break seconds;
+                }
+                assert!(Instant::now() < deadline, "the countdown stands at {seconds} s");
+                tokio::time::sleep(POLL).await;
+            };
+            a.refresh().await.expect("a reload");
+            let after = claim_countdown(&a, "after the reload").await;
+            assert!(
+                after <= before,
+                "{before} s left before the reload, {after} s after"
+            );
+
+            // Correspondence: O gone on its move, and no claim.
+            seated_pages_with(&h, &a, &b, &json!({"days": 3})).await;
+            play(&a, &b, 1, 1).await;
+            play(&b, &a, 0, 0).await;
+            play(&a, &b, 2, 2).await;
+            b.goto("about:blank").await.expect("O leaves");
+            wait_text(&a, "X sees O leave", "presence", "Opponent left").await;
+            let (buttons, note) = actions(&a).await;
+            assert_eq!(
+                (buttons, note.as_str()),
+                (
+                    vec!["Offer draw".to_owned(), "Takeback".into(), "Resign".into()],
+                    ""
+                ),
+                "no claim in correspondence"
+            );
         },
     );
 }
