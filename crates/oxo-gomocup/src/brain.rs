@@ -277,6 +277,12 @@ impl Brain {
         if new_rule || !matches!(upper.as_str(), "TURN" | "INFO" | "ABOUT") {
             self.settle();
         }
+        // A START ends the game before whatever its answer, so that a
+        // manager that misses an ERROR gets "no board yet" rather than
+        // moves on the old board.
+        if matches!(upper.as_str(), "START" | "RECTSTART") {
+            self.board = None;
+        }
         let answer = match upper.as_str() {
             "START" => Some(match rest.parse().ok() {
                 Some(n) => self.start((n, n)),
@@ -345,6 +351,7 @@ impl Brain {
         Ok(Step::Continue)
     }
 
+    /// `START`/`RECTSTART`: a new game on `cols` × `rows`.
     fn start(&mut self, (cols, rows): (u64, u64)) -> String {
         let fits = |n: u64| u32::try_from(n).ok();
         let rules = match (fits(rows), fits(cols)) {
@@ -1065,6 +1072,17 @@ mod tests {
                 "ERROR START wants a size"
             ]
         );
+    }
+
+    #[test]
+    fn a_refused_start_leaves_no_board() {
+        for start in ["START 4", "START", "RECTSTART 2000,5", "RECTSTART 9"] {
+            let (mut b, _) = brain();
+            let answers = talk(&mut b, &format!("START 15\nBEGIN\n{start}\nTURN 14,14\n"));
+            assert_eq!(answers.len(), 4, "{answers:?}");
+            assert!(answers[2].starts_with("ERROR "), "{answers:?}");
+            assert_eq!(answers[3], "ERROR no board yet: START first", "{start}");
+        }
     }
 
     #[test]

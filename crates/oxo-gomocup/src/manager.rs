@@ -83,12 +83,13 @@ pub enum EngineError {
     #[error("no engine starts: the arena is stopping")]
     Stopping,
     /// `START` answered with something else than `OK`.
-    #[error("{engine} answered START with \"{}\"", quoted(.answer.as_bytes()))]
+    #[error("{engine} answered START with \"{}\"", quoted(.answer))]
     Refused {
         /// The engine's name.
         engine: String,
-        /// What it said.
-        answer: String,
+        /// What it said, as bytes (an engine may say anything), up to
+        /// [`MAX_LINE`] of them.
+        answer: Vec<u8>,
     },
     /// The engine's input was closed after an earlier failure.
     #[error("the engine's input is closed")]
@@ -118,12 +119,13 @@ pub enum EngineError {
         status: Option<ExitStatus>,
     },
     /// An answer that is not `X,Y` on the board.
-    #[error("{engine} answered \"{}\", which is no move", quoted(.answer.as_bytes()))]
+    #[error("{engine} answered \"{}\", which is no move", quoted(.answer))]
     NotAMove {
         /// The engine's name.
         engine: String,
-        /// What it said.
-        answer: String,
+        /// What it said, as bytes (an engine may say anything), up to
+        /// [`MAX_LINE`] of them.
+        answer: Vec<u8>,
     },
     /// A move on a taken cell.
     #[error("{engine} answered {answer}, a taken cell")]
@@ -150,7 +152,7 @@ pub struct External {
     name: String,
     child: Child,
     input: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    lines: mpsc::Receiver<(Instant, Vec<u8>)>,
     rules: Rules,
     move_time: Duration,
     /// The board as the engine knows it (after its last move).
@@ -172,6 +174,20 @@ impl std::fmt::Debug for External {
             .field("rules", &self.rules)
             .finish_non_exhaustive()
     }
+}
+
+/// How many of an engine's answers may wait unread: more than any engine
+/// that keeps to the protocol sends at once.
+const QUEUED_LINES: usize = 16;
+
+/// Whether a trimmed line from an engine answers (a move, `OK`, or
+/// anything else the arena judges), rather than being a `MESSAGE` or a
+/// `DEBUG` for the manager's log, or blank.
+fn is_answer(line: &[u8]) -> bool {
+    let word = line.split(|&b| b == b' ').next().unwrap_or_default();
+    !(line.is_empty()
+        || word.eq_ignore_ascii_case(b"MESSAGE")
+        || word.eq_ignore_ascii_case(b"DEBUG"))
 }
 
 /// The answer time allowed for `move_time`: a tenth more, at least 50 ms.
@@ -235,11 +251,15 @@ impl External {
             forget(child.id());
             return Err(EngineError::NoOutput);
         };
-        let (send, lines) = mpsc::channel();
         // The engine's lines, read on a thread of their own so that an
-        // engine that says nothing cannot hold the arena up.
-        // Each line is kept to its first MAX_LINE bytes, so an engine that
-        // never ends a line cannot fill the arena's memory.
+        // engine that says nothing cannot hold the arena up, each with when
+        // it was read, so that an answer is judged on when it came. Each
+        // line is kept to its first MAX_LINE bytes, and what is not an
+        // answer (`MESSAGE`, `DEBUG`, blank lines) is dropped here: an
+        // engine that never ends a line, or floods those, cannot fill the
+        // arena's memory nor bury its answer. The queue is short: an engine
+        // that floods answers waits for the arena to read them.
+        let (send, lines) = mpsc::sync_channel(QUEUED_LINES);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
@@ -249,12 +269,10 @@ impl External {
                     Ok(LineRead::TooLong) => true,
                     Ok(LineRead::End) | Err(_) => return,
                 };
-                // Line ends go with the rest of the trimming in `answer`.
+                let line = buf.trim_ascii();
                 // A long line's first bytes go at once, so the arena can
                 // judge the answer while the rest is dropped.
-                if send
-                    .send(String::from_utf8_lossy(&buf).into_owned())
-                    .is_err()
+                if (is_answer(line) && send.send((Instant::now(), line.to_vec())).is_err())
                     || (too_long && skip_line(&mut reader).is_err())
                 {
                     return;
@@ -281,7 +299,7 @@ impl External {
         };
         engine.send(&[start])?;
         let answer = engine.answer(START_TIME)?;
-        if answer != "OK" {
+        if answer != b"OK" {
             return Err(EngineError::Refused {
                 engine: engine.name.clone(),
                 answer,
@@ -311,34 +329,25 @@ impl External {
             })
     }
 
-    /// The engine's next line that is not a `MESSAGE` or `DEBUG`, within
-    /// `limit`.
-    fn answer(&mut self, limit: Duration) -> Result<String, EngineError> {
+    /// The engine's next answer (a line that is not a `MESSAGE`, a `DEBUG`
+    /// or blank, trimmed), read within `limit`.
+    fn answer(&mut self, limit: Duration) -> Result<Vec<u8>, EngineError> {
         let deadline = Instant::now() + limit;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let line = line.trim().to_owned();
-                    let word = line.split(' ').next().unwrap_or("").to_ascii_uppercase();
-                    if line.is_empty() || word == "MESSAGE" || word == "DEBUG" {
-                        continue;
-                    }
-                    return Ok(line);
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    return Err(EngineError::NoAnswer {
-                        engine: self.name.clone(),
-                        limit,
-                    });
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(EngineError::Exited {
-                        engine: self.name.clone(),
-                        status: self.child.try_wait().ok().flatten(),
-                    });
-                }
-            }
+        let late = || EngineError::NoAnswer {
+            engine: self.name.clone(),
+            limit,
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            // Read after the deadline: one that waited in the queue behind
+            // others.
+            Ok((read, _)) if read > deadline => Err(late()),
+            Ok((_, line)) => Ok(line),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(late()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(EngineError::Exited {
+                engine: self.name.clone(),
+                status: self.child.try_wait().ok().flatten(),
+            }),
         }
     }
 
@@ -362,13 +371,16 @@ impl External {
             }
         };
         self.send(&commands)?;
-        let answer = self.answer(allowance(self.move_time))?;
+        let said = self.answer(allowance(self.move_time))?;
+        let not_a_move = || EngineError::NotAMove {
+            engine: self.name.clone(),
+            answer: said.clone(),
+        };
+        // A move is plain ASCII, `X,Y`: anything else is no move.
+        let answer = String::from_utf8(said.clone()).map_err(|_| not_a_move())?;
         let cell = read_point(&answer)
             .and_then(|point| point.to_cell(self.rules).ok())
-            .ok_or_else(|| EngineError::NotAMove {
-                engine: self.name.clone(),
-                answer: answer.clone(),
-            })?;
+            .ok_or_else(not_a_move)?;
         if game.get(cell).is_some() {
             return Err(EngineError::Taken {
                 engine: self.name.clone(),
@@ -650,6 +662,62 @@ mod tests {
         std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
         std::fs::set_permissions(&path, permissions).unwrap();
         (path, log)
+    }
+
+    /// An engine script in `dir` named `name` that answers `START` with
+    /// `OK` and runs `on_move` (shell) when asked for a move.
+    fn scripted_engine(dir: &Path, name: &str, on_move: &str) -> PathBuf {
+        let path = dir.join(name);
+        let body = format!(
+            "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) echo OK ;;\n    \
+             BEGIN|TURN*|DONE) {on_move} ;;\n    END) exit 0 ;;\n  esac\ndone\n"
+        );
+        std::fs::write(&path, body).unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        path
+    }
+
+    /// The engine's first move on an empty board, asked on a thread of its
+    /// own: `None` when it was not given within a minute (a bound on the
+    /// protocol, not a speed test), else its move or its failure.
+    fn first_move(path: &Path, move_time: Duration) -> Option<Result<Cell, String>> {
+        let path = path.to_owned();
+        let (send, answer) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut engine = External::start(&path, rules(), move_time).unwrap();
+            let chosen = engine.choose(&Game::new(rules()));
+            let _ = send.send(chosen.ok_or_else(|| engine.failure().unwrap_or_default()));
+        });
+        answer.recv_timeout(Duration::from_secs(60)).ok()
+    }
+
+    /// `MESSAGE`, `DEBUG` and blank lines are not answers: skipped however
+    /// many come before the move, and an engine that sends nothing else
+    /// has no move in its time (the arena waited for ever, its memory
+    /// growing by gigabytes, while such a flood kept coming).
+    #[test]
+    fn an_engine_flooding_messages_has_no_move_in_its_time() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-flood-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chatty = scripted_engine(
+            &dir,
+            "pbrain-chatty",
+            "yes 'MESSAGE thinking' | head -n 3000; yes 'debug x' | head -n 3000; \
+             yes '' | head -n 3000; echo 7,7",
+        );
+        let flood = scripted_engine(&dir, "pbrain-flood", "exec yes 'MESSAGE thinking'");
+        // A generous time for the chatty one: the test checks what is
+        // skipped, not how fast.
+        let chatty = first_move(&chatty, Duration::from_secs(30));
+        let flood = first_move(&flood, Duration::from_millis(200));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(chatty, Some(Ok(Cell::new(7, 7))));
+        let failure = flood
+            .expect("the flooding engine's move was judged")
+            .expect_err("no move");
+        assert!(failure.contains("gave no answer within"), "{failure}");
     }
 
     /// An engine that fails is ended with what it started: here a script

@@ -78,21 +78,48 @@ pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
 }
 
 /// A line of input as an error message quotes it: lossily decoded, without
-/// its line end, and cut to its first 60 characters.
+/// its line end, control characters escaped (`\u{1b}`, `\t`: a terminal
+/// shows them, never obeys them), and cut to its first 60 characters, the
+/// line's length in bytes then said.
 #[must_use]
 pub fn quoted(line: &[u8]) -> String {
     const SHOWN: usize = 60;
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches(['\n', '\r']);
-    match text.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], line.len()),
-        None => text.to_owned(),
+    let mut shown = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == SHOWN {
+            shown.push_str(&format!("… ({} bytes)", line.len()));
+            break;
+        }
+        if c.is_control() {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
     }
+    shown
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_lines_show_control_characters_and_count_their_bytes() {
+        // A terminal's escape sequences (clear the screen, set the title)
+        // are shown, not sent on.
+        assert_eq!(
+            quoted(b"\x1b[2J\x1b]0;pwned\x07 7,7\r\n"),
+            "\\u{1b}[2J\\u{1b}]0;pwned\\u{7} 7,7"
+        );
+        assert_eq!(quoted(b"a\tb"), "a\\tb");
+        // Cut at 60 characters, with the bytes as given (an invalid byte is
+        // one byte, though it shows as the three of U+FFFD).
+        let long = [0xff_u8; 100];
+        let shown = quoted(&long);
+        assert_eq!(shown, format!("{}… (100 bytes)", "\u{fffd}".repeat(60)));
+    }
 
     #[test]
     fn long_lines_are_cut_and_the_rest_skipped_on_request() {

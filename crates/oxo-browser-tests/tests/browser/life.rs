@@ -346,7 +346,10 @@ async fn claim_countdown(client: &Client, what: &str) -> u64 {
         if let Some(seconds) = seconds {
             return seconds;
         }
-        assert!(Instant::now() < deadline, "{what}: no countdown in {buttons:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{what}: no countdown in {buttons:?}"
+        );
         tokio::time::sleep(POLL).await;
     }
 }
@@ -374,7 +377,10 @@ fn the_claim_countdown_survives_a_reload_and_correspondence_has_none() {
                 if seconds <= 56 {
                     break seconds;
                 }
-                assert!(Instant::now() < deadline, "the countdown stands at {seconds} s");
+                assert!(
+                    Instant::now() < deadline,
+                    "the countdown stands at {seconds} s"
+                );
                 tokio::time::sleep(POLL).await;
             };
             a.refresh().await.expect("a reload");
