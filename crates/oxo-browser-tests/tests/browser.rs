@@ -2293,11 +2293,26 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
             .click()
             .await
             .expect("rematch offered");
-        wait_text(&a, "A's offer made", "rematch", "Rematch offered").await;
+        wait_text(&a, "A's offer made", "rematch", "Cancel rematch offer").await;
         wait_page(&b, "B told of the offer", |p| {
             p.status == "X wins — you lose · X offers a rematch"
         })
         .await;
+        wait_text(&b, "B may accept", "rematch", "Accept rematch").await;
+        // B declines it: no offer on either page; then A withdraws one.
+        find(&b, "#rematch-decline")
+            .await
+            .click()
+            .await
+            .expect("rematch declined");
+        wait_text(&a, "A's offer declined", "rematch", "Rematch").await;
+        wait_text(&b, "B's decline made", "rematch", "Rematch").await;
+        assert_eq!(h.api_game(&id).await["rematch"], Value::Null);
+        find(&a, "#rematch").await.click().await.expect("offered");
+        wait_text(&a, "A's offer made", "rematch", "Cancel rematch offer").await;
+        find(&a, "#rematch").await.click().await.expect("withdrawn");
+        wait_text(&b, "A's offer withdrawn", "rematch", "Rematch").await;
+        find(&a, "#rematch").await.click().await.expect("offered");
         wait_text(&b, "B may accept", "rematch", "Accept rematch").await;
         let still = page(&a).await;
         assert!(

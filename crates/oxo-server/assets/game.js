@@ -27,6 +27,7 @@ export async function openGame(id) {
   $('zoom-toggle').hidden = true;
   $('invite').hidden = true;
   $('rematch').hidden = true;
+  $('rematch-decline').hidden = true;
   $('presence').hidden = true;
   $('left-note').hidden = true;
   $('details').textContent = '';
@@ -127,20 +128,26 @@ export function render(g) {
   showClocks(g);
 }
 
-export async function rematch() {
+// Rematch: offers the next round, accepts the other's offer, or (`DELETE`,
+// for one's own offer or with Decline) withdraws or declines an offer.
+export async function rematch(method = 'POST') {
   const st = S;
   if (!st || !st.token) return;
   const round = st.game ? st.game.round : 0;
   const version = st.game ? st.game.version : undefined;
+  const mine = !!st.game && st.game.rematch === st.seat;
+  if (method === 'POST' && mine) method = 'DELETE';
   $('rematch').disabled = true;
-  const res = await api('POST', `/api/games/${enc(st.id)}/rematch`, { version }, st.token);
+  $('rematch-decline').disabled = true;
+  const res = await api(method, `/api/games/${enc(st.id)}/rematch`, { version }, st.token);
   $('rematch').disabled = false;
+  $('rematch-decline').disabled = false;
   if (S !== st) return;
   if (res.data.game) render(res.data.game);
   // Both players pressing Rematch at once: one press is the offer, the
   // other is refused with it (and can accept it): losing that race is fine.
   const moved = res.data.game && (res.data.game.round > round || res.data.game.rematch);
-  if (!res.ok && !moved) message(res.data.error);
+  if (!res.ok && !(method === 'POST' && moved)) message(res.data.error);
   draw();
 }
 
@@ -176,7 +183,8 @@ export async function refreshHints() {
 }
 
 export function wire() {
-  $('rematch').addEventListener('click', rematch);
+  $('rematch').addEventListener('click', () => rematch());
+  $('rematch-decline').addEventListener('click', () => rematch('DELETE'));
   $('hints').addEventListener('change', () => {
     try { localStorage.setItem(HINTS_KEY, $('hints').checked ? 'on' : 'off'); } catch (e) { /* no storage */ }
     if (!S || !S.game) return;

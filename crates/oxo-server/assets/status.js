@@ -134,8 +134,10 @@ export function drawStatus(g) {
   const over = live.status === 'won' || live.status === 'draw' || live.status === 'aborted';
   $('rematch').hidden = !(over && S.seat);
   const offered = live.rematch;
-  $('rematch').textContent = !offered ? 'Rematch' : offered === S.seat ? 'Rematch offered' : 'Accept rematch';
-  $('rematch').disabled = offered === S.seat;
+  // One's own offer can be withdrawn, the other's declined (as on lichess).
+  const label = !offered ? 'Rematch' : offered === S.seat ? 'Cancel rematch offer' : 'Accept rematch';
+  if ($('rematch').textContent !== label) $('rematch').textContent = label;
+  $('rematch-decline').hidden = !(over && S.seat && offered && offered !== S.seat);
   // The round shown, once it is finished (an earlier one picked in the
   // list, or the one just played), can be taken to the analysis board;
   // never one still being played: that would be help.

@@ -149,6 +149,7 @@ impl ApiError {
             | RoomError::SeatTaken(_)
             | RoomError::StillPlaying
             | RoomError::OfferPending(_)
+            | RoomError::NoRematch
             | RoomError::RoundOver
             | RoomError::TooLateToAbort
             | RoomError::NothingToTakeBack

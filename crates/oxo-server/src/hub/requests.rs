@@ -131,6 +131,7 @@ impl Hub {
                 }
                 Action::Decline(what) => room.decline(what, version)?,
                 Action::Rematch => room.rematch(seat, version)?,
+                Action::NoRematch => room.decline_rematch(version)?,
             };
             let kind = match action {
                 Action::Rematch => ChangeKind::Rematch,
@@ -315,6 +316,8 @@ pub enum Action {
     Claim,
     /// Ask for (or accept) the next round.
     Rematch,
+    /// Withdraw one's own offer of the next round, or decline the other's.
+    NoRematch,
 }
 
 impl Action {
@@ -329,6 +332,7 @@ impl Action {
             Action::Decline(Proposal::Takeback) => "no-takeback",
             Action::Claim => "claim",
             Action::Rematch => "rematch",
+            Action::NoRematch => "no-rematch",
         }
     }
 }

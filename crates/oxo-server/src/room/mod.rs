@@ -97,6 +97,9 @@ pub enum RoomError {
         "this Idempotency-Key was sent before with another request; send a new key with each new request"
     )]
     KeyReused,
+    /// Nothing to withdraw or decline: no rematch is offered.
+    #[error("there is no rematch offer to withdraw or decline")]
+    NoRematch,
     /// The round has ended (resign, abort, offers and claims need it on).
     #[error("the round is over")]
     RoundOver,
@@ -544,6 +547,30 @@ impl Room {
         next.rec.set_series(series);
         next.game = series.game(self.rec.rules);
         next.rec.moves.clear();
+        Ok(next)
+    }
+
+    /// A seat withdraws its own offer of the next round, or declines the
+    /// other seat's.
+    ///
+    /// # Errors
+    /// [`RoomError::Stale`] for an old version, [`RoomError::Waiting`] while
+    /// seat O is empty, [`RoomError::StillPlaying`] before the current round
+    /// has ended, [`RoomError::NoRematch`] when no rematch is offered.
+    pub fn decline_rematch(&self, version: Option<u64>) -> Result<Room, RoomError> {
+        self.check_version(version)?;
+        if !self.seated() {
+            return Err(RoomError::Waiting);
+        }
+        if !self.round_over() {
+            return Err(RoomError::StillPlaying);
+        }
+        if self.rec.offer.is_none() {
+            return Err(RoomError::NoRematch);
+        }
+        let mut next = self.clone();
+        next.rec.offer = None;
+        next.rec.version += 1;
         Ok(next)
     }
 

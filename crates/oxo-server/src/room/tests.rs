@@ -189,6 +189,32 @@ fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
         offered.rematch(Player::O, None).unwrap_err(),
         RoomError::OfferPending(Player::X)
     );
+    // Withdrawn (or declined): no offer, and either may offer again.
+    assert!(matches!(
+        offered.decline_rematch(Some(r.version())).unwrap_err(),
+        RoomError::Stale { .. }
+    ));
+    let withdrawn = offered.decline_rematch(Some(offered.version())).unwrap();
+    assert_eq!(
+        (withdrawn.view(Viewer::Player).rematch, withdrawn.version()),
+        (None, offered.version() + 1)
+    );
+    assert_eq!(
+        withdrawn.decline_rematch(None).unwrap_err(),
+        RoomError::NoRematch
+    );
+    assert_eq!(
+        withdrawn
+            .rematch(Player::X, None)
+            .unwrap()
+            .view(Viewer::Player)
+            .rematch,
+        Some(SeatName(Player::X))
+    );
+    assert_eq!(
+        seated().decline_rematch(None).unwrap_err(),
+        RoomError::StillPlaying
+    );
     let r = offered.rematch(Player::X, Some(offered.version())).unwrap();
     let view = r.view(Viewer::Player);
     assert_eq!(view.rematch, None);

@@ -60,7 +60,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}", get(games::show))
         .route("/api/games/{id}/seats/{seat}", post(games::join))
         .route("/api/games/{id}/moves", post(games::play))
-        .route("/api/games/{id}/rematch", post(act!(Action::Rematch)))
+        .route(
+            "/api/games/{id}/rematch",
+            post(act!(Action::Rematch)).delete(act!(Action::NoRematch)),
+        )
         .route("/api/games/{id}/resign", post(act!(Action::Resign)))
         .route("/api/games/{id}/abort", post(act!(Action::Abort)))
         .route(
