@@ -273,6 +273,35 @@ impl Clock {
         Ok(next)
     }
 
+    /// The same clock with the running side's time counted up to `now` and
+    /// its clock started again there: the deadline stays where it was, and
+    /// the time left is as of `now` (what a view of the clock sent at `now`
+    /// shows). A `now` before the running clock started leaves it as it
+    /// was.
+    #[must_use]
+    pub const fn rebased(&self, now: u64) -> Clock {
+        let mut next = *self;
+        if let Some(r) = self.running
+            && now > r.since
+        {
+            next.left[r.side.index()] = self.left(r.side, now);
+            next.running = Some(Running {
+                side: r.side,
+                since: now,
+            });
+        }
+        next
+    }
+
+    /// `side` given `ms` more (a courtesy of its opponent's, as lichess's
+    /// "give 15 seconds"): if its clock runs, its deadline moves as much.
+    #[must_use]
+    pub const fn given(&self, side: Player, ms: u64) -> Clock {
+        let mut next = *self;
+        next.left[side.index()] = self.left[side.index()].saturating_add(ms);
+        next
+    }
+
     /// The round ended at `now` (a line, a full board, a resignation, an
     /// agreement, a flag): the running clock stops, charged its time up to
     /// `now` (down to zero at most).
@@ -458,6 +487,37 @@ mod tests {
         assert_eq!(again.deadline(), Some(7 * HOUR + DAY_MS));
         // Too late is still too late.
         assert_eq!(clock.taken_back(X, 2, HOUR + DAY_MS), Err(Flagged(O)));
+    }
+
+    #[test]
+    fn a_rebased_clock_keeps_its_deadline() {
+        let clock = started(blitz(), 1_000);
+        let rebased = clock.rebased(21_000);
+        assert_eq!(rebased.deadline(), clock.deadline());
+        assert_eq!(rebased.stored_left(X), 40_000);
+        assert_eq!(
+            rebased.running_since(),
+            Some(Running {
+                side: X,
+                since: 21_000
+            })
+        );
+        // Not back in time, nor without a running clock.
+        assert_eq!(clock.rebased(500), clock);
+        assert_eq!(blitz().rebased(9_000), blitz());
+    }
+
+    #[test]
+    fn time_given_moves_the_deadline_and_stays_with_the_side() {
+        // X's clock runs from 0 with 60 s; O gives X 15 s at 10 s.
+        let clock = started(blitz(), 0).given(X, 15_000);
+        assert_eq!(clock.deadline(), Some(75_000));
+        assert_eq!(clock.left(X, 10_000), 65_000);
+        // Given to the side waiting, it is there when its clock starts.
+        let clock = started(blitz(), 0).given(O, 15_000);
+        assert_eq!(clock.deadline(), Some(60_000));
+        let clock = clock.punch(X, 3, 5_000).unwrap();
+        assert_eq!(clock.deadline(), Some(5_000 + 75_000));
     }
 
     #[test]

@@ -82,6 +82,9 @@ export function drawActions() {
   const offers = g.offers || {};
   const abortable = (g.moves || []).length < 2;
   setButton('act-abort', abortable, 'Abort');
+  // A clock of minutes: either player may give the other 15 s (lichess's
+  // courtesy); correspondence has days a move.
+  setButton('act-moretime', !!(g.clock && !g.clock.days), '+15 s');
   setButton('act-resign', !abortable, st.resignArmed ? 'Confirm: resign' : 'Resign');
   $('act-resign').classList.toggle('armed', !!st.resignArmed);
   for (const [what, noun, offerLabel] of [['draw', 'draw', 'Offer draw'], ['takeback', 'takeback', 'Takeback']]) {
@@ -175,4 +178,5 @@ export function wire() {
   $('act-takeback').addEventListener('click', () => offer('takeback'));
   $('act-takeback-decline').addEventListener('click', () => send('DELETE', 'takeback'));
   $('act-claim').addEventListener('click', () => send('POST', 'claim'));
+  $('act-moretime').addEventListener('click', () => send('POST', 'moretime'));
 }

@@ -150,6 +150,7 @@ impl ApiError {
             | RoomError::StillPlaying
             | RoomError::OfferPending(_)
             | RoomError::NoRematch
+            | RoomError::NoTimeToGive
             | RoomError::RoundOver
             | RoomError::TooLateToAbort
             | RoomError::NothingToTakeBack

@@ -138,9 +138,27 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         h.screenshot(&x, "clock-desktop-low").await;
         h.screenshot(&o, "clock-phone-low").await;
 
+        // O gives X 15 s: 23 s, no longer low, on both screens.
+        find(&o, "#act-moretime")
+            .await
+            .click()
+            .await
+            .expect("+15 s clicked");
+        for client in [&x, &o] {
+            wait_clocks(client, "X given 15 s", |c| {
+                c["x"]["low"] == false
+                    && c["x"]["time"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("0:2"))
+            })
+            .await;
+        }
+        // The server's time stands still: 8 s and the 15 given.
+        assert_eq!(h.api_game(&id).await["clock"]["x_ms"], 23_000);
+
         // X's time runs out with nobody moving: the server rules it, and
         // both pages say so.
-        time.advance(Duration::from_secs(8));
+        time.advance(Duration::from_secs(23));
         wait_text(&x, "X lost on time", "status", "O wins on time — you lose").await;
         wait_text(&o, "O won on time", "status", "O wins on time — you win!").await;
         let shown = clocks(&o).await;

@@ -132,6 +132,7 @@ impl Hub {
                 Action::Decline(what) => room.decline(what, version)?,
                 Action::Rematch => room.rematch(seat, version)?,
                 Action::NoRematch => room.decline_rematch(version)?,
+                Action::GiveTime => room.give_time(seat, version)?,
             };
             let kind = match action {
                 Action::Rematch => ChangeKind::Rematch,
@@ -318,6 +319,8 @@ pub enum Action {
     Rematch,
     /// Withdraw one's own offer of the next round, or decline the other's.
     NoRematch,
+    /// Give the other seat more time.
+    GiveTime,
 }
 
 impl Action {
@@ -333,6 +336,7 @@ impl Action {
             Action::Claim => "claim",
             Action::Rematch => "rematch",
             Action::NoRematch => "no-rematch",
+            Action::GiveTime => "moretime",
         }
     }
 }

@@ -6,6 +6,9 @@ use serde::Serialize;
 
 use super::{Ending, Reason, Room, RoomError, SeatName};
 
+/// The time one seat may give the other, as lichess's "give 15 seconds".
+pub const GIFT_MS: u64 = 15_000;
+
 /// The clocks of a timed room: each change keeps them
 /// ([`Room::clocked`]), and a seat whose time runs out loses the round.
 /// Time is passed in, in milliseconds since the Unix
@@ -27,6 +30,27 @@ impl Room {
     #[must_use]
     pub fn deadline(&self) -> Option<u64> {
         self.rec.clock.filter(|_| self.round_on())?.deadline()
+    }
+
+    /// `seat` gives the other seat [`GIFT_MS`] more, while a round with a
+    /// clock of minutes is played (correspondence has days a move, and
+    /// nothing to give).
+    ///
+    /// # Errors
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::NoTimeToGive`].
+    pub fn give_time(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
+        self.playing()?;
+        self.check_version(version)?;
+        let clock = self
+            .rec
+            .clock
+            .filter(|clock| matches!(clock.control(), TimeControl::Fischer { .. }))
+            .ok_or(RoomError::NoTimeToGive)?;
+        let mut next = self.clone();
+        next.rec.clock = Some(clock.given(seat.other(), GIFT_MS));
+        next.rec.version += 1;
+        Ok(next)
     }
 
     /// The seat that has run out of time at `now`, while the round is on.
@@ -78,7 +102,10 @@ impl Room {
                 .taken_back(self.game.to_move(), plies, now)
                 .map_err(out)?
         } else {
-            clock
+            // Anything else (an offer, time given): the running clock as of
+            // now, so that the GAME sent for the change shows the time left
+            // now, as a read would.
+            clock.rebased(now)
         };
         self.rec.clock = Some(if self.round_on() || !self.seated() {
             clock

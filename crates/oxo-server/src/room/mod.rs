@@ -26,7 +26,7 @@ mod endings;
 mod keys;
 mod view;
 
-pub use clocks::ClockView;
+pub use clocks::{ClockView, GIFT_MS};
 pub use endings::{Ending, Proposal, Reason};
 pub use keys::{KEYS_KEPT, Keyed, Recall, Request};
 pub use view::{
@@ -97,6 +97,9 @@ pub enum RoomError {
         "this Idempotency-Key was sent before with another request; send a new key with each new request"
     )]
     KeyReused,
+    /// Time given in a game without a clock of minutes.
+    #[error("only a clock of minutes takes time given: this game has none, or days a move")]
+    NoTimeToGive,
     /// Nothing to withdraw or decline: no rematch is offered.
     #[error("there is no rematch offer to withdraw or decline")]
     NoRematch,

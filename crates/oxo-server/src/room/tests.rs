@@ -282,6 +282,71 @@ fn play_at(room: &Room, seat: Player, row: i64, col: i64, now: u64) -> Room {
         .unwrap()
 }
 
+/// A change without a move (an offer) sends the clocks as of the change:
+/// the page counts down from when the GAME came, so the time left at the
+/// last move would have put back the time since (a draw offer showed the
+/// thinking seat its whole minute again).
+#[test]
+fn a_change_without_a_move_shows_the_clock_as_of_the_change() {
+    let r = play_at(&play_at(&timed(), Player::X, 0, 0, 1_000), Player::O, 1, 0, 5_000);
+    let offered = r
+        .propose(Player::O, Proposal::Draw, None, false)
+        .unwrap()
+        .clocked(&r, 25_000)
+        .unwrap();
+    let clock = offered.view(Viewer::Player).clock.unwrap();
+    assert_eq!(
+        (clock.x_ms, clock.at, clock.deadline),
+        (40_000, Some(25_000), Some(65_000))
+    );
+}
+
+#[test]
+fn a_seat_gives_the_other_time_on_a_clock_of_minutes_only() {
+    let r = play_at(
+        &play_at(&timed(), Player::X, 0, 0, 1_000),
+        Player::O,
+        1,
+        0,
+        5_000,
+    );
+    assert_eq!(r.deadline(), Some(65_000), "X's minute runs");
+    // O gives X time: X's deadline moves; a repeat gives more.
+    let given = r.give_time(Player::O, Some(r.version())).unwrap();
+    assert_eq!(given.version(), r.version() + 1);
+    assert_eq!(given.deadline(), Some(65_000 + GIFT_MS));
+    // The clock as stored keeps it, and the next change keeps it too.
+    let back = Room::restore(given.record()).unwrap();
+    assert_eq!(back.deadline(), given.deadline());
+    let moved = play_at(&given, Player::X, 0, 1, 15_000);
+    assert_eq!(
+        moved.clock().unwrap().left(Player::X, 15_000),
+        60_000 + GIFT_MS - 10_000 + 2_000
+    );
+    assert!(matches!(
+        refused(&given, |g| g.give_time(Player::O, Some(r.version()))),
+        RoomError::Stale { .. }
+    ));
+    // No clock of minutes, nothing to give; nor once the round is over.
+    assert_eq!(
+        refused(&seated(), |r| r.give_time(Player::X, None)),
+        RoomError::NoTimeToGive
+    );
+    let days = room(Opponent::Human)
+        .timed(TimeControl::days(3))
+        .join(Token::from_trusted("to").hash(), ANYONE)
+        .unwrap();
+    assert_eq!(
+        refused(&days, |r| r.give_time(Player::X, None)),
+        RoomError::NoTimeToGive
+    );
+    let resigned = given.resign(Player::X, None).unwrap();
+    assert_eq!(
+        refused(&resigned, |r| r.give_time(Player::O, None)),
+        RoomError::RoundOver
+    );
+}
+
 #[test]
 fn a_timed_room_starts_its_clock_on_the_second_move_and_stops_it_at_the_end() {
     let r = timed();

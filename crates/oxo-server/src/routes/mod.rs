@@ -77,6 +77,7 @@ pub fn app(state: AppState) -> Router {
                 .delete(act!(Action::Decline(Proposal::Takeback))),
         )
         .route("/api/games/{id}/claim", post(act!(Action::Claim)))
+        .route("/api/games/{id}/moretime", post(act!(Action::GiveTime)))
         .route("/api/games/{id}/hints", get(games::hints))
         .route("/api/games/{id}/record", get(games::record))
         .route("/api/games/{id}/review", get(games::review))
