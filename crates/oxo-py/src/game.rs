@@ -463,7 +463,7 @@ impl PyGame {
     /// since, each checked again (a pickle is only bytes). Raises
     /// `oxo.RulesError` or `oxo.IllegalMoveError` for a state that is not
     /// a game of these rules; the game is then unchanged.
-    fn __setstate__(&mut self, state: (String, Vec<i64>)) -> PyResult<()> {
+    fn __setstate__(&mut self, state: (String, Vec<Int>)) -> PyResult<()> {
         let (start, moves) = state;
         let rules = self.game.rules();
         let mut game = PyGame::from_notation(&start, Some(Int::Fits(rules.k().into())))?;
@@ -474,7 +474,7 @@ impl PyGame {
             )));
         }
         for action in moves {
-            game.play(Move::Action(Int::Fits(action.into())))?;
+            game.play(Move::Action(action))?;
         }
         *self = game;
         Ok(())

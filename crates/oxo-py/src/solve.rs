@@ -75,10 +75,28 @@ impl PySolution {
 }
 
 /// The position a caller gave: a `Game`, or notation with `k`.
-#[derive(FromPyObject)]
 pub(crate) enum Position {
     Game(PyGame),
     Notation(String),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Position {
+    type Error = PyErr;
+
+    /// A `Game` or a `str`; anything else is a `TypeError` that says so
+    /// (pyo3's own names its enum's variants).
+    fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Position> {
+        if let Ok(game) = object.extract::<PyGame>() {
+            return Ok(Position::Game(game));
+        }
+        if let Ok(text) = object.extract::<String>() {
+            return Ok(Position::Notation(text));
+        }
+        let kind = object.get_type().name()?;
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "solve takes an oxo.Game or a position in notation (a str such as \"X.O/.X./..O\"), not {kind}"
+        )))
+    }
 }
 
 /// Solve `position` exactly: its value for the player to move, the

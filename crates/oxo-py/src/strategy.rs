@@ -10,17 +10,20 @@ use oxo_core::Rules;
 use pyo3::prelude::*;
 
 use crate::args::Int;
-use crate::errors::{ModelError, OxoError, StrategyError, raise};
+use crate::errors::{ModelError, OxoError, StrategyError, raise, raise_with_causes};
 use crate::game::PyGame;
 use crate::lock;
 
 /// One of oxo's computer players: `"random"`, `"rules"`, `"alphabeta"`,
 /// `"perfect"` or `"learned"` (see `oxo.STRATEGIES`).
 ///
-/// A strategy is built for a board the first time it chooses on one (and
-/// again when the board changes); its choices are fixed by `seed`.
-/// `model` is a model file written by `oxo train`, played by `learned` on
-/// its board in place of the built-in one.
+/// A strategy is built for a board the first time it chooses on one, and
+/// kept for it: its choices on each board are fixed by `seed`, and go on
+/// from one call to the next whatever boards come between (the players of
+/// the last eight boards are kept; one built again after that plays a
+/// stream of its own, never its first one again). `model` is a model file
+/// written by `oxo train`, played by `learned` on its board in place of
+/// the built-in one.
 #[pyclass(module = "oxo", name = "Strategy")]
 pub struct PyStrategy {
     kind: StrategyKind,
@@ -28,9 +31,86 @@ pub struct PyStrategy {
     /// The budget given, for pickling (the catalog holds it too).
     budget: Option<u64>,
     catalog: Catalog,
-    /// The player built for the last board chosen on. Behind a lock
+    /// Where the model given came from, to name it in errors (`None`
+    /// for one unpickled, or none given).
+    model_from: Option<String>,
+    /// The players built, the board last chosen on last. Behind a lock
     /// because a built player is `Send` but not `Sync`.
-    built: Mutex<Option<(Rules, Box<dyn Strategy>)>>,
+    built: Mutex<Built>,
+}
+
+/// How many boards' players a strategy keeps.
+const BOARDS_KEPT: usize = 8;
+
+/// A strategy's players, one a board, and how many were ever built.
+#[derive(Default)]
+struct Built {
+    players: Vec<(Rules, Box<dyn Strategy>)>,
+    /// The boards ever built for, whose players were let go or not.
+    seen: Vec<Rules>,
+    /// Players built so far.
+    count: u64,
+}
+
+impl Built {
+    /// The player for `rules`, built (by `build`, given a seed) if it is
+    /// not kept: from `seed` on a board never seen, else from a seed of
+    /// its own, so that a stream never starts again.
+    fn player(
+        &mut self,
+        rules: Rules,
+        seed: u64,
+        build: impl FnOnce(u64) -> PyResult<Box<dyn Strategy>>,
+    ) -> PyResult<&mut Box<dyn Strategy>> {
+        match self.players.iter().position(|(r, _)| *r == rules) {
+            Some(at) => {
+                let kept = self.players.remove(at);
+                self.players.push(kept);
+            }
+            None => {
+                let seed = if self.seen.contains(&rules) {
+                    // SplitMix64's constant: the seeds of rebuilds spread.
+                    seed ^ self.count.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                } else {
+                    seed
+                };
+                let player = build(seed)?;
+                self.count += 1;
+                if !self.seen.contains(&rules) {
+                    self.seen.push(rules);
+                }
+                if self.players.len() == BOARDS_KEPT {
+                    self.players.remove(0);
+                }
+                self.players.push((rules, player));
+            }
+        }
+        let (_, player) = self.players.last_mut().expect("pushed above");
+        Ok(player)
+    }
+}
+
+impl PyStrategy {
+    /// [`PyStrategy::choose`] on a game of its own.
+    fn choose_in(&self, py: Python<'_>, game: oxo_core::Game) -> PyResult<Option<usize>> {
+        let rules = game.rules();
+        if self.kind == StrategyKind::Learned {
+            self.catalog.given_fits(rules).map_err(|e| {
+                let from = self.model_from.as_deref().unwrap_or("the model given");
+                raise::<ModelError>(format!("{from}: {e}"))
+            })?;
+        }
+        // Searches take time: let other Python threads run meanwhile.
+        py.detach(|| {
+            let mut built = lock(&self.built);
+            let player = built.player(rules, self.seed, |seed| {
+                self.catalog
+                    .build(self.kind, rules, seed)
+                    .map_err(raise::<StrategyError>)
+            })?;
+            Ok(player.choose(&game).map(|cell| rules.index(cell)))
+        })
+    }
 }
 
 impl std::fmt::Debug for PyStrategy {
@@ -50,13 +130,32 @@ type Reduced<'py> = (
     (Option<Vec<u8>>,),
 );
 
-/// The model in the file at `path`, or `oxo.ModelError` naming the file.
+/// The model in the file at `path`, or `oxo.ModelError` naming the file
+/// and why (`Is a directory`).
 fn load_model(path: &PathBuf) -> PyResult<Model> {
     let file = File::open(path).map_err(|e| {
         raise::<ModelError>(format!("cannot open model file {}: {e}", path.display()))
     })?;
-    Model::load(BufReader::new(file))
-        .map_err(|e| raise::<ModelError>(format!("{}: {e}", path.display())))
+    Model::load(BufReader::new(file)).map_err(|e| {
+        let named = format!("{}: {e}", path.display());
+        raise_with_causes::<ModelError>(&Named(named, e))
+    })
+}
+
+/// An error with the message given in place of its own, and its causes.
+#[derive(Debug)]
+struct Named<E>(String, E);
+
+impl<E> std::fmt::Display for Named<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<E: std::error::Error> std::error::Error for Named<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.1.source()
+    }
 }
 
 #[pymethods]
@@ -82,6 +181,7 @@ impl PyStrategy {
         let budget = budget.map(|b| b.to_u64::<OxoError>("budget")).transpose()?;
         let kind: StrategyKind = name.parse().map_err(raise::<StrategyError>)?;
         let mut catalog = Catalog::default();
+        let model_from = model.as_ref().map(|path| path.display().to_string());
         if let Some(path) = model {
             if kind != StrategyKind::Learned {
                 return Err(raise::<StrategyError>(format!(
@@ -101,7 +201,8 @@ impl PyStrategy {
             seed,
             budget,
             catalog,
-            built: Mutex::new(None),
+            model_from,
+            built: Mutex::new(Built::default()),
         })
     }
 
@@ -117,34 +218,24 @@ impl PyStrategy {
     /// `perfect` beyond 6×6, or `learned` with no model for it) and
     /// `oxo.ModelError` when the model given was trained for another board.
     fn choose(&self, py: Python<'_>, game: &PyGame) -> PyResult<Option<usize>> {
-        let game = game.game.clone();
-        let rules = game.rules();
-        if self.kind == StrategyKind::Learned {
-            self.catalog
-                .given_fits(rules)
-                .map_err(raise::<ModelError>)?;
-        }
-        // Searches take time: let other Python threads run meanwhile.
-        py.detach(|| {
-            let mut built = lock(&self.built);
-            if built.as_ref().is_none_or(|(r, _)| *r != rules) {
-                let player = self
-                    .catalog
-                    .build(self.kind, rules, self.seed)
-                    .map_err(raise::<StrategyError>)?;
-                *built = Some((rules, player));
-            }
-            let (_, player) = built.as_mut().expect("built above");
-            Ok(player.choose(&game).map(|cell| rules.index(cell)))
-        })
+        self.choose_in(py, game.game.clone())
     }
 
     /// Choose a move for the player to move in `game` and play it; return
-    /// its action, or `None` (nothing played) when the game is over.
+    /// its action, or `None` (nothing played) when the game is over. The
+    /// game is free while the strategy thinks (another thread may read
+    /// it); one changed meanwhile raises `oxo.OxoError`, nothing played.
     fn play(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
-        let action = self.choose(py, &game.borrow())?;
+        let before = game.borrow().game.clone();
+        let action = self.choose_in(py, before.clone())?;
         if let Some(action) = action {
-            game.borrow_mut().play(crate::game::Move::action(action))?;
+            let mut game = game.borrow_mut();
+            if game.game != before {
+                return Err(raise::<OxoError>(
+                    "the game changed while the strategy was choosing its move: nothing was played",
+                ));
+            }
+            game.play(crate::game::Move::action(action))?;
         }
         Ok(action)
     }
@@ -175,7 +266,7 @@ impl PyStrategy {
             let model = Model::load(&bytes[..])
                 .map_err(|e| raise::<ModelError>(format!("a pickled model: {e}")))?;
             self.catalog = self.catalog.clone().with_model(model);
-            *lock(&self.built) = None;
+            *lock(&self.built) = Built::default();
         }
         Ok(())
     }

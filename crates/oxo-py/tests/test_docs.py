@@ -3,6 +3,8 @@
 import pathlib
 import re
 
+import pytest
+
 import oxo
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -31,6 +33,34 @@ def example(heading):
     text = (ROOT / "docs" / "python.md").read_text()
     after = text[text.index(heading) :]
     return re.search(r"```python\n(.*?)```", after, re.S).group(1)
+
+
+def as_doctest(block):
+    """`block` with each error the docs show as `oxo.XError: message` after
+    a statement written as the traceback doctest expects."""
+    lines = []
+    for line in block.splitlines():
+        if re.match(r"oxo\.\w+Error: ", line) and lines and lines[-1].startswith((">>>", "...")):
+            lines.append("Traceback (most recent call last):")
+            lines.append("  ...")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "heading", ["## `oxo.Game`", "## `oxo.VectorGame`", "## `oxo.Strategy`", "## `oxo.solve`"]
+)
+def test_each_example_prints_what_the_docs_show(heading):
+    # Every example in docs/python.md, run as a doctest, errors included.
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(
+        as_doctest(example(heading)), {"oxo": oxo}, f"docs/python.md {heading}", "docs/python.md", 0
+    )
+    assert test.examples, heading
+    runner = doctest.DocTestRunner(optionflags=doctest.REPORT_NDIFF)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
 
 
 def test_the_env_example_prints_what_the_docs_show():

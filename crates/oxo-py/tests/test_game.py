@@ -165,6 +165,10 @@ def test_a_tampered_pickle_is_refused_and_changes_nothing():
         (("XX./.../...", []), oxo.RulesError, "impossible position"),
         (("..../..../....", []), oxo.RulesError, "cannot start at"),
         (("X../.../...", [-1]), oxo.IllegalMoveError, "off the board"),
+        # Past any machine integer: refused the same way (it was an
+        # OverflowError).
+        (("X../.../...", [2**63]), oxo.IllegalMoveError, "actions are 0 to 8"),
+        (("X../.../...", [-(2**70)]), oxo.IllegalMoveError, "off the board"),
     ]
     for state, error, words in cases:
         with pytest.raises(error, match=words):

@@ -95,7 +95,7 @@ def test_solve_refuses_what_it_cannot_do():
         oxo.solve(oxo.Game(7, 7, 4), budget=1000)
     with pytest.raises(oxo.RulesError, match="impossible position"):
         oxo.solve("XXX/OOO/...")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"solve takes an oxo.Game or a position in notation .*, not int"):
         oxo.solve(42)
     # Past u64 or u32: an error naming the argument, not a bare OverflowError.
     with pytest.raises(oxo.OxoError, match="budget must be from 0 to 18446744073709551615, not -5"):

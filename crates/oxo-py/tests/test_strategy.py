@@ -43,6 +43,26 @@ def test_choices_are_fixed_by_the_seed():
     assert games[0] == games[1]
 
 
+def test_each_board_keeps_its_own_stream_whatever_boards_come_between():
+    # A random opponent shared across boards (a curriculum, mixed sizes)
+    # plays on each board as one that only ever saw that board: it used to
+    # start again from its seed whenever the board changed.
+    alone = oxo.Strategy("random", seed=1)
+    expected = [alone.choose(oxo.Game(3, 3)) for _ in range(12)]
+    shared = oxo.Strategy("random", seed=1)
+    played = []
+    for i in range(12):
+        played.append(shared.choose(oxo.Game(3, 3)))
+        shared.choose(oxo.Game(4, 4) if i % 2 else oxo.Game(3, 3, 2))
+    assert played == expected
+    # Past the boards kept, a board built again plays on with a stream of
+    # its own, not its first one again.
+    for n in range(5, 5 + 8):
+        shared.choose(oxo.Game(n, n))
+    again = [shared.choose(oxo.Game(3, 3)) for _ in range(12)]
+    assert again != expected
+
+
 def test_unknown_and_unsupported_strategies_are_refused():
     with pytest.raises(oxo.StrategyError, match='unknown strategy "best": choose one of random'):
         oxo.Strategy("best")
@@ -95,6 +115,12 @@ def test_model_files_that_cannot_be_played_are_refused(tmp_path, model):
         oxo.Strategy("learned", model=tmp_path / "missing.oxo")
     with pytest.raises(oxo.StrategyError, match='played by the learned strategy, not "rules"'):
         oxo.Strategy("rules", model=model)
+    # Why a file cannot be read is said, as the command line says it.
+    with pytest.raises(oxo.ModelError, match=r"cannot read or write the model file: Is a directory"):
+        oxo.Strategy("learned", model=tmp_path)
+    # A model for another board names its file when it is asked to play.
+    with pytest.raises(oxo.ModelError, match=r"ttt\.oxo: model trained for 3x3 k=3, not 4x4 k=4"):
+        oxo.Strategy("learned", model=model).choose(oxo.Game(4, 4))
 
 
 def test_strategies_pickle_and_start_afresh_from_their_seed(model, tmp_path):

@@ -288,7 +288,13 @@ fn play_at(room: &Room, seat: Player, row: i64, col: i64, now: u64) -> Room {
 /// thinking seat its whole minute again).
 #[test]
 fn a_change_without_a_move_shows_the_clock_as_of_the_change() {
-    let r = play_at(&play_at(&timed(), Player::X, 0, 0, 1_000), Player::O, 1, 0, 5_000);
+    let r = play_at(
+        &play_at(&timed(), Player::X, 0, 0, 1_000),
+        Player::O,
+        1,
+        0,
+        5_000,
+    );
     let offered = r
         .propose(Player::O, Proposal::Draw, None, false)
         .unwrap()
