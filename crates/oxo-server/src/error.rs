@@ -145,6 +145,7 @@ impl ApiError {
                 ..
             }
             | RoomError::Waiting
+            | RoomError::Cancelled
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)
             | RoomError::StillPlaying

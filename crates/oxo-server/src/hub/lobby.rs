@@ -288,7 +288,9 @@ impl Hub {
     /// # Errors
     /// Unknown entry; [`HubError::SeekGone`];
     /// [`RoomError::SeatTaken`](crate::room::RoomError::SeatTaken) once
-    /// someone has joined; a store failure.
+    /// someone has joined;
+    /// [`RoomError::Cancelled`](crate::room::RoomError::Cancelled) once its
+    /// creator has cancelled it; a store failure.
     pub async fn join_entry(
         &self,
         entry: &GameId,
@@ -301,16 +303,27 @@ impl Hub {
             .load_entry(entry)
             .await?
             .ok_or_else(|| HubError::NotFound(entry.to_string()))?;
-        // This join again, its answer lost: the seat it took, even once the
-        // game has left the lobby.
-        if let Some(token) = &chose {
-            let handle = self.room(&id).await?;
-            if handle.room.lock().await.seat_of(token.expose()) == Some(Player::O) {
+        let handle = self.room(&id).await?;
+        {
+            let room = handle.room.lock().await;
+            // This join again, its answer lost: the seat it took, even once
+            // the game has left the lobby.
+            if let Some(token) = &chose
+                && room.seat_of(token.expose()) == Some(Player::O)
+            {
+                drop(room);
                 return Ok(Seated {
                     game: self.current_now(&handle, Viewer::Player),
                     seat: Player::O,
                     token: token.clone(),
                     invite: None,
+                });
+            }
+            // Said as such, not as a creator gone: they may still be here.
+            if room.cancelled() {
+                return Err(HubError::Refused {
+                    error: crate::room::RoomError::Cancelled,
+                    game: None,
                 });
             }
         }

@@ -134,12 +134,22 @@ impl Room {
     /// Either seat calls the round off while it is young: until both sides
     /// have made a move (lichess's rule), so that a player can leave a game
     /// whose opponent never showed up without losing it. It counts for
-    /// nobody.
+    /// nobody. A game still waiting for seat O is cancelled so (only its
+    /// creator holds a seat): it ends, leaves the lobby, and neither its
+    /// invite nor its lobby entry seats anyone after
+    /// ([`RoomError::Cancelled`]).
     ///
     /// # Errors
-    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`],
+    /// [`RoomError::RoundOver`], [`RoomError::Stale`],
     /// [`RoomError::TooLateToAbort`] once both sides have moved.
     pub fn abort(&self, version: Option<u64>) -> Result<Room, RoomError> {
+        if !self.seated() && !self.cancelled() {
+            self.check_version(version)?;
+            return Ok(self.finish(Ending {
+                reason: Reason::Aborted,
+                winner: None,
+            }));
+        }
         self.playing()?;
         self.check_version(version)?;
         if self.both_moved() {

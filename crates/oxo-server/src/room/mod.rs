@@ -62,6 +62,9 @@ pub enum RoomError {
     /// Seat O is still empty.
     #[error("waiting for the other player to join")]
     Waiting,
+    /// The game was cancelled before anyone took seat O.
+    #[error("the player who opened this game has cancelled it; nobody can join it now")]
+    Cancelled,
     /// The move was chosen against an older state.
     #[error(
         "{} {sent}: the game is at version {current}",
@@ -399,6 +402,23 @@ impl Room {
         }
     }
 
+    /// Whether the game was cancelled while it waited for seat O: its
+    /// creator aborted it before anyone joined, and nobody can now.
+    #[must_use]
+    pub const fn cancelled(&self) -> bool {
+        !self.seated() && self.rec.ending.is_some()
+    }
+
+    /// Why a request that needs both seats is refused while seat O is
+    /// empty: the game waits for it, or was cancelled.
+    const fn unseated(&self) -> RoomError {
+        if self.rec.ending.is_some() {
+            RoomError::RoundOver
+        } else {
+            RoomError::Waiting
+        }
+    }
+
     /// Whether the current round has ended, on the board or otherwise.
     #[must_use]
     pub const fn round_over(&self) -> bool {
@@ -423,10 +443,14 @@ impl Room {
     ///
     /// # Errors
     /// [`RoomError::SeatTaken`] when a person or the computer holds it;
+    /// [`RoomError::Cancelled`] once its creator has cancelled it;
     /// [`RoomError::NoInvite`] when the admission does not hold.
     pub fn join(&self, token: TokenHash, admission: &Admission) -> Result<Room, RoomError> {
         if self.seated() {
             return Err(RoomError::SeatTaken(Player::O));
+        }
+        if self.cancelled() {
+            return Err(RoomError::Cancelled);
         }
         let admitted = match (admission, &self.rec.invite) {
             (Admission::Lobby, _) => self.rec.entry.is_some(),
@@ -459,7 +483,7 @@ impl Room {
         version: Option<u64>,
     ) -> Result<(Room, Option<Outcome>), RoomError> {
         if !self.seated() {
-            return Err(RoomError::Waiting);
+            return Err(self.unseated());
         }
         let refused = |error| RoomError::of_move(error, self.rec.rules);
         // The game's own checks that come before the version's: a move
@@ -527,7 +551,7 @@ impl Room {
             });
         }
         if !self.seated() {
-            return Err(RoomError::Waiting);
+            return Err(self.unseated());
         }
         if !self.round_over() {
             return Err(RoomError::StillPlaying);
@@ -580,7 +604,7 @@ impl Room {
     /// The seat to move, if the round is being played; else why not.
     fn playing(&self) -> Result<Player, RoomError> {
         if !self.seated() {
-            return Err(RoomError::Waiting);
+            return Err(self.unseated());
         }
         self.to_move().ok_or(RoomError::RoundOver)
     }
@@ -596,8 +620,9 @@ impl Room {
     }
 
     /// The round ended by `ending` (not on the board): scored unless
-    /// aborted, every offer cleared. For a round being played; the rules
-    /// that allow each ending are the callers'.
+    /// aborted, every offer cleared. For a round being played (or, aborted,
+    /// a game still waiting for seat O); the rules that allow each ending
+    /// are the callers'.
     #[must_use]
     pub(crate) fn finish(&self, ending: Ending) -> Room {
         let mut next = self.clone();

@@ -541,7 +541,7 @@ fn the_view_serialises_as_the_api_says() {
             "seats": {"x": true, "o": true},
             "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null,
             "players": {"x": null, "o": null},
-            "offers": {"draw": null, "takeback": null}, "clock": null
+            "offers": {"draw": null, "takeback": null}, "clock": null, "listed": false
         })
     );
 }
@@ -628,11 +628,65 @@ fn a_resignation_ends_the_round_for_the_other_seat_and_the_next_round_follows() 
 }
 
 #[test]
-fn a_round_is_aborted_only_until_both_sides_have_moved_and_counts_for_nobody() {
+fn a_game_waiting_for_seat_o_is_cancelled_by_abort_and_joins_nobody_after() {
+    let waiting = room(Opponent::Human)
+        .invited(Token::from_trusted("secret").hash())
+        .listed(GameId::from_trusted("e1"));
+    assert!(!waiting.cancelled());
     assert_eq!(
-        refused(&room(Opponent::Human), |r| r.abort(None)),
+        refused(&waiting, |r| r.abort(Some(7))),
+        RoomError::Stale {
+            sent: 7,
+            current: 1
+        }
+    );
+    let cancelled = waiting.abort(Some(1)).unwrap();
+    assert!(cancelled.cancelled());
+    let view = cancelled.view(Viewer::Player);
+    assert_eq!(
+        (view.status, view.reason, view.winner, view.version),
+        (RoundStatus::Aborted, Some(Reason::Aborted), None, 2)
+    );
+    assert_eq!(score(&cancelled), (0, 0, 0));
+    // Neither its invite nor its lobby entry seats anyone now.
+    let invite = Admission::Invite(Some("secret".to_owned()));
+    for admission in [invite, Admission::Lobby] {
+        assert_eq!(
+            cancelled
+                .join(Token::from_trusted("to").hash(), &admission)
+                .unwrap_err(),
+            RoomError::Cancelled,
+            "{admission:?}"
+        );
+    }
+    // Over, not waiting: nothing else to do in it.
+    assert_eq!(refused(&cancelled, |r| r.abort(None)), RoomError::RoundOver);
+    assert_eq!(
+        refused(&cancelled, |r| r.resign(Player::X, None)),
+        RoomError::RoundOver
+    );
+    assert_eq!(
+        refused(&cancelled, |r| r.rematch(Player::X, None)),
+        RoomError::RoundOver
+    );
+    assert_eq!(
+        cancelled
+            .play(Player::X, Coords::new(0, 0), None)
+            .unwrap_err(),
+        RoomError::RoundOver
+    );
+    // A waiting game not cancelled still says it waits.
+    assert_eq!(
+        refused(&waiting, |r| r.resign(Player::X, None)),
         RoomError::Waiting
     );
+    // The record keeps it cancelled across a restart.
+    let back = Room::restore(cancelled.record()).unwrap();
+    assert!(back.cancelled());
+}
+
+#[test]
+fn a_round_is_aborted_only_until_both_sides_have_moved_and_counts_for_nobody() {
     let r = seated();
     let aborted = r.abort(None).unwrap();
     let view = aborted.view(Viewer::Player);

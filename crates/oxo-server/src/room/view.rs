@@ -146,6 +146,9 @@ pub struct GameView {
     pub clock: Option<ClockView>,
     /// What each seat is called.
     pub players: Players,
+    /// Whether the room is listed in the lobby (an open game there shows
+    /// while its creator is here: see `hub/lobby.rs`).
+    pub listed: bool,
 }
 
 /// What each seat is called: the name its player chose (`None`: none
@@ -214,6 +217,9 @@ pub struct Summary {
     pub moves: usize,
     /// The room's running score.
     pub score: Score,
+    /// The lobby id of a listed game still waiting for seat O, for its
+    /// players: a lobby that lists it tells it is theirs, not one to join.
+    pub entry: Option<String>,
 }
 
 /// A room's whole record as the API shows it: every round's moves.
@@ -342,7 +348,7 @@ impl Room {
     /// nothing they are shown lets them act on the room.
     #[must_use]
     pub fn view(&self, viewer: Viewer) -> GameView {
-        let (status, next, winner) = if !self.seated() {
+        let (status, next, winner) = if !self.seated() && !self.cancelled() {
             (RoundStatus::Waiting, None, None)
         } else if let Some(ending) = self.rec.ending {
             match ending.outcome() {
@@ -398,6 +404,7 @@ impl Room {
                 draws: self.rec.score.draws(),
             },
             players: self.players(),
+            listed: self.rec.entry.is_some(),
         }
     }
 
@@ -417,6 +424,10 @@ impl Room {
             round: view.round,
             moves: self.rec.moves.len(),
             score: view.score,
+            entry: match (viewer, view.status, &self.rec.entry) {
+                (Viewer::Player, RoundStatus::Waiting, Some(entry)) => Some(entry.to_string()),
+                _ => None,
+            },
         }
     }
 }

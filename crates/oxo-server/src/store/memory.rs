@@ -213,6 +213,12 @@ impl Store for MemoryStore {
             .values()
             .filter_map(|(room, _)| {
                 let entry = room.entry.clone()?;
+                let seated =
+                    room.o_token.is_some() || room.opponent != crate::room::Opponent::Human;
+                // A cancelled open game is listed no more.
+                if !seated && room.ending.is_some() {
+                    return None;
+                }
                 let at = updated.get(&room.id).copied().unwrap_or(now);
                 let listing = super::Listing {
                     id: room.id.clone(),
@@ -223,7 +229,7 @@ impl Store for MemoryStore {
                     first: room.first,
                     round: room.round,
                     score: room.score,
-                    seated: room.o_token.is_some() || room.opponent != crate::room::Opponent::Human,
+                    seated,
                     idle: now.saturating_sub(at) / 1000,
                     names: room.names.clone(),
                     clock: room.clock.map(|clock| clock.control()),

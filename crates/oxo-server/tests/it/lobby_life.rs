@@ -395,3 +395,101 @@ async fn a_listed_room_without_listed_at_still_shows() {
     assert_eq!(status, 200, "{lobby}");
     assert_eq!(lobby["open"].as_array().map(Vec::len), Some(1), "{lobby}");
 }
+
+/// The creator cancels their open game (abort while it waits): it ends,
+/// counting for nobody, leaves the lobby and their list's entry, and a
+/// late joiner, by the lobby or the invite, is told so in a 409.
+async fn a_waiting_game_is_cancelled(store: Arc<dyn Store>) {
+    let (_server, client) = server(store).await;
+    let (status, created) = client
+        .call("POST", "/api/games", None, &json!({"listed": true}))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let invite = created["invite"].as_str().unwrap().to_owned();
+    assert_eq!(created["game"]["listed"], true);
+    let _creator = attend(&client, &id, &x).await;
+    let entry = until_open(&client, 1, "X is there").await[0]["entry"].clone();
+    // The creator's own list names the game's entry: their lobby can tell
+    // it is theirs.
+    let recent = client.get_json(&format!("/api/lobby?recent={id}")).await;
+    assert_eq!(recent["recent"][0]["entry"], entry, "{recent}");
+
+    let abort = format!("/api/games/{id}/abort");
+    let (status, mut cancelled) = client.call("POST", &abort, Some(&x), &json!({})).await;
+    assert_eq!(status, 200, "{cancelled}");
+    let cancelled = cancelled["game"].take();
+    assert_eq!(
+        (
+            &cancelled["status"],
+            &cancelled["reason"],
+            &cancelled["score"]
+        ),
+        (
+            &json!("aborted"),
+            &json!("aborted"),
+            &json!({"x": 0, "o": 0, "draws": 0})
+        )
+    );
+    // Gone from the lobby though its creator is still connected.
+    assert_eq!(open_entries(&client).await, Vec::<Value>::new());
+    let recent = client.get_json(&format!("/api/lobby?recent={id}")).await;
+    assert_eq!(
+        (
+            &recent["recent"][0]["status"],
+            &recent["recent"][0]["entry"]
+        ),
+        (&json!("aborted"), &Value::Null),
+        "{recent}"
+    );
+    let said = "the player who opened this game has cancelled it; nobody can join it now";
+    let entry = entry.as_str().unwrap();
+    let (status, late) = client
+        .call(
+            "POST",
+            &format!("/api/lobby/{entry}/join"),
+            None,
+            &json!({}),
+        )
+        .await;
+    assert_eq!((status, &late["error"]), (409, &json!(said)), "{late}");
+    let (status, late) = client
+        .call(
+            "POST",
+            &format!("/api/games/{id}/seats/o"),
+            None,
+            &json!({"invite": invite}),
+        )
+        .await;
+    assert_eq!((status, &late["error"]), (409, &json!(said)), "{late}");
+    // Over: cancelling again, or anything else, is refused as such.
+    let (status, again) = client.call("POST", &abort, Some(&x), &json!({})).await;
+    assert_eq!(
+        (status, &again["error"]),
+        (409, &json!("the round is over"))
+    );
+    assert_eq!(
+        client.get_json(&format!("/api/games/{id}")).await["seats"]["o"],
+        false
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_game_is_cancelled_in_memory() {
+    a_waiting_game_is_cancelled(Arc::new(MemoryStore::new())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_game_is_cancelled_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = oxo_server::SqliteStore::open(dir.path().join("oxo.db")).unwrap();
+    a_waiting_game_is_cancelled(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_game_is_cancelled_on_postgres() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    a_waiting_game_is_cancelled(Arc::new(store)).await;
+}

@@ -17,7 +17,7 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
     FROM rooms r";
 
 /// Listed rooms: the open ones however old (at most `$3`, found by the
-/// partial index `rooms_open`), then those being played changed within
+/// partial index `rooms_open`; not those cancelled, which have an ending), then those being played changed within
 /// `$1` seconds (at most `$2`); each part the latest first. A room written
 /// by a node still running a build from before migration 8 has no
 /// `listed_at`; its age is then read from `updated_at` rather than failing
@@ -26,6 +26,7 @@ pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, f
         x_wins, o_wins, draws, false,
         extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+        AND end_reason IS NULL
     ORDER BY listed_at DESC LIMIT $3)
     UNION ALL
     (SELECT entry, watch, rows, cols, k, opponent, first, round,
@@ -39,6 +40,7 @@ pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, f
         x_wins, o_wins, draws, o_token IS NOT NULL OR opponent <> 'human',
         extract(epoch FROM now() - coalesce(listed_at, updated_at))::bigint, id, x_name, o_name, clock
     FROM rooms WHERE entry IS NOT NULL AND id = ANY($4)
+        AND (o_token IS NOT NULL OR opponent <> 'human' OR end_reason IS NULL)
     ORDER BY listed_at DESC LIMIT $5)";
 
 /// Take or renew the computer's turn: only at that version, only while it

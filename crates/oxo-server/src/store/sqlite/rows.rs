@@ -161,7 +161,8 @@ pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending
 }
 
 pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, StoreError> {
-    // Open games (found by the partial index `rooms_open`), however old;
+    // Open games (found by the partial index `rooms_open`), however old,
+    // but not those cancelled (an open game with an ending);
     // then the games being played lately; then the listed games among
     // those someone is at (by id, given as a JSON array).
     let mut stmt = conn.prepare_cached(
@@ -170,6 +171,7 @@ pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, 
                     0, unixepoch() - updated_at, id, x_name, o_name, clock
              FROM rooms
              WHERE entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+               AND end_reason IS NULL
              ORDER BY updated_at DESC LIMIT ?3)
          UNION ALL
          SELECT * FROM (
@@ -186,6 +188,7 @@ pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, 
                     x_name, o_name, clock
              FROM rooms
              WHERE entry IS NOT NULL AND id IN (SELECT value FROM json_each(?4))
+               AND (o_token IS NOT NULL OR opponent <> 'human' OR end_reason IS NULL)
              ORDER BY updated_at DESC LIMIT ?5)",
     )?;
     let present = serde_json::to_string(&present.iter().map(GameId::as_str).collect::<Vec<_>>())
