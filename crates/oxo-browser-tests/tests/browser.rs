@@ -2223,7 +2223,9 @@ fn the_lobby_joins_in_one_click_and_a_rematch_is_an_offer() {
         // A opens a game for anyone, with one click.
         let (id, waiting) = open_listed_game(&h, &a).await;
         assert!(
-            waiting.status.starts_with("Waiting for a friend"),
+            waiting
+                .status
+                .starts_with("Waiting for an opponent from the lobby"),
             "{waiting:#?}"
         );
 

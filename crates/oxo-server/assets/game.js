@@ -53,7 +53,8 @@ export async function openGame(id) {
         held = { seat: r.data.seat || 'o', token: r.data.token };
         seats.set(id, held.seat, held.token);
       } else if (r.status === 409) {
-        message('seat taken — watching', 'info', 8000);
+        // Taken, or cancelled by its creator: the server says which.
+        message((r.data.error || 'seat taken') + ' — watching', 'info', 8000);
       } else if (r.status === 404) {
         gone(st);
         return;

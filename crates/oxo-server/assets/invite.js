@@ -1,7 +1,11 @@
 // The invite to a game between two people: the link to copy, on a phone
 // the share sheet, on a desktop a QR code to scan. The link's secret
 // follows '#', so it never reaches a server: the QR code is drawn here.
-import { $, isPhone, message } from './dom.js';
+// While nobody has joined, the creator can cancel the game.
+import { $, enc, isPhone, message } from './dom.js';
+import { S } from './state.js';
+import { api } from './net.js';
+import { render } from './game.js';
 import { encode, svg } from './qr.js';
 
 // The QR code (on a desktop) and the Share button (on a phone that has a
@@ -19,6 +23,26 @@ export function drawInvite() {
     if (modules) figure.prepend(svg(modules, 'QR code of the invite link'));
   }
   figure.hidden = phone || !figure.querySelector('svg');
+  // Whether anyone but the friend with the link can find the game: the
+  // lobby lists it while its creator has this page or the start page open.
+  const listed = !!(S && S.game && S.game.listed);
+  const note = listed ? 'In the lobby while this page or the start page is open here.'
+    : 'Not in the lobby: only the invite link joins.';
+  if ($('seek-note').textContent !== note) $('seek-note').textContent = note;
+}
+
+// Cancel the game nobody has joined (the server's abort of a waiting
+// game): it ends, counts for nobody, leaves the lobby, and its invite
+// joins nobody after.
+async function cancelSeek() {
+  const st = S;
+  if (!st || !st.token) return;
+  $('cancel-seek').disabled = true;
+  const r = await api('POST', `/api/games/${enc(st.id)}/abort`, {}, st.token);
+  $('cancel-seek').disabled = false;
+  if (S !== st) return;
+  if (r.data.game) render(r.data.game);
+  if (!r.ok) message('Could not cancel: ' + r.data.error);
 }
 
 async function copyInvite() {
@@ -48,6 +72,7 @@ async function shareInvite() {
 export function wire() {
   $('copy').addEventListener('click', copyInvite);
   $('share').addEventListener('click', shareInvite);
+  $('cancel-seek').addEventListener('click', cancelSeek);
   $('invite-link').addEventListener('focus', (e) => e.target.select());
   // A window turned or resized may go from phone to desktop or back.
   window.addEventListener('resize', drawInvite);

@@ -8,6 +8,7 @@ import { reasonText } from './endings.js';
 import { withName } from './name.js';
 import { controlText } from './clock.js';
 import { difficulty } from './words.js';
+import { keepSeeks } from './seeks.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -21,7 +22,9 @@ export async function showLobby() {
   if ($('start-view').hidden) return;
   lobbyTimer = setTimeout(showLobby, 5000);
   if (!r.ok) return;
-  const item = (href, title, detail, data) => {
+  // A link in a list, and for a game of this browser's still waiting, a
+  // button that cancels it (`cancel`: its id).
+  const item = (href, title, detail, data, cancel) => {
     const li = document.createElement('li');
     const a = document.createElement('a');
     a.href = href;
@@ -31,8 +34,23 @@ export async function showLobby() {
     small.textContent = detail;
     a.append(small);
     li.append(a);
+    if (cancel) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.cancel = cancel;
+      b.textContent = 'Cancel';
+      b.setAttribute('aria-label', `Cancel ${title}`);
+      li.append(b);
+    }
     return li;
   };
+  // This browser's games waiting for an opponent (it holds seat X), and
+  // those of them in the lobby by their lobby entry: the lobby shows those
+  // as this browser's own, never as games to join.
+  const recent = r.data.recent || [];
+  const waiting = recent.filter((g) => g.status === 'waiting' && (seats.get(g.id) || {}).seat === 'x');
+  const own = new Map(waiting.filter((g) => g.entry).map((g) => [g.entry, g]));
+  keepSeeks([...own.values()].map((g) => g.id));
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
   // The computer as the server names it ("Computer (strong)"), never its
   // algorithm; a strategy this page does not know keeps its name.
@@ -42,10 +60,16 @@ export async function showLobby() {
     return level ? `Computer (${level.toLowerCase()})` : g.opponent;
   };
   const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
-  const open = (r.data.open || []).map((g) =>
-    item('#', `Join${g.name ? ' ' + g.name : ''}: ${board(g)}${g.clock ? ', ' + controlText(g.clock) : ''}`,
-      `${up(g.first)} starts · opened ${ago(g.waiting)}`,
-      { entry: g.entry }));
+  const open = (r.data.open || []).map((g) => {
+    const what = `${board(g)}${g.clock ? ', ' + controlText(g.clock) : ''}`;
+    const mine = own.get(g.entry);
+    if (mine) {
+      return item('/g/' + enc(mine.id), `Your game: ${what}`, 'waiting for an opponent',
+        { game: mine.id }, mine.id);
+    }
+    return item('#', `Join${g.name ? ' ' + g.name : ''}: ${what}`,
+      `${up(g.first)} starts · opened ${ago(g.waiting)}`, { entry: g.entry });
+  });
   const live = (r.data.live || []).map((g) => {
     const p = g.players || {};
     const who = p.x || p.o ? `${p.x || 'X'} vs ${p.o || 'O'}`
@@ -54,16 +78,18 @@ export async function showLobby() {
     return item('/g/' + enc(g.watch), `${board(g)} · ${who}`,
       `round ${g.round} · X ${s.x || 0}, O ${s.o || 0}, draws ${s.draws || 0}`, { game: g.watch });
   });
-  const mine = (r.data.recent || []).map((g) => {
+  const mine = recent.map((g) => {
     if (g.damaged) return item('/g/' + enc(g.id), 'A game the server cannot read', 'its stored record is damaged', { game: g.id });
     const held = seats.get(g.id);
     const who = g.opponent === 'human' ? 'a friend' : computer(g);
     const why = reasonText(g.reason, g.winner);
     const state = g.status === 'won' ? `${up(g.winner)} won` + (why ? ` (${why})` : '')
       : g.status === 'draw' ? (g.reason === 'agreement' ? 'drawn by agreement' : 'draw')
-      : g.status === 'aborted' ? 'aborted' : g.status === 'waiting' ? 'waiting for a friend'
+      : g.status === 'aborted' ? 'aborted'
+      : g.status === 'waiting' ? (g.entry ? 'waiting for an opponent, in the lobby' : 'waiting for a friend')
       : held && g.next === held.seat ? 'your turn' : 'playing';
-    return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id });
+    return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id },
+      waiting.includes(g) ? g.id : null);
   });
   $('open-list').replaceChildren(...open);
   $('live-list').replaceChildren(...live);
@@ -71,6 +97,18 @@ export async function showLobby() {
   $('lobby-open').hidden = open.length === 0;
   $('lobby-live').hidden = live.length === 0;
   $('recent').hidden = mine.length === 0;
+}
+
+// Cancel this browser's game `id`, still waiting for an opponent.
+async function cancelOpen(button) {
+  const id = button.dataset.cancel;
+  const held = seats.get(id);
+  if (!held) return;
+  button.disabled = true;
+  const r = await api('POST', `/api/games/${enc(id)}/abort`, {}, held.token);
+  button.disabled = false;
+  if (!r.ok) message('Could not cancel: ' + r.data.error);
+  showLobby();
 }
 
 // One click on an open game: seat O, then the game.
@@ -83,7 +121,9 @@ export async function joinOpen(a) {
     return;
   }
   const g = r.data.game;
-  seats.set(g.id, r.data.seat, r.data.token);
+  // A seat this browser holds is never given up for another: the game
+  // opens as the seat it holds.
+  if (!seats.get(g.id)) seats.set(g.id, r.data.seat, r.data.token);
   history.pushState(null, '', '/g/' + enc(g.id));
   route();
   render(g);
@@ -92,6 +132,8 @@ export async function joinOpen(a) {
 export function wire() {
   for (const list of ['recent-list', 'live-list', 'open-list']) {
     $(list).addEventListener('click', (e) => {
+      const cancel = e.target.closest('button[data-cancel]');
+      if (cancel) { cancelOpen(cancel); return; }
       const a = e.target.closest('a[data-game], a[data-entry]');
       if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
       e.preventDefault();

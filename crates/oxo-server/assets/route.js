@@ -6,12 +6,16 @@ import { stopLive } from './net.js';
 import { openAnalysis } from './analysis.js';
 import { showStart } from './start.js';
 import { openGame } from './game.js';
+import { dropSeeks } from './seeks.js';
 
 export function route() {
   if (S) stopLive();
   setCurrent(null);
   clearMessage();
   const m = location.pathname.match(/^\/g\/([^/]+)\/?$/);
+  // The start page keeps this browser's open games listed; elsewhere a
+  // game's own page does, for that game only.
+  if (m || location.pathname === '/analysis') dropSeeks();
   if (m) openGame(decodeURIComponent(m[1]));
   else if (location.pathname === '/analysis') openAnalysis();
   else showStart();

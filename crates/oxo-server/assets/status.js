@@ -85,7 +85,9 @@ function liveText(g) {
   const computer = g.opponent && g.opponent !== 'human';
   switch (g.status) {
     case 'waiting':
-      return me === 'x' ? 'Waiting for a friend to join — send them the invite link' : 'Waiting for O to join';
+      if (me !== 'x') return 'Waiting for O to join';
+      return g.listed ? 'Waiting for an opponent from the lobby, or a friend with the invite link'
+        : 'Waiting for a friend to join — send them the invite link';
     case 'playing':
       if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
       if (computer && g.next === 'o') return 'Computer is thinking…';
@@ -99,6 +101,8 @@ function liveText(g) {
     case 'draw':
       return (g.reason === 'agreement' ? 'Draw by agreement' : 'Draw') + onTime(g) + offerText(g, me);
     case 'aborted':
+      // Seat O still free: cancelled by its creator before anyone joined.
+      if (g.opponent === 'human' && !(g.seats || {}).o) return 'Game cancelled before anyone joined';
       return 'Round aborted' + offerText(g, me);
     default:
       return String(g.status || '');
@@ -159,6 +163,7 @@ export function drawStatus(g) {
   }
   drawActions();
   const seatsTaken = g.seats || {};
-  $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o);
+  // Until O joins or the game is cancelled.
+  $('invite').hidden = !(S.seat === 'x' && g.opponent === 'human' && !seatsTaken.o && g.status === 'waiting');
   drawInvite();
 }

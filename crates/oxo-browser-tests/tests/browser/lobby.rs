@@ -263,7 +263,8 @@ fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
         choose(&a, "Ada").await;
         let open = open_a_game(&a).await;
         lobby_lists(&h, &b, 1).await;
-        a.goto(&h.url("/")).await.expect("A leaves");
+        // Gone from oxo (the start page would keep the game listed).
+        a.goto("about:blank").await.expect("A leaves");
         lobby_lists(&h, &b, 0).await;
         h.screenshot(&b, "lobby-dead-seek-gone-phone").await;
 
@@ -290,6 +291,207 @@ fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
             .await
             .expect("Back to the lobby clicked");
         wait_page(&b, "B back in the lobby", |p| p.start_view && p.path == "/").await;
+    });
+}
+
+/// What this browser keeps of its seat in game `id` (`null`: none).
+async fn seat_kept(c: &Client, id: &str) -> Value {
+    let kept = c
+        .execute(
+            "return localStorage.getItem('oxo.seat.' + arguments[0]);",
+            vec![json!(id)],
+        )
+        .await
+        .expect("the storage read");
+    kept.as_str().map_or(Value::Null, |text| {
+        serde_json::from_str(text).expect("JSON")
+    })
+}
+
+/// Click the lobby's first game to join until seated as O: a click in the
+/// moment its creator's page changes (one socket closed, the next not yet
+/// open) is refused as "no longer open", and the lobby lists the game again
+/// once the creator's socket is there.
+async fn join_first_open_when_listed(h: &Harness, c: &Client) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        lobby_lists(h, c, 1).await;
+        join_first_open_or_refused(c).await;
+        let now = page(c).await;
+        if now.role == "You are O" {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never seated from the lobby: {now:#?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Click the lobby's first open game; returns once seated or refused.
+async fn join_first_open_or_refused(c: &Client) {
+    find(c, "#open-list a[data-entry]")
+        .await
+        .click()
+        .await
+        .expect("the open game clicked");
+    wait_page(c, "seated as O, or refused", |p| {
+        (p.role == "You are O" && p.connection == "live")
+            || p.message.starts_with("That game is no longer open")
+    })
+    .await;
+}
+
+#[test]
+fn ones_own_open_game_is_not_joined_and_stays_listed_while_browsing_the_lobby() {
+    run("lobby-own-game", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = phone(&h, "b").await;
+
+        // A opens a game; the first tab stays on it.
+        open_start_page(&h, &a).await;
+        choose(&a, "Ada").await;
+        let open = open_a_game(&a).await;
+        let id = open.path.trim_start_matches("/g/").to_owned();
+        let held = seat_kept(&a, &id).await;
+        assert_eq!(held["seat"], "x", "{held}");
+        assert!(held["invite"].is_string(), "{held}");
+        let first = a.window().await.expect("the first tab");
+
+        // A second tab of the same browser: the lobby shows the game as
+        // A's own, with Cancel, and nothing to join.
+        let second = a.new_window(true).await.expect("a second tab").handle;
+        a.switch_to_window(second).await.expect("to the second tab");
+        a.goto(&h.url("/")).await.expect("the start page");
+        wait_script(
+            &a,
+            "A's own game in A's lobby",
+            &format!(
+                "const open = document.querySelectorAll('#open-list a'); \
+                 return !document.getElementById('lobby-open').hidden && open.length === 1 \
+                   && open[0].dataset.game === '{id}' \
+                   && !!document.querySelector('#open-list button[data-cancel=\"{id}\"]');"
+            ),
+        )
+        .await;
+        let own = shown_text(&a, "open-list").await;
+        assert!(own.starts_with("Your game: 3×3"), "{own}");
+        assert_eq!(
+            a.find_all(Locator::Css("#open-list a[data-entry]"))
+                .await
+                .expect("the lobby read")
+                .len(),
+            0,
+            "A is offered a join of A's own game"
+        );
+        h.screenshot(&a, "lobby-own-game-desktop").await;
+        // Someone else is offered it to join.
+        lobby_lists(&h, &b, 1).await;
+        // Clicking A's own entry opens it as X: the seat is A's as it was.
+        find(&a, "#open-list a[data-game]")
+            .await
+            .click()
+            .await
+            .expect("A's own game clicked");
+        wait_page(&a, "A's game as X", |p| {
+            p.path == open.path && p.role == "You are X" && p.connection == "live"
+        })
+        .await;
+        assert_eq!(seat_kept(&a, &id).await, held);
+        a.close_window().await.expect("the second tab closed");
+        a.switch_to_window(first)
+            .await
+            .expect("back to the first tab");
+
+        // A goes back to the lobby: the game stays listed, B joins it, and
+        // A's start page opens it.
+        find(&a, "#new-game-link")
+            .await
+            .click()
+            .await
+            .expect("New game clicked");
+        wait_page(&a, "A on the start page", |p| p.start_view && p.path == "/").await;
+        join_first_open_when_listed(&h, &b).await;
+        wait_page(&a, "A taken to the joined game", |p| {
+            p.path == open.path && p.role == "You are X" && p.connection == "live"
+        })
+        .await;
+        wait_text(&a, "A sees B", "presence", "Opponent connected").await;
+        assert_eq!(seat_kept(&a, &id).await, held);
+    });
+}
+
+#[test]
+fn a_waiting_game_is_cancelled_from_its_page_or_the_lobby() {
+    run("lobby-cancel", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = phone(&h, "b").await;
+
+        // From its page: the game ends, the lobby and the invite link
+        // join nobody.
+        open_start_page(&h, &a).await;
+        open_a_game(&a).await;
+        wait_text(
+            &a,
+            "the note says it is listed",
+            "seek-note",
+            "In the lobby while this page or the start page is open here.",
+        )
+        .await;
+        let invite = invite_link(&a).await;
+        lobby_lists(&h, &b, 1).await;
+        find(&a, "#cancel-seek")
+            .await
+            .click()
+            .await
+            .expect("Cancel game clicked");
+        wait_page(&a, "A's game cancelled", |p| {
+            p.status == "Game cancelled before anyone joined" && !p.invite
+        })
+        .await;
+        lobby_lists(&h, &b, 0).await;
+        b.goto(&invite).await.expect("the invite link");
+        wait_page(&b, "B told it was cancelled", |p| {
+            p.role == "Watching"
+                && p.message
+                    == "the player who opened this game has cancelled it; nobody can join it now — watching"
+        })
+        .await;
+        h.screenshot(&b, "lobby-cancelled-invite-phone").await;
+
+        // From the lobby: A's second game, cancelled beside it there.
+        open_start_page(&h, &a).await;
+        let second = open_a_game(&a).await;
+        find(&a, "#new-game-link")
+            .await
+            .click()
+            .await
+            .expect("New game clicked");
+        lobby_lists(&h, &b, 1).await;
+        let id = second.path.trim_start_matches("/g/");
+        let cancel = format!("#open-list button[data-cancel=\"{id}\"]");
+        wait_script(
+            &a,
+            "A's game in A's lobby, with Cancel",
+            &format!("return !!document.querySelector('{cancel}');"),
+        )
+        .await;
+        find(&a, &cancel)
+            .await
+            .click()
+            .await
+            .expect("Cancel clicked");
+        wait_script(
+            &a,
+            "A's lobby without it, A's games saying it ended",
+            "return document.getElementById('lobby-open').hidden \
+               && [...document.querySelectorAll('#recent-list a')] \
+                    .filter((l) => l.textContent.includes('aborted')).length === 2;",
+        )
+        .await;
+        lobby_lists(&h, &b, 0).await;
+        h.screenshot(&a, "lobby-cancelled-desktop").await;
     });
 }
 

@@ -49,6 +49,7 @@ const FILES: &[(&str, &str, &str)] = &[
     asset!("route.js", JS),
     asset!("start.js", JS),
     asset!("lobby.js", JS),
+    asset!("seeks.js", JS),
     asset!("name.js", JS),
     asset!("game.js", JS),
     asset!("play.js", JS),
