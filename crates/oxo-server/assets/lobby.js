@@ -59,7 +59,8 @@ export async function showLobby() {
     const level = difficulty(g.opponent, rows, cols, g.k).level;
     return level ? `Computer (${level.toLowerCase()})` : g.opponent;
   };
-  const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago` : 'a while ago');
+  const ago = (s) => (s < 60 ? 'just now' : s < 3600 ? `${Math.round(s / 60)} min ago`
+    : s < 86400 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} d ago`);
   const open = (r.data.open || []).map((g) => {
     const what = `${board(g)}${g.clock ? ', ' + controlText(g.clock) : ''}`;
     const mine = own.get(g.entry);
@@ -68,7 +69,9 @@ export async function showLobby() {
         { game: mine.id }, mine.id);
     }
     return item('#', `Join${g.name ? ' ' + g.name : ''}: ${what}`,
-      `${up(g.first)} starts · opened ${ago(g.waiting)}`, { entry: g.entry });
+      // By correspondence the lobby counts from when its creator was last here.
+      `${up(g.first)} starts · ${g.clock && g.clock.days ? 'creator here' : 'opened'} ${ago(g.waiting)}`,
+      { entry: g.entry });
   });
   const live = (r.data.live || []).map((g) => {
     const p = g.players || {};

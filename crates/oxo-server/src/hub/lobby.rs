@@ -11,7 +11,15 @@
 //!   ([`HubConfig::seek_grace`](super::HubConfig::seek_grace)), so that a
 //!   game made through the API has time to connect; it leaves the lobby as
 //!   soon as its creator's last connection closes (grace or not), and
-//!   comes back when they return;
+//!   comes back when they return; a cancelled one never shows;
+//! - an **open correspondence game** also shows while its creator is away,
+//!   for one move's allowance (its days) since they were last here (their
+//!   connection to it opened or closed, on any server: kept in the store,
+//!   [`Store::seen`](crate::store::Store::seen)). Correspondence is played
+//!   by players who come and go, so its seek must outlive a closed tab; but
+//!   a creator away for longer than a move's allowance would have lost the
+//!   game they ask for on time, so their seek is taken for dead (and shows
+//!   again when they come back);
 //! - a **game being played** shows while either seat has a live
 //!   connection, or while its last change is under [`LIVE_QUIET`] old (a
 //!   game played through the API alone, with no socket); against the
@@ -23,7 +31,7 @@
 use std::sync::PoisonError;
 use std::time::Duration;
 
-use oxo_core::Player;
+use oxo_core::{Player, TimeControl};
 
 use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Recent, Seated};
 use crate::id::{GameId, Token};
@@ -52,8 +60,23 @@ pub fn shown(listing: &Listing, present: PresenceSeats, seen: bool, grace: Durat
     if listing.seated {
         present[0] || present[1] || idle < LIVE_QUIET
     } else {
-        // Waiting since it was made: its idle time is its age.
-        present[Player::X.index()] || (!seen && idle < grace)
+        // Waiting since it was made (or, by correspondence, since its
+        // creator was last here): its idle time is that long.
+        present[Player::X.index()]
+            || (!seen && idle < grace)
+            || listing
+                .clock
+                .and_then(kept_away)
+                .is_some_and(|kept| idle < kept)
+    }
+}
+
+/// How long an open game under `control` stays listed with its creator
+/// away: by correspondence, one move's allowance; else not at all.
+fn kept_away(control: TimeControl) -> Option<Duration> {
+    match control {
+        TimeControl::Correspondence { per_move } => Some(Duration::from_millis(per_move)),
+        TimeControl::Fischer { .. } => None,
     }
 }
 
@@ -378,6 +401,24 @@ mod tests {
         assert!(open(600, [true, false], true), "creator there");
         assert!(!open(600, [false, true], true), "only the creator counts");
         assert!(!shown(&listing(false, 0), NOBODY, false, Duration::ZERO));
+    }
+
+    #[test]
+    fn an_open_correspondence_game_shows_for_its_days_since_its_creator_was_here() {
+        let day = 24 * 60 * 60;
+        let by = |control, idle| {
+            let mut open = listing(false, idle);
+            open.clock = Some(control);
+            shown(&open, NOBODY, true, GRACE)
+        };
+        assert!(by(TimeControl::days(3), 3 * day - 1));
+        assert!(!by(TimeControl::days(3), 3 * day), "away for its days");
+        assert!(by(TimeControl::days(1), day - 1));
+        assert!(!by(TimeControl::days(1), day));
+        assert!(
+            !by(TimeControl::fischer(180_000, 2_000), 1),
+            "a clock of minutes: only while its creator is here"
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ use oxo_core::Player;
 
 use super::{Hub, RoomHandle};
 use crate::id::GameId;
-use crate::room::RoomError;
+use crate::room::{RoomError, RoundStatus, Viewer};
 
 /// How often a server repeats the presence it holds...
 pub(super) const HEARTBEAT: Duration = Duration::from_secs(10);
@@ -71,6 +71,9 @@ impl Drop for Attendance {
     fn drop(&mut self) {
         self.handle.local[self.seat.index()].fetch_sub(1, Ordering::SeqCst);
         self.hub.refresh_presence(&self.handle, true);
+        if self.seat == Player::X {
+            self.hub.creator_here(&self.handle);
+        }
     }
 }
 
@@ -81,6 +84,7 @@ impl Hub {
     pub fn attend(&self, handle: &Arc<RoomHandle>, seat: Player) -> Attendance {
         if seat == Player::X {
             self.saw_creator(&handle.id);
+            self.creator_here(handle);
         }
         handle.local[seat.index()].fetch_add(1, Ordering::SeqCst);
         self.refresh_presence(handle, true);
@@ -256,6 +260,30 @@ impl Hub {
         }
         let counts_from = self.outage().absence_counts_from;
         Ok((handle.gone_since()[seat.index()], counts_from))
+    }
+
+    /// Seat X of the room behind `handle` connected or left here: an open
+    /// correspondence game's time in the lobby with its creator away counts
+    /// from now, in the store, so that every server (and a restart) reads
+    /// it (see `lobby.rs`). Other rooms write nothing.
+    fn creator_here(&self, handle: &RoomHandle) {
+        let game = handle.current(Viewer::Player);
+        let view = game.value();
+        let correspondence = view.clock.as_ref().is_some_and(|c| c.days.is_some());
+        if !(view.listed && view.status == RoundStatus::Waiting && correspondence) {
+            return;
+        }
+        // As for `announce`: no runtime, nobody to tell.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let seen = self.shared.store.seen(&handle.id);
+        let id = handle.id.clone();
+        runtime.spawn(async move {
+            if let Err(e) = seen.await {
+                tracing::warn!(game = %id.for_log(), error = %e, "an open game's creator not noted");
+            }
+        });
     }
 
     /// Note that seat X of room `id` is connected (on any server): its open

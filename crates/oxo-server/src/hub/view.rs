@@ -94,7 +94,8 @@ pub struct OpenEntry {
     pub k: u32,
     /// The seat that starts.
     pub first: SeatName,
-    /// Seconds since it was opened.
+    /// Seconds since it was opened; by correspondence, since its creator
+    /// was last here (see `hub/lobby.rs`).
     pub waiting: u64,
     /// The name its creator chose, if any.
     pub name: Option<String>,

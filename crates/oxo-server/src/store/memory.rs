@@ -264,6 +264,22 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(listed)))
     }
 
+    fn seen(&self, id: &GameId) -> StoreFuture<()> {
+        let open = self.lock().get(id).is_some_and(|(room, _)| {
+            room.entry.is_some()
+                && room.o_token.is_none()
+                && room.opponent == crate::room::Opponent::Human
+                && room.ending.is_none()
+        });
+        if open {
+            self.updated
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(id.clone(), self.time.now());
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
         let id = self
             .lock()

@@ -108,7 +108,8 @@ pub struct Listing {
     pub score: oxo_core::Scoreboard,
     /// Whether both seats are held (else it waits for an opponent).
     pub seated: bool,
-    /// Seconds since the room last changed.
+    /// Seconds since the room last changed; for an open game, since it
+    /// was opened or its creator was last seen ([`Store::seen`]).
     pub idle: u64,
     /// The names seats X and O chose.
     pub names: [Option<crate::name::PlayerName>; 2],
@@ -374,6 +375,14 @@ pub trait Store: Send + Sync + 'static {
 
     /// The id of the room listed under lobby id `entry`, if any.
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>>;
+
+    /// The creator of room `id` was here just now (a live socket of seat X
+    /// opened or closed): if it is an open game (listed, seat O free, not
+    /// cancelled), its listing's idle time counts from now, which keeps an
+    /// open correspondence game listed for its days after its creator was
+    /// last here (`hub/lobby.rs`). Nothing else of the room changes (not
+    /// its version); any other room is left as it is.
+    fn seen(&self, id: &GameId) -> StoreFuture<()>;
 
     /// Rooms where the computer is to move, to resume after a restart.
     /// A shared store lists only those no live server has claimed and

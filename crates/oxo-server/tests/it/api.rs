@@ -1263,6 +1263,10 @@ impl Store for SlowStore {
         self.0.load_entry(entry)
     }
 
+    fn seen(&self, id: &oxo_server::id::GameId) -> oxo_server::store::StoreFuture<()> {
+        self.0.seen(id)
+    }
+
     fn ping(&self) -> oxo_server::store::StoreFuture<()> {
         self.0.ping()
     }
@@ -1813,6 +1817,10 @@ impl Store for ReadsFail {
         entry: &oxo_server::id::GameId,
     ) -> oxo_server::store::StoreFuture<Option<oxo_server::id::GameId>> {
         self.read(self.memory.load_entry(entry))
+    }
+
+    fn seen(&self, id: &oxo_server::id::GameId) -> oxo_server::store::StoreFuture<()> {
+        self.memory.seen(id)
     }
 
     fn ping(&self) -> oxo_server::store::StoreFuture<()> {

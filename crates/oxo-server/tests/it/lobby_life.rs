@@ -493,3 +493,161 @@ async fn a_waiting_game_is_cancelled_on_postgres() {
     let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
     a_waiting_game_is_cancelled(Arc::new(store)).await;
 }
+
+/// A day, in seconds.
+const DAY: u64 = 24 * 60 * 60;
+
+/// Read the lobby until its one open game has waited under a day: the
+/// store has noted its creator coming or going (`what`).
+async fn until_noted(client: &Client, what: &str) {
+    common::eventually(what, async || {
+        let open = open_entries(client).await;
+        match open.first().and_then(|entry| entry["waiting"].as_u64()) {
+            Some(waiting) if waiting < DAY => Ok(()),
+            _ => Err(format!("the lobby shows {open:?}")),
+        }
+    })
+    .await;
+}
+
+/// An open correspondence game outlives its creator's closed tab: it stays
+/// listed for its days since they were last here (connected or left), then
+/// leaves (a join refused), and comes back with them. The creator is on a
+/// server on `store`; the lobby is read, and the game joined, on one on
+/// `other` if given (a second server sharing the database), else on the
+/// same. `age` makes room `id` look last changed that many seconds
+/// earlier, as if time had passed.
+async fn a_correspondence_seek_outlives_its_creators_tab(
+    store: Arc<dyn Store>,
+    other: Option<Arc<dyn Store>>,
+    age: impl AsyncFn(&str, u64),
+) {
+    let (_server, host) = server(store).await;
+    let (_other, client) = match other {
+        Some(store) => {
+            let (server, client) = server(store).await;
+            (Some(server), client)
+        }
+        None => (None, host.clone()),
+    };
+    let (status, created) = host
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"listed": true, "days": 3}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let x = created["token"].as_str().unwrap().to_owned();
+    let recent = client.get_json(&format!("/api/lobby?recent={id}")).await;
+    let entry = recent["recent"][0]["entry"].as_str().unwrap().to_owned();
+    let join = async || {
+        client
+            .call(
+                "POST",
+                &format!("/api/lobby/{entry}/join"),
+                None,
+                &json!({}),
+            )
+            .await
+    };
+    // Made through the API and never connected: listed for its days since
+    // it was opened (no grace here), then not.
+    assert_eq!(open_entries(&client).await.len(), 1);
+    age(&id, 3 * DAY).await;
+    assert_eq!(open_entries(&client).await, Vec::<Value>::new());
+    let (status, refused) = join().await;
+    assert_eq!(status, 409, "{refused}");
+
+    // Here, however long: listed.
+    let creator = attend(&host, &id, &x).await;
+    until_noted(&client, "X's coming noted").await;
+    age(&id, 4 * DAY).await;
+    // (Another server hears of them through the database.)
+    let open = until_open(&client, 1, "X is still there").await;
+    assert!(open[0]["waiting"].as_u64() > Some(4 * DAY - 60), "{open:?}");
+    // Gone: the listing counts from when they left, not from when they
+    // came (which is days ago now).
+    drop(creator);
+    until_noted(&client, "X's leaving noted").await;
+    age(&id, 3 * DAY - 60).await;
+    assert_eq!(open_entries(&client).await.len(), 1, "within its days");
+    age(&id, 60).await;
+    until_open(&client, 0, "its days over, X gone").await;
+    let (status, refused) = join().await;
+    assert_eq!(
+        (status, &refused["error"]),
+        (
+            409,
+            &json!("the player who opened this game has left; choose another game in the lobby")
+        )
+    );
+
+    // Back: listed again, and joined.
+    let _back = attend(&host, &id, &x).await;
+    until_open(&client, 1, "X came back").await;
+    let (status, joined) = join().await;
+    assert_eq!((status, &joined["seat"]), (200, &json!("o")), "{joined}");
+    until_open(&client, 0, "joined").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_seek_outlives_its_creators_tab_in_memory() {
+    let time = ManualTime::at_system_now();
+    a_correspondence_seek_outlives_its_creators_tab(
+        Arc::new(MemoryStore::with_time(time.source())),
+        None,
+        async |_: &str, secs| time.advance(Duration::from_secs(secs)),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_seek_outlives_its_creators_tab_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
+    let store = oxo_server::SqliteStore::open(&path).unwrap();
+    a_correspondence_seek_outlives_its_creators_tab(
+        Arc::new(store),
+        None,
+        async |id: &str, secs| {
+            let db = rusqlite::Connection::open(&path).unwrap();
+            let aged = db
+                .execute(
+                    "UPDATE rooms SET updated_at = updated_at - ?2 WHERE id = ?1",
+                    rusqlite::params![id, i64::try_from(secs).unwrap()],
+                )
+                .unwrap();
+            assert_eq!(aged, 1);
+        },
+    )
+    .await;
+}
+
+/// On PostgreSQL, across two servers: the creator comes and goes on one,
+/// the other lists the game (the time they left is in the database).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_seek_outlives_its_creators_tab_on_postgres() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let (sql, connection) = tokio_postgres::connect(&db.url(), tokio_postgres::NoTls)
+        .await
+        .expect("a connection of its own");
+    tokio::spawn(connection);
+    let node = async || PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+    let (a, b): (Arc<dyn Store>, Arc<dyn Store>) = (Arc::new(node().await), Arc::new(node().await));
+    a_correspondence_seek_outlives_its_creators_tab(a, Some(b), async |id: &str, secs| {
+        let secs = f64::from(u32::try_from(secs).unwrap());
+        let aged = sql
+            .execute(
+                "UPDATE rooms SET updated_at = updated_at - make_interval(secs => $2),
+                     listed_at = listed_at - make_interval(secs => $2) WHERE id = $1",
+                &[&id, &secs],
+            )
+            .await
+            .expect("aged");
+        assert_eq!(aged, 1);
+    })
+    .await;
+}

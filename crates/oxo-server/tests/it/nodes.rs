@@ -703,6 +703,9 @@ impl Store for DiesAfterClaiming {
     fn load_entry(&self, entry: &GameId) -> StoreFuture<Option<GameId>> {
         self.inner.load_entry(entry)
     }
+    fn seen(&self, id: &GameId) -> StoreFuture<()> {
+        self.inner.seen(id)
+    }
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<oxo_core::Cell>>> {
         self.inner.rounds(id)
     }

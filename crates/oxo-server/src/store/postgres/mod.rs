@@ -325,6 +325,14 @@ impl Store for PgStore {
         })
     }
 
+    fn seen(&self, id: &GameId) -> StoreFuture<()> {
+        let id = id.clone();
+        self.run(move |conn| async move {
+            conn.client.execute(&conn.seen, &[&id.as_str()]).await?;
+            Ok(())
+        })
+    }
+
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>> {
         self.run(move |conn| async move {
             let rows = conn.client.query(&conn.orphans, &[]).await?;

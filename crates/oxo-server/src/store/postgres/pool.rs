@@ -10,7 +10,7 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config, Connection, NoTls, Socket, Statement};
 
 use super::commit::{Commit, PARAMS};
-use super::rows::{CLAIM, LOAD, LOBBY, ORPHANS};
+use super::rows::{CLAIM, LOAD, LOBBY, ORPHANS, SEEN};
 use crate::store::StoreError;
 
 /// Connections each node keeps for its requests. Statements from many
@@ -33,6 +33,8 @@ pub(super) struct Conn {
     pub rounds: Statement,
     pub lobby: Statement,
     pub load_entry: Statement,
+    /// [`SEEN`]: an open game's creator was here.
+    pub seen: Statement,
     /// `pg_notify` on a channel, as presence is announced.
     pub notify: Statement,
 }
@@ -103,6 +105,7 @@ impl Pool {
             load_entry: client
                 .prepare("SELECT id FROM rooms WHERE entry = $1")
                 .await?,
+            seen: client.prepare(SEEN).await?,
             notify: client
                 .prepare_typed("SELECT pg_notify($1, $2)", &[Type::TEXT, Type::TEXT])
                 .await?,

@@ -43,6 +43,13 @@ pub(super) const LOBBY: &str = "(SELECT entry, watch, rows, cols, k, opponent, f
         AND (o_token IS NOT NULL OR opponent <> 'human' OR end_reason IS NULL)
     ORDER BY listed_at DESC LIMIT $5)";
 
+/// Open game `$1`'s creator was here now (see `Store::seen`): its listing
+/// counts from now; nothing else changes, its version included, so no
+/// other server need hear of it (the lobby is read from here).
+pub(super) const SEEN: &str = "UPDATE rooms SET updated_at = now(), listed_at = now()
+    WHERE id = $1 AND entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+        AND end_reason IS NULL";
+
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.
 pub(super) const CLAIM: &str = "UPDATE rooms

@@ -290,6 +290,11 @@ impl Store for SqliteStore {
         self.ask(|tx| Request::LoadEntry(entry, tx))
     }
 
+    fn seen(&self, id: &GameId) -> StoreFuture<()> {
+        let id = id.clone();
+        self.ask(|tx| Request::Seen(id, tx))
+    }
+
     fn rounds(&self, id: &GameId) -> StoreFuture<Vec<Vec<Cell>>> {
         let id = id.clone();
         self.ask(|tx| Request::Rounds(id, tx))

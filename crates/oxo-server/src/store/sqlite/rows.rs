@@ -251,6 +251,18 @@ pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreErro
     Ok(ids)
 }
 
+/// Open game `id`'s creator was here now (see `Store::seen`): a write of
+/// its own, outside the batches of changes, touching no version.
+pub(super) fn seen(conn: &Connection, id: &GameId) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE rooms SET updated_at = unixepoch()
+         WHERE id = ?1 AND entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
+           AND end_reason IS NULL",
+    )?
+    .execute([id.as_str()])?;
+    Ok(())
+}
+
 /// The id of the room listed under lobby id `entry`.
 pub(super) fn load_entry(conn: &Connection, entry: &GameId) -> Result<Option<GameId>, StoreError> {
     let id = conn

@@ -33,6 +33,7 @@ pub(super) enum Request {
     Due(u64, oneshot::Sender<Result<Vec<GameId>, StoreError>>),
     Lobby(Vec<GameId>, oneshot::Sender<Result<LobbyRows, StoreError>>),
     LoadEntry(GameId, oneshot::Sender<Result<Option<GameId>, StoreError>>),
+    Seen(GameId, oneshot::Sender<Result<(), StoreError>>),
     Rounds(GameId, oneshot::Sender<Result<Vec<Vec<Cell>>, StoreError>>),
     Endings(
         GameId,
@@ -70,6 +71,9 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::LoadEntry(entry, reply) => {
                     let _ = reply.send(rows::load_entry(conn, &entry));
+                }
+                Request::Seen(id, reply) => {
+                    let _ = reply.send(rows::seen(conn, &id));
                 }
                 Request::Rounds(id, reply) => {
                     let _ = reply.send(rows::rounds(conn, &id));
