@@ -176,7 +176,7 @@ pub struct SideStats {
     pub forfeits: u64,
     /// Moves made.
     pub moves: u64,
-    /// Time spent choosing them.
+    /// Time spent choosing them (not the time of a move not given).
     pub thinking: Duration,
 }
 
@@ -581,8 +581,7 @@ pub(crate) fn play_one(
         };
         let start = Instant::now();
         let choice = strategy.choose(&game);
-        stats.thinking += start.elapsed();
-        stats.moves += 1;
+        let thinking = start.elapsed();
         let moved = match choice {
             Some(cell) => game
                 .play(cell)
@@ -594,6 +593,10 @@ pub(crate) fn play_one(
         };
         match moved {
             Ok(cell) => {
+                // Only a move given counts, with its time: a forfeited
+                // non-move is neither a ply nor a move's thinking.
+                stats.moves += 1;
+                stats.thinking += thinking;
                 if let Some(played) = &mut played {
                     played.moves.push(cell);
                 }
@@ -878,6 +881,39 @@ pub(crate) mod tests {
         let mut c = config(StrategyKind::Perfect, StrategyKind::Random, 10);
         c.rules = Rules::new(15, 15, 5).unwrap();
         assert!(matches!(run(&c, |_| {}), Err(ArenaError::Build(_))));
+    }
+
+    /// An external player that gives no move at all, as an engine that
+    /// exits when asked its first.
+    struct Mute;
+
+    impl Strategy for Mute {
+        fn choose(&mut self, _game: &Game) -> Option<Cell> {
+            None
+        }
+        fn name(&self) -> &str {
+            "mute"
+        }
+        fn failure(&mut self) -> Option<String> {
+            Some("exited".to_owned())
+        }
+    }
+
+    fn mute() -> Entrant {
+        Entrant::external("mute", |_, _| Ok(Box::new(Mute) as Box<dyn Strategy>))
+    }
+
+    #[test]
+    fn a_move_not_given_is_no_ply() {
+        let mut c = config(StrategyKind::Random, StrategyKind::Random, 2);
+        c.x = mute();
+        let results = run(&c, |_| {}).unwrap();
+        // Game 0: X, first, gives nothing. Game 1: O moves, then X gives
+        // nothing. One stone in all.
+        assert_eq!((results.games, results.x.forfeits), (2, 2), "{results:?}");
+        assert_eq!((results.x.moves, results.o.moves), (0, 1), "{results:?}");
+        assert_eq!(results.x.thinking, Duration::ZERO, "{results:?}");
+        assert!((results.average_plies() - 0.5).abs() < 1e-9, "{results:?}");
     }
 
     #[test]
