@@ -218,8 +218,12 @@ pub struct Results {
     pub o: SideStats,
     /// Games in which X moved first.
     pub x_first: u64,
-    /// Wins by whoever moved first.
+    /// Wins by whoever moved first (not counting games in which nobody
+    /// moved: see `unplayed`).
     pub first_mover_wins: u64,
+    /// Games lost before either player made a move: by an external player
+    /// that could not start, or that gave no first move.
+    pub unplayed: u64,
     /// Games lost for a move not given, in game order.
     pub forfeits: Vec<Forfeit>,
 }
@@ -239,6 +243,7 @@ impl Results {
         self.draws += other.draws;
         self.x_first += other.x_first;
         self.first_mover_wins += other.first_mover_wins;
+        self.unplayed += other.unplayed;
         self.forfeits.extend(other.forfeits.iter().cloned());
         for (mine, theirs) in [(&mut self.x, &other.x), (&mut self.o, &other.o)] {
             mine.wins += theirs.wins;
@@ -604,6 +609,9 @@ pub(crate) fn play_one(
             Err(reason) if entrant.is_external() => {
                 // The referee's call: a move not given loses the game.
                 forfeit(&mut result, entrant, mover, first, index, reason);
+                if result.x.moves + result.o.moves == 0 {
+                    unplayed(&mut result);
+                }
                 return Ok(finish(result, played));
             }
             Err(detail) => {
@@ -638,10 +646,17 @@ fn lost_at_start(
     match error {
         ArenaError::Start { detail, .. } => {
             forfeit(&mut result, entrant, side, first, index, detail);
+            unplayed(&mut result);
             Ok(result)
         }
         other => Err(other),
     }
+}
+
+/// Mark a game lost before anybody moved: it has no first mover to win it.
+fn unplayed(result: &mut Results) {
+    result.unplayed = 1;
+    result.first_mover_wins = 0;
 }
 
 /// Score game `index` as lost by `side` (played by `entrant`) for `reason`.
@@ -914,6 +929,25 @@ pub(crate) mod tests {
         assert_eq!((results.x.moves, results.o.moves), (0, 1), "{results:?}");
         assert_eq!(results.x.thinking, Duration::ZERO, "{results:?}");
         assert!((results.average_plies() - 0.5).abs() < 1e-9, "{results:?}");
+        // Game 0 had no move; in game 1 the first mover, O, won.
+        assert_eq!(results.unplayed, 1, "{results:?}");
+        assert_eq!(results.first_mover_wins, 1, "{results:?}");
+    }
+
+    /// A game lost by a player that could not start has no first mover
+    /// to have won it.
+    #[test]
+    fn a_game_lost_before_any_move_has_no_first_mover_winning() {
+        let mut c = config(StrategyKind::Random, StrategyKind::Random, 4);
+        c.o = Entrant::external("absent", |_, _| Err("cannot start".to_owned()));
+        let results = run(&c, |_| {}).unwrap();
+        assert_eq!((results.x.wins, results.o.forfeits), (4, 4), "{results:?}");
+        assert_eq!(
+            (results.unplayed, results.first_mover_wins),
+            (4, 0),
+            "{results:?}"
+        );
+        assert_eq!(results.x.moves + results.o.moves, 0, "{results:?}");
     }
 
     #[test]

@@ -63,10 +63,31 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
         results.draws,
         pct(results.draws)
     ));
+    // A game lost before any move (an engine that could not start, say)
+    // has no first mover: such games are counted apart.
+    let summary = if results.unplayed == 0 {
+        format!(
+            "average game {:.2} plies; the first mover won {}",
+            results.average_plies(),
+            super::count(results.first_mover_wins, "game")
+        )
+    } else if results.unplayed < results.games {
+        format!(
+            "average game {:.2} plies; the first mover won {} of the {} with a move; {} lost \
+             before any move",
+            results.average_plies(),
+            results.first_mover_wins,
+            super::count(results.games - results.unplayed, "game"),
+            super::count(results.unplayed, "game")
+        )
+    } else {
+        format!(
+            "no move made: {} lost before any move",
+            super::count(results.unplayed, "game")
+        )
+    };
     out.push_str(&format!(
-        "  average game {:.2} plies; the first mover won {}; {:.2} s in all\n",
-        results.average_plies(),
-        super::count(results.first_mover_wins, "game"),
+        "  {summary}; {:.2} s in all\n",
         elapsed.as_secs_f64()
     ));
     out.push_str(&forfeits_text(&results.forfeits));
@@ -250,8 +271,8 @@ const fn is_zero(n: &u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oxo_ai::StrategyKind;
     use oxo_ai::arena::{self, Entrant};
+    use oxo_ai::{Strategy, StrategyKind};
     use oxo_core::Rules;
 
     fn config(x: StrategyKind, o: StrategyKind, games: u64) -> Config {
@@ -301,6 +322,46 @@ mod tests {
         let with = json(&c, &results, Some(&summary), Duration::ZERO);
         assert!(with.contains(",\"grades\":{\"draws\":"), "{with}");
         assert!(!json(&c, &results, None, Duration::ZERO).contains("grades"));
+    }
+
+    /// An engine that gives no move: one that exits when asked its first.
+    struct Mute;
+
+    impl Strategy for Mute {
+        fn choose(&mut self, _game: &oxo_core::Game) -> Option<oxo_core::Cell> {
+            None
+        }
+        fn name(&self) -> &str {
+            "mute"
+        }
+    }
+
+    #[test]
+    fn games_lost_before_any_move_are_no_first_mover_wins() {
+        let mut c = config(StrategyKind::Rules, StrategyKind::Random, 2);
+        c.o = Entrant::external("absent", |_, _| Err("cannot start".to_owned()));
+        let results = arena::run(&c, |_| {}).unwrap();
+        let text = table(&c, &results, Duration::ZERO);
+        assert!(
+            text.contains("  no move made: 2 games lost before any move; 0.00 s in all\n"),
+            "{text}"
+        );
+        // An engine that gives no move when it is first: the games it
+        // moves second in have a move.
+        let mut c = config(StrategyKind::Rules, StrategyKind::Random, 4);
+        c.o = Entrant::external("mute", |_, _| Ok(Box::new(Mute) as Box<dyn Strategy>));
+        let results = arena::run(&c, |_| {}).unwrap();
+        let text = table(&c, &results, Duration::ZERO);
+        assert!(
+            text.contains(
+                "  average game 0.50 plies; the first mover won 2 of the 2 games with a move; \
+                 2 games lost before any move; 0.00 s in all\n"
+            ),
+            "{text}"
+        );
+        let c = config(StrategyKind::Rules, StrategyKind::Random, 2);
+        let played = table(&c, &arena::run(&c, |_| {}).unwrap(), Duration::ZERO);
+        assert!(!played.contains("before any move"), "{played}");
     }
 
     #[test]
