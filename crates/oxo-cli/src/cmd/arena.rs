@@ -99,11 +99,11 @@ impl Config {
                         ))
                         .into());
                     }
-                    // A path that leads nowhere is a typing mistake, told
-                    // now; an engine that fails later loses its games.
-                    if !path.is_file() {
+                    // A path that cannot be run is a mistake, told now;
+                    // an engine that fails later loses its games.
+                    if let Some(why) = unrunnable(&path) {
                         return Err(BadInput(format!(
-                            "brain:{}: cannot start {}: no such file",
+                            "brain:{}: cannot start {}: {why}",
                             path.display(),
                             path.display()
                         ))
@@ -153,6 +153,28 @@ impl Config {
             grade: args.grade,
         })
     }
+}
+
+/// Why `path` plainly cannot be run as a program, if it cannot: it is
+/// missing, a directory or another thing than a file, or (on Unix) a file
+/// nobody may execute.
+fn unrunnable(path: &Path) -> Option<String> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("no such file".into()),
+        Err(e) => return Some(e.to_string()),
+    };
+    if metadata.is_dir() {
+        return Some("it is a directory, not a program".to_owned());
+    }
+    if !metadata.is_file() {
+        return Some("it is not a file".to_owned());
+    }
+    #[cfg(unix)]
+    if std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o111 == 0 {
+        return Some("the file is not executable (it has no execute permission)".to_owned());
+    }
+    None
 }
 
 /// A Gomocup engine at `path`, started for each game, with `move_time`

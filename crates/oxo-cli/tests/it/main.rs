@@ -1,10 +1,13 @@
 //! The `oxo` binary's command tests, in one binary (one link instead of
-//! one per file): `arena_stop` (Ctrl-C during an arena with engines), `brain` (the Gomocup protocol over pipes), `cli` (every
-//! command against golden files), `referee` (the moves-file referee),
-//! `terminal` (`oxo play` under a pseudo-terminal). The tests that run
-//! `oxo serve` (serve.rs, nodes.rs, soak.rs) keep binaries of their own, so
-//! that they never share the machine with each other.
+//! one per file): `arena_players` (players refused before any game),
+//! `arena_stop` (Ctrl-C during an arena), `brain` (the Gomocup protocol
+//! over pipes), `cli` (every command against golden files), `referee` (the
+//! moves-file referee), `terminal` (`oxo play` under a pseudo-terminal).
+//! The tests that run `oxo serve` (serve.rs, nodes.rs, soak.rs) keep
+//! binaries of their own, so that they never share the machine with each
+//! other.
 
+mod arena_players;
 mod arena_stop;
 mod brain;
 mod budget;
