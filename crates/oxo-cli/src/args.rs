@@ -156,6 +156,16 @@ impl std::str::FromStr for ArenaPlayer {
     }
 }
 
+/// The player as it was given (an engine's path as typed).
+impl std::fmt::Display for ArenaPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArenaPlayer::Strategy(kind) => f.write_str(kind.name()),
+            ArenaPlayer::Brain(path) => write!(f, "brain:{}", path.display()),
+        }
+    }
+}
+
 /// A side, as flags spell it.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub(crate) enum Side {
@@ -487,7 +497,7 @@ pub(crate) struct ArenaArgs {
     )]
     pub o: Option<ArenaPlayer>,
     /// A round robin between these players (comma-separated, two or
-    /// more): every pair meets for --games games, each side X in half.
+    /// more, each once): every pair meets for --games games, each side X in half.
     #[arg(long, value_name = "A,B,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["x", "o", "first"])]
     pub players: Vec<ArenaPlayer>,
     /// Time for each move of a brain:PATH engine, in milliseconds; an answer later than this

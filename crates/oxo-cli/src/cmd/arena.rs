@@ -82,7 +82,20 @@ impl Config {
         let move_time =
             std::time::Duration::from_millis(args.move_time.unwrap_or(DEFAULT_MOVE_TIME_MS));
         let mut entrants = Vec::new();
+        // The players of a round robin so far, to refuse one named twice:
+        // its rows and pairings could not be told apart. (A match may be a
+        // player against itself: its sides tell them apart.)
+        let mut seen: Vec<(Identity, String)> = Vec::new();
+        let round_robin = !args.players.is_empty();
         for player in players {
+            if round_robin {
+                let identity = Identity::of(&player);
+                let spelled = player.to_string();
+                if let Some((_, before)) = seen.iter().find(|(other, _)| *other == identity) {
+                    return Err(BadInput(twice(before, &spelled, &identity)).into());
+                }
+                seen.push((identity, spelled));
+            }
             entrants.push(match player {
                 ArenaPlayer::Strategy(kind) => {
                     catalog.check(kind, rules).map_err(BadInput::from_error)?;
@@ -152,6 +165,40 @@ impl Config {
             },
             grade: args.grade,
         })
+    }
+}
+
+/// What makes two players the same: a strategy's kind, or an engine's
+/// file, by its canonical path (so that `brain:./x` and `brain:x` are one).
+#[derive(Debug, PartialEq, Eq)]
+enum Identity {
+    Strategy(StrategyKind),
+    Engine(PathBuf),
+}
+
+impl Identity {
+    fn of(player: &ArenaPlayer) -> Identity {
+        match player {
+            ArenaPlayer::Strategy(kind) => Identity::Strategy(*kind),
+            // A path that cannot be made canonical cannot be run either,
+            // and is refused as such; as it is, it is still an identity.
+            ArenaPlayer::Brain(path) => {
+                Identity::Engine(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()))
+            }
+        }
+    }
+}
+
+/// The refusal of a round robin naming a player twice, spelled `before`
+/// and then `now`.
+fn twice(before: &str, now: &str, identity: &Identity) -> String {
+    match identity {
+        Identity::Engine(file) if before != now => format!(
+            "--players names one engine twice: {before} and {now} are both {}; a round robin \
+             has each player once",
+            file.display()
+        ),
+        _ => format!("--players names {now} twice; a round robin has each player once"),
     }
 }
 

@@ -58,3 +58,38 @@ fn an_engine_that_cannot_be_run_is_refused_for_what_it_is() {
         "brain:missing: cannot start missing: no such file",
     );
 }
+
+/// A round robin with a player twice would have two rows and pairings of
+/// one name; an engine is the same by its file, however it is spelled.
+#[test]
+fn a_player_named_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    file(dir.path(), "pbrain-x", "#!/bin/sh\n", 0o755);
+    refused(
+        &arena(dir.path(), &["--players", "rules,rules,random"]),
+        "--players names rules twice",
+    );
+    let canonical = std::fs::canonicalize(dir.path().join("pbrain-x")).unwrap();
+    refused(
+        &arena(
+            dir.path(),
+            &["--players", "brain:./pbrain-x,random,brain:pbrain-x"],
+        ),
+        &format!(
+            "--players names one engine twice: brain:./pbrain-x and brain:pbrain-x are both {}",
+            canonical.display()
+        ),
+    );
+    // Through a link too.
+    std::os::unix::fs::symlink("pbrain-x", dir.path().join("pbrain-y")).unwrap();
+    refused(
+        &arena(dir.path(), &["--players", "brain:pbrain-x,brain:pbrain-y"]),
+        "are both",
+    );
+    // A match may be a player against itself: its sides tell them apart.
+    let out = Command::new(OXO)
+        .args(["arena", "--x", "rules", "--o", "rules", "--games", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
