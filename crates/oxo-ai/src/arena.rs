@@ -12,7 +12,13 @@
 //! another process, say), whose failures lose the game as a referee would
 //! rule.
 //!
+//! A run can be stopped early (on Ctrl-C, say): once its `stop` flag is
+//! set no game starts, the games under way end at their next move
+//! without a result, and the results are those of the games finished.
+//!
 //! ```
+//! use std::sync::atomic::AtomicBool;
+//!
 //! use oxo_ai::StrategyKind;
 //! use oxo_ai::arena::{self, Entrant};
 //! use oxo_core::Rules;
@@ -27,14 +33,14 @@
 //!     threads: 2,
 //!     opening: 0,
 //! };
-//! let results = arena::run(&config, |_finished| {})?;
+//! let results = arena::run(&config, &AtomicBool::new(false), |_finished| {})?;
 //! assert_eq!(results.games, 20);
 //! assert_eq!(results.o.wins, 0, "perfect play never loses");
 //! # Ok::<(), oxo_ai::arena::ArenaError>(())
 //! ```
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -390,30 +396,42 @@ pub struct Played {
     pub winner: Option<Player>,
 }
 
-/// Play every game, `config.threads` at a time; `progress` is told the
-/// number of finished games now and then (from the calling thread).
+/// Play every game, `config.threads` at a time, until all are played or
+/// `stop` is set; `progress` is told the number of finished games now and
+/// then (from the calling thread).
+///
+/// Once `stop` is set, no game starts and the games under way end at
+/// their next move, or at a failure of an external player (which the stop
+/// may have caused, as by ending its process), uncounted: the results
+/// are those of the games finished, `Results::games` of them.
 ///
 /// # Errors
 /// A player that cannot play these rules, an opening that leaves no game
 /// undecided ([`ArenaError::NoOpening`]), or a player that offers an
 /// illegal move.
-pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
-    Ok(run_games(config, progress, false)?.0)
+pub fn run(
+    config: &Config,
+    stop: &AtomicBool,
+    progress: impl FnMut(u64),
+) -> Result<Results, ArenaError> {
+    Ok(run_games(config, stop, progress, false)?.0)
 }
 
-/// [`run`], keeping every game as it was played, in game order.
+/// [`run`], keeping every game finished as it was played, in game order.
 ///
 /// # Errors
 /// As [`run`].
 pub fn run_recorded(
     config: &Config,
+    stop: &AtomicBool,
     progress: impl FnMut(u64),
 ) -> Result<(Results, Vec<Played>), ArenaError> {
-    run_games(config, progress, true)
+    run_games(config, stop, progress, true)
 }
 
 fn run_games(
     config: &Config,
+    stop: &AtomicBool,
     progress: impl FnMut(u64),
     record: bool,
 ) -> Result<(Results, Vec<Played>), ArenaError> {
@@ -426,7 +444,7 @@ fn run_games(
         config.opening,
         0..config.games.div_ceil(2),
     )?;
-    let per_game = run_jobs(config.games, config.threads, progress, |index| {
+    let per_game = run_jobs(config.games, config.threads, stop, progress, |index| {
         let first = config.first.unwrap_or(if index.is_multiple_of(2) {
             Player::X
         } else {
@@ -440,6 +458,7 @@ fn run_games(
             index,
             &opening(config.rules, config.seed, index / 2, config.opening)?,
             record,
+            stop,
         )
     })?;
     let mut total = Results::default();
@@ -451,14 +470,17 @@ fn run_games(
     Ok((total, played))
 }
 
-/// Run `job(0..count)` on `threads` threads and return the results in
-/// index order; `progress` is told the number of finished jobs now and
-/// then, from the calling thread. The first error stops the rest.
+/// Run `job(0..count)` on `threads` threads, until all are done or `stop`
+/// is set, and return the results of those finished in index order (a job
+/// returns `None` when the stop cut it short); `progress` is told the
+/// number of finished jobs now and then, from the calling thread. The
+/// first error stops the rest.
 pub(crate) fn run_jobs<R: Send>(
     count: u64,
     threads: usize,
+    stop: &AtomicBool,
     mut progress: impl FnMut(u64),
-    job: impl Fn(u64) -> Result<R, ArenaError> + Sync,
+    job: impl Fn(u64) -> Result<Option<R>, ArenaError> + Sync,
 ) -> Result<Vec<R>, ArenaError> {
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
@@ -474,11 +496,15 @@ pub(crate) fn run_jobs<R: Send>(
                 let mut mine = Vec::new();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= count || failure.lock().is_ok_and(|f| f.is_some()) {
+                    if index >= count
+                        || stop.load(Ordering::SeqCst)
+                        || failure.lock().is_ok_and(|f| f.is_some())
+                    {
                         break;
                     }
                     match job(index) {
-                        Ok(result) => mine.push((index, result)),
+                        Ok(Some(result)) => mine.push((index, result)),
+                        Ok(None) => break,
                         Err(err) => {
                             if let Ok(mut slot) = failure.lock() {
                                 slot.get_or_insert(err);
@@ -525,7 +551,11 @@ impl Drop for Leaving<'_> {
 
 /// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to
 /// move, from the cells of `opening` marked in turn (`first` marking the
-/// first of them); with `record`, the game as played too.
+/// first of them); with `record`, the game as played too. `None` if
+/// `stop` was set before the game was over: before a move, or when an
+/// external player failed (the stop may have been the cause, as by ending
+/// its process), so no game cut short counts.
+#[expect(clippy::too_many_arguments, reason = "one game's every setting")]
 pub(crate) fn play_one(
     rules: Rules,
     players: [&Entrant; 2],
@@ -534,7 +564,8 @@ pub(crate) fn play_one(
     index: u64,
     opening: &[Cell],
     record: bool,
-) -> Result<(Results, Option<Played>), ArenaError> {
+    stop: &AtomicBool,
+) -> Result<Option<(Results, Option<Played>)>, ArenaError> {
     let mut result = Results {
         games: 1,
         x_first: u64::from(first == Player::X),
@@ -560,24 +591,28 @@ pub(crate) fn play_one(
             (_, 1) => Some(Player::O),
             _ => None,
         };
-        (result, played.map(|p| Played { winner, ..p }))
+        Some((result, played.map(|p| Played { winner, ..p })))
     };
+    let stopped = || stop.load(Ordering::SeqCst);
     let [x, o] = [Player::X, Player::O]
         .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
     let (mut x, mut o) = match (x, o) {
         (Ok(x), Ok(o)) => (x, o),
         (Err(e), _) => {
             let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
-            return Ok(finish(result, played));
+            return Ok(finish(result, played).filter(|_| !stopped()));
         }
         (_, Err(e)) => {
             let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
-            return Ok(finish(result, played));
+            return Ok(finish(result, played).filter(|_| !stopped()));
         }
     };
     x.start_from(opening);
     o.start_from(opening);
     while !game.is_over() {
+        if stopped() {
+            return Ok(None);
+        }
         let mover = game.to_move();
         let entrant = players[mover.index()];
         let (strategy, stats): (&mut Box<dyn Strategy>, &mut SideStats) = match mover {
@@ -612,7 +647,7 @@ pub(crate) fn play_one(
                 if result.x.moves + result.o.moves == 0 {
                     unplayed(&mut result);
                 }
-                return Ok(finish(result, played));
+                return Ok(finish(result, played).filter(|_| !stopped()));
             }
             Err(detail) => {
                 return Err(ArenaError::IllegalMove {
@@ -739,7 +774,7 @@ pub(crate) mod tests {
         config.seed = 0;
         config.opening = 8;
         assert!(matches!(
-            run(&config, |_| {}),
+            run(&config, &AtomicBool::new(false), |_| {}),
             Err(ArenaError::NoOpening { moves: 8, .. })
         ));
         assert_eq!(
@@ -805,7 +840,7 @@ pub(crate) mod tests {
         config.rules = k2;
         config.opening = 8;
         assert!(matches!(
-            run(&config, |_| {}),
+            run(&config, &AtomicBool::new(false), |_| {}),
             Err(ArenaError::NoOpening { .. })
         ));
     }
@@ -815,7 +850,7 @@ pub(crate) mod tests {
         let mut config = config(StrategyKind::Rules, StrategyKind::Rules, 20);
         config.rules = Rules::new(9, 9, 5).unwrap();
         config.opening = 4;
-        let results = run(&config, |_| {}).unwrap();
+        let results = run(&config, &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!(results.games, 20);
         // The opening's moves are nobody's: each side made its own only.
         assert!(results.average_plies() >= 4.0);
@@ -829,8 +864,8 @@ pub(crate) mod tests {
             threads: 3,
             ..one.clone()
         };
-        let a = run(&one, |_| {}).unwrap();
-        let b = run(&many, |_| {}).unwrap();
+        let a = run(&one, &AtomicBool::new(false), |_| {}).unwrap();
+        let b = run(&many, &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!((a.x.wins, a.o.wins, a.draws), (b.x.wins, b.o.wins, b.draws));
         assert_eq!(a.x.moves + a.o.moves, b.x.moves + b.o.moves);
         assert_eq!(a.games, 300);
@@ -846,7 +881,7 @@ pub(crate) mod tests {
             (StrategyKind::Rules, StrategyKind::Perfect),
             (StrategyKind::Perfect, StrategyKind::Perfect),
         ] {
-            let results = run(&config(x, o, 10_000), |_| {}).unwrap();
+            let results = run(&config(x, o, 10_000), &AtomicBool::new(false), |_| {}).unwrap();
             assert_eq!(results.games, 10_000);
             if x == StrategyKind::Perfect {
                 assert_eq!(results.o.wins, 0, "{x} v {o}: {results:?}");
@@ -866,14 +901,17 @@ pub(crate) mod tests {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 30);
         c.rules = Rules::new(5, 5, 4).unwrap();
         c.opening = 2;
-        let (results, played) = run_recorded(&c, |_| {}).unwrap();
+        let (results, played) = run_recorded(&c, &AtomicBool::new(false), |_| {}).unwrap();
         // The same games as without a record (the clock aside).
         let untimed = |mut r: Results| {
             r.x.thinking = Duration::ZERO;
             r.o.thinking = Duration::ZERO;
             r
         };
-        assert_eq!(untimed(results.clone()), untimed(run(&c, |_| {}).unwrap()));
+        assert_eq!(
+            untimed(results.clone()),
+            untimed(run(&c, &AtomicBool::new(false), |_| {}).unwrap())
+        );
         assert_eq!(played.len(), 30);
         let mut wins = [0, 0];
         for (i, p) in played.iter().enumerate() {
@@ -895,7 +933,10 @@ pub(crate) mod tests {
     fn unsupported_strategies_fail_before_playing() {
         let mut c = config(StrategyKind::Perfect, StrategyKind::Random, 10);
         c.rules = Rules::new(15, 15, 5).unwrap();
-        assert!(matches!(run(&c, |_| {}), Err(ArenaError::Build(_))));
+        assert!(matches!(
+            run(&c, &AtomicBool::new(false), |_| {}),
+            Err(ArenaError::Build(_))
+        ));
     }
 
     /// An external player that gives no move at all, as an engine that
@@ -922,7 +963,7 @@ pub(crate) mod tests {
     fn a_move_not_given_is_no_ply() {
         let mut c = config(StrategyKind::Random, StrategyKind::Random, 2);
         c.x = mute();
-        let results = run(&c, |_| {}).unwrap();
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
         // Game 0: X, first, gives nothing. Game 1: O moves, then X gives
         // nothing. One stone in all.
         assert_eq!((results.games, results.x.forfeits), (2, 2), "{results:?}");
@@ -940,7 +981,7 @@ pub(crate) mod tests {
     fn a_game_lost_before_any_move_has_no_first_mover_winning() {
         let mut c = config(StrategyKind::Random, StrategyKind::Random, 4);
         c.o = Entrant::external("absent", |_, _| Err("cannot start".to_owned()));
-        let results = run(&c, |_| {}).unwrap();
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!((results.x.wins, results.o.forfeits), (4, 4), "{results:?}");
         assert_eq!(
             (results.unplayed, results.first_mover_wins),
@@ -948,6 +989,65 @@ pub(crate) mod tests {
             "{results:?}"
         );
         assert_eq!(results.x.moves + results.o.moves, 0, "{results:?}");
+    }
+
+    /// A random player that sets `stop` as it is asked its first move in
+    /// its `nth` game (counting from 1), and then gives that move, or none
+    /// (as an engine the stop ended would).
+    pub(crate) fn stopping(stop: &Arc<AtomicBool>, nth: u64, moves: bool) -> Entrant {
+        struct Stopper {
+            inner: Box<dyn Strategy>,
+            stop: Option<Arc<AtomicBool>>,
+            moves: bool,
+        }
+        impl Strategy for Stopper {
+            fn choose(&mut self, game: &Game) -> Option<Cell> {
+                match self.stop.take() {
+                    Some(stop) => {
+                        stop.store(true, Ordering::SeqCst);
+                        self.moves.then(|| self.inner.choose(game)).flatten()
+                    }
+                    None => self.inner.choose(game),
+                }
+            }
+            fn name(&self) -> &str {
+                "stopper"
+            }
+        }
+        let stop = Arc::clone(stop);
+        let built = AtomicU64::new(0);
+        Entrant::external("stopper", move |rules, seed| {
+            let this = built.fetch_add(1, Ordering::SeqCst) + 1;
+            Ok(Box::new(Stopper {
+                inner: StrategyKind::Random
+                    .build(rules, seed)
+                    .map_err(|e| e.to_string())?,
+                stop: (this == nth).then(|| Arc::clone(&stop)),
+                moves,
+            }) as Box<dyn Strategy>)
+        })
+    }
+
+    #[test]
+    fn a_stopped_run_has_the_games_finished_and_none_cut_short() {
+        for moves in [true, false] {
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut c = config(StrategyKind::Random, StrategyKind::Rules, 10);
+            c.threads = 1;
+            c.x = stopping(&stop, 4, moves);
+            let (results, played) = run_recorded(&c, &stop, |_| {}).unwrap();
+            assert_eq!(results.games, 3, "moves {moves}: {results:?}");
+            assert!(results.forfeits.is_empty(), "moves {moves}: {results:?}");
+            assert_eq!(results.x.wins + results.o.wins + results.draws, 3);
+            assert_eq!(
+                played.iter().map(|p| p.index).collect::<Vec<_>>(),
+                [0, 1, 2]
+            );
+        }
+        // Stopped before it starts: no game.
+        let c = config(StrategyKind::Random, StrategyKind::Rules, 10);
+        let results = run(&c, &AtomicBool::new(true), |_| {}).unwrap();
+        assert_eq!(results, Results::default());
     }
 
     #[test]
@@ -974,7 +1074,7 @@ pub(crate) mod tests {
                 Err("cannot start".to_owned())
             }
         });
-        let results = run(&c, |_| {}).unwrap();
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!(results.games, 6);
         assert_eq!(results.x.wins, 0, "{results:?}");
         assert_eq!(results.x.forfeits as usize, results.forfeits.len());

@@ -7,6 +7,8 @@
 //! same forfeits for external players.
 //!
 //! ```
+//! use std::sync::atomic::AtomicBool;
+//!
 //! use oxo_ai::StrategyKind;
 //! use oxo_ai::arena::Entrant;
 //! use oxo_ai::tournament;
@@ -22,11 +24,13 @@
 //!     threads: 1,
 //!     opening: 0,
 //! };
-//! let results = tournament::run(&config, |_| {})?;
+//! let results = tournament::run(&config, &AtomicBool::new(false), |_| {})?;
 //! assert_eq!(results.standings[0].player, 1, "perfect play ranks first");
 //! assert!(results.standings[0].elo > 0.0);
 //! # Ok::<(), oxo_ai::arena::ArenaError>(())
 //! ```
+
+use std::sync::atomic::AtomicBool;
 
 use oxo_core::{Player, Rules};
 
@@ -101,31 +105,47 @@ pub struct Results {
 }
 
 impl Results {
+    /// Games played, in all pairs.
+    #[must_use]
+    pub fn games(&self) -> u64 {
+        self.pairings.iter().map(Pairing::games).sum()
+    }
+
     /// Points `a` scored against `b`, over their games (0 to 1), or `None`
-    /// for a player against itself.
+    /// for a player against itself and for a pair that played no game (a
+    /// round robin stopped early).
     #[must_use]
     pub fn score_between(&self, a: usize, b: usize) -> Option<f64> {
-        self.pairings.iter().find_map(|p| {
-            let points = |wins: u64| (wins as f64 + p.draws as f64 / 2.0) / p.games() as f64;
-            if (p.a, p.b) == (a, b) {
-                Some(points(p.a_wins))
-            } else if (p.a, p.b) == (b, a) {
-                Some(points(p.b_wins))
-            } else {
-                None
-            }
-        })
+        self.pairings
+            .iter()
+            .filter(|p| p.games() > 0)
+            .find_map(|p| {
+                let points = |wins: u64| (wins as f64 + p.draws as f64 / 2.0) / p.games() as f64;
+                if (p.a, p.b) == (a, b) {
+                    Some(points(p.a_wins))
+                } else if (p.a, p.b) == (b, a) {
+                    Some(points(p.b_wins))
+                } else {
+                    None
+                }
+            })
     }
 }
 
-/// Play the round robin; `progress` is told the number of finished games
-/// now and then.
+/// Play the round robin, until all its games are played or `stop` is set
+/// (then the results are those of the games finished, as in
+/// [`arena::run`]); `progress` is told the number of finished games now
+/// and then.
 ///
 /// # Errors
 /// Fewer than two players, a player that cannot play these rules, an
 /// opening that leaves no game undecided, or a player that offers an
 /// illegal move.
-pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaError> {
+pub fn run(
+    config: &Config,
+    stop: &AtomicBool,
+    progress: impl FnMut(u64),
+) -> Result<Results, ArenaError> {
     if config.players.len() < 2 {
         return Err(ArenaError::TooFewPlayers);
     }
@@ -142,33 +162,47 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
         }),
     )?;
-    let games = arena::run_jobs(config.total_games(), config.threads, progress, |index| {
-        let (a, b) = pairs[(index / config.games) as usize];
-        // The pair's players swap seats game by game; X always moves first.
-        let a_is_x = (index % config.games).is_multiple_of(2);
-        let seats = if a_is_x { [a, b] } else { [b, a] };
-        let key = opening_key(index / config.games, index % config.games);
-        let (result, _) = arena::play_one(
-            config.rules,
-            [&config.players[seats[0]], &config.players[seats[1]]],
-            Player::X,
-            config.seed,
-            index,
-            &arena::opening(config.rules, config.seed, key, config.opening)?,
-            false,
-        )?;
-        let a_side = if a_is_x { &result.x } else { &result.o };
-        let b_side = if a_is_x { &result.o } else { &result.x };
-        let pairing = Pairing {
-            a,
-            b,
-            a_wins: a_side.wins,
-            b_wins: b_side.wins,
-            draws: result.draws,
-        };
-        Ok((pairing, result.forfeits))
-    })?;
-    let forfeits = games.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+    let games = arena::run_jobs(
+        config.total_games(),
+        config.threads,
+        stop,
+        progress,
+        |index| {
+            let pair = (index / config.games) as usize;
+            let (a, b) = pairs[pair];
+            // The pair's players swap seats game by game; X always moves first.
+            let a_is_x = (index % config.games).is_multiple_of(2);
+            let seats = if a_is_x { [a, b] } else { [b, a] };
+            let key = opening_key(index / config.games, index % config.games);
+            let Some((result, _)) = arena::play_one(
+                config.rules,
+                [&config.players[seats[0]], &config.players[seats[1]]],
+                Player::X,
+                config.seed,
+                index,
+                &arena::opening(config.rules, config.seed, key, config.opening)?,
+                false,
+                stop,
+            )?
+            else {
+                return Ok(None);
+            };
+            let a_side = if a_is_x { &result.x } else { &result.o };
+            let b_side = if a_is_x { &result.o } else { &result.x };
+            let pairing = Pairing {
+                a,
+                b,
+                a_wins: a_side.wins,
+                b_wins: b_side.wins,
+                draws: result.draws,
+            };
+            Ok(Some((pair, pairing, result.forfeits)))
+        },
+    )?;
+    let forfeits = games
+        .iter()
+        .flat_map(|(_, _, f)| f.iter().cloned())
+        .collect();
     let mut pairings: Vec<Pairing> = pairs
         .iter()
         .map(|&(a, b)| Pairing {
@@ -177,8 +211,8 @@ pub fn run(config: &Config, progress: impl FnMut(u64)) -> Result<Results, ArenaE
             ..Pairing::default()
         })
         .collect();
-    for (index, (game, _)) in games.iter().enumerate() {
-        let pairing = &mut pairings[index / config.games as usize];
+    for (pair, game, _) in &games {
+        let pairing = &mut pairings[*pair];
         pairing.a_wins += game.a_wins;
         pairing.b_wins += game.b_wins;
         pairing.draws += game.draws;
@@ -254,8 +288,8 @@ mod tests {
             StrategyKind::Rules,
             StrategyKind::Perfect,
         ];
-        let one = run(&config(&kinds, 40, 1), |_| {}).unwrap();
-        let three = run(&config(&kinds, 40, 3), |_| {}).unwrap();
+        let one = run(&config(&kinds, 40, 1), &AtomicBool::new(false), |_| {}).unwrap();
+        let three = run(&config(&kinds, 40, 3), &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!(one, three);
         assert_eq!(one.pairings.len(), 3);
         for p in &one.pairings {
@@ -274,10 +308,48 @@ mod tests {
         assert!(one.standings.windows(2).all(|w| w[0].elo >= w[1].elo));
     }
 
+    /// Stopped in the first pair's third game: the round robin has that
+    /// pair's first two games, and the other pairs none.
+    #[test]
+    fn a_stopped_round_robin_has_the_games_finished() {
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let mut c = config(&[StrategyKind::Random; 3], 4, 1);
+        c.players[0] = arena::tests::stopping(&stop, 3, false);
+        c.players[1] = Entrant::strategy(StrategyKind::Rules);
+        let results = run(&c, &stop, |_| {}).unwrap();
+        assert_eq!(results.games(), 2, "{results:?}");
+        assert_eq!(
+            results
+                .pairings
+                .iter()
+                .map(Pairing::games)
+                .collect::<Vec<_>>(),
+            [2, 0, 0]
+        );
+        assert!(results.forfeits.is_empty(), "{results:?}");
+        assert!(results.score_between(0, 1).is_some());
+        assert_eq!(results.score_between(1, 2), None, "no game, no score");
+        let games: Vec<u64> = (0..3)
+            .map(|p| {
+                results
+                    .standings
+                    .iter()
+                    .find(|s| s.player == p)
+                    .unwrap()
+                    .games
+            })
+            .collect();
+        assert_eq!(games, [2, 2, 0]);
+        assert!(results.standings.iter().all(|s| s.elo.is_finite()));
+    }
+
     #[test]
     fn one_player_is_not_a_tournament() {
         let c = config(&[StrategyKind::Random], 10, 1);
-        assert!(matches!(run(&c, |_| {}), Err(ArenaError::TooFewPlayers)));
+        assert!(matches!(
+            run(&c, &AtomicBool::new(false), |_| {}),
+            Err(ArenaError::TooFewPlayers)
+        ));
     }
 
     /// Every pair's openings are made before the first game (see the
@@ -292,7 +364,7 @@ mod tests {
         config.opening = 8;
         assert!(arena::opening(config.rules, 0, 0, 8).is_ok());
         assert!(matches!(
-            run(&config, |_| {}),
+            run(&config, &AtomicBool::new(false), |_| {}),
             Err(ArenaError::NoOpening { moves: 8, .. })
         ));
         assert_eq!(

@@ -28,6 +28,16 @@ impl Signal {
             Signal::Terminate => 143,
         }
     }
+
+    /// The signal's name, such as `SIGINT`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Signal::Hangup => "SIGHUP",
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
 }
 
 /// Ctrl-C and SIGTERM, and SIGHUP when asked for, listened for from the
@@ -113,13 +123,37 @@ pub fn on_signal(
     signals: fn() -> io::Result<Signals>,
     then: impl FnOnce(Signal) + Send + 'static,
 ) -> io::Result<()> {
+    let (runtime, mut signals) = listen(signals)?;
+    std::thread::spawn(move || then(runtime.block_on(signals.recv())));
+    Ok(())
+}
+
+/// As [`on_signal`], but `then` runs for every signal that comes, one
+/// after the other (a first Ctrl-C to stop gently, a second to stop now).
+///
+/// # Errors
+/// As [`on_signal`].
+pub fn on_each_signal(
+    signals: fn() -> io::Result<Signals>,
+    mut then: impl FnMut(Signal) + Send + 'static,
+) -> io::Result<()> {
+    let (runtime, mut signals) = listen(signals)?;
+    std::thread::spawn(move || {
+        loop {
+            then(runtime.block_on(signals.recv()));
+        }
+    });
+    Ok(())
+}
+
+/// A runtime for a thread of its own, and `signals` listened for in it.
+fn listen(signals: fn() -> io::Result<Signals>) -> io::Result<(tokio::runtime::Runtime, Signals)> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut signals = {
+    let signals = {
         let _entered = runtime.enter();
         signals()?
     };
-    std::thread::spawn(move || then(runtime.block_on(signals.recv())));
-    Ok(())
+    Ok((runtime, signals))
 }

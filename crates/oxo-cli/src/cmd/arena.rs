@@ -3,6 +3,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -12,6 +14,7 @@ use oxo_ai::tournament;
 use oxo_ai::{Strategy, StrategyKind};
 use oxo_cli::exit;
 use oxo_cli::render;
+use oxo_cli::signals::Signal;
 use oxo_core::{Player, Rules};
 
 use crate::args::{ArenaArgs, ArenaPlayer};
@@ -225,34 +228,31 @@ fn unrunnable(path: &Path) -> Option<String> {
 }
 
 /// A Gomocup engine at `path`, started for each game, with `move_time`
-/// for each move (see [`oxo_gomocup::manager`]).
+/// for each move (see [`oxo_gomocup::manager`]). An engine that cannot
+/// start because the arena is stopping fails like any other: the arena,
+/// stopped, does not count that game.
 fn brain_entrant(path: PathBuf, move_time: std::time::Duration) -> Entrant {
     Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
         oxo_gomocup::External::start(&path, rules, move_time)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
-            .map_err(|detail| {
-                if matches!(detail, oxo_gomocup::EngineError::Stopping) {
-                    // The arena is stopping on a signal, whose handler ends
-                    // the process: no game goes on, and no other exit
-                    // races its own.
-                    loop {
-                        std::thread::park();
-                    }
-                }
-                detail.to_string()
-            })
+            .map_err(|detail| detail.to_string())
     })
 }
 
-/// Every move of the games `played` graded by the solver, game by game.
+/// Every move of the games `played` graded by the solver, game by game;
+/// `None` if `stop` is set first.
 fn grade_games(
     config: &arena::Config,
     played: &[arena::Played],
     status: &super::StatusLine,
-) -> anyhow::Result<GradeSummary> {
+    stop: &AtomicBool,
+) -> anyhow::Result<Option<GradeSummary>> {
     let mut grader = GameGrader::new(config.rules).context("the solver cannot grade")?;
     let mut summary = GradeSummary::default();
     for (done, game) in played.iter().enumerate() {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         status.bar(
             done as u64,
             played.len() as u64,
@@ -264,7 +264,81 @@ fn grade_games(
             .with_context(|| format!("cannot grade game {}", game.index))?;
         summary.add(&graded, game.winner);
     }
-    Ok(summary)
+    Ok(Some(summary))
+}
+
+/// What the first signal did: which it was, and how many engines it
+/// ended.
+#[derive(Clone, Copy, Debug)]
+struct Stopped {
+    signal: Signal,
+    ended: usize,
+}
+
+/// Listen for Ctrl-C and SIGTERM. The first sets `stop`, so that the
+/// games under way end uncounted and the games finished are reported,
+/// and ends every engine (each leads a process group of its own, which
+/// the terminal's Ctrl-C does not reach); what it did is in the slot
+/// returned, once `stop` is set. A second ends the engines started since
+/// and exits at once, as the signal would have, with no results.
+fn stop_on_signal(
+    stop: &Arc<AtomicBool>,
+    engines: bool,
+) -> anyhow::Result<Arc<Mutex<Option<Stopped>>>> {
+    let stopped = Arc::new(Mutex::new(None));
+    let (flag, slot) = (Arc::clone(stop), Arc::clone(&stopped));
+    super::on_each_signal(move |signal| {
+        // Held while the engines are ended, so that the report, which
+        // takes it, tells how many.
+        let mut first = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if first.is_none() {
+            flag.store(true, Ordering::SeqCst);
+            let ended = if engines {
+                oxo_gomocup::manager::end_all()
+            } else {
+                0
+            };
+            *first = Some(Stopped { signal, ended });
+            return;
+        }
+        if engines {
+            oxo_gomocup::manager::end_all();
+        }
+        note!(
+            "\noxo: stopped by a second signal, {}: no results",
+            signal.name()
+        );
+        std::process::exit(i32::from(signal.exit_code()));
+    })?;
+    Ok(stopped)
+}
+
+/// The first signal's doing, if one came (`stop` is set), said on
+/// standard error: `played` of `planned` games.
+fn stopped_by(
+    stop: &AtomicBool,
+    stopped: &Mutex<Option<Stopped>>,
+    engines: bool,
+    played: u64,
+    planned: u64,
+) -> Option<Signal> {
+    if !stop.load(Ordering::SeqCst) {
+        return None;
+    }
+    // Set with `stop`, under this lock.
+    let Stopped { signal, ended } = (*stopped.lock().unwrap_or_else(PoisonError::into_inner))?;
+    let engines = if engines {
+        let plural = if ended == 1 { "" } else { "s" };
+        format!("; ended {ended} engine{plural}")
+    } else {
+        String::new()
+    };
+    note!(
+        "oxo: stopped by {} after {played} of {}{engines}",
+        signal.name(),
+        render::count(planned, "game")
+    );
+    Some(signal)
 }
 
 fn arena_error(err: ArenaError) -> anyhow::Error {
@@ -288,83 +362,89 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
         .chain(&args.o)
         .chain(&args.players)
         .any(|p| matches!(p, ArenaPlayer::Brain(_)));
-    if engines {
-        // Each engine leads a process group of its own, which the
-        // terminal's Ctrl-C does not reach, and exiting skips each game's
-        // ending of its engines: end them here, then exit as the signal
-        // would have.
-        super::on_signal(|stop| {
-            let ended = oxo_gomocup::manager::end_all();
-            let plural = if ended == 1 { "" } else { "s" };
-            note!("\noxo: stopped by a signal; ended {ended} engine{plural}");
-            std::process::exit(i32::from(stop.exit_code()));
-        })?;
-    }
-    match config {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop_on_signal(&stop, engines)?;
+    let signal = match config {
         Config::Match { config, grade } => {
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
             let (results, played) = if grade {
-                arena::run_recorded(&config, progress).map_err(arena_error)?
+                arena::run_recorded(&config, &stop, progress).map_err(arena_error)?
             } else {
                 (
-                    arena::run(&config, progress).map_err(arena_error)?,
+                    arena::run(&config, &stop, progress).map_err(arena_error)?,
                     Vec::new(),
                 )
             };
             // The time of the games, not of their grading.
             let elapsed = start.elapsed();
-            let grades = if grade {
-                Some(grade_games(&config, &played, &status)?)
+            let grades = if grade && !stop.load(Ordering::SeqCst) {
+                grade_games(&config, &played, &status, &stop)?
             } else {
                 None
             };
             status.clear();
+            let signal = stopped_by(&stop, &stopped, engines, results.games, config.games);
             let mut out = super::stdout();
             if args.json {
-                let json = render::arena::json(&config, &results, grades.as_ref(), elapsed);
+                let json = render::arena::json(&config, &results, grades.as_ref(), elapsed, signal);
                 writeln!(out, "{json}")?;
             } else {
-                write!(out, "{}", render::arena::table(&config, &results, elapsed))?;
-                if let Some(grades) = &grades {
-                    write!(out, "{}", render::arena::grades(&config, grades))?;
+                write!(
+                    out,
+                    "{}",
+                    render::arena::table(&config, &results, elapsed, signal)
+                )?;
+                match (&grades, signal) {
+                    (Some(grades), _) => write!(out, "{}", render::arena::grades(&config, grades))?,
+                    (None, Some(signal)) if grade => {
+                        write!(out, "{}", render::arena::not_graded(signal))?;
+                    }
+                    (None, _) => {}
                 }
             }
+            signal
         }
         Config::RoundRobin { config, plot } => {
             if let Some(path) = &plot {
                 super::check_writable(path)?;
             }
             let total = config.total_games();
-            let results = tournament::run(&config, |done| {
+            let results = tournament::run(&config, &stop, |done| {
                 status.bar(done, total, "games", format_args!(""));
             })
             .map_err(arena_error)?;
             status.clear();
             let elapsed = start.elapsed();
+            let signal = stopped_by(&stop, &stopped, engines, results.games(), total);
             // The plot before the results, so a reader of the results that
             // goes away (`| head`) does not cost the file; the results are
             // printed even when the plot cannot be written (no games are
             // lost), and then the plot's failure ends the command.
             let plotted = plot.map_or(Ok(()), |path| {
-                super::write_file(&path, render::tournament::svg(&config, &results).as_bytes())
+                super::write_file(
+                    &path,
+                    render::tournament::svg(&config, &results, signal).as_bytes(),
+                )
             });
             let mut out = super::stdout();
             let printed = if args.json {
                 writeln!(
                     out,
                     "{}",
-                    render::tournament::json(&config, &results, elapsed)
+                    render::tournament::json(&config, &results, elapsed, signal)
                 )
             } else {
                 write!(
                     out,
                     "{}",
-                    render::tournament::table(&config, &results, elapsed)
+                    render::tournament::table(&config, &results, elapsed, signal)
                 )
             };
             plotted?;
             printed?;
+            signal
         }
-    }
-    Ok(exit::SUCCESS)
+    };
+    // Stopped by a signal: its exit code, after the results so far.
+    Ok(signal.map_or(exit::SUCCESS, Signal::exit_code))
 }

@@ -173,6 +173,11 @@ fn on_signal(then: impl FnOnce(Signal) + Send + 'static) -> anyhow::Result<()> {
     signals::on_signal(Signals::new, then).context("cannot listen for Ctrl-C and SIGTERM")
 }
 
+/// Run `then` for every Ctrl-C or SIGTERM (see [`signals::on_each_signal`]).
+fn on_each_signal(then: impl FnMut(Signal) + Send + 'static) -> anyhow::Result<()> {
+    signals::on_each_signal(Signals::new, then).context("cannot listen for Ctrl-C and SIGTERM")
+}
+
 /// A one-line progress display on stderr, drawn only when stderr is a
 /// terminal (so logs and pipes stay clean).
 #[derive(Debug)]

@@ -8,11 +8,18 @@ use oxo_ai::grade::{GameGrader, GradeSummary};
 use oxo_core::BoardSize;
 use serde::Serialize;
 
+use crate::signals::Signal;
 use crate::solve::to_json;
 
-/// The readable results table.
+/// The readable results table; with `stopped`, of a run that signal
+/// stopped before it was over.
 #[must_use]
-pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
+pub fn table(
+    config: &Config,
+    results: &Results,
+    elapsed: Duration,
+    stopped: Option<Signal>,
+) -> String {
     let pct = |n: u64| {
         if results.games == 0 {
             0.0
@@ -42,6 +49,9 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
             String::new()
         }
     ));
+    if let Some(signal) = stopped {
+        out.push_str(&stopped_line(signal, results.games, config.games));
+    }
     // Names as wide as the longest (an engine's path can be long).
     let w = x_name.chars().count().max(o_name.chars().count()).max(14);
     out.push_str(&format!(
@@ -92,6 +102,25 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     ));
     out.push_str(&forfeits_text(&results.forfeits));
     out
+}
+
+/// The line that marks the results of a run `signal` stopped after
+/// `played` of its `planned` games.
+#[must_use]
+pub fn stopped_line(signal: Signal, played: u64, planned: u64) -> String {
+    format!(
+        "  partial results: stopped by {} after {played} of {}; the games under way then are \
+         not counted\n",
+        signal.name(),
+        super::count(planned, "game")
+    )
+}
+
+/// The line said instead of the grades when `signal` stopped the run
+/// before they were made.
+#[must_use]
+pub fn not_graded(signal: Signal) -> String {
+    format!("  not graded: stopped by {}\n", signal.name())
 }
 
 /// The games lost for a move not given, one line each (the first 20).
@@ -209,13 +238,15 @@ impl From<&GradeSummary> for GradesJson {
 }
 
 /// The results as one JSON object, with the solver's grades when there
-/// are any.
+/// are any; with `stopped`, of a run that signal stopped before it was
+/// over.
 #[must_use]
 pub fn json(
     config: &Config,
     results: &Results,
     grades: Option<&GradeSummary>,
     elapsed: Duration,
+    stopped: Option<Signal>,
 ) -> String {
     #[derive(Serialize)]
     struct Json<'a> {
@@ -238,6 +269,8 @@ pub fn json(
         opening: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
         grades: Option<GradesJson>,
+        #[serde(flatten)]
+        stopped: Option<StoppedJson>,
     }
     to_json(&Json {
         x: config.x.name(),
@@ -257,7 +290,25 @@ pub fn json(
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
         opening: config.opening,
         grades: grades.map(GradesJson::from),
+        stopped: stopped.map(|signal| StoppedJson::new(signal, config.games)),
     })
+}
+
+/// What JSON adds for a run stopped by a signal: which, and the games
+/// there were to play ("games" being those played).
+#[derive(Serialize)]
+pub(super) struct StoppedJson {
+    stopped: &'static str,
+    games_planned: u64,
+}
+
+impl StoppedJson {
+    pub(super) const fn new(signal: Signal, games_planned: u64) -> StoppedJson {
+        StoppedJson {
+            stopped: signal.name(),
+            games_planned,
+        }
+    }
 }
 
 #[expect(
@@ -270,6 +321,8 @@ const fn is_zero(n: &u32) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+
     use super::*;
     use oxo_ai::arena::{self, Entrant};
     use oxo_ai::{Strategy, StrategyKind};
@@ -293,15 +346,15 @@ mod tests {
         let mut config = config(StrategyKind::Rules, StrategyKind::Rules, 20);
         config.rules = Rules::new(9, 9, 5).unwrap();
         config.opening = 4;
-        let results = arena::run(&config, |_| {}).unwrap();
-        let text = table(&config, &results, Duration::ZERO);
+        let results = arena::run(&config, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&config, &results, Duration::ZERO, None);
         assert!(text.contains("from 4-move openings"), "{text}");
     }
 
     #[test]
     fn grades_follow_the_table_and_join_the_json() {
         let c = config(StrategyKind::Rules, StrategyKind::Random, 10);
-        let (results, played) = arena::run_recorded(&c, |_| {}).unwrap();
+        let (results, played) = arena::run_recorded(&c, &AtomicBool::new(false), |_| {}).unwrap();
         let mut grader = GameGrader::new(c.rules).unwrap();
         let mut summary = GradeSummary::default();
         for p in &played {
@@ -319,9 +372,9 @@ mod tests {
             text.contains("\n  X rules        let a won position go "),
             "{text}"
         );
-        let with = json(&c, &results, Some(&summary), Duration::ZERO);
+        let with = json(&c, &results, Some(&summary), Duration::ZERO, None);
         assert!(with.contains(",\"grades\":{\"draws\":"), "{with}");
-        assert!(!json(&c, &results, None, Duration::ZERO).contains("grades"));
+        assert!(!json(&c, &results, None, Duration::ZERO, None).contains("grades"));
     }
 
     /// An engine that gives no move: one that exits when asked its first.
@@ -340,8 +393,8 @@ mod tests {
     fn games_lost_before_any_move_are_no_first_mover_wins() {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 2);
         c.o = Entrant::external("absent", |_, _| Err("cannot start".to_owned()));
-        let results = arena::run(&c, |_| {}).unwrap();
-        let text = table(&c, &results, Duration::ZERO);
+        let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&c, &results, Duration::ZERO, None);
         assert!(
             text.contains("  no move made: 2 games lost before any move; 0.00 s in all\n"),
             "{text}"
@@ -350,8 +403,8 @@ mod tests {
         // moves second in have a move.
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 4);
         c.o = Entrant::external("mute", |_, _| Ok(Box::new(Mute) as Box<dyn Strategy>));
-        let results = arena::run(&c, |_| {}).unwrap();
-        let text = table(&c, &results, Duration::ZERO);
+        let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&c, &results, Duration::ZERO, None);
         assert!(
             text.contains(
                 "  average game 0.50 plies; the first mover won 2 of the 2 games with a move; \
@@ -360,17 +413,22 @@ mod tests {
             "{text}"
         );
         let c = config(StrategyKind::Rules, StrategyKind::Random, 2);
-        let played = table(&c, &arena::run(&c, |_| {}).unwrap(), Duration::ZERO);
+        let played = table(
+            &c,
+            &arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap(),
+            Duration::ZERO,
+            None,
+        );
         assert!(!played.contains("before any move"), "{played}");
     }
 
     #[test]
     fn outputs_name_both_sides() {
         let c = config(StrategyKind::Rules, StrategyKind::Random, 20);
-        let results = arena::run(&c, |_| {}).unwrap();
-        let json = json(&c, &results, None, Duration::from_millis(5));
+        let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let json = json(&c, &results, None, Duration::from_millis(5), None);
         assert!(json.starts_with("{\"x\":\"rules\",\"o\":\"random\",\"size\":\"3x3\",\"k\":3,\"seed\":42,\"games\":20,"), "{json}");
-        let text = table(&c, &results, Duration::from_millis(5));
+        let text = table(&c, &results, Duration::from_millis(5), None);
         assert!(text.contains("X rules"), "{text}");
         assert!(text.contains("O random"), "{text}");
     }

@@ -9,7 +9,8 @@ use oxo_ai::tournament::{Config, Results};
 use oxo_core::BoardSize;
 use serde::Serialize;
 
-use super::arena::{ForfeitJson, forfeits_text, round};
+use super::arena::{ForfeitJson, StoppedJson, forfeits_text, round, stopped_line};
+use crate::signals::Signal;
 use crate::solve::to_json;
 
 fn signed(elo: f64) -> String {
@@ -21,9 +22,15 @@ fn signed(elo: f64) -> String {
     }
 }
 
-/// The readable results: standings, then every pair's score.
+/// The readable results: standings, then every pair's score; with
+/// `stopped`, of a round robin that signal stopped before it was over.
 #[must_use]
-pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
+pub fn table(
+    config: &Config,
+    results: &Results,
+    elapsed: Duration,
+    stopped: Option<Signal>,
+) -> String {
     let name = |i: usize| config.players[i].name();
     let width = config
         .players
@@ -50,6 +57,9 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
             String::new()
         }
     );
+    if let Some(signal) = stopped {
+        out.push_str(&stopped_line(signal, results.games(), config.total_games()));
+    }
     let _ = writeln!(
         out,
         "  {:<width$} {:>7} {:>7} {:>7} {:>7} {:>7}   {:>5} {:>6}",
@@ -89,8 +99,12 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
                 Some(score) => {
                     let _ = write!(out, " {:>col_width$}", format!("{:.1}%", 100.0 * score));
                 }
-                None => {
+                None if i == j => {
                     let _ = write!(out, " {:>col_width$}", "-");
+                }
+                // A pair a stopped round robin did not reach.
+                None => {
+                    let _ = write!(out, " {:>col_width$}", "none");
                 }
             }
         }
@@ -99,16 +113,22 @@ pub fn table(config: &Config, results: &Results, elapsed: Duration) -> String {
     let _ = writeln!(
         out,
         "  {} in {:.2} s; Elo: a logistic fit, the field's average 0, 95% intervals",
-        super::count(config.total_games(), "game"),
+        super::count(results.games(), "game"),
         elapsed.as_secs_f64()
     );
     out.push_str(&forfeits_text(&results.forfeits));
     out
 }
 
-/// The results as one JSON object.
+/// The results as one JSON object; with `stopped`, of a round robin that
+/// signal stopped before it was over.
 #[must_use]
-pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
+pub fn json(
+    config: &Config,
+    results: &Results,
+    elapsed: Duration,
+    stopped: Option<Signal>,
+) -> String {
     #[derive(Serialize)]
     struct Line<'a> {
         player: &'a str,
@@ -139,6 +159,8 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
         forfeits: Vec<ForfeitJson<'a>>,
+        #[serde(flatten)]
+        stopped: Option<StoppedJson>,
     }
     let name = |i: usize| config.players[i].name();
     to_json(&Json {
@@ -146,7 +168,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
         k: config.rules.k(),
         seed: config.seed,
         games_per_pair: config.games,
-        games: config.total_games(),
+        games: results.games(),
         seconds: round(elapsed.as_secs_f64(), 3),
         standings: results
             .standings
@@ -174,6 +196,7 @@ pub fn json(config: &Config, results: &Results, elapsed: Duration) -> String {
             })
             .collect(),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
+        stopped: stopped.map(|signal| StoppedJson::new(signal, config.total_games())),
     })
 }
 
@@ -186,9 +209,10 @@ fn xml(text: &str) -> String {
 }
 
 /// The results as a picture: the cross table coloured by score, and every
-/// player's Elo with its 95% interval.
+/// player's Elo with its 95% interval; with `stopped`, of a round robin
+/// that signal stopped before it was over.
 #[must_use]
-pub fn svg(config: &Config, results: &Results) -> String {
+pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> String {
     let order: Vec<usize> = results.standings.iter().map(|s| s.player).collect();
     let n = order.len();
     let name = |i: usize| xml(config.players[i].name());
@@ -203,9 +227,17 @@ pub fn svg(config: &Config, results: &Results) -> String {
         out,
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="13">"##
     );
+    let partial = stopped.map_or(String::new(), |signal| {
+        format!(
+            "; partial: stopped by {} after {} of {} games",
+            signal.name(),
+            results.games(),
+            config.total_games()
+        )
+    });
     let _ = writeln!(
         out,
-        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="16" y="28" font-size="16" font-weight="bold">Round robin on {}: {} games a pair (seed {})</text>"##,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="16" y="28" font-size="16" font-weight="bold">Round robin on {}: {} games a pair (seed {}){partial}</text>"##,
         xml(&config.rules.to_string()),
         config.games,
         config.seed
@@ -250,7 +282,9 @@ pub fn svg(config: &Config, results: &Results) -> String {
                         format!("{:.0}%", 100.0 * s),
                     )
                 }
-                None => ("#e6e6e6".to_owned(), "–".to_owned()),
+                None if i == j => ("#e6e6e6".to_owned(), "–".to_owned()),
+                // A pair a stopped round robin did not reach.
+                None => ("#ffffff".to_owned(), "none".to_owned()),
             };
             let _ = writeln!(
                 out,
@@ -318,6 +352,8 @@ pub fn svg(config: &Config, results: &Results) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+
     use super::*;
     use oxo_ai::StrategyKind;
     use oxo_ai::arena::Entrant;
@@ -339,14 +375,14 @@ mod tests {
     fn outputs_name_every_player() {
         let kinds = [StrategyKind::Random, StrategyKind::Rules];
         let c = config(&kinds, 10, 1);
-        let results = tournament::run(&c, |_| {}).unwrap();
-        let text = table(&c, &results, Duration::from_millis(3));
+        let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&c, &results, Duration::from_millis(3), None);
         assert!(
             text.starts_with("round robin on 3x3 k=3 (seed 9): 2 players"),
             "{text}"
         );
         assert!(text.contains("rules") && text.contains("random"), "{text}");
-        let json = json(&c, &results, Duration::from_millis(3));
+        let json = json(&c, &results, Duration::from_millis(3), None);
         assert!(
             json.starts_with(
                 "{\"size\":\"3x3\",\"k\":3,\"seed\":9,\"games_per_pair\":10,\"games\":10,"
@@ -357,7 +393,7 @@ mod tests {
             json.contains("\"pairings\":[{\"a\":\"random\",\"b\":\"rules\","),
             "{json}"
         );
-        let svg = svg(&c, &results);
+        let svg = svg(&c, &results, None);
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 2);

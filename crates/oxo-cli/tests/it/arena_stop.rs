@@ -1,5 +1,6 @@
-//! An arena stopped by Ctrl-C ends its engines, with what they started:
-//! their process groups do not get the terminal's signal.
+//! An arena stopped by Ctrl-C or SIGTERM ends its engines, with what they
+//! started (their process groups do not get the terminal's signal), and
+//! reports the games finished before it.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -73,9 +74,13 @@ fn ctrl_c_ends_the_engines_and_what_they_started() {
     assert_eq!(out.status.code(), Some(130), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("oxo: stopped by a signal; ended 1 engine"),
+        stderr.contains("oxo: stopped by SIGINT after 0 of 1 game; ended 1 engine\n"),
         "{stderr}"
     );
+    // The game cut short is not counted, not as the engine's loss either.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("0 games of 9x9 k=5 "), "{stdout}");
+    assert!(!stdout.contains("lost for a move not given"), "{stdout}");
     // A protocol's bound, not a speed test.
     let deadline = Instant::now() + PATIENCE;
     while running(&sleep) && Instant::now() < deadline {
@@ -85,4 +90,159 @@ fn ctrl_c_ends_the_engines_and_what_they_started() {
         !running(&sleep),
         "the engine's sleep {sleep} outlived the arena"
     );
+}
+
+/// A `pbrain-*` script in `dir` that is oxo's own brain (random moves)
+/// for its first `plays` starts, and after them says OK to `START`, writes
+/// the process id of a command it started to `ready`, and never moves.
+fn engine(dir: &Path, plays: u32) -> (String, std::path::PathBuf) {
+    let (count, ready) = (dir.join("starts"), dir.join("ready"));
+    let path = dir.join("pbrain-tiring");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\n\
+             n=$(cat '{count}' 2>/dev/null || echo 0)\n\
+             echo $((n + 1)) > '{count}'\n\
+             if [ \"$n\" -lt {plays} ]; then exec '{OXO}' brain --strategy random --seed 1; fi\n\
+             sleep 1000 &\n\
+             echo $! > '{ready}'\n\
+             while IFS= read -r line; do\n  case \"$line\" in START*) echo OK ;; esac\ndone\n",
+            count = count.display(),
+            ready = ready.display(),
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    (format!("brain:{}", path.display()), ready)
+}
+
+/// `oxo arena ARGS` (one thread, so that the games come in order), sent
+/// `signal` once the engine from [`engine`] is stuck.
+fn stopped_arena(args: &[&str], ready: &Path, signal: &str) -> std::process::Output {
+    let arena = Command::new(OXO)
+        .arg("arena")
+        .args(args)
+        .args(["--size", "9", "--k", "5", "--threads", "1", "--seed", "1"])
+        .args(["--move-time", "60000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_line(ready);
+    let sent = Command::new("kill")
+        .args([signal, &arena.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    arena.wait_with_output().unwrap()
+}
+
+/// The engine plays games 0 and 1 of four, and is stuck in game 2 when
+/// SIGTERM comes: the two games finished are reported, marked partial.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stopped_match_reports_the_games_finished() {
+    for json in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let (engine, ready) = engine(dir.path(), 2);
+        let mut args = vec!["--x", &engine, "--o", "rules", "--games", "4"];
+        if json {
+            args.push("--json");
+        }
+        let out = stopped_arena(&args, &ready, "-TERM");
+        assert_eq!(out.status.code(), Some(143), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("oxo: stopped by SIGTERM after 2 of 4 games; ended 1 engine\n"),
+            "{stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if json {
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(report["games"], 2, "{report}");
+            assert_eq!(report["games_planned"], 4, "{report}");
+            assert_eq!(report["stopped"], "SIGTERM", "{report}");
+            assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
+            let decided = ["x_wins", "o_wins", "draws"].map(|k| report[k].as_u64().unwrap());
+            assert_eq!(decided.iter().sum::<u64>(), 2, "{report}");
+        } else {
+            assert!(
+                stdout.starts_with(
+                    "2 games of 9x9 k=5 (seed 1), X and O taking turns moving first\n  \
+                     partial results: stopped by SIGTERM after 2 of 4 games"
+                ),
+                "{stdout}"
+            );
+            assert!(!stdout.contains("lost for a move not given"), "{stdout}");
+        }
+    }
+}
+
+/// Rules and random play their two games; the engine is stuck in its
+/// first, against rules, when Ctrl-C comes: the round robin's table, its
+/// JSON and its plot have those two games, marked partial.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stopped_round_robin_reports_the_games_finished() {
+    for json in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let (engine, ready) = engine(dir.path(), 0);
+        let plot = dir.path().join("rr.svg");
+        let players = format!("rules,random,{engine}");
+        let mut args = vec!["--players", &players, "--games", "2"];
+        let plot_arg = plot.display().to_string();
+        if json {
+            args.push("--json");
+        } else {
+            args.extend(["--plot", &plot_arg]);
+        }
+        let out = stopped_arena(&args, &ready, "-INT");
+        assert_eq!(out.status.code(), Some(130), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("oxo: stopped by SIGINT after 2 of 6 games; ended 1 engine\n"),
+            "{stderr}"
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if json {
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(report["games"], 2, "{report}");
+            assert_eq!(report["games_planned"], 6, "{report}");
+            assert_eq!(report["stopped"], "SIGINT", "{report}");
+            assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
+            let games: Vec<u64> = report["pairings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    ["a_wins", "b_wins", "draws"]
+                        .map(|k| p[k].as_u64().unwrap())
+                        .iter()
+                        .sum()
+                })
+                .collect();
+            assert_eq!(games, [2, 0, 0], "{report}");
+        } else {
+            let lines: Vec<&str> = stdout.lines().collect();
+            assert!(
+                lines[0].starts_with("round robin on 9x9 k=5 (seed 1): 3 players"),
+                "{stdout}"
+            );
+            assert_eq!(
+                lines[1],
+                "  partial results: stopped by SIGINT after 2 of 6 games; the games under way \
+                 then are not counted",
+                "{stdout}"
+            );
+            assert!(stdout.contains("\n  2 games in "), "{stdout}");
+            let svg = std::fs::read_to_string(&plot).unwrap();
+            assert!(
+                svg.contains("partial: stopped by SIGINT after 2 of 6 games"),
+                "{svg}"
+            );
+        }
+    }
 }
