@@ -475,7 +475,8 @@ Exit codes:
   1  a file could not be read or written
   2  bad usage or malformed input
   130, 143  stopped by Ctrl-C or SIGTERM: every engine was ended, and the games finished
-            were reported, marked partial (a second signal stops at once, with no results)";
+            were reported, marked partial (another signal a second later or more stops at
+            once, with no results)";
 
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true, after_help = ARENA_HELP)]

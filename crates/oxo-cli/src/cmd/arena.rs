@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use oxo_ai::arena::{self, ArenaError, Entrant};
@@ -82,8 +82,7 @@ impl Config {
             )
             .into());
         }
-        let move_time =
-            std::time::Duration::from_millis(args.move_time.unwrap_or(DEFAULT_MOVE_TIME_MS));
+        let move_time = Duration::from_millis(args.move_time.unwrap_or(DEFAULT_MOVE_TIME_MS));
         let mut entrants = Vec::new();
         // The players of a round robin so far, to refuse one named twice:
         // its rows and pairings could not be told apart. (A match may be a
@@ -231,7 +230,7 @@ fn unrunnable(path: &Path) -> Option<String> {
 /// for each move (see [`oxo_gomocup::manager`]). An engine that cannot
 /// start because the arena is stopping fails like any other: the arena,
 /// stopped, does not count that game.
-fn brain_entrant(path: PathBuf, move_time: std::time::Duration) -> Entrant {
+fn brain_entrant(path: PathBuf, move_time: Duration) -> Entrant {
     Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
         oxo_gomocup::External::start(&path, rules, move_time)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
@@ -275,23 +274,32 @@ struct Stopped {
     ended: usize,
 }
 
+/// A second signal within this time of the first is the same stop sent
+/// twice, not a second Ctrl-C: `timeout -s INT` sends its signal to the
+/// command and then to the command's process group.
+const SAME_STOP: Duration = Duration::from_secs(1);
+
 /// Listen for Ctrl-C and SIGTERM. The first sets `stop`, so that the
 /// games under way end uncounted and the games finished are reported,
 /// and ends every engine (each leads a process group of its own, which
 /// the terminal's Ctrl-C does not reach); what it did is in the slot
-/// returned, once `stop` is set. A second ends the engines started since
-/// and exits at once, as the signal would have, with no results.
+/// returned, once `stop` is set. Another, [`SAME_STOP`] or more later,
+/// exits at once, as the signal would have, with no results (for a move
+/// that is long in coming); no engine is left, as none starts once they
+/// are ended.
 fn stop_on_signal(
     stop: &Arc<AtomicBool>,
     engines: bool,
 ) -> anyhow::Result<Arc<Mutex<Option<Stopped>>>> {
     let stopped = Arc::new(Mutex::new(None));
     let (flag, slot) = (Arc::clone(stop), Arc::clone(&stopped));
+    let mut first_at = None;
     super::on_each_signal(move |signal| {
-        // Held while the engines are ended, so that the report, which
-        // takes it, tells how many.
-        let mut first = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        if first.is_none() {
+        let Some(first_at) = first_at else {
+            first_at = Some(Instant::now());
+            // Held while the engines are ended, so that the report, which
+            // takes it, tells how many.
+            let mut first = slot.lock().unwrap_or_else(PoisonError::into_inner);
             flag.store(true, Ordering::SeqCst);
             let ended = if engines {
                 oxo_gomocup::manager::end_all()
@@ -300,15 +308,14 @@ fn stop_on_signal(
             };
             *first = Some(Stopped { signal, ended });
             return;
+        };
+        if first_at.elapsed() >= SAME_STOP {
+            note!(
+                "\noxo: stopped by a second signal, {}: no results",
+                signal.name()
+            );
+            std::process::exit(i32::from(signal.exit_code()));
         }
-        if engines {
-            oxo_gomocup::manager::end_all();
-        }
-        note!(
-            "\noxo: stopped by a second signal, {}: no results",
-            signal.name()
-        );
-        std::process::exit(i32::from(signal.exit_code()));
     })?;
     Ok(stopped)
 }
