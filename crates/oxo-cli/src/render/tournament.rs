@@ -208,25 +208,80 @@ fn xml(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// A player's name as the picture shows it, of its `parts` last path
+/// components for an engine (`brain:/long/path/pbrain-x` is `pbrain-x` with
+/// one, `path/pbrain-x` with two), anything else whole. The whole name
+/// goes in a tooltip.
+fn short_name(name: &str, parts: usize) -> &str {
+    let Some(path) = name.strip_prefix("brain:") else {
+        return name;
+    };
+    // The byte where the last `parts` components start.
+    let start = path
+        .trim_end_matches('/')
+        .rmatch_indices('/')
+        .nth(parts - 1)
+        .map_or(0, |(at, _)| at + 1);
+    &path[start..]
+}
+
+/// The width of `text` in the picture's font, about (sans-serif at
+/// `size` px: an average letter is a little over half the size).
+fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.6
+}
+
 /// The results as a picture: the cross table coloured by score, and every
 /// player's Elo with its 95% interval; with `stopped`, of a round robin
 /// that signal stopped before it was over.
+///
+/// Rows are labelled with the players' names (an engine's file name, the
+/// whole name in a tooltip), and the margin is as wide as the longest. Column
+/// heads are the names too when each fits its column, and otherwise the
+/// rows' numbers, the rows then numbered as their key.
 #[must_use]
 pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> String {
+    const FONT: f64 = 13.0;
     let order: Vec<usize> = results.standings.iter().map(|s| s.player).collect();
     let n = order.len();
-    let name = |i: usize| xml(config.players[i].name());
-    let (cell, label, top) = (64.0, 120.0, 96.0);
+    let full = |i: usize| config.players[i].name();
+    // Two engines of one file name in different folders are told apart by
+    // their folders, or else by their whole names.
+    let players = config.players.len();
+    let shown: Vec<&str> = (0..players)
+        .map(|i| {
+            let unique = |parts| {
+                let short = short_name(full(i), parts);
+                (0..players)
+                    .all(|j| j == i || short_name(full(j), parts) != short)
+                    .then_some(short)
+            };
+            unique(1).or_else(|| unique(2)).unwrap_or(full(i))
+        })
+        .collect();
+    let cell = 64.0;
+    let names_fit = order
+        .iter()
+        .all(|&i| text_width(shown[i], FONT) <= cell - 8.0);
+    let row_label = |row: usize, i: usize| {
+        if names_fit {
+            shown[i].to_owned()
+        } else {
+            format!("{}. {}", row + 1, shown[i])
+        }
+    };
+    let widest = order
+        .iter()
+        .enumerate()
+        .map(|(row, &i)| text_width(&row_label(row, i), FONT))
+        .fold(0.0_f64, f64::max);
+    let label = (widest + 26.0).max(120.0).ceil();
+    let top = 96.0;
     let grid = cell * n as f64;
-    let chart_x = label + grid + 40.0;
+    let caption = "score of each row against each column";
+    // The Elo panel clear of the table and of its caption.
+    let chart_x = label + grid.max(text_width(caption, FONT)) + 40.0;
     let chart_w = 320.0;
-    let width = chart_x + chart_w + 40.0;
-    let height = top + grid + 60.0;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="13">"##
-    );
     let partial = stopped.map_or(String::new(), |signal| {
         format!(
             "; partial: stopped by {} after {} of {} games",
@@ -235,35 +290,59 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
             config.total_games()
         )
     });
+    let title = format!(
+        "Round robin on {}: {} games a pair (seed {}){partial}",
+        config.rules, config.games, config.seed
+    );
+    // Room for the names at the right of the Elo panel, and for the title.
+    let elo_names = order
+        .iter()
+        .map(|&i| text_width(shown[i], FONT))
+        .fold(0.0_f64, f64::max);
+    let width = (chart_x + chart_w + 12.0 + elo_names + 24.0)
+        .max(16.0 + text_width(&title, 16.0) + 24.0)
+        .ceil();
+    let height = top + grid + 60.0;
+    let tooltip = |i: usize| format!("<title>{}</title>", xml(full(i)));
+    let mut out = String::new();
     let _ = writeln!(
         out,
-        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="16" y="28" font-size="16" font-weight="bold">Round robin on {}: {} games a pair (seed {}){partial}</text>"##,
-        xml(&config.rules.to_string()),
-        config.games,
-        config.seed
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="13">"##
     );
     let _ = writeln!(
         out,
-        r##"<text x="{label:.0}" y="{:.0}">score of each row against each column</text>"##,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="16" y="28" font-size="16" font-weight="bold">{}</text>"##,
+        xml(&title)
+    );
+    let _ = writeln!(
+        out,
+        r##"<text x="{label:.0}" y="{:.0}">{caption}</text>"##,
         top - 40.0
     );
     for (col, &j) in order.iter().enumerate() {
+        let head = if names_fit {
+            shown[j].to_owned()
+        } else {
+            (col + 1).to_string()
+        };
         let _ = writeln!(
             out,
-            r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"##,
+            r##"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}{}</text>"##,
             label + cell * (col as f64 + 0.5),
             top - 10.0,
-            name(j)
+            tooltip(j),
+            xml(&head)
         );
     }
     for (row, &i) in order.iter().enumerate() {
         let y = top + cell * row as f64;
         let _ = writeln!(
             out,
-            r##"<text x="{:.0}" y="{:.0}" text-anchor="end">{}</text>"##,
+            r##"<text x="{:.0}" y="{:.0}" text-anchor="end">{}{}</text>"##,
             label - 10.0,
             y + cell / 2.0 + 5.0,
-            name(i)
+            tooltip(i),
+            xml(&row_label(row, i))
         );
         for (col, &j) in order.iter().enumerate() {
             let x = label + cell * col as f64;
@@ -284,7 +363,7 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
                 }
                 None if i == j => ("#e6e6e6".to_owned(), "–".to_owned()),
                 // A pair a stopped round robin did not reach.
-                None => ("#ffffff".to_owned(), "none".to_owned()),
+                None => ("#f6f8fa".to_owned(), "none".to_owned()),
             };
             let _ = writeln!(
                 out,
@@ -345,6 +424,14 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
             signed(s.elo),
             s.elo_95
         );
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.0}" y="{:.0}">{}{}</text>"##,
+            chart_x + chart_w + 12.0,
+            y + 5.0,
+            tooltip(s.player),
+            xml(shown[s.player])
+        );
     }
     out.push_str("</svg>\n");
     out
@@ -397,5 +484,131 @@ mod tests {
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 2);
+    }
+
+    /// Every `<text>` of `svg`: its x, its anchor and what it shows (its
+    /// tooltip apart).
+    fn texts(svg: &str) -> Vec<(f64, &str, String, Option<String>)> {
+        svg.split("<text x=\"")
+            .skip(1)
+            .map(|rest| {
+                let x = rest[..rest.find('"').unwrap()].parse().unwrap();
+                let tag = &rest[..rest.find('>').unwrap()];
+                let anchor = tag
+                    .split("text-anchor=\"")
+                    .nth(1)
+                    .map_or("start", |a| &a[..a.find('"').unwrap()]);
+                let body = &rest[rest.find('>').unwrap() + 1..rest.find("</text>").unwrap()];
+                let (tooltip, shown) = match body.strip_prefix("<title>") {
+                    Some(titled) => {
+                        let end = titled.find("</title>").unwrap();
+                        (Some(titled[..end].to_owned()), &titled[end + 8..])
+                    }
+                    None => (None, body),
+                };
+                (x, anchor, shown.to_owned(), tooltip)
+            })
+            .collect()
+    }
+
+    /// An engine with a long path: its file name in the picture, the whole
+    /// name in a tooltip, no label cut at the left edge, no column heads
+    /// wider than their column, and names in the Elo panel too.
+    #[test]
+    fn the_plot_makes_room_for_long_names() {
+        let long = "brain:/some/long/path/to/the/engines/pbrain-of-a-rather-long-name";
+        let mut c = config(&[StrategyKind::Random, StrategyKind::Rules], 2, 1);
+        c.players.push(Entrant::external(long, |rules, seed| {
+            StrategyKind::Random
+                .build(rules, seed)
+                .map_err(|e| e.to_string())
+        }));
+        let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let svg = svg(&c, &results, None);
+        let texts = texts(&svg);
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w[..w.find('"').unwrap()].parse().ok())
+            .unwrap();
+        let cell = 64.0;
+        let mut heads = 0;
+        for (x, anchor, shown, tooltip) in &texts {
+            let wide = text_width(shown, 13.0);
+            let (left, right) = match *anchor {
+                "end" => (x - wide, *x),
+                "middle" => (x - wide / 2.0, x + wide / 2.0),
+                _ => (*x, x + wide),
+            };
+            assert!(left >= 0.0 && right <= width, "{shown:?} at {x}: {svg}");
+            if let Some(tooltip) = tooltip {
+                // A name, short; a column head may be its row's number.
+                let name = c
+                    .players
+                    .iter()
+                    .find(|p| p.name() == tooltip)
+                    .unwrap()
+                    .name();
+                if *anchor == "middle" {
+                    heads += 1;
+                    assert!(
+                        wide <= cell - 8.0,
+                        "a column head wider than its column: {shown:?}"
+                    );
+                    assert!(shown.parse::<usize>().is_ok() || shown == short_name(name, 1));
+                } else {
+                    assert!(shown.ends_with(short_name(name, 1)), "{shown:?} for {name}");
+                }
+            }
+        }
+        assert_eq!(heads, 3, "{svg}");
+        let engine: Vec<_> = texts
+            .iter()
+            .filter(|t| t.3.as_deref() == Some(long))
+            .map(|t| t.2.as_str())
+            .collect();
+        // Its row (numbered, as its name is too wide for a column head),
+        // its column (the number) and its line in the Elo panel.
+        assert_eq!(engine.len(), 3, "{engine:?}");
+        assert!(
+            engine
+                .iter()
+                .any(|t| t.ends_with(". pbrain-of-a-rather-long-name")),
+            "{engine:?}"
+        );
+        assert!(
+            engine.contains(&"pbrain-of-a-rather-long-name"),
+            "{engine:?}"
+        );
+        assert!(texts.iter().all(|t| !t.2.contains("/long/")), "{svg}");
+    }
+
+    #[test]
+    fn engines_of_one_file_name_are_told_apart_by_their_folders() {
+        assert_eq!(short_name("brain:/a/b/pbrain-x", 1), "pbrain-x");
+        assert_eq!(short_name("brain:/a/b/pbrain-x", 2), "b/pbrain-x");
+        assert_eq!(short_name("brain:pbrain-x", 2), "pbrain-x");
+        assert_eq!(short_name("rules", 1), "rules");
+        let mut c = config(&[StrategyKind::Random], 2, 1);
+        for folder in ["one", "two"] {
+            c.players.push(Entrant::external(
+                format!("brain:/engines/{folder}/pbrain-x"),
+                |rules, seed| {
+                    StrategyKind::Random
+                        .build(rules, seed)
+                        .map_err(|e| e.to_string())
+                },
+            ));
+        }
+        let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let svg = svg(&c, &results, None);
+        for folder in ["one", "two"] {
+            assert!(
+                svg.contains(&format!(
+                    "<title>brain:/engines/{folder}/pbrain-x</title>{folder}/pbrain-x<"
+                )),
+                "{svg}"
+            );
+        }
     }
 }
