@@ -3,7 +3,7 @@
 // its countdown; and the words every screen uses for how a round ended.
 import { $, enc, message, up } from './dom.js';
 import { S } from './state.js';
-import { api, newKey } from './net.js';
+import { OVERTAKEN, api, newKey, overtaken } from './net.js';
 import { render } from './game.js';
 
 const other = (seat) => (seat === 'x' ? 'o' : 'x');
@@ -124,8 +124,9 @@ function disarmResign(st) {
 // `method` on the game's `what` route with the seat's token; the GAME that
 // comes back is shown, a refusal said. A request the game moved past (the
 // opponent acted in the same moment) is said as such; and a draw offered
-// as the opponent offered one is sent again, as its acceptance (both want
-// the draw, as on lichess).
+// as the opponent offered one, on the same position, is sent again as its
+// acceptance (both want the draw, as on lichess). Not after a move: the
+// player has not seen that position.
 async function send(method, what, again = true) {
   const st = S;
   const g = st && st.game;
@@ -137,13 +138,15 @@ async function send(method, what, again = true) {
   if (S !== st) return;
   const now = res.data.game;
   if (now) render(now);
-  const overtaken = !res.ok && res.status === 409 && now && now.version !== g.version;
-  if (overtaken && again && method === 'POST' && what === 'draw' && now.status === 'playing'
+  const late = overtaken(res, g.version);
+  const samePosition = late && now.round === g.round
+    && (now.moves || []).length === (g.moves || []).length;
+  if (samePosition && again && method === 'POST' && what === 'draw' && now.status === 'playing'
       && now.offers && now.offers.draw === other(st.seat)) {
     await send(method, what, false);
     return;
   }
-  if (overtaken) message('The game changed just before that arrived, so nothing was done: look again.');
+  if (late) message(OVERTAKEN);
   else if (!res.ok) message(res.data.error);
   drawActions();
 }

@@ -2,7 +2,7 @@
 // GAMEs that arrive, rematch and hints.
 import { $, enc, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
-import { api, connect, join, setConnection } from './net.js';
+import { OVERTAKEN, api, connect, join, overtaken, setConnection } from './net.js';
 import { draw } from './board.js';
 import { showPresence } from './status.js';
 import { showPlayers, withName } from './name.js';
@@ -148,7 +148,7 @@ export async function rematch(method = 'POST') {
   // Both players pressing Rematch at once: one press is the offer, the
   // other is refused with it (and can accept it): losing that race is fine.
   const moved = res.data.game && (res.data.game.round > round || res.data.game.rematch);
-  if (!res.ok && !(method === 'POST' && moved)) message(res.data.error);
+  if (!res.ok && !(method === 'POST' && moved)) message(overtaken(res, version) ? OVERTAKEN : res.data.error);
   draw();
 }
 

@@ -28,6 +28,15 @@ export async function api(method, path, body, token, key) {
   return { ok: res.ok, status: res.status, data };
 }
 
+// Whether `res`, the answer to a change asked of the game at `version`, is
+// a refusal because the game had moved on (the opponent acted in the same
+// moment): said then in words (`OVERTAKEN`), not with the version numbers.
+export function overtaken(res, version) {
+  const now = res.data && res.data.game;
+  return !res.ok && res.status === 409 && !!now && now.version !== version;
+}
+export const OVERTAKEN = 'The game changed just before that arrived, so nothing was done: look again.';
+
 // A random idempotency key (128 bits in hex): a change sent again (after a
 // lost answer) under the same key is made once.
 export function newKey() {

@@ -78,9 +78,11 @@ pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
 }
 
 /// A line of input as an error message quotes it: lossily decoded, without
-/// its line end, control characters escaped (`\u{1b}`, `\t`: a terminal
-/// shows them, never obeys them), and cut to its first 60 characters, the
-/// line's length in bytes then said.
+/// its line end, control characters and the marks that reorder text
+/// escaped (`\u{1b}`, `\t`, `\u{202e}`: a terminal shows them, never obeys
+/// them), and cut to its first 60 characters, the line's length in bytes
+/// then said (a line of [`MAX_LINE`] bytes, as long as a bounded read
+/// keeps, is said to be as long or longer).
 #[must_use]
 pub fn quoted(line: &[u8]) -> String {
     const SHOWN: usize = 60;
@@ -89,10 +91,17 @@ pub fn quoted(line: &[u8]) -> String {
     let mut shown = String::new();
     for (n, c) in text.chars().enumerate() {
         if n == SHOWN {
-            shown.push_str(&format!("… ({} bytes)", line.len()));
+            let more = if line.len() >= MAX_LINE {
+                " or more"
+            } else {
+                ""
+            };
+            shown.push_str(&format!("… ({} bytes{more})", line.len()));
             break;
         }
-        if c.is_control() {
+        // Bidirectional marks, embeddings, overrides and isolates.
+        let reorders = matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || reorders {
             shown.extend(c.escape_debug());
         } else {
             shown.push(c);
@@ -119,6 +128,10 @@ mod tests {
         let long = [0xff_u8; 100];
         let shown = quoted(&long);
         assert_eq!(shown, format!("{}… (100 bytes)", "\u{fffd}".repeat(60)));
+        // A line a bounded read cut: as long as what was kept, or longer.
+        assert!(quoted(&[b'x'; MAX_LINE]).ends_with("… (4096 bytes or more)"));
+        // Text that would run backwards on the terminal is shown escaped.
+        assert_eq!(quoted("a\u{202e}b".as_bytes()), "a\\u{202e}b");
     }
 
     #[test]

@@ -175,7 +175,7 @@ const HANGUP_CHECK: Duration = Duration::from_secs(1);
 /// fails with EIO then. Needed because on a hangup crossterm's reader
 /// neither returns an error nor an event (it reads end-of-file over and
 /// over), and the SIGHUP may never come: a shell passes it on to a job only
-/// if it is interactive, and a game started under `nohup` ignores it.
+/// if it is interactive, and not to a game in a session of its own (`setsid`).
 fn terminal_hung_up() -> bool {
     #[cfg(unix)]
     {

@@ -258,12 +258,17 @@ fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
     let dir = tempfile::tempdir().unwrap();
     let code = dir.path().join("code");
     let oxo = env!("CARGO_BIN_EXE_oxo");
+    // The game reads the terminal, not the /dev/null a shell gives a job it
+    // runs in the background; the shell prints its process id.
     let mut pty = Pty::run(&format!(
-        "stty rows 24 cols 80; trap '' HUP; \
-         setsid --wait {oxo} play --o perfect --seed 1; echo $? > {}",
+        "stty rows 24 cols 80; exec 3<&0; trap '' HUP; \
+         setsid {oxo} play --o perfect --seed 1 <&3 & pid=$!; echo pid=$pid; \
+         wait $pid; echo $? > {}",
         code.display()
     ));
     pty.wait_for("X to move: your turn");
+    // A game that never ends (the test failing) is not left running.
+    let _game = KillOnDrop(pty.pid());
     pty.child.kill().unwrap();
     pty.child.wait().unwrap();
     let start = Instant::now();
@@ -277,6 +282,18 @@ fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
         }
     };
     assert_eq!(written.trim(), "129");
+}
+
+/// Kills the process of this id when dropped, test failing or not.
+struct KillOnDrop(String);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &self.0])
+            .stderr(Stdio::null())
+            .status();
+    }
 }
 
 #[test]

@@ -254,7 +254,8 @@ impl Room {
 
     /// Whether `seat` may claim the round at all, whoever is connected:
     /// the round is on, `version` current, the opponent a person and to
-    /// move, and the game not one of correspondence (whose players may be
+    /// move, and, once both sides have moved (a claim before aborts the
+    /// round), the game not one of correspondence (whose players may be
     /// away for days between moves: its clock decides). The seat that
     /// would be absent.
     ///
@@ -269,11 +270,11 @@ impl Room {
             return Err(RoomError::ClaimAgainstComputer);
         }
         let absent = seat.other();
-        if self
+        let correspondence = self
             .rec
             .clock
-            .is_some_and(|clock| matches!(clock.control(), TimeControl::Correspondence { .. }))
-        {
+            .is_some_and(|clock| matches!(clock.control(), TimeControl::Correspondence { .. }));
+        if correspondence && self.both_moved() {
             return Err(RoomError::ClaimInCorrespondence(absent));
         }
         if to_move != absent {

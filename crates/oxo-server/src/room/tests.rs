@@ -1012,6 +1012,19 @@ fn a_correspondence_round_is_never_claimed() {
     });
     assert_eq!(refusal, RoomError::ClaimInCorrespondence(Player::O));
     assert!(refusal.to_string().contains("correspondence"), "{refusal}");
+    // Before both sides have moved no clock runs: a claim aborts the round,
+    // as in any game.
+    let young = after(
+        room(Opponent::Human)
+            .timed(TimeControl::days(3))
+            .join(Token::from_trusted("to").hash(), ANYONE)
+            .unwrap(),
+        &[(1, 1)],
+    );
+    let aborted = young
+        .claim(Player::X, None, Some(t0), None, t0 + wait, wait)
+        .unwrap();
+    assert_eq!(aborted.reason(), Some(Reason::Aborted));
 }
 
 #[test]
