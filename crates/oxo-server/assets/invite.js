@@ -38,7 +38,10 @@ async function cancelSeek() {
   const st = S;
   if (!st || !st.token) return;
   $('cancel-seek').disabled = true;
-  const r = await api('POST', `/api/games/${enc(st.id)}/abort`, {}, st.token);
+  // At the version shown, which is waiting: if someone joined meanwhile,
+  // the abort is refused as stale rather than ending their new game.
+  const version = st.game ? st.game.version : undefined;
+  const r = await api('POST', `/api/games/${enc(st.id)}/abort`, { version }, st.token);
   $('cancel-seek').disabled = false;
   if (S !== st) return;
   if (r.data.game) render(r.data.game);

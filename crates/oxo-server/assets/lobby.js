@@ -16,7 +16,9 @@ let lobbyTimer = null;
 export async function showLobby() {
   clearTimeout(lobbyTimer);
   if ($('start-view').hidden) return;
-  const ids = seats.recent().slice(0, 8);
+  // This browser's open games first, however many it has played since, so
+  // that the lobby always knows them as its own; then its latest games.
+  const ids = [...new Set([...seats.seeks(), ...seats.recent().slice(0, 8)])].slice(0, 20);
   const q = ids.length ? '?recent=' + ids.map(enc).join(',') : '';
   const r = await api('GET', '/api/lobby' + q);
   if ($('start-view').hidden) return;
@@ -49,6 +51,10 @@ export async function showLobby() {
   // as this browser's own, never as games to join.
   const recent = r.data.recent || [];
   const waiting = recent.filter((g) => g.status === 'waiting' && (seats.get(g.id) || {}).seat === 'x');
+  // Open games no longer waiting (joined, cancelled, gone) are let go.
+  for (const id of seats.seeks()) {
+    if (recent.some((g) => g.id === id && g.status !== 'waiting') || !recent.some((g) => g.id === id)) seats.forgetSeek(id);
+  }
   const own = new Map(waiting.filter((g) => g.entry).map((g) => [g.entry, g]));
   keepSeeks([...own.values()].map((g) => g.id));
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
@@ -108,7 +114,13 @@ async function cancelOpen(button) {
   const held = seats.get(id);
   if (!held) return;
   button.disabled = true;
-  const r = await api('POST', `/api/games/${enc(id)}/abort`, {}, held.token);
+  // Cancelled only as it stands, still waiting: at that version, so that a
+  // join in between makes the abort stale instead of ending the new game.
+  const now = await api('GET', `/api/games/${enc(id)}`);
+  const waiting = now.ok && now.data.status === 'waiting';
+  const r = waiting
+    ? await api('POST', `/api/games/${enc(id)}/abort`, { version: now.data.version }, held.token)
+    : { ok: false, data: { error: now.ok ? 'someone has joined it' : now.data.error } };
   button.disabled = false;
   if (!r.ok) message('Could not cancel: ' + r.data.error);
   showLobby();

@@ -203,6 +203,7 @@ export async function create(button, body) {
   }
   const g = r.data.game;
   seats.set(g.id, r.data.seat || 'x', r.data.token, r.data.invite);
+  if (g.listed && g.status === 'waiting') seats.seek(g.id);
   history.pushState(null, '', '/g/' + enc(g.id));
   route();
   render(g);

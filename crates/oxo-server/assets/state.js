@@ -24,6 +24,21 @@ export const seats = {
     try { list = JSON.parse(localStorage.getItem(this.recentKey)) || list; } catch (e) { /* no storage */ }
     return Array.isArray(list) ? list.filter((id) => typeof id === 'string') : [];
   },
+  // This browser's open games in the lobby, waiting for an opponent (at
+  // most 12, the latest first): asked about in every lobby request, so
+  // that one of them is never offered to this browser to join.
+  seeksKey: 'oxo.seeks',
+  seeks() {
+    let list = memory.seeks || [];
+    try { list = JSON.parse(localStorage.getItem(this.seeksKey)) || list; } catch (e) { /* no storage */ }
+    return Array.isArray(list) ? list.filter((id) => typeof id === 'string') : [];
+  },
+  seek(id) { this.keepSeeks([id, ...this.seeks().filter((x) => x !== id)].slice(0, 12)); },
+  forgetSeek(id) { this.keepSeeks(this.seeks().filter((x) => x !== id)); },
+  keepSeeks(list) {
+    memory.seeks = list;
+    try { localStorage.setItem(this.seeksKey, JSON.stringify(list)); } catch (e) { /* no storage */ }
+  },
   remember(id) {
     const list = [id, ...this.recent().filter((x) => x !== id)].slice(0, 12);
     memory.recent = list;

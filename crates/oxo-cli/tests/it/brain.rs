@@ -299,7 +299,7 @@ fn engines_that_misbehave_lose_with_the_reason() {
         (
             answer("long", "head -c 1000000 /dev/zero | tr '\\0' a; echo"),
             &format!(
-                "answered \"{}… (4096 bytes)\", which is no move",
+                "answered \"{}… (4096 bytes or more)\", which is no move",
                 "a".repeat(60)
             ),
         ),
