@@ -235,13 +235,15 @@ pub struct Results {
 }
 
 impl Results {
-    /// Average game length in plies.
+    /// Average length in plies of the games with a move (a game lost
+    /// before either side moved has no length to average); 0 without one.
     #[must_use]
     pub fn average_plies(&self) -> f64 {
-        if self.games == 0 {
+        let played = self.games - self.unplayed;
+        if played == 0 {
             return 0.0;
         }
-        (self.x.moves + self.o.moves) as f64 / self.games as f64
+        (self.x.moves + self.o.moves) as f64 / played as f64
     }
 
     fn add(&mut self, other: &Results) {
@@ -969,7 +971,8 @@ pub(crate) mod tests {
         assert_eq!((results.games, results.x.forfeits), (2, 2), "{results:?}");
         assert_eq!((results.x.moves, results.o.moves), (0, 1), "{results:?}");
         assert_eq!(results.x.thinking, Duration::ZERO, "{results:?}");
-        assert!((results.average_plies() - 0.5).abs() < 1e-9, "{results:?}");
+        // The one game with a move had one ply.
+        assert!((results.average_plies() - 1.0).abs() < 1e-9, "{results:?}");
         // Game 0 had no move; in game 1 the first mover, O, won.
         assert_eq!(results.unplayed, 1, "{results:?}");
         assert_eq!(results.first_mover_wins, 1, "{results:?}");

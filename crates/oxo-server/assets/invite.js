@@ -24,10 +24,13 @@ export function drawInvite() {
   }
   figure.hidden = phone || !figure.querySelector('svg');
   // Whether anyone but the friend with the link can find the game: the
-  // lobby lists it while its creator has this page or the start page open.
+  // lobby lists it while its creator has this page or the start page open,
+  // and a correspondence game for its days a move after they leave.
   const listed = !!(S && S.game && S.game.listed);
-  const note = listed ? 'In the lobby while this page or the start page is open here.'
-    : 'Not in the lobby: only the invite link joins.';
+  const days = S && S.game && S.game.clock && S.game.clock.days;
+  const note = !listed ? 'Not in the lobby: only the invite link joins.'
+    : days ? `In the lobby while this page or the start page is open here, and for ${days} day${days === 1 ? '' : 's'} after you leave.`
+      : 'In the lobby while this page or the start page is open here.';
   if ($('seek-note').textContent !== note) $('seek-note').textContent = note;
 }
 

@@ -83,8 +83,8 @@ pub fn table(
         )
     } else if results.unplayed < results.games {
         format!(
-            "average game {:.2} plies; the first mover won {} of the {} with a move; {} lost \
-             before any move",
+            "average game {:.2} plies and the first mover won {} of the {} with a move; {} \
+             lost before any move",
             results.average_plies(),
             results.first_mover_wins,
             super::count(results.games - results.unplayed, "game"),
@@ -407,7 +407,7 @@ mod tests {
         let text = table(&c, &results, Duration::ZERO, None);
         assert!(
             text.contains(
-                "  average game 0.50 plies; the first mover won 2 of the 2 games with a move; \
+                "  average game 1.00 plies and the first mover won 2 of the 2 games with a move; \
                  2 games lost before any move; 0.00 s in all\n"
             ),
             "{text}"

@@ -146,8 +146,10 @@ pub struct GameView {
     pub clock: Option<ClockView>,
     /// What each seat is called.
     pub players: Players,
-    /// Whether the room is listed in the lobby (an open game there shows
-    /// while its creator is here: see `hub/lobby.rs`).
+    /// Whether the room was made to be listed in the lobby (`"listed":
+    /// true`), whatever has become of it since: an open game shows there
+    /// while it waits and its creator is here, or for correspondence was
+    /// here lately (see `hub/lobby.rs`).
     pub listed: bool,
 }
 
