@@ -285,14 +285,17 @@ const SAME_STOP: Duration = Duration::from_secs(1);
 /// the terminal's Ctrl-C does not reach); what it did is in the slot
 /// returned, once `stop` is set. Another, [`SAME_STOP`] or more later,
 /// exits at once, as the signal would have, with no results (for a move
-/// that is long in coming); no engine is left, as none starts once they
-/// are ended.
+/// that is long in coming), unless the results are being written by then
+/// (`reporting`): they are not cut short. No engine is left, as none
+/// starts once they are ended.
 fn stop_on_signal(
     stop: &Arc<AtomicBool>,
     engines: bool,
+    reporting: &Arc<AtomicBool>,
 ) -> anyhow::Result<Arc<Mutex<Option<Stopped>>>> {
     let stopped = Arc::new(Mutex::new(None));
     let (flag, slot) = (Arc::clone(stop), Arc::clone(&stopped));
+    let reporting = Arc::clone(reporting);
     let mut first_at = None;
     super::on_each_signal(move |signal| {
         let Some(first_at) = first_at else {
@@ -309,7 +312,7 @@ fn stop_on_signal(
             *first = Some(Stopped { signal, ended });
             return;
         };
-        if first_at.elapsed() >= SAME_STOP {
+        if first_at.elapsed() >= SAME_STOP && !reporting.load(Ordering::SeqCst) {
             note!(
                 "\noxo: stopped by a second signal, {}: no results",
                 signal.name()
@@ -370,7 +373,8 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
         .chain(&args.players)
         .any(|p| matches!(p, ArenaPlayer::Brain(_)));
     let stop = Arc::new(AtomicBool::new(false));
-    let stopped = stop_on_signal(&stop, engines)?;
+    let reporting = Arc::new(AtomicBool::new(false));
+    let stopped = stop_on_signal(&stop, engines, &reporting)?;
     let signal = match config {
         Config::Match { config, grade } => {
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
@@ -390,6 +394,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                 None
             };
             status.clear();
+            reporting.store(true, Ordering::SeqCst);
             let signal = stopped_by(&stop, &stopped, engines, results.games, config.games);
             let mut out = super::stdout();
             if args.json {
@@ -421,6 +426,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             })
             .map_err(arena_error)?;
             status.clear();
+            reporting.store(true, Ordering::SeqCst);
             let elapsed = start.elapsed();
             let signal = stopped_by(&stop, &stopped, engines, results.games(), total);
             // The plot before the results, so a reader of the results that
