@@ -100,7 +100,9 @@ impl TimeControl {
 pub struct Running {
     /// The side whose time is passing.
     pub side: Player,
-    /// When its clock started, in the caller's milliseconds.
+    /// Since when its time left is counted (its clock's start, or the last
+    /// change that counted it: [`Clock::rebased`]), in the caller's
+    /// milliseconds.
     pub since: u64,
 }
 
@@ -134,7 +136,7 @@ impl Clock {
     }
 
     /// A clock as a store kept it: `left` is X's and O's time left, the
-    /// running side's as of when its clock started ([`Clock::stored_left`]).
+    /// running side's as of its [`Running::since`] ([`Clock::stored_left`]).
     #[must_use]
     pub const fn from_parts(
         control: TimeControl,
@@ -170,7 +172,8 @@ impl Clock {
     }
 
     /// `side`'s time left as stored: for the running side, as of when its
-    /// clock started (what [`Clock::from_parts`] takes back).
+    /// time was last counted, its [`Running::since`] (what
+    /// [`Clock::from_parts`] takes back).
     #[must_use]
     pub const fn stored_left(&self, side: Player) -> u64 {
         self.left[side.index()]

@@ -20,7 +20,8 @@ use crate::lock;
 /// A strategy is built for a board the first time it chooses on one, and
 /// kept for it: its choices on each board are fixed by `seed`, and go on
 /// from one call to the next whatever boards come between (the players of
-/// the last eight boards are kept; one built again after that plays a
+/// the last eight boards are kept, of one for `alphabeta` and `perfect`,
+/// whose search tables are large; one built again after that plays a
 /// stream of its own, never its first one again). `model` is a model file
 /// written by `oxo train`, played by `learned` on its board in place of
 /// the built-in one.
@@ -39,8 +40,16 @@ pub struct PyStrategy {
     built: Mutex<Built>,
 }
 
-/// How many boards' players a strategy keeps.
-const BOARDS_KEPT: usize = 8;
+/// How many boards' players a strategy keeps: eight of the light ones, one
+/// of those that keep search tables (`alphabeta`, `perfect`: tens of MiB
+/// each), which rebuild for another board as before, but with a stream of
+/// their own.
+const fn boards_kept(kind: StrategyKind) -> usize {
+    match kind {
+        StrategyKind::AlphaBeta | StrategyKind::Perfect => 1,
+        _ => 8,
+    }
+}
 
 /// A strategy's players, one a board, and how many were ever built.
 #[derive(Default)]
@@ -60,6 +69,7 @@ impl Built {
         &mut self,
         rules: Rules,
         seed: u64,
+        kept: usize,
         build: impl FnOnce(u64) -> PyResult<Box<dyn Strategy>>,
     ) -> PyResult<&mut Box<dyn Strategy>> {
         match self.players.iter().position(|(r, _)| *r == rules) {
@@ -79,7 +89,7 @@ impl Built {
                 if !self.seen.contains(&rules) {
                     self.seen.push(rules);
                 }
-                if self.players.len() == BOARDS_KEPT {
+                if self.players.len() >= kept {
                     self.players.remove(0);
                 }
                 self.players.push((rules, player));
@@ -103,7 +113,7 @@ impl PyStrategy {
         // Searches take time: let other Python threads run meanwhile.
         py.detach(|| {
             let mut built = lock(&self.built);
-            let player = built.player(rules, self.seed, |seed| {
+            let player = built.player(rules, self.seed, boards_kept(self.kind), |seed| {
                 self.catalog
                     .build(self.kind, rules, seed)
                     .map_err(raise::<StrategyError>)

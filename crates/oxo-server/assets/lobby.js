@@ -52,7 +52,7 @@ export async function showLobby() {
   const recent = r.data.recent || [];
   const waiting = recent.filter((g) => g.status === 'waiting' && (seats.get(g.id) || {}).seat === 'x');
   // Open games no longer waiting (joined, cancelled, gone) are let go.
-  for (const id of seats.seeks()) {
+  for (const id of ids.filter((x) => seats.seeks().includes(x))) {
     if (recent.some((g) => g.id === id && g.status !== 'waiting') || !recent.some((g) => g.id === id)) seats.forgetSeek(id);
   }
   const own = new Map(waiting.filter((g) => g.entry).map((g) => [g.entry, g]));

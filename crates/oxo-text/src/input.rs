@@ -99,8 +99,9 @@ pub fn quoted(line: &[u8]) -> String {
             shown.push_str(&format!("… ({} bytes{more})", line.len()));
             break;
         }
-        // Bidirectional marks, embeddings, overrides and isolates.
-        let reorders = matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        // Bidirectional marks, embeddings, overrides and isolates, and the
+        // line and paragraph separators some terminals break lines on.
+        let reorders = matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
         if c.is_control() || reorders {
             shown.extend(c.escape_debug());
         } else {

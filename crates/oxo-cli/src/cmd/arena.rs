@@ -286,8 +286,9 @@ const SAME_STOP: Duration = Duration::from_secs(1);
 /// returned, once `stop` is set. Another, [`SAME_STOP`] or more later,
 /// exits at once, as the signal would have, with no results (for a move
 /// that is long in coming), unless the results are being written by then
-/// (`reporting`): they are not cut short. No engine is left, as none
-/// starts once they are ended.
+/// (`reporting`): they are not cut short by the first such signal, but a
+/// writing stuck on a stalled pipe is by the next. No engine is left, as
+/// none starts once they are ended.
 fn stop_on_signal(
     stop: &Arc<AtomicBool>,
     engines: bool,
@@ -296,6 +297,7 @@ fn stop_on_signal(
     let stopped = Arc::new(Mutex::new(None));
     let (flag, slot) = (Arc::clone(stop), Arc::clone(&stopped));
     let reporting = Arc::clone(reporting);
+    let mut spared = false;
     let mut first_at = None;
     super::on_each_signal(move |signal| {
         let Some(first_at) = first_at else {
@@ -312,13 +314,18 @@ fn stop_on_signal(
             *first = Some(Stopped { signal, ended });
             return;
         };
-        if first_at.elapsed() >= SAME_STOP && !reporting.load(Ordering::SeqCst) {
-            note!(
-                "\noxo: stopped by a second signal, {}: no results",
-                signal.name()
-            );
-            std::process::exit(i32::from(signal.exit_code()));
+        if first_at.elapsed() < SAME_STOP {
+            return;
         }
+        if reporting.load(Ordering::SeqCst) && !spared {
+            spared = true;
+            return;
+        }
+        note!(
+            "\noxo: stopped by a second signal, {}: no results",
+            signal.name()
+        );
+        std::process::exit(i32::from(signal.exit_code()));
     })?;
     Ok(stopped)
 }

@@ -102,9 +102,14 @@ impl Room {
                 .taken_back(self.game.to_move(), plies, now)
                 .map_err(out)?
         } else {
-            // Anything else (an offer, time given): the running clock as of
-            // now, so that the GAME sent for the change shows the time left
-            // now, as a read would.
+            // Anything else (an offer, time given): too late once the seat
+            // to move has run out of time, as a move would be (time given
+            // must not revive a flagged clock); else the running clock as
+            // of now, so that the GAME sent for the change shows the time
+            // left now, as a read would.
+            if let Some(side) = before.flagged(now) {
+                return Err(out(Flagged(side)));
+            }
             clock.rebased(now)
         };
         self.rec.clock = Some(if self.round_on() || !self.seated() {
@@ -144,7 +149,8 @@ pub struct ClockView {
 }
 
 impl ClockView {
-    /// The view of `clock`, as of when its running side's clock started.
+    /// The view of `clock`, as of when its running side's time left was
+    /// last counted (its start, or the last change since).
     #[must_use]
     pub fn of(clock: &Clock) -> ClockView {
         let (initial_ms, increment_ms, days) = match clock.control() {

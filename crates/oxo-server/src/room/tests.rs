@@ -346,6 +346,15 @@ fn a_seat_gives_the_other_time_on_a_clock_of_minutes_only() {
         refused(&days, |r| r.give_time(Player::X, None)),
         RoomError::NoTimeToGive
     );
+    // Given past the deadline (a change the flag's ruling did not come
+    // before): too late, as a move would be; the flag is not revived.
+    assert_eq!(
+        r.give_time(Player::O, None)
+            .unwrap()
+            .clocked(&r, 65_000)
+            .unwrap_err(),
+        RoomError::OutOfTime(Player::X)
+    );
     let resigned = given.resign(Player::X, None).unwrap();
     assert_eq!(
         refused(&resigned, |r| r.give_time(Player::O, None)),

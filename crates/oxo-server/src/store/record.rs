@@ -288,8 +288,8 @@ impl Stored {
 /// A timed room's clock as the stores keep it, in one column: the time
 /// control (`f` initial `+` increment, or `d` time a move), X's and O's
 /// time left, and, while a clock runs, its seat and since when; every time
-/// in milliseconds (the running seat's time left as of when its clock
-/// started). Such as `f180000+2000 178000 180000 o 1795000000000`.
+/// in milliseconds (the running seat's time left as of that "since": its
+/// clock's start, or the last change that counted its time). Such as `f180000+2000 178000 180000 o 1795000000000`.
 pub(super) fn clock_text(clock: &Clock) -> String {
     let control = match clock.control() {
         TimeControl::Fischer { initial, increment } => format!("f{initial}+{increment}"),
