@@ -141,7 +141,7 @@ async fn an_open_game_shows_only_while_its_creator_is_connected() {
 async fn a_new_game_shows_within_its_grace_until_its_creator_comes_and_goes() {
     // The hub and the store read one time, which only the test moves.
     let time = ManualTime::at_system_now();
-    let (_server, client) = crate::fixlobby::on_manual_time(&time).await;
+    let (_server, client) = crate::lobby_presence::on_manual_time(&time).await;
     open_game(&client).await;
     time.advance(Duration::from_secs(15));
     let (id, x) = open_game(&client).await;

@@ -9,6 +9,7 @@
 //! - `nodes`: several nodes on one throwaway PostgreSQL;
 //! - `fuzz_bodies`: the JSON bodies fuzzed;
 //! - `lobby_life`: the lobby shows only the games someone is at, names, pages;
+//! - `lobby_presence`: the lobby lists by presence, not by age, time passed in;
 //! - `lost_commits`: PostgreSQL connections lost mid-commit;
 //! - `clock`: clocks and correspondence, with the time passed in.
 
@@ -16,12 +17,12 @@ mod analysis;
 mod api;
 mod clock;
 mod common;
-mod fixlobby;
 mod fuzz_bodies;
 mod hints7;
 mod life;
 mod limits;
 mod live;
 mod lobby_life;
+mod lobby_presence;
 mod lost_commits;
 mod nodes;
