@@ -234,17 +234,7 @@ fn a_terminal_that_goes_away_ends_the_game_with_129() {
     // Killing `script` closes the terminal's other end.
     pty.child.kill().unwrap();
     pty.child.wait().unwrap();
-    let start = Instant::now();
-    let written = loop {
-        match std::fs::read_to_string(&code) {
-            Ok(text) if text.ends_with('\n') => break text,
-            _ => {
-                assert!(start.elapsed() < PATIENCE, "oxo never ended");
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-    };
-    assert_eq!(written.trim(), "129");
+    assert_eq!(exit_code_written(&code), "129");
 }
 
 /// A hangup whose SIGHUP never reaches the game ends it with 129 too: the
@@ -271,17 +261,22 @@ fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
     let _game = KillOnDrop(pty.pid());
     pty.child.kill().unwrap();
     pty.child.wait().unwrap();
+    assert_eq!(exit_code_written(&code), "129");
+}
+
+/// The exit code a shell wrote to `path` once the game ended (a test's
+/// bound, not a speed test).
+fn exit_code_written(path: &std::path::Path) -> String {
     let start = Instant::now();
-    let written = loop {
-        match std::fs::read_to_string(&code) {
-            Ok(text) if text.ends_with('\n') => break text,
+    loop {
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.ends_with('\n') => return text.trim().to_owned(),
             _ => {
                 assert!(start.elapsed() < PATIENCE, "oxo never ended");
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
-    };
-    assert_eq!(written.trim(), "129");
+    }
 }
 
 /// Kills the process of this id when dropped, test failing or not.

@@ -543,16 +543,7 @@ async fn a_correspondence_seek_outlives_its_creators_tab(
     let x = created["token"].as_str().unwrap().to_owned();
     let recent = client.get_json(&format!("/api/lobby?recent={id}")).await;
     let entry = recent["recent"][0]["entry"].as_str().unwrap().to_owned();
-    let join = async || {
-        client
-            .call(
-                "POST",
-                &format!("/api/lobby/{entry}/join"),
-                None,
-                &json!({}),
-            )
-            .await
-    };
+    let join = async || crate::lobby_presence::join(&client, &entry).await;
     // Made through the API and never connected: listed for its days since
     // it was opened (no grace here), then not.
     assert_eq!(open_entries(&client).await.len(), 1);

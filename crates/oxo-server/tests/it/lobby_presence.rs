@@ -48,7 +48,7 @@ fn last_changed_an_hour_ago(path: &std::path::Path, id: &str) {
 }
 
 /// Ask for seat O of lobby entry `entry`: the answer's status and body.
-async fn join(client: &Client, entry: &str) -> (u16, serde_json::Value) {
+pub(crate) async fn join(client: &Client, entry: &str) -> (u16, serde_json::Value) {
     client
         .call(
             "POST",
