@@ -445,14 +445,7 @@ async fn a_waiting_game_is_cancelled(store: Arc<dyn Store>) {
     );
     let said = "the player who opened this game has cancelled it; nobody can join it now";
     let entry = entry.as_str().unwrap();
-    let (status, late) = client
-        .call(
-            "POST",
-            &format!("/api/lobby/{entry}/join"),
-            None,
-            &json!({}),
-        )
-        .await;
+    let (status, late) = crate::lobby_presence::join(&client, entry).await;
     assert_eq!((status, &late["error"]), (409, &json!(said)), "{late}");
     let (status, late) = client
         .call(

@@ -831,15 +831,7 @@ async fn the_lobby_and_rematch_offers_work_across_nodes() {
     let x = created["token"].as_str().unwrap().to_owned();
     let lobby = b.client.get_json("/api/lobby").await;
     let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
-    let (status, joined) = b
-        .client
-        .call(
-            "POST",
-            &format!("/api/lobby/{entry}/join"),
-            None,
-            &json!({}),
-        )
-        .await;
+    let (status, joined) = crate::lobby_presence::join(&b.client, &entry).await;
     assert_eq!(status, 200, "{joined}");
     let o = joined["token"].as_str().unwrap().to_owned();
     assert_eq!(a.game(&id).await["seats"]["o"], true, "A sees the join");
