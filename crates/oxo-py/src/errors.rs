@@ -60,10 +60,9 @@ pub(crate) fn raise<E: pyo3::PyTypeInfo>(error: impl std::fmt::Display) -> PyErr
     PyErr::new::<E, _>(error.to_string())
 }
 
-/// A library error as the Python exception `E`, its message followed by
-/// its causes' (`cannot read …: Is a directory (os error 21)`), as the
-/// command line prints an error.
-pub(crate) fn raise_with_causes<E: pyo3::PyTypeInfo>(error: &dyn std::error::Error) -> PyErr {
+/// A library error's message followed by its causes' (`cannot read …: Is
+/// a directory (os error 21)`), as the command line prints an error.
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut cause = error.source();
     while let Some(e) = cause {
@@ -71,5 +70,5 @@ pub(crate) fn raise_with_causes<E: pyo3::PyTypeInfo>(error: &dyn std::error::Err
         message.push_str(&e.to_string());
         cause = e.source();
     }
-    PyErr::new::<E, _>(message)
+    message
 }

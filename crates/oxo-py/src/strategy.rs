@@ -10,7 +10,7 @@ use oxo_core::Rules;
 use pyo3::prelude::*;
 
 use crate::args::Int;
-use crate::errors::{ModelError, OxoError, StrategyError, raise, raise_with_causes};
+use crate::errors::{ModelError, OxoError, StrategyError, raise, with_causes};
 use crate::game::PyGame;
 use crate::lock;
 
@@ -146,26 +146,8 @@ fn load_model(path: &PathBuf) -> PyResult<Model> {
     let file = File::open(path).map_err(|e| {
         raise::<ModelError>(format!("cannot open model file {}: {e}", path.display()))
     })?;
-    Model::load(BufReader::new(file)).map_err(|e| {
-        let named = format!("{}: {e}", path.display());
-        raise_with_causes::<ModelError>(&Named(named, e))
-    })
-}
-
-/// An error with the message given in place of its own, and its causes.
-#[derive(Debug)]
-struct Named<E>(String, E);
-
-impl<E> std::fmt::Display for Named<E> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<E: std::error::Error> std::error::Error for Named<E> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.1.source()
-    }
+    Model::load(BufReader::new(file))
+        .map_err(|e| raise::<ModelError>(format!("{}: {}", path.display(), with_causes(&e))))
 }
 
 #[pymethods]
