@@ -91,7 +91,9 @@ export function drawActions() {
     const pending = offers[what];
     const mine = pending === me;
     const theirs = pending && !mine;
-    const possible = what === 'draw' || movesBy(g, theirs ? other(me) : me) > 0;
+    // A draw, like a resignation, only once both sides have moved (before,
+    // the server refuses it: Abort is the way out).
+    const possible = what === 'draw' ? !abortable : movesBy(g, theirs ? other(me) : me) > 0;
     setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel);
     setButton(`act-${what}-decline`, !!theirs, `Decline ${noun}`);
   }

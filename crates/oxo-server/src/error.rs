@@ -154,6 +154,7 @@ impl ApiError {
             | RoomError::NoTimeToGive
             | RoomError::RoundOver
             | RoomError::TooLateToAbort
+            | RoomError::AbortOnly
             | RoomError::NothingToTakeBack
             | RoomError::Proposed(..)
             | RoomError::NoProposal(_)

@@ -128,8 +128,10 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         );
 
         // Round 1: called off before anyone moved; counts for nobody.
-        wait_actions(&a, "X before any move", &["Offer draw", "Abort"]).await;
-        wait_actions(&b, "O before any move", &["Offer draw", "Abort"]).await;
+        // Until both sides have moved, Abort is the only way out: no draw
+        // offer, no resignation.
+        wait_actions(&a, "X before any move", &["Abort"]).await;
+        wait_actions(&b, "O before any move", &["Abort"]).await;
         click(&a, "act-abort").await;
         for (client, who) in [(&a, "X"), (&b, "O"), (&c, "the spectator")] {
             let shown =
@@ -184,13 +186,16 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
             .await;
         }
         wait_page(&a, "X to move again", |p| p.playable).await;
+        // One move left in the round: Abort again, and no draw yet.
+        wait_actions(&b, "O after the takeback", &["Takeback", "Abort"]).await;
+        play(&a, &b, 0, 2).await;
 
         // O offers a draw; X accepts it.
         click(&b, "act-draw").await;
         let note = wait_actions(
             &a,
             "X is offered a draw",
-            &["Accept draw", "Decline draw", "Abort"],
+            &["Accept draw", "Decline draw", "Takeback", "Resign"],
         )
         .await;
         assert_eq!(note, "O offers a draw");
@@ -271,7 +276,13 @@ fn against_the_computer_a_takeback_is_granted_at_once() {
             p.board == ".../.../..." && p.playable
         })
         .await;
-        // On 3×3 perfect play is a draw: the computer accepts one.
+        // On 3×3 perfect play is a draw: once both sides have moved, the
+        // computer accepts one.
+        click_cell(&a, 1, 1).await;
+        wait_page(&a, "the computer's reply again", |p| {
+            p.count('O') == 1 && p.playable
+        })
+        .await;
         click(&a, "act-draw").await;
         wait_status(&a, "the computer agrees", "Draw by agreement").await;
         assert_eq!(h.api_game(&id).await["reason"], "agreement");

@@ -121,10 +121,14 @@ impl Room {
     /// `seat` resigns the round: the other seat wins it.
     ///
     /// # Errors
-    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`].
+    /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
+    /// [`RoomError::AbortOnly`] until both sides have moved.
     pub fn resign(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
         self.playing()?;
         self.check_version(version)?;
+        if !self.both_moved() {
+            return Err(RoomError::AbortOnly);
+        }
         Ok(self.finish(Ending {
             reason: Reason::Resign,
             winner: Some(seat.other()),
@@ -162,7 +166,8 @@ impl Room {
     }
 
     /// Whether both seats have moved in the round: until then it can be
-    /// aborted, and a claim aborts it rather than winning it.
+    /// aborted but not resigned or drawn, and a claim aborts it rather
+    /// than winning it.
     fn both_moved(&self) -> bool {
         self.rec.moves.len() >= 2
     }
@@ -190,7 +195,8 @@ impl Room {
     /// # Errors
     /// [`RoomError::Waiting`], [`RoomError::RoundOver`], [`RoomError::Stale`];
     /// [`RoomError::NothingToTakeBack`] when the proposer has no move in
-    /// the round; [`RoomError::Proposed`] when `seat` offered already;
+    /// the round; [`RoomError::AbortOnly`] for a draw before both sides
+    /// have moved; [`RoomError::Proposed`] when `seat` offered already;
     /// [`RoomError::DrawDeclined`] by the computer.
     pub fn propose(
         &self,
@@ -201,6 +207,9 @@ impl Room {
     ) -> Result<Room, RoomError> {
         self.playing()?;
         self.check_version(version)?;
+        if what == Proposal::Draw && !self.both_moved() {
+            return Err(RoomError::AbortOnly);
+        }
         let pending = self.proposal(what);
         if pending == Some(seat) {
             return Err(RoomError::Proposed(what, seat.other()));

@@ -112,6 +112,13 @@ pub enum RoomError {
     /// Both sides have moved: a round is aborted only before that.
     #[error("a round can be aborted only until both sides have moved; resign instead")]
     TooLateToAbort,
+    /// A resignation or a draw offer before both sides have moved: then a
+    /// round is only aborted, which counts for nobody (lichess's rule), so
+    /// that a game is never scored before each side has played in it.
+    #[error(
+        "until both sides have moved, a round cannot be resigned or drawn, only aborted (which counts for nobody)"
+    )]
+    AbortOnly,
     /// A takeback asked for by a seat with no move in the round.
     #[error("you have no move to take back in this round")]
     NothingToTakeBack,

@@ -719,6 +719,49 @@ fn a_round_is_aborted_only_until_both_sides_have_moved_and_counts_for_nobody() {
 }
 
 #[test]
+fn until_both_sides_have_moved_a_round_is_neither_resigned_nor_drawn() {
+    // Lichess's rule: a game is scored only once each side has played in
+    // it; before that, leaving it is an abort.
+    for young in [seated(), after(seated(), &[(0, 0)])] {
+        for seat in [Player::X, Player::O] {
+            assert_eq!(
+                refused(&young, |r| r.resign(seat, None)),
+                RoomError::AbortOnly
+            );
+            assert_eq!(
+                refused(&young, |r| r.propose(seat, Proposal::Draw, None, true)),
+                RoomError::AbortOnly
+            );
+        }
+    }
+    // A takeback is still asked for by the seat that has moved.
+    let one = after(seated(), &[(0, 0)]);
+    assert!(
+        one.propose(Player::X, Proposal::Takeback, None, false)
+            .is_ok()
+    );
+    // From the second move on, both are as before.
+    let two = after(one, &[(1, 1)]);
+    assert_eq!(
+        two.resign(Player::O, None).unwrap().reason(),
+        Some(Reason::Resign)
+    );
+    let offered = two.propose(Player::O, Proposal::Draw, None, false).unwrap();
+    assert_eq!(offered.proposal(Proposal::Draw), Some(Player::O));
+    // A takeback to before the second move leaves no draw to accept.
+    let back = offered
+        .propose(Player::O, Proposal::Takeback, None, false)
+        .unwrap()
+        .propose(Player::X, Proposal::Takeback, None, false)
+        .unwrap();
+    assert_eq!(back.proposal(Proposal::Draw), None);
+    assert_eq!(
+        refused(&back, |r| r.propose(Player::X, Proposal::Draw, None, false)),
+        RoomError::AbortOnly
+    );
+}
+
+#[test]
 fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
     let r = after(seated(), &[(1, 1), (0, 1), (2, 1)]);
     let offered = r.propose(Player::O, Proposal::Draw, None, false).unwrap();

@@ -209,9 +209,9 @@ async fn hints_against_the_computer_on_gomoku_are_the_estimate() {
     // The analysis board says the same of the same position.
     let (_, board) = get(&router, "/api/analysis?size=15x15").await;
     assert_eq!(board["estimate"], hints["estimate"]);
-    // Once X resigns the round is over: no estimate (nor values, on 15×15).
+    // Once X aborts the round it is over: no estimate (nor values, on 15×15).
     let x = created["token"].as_str().unwrap();
-    let path = format!("/api/games/{id}/resign");
+    let path = format!("/api/games/{id}/abort");
     let (status, body) = call(&router, "POST", &path, Some(x), "").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, hints) = get(&router, &format!("/api/games/{id}/hints")).await;

@@ -164,8 +164,16 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
             (&game["reason"], &game["offers"]),
             (&Value::Null, &json!({"draw": null, "takeback": null}))
         );
-        // Round 1: X moves, O resigns.
+        // Round 1: O may not resign before both sides have moved (only
+        // abort); once each has, O resigns.
         assert_eq!(api.play(&id, &x, 1, 1).await.0, StatusCode::OK);
+        let (status, body) = api.act(&id, "resign", &o).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{body}");
+        assert_eq!(
+            body["error"],
+            "until both sides have moved, a round cannot be resigned or drawn, only aborted (which counts for nobody)"
+        );
+        assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::OK);
         let (status, body) = api.act(&id, "resign", &o).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_ended(&body["game"], "won", "resign", Some("x"), score(1, 0, 0));
@@ -187,6 +195,7 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         // Round 3 (X starts): drawn by agreement.
         api.next_round(&id, [&o, &x]).await;
         assert_eq!(api.play(&id, &x, 0, 0).await.0, StatusCode::OK);
+        assert_eq!(api.play(&id, &o, 1, 1).await.0, StatusCode::OK);
         let (status, body) = api.act(&id, "draw", &x).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(
@@ -267,6 +276,10 @@ async fn offers_are_declined_withdrawn_or_declined_by_a_move() {
     let api = Api::open(&dir.path().join("oxo.db"));
     let (id, x, o) = api.seated(json!({})).await;
     let draw = format!("/api/games/{id}/draw");
+    // No offer before both sides have moved.
+    assert_eq!(api.play(&id, &x, 1, 1).await.0, StatusCode::OK);
+    assert_eq!(api.act(&id, "draw", &o).await.0, StatusCode::CONFLICT);
+    assert_eq!(api.play(&id, &o, 0, 0).await.0, StatusCode::OK);
     // Nothing to decline yet.
     let (status, body) = api.send("DELETE", &draw, Some(&o), None, "").await;
     assert_eq!(status, StatusCode::CONFLICT);
@@ -279,10 +292,13 @@ async fn offers_are_declined_withdrawn_or_declined_by_a_move() {
     let (status, body) = api.send("DELETE", &draw, Some(&o), None, "").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["game"]["offers"]["draw"], Value::Null);
-    // Offered, and declined by the other side's move.
-    assert_eq!(api.play(&id, &x, 1, 1).await.0, StatusCode::OK);
+    // Offered, standing through the offerer's own move, and declined by
+    // the other side's.
     assert_eq!(api.act(&id, "draw", &x).await.0, StatusCode::OK);
-    let (status, body) = api.play(&id, &o, 0, 0).await;
+    let (status, body) = api.play(&id, &x, 2, 2).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["game"]["offers"]["draw"], "x");
+    let (status, body) = api.play(&id, &o, 0, 2).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["game"]["offers"]["draw"], Value::Null);
     // A stale version is refused and changes nothing.
@@ -486,6 +502,16 @@ async fn against_the_computer_takebacks_are_granted_and_draws_follow_the_solver(
         (&body["game"]["moves"], &body["game"]["next"]),
         (&json!([]), &json!("x"))
     );
+    // No draw before both sides have moved: the round can only be aborted.
+    let (status, body) = api.act(&id, "draw", &x).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("only aborted"),
+        "{body}"
+    );
+    let (status, body) = api.play(&id, &x, 1, 1).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    until(&api, &id, |g| g["next"] == "x").await;
     // 3×3 is a draw: perfect play accepts.
     let (status, body) = api.act(&id, "draw", &x).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -502,6 +528,9 @@ async fn against_the_computer_takebacks_are_granted_and_draws_follow_the_solver(
     );
     // Too big to solve: the computer declines and plays on.
     let (id, x) = create(json!({"opponent": "alphabeta", "size": "9x9", "k": 5})).await;
+    let (status, body) = api.play(&id, &x, 4, 4).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    until(&api, &id, |g| g["next"] == "x").await;
     let (status, body) = api.act(&id, "draw", &x).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(
@@ -721,6 +750,13 @@ async fn endings_takebacks_and_keys_hold_across_nodes_on_postgresql() {
         200
     );
     until_on(a, &id, |g| g["round"] == 2).await;
+    // O moves first in round 2; a round is resigned only once both have moved.
+    for (token, cell) in [(&o, json!({"row": 1, "col": 1})), (&x, reply.clone())] {
+        assert_eq!(
+            a.call("POST", &at("moves"), Some(token), &cell).await.0,
+            200
+        );
+    }
     assert_eq!(
         a.call("POST", &at("resign"), Some(&o), &Value::Null)
             .await
@@ -739,7 +775,7 @@ async fn endings_takebacks_and_keys_hold_across_nodes_on_postgresql() {
         rounds,
         [
             (json!([[1, 1], [0, 0]]), "draw".into(), "agreement".into()),
-            (json!([]), "x".into(), "resign".into()),
+            (json!([[1, 1], [0, 0]]), "x".into(), "resign".into()),
         ]
     );
 }

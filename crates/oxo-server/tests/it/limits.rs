@@ -700,6 +700,13 @@ async fn a_late_decline_is_a_change_whose_outcome_is_unknown() {
     .await;
     let client = Client::new(server.addr);
     let game = seated_game(&client, &json!({})).await.unwrap();
+    let moves = format!("/api/games/{}/moves", game.id);
+    for (token, col) in [(&game.x, 0), (&game.o, 1)] {
+        let (status, body) = client
+            .call("POST", &moves, Some(token), &json!({"row": 0, "col": col}))
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
     let draw = format!("/api/games/{}/draw", game.id);
     let (status, offered) = client.call("POST", &draw, Some(&game.x), &json!({})).await;
     assert_eq!(status, 200, "{offered}");
