@@ -127,7 +127,13 @@ export function connect() {
       return;
     }
     const game = g && g.game ? g.game : g;
-    if (st.sent && game && game.version > st.sent.move.version) {
+    // The GAME with the move answers it; so does any other change of the
+    // position (the move is then refused, and its refusal says so). An
+    // offer or time given meanwhile leaves the move current on the server.
+    const sent = st.sent;
+    if (sent && game && game.version > sent.move.version
+        && (game.round !== sent.round || (game.moves || []).length !== sent.plies
+            || game.status !== 'playing')) {
       answered(st);
       clearMessage();
     }

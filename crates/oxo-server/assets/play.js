@@ -27,6 +27,10 @@ export async function play(r, c) {
     // move goes again as a POST, and the socket starts afresh.
     st.sent = {
       move,
+      // The position it was chosen on: a GAME that changed the position
+      // answers it; one that only offered or gave time does not.
+      round: g.round,
+      plies: (g.moves || []).length,
       timer: setTimeout(() => {
         if (S !== st || !st.sent) return;
         unanswered(st);

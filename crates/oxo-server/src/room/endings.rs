@@ -372,6 +372,7 @@ impl Room {
         next.rec.draw = None;
         next.rec.takeback = None;
         next.rec.version += 1;
+        next.rec.position_version = next.rec.version;
         Ok(next)
     }
 }

@@ -242,6 +242,7 @@ impl Room {
                 moves: Vec::new(),
                 score: Scoreboard::default(),
                 version: 1,
+                position_version: 1,
                 offer: None,
                 entry: None,
                 invite: None,
@@ -472,6 +473,8 @@ impl Room {
         let mut next = self.clone();
         next.rec.o_token = Some(token);
         next.rec.version += 1;
+        // The first round starts now.
+        next.rec.position_version = next.rec.version;
         Ok(next)
     }
 
@@ -479,7 +482,9 @@ impl Room {
     /// (`None` skips that check, for clients that do not track versions).
     ///
     /// The checks run in the order a client can act on: the round must be
-    /// on and the seat's turn, the version current, then the cell playable.
+    /// on and the seat's turn, the version current (the position as it was
+    /// at `version`: see [`RoomRecord::position_version`]), then the cell
+    /// playable.
     ///
     /// # Errors
     /// A [`RoomError`] naming the first check that failed.
@@ -504,8 +509,13 @@ impl Room {
                 to_move,
             }));
         }
+        // Stale only if the position changed since the version it was
+        // chosen at: an offer, an answer or time given in between leaves
+        // the move meaning what it meant (so that none of them, made in
+        // the same moment or over and over, can make the mover's move
+        // fail).
         if let Some(sent) = version
-            && sent != self.rec.version
+            && !(self.rec.position_version..=self.rec.version).contains(&sent)
         {
             return Err(RoomError::Stale {
                 sent,
@@ -533,6 +543,7 @@ impl Room {
             next.rec.set_series(series);
         }
         next.rec.version += 1;
+        next.rec.position_version = next.rec.version;
         Ok((next, outcome))
     }
 
@@ -581,6 +592,7 @@ impl Room {
         next.rec.set_series(series);
         next.game = series.game(self.rec.rules);
         next.rec.moves.clear();
+        next.rec.position_version = next.rec.version;
         Ok(next)
     }
 
@@ -671,6 +683,11 @@ pub struct RoomRecord {
     pub score: Scoreboard,
     /// The room's version.
     pub version: u64,
+    /// The version at which the current position arose (a move, a
+    /// takeback, the start of the round: a join or a rematch): a move sent
+    /// against any version from it to `version` is not stale, as only
+    /// offers, their answers and time given came after.
+    pub position_version: u64,
     /// The seat that offered a rematch of the finished round, if one has
     /// (between two people a new round needs both).
     pub offer: Option<Player>,

@@ -1177,3 +1177,57 @@ fn the_record_names_each_rounds_reason() {
         ]
     );
 }
+
+#[test]
+fn a_move_is_stale_only_once_the_position_has_changed() {
+    let r = after(seated(), &[(0, 0), (1, 1)]);
+    let seen = r.version();
+    // Offers, answers and withdrawals leave the position as X saw it.
+    let changed = r
+        .propose(Player::O, Proposal::Draw, None, false)
+        .unwrap()
+        .decline(Proposal::Draw, None)
+        .unwrap()
+        .propose(Player::O, Proposal::Takeback, None, false)
+        .unwrap();
+    assert_eq!(changed.version(), seen + 3);
+    let play_at = |r: &Room, seat, version| r.play(seat, Coords::new(2, 2), Some(version));
+    let (moved, _) = play_at(&changed, Player::X, seen).unwrap();
+    assert_eq!(moved.record().moves.len(), 3);
+    // A version never reached is stale.
+    assert!(matches!(
+        play_at(&changed, Player::X, seen + 4),
+        Err(RoomError::Stale { .. })
+    ));
+    // O's takeback, granted, changes the position: X's view from before
+    // it is stale, and so is O's own view before X's move.
+    let taken = changed
+        .propose(Player::X, Proposal::Takeback, None, false)
+        .unwrap();
+    assert_eq!(taken.record().moves.len(), 1);
+    assert!(matches!(
+        play_at(&taken, Player::O, seen),
+        Err(RoomError::Stale { .. })
+    ));
+    assert!(play_at(&taken, Player::O, taken.version()).is_ok());
+    assert!(matches!(
+        play_at(&moved, Player::O, seen + 3),
+        Err(RoomError::Stale { .. })
+    ));
+    // A new round is a new position: a version from the last one is stale.
+    let over = moved.resign(Player::O, None).unwrap();
+    let next = over
+        .rematch(Player::X, None)
+        .unwrap()
+        .rematch(Player::O, None)
+        .unwrap();
+    let starter = next.to_move().unwrap();
+    assert!(matches!(
+        next.play(starter, Coords::new(0, 0), Some(over.version())),
+        Err(RoomError::Stale { .. })
+    ));
+    assert!(
+        next.play(starter, Coords::new(0, 0), Some(next.version()))
+            .is_ok()
+    );
+}

@@ -72,6 +72,11 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     if let Some(clock) = &r.clock {
         let _ = write!(text, "|clock:{}", clock_text(clock));
     }
+    // Stored as empty when it is the version (every room stored before
+    // the column, and each one just moved), so written only when not.
+    if r.position_version != r.version {
+        let _ = write!(text, "|position:{}", r.position_version);
+    }
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut hex, b| {
@@ -197,6 +202,8 @@ pub(super) struct Stored {
     pub request_keys: Option<String>,
     /// The clock as [`clock_text`] spells it.
     pub clock: Option<String>,
+    /// The version at which the position arose, when not `version`.
+    pub position_version: Option<i64>,
 }
 
 impl Stored {
@@ -247,6 +254,16 @@ impl Stored {
                 parse_keyed(entry).ok_or_else(|| corrupt(format!("bad request key {entry:?}")))?,
             );
         }
+        let version = count(self.version)?;
+        let position_version = match self.position_version {
+            None => version,
+            Some(n) if (1..=version).contains(&count(n)?) => count(n)?,
+            Some(n) => {
+                return Err(corrupt(format!(
+                    "position version {n} is not within 1..={version}"
+                )));
+            }
+        };
         let record = RoomRecord {
             id: id.clone(),
             watch: GameId::from_trusted(&self.watch),
@@ -258,7 +275,8 @@ impl Stored {
             first,
             moves: cells,
             score: Scoreboard::from_counts(count(x)?, count(o)?, count(draws)?),
-            version: count(self.version)?,
+            version,
+            position_version,
             offer: self
                 .offer
                 .map(|seat| {
@@ -283,6 +301,12 @@ impl Stored {
         };
         Ok((record, self.digest))
     }
+}
+
+/// The position version as the stores keep it: empty when it is the
+/// version itself.
+pub(super) fn position_text(r: &RoomRecord) -> Option<i64> {
+    (r.position_version != r.version).then(|| int(r.position_version))
 }
 
 /// A timed room's clock as the stores keep it, in one column: the time

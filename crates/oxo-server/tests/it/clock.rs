@@ -473,3 +473,112 @@ async fn two_nodes_rule_a_flag_exactly_once_and_a_dead_nodes_game_is_ruled_by_th
         "x",
     );
 }
+
+/// `seat` (`"x"` or `"o"`) of `game` sends `what` (`moves` with a cell,
+/// or a change without one) against `version`.
+async fn send_at(
+    client: &Client,
+    game: &Seated,
+    seat: &str,
+    what: &str,
+    body: Value,
+) -> (u16, Value) {
+    let token = if seat == "x" { &game.x } else { &game.o };
+    client
+        .call(
+            "POST",
+            &format!("/api/games/{}/{what}", game.id),
+            Some(token),
+            &body,
+        )
+        .await
+}
+
+/// O gives time, offers a draw and withdraws it on `client`, none of which
+/// changes the position; the version of the game before them.
+async fn changes_without_a_move(client: &Client, game: &Seated) -> u64 {
+    let path = format!("/api/games/{}", game.id);
+    let seen = client.get_json(&path).await["version"].as_u64().unwrap();
+    for (method, what) in [("POST", "moretime"), ("POST", "draw"), ("DELETE", "draw")] {
+        let (status, body) = client
+            .call(
+                method,
+                &format!("{path}/{what}"),
+                Some(&game.o),
+                &Value::Null,
+            )
+            .await;
+        assert_eq!(status, 200, "{what}: {body}");
+    }
+    seen
+}
+
+/// X's move sent on `client` against `seen`, the version before
+/// [`changes_without_a_move`], is played: only the position makes a move
+/// stale. Sent against a version from the future it is refused, and so is
+/// O's reply sent against a version from before X's move.
+async fn the_move_is_still_current(client: &Client, game: &Seated, seen: u64) {
+    let moved_at = |version: u64| json!({"row": 2, "col": 2, "version": version});
+    let (status, body) = send_at(client, game, "x", "moves", moved_at(seen + 100)).await;
+    assert_eq!(status, 409, "a version from the future: {body}");
+    let (status, body) = send_at(client, game, "x", "moves", moved_at(seen)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["game"]["moves"], &body["game"]["version"]),
+        (&json!([[1, 1], [0, 0], [2, 2]]), &json!(seen + 4))
+    );
+    let reply = json!({"row": 0, "col": 2, "version": seen + 3});
+    let (status, body) = send_at(client, game, "o", "moves", reply).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("stale version"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn time_given_and_offers_never_make_a_move_stale_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::at(1_800_000_000_000);
+    let store = Arc::new(SqliteStore::open(dir.path().join("oxo.db")).unwrap());
+    let server = InProcess::start_with(store.clone(), &config(&time, NO_SWEEP)).await;
+    let client = Client::new(server.addr);
+    let game = started(&client).await;
+    let seen = changes_without_a_move(&client, &game).await;
+    // The position's version is kept with the room (its digest holding).
+    server.stop().await.unwrap();
+    let server = InProcess::start_with(store, &config(&time, NO_SWEEP)).await;
+    the_move_is_still_current(&Client::new(server.addr), &game, seen).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_given_and_offers_on_one_node_never_make_a_move_on_another_stale() {
+    let db = Postgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let time = ManualTime::at(1_800_000_000_000);
+    let node = async || {
+        let store = PgStore::connect(&db.url()).await.expect("PostgreSQL store");
+        let server = InProcess::start_with(Arc::new(store), &config(&time, NO_SWEEP)).await;
+        let client = Client::new(server.addr);
+        (server, client)
+    };
+    let (_a, a) = node().await;
+    let (_b, b) = node().await;
+    let game = started(&a).await;
+    // B holds the room before the changes, so it learns of them from A.
+    let path = format!("/api/games/{}", game.id);
+    b.get_json(&path).await;
+    let seen = changes_without_a_move(&a, &game).await;
+    the_move_is_still_current(&b, &game, seen).await;
+    // X offers a draw on B; a third node, reading the room from the
+    // database (its digest holding), plays O's reply sent against the
+    // version before the offer.
+    let (status, body) = b
+        .call("POST", &format!("{path}/draw"), Some(&game.x), &Value::Null)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_c, c) = node().await;
+    let reply = json!({"row": 0, "col": 2, "version": seen + 4});
+    let (status, body) = send_at(&c, &game, "o", "moves", reply).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["game"]["version"], seen + 6, "{body}");
+}

@@ -29,7 +29,7 @@ use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
 use crate::store::record::{
-    clock_text, digest, int, keyed_text, keys_text, reason_text, winner_text,
+    clock_text, digest, int, keyed_text, keys_text, position_text, reason_text, winner_text,
 };
 use crate::store::{Change, ChangeKind, StoreError, postgres_detail};
 
@@ -45,9 +45,9 @@ macro_rules! upsert {
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
                            offer, entry, invite, x_name, o_name, end_reason, end_winner,
                            draw_offer, takeback_offer, request_keys, clock, deadline,
-                           listed_at)
+                           position_version, listed_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34,
+                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34, $35,
                 CASE WHEN $22 IS NOT NULL THEN now() END)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
@@ -58,6 +58,7 @@ macro_rules! upsert {
             draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
             request_keys = excluded.request_keys,
             clock = excluded.clock, deadline = excluded.deadline,
+            position_version = excluded.position_version,
             claimed_by = NULL, claimed_until = NULL,
             updated_at = now(),
             listed_at = CASE WHEN rooms.entry IS NOT NULL THEN now() END
@@ -140,7 +141,7 @@ impl Commit {
 
 /// The types of [`Row::params`], declared by every statement of
 /// [`Commit::SQL`] (each leaves some unused).
-pub(super) const PARAMS: [Type; 34] = [
+pub(super) const PARAMS: [Type; 35] = [
     Type::TEXT, // id
     Type::INT4, // rows
     Type::INT4, // cols
@@ -175,6 +176,7 @@ pub(super) const PARAMS: [Type; 34] = [
     Type::TEXT, // newest_key
     Type::TEXT, // clock
     Type::INT8, // deadline
+    Type::INT8, // position_version
 ];
 
 /// A change waiting for the committer, and where its outcome goes.
@@ -283,6 +285,7 @@ struct Row {
     newest_key: Option<String>,
     clock: Option<String>,
     deadline: Option<i64>,
+    position_version: Option<i64>,
 }
 
 impl Row {
@@ -344,6 +347,7 @@ impl Row {
                 .map(keyed_text),
             clock: r.clock.as_ref().map(clock_text),
             deadline: change.deadline.map(int),
+            position_version: position_text(r),
         })
     }
 
@@ -352,7 +356,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 34] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 35] {
         [
             &self.id,
             &self.rows,
@@ -388,6 +392,7 @@ impl Row {
             &self.newest_key,
             &self.clock,
             &self.deadline,
+            &self.position_version,
         ]
     }
 }

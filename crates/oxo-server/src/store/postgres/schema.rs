@@ -18,6 +18,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0006_clocks.sql",
     "0007_open_games.sql",
     "0008_listed_at.sql",
+    "0009_position_versions.sql",
 );
 
 /// The database being migrated, inside the one transaction.

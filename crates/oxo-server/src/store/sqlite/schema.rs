@@ -26,6 +26,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0009_endings_offers_keys.sql",
     "0010_clocks.sql",
     "0011_open_games.sql",
+    "0012_position_versions.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.

@@ -13,7 +13,9 @@ use super::rows;
 use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
 use crate::room::{Ending, RoomRecord, SeatName};
-use crate::store::record::{clock_text, digest, int, keys_text, reason_text, winner_text};
+use crate::store::record::{
+    clock_text, digest, int, keys_text, position_text, reason_text, winner_text,
+};
 use crate::store::{Change, ChangeKind, LobbyRows, StoreError};
 
 /// The most writes committed in one transaction.
@@ -226,10 +228,10 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
                             offer, entry, invite, key, x_name, o_name, end_reason, end_winner,
                             draw_offer, takeback_offer, request_keys, clock,
-                            deadline)
+                            deadline, position_version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
                  ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21, ?22, ?23, ?24,
-                 ?25, ?26, ?27, ?28)
+                 ?25, ?26, ?27, ?28, ?29)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -239,7 +241,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             end_reason = excluded.end_reason, end_winner = excluded.end_winner,
             draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
             request_keys = excluded.request_keys, clock = excluded.clock,
-            deadline = excluded.deadline
+            deadline = excluded.deadline, position_version = excluded.position_version
          WHERE rooms.version < excluded.version
          RETURNING key",
         )?
@@ -273,6 +275,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
                 r.clock.as_ref().map(clock_text),
                 change.deadline.map(int),
+                position_text(r),
             ],
             |row| row.get(0),
         )
