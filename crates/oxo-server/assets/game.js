@@ -109,6 +109,8 @@ export function render(g) {
   } else if (g.round !== S.game.round || ply !== (S.game.moves || []).length) {
     S.turnAt = performance.now();
   }
+  const given = S.game && timeGiven(S.game, g, S.seat);
+  if (given) message(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 'info', 4000);
   S.game = g;
   S.shown = g.version;
   showPlayers(g);
@@ -127,6 +129,20 @@ export function render(g) {
   }
   draw();
   showClocks(g);
+}
+
+// The time the opponent gave `seat` between GAMEs `was` and `now` (ms;
+// 0 when none): on the same position, a clock that does not run grows by
+// it, and a running one's deadline moves by it (any other change without a
+// move leaves both as they were).
+function timeGiven(was, now, seat) {
+  const a = was.clock, b = now.clock;
+  if (!seat || !a || !b || b.days || now.version <= was.version || now.round !== was.round
+      || (now.moves || []).length !== (was.moves || []).length) return 0;
+  const more = b.running === seat && a.running === seat
+    ? (b.deadline || 0) - (a.deadline || 0)
+    : b[`${seat}_ms`] - a[`${seat}_ms`];
+  return more > 0 ? more : 0;
 }
 
 // Rematch: offers the next round, accepts the other's offer, or (`DELETE`,

@@ -153,6 +153,15 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             })
             .await;
         }
+        // X is told who gave it (O, who pressed the button, is not).
+        wait_text(
+            &x,
+            "X told of the time given",
+            "message",
+            "Your opponent gave you 15 seconds",
+        )
+        .await;
+        h.screenshot(&x, "clock-desktop-given").await;
         // The server's time stands still: 8 s and the 15 given.
         assert_eq!(h.api_game(&id).await["clock"]["x_ms"], 23_000);
 
