@@ -39,9 +39,10 @@
 //! # Ok::<(), oxo_ai::arena::ArenaError>(())
 //! ```
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use oxo_core::{Cell, Game, Outcome, Player, Rules};
@@ -385,17 +386,44 @@ pub(crate) fn check_openings(
 }
 
 /// One game as it was played, for a look at its moves afterwards (such as
-/// grading them: [`crate::grade::GameGrader`]).
+/// grading them: [`crate::grade::GameGrader`], or keeping them in a file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Played {
     /// The game's index.
     pub index: u64,
+    /// The name of the player that played X, as [`Entrant::name`] gives it.
+    pub x: String,
+    /// The name of the player that played O.
+    pub o: String,
+    /// Who moved first (and marked the opening's first cell).
+    pub first: Player,
+    /// The opening's cells, marked in turn from `first`'s.
+    pub opening: Vec<Cell>,
     /// The position after the opening.
     pub start: Game,
     /// The players' moves from there, in order.
     pub moves: Vec<Cell>,
     /// Who won (a forfeit is the other side's win), `None` for a draw.
     pub winner: Option<Player>,
+    /// How the game ended.
+    pub ending: Ending,
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The last move made k in a row.
+    Line,
+    /// The last move filled the board without a line: a draw.
+    Full,
+    /// `side` gave no move and lost: an external player's illegal, late or
+    /// missing answer, or its failure to start.
+    Forfeit {
+        /// The side at fault.
+        side: Player,
+        /// What went wrong, as [`Forfeit::reason`] says it.
+        reason: String,
+    },
 }
 
 /// Play every game, `config.threads` at a time, until all are played or
@@ -416,10 +444,14 @@ pub fn run(
     stop: &AtomicBool,
     progress: impl FnMut(u64),
 ) -> Result<Results, ArenaError> {
-    Ok(run_games(config, stop, progress, false)?.0)
+    run_games(config, stop, progress, None)
 }
 
-/// [`run`], keeping every game finished as it was played, in game order.
+/// [`run`], handing every game finished to `record` as it was played, in
+/// game order, from the calling thread (so that a slow `record` never
+/// holds up a game): each as soon as the games before it are handed on,
+/// and those after a game the stop cut short once the run ends. A run
+/// that fails has handed on some of the games before the failure.
 ///
 /// # Errors
 /// As [`run`].
@@ -427,16 +459,17 @@ pub fn run_recorded(
     config: &Config,
     stop: &AtomicBool,
     progress: impl FnMut(u64),
-) -> Result<(Results, Vec<Played>), ArenaError> {
-    run_games(config, stop, progress, true)
+    mut record: impl FnMut(Played),
+) -> Result<Results, ArenaError> {
+    run_games(config, stop, progress, Some(&mut record))
 }
 
 fn run_games(
     config: &Config,
     stop: &AtomicBool,
     progress: impl FnMut(u64),
-    record: bool,
-) -> Result<(Results, Vec<Played>), ArenaError> {
+    mut record: Option<&mut dyn FnMut(Played)>,
+) -> Result<Results, ArenaError> {
     // Fail before starting threads if a player cannot play at all.
     config.x.check(config.rules)?;
     config.o.check(config.rules)?;
@@ -446,36 +479,46 @@ fn run_games(
         config.opening,
         0..config.games.div_ceil(2),
     )?;
-    let per_game = run_jobs(config.games, config.threads, stop, progress, |index| {
-        let first = config.first.unwrap_or(if index.is_multiple_of(2) {
-            Player::X
-        } else {
-            Player::O
-        });
-        play_one(
-            config.rules,
-            [&config.x, &config.o],
-            first,
-            config.seed,
-            index,
-            &opening(config.rules, config.seed, index / 2, config.opening)?,
-            record,
-            stop,
-        )
-    })?;
+    let recording = record.is_some();
     let mut total = Results::default();
-    let mut played = Vec::new();
-    for (result, game) in per_game {
-        total.add(&result);
-        played.extend(game);
-    }
-    Ok((total, played))
+    run_jobs(
+        config.games,
+        config.threads,
+        stop,
+        progress,
+        |index| {
+            let first = config.first.unwrap_or(if index.is_multiple_of(2) {
+                Player::X
+            } else {
+                Player::O
+            });
+            play_one(
+                config.rules,
+                [&config.x, &config.o],
+                first,
+                config.seed,
+                index,
+                &opening(config.rules, config.seed, index / 2, config.opening)?,
+                recording,
+                stop,
+            )
+        },
+        |(result, game)| {
+            total.add(&result);
+            if let (Some(record), Some(game)) = (record.as_mut(), game) {
+                record(game);
+            }
+        },
+    )?;
+    Ok(total)
 }
 
 /// Run `job(0..count)` on `threads` threads, until all are done or `stop`
-/// is set, and return the results of those finished in index order (a job
-/// returns `None` when the stop cut it short); `progress` is told the
-/// number of finished jobs now and then, from the calling thread. The
+/// is set, and hand the result of each finished to `collect` in index
+/// order (a job returns `None` when the stop cut it short), on the calling
+/// thread: each as soon as every one before it is handed on or known cut
+/// short, the rest when the workers are done. `progress` is told the
+/// number of finished jobs now and then, from the calling thread too. The
 /// first error stops the rest.
 pub(crate) fn run_jobs<R: Send>(
     count: u64,
@@ -483,19 +526,18 @@ pub(crate) fn run_jobs<R: Send>(
     stop: &AtomicBool,
     mut progress: impl FnMut(u64),
     job: impl Fn(u64) -> Result<Option<R>, ArenaError> + Sync,
-) -> Result<Vec<R>, ArenaError> {
+    mut collect: impl FnMut(R),
+) -> Result<(), ArenaError> {
     let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let running = AtomicU64::new(threads.max(1) as u64);
-    let results: Mutex<Vec<(u64, R)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
+    let (finished, results) = mpsc::channel::<(u64, R)>();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                // Counts this worker out however it ends, even by a panic,
-                // so the progress loop below never waits for it forever.
-                let _leaving = Leaving(&running);
-                let mut mine = Vec::new();
+            let finished = finished.clone();
+            let (next, failure, job) = (&next, &failure, &job);
+            // A worker's sender goes when it ends, however it ends (even by
+            // a panic), so the loop below never waits for it forever.
+            scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= count
@@ -505,7 +547,11 @@ pub(crate) fn run_jobs<R: Send>(
                         break;
                     }
                     match job(index) {
-                        Ok(Some(result)) => mine.push((index, result)),
+                        Ok(Some(result)) => {
+                            if finished.send((index, result)).is_err() {
+                                break;
+                            }
+                        }
                         Ok(None) => break,
                         Err(err) => {
                             if let Ok(mut slot) = failure.lock() {
@@ -514,42 +560,49 @@ pub(crate) fn run_jobs<R: Send>(
                             break;
                         }
                     }
-                    done.fetch_add(1, Ordering::Relaxed);
-                }
-                if let Ok(mut all) = results.lock() {
-                    all.append(&mut mine);
                 }
             });
         }
-        // Report progress from this thread until the workers finish.
+        drop(finished);
+        // Results that came before an earlier one, by index, and the index
+        // of the next to hand on.
+        let mut waiting = BTreeMap::new();
+        let mut due = 0;
+        let mut done = 0;
+        let mut told = Instant::now();
+        progress(0);
         loop {
-            let finished = done.load(Ordering::Relaxed);
-            progress(finished);
-            if finished >= count
-                || running.load(Ordering::Acquire) == 0
-                || failure.lock().is_ok_and(|f| f.is_some())
-            {
-                break;
+            match results.recv_timeout(PROGRESS_EVERY) {
+                Ok((index, result)) => {
+                    done += 1;
+                    waiting.insert(index, result);
+                    while let Some(result) = waiting.remove(&due) {
+                        collect(result);
+                        due += 1;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            std::thread::sleep(Duration::from_millis(100));
+            if told.elapsed() >= PROGRESS_EVERY {
+                progress(done);
+                told = Instant::now();
+            }
+        }
+        progress(done);
+        // The stop cut short the games before these.
+        for result in waiting.into_values() {
+            collect(result);
         }
     });
-    if let Some(err) = failure.into_inner().ok().flatten() {
-        return Err(err);
-    }
-    let mut all = results.into_inner().unwrap_or_default();
-    all.sort_unstable_by_key(|&(index, _)| index);
-    Ok(all.into_iter().map(|(_, r)| r).collect())
-}
-
-/// Decrements a count of running workers when dropped.
-struct Leaving<'a>(&'a AtomicU64);
-
-impl Drop for Leaving<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Release);
+    match failure.into_inner().ok().flatten() {
+        Some(err) => Err(err),
+        None => Ok(()),
     }
 }
+
+/// How often [`run_jobs`] tells its progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Play game `index`: `players[0]` as X, `players[1]` as O, `first` to
 /// move, from the cells of `opening` marked in turn (`first` marking the
@@ -583,9 +636,14 @@ pub(crate) fn play_one(
     }
     let mut played = record.then(|| Played {
         index,
+        x: players[0].name().to_owned(),
+        o: players[1].name().to_owned(),
+        first,
+        opening: opening.to_vec(),
         start: game.clone(),
         moves: Vec::new(),
         winner: None,
+        ending: Ending::Full,
     });
     let finish = |result: Results, played: Option<Played>| {
         let winner = match (result.x.wins, result.o.wins) {
@@ -593,7 +651,22 @@ pub(crate) fn play_one(
             (_, 1) => Some(Player::O),
             _ => None,
         };
-        Some((result, played.map(|p| Played { winner, ..p })))
+        let ending = match (&result.forfeits[..], winner) {
+            ([forfeit, ..], _) => Ending::Forfeit {
+                side: forfeit.side,
+                reason: forfeit.reason.clone(),
+            },
+            ([], Some(_)) => Ending::Line,
+            ([], None) => Ending::Full,
+        };
+        Some((
+            result,
+            played.map(|p| Played {
+                winner,
+                ending,
+                ..p
+            }),
+        ))
     };
     let stopped = || stop.load(Ordering::SeqCst);
     let [x, o] = [Player::X, Player::O]
@@ -903,7 +976,9 @@ pub(crate) mod tests {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 30);
         c.rules = Rules::new(5, 5, 4).unwrap();
         c.opening = 2;
-        let (results, played) = run_recorded(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let mut played = Vec::new();
+        let results =
+            run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
         // The same games as without a record (the clock aside).
         let untimed = |mut r: Results| {
             r.x.thinking = Duration::ZERO;
@@ -918,12 +993,25 @@ pub(crate) mod tests {
         let mut wins = [0, 0];
         for (i, p) in played.iter().enumerate() {
             assert_eq!(p.index, i as u64);
-            assert_eq!(p.start.move_count(), 2);
-            let mut game = p.start.clone();
+            assert_eq!((p.x.as_str(), p.o.as_str()), ("rules", "random"));
+            assert_eq!(p.first, if i % 2 == 0 { Player::X } else { Player::O });
+            // The opening and the first mover make the start.
+            let mut game = Game::starting_with(c.rules, p.first);
+            for &cell in &p.opening {
+                game.play(cell).unwrap();
+            }
+            assert_eq!(game, p.start);
+            assert_eq!(p.opening.len(), 2);
             for &cell in &p.moves {
                 game.play(cell).unwrap();
             }
             assert_eq!(game.outcome().and_then(|o| o.winner()), p.winner);
+            let ending = if game.winning_line().is_some() {
+                Ending::Line
+            } else {
+                Ending::Full
+            };
+            assert_eq!(p.ending, ending);
             if let Some(w) = p.winner {
                 wins[w.index()] += 1;
             }
@@ -965,7 +1053,23 @@ pub(crate) mod tests {
     fn a_move_not_given_is_no_ply() {
         let mut c = config(StrategyKind::Random, StrategyKind::Random, 2);
         c.x = mute();
-        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let mut played = Vec::new();
+        let results =
+            run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
+        // Both games are recorded as O's wins by X's forfeit, with the
+        // one move made.
+        assert_eq!(played.len(), 2);
+        for p in &played {
+            assert_eq!(p.winner, Some(Player::O));
+            assert_eq!(
+                p.ending,
+                Ending::Forfeit {
+                    side: Player::X,
+                    reason: "exited".to_owned()
+                }
+            );
+        }
+        assert_eq!((played[0].moves.len(), played[1].moves.len()), (0, 1));
         // Game 0: X, first, gives nothing. Game 1: O moves, then X gives
         // nothing. One stone in all.
         assert_eq!((results.games, results.x.forfeits), (2, 2), "{results:?}");
@@ -1038,7 +1142,8 @@ pub(crate) mod tests {
             let mut c = config(StrategyKind::Random, StrategyKind::Rules, 10);
             c.threads = 1;
             c.x = stopping(&stop, 4, moves);
-            let (results, played) = run_recorded(&c, &stop, |_| {}).unwrap();
+            let mut played = Vec::new();
+            let results = run_recorded(&c, &stop, |_| {}, |p| played.push(p)).unwrap();
             assert_eq!(results.games, 3, "moves {moves}: {results:?}");
             assert!(results.forfeits.is_empty(), "moves {moves}: {results:?}");
             assert_eq!(results.x.wins + results.o.wins + results.draws, 3);

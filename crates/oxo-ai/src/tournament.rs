@@ -146,6 +146,31 @@ pub fn run(
     stop: &AtomicBool,
     progress: impl FnMut(u64),
 ) -> Result<Results, ArenaError> {
+    play(config, stop, progress, None)
+}
+
+/// [`run`], handing every game finished to `record` as it was played, in
+/// game order, as [`arena::run_recorded`] does. Game `i` is game `i % games`
+/// of pair `i / games`, the pairs in [`Config`]'s order: (0, 1), (0, 2), …,
+/// (1, 2), ….
+///
+/// # Errors
+/// As [`run`].
+pub fn run_recorded(
+    config: &Config,
+    stop: &AtomicBool,
+    progress: impl FnMut(u64),
+    mut record: impl FnMut(arena::Played),
+) -> Result<Results, ArenaError> {
+    play(config, stop, progress, Some(&mut record))
+}
+
+fn play(
+    config: &Config,
+    stop: &AtomicBool,
+    progress: impl FnMut(u64),
+    mut record: Option<&mut dyn FnMut(arena::Played)>,
+) -> Result<Results, ArenaError> {
     if config.players.len() < 2 {
         return Err(ArenaError::TooFewPlayers);
     }
@@ -162,7 +187,9 @@ pub fn run(
             (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
         }),
     )?;
-    let games = arena::run_jobs(
+    let recording = record.is_some();
+    let mut games = Vec::new();
+    arena::run_jobs(
         config.total_games(),
         config.threads,
         stop,
@@ -174,14 +201,14 @@ pub fn run(
             let a_is_x = (index % config.games).is_multiple_of(2);
             let seats = if a_is_x { [a, b] } else { [b, a] };
             let key = opening_key(index / config.games, index % config.games);
-            let Some((result, _)) = arena::play_one(
+            let Some((result, played)) = arena::play_one(
                 config.rules,
                 [&config.players[seats[0]], &config.players[seats[1]]],
                 Player::X,
                 config.seed,
                 index,
                 &arena::opening(config.rules, config.seed, key, config.opening)?,
-                false,
+                recording,
                 stop,
             )?
             else {
@@ -196,7 +223,13 @@ pub fn run(
                 b_wins: b_side.wins,
                 draws: result.draws,
             };
-            Ok(Some((pair, pairing, result.forfeits)))
+            Ok(Some((pair, pairing, result.forfeits, played)))
+        },
+        |(pair, pairing, forfeits, played)| {
+            if let (Some(record), Some(played)) = (&mut record, played) {
+                record(played);
+            }
+            games.push((pair, pairing, forfeits));
         },
     )?;
     let forfeits = games
@@ -306,6 +339,44 @@ mod tests {
         assert_eq!(perfect.losses, 0);
         assert_eq!(one.standings.last().unwrap().player, 0);
         assert!(one.standings.windows(2).all(|w| w[0].elo >= w[1].elo));
+    }
+
+    /// Every game is handed on in game order with its seats: each pair's
+    /// players swap X game by game, X moving first, and the results are
+    /// those of a run without records.
+    #[test]
+    fn recorded_games_come_in_order_with_their_seats() {
+        let c = config(
+            &[
+                StrategyKind::Random,
+                StrategyKind::Rules,
+                StrategyKind::Random,
+            ],
+            2,
+            2,
+        );
+        let names = ["random", "rules", "random"];
+        let mut played = Vec::new();
+        let results =
+            run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
+        assert_eq!(results, run(&c, &AtomicBool::new(false), |_| {}).unwrap());
+        let seats: Vec<(u64, &str, &str)> = played
+            .iter()
+            .map(|p| (p.index, p.x.as_str(), p.o.as_str()))
+            .collect();
+        let pairs = [(0, 1), (0, 2), (1, 2)];
+        let expected: Vec<(u64, &str, &str)> = (0..6)
+            .map(|i| {
+                let (a, b) = pairs[i / 2];
+                let (x, o) = if i % 2 == 0 { (a, b) } else { (b, a) };
+                (i as u64, names[x], names[o])
+            })
+            .collect();
+        assert_eq!(seats, expected);
+        assert!(played.iter().all(|p| p.first == Player::X));
+        let decided = played.iter().filter(|p| p.winner.is_some()).count() as u64;
+        let wins: u64 = results.pairings.iter().map(|p| p.a_wins + p.b_wins).sum();
+        assert_eq!(decided, wins);
     }
 
     /// Stopped in the first pair's third game: the round robin has that

@@ -385,14 +385,13 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let signal = match config {
         Config::Match { config, grade } => {
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
-            let (results, played) = if grade {
-                arena::run_recorded(&config, &stop, progress).map_err(arena_error)?
+            let mut played = Vec::new();
+            let results = if grade {
+                arena::run_recorded(&config, &stop, progress, |game| played.push(game))
             } else {
-                (
-                    arena::run(&config, &stop, progress).map_err(arena_error)?,
-                    Vec::new(),
-                )
-            };
+                arena::run(&config, &stop, progress)
+            }
+            .map_err(arena_error)?;
             // The time of the games, not of their grading.
             let elapsed = start.elapsed();
             let grades = if grade && !stop.load(Ordering::SeqCst) {

@@ -354,7 +354,9 @@ mod tests {
     #[test]
     fn grades_follow_the_table_and_join_the_json() {
         let c = config(StrategyKind::Rules, StrategyKind::Random, 10);
-        let (results, played) = arena::run_recorded(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let mut played = Vec::new();
+        let results =
+            arena::run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
         let mut grader = GameGrader::new(c.rules).unwrap();
         let mut summary = GradeSummary::default();
         for p in &played {
