@@ -8,6 +8,8 @@
 //! - [`manager`]: an external brain as an oxo player ([`External`], an
 //!   [`oxo_ai::Strategy`]), so oxo's arena can referee it (`oxo arena --x
 //!   brain:PATH`).
+//! - [`psq`]: Piskvork's game record, the `.psq` file, of a game an arena
+//!   played (`oxo arena --psq DIR`).
 //!
 //! Coordinates are the protocol's: `X,Y` is the column and the row, both
 //! from 0, where oxo's own [`Cell`] is (row, column).
@@ -62,11 +64,19 @@
 
 pub mod brain;
 pub mod manager;
+pub mod psq;
 
 pub use brain::{Brain, K};
 pub use manager::{EngineError, External};
 
-use oxo_core::{Cell, Coords};
+use oxo_core::{Cell, Coords, Rules};
+
+/// Whether `rules` are Gomocup's game: five in a row ([`K`]) on a board of
+/// at least five a side, which engines play and `.psq` files describe.
+#[must_use]
+pub fn is_gomoku(rules: Rules) -> bool {
+    rules.k() == K && rules.rows() >= K && rules.cols() >= K
+}
 
 /// A point as the protocol writes it, `X,Y` with X the column, read as a
 /// cell's coordinates: the syntax only, which [`Coords::to_cell`] then

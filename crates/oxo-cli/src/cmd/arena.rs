@@ -107,7 +107,7 @@ impl Config {
                     })
                 }
                 ArenaPlayer::Brain(path) => {
-                    if rules.k() != oxo_gomocup::K || rules.rows().min(rules.cols()) < 5 {
+                    if !oxo_gomocup::is_gomoku(rules) {
                         return Err(BadInput(format!(
                             "Gomocup engines play five in a row on boards of 5 a side or more, \
                              not {rules}: use --k 5"
