@@ -530,6 +530,14 @@ pub(crate) struct ArenaArgs {
     /// With --players: also draw the results (cross table and Elo) as an SVG picture.
     #[arg(long, value_name = "FILE.svg", requires = "players")]
     pub plot: Option<PathBuf>,
+    /// Write every finished game to FILE, one JSON object a line (JSON Lines), in game order:
+    /// the players, the opening, the moves, the result and how the game ended.
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
+    /// Write every finished game to DIR as a Gomocup (Piskvork) .psq file, DIR/0001.psq for
+    /// game 0 and so on (five in a row on boards of 5 a side or more).
+    #[arg(long, value_name = "DIR")]
+    pub psq: Option<PathBuf>,
     /// Positions alphabeta, and learned players on the boards where they search inside
     /// alphabeta's search, search a move [default: 100000].
     #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..))]

@@ -17,6 +17,7 @@ use oxo_cli::render;
 use oxo_cli::signals::Signal;
 use oxo_core::{Player, Rules};
 
+use super::records::Recorder;
 use crate::args::{ArenaArgs, ArenaPlayer};
 use crate::failure::BadInput;
 
@@ -58,6 +59,13 @@ impl Config {
         if args.grade && !oxo_ai::Solver::can_solve(rules) {
             return Err(BadInput(format!(
                 "--grade: the solver cannot solve {rules}, so it cannot grade its moves"
+            ))
+            .into());
+        }
+        if args.psq.is_some() && !oxo_gomocup::psq::describes(rules) {
+            return Err(BadInput(format!(
+                "--psq: a .psq file describes five in a row on boards of 5 a side or more, \
+                 not {rules}"
             ))
             .into());
         }
@@ -384,14 +392,22 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let stopped = stop_on_signal(&stop, engines, &reporting)?;
     let signal = match config {
         Config::Match { config, grade } => {
+            let mut recorder =
+                Recorder::open(args.records.as_deref(), args.psq.as_deref(), config.games)?;
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
             let mut played = Vec::new();
-            let results = if grade {
-                arena::run_recorded(&config, &stop, progress, |game| played.push(game))
+            let results = if grade || recorder.keeps() {
+                arena::run_recorded(&config, &stop, progress, |game| {
+                    recorder.record(&game);
+                    if grade {
+                        played.push(game);
+                    }
+                })
             } else {
                 arena::run(&config, &stop, progress)
             }
             .map_err(arena_error)?;
+            let kept = recorder.finish();
             // The time of the games, not of their grading.
             let elapsed = start.elapsed();
             let grades = if grade && !stop.load(Ordering::SeqCst) {
@@ -420,6 +436,8 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                     (None, _) => {}
                 }
             }
+            // After the results, which a failed record does not cost.
+            kept?;
             signal
         }
         Config::RoundRobin { config, plot } => {
@@ -427,10 +445,15 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                 super::check_writable(path)?;
             }
             let total = config.total_games();
-            let results = tournament::run(&config, &stop, |done| {
-                status.bar(done, total, "games", format_args!(""));
-            })
+            let mut recorder = Recorder::open(args.records.as_deref(), args.psq.as_deref(), total)?;
+            let progress = |done| status.bar(done, total, "games", format_args!(""));
+            let results = if recorder.keeps() {
+                tournament::run_recorded(&config, &stop, progress, |game| recorder.record(&game))
+            } else {
+                tournament::run(&config, &stop, progress)
+            }
             .map_err(arena_error)?;
+            let kept = recorder.finish();
             status.clear();
             reporting.store(true, Ordering::SeqCst);
             let elapsed = start.elapsed();
@@ -461,6 +484,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             };
             plotted?;
             printed?;
+            kept?;
             signal
         }
     };

@@ -16,6 +16,7 @@ mod arena;
 mod brain;
 mod campaign;
 mod play;
+mod records;
 mod referee;
 mod serve;
 mod solve;

@@ -1,11 +1,11 @@
 //! `oxo arena`'s match results: a table for people, one JSON object for
-//! programs.
+//! programs; and the record of each game, one JSON object a line.
 
 use std::time::Duration;
 
-use oxo_ai::arena::{Config, Forfeit, Results};
+use oxo_ai::arena::{Config, Ending, Forfeit, Played, Results};
 use oxo_ai::grade::{GameGrader, GradeSummary};
-use oxo_core::BoardSize;
+use oxo_core::{BoardSize, Cell, Player};
 use serde::Serialize;
 
 use crate::signals::Signal;
@@ -165,6 +165,53 @@ impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
             reason: &f.reason,
         }
     }
+}
+
+/// One game of `--records`, a JSON object on one line (without the line's
+/// end): `{"game", "rows", "cols", "k", "x", "o", "first", "opening",
+/// "moves", "result", "end", "reason"}`, as docs/manual/arena.md
+/// describes them.
+#[must_use]
+pub fn record(game: &Played) -> String {
+    #[derive(Serialize)]
+    struct Record<'a> {
+        game: u64,
+        rows: u32,
+        cols: u32,
+        k: u32,
+        x: &'a str,
+        o: &'a str,
+        first: Player,
+        opening: &'a [Cell],
+        moves: &'a [Cell],
+        result: &'static str,
+        end: &'static str,
+        reason: Option<&'a str>,
+    }
+    let rules = game.start.rules();
+    let (end, reason) = match &game.ending {
+        Ending::Line => ("line", None),
+        Ending::Full => ("full", None),
+        Ending::Forfeit { reason, .. } => ("forfeit", Some(reason.as_str())),
+    };
+    to_json(&Record {
+        game: game.index,
+        rows: rules.rows(),
+        cols: rules.cols(),
+        k: rules.k(),
+        x: &game.x,
+        o: &game.o,
+        first: game.first,
+        opening: &game.opening,
+        moves: &game.moves,
+        result: match game.winner {
+            Some(Player::X) => "x",
+            Some(Player::O) => "o",
+            None => "draw",
+        },
+        end,
+        reason,
+    })
 }
 
 /// Rounded to `places` decimals, for JSON that reads well.
@@ -377,6 +424,39 @@ mod tests {
         let with = json(&c, &results, Some(&summary), Duration::ZERO, None);
         assert!(with.contains(",\"grades\":{\"draws\":"), "{with}");
         assert!(!json(&c, &results, None, Duration::ZERO, None).contains("grades"));
+    }
+
+    /// The record's fields, named once: what docs/manual/arena.md shows.
+    #[test]
+    fn a_record_is_one_line_of_every_field() {
+        let rules = Rules::new(3, 3, 3).unwrap();
+        let mut start = oxo_core::Game::starting_with(rules, Player::O);
+        start.play(oxo_core::Cell::new(1, 1)).unwrap();
+        let mut game = arena::Played {
+            index: 7,
+            x: "rules".to_owned(),
+            o: "brain:./pbrain-x".to_owned(),
+            first: Player::O,
+            opening: vec![oxo_core::Cell::new(1, 1)],
+            start,
+            moves: vec![oxo_core::Cell::new(0, 0), oxo_core::Cell::new(0, 2)],
+            winner: Some(Player::X),
+            ending: Ending::Forfeit {
+                side: Player::O,
+                reason: "answered \"a\", which is no move".to_owned(),
+            },
+        };
+        assert_eq!(
+            record(&game),
+            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"o","opening":[[1,1]],"moves":[[0,0],[0,2]],"result":"x","end":"forfeit","reason":"answered \"a\", which is no move"}"#
+        );
+        game.winner = None;
+        game.ending = Ending::Full;
+        assert!(
+            record(&game).ends_with(r#""result":"draw","end":"full","reason":null}"#),
+            "{}",
+            record(&game)
+        );
     }
 
     /// An engine that gives no move: one that exits when asked its first.

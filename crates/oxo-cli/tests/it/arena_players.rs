@@ -8,13 +8,10 @@ const OXO: &str = env!("CARGO_BIN_EXE_oxo");
 
 /// `oxo arena ARGS` on a 9x9 five-in-a-row board, in `dir`.
 fn arena(dir: &Path, args: &[&str]) -> Output {
-    Command::new(OXO)
-        .current_dir(dir)
-        .arg("arena")
-        .args(args)
-        .args(["--size", "9", "--k", "5", "--games", "2"])
-        .output()
-        .unwrap()
+    crate::arena_records::arena(
+        dir,
+        &[args, &["--size", "9", "--k", "5", "--games", "2"]].concat(),
+    )
 }
 
 /// A file `name` in `dir` with `text` and permissions `mode`.

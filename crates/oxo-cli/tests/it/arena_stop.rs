@@ -119,6 +119,18 @@ fn engine(dir: &Path, plays: u32) -> (String, std::path::PathBuf) {
     (format!("brain:{}", path.display()), ready)
 }
 
+/// The games of a `--records` file, by their index.
+fn recorded_games(path: &Path) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            record["game"].as_u64().unwrap()
+        })
+        .collect()
+}
+
 /// `oxo arena ARGS` (one thread, so that the games come in order), sent
 /// `signal` once the engine from [`engine`] is stuck.
 fn stopped_arena(args: &[&str], ready: &Path, signal: &str) -> std::process::Output {
@@ -148,12 +160,17 @@ fn a_stopped_match_reports_the_games_finished() {
     for json in [true, false] {
         let dir = tempfile::tempdir().unwrap();
         let (engine, ready) = engine(dir.path(), 2);
+        let records = dir.path().join("games.jsonl");
+        let records_arg = records.display().to_string();
         let mut args = vec!["--x", &engine, "--o", "rules", "--games", "4"];
+        args.extend(["--records", &records_arg]);
         if json {
             args.push("--json");
         }
         let out = stopped_arena(&args, &ready, "-TERM");
         assert_eq!(out.status.code(), Some(143), "{out:?}");
+        // The records are those of the games reported.
+        assert_eq!(recorded_games(&records), [0, 1]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains("oxo: stopped by SIGTERM after 2 of 4 games; ended 1 engine\n"),
@@ -192,7 +209,10 @@ fn a_stopped_round_robin_reports_the_games_finished() {
         let (engine, ready) = engine(dir.path(), 0);
         let plot = dir.path().join("rr.svg");
         let players = format!("rules,random,{engine}");
+        let records = dir.path().join("rr.jsonl");
+        let records_arg = records.display().to_string();
         let mut args = vec!["--players", &players, "--games", "2"];
+        args.extend(["--records", &records_arg]);
         let plot_arg = plot.display().to_string();
         if json {
             args.push("--json");
@@ -201,6 +221,7 @@ fn a_stopped_round_robin_reports_the_games_finished() {
         }
         let out = stopped_arena(&args, &ready, "-INT");
         assert_eq!(out.status.code(), Some(130), "{out:?}");
+        assert_eq!(recorded_games(&records), [0, 1]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains("oxo: stopped by SIGINT after 2 of 6 games; ended 1 engine\n"),

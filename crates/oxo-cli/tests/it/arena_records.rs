@@ -1,0 +1,325 @@
+//! `oxo arena --records FILE` and `--psq DIR`: every game finished kept,
+//! for both kinds of arena, and read back: each record replayed with
+//! oxo's rules reaches the result it names.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use oxo_core::{Cell, Game, Player, Rules};
+use serde_json::Value;
+
+const OXO: &str = env!("CARGO_BIN_EXE_oxo");
+
+/// `oxo arena ARGS` in `dir`.
+pub(crate) fn arena(dir: &Path, args: &[&str]) -> Output {
+    Command::new(OXO)
+        .current_dir(dir)
+        .arg("arena")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The records of `path`, one JSON object a line.
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn side(value: &Value) -> Player {
+    Player::from_char(value.as_str().unwrap().chars().next().unwrap()).unwrap()
+}
+
+fn cells(value: &Value) -> Vec<Cell> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| Cell::new(c[0].as_u64().unwrap() as u32, c[1].as_u64().unwrap() as u32))
+        .collect()
+}
+
+/// Replay `record` with oxo's rules: from the first mover, the opening and
+/// then the moves; the game must end as the record says, with its result.
+fn replays(record: &Value) {
+    let number = |key: &str| record[key].as_u64().unwrap() as u32;
+    let rules = Rules::new(number("rows"), number("cols"), number("k")).unwrap();
+    let mut game = Game::starting_with(rules, side(&record["first"]));
+    for cell in cells(&record["opening"])
+        .into_iter()
+        .chain(cells(&record["moves"]))
+    {
+        game.play(cell).unwrap_or_else(|e| panic!("{record}: {e}"));
+    }
+    let result = record["result"].as_str().unwrap();
+    match record["end"].as_str().unwrap() {
+        "line" => {
+            assert!(game.winning_line().is_some(), "{record}");
+            assert_eq!(
+                game.outcome().unwrap().winner(),
+                Some(side(&record["result"]))
+            );
+        }
+        "full" => {
+            assert!(game.is_full() && game.winning_line().is_none(), "{record}");
+            assert_eq!(result, "draw", "{record}");
+        }
+        "forfeit" => {
+            // The side to move gave no move, and lost.
+            assert!(!game.is_over(), "{record}");
+            assert_eq!(side(&record["result"]), game.to_move().other(), "{record}");
+            assert!(record["reason"].is_string(), "{record}");
+        }
+        other => panic!("{other}: {record}"),
+    }
+    if record["end"] != "forfeit" {
+        assert!(record["reason"].is_null(), "{record}");
+    }
+}
+
+/// A match: every game a line, in game order, each replaying to its
+/// result; the records add up to the report's totals.
+#[test]
+fn a_match_records_every_game_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "rules",
+            "--o",
+            "random",
+            "--games",
+            "12",
+            "--size",
+            "5",
+            "--k",
+            "4",
+            "--opening",
+            "2",
+            "--seed",
+            "3",
+            "--json",
+            "--records",
+            "games.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let games = records(&dir.path().join("games.jsonl"));
+    assert_eq!(games.len(), 12);
+    let mut tally = [0, 0, 0];
+    for (i, record) in games.iter().enumerate() {
+        assert_eq!(record["game"], i as u64, "{record}");
+        assert_eq!((&record["x"], &record["o"]), (&report["x"], &report["o"]));
+        // X and O move first in turn, each pair of games from one opening.
+        assert_eq!(
+            record["first"],
+            if i % 2 == 0 { "x" } else { "o" },
+            "{record}"
+        );
+        assert_eq!(record["opening"].as_array().unwrap().len(), 2, "{record}");
+        assert_eq!(record["opening"], games[i / 2 * 2]["opening"], "{record}");
+        replays(record);
+        match record["result"].as_str().unwrap() {
+            "x" => tally[0] += 1,
+            "o" => tally[1] += 1,
+            _ => tally[2] += 1,
+        }
+    }
+    assert_eq!(
+        tally,
+        ["x_wins", "o_wins", "draws"].map(|k| report[k].as_u64().unwrap()),
+        "{report}"
+    );
+}
+
+/// A round robin: each pair's games in turn, the seats swapping, and each
+/// game as a `.psq` file too, in Piskvork's coordinates (x the column, y
+/// the row, both from 1), the names of X and O after the stones.
+#[test]
+fn a_round_robin_records_every_game_and_its_psq_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random,alphabeta",
+            "--games",
+            "2",
+            "--size",
+            "7",
+            "--k",
+            "5",
+            "--budget",
+            "200",
+            "--seed",
+            "5",
+            "--records",
+            "rr.jsonl",
+            "--psq",
+            "psq",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let games = records(&dir.path().join("rr.jsonl"));
+    let seats: Vec<(&str, &str)> = games
+        .iter()
+        .map(|r| (r["x"].as_str().unwrap(), r["o"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seats,
+        [
+            ("rules", "random"),
+            ("random", "rules"),
+            ("rules", "alphabeta"),
+            ("alphabeta", "rules"),
+            ("random", "alphabeta"),
+            ("alphabeta", "random"),
+        ]
+    );
+    let mut files: Vec<String> = std::fs::read_dir(dir.path().join("psq"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "0001.psq", "0002.psq", "0003.psq", "0004.psq", "0005.psq", "0006.psq"
+        ]
+    );
+    for (i, record) in games.iter().enumerate() {
+        assert_eq!(record["game"], i as u64, "{record}");
+        assert_eq!(record["first"], "x", "{record}");
+        replays(record);
+        let psq = std::fs::read_to_string(dir.path().join("psq").join(&files[i])).unwrap();
+        let mut expected = String::from("Piskvorky 7x7, 0:0, 0\n");
+        for cell in cells(&record["opening"])
+            .into_iter()
+            .chain(cells(&record["moves"]))
+        {
+            expected.push_str(&format!("{},{},0\n", cell.col + 1, cell.row + 1));
+        }
+        expected.push_str(&format!("{}\n{}\n0\n", seats[i].0, seats[i].1));
+        assert_eq!(psq, expected, "{record}");
+    }
+}
+
+/// An engine that answers every move off the board: each game it plays is
+/// its forfeit, recorded with the reason the report gives, the moves made
+/// before it, and Piskvork's error code in the `.psq` file.
+#[cfg(unix)]
+#[test]
+fn an_engines_forfeit_is_recorded_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("pbrain-off");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo OK ;;\n    BEGIN|TURN*|DONE) echo 99,99 ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&engine).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&engine, permissions).unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "rules",
+            "--o",
+            "brain:pbrain-off",
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--move-time",
+            "60000",
+            "--seed",
+            "1",
+            "--json",
+            "--records",
+            "f.jsonl",
+            "--psq",
+            "psq",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let forfeits = report["forfeits"].as_array().unwrap();
+    assert_eq!(forfeits.len(), 2, "{report}");
+    let games = records(&dir.path().join("f.jsonl"));
+    assert_eq!(games.len(), 2);
+    for (record, forfeit) in games.iter().zip(forfeits) {
+        assert_eq!(record["game"], forfeit["game"], "{record}");
+        assert_eq!(record["o"], "brain:./pbrain-off", "{record}");
+        assert_eq!(
+            (&record["end"], &record["result"]),
+            (&"forfeit".into(), &"x".into())
+        );
+        assert_eq!(record["reason"], forfeit["reason"], "{record}");
+        replays(record);
+    }
+    // Game 0: X first, one move, then O's forfeit; game 1: O first, none.
+    assert_eq!(games[0]["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(games[1]["moves"], serde_json::json!([]));
+    let psq = std::fs::read_to_string(dir.path().join("psq/0002.psq")).unwrap();
+    assert_eq!(
+        psq,
+        "Piskvorky 9x9, 0:0, 1\nrules\nbrain:./pbrain-off\n-2\n"
+    );
+}
+
+/// A records file or folder that cannot be written is refused before the
+/// first game (exit 1), and a board a `.psq` file cannot describe is bad
+/// usage (exit 2); neither plays a game.
+#[test]
+fn what_cannot_be_written_is_refused_before_the_first_game() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    for (args, code, said) in [
+        (
+            &["--records", "missing/games.jsonl"][..],
+            1,
+            "cannot write missing/games.jsonl",
+        ),
+        (&["--psq", "a-file"], 1, "a-file"),
+        (
+            &["--psq", "psq", "--size", "3", "--k", "3"],
+            2,
+            "--psq: a .psq file describes five in a row",
+        ),
+    ] {
+        let mut all = vec!["--x", "rules", "--o", "random", "--games", "2"];
+        if !args.contains(&"--k") {
+            all.extend(["--size", "9", "--k", "5"]);
+        }
+        all.extend(args);
+        let out = arena(dir.path(), &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+    assert!(!dir.path().join("psq").exists());
+    // The same for a round robin.
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random",
+            "--games",
+            "2",
+            "--records",
+            "missing/rr.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+}
