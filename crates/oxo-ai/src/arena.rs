@@ -1019,6 +1019,49 @@ pub(crate) mod tests {
         assert_eq!(wins, [results.x.wins, results.o.wins]);
     }
 
+    /// Job 0 finishes only once job 1 has (the other thread's): the
+    /// results are still handed on in index order; and a job the stop cut
+    /// short leaves a gap, the results after it handed on at the end.
+    #[test]
+    fn jobs_are_handed_on_in_index_order() {
+        for cut in [false, true] {
+            let stop = AtomicBool::new(false);
+            let one_done = AtomicBool::new(false);
+            let mut handed = Vec::new();
+            run_jobs(
+                3,
+                2,
+                &stop,
+                |_| {},
+                |index| {
+                    if index == 0 {
+                        while !one_done.load(Ordering::SeqCst) {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        if cut {
+                            stop.store(true, Ordering::SeqCst);
+                            return Ok(None);
+                        }
+                    }
+                    if index == 1 {
+                        one_done.store(true, Ordering::SeqCst);
+                    }
+                    Ok(Some(index))
+                },
+                |index| handed.push(index),
+            )
+            .unwrap();
+            // Cut short, game 0 is not there, game 1 is; game 2 may have
+            // started before the stop or not.
+            if cut {
+                assert_eq!(handed.first(), Some(&1), "{handed:?}");
+                assert!(handed.windows(2).all(|w| w[0] < w[1]), "{handed:?}");
+            } else {
+                assert_eq!(handed, [0, 1, 2]);
+            }
+        }
+    }
+
     #[test]
     fn unsupported_strategies_fail_before_playing() {
         let mut c = config(StrategyKind::Perfect, StrategyKind::Random, 10);
