@@ -2197,6 +2197,30 @@ async fn open_listed_game(h: &Harness, client: &Client) -> (String, Page) {
     (waiting.path.trim_start_matches("/g/").to_owned(), waiting)
 }
 
+/// Wait until the page's last message (a toast, which hides itself after
+/// a few seconds: the page keeps its text in `data-said`) is `text`.
+async fn wait_said(client: &Client, what: &str, text: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let said = client
+            .execute(
+                "return document.getElementById('message').dataset.said || '';",
+                vec![],
+            )
+            .await
+            .expect("the message read");
+        let said = said.as_str().unwrap_or_default();
+        if said == text {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the page said {said:?}, not {text:?} within {WAIT:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 /// Poll until the element `id` shows `text`.
 async fn wait_text(client: &Client, what: &str, id: &str, text: &str) {
     let deadline = Instant::now() + WAIT;

@@ -14,6 +14,9 @@ export function message(text, kind = 'error', ms = 6000) {
   el.textContent = '';
   el.className = 'toast ' + kind;
   el.hidden = false;
+  // The last message said, kept after the toast hides (for the tests,
+  // which may look later than a busy machine shows it).
+  el.dataset.said = text;
   setTimeout(() => { el.textContent = text; }, 50); // re-announce even a repeated message
   if (ms) messageTimer = setTimeout(() => { el.hidden = true; }, ms);
 }

@@ -92,8 +92,9 @@ export function drawActions() {
     const mine = pending === me;
     const theirs = pending && !mine;
     // A draw, like a resignation, only once both sides have moved (before,
-    // the server refuses it: Abort is the way out).
-    const possible = what === 'draw' ? !abortable : movesBy(g, theirs ? other(me) : me) > 0;
+    // the server refuses it: Abort is the way out); one's own offer can
+    // always be withdrawn.
+    const possible = what === 'draw' ? mine || !abortable : movesBy(g, theirs ? other(me) : me) > 0;
     setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel);
     setButton(`act-${what}-decline`, !!theirs, `Decline ${noun}`);
   }

@@ -109,8 +109,11 @@ export function render(g) {
   } else if (g.round !== S.game.round || ply !== (S.game.moves || []).length) {
     S.turnAt = performance.now();
   }
-  const given = S.game && timeGiven(S.game, g, S.seat);
-  if (given) message(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 'info', 4000);
+  // Said unless it would hide an error, or a move of this page's is on
+  // its way (whose answer clears the messages).
+  const given = S.game && !S.sent && timeGiven(S.game, g, S.seat);
+  const erring = !$('message').hidden && $('message').classList.contains('error');
+  if (given && !erring) message(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 'info', 4000);
   S.game = g;
   S.shown = g.version;
   showPlayers(g);

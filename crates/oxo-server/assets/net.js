@@ -128,8 +128,8 @@ export function connect() {
     }
     const game = g && g.game ? g.game : g;
     // The GAME with the move answers it; so does any other change of the
-    // position (the move is then refused, and its refusal says so). An
-    // offer or time given meanwhile leaves the move current on the server.
+    // position, which the board then shows (the move is refused). An offer
+    // or time given meanwhile leaves the move current on the server.
     const sent = st.sent;
     if (sent && game && game.version > sent.move.version
         && (game.round !== sent.round || (game.moves || []).length !== sent.plies

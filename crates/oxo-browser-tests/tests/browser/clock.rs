@@ -154,10 +154,9 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             .await;
         }
         // X is told who gave it (O, who pressed the button, is not).
-        wait_text(
+        wait_said(
             &x,
             "X told of the time given",
-            "message",
             "Your opponent gave you 15 seconds",
         )
         .await;

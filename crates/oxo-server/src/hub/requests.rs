@@ -157,7 +157,10 @@ impl Hub {
     ) -> Result<Option<(u64, bool)>, HubError> {
         let (game, version) = {
             let room = handle.room.lock().await;
-            if room.opponent() == Opponent::Human || room.to_move().is_none() {
+            // No search for an offer the room refuses (before both sides
+            // have moved there is no draw to offer).
+            if room.opponent() == Opponent::Human || room.to_move().is_none() || !room.both_moved()
+            {
                 return Ok(None);
             }
             (room.game().clone(), room.version())

@@ -125,7 +125,7 @@ impl Room {
     /// [`RoomError::AbortOnly`] until both sides have moved.
     pub fn resign(&self, seat: Player, version: Option<u64>) -> Result<Room, RoomError> {
         self.playing()?;
-        self.check_version(version)?;
+        self.check_position(version)?;
         if !self.both_moved() {
             return Err(RoomError::AbortOnly);
         }
@@ -155,7 +155,7 @@ impl Room {
             }));
         }
         self.playing()?;
-        self.check_version(version)?;
+        self.check_position(version)?;
         if self.both_moved() {
             return Err(RoomError::TooLateToAbort);
         }
@@ -168,7 +168,7 @@ impl Room {
     /// Whether both seats have moved in the round: until then it can be
     /// aborted but not resigned or drawn, and a claim aborts it rather
     /// than winning it.
-    fn both_moved(&self) -> bool {
+    pub(crate) fn both_moved(&self) -> bool {
         self.rec.moves.len() >= 2
     }
 
@@ -274,7 +274,7 @@ impl Room {
     /// [`RoomError::ClaimInCorrespondence`], [`RoomError::NotTheirMove`].
     pub fn claimable(&self, seat: Player, version: Option<u64>) -> Result<Player, RoomError> {
         let to_move = self.playing()?;
-        self.check_version(version)?;
+        self.check_position(version)?;
         if matches!(self.rec.opponent, Opponent::Computer(_)) {
             return Err(RoomError::ClaimAgainstComputer);
         }

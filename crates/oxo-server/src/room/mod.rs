@@ -509,19 +509,7 @@ impl Room {
                 to_move,
             }));
         }
-        // Stale only if the position changed since the version it was
-        // chosen at: an offer, an answer or time given in between leaves
-        // the move meaning what it meant (so that none of them, made in
-        // the same moment or over and over, can make the mover's move
-        // fail).
-        if let Some(sent) = version
-            && !(self.rec.position_version..=self.rec.version).contains(&sent)
-        {
-            return Err(RoomError::Stale {
-                sent,
-                current: self.rec.version,
-            });
-        }
+        self.check_position(version)?;
         let cell = at.to_cell(self.rec.rules).map_err(refused)?;
         let mut next = self.clone();
         let result = next.game.play_as(seat, cell).map_err(refused)?;
@@ -628,6 +616,26 @@ impl Room {
         self.to_move().ok_or(RoomError::RoundOver)
     }
 
+    /// For a move, a resignation, an abort or a claim, whose meaning is
+    /// the position's alone: stale only if the position changed since
+    /// `version` (see [`RoomRecord::position_version`]). An offer, an
+    /// answer or time given in between leaves them meaning what they
+    /// meant, so none of those, made in the same moment or over and over,
+    /// can make them fail.
+    pub(crate) fn check_position(&self, version: Option<u64>) -> Result<(), RoomError> {
+        match version {
+            Some(sent) if !(self.rec.position_version..=self.rec.version).contains(&sent) => {
+                Err(RoomError::Stale {
+                    sent,
+                    current: self.rec.version,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// For every other change (an offer's answer must answer the offer
+    /// that stands): stale unless `version` is the room's.
     fn check_version(&self, version: Option<u64>) -> Result<(), RoomError> {
         match version {
             Some(sent) if sent != self.rec.version => Err(RoomError::Stale {

@@ -1194,6 +1194,16 @@ fn a_move_is_stale_only_once_the_position_has_changed() {
     let play_at = |r: &Room, seat, version| r.play(seat, Coords::new(2, 2), Some(version));
     let (moved, _) = play_at(&changed, Player::X, seen).unwrap();
     assert_eq!(moved.record().moves.len(), 3);
+    // So is a resignation: its meaning is the position's.
+    assert_eq!(
+        changed.resign(Player::X, Some(seen)).unwrap().reason(),
+        Some(Reason::Resign)
+    );
+    // An answer to an offer is not: it must answer the offer that stands.
+    assert!(matches!(
+        changed.decline(Proposal::Takeback, Some(seen)),
+        Err(RoomError::Stale { .. })
+    ));
     // A version never reached is stale.
     assert!(matches!(
         play_at(&changed, Player::X, seen + 4),
@@ -1212,6 +1222,10 @@ fn a_move_is_stale_only_once_the_position_has_changed() {
     assert!(play_at(&taken, Player::O, taken.version()).is_ok());
     assert!(matches!(
         play_at(&moved, Player::O, seen + 3),
+        Err(RoomError::Stale { .. })
+    ));
+    assert!(matches!(
+        moved.resign(Player::O, Some(seen + 3)),
         Err(RoomError::Stale { .. })
     ));
     // A new round is a new position: a version from the last one is stale.

@@ -500,6 +500,77 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_room_stored_before_position_versions_reads_as_changed_at_its_version() {
+        // Before migration 12 an offer after a move was stored with no
+        // position version (and a digest without one): read back, its
+        // position counts from its version, so a move sent against the
+        // version before the offer is refused, as it was then.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let created =
+            room("a", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
+        let joined = created
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(Some("inv".into())),
+            )
+            .unwrap();
+        let (one, _) = joined
+            .play(Player::X, oxo_core::Coords::new(1, 1), None)
+            .unwrap();
+        let (moved, _) = one
+            .play(Player::O, oxo_core::Coords::new(0, 0), None)
+            .unwrap();
+        let offered = moved
+            .propose(Player::X, crate::room::Proposal::Draw, None, false)
+            .unwrap();
+        let mut before = offered.record();
+        assert_eq!(before.position_version, moved.version());
+        before.position_version = before.version;
+        let as_before = Room::restore(before).unwrap();
+        for (room, kind) in [
+            (&created, ChangeKind::Create),
+            (&joined, ChangeKind::Join),
+            (&one, ChangeKind::Move),
+            (&moved, ChangeKind::Move),
+            (&as_before, ChangeKind::Offer),
+        ] {
+            store.commit(change(room, kind)).await.unwrap();
+        }
+        drop(store);
+        let unset: bool = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT position_version IS NULL FROM rooms", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert!(unset, "stored as the code before the column stored it");
+        let store = SqliteStore::open(&path).unwrap();
+        let read = store.load(created.id()).await.unwrap().unwrap();
+        assert_eq!(read.position_version, read.version);
+        let read = Room::restore(read).unwrap();
+        assert!(matches!(
+            read.play(
+                Player::X,
+                oxo_core::Coords::new(2, 2),
+                Some(moved.version())
+            ),
+            Err(crate::room::RoomError::Stale { .. })
+        ));
+        // The same room with its position version set is stored with it.
+        store
+            .commit(change(
+                &offered.decline(crate::room::Proposal::Draw, None).unwrap(),
+                ChangeKind::Offer,
+            ))
+            .await
+            .unwrap();
+        let read = store.load(created.id()).await.unwrap().unwrap();
+        assert_eq!(read.position_version, moved.version());
+    }
+
+    #[tokio::test]
     async fn one_bad_write_in_a_batch_spoils_no_other() {
         let store = SqliteStore::open(":memory:").unwrap();
         let a = room("a", Opponent::Human);
