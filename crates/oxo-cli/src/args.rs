@@ -194,7 +194,8 @@ pub(crate) struct StreamArgs {
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true, after_help = EXIT_CODES)]
 pub(crate) struct RefereeArgs {
-    /// Moves files: a title line, the players line, a blank line, then `P SQUARE` per line.
+    /// Moves files: a title line, the players line, a blank line, then `P SQUARE` per line
+    /// (`-`: standard input).
     #[arg(required = true, value_name = "MOVES")]
     pub inputs: Vec<PathBuf>,
     /// Write the report to this file instead of standard output (one input only).

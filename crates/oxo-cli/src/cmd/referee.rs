@@ -20,9 +20,14 @@ pub(super) fn run(args: RefereeArgs) -> u8 {
         },
     };
     let mut stderr = io::stderr().lock();
-    let result = referee::run(&job, &mut io::stdout().lock(), &mut |problem| {
-        let _ = writeln!(stderr, "oxo referee: {problem}");
-    });
+    let result = referee::run(
+        &job,
+        &mut io::stdin().lock(),
+        &mut io::stdout().lock(),
+        &mut |problem| {
+            let _ = writeln!(stderr, "oxo referee: {problem}");
+        },
+    );
     match result {
         Ok(Status::Reported) => exit::SUCCESS,
         Ok(Status::Io) => exit::IO_ERROR,

@@ -74,6 +74,44 @@ fn the_seed_sample_reproduces_byte_for_byte() {
 }
 
 #[test]
+fn a_dash_reads_the_moves_from_standard_input() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let moves = fs::read(data("barnette.moves.txt")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args([
+            "referee",
+            "-",
+            "--programmer",
+            PROGRAMMER,
+            "--project",
+            PROJECT,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&moves).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), golden("barnette.report.txt"));
+    // A file named `-` is `./-`; standard input has no name for a report
+    // in a directory.
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("-"), SHORT_GAME).unwrap();
+    let out = referee(dir.path(), &["./-"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = referee(dir.path(), &["-", "--out-dir", "reports"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("standard input (-) has no name"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn every_illegal_move_and_an_o_win_match_the_golden() {
     let moves = data("illegal.moves.txt");
     let out = referee(

@@ -13,7 +13,7 @@ use super::{Options, RefereeError, report};
 /// A run of the referee over moves files.
 #[derive(Clone, Debug)]
 pub struct Job {
-    /// Moves files.
+    /// Moves files; `-` is standard input (`./-` a file of that name).
     pub inputs: Vec<PathBuf>,
     /// The report file for a single input (standard output when neither
     /// this nor `out_dir` is given).
@@ -37,22 +37,24 @@ pub enum Status {
     BadInput,
 }
 
-/// Run `job`: referee each input and write its report, to `stdout` or to
-/// files. One bad file does not stop the others: each file's problem is
-/// handed to `problem` as it happens, and the result is the worst
-/// [`Status`] met.
+/// Run `job`: referee each input (the input `-` read from `stdin`) and
+/// write its report, to `stdout` or to files. One bad file does not stop
+/// the others: each file's problem is handed to `problem` as it happens,
+/// and the result is the worst [`Status`] met.
 ///
 /// # Errors
 /// The job cannot be done as asked (found before any file is read).
 pub fn run(
     job: &Job,
+    stdin: &mut dyn Read,
     stdout: &mut dyn Write,
     problem: &mut dyn FnMut(&FileError),
 ) -> Result<Status, UsageError> {
     let plan = Plan::new(job)?;
     let mut status = Status::Reported;
     for (input, destination) in &plan.files {
-        match referee_file(input, destination, plan.out_dir, &job.options, stdout) {
+        let io = Io { stdin, stdout };
+        match referee_file(input, destination, plan.out_dir, &job.options, io) {
             Ok(()) => {}
             // The reader has seen enough: not an error (and there is only
             // one report on stdout).
@@ -84,6 +86,12 @@ pub enum UsageError {
     /// An input whose report cannot be named after it.
     #[error("{}: not a file name to name a report after", .0.display())]
     NoFileName(PathBuf),
+    /// Standard input (`-`) with a report directory: its report would
+    /// have no name.
+    #[error(
+        "standard input (-) has no name for its report in a report directory: give it as a file, or its report with -o"
+    )]
+    StdinInDirectory,
     /// Two inputs whose reports would have the same name.
     #[error(
         "{} and {} would both be reported in {}: moves files in one run need different names",
@@ -147,6 +155,9 @@ impl<'a> Plan<'a> {
                 let mut names: HashMap<&OsStr, &Path> = HashMap::new();
                 let mut files = Vec::with_capacity(inputs.len());
                 for input in inputs {
+                    if is_stdin(input) {
+                        return Err(UsageError::StdinInDirectory);
+                    }
                     let Some(name) = input.file_name() else {
                         return Err(UsageError::NoFileName(input.clone()));
                     };
@@ -164,6 +175,7 @@ impl<'a> Plan<'a> {
         };
         for (input, destination) in &files {
             if let Destination::File(report) = destination
+                && !is_stdin(input)
                 && same_file(input, report)
             {
                 return Err(UsageError::OverwritesInput(input.to_path_buf()));
@@ -176,14 +188,32 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// The bytes of the moves file `path`, read to at most [`MAX_MOVES_FILE`]
-/// bytes.
-fn read_moves_file(path: &Path) -> Result<Vec<u8>, FileError> {
+/// Whether `path` is `-`, standard input.
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// `path` as a message names it.
+fn shown(path: &Path) -> std::borrow::Cow<'_, str> {
+    if is_stdin(path) {
+        "standard input".into()
+    } else {
+        path.to_string_lossy()
+    }
+}
+
+/// The bytes of the moves file `path` (`-`: `stdin`), read to at most
+/// [`MAX_MOVES_FILE`] bytes.
+fn read_moves_file(path: &Path, stdin: &mut dyn Read) -> Result<Vec<u8>, FileError> {
     let read = |err| FileError::Read(path.to_owned(), err);
     let mut bytes = Vec::new();
-    fs::File::open(path)
-        .and_then(|file| file.take(MAX_MOVES_FILE + 1).read_to_end(&mut bytes))
-        .map_err(read)?;
+    let limit = MAX_MOVES_FILE + 1;
+    if is_stdin(path) {
+        stdin.take(limit).read_to_end(&mut bytes)
+    } else {
+        fs::File::open(path).and_then(|file| file.take(limit).read_to_end(&mut bytes))
+    }
+    .map_err(read)?;
     if bytes.len() as u64 > MAX_MOVES_FILE {
         return Err(FileError::TooLarge(path.to_owned()));
     }
@@ -237,12 +267,12 @@ impl FileError {
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FileError::Read(path, err) => write!(f, "{}: cannot read: {err}", path.display()),
-            FileError::Content(path, err) => write!(f, "{}: {err}", path.display()),
+            FileError::Read(path, err) => write!(f, "{}: cannot read: {err}", shown(path)),
+            FileError::Content(path, err) => write!(f, "{}: {err}", shown(path)),
             FileError::TooLarge(path) => write!(
                 f,
                 "{}: over {} MiB, far more than any game's moves file",
-                path.display(),
+                shown(path),
                 MAX_MOVES_FILE >> 20
             ),
             FileError::CreateDir(path, err) => {
@@ -267,15 +297,21 @@ impl std::error::Error for FileError {
     }
 }
 
+/// The standard streams a run was given.
+struct Io<'a, 'b> {
+    stdin: &'a mut dyn Read,
+    stdout: &'b mut dyn Write,
+}
+
 /// Referee one file and write its report, all or nothing.
 fn referee_file(
     input: &Path,
     destination: &Destination,
     out_dir: Option<&Path>,
     options: &Options,
-    stdout: &mut dyn Write,
+    Io { stdin, stdout }: Io<'_, '_>,
 ) -> Result<(), FileError> {
-    let bytes = read_moves_file(input)?;
+    let bytes = read_moves_file(input, stdin)?;
     let text = report(&bytes, options).map_err(|err| FileError::Content(input.to_owned(), err))?;
     match destination {
         Destination::Stdout => stdout
@@ -464,9 +500,14 @@ mod tests {
     fn a_moves_file_over_the_limit_is_refused_as_bad_input() {
         let problem = |path: &str| {
             let mut seen = Vec::new();
-            let status = run(&job(&[path], None, None), &mut Vec::new(), &mut |e| {
-                seen.push(e.to_string());
-            })
+            let status = run(
+                &job(&[path], None, None),
+                &mut io::empty(),
+                &mut Vec::new(),
+                &mut |e| {
+                    seen.push(e.to_string());
+                },
+            )
             .unwrap();
             (status, seen)
         };
@@ -487,6 +528,39 @@ mod tests {
     }
 
     #[test]
+    fn standard_input_is_read_for_the_input_named_dash() {
+        let game = b"T\nX: A O: B\n\nX 1\nO 4\nX 2\nO 5\nX 3\n";
+        let mut report = Vec::new();
+        let status = run(
+            &job(&["-"], None, None),
+            &mut &game[..],
+            &mut report,
+            &mut |e| panic!("{e}"),
+        )
+        .unwrap();
+        assert_eq!(status, Status::Reported);
+        let text = String::from_utf8(report).unwrap();
+        assert!(text.ends_with("Winner: X\n"), "{text}");
+        // Its problems name it as such, and it has no name in a directory.
+        let mut seen = Vec::new();
+        let status = run(
+            &job(&["-"], None, None),
+            &mut &b"T\n"[..],
+            &mut Vec::new(),
+            &mut |e| {
+                seen.push(e.to_string());
+            },
+        )
+        .unwrap();
+        assert_eq!(status, Status::BadInput);
+        assert!(seen[0].starts_with("standard input: "), "{seen:?}");
+        assert!(matches!(
+            Plan::new(&job(&["a.txt", "-"], None, Some("out"))).map(|p| p.files),
+            Err(UsageError::StdinInDirectory)
+        ));
+    }
+
+    #[test]
     fn a_report_directory_that_is_a_file_is_named_as_such() {
         let dir = tempfile::tempdir().unwrap();
         let moves = dir.path().join("moves.txt");
@@ -495,7 +569,10 @@ mod tests {
         fs::write(&file, b"").unwrap();
         let mut seen = Vec::new();
         let job = job(&[moves.to_str().unwrap()], None, file.to_str());
-        let status = run(&job, &mut Vec::new(), &mut |e| seen.push(e.to_string())).unwrap();
+        let status = run(&job, &mut io::empty(), &mut Vec::new(), &mut |e| {
+            seen.push(e.to_string());
+        })
+        .unwrap();
         assert_eq!(status, Status::Io);
         assert_eq!(
             seen,
