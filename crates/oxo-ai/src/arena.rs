@@ -451,7 +451,7 @@ pub fn run(
 /// game order, from the calling thread (so that a slow `record` never
 /// holds up a game): each as soon as the games before it are handed on,
 /// and those after a game the stop cut short once the run ends. A run
-/// that fails has handed on some of the games before the failure.
+/// that fails may have handed on games before the failure and after it.
 ///
 /// # Errors
 /// As [`run`].
@@ -516,8 +516,9 @@ fn run_games(
 /// Run `job(0..count)` on `threads` threads, until all are done or `stop`
 /// is set, and hand the result of each finished to `collect` in index
 /// order (a job returns `None` when the stop cut it short), on the calling
-/// thread: each as soon as every one before it is handed on or known cut
-/// short, the rest when the workers are done. `progress` is told the
+/// thread: each as soon as every one before it is handed on; those after
+/// a job the stop cut short (which sends nothing), when the workers are
+/// done. `progress` is told the
 /// number of finished jobs now and then, from the calling thread too. The
 /// first error stops the rest.
 pub(crate) fn run_jobs<R: Send>(

@@ -23,8 +23,12 @@
 //! -2 for one lost to an error (Piskvork writes 15 for a timeout).
 //!
 //! Here the first player is X, the second O. oxo keeps no thinking time
-//! of a move in its records, so TIME is 0, and the levels are 0 (so that
-//! Piskvork, opening the file, runs no engine of its own).
+//! of a move in its records, so TIME is 0, and the levels are 0. A name is
+//! what Piskvork reads as a player when it opens the file: an engine's
+//! file name (as Piskvork writes it), and for oxo's own players their
+//! name, which Piskvork would look for as an engine's file. CODE is -2
+//! for every forfeit, a late answer included: the arena's forfeits carry
+//! their reason in words only.
 
 use oxo_ai::arena::{Ending, Played};
 use oxo_core::{Player, Rules};
@@ -66,8 +70,15 @@ pub fn write(game: &Played) -> String {
     out
 }
 
-/// A name as one line of the file.
+/// A player's name as one line of the file: an engine (`brain:PATH`) by
+/// its file name, as Piskvork names one.
 fn line(name: &str) -> String {
+    let name = match name.strip_prefix("brain:") {
+        Some(path) => std::path::Path::new(path)
+            .file_name()
+            .map_or(path.into(), |file| file.to_string_lossy()),
+        None => name.into(),
+    };
     name.replace(['\n', '\r'], " ")
 }
 
@@ -122,7 +133,7 @@ mod tests {
             text,
             "Piskvorky 9x6, 0:0, 0\n\
              1,1,0\n1,2,0\n2,1,0\n2,2,0\n3,1,0\n3,2,0\n4,1,0\n4,2,0\n5,1,0\n\
-             brain:./pbrain-a\nrules\n0\n"
+             pbrain-a\nrules\n0\n"
         );
         let mut replay = Game::starting_with(rules, Player::X);
         for line in text.lines().skip(1).take(moves.len()) {
@@ -147,7 +158,7 @@ mod tests {
         game.o = "two\nlines".to_owned();
         assert_eq!(
             write(&game),
-            "Piskvorky 15x15, 0:0, 1\n8,8,0\n9,8,0\nbrain:./pbrain-a\ntwo lines\n-2\n"
+            "Piskvorky 15x15, 0:0, 1\n8,8,0\n9,8,0\npbrain-a\ntwo lines\n-2\n"
         );
     }
 

@@ -6,7 +6,7 @@ use oxo_core::{Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
 use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBool;
+use pyo3::types::{PyBool, PyList};
 
 use crate::args::Int;
 use crate::errors::{IllegalMoveError, RulesError, raise};
@@ -39,7 +39,18 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Move {
         {
             return Ok(Move::Action(action));
         }
-        if let Ok((row, col)) = obj.extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()
+        // A pair as a tuple, or as a list (what `json.loads` makes of one).
+        let pair = obj
+            .extract::<(Bound<'py, PyAny>, Bound<'py, PyAny>)>()
+            .ok()
+            .or_else(|| {
+                let list = obj.cast::<PyList>().ok()?;
+                if list.len() != 2 {
+                    return None;
+                }
+                Some((list.get_item(0).ok()?, list.get_item(1).ok()?))
+            });
+        if let Some((row, col)) = pair
             && !row.is_instance_of::<PyBool>()
             && !col.is_instance_of::<PyBool>()
             && let (Ok(row), Ok(col)) = (row.extract::<Int>(), col.extract::<Int>())
@@ -49,7 +60,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Move {
         let shown = obj.repr().map(|r| r.to_string()).unwrap_or_default();
         let shown: String = shown.chars().take(40).collect();
         Err(PyTypeError::new_err(format!(
-            "a move is an action (an int) or a (row, col) pair of ints, not {} {shown}",
+            "a move is an action (an int) or a (row, col) pair of ints, as a tuple or a list, not {} {shown}",
             obj.get_type().name()?
         )))
     }

@@ -120,16 +120,20 @@ def test_what_is_not_a_move_is_a_type_error_that_says_what_a_move_is():
         ((1, "x"), "tuple (1, 'x')"),
         (True, "bool True"),
         ((True, False), "tuple (True, False)"),
+        ([1, 2, 0], "list [1, 2, 0]"),
+        ([1.0, 2], "list [1.0, 2]"),
     ]
     for thing, shown in things:
-        with pytest.raises(TypeError, match=r"a move is an action \(an int\) or a \(row, col\) pair of ints, not "):
+        with pytest.raises(TypeError, match=r"a move is an action \(an int\) or a \(row, col\) pair of ints, as a tuple or a list, not "):
             game.play(thing)
         with pytest.raises(TypeError, match=re.escape(shown)):
             game.is_legal(thing)
     assert game.moves == []
     game.play(np.int64(4))
     game.play((np.int8(0), 0))
-    assert game.moves == [4, 0]
+    # A list is a pair too: what json.loads makes of one.
+    game.play([2, 2])
+    assert game.moves == [4, 0, 8]
 
 
 def test_copies_are_independent():

@@ -181,7 +181,7 @@ pub fn record(game: &Played) -> String {
         k: u32,
         x: &'a str,
         o: &'a str,
-        first: Player,
+        first: char,
         opening: &'a [Cell],
         moves: &'a [Cell],
         result: &'static str,
@@ -201,12 +201,12 @@ pub fn record(game: &Played) -> String {
         k: rules.k(),
         x: &game.x,
         o: &game.o,
-        first: game.first,
+        first: game.first.as_char(),
         opening: &game.opening,
         moves: &game.moves,
         result: match game.winner {
-            Some(Player::X) => "x",
-            Some(Player::O) => "o",
+            Some(Player::X) => "X",
+            Some(Player::O) => "O",
             None => "draw",
         },
         end,
@@ -448,7 +448,7 @@ mod tests {
         };
         assert_eq!(
             record(&game),
-            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"o","opening":[[1,1]],"moves":[[0,0],[0,2]],"result":"x","end":"forfeit","reason":"answered \"a\", which is no move"}"#
+            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"O","opening":[[1,1]],"moves":[[0,0],[0,2]],"result":"X","end":"forfeit","reason":"answered \"a\", which is no move"}"#
         );
         game.winner = None;
         game.ending = Ending::Full;

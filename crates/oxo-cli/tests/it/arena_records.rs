@@ -68,9 +68,10 @@ fn replays(record: &Value) {
             assert_eq!(result, "draw", "{record}");
         }
         "forfeit" => {
-            // The side to move gave no move, and lost.
+            // Not over on the board: the loser, the side not named, gave
+            // no move (or its engine could not play at all).
             assert!(!game.is_over(), "{record}");
-            assert_eq!(side(&record["result"]), game.to_move().other(), "{record}");
+            assert!(["X", "O"].contains(&result), "{record}");
             assert!(record["reason"].is_string(), "{record}");
         }
         other => panic!("{other}: {record}"),
@@ -118,15 +119,15 @@ fn a_match_records_every_game_in_order() {
         // X and O move first in turn, each pair of games from one opening.
         assert_eq!(
             record["first"],
-            if i % 2 == 0 { "x" } else { "o" },
+            if i % 2 == 0 { "X" } else { "O" },
             "{record}"
         );
         assert_eq!(record["opening"].as_array().unwrap().len(), 2, "{record}");
         assert_eq!(record["opening"], games[i / 2 * 2]["opening"], "{record}");
         replays(record);
         match record["result"].as_str().unwrap() {
-            "x" => tally[0] += 1,
-            "o" => tally[1] += 1,
+            "X" => tally[0] += 1,
+            "O" => tally[1] += 1,
             _ => tally[2] += 1,
         }
     }
@@ -194,7 +195,7 @@ fn a_round_robin_records_every_game_and_its_psq_file() {
     );
     for (i, record) in games.iter().enumerate() {
         assert_eq!(record["game"], i as u64, "{record}");
-        assert_eq!(record["first"], "x", "{record}");
+        assert_eq!(record["first"], "X", "{record}");
         replays(record);
         let psq = std::fs::read_to_string(dir.path().join("psq").join(&files[i])).unwrap();
         let mut expected = String::from("Piskvorky 7x7, 0:0, 0\n");
@@ -261,7 +262,7 @@ fn an_engines_forfeit_is_recorded_with_its_reason() {
         assert_eq!(record["o"], "brain:./pbrain-off", "{record}");
         assert_eq!(
             (&record["end"], &record["result"]),
-            (&"forfeit".into(), &"x".into())
+            (&"forfeit".into(), &"X".into())
         );
         assert_eq!(record["reason"], forfeit["reason"], "{record}");
         replays(record);
@@ -270,10 +271,89 @@ fn an_engines_forfeit_is_recorded_with_its_reason() {
     assert_eq!(games[0]["moves"].as_array().unwrap().len(), 1);
     assert_eq!(games[1]["moves"], serde_json::json!([]));
     let psq = std::fs::read_to_string(dir.path().join("psq/0002.psq")).unwrap();
-    assert_eq!(
-        psq,
-        "Piskvorky 9x9, 0:0, 1\nrules\nbrain:./pbrain-off\n-2\n"
+    assert_eq!(psq, "Piskvorky 9x9, 0:0, 1\nrules\npbrain-off\n-2\n");
+}
+
+/// An engine that cannot start loses every game, its turn or not: the
+/// record names the winner, and the game replays (no move made).
+#[cfg(unix)]
+#[test]
+fn an_engine_that_cannot_start_loses_before_its_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("pbrain-err");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo ERROR no ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&engine).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&engine, permissions).unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "rules",
+            "--o",
+            "brain:pbrain-err",
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--records",
+            "e.jsonl",
+        ],
     );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let games = records(&dir.path().join("e.jsonl"));
+    assert_eq!(games.len(), 2);
+    for record in &games {
+        assert_eq!(
+            (&record["result"], &record["end"], &record["moves"]),
+            (&"X".into(), &"forfeit".into(), &serde_json::json!([])),
+            "{record}"
+        );
+        replays(record);
+    }
+    // Game 0 had X to move: the loser was not the side to move.
+    assert_eq!(games[0]["first"], "X");
+}
+
+/// One kind of record failing (a full disk) stops that kind only: the
+/// other keeps every game, and the run ends with exit 1 after its report.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_records_file_leaves_the_psq_files_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "rules",
+            "--o",
+            "random",
+            "--games",
+            "3",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--records",
+            "/dev/full",
+            "--psq",
+            "psq",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
+    assert!(!out.stdout.is_empty(), "the report comes first");
+    for name in ["0001.psq", "0002.psq", "0003.psq"] {
+        assert!(dir.path().join("psq").join(name).is_file(), "{name}");
+    }
 }
 
 /// A records file or folder that cannot be written is refused before the
@@ -308,6 +388,23 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
         assert!(stderr.contains(said), "{args:?}: {stderr}");
     }
     assert!(!dir.path().join("psq").exists());
+    // A folder holding another run's .psq files is refused, and left.
+    std::fs::create_dir(dir.path().join("old")).unwrap();
+    std::fs::write(dir.path().join("old/0003.psq"), "earlier").unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x", "rules", "--o", "random", "--games", "2", "--size", "9", "--k", "5", "--psq",
+            "old",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("holds .psq files already"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old/0003.psq")).unwrap(),
+        "earlier"
+    );
     // The same for a round robin.
     let out = arena(
         dir.path(),
