@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use oxo_ai::exact::{Valued, Valuer, Values, ValuesError};
+use oxo_ai::exact::{OpeningTable, Valued, Valuer, Values, ValuesError};
 use oxo_ai::{Analysis, Eval, Prover, Solver, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
@@ -70,6 +70,21 @@ pub fn solve_value(solver: &mut Solver, game: Game) -> Result<ValueReport, oxo_a
         nodes: solver.nodes() - before,
         game,
         value,
+        time: start.elapsed(),
+    })
+}
+
+/// The value of `game` from `table`, an opening table shipped for its
+/// board, if it holds the position or the one a move before it: `oxo solve
+/// --value`'s answer with no search (the full analysis reads it too).
+#[must_use]
+pub fn table_value(table: &OpeningTable, game: &Game) -> Option<ValueReport> {
+    let start = Instant::now();
+    let value = table.value(game)?;
+    Some(ValueReport {
+        game: game.clone(),
+        value,
+        nodes: 0,
         time: start.elapsed(),
     })
 }

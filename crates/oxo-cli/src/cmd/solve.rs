@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use oxo_ai::exact::{Valuer, ValuesError, every_stage_boards};
+use oxo_ai::exact::{self, OpeningTable, Valuer, ValuesError, every_stage_boards};
 use oxo_ai::{Prover, Solver, StrongSolution};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
@@ -165,10 +165,21 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     }
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
-    let answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
+    // The opening table of the board last asked about, if it ships one:
+    // read once for a batch of positions on one board.
+    let mut opening: Option<(Rules, Option<OpeningTable>)> = None;
+    let mut answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
         Ok(match engine {
             Engine::Solver(solver, _) if config.value_only => {
-                Box::new(solve::solve_value(solver, game)?)
+                let rules = game.rules();
+                if opening.as_ref().is_none_or(|(held, _)| *held != rules) {
+                    opening = Some((rules, exact::shipped(rules)));
+                }
+                let table = opening.as_ref().and_then(|(_, table)| table.as_ref());
+                match table.and_then(|t| solve::table_value(t, &game)) {
+                    Some(report) => Box::new(report),
+                    None => Box::new(solve::solve_value(solver, game)?),
+                }
             }
             // 7×7 k=5 before the solver's full analysis is quick: every
             // move's value from the prover and the shipped opening table.

@@ -220,6 +220,41 @@ fn solve_values_every_move_of_an_early_seven_by_seven_k5_position() {
 }
 
 #[test]
+fn solve_value_reads_the_seven_by_seven_k5_opening_table() {
+    // Positions the opening table holds (two moves in, and X in the centre
+    // with O's reply) get their value with no search, as the full analysis
+    // gets their moves'; the search took 44 million positions and a budget
+    // of 3 million gave up. In a batch too, beside another board.
+    for (position, value) in [
+        (
+            "......./......./......./....X../......./......./O......",
+            "X to move: draw\n",
+        ),
+        (
+            "......./......./......./...X.../......./......./......O",
+            "X to move: draw\n",
+        ),
+    ] {
+        let out = oxo(
+            &["solve", position, "--k", "5", "--value", "--budget", "1000"],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(value), "{text}");
+        assert!(text.contains("\n0 positions searched"), "{text}");
+    }
+    let batch = "......./......./......./....X../......./......./O......\nX.O/.X./..O\n";
+    let out = oxo(&["solve", "-", "--k", "5", "--value", "--json"], batch);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.lines().next().unwrap().contains("\"nodes\":0"),
+        "{text}"
+    );
+}
+
+#[test]
 fn solve_value_prints_the_value_alone() {
     let out = oxo(&["solve", "--value"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
