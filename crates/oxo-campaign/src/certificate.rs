@@ -451,16 +451,28 @@ struct JobNodes {
     root: usize,
 }
 
-/// The nodes of `cert` that `wanted`'s tree reaches.
+/// The nodes of `cert` that `wanted`'s tree reaches: a tree of the goal
+/// wanted, or a win standing in for a draw (a prover who wins does not
+/// lose). Where the certificate proves only a draw but a win is wanted,
+/// the job's recorded answer is wrong (a faulty worker's, or a damaged
+/// plan's): refused, never written as a proof of the win.
 fn job_nodes(cert: Certificate, wanted: &JobTree) -> Result<JobNodes, AssembleError> {
-    let tree = cert
-        .trees
-        .iter()
-        .find(|tree| tree.prover == wanted.prover && tree.goal == wanted.goal)
-        .or_else(|| cert.trees.iter().find(|tree| tree.prover == wanted.prover))
-        .ok_or_else(|| AssembleError::NoTree {
-            position: wanted.game.to_string(),
-            prover: wanted.prover,
+    let of_prover = || cert.trees.iter().filter(|tree| tree.prover == wanted.prover);
+    let tree = of_prover()
+        .find(|tree| tree.goal == wanted.goal)
+        .or_else(|| of_prover().find(|tree| tree.goal == Goal::Win))
+        .ok_or_else(|| match of_prover().next() {
+            Some(_) => AssembleError::Job {
+                position: wanted.game.to_string(),
+                reason: format!(
+                    "it is recorded as a win for {}, but its certificate proves only a draw",
+                    wanted.prover
+                ),
+            },
+            None => AssembleError::NoTree {
+                position: wanted.game.to_string(),
+                prover: wanted.prover,
+            },
         })?;
     let root = tree.root;
     if matches!(cert.nodes.get(root), Some(Node::Image(..)) | None) {
@@ -643,6 +655,26 @@ mod tests {
                 assert_eq!(checked.claim, expected, "{rows}x{cols} k={k} split {split}");
             }
         }
+    }
+
+    #[test]
+    fn a_job_recorded_as_a_win_whose_certificate_proves_a_draw_is_refused() {
+        // 3×3's empty board is a draw: its certificate has draw trees only.
+        let game = Game::new(Rules::new(3, 3, 3).unwrap());
+        let cert = certify(&mut Solver::new(game.rules(), 1 << 20).unwrap(), &game).unwrap();
+        assert_eq!(cert.claim, Claim::Draw);
+        let wanted = |goal| JobTree {
+            game: game.clone(),
+            prover: Player::X,
+            goal,
+        };
+        assert!(job_nodes(cert.clone(), &wanted(Goal::Draw)).is_ok());
+        let err = job_nodes(cert, &wanted(Goal::Win)).err().unwrap();
+        assert!(
+            err.to_string()
+                .contains("recorded as a win for X, but its certificate proves only a draw"),
+            "{err}"
+        );
     }
 
     #[test]
