@@ -457,7 +457,11 @@ struct JobNodes {
 /// the job's recorded answer is wrong (a faulty worker's, or a damaged
 /// plan's): refused, never written as a proof of the win.
 fn job_nodes(cert: Certificate, wanted: &JobTree) -> Result<JobNodes, AssembleError> {
-    let of_prover = || cert.trees.iter().filter(|tree| tree.prover == wanted.prover);
+    let of_prover = || {
+        cert.trees
+            .iter()
+            .filter(|tree| tree.prover == wanted.prover)
+    };
     let tree = of_prover()
         .find(|tree| tree.goal == wanted.goal)
         .or_else(|| of_prover().find(|tree| tree.goal == Goal::Win))

@@ -148,6 +148,15 @@ pub const MAX_CELLS: usize = 256;
 /// The most nodes a certificate may announce.
 pub const MAX_NODES: usize = 1 << 28;
 
+/// A certificate of `count` nodes, more than the memory this process can
+/// have holds for the check (about 100 bytes a node, and the positions of
+/// the nodes reached).
+fn too_many_for_memory(count: usize) -> ProofError {
+    ProofError::Header(format!(
+        "{count} nodes are more than this machine's memory holds for the check (about 100 bytes a node)"
+    ))
+}
+
 /// Bytes that no line of a certificate of up to [`MAX_CELLS`] cells needs
 /// (a node line lists each cell at most once: a few thousand bytes), so a
 /// reader may refuse a longer line as no certificate's without reading on
@@ -564,6 +573,11 @@ impl Certificate {
             }
         };
         let mut nodes = Vec::new();
+        // All at once, so that a count this machine cannot hold is said
+        // (not an abort when memory runs out half way).
+        nodes
+            .try_reserve_exact(count)
+            .map_err(|_| too_many_for_memory(count))?;
         loop {
             let (n, line) = next("a node or `end`")?;
             if line == "end" {
@@ -627,9 +641,13 @@ impl Certificate {
                 )));
             }
         }
+        let mut seen = Vec::new();
+        seen.try_reserve_exact(self.nodes.len())
+            .map_err(|_| too_many_for_memory(self.nodes.len()))?;
+        seen.resize(self.nodes.len(), None);
         let mut walk = Walk {
             nodes: &self.nodes,
-            seen: vec![None; self.nodes.len()],
+            seen,
         };
         for tree in &self.trees {
             walk.visit(tree.root, None, &self.game, tree.prover, tree.goal)?;
