@@ -3,7 +3,7 @@
 //!
 //! Each game runs the engine as a child process and talks the Piskvork
 //! protocol to it (see [`crate::brain`] for the commands): `START` (or
-//! `RECTSTART`), the `INFO` it needs (`timeout_turn`, `timeout_match 0`,
+//! `RECTSTART`), the `INFO` it needs (`timeout_turn`, `timeout_match`,
 //! `rule`, `game_type 1`), then `BEGIN` for the first move of a game, `TURN
 //! X,Y` after a single opponent move, or the whole position with `BOARD`,
 //! and `END` when the game is over. The referee's part: an engine that
@@ -11,6 +11,19 @@
 //! time (the move time plus a tenth, and at least 50 ms, for the pipes), or
 //! dies, has no move; the arena scores that as a loss and reports why
 //! ([`Strategy::failure`]).
+//!
+//! # The match clock
+//! With a time for the whole game (`timeout_match`, as Gomocup tournaments
+//! give it), each move is preceded by `INFO time_left N`, the milliseconds
+//! the engine has left of it, and each move's time is taken from it: the
+//! time from just before the arena writes the move's commands to when it
+//! reads the answer, as the arena measures it (so the pipes' delays count
+//! against the engine, as a Gomocup manager counts them). Like a move's
+//! time, the match time has a slack: an engine has no move when its moves
+//! of the game have taken more than the match time plus a tenth, and at
+//! least 50 ms ([`allowance`] of the match time), in all. `START` is not
+//! timed by the match clock (it has [`START_TIME`]). The move time still
+//! bounds each move; the move's limit is whichever runs out first.
 
 use std::collections::BTreeSet;
 use std::io::{self, BufReader, Write};
@@ -110,6 +123,21 @@ pub enum EngineError {
         /// The time it had.
         limit: Duration,
     },
+    /// No answer before the game's time ran out ([`MatchClock`]).
+    #[error(
+        "{engine} is out of match time: no answer within the {} ms it had left of {} ms",
+        .left.as_millis(),
+        .match_time.as_millis()
+    )]
+    OutOfTime {
+        /// The engine's name.
+        engine: String,
+        /// The time it had for the game.
+        match_time: Duration,
+        /// What was left of it when the move was asked for (as it was
+        /// told in `INFO time_left`).
+        left: Duration,
+    },
     /// The engine ended.
     #[error("{engine} exited{}", .status.map(|s| format!(" ({s})")).unwrap_or_default())]
     Exited {
@@ -155,6 +183,8 @@ pub struct External {
     lines: mpsc::Receiver<(Instant, Vec<u8>)>,
     rules: Rules,
     move_time: Duration,
+    /// The time for the engine's moves of the game, if it has one.
+    clock: Option<MatchClock>,
     /// The board as the engine knows it (after its last move).
     told: Vec<Option<Player>>,
     /// The stones of `told` in the order they were played (see
@@ -191,9 +221,55 @@ fn is_answer(line: &[u8]) -> bool {
 }
 
 /// The answer time allowed for `move_time`: a tenth more, at least 50 ms.
+/// (The same slack is given on a match time, for all of a game's moves.)
 #[must_use]
 pub fn allowance(move_time: Duration) -> Duration {
     move_time + (move_time / 10).max(Duration::from_millis(50))
+}
+
+/// An engine's time for all its moves of one game (Gomocup's
+/// `timeout_match`), and what it has used of it. Pure: the times used are
+/// given to it, measured by the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchClock {
+    match_time: Duration,
+    used: Duration,
+}
+
+impl MatchClock {
+    /// A clock of `match_time` for the game, none of it used.
+    #[must_use]
+    pub const fn new(match_time: Duration) -> MatchClock {
+        MatchClock {
+            match_time,
+            used: Duration::ZERO,
+        }
+    }
+
+    /// The time for the game.
+    #[must_use]
+    pub const fn match_time(&self) -> Duration {
+        self.match_time
+    }
+
+    /// What is left of the match time (none once it is used up, even
+    /// within the slack): what the engine is told in `INFO time_left`.
+    #[must_use]
+    pub fn left(&self) -> Duration {
+        self.match_time.saturating_sub(self.used)
+    }
+
+    /// How long the next answer may take: what is left of the match
+    /// time's [`allowance`], the slack included.
+    #[must_use]
+    pub fn allowed(&self) -> Duration {
+        allowance(self.match_time).saturating_sub(self.used)
+    }
+
+    /// Take `took`, one move's time, from the clock.
+    pub fn spend(&mut self, took: Duration) {
+        self.used = self.used.saturating_add(took);
+    }
 }
 
 /// Start `command`, trying again for up to 5 s while its program is
@@ -217,11 +293,18 @@ fn spawn(command: &mut Command) -> io::Result<Child> {
 
 impl External {
     /// Start the engine at `path` for a game under `rules` with
-    /// `move_time` a move, and wait for its `OK`.
+    /// `move_time` a move and, if given, `match_time` for all its moves of
+    /// the game (see [the match clock](crate::manager#the-match-clock)), and wait for
+    /// its `OK`.
     ///
     /// # Errors
     /// The engine cannot be started, or refuses the board.
-    pub fn start(path: &Path, rules: Rules, move_time: Duration) -> Result<External, EngineError> {
+    pub fn start(
+        path: &Path,
+        rules: Rules,
+        move_time: Duration,
+        match_time: Option<Duration>,
+    ) -> Result<External, EngineError> {
         let name = format!("brain:{}", path.display());
         let mut command = Command::new(path);
         command
@@ -286,6 +369,7 @@ impl External {
             lines,
             rules,
             move_time,
+            clock: match_time.map(MatchClock::new),
             told: vec![None; rules.cell_count()],
             played: Vec::new(),
             history: Vec::new(),
@@ -298,7 +382,7 @@ impl External {
             format!("RECTSTART {},{}", rules.cols(), rules.rows())
         };
         engine.send(&[start])?;
-        let answer = engine.answer(START_TIME)?;
+        let (answer, _) = engine.answer(Instant::now(), START_TIME, None)?;
         if answer != b"OK" {
             return Err(EngineError::Refused {
                 engine: engine.name.clone(),
@@ -306,10 +390,11 @@ impl External {
             });
         }
         let ms = move_time.as_millis();
+        let match_ms = match_time.map_or(0, |time| time.as_millis());
         let rule = u8::from(rules.is_exact());
         engine.send(&[
             format!("INFO timeout_turn {ms}"),
-            "INFO timeout_match 0".to_owned(),
+            format!("INFO timeout_match {match_ms}"),
             format!("INFO rule {rule}"),
             "INFO game_type 1".to_owned(),
         ])?;
@@ -330,19 +415,33 @@ impl External {
     }
 
     /// The engine's next answer (a line that is not a `MESSAGE`, a `DEBUG`
-    /// or blank, trimmed), read within `limit`.
-    fn answer(&mut self, limit: Duration) -> Result<Vec<u8>, EngineError> {
-        let deadline = Instant::now() + limit;
-        let late = || EngineError::NoAnswer {
-            engine: self.name.clone(),
-            limit,
+    /// or blank, trimmed) to what was `sent` then, read within `limit` of
+    /// it, and when it was read. Late, the error is [`EngineError::NoAnswer`]
+    /// or, with the `clock` that set the limit, [`EngineError::OutOfTime`].
+    fn answer(
+        &mut self,
+        sent: Instant,
+        limit: Duration,
+        clock: Option<MatchClock>,
+    ) -> Result<(Vec<u8>, Instant), EngineError> {
+        let deadline = sent + limit;
+        let late = || match clock {
+            Some(clock) => EngineError::OutOfTime {
+                engine: self.name.clone(),
+                match_time: clock.match_time(),
+                left: clock.left(),
+            },
+            None => EngineError::NoAnswer {
+                engine: self.name.clone(),
+                limit,
+            },
         };
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             // Read after the deadline: one that waited in the queue behind
             // others.
             Ok((read, _)) if read > deadline => Err(late()),
-            Ok((_, line)) => Ok(line),
+            Ok((read, line)) => Ok((line, read)),
             Err(mpsc::RecvTimeoutError::Timeout) => Err(late()),
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(EngineError::Exited {
                 engine: self.name.clone(),
@@ -358,7 +457,7 @@ impl External {
         let changed: Vec<usize> = (0..self.told.len())
             .filter(|&i| game.cells()[i] != self.told[i])
             .collect();
-        let commands = match changed[..] {
+        let mut commands = match changed[..] {
             [] if game.move_count() == 0 => vec!["BEGIN".to_owned()],
             [one] if self.told[one].is_none() && game.cells()[one] == Some(me.other()) => {
                 let cell = self.rules.cell_at(one);
@@ -370,8 +469,20 @@ impl External {
                 board(game, &self.played)
             }
         };
+        if let Some(clock) = self.clock {
+            commands.insert(0, format!("INFO time_left {}", clock.left().as_millis()));
+        }
+        // The move's time: from its commands' sending to its answer's
+        // reading; the match clock sets the limit when it runs out first.
+        let turn = allowance(self.move_time);
+        let by_clock = self.clock.filter(|clock| clock.allowed() <= turn);
+        let limit = by_clock.map_or(turn, |clock| clock.allowed());
+        let sent = Instant::now();
         self.send(&commands)?;
-        let said = self.answer(allowance(self.move_time))?;
+        let (said, read) = self.answer(sent, limit, by_clock)?;
+        if let Some(clock) = &mut self.clock {
+            clock.spend(read.saturating_duration_since(sent));
+        }
         let not_a_move = || EngineError::NotAMove {
             engine: self.name.clone(),
             answer: said.clone(),
@@ -644,15 +755,16 @@ mod tests {
     }
 
     /// An engine script in `dir` that logs what it is told to `log` and
-    /// answers each move with the next line of `answers`.
-    fn recording_engine(dir: &Path, answers: &[&str]) -> (PathBuf, PathBuf) {
+    /// answers each move with the next line of `answers` (none once they
+    /// are used up), after running `pause` (shell).
+    fn recording_engine(dir: &Path, answers: &[&str], pause: &str) -> (PathBuf, PathBuf) {
         let log = dir.join("told");
         let list = dir.join("answers");
         std::fs::write(&list, answers.join("\n") + "\n").unwrap();
         let path = dir.join("pbrain-record");
         let body = format!(
             "#!/bin/sh\nn=0\nwhile read -r line; do\n  echo \"$line\" >> '{log}'\n  case \"$line\" in\n    \
-             START*) echo OK ;;\n    BEGIN|TURN*|DONE) n=$((n+1)); sed -n \"${{n}}p\" '{list}' ;;\n    \
+             START*) echo OK ;;\n    BEGIN|TURN*|DONE) n=$((n+1)); {pause} sed -n \"${{n}}p\" '{list}' ;;\n    \
              END) exit 0 ;;\n  esac\ndone\n",
             log = log.display(),
             list = list.display()
@@ -686,7 +798,7 @@ mod tests {
         let path = path.to_owned();
         let (send, answer) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut engine = External::start(&path, rules(), move_time).unwrap();
+            let mut engine = External::start(&path, rules(), move_time, None).unwrap();
             let chosen = engine.choose(&Game::new(rules()));
             let _ = send.send(chosen.ok_or_else(|| engine.failure().unwrap_or_default()));
         });
@@ -739,7 +851,7 @@ mod tests {
         std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
         std::fs::set_permissions(&path, permissions).unwrap();
         // A generous time: the engine answers garbage at once.
-        let refused = External::start(&path, rules(), Duration::from_secs(30));
+        let refused = External::start(&path, rules(), Duration::from_secs(30), None);
         assert!(
             matches!(refused, Err(EngineError::Refused { .. })),
             "{refused:?}"
@@ -767,9 +879,9 @@ mod tests {
     fn an_engine_after_an_opening_is_told_the_stones_in_turn() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (path, log) = recording_engine(&dir, &["6,6", "7,7"]);
+        let (path, log) = recording_engine(&dir, &["6,6", "7,7"], "");
         // A generous time: the test checks what is said, not how fast.
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30)).unwrap();
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
         let moves = moves();
         let mut game = Game::new(rules());
         for &cell in &moves[..4] {
@@ -801,8 +913,8 @@ mod tests {
     fn an_engine_told_the_opening_gets_it_in_the_order_played() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-order-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let (path, log) = recording_engine(&dir, &["6,6"]);
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30)).unwrap();
+        let (path, log) = recording_engine(&dir, &["6,6"], "");
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
         // X's second stone and O's first come before X's first in board order.
         let opening = [
             Cell::new(5, 5),
@@ -824,11 +936,147 @@ mod tests {
         drop(engine);
         let told = std::fs::read_to_string(&log).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
+        // Without a match time, none is said.
+        assert!(told.contains("INFO timeout_match 0\n"), "{told}");
+        assert!(!told.contains("time_left"), "{told}");
         let told: Vec<&str> = told.lines().skip_while(|l| *l != "BOARD").collect();
         assert_eq!(
             told,
             ["BOARD", "5,5,1", "8,8,2", "1,1,1", "0,0,2", "DONE", "END"],
             "{told:?}"
+        );
+    }
+
+    /// The slack is given once for the game; what is told left is never
+    /// less than nothing.
+    #[test]
+    fn a_match_clock_counts_down_with_a_slack_for_the_game() {
+        let ms = Duration::from_millis;
+        let mut clock = MatchClock::new(ms(1000));
+        assert_eq!((clock.left(), clock.allowed()), (ms(1000), ms(1100)));
+        clock.spend(ms(300));
+        assert_eq!((clock.left(), clock.allowed()), (ms(700), ms(800)));
+        // Past the match time, within the slack: nothing left to tell.
+        clock.spend(ms(750));
+        assert_eq!((clock.left(), clock.allowed()), (ms(0), ms(50)));
+        clock.spend(ms(100));
+        assert_eq!((clock.left(), clock.allowed()), (ms(0), ms(0)));
+        // At least 50 ms for the pipes, as for a move.
+        assert_eq!(MatchClock::new(ms(100)).allowed(), ms(150));
+        assert_eq!(MatchClock::new(ms(1000)).match_time(), ms(1000));
+    }
+
+    /// The engine at `path` started with `move_time` a move and
+    /// `match_time` a game.
+    fn on_clock(path: &Path, move_time: Duration, match_time: Duration) -> External {
+        External::start(path, rules(), move_time, Some(match_time)).unwrap()
+    }
+
+    /// With a match time, the engine is told it at the start, and before
+    /// each move what is left of it as the arena measured the moves before
+    /// (each at least the 10 ms the engine pauses: the test checks what is
+    /// said, not how fast).
+    #[test]
+    fn an_engine_on_a_match_clock_is_told_its_time_left() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-clock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, log) = recording_engine(&dir, &["4,4", "5,5", "6,6"], "sleep 0.01;");
+        let mut engine = on_clock(&path, Duration::from_secs(30), Duration::from_secs(60));
+        let mut game = Game::new(rules());
+        for (mine, theirs) in [((4, 4), (0, 8)), ((5, 5), (8, 0)), ((6, 6), (0, 1))] {
+            let mine = Cell::new(mine.0, mine.1);
+            assert_eq!(engine.choose(&game), Some(mine), "{:?}", engine.failure());
+            game.play(mine).unwrap();
+            game.play(Cell::new(theirs.0, theirs.1)).unwrap();
+        }
+        drop(engine);
+        let told = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let timeouts: Vec<&str> = told
+            .lines()
+            .filter(|l| l.starts_with("INFO timeout"))
+            .collect();
+        assert_eq!(
+            timeouts,
+            ["INFO timeout_turn 30000", "INFO timeout_match 60000"]
+        );
+        let left: Vec<u64> = told
+            .lines()
+            .filter_map(|l| l.strip_prefix("INFO time_left "))
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(left.len(), 3, "{told}");
+        assert_eq!(left[0], 60_000, "{told}");
+        assert!(left.windows(2).all(|w| w[1] + 10 <= w[0]), "{left:?}");
+        // Each just before the command that asks for the move.
+        let asked: Vec<&str> = told
+            .lines()
+            .skip_while(|l| !l.starts_with("INFO time_left"))
+            .map(|l| {
+                if l.starts_with("INFO time_left ") {
+                    "INFO time_left"
+                } else {
+                    l
+                }
+            })
+            .collect();
+        assert_eq!(
+            asked,
+            [
+                "INFO time_left",
+                "BEGIN",
+                "INFO time_left",
+                "TURN 8,0",
+                "INFO time_left",
+                "TURN 0,8",
+                "END"
+            ],
+            "{told}"
+        );
+    }
+
+    /// An engine that gives no answer before its match time runs out has
+    /// no move, out of match time; one whose move time runs out first is
+    /// late, as without a match time. Neither depends on speed: the first
+    /// never answers its third move (at the latest: a busy machine may use
+    /// its time sooner), the second never answers.
+    #[test]
+    fn an_engine_out_of_match_time_has_no_move() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-out-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, _) = recording_engine(&dir, &["4,4", "5,5"], "");
+        let mut engine = on_clock(&path, Duration::from_secs(60), Duration::from_millis(500));
+        let mut game = Game::new(rules());
+        let mut moves = 0;
+        let failure = loop {
+            let Some(cell) = engine.choose(&game) else {
+                break engine.failure().expect("a reason");
+            };
+            moves += 1;
+            game.play(cell).unwrap();
+            let reply = game.legal_moves().next().unwrap();
+            game.play(reply).unwrap();
+        };
+        assert!(moves <= 2, "{moves} moves");
+        assert!(
+            failure.starts_with("brain:")
+                && failure.contains(" is out of match time: no answer within the ")
+                && failure.ends_with(" ms it had left of 500 ms"),
+            "{failure}"
+        );
+        // No more questions after it.
+        assert_eq!(engine.choose(&game), None);
+        drop(engine);
+
+        let mute = scripted_engine(&dir, "pbrain-mute", ":");
+        let mut engine = on_clock(&mute, Duration::from_millis(100), Duration::from_secs(60));
+        assert_eq!(engine.choose(&Game::new(rules())), None);
+        let failure = engine.failure().expect("a reason");
+        drop(engine);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            failure.ends_with("gave no answer within 150 ms"),
+            "{failure}"
         );
     }
 }

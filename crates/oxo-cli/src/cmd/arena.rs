@@ -240,7 +240,7 @@ fn unrunnable(path: &Path) -> Option<String> {
 /// stopped, does not count that game.
 fn brain_entrant(path: PathBuf, move_time: Duration) -> Entrant {
     Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
-        oxo_gomocup::External::start(&path, rules, move_time)
+        oxo_gomocup::External::start(&path, rules, move_time, None)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
             .map_err(|detail| detail.to_string())
     })
