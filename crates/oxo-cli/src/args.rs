@@ -507,6 +507,12 @@ pub(crate) struct ArenaArgs {
     /// (plus a tenth, at least 50 ms) loses the game [default: 1000].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub move_time: Option<u64>,
+    /// Time for all of a brain:PATH engine's moves in each game, in milliseconds, told to it
+    /// as Gomocup's timeout_match and time_left; an engine that uses it up (plus a tenth, at
+    /// least 50 ms) before it answers loses the game. Without --move-time, a move may take
+    /// all that is left.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub match_time: Option<u64>,
     /// Games to play (in a round robin: for every pair of players).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,

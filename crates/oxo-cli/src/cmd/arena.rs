@@ -14,6 +14,7 @@ use oxo_ai::tournament;
 use oxo_ai::{Strategy, StrategyKind};
 use oxo_cli::exit;
 use oxo_cli::render;
+use oxo_cli::render::arena::EngineClock;
 use oxo_cli::signals::Signal;
 use oxo_core::{Player, Rules};
 
@@ -30,10 +31,12 @@ enum Config {
     Match {
         config: arena::Config,
         grade: bool,
+        clock: Option<EngineClock>,
     },
     RoundRobin {
         config: tournament::Config,
         plot: Option<PathBuf>,
+        clock: Option<EngineClock>,
     },
 }
 
@@ -84,13 +87,33 @@ impl Config {
         let catalog = std::sync::Arc::new(
             super::catalog(args.model.as_slice(), Some(rules))?.with_search_budget(args.budget),
         );
-        if args.move_time.is_some() && !players.iter().any(|p| matches!(p, ArenaPlayer::Brain(_))) {
+        let any_engine = players.iter().any(|p| matches!(p, ArenaPlayer::Brain(_)));
+        if args.move_time.is_some() && !any_engine {
             return Err(BadInput(
                 "--move-time is for brain:PATH players, and none of the players is one".to_owned(),
             )
             .into());
         }
-        let move_time = Duration::from_millis(args.move_time.unwrap_or(DEFAULT_MOVE_TIME_MS));
+        if args.match_time.is_some() && !any_engine {
+            return Err(BadInput(
+                "--match-time times brain:PATH engines only (oxo's own players search to a node \
+                 budget, not a clock), and none of the players is one"
+                    .to_owned(),
+            )
+            .into());
+        }
+        let match_time = args.match_time.map(Duration::from_millis);
+        // Without --move-time, a move on a match clock may take all that
+        // is left of it.
+        let move_time = Duration::from_millis(
+            args.move_time
+                .or(args.match_time)
+                .unwrap_or(DEFAULT_MOVE_TIME_MS),
+        );
+        let clock = match_time.map(|match_time| EngineClock {
+            match_time,
+            move_time: args.move_time.map(Duration::from_millis),
+        });
         let mut entrants = Vec::new();
         // The players of a round robin so far, to refuse one named twice:
         // its rows and pairings could not be told apart. (A match may be a
@@ -139,7 +162,7 @@ impl Config {
                     } else {
                         path
                     };
-                    brain_entrant(path, move_time)
+                    brain_entrant(path, move_time, match_time)
                 }
             });
         }
@@ -157,6 +180,7 @@ impl Config {
                     opening: args.opening,
                 },
                 plot: args.plot.clone(),
+                clock,
             });
         }
         let [x, o]: [Entrant; 2] = entrants
@@ -174,6 +198,7 @@ impl Config {
                 opening: args.opening,
             },
             grade: args.grade,
+            clock,
         })
     }
 }
@@ -235,12 +260,13 @@ fn unrunnable(path: &Path) -> Option<String> {
 }
 
 /// A Gomocup engine at `path`, started for each game, with `move_time`
-/// for each move (see [`oxo_gomocup::manager`]). An engine that cannot
-/// start because the arena is stopping fails like any other: the arena,
-/// stopped, does not count that game.
-fn brain_entrant(path: PathBuf, move_time: Duration) -> Entrant {
+/// for each move and `match_time`, if given, for all its moves of a game
+/// (see [`oxo_gomocup::manager`]). An engine that cannot start because the
+/// arena is stopping fails like any other: the arena, stopped, does not
+/// count that game.
+fn brain_entrant(path: PathBuf, move_time: Duration, match_time: Option<Duration>) -> Entrant {
     Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
-        oxo_gomocup::External::start(&path, rules, move_time, None)
+        oxo_gomocup::External::start(&path, rules, move_time, match_time)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
             .map_err(|detail| detail.to_string())
     })
@@ -391,7 +417,11 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let reporting = Arc::new(AtomicBool::new(false));
     let stopped = stop_on_signal(&stop, engines, &reporting)?;
     let signal = match config {
-        Config::Match { config, grade } => {
+        Config::Match {
+            config,
+            grade,
+            clock,
+        } => {
             let mut recorder =
                 Recorder::open(args.records.as_deref(), args.psq.as_deref(), config.games)?;
             let progress = |done| status.bar(done, config.games, "games", format_args!(""));
@@ -420,13 +450,14 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             let signal = stopped_by(&stop, &stopped, engines, results.games, config.games);
             let mut out = super::stdout();
             if args.json {
-                let json = render::arena::json(&config, &results, grades.as_ref(), elapsed, signal);
+                let json =
+                    render::arena::json(&config, &results, grades.as_ref(), clock, elapsed, signal);
                 writeln!(out, "{json}")?;
             } else {
                 write!(
                     out,
                     "{}",
-                    render::arena::table(&config, &results, elapsed, signal)
+                    render::arena::table(&config, &results, clock, elapsed, signal)
                 )?;
                 match (&grades, signal) {
                     (Some(grades), _) => write!(out, "{}", render::arena::grades(&config, grades))?,
@@ -440,7 +471,11 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             kept?;
             signal
         }
-        Config::RoundRobin { config, plot } => {
+        Config::RoundRobin {
+            config,
+            plot,
+            clock,
+        } => {
             if let Some(path) = &plot {
                 super::check_writable(path)?;
             }
@@ -473,13 +508,13 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                 writeln!(
                     out,
                     "{}",
-                    render::tournament::json(&config, &results, elapsed, signal)
+                    render::tournament::json(&config, &results, clock, elapsed, signal)
                 )
             } else {
                 write!(
                     out,
                     "{}",
-                    render::tournament::table(&config, &results, elapsed, signal)
+                    render::tournament::table(&config, &results, clock, elapsed, signal)
                 )
             };
             plotted?;

@@ -11,12 +11,49 @@ use serde::Serialize;
 use crate::signals::Signal;
 use crate::solve::to_json;
 
-/// The readable results table; with `stopped`, of a run that signal
-/// stopped before it was over.
+/// The engines' match clock (`--match-time`), as the report says it: the
+/// time for each engine's moves of a game, and the time a move, if given
+/// too. Without it the report says no time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineClock {
+    /// The time for all of an engine's moves in a game.
+    pub match_time: Duration,
+    /// The time for each move (`--move-time`), when given with it.
+    pub move_time: Option<Duration>,
+}
+
+impl EngineClock {
+    /// The clause of a report's first line that says the clock, from its
+    /// comma: `, engines 5000 ms a game` (and ` and 500 ms a move`).
+    #[must_use]
+    pub fn clause(clock: Option<EngineClock>) -> String {
+        let Some(clock) = clock else {
+            return String::new();
+        };
+        let a_move = clock
+            .move_time
+            .map(|time| format!(" and {} ms a move", time.as_millis()))
+            .unwrap_or_default();
+        format!(
+            ", engines {} ms a game{a_move}",
+            clock.match_time.as_millis()
+        )
+    }
+
+    /// `"match_time_ms"` in JSON, when there is a clock.
+    #[must_use]
+    pub fn match_ms(clock: Option<EngineClock>) -> Option<u64> {
+        clock.map(|clock| u64::try_from(clock.match_time.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+/// The readable results table, the engines' `clock` said on its first
+/// line; with `stopped`, of a run that signal stopped before it was over.
 #[must_use]
 pub fn table(
     config: &Config,
     results: &Results,
+    clock: Option<EngineClock>,
     elapsed: Duration,
     stopped: Option<Signal>,
 ) -> String {
@@ -31,7 +68,7 @@ pub fn table(
     let o_name = format!("O {}", config.o);
     let mut out = String::new();
     out.push_str(&format!(
-        "{} of {} (seed {}), {} moving first{}{}\n",
+        "{} of {} (seed {}), {} moving first{}{}{}\n",
         super::count(results.games, "game"),
         config.rules,
         config.seed,
@@ -43,6 +80,7 @@ pub fn table(
             0 => String::new(),
             n => format!(", from {n}-move openings"),
         },
+        EngineClock::clause(clock),
         if config.threads > 1 {
             format!(", {} threads", config.threads)
         } else {
@@ -285,13 +323,14 @@ impl From<&GradeSummary> for GradesJson {
 }
 
 /// The results as one JSON object, with the solver's grades when there
-/// are any; with `stopped`, of a run that signal stopped before it was
-/// over.
+/// are any and the engines' `clock` when they have one; with `stopped`, of
+/// a run that signal stopped before it was over.
 #[must_use]
 pub fn json(
     config: &Config,
     results: &Results,
     grades: Option<&GradeSummary>,
+    clock: Option<EngineClock>,
     elapsed: Duration,
     stopped: Option<Signal>,
 ) -> String {
@@ -315,6 +354,8 @@ pub fn json(
         #[serde(skip_serializing_if = "is_zero")]
         opening: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
+        match_time_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         grades: Option<GradesJson>,
         #[serde(flatten)]
         stopped: Option<StoppedJson>,
@@ -336,6 +377,7 @@ pub fn json(
         seconds: round(elapsed.as_secs_f64(), 3),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
         opening: config.opening,
+        match_time_ms: EngineClock::match_ms(clock),
         grades: grades.map(GradesJson::from),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.games)),
     })
@@ -394,7 +436,7 @@ mod tests {
         config.rules = Rules::new(9, 9, 5).unwrap();
         config.opening = 4;
         let results = arena::run(&config, &AtomicBool::new(false), |_| {}).unwrap();
-        let text = table(&config, &results, Duration::ZERO, None);
+        let text = table(&config, &results, None, Duration::ZERO, None);
         assert!(text.contains("from 4-move openings"), "{text}");
     }
 
@@ -421,9 +463,9 @@ mod tests {
             text.contains("\n  X rules        let a won position go "),
             "{text}"
         );
-        let with = json(&c, &results, Some(&summary), Duration::ZERO, None);
+        let with = json(&c, &results, Some(&summary), None, Duration::ZERO, None);
         assert!(with.contains(",\"grades\":{\"draws\":"), "{with}");
-        assert!(!json(&c, &results, None, Duration::ZERO, None).contains("grades"));
+        assert!(!json(&c, &results, None, None, Duration::ZERO, None).contains("grades"));
     }
 
     /// The record's fields, named once: what docs/manual/arena.md shows.
@@ -476,7 +518,7 @@ mod tests {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 2);
         c.o = Entrant::external("absent", |_, _| Err("cannot start".to_owned()));
         let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        let text = table(&c, &results, Duration::ZERO, None);
+        let text = table(&c, &results, None, Duration::ZERO, None);
         assert!(
             text.contains("  no move made: 2 games lost before any move; 0.00 s in all\n"),
             "{text}"
@@ -486,7 +528,7 @@ mod tests {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 4);
         c.o = Entrant::external("mute", |_, _| Ok(Box::new(Mute) as Box<dyn Strategy>));
         let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        let text = table(&c, &results, Duration::ZERO, None);
+        let text = table(&c, &results, None, Duration::ZERO, None);
         assert!(
             text.contains(
                 "  average game 1.00 plies and the first mover won 2 of the 2 games with a move; \
@@ -498,6 +540,7 @@ mod tests {
         let played = table(
             &c,
             &arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap(),
+            None,
             Duration::ZERO,
             None,
         );
@@ -508,10 +551,46 @@ mod tests {
     fn outputs_name_both_sides() {
         let c = config(StrategyKind::Rules, StrategyKind::Random, 20);
         let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        let json = json(&c, &results, None, Duration::from_millis(5), None);
+        let json = json(&c, &results, None, None, Duration::from_millis(5), None);
         assert!(json.starts_with("{\"x\":\"rules\",\"o\":\"random\",\"size\":\"3x3\",\"k\":3,\"seed\":42,\"games\":20,"), "{json}");
-        let text = table(&c, &results, Duration::from_millis(5), None);
+        let text = table(&c, &results, None, Duration::from_millis(5), None);
         assert!(text.contains("X rules"), "{text}");
         assert!(text.contains("O random"), "{text}");
+    }
+
+    /// The engines' match clock is said on the first line and in JSON
+    /// when there is one, and nothing is added when there is none.
+    #[test]
+    fn the_match_clock_is_said_when_there_is_one() {
+        let c = config(StrategyKind::Rules, StrategyKind::Random, 2);
+        let results = arena::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let clock = |move_ms: Option<u64>| {
+            Some(EngineClock {
+                match_time: Duration::from_millis(5000),
+                move_time: move_ms.map(Duration::from_millis),
+            })
+        };
+        let first = |clock| {
+            table(&c, &results, clock, Duration::ZERO, None)
+                .lines()
+                .next()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(
+            first(clock(None)),
+            "2 games of 3x3 k=3 (seed 42), X and O taking turns moving first, engines 5000 ms a game, \
+             2 threads"
+        );
+        assert_eq!(
+            first(clock(Some(500))),
+            "2 games of 3x3 k=3 (seed 42), X and O taking turns moving first, engines 5000 ms a \
+             game and 500 ms a move, 2 threads"
+        );
+        assert!(!first(None).contains("engines"));
+        let timed = json(&c, &results, None, clock(Some(500)), Duration::ZERO, None);
+        assert!(timed.contains(",\"match_time_ms\":5000"), "{timed}");
+        let untimed = json(&c, &results, None, None, Duration::ZERO, None);
+        assert!(!untimed.contains("match_time"), "{untimed}");
     }
 }

@@ -9,7 +9,7 @@ use oxo_ai::tournament::{Config, Results};
 use oxo_core::BoardSize;
 use serde::Serialize;
 
-use super::arena::{ForfeitJson, StoppedJson, forfeits_text, round, stopped_line};
+use super::arena::{EngineClock, ForfeitJson, StoppedJson, forfeits_text, round, stopped_line};
 use crate::signals::Signal;
 use crate::solve::to_json;
 
@@ -22,12 +22,14 @@ fn signed(elo: f64) -> String {
     }
 }
 
-/// The readable results: standings, then every pair's score; with
-/// `stopped`, of a round robin that signal stopped before it was over.
+/// The readable results: standings, then every pair's score, the engines'
+/// `clock` said on the first line; with `stopped`, of a round robin that
+/// signal stopped before it was over.
 #[must_use]
 pub fn table(
     config: &Config,
     results: &Results,
+    clock: Option<EngineClock>,
     elapsed: Duration,
     stopped: Option<Signal>,
 ) -> String {
@@ -42,7 +44,7 @@ pub fn table(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "round robin on {} (seed {}): {} players, {} a pair, each player X (moving first) in half{}{}",
+        "round robin on {} (seed {}): {} players, {} a pair, each player X (moving first) in half{}{}{}",
         config.rules,
         config.seed,
         config.players.len(),
@@ -51,6 +53,7 @@ pub fn table(
             0 => String::new(),
             n => format!(", from {n}-move openings"),
         },
+        EngineClock::clause(clock),
         if config.threads > 1 {
             format!(", {} threads", config.threads)
         } else {
@@ -120,12 +123,14 @@ pub fn table(
     out
 }
 
-/// The results as one JSON object; with `stopped`, of a round robin that
-/// signal stopped before it was over.
+/// The results as one JSON object, with the engines' `clock` when they
+/// have one; with `stopped`, of a round robin that signal stopped before
+/// it was over.
 #[must_use]
 pub fn json(
     config: &Config,
     results: &Results,
+    clock: Option<EngineClock>,
     elapsed: Duration,
     stopped: Option<Signal>,
 ) -> String {
@@ -159,6 +164,8 @@ pub fn json(
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
         forfeits: Vec<ForfeitJson<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        match_time_ms: Option<u64>,
         #[serde(flatten)]
         stopped: Option<StoppedJson>,
     }
@@ -196,6 +203,7 @@ pub fn json(
             })
             .collect(),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
+        match_time_ms: EngineClock::match_ms(clock),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.total_games())),
     })
 }
@@ -463,13 +471,13 @@ mod tests {
         let kinds = [StrategyKind::Random, StrategyKind::Rules];
         let c = config(&kinds, 10, 1);
         let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        let text = table(&c, &results, Duration::from_millis(3), None);
+        let text = table(&c, &results, None, Duration::from_millis(3), None);
         assert!(
             text.starts_with("round robin on 3x3 k=3 (seed 9): 2 players"),
             "{text}"
         );
         assert!(text.contains("rules") && text.contains("random"), "{text}");
-        let json = json(&c, &results, Duration::from_millis(3), None);
+        let json = json(&c, &results, None, Duration::from_millis(3), None);
         assert!(
             json.starts_with(
                 "{\"size\":\"3x3\",\"k\":3,\"seed\":9,\"games_per_pair\":10,\"games\":10,"

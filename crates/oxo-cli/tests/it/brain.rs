@@ -30,7 +30,7 @@ fn brain(args: &[&str], input: &str) -> String {
 }
 
 /// An executable script `name` in `dir` with `body`.
-fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+pub(crate) fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
     let mut permissions = std::fs::metadata(&path).unwrap().permissions();

@@ -1,5 +1,6 @@
 //! The `oxo` binary's command tests, in one binary (one link instead of
-//! one per file): `arena_players` (players refused before any game),
+//! one per file): `arena_clock` (engines on a match clock),
+//! `arena_players` (players refused before any game),
 //! `arena_records` (the games kept by `--records` and `--psq`),
 //! `arena_stop` (Ctrl-C during an arena), `brain` (the Gomocup protocol
 //! over pipes), `cli` (every command against golden files), `referee` (the
@@ -8,6 +9,7 @@
 //! binaries of their own, so that they never share the machine with each
 //! other.
 
+mod arena_clock;
 mod arena_players;
 mod arena_records;
 mod arena_stop;
