@@ -149,8 +149,9 @@ pub const MAX_CELLS: usize = 256;
 pub const MAX_NODES: usize = 1 << 28;
 
 /// A certificate of `count` nodes, more than the memory this process can
-/// have holds for the check (about 100 bytes a node, and the positions of
-/// the nodes reached).
+/// have holds for its nodes and the check's table of them (reserved at
+/// once; what else the check takes, about 100 bytes a node in all, is not,
+/// so a file near the limit may still run out of memory).
 fn too_many_for_memory(count: usize) -> ProofError {
     ProofError::Header(format!(
         "{count} nodes are more than this machine's memory holds for the check (about 100 bytes a node)"
@@ -574,10 +575,13 @@ impl Certificate {
         };
         let mut nodes = Vec::new();
         // All at once, so that a count this machine cannot hold is said
-        // (not an abort when memory runs out half way).
+        // (not an abort when memory runs out half way); no more than the
+        // file has lines, so that a header announcing more nodes than
+        // follow is refused as such below.
+        let held = count.min(text.lines().count());
         nodes
-            .try_reserve_exact(count)
-            .map_err(|_| too_many_for_memory(count))?;
+            .try_reserve_exact(held)
+            .map_err(|_| too_many_for_memory(held))?;
         loop {
             let (n, line) = next("a node or `end`")?;
             if line == "end" {

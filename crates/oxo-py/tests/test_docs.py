@@ -28,11 +28,13 @@ def test_every_install_command_installs_this_package():
     assert commands >= 6
 
 
-def example(heading):
-    """The first ```python block after `heading` in docs/python.md."""
+def example(heading, index=0):
+    """The `index`th ```python block of the section `heading` of docs/python.md."""
     text = (ROOT / "docs" / "python.md").read_text()
     after = text[text.index(heading) :]
-    return re.search(r"```python\n(.*?)```", after, re.S).group(1)
+    end = after.find("\n## ", 1)
+    section = after if end < 0 else after[:end]
+    return [m.group(1) for m in re.finditer(r"```python\n(.*?)```", section, re.S)][index]
 
 
 def as_doctest(block):
@@ -47,26 +49,28 @@ def as_doctest(block):
     return "\n".join(lines) + "\n"
 
 
-def headings_with_examples():
-    """Every `## ` heading of docs/python.md with a ```python block under it,
-    but the env's, which has a test of its own: so that no example added to
-    the page goes untested."""
-    headings, heading = [], None
+def examples():
+    """Every ```python block of docs/python.md as (its section's heading,
+    its number in the section), but the env's, which has a test of its own:
+    so that no example added to the page goes untested."""
+    found, heading, index = [], None, 0
     for line in (ROOT / "docs" / "python.md").read_text().splitlines():
         if line.startswith("## "):
-            heading = line
-        elif line.startswith("```python") and heading and heading not in headings:
-            headings.append(heading)
-    return [h for h in headings if not h.startswith("## `oxo.env`")]
+            heading, index = line, 0
+        elif line.startswith("```python"):
+            assert heading, "an example before the first section"
+            found.append((heading, index))
+            index += 1
+    return [(h, i) for h, i in found if not h.startswith("## `oxo.env`")]
 
 
-@pytest.mark.parametrize("heading", headings_with_examples())
-def test_each_example_prints_what_the_docs_show(heading):
+@pytest.mark.parametrize("heading, index", examples())
+def test_each_example_prints_what_the_docs_show(heading, index):
     # Every example in docs/python.md, run as a doctest, errors included.
     import doctest
 
     test = doctest.DocTestParser().get_doctest(
-        as_doctest(example(heading)), {"oxo": oxo}, f"docs/python.md {heading}", "docs/python.md", 0
+        as_doctest(example(heading, index)), {"oxo": oxo}, f"docs/python.md {heading} {index}", "docs/python.md", 0
     )
     assert test.examples, heading
     runner = doctest.DocTestRunner(optionflags=doctest.REPORT_NDIFF)

@@ -111,7 +111,7 @@ export function render(g) {
   }
   // Said unless it would hide an error, or a move of this page's is on
   // its way (whose answer clears the messages).
-  const given = S.game && !S.sent && timeGiven(S.game, g, S.seat);
+  const given = S.game && !S.sent && !S.busy && timeGiven(S.game, g, S.seat);
   const erring = !$('message').hidden && $('message').classList.contains('error');
   if (given && !erring) message(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 'info', 4000);
   S.game = g;

@@ -6,8 +6,8 @@ from typing import Final, Literal, Optional, Union
 import numpy as np
 import numpy.typing as npt
 
-Move = Union[int, tuple[int, int]]
-"""An action ``row * cols + col``, or a ``(row, col)`` pair."""
+Move = Union[int, tuple[int, int], list[int]]
+"""An action ``row * cols + col``, or a ``(row, col)`` pair (a tuple, or a list of two)."""
 
 Mark = Literal["X", "O"]
 

@@ -1199,6 +1199,30 @@ fn a_move_is_stale_only_once_the_position_has_changed() {
         changed.resign(Player::X, Some(seen)).unwrap().reason(),
         Some(Reason::Resign)
     );
+    // So is an abort: X asks for a takeback after its first move (a change
+    // that leaves the position), and O's abort sent before it still holds.
+    let one = after(seated(), &[(0, 0)]);
+    let asked = one
+        .propose(Player::X, Proposal::Takeback, None, false)
+        .unwrap();
+    assert_eq!(
+        asked.abort(Some(one.version())).unwrap().reason(),
+        Some(Reason::Aborted)
+    );
+    assert!(matches!(
+        after(asked.clone(), &[(1, 1)]).abort(Some(one.version())),
+        Err(RoomError::Stale { .. })
+    ));
+    // And a claim's checks: past the version they pass the staleness
+    // check (X's turn, so O's absence is not claimable: the next check).
+    assert_eq!(
+        changed.claimable(Player::X, Some(seen)),
+        Err(RoomError::NotTheirMove(Player::O))
+    );
+    assert!(matches!(
+        moved.claimable(Player::X, Some(seen)),
+        Err(RoomError::Stale { .. })
+    ));
     // An answer to an offer is not: it must answer the offer that stands.
     assert!(matches!(
         changed.decline(Proposal::Takeback, Some(seen)),
