@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 use oxo_core::{Cell, Game, Player, Rules};
 use serde_json::Value;
 
+#[cfg(unix)]
+use crate::brain::script;
+
 const OXO: &str = env!("CARGO_BIN_EXE_oxo");
 
 /// `oxo arena ARGS` in `dir`.
@@ -217,16 +220,12 @@ fn a_round_robin_records_every_game_and_its_psq_file() {
 #[test]
 fn an_engines_forfeit_is_recorded_with_its_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = dir.path().join("pbrain-off");
-    std::fs::write(
-        &engine,
-        "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    \
-         START*) echo OK ;;\n    BEGIN|TURN*|DONE) echo 99,99 ;;\n  esac\ndone\n",
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&engine).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&engine, permissions).unwrap();
+    script(
+        dir.path(),
+        "pbrain-off",
+        "while IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo OK ;;\n    BEGIN|TURN*|DONE) echo 99,99 ;;\n  esac\ndone",
+    );
     let out = arena(
         dir.path(),
         &[
@@ -280,16 +279,12 @@ fn an_engines_forfeit_is_recorded_with_its_reason() {
 #[test]
 fn an_engine_that_cannot_start_loses_before_its_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = dir.path().join("pbrain-err");
-    std::fs::write(
-        &engine,
-        "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n    \
-         START*) echo ERROR no ;;\n  esac\ndone\n",
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&engine).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&engine, permissions).unwrap();
+    script(
+        dir.path(),
+        "pbrain-err",
+        "while IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo ERROR no ;;\n  esac\ndone",
+    );
     let out = arena(
         dir.path(),
         &[
