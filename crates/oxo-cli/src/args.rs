@@ -504,7 +504,8 @@ pub(crate) struct ArenaArgs {
     #[arg(long, value_name = "A,B,...", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["x", "o", "first"])]
     pub players: Vec<ArenaPlayer>,
     /// Time for each move of a brain:PATH engine, in milliseconds; an answer later than this
-    /// (plus a tenth, at least 50 ms) loses the game [default: 1000].
+    /// (plus a tenth, at least 50 ms) loses the game [default: 1000, or the match time with
+    /// --match-time].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub move_time: Option<u64>,
     /// Time for all of a brain:PATH engine's moves in each game, in milliseconds, told to it

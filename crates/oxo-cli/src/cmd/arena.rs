@@ -96,8 +96,8 @@ impl Config {
         }
         if args.match_time.is_some() && !any_engine {
             return Err(BadInput(
-                "--match-time times brain:PATH engines only (oxo's own players search to a node \
-                 budget, not a clock), and none of the players is one"
+                "--match-time times brain:PATH engines only (oxo's own players play without a \
+                 clock), and none of the players is one"
                     .to_owned(),
             )
             .into());

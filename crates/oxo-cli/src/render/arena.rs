@@ -43,8 +43,19 @@ impl EngineClock {
     /// `"match_time_ms"` in JSON, when there is a clock.
     #[must_use]
     pub fn match_ms(clock: Option<EngineClock>) -> Option<u64> {
-        clock.map(|clock| u64::try_from(clock.match_time.as_millis()).unwrap_or(u64::MAX))
+        clock.map(|clock| millis(clock.match_time))
     }
+
+    /// `"move_time_ms"` in JSON, when there is a clock: a move's time, or
+    /// without one the match time, which a move may then take.
+    #[must_use]
+    pub fn move_ms(clock: Option<EngineClock>) -> Option<u64> {
+        clock.map(|clock| millis(clock.move_time.unwrap_or(clock.match_time)))
+    }
+}
+
+fn millis(time: Duration) -> u64 {
+    u64::try_from(time.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The readable results table, the engines' `clock` said on its first
@@ -356,6 +367,8 @@ pub fn json(
         #[serde(skip_serializing_if = "Option::is_none")]
         match_time_ms: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        move_time_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         grades: Option<GradesJson>,
         #[serde(flatten)]
         stopped: Option<StoppedJson>,
@@ -378,6 +391,7 @@ pub fn json(
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
         opening: config.opening,
         match_time_ms: EngineClock::match_ms(clock),
+        move_time_ms: EngineClock::move_ms(clock),
         grades: grades.map(GradesJson::from),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.games)),
     })

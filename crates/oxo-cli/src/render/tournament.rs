@@ -166,6 +166,8 @@ pub fn json(
         forfeits: Vec<ForfeitJson<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         match_time_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        move_time_ms: Option<u64>,
         #[serde(flatten)]
         stopped: Option<StoppedJson>,
     }
@@ -204,6 +206,7 @@ pub fn json(
             .collect(),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
         match_time_ms: EngineClock::match_ms(clock),
+        move_time_ms: EngineClock::move_ms(clock),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.total_games())),
     })
 }

@@ -82,12 +82,14 @@ fn an_engine_is_told_its_match_time_and_what_is_left() {
             "--seed",
             "1",
             "--match-time",
-            "60000",
+            "3600000",
             "--json",
         ],
     );
     let report = report(&out);
-    assert_eq!(report["match_time_ms"], 60000, "{report}");
+    assert_eq!(report["match_time_ms"], 3600000, "{report}");
+    // Without --move-time a move may take all the match time.
+    assert_eq!(report["move_time_ms"], 3600000, "{report}");
     assert_eq!(report["forfeits"], serde_json::json!([]), "{report}");
     let said = std::fs::read_to_string(&told).unwrap();
     let info: Vec<&str> = said
@@ -96,14 +98,14 @@ fn an_engine_is_told_its_match_time_and_what_is_left() {
         .collect();
     assert_eq!(
         info,
-        ["INFO timeout_turn 60000", "INFO timeout_match 60000"],
+        ["INFO timeout_turn 3600000", "INFO timeout_match 3600000"],
         "{said}"
     );
     let left = times_left(&said);
     assert!(left.len() >= 5, "a game of five in a row: {said}");
-    assert_eq!(left[0], 60000, "{said}");
+    assert_eq!(left[0], 3600000, "{said}");
     assert!(left.windows(2).all(|w| w[1] <= w[0]), "{left:?}");
-    assert!(left[left.len() - 1] < 60000, "{left:?}");
+    assert!(left[left.len() - 1] < 3600000, "{left:?}");
 
     // With a move time too, in a round robin: the engine's turn is the
     // move time, and the table's first line says both.
@@ -118,9 +120,9 @@ fn an_engine_is_told_its_match_time_and_what_is_left() {
             "--seed",
             "1",
             "--match-time",
-            "60000",
+            "3600000",
             "--move-time",
-            "30000",
+            "600000",
             // One game at a time, so that the log is one game's, then
             // the other's.
             "--threads",
@@ -131,18 +133,18 @@ fn an_engine_is_told_its_match_time_and_what_is_left() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.contains(", engines 60000 ms a game and 30000 ms a move"),
+        first.contains(", engines 3600000 ms a game and 600000 ms a move"),
         "{stdout}"
     );
     assert!(!stdout.contains("forfeit"), "{stdout}");
     let said = std::fs::read_to_string(&told).unwrap();
     assert_eq!(
-        said.matches("INFO timeout_turn 30000\n").count(),
+        said.matches("INFO timeout_turn 600000\n").count(),
         2,
         "{said}"
     );
     assert_eq!(
-        said.matches("INFO timeout_match 60000\n").count(),
+        said.matches("INFO timeout_match 3600000\n").count(),
         2,
         "{said}"
     );
@@ -219,8 +221,8 @@ fn refused(out: &Output, said: &str) {
 fn a_match_time_without_an_engine_or_out_of_range_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "pbrain-x", "exit 0");
-    let only = "--match-time times brain:PATH engines only (oxo's own players search to a node \
-                budget, not a clock), and none of the players is one";
+    let only = "--match-time times brain:PATH engines only (oxo's own players play without a \
+                clock), and none of the players is one";
     refused(
         &arena(
             dir.path(),
