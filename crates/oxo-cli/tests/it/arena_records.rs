@@ -351,6 +351,59 @@ fn a_failing_records_file_leaves_the_psq_files_whole() {
     }
 }
 
+/// A records file that stops growing part way through a line (here the
+/// file-size limit, `ulimit -f`, reached with its signal ignored, so the
+/// write fails with EFBIG as on a disk filling up) is cut back to its last
+/// whole line: every line left is a game that replays, none is half a game.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_records_file_that_stops_growing_keeps_only_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 KiB (bash counts -f in KiB) holds a few 3×3 games, not 40.
+    let out = Command::new("bash")
+        .current_dir(dir.path())
+        .args([
+            "-c",
+            r#"trap '' XFSZ; ulimit -f 1; exec "$0" arena "$@""#,
+            OXO,
+            "--x",
+            "random",
+            "--o",
+            "random",
+            "--games",
+            "40",
+            "--size",
+            "3",
+            "--k",
+            "3",
+            "--records",
+            "games.jsonl",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write games.jsonl"), "{stderr}");
+    assert!(!out.stdout.is_empty(), "the report comes first");
+    let text = std::fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "a half line was left: {text:?}");
+    assert!(
+        text.len() <= 1024,
+        "{} bytes under a 1 KiB limit",
+        text.len()
+    );
+    let games = records(&dir.path().join("games.jsonl"));
+    assert!(
+        (1..40).contains(&games.len()),
+        "{} whole games of 40",
+        games.len()
+    );
+    for (i, record) in games.iter().enumerate() {
+        assert_eq!(record["game"], i as u64, "{record}");
+        replays(record);
+    }
+}
+
 /// A records file or folder that cannot be written is refused before the
 /// first game (exit 1), and a board a `.psq` file cannot describe is bad
 /// usage (exit 2); neither plays a game.
