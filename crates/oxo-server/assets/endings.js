@@ -95,7 +95,11 @@ export function drawActions() {
     // the server refuses it: Abort is the way out); one's own offer can
     // always be withdrawn.
     const possible = what === 'draw' ? mine || !abortable : movesBy(g, theirs ? other(me) : me) > 0;
-    setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel);
+    // An offer withdrawn or declined is made again only after one's next
+    // move (the server refuses it before): shown, but off until then.
+    const spent = !pending && ((offers.made || {})[what] || []).includes(me);
+    setButton(`act-${what}`, possible, mine ? `Withdraw ${noun} offer` : theirs ? `Accept ${noun}` : offerLabel, spent);
+    $(`act-${what}`).title = spent ? `You can ${what === 'draw' ? 'offer a draw' : 'ask for a takeback'} again after your next move` : '';
     setButton(`act-${what}-decline`, !!theirs, `Decline ${noun}`);
   }
   const note = [];

@@ -157,6 +157,7 @@ impl ApiError {
             | RoomError::AbortOnly
             | RoomError::NothingToTakeBack
             | RoomError::Proposed(..)
+            | RoomError::OfferedThisMove(_)
             | RoomError::NoProposal(_)
             | RoomError::DrawDeclined
             | RoomError::ClaimAgainstComputer

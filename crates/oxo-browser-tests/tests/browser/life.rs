@@ -190,7 +190,32 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         wait_actions(&b, "O after the takeback", &["Takeback", "Abort"]).await;
         play(&a, &b, 0, 2).await;
 
-        // O offers a draw; X accepts it.
+        // O offers a draw and X declines it: O may offer again only after
+        // its next move.
+        click(&b, "act-draw").await;
+        wait_actions(
+            &a,
+            "X is offered a draw",
+            &["Accept draw", "Decline draw", "Takeback", "Resign"],
+        )
+        .await;
+        click(&a, "act-draw-decline").await;
+        wait_actions(
+            &b,
+            "O's offer declined",
+            &["Offer draw (off)", "Takeback", "Resign"],
+        )
+        .await;
+        play(&b, &a, 2, 0).await;
+        wait_actions(
+            &b,
+            "O has moved since",
+            &["Offer draw", "Takeback", "Resign"],
+        )
+        .await;
+        play(&a, &b, 0, 0).await;
+
+        // O offers a draw again; X accepts it.
         click(&b, "act-draw").await;
         let note = wait_actions(
             &a,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use oxo_core::{Outcome, Player, TimeControl};
 use serde::Serialize;
 
-use super::{Opponent, Room, RoomError};
+use super::{Opponent, Room, RoomError, SeatName};
 
 /// Something one seat offers and the other accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +24,45 @@ impl std::fmt::Display for Proposal {
             Proposal::Draw => "draw",
             Proposal::Takeback => "takeback",
         })
+    }
+}
+
+/// How many moves of its own each seat had made in the round when it last
+/// offered a draw and asked for a takeback. An offer withdrawn, declined or
+/// ended by a move may be made again only once the seat has moved since
+/// (lichess limits offers too): otherwise a seat could offer over and
+/// over, each offer a message on the other's screen. A takeback granted
+/// forgets them all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OffersMade {
+    /// Per seat, X's first.
+    draw: [Option<u32>; 2],
+    /// Per seat, X's first.
+    takeback: [Option<u32>; 2],
+}
+
+impl OffersMade {
+    /// When `seat` last made `what`: its own moves in the round then.
+    #[must_use]
+    pub const fn at(&self, what: Proposal, seat: Player) -> Option<u32> {
+        match what {
+            Proposal::Draw => self.draw[seat.index()],
+            Proposal::Takeback => self.takeback[seat.index()],
+        }
+    }
+
+    /// `seat` made `what` after `moves` moves of its own.
+    pub const fn set(&mut self, what: Proposal, seat: Player, moves: u32) {
+        match what {
+            Proposal::Draw => self.draw[seat.index()] = Some(moves),
+            Proposal::Takeback => self.takeback[seat.index()] = Some(moves),
+        }
+    }
+
+    /// Whether no offer was made in the round.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
     }
 }
 
@@ -172,6 +211,24 @@ impl Room {
         self.rec.moves.len() >= 2
     }
 
+    /// The seats that made `what` since their last move in the round.
+    pub(crate) fn made_since_moving(&self, what: Proposal) -> Vec<SeatName> {
+        [Player::X, Player::O]
+            .into_iter()
+            .filter(|&seat| self.rec.offers_made.at(what, seat) == Some(self.moves_by(seat)))
+            .map(SeatName)
+            .collect()
+    }
+
+    /// The moves `seat` has made in the round.
+    fn moves_by(&self, seat: Player) -> u32 {
+        let series = self.rec.series();
+        let made = (0..self.rec.moves.len())
+            .filter(|&ply| series.mover(ply) == seat)
+            .count();
+        u32::try_from(made).unwrap_or(u32::MAX)
+    }
+
     /// The seat offering `what`, if one is.
     #[must_use]
     pub const fn proposal(&self, what: Proposal) -> Option<Player> {
@@ -197,7 +254,9 @@ impl Room {
     /// [`RoomError::NothingToTakeBack`] when the proposer has no move in
     /// the round; [`RoomError::AbortOnly`] for a draw before both sides
     /// have moved; [`RoomError::Proposed`] when `seat` offered already;
-    /// [`RoomError::DrawDeclined`] by the computer.
+    /// [`RoomError::OfferedThisMove`] when it made this offer since its
+    /// last move (see [`OffersMade`]); [`RoomError::DrawDeclined`] by the
+    /// computer.
     pub fn propose(
         &self,
         seat: Player,
@@ -214,6 +273,10 @@ impl Room {
         if pending == Some(seat) {
             return Err(RoomError::Proposed(what, seat.other()));
         }
+        let own_moves = self.moves_by(seat);
+        if pending.is_none() && self.rec.offers_made.at(what, seat) == Some(own_moves) {
+            return Err(RoomError::OfferedThisMove(what));
+        }
         let proposer = pending.unwrap_or(seat);
         let keep = match what {
             Proposal::Takeback => Some(self.before_last_move_of(proposer)?),
@@ -226,6 +289,7 @@ impl Room {
                 Proposal::Draw => next.rec.draw = Some(seat),
                 Proposal::Takeback => next.rec.takeback = Some(seat),
             }
+            next.rec.offers_made.set(what, seat, own_moves);
             next.rec.version += 1;
             return Ok(next);
         }
@@ -371,6 +435,9 @@ impl Room {
         }
         next.rec.draw = None;
         next.rec.takeback = None;
+        // Another position, agreed to: either seat may offer anew (its own
+        // moves counted again would pass for ones it made after offering).
+        next.rec.offers_made = OffersMade::default();
         next.rec.version += 1;
         next.rec.position_version = next.rec.version;
         Ok(next)

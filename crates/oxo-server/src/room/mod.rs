@@ -27,11 +27,11 @@ mod keys;
 mod view;
 
 pub use clocks::{ClockView, GIFT_MS};
-pub use endings::{Ending, Proposal, Reason};
+pub use endings::{Ending, OffersMade, Proposal, Reason};
 pub use keys::{KEYS_KEPT, Keyed, Recall, Request};
 pub use view::{
-    GameView, Offers, Players, RecordView, RoundStatus, RoundView, Score, SeatName, Seats, Summary,
-    Viewer, computer_name,
+    GameView, Made, Offers, Players, RecordView, RoundStatus, RoundView, Score, SeatName, Seats,
+    Summary, Viewer, computer_name,
 };
 
 /// The longest side the server offers: beyond it a board no longer fits a
@@ -125,6 +125,13 @@ pub enum RoomError {
     /// This seat's offer waits for the other's answer.
     #[error("you have offered a {}; waiting for {} to answer", .0, SeatName(*.1).as_str())]
     Proposed(Proposal, Player),
+    /// This seat made this offer since its last move (and it was
+    /// withdrawn, declined or ended by a move): it may offer again after
+    /// its next move.
+    #[error(
+        "you made a {0} offer since your last move; you can make it again after your next move"
+    )]
+    OfferedThisMove(Proposal),
     /// Nothing to withdraw or decline.
     #[error("there is no {0} offer to withdraw or decline")]
     NoProposal(Proposal),
@@ -250,6 +257,7 @@ impl Room {
                 ending: None,
                 draw: None,
                 takeback: None,
+                offers_made: OffersMade::default(),
                 keys: Vec::new(),
                 clock: None,
             },
@@ -575,6 +583,7 @@ impl Room {
         next.rec.ending = None;
         next.rec.draw = None;
         next.rec.takeback = None;
+        next.rec.offers_made = OffersMade::default();
         let mut series = self.rec.series();
         series.next_round();
         next.rec.set_series(series);
@@ -714,6 +723,8 @@ pub struct RoomRecord {
     pub draw: Option<Player>,
     /// The seat asking to take back its last move.
     pub takeback: Option<Player>,
+    /// When each seat last made each offer in the current round.
+    pub offers_made: OffersMade,
     /// The idempotency keys of the latest changes and the seat that sent
     /// each, the newest last (at most [`KEYS_KEPT`]).
     pub keys: Vec<Keyed>,

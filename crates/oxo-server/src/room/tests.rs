@@ -550,7 +550,8 @@ fn the_view_serialises_as_the_api_says() {
             "seats": {"x": true, "o": true},
             "score": {"x": 0, "o": 0, "draws": 0}, "rematch": null,
             "players": {"x": null, "o": null},
-            "offers": {"draw": null, "takeback": null}, "clock": null, "listed": false
+            "offers": {"draw": null, "takeback": null, "made": {"draw": [], "takeback": []}},
+            "clock": null, "listed": false
         })
     );
 }
@@ -769,7 +770,11 @@ fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
         offered.view(Viewer::Player).offers,
         Offers {
             draw: Some(SeatName(Player::O)),
-            takeback: None
+            takeback: None,
+            made: Made {
+                draw: vec![SeatName(Player::O)],
+                takeback: vec![]
+            }
         }
     );
     assert_eq!(
@@ -809,6 +814,118 @@ fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
         refused(&r, |r| r.decline(Proposal::Draw, None)),
         RoomError::NoProposal(Proposal::Draw)
     );
+}
+
+#[test]
+fn an_offer_is_made_again_only_after_the_seats_next_move() {
+    let r = after(seated(), &[(1, 1), (0, 1), (2, 1)]);
+    let made = |r: &Room, what| {
+        let made = r.view(Viewer::Player).offers.made;
+        match what {
+            Proposal::Draw => made.draw,
+            Proposal::Takeback => made.takeback,
+        }
+    };
+    // O offers and withdraws; X declines the second offer after O moved.
+    let offered = r.propose(Player::O, Proposal::Draw, None, false).unwrap();
+    let withdrawn = offered.decline(Proposal::Draw, None).unwrap();
+    assert_eq!(made(&withdrawn, Proposal::Draw), [SeatName(Player::O)]);
+    assert_eq!(
+        refused(&withdrawn, |r| r.propose(
+            Player::O,
+            Proposal::Draw,
+            None,
+            false
+        )),
+        RoomError::OfferedThisMove(Proposal::Draw)
+    );
+    // X, who made no offer, may; O accepting it is no offer of O's.
+    let by_x = withdrawn
+        .propose(Player::X, Proposal::Draw, None, false)
+        .unwrap();
+    assert_eq!(
+        made(&by_x, Proposal::Draw),
+        [SeatName(Player::X), SeatName(Player::O)]
+    );
+    assert_eq!(
+        by_x.propose(Player::O, Proposal::Draw, None, false)
+            .unwrap()
+            .reason(),
+        Some(Reason::Agreement)
+    );
+    // O's move frees O (and declines X's offer); X has not moved since.
+    let moved = after(by_x, &[(0, 0)]);
+    assert_eq!(made(&moved, Proposal::Draw), [SeatName(Player::X)]);
+    let again = moved
+        .propose(Player::O, Proposal::Draw, None, false)
+        .unwrap();
+    assert_eq!(again.proposal(Proposal::Draw), Some(Player::O));
+    assert_eq!(
+        refused(&moved, |r| r.propose(
+            Player::X,
+            Proposal::Draw,
+            None,
+            false
+        )),
+        RoomError::OfferedThisMove(Proposal::Draw)
+    );
+    // A takeback asked and declined waits for the asker's move the same
+    // way, apart from draws.
+    let asked = moved
+        .propose(Player::O, Proposal::Takeback, None, false)
+        .unwrap()
+        .decline(Proposal::Takeback, None)
+        .unwrap();
+    assert_eq!(
+        refused(&asked, |r| r.propose(
+            Player::O,
+            Proposal::Takeback,
+            None,
+            false
+        )),
+        RoomError::OfferedThisMove(Proposal::Takeback)
+    );
+    assert_eq!(made(&asked, Proposal::Takeback), [SeatName(Player::O)]);
+    let moved = after(asked, &[(0, 2), (2, 0)]);
+    assert!(made(&moved, Proposal::Takeback).is_empty());
+    assert!(
+        moved
+            .propose(Player::O, Proposal::Takeback, None, false)
+            .is_ok()
+    );
+    // A takeback granted forgets every offer made: X, back at as many
+    // moves as when it offered, may offer again, and after moving again.
+    let taken = moved
+        .propose(Player::X, Proposal::Draw, None, false)
+        .unwrap()
+        .decline(Proposal::Draw, None)
+        .unwrap()
+        .propose(Player::X, Proposal::Takeback, None, false)
+        .unwrap()
+        .propose(Player::O, Proposal::Takeback, None, false)
+        .unwrap();
+    assert!(made(&taken, Proposal::Draw).is_empty());
+    assert!(made(&taken, Proposal::Takeback).is_empty());
+    assert!(
+        taken
+            .propose(Player::X, Proposal::Draw, None, false)
+            .is_ok()
+    );
+    let replayed = after(taken, &[(0, 2)]);
+    for what in [Proposal::Draw, Proposal::Takeback] {
+        assert!(replayed.propose(Player::X, what, None, false).is_ok());
+    }
+    // A new round starts with no offer made.
+    let won = after(seated(), &[(0, 0), (1, 0), (0, 1), (1, 1)])
+        .propose(Player::O, Proposal::Draw, None, false)
+        .unwrap();
+    let won = after(won, &[(0, 2)]);
+    let next = won
+        .rematch(Player::X, None)
+        .unwrap()
+        .rematch(Player::O, None)
+        .unwrap();
+    assert_eq!(next.record().offers_made, OffersMade::default());
 }
 
 #[test]

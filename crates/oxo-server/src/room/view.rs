@@ -5,7 +5,7 @@ use oxo_ai::StrategyKind;
 use oxo_core::{Cell, Game, Outcome, Player, Rules, Status};
 use serde::Serialize;
 
-use super::{ClockView, Ending, Opponent, Reason, Room};
+use super::{ClockView, Ending, Opponent, Proposal, Reason, Room};
 use crate::name::PlayerName;
 
 /// Who a view is for.
@@ -64,13 +64,26 @@ pub enum RoundStatus {
     Aborted,
 }
 
-/// Offers waiting for the other seat's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Offers waiting for the other seat's answer, and the seats that must
+/// move before they make an offer again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Offers {
     /// The seat offering a draw.
     pub draw: Option<SeatName>,
     /// The seat asking to take back its last move.
     pub takeback: Option<SeatName>,
+    /// The seats that made each offer since their last move.
+    pub made: Made,
+}
+
+/// The seats that made each offer since their last move: none of them may
+/// make that offer again before its next move ([`super::OffersMade`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Made {
+    /// Seats that offered a draw since their last move.
+    pub draw: Vec<SeatName>,
+    /// Seats that asked for a takeback since their last move.
+    pub takeback: Vec<SeatName>,
 }
 
 /// Which seats are held.
@@ -398,6 +411,10 @@ impl Room {
             offers: Offers {
                 draw: self.rec.draw.map(SeatName),
                 takeback: self.rec.takeback.map(SeatName),
+                made: Made {
+                    draw: self.made_since_moving(Proposal::Draw),
+                    takeback: self.made_since_moving(Proposal::Takeback),
+                },
             },
             clock: self.rec.clock.map(|clock| ClockView::of(&clock)),
             score: Score {

@@ -10,7 +10,9 @@ use sha2::{Digest, Sha256};
 use super::StoreError;
 use crate::id::{GameId, IdempotencyKey, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{Ending, Keyed, Opponent, Reason, Request, RoomRecord, SeatName};
+use crate::room::{
+    Ending, Keyed, OffersMade, Opponent, Proposal, Reason, Request, RoomRecord, SeatName,
+};
 
 /// SHA-256, in hex, of everything a store reads back for a room: its row
 /// and the moves of its current round, in a fixed spelling.
@@ -76,6 +78,9 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     // the column, and each one just moved), so written only when not.
     if r.position_version != r.version {
         let _ = write!(text, "|position:{}", r.position_version);
+    }
+    if let Some(made) = offers_made_text(&r.offers_made) {
+        let _ = write!(text, "|offers_made:{made}");
     }
     Sha256::digest(text.as_bytes())
         .iter()
@@ -204,6 +209,8 @@ pub(super) struct Stored {
     pub clock: Option<String>,
     /// The version at which the position arose, when not `version`.
     pub position_version: Option<i64>,
+    /// The offers made in the round, as [`offers_made_text`] spells them.
+    pub offers_made: Option<String>,
 }
 
 impl Stored {
@@ -292,6 +299,15 @@ impl Stored {
                 .map_err(corrupt)?,
             draw: seat("draw offer", self.draw_offer)?,
             takeback: seat("takeback request", self.takeback_offer)?,
+            offers_made: self
+                .offers_made
+                .as_deref()
+                .map(|text| {
+                    parse_offers_made(text)
+                        .ok_or_else(|| corrupt(format!("bad offers made {text:?}")))
+                })
+                .transpose()?
+                .unwrap_or_default(),
             keys,
             clock: self
                 .clock
@@ -301,6 +317,47 @@ impl Stored {
         };
         Ok((record, self.digest))
     }
+}
+
+/// The offers made in the round as the stores keep them in one column
+/// (`None` when none was, as for every room stored before the column):
+/// entries separated by spaces, each the offer, the seat and the seat's
+/// own moves then, as `draw/x:3`.
+pub(super) fn offers_made_text(made: &OffersMade) -> Option<String> {
+    let mut entries = Vec::new();
+    for what in [Proposal::Draw, Proposal::Takeback] {
+        for seat in [Player::X, Player::O] {
+            if let Some(moves) = made.at(what, seat) {
+                entries.push(format!("{what}/{}:{moves}", SeatName(seat).as_str()));
+            }
+        }
+    }
+    (!entries.is_empty()).then(|| entries.join(" "))
+}
+
+/// The offers made as [`offers_made_text`] spells them, if they are (each
+/// offer and seat at most once).
+pub(super) fn parse_offers_made(text: &str) -> Option<OffersMade> {
+    let mut made = OffersMade::default();
+    for entry in text.split_whitespace() {
+        let (head, moves) = entry.split_once(':')?;
+        let (what, seat) = head.split_once('/')?;
+        let what = match what {
+            "draw" => Proposal::Draw,
+            "takeback" => Proposal::Takeback,
+            _ => return None,
+        };
+        let seat = SeatName::parse(seat)?;
+        // Digits only: no sign, no spaces, and a number that fits.
+        if moves.is_empty() || !moves.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        if made.at(what, seat).is_some() {
+            return None;
+        }
+        made.set(what, seat, moves.parse().ok()?);
+    }
+    (!made.is_empty()).then_some(made)
 }
 
 /// The position version as the stores keep it: empty when it is the
@@ -568,6 +625,33 @@ mod tests {
             "d1 2 3  ",
         ] {
             assert_eq!(parse_clock(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn offers_made_are_spelled_in_one_column_and_read_back_the_same() {
+        let mut made = OffersMade::default();
+        assert_eq!(offers_made_text(&made), None);
+        made.set(Proposal::Draw, Player::O, 3);
+        made.set(Proposal::Takeback, Player::X, 0);
+        made.set(Proposal::Draw, Player::X, 12);
+        let text = offers_made_text(&made).unwrap();
+        assert_eq!(text, "draw/x:12 draw/o:3 takeback/x:0");
+        assert_eq!(parse_offers_made(&text), Some(made));
+        for bad in [
+            "",
+            " ",
+            "draw/x",
+            "draw/x:",
+            "draw/z:1",
+            "rematch/x:1",
+            "draw/x:-1",
+            "draw/x:+1",
+            "draw/x:99999999999",
+            "draw/x:1 draw/x:2",
+            "draw:x/1",
+        ] {
+            assert_eq!(parse_offers_made(bad), None, "{bad:?}");
         }
     }
 }

@@ -518,6 +518,13 @@ async fn changes_without_a_move(client: &Client, game: &Seated) -> u64 {
 /// stale. Sent against a version from the future it is refused, and so is
 /// O's reply sent against a version from before X's move.
 async fn the_move_is_still_current(client: &Client, game: &Seated, seen: u64) {
+    // O's withdrawn offer is kept with the room: O may offer again only
+    // after its next move.
+    let path = format!("/api/games/{}", game.id);
+    assert_eq!(
+        client.get_json(&path).await["offers"]["made"]["draw"],
+        json!(["o"])
+    );
     let moved_at = |version: u64| json!({"row": 2, "col": 2, "version": version});
     let (status, body) = send_at(client, game, "x", "moves", moved_at(seen + 100)).await;
     assert_eq!(status, 409, "a version from the future: {body}");
@@ -577,8 +584,14 @@ async fn time_given_and_offers_on_one_node_never_make_a_move_on_another_stale() 
         .await;
     assert_eq!(status, 200, "{body}");
     let (_c, c) = node().await;
+    assert_eq!(
+        c.get_json(&path).await["offers"]["made"]["draw"],
+        json!(["x", "o"])
+    );
     let reply = json!({"row": 0, "col": 2, "version": seen + 4});
     let (status, body) = send_at(&c, &game, "o", "moves", reply).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["game"]["version"], seen + 6, "{body}");
+    // O has moved since its offer; X, whose offer O's move declined, not.
+    assert_eq!(body["game"]["offers"]["made"]["draw"], json!(["x"]));
 }

@@ -162,7 +162,10 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         let game = api.game(&id).await;
         assert_eq!(
             (&game["reason"], &game["offers"]),
-            (&Value::Null, &json!({"draw": null, "takeback": null}))
+            (
+                &Value::Null,
+                &json!({"draw": null, "takeback": null, "made": {"draw": [], "takeback": []}})
+            )
         );
         // Round 1: O may not resign before both sides have moved (only
         // abort); once each has, O resigns.
@@ -200,7 +203,7 @@ async fn every_ending_is_kept_with_its_reason_across_a_restart() {
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(
             body["game"]["offers"],
-            json!({"draw": "x", "takeback": null})
+            json!({"draw": "x", "takeback": null, "made": {"draw": ["x"], "takeback": []}})
         );
         let (status, body) = api.act(&id, "draw", &x).await;
         assert_eq!(status, StatusCode::CONFLICT);
@@ -292,13 +295,24 @@ async fn offers_are_declined_withdrawn_or_declined_by_a_move() {
     let (status, body) = api.send("DELETE", &draw, Some(&o), None, "").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["game"]["offers"]["draw"], Value::Null);
+    assert_eq!(body["game"]["offers"]["made"]["draw"], json!(["x"]));
+    // Not again before the offerer's next move.
+    let (status, body) = api.act(&id, "draw", &x).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(
+        body["error"],
+        "you made a draw offer since your last move; you can make it again after your next move"
+    );
+    assert_eq!(body["game"]["offers"]["draw"], Value::Null);
+    assert_eq!(api.play(&id, &x, 2, 2).await.0, StatusCode::OK);
+    assert_eq!(api.play(&id, &o, 0, 2).await.0, StatusCode::OK);
     // Offered, standing through the offerer's own move, and declined by
     // the other side's.
     assert_eq!(api.act(&id, "draw", &x).await.0, StatusCode::OK);
-    let (status, body) = api.play(&id, &x, 2, 2).await;
+    let (status, body) = api.play(&id, &x, 2, 0).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["game"]["offers"]["draw"], "x");
-    let (status, body) = api.play(&id, &o, 0, 2).await;
+    let (status, body) = api.play(&id, &o, 1, 0).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["game"]["offers"]["draw"], Value::Null);
     // A stale version is refused and changes nothing.

@@ -29,7 +29,8 @@ use super::rows::small;
 use super::{Inner, PgStore};
 use crate::room::SeatName;
 use crate::store::record::{
-    clock_text, digest, int, keyed_text, keys_text, position_text, reason_text, winner_text,
+    clock_text, digest, int, keyed_text, keys_text, offers_made_text, position_text, reason_text,
+    winner_text,
 };
 use crate::store::{Change, ChangeKind, StoreError, postgres_detail};
 
@@ -45,9 +46,9 @@ macro_rules! upsert {
                            x_wins, o_wins, draws, version, computer_turn, watch, digest,
                            offer, entry, invite, x_name, o_name, end_reason, end_winner,
                            draw_offer, takeback_offer, request_keys, clock, deadline,
-                           position_version, listed_at)
+                           position_version, offers_made, listed_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $21, $22,
-                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34, $35,
+                $23, $24, $25, $26, $27, $28, $29, $30, $33, $34, $35, $36,
                 CASE WHEN $22 IS NOT NULL THEN now() END)
         ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
@@ -59,6 +60,7 @@ macro_rules! upsert {
             request_keys = excluded.request_keys,
             clock = excluded.clock, deadline = excluded.deadline,
             position_version = excluded.position_version,
+            offers_made = excluded.offers_made,
             claimed_by = NULL, claimed_until = NULL,
             updated_at = now(),
             listed_at = CASE WHEN rooms.entry IS NOT NULL THEN now() END
@@ -141,7 +143,7 @@ impl Commit {
 
 /// The types of [`Row::params`], declared by every statement of
 /// [`Commit::SQL`] (each leaves some unused).
-pub(super) const PARAMS: [Type; 35] = [
+pub(super) const PARAMS: [Type; 36] = [
     Type::TEXT, // id
     Type::INT4, // rows
     Type::INT4, // cols
@@ -177,6 +179,7 @@ pub(super) const PARAMS: [Type; 35] = [
     Type::TEXT, // clock
     Type::INT8, // deadline
     Type::INT8, // position_version
+    Type::TEXT, // offers_made
 ];
 
 /// A change waiting for the committer, and where its outcome goes.
@@ -286,6 +289,7 @@ struct Row {
     clock: Option<String>,
     deadline: Option<i64>,
     position_version: Option<i64>,
+    offers_made: Option<String>,
 }
 
 impl Row {
@@ -348,6 +352,7 @@ impl Row {
             clock: r.clock.as_ref().map(clock_text),
             deadline: change.deadline.map(int),
             position_version: position_text(r),
+            offers_made: offers_made_text(&r.offers_made),
         })
     }
 
@@ -356,7 +361,7 @@ impl Row {
     fn params<'a>(
         &'a self,
         node: &'a String,
-    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 35] {
+    ) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 36] {
         [
             &self.id,
             &self.rows,
@@ -393,6 +398,7 @@ impl Row {
             &self.clock,
             &self.deadline,
             &self.position_version,
+            &self.offers_made,
         ]
     }
 }

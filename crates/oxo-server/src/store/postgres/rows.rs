@@ -13,7 +13,7 @@ pub(super) const LOAD: &str = "SELECT id, rows, cols, k, opponent, x_token, o_to
         ARRAY(SELECT row FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         ARRAY(SELECT col FROM moves m WHERE m.room = r.id AND m.round = r.round ORDER BY ply),
         offer, entry, invite, x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
-        request_keys, clock, position_version
+        request_keys, clock, position_version, offers_made
     FROM rooms r";
 
 /// Listed rooms: the open ones however old (at most `$3`, found by the
@@ -111,6 +111,7 @@ pub(super) fn decode(row: &tokio_postgres::Row) -> Result<RoomRecord, StoreError
         request_keys: column(row, 27)?,
         clock: column(row, 28)?,
         position_version: column(row, 29)?,
+        offers_made: column(row, 30)?,
     };
     checked(stored.decode(&id, moves)?)
 }

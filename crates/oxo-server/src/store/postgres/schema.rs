@@ -19,6 +19,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0007_open_games.sql",
     "0008_listed_at.sql",
     "0009_position_versions.sql",
+    "0010_offers_made.sql",
 );
 
 /// The database being migrated, inside the one transaction.

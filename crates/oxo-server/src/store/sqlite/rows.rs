@@ -42,14 +42,14 @@ pub(super) fn read_as_of(
         Layout::V4 => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, NULL, NULL, NULL,
-                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
              FROM rooms WHERE id = ?1"
         }
         Layout::Current => {
             "SELECT rows, cols, k, opponent, x_token, o_token, round, first,
                     x_wins, o_wins, draws, version, watch, digest, offer, entry, invite,
                     x_name, o_name, end_reason, end_winner, draw_offer, takeback_offer,
-                    request_keys, clock, position_version
+                    request_keys, clock, position_version, offers_made
              FROM rooms WHERE id = ?1"
         }
     };
@@ -79,6 +79,7 @@ pub(super) fn read_as_of(
                 request_keys: row.get(23)?,
                 clock: row.get(24)?,
                 position_version: row.get(25)?,
+                offers_made: row.get(26)?,
             })
         })
         .optional()?;

@@ -27,6 +27,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0010_clocks.sql",
     "0011_open_games.sql",
     "0012_position_versions.sql",
+    "0013_offers_made.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.

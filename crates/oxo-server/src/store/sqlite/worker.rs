@@ -14,7 +14,7 @@ use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
 use crate::room::{Ending, RoomRecord, SeatName};
 use crate::store::record::{
-    clock_text, digest, int, keys_text, position_text, reason_text, winner_text,
+    clock_text, digest, int, keys_text, offers_made_text, position_text, reason_text, winner_text,
 };
 use crate::store::{Change, ChangeKind, LobbyRows, StoreError};
 
@@ -228,10 +228,10 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                             x_wins, o_wins, draws, version, computer_turn, watch, digest,
                             offer, entry, invite, key, x_name, o_name, end_reason, end_winner,
                             draw_offer, takeback_offer, request_keys, clock,
-                            deadline, position_version)
+                            deadline, position_version, offers_made)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
                  ?19, (SELECT coalesce(max(key), 0) + 1 FROM rooms), ?20, ?21, ?22, ?23, ?24,
-                 ?25, ?26, ?27, ?28, ?29)
+                 ?25, ?26, ?27, ?28, ?29, ?30)
          ON CONFLICT (id) DO UPDATE SET
             o_token = excluded.o_token, round = excluded.round, first = excluded.first,
             x_wins = excluded.x_wins, o_wins = excluded.o_wins, draws = excluded.draws,
@@ -241,7 +241,8 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
             end_reason = excluded.end_reason, end_winner = excluded.end_winner,
             draw_offer = excluded.draw_offer, takeback_offer = excluded.takeback_offer,
             request_keys = excluded.request_keys, clock = excluded.clock,
-            deadline = excluded.deadline, position_version = excluded.position_version
+            deadline = excluded.deadline, position_version = excluded.position_version,
+            offers_made = excluded.offers_made
          WHERE rooms.version < excluded.version
          RETURNING key",
         )?
@@ -276,6 +277,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 r.clock.as_ref().map(clock_text),
                 change.deadline.map(int),
                 position_text(r),
+                offers_made_text(&r.offers_made),
             ],
             |row| row.get(0),
         )
