@@ -403,6 +403,10 @@ pub struct Played {
     pub start: Game,
     /// The players' moves from there, in order.
     pub moves: Vec<Cell>,
+    /// The time each of `moves` took, from asking the player to its
+    /// answer (wall clock; for an external engine, its pipe's round trip
+    /// included).
+    pub times: Vec<Duration>,
     /// Who won (a forfeit is the other side's win), `None` for a draw.
     pub winner: Option<Player>,
     /// How the game ended.
@@ -643,6 +647,7 @@ pub(crate) fn play_one(
         opening: opening.to_vec(),
         start: game.clone(),
         moves: Vec::new(),
+        times: Vec::new(),
         winner: None,
         ending: Ending::Full,
     });
@@ -715,6 +720,7 @@ pub(crate) fn play_one(
                 stats.thinking += thinking;
                 if let Some(played) = &mut played {
                     played.moves.push(cell);
+                    played.times.push(thinking);
                 }
             }
             Err(reason) if entrant.is_external() => {

@@ -22,13 +22,16 @@
 //! does not run itself; CODE is 0 for a game that ended by the rules and
 //! -2 for one lost to an error (Piskvork writes 15 for a timeout).
 //!
-//! Here the first player is X, the second O. oxo keeps no thinking time
-//! of a move in its records, so TIME is 0, and the levels are 0. A name is
+//! Here the first player is X, the second O. TIME is the move's time as
+//! the arena measured it (0 for an opening's stones, which are nobody's
+//! move), and the levels are 0. A name is
 //! what Piskvork reads as a player when it opens the file: an engine's
 //! file name (as Piskvork writes it), and for oxo's own players their
 //! name, which Piskvork would look for as an engine's file. CODE is -2
 //! for every forfeit, a late answer included: the arena's forfeits carry
 //! their reason in words only.
+
+use std::time::Duration;
 
 use oxo_ai::arena::{Ending, Played};
 use oxo_core::{Player, Rules};
@@ -59,8 +62,12 @@ pub fn write(game: &Played) -> String {
         rules.cols(),
         rules.rows()
     );
-    for cell in game.opening.iter().chain(&game.moves) {
-        out.push_str(&format!("{},{},0\n", cell.col + 1, cell.row + 1));
+    // The opening's stones are nobody's move: no time.
+    let times = game.times.iter().map(Duration::as_millis);
+    let stones = (game.opening.iter().map(|cell| (cell, 0)))
+        .chain(game.moves.iter().zip(times.chain(std::iter::repeat(0))));
+    for (cell, ms) in stones {
+        out.push_str(&format!("{},{},{ms}\n", cell.col + 1, cell.row + 1));
     }
     let code = match game.ending {
         Ending::Line | Ending::Full => 0,
@@ -105,6 +112,9 @@ mod tests {
             opening: opening.to_vec(),
             start,
             moves: moves.to_vec(),
+            times: (1..=moves.len() as u64)
+                .map(Duration::from_millis)
+                .collect(),
             winner: end.outcome().and_then(|o| o.winner()),
             ending: Ending::Line,
         }
@@ -132,7 +142,7 @@ mod tests {
         assert_eq!(
             text,
             "Piskvorky 9x6, 0:0, 0\n\
-             1,1,0\n1,2,0\n2,1,0\n2,2,0\n3,1,0\n3,2,0\n4,1,0\n4,2,0\n5,1,0\n\
+             1,1,1\n1,2,2\n2,1,3\n2,2,4\n3,1,5\n3,2,6\n4,1,7\n4,2,8\n5,1,9\n\
              pbrain-a\nrules\n0\n"
         );
         let mut replay = Game::starting_with(rules, Player::X);
@@ -144,8 +154,8 @@ mod tests {
         assert_eq!(replay.outcome().and_then(|o| o.winner()), Some(Player::X));
     }
 
-    /// O moving first is FIRST 1; the opening's stones come first; a
-    /// forfeit is Piskvork's error code.
+    /// O moving first is FIRST 1; the opening's stones come first, with no
+    /// time; a forfeit is Piskvork's error code.
     #[test]
     fn the_first_mover_the_opening_and_a_forfeit() {
         let rules = Rules::new(15, 15, 5).unwrap();
@@ -158,7 +168,7 @@ mod tests {
         game.o = "two\nlines".to_owned();
         assert_eq!(
             write(&game),
-            "Piskvorky 15x15, 0:0, 1\n8,8,0\n9,8,0\npbrain-a\ntwo lines\n-2\n"
+            "Piskvorky 15x15, 0:0, 1\n8,8,0\n9,8,1\npbrain-a\ntwo lines\n-2\n"
         );
     }
 

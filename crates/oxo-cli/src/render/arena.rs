@@ -233,6 +233,7 @@ pub fn record(game: &Played) -> String {
         first: char,
         opening: &'a [Cell],
         moves: &'a [Cell],
+        times_ms: Vec<u128>,
         result: &'static str,
         end: &'static str,
         reason: Option<&'a str>,
@@ -253,6 +254,7 @@ pub fn record(game: &Played) -> String {
         first: game.first.as_char(),
         opening: &game.opening,
         moves: &game.moves,
+        times_ms: game.times.iter().map(Duration::as_millis).collect(),
         result: match game.winner {
             Some(Player::X) => "X",
             Some(Player::O) => "O",
@@ -496,6 +498,7 @@ mod tests {
             opening: vec![oxo_core::Cell::new(1, 1)],
             start,
             moves: vec![oxo_core::Cell::new(0, 0), oxo_core::Cell::new(0, 2)],
+            times: vec![Duration::from_micros(2_999), Duration::from_secs(12)],
             winner: Some(Player::X),
             ending: Ending::Forfeit {
                 side: Player::O,
@@ -504,7 +507,7 @@ mod tests {
         };
         assert_eq!(
             record(&game),
-            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"O","opening":[[1,1]],"moves":[[0,0],[0,2]],"result":"X","end":"forfeit","reason":"answered \"a\", which is no move"}"#
+            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"O","opening":[[1,1]],"moves":[[0,0],[0,2]],"times_ms":[2,12000],"result":"X","end":"forfeit","reason":"answered \"a\", which is no move"}"#
         );
         game.winner = None;
         game.ending = Ending::Full;

@@ -82,6 +82,10 @@ fn replays(record: &Value) {
     if record["end"] != "forfeit" {
         assert!(record["reason"].is_null(), "{record}");
     }
+    // A time, in whole milliseconds, for each move.
+    let times = record["times_ms"].as_array().unwrap();
+    assert_eq!(times.len(), record["moves"].as_array().unwrap().len());
+    assert!(times.iter().all(Value::is_u64), "{record}");
 }
 
 /// A match: every game a line, in game order, each replaying to its
@@ -202,11 +206,14 @@ fn a_round_robin_records_every_game_and_its_psq_file() {
         replays(record);
         let psq = std::fs::read_to_string(dir.path().join("psq").join(&files[i])).unwrap();
         let mut expected = String::from("Piskvorky 7x7, 0:0, 0\n");
-        for cell in cells(&record["opening"])
+        // The opening's stones have no time, the moves the record's.
+        let times = record["times_ms"].as_array().unwrap();
+        let opening = cells(&record["opening"]).into_iter().map(|c| (c, 0));
+        let moves = cells(&record["moves"])
             .into_iter()
-            .chain(cells(&record["moves"]))
-        {
-            expected.push_str(&format!("{},{},0\n", cell.col + 1, cell.row + 1));
+            .zip(times.iter().map(|t| t.as_u64().unwrap()));
+        for (cell, ms) in opening.chain(moves) {
+            expected.push_str(&format!("{},{},{ms}\n", cell.col + 1, cell.row + 1));
         }
         expected.push_str(&format!("{}\n{}\n0\n", seats[i].0, seats[i].1));
         assert_eq!(psq, expected, "{record}");
