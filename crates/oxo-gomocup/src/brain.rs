@@ -43,8 +43,9 @@
 //! column 3.
 //!
 //! Time: each move gets `timeout_turn` (5 s until told), and at most a
-//! twelfth of `time_left` (none at all when it is 0 or less) when the
-//! match has a time limit, less a margin of
+//! twelfth of `time_left` (none at all when it is 0 or less) once one is
+//! given, unless `timeout_match 0` said the match has no limit (the
+//! protocol has a manager send `time_left` whenever it has), less a margin of
 //! a tenth and 30 ms for the manager's own overhead; the strategy is given
 //! that as a [`Deadline`], which `alphabeta` searches up to (the other
 //! strategies answer at once). The clock is passed in, so tests need no
@@ -601,7 +602,10 @@ impl Brain {
             None => u64::try_from(DEFAULT_TURN.as_millis()).unwrap_or(u64::MAX),
         };
         let mut ms = turn;
-        if self.info.timeout_match.is_some_and(|m| m > 0)
+        // The protocol has a manager send `time_left` whenever the match
+        // is timed, and lets a brain rely on it alone: it counts unless
+        // the match was said to have no limit (`timeout_match 0`).
+        if self.info.timeout_match != Some(0)
             && let Some(left) = self.info.time_left
         {
             ms = ms.min(left / 12);
@@ -1392,6 +1396,20 @@ mod tests {
         // 5 s until told (less a tenth and 30 ms); then 1 s; then a twelfth
         // of the 6 s left; then as fast as possible.
         assert_eq!(ms, [4470, 870, 420, 0]);
+    }
+
+    /// `time_left` counts without `timeout_match` (a manager need not send
+    /// it), and not once the match is said to have no limit.
+    #[test]
+    fn time_left_counts_unless_the_match_has_no_limit() {
+        let (mut b, given) = brain();
+        talk(
+            &mut b,
+            "START 9\nINFO timeout_turn 3000\nINFO time_left 1200\nBEGIN\n\
+             INFO timeout_match 0\nTURN 8,8\nINFO timeout_match 60000\nTURN 8,7\n",
+        );
+        // A twelfth of 1.2 s; the 3 s move time; the twelfth again.
+        assert_eq!(millis(&given), [60, 2670, 60]);
     }
 
     /// Plays the first free cell in reading order. Given more than a

@@ -29,12 +29,12 @@ use std::collections::BTreeSet;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use oxo_ai::Strategy;
 use oxo_core::{Cell, Game, MoveError, Player, Rules};
-use oxo_text::input::{LineRead, MAX_LINE, quoted, read_line_bounded, skip_line};
+use oxo_text::input::{LineEnd, LineRead, MAX_LINE, quoted, read_line_bounded_to, skip_line_to};
 
 use crate::{read_point, write_point};
 
@@ -175,11 +175,55 @@ pub enum EngineError {
     },
 }
 
+/// The engine's input, written on a thread of its own: an engine that
+/// stops reading (its pipe full) then holds up only that thread, and the
+/// wait for its answer, which has a limit, decides the move (the arena
+/// waited for ever in the write). The first write that fails ends the
+/// thread, its error kept for the next send.
+struct Input {
+    queue: mpsc::Sender<Vec<u8>>,
+    failed: Arc<Mutex<Option<io::Error>>>,
+}
+
+impl Input {
+    fn new(mut pipe: ChildStdin) -> Input {
+        let (queue, texts) = mpsc::channel::<Vec<u8>>();
+        let failed = Arc::new(Mutex::new(None));
+        let kept = Arc::clone(&failed);
+        std::thread::spawn(move || {
+            // Ends when the engine's `External` lets go of the queue (the
+            // pipe then closed, the engine reading its end) or a write
+            // fails.
+            for text in texts {
+                if let Err(err) = pipe.write_all(&text).and_then(|()| pipe.flush()) {
+                    *kept.lock().unwrap_or_else(PoisonError::into_inner) = Some(err);
+                    return;
+                }
+            }
+        });
+        Input { queue, failed }
+    }
+
+    /// Queue `text`; the error of a write that failed before, if one did.
+    fn send(&self, text: Vec<u8>) -> Result<(), Option<io::Error>> {
+        let failed = || {
+            self.failed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        };
+        if let Some(err) = failed() {
+            return Err(Some(err));
+        }
+        self.queue.send(text).map_err(|_| failed())
+    }
+}
+
 /// An engine process playing one game.
 pub struct External {
     name: String,
     child: Child,
-    input: Option<ChildStdin>,
+    input: Option<Input>,
     lines: mpsc::Receiver<(Instant, Vec<u8>)>,
     rules: Rules,
     move_time: Duration,
@@ -347,7 +391,15 @@ impl External {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
-                let too_long = match read_line_bounded(&mut reader, &mut buf, MAX_LINE) {
+                // Lines end with CR LF, LF or CR alone, as the protocol
+                // allows an engine (the empty line between CR and LF is
+                // dropped as blank).
+                let too_long = match read_line_bounded_to(
+                    &mut reader,
+                    &mut buf,
+                    MAX_LINE,
+                    LineEnd::CrOrNewline,
+                ) {
                     Ok(LineRead::Line) => false,
                     Ok(LineRead::TooLong) => true,
                     Ok(LineRead::End) | Err(_) => return,
@@ -356,7 +408,7 @@ impl External {
                 // A long line's first bytes go at once, so the arena can
                 // judge the answer while the rest is dropped.
                 if (is_answer(line) && send.send((Instant::now(), line.to_vec())).is_err())
-                    || (too_long && skip_line(&mut reader).is_err())
+                    || (too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err())
                 {
                     return;
                 }
@@ -364,7 +416,7 @@ impl External {
         });
         let mut engine = External {
             name,
-            input: child.stdin.take(),
+            input: child.stdin.take().map(Input::new),
             child,
             lines,
             rules,
@@ -383,7 +435,8 @@ impl External {
         };
         engine.send(&[start])?;
         let (answer, _) = engine.answer(Instant::now(), START_TIME, None)?;
-        if answer != b"OK" {
+        // Replies are recognised in either case, as the protocol asks.
+        if !answer.eq_ignore_ascii_case(b"OK") {
             return Err(EngineError::Refused {
                 engine: engine.name.clone(),
                 answer,
@@ -402,15 +455,17 @@ impl External {
     }
 
     fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
-        let input = self.input.as_mut().ok_or(EngineError::InputClosed)?;
+        let input = self.input.as_ref().ok_or(EngineError::InputClosed)?;
         let mut text = lines.join("\n");
         text.push('\n');
         input
-            .write_all(text.as_bytes())
-            .and_then(|()| input.flush())
-            .map_err(|source| EngineError::StoppedReading {
-                engine: self.name.clone(),
-                source,
+            .send(text.into_bytes())
+            .map_err(|failed| match failed {
+                Some(source) => EngineError::StoppedReading {
+                    engine: self.name.clone(),
+                    source,
+                },
+                None => EngineError::InputClosed,
             })
     }
 
@@ -830,6 +885,66 @@ mod tests {
             .expect("the flooding engine's move was judged")
             .expect_err("no move");
         assert!(failure.contains("gave no answer within"), "{failure}");
+    }
+
+    /// An engine that stops reading its input has no move in its time,
+    /// however much it is sent (here a `BOARD` of 10,000 stones, more than
+    /// a pipe holds): the arena waited for ever, its write blocked.
+    #[test]
+    fn an_engine_that_stops_reading_has_no_move_in_its_time() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-deaf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pbrain-deaf");
+        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 600\n").unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        // Stones two apart: no five anywhere, whoever holds them.
+        let rules = Rules::new(200, 200, 5).unwrap();
+        let mut game = Game::new(rules);
+        for row in (0..200).step_by(2) {
+            for col in (0..200).step_by(2) {
+                game.play(Cell::new(row, col)).unwrap();
+            }
+        }
+        let (send, answer) = mpsc::channel();
+        let engine = path.clone();
+        std::thread::spawn(move || {
+            let mut engine =
+                External::start(&engine, rules, Duration::from_millis(200), None).unwrap();
+            let chosen = engine.choose(&game);
+            let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
+            // Ended (its process killed) before the test can end.
+            drop(engine);
+            let _ = send.send(judged);
+        });
+        // A bound on the protocol, not a speed test.
+        let judged = answer.recv_timeout(Duration::from_secs(60));
+        let _ = std::fs::remove_dir_all(&dir);
+        let failure = judged.expect("the move was judged").expect_err("no move");
+        assert!(failure.contains("gave no answer within"), "{failure}");
+    }
+
+    /// Lines ended by CR alone are lines, and `ok` in any case is OK, as
+    /// the protocol allows an engine and Piskvork reads it: before, such an
+    /// engine's `START` went unanswered until its time ran out.
+    #[test]
+    fn an_engine_ending_its_lines_with_cr_alone_plays() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-cr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pbrain-cr");
+        std::fs::write(
+            &path,
+            "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) printf 'ok\\r' ;;\n    \
+             BEGIN|TURN*|DONE) printf 'MESSAGE thinking\\r7,7\\r' ;;\n    END) exit 0 ;;\n  esac\ndone\n",
+        )
+        .unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        let moved = first_move(&path, Duration::from_secs(30));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(moved, Some(Ok(Cell::new(7, 7))));
     }
 
     /// An engine that fails is ended with what it started: here a script

@@ -25,6 +25,28 @@ pub enum LineRead {
     TooLong,
 }
 
+/// What ends a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEnd {
+    /// A newline (a CR before it stays in the line, for the reader to
+    /// trim).
+    Newline,
+    /// A carriage return or a newline: the Gomocup protocol lets an engine
+    /// end its lines with CR LF, LF or CR alone. A CR LF pair reads as a
+    /// line and an empty one.
+    CrOrNewline,
+}
+
+impl LineEnd {
+    /// Where the first line end in `bytes` is.
+    fn find(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            LineEnd::Newline => memchr::memchr(b'\n', bytes),
+            LineEnd::CrOrNewline => memchr::memchr2(b'\r', b'\n', bytes),
+        }
+    }
+}
+
 /// Read one line into `buf` (cleared first), keeping at most `max` bytes
 /// of it; memory stays bounded however long the line is, and a line over
 /// `max` is answered as soon as `max` is passed.
@@ -35,6 +57,19 @@ pub fn read_line_bounded(
     input: &mut (impl io::BufRead + ?Sized),
     buf: &mut Vec<u8>,
     max: usize,
+) -> io::Result<LineRead> {
+    read_line_bounded_to(input, buf, max, LineEnd::Newline)
+}
+
+/// [`read_line_bounded`] with lines ended by `end`.
+///
+/// # Errors
+/// Reading failed.
+pub fn read_line_bounded_to(
+    input: &mut (impl io::BufRead + ?Sized),
+    buf: &mut Vec<u8>,
+    max: usize,
+    end: LineEnd,
 ) -> io::Result<LineRead> {
     buf.clear();
     let mut any = false;
@@ -48,7 +83,7 @@ pub fn read_line_bounded(
             break;
         }
         any = true;
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
+        let (take, done) = match end.find(chunk) {
             Some(at) => (at + 1, true),
             None => (chunk.len(), false),
         };
@@ -75,6 +110,33 @@ pub fn read_line_bounded(
 /// Reading failed.
 pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
     input.skip_until(b'\n').map(drop)
+}
+
+/// [`skip_line`] with lines ended by `end`.
+///
+/// # Errors
+/// Reading failed.
+pub fn skip_line_to(input: &mut (impl io::BufRead + ?Sized), end: LineEnd) -> io::Result<()> {
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match end.find(chunk) {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let all = chunk.len();
+                input.consume(all);
+            }
+        }
+    }
 }
 
 /// A line of input as an error message quotes it: lossily decoded, without
@@ -166,6 +228,27 @@ mod tests {
             LineRead::Line
         );
         assert_eq!(buf, b"abcd");
+    }
+
+    /// With CR as a line end too, CR alone, LF alone and CR LF (a line and
+    /// an empty one) all end lines, and the rest of a long line is skipped
+    /// to either.
+    #[test]
+    fn lines_may_end_with_a_carriage_return() {
+        let mut input = io::BufReader::with_capacity(4, &b"ok\r7,7\r\n8,8\nxxxxxxxx\ry\r"[..]);
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        loop {
+            match read_line_bounded_to(&mut input, &mut buf, 5, LineEnd::CrOrNewline).unwrap() {
+                LineRead::End => break,
+                LineRead::Line => lines.push(String::from_utf8(buf.clone()).unwrap()),
+                LineRead::TooLong => {
+                    lines.push(format!("long {}", String::from_utf8(buf.clone()).unwrap()));
+                    skip_line_to(&mut input, LineEnd::CrOrNewline).unwrap();
+                }
+            }
+        }
+        assert_eq!(lines, ["ok\r", "7,7\r", "\n", "8,8\n", "long xxxxx", "y\r"]);
     }
 
     /// A line that never ends is answered once the limit is passed, not
