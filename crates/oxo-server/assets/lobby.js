@@ -8,7 +8,7 @@ import { reasonText } from './endings.js';
 import { withName } from './name.js';
 import { controlText } from './clock.js';
 import { difficulty } from './words.js';
-import { keepSeeks } from './seeks.js';
+import { keepSeeks, dropSeeks } from './seeks.js';
 
 // The lobby: open games to join, games being played to watch, and the
 // games this browser has a seat in; refreshed while the start page shows.
@@ -56,7 +56,10 @@ export async function showLobby() {
     if (recent.some((g) => g.id === id && g.status !== 'waiting') || !recent.some((g) => g.id === id)) seats.forgetSeek(id);
   }
   const own = new Map(waiting.filter((g) => g.entry).map((g) => [g.entry, g]));
-  keepSeeks([...own.values()].map((g) => g.id));
+  // A game whose socket this page has just opened may be missing from
+  // this answer (its creator's other page had just closed its own): the
+  // socket, once held, asks for the lobby again.
+  keepSeeks([...own.values()].map((g) => g.id), showLobby);
   const board = (g) => `${g.size.replace('x', '×')}, ${g.k} in a row`;
   // The computer as the server names it ("Computer (strong)"), never its
   // algorithm; a strategy this page does not know keeps its name.
@@ -145,6 +148,12 @@ export async function joinOpen(a) {
 }
 
 export function wire() {
+  // Leaving the site (the browser may keep the start page to come back to,
+  // its sockets open) lets this browser's open games go, as leaving for a
+  // game's page does: no dead seek stays listed. Coming back holds them
+  // again.
+  window.addEventListener('pagehide', dropSeeks);
+  window.addEventListener('pageshow', (e) => { if (e.persisted) showLobby(); });
   for (const list of ['recent-list', 'live-list', 'open-list']) {
     $(list).addEventListener('click', (e) => {
       const cancel = e.target.closest('button[data-cancel]');

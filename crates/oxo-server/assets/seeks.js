@@ -11,16 +11,17 @@ import { route } from './route.js';
 const kept = new Map();
 
 // Hold a socket for each game in `ids` (this browser holds its seat X),
-// and none for any other.
-export function keepSeeks(ids) {
+// and none for any other; `onHeld` is called once a new one is held (the
+// game's first GAME on it, the server counting the creator present).
+export function keepSeeks(ids, onHeld = () => {}) {
   for (const [id, ws] of kept) if (!ids.includes(id)) { kept.delete(id); ws.close(); }
-  for (const id of ids) if (!kept.has(id)) open(id);
+  for (const id of ids) if (!kept.has(id)) open(id, onHeld);
 }
 
 // Let every game go: the page is leaving the start page.
 export function dropSeeks() { keepSeeks([]); }
 
-function open(id) {
+function open(id, onHeld) {
   const held = seats.get(id);
   if (!held || held.seat !== 'x') return;
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -31,11 +32,16 @@ function open(id) {
     return; // the lobby's next refresh tries again
   }
   kept.set(id, ws);
+  let first = true;
   ws.onmessage = (ev) => {
     let m;
     try { m = JSON.parse(ev.data); } catch (e) { return; }
     const g = m && m.game ? m.game : m;
-    if (!g || typeof g.status !== 'string' || g.status === 'waiting' || kept.get(id) !== ws) return;
+    if (!g || typeof g.status !== 'string' || kept.get(id) !== ws) return;
+    if (g.status === 'waiting') {
+      if (first) { first = false; onHeld(); }
+      return;
+    }
     kept.delete(id);
     ws.close();
     // Joined: to the board, from the start page only (a second thought

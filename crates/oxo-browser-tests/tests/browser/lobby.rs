@@ -294,6 +294,51 @@ fn a_seek_whose_creator_left_leaves_the_lobby_and_no_joiner_is_stranded() {
     });
 }
 
+/// Leaving the site from the start page lets the creator's open game go,
+/// though the browser keeps the page (its sockets open) to come back to;
+/// back, it is listed again. It stayed listed, a dead seek a joiner was
+/// told was "connected".
+#[test]
+fn a_seek_left_from_the_start_page_leaves_the_lobby_until_its_creator_is_back() {
+    run("lobby-start-page-left", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = phone(&h, "b").await;
+        open_start_page(&h, &a).await;
+        choose(&a, "Ada").await;
+        open_a_game(&a).await;
+        find(&a, "#new-game-link")
+            .await
+            .click()
+            .await
+            .expect("New game clicked");
+        wait_page(&a, "A on the start page", |p| p.start_view && p.path == "/").await;
+        lobby_lists(&h, &b, 1).await;
+        // The page is marked, to tell a page kept by the browser from one
+        // loaded afresh.
+        a.execute("window.oxoKept = true; return null;", vec![])
+            .await
+            .expect("the page marked");
+        a.goto(&h.url("/healthz")).await.expect("A leaves the site");
+        lobby_lists(&h, &b, 0).await;
+        a.back().await.expect("A comes back");
+        wait_script(
+            &a,
+            "A's own game listed again",
+            "return !document.getElementById('lobby-open').hidden \
+               && !!document.querySelector('#open-list button[data-cancel]');",
+        )
+        .await;
+        lobby_lists(&h, &b, 1).await;
+        // Whether the browser kept the page or loaded it again, the game
+        // came back; kept is the case this test is about.
+        let kept = a
+            .execute("return window.oxoKept === true;", vec![])
+            .await
+            .expect("the mark read");
+        assert_eq!(kept, json!(true), "the browser did not keep the page");
+    });
+}
+
 /// What this browser keeps of its seat in game `id` (`null`: none).
 async fn seat_kept(c: &Client, id: &str) -> Value {
     let kept = c
