@@ -6,6 +6,7 @@ import { api } from './net.js';
 import { draw } from './board.js';
 import { analysisGo, analysisStep, drawAnalysisRecord, parseMoves } from './analysis.js';
 import { reasonText } from './endings.js';
+import { controlText } from './clock.js';
 
 function roundMoves(n) {
   const g = S.game;
@@ -118,17 +119,32 @@ function resultText(r, g) {
   const result = r.live ? (g.status === 'won' ? g.winner : g.status === 'draw' ? 'draw' : g.status === 'aborted' ? 'aborted' : null) : r.result;
   const reason = r.live ? g.reason : r.reason;
   if (result === 'aborted') return 'aborted';
+  if (result === 'draw' && reason === 'time') {
+    // Time runs out on one's own move: the side to move after the last.
+    const out = r.moves.length % 2 === 0 ? r.first : (r.first === 'x' ? 'o' : 'x');
+    const other = out === 'x' ? 'o' : 'x';
+    return `a draw (${up(out)} ran out of time; ${up(other)} could not have won)`;
+  }
   const why = reasonText(reason, result === 'draw' ? null : result);
-  if (result === 'draw') return why ? `a draw ${why}` : 'a draw';
+  if (result === 'draw') return why ? `a draw (${why})` : 'a draw';
   return result ? `${up(result)} wins` + (why ? ` (${why})` : '') : 'being played';
 }
 
 export function exportText(round, r, g) {
   const lines = [
     `oxo ${g.rows}x${g.cols} k=${g.k}, round ${round}, ${up(r.first)} first: ${resultText(r, g)}`,
+  ];
+  // Who played and how, as a game's record names them (not on the
+  // analysis board, which has no players).
+  const players = g.players || {};
+  const named = ['x', 'o'].filter((seat) => players[seat]).map((seat) => `${up(seat)} ${players[seat]}`);
+  if (named.length) lines.push(`players: ${named.join(', ')}`);
+  if (g.clock) lines.push(`time control: ${controlText(g.clock)}`);
+  if (g.watch) lines.push(`game: ${location.origin}/g/${enc(g.watch)}`);
+  lines.push(
     `position: ${boardAfter(g.rows, g.cols, r.first, r.moves)}`,
     `moves (row,column from 1): ${moveNames(r.first, r.moves).join('  ')}`,
-  ];
+  );
   if (g.rows === 15 && g.cols === 15) {
     // Gomocup's PSQ record: a header, then "x,y,time" a move (x the
     // column, y the row, from 1), then -1.

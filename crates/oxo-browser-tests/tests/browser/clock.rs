@@ -22,6 +22,22 @@ async fn two_moves(h: &Harness, game: &oxo_test_support::Seated) {
     }
 }
 
+/// The lines of the round's export on `client`'s page.
+async fn export_lines(client: &Client) -> Vec<String> {
+    let text = client
+        .execute(
+            "return document.getElementById('record-text').value;",
+            vec![],
+        )
+        .await
+        .expect("the export");
+    text.as_str()
+        .expect("text")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// What the clocks show: each seat's time and classes, and the control.
 async fn clocks(client: &Client) -> Value {
     client
@@ -182,6 +198,77 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         );
         h.screenshot(&x, "clock-desktop-flag").await;
         h.screenshot(&o, "clock-phone-flag").await;
+        // The round's export says how it ended, the time control and the
+        // game's link for spectators.
+        let watch = game["watch"].as_str().expect("a watch id").to_owned();
+        let export = export_lines(&x).await;
+        assert_eq!(
+            export[..3],
+            [
+                "oxo 3x3 k=3, round 1, X first: O wins (X ran out of time)".to_owned(),
+                "time control: 1+0".to_owned(),
+                format!("game: {}", h.url(&format!("/g/{watch}"))),
+            ],
+            "{export:#?}"
+        );
+
+        // A draw on time: X runs out where O could never have made a line,
+        // which the export says as the status line does, with the names.
+        let drawn = oxo_test_support::seated_game(
+            &h.api,
+            &json!({"clock": {"minutes": 1, "increment": 0}, "name": "Ada"}),
+        )
+        .await
+        .expect("a timed game");
+        for (i, (row, col)) in [
+            (0, 0),
+            (0, 1),
+            (2, 1),
+            (0, 2),
+            (1, 2),
+            (1, 0),
+            (2, 0),
+            (1, 1),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let token = if i % 2 == 0 { &drawn.x } else { &drawn.o };
+            let (status, body) = h
+                .api
+                .call(
+                    "POST",
+                    &format!("/api/games/{}/moves", drawn.id),
+                    Some(token),
+                    &json!({"row": row, "col": col}),
+                )
+                .await;
+            assert_eq!(status, 200, "{body}");
+        }
+        time.advance(Duration::from_secs(61));
+        let watch = h.api_game(&drawn.id).await["watch"]
+            .as_str()
+            .expect("a watch id")
+            .to_owned();
+        o.goto(&h.url(&format!("/g/{watch}")))
+            .await
+            .expect("the drawn game, watched");
+        wait_text(
+            &o,
+            "the draw on time",
+            "status",
+            "Draw — X ran out of time, and O could not have won",
+        )
+        .await;
+        let export = export_lines(&o).await;
+        assert_eq!(
+            export[..2],
+            [
+                "oxo 3x3 k=3, round 1, X first: a draw (X ran out of time; O could not have won)",
+                "players: X Ada",
+            ],
+            "{export:#?}"
+        );
 
         // A correspondence game shows days and the deadline's date.
         let game = oxo_test_support::seated_game(&h.api, &json!({"days": 3}))
