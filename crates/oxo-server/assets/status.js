@@ -42,6 +42,25 @@ export function showPresence(p) {
   el.textContent = text;
   el.className = 'presence' + (away ? ' away' : '');
   el.hidden = false;
+  drawRematch();
+}
+
+// The rematch buttons under a finished round. One's own offer can be
+// withdrawn, the other's declined (as on lichess); the other's offer made
+// before they left is not accepted while they are away (the next round
+// would start against nobody): its button waits, off, for them.
+function drawRematch() {
+  const live = S && S.game;
+  if (!live) return;
+  const over = live.status === 'won' || live.status === 'draw' || live.status === 'aborted';
+  $('rematch').hidden = !(over && S.seat);
+  const offered = live.rematch;
+  const label = !offered ? 'Rematch' : offered === S.seat ? 'Cancel rematch offer' : 'Accept rematch';
+  if ($('rematch').textContent !== label) $('rematch').textContent = label;
+  const away = !!(offered && offered !== S.seat && S.presence && !S.presence[offered]);
+  $('rematch').disabled = away;
+  $('rematch').title = away ? 'Your opponent has left: their offer waits for them to come back' : '';
+  $('rematch-decline').hidden = !(over && S.seat && offered && offered !== S.seat);
 }
 
 // While this page's own connection is down it cannot know who is here, so
@@ -135,13 +154,7 @@ export function drawStatus(g) {
     `O is the computer: ${levelText(g.opponent, g.rows, g.cols, g.k)} (${g.opponent})`;
   $('details').textContent = `${g.rows}×${g.cols}, ${g.k} in a row · ${who} · ${up(g.first || 'x')} started`;
   const live = S.game;
-  const over = live.status === 'won' || live.status === 'draw' || live.status === 'aborted';
-  $('rematch').hidden = !(over && S.seat);
-  const offered = live.rematch;
-  // One's own offer can be withdrawn, the other's declined (as on lichess).
-  const label = !offered ? 'Rematch' : offered === S.seat ? 'Cancel rematch offer' : 'Accept rematch';
-  if ($('rematch').textContent !== label) $('rematch').textContent = label;
-  $('rematch-decline').hidden = !(over && S.seat && offered && offered !== S.seat);
+  drawRematch();
   // The round shown, once it is finished (an earlier one picked in the
   // list, or the one just played), can be taken to the analysis board;
   // never one still being played: that would be help.

@@ -109,6 +109,65 @@ async fn rematch(first: &Client, second: &Client) {
     click(second, "rematch").await;
 }
 
+/// The rematch button's label, and whether it is shown and on.
+async fn rematch_button(client: &Client) -> (String, bool, bool) {
+    let seen = client
+        .execute(
+            "const b = document.getElementById('rematch'); \
+             return [b.textContent, !b.hidden, !b.disabled];",
+            vec![],
+        )
+        .await
+        .expect("the button read");
+    serde_json::from_value(seen).expect("label, shown, on")
+}
+
+/// Wait until `client`'s rematch button is `(label, shown, on)`.
+async fn wait_rematch(client: &Client, what: &str, want: (&str, bool, bool)) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = rematch_button(client).await;
+        if (seen.0.as_str(), seen.1, seen.2) == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the rematch button is {seen:?}, not {want:?} within {WAIT:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A rematch offered by a player who then left waits for them: it is not
+/// accepted while they are away (the next round would start against
+/// nobody), and can be once they are back.
+#[test]
+fn a_rematch_offer_waits_while_its_maker_is_away() {
+    run("life-rematch-away", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = h.session("b", 390, 844).await;
+        let (id, _) = seated_pages(&h, &a, &b).await;
+        for (mover, other, row, col) in [(&a, &b, 0, 0), (&b, &a, 1, 0), (&a, &b, 0, 1)] {
+            play(mover, other, row, col).await;
+        }
+        play(&b, &a, 1, 1).await;
+        play(&a, &b, 0, 2).await;
+        wait_page(&b, "X won", |p| p.status.starts_with("X wins")).await;
+        click(&a, "rematch").await;
+        wait_rematch(&b, "O is offered", ("Accept rematch", true, true)).await;
+        a.goto("about:blank").await.expect("X leaves");
+        wait_rematch(&b, "X away", ("Accept rematch", true, false)).await;
+        a.goto(&h.url(&format!("/g/{id}")))
+            .await
+            .expect("X is back");
+        wait_rematch(&b, "X back", ("Accept rematch", true, true)).await;
+        click(&b, "rematch").await;
+        // Round 2: O starts.
+        wait_page(&b, "round 2, O to start", |p| p.playable).await;
+        assert_eq!(h.api_game(&id).await["round"], 2);
+    });
+}
+
 #[test]
 fn two_people_abort_take_back_agree_a_draw_and_resign() {
     run("life-endings", |h| async move {
