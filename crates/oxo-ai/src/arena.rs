@@ -679,11 +679,21 @@ pub(crate) fn play_one(
         .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
     let (mut x, mut o) = match (x, o) {
         (Ok(x), Ok(o)) => (x, o),
-        (Err(e), _) => {
+        // Neither can play: the first mover, asked first, loses (so that
+        // two broken engines split their games by who starts, not by side).
+        (Err(e), Err(_)) if first == Player::X => {
             let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
             return Ok(finish(result, played).filter(|_| !stopped()));
         }
-        (_, Err(e)) => {
+        (Err(_), Err(e)) => {
+            let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
+            return Ok(finish(result, played).filter(|_| !stopped()));
+        }
+        (Err(e), Ok(_)) => {
+            let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
+            return Ok(finish(result, played).filter(|_| !stopped()));
+        }
+        (Ok(_), Err(e)) => {
             let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
             return Ok(finish(result, played).filter(|_| !stopped()));
         }
@@ -1146,6 +1156,30 @@ pub(crate) mod tests {
             "{results:?}"
         );
         assert_eq!(results.x.moves + results.o.moves, 0, "{results:?}");
+    }
+
+    /// When neither player can start, the first mover loses: two broken
+    /// engines split their games by who starts (X always lost).
+    #[test]
+    fn when_neither_can_start_the_first_mover_loses() {
+        let mut c = config(StrategyKind::Random, StrategyKind::Random, 4);
+        c.x = Entrant::external("absent-x", |_, _| Err("cannot start".to_owned()));
+        c.o = Entrant::external("absent-o", |_, _| Err("cannot start".to_owned()));
+        let mut played = Vec::new();
+        let results =
+            run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
+        assert_eq!(
+            (results.x.forfeits, results.o.forfeits),
+            (2, 2),
+            "{results:?}"
+        );
+        assert_eq!((results.x.wins, results.o.wins), (2, 2), "{results:?}");
+        for p in &played {
+            let Ending::Forfeit { side, .. } = &p.ending else {
+                panic!("{p:?}")
+            };
+            assert_eq!(*side, p.first, "{p:?}");
+        }
     }
 
     /// A random player that sets `stop` as it is asked its first move in
