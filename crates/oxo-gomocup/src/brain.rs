@@ -228,19 +228,26 @@ impl Brain {
         self.pondered
     }
 
-    /// A line over [`MAX_LINE`] bytes came (and was skipped): refused at
-    /// once, or inside a `BOARD` kept as its problem, for the one answer
-    /// at `DONE`.
+    /// A line over [`MAX_LINE`] bytes came (and was skipped), starting
+    /// with `start`: refused at once, or inside a `BOARD` kept as its
+    /// problem, for the one answer at `DONE`. An `INFO` line is dropped
+    /// unanswered, as every `INFO` is (an answer would be taken for the
+    /// next command's): its value is none the brain needs.
     ///
     /// # Errors
     /// Writing failed.
-    pub fn too_long(&mut self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn too_long(&mut self, start: &[u8], out: &mut dyn Write) -> io::Result<()> {
         let problem = format!("a line of more than {MAX_LINE} bytes");
+        let info = start
+            .trim_ascii_start()
+            .get(..5)
+            .is_some_and(|word| word.eq_ignore_ascii_case(b"INFO "));
         match self.reading.as_mut() {
             Some(reading) => {
                 reading.problem.get_or_insert(problem);
                 Ok(())
             }
+            None if info => Ok(()),
             None => {
                 writeln!(out, "ERROR {problem}")?;
                 out.flush()
@@ -971,7 +978,7 @@ pub fn run(brain: &mut Brain, mut input: impl BufRead, mut output: impl Write) -
             LineRead::TooLong => {
                 // Skip to the end of the line, then say why it was ignored.
                 skip_line(&mut input)?;
-                brain.too_long(&mut output)?;
+                brain.too_long(&line, &mut output)?;
                 continue;
             }
             LineRead::Line => {}
@@ -1601,5 +1608,12 @@ mod tests {
                 "ERROR the board is empty".to_owned()
             ]
         );
+        // A long INFO (a deep `folder`, say) is dropped unanswered, as any
+        // INFO is: an ERROR would be taken for the next command's answer.
+        let (mut b, _) = brain();
+        let answers = talk(&mut b, &format!("START 5\ninfo folder /{long}\nABOUT\n"));
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert_eq!(answers[0], "OK");
+        assert!(answers[1].starts_with("name="), "{answers:?}");
     }
 }

@@ -95,9 +95,11 @@ pub enum EngineError {
     /// The program is stopping ([`end_all`] ran): no engine starts.
     #[error("no engine starts: the arena is stopping")]
     Stopping,
-    /// `START` answered with something else than `OK`.
-    #[error("{engine} answered START with \"{}\"", quoted(.answer))]
+    /// `START` (or `RECTSTART`) answered with something else than `OK`.
+    #[error("{engine} answered {command} with \"{}\"", quoted(.answer))]
     Refused {
+        /// The command refused: `START` or `RECTSTART`.
+        command: &'static str,
         /// The engine's name.
         engine: String,
         /// What it said, as bytes (an engine may say anything), up to
@@ -428,16 +430,20 @@ impl External {
             failure: None,
             broken: false,
         };
-        let start = if rules.rows() == rules.cols() {
-            format!("START {}", rules.cols())
+        let (command, start) = if rules.rows() == rules.cols() {
+            ("START", format!("START {}", rules.cols()))
         } else {
-            format!("RECTSTART {},{}", rules.cols(), rules.rows())
+            (
+                "RECTSTART",
+                format!("RECTSTART {},{}", rules.cols(), rules.rows()),
+            )
         };
         engine.send(&[start])?;
         let (answer, _) = engine.answer(Instant::now(), START_TIME, None)?;
         // Replies are recognised in either case, as the protocol asks.
         if !answer.eq_ignore_ascii_case(b"OK") {
             return Err(EngineError::Refused {
+                command,
                 engine: engine.name.clone(),
                 answer,
             });
