@@ -63,9 +63,9 @@ pub fn write(game: &Played) -> String {
         rules.rows()
     );
     // The opening's stones are nobody's move: no time.
+    debug_assert_eq!(game.moves.len(), game.times.len(), "a time a move");
     let times = game.times.iter().map(Duration::as_millis);
-    let stones = (game.opening.iter().map(|cell| (cell, 0)))
-        .chain(game.moves.iter().zip(times.chain(std::iter::repeat(0))));
+    let stones = (game.opening.iter().map(|cell| (cell, 0))).chain(game.moves.iter().zip(times));
     for (cell, ms) in stones {
         out.push_str(&format!("{},{},{ms}\n", cell.col + 1, cell.row + 1));
     }

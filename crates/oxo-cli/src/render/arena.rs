@@ -218,7 +218,7 @@ impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
 
 /// One game of `--records`, a JSON object on one line (without the line's
 /// end): `{"game", "rows", "cols", "k", "x", "o", "first", "opening",
-/// "moves", "result", "end", "reason"}`, as docs/manual/arena.md
+/// "moves", "times_ms", "result", "end", "reason"}`, as docs/manual/arena.md
 /// describes them.
 #[must_use]
 pub fn record(game: &Played) -> String {

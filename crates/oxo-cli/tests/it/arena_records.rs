@@ -280,6 +280,55 @@ fn an_engines_forfeit_is_recorded_with_its_reason() {
     assert_eq!(psq, "Piskvorky 9x9, 0:0, 1\nrules\npbrain-off\n-2\n");
 }
 
+/// A move's time is the time the engine took: at least the 0.3 s this one
+/// waits before its first move (a lower bound, so a slow machine cannot
+/// fail it), in the record and in the `.psq` file alike.
+#[cfg(unix)]
+#[test]
+fn a_moves_time_is_the_time_its_player_took() {
+    let dir = tempfile::tempdir().unwrap();
+    script(
+        dir.path(),
+        "pbrain-slow",
+        "while IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo OK ;;\n    BEGIN) sleep 0.3; echo 4,4 ;;\n    TURN*|DONE) echo 4,4 ;;\n  esac\ndone",
+    );
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "brain:pbrain-slow",
+            "--o",
+            "rules",
+            "--games",
+            "1",
+            "--first",
+            "x",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--move-time",
+            "60000",
+            "--records",
+            "slow.jsonl",
+            "--psq",
+            "psq",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let games = records(&dir.path().join("slow.jsonl"));
+    // X's 4,4 after its pause; O's reply; X's 4,4 again, taken: a forfeit.
+    let record = &games[0];
+    assert_eq!(record["end"], "forfeit", "{record}");
+    let times = record["times_ms"].as_array().unwrap();
+    assert_eq!(times.len(), 2, "{record}");
+    assert!(times[0].as_u64().unwrap() >= 300, "{record}");
+    let psq = std::fs::read_to_string(dir.path().join("psq/0001.psq")).unwrap();
+    let first = psq.lines().nth(1).unwrap();
+    assert_eq!(first, format!("5,5,{}", times[0]), "{psq}");
+}
+
 /// An engine that cannot start loses every game, its turn or not: the
 /// record names the winner, and the game replays (no move made).
 #[cfg(unix)]

@@ -215,9 +215,15 @@ impl Room {
     pub(crate) fn made_since_moving(&self, what: Proposal) -> Vec<SeatName> {
         [Player::X, Player::O]
             .into_iter()
-            .filter(|&seat| self.rec.offers_made.at(what, seat) == Some(self.moves_by(seat)))
+            .filter(|&seat| self.made_since_moving_by(what, seat))
             .map(SeatName)
             .collect()
+    }
+
+    /// Whether `seat` made `what` since its last move in the round (and so
+    /// may not make it again before its next: see [`OffersMade`]).
+    fn made_since_moving_by(&self, what: Proposal, seat: Player) -> bool {
+        self.rec.offers_made.at(what, seat) == Some(self.moves_by(seat))
     }
 
     /// The moves `seat` has made in the round.
@@ -273,8 +279,7 @@ impl Room {
         if pending == Some(seat) {
             return Err(RoomError::Proposed(what, seat.other()));
         }
-        let own_moves = self.moves_by(seat);
-        if pending.is_none() && self.rec.offers_made.at(what, seat) == Some(own_moves) {
+        if pending.is_none() && self.made_since_moving_by(what, seat) {
             return Err(RoomError::OfferedThisMove(what));
         }
         let proposer = pending.unwrap_or(seat);
@@ -289,7 +294,7 @@ impl Room {
                 Proposal::Draw => next.rec.draw = Some(seat),
                 Proposal::Takeback => next.rec.takeback = Some(seat),
             }
-            next.rec.offers_made.set(what, seat, own_moves);
+            next.rec.offers_made.set(what, seat, self.moves_by(seat));
             next.rec.version += 1;
             return Ok(next);
         }

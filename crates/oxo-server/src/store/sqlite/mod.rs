@@ -570,6 +570,79 @@ mod tests {
         assert_eq!(read.position_version, moved.version());
     }
 
+    /// The offers made are kept under the room's digest: a changed or
+    /// missing value is damage. A room in which none was made is stored as
+    /// before the column (empty, and nothing of it in the digest), so rooms
+    /// stored before it keep their digests.
+    #[tokio::test]
+    async fn offers_made_are_kept_under_the_digest_and_a_room_without_keeps_its_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let created =
+            room("a", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
+        let joined = created
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(Some("inv".into())),
+            )
+            .unwrap();
+        let (one, _) = joined
+            .play(Player::X, oxo_core::Coords::new(1, 1), None)
+            .unwrap();
+        let (moved, _) = one
+            .play(Player::O, oxo_core::Coords::new(0, 0), None)
+            .unwrap();
+        // The digest of this room as oxo computed it before the column
+        // (the same text: no offer, nothing added).
+        assert_eq!(
+            crate::store::record::digest(&moved.record()),
+            "228284b106760b4b4714750650bdb4ae1d3c6471bd9202f642380bc71a30185b"
+        );
+        let declined = moved
+            .propose(Player::X, crate::room::Proposal::Draw, None, false)
+            .unwrap()
+            .decline(crate::room::Proposal::Draw, None)
+            .unwrap();
+        for (room, kind) in [
+            (&created, ChangeKind::Create),
+            (&joined, ChangeKind::Join),
+            (&one, ChangeKind::Move),
+            (&moved, ChangeKind::Move),
+        ] {
+            store.commit(change(room, kind)).await.unwrap();
+        }
+        let stored = |sql: &str| {
+            Connection::open(&path)
+                .unwrap()
+                .query_row(sql, [], |row| row.get::<_, Option<String>>(0))
+                .unwrap()
+        };
+        assert_eq!(stored("SELECT offers_made FROM rooms"), None);
+        store
+            .commit(change(&declined, ChangeKind::Offer))
+            .await
+            .unwrap();
+        assert_eq!(
+            stored("SELECT offers_made FROM rooms").as_deref(),
+            Some("draw/x:1")
+        );
+        assert_eq!(
+            store.load(created.id()).await.unwrap(),
+            Some(declined.record())
+        );
+        drop(store);
+        for tampered in ["'draw/x:7'", "NULL", "'draw/x:1 draw/o:1'"] {
+            Connection::open(&path)
+                .unwrap()
+                .execute(&format!("UPDATE rooms SET offers_made = {tampered}"), [])
+                .unwrap();
+            let store = SqliteStore::open(&path).unwrap();
+            let err = store.load(created.id()).await.unwrap_err();
+            assert!(matches!(err, StoreError::Corrupt(_)), "{tampered}: {err}");
+        }
+    }
+
     #[tokio::test]
     async fn one_bad_write_in_a_batch_spoils_no_other() {
         let store = SqliteStore::open(":memory:").unwrap();
