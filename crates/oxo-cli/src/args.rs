@@ -519,6 +519,10 @@ pub(crate) struct ArenaArgs {
     pub games: u64,
     #[command(flatten)]
     pub board: BoardArgs,
+    /// Only a run of exactly K wins, a longer one (an overline) nothing: Gomocup's standard
+    /// rule (engines are told INFO rule 1; oxo's own players play it as `oxo brain` does).
+    #[arg(long)]
+    pub exact: bool,
     /// Who moves first in every game [default: X and O in turn].
     #[arg(long, value_enum, ignore_case = true)]
     pub first: Option<Side>,

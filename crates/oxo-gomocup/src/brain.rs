@@ -784,6 +784,58 @@ impl Brain {
     }
 }
 
+/// One of oxo's players, built for a board's freestyle rules, playing it
+/// where only exactly k in a row wins, as the brain plays under `INFO rule
+/// 1` (see [`choose`]): for `oxo arena --exact`.
+pub struct ExactlyK {
+    player: Box<dyn Strategy>,
+    freestyle: Rules,
+}
+
+impl ExactlyK {
+    /// `player`, built for `freestyle` (the board without the exactly-k
+    /// rule).
+    #[must_use]
+    pub fn new(player: Box<dyn Strategy>, freestyle: Rules) -> ExactlyK {
+        ExactlyK { player, freestyle }
+    }
+}
+
+impl std::fmt::Debug for ExactlyK {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExactlyK")
+            .field("player", &self.player.name())
+            .field("freestyle", &self.freestyle)
+            .finish()
+    }
+}
+
+impl Strategy for ExactlyK {
+    fn choose(&mut self, game: &Game) -> Option<Cell> {
+        choose(self.player.as_mut(), game, self.freestyle)
+    }
+
+    fn name(&self) -> &str {
+        self.player.name()
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Deadline>) {
+        self.player.set_deadline(deadline);
+    }
+
+    fn searches_to_deadline(&self) -> bool {
+        self.player.searches_to_deadline()
+    }
+
+    fn failure(&mut self) -> Option<String> {
+        self.player.failure()
+    }
+
+    fn start_from(&mut self, moves: &[Cell]) {
+        self.player.start_from(moves);
+    }
+}
+
 /// The move of `strategy`, a player built for the `freestyle` rules, in
 /// `game`. Under exactly five (`INFO rule 1`) the players cannot be asked
 /// as they are: `learned` and `perfect` refuse those rules, and the

@@ -66,7 +66,7 @@ pub mod brain;
 pub mod manager;
 pub mod psq;
 
-pub use brain::{Brain, K};
+pub use brain::{Brain, ExactlyK, K};
 pub use manager::{EngineError, External};
 
 use oxo_core::{Cell, Coords, Rules};

@@ -43,7 +43,12 @@ enum Config {
 impl Config {
     fn new(args: &ArenaArgs) -> anyhow::Result<Config> {
         let threads = super::threads(args.threads)?;
-        let rules: Rules = super::rules(&args.board)?;
+        let freestyle: Rules = super::rules(&args.board)?;
+        let rules = if args.exact {
+            freestyle.exactly()
+        } else {
+            freestyle
+        };
         if args.opening as usize >= rules.cell_count() {
             return Err(BadInput(format!(
                 "--opening {} leaves no move to play on {} {rules} board: at most {}",
@@ -85,7 +90,7 @@ impl Config {
             .into());
         }
         let catalog = std::sync::Arc::new(
-            super::catalog(args.model.as_slice(), Some(rules))?.with_search_budget(args.budget),
+            super::catalog(args.model.as_slice(), Some(freestyle))?.with_search_budget(args.budget),
         );
         let any_engine = players.iter().any(|p| matches!(p, ArenaPlayer::Brain(_)));
         if args.move_time.is_some() && !any_engine {
@@ -131,10 +136,19 @@ impl Config {
             }
             entrants.push(match player {
                 ArenaPlayer::Strategy(kind) => {
-                    catalog.check(kind, rules).map_err(BadInput::from_error)?;
+                    // Built for the freestyle board; under --exact played
+                    // as the brain plays exactly k.
+                    catalog
+                        .check(kind, freestyle)
+                        .map_err(BadInput::from_error)?;
                     let catalog = std::sync::Arc::clone(&catalog);
                     Entrant::new(kind.name(), move |rules, seed| {
-                        catalog.build(kind, rules, seed)
+                        let player = catalog.build(kind, freestyle, seed)?;
+                        Ok(if rules.is_exact() {
+                            Box::new(oxo_gomocup::ExactlyK::new(player, freestyle))
+                        } else {
+                            player
+                        })
                     })
                 }
                 ArenaPlayer::Brain(path) => {

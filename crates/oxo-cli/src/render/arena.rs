@@ -217,7 +217,7 @@ impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
 }
 
 /// One game of `--records`, a JSON object on one line (without the line's
-/// end): `{"game", "rows", "cols", "k", "x", "o", "first", "opening",
+/// end): `{"game", "rows", "cols", "k", "exact", "x", "o", "first", "opening",
 /// "moves", "times_ms", "result", "end", "reason"}`, as docs/manual/arena.md
 /// describes them.
 #[must_use]
@@ -228,6 +228,7 @@ pub fn record(game: &Played) -> String {
         rows: u32,
         cols: u32,
         k: u32,
+        exact: bool,
         x: &'a str,
         o: &'a str,
         first: char,
@@ -249,6 +250,7 @@ pub fn record(game: &Played) -> String {
         rows: rules.rows(),
         cols: rules.cols(),
         k: rules.k(),
+        exact: rules.is_exact(),
         x: &game.x,
         o: &game.o,
         first: game.first.as_char(),
@@ -353,6 +355,8 @@ pub fn json(
         o: &'a str,
         size: BoardSize,
         k: u32,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        exact: bool,
         seed: u64,
         games: u64,
         x_wins: u64,
@@ -380,6 +384,7 @@ pub fn json(
         o: config.o.name(),
         size: config.rules.size(),
         k: config.rules.k(),
+        exact: config.rules.is_exact(),
         seed: config.seed,
         games: results.games,
         x_wins: results.x.wins,
@@ -507,7 +512,7 @@ mod tests {
         };
         assert_eq!(
             record(&game),
-            r#"{"game":7,"rows":3,"cols":3,"k":3,"x":"rules","o":"brain:./pbrain-x","first":"O","opening":[[1,1]],"moves":[[0,0],[0,2]],"times_ms":[2,12000],"result":"X","end":"forfeit","reason":"answered \"a\", which is no move"}"#
+            r#"{"game":7,"rows":3,"cols":3,"k":3,"exact":false,"x":"rules","o":"brain:./pbrain-x","first":"O","opening":[[1,1]],"moves":[[0,0],[0,2]],"times_ms":[2,12000],"result":"X","end":"forfeit","reason":"answered \"a\", which is no move"}"#
         );
         game.winner = None;
         game.ending = Ending::Full;

@@ -157,6 +157,8 @@ pub fn json(
     struct Json<'a> {
         size: BoardSize,
         k: u32,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        exact: bool,
         seed: u64,
         games_per_pair: u64,
         games: u64,
@@ -175,6 +177,7 @@ pub fn json(
     to_json(&Json {
         size: config.rules.size(),
         k: config.rules.k(),
+        exact: config.rules.is_exact(),
         seed: config.seed,
         games_per_pair: config.games,
         games: results.games(),

@@ -49,7 +49,10 @@ fn cells(value: &Value) -> Vec<Cell> {
 /// then the moves; the game must end as the record says, with its result.
 fn replays(record: &Value) {
     let number = |key: &str| record[key].as_u64().unwrap() as u32;
-    let rules = Rules::new(number("rows"), number("cols"), number("k")).unwrap();
+    let mut rules = Rules::new(number("rows"), number("cols"), number("k")).unwrap();
+    if record["exact"] == true {
+        rules = rules.exactly();
+    }
     let mut game = Game::starting_with(rules, side(&record["first"]));
     for cell in cells(&record["opening"])
         .into_iter()
@@ -327,6 +330,118 @@ fn a_moves_time_is_the_time_its_player_took() {
     let psq = std::fs::read_to_string(dir.path().join("psq/0001.psq")).unwrap();
     let first = psq.lines().nth(1).unwrap();
     assert_eq!(first, format!("5,5,{}", times[0]), "{psq}");
+}
+
+/// Under `--exact` (Gomocup's standard rule) an overline wins nothing:
+/// X's six in a row leaves the game on, where without it X wins. Engines
+/// are told `INFO rule 1`, and the record says the rule.
+#[cfg(unix)]
+#[test]
+fn under_exact_an_overline_wins_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each engine answers its list of moves in turn (X,Y, the protocol's
+    // column first), and logs the INFO rule it is told.
+    for (name, moves) in [
+        ("pbrain-x", "0,0 1,0 2,0 4,0 5,0 3,0 99,99"),
+        ("pbrain-o", "0,8 2,8 4,8 6,8 8,8 0,6 2,6"),
+    ] {
+        script(
+            dir.path(),
+            name,
+            &format!(
+                "set -- {moves}\nwhile IFS= read -r line; do\n  case \"$line\" in\n    \
+                 START*) echo OK ;;\n    \"INFO rule\"*) echo \"$line\" >> {name}.rule ;;\n    \
+                 BEGIN|TURN*|DONE) echo \"$1\"; shift ;;\n  esac\ndone"
+            ),
+        );
+    }
+    let play = |exact: bool| {
+        let mut args = vec![
+            "--x",
+            "brain:pbrain-x",
+            "--o",
+            "brain:pbrain-o",
+            "--games",
+            "1",
+            "--first",
+            "x",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--move-time",
+            "60000",
+            "--records",
+            "g.jsonl",
+        ];
+        if exact {
+            args.push("--exact");
+        }
+        let out = arena(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        records(&dir.path().join("g.jsonl")).remove(0)
+    };
+    let freestyle = play(false);
+    assert_eq!(
+        (&freestyle["exact"], &freestyle["end"], &freestyle["result"]),
+        (&false.into(), &"line".into(), &"X".into()),
+        "{freestyle}"
+    );
+    assert_eq!(freestyle["moves"].as_array().unwrap().len(), 11);
+    let rule = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(rule("pbrain-x.rule"), "INFO rule 0\n");
+    std::fs::remove_file(dir.path().join("pbrain-x.rule")).unwrap();
+    let exact = play(true);
+    // The six leaves the game on: O replies, and X's next answer is off
+    // the board.
+    assert_eq!(
+        (&exact["exact"], &exact["end"], &exact["result"]),
+        (&true.into(), &"forfeit".into(), &"O".into()),
+        "{exact}"
+    );
+    assert_eq!(exact["moves"].as_array().unwrap().len(), 12);
+    replays(&exact);
+    assert_eq!(rule("pbrain-x.rule"), "INFO rule 1\n");
+}
+
+/// oxo's own players play `--exact` too (as `oxo brain` plays rule 1):
+/// every game replays under the exact rule to its result.
+#[test]
+fn own_players_play_exact_games_that_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "alphabeta",
+            "--o",
+            "rules",
+            "--games",
+            "6",
+            "--size",
+            "9",
+            "--k",
+            "5",
+            "--exact",
+            "--budget",
+            "500",
+            "--seed",
+            "4",
+            "--opening",
+            "2",
+            "--records",
+            "e.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("6 games of 9x9 k=5 exactly"), "{stdout}");
+    let games = records(&dir.path().join("e.jsonl"));
+    assert_eq!(games.len(), 6);
+    for record in &games {
+        assert_eq!(record["exact"], true, "{record}");
+        replays(record);
+    }
 }
 
 /// An engine that cannot start loses every game, its turn or not: the
