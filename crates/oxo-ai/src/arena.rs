@@ -31,7 +31,7 @@
 //!     first: None,
 //!     seed: 1,
 //!     threads: 2,
-//!     opening: 0,
+//!     opening: arena::Opening::Random(0),
 //! };
 //! let results = arena::run(&config, &AtomicBool::new(false), |_finished| {})?;
 //! assert_eq!(results.games, 20);
@@ -169,8 +169,97 @@ pub struct Config {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
-    /// Random moves every game starts from (see [`opening`]); 0 for none.
-    pub opening: u32,
+    /// What every two games start from.
+    pub opening: Opening,
+}
+
+/// What the games of each pair (games `2j` and `2j + 1`) start from, both
+/// from the same position, marks alternating from whoever moves first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opening {
+    /// That many random moves near the centre (see [`opening`]); 0 for
+    /// none.
+    Random(u32),
+    /// Positions given, each the cells in the order played from the first
+    /// mover's: a pair's `j`th two games start from position `j` modulo
+    /// their number (so each is played from both sides, in turn, and in a
+    /// round robin by every pairing alike, as tournaments play an opening
+    /// book). At least one.
+    Given(Arc<[Vec<Cell>]>),
+}
+
+impl Default for Opening {
+    fn default() -> Opening {
+        Opening::Random(0)
+    }
+}
+
+impl From<u32> for Opening {
+    fn from(moves: u32) -> Opening {
+        Opening::Random(moves)
+    }
+}
+
+impl Opening {
+    /// The opening of the two games keyed `key` (a random opening's
+    /// [`opening`] key), their pairing's `j`th two.
+    ///
+    /// # Errors
+    /// As [`opening`], for random ones.
+    pub fn for_pair(
+        &self,
+        rules: Rules,
+        seed: u64,
+        key: u64,
+        j: u64,
+    ) -> Result<Vec<Cell>, ArenaError> {
+        match self {
+            Opening::Random(moves) => opening(rules, seed, key, *moves),
+            Opening::Given(positions) => {
+                let at = usize::try_from(j % positions.len() as u64).unwrap_or(0);
+                Ok(positions[at].clone())
+            }
+        }
+    }
+
+    /// Make sure every pair keyed by `keys` has an opening, before any game:
+    /// random ones as [`check_openings`] does; given ones each playable on
+    /// `rules` and leaving the game undecided.
+    ///
+    /// # Errors
+    /// [`ArenaError::NoOpening`], [`ArenaError::BadOpening`].
+    pub(crate) fn check(
+        &self,
+        rules: Rules,
+        seed: u64,
+        keys: impl IntoIterator<Item = u64>,
+    ) -> Result<(), ArenaError> {
+        match self {
+            Opening::Random(moves) => check_openings(rules, seed, *moves, keys),
+            Opening::Given(positions) => {
+                if positions.is_empty() {
+                    return Err(ArenaError::BadOpening {
+                        index: 0,
+                        detail: "no opening given".to_owned(),
+                    });
+                }
+                for (i, cells) in positions.iter().enumerate() {
+                    let bad = |detail: String| ArenaError::BadOpening {
+                        index: i + 1,
+                        detail,
+                    };
+                    let mut game = Game::new(rules);
+                    for &cell in cells {
+                        game.play(cell).map_err(|e| bad(format!("{cell}: {e}")))?;
+                    }
+                    if game.is_over() {
+                        return Err(bad(format!("it leaves the {rules} game decided")));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Tallies of one side.
@@ -293,6 +382,15 @@ pub enum ArenaError {
         moves: u32,
         /// The board.
         rules: Rules,
+    },
+    /// A given opening cannot start a game: `index`, from 1, in the order
+    /// given.
+    #[error("opening {index}: {detail}")]
+    BadOpening {
+        /// The opening's number, from 1.
+        index: usize,
+        /// What is wrong with it.
+        detail: String,
     },
     /// A strategy offered an illegal move (a bug in it).
     #[error("{strategy} offered an illegal move in game {game}: {detail}")]
@@ -477,12 +575,9 @@ fn run_games(
     // Fail before starting threads if a player cannot play at all.
     config.x.check(config.rules)?;
     config.o.check(config.rules)?;
-    check_openings(
-        config.rules,
-        config.seed,
-        config.opening,
-        0..config.games.div_ceil(2),
-    )?;
+    config
+        .opening
+        .check(config.rules, config.seed, 0..config.games.div_ceil(2))?;
     let recording = record.is_some();
     let mut total = Results::default();
     run_jobs(
@@ -502,7 +597,9 @@ fn run_games(
                 first,
                 config.seed,
                 index,
-                &opening(config.rules, config.seed, index / 2, config.opening)?,
+                &config
+                    .opening
+                    .for_pair(config.rules, config.seed, index / 2, index / 2)?,
                 recording,
                 stop,
             )
@@ -827,7 +924,7 @@ pub(crate) mod tests {
             first: None,
             seed: 42,
             threads: 2,
-            opening: 0,
+            opening: Opening::Random(0),
         }
     }
 
@@ -864,7 +961,7 @@ pub(crate) mod tests {
         config.o = counted;
         config.rules = rules;
         config.seed = 0;
-        config.opening = 8;
+        config.opening = Opening::Random(8);
         assert!(matches!(
             run(&config, &AtomicBool::new(false), |_| {}),
             Err(ArenaError::NoOpening { moves: 8, .. })
@@ -930,7 +1027,7 @@ pub(crate) mod tests {
         ));
         let mut config = config(StrategyKind::Random, StrategyKind::Rules, 4);
         config.rules = k2;
-        config.opening = 8;
+        config.opening = Opening::Random(8);
         assert!(matches!(
             run(&config, &AtomicBool::new(false), |_| {}),
             Err(ArenaError::NoOpening { .. })
@@ -941,7 +1038,7 @@ pub(crate) mod tests {
     fn games_start_from_the_openings() {
         let mut config = config(StrategyKind::Rules, StrategyKind::Rules, 20);
         config.rules = Rules::new(9, 9, 5).unwrap();
-        config.opening = 4;
+        config.opening = Opening::Random(4);
         let results = run(&config, &AtomicBool::new(false), |_| {}).unwrap();
         assert_eq!(results.games, 20);
         // The opening's moves are nobody's: each side made its own only.
@@ -992,7 +1089,7 @@ pub(crate) mod tests {
     fn recorded_games_replay_to_their_results() {
         let mut c = config(StrategyKind::Rules, StrategyKind::Random, 30);
         c.rules = Rules::new(5, 5, 4).unwrap();
-        c.opening = 2;
+        c.opening = Opening::Random(2);
         let mut played = Vec::new();
         let results =
             run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();

@@ -10,7 +10,7 @@
 //! use std::sync::atomic::AtomicBool;
 //!
 //! use oxo_ai::StrategyKind;
-//! use oxo_ai::arena::Entrant;
+//! use oxo_ai::arena::{Entrant, Opening};
 //! use oxo_ai::tournament;
 //! use oxo_core::Rules;
 //!
@@ -22,7 +22,7 @@
 //!     games: 10,
 //!     seed: 1,
 //!     threads: 1,
-//!     opening: 0,
+//!     opening: Opening::Random(0),
 //! };
 //! let results = tournament::run(&config, &AtomicBool::new(false), |_| {})?;
 //! assert_eq!(results.standings[0].player, 1, "perfect play ranks first");
@@ -51,9 +51,9 @@ pub struct Config {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
-    /// Random moves each pair's games start from, as in
-    /// [`arena::Config::opening`]; 0 for none.
-    pub opening: u32,
+    /// What each pair's games start from, as in
+    /// [`arena::Config::opening`].
+    pub opening: arena::Opening,
 }
 
 impl Config {
@@ -179,10 +179,9 @@ fn play(
     }
     let pairs = config.pairs();
     // An opening the board cannot have, before any game starts.
-    arena::check_openings(
+    config.opening.check(
         config.rules,
         config.seed,
-        config.opening,
         (0..pairs.len() as u64).flat_map(|pair| {
             (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
         }),
@@ -207,7 +206,12 @@ fn play(
                 Player::X,
                 config.seed,
                 index,
-                &arena::opening(config.rules, config.seed, key, config.opening)?,
+                &config.opening.for_pair(
+                    config.rules,
+                    config.seed,
+                    key,
+                    index % config.games / 2,
+                )?,
                 recording,
                 stop,
             )?
@@ -310,7 +314,7 @@ mod tests {
             games,
             seed: 9,
             threads,
-            opening: 0,
+            opening: arena::Opening::Random(0),
         }
     }
 
@@ -432,7 +436,7 @@ mod tests {
         config.players = vec![counted; 3];
         config.rules = Rules::new(3, 5, 2).unwrap();
         config.seed = 0;
-        config.opening = 8;
+        config.opening = arena::Opening::Random(8);
         assert!(arena::opening(config.rules, 0, 0, 8).is_ok());
         assert!(matches!(
             run(&config, &AtomicBool::new(false), |_| {}),

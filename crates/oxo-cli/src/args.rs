@@ -530,6 +530,10 @@ pub(crate) struct ArenaArgs {
     /// each side of them once: varied games even between players that repeat themselves.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
     pub opening: u32,
+    /// Start the games from an opening book instead: one opening a line, its stones as X,Y
+    /// offsets from the centre (Gomocup's offset form); each pair of games takes the next.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening")]
+    pub openings: Option<PathBuf>,
     /// Seed for every random choice [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,

@@ -88,6 +88,65 @@ pub fn read_point(text: &str) -> Option<Coords> {
     (written.row >= 0 && written.col >= 0).then(|| Coords::new(written.col, written.row))
 }
 
+/// An opening book in the offset form Gomocup tools use (c-gomoku-cli's
+/// `offset` openings): one opening a line, its stones in the order played
+/// as `X,Y` pairs of offsets from the centre stone (`cols / 2`, `rows /
+/// 2`), X the column, all separated by commas and spaces (`0,0, 1,-1,
+/// -2,1`). Blank lines and lines starting with `#` are skipped. Checked
+/// against the board here; whether each leaves a game to play is the
+/// arena's check.
+///
+/// # Errors
+/// A line that is not pairs of integers, or a stone off the board: the
+/// line's number (from 1) and why.
+pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, String> {
+    let mut openings = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |why: String| format!("line {}: {why}", n + 1);
+        let numbers = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|field| !field.is_empty())
+            .map(|field| {
+                field
+                    .parse::<i64>()
+                    .map_err(|_| at(format!("{field:?} is not an offset")))
+            })
+            .collect::<Result<Vec<i64>, String>>()?;
+        if numbers.len() % 2 == 1 {
+            return Err(at("an odd number of offsets: X,Y pairs wanted".to_owned()));
+        }
+        let (centre_row, centre_col) = (i64::from(rules.rows() / 2), i64::from(rules.cols() / 2));
+        let cells = numbers
+            .chunks(2)
+            .map(|pair| {
+                Coords::new(
+                    centre_row.saturating_add(pair[1]),
+                    centre_col.saturating_add(pair[0]),
+                )
+                .to_cell(rules)
+                .map_err(|_| {
+                    at(format!(
+                        "{},{} is off the {}x{} board from its centre",
+                        pair[0],
+                        pair[1],
+                        rules.cols(),
+                        rules.rows()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<Cell>, String>>()?;
+        openings.push(cells);
+    }
+    if openings.is_empty() {
+        return Err("no opening in it".to_owned());
+    }
+    Ok(openings)
+}
+
 /// `cell` as the protocol writes it: `X,Y`, the column first.
 #[must_use]
 pub fn write_point(cell: Cell) -> String {

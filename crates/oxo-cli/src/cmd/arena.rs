@@ -58,6 +58,16 @@ impl Config {
             ))
             .into());
         }
+        let opening = match &args.openings {
+            None => arena::Opening::Random(args.opening),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let given = oxo_gomocup::read_openings(&text, rules)
+                    .map_err(|why| BadInput(format!("--openings {}: {why}", path.display())))?;
+                arena::Opening::Given(given.into())
+            }
+        };
         if args.plot.is_some() && args.players.is_empty() {
             return Err(BadInput(
                 "--plot draws a round robin's table: name the players with --players".to_owned(),
@@ -191,7 +201,7 @@ impl Config {
                     games: args.games,
                     seed,
                     threads,
-                    opening: args.opening,
+                    opening,
                 },
                 plot: args.plot.clone(),
                 clock,
@@ -209,7 +219,7 @@ impl Config {
                 first: args.first.map(Player::from),
                 seed,
                 threads,
-                opening: args.opening,
+                opening,
             },
             grade: args.grade,
             clock,
@@ -413,6 +423,8 @@ fn arena_error(err: ArenaError) -> anyhow::Error {
         ArenaError::Start { .. } => BadInput::from_error(err),
         // --opening asked for more moves than leave a game to play.
         ArenaError::NoOpening { moves, .. } => BadInput(format!("--opening {moves}: {err}")).into(),
+        // A given opening that cannot start a game on the board.
+        ArenaError::BadOpening { .. } => BadInput(format!("--openings: {err}")).into(),
         other => other.into(),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use oxo_ai::arena::{Config, Ending, Forfeit, Played, Results};
+use oxo_ai::arena::{Config, Ending, Forfeit, Opening, Played, Results};
 use oxo_ai::grade::{GameGrader, GradeSummary};
 use oxo_core::{BoardSize, Cell, Player};
 use serde::Serialize;
@@ -87,10 +87,7 @@ pub fn table(
             Some(p) => format!("{p} always"),
             None => "X and O taking turns".to_owned(),
         },
-        match config.opening {
-            0 => String::new(),
-            n => format!(", from {n}-move openings"),
-        },
+        opening_clause(&config.opening),
         EngineClock::clause(clock),
         if config.threads > 1 {
             format!(", {} threads", config.threads)
@@ -213,6 +210,19 @@ impl<'a> From<&'a Forfeit> for ForfeitJson<'a> {
             side: f.side.as_char(),
             reason: &f.reason,
         }
+    }
+}
+
+/// What the games start from, as the report's first line says it (nothing
+/// for the empty board).
+pub(crate) fn opening_clause(opening: &Opening) -> String {
+    match opening {
+        Opening::Random(0) => String::new(),
+        Opening::Random(n) => format!(", from {n}-move openings"),
+        Opening::Given(book) => format!(
+            ", from a book of {}",
+            super::count(book.len() as u64, "opening")
+        ),
     }
 }
 
@@ -371,6 +381,8 @@ pub fn json(
         #[serde(skip_serializing_if = "is_zero")]
         opening: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
+        openings: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         match_time_ms: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         move_time_ms: Option<u64>,
@@ -396,7 +408,14 @@ pub fn json(
         o_us_per_move: round(results.o.micros_per_move(), 2),
         seconds: round(elapsed.as_secs_f64(), 3),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
-        opening: config.opening,
+        opening: match config.opening {
+            Opening::Random(n) => n,
+            Opening::Given(_) => 0,
+        },
+        openings: match &config.opening {
+            Opening::Given(book) => Some(book.len()),
+            Opening::Random(_) => None,
+        },
         match_time_ms: EngineClock::match_ms(clock),
         move_time_ms: EngineClock::move_ms(clock),
         grades: grades.map(GradesJson::from),
@@ -447,7 +466,7 @@ mod tests {
             first: None,
             seed: 42,
             threads: 2,
-            opening: 0,
+            opening: Opening::Random(0),
         }
     }
 
@@ -455,7 +474,7 @@ mod tests {
     fn the_table_names_the_openings() {
         let mut config = config(StrategyKind::Rules, StrategyKind::Rules, 20);
         config.rules = Rules::new(9, 9, 5).unwrap();
-        config.opening = 4;
+        config.opening = Opening::Random(4);
         let results = arena::run(&config, &AtomicBool::new(false), |_| {}).unwrap();
         let text = table(&config, &results, None, Duration::ZERO, None);
         assert!(text.contains("from 4-move openings"), "{text}");

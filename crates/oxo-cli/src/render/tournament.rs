@@ -49,10 +49,7 @@ pub fn table(
         config.seed,
         config.players.len(),
         super::count(config.games, "game"),
-        match config.opening {
-            0 => String::new(),
-            n => format!(", from {n}-move openings"),
-        },
+        super::arena::opening_clause(&config.opening),
         EngineClock::clause(clock),
         if config.threads > 1 {
             format!(", {} threads", config.threads)
@@ -468,7 +465,7 @@ mod tests {
             games,
             seed: 9,
             threads,
-            opening: 0,
+            opening: oxo_ai::arena::Opening::Random(0),
         }
     }
 

@@ -444,6 +444,129 @@ fn own_players_play_exact_games_that_replay() {
     }
 }
 
+/// `--openings FILE`: an opening book in Gomocup's offset form, each pair
+/// of games from the next opening, in a match and alike for every pairing
+/// of a round robin; a book that cannot start games is refused (exit 2).
+#[test]
+fn games_start_from_an_opening_book_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("book.txt"),
+        "# two openings\n0,0, 1,0\n\n0,0 0,1 1,1\n",
+    )
+    .unwrap();
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "rules",
+            "--o",
+            "random",
+            "--games",
+            "6",
+            "--size",
+            "15",
+            "--k",
+            "5",
+            "--openings",
+            "book.txt",
+            "--seed",
+            "1",
+            "--json",
+            "--records",
+            "m.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["openings"], 2, "{report}");
+    let first = serde_json::json!([[7, 7], [7, 8]]);
+    let second = serde_json::json!([[7, 7], [8, 7], [8, 8]]);
+    let games = records(&dir.path().join("m.jsonl"));
+    let books: Vec<&Value> = games
+        .iter()
+        .map(|r| {
+            replays(r);
+            &r["opening"]
+        })
+        .collect();
+    assert_eq!(
+        books,
+        [&first, &first, &second, &second, &first, &first],
+        "each opening played from both sides, in turn"
+    );
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random,alphabeta",
+            "--games",
+            "4",
+            "--size",
+            "15",
+            "--k",
+            "5",
+            "--budget",
+            "200",
+            "--openings",
+            "book.txt",
+            "--seed",
+            "1",
+            "--records",
+            "rr.jsonl",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("from a book of 2 openings"), "{stdout}");
+    for (i, record) in records(&dir.path().join("rr.jsonl")).iter().enumerate() {
+        let want = if i % 4 < 2 { &first } else { &second };
+        assert_eq!(&record["opening"], want, "game {i}: {record}");
+    }
+    for (book, said) in [
+        (
+            "0,0, 9,0\n",
+            "--openings book.txt: line 1: 9,0 is off the 15x15 board from its centre",
+        ),
+        (
+            "0,0, 1\n",
+            "--openings book.txt: line 1: an odd number of offsets",
+        ),
+        (
+            "0,0 a,1\n",
+            "--openings book.txt: line 1: \"a\" is not an offset",
+        ),
+        ("# none\n", "--openings book.txt: no opening in it"),
+        ("0,0\n0,0, 1,1, 0,0\n", "--openings: opening 2: "),
+        (
+            "0,0, 0,1, 1,0, 1,1, 2,0, 2,1, 3,0, 3,1, 4,0\n",
+            "--openings: opening 1: it leaves the 15x15 k=5 game decided",
+        ),
+    ] {
+        std::fs::write(dir.path().join("book.txt"), book).unwrap();
+        let out = arena(
+            dir.path(),
+            &[
+                "--x",
+                "rules",
+                "--o",
+                "random",
+                "--games",
+                "2",
+                "--size",
+                "15",
+                "--k",
+                "5",
+                "--openings",
+                "book.txt",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{book:?}: {stderr}");
+        assert!(stderr.contains(said), "{book:?}: {stderr}");
+    }
+}
+
 /// An engine that cannot start loses every game, its turn or not: the
 /// record names the winner, and the game replays (no move made).
 #[cfg(unix)]
