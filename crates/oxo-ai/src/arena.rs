@@ -774,24 +774,22 @@ pub(crate) fn play_one(
     let stopped = || stop.load(Ordering::SeqCst);
     let [x, o] = [Player::X, Player::O]
         .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
-    let (mut x, mut o) = match (x, o) {
-        (Ok(x), Ok(o)) => (x, o),
-        // Neither can play: the first mover, asked first, loses (so that
-        // two broken engines split their games by who starts, not by side).
-        (Err(e), Err(_)) if first == Player::X => {
-            let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
-            return Ok(finish(result, played).filter(|_| !stopped()));
-        }
-        (Err(_), Err(e)) => {
-            let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
-            return Ok(finish(result, played).filter(|_| !stopped()));
-        }
-        (Err(e), Ok(_)) => {
-            let result = lost_at_start(result, players[0], Player::X, first, index, e)?;
-            return Ok(finish(result, played).filter(|_| !stopped()));
-        }
-        (Ok(_), Err(e)) => {
-            let result = lost_at_start(result, players[1], Player::O, first, index, e)?;
+    // A player that cannot play loses; when neither can, the side to move
+    // after the opening, asked first, does (so that two broken engines
+    // split their games by who starts, not by side).
+    let built = match (x, o) {
+        (Ok(x), Ok(o)) => Ok((x, o)),
+        (Err(e), Ok(_)) => Err((Player::X, e)),
+        (Ok(_), Err(e)) => Err((Player::O, e)),
+        (Err(ex), Err(eo)) => Err(match game.to_move() {
+            Player::X => (Player::X, ex),
+            Player::O => (Player::O, eo),
+        }),
+    };
+    let (mut x, mut o) = match built {
+        Ok(players) => players,
+        Err((side, e)) => {
+            let result = lost_at_start(result, players[side.index()], side, first, index, e)?;
             return Ok(finish(result, played).filter(|_| !stopped()));
         }
     };
@@ -1255,27 +1253,33 @@ pub(crate) mod tests {
         assert_eq!(results.x.moves + results.o.moves, 0, "{results:?}");
     }
 
-    /// When neither player can start, the first mover loses: two broken
-    /// engines split their games by who starts (X always lost).
+    /// When neither player can start, the side to move after the opening
+    /// (asked first) loses: two broken engines split their games by who
+    /// starts (X always lost), after an opening of odd length too.
     #[test]
-    fn when_neither_can_start_the_first_mover_loses() {
-        let mut c = config(StrategyKind::Random, StrategyKind::Random, 4);
-        c.x = Entrant::external("absent-x", |_, _| Err("cannot start".to_owned()));
-        c.o = Entrant::external("absent-o", |_, _| Err("cannot start".to_owned()));
-        let mut played = Vec::new();
-        let results =
-            run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
-        assert_eq!(
-            (results.x.forfeits, results.o.forfeits),
-            (2, 2),
-            "{results:?}"
-        );
-        assert_eq!((results.x.wins, results.o.wins), (2, 2), "{results:?}");
-        for p in &played {
-            let Ending::Forfeit { side, .. } = &p.ending else {
-                panic!("{p:?}")
-            };
-            assert_eq!(*side, p.first, "{p:?}");
+    fn when_neither_can_start_the_side_to_move_loses() {
+        for moves in [0, 1] {
+            let mut c = config(StrategyKind::Random, StrategyKind::Random, 4);
+            c.x = Entrant::external("absent-x", |_, _| Err("cannot start".to_owned()));
+            c.o = Entrant::external("absent-o", |_, _| Err("cannot start".to_owned()));
+            c.opening = Opening::Random(moves);
+            let mut played = Vec::new();
+            let results =
+                run_recorded(&c, &AtomicBool::new(false), |_| {}, |p| played.push(p)).unwrap();
+            let forfeits = (results.x.forfeits, results.o.forfeits);
+            assert_eq!(forfeits, (2, 2), "{results:?}");
+            assert_eq!((results.x.wins, results.o.wins), (2, 2), "{results:?}");
+            for p in &played {
+                let Ending::Forfeit { side, .. } = &p.ending else {
+                    panic!("{p:?}")
+                };
+                let to_move = if p.opening.len() % 2 == 0 {
+                    p.first
+                } else {
+                    p.first.other()
+                };
+                assert_eq!(*side, to_move, "{p:?}");
+            }
         }
     }
 

@@ -188,7 +188,9 @@ struct Input {
 }
 
 impl Input {
-    fn new(mut pipe: ChildStdin) -> Input {
+    /// The writer of `pipe`, which tells a failed write to `heard` too, so
+    /// that a wait for the engine's answer ends at once.
+    fn new(mut pipe: ChildStdin, heard: mpsc::SyncSender<Heard>) -> Input {
         let (queue, texts) = mpsc::channel::<Vec<u8>>();
         let failed = Arc::new(Mutex::new(None));
         let kept = Arc::clone(&failed);
@@ -199,6 +201,8 @@ impl Input {
             for text in texts {
                 if let Err(err) = pipe.write_all(&text).and_then(|()| pipe.flush()) {
                     *kept.lock().unwrap_or_else(PoisonError::into_inner) = Some(err);
+                    // A full queue of answers is read before any wait.
+                    let _ = heard.try_send(Heard::WriteFailed);
                     return;
                 }
             }
@@ -208,17 +212,30 @@ impl Input {
 
     /// Queue `text`; the error of a write that failed before, if one did.
     fn send(&self, text: Vec<u8>) -> Result<(), Option<io::Error>> {
-        let failed = || {
-            self.failed
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take()
-        };
-        if let Some(err) = failed() {
+        if let Some(err) = self.failed() {
             return Err(Some(err));
         }
-        self.queue.send(text).map_err(|_| failed())
+        self.queue.send(text).map_err(|_| self.failed())
     }
+
+    /// The error of a write that failed, if one did (once).
+    fn failed(&self) -> Option<io::Error> {
+        self.failed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// What the arena hears of an engine while it waits for an answer.
+enum Heard {
+    /// An answer (a line that is not a `MESSAGE`, a `DEBUG` or blank,
+    /// trimmed), and when it was read.
+    Line(Instant, Vec<u8>),
+    /// A write to the engine failed ([`Input`] keeps why).
+    WriteFailed,
+    /// The engine's output ended.
+    Ended,
 }
 
 /// An engine process playing one game.
@@ -226,7 +243,7 @@ pub struct External {
     name: String,
     child: Child,
     input: Option<Input>,
-    lines: mpsc::Receiver<(Instant, Vec<u8>)>,
+    lines: mpsc::Receiver<Heard>,
     rules: Rules,
     move_time: Duration,
     /// The time for the engine's moves of the game, if it has one.
@@ -389,6 +406,10 @@ impl External {
         // arena's memory nor bury its answer. The queue is short: an engine
         // that floods answers waits for the arena to read them.
         let (send, lines) = mpsc::sync_channel(QUEUED_LINES);
+        let input = child
+            .stdin
+            .take()
+            .map(|pipe| Input::new(pipe, send.clone()));
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
@@ -404,12 +425,18 @@ impl External {
                 ) {
                     Ok(LineRead::Line) => false,
                     Ok(LineRead::TooLong) => true,
-                    Ok(LineRead::End) | Err(_) => return,
+                    Ok(LineRead::End) | Err(_) => {
+                        let _ = send.send(Heard::Ended);
+                        return;
+                    }
                 };
                 let line = buf.trim_ascii();
                 // A long line's first bytes go at once, so the arena can
                 // judge the answer while the rest is dropped.
-                if (is_answer(line) && send.send((Instant::now(), line.to_vec())).is_err())
+                if (is_answer(line)
+                    && send
+                        .send(Heard::Line(Instant::now(), line.to_vec()))
+                        .is_err())
                     || (too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err())
                 {
                     return;
@@ -418,7 +445,7 @@ impl External {
         });
         let mut engine = External {
             name,
-            input: child.stdin.take().map(Input::new),
+            input,
             child,
             lines,
             rules,
@@ -501,13 +528,25 @@ impl External {
         match self.lines.recv_timeout(left) {
             // Read after the deadline: one that waited in the queue behind
             // others.
-            Ok((read, _)) if read > deadline => Err(late()),
-            Ok((read, line)) => Ok((line, read)),
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(late()),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(EngineError::Exited {
+            Ok(Heard::Line(read, _)) if read > deadline => Err(late()),
+            Ok(Heard::Line(read, line)) => Ok((line, read)),
+            // What was sent never reached it: an engine that closed its
+            // input has stopped reading (told at once, not as late).
+            Ok(Heard::WriteFailed) => Err(EngineError::StoppedReading {
                 engine: self.name.clone(),
-                status: self.child.try_wait().ok().flatten(),
+                source: self
+                    .input
+                    .as_ref()
+                    .and_then(Input::failed)
+                    .unwrap_or_else(|| io::ErrorKind::BrokenPipe.into()),
             }),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(late()),
+            Ok(Heard::Ended) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Err(EngineError::Exited {
+                    engine: self.name.clone(),
+                    status: self.child.try_wait().ok().flatten(),
+                })
+            }
         }
     }
 
@@ -931,6 +970,39 @@ mod tests {
         assert!(failure.contains("gave no answer within"), "{failure}");
     }
 
+    /// An engine that closes its input but runs on has stopped reading,
+    /// told as soon as a write to it fails (it was only found late, after
+    /// its move's whole time, as "no answer").
+    #[test]
+    fn an_engine_that_closes_its_input_stopped_reading() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-closed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let closed = dir.join("pbrain-closed");
+        std::fs::write(
+            &closed,
+            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 600\n",
+        )
+        .unwrap();
+        let mut permissions = std::fs::metadata(&closed).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&closed, permissions).unwrap();
+        // An hour for the move: only a failed write can end the wait.
+        let (send, answer) = mpsc::channel();
+        let engine = closed.clone();
+        std::thread::spawn(move || {
+            let mut engine =
+                External::start(&engine, rules(), Duration::from_secs(3600), None).unwrap();
+            let chosen = engine.choose(&Game::new(rules()));
+            let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
+            drop(engine);
+            let _ = send.send(judged);
+        });
+        let judged = answer.recv_timeout(Duration::from_secs(60));
+        let _ = std::fs::remove_dir_all(&dir);
+        let failure = judged.expect("judged").expect_err("no move");
+        assert!(failure.contains("stopped reading"), "{failure}");
+    }
+
     /// Lines ended by CR alone are lines, and `ok` in any case is OK, as
     /// the protocol allows an engine and Piskvork reads it: before, such an
     /// engine's `START` went unanswered until its time ran out.
@@ -951,6 +1023,34 @@ mod tests {
         let moved = first_move(&path, Duration::from_secs(30));
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(moved, Some(Ok(Cell::new(7, 7))));
+    }
+
+    /// A refusal names the command refused: `RECTSTART` on a board that is
+    /// not square (it was said to be `START`).
+    #[test]
+    fn a_refused_rectstart_is_named() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-rect-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = scripted_engine(&dir, "pbrain-square", "echo 0,0");
+        // Answers anything but START with an error, as an engine that only
+        // plays square boards may.
+        std::fs::write(
+            &path,
+            "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) echo OK ;;\n    \
+             *) echo 'UNKNOWN only square boards' ;;\n  esac\ndone\n",
+        )
+        .unwrap();
+        let rect = Rules::new(9, 7, 5).unwrap();
+        let refused = External::start(&path, rect, Duration::from_secs(30), None);
+        let _ = std::fs::remove_dir_all(&dir);
+        let err = refused.expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "brain:{} answered RECTSTART with \"UNKNOWN only square boards\"",
+                path.display()
+            )
+        );
     }
 
     /// An engine that fails is ended with what it started: here a script

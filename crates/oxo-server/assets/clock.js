@@ -7,6 +7,7 @@ import { $, enc, up } from './dom.js';
 import { S } from './state.js';
 import { api } from './net.js';
 import { render } from './game.js';
+import { outOfTime } from './endings.js';
 
 // ---- the start page: the time control (between people only) ----
 
@@ -165,8 +166,8 @@ export function controlText(c) {
 export function onTime(g) {
   if (g.reason !== 'time') return '';
   if (g.status === 'won') return ' on time';
-  const out = g.clock && (g.clock.x_ms === 0 ? 'x' : g.clock.o_ms === 0 ? 'o' : '');
-  return out ? ` — ${up(out)} ran out of time, and ${up(out === 'x' ? 'o' : 'x')} could not have won` : ' on time';
+  const out = outOfTime(g.first || 'x', g.moves || []);
+  return ` — ${up(out)} ran out of time, and ${up(out === 'x' ? 'o' : 'x')} could not have won`;
 }
 
 export function wire() {

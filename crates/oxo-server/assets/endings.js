@@ -8,6 +8,12 @@ import { render } from './game.js';
 
 const other = (seat) => (seat === 'x' ? 'o' : 'x');
 
+// Who ran out of time in a round that ended on time: time runs out on
+// one's own move, so the side to move after the round's last move.
+export function outOfTime(first, moves) {
+  return moves.length % 2 === 0 ? first : other(first);
+}
+
 // How a round ended, in words after its result: "O resigned", "by
 // agreement", …; '' for a line or a full board (the board shows those).
 export function reasonText(reason, winner) {

@@ -4,7 +4,7 @@ import { $, enc, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
 import { OVERTAKEN, api, connect, join, overtaken, setConnection } from './net.js';
 import { draw } from './board.js';
-import { showPresence } from './status.js';
+import { drawRematch, showPresence } from './status.js';
 import { showPlayers, withName } from './name.js';
 import { showClocks } from './clock.js';
 
@@ -160,8 +160,8 @@ export async function rematch(method = 'POST') {
   $('rematch').disabled = true;
   $('rematch-decline').disabled = true;
   const res = await api(method, `/api/games/${enc(st.id)}/rematch`, { version }, st.token);
-  $('rematch').disabled = false;
   $('rematch-decline').disabled = false;
+  drawRematch();
   if (S !== st) return;
   if (res.data.game) render(res.data.game);
   // Both players pressing Rematch at once: one press is the offer, the

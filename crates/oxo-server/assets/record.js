@@ -5,7 +5,7 @@ import { S } from './state.js';
 import { api } from './net.js';
 import { draw } from './board.js';
 import { analysisGo, analysisStep, drawAnalysisRecord, parseMoves } from './analysis.js';
-import { reasonText } from './endings.js';
+import { outOfTime, reasonText } from './endings.js';
 import { controlText } from './clock.js';
 
 function roundMoves(n) {
@@ -120,8 +120,7 @@ function resultText(r, g) {
   const reason = r.live ? g.reason : r.reason;
   if (result === 'aborted') return 'aborted';
   if (result === 'draw' && reason === 'time') {
-    // Time runs out on one's own move: the side to move after the last.
-    const out = r.moves.length % 2 === 0 ? r.first : (r.first === 'x' ? 'o' : 'x');
+    const out = outOfTime(r.first, r.moves);
     const other = out === 'x' ? 'o' : 'x';
     return `a draw (${up(out)} ran out of time; ${up(other)} could not have won)`;
   }

@@ -48,8 +48,9 @@ export function showPresence(p) {
 // The rematch buttons under a finished round. One's own offer can be
 // withdrawn, the other's declined (as on lichess); the other's offer made
 // before they left is not accepted while they are away (the next round
-// would start against nobody): its button waits, off, for them.
-function drawRematch() {
+// would start against nobody): its button waits, off, for them. Not in a
+// correspondence game, whose players are away between moves as a rule.
+export function drawRematch() {
   const live = S && S.game;
   if (!live) return;
   const over = live.status === 'won' || live.status === 'draw' || live.status === 'aborted';
@@ -57,7 +58,8 @@ function drawRematch() {
   const offered = live.rematch;
   const label = !offered ? 'Rematch' : offered === S.seat ? 'Cancel rematch offer' : 'Accept rematch';
   if ($('rematch').textContent !== label) $('rematch').textContent = label;
-  const away = !!(offered && offered !== S.seat && S.presence && !S.presence[offered]);
+  const correspondence = !!(live.clock && live.clock.days);
+  const away = !!(offered && offered !== S.seat && !correspondence && S.presence && !S.presence[offered]);
   $('rematch').disabled = away;
   $('rematch').title = away ? 'Your opponent has left: their offer waits for them to come back' : '';
   $('rematch-decline').hidden = !(over && S.seat && offered && offered !== S.seat);

@@ -109,7 +109,7 @@ pub fn read_line_bounded_to(
 /// # Errors
 /// Reading failed.
 pub fn skip_line(input: &mut (impl io::BufRead + ?Sized)) -> io::Result<()> {
-    input.skip_until(b'\n').map(drop)
+    skip_line_to(input, LineEnd::Newline)
 }
 
 /// [`skip_line`] with lines ended by `end`.

@@ -165,6 +165,34 @@ fn a_rematch_offer_waits_while_its_maker_is_away() {
         // Round 2: O starts.
         wait_page(&b, "round 2, O to start", |p| p.playable).await;
         assert_eq!(h.api_game(&id).await["round"], 2);
+
+        // By correspondence, players are away between moves as a rule: the
+        // offer of one who left can be accepted.
+        let (id, _) = seated_pages_with(&h, &a, &b, &json!({"days": 3})).await;
+        for (mover, other, row, col) in [
+            (&a, &b, 0, 0),
+            (&b, &a, 1, 0),
+            (&a, &b, 0, 1),
+            (&b, &a, 1, 1),
+            (&a, &b, 0, 2),
+        ] {
+            play(mover, other, row, col).await;
+        }
+        wait_page(&b, "X won by correspondence", |p| {
+            p.status.starts_with("X wins")
+        })
+        .await;
+        click(&a, "rematch").await;
+        wait_rematch(&b, "O is offered", ("Accept rematch", true, true)).await;
+        a.goto("about:blank").await.expect("X leaves");
+        wait_text(&b, "O sees X leave", "presence", "Opponent left").await;
+        assert_eq!(
+            rematch_button(&b).await,
+            ("Accept rematch".to_owned(), true, true)
+        );
+        click(&b, "rematch").await;
+        wait_page(&b, "round 2 by correspondence", |p| p.playable).await;
+        assert_eq!(h.api_game(&id).await["round"], 2);
     });
 }
 
