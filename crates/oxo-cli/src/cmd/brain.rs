@@ -30,6 +30,20 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let seed = super::seed_or_clock(args.seed);
     let build = move |rules| {
         if let (Some(path), Err(wrong)) = (&path, catalog.given_fits(rules)) {
+            // Boards as the protocol and the brain's other answers name
+            // them: width x height.
+            let wrong = match wrong {
+                oxo_ai::ModelError::WrongBoard { model, rules } => format!(
+                    "model trained for {}x{} k={}, not {}x{} k={} (width x height)",
+                    model.cols(),
+                    model.rows(),
+                    model.k(),
+                    rules.cols(),
+                    rules.rows(),
+                    rules.k()
+                ),
+                other => other.to_string(),
+            };
             return Err(format!("{}: {wrong}", path.display()));
         }
         catalog

@@ -116,7 +116,17 @@ fn a_model_for_another_board_or_strategy_is_refused() {
     );
     assert_eq!(
         out.trim_end(),
-        format!("ERROR {model}: model trained for 3x3 k=3, not 15x15 k=5")
+        format!("ERROR {model}: model trained for 3x3 k=3, not 15x15 k=5 (width x height)")
+    );
+    // A board not square is named as the protocol names it, width first,
+    // as the brain's other answers do.
+    let out = brain(
+        &["--strategy", "learned", "--model", model],
+        "RECTSTART 20,10\r\nEND\r\n",
+    );
+    assert_eq!(
+        out.trim_end(),
+        format!("ERROR {model}: model trained for 3x3 k=3, not 20x10 k=5 (width x height)")
     );
     let out = Command::new(OXO)
         .args(["brain", "--strategy", "rules", "--model", model])
