@@ -92,14 +92,15 @@ pub fn read_point(text: &str) -> Option<Coords> {
 /// `offset` openings): one opening a line, its stones in the order played
 /// as `X,Y` pairs of offsets from the centre stone (`cols / 2`, `rows /
 /// 2`), X the column, all separated by commas and spaces (`0,0, 1,-1,
-/// -2,1`). Blank lines and lines starting with `#` are skipped. Checked
-/// against the board here; whether each leaves a game to play is the
-/// arena's check.
+/// -2,1`). Blank lines and lines starting with `#` are skipped, and a
+/// byte-order mark before the first. Checked against the board here;
+/// whether each leaves a game to play is the arena's check.
 ///
 /// # Errors
-/// A line that is not pairs of integers, or a stone off the board: the
-/// line's number (from 1) and why.
+/// A line that is not pairs of integers, has none, puts a stone off the
+/// board or two on one cell: the line's number (from 1) and why.
 pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut openings = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -116,6 +117,9 @@ pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, String>
                     .map_err(|_| at(format!("{field:?} is not an offset")))
             })
             .collect::<Result<Vec<i64>, String>>()?;
+        if numbers.is_empty() {
+            return Err(at("no stone: X,Y pairs wanted".to_owned()));
+        }
         if numbers.len() % 2 == 1 {
             return Err(at("an odd number of offsets: X,Y pairs wanted".to_owned()));
         }
@@ -130,15 +134,20 @@ pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, String>
                 .to_cell(rules)
                 .map_err(|_| {
                     at(format!(
-                        "{},{} is off the {}x{} board from its centre",
+                        "{},{} is off the {} board from its centre",
                         pair[0],
                         pair[1],
-                        rules.cols(),
-                        rules.rows()
+                        rules.size()
                     ))
                 })
             })
             .collect::<Result<Vec<Cell>, String>>()?;
+        for (i, cell) in cells.iter().enumerate() {
+            if cells[..i].contains(cell) {
+                let pair = &numbers[2 * i..2 * i + 2];
+                return Err(at(format!("{},{} is played twice", pair[0], pair[1])));
+            }
+        }
         openings.push(cells);
     }
     if openings.is_empty() {

@@ -425,23 +425,26 @@ impl External {
                 ) {
                     Ok(LineRead::Line) => false,
                     Ok(LineRead::TooLong) => true,
-                    Ok(LineRead::End) | Err(_) => {
-                        let _ = send.send(Heard::Ended);
-                        return;
-                    }
+                    Ok(LineRead::End) | Err(_) => break,
                 };
                 let line = buf.trim_ascii();
                 // A long line's first bytes go at once, so the arena can
                 // judge the answer while the rest is dropped.
-                if (is_answer(line)
+                if is_answer(line)
                     && send
                         .send(Heard::Line(Instant::now(), line.to_vec()))
-                        .is_err())
-                    || (too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err())
+                        .is_err()
                 {
+                    // Nobody listens any more.
                     return;
                 }
+                if too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err() {
+                    break;
+                }
             }
+            // The output ended (or cannot be read): said once, as the
+            // writer's sender keeps the channel open.
+            let _ = send.send(Heard::Ended);
         });
         let mut engine = External {
             name,
@@ -491,15 +494,21 @@ impl External {
         let input = self.input.as_ref().ok_or(EngineError::InputClosed)?;
         let mut text = lines.join("\n");
         text.push('\n');
-        input
-            .send(text.into_bytes())
-            .map_err(|failed| match failed {
-                Some(source) => EngineError::StoppedReading {
-                    engine: self.name.clone(),
-                    source,
-                },
-                None => EngineError::InputClosed,
-            })
+        let Err(failed) = input.send(text.into_bytes()) else {
+            return Ok(());
+        };
+        // An earlier write failed: the engine exited, or stopped reading.
+        Err(match (self.exit_status(), failed) {
+            (Some(status), _) => EngineError::Exited {
+                engine: self.name.clone(),
+                status: Some(status),
+            },
+            (None, Some(source)) => EngineError::StoppedReading {
+                engine: self.name.clone(),
+                source,
+            },
+            (None, None) => EngineError::InputClosed,
+        })
     }
 
     /// The engine's next answer (a line that is not a `MESSAGE`, a `DEBUG`
@@ -530,22 +539,46 @@ impl External {
             // others.
             Ok(Heard::Line(read, _)) if read > deadline => Err(late()),
             Ok(Heard::Line(read, line)) => Ok((line, read)),
-            // What was sent never reached it: an engine that closed its
-            // input has stopped reading (told at once, not as late).
-            Ok(Heard::WriteFailed) => Err(EngineError::StoppedReading {
-                engine: self.name.clone(),
-                source: self
-                    .input
-                    .as_ref()
-                    .and_then(Input::failed)
-                    .unwrap_or_else(|| io::ErrorKind::BrokenPipe.into()),
-            }),
+            // What was sent never reached it: an engine that exited (its
+            // input closed with it) is said to have exited, with how; one
+            // that closed its input and runs on has stopped reading (told
+            // at once, not as late).
+            Ok(Heard::WriteFailed) => match self.exit_status() {
+                Some(status) => Err(EngineError::Exited {
+                    engine: self.name.clone(),
+                    status: Some(status),
+                }),
+                None => Err(EngineError::StoppedReading {
+                    engine: self.name.clone(),
+                    source: self
+                        .input
+                        .as_ref()
+                        .and_then(Input::failed)
+                        .unwrap_or_else(|| io::ErrorKind::BrokenPipe.into()),
+                }),
+            },
             Err(mpsc::RecvTimeoutError::Timeout) => Err(late()),
             Ok(Heard::Ended) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 Err(EngineError::Exited {
                     engine: self.name.clone(),
-                    status: self.child.try_wait().ok().flatten(),
+                    status: self.exit_status(),
                 })
+            }
+        }
+    }
+
+    /// How the engine exited, if it has or does within a moment: a
+    /// process's pipes close as it exits, a little before it can be
+    /// waited for.
+    fn exit_status(&mut self) -> Option<ExitStatus> {
+        let deadline = Instant::now() + Duration::from_millis(200);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => return None,
             }
         }
     }
@@ -940,7 +973,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-deaf-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pbrain-deaf");
-        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 600\n").unwrap();
+        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 30\n").unwrap();
         let mut permissions = std::fs::metadata(&path).unwrap().permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
         std::fs::set_permissions(&path, permissions).unwrap();
@@ -971,8 +1004,8 @@ mod tests {
     }
 
     /// An engine that closes its input but runs on has stopped reading,
-    /// told as soon as a write to it fails (it was only found late, after
-    /// its move's whole time, as "no answer").
+    /// told as soon as a write to it fails: the move's hour is not waited
+    /// out.
     #[test]
     fn an_engine_that_closes_its_input_stopped_reading() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-closed-{}", std::process::id()));
@@ -980,7 +1013,7 @@ mod tests {
         let closed = dir.join("pbrain-closed");
         std::fs::write(
             &closed,
-            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 600\n",
+            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 30\n",
         )
         .unwrap();
         let mut permissions = std::fs::metadata(&closed).unwrap().permissions();
@@ -1025,8 +1058,33 @@ mod tests {
         assert_eq!(moved, Some(Ok(Cell::new(7, 7))));
     }
 
+    /// An engine that exits is said to have exited, with its status, not
+    /// to have stopped reading, though its input closes with it: the two
+    /// are heard in either order.
+    #[test]
+    fn an_engine_that_exits_is_said_to_have_exited() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-exit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // It exits right after its OK, while the arena writes to it.
+        let path = dir.join("pbrain-exit");
+        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexit 3\n").unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+        for _ in 0..5 {
+            let mut engine = External::start(&path, rules(), Duration::from_secs(30), None)
+                .expect("it answers START");
+            let failure = engine.ask(&Game::new(rules())).expect_err("no move");
+            assert!(
+                failure.to_string().ends_with("exited (exit status: 3)"),
+                "{failure}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A refusal names the command refused: `RECTSTART` on a board that is
-    /// not square (it was said to be `START`).
+    /// not square.
     #[test]
     fn a_refused_rectstart_is_named() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-rect-{}", std::process::id()));

@@ -404,43 +404,58 @@ fn under_exact_an_overline_wins_nothing() {
     assert_eq!(rule("pbrain-x.rule"), "INFO rule 1\n");
 }
 
-/// oxo's own players play `--exact` too (as `oxo brain` plays rule 1):
+/// oxo's own players play `--exact` as `oxo brain` plays rule 1: given a
+/// five (row 7, column 3) and a six (column 8) to choose from, `rules`,
+/// whose freestyle search takes either for a win, makes the five; and
 /// every game replays under the exact rule to its result.
 #[test]
-fn own_players_play_exact_games_that_replay() {
+fn own_players_make_exactly_five_under_exact() {
     let dir = tempfile::tempdir().unwrap();
-    let out = arena(
-        dir.path(),
-        &[
-            "--x",
-            "alphabeta",
-            "--o",
-            "rules",
-            "--games",
-            "6",
-            "--size",
-            "9",
-            "--k",
-            "5",
-            "--exact",
-            "--budget",
-            "500",
-            "--seed",
-            "4",
-            "--opening",
-            "2",
-            "--records",
-            "e.jsonl",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.starts_with("6 games of 9x9 k=5 exactly"), "{stdout}");
-    let games = records(&dir.path().join("e.jsonl"));
-    assert_eq!(games.len(), 6);
-    for record in &games {
+    // X at row 7, columns 4 to 7 and 9; O far off on row 12.
+    std::fs::write(
+        dir.path().join("book.txt"),
+        "-3,0, -3,5, -2,0, -1,5, -1,0, 1,5, 0,0, 3,5, 2,0, 5,5\n",
+    )
+    .unwrap();
+    for seed in ["1", "2", "3", "4"] {
+        let out = arena(
+            dir.path(),
+            &[
+                "--x",
+                "rules",
+                "--o",
+                "random",
+                "--games",
+                "1",
+                "--first",
+                "x",
+                "--size",
+                "15",
+                "--k",
+                "5",
+                "--exact",
+                "--openings",
+                "book.txt",
+                "--seed",
+                seed,
+                "--records",
+                "e.jsonl",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with("1 game of 15x15 k=5 exactly"),
+            "{stdout}"
+        );
+        let record = records(&dir.path().join("e.jsonl")).remove(0);
         assert_eq!(record["exact"], true, "{record}");
-        replays(record);
+        assert_eq!(
+            (&record["moves"][0], &record["end"], &record["result"]),
+            (&serde_json::json!([7, 3]), &"line".into(), &"X".into()),
+            "seed {seed}: {record}"
+        );
+        replays(&record);
     }
 }
 
@@ -537,7 +552,15 @@ fn games_start_from_an_opening_book_in_turn() {
             "--openings book.txt: line 1: \"a\" is not an offset",
         ),
         ("# none\n", "--openings book.txt: no opening in it"),
-        ("0,0\n0,0, 1,1, 0,0\n", "--openings: opening 2: "),
+        (
+            "\u{feff}0,0, 1,0\nx\n",
+            "--openings book.txt: line 2: \"x\" is not an offset",
+        ),
+        (
+            "0,0\n0,0, 1,1, 0,0\n",
+            "--openings book.txt: line 2: 0,0 is played twice",
+        ),
+        (",\n", "--openings book.txt: line 1: no stone"),
         (
             "0,0, 0,1, 1,0, 1,1, 2,0, 2,1, 3,0, 3,1, 4,0\n",
             "--openings: opening 1: it leaves the 15x15 k=5 game decided",
