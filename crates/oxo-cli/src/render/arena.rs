@@ -444,7 +444,7 @@ impl StoppedJson {
     clippy::trivially_copy_pass_by_ref,
     reason = "serde passes a reference"
 )]
-const fn is_zero(n: &u32) -> bool {
+pub(crate) const fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 

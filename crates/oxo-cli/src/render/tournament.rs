@@ -9,9 +9,12 @@ use oxo_ai::tournament::{Config, Results};
 use oxo_core::BoardSize;
 use serde::Serialize;
 
-use super::arena::{EngineClock, ForfeitJson, StoppedJson, forfeits_text, round, stopped_line};
+use super::arena::{
+    EngineClock, ForfeitJson, StoppedJson, forfeits_text, is_zero, round, stopped_line,
+};
 use crate::signals::Signal;
 use crate::solve::to_json;
+use oxo_ai::arena::Opening;
 
 fn signed(elo: f64) -> String {
     let rounded = elo.round();
@@ -163,6 +166,10 @@ pub fn json(
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
         forfeits: Vec<ForfeitJson<'a>>,
+        #[serde(skip_serializing_if = "is_zero")]
+        opening: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        openings: Option<usize>,
         #[serde(skip_serializing_if = "Option::is_none")]
         match_time_ms: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +212,14 @@ pub fn json(
             })
             .collect(),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
+        opening: match config.opening {
+            Opening::Random(n) => n,
+            Opening::Given(_) => 0,
+        },
+        openings: match &config.opening {
+            Opening::Given(book) => Some(book.len()),
+            Opening::Random(_) => None,
+        },
         match_time_ms: EngineClock::match_ms(clock),
         move_time_ms: EngineClock::move_ms(clock),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.total_games())),

@@ -538,6 +538,25 @@ fn games_start_from_an_opening_book_in_turn() {
         let want = if i % 4 < 2 { &first } else { &second };
         assert_eq!(&record["opening"], want, "game {i}: {record}");
     }
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random",
+            "--games",
+            "2",
+            "--size",
+            "15",
+            "--k",
+            "5",
+            "--openings",
+            "book.txt",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["openings"], 2, "{report}");
     for (book, said) in [
         (
             "0,0, 9,0\n",
