@@ -902,11 +902,16 @@ mod tests {
             log = log.display(),
             list = list.display()
         );
-        std::fs::write(&path, body).unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        executable(&path, &body);
         (path, log)
+    }
+
+    /// Write `body` to `path`, executable: an engine script.
+    fn executable(path: &Path, body: &str) {
+        std::fs::write(path, body).unwrap();
+        let mut permissions = std::fs::metadata(path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(path, permissions).unwrap();
     }
 
     /// An engine script in `dir` named `name` that answers `START` with
@@ -917,10 +922,7 @@ mod tests {
             "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) echo OK ;;\n    \
              BEGIN|TURN*|DONE) {on_move} ;;\n    END) exit 0 ;;\n  esac\ndone\n"
         );
-        std::fs::write(&path, body).unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        executable(&path, &body);
         path
     }
 
@@ -928,12 +930,21 @@ mod tests {
     /// own: `None` when it was not given within a minute (a bound on the
     /// protocol, not a speed test), else its move or its failure.
     fn first_move(path: &Path, move_time: Duration) -> Option<Result<Cell, String>> {
+        move_in(path, Game::new(rules()), move_time)
+    }
+
+    /// The engine's move in `game`, as [`first_move`] asks it; the engine
+    /// is ended before the answer is given (so that no test leaves one
+    /// running).
+    fn move_in(path: &Path, game: Game, move_time: Duration) -> Option<Result<Cell, String>> {
         let path = path.to_owned();
         let (send, answer) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut engine = External::start(&path, rules(), move_time, None).unwrap();
-            let chosen = engine.choose(&Game::new(rules()));
-            let _ = send.send(chosen.ok_or_else(|| engine.failure().unwrap_or_default()));
+            let mut engine = External::start(&path, game.rules(), move_time, None).unwrap();
+            let chosen = engine.choose(&game);
+            let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
+            drop(engine);
+            let _ = send.send(judged);
         });
         answer.recv_timeout(Duration::from_secs(60)).ok()
     }
@@ -973,10 +984,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-deaf-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pbrain-deaf");
-        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 30\n").unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        executable(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 30\n");
         // Stones two apart: no five anywhere, whoever holds them.
         let rules = Rules::new(200, 200, 5).unwrap();
         let mut game = Game::new(rules);
@@ -985,19 +993,7 @@ mod tests {
                 game.play(Cell::new(row, col)).unwrap();
             }
         }
-        let (send, answer) = mpsc::channel();
-        let engine = path.clone();
-        std::thread::spawn(move || {
-            let mut engine =
-                External::start(&engine, rules, Duration::from_millis(200), None).unwrap();
-            let chosen = engine.choose(&game);
-            let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
-            // Ended (its process killed) before the test can end.
-            drop(engine);
-            let _ = send.send(judged);
-        });
-        // A bound on the protocol, not a speed test.
-        let judged = answer.recv_timeout(Duration::from_secs(60));
+        let judged = move_in(&path, game, Duration::from_millis(200));
         let _ = std::fs::remove_dir_all(&dir);
         let failure = judged.expect("the move was judged").expect_err("no move");
         assert!(failure.contains("gave no answer within"), "{failure}");
@@ -1011,48 +1007,29 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-closed-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let closed = dir.join("pbrain-closed");
-        std::fs::write(
+        executable(
             &closed,
             "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 30\n",
-        )
-        .unwrap();
-        let mut permissions = std::fs::metadata(&closed).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&closed, permissions).unwrap();
+        );
         // An hour for the move: only a failed write can end the wait.
-        let (send, answer) = mpsc::channel();
-        let engine = closed.clone();
-        std::thread::spawn(move || {
-            let mut engine =
-                External::start(&engine, rules(), Duration::from_secs(3600), None).unwrap();
-            let chosen = engine.choose(&Game::new(rules()));
-            let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
-            drop(engine);
-            let _ = send.send(judged);
-        });
-        let judged = answer.recv_timeout(Duration::from_secs(60));
+        let judged = first_move(&closed, Duration::from_secs(3600));
         let _ = std::fs::remove_dir_all(&dir);
         let failure = judged.expect("judged").expect_err("no move");
         assert!(failure.contains("stopped reading"), "{failure}");
     }
 
     /// Lines ended by CR alone are lines, and `ok` in any case is OK, as
-    /// the protocol allows an engine and Piskvork reads it: before, such an
-    /// engine's `START` went unanswered until its time ran out.
+    /// the protocol allows an engine and Piskvork reads it.
     #[test]
     fn an_engine_ending_its_lines_with_cr_alone_plays() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-cr-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pbrain-cr");
-        std::fs::write(
+        executable(
             &path,
             "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) printf 'ok\\r' ;;\n    \
              BEGIN|TURN*|DONE) printf 'MESSAGE thinking\\r7,7\\r' ;;\n    END) exit 0 ;;\n  esac\ndone\n",
-        )
-        .unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        );
         let moved = first_move(&path, Duration::from_secs(30));
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(moved, Some(Ok(Cell::new(7, 7))));
@@ -1067,10 +1044,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         // It exits right after its OK, while the arena writes to it.
         let path = dir.join("pbrain-exit");
-        std::fs::write(&path, "#!/bin/sh\nread -r line\necho OK\nexit 3\n").unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        executable(&path, "#!/bin/sh\nread -r line\necho OK\nexit 3\n");
         for _ in 0..5 {
             let mut engine = External::start(&path, rules(), Duration::from_secs(30), None)
                 .expect("it answers START");
@@ -1089,15 +1063,14 @@ mod tests {
     fn a_refused_rectstart_is_named() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-rect-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = scripted_engine(&dir, "pbrain-square", "echo 0,0");
         // Answers anything but START with an error, as an engine that only
         // plays square boards may.
-        std::fs::write(
+        let path = dir.join("pbrain-square");
+        executable(
             &path,
             "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) echo OK ;;\n    \
              *) echo 'UNKNOWN only square boards' ;;\n  esac\ndone\n",
-        )
-        .unwrap();
+        );
         let rect = Rules::new(9, 7, 5).unwrap();
         let refused = External::start(&path, rect, Duration::from_secs(30), None);
         let _ = std::fs::remove_dir_all(&dir);
@@ -1125,10 +1098,7 @@ mod tests {
             "#!/bin/sh\nsh -c 'echo $$ > \"$0\"; echo garbage; exec sleep 100' '{}'\n",
             pid_file.display()
         );
-        std::fs::write(&path, body).unwrap();
-        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).unwrap();
+        executable(&path, &body);
         // A generous time: the engine answers garbage at once.
         let refused = External::start(&path, rules(), Duration::from_secs(30), None);
         assert!(

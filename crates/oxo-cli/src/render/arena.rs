@@ -226,6 +226,16 @@ pub(crate) fn opening_clause(opening: &Opening) -> String {
     }
 }
 
+/// What the games start from as `--json` says it: the random moves of
+/// `--opening` (`"opening"`, left out at 0), or the number of openings of
+/// a book (`"openings"`).
+pub(crate) fn opening_json(opening: &Opening) -> (u32, Option<usize>) {
+    match opening {
+        Opening::Random(n) => (*n, None),
+        Opening::Given(book) => (0, Some(book.len())),
+    }
+}
+
 /// One game of `--records`, a JSON object on one line (without the line's
 /// end): `{"game", "rows", "cols", "k", "exact", "x", "o", "first", "opening",
 /// "moves", "times_ms", "result", "end", "reason"}`, as docs/manual/arena.md
@@ -408,14 +418,8 @@ pub fn json(
         o_us_per_move: round(results.o.micros_per_move(), 2),
         seconds: round(elapsed.as_secs_f64(), 3),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
-        opening: match config.opening {
-            Opening::Random(n) => n,
-            Opening::Given(_) => 0,
-        },
-        openings: match &config.opening {
-            Opening::Given(book) => Some(book.len()),
-            Opening::Random(_) => None,
-        },
+        opening: opening_json(&config.opening).0,
+        openings: opening_json(&config.opening).1,
         match_time_ms: EngineClock::match_ms(clock),
         move_time_ms: EngineClock::move_ms(clock),
         grades: grades.map(GradesJson::from),

@@ -10,11 +10,11 @@ use oxo_core::BoardSize;
 use serde::Serialize;
 
 use super::arena::{
-    EngineClock, ForfeitJson, StoppedJson, forfeits_text, is_zero, round, stopped_line,
+    EngineClock, ForfeitJson, StoppedJson, forfeits_text, is_zero, opening_json, round,
+    stopped_line,
 };
 use crate::signals::Signal;
 use crate::solve::to_json;
-use oxo_ai::arena::Opening;
 
 fn signed(elo: f64) -> String {
     let rounded = elo.round();
@@ -212,14 +212,8 @@ pub fn json(
             })
             .collect(),
         forfeits: results.forfeits.iter().map(ForfeitJson::from).collect(),
-        opening: match config.opening {
-            Opening::Random(n) => n,
-            Opening::Given(_) => 0,
-        },
-        openings: match &config.opening {
-            Opening::Given(book) => Some(book.len()),
-            Opening::Random(_) => None,
-        },
+        opening: opening_json(&config.opening).0,
+        openings: opening_json(&config.opening).1,
         match_time_ms: EngineClock::match_ms(clock),
         move_time_ms: EngineClock::move_ms(clock),
         stopped: stopped.map(|signal| StoppedJson::new(signal, config.total_games())),

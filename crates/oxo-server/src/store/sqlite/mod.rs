@@ -499,15 +499,9 @@ mod tests {
         assert_eq!(store.load(&GameId::from_trusted("zz")).await.unwrap(), None);
     }
 
-    #[tokio::test]
-    async fn a_room_stored_before_position_versions_reads_as_changed_at_its_version() {
-        // Before migration 12 an offer after a move was stored with no
-        // position version (and a digest without one): read back, its
-        // position counts from its version, so a move sent against the
-        // version before the offer is refused, as it was then.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oxo.db");
-        let store = SqliteStore::open(&path).unwrap();
+    /// Room "a" as created, joined, and after X's move and O's reply: each
+    /// stage, to store in turn.
+    fn two_moves_in() -> [Room; 4] {
         let created =
             room("a", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
         let joined = created
@@ -522,6 +516,19 @@ mod tests {
         let (moved, _) = one
             .play(Player::O, oxo_core::Coords::new(0, 0), None)
             .unwrap();
+        [created, joined, one, moved]
+    }
+
+    #[tokio::test]
+    async fn a_room_stored_before_position_versions_reads_as_changed_at_its_version() {
+        // Before migration 12 an offer after a move was stored with no
+        // position version (and a digest without one): read back, its
+        // position counts from its version, so a move sent against the
+        // version before the offer is refused, as it was then.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let [created, joined, one, moved] = two_moves_in();
         let offered = moved
             .propose(Player::X, crate::room::Proposal::Draw, None, false)
             .unwrap();
@@ -579,20 +586,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oxo.db");
         let store = SqliteStore::open(&path).unwrap();
-        let created =
-            room("a", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
-        let joined = created
-            .join(
-                crate::id::Token::from_trusted("to").hash(),
-                &crate::room::Admission::Invite(Some("inv".into())),
-            )
-            .unwrap();
-        let (one, _) = joined
-            .play(Player::X, oxo_core::Coords::new(1, 1), None)
-            .unwrap();
-        let (moved, _) = one
-            .play(Player::O, oxo_core::Coords::new(0, 0), None)
-            .unwrap();
+        let [created, joined, one, moved] = two_moves_in();
         // The digest of this room as oxo computed it before the column
         // (the same text: no offer, nothing added).
         assert_eq!(
