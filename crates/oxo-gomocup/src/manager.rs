@@ -745,15 +745,7 @@ impl Drop for External {
         // its game.
         let _ = self.send(&["END".to_owned()]);
         drop(self.input.take());
-        let deadline = Instant::now() + Duration::from_millis(200);
-        let mut exited = false;
-        while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                exited = true;
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        let exited = self.exit_status().is_some();
         // Whether or not the engine left, what it started may still run
         // (a script waiting on a command, or one that left a command in
         // the background): end its whole process group, and the engine
@@ -940,7 +932,13 @@ mod tests {
         let path = path.to_owned();
         let (send, answer) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut engine = External::start(&path, game.rules(), move_time, None).unwrap();
+            let mut engine = match External::start(&path, game.rules(), move_time, None) {
+                Ok(engine) => engine,
+                Err(e) => {
+                    let _ = send.send(Err(format!("could not start: {e}")));
+                    return;
+                }
+            };
             let chosen = engine.choose(&game);
             let judged = chosen.ok_or_else(|| engine.failure().unwrap_or_default());
             drop(engine);
@@ -984,7 +982,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-deaf-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("pbrain-deaf");
-        executable(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 30\n");
+        executable(&path, "#!/bin/sh\nread -r line\necho OK\nexec sleep 600\n");
         // Stones two apart: no five anywhere, whoever holds them.
         let rules = Rules::new(200, 200, 5).unwrap();
         let mut game = Game::new(rules);
@@ -1009,7 +1007,7 @@ mod tests {
         let closed = dir.join("pbrain-closed");
         executable(
             &closed,
-            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 30\n",
+            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 600\n",
         );
         // An hour for the move: only a failed write can end the wait.
         let judged = first_move(&closed, Duration::from_secs(3600));
@@ -1036,24 +1034,41 @@ mod tests {
     }
 
     /// An engine that exits is said to have exited, with its status, not
-    /// to have stopped reading, though its input closes with it: the two
-    /// are heard in either order.
+    /// to have stopped reading, though its input closes with it: whether
+    /// the failed write is heard while waiting for an answer or on the
+    /// next write. Its output stays open (a process it left holds it), so
+    /// only the failed write tells of it.
     #[test]
     fn an_engine_that_exits_is_said_to_have_exited() {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-exit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        // It exits right after its OK, while the arena writes to it.
         let path = dir.join("pbrain-exit");
-        executable(&path, "#!/bin/sh\nread -r line\necho OK\nexit 3\n");
-        for _ in 0..5 {
-            let mut engine = External::start(&path, rules(), Duration::from_secs(30), None)
-                .expect("it answers START");
-            let failure = engine.ask(&Game::new(rules())).expect_err("no move");
-            assert!(
-                failure.to_string().ends_with("exited (exit status: 3)"),
-                "{failure}"
-            );
-        }
+        executable(
+            &path,
+            "#!/bin/sh\nread -r line\necho OK\nexec 0<&-\nsleep 600 &\nexit 3\n",
+        );
+        let exited = |e: EngineError| e.to_string().ends_with("exited (exit status: 3)");
+        // Heard while waiting: a write after the exit fails (queued here
+        // past the check of earlier failures), and the wait hears it.
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        engine.child.wait().unwrap();
+        let input = engine.input.as_ref().unwrap();
+        let _ = input.queue.send(b"TURN 0,0\n".to_vec());
+        let heard = engine.answer(Instant::now(), Duration::from_secs(60), None);
+        assert!(heard.is_err_and(exited));
+        // Heard on the next write: the failure waits for it.
+        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        engine.child.wait().unwrap();
+        let sent = match engine.send(&["TURN 0,0".to_owned()]) {
+            Ok(()) => {
+                let failed = engine.lines.recv_timeout(Duration::from_secs(60));
+                assert!(matches!(failed, Ok(Heard::WriteFailed)));
+                engine.send(&["TURN 0,1".to_owned()])
+            }
+            failed => failed,
+        };
+        assert!(sent.is_err_and(exited));
+        drop(engine);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

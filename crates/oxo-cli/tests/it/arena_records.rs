@@ -557,6 +557,27 @@ fn games_start_from_an_opening_book_in_turn() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["openings"], 2, "{report}");
+    assert!(report.get("opening").is_none(), "{report}");
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random",
+            "--games",
+            "2",
+            "--size",
+            "15",
+            "--k",
+            "5",
+            "--opening",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["opening"], 2, "{report}");
+    assert!(report.get("openings").is_none(), "{report}");
     for (book, said) in [
         (
             "0,0, 9,0\n",
