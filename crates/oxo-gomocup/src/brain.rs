@@ -786,7 +786,9 @@ impl Brain {
 
 /// One of oxo's players, built for a board's freestyle rules, playing it
 /// where only exactly k in a row wins, as the brain plays under `INFO rule
-/// 1` (see [`choose`]): for `oxo arena --exact`.
+/// 1` (a move that makes exactly k when there is one, else a block of
+/// the opponent's, else the freestyle move with the cells that would make
+/// only an overline set aside): for `oxo arena --exact`.
 pub struct ExactlyK {
     player: Box<dyn Strategy>,
     freestyle: Rules,
