@@ -12,6 +12,11 @@
 //!   and no increment follows it. The clock of the side to move starts
 //!   when the second move of the round is made, so a round's third move is
 //!   the first one timed.
+//! - In a round with a clock of minutes ([`TimeControl::Fischer`]), each
+//!   side's first move must still come within [`FIRST_MOVE_MS`] of its
+//!   turn starting ([`Clock::awaiting_first_move`]); a side that misses it
+//!   has not started the round, which is called off
+//!   ([`Clock::missed_first_move`]). Correspondence sets no such limit.
 //! - A move stops the mover's clock, charges it the time since it started,
 //!   then gives the increment ([`TimeControl::Fischer`]) or a fresh
 //!   allowance for the next move ([`TimeControl::Correspondence`]), and
@@ -42,6 +47,12 @@ use crate::player::Player;
 
 /// Milliseconds in a day, the unit of correspondence games.
 pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// The time each side has for its first move of a round with a clock of
+/// minutes, from when its turn starts (lichess's 30 seconds for a casual
+/// game): not on its clock, but a side that lets it pass has not started
+/// the round.
+pub const FIRST_MOVE_MS: u64 = 30_000;
 
 /// How much time each side has, and what a move gives back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +117,29 @@ pub struct Running {
     pub since: u64,
 }
 
-/// A side ran out of time before the move or change asked for.
+/// A side whose first move of the round is awaited, and the time left for
+/// it ([`FIRST_MOVE_MS`] from when its turn started) as of `since`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FirstMove {
+    /// The side to move.
+    pub side: Player,
+    /// When `left` was counted (its turn's start, or a later change:
+    /// [`Clock::rebased`]), in the caller's milliseconds.
+    pub since: u64,
+    /// The time left for the move at `since`.
+    pub left: u64,
+}
+
+impl FirstMove {
+    /// When the time for the move runs out.
+    #[must_use]
+    pub const fn deadline(&self) -> u64 {
+        self.since.saturating_add(self.left)
+    }
+}
+
+/// A side ran out of time (or out of the time for its first move) before
+/// the move or change asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
 #[error("{0} has run out of time")]
 pub struct Flagged(pub Player);
@@ -120,6 +153,9 @@ pub struct Clock {
     /// X's and O's time left; for the running side, as of `running.since`.
     left: [u64; 2],
     running: Option<Running>,
+    /// The side whose first move is awaited, and the time it has left for
+    /// it; never while a clock runs.
+    first: Option<FirstMove>,
 }
 
 impl Clock {
@@ -132,11 +168,13 @@ impl Clock {
             control,
             left: [initial, initial],
             running: None,
+            first: None,
         }
     }
 
     /// A clock as a store kept it: `left` is X's and O's time left, the
-    /// running side's as of its [`Running::since`] ([`Clock::stored_left`]).
+    /// running side's as of its [`Running::since`] ([`Clock::stored_left`]);
+    /// then [`Clock::with_first_move`] for a first move awaited.
     #[must_use]
     pub const fn from_parts(
         control: TimeControl,
@@ -147,6 +185,7 @@ impl Clock {
             control,
             left,
             running,
+            first: None,
         }
     }
 
@@ -199,6 +238,62 @@ impl Clock {
         match self.running {
             Some(r) => Some(r.since.saturating_add(self.left[r.side.index()])),
             None => None,
+        }
+    }
+
+    /// This clock awaiting `side`'s first move of the round, its turn
+    /// started at `now`: unless it is made by [`FIRST_MOVE_MS`] later, the
+    /// round is to be called off ([`Clock::missed_first_move`]). A first
+    /// move of the same side already awaited keeps its time; a clock that
+    /// runs, or one of correspondence, is returned as it is.
+    #[must_use]
+    pub const fn awaiting_first_move(&self, side: Player, now: u64) -> Clock {
+        if let Some(first) = self.first
+            && first.side.index() == side.index()
+        {
+            return *self;
+        }
+        self.with_first_move(FirstMove {
+            side,
+            since: now,
+            left: FIRST_MOVE_MS,
+        })
+    }
+
+    /// This clock awaiting `first` as a store kept it; a clock that runs,
+    /// or one of correspondence, is returned as it is.
+    #[must_use]
+    pub const fn with_first_move(&self, first: FirstMove) -> Clock {
+        let mut next = *self;
+        if self.running.is_none() && matches!(self.control, TimeControl::Fischer { .. }) {
+            next.first = Some(first);
+        }
+        next
+    }
+
+    /// The side whose first move is awaited, and the time it has left.
+    #[must_use]
+    pub const fn first_move_awaited(&self) -> Option<FirstMove> {
+        self.first
+    }
+
+    /// When the side whose first move is awaited has let its time for it
+    /// pass.
+    #[must_use]
+    pub const fn first_move_deadline(&self) -> Option<u64> {
+        match self.first {
+            Some(first) => Some(first.deadline()),
+            None => None,
+        }
+    }
+
+    /// The side whose time for its first move has passed by `now`, if one's
+    /// has.
+    #[must_use]
+    pub const fn missed_first_move(&self, now: u64) -> Option<Player> {
+        match self.first {
+            Some(first) if now >= first.deadline() => Some(first.side),
+            _ => None,
         }
     }
 
@@ -276,14 +371,23 @@ impl Clock {
         Ok(next)
     }
 
-    /// The same clock with the running side's time counted up to `now` and
-    /// its clock started again there: the deadline stays where it was, and
-    /// the time left is as of `now` (what a view of the clock sent at `now`
-    /// shows). A `now` before the running clock started leaves it as it
-    /// was.
+    /// The same clock with the running side's time (or the time left for
+    /// an awaited first move) counted up to `now` and started again there:
+    /// the deadline stays where it was, and the time left is as of `now`
+    /// (what a view of the clock sent at `now` shows). A `now` before the
+    /// count started leaves it as it was.
     #[must_use]
     pub const fn rebased(&self, now: u64) -> Clock {
         let mut next = *self;
+        if let Some(first) = self.first
+            && now > first.since
+        {
+            next.first = Some(FirstMove {
+                side: first.side,
+                since: now,
+                left: first.left.saturating_sub(now - first.since),
+            });
+        }
         if let Some(r) = self.running
             && now > r.since
         {
@@ -307,7 +411,7 @@ impl Clock {
 
     /// The round ended at `now` (a line, a full board, a resignation, an
     /// agreement, a flag): the running clock stops, charged its time up to
-    /// `now` (down to zero at most).
+    /// `now` (down to zero at most), and no first move is awaited.
     #[must_use]
     pub const fn stopped(&self, now: u64) -> Clock {
         let mut next = *self;
@@ -315,13 +419,17 @@ impl Clock {
             next.left[r.side.index()] = self.left(r.side, now);
         }
         next.running = None;
+        next.first = None;
         next
     }
 
     /// The clock stopped at `now` with the running side charged, or the
-    /// side that has flagged.
+    /// side that has flagged or let the time for its first move pass.
     const fn charged(&self, now: u64) -> Result<Clock, Flagged> {
         if let Some(side) = self.flagged(now) {
+            return Err(Flagged(side));
+        }
+        if let Some(side) = self.missed_first_move(now) {
             return Err(Flagged(side));
         }
         Ok(self.stopped(now))
@@ -373,6 +481,49 @@ mod tests {
             (60_000, 60_000)
         );
         assert_eq!(clock.deadline(), Some(7_260_000));
+    }
+
+    #[test]
+    fn each_first_move_is_awaited_for_thirty_seconds_off_the_clock() {
+        // Both seats taken at 1 s: X's first move is awaited.
+        let clock = blitz().awaiting_first_move(X, 1_000);
+        let awaited = FirstMove {
+            side: X,
+            since: 1_000,
+            left: FIRST_MOVE_MS,
+        };
+        assert_eq!(clock.first_move_awaited(), Some(awaited));
+        assert_eq!(clock.first_move_deadline(), Some(1_000 + FIRST_MOVE_MS));
+        assert_eq!((clock.running(), clock.deadline()), (None, None));
+        // Awaited again (another change meanwhile): the wait keeps its time;
+        // counted as of a later change, it has less left, the same deadline.
+        assert_eq!(clock.awaiting_first_move(X, 9_000), clock);
+        let rebased = clock.rebased(9_000).first_move_awaited().unwrap();
+        assert_eq!(
+            (rebased.since, rebased.left),
+            (9_000, FIRST_MOVE_MS - 8_000)
+        );
+        assert_eq!(rebased.deadline(), 1_000 + FIRST_MOVE_MS);
+        assert_eq!(clock.missed_first_move(30_999), None);
+        assert_eq!(clock.missed_first_move(31_000), Some(X));
+        // Made in time, it costs X nothing and ends the wait.
+        let moved = clock.punch(X, 1, 30_999).unwrap();
+        assert_eq!(moved.first_move_awaited(), None);
+        assert_eq!(moved.left(X, 30_999), 60_000);
+        // At the limit it is too late, as a move after a flag is.
+        assert_eq!(clock.punch(X, 1, 31_000), Err(Flagged(X)));
+        // Then O's; its move starts X's clock and no wait is left.
+        let moved = moved.awaiting_first_move(O, 30_999);
+        assert_eq!(moved.first_move_deadline(), Some(60_999));
+        let started = moved.punch(O, 2, 40_000).unwrap();
+        assert_eq!(started.first_move_awaited(), None);
+        assert_eq!(started.running(), Some(X));
+        // Nothing is awaited while a clock runs, nor by correspondence.
+        assert_eq!(started.awaiting_first_move(X, 50_000), started);
+        let days = Clock::new(TimeControl::days(1));
+        assert_eq!(days.awaiting_first_move(X, 0), days);
+        // An ended round awaits nothing.
+        assert_eq!(clock.stopped(5_000).first_move_awaited(), None);
     }
 
     #[test]

@@ -43,7 +43,7 @@ mod score;
 mod series;
 mod windows;
 
-pub use clock::{Clock, DAY_MS, Flagged, Running, TimeControl};
+pub use clock::{Clock, DAY_MS, FIRST_MOVE_MS, FirstMove, Flagged, Running, TimeControl};
 pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
 pub use notation::{NotationError, PositionError, Setup, SyntaxError};

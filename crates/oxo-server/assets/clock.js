@@ -1,8 +1,9 @@
 // The clocks: the time control chosen on the start page, and the two clocks
 // beside the board, counted down here from each GAME the server sends. The
-// server keeps the time and rules a flag; the page only shows it, and asks
-// for the game again when the running clock reaches zero, so the ruling
-// shows at once.
+// server keeps the time and rules a flag (or calls a round off when a first
+// move does not come in time); the page only shows it, and asks for the game
+// again when the running clock or the first move's countdown reaches zero,
+// so the ruling shows at once.
 import { $, enc, up } from './dom.js';
 import { S } from './state.js';
 import { api } from './net.js';
@@ -79,13 +80,22 @@ function deadlineText(at) {
   });
 }
 
-// Each seat's time left now, as counted from the GAME's arrival.
+// Each seat's time left now, as counted from the GAME's arrival, and the
+// time left for an awaited first move (null when none is).
 function leftNow() {
   const c = shown.clock;
   const passed = performance.now() - shown.received;
-  const left = { x: c.x_ms, o: c.o_ms };
+  const left = { x: c.x_ms, o: c.o_ms, first: null };
   if (c.running) left[c.running] = Math.max(0, left[c.running] - passed);
+  if (typeof c.first_move_ms === 'number') left.first = Math.max(0, c.first_move_ms - passed);
   return left;
+}
+
+// The seat whose first move is awaited: the seat to move of a round not yet
+// past its second move.
+function firstMover() {
+  const g = S.game;
+  return g && g.status === 'playing' ? g.next : null;
 }
 
 function paint() {
@@ -99,10 +109,14 @@ function paint() {
     box.classList.toggle('low', left[seat] < lowAt(c));
     box.classList.toggle('out', left[seat] <= 0);
     const note = box.querySelector('.clock-note');
-    const text = c.days && running && c.deadline ? 'until ' + deadlineText(c.deadline) : '';
+    const awaited = left.first !== null && firstMover() === seat;
+    // lichess's countdown for a first move: the round is called off at zero.
+    const text = awaited ? `${Math.ceil(left.first / SECOND)} s to make a first move`
+      : c.days && running && c.deadline ? 'until ' + deadlineText(c.deadline) : '';
     if (note.textContent !== text) note.textContent = text;
+    box.classList.toggle('awaited', awaited);
   }
-  if (c.running && left[c.running] <= 0) askForRuling();
+  if ((c.running && left[c.running] <= 0) || left.first === 0) askForRuling();
 }
 
 // The running clock shows zero: read the game, which the server rules as it
@@ -151,7 +165,7 @@ export function showClocks(g) {
   box.hidden = false;
   paint();
   // Tenths in the last seconds; otherwise a few paints a second suffice.
-  if (g.clock.running) timer = setInterval(paint, 100);
+  if (g.clock.running || typeof g.clock.first_move_ms === 'number') timer = setInterval(paint, 100);
 }
 
 // A time control as people say it: "3+2" (minutes each, seconds a move)

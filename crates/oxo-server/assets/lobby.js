@@ -97,7 +97,7 @@ export async function showLobby() {
     const why = reasonText(g.reason, g.winner);
     const state = g.status === 'won' ? `${up(g.winner)} won` + (why ? ` (${why})` : '')
       : g.status === 'draw' ? (g.reason === 'agreement' ? 'drawn by agreement' : 'draw')
-      : g.status === 'aborted' ? 'aborted'
+      : g.status === 'aborted' ? (g.reason === 'nostart' ? 'aborted: no first move in time' : 'aborted')
       : g.status === 'waiting' ? (g.entry ? 'waiting for an opponent, in the lobby' : 'waiting for a friend')
       : held && g.next === held.seat ? 'your turn' : 'playing';
     return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id },

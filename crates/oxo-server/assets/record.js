@@ -118,7 +118,9 @@ export async function pickRound() {
 function resultText(r, g) {
   const result = r.live ? (g.status === 'won' ? g.winner : g.status === 'draw' ? 'draw' : g.status === 'aborted' ? 'aborted' : null) : r.result;
   const reason = r.live ? g.reason : r.reason;
-  if (result === 'aborted') return 'aborted';
+  if (result === 'aborted') {
+    return reason === 'nostart' ? `aborted (${up(outOfTime(r.first, r.moves))} did not make a first move in time)` : 'aborted';
+  }
   if (result === 'draw' && reason === 'time') {
     const out = outOfTime(r.first, r.moves);
     const other = out === 'x' ? 'o' : 'x';

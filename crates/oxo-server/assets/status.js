@@ -4,7 +4,7 @@ import { $, enc, up } from './dom.js';
 import { S } from './state.js';
 import { analysisUrl } from './analysis.js';
 import { levelText } from './words.js';
-import { drawActions, notePresence, reasonText } from './endings.js';
+import { drawActions, notePresence, outOfTime, reasonText } from './endings.js';
 import { drawInvite } from './invite.js';
 import { who } from './name.js';
 import { onTime } from './clock.js';
@@ -124,6 +124,11 @@ function liveText(g) {
     case 'aborted':
       // Seat O still free: cancelled by its creator before anyone joined.
       if (g.opponent === 'human' && !(g.seats || {}).o) return 'Game cancelled before anyone joined';
+      if (g.reason === 'nostart') {
+        const late = outOfTime(g.first || 'x', g.moves || []);
+        return `Round aborted — ${me === late ? 'you' : who(g, late)} did not make a first move in time` +
+          offerText(g, me);
+      }
       return 'Round aborted' + offerText(g, me);
     default:
       return String(g.status || '');

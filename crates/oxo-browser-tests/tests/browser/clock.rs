@@ -111,7 +111,16 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         })
         .await;
 
-        // Both clocks show a minute, none running before the first moves.
+        // Both clocks show a minute, none running before the first moves;
+        // X's first move is counted down under its clock (the page's own
+        // time: a second or two may have passed).
+        let first_move = |note: &Value| {
+            note.as_str().is_some_and(|n| {
+                n.strip_suffix(" s to make a first move")
+                    .and_then(|s| s.parse::<u32>().ok())
+                    .is_some_and(|s| (20..=30).contains(&s))
+            })
+        };
         for client in [&x, &o] {
             let shown = wait_clocks(client, "a minute each, not running", |c| {
                 c["shown"] == true && c["x"]["time"] == "1:00" && c["o"]["time"] == "1:00"
@@ -123,9 +132,18 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
                 (&json!(false), &json!(false)),
                 "{shown}"
             );
+            assert!(first_move(&shown["x"]["note"]), "{shown}");
+            assert_eq!(shown["o"]["note"], "", "{shown}");
         }
         click_cell(&x, 1, 1).await;
         wait_page(&o, "O to move", |p| p.playable).await;
+        // Now O's first move is awaited.
+        for client in [&x, &o] {
+            wait_clocks(client, "O's first move counted down", |c| {
+                first_move(&c["o"]["note"]) && c["x"]["note"] == ""
+            })
+            .await;
+        }
         click_cell(&o, 0, 0).await;
         // O's move starts X's clock, on both screens.
         for client in [&x, &o] {
@@ -268,6 +286,47 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
                 "players: X Ada",
             ],
             "{export:#?}"
+        );
+
+        // A round whose first move never comes is called off when its 30 s
+        // have passed, on the server's time, and every page says who did
+        // not move.
+        let idle = oxo_test_support::seated_game(&h.api, &json!({"clock": {"minutes": 1}}))
+            .await
+            .expect("a timed game");
+        let watch = h.api_game(&idle.id).await["watch"]
+            .as_str()
+            .expect("a watch id")
+            .to_owned();
+        o.goto(&h.url(&format!("/g/{watch}")))
+            .await
+            .expect("the idle game, watched");
+        wait_clocks(&o, "X's first move counted down", |c| {
+            first_move(&c["x"]["note"])
+        })
+        .await;
+        time.advance(Duration::from_secs(30));
+        wait_text(
+            &o,
+            "the round called off",
+            "status",
+            "Round aborted — X did not make a first move in time",
+        )
+        .await;
+        let shown = clocks(&o).await;
+        assert_eq!(
+            (&shown["x"]["note"], &shown["x"]["running"]),
+            (&json!(""), &json!(false)),
+            "{shown}"
+        );
+        let ended = h.api_game(&idle.id).await;
+        assert_eq!(
+            (&ended["reason"], &ended["score"]["x"]),
+            (&json!("nostart"), &json!(0))
+        );
+        assert_eq!(
+            export_lines(&o).await[0],
+            "oxo 3x3 k=3, round 1, X first: aborted (X did not make a first move in time)"
         );
 
         // A correspondence game shows days and the deadline's date.

@@ -104,7 +104,7 @@ impl Hub {
             let mut attempt = 0;
             let game = loop {
                 let now = hub.now_ms();
-                if room.flagged(now).is_some() {
+                if room.overdue(now) {
                     // Ruled here, or by another server first (memory then
                     // holds its ruling): either way the round has ended.
                     hub.rule_locked(&handle, &mut room, now).await?;

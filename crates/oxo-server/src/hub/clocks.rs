@@ -1,5 +1,6 @@
 //! Timed rooms: the round of a seat that runs out of time is ruled lost,
-//! once, whoever is connected.
+//! and a round whose seat to move lets the time for its first move pass is
+//! called off, once, whoever is connected.
 //!
 //! Each change stores the deadline of the seat to move (an indexed column),
 //! so a flag is found three ways, all ending in the same ruling committed
@@ -22,7 +23,7 @@
 use std::sync::Arc;
 
 use super::{Hub, HubError, RoomHandle, Snapshot};
-use crate::room::{Room, Viewer};
+use crate::room::{Reason, Room, Viewer};
 use crate::store::ChangeKind;
 
 use super::view::Published;
@@ -99,7 +100,7 @@ impl Hub {
             .current(Viewer::Player)
             .value()
             .clock
-            .and_then(|c| c.deadline)
+            .and_then(|c| c.deadline.or(c.first_move_deadline))
             .is_some_and(|deadline| deadline <= now);
         if !due {
             return Ok(false);
@@ -122,7 +123,12 @@ impl Hub {
         };
         match self.commit(handle, room, ruled, ChangeKind::End).await {
             Ok(_) => {
-                tracing::info!(game = %room.id().for_log(), "ruled a round lost on time");
+                let game = room.id().for_log();
+                if room.reason() == Some(Reason::NoStart) {
+                    tracing::info!(game = %game, "called a round off: no first move in time");
+                } else {
+                    tracing::info!(game = %game, "ruled a round lost on time");
+                }
                 Ok(true)
             }
             Err(HubError::Changed(_)) => Ok(false),

@@ -84,6 +84,9 @@ pub enum Reason {
     Agreement,
     /// Called off before both sides had moved: it counts for nobody.
     Aborted,
+    /// Called off because the seat to move let the time for its first move
+    /// pass (a clock of minutes): it counts for nobody.
+    NoStart,
 }
 
 impl Reason {
@@ -98,6 +101,7 @@ impl Reason {
             Reason::Abandoned => "abandoned",
             Reason::Agreement => "agreement",
             Reason::Aborted => "aborted",
+            Reason::NoStart => "nostart",
         }
     }
 
@@ -112,6 +116,7 @@ impl Reason {
             Reason::Abandoned,
             Reason::Agreement,
             Reason::Aborted,
+            Reason::NoStart,
         ]
         .into_iter()
         .find(|r| r.as_str() == text)
@@ -130,7 +135,7 @@ pub struct Ending {
 
 impl Ending {
     /// An ending that makes sense: a resignation or an abandoned round has
-    /// a winner; an agreement or an abort has none; a round out of time has
+    /// a winner; an agreement or a round called off has none; a round out of time has
     /// one, or none when the other seat could not have won; lines and full
     /// boards are the board's, never stored.
     #[must_use]
@@ -138,7 +143,7 @@ impl Ending {
         let fits = match reason {
             Reason::Resign | Reason::Abandoned => winner.is_some(),
             Reason::Time => true,
-            Reason::Agreement | Reason::Aborted => winner.is_none(),
+            Reason::Agreement | Reason::Aborted | Reason::NoStart => winner.is_none(),
             Reason::Line | Reason::Full => false,
         };
         fits.then_some(Ending { reason, winner })
@@ -149,7 +154,7 @@ impl Ending {
     #[must_use]
     pub const fn outcome(self) -> Option<Outcome> {
         match (self.reason, self.winner) {
-            (Reason::Aborted, _) => None,
+            (Reason::Aborted | Reason::NoStart, _) => None,
             (_, Some(p)) => Some(Outcome::Win(p)),
             (_, None) => Some(Outcome::Draw),
         }

@@ -367,7 +367,11 @@ fn a_timed_room_starts_its_clock_on_the_second_move_and_stops_it_at_the_end() {
     let r = timed();
     assert_eq!((r.deadline(), r.flagged(u64::MAX)), (None, None));
     let r = play_at(&r, Player::X, 0, 0, 1_000);
-    assert_eq!(r.deadline(), None, "the first moves are untimed");
+    assert_eq!(
+        (r.deadline(), r.clock().unwrap().running()),
+        (Some(1_000 + oxo_core::FIRST_MOVE_MS), None),
+        "the first moves are untimed: only O's first move is awaited"
+    );
     let r = play_at(&r, Player::O, 1, 0, 5_000);
     assert_eq!(r.deadline(), Some(65_000), "X's minute runs");
     let r = play_at(&r, Player::X, 0, 1, 15_000);
@@ -393,7 +397,8 @@ fn a_timed_room_starts_its_clock_on_the_second_move_and_stops_it_at_the_end() {
     let clock = won.clock().unwrap();
     assert_eq!(clock.running(), None);
     assert_eq!(clock.left(Player::X, u64::MAX), 52_000 - 10_000 + 2_000);
-    // The next round starts with fresh clocks, not running.
+    // The next round starts with fresh clocks, not running: only the
+    // first move of its first mover (O) is awaited, from the rematch.
     let offered = won.rematch(Player::O, None).unwrap().clocked(&won, 31_000);
     let offered = offered.unwrap();
     let next = offered
@@ -404,7 +409,9 @@ fn a_timed_room_starts_its_clock_on_the_second_move_and_stops_it_at_the_end() {
     assert_eq!(next.round(), 2);
     assert_eq!(
         next.clock(),
-        Some(&Clock::new(TimeControl::fischer(60_000, 2_000)))
+        Some(
+            &Clock::new(TimeControl::fischer(60_000, 2_000)).awaiting_first_move(Player::O, 32_000)
+        )
     );
 }
 
@@ -490,6 +497,92 @@ fn a_takeback_restarts_the_clock_of_the_seat_to_move() {
     assert_eq!(taken.deadline(), Some(15_000 + 52_000));
 }
 
+/// lichess's rule: a round whose seat to move lets the time for its first
+/// move pass is called off (it counts for nobody), each seat's wait
+/// starting with its turn; the computer keeps nobody waiting.
+#[test]
+fn a_first_move_not_made_in_time_calls_the_round_off() {
+    use oxo_core::FIRST_MOVE_MS;
+    // O takes its seat at 1 s: X's first move is awaited from then.
+    let open = room(Opponent::Human).timed(TimeControl::fischer(60_000, 2_000));
+    let r = open
+        .join(Token::from_trusted("to").hash(), ANYONE)
+        .unwrap()
+        .clocked(&open, 1_000)
+        .unwrap();
+    let x_by = 1_000 + FIRST_MOVE_MS;
+    assert_eq!(r.deadline(), Some(x_by));
+    let view = r.view(Viewer::Player).clock.unwrap();
+    assert_eq!(
+        (view.at, view.first_move_ms, view.first_move_deadline),
+        (Some(1_000), Some(FIRST_MOVE_MS), Some(x_by))
+    );
+    let later = view.as_of(11_000).unwrap();
+    assert_eq!(
+        (later.at, later.first_move_ms, later.first_move_deadline),
+        (Some(11_000), Some(FIRST_MOVE_MS - 10_000), Some(x_by))
+    );
+    assert_eq!(
+        (later.x_ms, later.o_ms, later.running),
+        (60_000, 60_000, None)
+    );
+    // An offer meanwhile does not restart the wait.
+    let asked = r.propose(Player::O, Proposal::Takeback, None, false);
+    assert!(asked.is_err(), "nothing to take back");
+    assert_eq!(
+        (r.missed_first_move(x_by - 1), r.overdue(x_by - 1)),
+        (None, false)
+    );
+    assert_eq!(
+        (r.missed_first_move(x_by), r.overdue(x_by)),
+        (Some(Player::X), true)
+    );
+    // A move at the limit is too late.
+    let late = r.play(Player::X, Coords::new(1, 1), None).unwrap().0;
+    assert_eq!(
+        late.clocked(&r, x_by).unwrap_err(),
+        RoomError::OutOfTime(Player::X)
+    );
+    // Ruled: called off, nobody scores, nothing more to rule.
+    let off = r.rule_flag(x_by).unwrap();
+    let view = off.view(Viewer::Player);
+    assert_eq!(off.reason(), Some(Reason::NoStart));
+    assert_eq!(view.winner, None);
+    assert_eq!(serde_json::to_value(&view).unwrap()["reason"], "nostart");
+    assert_eq!(
+        off.record().series(),
+        r.record().series(),
+        "it counts for nobody"
+    );
+    assert_eq!((off.deadline(), off.overdue(u64::MAX)), (None, false));
+    assert_eq!(view.clock.unwrap().first_move_deadline, None);
+    // Made in time, X's move starts O's wait, from the move.
+    let moved = play_at(&r, Player::X, 1, 1, 20_000);
+    assert_eq!(moved.deadline(), Some(20_000 + FIRST_MOVE_MS));
+    assert_eq!(moved.missed_first_move(50_000), Some(Player::O));
+    assert_eq!(
+        moved.rule_flag(50_000).unwrap().reason(),
+        Some(Reason::NoStart)
+    );
+    // O's first move ends the waits: X's clock runs.
+    let started = play_at(&moved, Player::O, 0, 0, 49_999);
+    assert_eq!(started.deadline(), Some(49_999 + 60_000));
+    assert_eq!(started.clock().unwrap().first_move_awaited(), None);
+    // Restored from its record, a room awaits the same first move.
+    let back = Room::restore(moved.record()).unwrap();
+    assert_eq!(back.deadline(), moved.deadline());
+    // Against the computer, nothing is awaited.
+    let computer =
+        room(Opponent::Computer(StrategyKind::Random)).timed(TimeControl::fischer(60_000, 0));
+    let shown = computer
+        .propose(Player::X, Proposal::Draw, None, false)
+        .map(|r| r.clocked(&computer, 5_000));
+    assert!(shown.is_err(), "no draw before both have moved");
+    let r = play_at(&computer, Player::X, 1, 1, 5_000);
+    assert_eq!(r.clock().unwrap().first_move_awaited(), None);
+    assert_eq!(r.missed_first_move(u64::MAX), None);
+}
+
 #[test]
 fn a_timed_room_shows_its_clocks_and_restores_them_exactly() {
     let r = play_at(
@@ -506,7 +599,8 @@ fn a_timed_room_shows_its_clocks_and_restores_them_exactly() {
         serde_json::json!({
             "initial_ms": 60_000, "increment_ms": 2_000, "days": null,
             "x_ms": 52_000, "o_ms": 60_000, "running": "o",
-            "at": 12_000, "deadline": 72_000
+            "at": 12_000, "deadline": 72_000, "first_move_ms": null,
+            "first_move_deadline": null
         })
     );
     let back = Room::restore(r.record()).unwrap();

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use oxo_core::{Cell, Clock, Player, Rules, Running, Scoreboard, TimeControl};
+use oxo_core::{Cell, Clock, FirstMove, Player, Rules, Running, Scoreboard, TimeControl};
 use sha2::{Digest, Sha256};
 
 use super::StoreError;
@@ -370,7 +370,11 @@ pub(super) fn position_text(r: &RoomRecord) -> Option<i64> {
 /// control (`f` initial `+` increment, or `d` time a move), X's and O's
 /// time left, and, while a clock runs, its seat and since when; every time
 /// in milliseconds (the running seat's time left as of that "since": its
-/// clock's start, or the last change that counted its time). Such as `f180000+2000 178000 180000 o 1795000000000`.
+/// clock's start, or the last change that counted its time). Such as
+/// `f180000+2000 178000 180000 o 1795000000000`. While the first move of a
+/// seat is awaited instead, its seat, since when, `first` and the time left
+/// for the move as of then: such as
+/// `f180000+2000 180000 180000 x 1795000000000 first 30000`.
 pub(super) fn clock_text(clock: &Clock) -> String {
     let control = match clock.control() {
         TimeControl::Fischer { initial, increment } => format!("f{initial}+{increment}"),
@@ -387,6 +391,14 @@ pub(super) fn clock_text(clock: &Clock) -> String {
             " {} {}",
             SeatName(running.side).as_str(),
             running.since
+        );
+    } else if let Some(first) = clock.first_move_awaited() {
+        let _ = write!(
+            text,
+            " {} {} first {}",
+            SeatName(first.side).as_str(),
+            first.since,
+            first.left
         );
     }
     text
@@ -413,10 +425,26 @@ pub(super) fn parse_clock(text: &str) -> Option<Clock> {
         }),
         _ => return None,
     };
+    let first = match parts.next() {
+        None => None,
+        Some("first") => Some(parts.next()?.parse::<u64>().ok()?),
+        Some(_) => return None,
+    };
     if parts.next().is_some() {
         return None;
     }
-    Some(Clock::from_parts(control, left, running))
+    match (running, first) {
+        // Only a clock of minutes awaits a first move.
+        (Some(awaited), Some(first_left)) => Some(
+            Clock::from_parts(control, left, None).with_first_move(FirstMove {
+                side: awaited.side,
+                since: awaited.since,
+                left: first_left,
+            }),
+        )
+        .filter(|clock| clock.first_move_awaited().is_some()),
+        _ => Some(Clock::from_parts(control, left, running)),
+    }
 }
 
 /// A listed room's row as a store holds it, before any check.
@@ -610,7 +638,12 @@ mod tests {
         );
         let days = Clock::new(TimeControl::days(3));
         assert_eq!(clock_text(&days), "d259200000 259200000 259200000");
-        for clock in [fresh, running, days] {
+        let awaiting = fresh.awaiting_first_move(Player::O, 1_795_000_000_000);
+        assert_eq!(
+            clock_text(&awaiting),
+            "f180000+2000 180000 180000 o 1795000000000 first 30000"
+        );
+        for clock in [fresh, running, days, awaiting] {
             assert_eq!(parse_clock(&clock_text(&clock)), Some(clock));
         }
         for bad in [
@@ -621,6 +654,12 @@ mod tests {
             "f1+2 3 4 x",
             "f1+2 3 4 z 5",
             "f1+2 3 4 x 5 6",
+            "f1+2 3 4 x 5 firs",
+            "f1+2 3 4 first",
+            "f1+2 3 4 x 5 first",
+            "f1+2 3 4 x 5 first 6 7",
+            "f1+2 3 4 x 5 first -6",
+            "d1 2 3 x 5 first 6",
             "f1+2 -3 4",
             "d1 2 3  ",
         ] {

@@ -88,7 +88,8 @@ async fn a_clock_or_correspondence_is_chosen_at_creation_and_checked() {
     assert_eq!(
         created["game"]["clock"],
         json!({"initial_ms": 30_000, "increment_ms": 2_000, "days": null,
-               "x_ms": 30_000, "o_ms": 30_000, "running": null, "at": null, "deadline": null})
+               "x_ms": 30_000, "o_ms": 30_000, "running": null, "at": null, "deadline": null,
+               "first_move_ms": null, "first_move_deadline": null})
     );
     let (status, created) = create(json!({"days": 3})).await;
     assert_eq!(status, 201, "{created}");
@@ -197,7 +198,8 @@ async fn a_read_measures_the_running_clock_at_the_time_it_is_made() {
         read["clock"],
         json!({"initial_ms": 60_000, "increment_ms": 0, "days": null,
                "x_ms": 60_000 - 12_345, "o_ms": 60_000, "running": "x",
-               "at": start + 12_345, "deadline": start + 60_000}),
+               "at": start + 12_345, "deadline": start + 60_000,
+               "first_move_ms": null, "first_move_ms": null, "first_move_deadline": null}),
         "{read}"
     );
     // Spectators see the same clocks.
@@ -259,6 +261,76 @@ async fn the_sweep_rules_a_flag_with_nobody_connected() {
     assert_eq!(status, 409, "{refused}");
     lost_on_time(&refused["game"], "x");
     assert_eq!(store.get(&id).unwrap().version, version + 1);
+}
+
+/// lichess's rule: a seat that lets 30 s pass without its first move has
+/// not started the round, which is called off (counting for nobody) by the
+/// sweep with nobody connected; the wait is kept across a restart.
+#[tokio::test]
+async fn a_round_whose_first_move_never_comes_is_called_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::at(1_800_000_000_000);
+    let store = Arc::new(SqliteStore::open(dir.path().join("oxo.db")).unwrap());
+    let server = InProcess::start_with(store.clone(), &config(&time, NO_SWEEP)).await;
+    let client = Client::new(server.addr);
+    let game = seated_game(&client, &json!({"clock": {"minutes": 1}}))
+        .await
+        .unwrap();
+    let joined = time.now();
+    time.advance(Duration::from_secs(4));
+    let read = client.get_json(&format!("/api/games/{}", game.id)).await;
+    let clock = &read["clock"];
+    assert_eq!(
+        (
+            &clock["first_move_deadline"],
+            &clock["deadline"],
+            &clock["running"]
+        ),
+        (&json!(joined + 30_000), &Value::Null, &Value::Null),
+        "X's first move is awaited from when O sat: {read}"
+    );
+    assert_eq!(
+        (&clock["first_move_ms"], &clock["at"]),
+        (&json!(26_000), &json!(time.now())),
+        "measured as read: {read}"
+    );
+    // X moves in time: O's wait starts from X's move, and survives a
+    // restart.
+    time.advance(Duration::from_secs(25));
+    let (status, moved) = play(&client, &game, true, 1, 1).await;
+    assert_eq!(status, 200, "{moved}");
+    let o_by = time.now() + 30_000;
+    assert_eq!(moved["game"]["clock"]["first_move_deadline"], o_by);
+    server.stop().await.unwrap();
+    let server = InProcess::start_with(store.clone(), &config(&time, QUICK_SWEEP)).await;
+    let client = Client::new(server.addr);
+    let read = client.get_json(&format!("/api/games/{}", game.id)).await;
+    assert_eq!(read["clock"]["first_move_deadline"], o_by, "{read}");
+    assert_eq!(read["status"], "playing");
+    // O never moves: at its deadline the sweep calls the round off.
+    time.advance(Duration::from_secs(30));
+    let ended = until("the sweep called the round off", async || {
+        let read = client.get_json(&format!("/api/games/{}", game.id)).await;
+        (read["status"] != "playing").then_some(read)
+    })
+    .await;
+    assert_eq!(
+        (&ended["status"], &ended["reason"], &ended["winner"]),
+        (&json!("aborted"), &json!("nostart"), &Value::Null),
+        "{ended}"
+    );
+    assert_eq!(ended["score"], json!({"x": 0, "o": 0, "draws": 0}));
+    assert_eq!(
+        (
+            &ended["clock"]["first_move_deadline"],
+            &ended["clock"]["running"]
+        ),
+        (&Value::Null, &Value::Null)
+    );
+    // O's move now is refused with the ended round.
+    let (status, refused) = play(&client, &game, false, 0, 0).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["game"]["reason"], "nostart");
 }
 
 #[tokio::test]
