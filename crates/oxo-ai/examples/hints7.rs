@@ -1,10 +1,11 @@
 //! Every move's value on 7×7 k=5, timed, and the opening table built.
 //!
 //! `cargo run --release -p oxo-ai --example hints7 -- time [--depth D]
-//! [--playouts N] [--seed S]` times `Valuer::some_values` as hints call
-//! it (a fresh valuer a position, 16 MiB tables, the shipped opening
-//! table) on every position after up to D moves (up to symmetry; default
-//! 2) and on N random games played out to their end (default 10), and
+//! [--sample M] [--playouts N] [--seed S]` times `Valuer::some_values` as
+//! hints call it (a fresh valuer a position, 16 MiB tables, the shipped
+//! opening table) on every position after up to D moves (up to symmetry;
+//! default 2; with M, only on M of those after D moves, drawn with S) and
+//! on N random games played out to their end (default 10), and
 //! prints the worst and median times per group, and how many positions
 //! lack some move's value (and how many of their moves have theirs).
 //!
@@ -141,6 +142,7 @@ fn main() {
         Some("time") | None => time(
             rules,
             flag("--depth", 2) as usize,
+            flag("--sample", 0) as usize,
             flag("--playouts", 10) as usize,
             flag("--seed", 1),
             Some(flag("--budget", 0)).filter(|&b| b > 0),
@@ -441,7 +443,14 @@ fn forced_layer(
 /// move has its value, its moves and how many were valued.
 type Timed = (Duration, String, String, Option<(usize, usize)>);
 
-fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u64>) {
+fn time(
+    rules: Rules,
+    depth: usize,
+    sample: usize,
+    playouts: usize,
+    seed: u64,
+    budget: Option<u64>,
+) {
     // The time, what was found, and for a position without every move's
     // value, its moves and how many of them were valued.
     let run = |game: &Game| -> (Duration, String, Option<(usize, usize)>) {
@@ -508,17 +517,31 @@ fn time(rules: Rules, depth: usize, playouts: usize, seed: u64, budget: Option<u
             worst.2
         );
     };
-    for d in 0..=depth {
-        let times = positions(rules, d)
-            .iter()
+    let mut rng = oxo_ai::rng_from_seed(seed);
+    // With a sample, only the deepest layer, drawn as `list` draws it.
+    let first = if sample > 0 { depth } else { 0 };
+    for d in first..=depth {
+        let layer = positions(rules, d);
+        let total = layer.len();
+        let games: Vec<&Game> = if sample > 0 {
+            layer.sample(&mut rng, sample).collect()
+        } else {
+            layer.iter().collect()
+        };
+        let times = games
+            .into_iter()
             .map(|game| {
                 let (took, what, some) = run(game);
                 (took, notation(game), what, some)
             })
             .collect();
-        report(&format!("after {d} moves"), times);
+        let name = if sample > 0 {
+            format!("after {d} moves (a sample of {total})")
+        } else {
+            format!("after {d} moves")
+        };
+        report(&name, times);
     }
-    let mut rng = oxo_ai::rng_from_seed(seed);
     let mut times = Vec::new();
     for _ in 0..playouts {
         let mut game = Game::new(rules);

@@ -49,8 +49,19 @@ use oxo_core::{Cell, Game, Outcome, Player, Rules};
 
 use crate::{BuildError, Strategy, StrategyKind};
 
-/// Builds a fresh player for one game: the board and the game's seed.
-pub type Build = dyn Fn(Rules, u64) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
+/// Builds a fresh player for one game: the board, the game's seed, and
+/// the game and side it is for.
+pub type Build = dyn Fn(Rules, u64, Seat) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
+
+/// The game a player is built for (its index, as [`Played::index`]) and
+/// the side it plays there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seat {
+    /// The game's index.
+    pub game: u64,
+    /// The side the player takes.
+    pub side: Player,
+}
 
 /// A player in the arena: a name for the tables and a way to build it.
 #[derive(Clone)]
@@ -82,7 +93,7 @@ impl Entrant {
     ) -> Entrant {
         Entrant {
             name: name.into(),
-            build: Arc::new(move |rules, seed| Ok(build(rules, seed)?)),
+            build: Arc::new(move |rules, seed, _| Ok(build(rules, seed)?)),
             external: false,
         }
     }
@@ -96,12 +107,21 @@ impl Entrant {
         name: impl Into<String>,
         start: impl Fn(Rules, u64) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
     ) -> Entrant {
+        Entrant::external_seated(name, move |rules, seed, _| start(rules, seed))
+    }
+
+    /// [`Entrant::external`], `start` told the game and side each player is
+    /// for (to label what it logs, say).
+    pub fn external_seated(
+        name: impl Into<String>,
+        start: impl Fn(Rules, u64, Seat) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
+    ) -> Entrant {
         let name = name.into();
         let player = name.clone();
         Entrant {
             name,
-            build: Arc::new(move |rules, seed| {
-                start(rules, seed).map_err(|detail| ArenaError::Start {
+            build: Arc::new(move |rules, seed, seat| {
+                start(rules, seed, seat).map_err(|detail| ArenaError::Start {
                     player: player.clone(),
                     detail,
                 })
@@ -122,12 +142,18 @@ impl Entrant {
         &self.name
     }
 
-    /// A player for one game under `rules`.
+    /// A player for one game under `rules`, with the game's seed, for
+    /// `seat`.
     ///
     /// # Errors
     /// The player cannot play under these rules.
-    pub fn build(&self, rules: Rules, seed: u64) -> Result<Box<dyn Strategy>, ArenaError> {
-        (self.build)(rules, seed)
+    pub fn build(
+        &self,
+        rules: Rules,
+        seed: u64,
+        seat: Seat,
+    ) -> Result<Box<dyn Strategy>, ArenaError> {
+        (self.build)(rules, seed, seat)
     }
 
     /// Fail early if one of oxo's strategies cannot play under `rules`
@@ -138,7 +164,11 @@ impl Entrant {
     /// The strategy's refusal.
     pub fn check(&self, rules: Rules) -> Result<(), ArenaError> {
         if !self.external {
-            self.build(rules, 0)?;
+            let seat = Seat {
+                game: 0,
+                side: Player::X,
+            };
+            self.build(rules, 0, seat)?;
         }
         Ok(())
     }
@@ -772,8 +802,10 @@ pub(crate) fn play_one(
         ))
     };
     let stopped = || stop.load(Ordering::SeqCst);
-    let [x, o] = [Player::X, Player::O]
-        .map(|side| players[side.index()].build(rules, game_seed(seed, index, side)));
+    let [x, o] = [Player::X, Player::O].map(|side| {
+        let seat = Seat { game: index, side };
+        players[side.index()].build(rules, game_seed(seed, index, side), seat)
+    });
     // A player that cannot play loses; when neither can, the side to move
     // after the opening, asked first, does (so that two broken engines
     // split their games by who starts, not by side).

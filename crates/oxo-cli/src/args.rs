@@ -554,6 +554,11 @@ pub(crate) struct ArenaArgs {
     /// game 0 and so on (five in a row on boards of 5 a side or more).
     #[arg(long, value_name = "DIR")]
     pub psq: Option<PathBuf>,
+    /// Write everything the arena and each brain:PATH engine say to each other, and each
+    /// engine's standard error, to FILE as it happens: one line each, with the time, the game,
+    /// the side and the engine.
+    #[arg(long, value_name = "FILE")]
+    pub engine_log: Option<PathBuf>,
     /// Positions alphabeta, and learned players on the boards where they search inside
     /// alphabeta's search, search a move [default: 100000].
     #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..))]

@@ -10,6 +10,8 @@
 //!   brain:PATH`).
 //! - [`psq`]: Piskvork's game record, the `.psq` file, of a game an arena
 //!   played (`oxo arena --psq DIR`).
+//! - [`log`]: what the arena and its engines said to each other, their
+//!   standard error too (`oxo arena --engine-log FILE`).
 //!
 //! Coordinates are the protocol's: `X,Y` is the column and the row, both
 //! from 0, where oxo's own [`Cell`] is (row, column).
@@ -63,10 +65,12 @@
 #![warn(missing_docs)]
 
 pub mod brain;
+pub mod log;
 pub mod manager;
 pub mod psq;
 
 pub use brain::{Brain, ExactlyK, K};
+pub use log::{EngineLog, EngineLogger};
 pub use manager::{EngineError, External};
 
 use oxo_core::{Cell, Coords, Rules};

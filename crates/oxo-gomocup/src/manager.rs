@@ -36,6 +36,7 @@ use oxo_ai::Strategy;
 use oxo_core::{Cell, Game, MoveError, Player, Rules};
 use oxo_text::input::{LineEnd, LineRead, MAX_LINE, quoted, read_line_bounded_to, skip_line_to};
 
+use crate::log::{EngineLogger, Said};
 use crate::{read_point, write_point};
 
 /// The process groups of the engines this process runs now (each engine
@@ -258,6 +259,11 @@ pub struct External {
     failure: Option<String>,
     /// Set once the engine has failed: it gets no more questions.
     broken: bool,
+    /// Where what is said both ways goes, if anywhere.
+    log: Option<Arc<EngineLogger>>,
+    /// Ends (disconnected) once the threads that log the engine's output
+    /// and standard error have logged their last lines.
+    logged: mpsc::Receiver<()>,
 }
 
 impl std::fmt::Debug for External {
@@ -358,7 +364,9 @@ impl External {
     /// Start the engine at `path` for a game under `rules` with
     /// `move_time` a move and, if given, `match_time` for all its moves of
     /// the game (see [the match clock](crate::manager#the-match-clock)), and wait for
-    /// its `OK`.
+    /// its `OK`. With `log`, every line sent and heard, and the engine's
+    /// standard error, go there ([`crate::log`]); without, its standard
+    /// error is dropped.
     ///
     /// # Errors
     /// The engine cannot be started, or refuses the board.
@@ -367,13 +375,33 @@ impl External {
         rules: Rules,
         move_time: Duration,
         match_time: Option<Duration>,
+        log: Option<EngineLogger>,
+    ) -> Result<External, EngineError> {
+        let log = log.map(Arc::new);
+        let started = External::start_logged(path, rules, move_time, match_time, log.clone());
+        if let (Err(e), Some(log)) = (&started, &log) {
+            log.line(Said::Note, format!("could not start: {e}").as_bytes());
+        }
+        started
+    }
+
+    fn start_logged(
+        path: &Path,
+        rules: Rules,
+        move_time: Duration,
+        match_time: Option<Duration>,
+        log: Option<Arc<EngineLogger>>,
     ) -> Result<External, EngineError> {
         let name = format!("brain:{}", path.display());
         let mut command = Command::new(path);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(if log.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            });
         // A process group of its own, so that the processes the engine
         // starts (a script's commands) can be ended with it: killing the
         // engine alone would leave them running.
@@ -397,6 +425,17 @@ impl External {
             forget(child.id());
             return Err(EngineError::NoOutput);
         };
+        // Held by the threads that log the engine's pipes, so that the
+        // engine's end can wait for their last lines.
+        let (logging, logged) = mpsc::channel::<()>();
+        if let (Some(stderr), Some(log)) = (child.stderr.take(), &log) {
+            let log = Arc::clone(log);
+            let logging = logging.clone();
+            std::thread::spawn(move || {
+                log_lines(stderr, &log, Said::Error);
+                drop(logging);
+            });
+        }
         // The engine's lines, read on a thread of their own so that an
         // engine that says nothing cannot hold the arena up, each with when
         // it was read, so that an answer is judged on when it came. Each
@@ -410,7 +449,10 @@ impl External {
             .stdin
             .take()
             .map(|pipe| Input::new(pipe, send.clone()));
+        let heard = log.clone();
+        let logging = log.is_some().then_some(logging);
         std::thread::spawn(move || {
+            let _logging = logging;
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
@@ -428,6 +470,9 @@ impl External {
                     Ok(LineRead::End) | Err(_) => break,
                 };
                 let line = buf.trim_ascii();
+                if let Some(log) = heard.as_deref().filter(|_| !line.is_empty()) {
+                    log.cut_line(Said::Output, line, too_long);
+                }
                 // A long line's first bytes go at once, so the arena can
                 // judge the answer while the rest is dropped.
                 if is_answer(line)
@@ -459,6 +504,8 @@ impl External {
             history: Vec::new(),
             failure: None,
             broken: false,
+            log,
+            logged,
         };
         let (command, start) = if rules.rows() == rules.cols() {
             ("START", format!("START {}", rules.cols()))
@@ -492,6 +539,9 @@ impl External {
 
     fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
         let input = self.input.as_ref().ok_or(EngineError::InputClosed)?;
+        if let Some(log) = &self.log {
+            log.sent(lines);
+        }
         let mut text = lines.join("\n");
         text.push('\n');
         let Err(failed) = input.send(text.into_bytes()) else {
@@ -720,7 +770,11 @@ impl Strategy for External {
             Ok(cell) => Some(cell),
             Err(reason) => {
                 self.broken = true;
-                self.failure = Some(reason.to_string());
+                let reason = reason.to_string();
+                if let Some(log) = &self.log {
+                    log.line(Said::Note, format!("no move: {reason}").as_bytes());
+                }
+                self.failure = Some(reason);
                 None
             }
         }
@@ -756,6 +810,34 @@ impl Drop for External {
             end_child(&mut self.child);
         }
         forget(self.child.id());
+        // The pipes close with the engine's group: its last lines logged,
+        // the log is whole. (A process that left the group could hold a
+        // pipe open: waited for a moment only.)
+        if self.log.is_some() {
+            let _ = self.logged.recv_timeout(Duration::from_secs(1));
+        }
+    }
+}
+
+/// Log each line `pipe` gives (bounded, as the engine's answers are
+/// read; blank ones left out) as `said`, until it ends.
+fn log_lines(pipe: impl io::Read, log: &EngineLogger, said: Said) {
+    let mut reader = BufReader::new(pipe);
+    let mut buf = Vec::new();
+    loop {
+        let too_long =
+            match read_line_bounded_to(&mut reader, &mut buf, MAX_LINE, LineEnd::CrOrNewline) {
+                Ok(LineRead::Line) => false,
+                Ok(LineRead::TooLong) => true,
+                Ok(LineRead::End) | Err(_) => return,
+            };
+        let line = buf.trim_ascii();
+        if !line.is_empty() {
+            log.cut_line(said, line, too_long);
+        }
+        if too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err() {
+            return;
+        }
     }
 }
 
@@ -898,6 +980,136 @@ mod tests {
         (path, log)
     }
 
+    /// A log's writer whose bytes the test can read.
+    #[derive(Clone, Default)]
+    struct Kept(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Kept {
+        /// The log's lines without their times.
+        fn lines(&self) -> Vec<String> {
+            String::from_utf8(self.0.lock().unwrap().clone())
+                .unwrap()
+                .lines()
+                .map(|line| line.trim_start().split_once(' ').unwrap().1.to_owned())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn the_engine_log_has_every_line_both_ways_its_stderr_and_why_it_lost() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pbrain-chatty");
+        executable(
+            &path,
+            "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) echo OK ;;\n    \
+             BEGIN) echo 'MESSAGE thinking'; echo 'warming up' >&2; printf '\\033[31mred\\n' >&2; \
+             echo; echo 4,4 ;;\n    TURN*) echo 99,99 ;;\n    END) exit 0 ;;\n  esac\ndone\n",
+        );
+        let kept = Kept::default();
+        let log = crate::EngineLog::new(Box::new(kept.clone()));
+        let logger = log.engine(3, Player::O, "brain:chatty");
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, Some(logger)).unwrap();
+        let mut game = Game::new(rules());
+        let first = engine.choose(&game).unwrap();
+        assert_eq!(first, Cell::new(4, 4));
+        game.play(first).unwrap();
+        game.play(Cell::new(0, 0)).unwrap();
+        assert_eq!(engine.choose(&game), None);
+        drop(engine);
+        // The engine's end waits for its standard error's last lines.
+        log.finish().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let lines = kept.lines();
+        let of = |mark: &str| -> Vec<String> {
+            let start = format!("game 3 O brain:chatty {mark} ");
+            lines
+                .iter()
+                .filter_map(|l| l.strip_prefix(&start).map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(
+            of("<"),
+            [
+                "START 9",
+                "INFO timeout_turn 30000",
+                "INFO timeout_match 0",
+                "INFO rule 0",
+                "INFO game_type 1",
+                "BEGIN",
+                "TURN 0,0",
+                "END"
+            ],
+            "{lines:#?}"
+        );
+        // Blank lines are left out; MESSAGE lines are kept.
+        assert_eq!(
+            of(">"),
+            ["OK", "MESSAGE thinking", "4,4", "99,99"],
+            "{lines:#?}"
+        );
+        // Control characters cannot reach a reader's terminal.
+        assert_eq!(of("!"), ["warming up", "\u{FFFD}[31mred"], "{lines:#?}");
+        let notes = of("#");
+        assert_eq!(notes.len(), 1, "{lines:#?}");
+        assert!(
+            notes[0].starts_with("no move: brain:") && notes[0].contains("answered \"99,99\""),
+            "{notes:?}"
+        );
+        // Every line has its time first, in seconds.
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        for line in text.lines() {
+            let time = line.split_whitespace().next().unwrap();
+            assert!(time.parse::<f64>().is_ok(), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_engine_that_floods_the_log_is_cut_at_its_bound() {
+        let kept = Kept::default();
+        let log = crate::EngineLog::new(Box::new(kept.clone()));
+        let logger = log.engine(0, Player::X, "brain:flood");
+        let long = vec![b'a'; MAX_LINE + 10];
+        logger.line(Said::Output, &long);
+        let line = vec![b'b'; 1000];
+        for _ in 0..(crate::log::ENGINE_BYTES / 1000 + 10) {
+            logger.line(Said::Output, &line);
+        }
+        log.finish().unwrap();
+        let lines = kept.lines();
+        // The long line cut at MAX_LINE and marked.
+        assert!(lines[0].ends_with(&format!("{} …", "a".repeat(MAX_LINE))));
+        assert!(lines[0].len() < MAX_LINE + 40);
+        let last = lines.last().unwrap();
+        assert!(
+            last.contains("# the rest of this engine's lines in this game are left out"),
+            "{last}"
+        );
+        // The engine's own bytes kept: within the bound, and a line more.
+        let bytes: usize = lines
+            .iter()
+            .filter_map(|l| l.split_once(" > "))
+            .map(|(_, text)| text.trim_end_matches(" …").len())
+            .sum();
+        let bound = crate::log::ENGINE_BYTES as usize;
+        assert!((bound - 1000..=bound + 1000).contains(&bytes), "{bytes}");
+        // Another engine's lines in the same log are its own.
+        log.engine(1, Player::O, "brain:quiet")
+            .line(Said::Sent, b"BEGIN");
+        assert_eq!(kept.lines().last().unwrap(), "game 1 O brain:quiet < BEGIN");
+    }
+
     /// Write `body` to `path`, executable: an engine script.
     fn executable(path: &Path, body: &str) {
         std::fs::write(path, body).unwrap();
@@ -932,7 +1144,7 @@ mod tests {
         let path = path.to_owned();
         let (send, answer) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut engine = match External::start(&path, game.rules(), move_time, None) {
+            let mut engine = match External::start(&path, game.rules(), move_time, None, None) {
                 Ok(engine) => engine,
                 Err(e) => {
                     let _ = send.send(Err(format!("could not start: {e}")));
@@ -1050,14 +1262,16 @@ mod tests {
         let exited = |e: EngineError| e.to_string().ends_with("exited (exit status: 3)");
         // Heard while waiting: a write after the exit fails (queued here
         // past the check of earlier failures), and the wait hears it.
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, None).unwrap();
         engine.child.wait().unwrap();
         let input = engine.input.as_ref().unwrap();
         let _ = input.queue.send(b"TURN 0,0\n".to_vec());
         let heard = engine.answer(Instant::now(), Duration::from_secs(60), None);
         assert!(heard.is_err_and(exited));
         // Heard on the next write: the failure waits for it.
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, None).unwrap();
         engine.child.wait().unwrap();
         let sent = match engine.send(&["TURN 0,0".to_owned()]) {
             Ok(()) => {
@@ -1087,7 +1301,7 @@ mod tests {
              *) echo 'UNKNOWN only square boards' ;;\n  esac\ndone\n",
         );
         let rect = Rules::new(9, 7, 5).unwrap();
-        let refused = External::start(&path, rect, Duration::from_secs(30), None);
+        let refused = External::start(&path, rect, Duration::from_secs(30), None, None);
         let _ = std::fs::remove_dir_all(&dir);
         let err = refused.expect_err("refused");
         assert_eq!(
@@ -1115,7 +1329,7 @@ mod tests {
         );
         executable(&path, &body);
         // A generous time: the engine answers garbage at once.
-        let refused = External::start(&path, rules(), Duration::from_secs(30), None);
+        let refused = External::start(&path, rules(), Duration::from_secs(30), None, None);
         assert!(
             matches!(refused, Err(EngineError::Refused { .. })),
             "{refused:?}"
@@ -1145,7 +1359,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let (path, log) = recording_engine(&dir, &["6,6", "7,7"], "");
         // A generous time: the test checks what is said, not how fast.
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, None).unwrap();
         let moves = moves();
         let mut game = Game::new(rules());
         for &cell in &moves[..4] {
@@ -1184,7 +1399,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oxo-gomocup-order-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (path, log) = recording_engine(&dir, &["6,6"], "");
-        let mut engine = External::start(&path, rules(), Duration::from_secs(30), None).unwrap();
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, None).unwrap();
         // X's second stone and O's first come before X's first in board order.
         let opening = [
             Cell::new(5, 5),
@@ -1243,7 +1459,7 @@ mod tests {
     /// The engine at `path` started with `move_time` a move and
     /// `match_time` a game.
     fn on_clock(path: &Path, move_time: Duration, match_time: Duration) -> External {
-        External::start(path, rules(), move_time, Some(match_time)).unwrap()
+        External::start(path, rules(), move_time, Some(match_time), None).unwrap()
     }
 
     /// With a match time, the engine is told it at the start, and before

@@ -17,6 +17,7 @@ use oxo_cli::render;
 use oxo_cli::render::arena::EngineClock;
 use oxo_cli::signals::Signal;
 use oxo_core::{Player, Rules};
+use oxo_gomocup::EngineLog;
 
 use super::records::Recorder;
 use crate::args::{ArenaArgs, ArenaPlayer};
@@ -41,7 +42,7 @@ enum Config {
 }
 
 impl Config {
-    fn new(args: &ArenaArgs) -> anyhow::Result<Config> {
+    fn new(args: &ArenaArgs, engine_log: Option<&EngineLog>) -> anyhow::Result<Config> {
         let threads = super::threads(args.threads)?;
         let freestyle: Rules = super::rules(&args.board)?;
         let rules = if args.exact {
@@ -117,6 +118,15 @@ impl Config {
             )
             .into());
         }
+        if args.engine_log.is_some() && !any_engine {
+            return Err(BadInput(
+                "--engine-log logs brain:PATH engines, and none of the players is one".to_owned(),
+            )
+            .into());
+        }
+        if let Some(path) = &args.engine_log {
+            super::check_writable(path)?;
+        }
         let match_time = args.match_time.map(Duration::from_millis);
         // Without --move-time, a move on a match clock may take all that
         // is left of it.
@@ -186,7 +196,7 @@ impl Config {
                     } else {
                         path
                     };
-                    brain_entrant(path, move_time, match_time)
+                    brain_entrant(path, move_time, match_time, engine_log.cloned())
                 }
             });
         }
@@ -285,15 +295,45 @@ fn unrunnable(path: &Path) -> Option<String> {
 
 /// A Gomocup engine at `path`, started for each game, with `move_time`
 /// for each move and `match_time`, if given, for all its moves of a game
-/// (see [`oxo_gomocup::manager`]). An engine that cannot start because the
-/// arena is stopping fails like any other: the arena, stopped, does not
-/// count that game.
-fn brain_entrant(path: PathBuf, move_time: Duration, match_time: Option<Duration>) -> Entrant {
-    Entrant::external(format!("brain:{}", path.display()), move |rules, _seed| {
-        oxo_gomocup::External::start(&path, rules, move_time, match_time)
+/// (see [`oxo_gomocup::manager`]), logging to `log` if given. An engine
+/// that cannot start because the arena is stopping fails like any other:
+/// the arena, stopped, does not count that game.
+fn brain_entrant(
+    path: PathBuf,
+    move_time: Duration,
+    match_time: Option<Duration>,
+    log: Option<EngineLog>,
+) -> Entrant {
+    let name = format!("brain:{}", path.display());
+    Entrant::external_seated(name.clone(), move |rules, _seed, seat| {
+        let logger = log
+            .as_ref()
+            .map(|log| log.engine(seat.game, seat.side, &name));
+        oxo_gomocup::External::start(&path, rules, move_time, match_time, logger)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
             .map_err(|detail| detail.to_string())
     })
+}
+
+/// The file of `--engine-log`, made at its first line (so that a run
+/// refused before its games leaves none) and written a line at a time, so
+/// that it can be followed as the games are played.
+struct LogFile {
+    path: PathBuf,
+    file: Option<std::io::LineWriter<std::fs::File>>,
+}
+
+impl Write for LogFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.file.is_none() {
+            self.file = Some(std::io::LineWriter::new(std::fs::File::create(&self.path)?));
+        }
+        self.file.as_mut().map_or(Ok(0), |file| file.write(bytes))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), Write::flush)
+    }
 }
 
 /// Every move of the games `played` graded by the solver, game by game;
@@ -432,7 +472,22 @@ fn arena_error(err: ArenaError) -> anyhow::Error {
 pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let status = super::StatusLine::new();
     let start = Instant::now();
-    let config = Config::new(args)?;
+    let engine_log = args.engine_log.as_ref().map(|path| {
+        EngineLog::new(Box::new(LogFile {
+            path: path.clone(),
+            file: None,
+        }))
+    });
+    let config = Config::new(args, engine_log.as_ref())?;
+    // Said after the results, which a log that failed does not cost.
+    let logged = || -> anyhow::Result<()> {
+        match (&engine_log, &args.engine_log) {
+            (Some(log), Some(path)) => log
+                .finish()
+                .with_context(|| format!("cannot write the engine log {}", path.display())),
+            _ => Ok(()),
+        }
+    };
     let engines = args
         .x
         .iter()
@@ -495,6 +550,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             }
             // After the results, which a failed record does not cost.
             kept?;
+            logged()?;
             signal
         }
         Config::RoundRobin {
@@ -546,6 +602,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             plotted?;
             printed?;
             kept?;
+            logged()?;
             signal
         }
     };

@@ -825,3 +825,84 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
 }
+
+/// `--engine-log FILE`: every line each way and each engine's standard
+/// error, labelled with its game and side, and why an engine lost; refused
+/// (and no file made) without an engine to log.
+#[cfg(unix)]
+#[test]
+fn the_engine_log_holds_each_games_dialogue() {
+    let dir = tempfile::tempdir().unwrap();
+    script(
+        dir.path(),
+        "pbrain-chat",
+        "while IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo OK; echo 'starting' >&2 ;;\n    \
+         BEGIN|TURN*|DONE) echo 'MESSAGE thinking'; echo 99,99 ;;\n  esac\ndone",
+    );
+    let args = [
+        "--x",
+        "rules",
+        "--o",
+        "brain:pbrain-chat",
+        "--games",
+        "2",
+        "--size",
+        "9",
+        "--k",
+        "5",
+        "--move-time",
+        "60000",
+        "--seed",
+        "1",
+        "--engine-log",
+        "engines.log",
+    ];
+    let out = arena(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
+    // Without the times; stderr is read on a thread of its own, so its
+    // lines are checked apart from the order of the others.
+    let lines: Vec<&str> = log
+        .lines()
+        .map(|line| line.trim_start().split_once(' ').unwrap().1)
+        .collect();
+    for game in 0..2 {
+        let label = format!("game {game} O brain:./pbrain-chat ");
+        let said: Vec<&str> = lines
+            .iter()
+            .filter_map(|line| line.strip_prefix(&label))
+            .filter(|line| !line.starts_with('!'))
+            .collect();
+        // Game 0: X (rules) moves first, so O is told its move; game 1: O
+        // begins.
+        let asked = if game == 0 { "< TURN" } else { "< BEGIN" };
+        assert_eq!(said[..2], ["< START 9", "> OK"], "{log}");
+        assert!(said.iter().any(|l| l.starts_with(asked)), "{log}");
+        assert!(said.contains(&"> MESSAGE thinking"), "{log}");
+        assert!(said.contains(&"> 99,99"), "{log}");
+        assert!(
+            said.iter()
+                .any(|l| l.starts_with("# no move: brain:./pbrain-chat answered \"99,99\"")),
+            "{log}"
+        );
+        assert_eq!(said.last(), Some(&"< END"), "{log}");
+        assert!(
+            lines.contains(&format!("{label}! starting").as_str()),
+            "{log}"
+        );
+    }
+
+    // Nothing to log: refused before any game, and no file made.
+    let out = arena(
+        dir.path(),
+        &["--x", "rules", "--o", "random", "--engine-log", "none.log"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("--engine-log logs brain:PATH engines"),
+        "{said}"
+    );
+    assert!(!dir.path().join("none.log").exists());
+}
