@@ -279,6 +279,13 @@ impl std::fmt::Debug for External {
 /// that keeps to the protocol sends at once.
 const QUEUED_LINES: usize = 16;
 
+/// How often a wait for an answer looks whether the engine has exited.
+const EXIT_CHECK: Duration = Duration::from_millis(100);
+
+/// How long an engine that has exited is given for what it wrote before to
+/// be read (its output's reader is a thread of its own).
+const EXIT_GRACE: Duration = Duration::from_millis(200);
+
 /// Whether a trimmed line from an engine answers (a move, `OK`, or
 /// anything else the arena judges), rather than being a `MESSAGE` or a
 /// `DEBUG` for the manager's log, or blank.
@@ -565,6 +572,10 @@ impl External {
     /// or blank, trimmed) to what was `sent` then, read within `limit` of
     /// it, and when it was read. Late, the error is [`EngineError::NoAnswer`]
     /// or, with the `clock` that set the limit, [`EngineError::OutOfTime`].
+    ///
+    /// While it waits, it looks every [`EXIT_CHECK`] whether the engine has
+    /// exited: its output may stay open after it (held by a process it
+    /// started), and the wait would then last the whole move's time.
     fn answer(
         &mut self,
         sent: Instant,
@@ -583,8 +594,28 @@ impl External {
                 limit,
             },
         };
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
+        let heard = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left.min(EXIT_CHECK)) {
+                Err(mpsc::RecvTimeoutError::Timeout) if left > EXIT_CHECK => {
+                    if let Ok(Some(status)) = self.child.try_wait() {
+                        // Gone, its output held open: what it wrote before
+                        // it went is read within a moment, else it exited.
+                        match self.lines.recv_timeout(EXIT_GRACE) {
+                            Ok(Heard::Line(read, line)) => break Ok(Heard::Line(read, line)),
+                            _ => {
+                                return Err(EngineError::Exited {
+                                    engine: self.name.clone(),
+                                    status: Some(status),
+                                });
+                            }
+                        }
+                    }
+                }
+                heard => break heard,
+            }
+        };
+        match heard {
             // Read after the deadline: one that waited in the queue behind
             // others.
             Ok(Heard::Line(read, _)) if read > deadline => Err(late()),
@@ -1226,6 +1257,31 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let failure = judged.expect("judged").expect_err("no move");
         assert!(failure.contains("stopped reading"), "{failure}");
+    }
+
+    /// An engine that exits while a process it started holds its output
+    /// open has exited: said as soon as the arena looks, not when the
+    /// move's hour is up (no end of its output ever comes).
+    #[test]
+    fn an_engine_that_exits_leaving_its_output_open_has_exited() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-left-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let left = dir.join("pbrain-left");
+        // Its own group is ended with the game: the sleeper does not
+        // outlive the test.
+        executable(
+            &left,
+            "#!/bin/sh\nread -r line\necho OK\nread -r line\nsleep 600 &\nexit 3\n",
+        );
+        let judged = first_move(&left, Duration::from_secs(3600));
+        let _ = std::fs::remove_dir_all(&dir);
+        let failure = judged
+            .expect("judged within the test's bound")
+            .expect_err("no move");
+        assert!(
+            failure.contains("exited") && failure.contains('3'),
+            "{failure}"
+        );
     }
 
     /// Lines ended by CR alone are lines, and `ok` in any case is OK, as
