@@ -313,8 +313,9 @@ impl Clock {
     /// and the other side's clock starts, from the round's second move on.
     ///
     /// # Errors
-    /// [`Flagged`] when the running side's time ran out at or before
-    /// `now`: the move came too late and the clock is unchanged.
+    /// [`Flagged`] when the running side's time (or the awaited side's
+    /// time for its first move) ran out at or before `now`: the move came
+    /// too late and the clock is unchanged.
     pub const fn punch(&self, mover: Player, ply: usize, now: u64) -> Result<Clock, Flagged> {
         let mut next = match self.charged(now) {
             Ok(next) => next,
@@ -345,8 +346,8 @@ impl Clock {
     /// spent on a position taken back does not come off a later move.
     ///
     /// # Errors
-    /// [`Flagged`] when the running side's time ran out at or before
-    /// `now`.
+    /// [`Flagged`] when the running side's time (or the awaited side's
+    /// time for its first move) ran out at or before `now`.
     pub const fn taken_back(
         &self,
         to_move: Player,

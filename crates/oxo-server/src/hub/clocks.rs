@@ -58,9 +58,9 @@ impl Hub {
         }
     }
 
-    /// Rule the flag of every timed room whose seat to move has run out of
-    /// time, wherever it is held: the store says which; returns how many
-    /// this server ruled.
+    /// Rule every timed room whose seat to move has run out of time (or of
+    /// the time for its first move: the round is called off), wherever it
+    /// is held: the store says which; returns how many this server ruled.
     ///
     /// # Errors
     /// The store could not list them. A room that cannot be ruled now is
@@ -88,8 +88,9 @@ impl Hub {
         Ok(ruled)
     }
 
-    /// Rule the room's flag if its seat to move has run out of time:
-    /// `true` when this server committed the ruling.
+    /// Rule the room if its seat to move has run out of time, or of the
+    /// time for its first move: `true` when this server committed the
+    /// ruling.
     ///
     /// # Errors
     /// The store failed (nothing changed).

@@ -4,7 +4,7 @@
 use oxo_core::{Clock, Flagged, Player, TimeControl};
 use serde::Serialize;
 
-use super::{Ending, Opponent, Reason, Room, RoomError, SeatName};
+use super::{Ending, Reason, Room, RoomError, SeatName};
 
 /// The time one seat may give the other, as lichess's "give 15 seconds".
 pub const GIFT_MS: u64 = 15_000;
@@ -37,8 +37,7 @@ impl Room {
 
     /// The seat to move that has let the time for its first move of the
     /// round ([`oxo_core::FIRST_MOVE_MS`]) pass by `now`, in a round with a
-    /// clock of minutes against a person (the computer keeps nobody
-    /// waiting): lichess calls such a round off.
+    /// clock of minutes: lichess calls such a round off.
     #[must_use]
     pub fn missed_first_move(&self, now: u64) -> Option<Player> {
         self.rec
@@ -117,8 +116,8 @@ impl Room {
     /// back restart the clock of the seat to move, a round that ended
     /// stops its clock, and a new round starts with a fresh one. Until both
     /// seats have made their first move, the first move of the seat to
-    /// move is awaited from when its turn started (a clock of minutes, a
-    /// person's seat: [`Room::missed_first_move`]).
+    /// move is awaited from when its turn started (a clock of minutes:
+    /// [`Room::missed_first_move`]).
     ///
     /// # Errors
     /// [`RoomError::OutOfTime`] when the seat whose clock runs had run out
@@ -155,8 +154,8 @@ impl Room {
         } else {
             clock.stopped(now)
         };
-        let person = !matches!(self.rec.opponent, Opponent::Computer(_));
-        if let Some(side) = self.to_move().filter(|_| plies < 2 && person) {
+        // (Timed rooms are between people: no computer seat is waited for.)
+        if let Some(side) = self.to_move().filter(|_| plies < 2) {
             clock = clock.awaiting_first_move(side, now);
         }
         self.rec.clock = Some(clock);

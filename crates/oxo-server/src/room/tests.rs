@@ -526,9 +526,21 @@ fn a_first_move_not_made_in_time_calls_the_round_off() {
         (later.x_ms, later.o_ms, later.running),
         (60_000, 60_000, None)
     );
-    // An offer meanwhile does not restart the wait.
-    let asked = r.propose(Player::O, Proposal::Takeback, None, false);
-    assert!(asked.is_err(), "nothing to take back");
+    // A change meanwhile does not restart the wait, nor does time given
+    // extend it (it is not on the clock).
+    let given = r
+        .give_time(Player::O, None)
+        .unwrap()
+        .clocked(&r, 20_000)
+        .unwrap();
+    assert_eq!(given.deadline(), Some(x_by));
+    assert_eq!(given.missed_first_move(x_by), Some(Player::X));
+    let view = given.view(Viewer::Player).clock.unwrap();
+    assert_eq!(
+        (view.at, view.first_move_ms),
+        (Some(20_000), Some(x_by - 20_000)),
+        "measured as of the change"
+    );
     assert_eq!(
         (r.missed_first_move(x_by - 1), r.overdue(x_by - 1)),
         (None, false)
@@ -564,6 +576,18 @@ fn a_first_move_not_made_in_time_calls_the_round_off() {
         moved.rule_flag(50_000).unwrap().reason(),
         Some(Reason::NoStart)
     );
+    // X asks to take its move back and O declines: O's wait goes on.
+    let asked = moved
+        .propose(Player::X, Proposal::Takeback, None, false)
+        .unwrap()
+        .clocked(&moved, 25_000)
+        .unwrap();
+    let declined = asked
+        .decline(Proposal::Takeback, None)
+        .unwrap()
+        .clocked(&asked, 26_000)
+        .unwrap();
+    assert_eq!(declined.deadline(), Some(20_000 + FIRST_MOVE_MS));
     // O's first move ends the waits: X's clock runs.
     let started = play_at(&moved, Player::O, 0, 0, 49_999);
     assert_eq!(started.deadline(), Some(49_999 + 60_000));
@@ -571,16 +595,6 @@ fn a_first_move_not_made_in_time_calls_the_round_off() {
     // Restored from its record, a room awaits the same first move.
     let back = Room::restore(moved.record()).unwrap();
     assert_eq!(back.deadline(), moved.deadline());
-    // Against the computer, nothing is awaited.
-    let computer =
-        room(Opponent::Computer(StrategyKind::Random)).timed(TimeControl::fischer(60_000, 0));
-    let shown = computer
-        .propose(Player::X, Proposal::Draw, None, false)
-        .map(|r| r.clocked(&computer, 5_000));
-    assert!(shown.is_err(), "no draw before both have moved");
-    let r = play_at(&computer, Player::X, 1, 1, 5_000);
-    assert_eq!(r.clock().unwrap().first_move_awaited(), None);
-    assert_eq!(r.missed_first_move(u64::MAX), None);
 }
 
 #[test]

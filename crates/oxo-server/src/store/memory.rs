@@ -17,7 +17,8 @@ type Endings = Vec<(u32, Ending)>;
 #[derive(Clone, Debug)]
 pub struct MemoryStore {
     rooms: Arc<Mutex<HashMap<GameId, (RoomRecord, bool)>>>,
-    /// Each timed room's deadline, while its clock runs.
+    /// Each timed room's deadline ([`super::Change::deadline`]), while it
+    /// has one.
     deadlines: Arc<Mutex<HashMap<GameId, u64>>>,
     /// Every round's moves, per room.
     rounds: Arc<Mutex<HashMap<GameId, Vec<Vec<oxo_core::Cell>>>>>,

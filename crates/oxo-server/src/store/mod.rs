@@ -45,8 +45,8 @@ pub struct Change {
     /// rooms that were waiting for it.
     pub computer_turn: bool,
     /// When the seat to move runs out of time (milliseconds since the Unix
-    /// epoch), in a timed round whose clock runs: what [`Store::due`]
-    /// looks for.
+    /// epoch), in a timed round whose clock runs, or of the time for its
+    /// first move, before: what [`Store::due`] looks for.
     pub deadline: Option<u64>,
 }
 
@@ -389,8 +389,9 @@ pub trait Store: Send + Sync + 'static {
     /// nobody has touched for a moment (see [`Store::claim`]).
     fn computer_turns(&self) -> StoreFuture<Vec<GameId>>;
 
-    /// Rooms whose seat to move ran out of time at or before `now`
-    /// (milliseconds since the Unix epoch): their stored deadline has
+    /// Rooms whose seat to move ran out of time (or of the time for its
+    /// first move) at or before `now` (milliseconds since the Unix
+    /// epoch): their stored deadline has
     /// passed. Read from the store, so every server finds them, after a
     /// restart too.
     fn due(&self, now: u64) -> StoreFuture<Vec<GameId>>;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use oxo_server::id::GameId;
 use oxo_server::room::Viewer;
-use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, SqliteStore};
+use oxo_server::{HubConfig, ManualTime, MemoryStore, PgStore, SqliteStore, Store};
 use oxo_test_support::{Client, InProcess, Postgres, Seated, seated_game};
 use serde_json::{Value, json};
 
@@ -199,7 +199,7 @@ async fn a_read_measures_the_running_clock_at_the_time_it_is_made() {
         json!({"initial_ms": 60_000, "increment_ms": 0, "days": null,
                "x_ms": 60_000 - 12_345, "o_ms": 60_000, "running": "x",
                "at": start + 12_345, "deadline": start + 60_000,
-               "first_move_ms": null, "first_move_ms": null, "first_move_deadline": null}),
+               "first_move_ms": null, "first_move_deadline": null}),
         "{read}"
     );
     // Spectators see the same clocks.
@@ -269,8 +269,9 @@ async fn the_sweep_rules_a_flag_with_nobody_connected() {
 #[tokio::test]
 async fn a_round_whose_first_move_never_comes_is_called_off() {
     let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oxo.db");
     let time = ManualTime::at(1_800_000_000_000);
-    let store = Arc::new(SqliteStore::open(dir.path().join("oxo.db")).unwrap());
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
     let server = InProcess::start_with(store.clone(), &config(&time, NO_SWEEP)).await;
     let client = Client::new(server.addr);
     let game = seated_game(&client, &json!({"clock": {"minutes": 1}}))
@@ -307,13 +308,33 @@ async fn a_round_whose_first_move_never_comes_is_called_off() {
     let read = client.get_json(&format!("/api/games/{}", game.id)).await;
     assert_eq!(read["clock"]["first_move_deadline"], o_by, "{read}");
     assert_eq!(read["status"], "playing");
-    // O never moves: at its deadline the sweep calls the round off.
-    time.advance(Duration::from_secs(30));
-    let ended = until("the sweep called the round off", async || {
-        let read = client.get_json(&format!("/api/games/{}", game.id)).await;
-        (read["status"] != "playing").then_some(read)
+    // O never moves: a millisecond before its deadline nothing is due; at
+    // it, the sweep calls the round off, with no request for the room (the
+    // store is watched, not the API, whose reads would rule it too).
+    let id = GameId::from_trusted(&game.id);
+    let version = store.load(&id).await.unwrap().unwrap().version;
+    time.advance(Duration::from_millis(29_999));
+    assert_eq!(server.state.hub().rule_flags().await.unwrap(), 0);
+    time.advance(Duration::from_millis(1));
+    let deadline_gone = || {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.query_row(
+            "SELECT deadline IS NULL FROM rooms WHERE id = ?1",
+            [&game.id],
+            |row| row.get::<_, bool>(0),
+        )
+        .unwrap()
+    };
+    until("the sweep called the round off", async || {
+        deadline_gone().then_some(())
     })
     .await;
+    assert_eq!(
+        store.load(&id).await.unwrap().unwrap().version,
+        version + 1,
+        "one ruling"
+    );
+    let ended = client.get_json(&format!("/api/games/{}", game.id)).await;
     assert_eq!(
         (&ended["status"], &ended["reason"], &ended["winner"]),
         (&json!("aborted"), &json!("nostart"), &Value::Null),
@@ -520,6 +541,40 @@ async fn two_nodes_rule_a_flag_exactly_once_and_a_dead_nodes_game_is_ruled_by_th
         ))
         .unwrap();
     assert_eq!(stored.trim(), format!("{}|t", version + 2));
+
+    // A first move that never comes: its deadline is stored for every
+    // node's sweep, and both calling the round off at once store one
+    // ruling.
+    let idle = seated_game(&a_client, &json!({"clock": {"minutes": 1}}))
+        .await
+        .unwrap();
+    let joined = time.now();
+    let deadline = db
+        .psql(&format!(
+            "SELECT deadline FROM rooms WHERE id = '{}'",
+            idle.id
+        ))
+        .unwrap();
+    assert_eq!(deadline.trim(), (joined + 30_000).to_string());
+    b_client.get_json(&format!("/api/games/{}", idle.id)).await;
+    time.advance(Duration::from_secs(30));
+    let (on_a, on_b) = tokio::join!(a.state.hub().rule_flags(), b.state.hub().rule_flags());
+    assert_eq!(on_a.unwrap() + on_b.unwrap(), 1, "exactly one ruling");
+    let endings = db
+        .psql(&format!(
+            "SELECT count(*) || ' ' || string_agg(reason, ',') || ' ' || count(winner) \
+             FROM endings WHERE room = '{}'",
+            idle.id
+        ))
+        .unwrap();
+    assert_eq!(endings.trim(), "1 nostart 0");
+    for client in [&a_client, &b_client] {
+        let game = client.get_json(&format!("/api/games/{}", idle.id)).await;
+        assert_eq!(
+            (&game["status"], &game["reason"]),
+            (&json!("aborted"), &json!("nostart"))
+        );
+    }
 
     // A game on a node that dies is ruled by the other node's sweep, with
     // nobody connected anywhere.
