@@ -797,7 +797,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     }
     assert_eq!(
         db.psql("SELECT version FROM oxo_schema").unwrap().trim(),
-        "10"
+        "11"
     );
     assert_eq!(
         db.psql("SELECT count(*) FROM oxo_schema").unwrap().trim(),
@@ -807,7 +807,7 @@ async fn nodes_starting_together_migrate_once_and_a_newer_schema_is_refused() {
     let err = PgStore::connect(&url).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "the database has schema version 99; this oxo knows up to 10"
+        "the database has schema version 99; this oxo knows up to 11"
     );
     let err = PgStore::connect("postgres://postgres@127.0.0.1:1/oxo")
         .await

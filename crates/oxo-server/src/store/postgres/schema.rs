@@ -20,6 +20,7 @@ const MIGRATIONS: &[Migration] = &migrations!(
     "0008_listed_at.sql",
     "0009_position_versions.sql",
     "0010_offers_made.sql",
+    "0011_open_games_not_cancelled.sql",
 );
 
 /// The database being migrated, inside the one transaction.

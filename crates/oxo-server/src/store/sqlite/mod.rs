@@ -442,6 +442,42 @@ mod tests {
         Change::new(room, kind)
     }
 
+    /// The lobby finds its open games by the partial index `rooms_open`,
+    /// which holds no cancelled game (one keeps its entry and empty seat
+    /// O): the walk does not grow with every seek ever cancelled.
+    #[test]
+    fn the_lobby_walks_an_index_of_open_games_without_cancelled_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        drop(SqliteStore::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        let index: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'rooms_open'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert!(
+            index.contains("o_token IS NULL AND end_reason IS NULL"),
+            "{index}"
+        );
+        let mut plan = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", rows::LOBBY))
+            .unwrap();
+        let steps: Vec<String> = plan
+            .query_map(rusqlite::params![0, 0, 0, "[]", 0], |row| row.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            steps
+                .iter()
+                .any(|step| step.contains("USING INDEX rooms_open")),
+            "{steps:#?}"
+        );
+    }
+
     #[tokio::test]
     async fn a_change_taken_and_never_answered_has_an_unknown_outcome() {
         let store = SqliteStore::open(":memory:").unwrap();

@@ -162,13 +162,11 @@ pub(super) fn endings(conn: &Connection, id: &GameId) -> Result<Vec<(u32, Ending
     decode_endings(id, rows)
 }
 
-pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, StoreError> {
-    // Open games (found by the partial index `rooms_open`), however old,
-    // but not those cancelled (an open game with an ending);
-    // then the games being played lately; then the listed games among
-    // those someone is at (by id, given as a JSON array).
-    let mut stmt = conn.prepare_cached(
-        "SELECT * FROM (
+/// Open games (found by the partial index `rooms_open`, which holds no
+/// cancelled one), however old; then the games being played lately; then
+/// the listed games among those someone is at (by id, given as a JSON
+/// array).
+pub(super) const LOBBY: &str = "SELECT * FROM (
              SELECT entry, watch, rows, cols, k, opponent, first, round, x_wins, o_wins, draws,
                     0, unixepoch() - updated_at, id, x_name, o_name, clock
              FROM rooms
@@ -191,8 +189,10 @@ pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, 
              FROM rooms
              WHERE entry IS NOT NULL AND id IN (SELECT value FROM json_each(?4))
                AND (o_token IS NOT NULL OR opponent <> 'human' OR end_reason IS NULL)
-             ORDER BY updated_at DESC LIMIT ?5)",
-    )?;
+             ORDER BY updated_at DESC LIMIT ?5)";
+
+pub(super) fn lobby(conn: &Connection, present: &[GameId]) -> Result<LobbyRows, StoreError> {
+    let mut stmt = conn.prepare_cached(LOBBY)?;
     let present = serde_json::to_string(&present.iter().map(GameId::as_str).collect::<Vec<_>>())
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     stmt.query_map(

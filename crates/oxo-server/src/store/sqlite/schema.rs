@@ -28,6 +28,7 @@ pub(super) const MIGRATIONS: &[Migration] = &migrations!(
     "0011_open_games.sql",
     "0012_position_versions.sql",
     "0013_offers_made.sql",
+    "0014_open_games_not_cancelled.sql",
 );
 
 /// A SQLite database being migrated: each step in a transaction of its own.
