@@ -48,7 +48,10 @@
 //! moves lacked some move's exact value, and got 8,186 of their 22,908
 //! moves' (837 positions had no answer with none of them listed, 627 with
 //! 210, 507 with 330 and one pass); the 170 listed since are among those
-//! 498 and are answered from the table, which leaves 328.
+//! 498 and are answered from the table, which leaves 328. Later layers,
+//! sampled: about one position in twelve after four moves, and one in
+//! seven after five, lacks some move's value within the budget
+//! (`docs/benchmarks.md`, "How far the hints reach").
 //!
 //! # Distances
 //!
