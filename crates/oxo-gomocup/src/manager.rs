@@ -460,43 +460,23 @@ impl External {
         let logging = log.is_some().then_some(logging);
         std::thread::spawn(move || {
             let _logging = logging;
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                // Lines end with CR LF, LF or CR alone, as the protocol
-                // allows an engine (the empty line between CR and LF is
-                // dropped as blank).
-                let too_long = match read_line_bounded_to(
-                    &mut reader,
-                    &mut buf,
-                    MAX_LINE,
-                    LineEnd::CrOrNewline,
-                ) {
-                    Ok(LineRead::Line) => false,
-                    Ok(LineRead::TooLong) => true,
-                    Ok(LineRead::End) | Err(_) => break,
-                };
-                let line = buf.trim_ascii();
-                if let Some(log) = heard.as_deref().filter(|_| !line.is_empty()) {
-                    log.cut_line(Said::Output, line, too_long);
+            let ended = each_line(stdout, |line, cut| {
+                if let Some(log) = heard.as_deref() {
+                    log.cut_line(Said::Output, line, cut);
                 }
                 // A long line's first bytes go at once, so the arena can
-                // judge the answer while the rest is dropped.
-                if is_answer(line)
-                    && send
+                // judge the answer while the rest is dropped. `false` once
+                // nobody listens any more.
+                !is_answer(line)
+                    || send
                         .send(Heard::Line(Instant::now(), line.to_vec()))
-                        .is_err()
-                {
-                    // Nobody listens any more.
-                    return;
-                }
-                if too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err() {
-                    break;
-                }
+                        .is_ok()
+            });
+            if ended {
+                // The output ended (or cannot be read): said once, as the
+                // writer's sender keeps the channel open.
+                let _ = send.send(Heard::Ended);
             }
-            // The output ended (or cannot be read): said once, as the
-            // writer's sender keeps the channel open.
-            let _ = send.send(Heard::Ended);
         });
         let mut engine = External {
             name,
@@ -850,26 +830,38 @@ impl Drop for External {
     }
 }
 
-/// Log each line `pipe` gives (bounded, as the engine's answers are
-/// read; blank ones left out) as `said`, until it ends.
-fn log_lines(pipe: impl io::Read, log: &EngineLogger, said: Said) {
+/// Hand each line of `pipe` to `take`, trimmed, blank ones left out:
+/// lines end with CR LF, LF or CR alone, as the protocol allows an engine,
+/// and are kept to their first [`MAX_LINE`] bytes (`take`'s second
+/// argument says when a line was cut there), so that an engine that never
+/// ends a line cannot fill the arena's memory. `true` when `pipe` ended (or
+/// could not be read), `false` when `take` asked to stop.
+fn each_line(pipe: impl io::Read, mut take: impl FnMut(&[u8], bool) -> bool) -> bool {
     let mut reader = BufReader::new(pipe);
     let mut buf = Vec::new();
     loop {
-        let too_long =
-            match read_line_bounded_to(&mut reader, &mut buf, MAX_LINE, LineEnd::CrOrNewline) {
-                Ok(LineRead::Line) => false,
-                Ok(LineRead::TooLong) => true,
-                Ok(LineRead::End) | Err(_) => return,
-            };
+        let cut = match read_line_bounded_to(&mut reader, &mut buf, MAX_LINE, LineEnd::CrOrNewline)
+        {
+            Ok(LineRead::Line) => false,
+            Ok(LineRead::TooLong) => true,
+            Ok(LineRead::End) | Err(_) => return true,
+        };
         let line = buf.trim_ascii();
-        if !line.is_empty() {
-            log.cut_line(said, line, too_long);
+        if !line.is_empty() && !take(line, cut) {
+            return false;
         }
-        if too_long && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err() {
-            return;
+        if cut && skip_line_to(&mut reader, LineEnd::CrOrNewline).is_err() {
+            return true;
         }
     }
+}
+
+/// Log each line `pipe` gives as `said`, until it ends.
+fn log_lines(pipe: impl io::Read, log: &EngineLogger, said: Said) {
+    each_line(pipe, |line, cut| {
+        log.cut_line(said, line, cut);
+        true
+    });
 }
 
 /// Send SIGKILL to the process group `pgid` (the engine's, which
