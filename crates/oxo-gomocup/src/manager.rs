@@ -1160,6 +1160,22 @@ mod tests {
         move_in(path, Game::new(rules()), move_time)
     }
 
+    /// The first move of the engine script `body`, written as `name` in a
+    /// folder of its own (removed after), as [`first_move`] judges it.
+    fn script_first_move(
+        name: &str,
+        body: &str,
+        move_time: Duration,
+    ) -> Option<Result<Cell, String>> {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        executable(&path, body);
+        let judged = first_move(&path, move_time);
+        let _ = std::fs::remove_dir_all(&dir);
+        judged
+    }
+
     /// The engine's move in `game`, as [`first_move`] asks it; the engine
     /// is ended before the answer is given (so that no test leaves one
     /// running).
@@ -1237,16 +1253,12 @@ mod tests {
     /// out.
     #[test]
     fn an_engine_that_closes_its_input_stopped_reading() {
-        let dir = std::env::temp_dir().join(format!("oxo-gomocup-closed-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let closed = dir.join("pbrain-closed");
-        executable(
-            &closed,
-            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 600\n",
-        );
         // An hour for the move: only a failed write can end the wait.
-        let judged = first_move(&closed, Duration::from_secs(3600));
-        let _ = std::fs::remove_dir_all(&dir);
+        let judged = script_first_move(
+            "pbrain-closed",
+            "#!/bin/sh\nread -r line\nexec 0<&-\necho OK\nexec sleep 600\n",
+            Duration::from_secs(3600),
+        );
         let failure = judged.expect("judged").expect_err("no move");
         assert!(failure.contains("stopped reading"), "{failure}");
     }
@@ -1256,17 +1268,13 @@ mod tests {
     /// move's hour is up (no end of its output ever comes).
     #[test]
     fn an_engine_that_exits_leaving_its_output_open_has_exited() {
-        let dir = std::env::temp_dir().join(format!("oxo-gomocup-left-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let left = dir.join("pbrain-left");
         // Its own group is ended with the game: the sleeper does not
         // outlive the test.
-        executable(
-            &left,
+        let judged = script_first_move(
+            "pbrain-left",
             "#!/bin/sh\nread -r line\necho OK\nread -r line\nsleep 600 &\nexit 3\n",
+            Duration::from_secs(3600),
         );
-        let judged = first_move(&left, Duration::from_secs(3600));
-        let _ = std::fs::remove_dir_all(&dir);
         let failure = judged
             .expect("judged within the test's bound")
             .expect_err("no move");
@@ -1280,16 +1288,12 @@ mod tests {
     /// the protocol allows an engine and Piskvork reads it.
     #[test]
     fn an_engine_ending_its_lines_with_cr_alone_plays() {
-        let dir = std::env::temp_dir().join(format!("oxo-gomocup-cr-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("pbrain-cr");
-        executable(
-            &path,
+        let moved = script_first_move(
+            "pbrain-cr",
             "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    START*) printf 'ok\\r' ;;\n    \
              BEGIN|TURN*|DONE) printf 'MESSAGE thinking\\r7,7\\r' ;;\n    END) exit 0 ;;\n  esac\ndone\n",
+            Duration::from_secs(30),
         );
-        let moved = first_move(&path, Duration::from_secs(30));
-        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(moved, Some(Ok(Cell::new(7, 7))));
     }
 
