@@ -51,12 +51,12 @@ use crate::{BuildError, Strategy, StrategyKind};
 
 /// Builds a fresh player for one game: the board, the game's seed, and
 /// the game and side it is for.
-pub type Build = dyn Fn(Rules, u64, Seat) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
+pub type Build = dyn Fn(Rules, u64, Place) -> Result<Box<dyn Strategy>, ArenaError> + Send + Sync;
 
 /// The game a player is built for (its index, as [`Played::index`]) and
 /// the side it plays there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Seat {
+pub struct Place {
     /// The game's index.
     pub game: u64,
     /// The side the player takes.
@@ -107,21 +107,21 @@ impl Entrant {
         name: impl Into<String>,
         start: impl Fn(Rules, u64) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
     ) -> Entrant {
-        Entrant::external_seated(name, move |rules, seed, _| start(rules, seed))
+        Entrant::external_placed(name, move |rules, seed, _| start(rules, seed))
     }
 
     /// [`Entrant::external`], `start` told the game and side each player is
     /// for (to label what it logs, say).
-    pub fn external_seated(
+    pub fn external_placed(
         name: impl Into<String>,
-        start: impl Fn(Rules, u64, Seat) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
+        start: impl Fn(Rules, u64, Place) -> Result<Box<dyn Strategy>, String> + Send + Sync + 'static,
     ) -> Entrant {
         let name = name.into();
         let player = name.clone();
         Entrant {
             name,
-            build: Arc::new(move |rules, seed, seat| {
-                start(rules, seed, seat).map_err(|detail| ArenaError::Start {
+            build: Arc::new(move |rules, seed, place| {
+                start(rules, seed, place).map_err(|detail| ArenaError::Start {
                     player: player.clone(),
                     detail,
                 })
@@ -143,7 +143,7 @@ impl Entrant {
     }
 
     /// A player for one game under `rules`, with the game's seed, for
-    /// `seat`.
+    /// `place`.
     ///
     /// # Errors
     /// The player cannot play under these rules.
@@ -151,9 +151,9 @@ impl Entrant {
         &self,
         rules: Rules,
         seed: u64,
-        seat: Seat,
+        place: Place,
     ) -> Result<Box<dyn Strategy>, ArenaError> {
-        (self.build)(rules, seed, seat)
+        (self.build)(rules, seed, place)
     }
 
     /// Fail early if one of oxo's strategies cannot play under `rules`
@@ -164,11 +164,11 @@ impl Entrant {
     /// The strategy's refusal.
     pub fn check(&self, rules: Rules) -> Result<(), ArenaError> {
         if !self.external {
-            let seat = Seat {
+            let place = Place {
                 game: 0,
                 side: Player::X,
             };
-            self.build(rules, 0, seat)?;
+            self.build(rules, 0, place)?;
         }
         Ok(())
     }
@@ -803,8 +803,8 @@ pub(crate) fn play_one(
     };
     let stopped = || stop.load(Ordering::SeqCst);
     let [x, o] = [Player::X, Player::O].map(|side| {
-        let seat = Seat { game: index, side };
-        players[side.index()].build(rules, game_seed(seed, index, side), seat)
+        let place = Place { game: index, side };
+        players[side.index()].build(rules, game_seed(seed, index, side), place)
     });
     // A player that cannot play loses; when neither can, the side to move
     // after the opening, asked first, does (so that two broken engines

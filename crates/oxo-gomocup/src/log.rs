@@ -19,21 +19,33 @@
 //! `--records` gives it), the side and the engine, then `<` for what the
 //! arena sent, `>` for the engine's output, `!` for its standard error and
 //! `#` for what the arena made of it. Bytes that are not text, and control
-//! characters (but tabs), are shown as U+FFFD; a line is kept to [`MAX_LINE`] bytes, and an engine's lines in
-//! one game to [`ENGINE_BYTES`], so that an engine that floods its output
-//! cannot fill the disk.
+//! characters (but tabs), are shown as U+FFFD; a line is kept to
+//! [`MAX_LINE`] bytes of the engine's, and an engine's output and standard
+//! error in one game to [`ENGINE_BYTES`] of log (their lines whole, times
+//! and labels included), so that an engine that floods them cannot fill
+//! the disk; what the arena sends and makes of it is always logged.
+//!
+//! The log is written by a thread of its own, through a queue of
+//! [`QUEUED`] lines: no engine's reader and no move's timing ever waits
+//! for the file. A log that falls that far behind (a slow disk, a pipe
+//! nobody reads) leaves lines out, and says how many where it goes on.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use oxo_core::Player;
 use oxo_text::input::MAX_LINE;
 
-/// The most of one engine's lines in one game that the log keeps, in
-/// bytes; a line then says the rest is left out.
+/// The most log one engine's output and standard error may take in one
+/// game, in bytes (each line whole: its time and label too); a line then
+/// says the rest is left out.
 pub const ENGINE_BYTES: u64 = 1 << 20;
+
+/// How many lines may wait for the log's writer before lines are left out.
+pub const QUEUED: usize = 8192;
 
 /// A log that every engine of an arena writes to, from any thread.
 #[derive(Clone)]
@@ -43,13 +55,11 @@ pub struct EngineLog {
 
 struct Shared {
     opened: Instant,
-    out: Mutex<Out>,
-}
-
-struct Out {
-    writer: Box<dyn Write + Send>,
-    /// The first write that failed; nothing is written after it.
-    failed: Option<io::Error>,
+    /// The writer's queue; `None` once [`EngineLog::finish`] has run.
+    queue: Mutex<Option<mpsc::SyncSender<String>>>,
+    /// Lines left out because the queue was full, not yet said.
+    dropped: Arc<AtomicU64>,
+    writer: Mutex<Option<JoinHandle<io::Result<()>>>>,
 }
 
 impl std::fmt::Debug for EngineLog {
@@ -59,16 +69,36 @@ impl std::fmt::Debug for EngineLog {
 }
 
 impl EngineLog {
-    /// A log written to `writer`, its times counted from now.
+    /// A log written to `writer` by a thread of its own, its times counted
+    /// from now.
     #[must_use]
-    pub fn new(writer: Box<dyn Write + Send>) -> EngineLog {
+    pub fn new(mut writer: Box<dyn Write + Send>) -> EngineLog {
+        let (queue, lines) = mpsc::sync_channel::<String>(QUEUED);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let left_out = Arc::clone(&dropped);
+        let opened = Instant::now();
+        let handle = std::thread::spawn(move || -> io::Result<()> {
+            for line in lines {
+                let missed = left_out.swap(0, Ordering::Relaxed);
+                if missed > 0 {
+                    let seconds = opened.elapsed().as_secs_f64();
+                    writer.write_all(
+                        format!(
+                            "{seconds:>9.3} # {missed} lines left out here: the log fell behind\n"
+                        )
+                        .as_bytes(),
+                    )?;
+                }
+                writer.write_all(line.as_bytes())?;
+            }
+            writer.flush()
+        });
         EngineLog {
             shared: Arc::new(Shared {
-                opened: Instant::now(),
-                out: Mutex::new(Out {
-                    writer,
-                    failed: None,
-                }),
+                opened,
+                queue: Mutex::new(Some(queue)),
+                dropped,
+                writer: Mutex::new(Some(handle)),
             }),
         }
     }
@@ -83,34 +113,34 @@ impl EngineLog {
         }
     }
 
-    /// Flush what was written.
+    /// Write what is queued and end the writer: lines logged after are
+    /// left out.
     ///
     /// # Errors
     /// The first write that failed (the log stopped there), or the flush.
     pub fn finish(&self) -> io::Result<()> {
-        let mut out = self
-            .shared
-            .out
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(failed) = out.failed.take() {
-            return Err(failed);
+        drop(lock(&self.shared.queue).take());
+        match lock(&self.shared.writer).take() {
+            Some(writer) => writer
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the log's writer panicked"))),
+            None => Ok(()),
         }
-        out.writer.flush()
     }
 
-    fn write(&self, line: &str) {
-        let mut out = self
-            .shared
-            .out
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if out.failed.is_none()
-            && let Err(e) = out.writer.write_all(line.as_bytes())
+    /// Queue `line` for the writer, or count it left out when the queue is
+    /// full.
+    fn write(&self, line: String) {
+        if let Some(queue) = lock(&self.shared.queue).as_ref()
+            && let Err(mpsc::TrySendError::Full(_)) = queue.try_send(line)
         {
-            out.failed = Some(e);
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What was said between the arena and one engine in one game, as it
@@ -119,7 +149,8 @@ impl EngineLog {
 pub struct EngineLogger {
     log: EngineLog,
     label: String,
-    /// The bytes of this engine's lines logged so far.
+    /// The bytes of log this engine's output and standard error have
+    /// taken so far.
     written: AtomicU64,
 }
 
@@ -132,7 +163,7 @@ pub enum Said {
     Output,
     /// The engine's standard error.
     Error,
-    /// What the arena made of the engine (a failure, its end).
+    /// What the arena made of the engine (why it has no move).
     Note,
 }
 
@@ -144,6 +175,12 @@ impl Said {
             Said::Error => '!',
             Said::Note => '#',
         }
+    }
+
+    /// Whether the engine said it (and so its lines count against
+    /// [`ENGINE_BYTES`]).
+    const fn by_engine(self) -> bool {
+        matches!(self, Said::Output | Said::Error)
     }
 }
 
@@ -158,11 +195,6 @@ impl EngineLogger {
     /// more of it).
     pub(crate) fn cut_line(&self, said: Said, text: &[u8], cut: bool) {
         let text = &text[..text.len().min(MAX_LINE)];
-        let bytes = text.len() as u64 + 1;
-        let before = self.written.fetch_add(bytes, Ordering::Relaxed);
-        if before >= ENGINE_BYTES {
-            return;
-        }
         let seconds = self.log.shared.opened.elapsed().as_secs_f64();
         let more = if cut { " …" } else { "" };
         let mut line = format!(
@@ -171,14 +203,21 @@ impl EngineLogger {
             said.mark(),
             shown(text)
         );
-        if before + bytes >= ENGINE_BYTES {
-            line.push_str(&format!(
-                "{seconds:>9.3} {} # the rest of this engine's lines in this game are left out \
-                 (over {ENGINE_BYTES} bytes)\n",
-                self.label
-            ));
+        if said.by_engine() {
+            let bytes = line.len() as u64;
+            let before = self.written.fetch_add(bytes, Ordering::Relaxed);
+            if before >= ENGINE_BYTES {
+                return;
+            }
+            if before + bytes >= ENGINE_BYTES {
+                line.push_str(&format!(
+                    "{seconds:>9.3} {} # the rest of this engine's output and standard error in \
+                     this game is left out (over {ENGINE_BYTES} bytes of log)\n",
+                    self.label
+                ));
+            }
         }
-        self.log.write(&line);
+        self.log.write(line);
     }
 
     /// Log each of `lines` as sent.

@@ -61,6 +61,16 @@ pub fn end_all() -> usize {
     groups.len()
 }
 
+/// `why` an engine failed, as the log says it, unless the arena is
+/// stopping ([`end_all`] has run): then it was ended, not at fault.
+fn stopped_or(why: String) -> String {
+    if running().is_none() {
+        "ended: the arena is stopping".to_owned()
+    } else {
+        why
+    }
+}
+
 /// Take `group` out of those [`end_all`] ends, once it has ended.
 fn forget(group: u32) {
     if let Some(groups) = running().as_mut() {
@@ -387,7 +397,10 @@ impl External {
         let log = log.map(Arc::new);
         let started = External::start_logged(path, rules, move_time, match_time, log.clone());
         if let (Err(e), Some(log)) = (&started, &log) {
-            log.line(Said::Note, format!("could not start: {e}").as_bytes());
+            log.line(
+                Said::Note,
+                stopped_or(format!("could not start: {e}")).as_bytes(),
+            );
         }
         started
     }
@@ -460,17 +473,22 @@ impl External {
         let logging = log.is_some().then_some(logging);
         std::thread::spawn(move || {
             let _logging = logging;
+            let mut listened = true;
             let ended = each_line(stdout, |line, cut| {
+                // Timed as read. Logged before it is passed on, so that
+                // the log has it before what the arena sends in reply
+                // (logging only queues the line: it never waits for the
+                // file). A long line's first bytes go at once, so the arena
+                // can judge the answer while the rest is dropped.
+                let read = Instant::now();
                 if let Some(log) = heard.as_deref() {
                     log.cut_line(Said::Output, line, cut);
                 }
-                // A long line's first bytes go at once, so the arena can
-                // judge the answer while the rest is dropped. `false` once
-                // nobody listens any more.
-                !is_answer(line)
-                    || send
-                        .send(Heard::Line(Instant::now(), line.to_vec()))
-                        .is_ok()
+                if listened && is_answer(line) {
+                    listened = send.send(Heard::Line(read, line.to_vec())).is_ok();
+                }
+                // Once nobody listens, the rest is read only to be logged.
+                listened || heard.is_some()
             });
             if ended {
                 // The output ended (or cannot be read): said once, as the
@@ -524,11 +542,17 @@ impl External {
         Ok(engine)
     }
 
+    /// Log `lines` as sent, then send them.
     fn send(&mut self, lines: &[String]) -> Result<(), EngineError> {
-        let input = self.input.as_ref().ok_or(EngineError::InputClosed)?;
         if let Some(log) = &self.log {
             log.sent(lines);
         }
+        self.write_lines(lines)
+    }
+
+    /// Send `lines` (already logged).
+    fn write_lines(&mut self, lines: &[String]) -> Result<(), EngineError> {
+        let input = self.input.as_ref().ok_or(EngineError::InputClosed)?;
         let mut text = lines.join("\n");
         text.push('\n');
         let Err(failed) = input.send(text.into_bytes()) else {
@@ -671,8 +695,13 @@ impl External {
         let turn = allowance(self.move_time);
         let by_clock = self.clock.filter(|clock| clock.allowed() <= turn);
         let limit = by_clock.map_or(turn, |clock| clock.allowed());
+        // Logged before the move's time starts: the log never costs the
+        // engine its time.
+        if let Some(log) = &self.log {
+            log.sent(&commands);
+        }
         let sent = Instant::now();
-        self.send(&commands)?;
+        self.write_lines(&commands)?;
         let (said, read) = self.answer(sent, limit, by_clock)?;
         if let Some(clock) = &mut self.clock {
             clock.spend(read.saturating_duration_since(sent));
@@ -783,7 +812,10 @@ impl Strategy for External {
                 self.broken = true;
                 let reason = reason.to_string();
                 if let Some(log) = &self.log {
-                    log.line(Said::Note, format!("no move: {reason}").as_bytes());
+                    log.line(
+                        Said::Note,
+                        stopped_or(format!("no move: {reason}")).as_bytes(),
+                    );
                 }
                 self.failure = Some(reason);
                 None
@@ -823,8 +855,10 @@ impl Drop for External {
         forget(self.child.id());
         // The pipes close with the engine's group: its last lines logged,
         // the log is whole. (A process that left the group could hold a
-        // pipe open: waited for a moment only.)
+        // pipe open: waited for a moment only.) Nobody reads answers now:
+        // the reader, blocked on a full queue of them, goes on to log.
         if self.log.is_some() {
+            self.lines = mpsc::sync_channel(0).1;
             let _ = self.logged.recv_timeout(Duration::from_secs(1));
         }
     }
@@ -1107,30 +1141,116 @@ mod tests {
         logger.line(Said::Output, &long);
         let line = vec![b'b'; 1000];
         for _ in 0..(crate::log::ENGINE_BYTES / 1000 + 10) {
-            logger.line(Said::Output, &line);
+            logger.line(Said::Error, &line);
         }
+        // What the arena sends and notes is kept, flood or not.
+        logger.line(Said::Sent, b"END");
+        logger.line(Said::Note, b"no move: it flooded");
+        // Another engine's lines in the same log are its own.
+        log.engine(1, Player::O, "brain:quiet")
+            .line(Said::Sent, b"BEGIN");
         log.finish().unwrap();
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
         let lines = kept.lines();
         // The long line cut at MAX_LINE and marked.
         assert!(lines[0].ends_with(&format!("{} …", "a".repeat(MAX_LINE))));
         assert!(lines[0].len() < MAX_LINE + 40);
-        let last = lines.last().unwrap();
-        assert!(
-            last.contains("# the rest of this engine's lines in this game are left out"),
-            "{last}"
+        let flood = "game 0 X brain:flood";
+        assert_eq!(
+            lines[lines.len() - 4..],
+            [
+                format!(
+                    "{flood} # the rest of this engine's output and standard error in this game \
+                     is left out (over 1048576 bytes of log)"
+                ),
+                format!("{flood} < END"),
+                format!("{flood} # no move: it flooded"),
+                "game 1 O brain:quiet < BEGIN".to_owned(),
+            ],
         );
-        // The engine's own bytes kept: within the bound, and a line more.
-        let bytes: usize = lines
-            .iter()
-            .filter_map(|l| l.split_once(" > "))
-            .map(|(_, text)| text.trim_end_matches(" …").len())
+        // The engine's lines, whole (times and labels too), within the
+        // bound and a line more.
+        let bytes: usize = text
+            .lines()
+            .filter(|l| l.contains(" brain:flood > ") || l.contains(" brain:flood ! "))
+            .map(|l| l.len() + 1)
             .sum();
         let bound = crate::log::ENGINE_BYTES as usize;
-        assert!((bound - 1000..=bound + 1000).contains(&bytes), "{bytes}");
-        // Another engine's lines in the same log are its own.
-        log.engine(1, Player::O, "brain:quiet")
-            .line(Said::Sent, b"BEGIN");
-        assert_eq!(kept.lines().last().unwrap(), "game 1 O brain:quiet < BEGIN");
+        assert!((bound - 1100..=bound + 1100).contains(&bytes), "{bytes}");
+    }
+
+    /// A writer that holds every write until it is let go.
+    #[derive(Clone, Default)]
+    struct Held(Arc<(Mutex<bool>, std::sync::Condvar)>, Kept);
+
+    impl Held {
+        fn let_go(&self) {
+            *self.0.0.lock().unwrap() = true;
+            self.0.1.notify_all();
+        }
+    }
+
+    impl Write for Held {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let (free, wake) = &*self.0;
+            let mut free = free.lock().unwrap();
+            while !*free {
+                free = wake.wait(free).unwrap();
+            }
+            self.1.write(bytes)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A log that cannot be written (a full pipe, a stalled disk) holds
+    /// up neither the engine's answers nor its reader: the move is made,
+    /// and the lines the queue cannot hold are left out and counted.
+    #[test]
+    fn a_stalled_log_costs_no_engine_its_move() {
+        let held = Held::default();
+        let log = crate::EngineLog::new(Box::new(held.clone()));
+        let judged = {
+            let logger = log.engine(0, Player::X, "brain:x");
+            let path =
+                std::env::temp_dir().join(format!("oxo-gomocup-held-{}", std::process::id()));
+            std::fs::create_dir_all(&path).unwrap();
+            let engine = scripted_engine(&path, "pbrain-held", "echo 4,4");
+            // A minute for the move: with the writer held, a reader that
+            // waited for the log would never pass the answer on.
+            let mut external = External::start(
+                &engine,
+                rules(),
+                Duration::from_secs(60),
+                None,
+                Some(logger),
+            )
+            .unwrap();
+            let moved = external.choose(&Game::new(rules()));
+            drop(external);
+            let _ = std::fs::remove_dir_all(&path);
+            moved
+        };
+        assert_eq!(judged, Some(Cell::new(4, 4)));
+        // More lines than the queue holds, while the writer is held.
+        let flood = log.engine(1, Player::O, "brain:y");
+        for _ in 0..crate::log::QUEUED + 100 {
+            flood.line(Said::Sent, b"TURN 0,0");
+        }
+        held.let_go();
+        log.finish().unwrap();
+        let lines = held.1.lines();
+        assert!(
+            lines.contains(&"game 0 X brain:x > 4,4".to_owned()),
+            "{lines:?}"
+        );
+        let said = lines
+            .iter()
+            .find(|l| l.contains("lines left out here"))
+            .expect("a count");
+        let missed: usize = said.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!((100..=200).contains(&missed), "{said}");
     }
 
     /// Write `body` to `path`, executable: an engine script.

@@ -125,6 +125,39 @@ impl Config {
             .into());
         }
         if let Some(path) = &args.engine_log {
+            // Two outputs on one file would write over each other.
+            for (flag, other) in [("--records", &args.records), ("--plot", &args.plot)] {
+                if other
+                    .as_ref()
+                    .is_some_and(|other| super::same_file(other, path))
+                {
+                    return Err(BadInput(format!(
+                        "{flag} and --engine-log name the same file, {}: one would overwrite the other",
+                        path.display()
+                    ))
+                    .into());
+                }
+            }
+            let in_psq = args.psq.as_ref().is_some_and(|dir| {
+                path.extension().is_some_and(|e| e == "psq")
+                    && path.parent().is_some_and(|parent| {
+                        super::same_file(
+                            if parent.as_os_str().is_empty() {
+                                Path::new(".")
+                            } else {
+                                parent
+                            },
+                            dir,
+                        )
+                    })
+            });
+            if in_psq {
+                return Err(BadInput(format!(
+                    "--engine-log {} is a .psq file in the --psq folder, where the games go: give the log another name",
+                    path.display()
+                ))
+                .into());
+            }
             super::check_writable(path)?;
         }
         let match_time = args.match_time.map(Duration::from_millis);
@@ -305,19 +338,19 @@ fn brain_entrant(
     log: Option<EngineLog>,
 ) -> Entrant {
     let name = format!("brain:{}", path.display());
-    Entrant::external_seated(name.clone(), move |rules, _seed, seat| {
+    Entrant::external_placed(name.clone(), move |rules, _seed, place| {
         let logger = log
             .as_ref()
-            .map(|log| log.engine(seat.game, seat.side, &name));
+            .map(|log| log.engine(place.game, place.side, &name));
         oxo_gomocup::External::start(&path, rules, move_time, match_time, logger)
             .map(|engine| Box::new(engine) as Box<dyn Strategy>)
             .map_err(|detail| detail.to_string())
     })
 }
 
-/// The file of `--engine-log`, made at its first line (so that a run
-/// refused before its games leaves none) and written a line at a time, so
-/// that it can be followed as the games are played.
+/// The file of `--engine-log`, made at its first line or at the end (so
+/// that a run refused before its games leaves none) and written a line at
+/// a time, so that it can be followed as the games are played.
 struct LogFile {
     path: PathBuf,
     file: Option<std::io::LineWriter<std::fs::File>>,
@@ -331,7 +364,12 @@ impl Write for LogFile {
         self.file.as_mut().map_or(Ok(0), |file| file.write(bytes))
     }
 
+    /// Made if nothing was written (so that an earlier run's log is not
+    /// taken for this one's), then flushed.
     fn flush(&mut self) -> std::io::Result<()> {
+        if self.file.is_none() {
+            self.file = Some(std::io::LineWriter::new(std::fs::File::create(&self.path)?));
+        }
         self.file.as_mut().map_or(Ok(()), Write::flush)
     }
 }

@@ -893,6 +893,25 @@ fn the_engine_log_holds_each_games_dialogue() {
         );
     }
 
+    // One file for two outputs: refused before any game.
+    let mut same = args.to_vec();
+    same.extend(["--records", "./engines.log"]);
+    let out = arena(dir.path(), &same);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("--records and --engine-log name the same file"),
+        "{said}"
+    );
+    let mut in_psq = args[..args.len() - 1].to_vec();
+    in_psq.extend(["psq/0001.psq", "--psq", "psq"]);
+    let out = arena(dir.path(), &in_psq);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is a .psq file in the --psq folder"),
+        "{out:?}"
+    );
+
     // Nothing to log: refused before any game, and no file made.
     let out = arena(
         dir.path(),
