@@ -23,7 +23,8 @@
 //! [`MAX_LINE`] bytes of the engine's, and an engine's output and standard
 //! error in one game to [`ENGINE_BYTES`] of log (their lines whole, times
 //! and labels included), so that an engine that floods them cannot fill
-//! the disk; what the arena sends and makes of it is always logged.
+//! the disk; what the arena sends and makes of it does not count against
+//! that bound.
 //!
 //! The log is written by a thread of its own, through a queue of
 //! [`QUEUED`] lines: no engine's reader and no move's timing ever waits
@@ -75,20 +76,9 @@ impl EngineLog {
     pub fn new(mut writer: Box<dyn Write + Send>) -> EngineLog {
         let (queue, lines) = mpsc::sync_channel::<String>(QUEUED);
         let dropped = Arc::new(AtomicU64::new(0));
-        let left_out = Arc::clone(&dropped);
         let opened = Instant::now();
         let handle = std::thread::spawn(move || -> io::Result<()> {
             for line in lines {
-                let missed = left_out.swap(0, Ordering::Relaxed);
-                if missed > 0 {
-                    let seconds = opened.elapsed().as_secs_f64();
-                    writer.write_all(
-                        format!(
-                            "{seconds:>9.3} # {missed} lines left out here: the log fell behind\n"
-                        )
-                        .as_bytes(),
-                    )?;
-                }
                 writer.write_all(line.as_bytes())?;
             }
             writer.flush()
@@ -113,13 +103,23 @@ impl EngineLog {
         }
     }
 
-    /// Write what is queued and end the writer: lines logged after are
-    /// left out.
+    /// Write what is queued (and how many lines were left out since the
+    /// last said so) and end the writer: lines logged after are left out.
     ///
     /// # Errors
     /// The first write that failed (the log stopped there), or the flush.
     pub fn finish(&self) -> io::Result<()> {
-        drop(lock(&self.shared.queue).take());
+        let queue = lock(&self.shared.queue).take();
+        let missed = self.shared.dropped.swap(0, Ordering::Relaxed);
+        if let Some(queue) = queue
+            && missed > 0
+        {
+            // The end of the log, where they would have been: waited for.
+            let seconds = self.shared.opened.elapsed().as_secs_f64();
+            let _ = queue.send(format!(
+                "{seconds:>9.3} # {missed} lines left out here: the log fell behind\n"
+            ));
+        }
         match lock(&self.shared.writer).take() {
             Some(writer) => writer
                 .join()
@@ -129,12 +129,23 @@ impl EngineLog {
     }
 
     /// Queue `line` for the writer, or count it left out when the queue is
-    /// full.
+    /// full; the first line queued after some were left out says how many,
+    /// where they would have been.
     fn write(&self, line: String) {
-        if let Some(queue) = lock(&self.shared.queue).as_ref()
-            && let Err(mpsc::TrySendError::Full(_)) = queue.try_send(line)
-        {
-            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        let guard = lock(&self.shared.queue);
+        let Some(queue) = guard.as_ref() else {
+            return;
+        };
+        let dropped = &self.shared.dropped;
+        let missed = dropped.swap(0, Ordering::Relaxed);
+        let line = if missed > 0 {
+            let seconds = self.shared.opened.elapsed().as_secs_f64();
+            format!("{seconds:>9.3} # {missed} lines left out here: the log fell behind\n{line}")
+        } else {
+            line
+        };
+        if let Err(mpsc::TrySendError::Full(_)) = queue.try_send(line) {
+            dropped.fetch_add(missed + 1, Ordering::Relaxed);
         }
     }
 }
@@ -194,6 +205,10 @@ impl EngineLogger {
     /// [`EngineLogger::line`] for a line already cut (`cut`: there was
     /// more of it).
     pub(crate) fn cut_line(&self, said: Said, text: &[u8], cut: bool) {
+        // Past its bound, an engine's flood costs no formatting.
+        if said.by_engine() && self.written.load(Ordering::Relaxed) >= ENGINE_BYTES {
+            return;
+        }
         let text = &text[..text.len().min(MAX_LINE)];
         let seconds = self.log.shared.opened.elapsed().as_secs_f64();
         let more = if cut { " …" } else { "" };

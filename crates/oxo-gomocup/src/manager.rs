@@ -61,11 +61,11 @@ pub fn end_all() -> usize {
     groups.len()
 }
 
-/// `why` an engine failed, as the log says it, unless the arena is
-/// stopping ([`end_all`] has run): then it was ended, not at fault.
+/// `why` an engine failed, as the log says it, and whether the arena was
+/// stopping then ([`end_all`] had run: ended, likely not at fault).
 fn stopped_or(why: String) -> String {
     if running().is_none() {
-        "ended: the arena is stopping".to_owned()
+        format!("{why} (the arena is stopping)")
     } else {
         why
     }
@@ -1179,6 +1179,38 @@ mod tests {
         assert!((bound - 1100..=bound + 1100).contains(&bytes), "{bytes}");
     }
 
+    /// An engine whose answers fill the queue nobody reads once it has
+    /// failed: its end lets the reader go on, so the log has its last line.
+    #[test]
+    fn an_engines_end_logs_what_it_said_after_its_failure() {
+        let dir = std::env::temp_dir().join(format!("oxo-gomocup-many-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // "info 1" is its answer (no move); 59 more lines, then the last.
+        let path = scripted_engine(
+            &dir,
+            "pbrain-many",
+            "for i in $(seq 1 60); do echo \"info $i\"; done; echo last",
+        );
+        let kept = Kept::default();
+        let log = crate::EngineLog::new(Box::new(kept.clone()));
+        let logger = log.engine(0, Player::X, "brain:many");
+        let mut engine =
+            External::start(&path, rules(), Duration::from_secs(30), None, Some(logger)).unwrap();
+        assert_eq!(engine.choose(&Game::new(rules())), None);
+        drop(engine);
+        log.finish().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let lines = kept.lines();
+        assert!(
+            lines.contains(&"game 0 X brain:many > last".to_owned()),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.contains(&"game 0 X brain:many > info 60".to_owned()),
+            "{lines:#?}"
+        );
+    }
+
     /// A writer that holds every write until it is let go.
     #[derive(Clone, Default)]
     struct Held(Arc<(Mutex<bool>, std::sync::Condvar)>, Kept);
@@ -1398,10 +1430,7 @@ mod tests {
         let failure = judged
             .expect("judged within the test's bound")
             .expect_err("no move");
-        assert!(
-            failure.contains("exited") && failure.contains('3'),
-            "{failure}"
-        );
+        assert!(failure.contains("exited (exit status: 3)"), "{failure}");
     }
 
     /// Lines ended by CR alone are lines, and `ok` in any case is OK, as

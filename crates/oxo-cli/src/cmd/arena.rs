@@ -270,6 +270,40 @@ impl Config {
     }
 }
 
+/// The engine log of a run and its path, if any: finished (its queue
+/// written, its file made even when nothing was logged) by
+/// [`LogGuard::finish`], or, on a return before it, at least written when
+/// dropped.
+struct LogGuard(Option<(EngineLog, PathBuf)>);
+
+impl LogGuard {
+    fn log(&self) -> Option<&EngineLog> {
+        self.0.as_ref().map(|(log, _)| log)
+    }
+
+    /// Write what is queued; make the file if nothing was (so that an
+    /// earlier run's log is not taken for this one's).
+    fn finish(&self) -> anyhow::Result<()> {
+        let Some((log, path)) = &self.0 else {
+            return Ok(());
+        };
+        let cannot = || format!("cannot write the engine log {}", path.display());
+        log.finish().with_context(cannot)?;
+        if !path.exists() {
+            std::fs::File::create(path).with_context(cannot)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        if let Some((log, _)) = &self.0 {
+            let _ = log.finish();
+        }
+    }
+}
+
 /// What makes two players the same: a strategy's kind, or an engine's
 /// file, by its canonical path (so that `brain:./x` and `brain:x` are one).
 #[derive(Debug, PartialEq, Eq)]
@@ -348,9 +382,10 @@ fn brain_entrant(
     })
 }
 
-/// The file of `--engine-log`, made at its first line or at the end (so
-/// that a run refused before its games leaves none) and written a line at
-/// a time, so that it can be followed as the games are played.
+/// The file of `--engine-log`, made at its first line (so that a run
+/// refused before its games leaves none, and touches no file) and written
+/// a line at a time, so that it can be followed as the games are played.
+/// A run that logs nothing makes it empty at its end ([`LogGuard`]).
 struct LogFile {
     path: PathBuf,
     file: Option<std::io::LineWriter<std::fs::File>>,
@@ -364,12 +399,7 @@ impl Write for LogFile {
         self.file.as_mut().map_or(Ok(0), |file| file.write(bytes))
     }
 
-    /// Made if nothing was written (so that an earlier run's log is not
-    /// taken for this one's), then flushed.
     fn flush(&mut self) -> std::io::Result<()> {
-        if self.file.is_none() {
-            self.file = Some(std::io::LineWriter::new(std::fs::File::create(&self.path)?));
-        }
         self.file.as_mut().map_or(Ok(()), Write::flush)
     }
 }
@@ -510,22 +540,18 @@ fn arena_error(err: ArenaError) -> anyhow::Error {
 pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let status = super::StatusLine::new();
     let start = Instant::now();
-    let engine_log = args.engine_log.as_ref().map(|path| {
-        EngineLog::new(Box::new(LogFile {
-            path: path.clone(),
-            file: None,
-        }))
-    });
-    let config = Config::new(args, engine_log.as_ref())?;
+    let engine_log = LogGuard(args.engine_log.as_ref().map(|path| {
+        (
+            EngineLog::new(Box::new(LogFile {
+                path: path.clone(),
+                file: None,
+            })),
+            path.clone(),
+        )
+    }));
+    let config = Config::new(args, engine_log.log())?;
     // Said after the results, which a log that failed does not cost.
-    let logged = || -> anyhow::Result<()> {
-        match (&engine_log, &args.engine_log) {
-            (Some(log), Some(path)) => log
-                .finish()
-                .with_context(|| format!("cannot write the engine log {}", path.display())),
-            _ => Ok(()),
-        }
-    };
+    let logged = || engine_log.finish();
     let engines = args
         .x
         .iter()
@@ -557,6 +583,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             }
             .map_err(arena_error)?;
             let kept = recorder.finish();
+            let logged = logged();
             // The time of the games, not of their grading.
             let elapsed = start.elapsed();
             let grades = if grade && !stop.load(Ordering::SeqCst) {
@@ -588,7 +615,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             }
             // After the results, which a failed record does not cost.
             kept?;
-            logged()?;
+            logged?;
             signal
         }
         Config::RoundRobin {
@@ -609,6 +636,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             }
             .map_err(arena_error)?;
             let kept = recorder.finish();
+            let logged = logged();
             status.clear();
             reporting.store(true, Ordering::SeqCst);
             let elapsed = start.elapsed();
@@ -640,7 +668,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             plotted?;
             printed?;
             kept?;
-            logged()?;
+            logged?;
             signal
         }
     };

@@ -893,7 +893,8 @@ fn the_engine_log_holds_each_games_dialogue() {
         );
     }
 
-    // One file for two outputs: refused before any game.
+    // One file for two outputs: refused before any game, the file as it
+    // was.
     let mut same = args.to_vec();
     same.extend(["--records", "./engines.log"]);
     let out = arena(dir.path(), &same);
@@ -902,6 +903,10 @@ fn the_engine_log_holds_each_games_dialogue() {
     assert!(
         said.contains("--records and --engine-log name the same file"),
         "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("engines.log")).unwrap(),
+        log
     );
     let mut in_psq = args[..args.len() - 1].to_vec();
     in_psq.extend(["psq/0001.psq", "--psq", "psq"]);
