@@ -32,7 +32,7 @@
 //! nobody reads) leaves lines out, and says how many where it goes on.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -100,6 +100,7 @@ impl EngineLog {
             log: self.clone(),
             label: format!("game {game} {side} {engine}"),
             written: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -163,6 +164,9 @@ pub struct EngineLogger {
     /// The bytes of log this engine's output and standard error have
     /// taken so far.
     written: AtomicU64,
+    /// Set when the engine's game is over: nothing more is logged under
+    /// its label (a process it left behind may still hold its pipes).
+    closed: AtomicBool,
 }
 
 /// Which way a logged line went.
@@ -206,7 +210,9 @@ impl EngineLogger {
     /// more of it).
     pub(crate) fn cut_line(&self, said: Said, text: &[u8], cut: bool) {
         // Past its bound, an engine's flood costs no formatting.
-        if said.by_engine() && self.written.load(Ordering::Relaxed) >= ENGINE_BYTES {
+        if self.is_closed()
+            || (said.by_engine() && self.written.load(Ordering::Relaxed) >= ENGINE_BYTES)
+        {
             return;
         }
         let text = &text[..text.len().min(MAX_LINE)];
@@ -233,6 +239,17 @@ impl EngineLogger {
             }
         }
         self.log.write(line);
+    }
+
+    /// End this engine's log: its game is over, and nothing more is logged
+    /// under its label.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`EngineLogger::close`] has run.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
     }
 
     /// Log each of `lines` as sent.

@@ -488,7 +488,7 @@ impl External {
                     listened = send.send(Heard::Line(read, line.to_vec())).is_ok();
                 }
                 // Once nobody listens, the rest is read only to be logged.
-                listened || heard.is_some()
+                listened || heard.as_deref().is_some_and(|log| !log.is_closed())
             });
             if ended {
                 // The output ended (or cannot be read): said once, as the
@@ -860,6 +860,9 @@ impl Drop for External {
         if self.log.is_some() {
             self.lines = mpsc::sync_channel(0).1;
             let _ = self.logged.recv_timeout(Duration::from_secs(1));
+            if let Some(log) = &self.log {
+                log.close();
+            }
         }
     }
 }
@@ -890,11 +893,12 @@ fn each_line(pipe: impl io::Read, mut take: impl FnMut(&[u8], bool) -> bool) -> 
     }
 }
 
-/// Log each line `pipe` gives as `said`, until it ends.
+/// Log each line `pipe` gives as `said`, until it ends or the log is
+/// closed.
 fn log_lines(pipe: impl io::Read, log: &EngineLogger, said: Said) {
     each_line(pipe, |line, cut| {
         log.cut_line(said, line, cut);
-        true
+        !log.is_closed()
     });
 }
 
@@ -1149,6 +1153,9 @@ mod tests {
         // Another engine's lines in the same log are its own.
         log.engine(1, Player::O, "brain:quiet")
             .line(Said::Sent, b"BEGIN");
+        // Once its game is over, nothing more is logged under its label.
+        logger.close();
+        logger.line(Said::Error, b"from a process left behind");
         log.finish().unwrap();
         let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
         let lines = kept.lines();
