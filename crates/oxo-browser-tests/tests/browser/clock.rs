@@ -135,6 +135,8 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             assert!(first_move(&shown["x"]["note"]), "{shown}");
             assert_eq!(shown["o"]["note"], "", "{shown}");
         }
+        h.screenshot(&x, "clock-desktop-first-move").await;
+        h.screenshot(&o, "clock-phone-first-move").await;
         click_cell(&x, 1, 1).await;
         wait_page(&o, "O to move", |p| p.playable).await;
         // Now O's first move is awaited.
