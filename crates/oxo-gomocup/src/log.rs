@@ -59,7 +59,7 @@ struct Shared {
     /// The writer's queue; `None` once [`EngineLog::finish`] has run.
     queue: Mutex<Option<mpsc::SyncSender<String>>>,
     /// Lines left out because the queue was full, not yet said.
-    dropped: Arc<AtomicU64>,
+    dropped: AtomicU64,
     writer: Mutex<Option<JoinHandle<io::Result<()>>>>,
 }
 
@@ -75,7 +75,6 @@ impl EngineLog {
     #[must_use]
     pub fn new(mut writer: Box<dyn Write + Send>) -> EngineLog {
         let (queue, lines) = mpsc::sync_channel::<String>(QUEUED);
-        let dropped = Arc::new(AtomicU64::new(0));
         let opened = Instant::now();
         let handle = std::thread::spawn(move || -> io::Result<()> {
             for line in lines {
@@ -87,7 +86,7 @@ impl EngineLog {
             shared: Arc::new(Shared {
                 opened,
                 queue: Mutex::new(Some(queue)),
-                dropped,
+                dropped: AtomicU64::new(0),
                 writer: Mutex::new(Some(handle)),
             }),
         }
@@ -116,10 +115,7 @@ impl EngineLog {
             && missed > 0
         {
             // The end of the log, where they would have been: waited for.
-            let seconds = self.shared.opened.elapsed().as_secs_f64();
-            let _ = queue.send(format!(
-                "{seconds:>9.3} # {missed} lines left out here: the log fell behind\n"
-            ));
+            let _ = queue.send(self.left_out(missed));
         }
         match lock(&self.shared.writer).take() {
             Some(writer) => writer
@@ -127,6 +123,12 @@ impl EngineLog {
                 .unwrap_or_else(|_| Err(io::Error::other("the log's writer panicked"))),
             None => Ok(()),
         }
+    }
+
+    /// The line that says `missed` lines were left out here.
+    fn left_out(&self, missed: u64) -> String {
+        let seconds = self.shared.opened.elapsed().as_secs_f64();
+        format!("{seconds:>9.3} # {missed} lines left out here: the log fell behind\n")
     }
 
     /// Queue `line` for the writer, or count it left out when the queue is
@@ -140,8 +142,7 @@ impl EngineLog {
         let dropped = &self.shared.dropped;
         let missed = dropped.swap(0, Ordering::Relaxed);
         let line = if missed > 0 {
-            let seconds = self.shared.opened.elapsed().as_secs_f64();
-            format!("{seconds:>9.3} # {missed} lines left out here: the log fell behind\n{line}")
+            self.left_out(missed) + &line
         } else {
             line
         };
