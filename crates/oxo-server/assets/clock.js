@@ -111,9 +111,12 @@ function paint() {
     const note = box.querySelector('.clock-note');
     const awaited = left.first !== null && firstMover() === seat;
     // lichess's countdown for a first move: the round is called off at zero.
-    const text = awaited ? `${Math.ceil(left.first / SECOND)} s to make a first move`
+    // Short enough for one line under a phone's clock; the title says it whole.
+    const text = awaited ? `first move: ${Math.ceil(left.first / SECOND)} s`
       : c.days && running && c.deadline ? 'until ' + deadlineText(c.deadline) : '';
     if (note.textContent !== text) note.textContent = text;
+    const title = awaited ? 'A first move within this time, or the round is called off' : '';
+    if (note.title !== title) note.title = title;
     box.classList.toggle('awaited', awaited);
   }
   if ((c.running && left[c.running] <= 0) || left.first === 0) askForRuling();

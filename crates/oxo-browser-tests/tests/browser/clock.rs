@@ -116,7 +116,8 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
         // time: how much of it has passed depends on the machine).
         let first_move = |note: &Value| {
             note.as_str().is_some_and(|n| {
-                n.strip_suffix(" s to make a first move")
+                n.strip_prefix("first move: ")
+                    .and_then(|s| s.strip_suffix(" s"))
                     .and_then(|s| s.parse::<u32>().ok())
                     .is_some_and(|s| (1..=30).contains(&s))
             })
