@@ -9,15 +9,17 @@
 
 use std::fmt;
 
-use pyo3::exceptions::PyOverflowError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 use pyo3::{Borrowed, PyTypeInfo};
 
 use crate::errors::raise;
 
 /// An integer argument as Python gave it: an `int`, or anything with
-/// `__index__` (a NumPy integer). Anything else is pyo3's `TypeError`,
-/// which names the argument.
+/// `__index__` (a NumPy integer), but not a `bool` (an `int` to Python,
+/// but never meant as a size, seed or budget; `Game.play` refuses one as a
+/// move too). Anything else is a `TypeError`, pyo3's naming the argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Int {
     /// Its value.
@@ -31,6 +33,12 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Int {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Int> {
+        if obj.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err(format!(
+                "a bool is not a number here: give an int, not {}",
+                obj.str()?
+            )));
+        }
         match obj.extract::<i128>() {
             Ok(value) => Ok(Int::Fits(value)),
             Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {

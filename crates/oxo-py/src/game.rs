@@ -6,7 +6,7 @@ use oxo_core::{Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
 use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyList};
+use pyo3::types::PyList;
 
 use crate::args::Int;
 use crate::errors::{IllegalMoveError, RulesError, raise};
@@ -32,11 +32,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Move {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Move> {
-        // A bool is an int to Python, but True is no action (VectorGame
-        // refuses it too).
-        if !obj.is_instance_of::<PyBool>()
-            && let Ok(action) = obj.extract::<Int>()
-        {
+        // A bool is an int to Python, but True is no action (`Int` refuses
+        // it, as VectorGame does).
+        if let Ok(action) = obj.extract::<Int>() {
             return Ok(Move::Action(action));
         }
         // A pair as a tuple, or as a list (what `json.loads` makes of one).
@@ -51,8 +49,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Move {
                 Some((list.get_item(0).ok()?, list.get_item(1).ok()?))
             });
         if let Some((row, col)) = pair
-            && !row.is_instance_of::<PyBool>()
-            && !col.is_instance_of::<PyBool>()
             && let (Ok(row), Ok(col)) = (row.extract::<Int>(), col.extract::<Int>())
         {
             return Ok(Move::Cell(row, col));

@@ -38,6 +38,7 @@ fn _oxo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<strategy::PyStrategy>()?;
     m.add_class::<solve::PySolution>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::_solution, m)?)?;
     m.add("STRATEGIES", oxo_ai::StrategyKind::NAMES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -64,6 +64,43 @@ pub struct PySolution {
     nodes: u64,
 }
 
+/// A solution as pickle keeps it: every field, in their order.
+type State = (
+    String,
+    String,
+    i8,
+    u32,
+    BTreeMap<usize, (i8, u32)>,
+    Vec<usize>,
+    u64,
+);
+
+/// A solution's answer: position, player to move, value, distance, moves
+/// and best moves.
+type Answer<'a> = (
+    &'a str,
+    &'a str,
+    i8,
+    u32,
+    &'a BTreeMap<usize, (i8, u32)>,
+    &'a [usize],
+);
+
+impl PySolution {
+    /// What two solutions are equal by: the answer, not the work (`nodes`
+    /// depends on what the solver had learned before).
+    fn answer(&self) -> Answer<'_> {
+        (
+            &self.position,
+            self.to_move,
+            self.value,
+            self.distance,
+            &self.moves,
+            &self.best_moves,
+        )
+    }
+}
+
 #[pymethods]
 impl PySolution {
     fn __repr__(&self) -> String {
@@ -72,6 +109,79 @@ impl PySolution {
             self.position, self.to_move, self.value, self.distance, self.best_moves
         )
     }
+
+    /// Solutions of one position are equal whatever it took to find them
+    /// (`nodes` is left out); anything else is not a `Solution`.
+    fn __eq__(&self, other: PyRef<'_, PySolution>) -> bool {
+        self.answer() == other.answer()
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        self.answer().hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Pickling (so `multiprocessing` workers can send solutions back):
+    /// every field, checked again on loading.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (State,))> {
+        let restore = py.import("oxo._oxo")?.getattr("_solution")?;
+        Ok((
+            restore,
+            ((
+                self.position.clone(),
+                self.to_move.to_owned(),
+                self.value,
+                self.distance,
+                self.moves.clone(),
+                self.best_moves.clone(),
+                self.nodes,
+            ),),
+        ))
+    }
+}
+
+/// A pickled solution back (`Solution.__reduce__`'s loader, not for
+/// calling): refused as `oxo.OxoError` where the state is no solution of a
+/// position (a value not -1, 0 or 1, a move off the board, a best move
+/// that is not a move).
+#[pyfunction]
+pub(crate) fn _solution(state: State) -> PyResult<PySolution> {
+    let (position, to_move, value, distance, moves, best_moves, nodes) = state;
+    let bad = |what: String| raise::<OxoError>(format!("a pickled solution {what}"));
+    let setup: oxo_core::Setup = position
+        .parse()
+        .map_err(|e| bad(format!("has a bad position {position:?}: {e}")))?;
+    let cells = setup.rows() as usize * setup.cols() as usize;
+    let to_move = match to_move.as_str() {
+        "X" => "X",
+        "O" => "O",
+        other => return Err(bad(format!("has {other:?} to move, not \"X\" or \"O\""))),
+    };
+    let values_ok = std::iter::once(value)
+        .chain(moves.values().map(|&(v, _)| v))
+        .all(|v| (-1..=1).contains(&v));
+    if !values_ok {
+        return Err(bad("has a value that is not -1, 0 or 1".to_owned()));
+    }
+    if let Some(action) = moves.keys().find(|&&a| a >= cells) {
+        return Err(bad(format!("has action {action}, off the board")));
+    }
+    if let Some(action) = best_moves.iter().find(|a| !moves.contains_key(a)) {
+        return Err(bad(format!(
+            "has best move {action}, which is not one of its moves"
+        )));
+    }
+    Ok(PySolution {
+        position,
+        to_move,
+        value,
+        distance,
+        moves,
+        best_moves,
+        nodes,
+    })
 }
 
 /// The position a caller gave: a `Game`, or notation with `k`.

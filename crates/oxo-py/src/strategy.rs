@@ -132,6 +132,17 @@ impl std::fmt::Debug for PyStrategy {
     }
 }
 
+/// `oxo.OxoError` for a game another thread holds (on a Python without
+/// the GIL, a call on it from another thread that is not over).
+fn in_use() -> PyErr {
+    raise::<OxoError>("the game is in use by another thread: nothing was played")
+}
+
+/// `game`, read for a moment.
+fn borrowed<'py>(game: &Bound<'py, PyGame>) -> PyResult<PyRef<'py, PyGame>> {
+    game.try_borrow().map_err(|_| in_use())
+}
+
 /// What `Strategy.__reduce__` gives pickle: the class, the arguments that
 /// make the strategy without its model, and the model's bytes.
 type Reduced<'py> = (
@@ -209,8 +220,11 @@ impl PyStrategy {
     /// `oxo.StrategyError` when the strategy cannot play this board (say,
     /// `perfect` beyond 6×6, or `learned` with no model for it) and
     /// `oxo.ModelError` when the model given was trained for another board.
-    fn choose(&self, py: Python<'_>, game: &PyGame) -> PyResult<Option<usize>> {
-        self.choose_in(py, game.game.clone())
+    /// The game is free while the strategy thinks: another thread may
+    /// read or play it meanwhile.
+    fn choose(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
+        let game = borrowed(game)?.game.clone();
+        self.choose_in(py, game)
     }
 
     /// Choose a move for the player to move in `game` and play it; return
@@ -218,10 +232,10 @@ impl PyStrategy {
     /// game is free while the strategy thinks (another thread may read
     /// it); one changed meanwhile raises `oxo.OxoError`, nothing played.
     fn play(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
-        let before = game.borrow().game.clone();
+        let before = borrowed(game)?.game.clone();
         let action = self.choose_in(py, before.clone())?;
         if let Some(action) = action {
-            let mut game = game.borrow_mut();
+            let mut game = game.try_borrow_mut().map_err(|_| in_use())?;
             if game.game != before {
                 return Err(raise::<OxoError>(
                     "the game changed while the strategy was choosing its move: nothing was played",

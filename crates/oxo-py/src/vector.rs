@@ -124,19 +124,12 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
             .call_method1("asarray", (values,))?
             .cast_into::<PyUntypedArray>()?,
     };
-    if array.ndim() != 1 {
-        let shape: Vec<String> = array.shape().iter().map(usize::to_string).collect();
-        return Err(raise::<IllegalMoveError>(format!(
-            "{name} must be a 1-D array, one value a board, not one of shape ({})",
-            shape.join(", ")
-        )));
-    }
-    if array.is_empty() {
-        return Ok(Vec::new());
-    }
+    // The type first: `None` or a string is a 0-d array of objects or
+    // text, a wrong type rather than a wrong shape.
     let dtype = array.dtype();
     let kind = dtype.kind();
-    if !(kind == b'i' || kind == b'u' || (bools && kind == b'b')) {
+    let empty = array.is_empty() && array.ndim() == 1;
+    if !(kind == b'i' || kind == b'u' || (bools && kind == b'b') || empty) {
         return Err(PyTypeError::new_err(format!(
             "{name} must be {}, not an array of {dtype}",
             if bools {
@@ -145,6 +138,22 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
                 "integers (row * cols + col, -1 for none)"
             }
         )));
+    }
+    if array.ndim() != 1 {
+        let shape: Vec<String> = array.shape().iter().map(usize::to_string).collect();
+        let message = format!(
+            "{name} must be a 1-D array, one value a board, not one of shape ({})",
+            shape.join(", ")
+        );
+        // Actions of the wrong shape are moves refused; a mask plays none.
+        return Err(if bools {
+            raise::<OxoError>(message)
+        } else {
+            raise::<IllegalMoveError>(message)
+        });
+    }
+    if array.is_empty() {
+        return Ok(Vec::new());
     }
     // The typed views below need the machine's byte order.
     let array = if dtype.is_native_byteorder() == Some(false) {

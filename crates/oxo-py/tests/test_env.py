@@ -105,8 +105,38 @@ def test_ansi_rendering_and_bad_arguments():
     env.reset()
     play(env, [0, 5])
     assert env.render() == "X . .\n. . O\n"
-    with pytest.raises(ValueError, match="render_mode 'human' is not offered"):
-        oxo.env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode 'rgb_array' is not offered"):
+        oxo.env(render_mode="rgb_array")
+
+
+def test_human_rendering_prints_the_board(capsys):
+    env = oxo.env(rows=2, cols=3, k=2, render_mode="human")
+    env.reset()
+    play(env, [0, 5])
+    assert env.render() is None
+    assert capsys.readouterr().out == "X . .\n. . O\n"
+
+
+def test_what_reset_sets_is_named_when_read_before_it():
+    env = oxo.env()
+    for read in [lambda: env.agent_selection, lambda: env.rewards, env.last]:
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            read()
+    with pytest.raises(AttributeError, match="'raw_env' object has no attribute 'nothing'"):
+        env.nothing
+    env.reset()
+    assert env.agent_selection == "player_1"
+
+
+def test_a_step_once_every_agent_is_done_does_nothing(caplog):
+    env = oxo.env()
+    env.reset()
+    play(env, [0, 3, 1, 4, 2])  # X wins along the top row
+    while env.agents:
+        env.step(None)
+    env.step(None)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    assert env.agents == [] and env.state().tolist()[0] == [1, 1, 1]
     with pytest.raises(oxo.RulesError, match="k=6 is impossible"):
         oxo.env(rows=5, cols=5, k=6)
 

@@ -5,6 +5,7 @@ import pickle
 import random
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -94,7 +95,12 @@ def test_bad_boards_raise_rules_errors():
         oxo.Game.from_notation("X../.../...", k=-2)
     with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         oxo.Game(3.0, 3)
-    assert oxo.Game(np.int64(4), True).notation == "./././."  # anything with __index__
+    assert oxo.Game(np.int64(4), np.int8(1)).notation == "./././."  # anything with __index__
+    # ...but a bool, which Python counts as an int, is no size (nor a move).
+    with pytest.raises(TypeError, match="a bool is not a number here: give an int, not True"):
+        oxo.Game(4, True)
+    with pytest.raises(TypeError, match="a bool is not a number here: give an int, not False"):
+        oxo.Strategy("random", seed=False)
 
 
 def test_undo_takes_moves_back_to_the_start():
@@ -290,3 +296,26 @@ def test_rules_agree_with_the_oxo_command_stream(oxo_bin, rows, cols, k):
             check=True,
         ).stdout
         assert out.splitlines() == stream_lines(oxo.Game(rows, cols, k), moves)
+
+
+def test_without_pettingzoo_the_rest_of_oxo_imports_whole():
+    # In a child process where PettingZoo cannot be imported: a star import
+    # works, hasattr says no, and asking for the environment says why.
+    code = """
+import sys
+sys.modules["pettingzoo"] = None
+import oxo
+from oxo import *
+print(sorted(set(oxo.__all__) - set(dir())), hasattr(oxo, "raw_env"))
+try:
+    oxo.env()
+except ImportError as e:
+    print(type(e).__name__, "needs PettingZoo and Gymnasium" in str(e))
+try:
+    oxo.raw_env
+except AttributeError as e:
+    print(type(e).__name__, "needs PettingZoo and Gymnasium" in str(e))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "[] False\nImportError True\nAttributeError True\n"

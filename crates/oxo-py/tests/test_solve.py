@@ -1,5 +1,7 @@
 """oxo.solve against a minimax written here, on every 3x3 position."""
 
+import copy
+import pickle
 import subprocess
 import sys
 
@@ -180,3 +182,32 @@ print(oxo.solve("XX./OO./...").best_moves)
         "no answer within the budget of 1000 positions",
         "[2]",
     ]
+
+
+def test_solutions_pickle_and_compare_by_their_answer():
+    first = oxo.solve("X.O/.X./..O")
+    again = oxo.solve("X.O/.X./..O")  # answered from the solver's table
+    assert first == again and hash(first) == hash(again)
+    assert first != oxo.solve("X.O/.X./O..") and first != "X.O/.X./..O"
+    for copied in [pickle.loads(pickle.dumps(first)), copy.copy(first), copy.deepcopy(first)]:
+        assert copied == first and copied.nodes == first.nodes
+        assert (copied.moves, copied.best_moves, copied.to_move) == (
+            first.moves,
+            first.best_moves,
+            first.to_move,
+        )
+
+
+def test_a_tampered_solution_pickle_is_refused():
+    state = oxo.solve("X.O/.X./..O").__reduce__()[1][0]
+    restore = oxo.solve("X.O/.X./..O").__reduce__()[0]
+    for change, message in [
+        ({0: "X.O/.X"}, "has a bad position"),
+        ({1: "Z"}, 'has "Z" to move'),
+        ({2: 2}, "has a value that is not -1, 0 or 1"),
+        ({4: {9: (0, 1)}}, "has action 9, off the board"),
+        ({5: [4]}, "has best move 4, which is not one of its moves"),
+    ]:
+        bad = tuple(change.get(i, field) for i, field in enumerate(state))
+        with pytest.raises(oxo.OxoError, match=message):
+            restore(bad)

@@ -2,6 +2,7 @@
 
 import pickle
 import subprocess
+import sys
 
 import pytest
 
@@ -150,3 +151,36 @@ def test_a_tampered_strategy_pickle_is_refused():
         oxo.Strategy("learned").__setstate__((b"not a model",))
     with pytest.raises(oxo.StrategyError, match='a pickled "rules" strategy cannot hold a model'):
         oxo.Strategy("rules").__setstate__((b"",))
+
+
+def test_a_game_is_free_while_a_strategy_chooses_on_it():
+    # In a child process, so that the long search ends with it: alphabeta
+    # searching a 15x15 position for up to a billion positions on a daemon
+    # thread, and the main thread meanwhile playing the game, by hand and
+    # by another strategy (choose used to hold the game for its whole
+    # search: "Already borrowed", then a panic). The search must still be
+    # running when the main thread is done, or the test proves nothing.
+    code = """
+import threading, time
+import oxo
+
+game = oxo.Game(15, 15, 5)
+for action in [112, 113, 97]:
+    game.play(action)
+started = threading.Event()
+
+def think():
+    started.set()
+    oxo.Strategy("alphabeta", budget=10**9).choose(game)
+
+searching = threading.Thread(target=think, daemon=True)
+searching.start()
+started.wait()
+time.sleep(0.3)
+game.play(0)
+oxo.Strategy("random").play(game)
+print(game.move_count, searching.is_alive())
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "5 True\n"

@@ -172,9 +172,17 @@ def test_step_and_reset_take_integers_only_and_refuse_without_casting():
         batch.step(np.array([[1, 2]]))
     with pytest.raises(oxo.IllegalMoveError, match="board 0: action 18446744073709551615 is off the board"):
         batch.step(np.array([2**64 - 1, 0], dtype=np.uint64))
-    for mask in (np.array([1.0, 0.0]), ["yes", "no"]):
+    for mask in (np.array([1.0, 0.0]), ["yes", "no"], "abc"):
         with pytest.raises(TypeError, match="mask must be bools or integers"):
             batch.reset(mask)
+    # Not an array of moves at all: a wrong type, not a move refused.
+    for actions in (None, "abcd"):
+        with pytest.raises(TypeError, match="actions must be integers"):
+            batch.step(actions)
+    # A mask of the wrong shape plays no move: an OxoError, not an illegal move.
+    with pytest.raises(oxo.OxoError, match=r"mask must be a 1-D array") as refused:
+        batch.reset(np.zeros((2, 2), dtype=bool))
+    assert not isinstance(refused.value, oxo.IllegalMoveError)
 
 
 def test_step_and_reset_read_any_integer_dtype_and_any_stride():

@@ -18,6 +18,8 @@ Actions are ``row * cols + col``. Every refusal is an ``OxoError`` (a
 ``ValueError``) with a message saying what was wrong.
 """
 
+from importlib.util import find_spec as _find_spec
+
 from ._oxo import (
     STRATEGIES,
     Game,
@@ -48,9 +50,12 @@ __all__ = [
     "VectorGame",
     "__version__",
     "env",
-    "raw_env",
     "solve",
 ]
+# raw_env only where PettingZoo is installed: `from oxo import *` works
+# without it (looked up, not imported: importing PettingZoo is slow).
+if _find_spec("pettingzoo") is not None and _find_spec("gymnasium") is not None:
+    __all__.append("raw_env")
 
 
 def env(rows=3, cols=3, k=None, render_mode=None):
@@ -63,16 +68,17 @@ def env(rows=3, cols=3, k=None, render_mode=None):
     Observations are ``{"observation": (rows, cols, 2) int8, "action_mask":
     (rows * cols,) int8}`` from the observing agent's side (plane 0 its own
     marks), actions ``row * cols + col``, rewards +1 / -1 / 0 at the end.
-    ``render_mode="ansi"`` makes ``render()`` return the board as text.
+    ``render_mode="ansi"`` makes ``render()`` return the board as text,
+    ``"human"`` print it.
     """
     return _aec().raw_env(rows=rows, cols=cols, k=k, render_mode=render_mode)
 
 
-def _aec():
+def _aec(error=ImportError):
     try:
         from . import aec
     except ImportError as e:
-        raise ImportError(
+        raise error(
             f"oxo.env needs PettingZoo and Gymnasium ({e}): "
             "pip install pettingzoo gymnasium, or install oxo with its [pettingzoo] extra "
             "(from a clone of oxo: pip install './crates/oxo-py[pettingzoo]')"
@@ -82,7 +88,9 @@ def _aec():
 
 def __getattr__(name):
     # raw_env subclasses PettingZoo's AECEnv: import PettingZoo only when
-    # it is asked for, so the rest of oxo needs only NumPy.
+    # it is asked for, so the rest of oxo needs only NumPy. Without it,
+    # oxo.raw_env is an AttributeError saying why (so hasattr is False);
+    # `from oxo import raw_env` then fails as an ImportError.
     if name == "raw_env":
-        return _aec().raw_env
+        return _aec(AttributeError).raw_env
     raise AttributeError(f"module 'oxo' has no attribute {name!r}")

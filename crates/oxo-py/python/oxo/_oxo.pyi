@@ -1,13 +1,14 @@
 """Type stubs for oxo's extension module (the Rust side of the package)."""
 
 from os import PathLike
-from typing import Final, Literal, Optional, Union
+from typing import Final, Literal, Optional, SupportsIndex, Union
 
 import numpy as np
 import numpy.typing as npt
 
-Move = Union[int, tuple[int, int], list[int]]
-"""An action ``row * cols + col``, or a ``(row, col)`` pair (a tuple, or a list of two)."""
+Move = Union[SupportsIndex, tuple[SupportsIndex, SupportsIndex], list[int]]
+"""An action ``row * cols + col`` (an int or a NumPy integer, not a bool), or a ``(row, col)``
+pair (a tuple, or a list of two)."""
 
 Mark = Literal["X", "O"]
 
@@ -100,7 +101,7 @@ class Game:
     def __deepcopy__(self, memo: object) -> Game: ...
     def render(self) -> str:
         """The board as text, a row a line (``X . O``)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 class VectorGame:
     """``n`` games on one board stepped together: one call plays a move on
@@ -181,6 +182,9 @@ class Solution:
     def best_moves(self) -> list[int]: ...
     @property
     def nodes(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool:
+        """Equal answers for one position (``nodes`` left out)."""
+    def __hash__(self) -> int: ...
 
 def solve(
     position: Union[Game, str], k: Optional[int] = None, budget: Optional[int] = None

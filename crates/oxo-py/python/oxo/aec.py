@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -11,6 +13,10 @@ from pettingzoo.utils.env_logger import EnvLogger
 from ._oxo import Game
 
 _MARKS = {"player_1": "X", "player_2": "O"}
+# What reset() sets and PettingZoo names when read before it.
+_SET_BY_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
+)
 _OTHER = {"player_1": "player_2", "player_2": "player_1"}
 
 
@@ -29,13 +35,15 @@ class raw_env(AECEnv):
     """
 
     metadata = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "oxo_mnk_v0",
         "is_parallelizable": False,
         "render_fps": 1,
     }
 
-    def __init__(self, rows=3, cols=3, k=None, render_mode=None):
+    def __init__(
+        self, rows: int = 3, cols: int = 3, k: int | None = None, render_mode: str | None = None
+    ) -> None:
         super().__init__()
         # Game checks the board and raises oxo.RulesError for a bad one.
         self._game = Game(rows, cols, k)
@@ -65,13 +73,20 @@ class raw_env(AECEnv):
         }
         self._has_reset = False
 
-    def observation_space(self, agent):
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set: those reset() sets, before it is
+        # called, are named as such (as PettingZoo's OrderEnforcing does).
+        if name in _SET_BY_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         # The game has no randomness: every reset is the empty board.
         self._has_reset = True
         self._game = Game(self.rows, self.cols, self.k)
@@ -83,7 +98,7 @@ class raw_env(AECEnv):
         self.infos = {"player_1": {}, "player_2": {}}
         self.agent_selection = "player_1"
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         game = self._game
@@ -93,9 +108,13 @@ class raw_env(AECEnv):
             mask = np.zeros(self._cells, dtype=np.int8)
         return {"observation": game.planes(_MARKS[agent]), "action_mask": mask}
 
-    def step(self, action):
+    def step(self, action: int | np.integer | np.ndarray | None) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
+        if not self.agents:
+            # Every agent is done and stepped out: nothing to step.
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -130,7 +149,8 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         self.agent_selection = other
 
-    def render(self):
+    def render(self) -> str | None:
+        """The board as text (``"ansi"``), or printed (``"human"``, returning None)."""
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         if self.render_mode is None:
@@ -138,18 +158,22 @@ class raw_env(AECEnv):
                 "You are calling render method without specifying any render mode."
             )
             return None
-        return self._game.render()
+        text = self._game.render()
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
 
-    def state(self):
+    def state(self) -> np.ndarray:
         """The board from X's side: a new (rows, cols) int8 array, 1 for X, -1 for O."""
         if not self._has_reset:
             EnvLogger.error_state_before_reset()
         return self._game.board()
 
     @property
-    def game(self):
+    def game(self) -> Game:
         """A copy of the game being played, as an ``oxo.Game``."""
         return self._game.copy()
 
-    def close(self):
+    def close(self) -> None:
         pass
