@@ -523,7 +523,12 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'stat
     if let Some(hints) = app.hints() {
         if let Some(&(_, valued)) = hints.iter().find(|&&(c, _)| c == cursor) {
             let text = match valued.plies {
-                Some(plies) => format!("playing here: {} in {plies}", valued.value),
+                // Plies, moves by either side, as the cells' W3 count them.
+                Some(plies) => format!(
+                    "playing here: {} in {plies} {}",
+                    valued.value,
+                    if plies == 1 { "ply" } else { "plies" }
+                ),
                 None => format!("playing here: {}", valued.value),
             };
             lines.push(Line::styled(text, palette.value(valued.value)));
@@ -537,7 +542,10 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'stat
             Span::styled("L", palette.value(Value::Loss)),
             Span::raw(" loss"),
         ]));
-        lines.push(Line::styled("  (in so many moves)", palette.faint()));
+        lines.push(Line::styled(
+            "  (in plies: moves of X and O)",
+            palette.faint(),
+        ));
     }
     let rules = app.rules();
     if let Some(p) = state.board
