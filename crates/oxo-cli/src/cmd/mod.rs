@@ -98,12 +98,16 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(file.commit()?)
 }
 
-/// The seed given, or one from the clock (the only place oxo reads it).
+/// The seed given, or one from the clock (the only place oxo reads it),
+/// below 2^53 so that the reports' JSON gives it exactly to readers that
+/// hold numbers as doubles (jq, JavaScript): the run can be repeated with
+/// `--seed`.
 fn seed_or_clock(seed: Option<u64>) -> u64 {
     seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
+        let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
+            .map_or(0, |d| d.as_nanos());
+        (nanos % (1 << 53)) as u64
     })
 }
 
@@ -222,5 +226,18 @@ impl StatusLine {
         if self.shown {
             crate::stderr::write(format_args!("\r\x1b[K"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A seed from the clock survives a JSON reader that holds numbers as
+    /// doubles (today's nanoseconds since 1970 are about 2^60).
+    #[test]
+    fn a_seed_from_the_clock_is_exact_as_a_double() {
+        let seed = super::seed_or_clock(None);
+        assert!(seed < 1 << 53, "{seed}");
+        assert_eq!(seed as f64 as u64, seed);
+        assert_eq!(super::seed_or_clock(Some(u64::MAX)), u64::MAX);
     }
 }
