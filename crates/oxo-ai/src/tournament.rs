@@ -72,6 +72,27 @@ impl Config {
     }
 }
 
+/// The game played `turn`-th, of `pairs` pairs of `games` games each: its
+/// index, game `index % games` of pair `index / games`. Games are played
+/// round by round, as engine testers schedule a round robin: each round
+/// gives every pair two games, one with each player as X (games `2r` and
+/// `2r + 1` of each pair, which share an opening), and an odd last game
+/// of every pair comes last. A run stopped early is then a smaller round
+/// robin with every pair about equally played, not the first pairs' whole
+/// matches; a game's index, and so its seed and opening, is the same
+/// whatever the order.
+fn scheduled(turn: u64, pairs: u64, games: u64) -> u64 {
+    let round = 2 * pairs;
+    let paired = games / 2 * round;
+    let (pair, game) = if turn < paired {
+        let (r, within) = (turn / round, turn % round);
+        (within / 2, r * 2 + within % 2)
+    } else {
+        (turn - paired, games - 1)
+    };
+    pair * games + game
+}
+
 /// One player's line in the table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
@@ -149,10 +170,11 @@ pub fn run(
     play(config, stop, progress, None)
 }
 
-/// [`run`], handing every game finished to `record` as it was played, in
-/// game order, as [`arena::run_recorded`] does. Game `i` is game `i % games`
-/// of pair `i / games`, the pairs in [`Config`]'s order: (0, 1), (0, 2), …,
-/// (1, 2), ….
+/// [`run`], handing every game finished to `record` in the order they are
+/// scheduled, round by round (each round every pair's next two games, one
+/// with each player as X; whatever the threads, as [`arena::run_recorded`]
+/// does). Game `i` is game `i % games` of pair `i / games`, the pairs in
+/// [`Config`]'s order: (0, 1), (0, 2), …, (1, 2), ….
 ///
 /// # Errors
 /// As [`run`].
@@ -193,7 +215,8 @@ fn play(
         config.threads,
         stop,
         progress,
-        |index| {
+        |turn| {
+            let index = scheduled(turn, pairs.len() as u64, config.games);
             let pair = (index / config.games) as usize;
             let (a, b) = pairs[pair];
             // The pair's players swap seats game by game; X always moves first.
@@ -348,15 +371,17 @@ mod tests {
     /// Every game is handed on in game order with its seats: each pair's
     /// players swap X game by game, X moving first, and the results are
     /// those of a run without records.
+    /// Round by round: every pair's games 0 and 1, then the odd game 2 of
+    /// each.
     #[test]
-    fn recorded_games_come_in_order_with_their_seats() {
+    fn recorded_games_come_round_by_round_with_their_seats() {
         let c = config(
             &[
                 StrategyKind::Random,
                 StrategyKind::Rules,
                 StrategyKind::Random,
             ],
-            2,
+            3,
             2,
         );
         let names = ["random", "rules", "random"];
@@ -369,11 +394,24 @@ mod tests {
             .map(|p| (p.index, p.x.as_str(), p.o.as_str()))
             .collect();
         let pairs = [(0, 1), (0, 2), (1, 2)];
-        let expected: Vec<(u64, &str, &str)> = (0..6)
-            .map(|i| {
-                let (a, b) = pairs[i / 2];
-                let (x, o) = if i % 2 == 0 { (a, b) } else { (b, a) };
-                (i as u64, names[x], names[o])
+        // (pair, game of the pair) in the order played.
+        let order = [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (2, 0),
+            (2, 1),
+            (0, 2),
+            (1, 2),
+            (2, 2),
+        ];
+        let expected: Vec<(u64, &str, &str)> = order
+            .iter()
+            .map(|&(pair, game)| {
+                let (a, b) = pairs[pair];
+                let (x, o) = if game % 2 == 0 { (a, b) } else { (b, a) };
+                ((pair * 3 + game) as u64, names[x], names[o])
             })
             .collect();
         assert_eq!(seats, expected);
@@ -383,23 +421,24 @@ mod tests {
         assert_eq!(decided, wins);
     }
 
-    /// Stopped in the first pair's third game: the round robin has that
-    /// pair's first two games, and the other pairs none.
+    /// Stopped in the last pair's first game (the last player's third):
+    /// the round robin has the first round of the other pairs, not the
+    /// first pair's whole match.
     #[test]
     fn a_stopped_round_robin_has_the_games_finished() {
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let mut c = config(&[StrategyKind::Random; 3], 4, 1);
-        c.players[0] = arena::tests::stopping(&stop, 3, false);
+        c.players[2] = arena::tests::stopping(&stop, 3, false);
         c.players[1] = Entrant::strategy(StrategyKind::Rules);
         let results = run(&c, &stop, |_| {}).unwrap();
-        assert_eq!(results.games(), 2, "{results:?}");
+        assert_eq!(results.games(), 4, "{results:?}");
         assert_eq!(
             results
                 .pairings
                 .iter()
                 .map(Pairing::games)
                 .collect::<Vec<_>>(),
-            [2, 0, 0]
+            [2, 2, 0]
         );
         assert!(results.forfeits.is_empty(), "{results:?}");
         assert!(results.score_between(0, 1).is_some());
@@ -414,8 +453,30 @@ mod tests {
                     .games
             })
             .collect();
-        assert_eq!(games, [2, 2, 0]);
+        assert_eq!(games, [4, 2, 2]);
         assert!(results.standings.iter().all(|s| s.elo.is_finite()));
+    }
+
+    /// Every game of the round robin is played once, each pair's in
+    /// order, round by round.
+    #[test]
+    fn the_schedule_plays_every_game_once_round_by_round() {
+        for (pairs, games) in [(1, 1), (1, 4), (3, 1), (3, 2), (3, 5), (6, 10), (10, 7)] {
+            let order: Vec<u64> = (0..pairs * games)
+                .map(|turn| scheduled(turn, pairs, games))
+                .collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..pairs * games).collect::<Vec<_>>());
+            // After each round, every pair has played as many games.
+            for round in 1..=games / 2 {
+                let played = &order[..(round * 2 * pairs) as usize];
+                for pair in 0..pairs {
+                    let of_pair = played.iter().filter(|&&i| i / games == pair).count();
+                    assert_eq!(of_pair as u64, 2 * round, "{pairs} pairs, {games} games");
+                }
+            }
+        }
     }
 
     #[test]

@@ -69,17 +69,25 @@ pub fn table(
         "player", "games", "wins", "draws", "losses", "score", "Elo", "95%"
     );
     for s in &results.standings {
+        // A player a stopped round robin gave no game has no score or
+        // rating to show (the fit puts it at the average, knowing nothing).
+        let (score, elo, interval) = if s.games == 0 {
+            ("-".to_owned(), "-".to_owned(), "-".to_owned())
+        } else {
+            (
+                format!("{:.1}%", 100.0 * s.score),
+                signed(s.elo),
+                format!("±{:.0}", s.elo_95),
+            )
+        };
         let _ = writeln!(
             out,
-            "  {:<width$} {:>7} {:>7} {:>7} {:>7} {:>6.1}%   {:>5} {:>6}",
+            "  {:<width$} {:>7} {:>7} {:>7} {:>7} {score:>7}   {elo:>5} {interval:>6}",
             name(s.player),
             s.games,
             s.wins,
             s.draws,
             s.losses,
-            100.0 * s.score,
-            signed(s.elo),
-            format!("±{:.0}", s.elo_95)
         );
     }
     let _ = writeln!(out, "  score of each row against each column:");
@@ -141,9 +149,10 @@ pub fn json(
         wins: u64,
         draws: u64,
         losses: u64,
-        score: f64,
-        elo: f64,
-        elo_95: f64,
+        // `null` for a player with no game (a stopped round robin's).
+        score: Option<f64>,
+        elo: Option<f64>,
+        elo_95: Option<f64>,
     }
     #[derive(Serialize)]
     struct Pair<'a> {
@@ -189,15 +198,18 @@ pub fn json(
         standings: results
             .standings
             .iter()
-            .map(|s| Line {
-                player: name(s.player),
-                games: s.games,
-                wins: s.wins,
-                draws: s.draws,
-                losses: s.losses,
-                score: round(s.score, 4),
-                elo: round(s.elo, 1),
-                elo_95: round(s.elo_95, 1),
+            .map(|s| {
+                let played = |value: f64, places: i32| (s.games > 0).then(|| round(value, places));
+                Line {
+                    player: name(s.player),
+                    games: s.games,
+                    wins: s.wins,
+                    draws: s.draws,
+                    losses: s.losses,
+                    score: played(s.score, 4),
+                    elo: played(s.elo, 1),
+                    elo_95: played(s.elo_95, 1),
+                }
             })
             .collect(),
         pairings: results
@@ -397,6 +409,7 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
     let reach = results
         .standings
         .iter()
+        .filter(|s| s.games > 0)
         .map(|s| s.elo.abs() + s.elo_95.min(2000.0))
         .fold(100.0_f64, f64::max);
     let to_x = |elo: f64| chart_x + chart_w / 2.0 + elo / reach * chart_w / 2.0;
@@ -427,6 +440,23 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
     );
     for (row, s) in results.standings.iter().enumerate() {
         let y = top + cell * (row as f64 + 0.5);
+        let label = format!(
+            r##"<text x="{:.0}" y="{:.0}">{}{}</text>"##,
+            chart_x + chart_w + 12.0,
+            y + 5.0,
+            tooltip(s.player),
+            xml(shown[s.player])
+        );
+        if s.games == 0 {
+            let _ = writeln!(
+                out,
+                r##"<text x="{:.1}" y="{:.0}" text-anchor="middle" fill="#555">no games</text>"##,
+                to_x(0.0),
+                y + 5.0
+            );
+            let _ = writeln!(out, "{label}");
+            continue;
+        }
         let (lo, hi) = (
             to_x((s.elo - s.elo_95).max(-reach)),
             to_x((s.elo + s.elo_95).min(reach)),
@@ -444,14 +474,7 @@ pub fn svg(config: &Config, results: &Results, stopped: Option<Signal>) -> Strin
             signed(s.elo),
             s.elo_95
         );
-        let _ = writeln!(
-            out,
-            r##"<text x="{:.0}" y="{:.0}">{}{}</text>"##,
-            chart_x + chart_w + 12.0,
-            y + 5.0,
-            tooltip(s.player),
-            xml(shown[s.player])
-        );
+        let _ = writeln!(out, "{label}");
     }
     out.push_str("</svg>\n");
     out
@@ -504,6 +527,33 @@ mod tests {
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 2);
+    }
+
+    /// Players a stopped round robin gave no game have no score or rating
+    /// shown: a dash in the table, `null` in the JSON, no bar in the plot.
+    #[test]
+    fn a_player_without_games_has_no_rating_shown() {
+        let c = config(&[StrategyKind::Random, StrategyKind::Rules], 10, 1);
+        let results = tournament::run(&c, &AtomicBool::new(true), |_| {}).unwrap();
+        assert_eq!(results.games(), 0);
+        let text = table(&c, &results, None, Duration::from_millis(3), None);
+        let row = text
+            .lines()
+            .find(|line| line.trim_start().starts_with("rules"))
+            .expect("a row for rules");
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>(),
+            ["rules", "0", "0", "0", "0", "-", "-", "-"],
+            "{text}"
+        );
+        let json = json(&c, &results, None, Duration::from_millis(3), None);
+        assert!(
+            json.contains("\"losses\":0,\"score\":null,\"elo\":null,\"elo_95\":null}"),
+            "{json}"
+        );
+        let svg = svg(&c, &results, None);
+        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
+        assert_eq!(svg.matches(">no games</text>").count(), 2, "{svg}");
     }
 
     /// Every `<text>` of `svg`: its x, its anchor and what it shows (its

@@ -534,9 +534,13 @@ fn games_start_from_an_opening_book_in_turn() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("from a book of 2 openings"), "{stdout}");
-    for (i, record) in records(&dir.path().join("rr.jsonl")).iter().enumerate() {
-        let want = if i % 4 < 2 { &first } else { &second };
-        assert_eq!(&record["opening"], want, "game {i}: {record}");
+    // Game `game % 4` of its pair (the games come round by round).
+    let played = records(&dir.path().join("rr.jsonl"));
+    assert_eq!(played.len(), 12);
+    for record in &played {
+        let game = record["game"].as_u64().expect("a game index");
+        let want = if game % 4 < 2 { &first } else { &second };
+        assert_eq!(&record["opening"], want, "game {game}: {record}");
     }
     let out = arena(
         dir.path(),
