@@ -123,6 +123,12 @@ pub struct Results {
     pub standings: Vec<Standing>,
     /// Games lost for a move not given (external engines), in game order.
     pub forfeits: Vec<arena::Forfeit>,
+    /// Games that differ from every other played: the same two players
+    /// in the same seats, with the same opening and moves, are one game
+    /// (players that choose alike play a pairing's games over and over
+    /// without `--opening`, and the ratings' intervals, which take every
+    /// game as new evidence, are then too narrow).
+    pub distinct_games: u64,
 }
 
 impl Results {
@@ -208,7 +214,9 @@ fn play(
             (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
         }),
     )?;
-    let recording = record.is_some();
+    // Every game is kept as played, for its fingerprint, and handed on
+    // when recorded.
+    let mut fingerprints = std::collections::HashSet::new();
     let mut games = Vec::new();
     arena::run_jobs(
         config.total_games(),
@@ -235,7 +243,7 @@ fn play(
                     key,
                     index % config.games / 2,
                 )?,
-                recording,
+                true,
                 stop,
             )?
             else {
@@ -253,8 +261,11 @@ fn play(
             Ok(Some((pair, pairing, result.forfeits, played)))
         },
         |(pair, pairing, forfeits, played)| {
-            if let (Some(record), Some(played)) = (&mut record, played) {
-                record(played);
+            if let Some(played) = played {
+                fingerprints.insert(fingerprint(&played));
+                if let Some(record) = &mut record {
+                    record(played);
+                }
             }
             games.push((pair, pairing, forfeits));
         },
@@ -314,7 +325,19 @@ fn play(
         pairings,
         standings,
         forfeits,
+        distinct_games: fingerprints.len() as u64,
     })
+}
+
+/// What tells a game apart: its players in their seats, who moved first,
+/// the opening and the moves (hashed: two different games share a
+/// fingerprint with odds of about one in 2^64 a pair).
+fn fingerprint(played: &arena::Played) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    let game = (&played.x, &played.o, played.first, &played.opening);
+    (game, &played.moves, played.winner).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The [`arena::opening`] key of game `game` of pair `pair`: games 2j and
@@ -455,6 +478,33 @@ mod tests {
             .collect();
         assert_eq!(games, [4, 2, 2]);
         assert!(results.standings.iter().all(|s| s.elo.is_finite()));
+    }
+
+    /// Players that always choose alike play each seating's game over and
+    /// over: two of four games are distinct.
+    #[test]
+    fn repeated_games_are_counted_once() {
+        struct FirstLegal;
+        impl crate::Strategy for FirstLegal {
+            fn choose(&mut self, game: &oxo_core::Game) -> Option<oxo_core::Cell> {
+                game.legal_moves().next()
+            }
+            fn name(&self) -> &str {
+                "first"
+            }
+        }
+        let first = |name| {
+            Entrant::external(name, |_, _| {
+                Ok(Box::new(FirstLegal) as Box<dyn crate::Strategy>)
+            })
+        };
+        let mut c = config(&[StrategyKind::Random; 2], 4, 2);
+        c.players = vec![first("a"), first("b")];
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        assert_eq!((results.games(), results.distinct_games), (4, 2));
+        let c = config(&[StrategyKind::Random, StrategyKind::Rules], 1, 1);
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        assert_eq!((results.games(), results.distinct_games), (1, 1));
     }
 
     /// Every game of the round robin is played once, each pair's in

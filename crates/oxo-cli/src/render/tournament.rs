@@ -127,6 +127,16 @@ pub fn table(
         super::count(results.games(), "game"),
         elapsed.as_secs_f64()
     );
+    let repeats = results.games() - results.distinct_games;
+    if repeats > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of {} repeat an earlier one: the intervals take each as new evidence \
+             (--opening N varies the games)",
+            repeats,
+            super::count(results.games(), "game"),
+        );
+    }
     out.push_str(&forfeits_text(&results.forfeits));
     out
 }
@@ -171,6 +181,7 @@ pub fn json(
         seed: u64,
         games_per_pair: u64,
         games: u64,
+        distinct_games: u64,
         seconds: f64,
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
@@ -194,6 +205,7 @@ pub fn json(
         seed: config.seed,
         games_per_pair: config.games,
         games: results.games(),
+        distinct_games: results.distinct_games,
         seconds: round(elapsed.as_secs_f64(), 3),
         standings: results
             .standings
@@ -527,6 +539,44 @@ mod tests {
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 2);
+    }
+
+    /// Games that repeat an earlier one are counted and said.
+    #[test]
+    fn repeated_games_are_said() {
+        struct FirstLegal;
+        impl oxo_ai::Strategy for FirstLegal {
+            fn choose(&mut self, game: &oxo_core::Game) -> Option<oxo_core::Cell> {
+                game.legal_moves().next()
+            }
+            fn name(&self) -> &str {
+                "first"
+            }
+        }
+        let mut c = config(&[StrategyKind::Random; 2], 4, 1);
+        c.players = ["a", "b"]
+            .map(|name| {
+                Entrant::external(name, |_, _| {
+                    Ok(Box::new(FirstLegal) as Box<dyn oxo_ai::Strategy>)
+                })
+            })
+            .to_vec();
+        let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&c, &results, None, Duration::from_millis(3), None);
+        assert!(
+            text.contains(
+                "\n  2 of 4 games repeat an earlier one: the intervals take each as new evidence \
+                 (--opening N varies the games)\n"
+            ),
+            "{text}"
+        );
+        let json = json(&c, &results, None, Duration::from_millis(3), None);
+        assert!(json.contains("\"games\":4,\"distinct_games\":2,"), "{json}");
+        // Games that all differ need no word.
+        let c = config(&[StrategyKind::Random, StrategyKind::Rules], 1, 1);
+        let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let text = table(&c, &results, None, Duration::from_millis(3), None);
+        assert!(!text.contains("repeat"), "{text}");
     }
 
     /// Players a stopped round robin gave no game have no score or rating
