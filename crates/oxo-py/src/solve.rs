@@ -48,6 +48,8 @@ fn table_bytes(rules: Rules) -> usize {
 pub struct PySolution {
     /// The position, in oxo's notation.
     position: String,
+    /// Marks in a row to win: with the position, the game answered.
+    k: u32,
     /// `"X"` or `"O"`: the player to move in the position.
     to_move: &'static str,
     /// The position's value for the player to move: 1, 0 or -1.
@@ -67,6 +69,7 @@ pub struct PySolution {
 /// A solution as pickle keeps it: every field, in their order.
 type State = (
     String,
+    u32,
     String,
     i8,
     u32,
@@ -75,11 +78,11 @@ type State = (
     u64,
 );
 
-/// A solution's answer: position, player to move, value, distance, moves
-/// and best moves.
+/// A solution's answer: position and k (the game), value, distance, moves
+/// and best moves (the player to move follows from the position).
 type Answer<'a> = (
     &'a str,
-    &'a str,
+    u32,
     i8,
     u32,
     &'a BTreeMap<usize, (i8, u32)>,
@@ -92,7 +95,7 @@ impl PySolution {
     fn answer(&self) -> Answer<'_> {
         (
             &self.position,
-            self.to_move,
+            self.k,
             self.value,
             self.distance,
             &self.moves,
@@ -105,13 +108,14 @@ impl PySolution {
 impl PySolution {
     fn __repr__(&self) -> String {
         format!(
-            "oxo.Solution(position={:?}, to_move={:?}, value={}, distance={}, best_moves={:?})",
-            self.position, self.to_move, self.value, self.distance, self.best_moves
+            "oxo.Solution(position={:?}, k={}, to_move={:?}, value={}, distance={}, best_moves={:?})",
+            self.position, self.k, self.to_move, self.value, self.distance, self.best_moves
         )
     }
 
-    /// Solutions of one position are equal whatever it took to find them
-    /// (`nodes` is left out); anything else is not a `Solution`.
+    /// Solutions of one position of one game (its k too) are equal
+    /// whatever it took to find them (`nodes` is left out); anything else
+    /// is not a `Solution`.
     fn __eq__(&self, other: PyRef<'_, PySolution>) -> bool {
         self.answer() == other.answer()
     }
@@ -131,6 +135,7 @@ impl PySolution {
             restore,
             ((
                 self.position.clone(),
+                self.k,
                 self.to_move.to_owned(),
                 self.value,
                 self.distance,
@@ -143,39 +148,74 @@ impl PySolution {
 }
 
 /// A pickled solution back (`Solution.__reduce__`'s loader, not for
-/// calling): refused as `oxo.OxoError` where the state is no solution of a
-/// position (a value not -1, 0 or 1, a move off the board, a best move
-/// that is not a move).
+/// calling): refused as `oxo.OxoError` where the state is not a solution
+/// of its position: a position play cannot reach (or not written as oxo
+/// writes it), the wrong player to move, moves other than the legal ones,
+/// values other than -1, 0 and 1, or a value, distance or best moves that
+/// do not follow from the moves'.
 #[pyfunction]
 pub(crate) fn _solution(state: State) -> PyResult<PySolution> {
-    let (position, to_move, value, distance, moves, best_moves, nodes) = state;
+    let (position, k, to_move, value, distance, moves, best_moves, nodes) = state;
     let bad = |what: String| raise::<OxoError>(format!("a pickled solution {what}"));
-    let setup: oxo_core::Setup = position
-        .parse()
-        .map_err(|e| bad(format!("has a bad position {position:?}: {e}")))?;
-    let cells = setup.rows() as usize * setup.cols() as usize;
-    let to_move = match to_move.as_str() {
-        "X" => "X",
-        "O" => "O",
-        other => return Err(bad(format!("has {other:?} to move, not \"X\" or \"O\""))),
-    };
-    let values_ok = std::iter::once(value)
+    let game = PyGame::from_notation(&position, Some(Int::Fits(k.into())))
+        .map_err(|e| bad(format!("has no position of a game: {e}")))?
+        .game;
+    if game.to_string() != position {
+        return Err(bad(format!(
+            "writes its position {position:?} as oxo does not ({game})"
+        )));
+    }
+    let mover = crate::game::name(game.to_move());
+    if to_move != mover {
+        return Err(bad(format!(
+            "has {to_move:?} to move in a position where {mover} moves"
+        )));
+    }
+    let rules = game.rules();
+    let legal: Vec<usize> = game.legal_moves().map(|c| rules.index(c)).collect();
+    if !moves.keys().copied().eq(legal.iter().copied()) {
+        return Err(bad(format!(
+            "has moves {:?}, not the legal ones {legal:?}",
+            moves.keys().collect::<Vec<_>>()
+        )));
+    }
+    if !std::iter::once(value)
         .chain(moves.values().map(|&(v, _)| v))
-        .all(|v| (-1..=1).contains(&v));
-    if !values_ok {
+        .all(|v| (-1..=1).contains(&v))
+    {
         return Err(bad("has a value that is not -1, 0 or 1".to_owned()));
     }
-    if let Some(action) = moves.keys().find(|&&a| a >= cells) {
-        return Err(bad(format!("has action {action}, off the board")));
-    }
-    if let Some(action) = best_moves.iter().find(|a| !moves.contains_key(a)) {
+    // The best move: the highest value, a win as soon as can be, a loss
+    // as late; the position's value and distance are its.
+    let best = moves
+        .values()
+        .copied()
+        .max_by_key(|&(v, d)| (v, if v > 0 { -i64::from(d) } else { i64::from(d) }));
+    let expected = match (best, game.outcome()) {
+        (Some(best), _) => best,
+        (None, Some(oxo_core::Outcome::Win(_))) => (-1, 0),
+        (None, _) => (0, 0),
+    };
+    if (value, distance) != expected {
         return Err(bad(format!(
-            "has best move {action}, which is not one of its moves"
+            "has value {value} in {distance} plies where its moves give {} in {}",
+            expected.0, expected.1
+        )));
+    }
+    let best_expected: Vec<usize> = moves
+        .iter()
+        .filter(|&(_, &eval)| eval == expected)
+        .map(|(&action, _)| action)
+        .collect();
+    if best_moves != best_expected {
+        return Err(bad(format!(
+            "has best moves {best_moves:?} where its moves give {best_expected:?}"
         )));
     }
     Ok(PySolution {
         position,
-        to_move,
+        k,
+        to_move: mover,
         value,
         distance,
         moves,
@@ -336,6 +376,7 @@ fn solution(game: &Game, analysis: &oxo_ai::Analysis) -> PySolution {
     best_moves.sort_unstable();
     PySolution {
         position: game.to_string(),
+        k: rules.k(),
         to_move: crate::game::name(game.to_move()),
         value: analysis.eval.value.sign(),
         distance: analysis.eval.plies,

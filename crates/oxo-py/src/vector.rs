@@ -309,7 +309,8 @@ impl PyVectorGame {
             Some(mask) => {
                 let mask = read_ints(mask, "mask", true)?;
                 if mask.len() != self.games.len() {
-                    return Err(raise::<IllegalMoveError>(format!(
+                    // A mask plays no move: not an illegal one either.
+                    return Err(raise::<OxoError>(format!(
                         "a mask of {} for {} boards",
                         mask.len(),
                         self.games.len()

@@ -107,12 +107,15 @@ def test_ansi_rendering_and_bad_arguments():
     assert env.render() == "X . .\n. . O\n"
     with pytest.raises(ValueError, match="render_mode 'rgb_array' is not offered"):
         oxo.env(render_mode="rgb_array")
+    with pytest.raises(oxo.RulesError, match="k=6 is impossible"):
+        oxo.env(rows=5, cols=5, k=6)
 
 
-def test_human_rendering_prints_the_board(capsys):
+def test_human_rendering_prints_the_board_after_every_move(capsys):
     env = oxo.env(rows=2, cols=3, k=2, render_mode="human")
     env.reset()
     play(env, [0, 5])
+    assert capsys.readouterr().out == ". . .\n. . .\n" "X . .\n. . .\n" "X . .\n. . O\n"
     assert env.render() is None
     assert capsys.readouterr().out == "X . .\n. . O\n"
 
@@ -137,8 +140,6 @@ def test_a_step_once_every_agent_is_done_does_nothing(caplog):
     env.step(None)
     assert "step() called after all agents are terminated or truncated" in caplog.text
     assert env.agents == [] and env.state().tolist()[0] == [1, 1, 1]
-    with pytest.raises(oxo.RulesError, match="k=6 is impossible"):
-        oxo.env(rows=5, cols=5, k=6)
 
 
 def test_the_game_is_the_environments_own():

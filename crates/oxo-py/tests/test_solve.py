@@ -186,27 +186,69 @@ print(oxo.solve("XX./OO./...").best_moves)
 
 def test_solutions_pickle_and_compare_by_their_answer():
     first = oxo.solve("X.O/.X./..O")
-    again = oxo.solve("X.O/.X./..O")  # answered from the solver's table
-    assert first == again and hash(first) == hash(again)
+    state = first.__reduce__()[1][0]
+    restore = first.__reduce__()[0]
+    # The same answer found with other work is equal, and hashes alike.
+    again = restore(state[:-1] + (first.nodes + 1,))
+    assert first == again and hash(first) == hash(again) and again.nodes != first.nodes
     assert first != oxo.solve("X.O/.X./O..") and first != "X.O/.X./..O"
+    # One position, two games: a 4x4 board that is a draw with k=3 and k=4 alike.
+    board = "XXOO/OOXX/XXOO/.OXX"
+    three, four = oxo.solve(board, k=3), oxo.solve(board, k=4)
+    assert (three.value, three.moves) == (four.value, four.moves) and three != four
+    assert (three.k, four.k) == (3, 4) and "k=4" in repr(four)
     for copied in [pickle.loads(pickle.dumps(first)), copy.copy(first), copy.deepcopy(first)]:
         assert copied == first and copied.nodes == first.nodes
-        assert (copied.moves, copied.best_moves, copied.to_move) == (
+        assert (copied.moves, copied.best_moves, copied.to_move, copied.k) == (
             first.moves,
             first.best_moves,
             first.to_move,
+            first.k,
         )
 
 
+def test_every_solution_pickles_back():
+    # The loader's checks hold for the solver's every answer: every 3x3
+    # position (a win, a loss, a draw, a finished game) and 4x4 k=3 ones.
+    games = [oxo.Game(3, 3)]
+    seen = set()
+    while games:
+        game = games.pop()
+        if game.notation in seen:
+            continue
+        seen.add(game.notation)
+        solution = oxo.solve(game)
+        assert pickle.loads(pickle.dumps(solution)) == solution
+        for action in game.legal_moves():
+            child = game.copy()
+            child.play(action)
+            games.append(child)
+    assert len(seen) == 5478
+    for position in ["X.../.O../..X./....", "XO../OX../..../....", "XXO./OOX./X.../...."]:
+        solution = oxo.solve(position, k=3)
+        assert pickle.loads(pickle.dumps(solution)) == solution
+
+
 def test_a_tampered_solution_pickle_is_refused():
-    state = oxo.solve("X.O/.X./..O").__reduce__()[1][0]
-    restore = oxo.solve("X.O/.X./..O").__reduce__()[0]
+    solution = oxo.solve("X.O/.X./..O")
+    restore, (state,) = solution.__reduce__()
+    # position, k, to_move, value, distance, moves, best_moves, nodes
     for change, message in [
-        ({0: "X.O/.X"}, "has a bad position"),
-        ({1: "Z"}, 'has "Z" to move'),
-        ({2: 2}, "has a value that is not -1, 0 or 1"),
-        ({4: {9: (0, 1)}}, "has action 9, off the board"),
-        ({5: [4]}, "has best move 4, which is not one of its moves"),
+        ({0: "X.O/.X"}, "has no position of a game"),
+        ({0: "XXX/XXX/XXX"}, "has no position of a game"),
+        ({0: "x.o/.x./..o"}, "writes its position"),
+        ({1: 4}, "has no position of a game"),
+        ({2: "O"}, 'has "O" to move in a position where X moves'),
+        ({2: "Z"}, 'has "Z" to move'),
+        ({3: 2}, "has a value that is not -1, 0 or 1"),
+        ({3: -1}, "has value -1 in 5 plies where its moves give 0 in 5"),
+        ({4: 3}, "has value 0 in 3 plies where its moves give 0 in 5"),
+        ({5: {}}, "has moves \\[\\], not the legal ones"),
+        ({5: {**state[5], 9: (0, 1)}}, "not the legal ones"),
+        ({5: {**state[5], 1: (1, 2)}}, "where its moves give 1 in 2"),
+        ({6: [4]}, "has best moves \\[4\\] where its moves give \\[5\\]"),
+        ({6: [5, 5]}, "has best moves"),
+        ({6: []}, "has best moves"),
     ]:
         bad = tuple(change.get(i, field) for i, field in enumerate(state))
         with pytest.raises(oxo.OxoError, match=message):

@@ -180,9 +180,14 @@ def test_step_and_reset_take_integers_only_and_refuse_without_casting():
         with pytest.raises(TypeError, match="actions must be integers"):
             batch.step(actions)
     # A mask of the wrong shape plays no move: an OxoError, not an illegal move.
-    with pytest.raises(oxo.OxoError, match=r"mask must be a 1-D array") as refused:
-        batch.reset(np.zeros((2, 2), dtype=bool))
-    assert not isinstance(refused.value, oxo.IllegalMoveError)
+    for mask, message in [
+        (np.zeros((2, 2), dtype=bool), r"mask must be a 1-D array"),
+        (np.zeros(5, dtype=bool), "a mask of 5 for 2 boards"),
+        ([], "a mask of 0 for 2 boards"),
+    ]:
+        with pytest.raises(oxo.OxoError, match=message) as refused:
+            batch.reset(mask)
+        assert not isinstance(refused.value, oxo.IllegalMoveError)
 
 
 def test_step_and_reset_read_any_integer_dtype_and_any_stride():

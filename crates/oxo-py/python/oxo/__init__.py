@@ -18,8 +18,6 @@ Actions are ``row * cols + col``. Every refusal is an ``OxoError`` (a
 ``ValueError``) with a message saying what was wrong.
 """
 
-from importlib.util import find_spec as _find_spec
-
 from ._oxo import (
     STRATEGIES,
     Game,
@@ -36,7 +34,7 @@ from ._oxo import (
     solve,
 )
 
-__all__ = [
+_ALL = [
     "STRATEGIES",
     "Game",
     "IllegalMoveError",
@@ -52,10 +50,6 @@ __all__ = [
     "env",
     "solve",
 ]
-# raw_env only where PettingZoo is installed: `from oxo import *` works
-# without it (looked up, not imported: importing PettingZoo is slow).
-if _find_spec("pettingzoo") is not None and _find_spec("gymnasium") is not None:
-    __all__.append("raw_env")
 
 
 def env(rows=3, cols=3, k=None, render_mode=None):
@@ -88,9 +82,17 @@ def _aec(error=ImportError):
 
 def __getattr__(name):
     # raw_env subclasses PettingZoo's AECEnv: import PettingZoo only when
-    # it is asked for, so the rest of oxo needs only NumPy. Without it,
-    # oxo.raw_env is an AttributeError saying why (so hasattr is False);
-    # `from oxo import raw_env` then fails as an ImportError.
+    # it is asked for, so the rest of oxo needs only NumPy. Without it (or
+    # with one that fails to import), oxo.raw_env is an AttributeError
+    # saying why, so hasattr is False (`from oxo import raw_env` is then
+    # Python's bare ImportError; oxo.env() says why), and `__all__`, which
+    # a star import reads, leaves it out.
     if name == "raw_env":
         return _aec(AttributeError).raw_env
+    if name == "__all__":
+        try:
+            _aec()
+        except ImportError:
+            return list(_ALL)
+        return [*_ALL, "raw_env"]
     raise AttributeError(f"module 'oxo' has no attribute {name!r}")

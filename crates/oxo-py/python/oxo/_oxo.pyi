@@ -170,6 +170,9 @@ class Solution:
     @property
     def position(self) -> str: ...
     @property
+    def k(self) -> int:
+        """Marks in a row to win: with ``position``, the game answered."""
+    @property
     def to_move(self) -> Mark: ...
     @property
     def value(self) -> Literal[-1, 0, 1]: ...
@@ -183,7 +186,7 @@ class Solution:
     @property
     def nodes(self) -> int: ...
     def __eq__(self, other: object, /) -> bool:
-        """Equal answers for one position (``nodes`` left out)."""
+        """Equal answers for one position of one game (``nodes`` left out)."""
     def __hash__(self) -> int: ...
 
 def solve(

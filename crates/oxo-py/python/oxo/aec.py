@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import gymnasium
 import numpy as np
@@ -73,12 +73,14 @@ class raw_env(AECEnv):
         }
         self._has_reset = False
 
-    def __getattr__(self, name: str) -> Any:
-        # Only for attributes not set: those reset() sets, before it is
-        # called, are named as such (as PettingZoo's OrderEnforcing does).
-        if name in _SET_BY_RESET:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # a type checker still catches misspelt attributes
+
+        def __getattr__(self, name):
+            # Only for attributes not set: those reset() sets, before it is
+            # called, are named as such (as PettingZoo's OrderEnforcing does).
+            if name in _SET_BY_RESET:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -97,6 +99,8 @@ class raw_env(AECEnv):
         self.truncations = {"player_1": False, "player_2": False}
         self.infos = {"player_1": {}, "player_2": {}}
         self.agent_selection = "player_1"
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -148,9 +152,12 @@ class raw_env(AECEnv):
             self.terminations = {"player_1": True, "player_2": True}
             self._accumulate_rewards()
         self.agent_selection = other
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
-        """The board as text (``"ansi"``), or printed (``"human"``, returning None)."""
+        """The board as text (``"ansi"``), or printed (``"human"``, returning None:
+        such an environment prints it after ``reset()`` and every move too)."""
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         if self.render_mode is None:

@@ -500,5 +500,10 @@ mod tests {
             ))
             .unwrap();
         assert!(plan.contains("rooms_open"), "{plan}");
+        // ...which holds open games only, none cancelled (ended).
+        let index = db
+            .psql("SELECT pg_get_indexdef('rooms_open'::regclass)")
+            .unwrap();
+        assert!(index.contains("(end_reason IS NULL)"), "{index}");
     }
 }
