@@ -123,12 +123,14 @@ pub struct Results {
     pub standings: Vec<Standing>,
     /// Games lost for a move not given (external engines), in game order.
     pub forfeits: Vec<arena::Forfeit>,
-    /// Games that differ from every other played: the same two players
-    /// in the same seats, with the same opening and moves, are one game
-    /// (players that choose alike play a pairing's games over and over
-    /// without `--opening`, and the ratings' intervals, which take every
-    /// game as new evidence, are then too narrow).
-    pub distinct_games: u64,
+    /// Games that replay, move for move, the game their pair played
+    /// before with the same seats and opening, where every such game of
+    /// theirs was the same: players that choose alike play one game over
+    /// and over (without `--opening`), and the ratings' intervals, which
+    /// take every game as new evidence, are then too narrow. (A random
+    /// player's games that happen to match are not counted: its other
+    /// games with those seats and opening differ.)
+    pub replayed_games: u64,
 }
 
 impl Results {
@@ -214,9 +216,9 @@ fn play(
             (0..config.games.div_ceil(2)).map(move |game| opening_key(pair, game * 2))
         }),
     )?;
-    // Every game is kept as played, for its fingerprint, and handed on
-    // when recorded.
-    let mut fingerprints = std::collections::HashSet::new();
+    // Every game is kept as played, to compare it with its pair's others
+    // with the same seats and opening, and handed on when recorded.
+    let mut replays = Replays::default();
     let mut games = Vec::new();
     arena::run_jobs(
         config.total_games(),
@@ -262,7 +264,7 @@ fn play(
         },
         |(pair, pairing, forfeits, played)| {
             if let Some(played) = played {
-                fingerprints.insert(fingerprint(&played));
+                replays.add(pair, config.games, &played);
                 if let Some(record) = &mut record {
                     record(played);
                 }
@@ -270,10 +272,12 @@ fn play(
             games.push((pair, pairing, forfeits));
         },
     )?;
-    let forfeits = games
+    // In game order, whatever the order played.
+    let mut forfeits: Vec<arena::Forfeit> = games
         .iter()
         .flat_map(|(_, _, f)| f.iter().cloned())
         .collect();
+    forfeits.sort_by_key(|f| f.game);
     let mut pairings: Vec<Pairing> = pairs
         .iter()
         .map(|&(a, b)| Pairing {
@@ -325,19 +329,43 @@ fn play(
         pairings,
         standings,
         forfeits,
-        distinct_games: fingerprints.len() as u64,
+        replayed_games: replays.count(),
     })
 }
 
-/// What tells a game apart: its players in their seats, who moved first,
-/// the opening and the moves (hashed: two different games share a
-/// fingerprint with odds of about one in 2^64 a pair).
-fn fingerprint(played: &arena::Played) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    let game = (&played.x, &played.o, played.first, &played.opening);
-    (game, &played.moves, played.winner).hash(&mut hasher);
-    hasher.finish()
+/// Each pair's games grouped by seats and opening: the first game of
+/// each group, how many games it has, and whether they all were that game.
+#[derive(Default)]
+struct Replays(std::collections::HashMap<Seating, (arena::Played, u64, bool)>);
+
+/// A pair, whether its first player has X, and the opening.
+type Seating = (usize, bool, Vec<oxo_core::Cell>);
+
+impl Replays {
+    /// Game `played` of pair `pair` (of `games` a pair).
+    fn add(&mut self, pair: usize, games: u64, played: &arena::Played) {
+        let a_is_x = (played.index % games).is_multiple_of(2);
+        let key = (pair, a_is_x, played.opening.clone());
+        let same = |a: &arena::Played, b: &arena::Played| {
+            (&a.moves, a.winner, &a.ending) == (&b.moves, b.winner, &b.ending)
+        };
+        self.0
+            .entry(key)
+            .and_modify(|(first, count, alike)| {
+                *count += 1;
+                *alike &= same(first, played);
+            })
+            .or_insert_with(|| (played.clone(), 1, true));
+    }
+
+    /// Games after the first of each group whose games were all alike.
+    fn count(&self) -> u64 {
+        self.0
+            .values()
+            .filter(|(_, _, alike)| *alike)
+            .map(|(_, count, _)| count - 1)
+            .sum()
+    }
 }
 
 /// The [`arena::opening`] key of game `game` of pair `pair`: games 2j and
@@ -391,11 +419,10 @@ mod tests {
         assert!(one.standings.windows(2).all(|w| w[0].elo >= w[1].elo));
     }
 
-    /// Every game is handed on in game order with its seats: each pair's
-    /// players swap X game by game, X moving first, and the results are
-    /// those of a run without records.
-    /// Round by round: every pair's games 0 and 1, then the odd game 2 of
-    /// each.
+    /// Every game is handed on in the order played, round by round (every
+    /// pair's games 0 and 1, then the odd game 2 of each), with its seats:
+    /// each pair's players swap X game by game, X moving first, and the
+    /// results are those of a run without records.
     #[test]
     fn recorded_games_come_round_by_round_with_their_seats() {
         let c = config(
@@ -481,7 +508,7 @@ mod tests {
     }
 
     /// Players that always choose alike play each seating's game over and
-    /// over: two of four games are distinct.
+    /// over: two of four games replay an earlier one.
     #[test]
     fn repeated_games_are_counted_once() {
         struct FirstLegal;
@@ -501,10 +528,34 @@ mod tests {
         let mut c = config(&[StrategyKind::Random; 2], 4, 2);
         c.players = vec![first("a"), first("b")];
         let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        assert_eq!((results.games(), results.distinct_games), (4, 2));
+        assert_eq!((results.games(), results.replayed_games), (4, 2));
         let c = config(&[StrategyKind::Random, StrategyKind::Rules], 1, 1);
         let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
-        assert_eq!((results.games(), results.distinct_games), (1, 1));
+        assert_eq!((results.games(), results.replayed_games), (1, 0));
+    }
+
+    /// A player that never moves forfeits every game; the forfeits are
+    /// listed in game order, not in the order played (round by round).
+    #[test]
+    fn forfeits_are_listed_in_game_order() {
+        struct Mute;
+        impl crate::Strategy for Mute {
+            fn choose(&mut self, _: &oxo_core::Game) -> Option<oxo_core::Cell> {
+                None
+            }
+            fn name(&self) -> &str {
+                "mute"
+            }
+        }
+        let mut c = config(&[StrategyKind::Random; 3], 4, 1);
+        c.players[0] =
+            Entrant::external(
+                "mute",
+                |_, _| Ok(Box::new(Mute) as Box<dyn crate::Strategy>),
+            );
+        let results = run(&c, &AtomicBool::new(false), |_| {}).unwrap();
+        let games: Vec<u64> = results.forfeits.iter().map(|f| f.game).collect();
+        assert_eq!(games, (0..8).collect::<Vec<_>>());
     }
 
     /// Every game of the round robin is played once, each pair's in

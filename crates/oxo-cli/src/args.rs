@@ -546,8 +546,9 @@ pub(crate) struct ArenaArgs {
     /// With --players: also draw the results (cross table and Elo) as an SVG picture.
     #[arg(long, value_name = "FILE.svg", requires = "players")]
     pub plot: Option<PathBuf>,
-    /// Write every finished game to FILE, one JSON object a line (JSON Lines), in game order:
-    /// the players, the opening, the moves, the result and how the game ended.
+    /// Write every finished game to FILE, one JSON object a line (JSON Lines), in the order
+    /// played (a round robin's round by round): the players, the opening, the moves, the result
+    /// and how the game ended.
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
     /// Write every finished game to DIR as a Gomocup (Piskvork) .psq file, DIR/0001.psq for

@@ -1,5 +1,5 @@
 //! `oxo arena --records FILE` and `--psq DIR`: every game finished, kept
-//! as the arena hands it on (in game order, from the thread that collects
+//! as the arena hands it on (in the order played, from the thread that collects
 //! the results, so no game waits for a file).
 
 use std::fs::File;

@@ -127,13 +127,18 @@ pub fn table(
         super::count(results.games(), "game"),
         elapsed.as_secs_f64()
     );
-    let repeats = results.games() - results.distinct_games;
-    if repeats > 0 {
+    if results.replayed_games > 0 {
+        // Openings are what vary such games; a run with them already
+        // needs more of them, or longer ones.
+        let hint = match config.opening {
+            oxo_ai::arena::Opening::Random(0) => "--opening N varies them",
+            _ => "more or longer openings vary them",
+        };
         let _ = writeln!(
             out,
-            "  {} of {} repeat an earlier one: the intervals take each as new evidence \
-             (--opening N varies the games)",
-            repeats,
+            "  {} of {} replay their pairing's game with the same seats and opening move for \
+             move: the intervals take each as new evidence ({hint})",
+            results.replayed_games,
             super::count(results.games(), "game"),
         );
     }
@@ -181,7 +186,7 @@ pub fn json(
         seed: u64,
         games_per_pair: u64,
         games: u64,
-        distinct_games: u64,
+        replayed_games: u64,
         seconds: f64,
         standings: Vec<Line<'a>>,
         pairings: Vec<Pair<'a>>,
@@ -205,7 +210,7 @@ pub fn json(
         seed: config.seed,
         games_per_pair: config.games,
         games: results.games(),
-        distinct_games: results.distinct_games,
+        replayed_games: results.replayed_games,
         seconds: round(elapsed.as_secs_f64(), 3),
         standings: results
             .standings
@@ -565,18 +570,19 @@ mod tests {
         let text = table(&c, &results, None, Duration::from_millis(3), None);
         assert!(
             text.contains(
-                "\n  2 of 4 games repeat an earlier one: the intervals take each as new evidence \
-                 (--opening N varies the games)\n"
+                "\n  2 of 4 games replay their pairing's game with the same seats and opening \
+                 move for move: the intervals take each as new evidence (--opening N varies \
+                 them)\n"
             ),
             "{text}"
         );
         let json = json(&c, &results, None, Duration::from_millis(3), None);
-        assert!(json.contains("\"games\":4,\"distinct_games\":2,"), "{json}");
+        assert!(json.contains("\"games\":4,\"replayed_games\":2,"), "{json}");
         // Games that all differ need no word.
         let c = config(&[StrategyKind::Random, StrategyKind::Rules], 1, 1);
         let results = tournament::run(&c, &AtomicBool::new(false), |_| {}).unwrap();
         let text = table(&c, &results, None, Duration::from_millis(3), None);
-        assert!(!text.contains("repeat"), "{text}");
+        assert!(!text.contains("replay"), "{text}");
     }
 
     /// Players a stopped round robin gave no game have no score or rating

@@ -86,7 +86,8 @@ def __getattr__(name):
     # with one that fails to import), oxo.raw_env is an AttributeError
     # saying why, so hasattr is False (`from oxo import raw_env` is then
     # Python's bare ImportError; oxo.env() says why), and `__all__`, which
-    # a star import reads, leaves it out.
+    # a star import reads, leaves it out. So reading `__all__` imports
+    # PettingZoo where it is installed: the only way to know that it works.
     if name == "raw_env":
         return _aec(AttributeError).raw_env
     if name == "__all__":
