@@ -120,6 +120,17 @@ pub trait Strategy: Send {
         false
     }
 
+    /// Call off any later [`Strategy::choose`] once `stop` is set (`None`
+    /// takes the flag away), as for Ctrl-C: a strategy that
+    /// [searches to a deadline](Strategy::searches_to_deadline) reads it as
+    /// often as its deadline and soon answers with the best move it has,
+    /// which the caller, having stopped it, may discard. A flag left set
+    /// cuts every later search short. The default ignores it: the others
+    /// answer quickly anyway.
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        let _ = stop;
+    }
+
     /// Why the last [`Strategy::choose`] gave no move in a game still on,
     /// if there is more to say than that (an external engine that timed
     /// out or died, say). Taken: a second call says nothing.
@@ -152,6 +163,10 @@ impl<S: Strategy + ?Sized> Strategy for Box<S> {
 
     fn searches_to_deadline(&self) -> bool {
         (**self).searches_to_deadline()
+    }
+
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        (**self).set_stop(stop);
     }
 
     fn failure(&mut self) -> Option<String> {

@@ -65,6 +65,7 @@
 //! turns), while a person playing the engine in a GUI may well want it.
 
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -827,6 +828,10 @@ impl Strategy for ExactlyK {
 
     fn searches_to_deadline(&self) -> bool {
         self.player.searches_to_deadline()
+    }
+
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.player.set_stop(stop);
     }
 
     fn failure(&mut self) -> Option<String> {

@@ -29,6 +29,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Whether this is Python's main thread, the only one where Python runs
+/// signal handlers (so where Ctrl-C can stop a long call).
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    Ok(threading
+        .call_method0("current_thread")?
+        .is(&threading.call_method0("main_thread")?))
+}
+
 /// The extension module, imported by the package as `oxo._oxo`.
 #[pymodule]
 fn _oxo(m: &Bound<'_, PyModule>) -> PyResult<()> {

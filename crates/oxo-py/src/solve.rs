@@ -289,10 +289,7 @@ pub(crate) fn solve(
     };
     // Python runs signal handlers on its main thread only: elsewhere there
     // is nothing to watch for.
-    let threading = py.import("threading")?;
-    let on_main = threading
-        .call_method0("current_thread")?
-        .is(&threading.call_method0("main_thread")?);
+    let on_main = crate::on_main_thread(py)?;
     let analysis = py.detach(|| {
         let rules = game.rules();
         // The pool's lock is held only to take a solver out and to put it

@@ -3,10 +3,13 @@
 use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use oxo_ai::{Catalog, Model, Strategy, StrategyKind};
-use oxo_core::Rules;
+use oxo_ai::{AlphaBeta, Catalog, Model, Strategy, StrategyKind};
+use oxo_core::{Cell, Game, Rules};
 use pyo3::prelude::*;
 
 use crate::args::Int;
@@ -110,6 +113,11 @@ impl PyStrategy {
                 raise::<ModelError>(format!("{from}: {e}"))
             })?;
         }
+        // Only a search longer than the default's (under a tenth of a
+        // second) is worth a thread of its own: starting one and waiting
+        // on it costs a fraction of a millisecond.
+        let long = self.budget.is_some_and(|b| b > AlphaBeta::DEFAULT_BUDGET);
+        let watch = long && crate::on_main_thread(py)?;
         // Searches take time: let other Python threads run meanwhile.
         py.detach(|| {
             let mut built = lock(&self.built);
@@ -118,9 +126,75 @@ impl PyStrategy {
                     .build(self.kind, rules, seed)
                     .map_err(raise::<StrategyError>)
             })?;
-            Ok(player.choose(&game).map(|cell| rules.index(cell)))
+            let cell = if watch && player.searches_to_deadline() {
+                choose_watching_signals(player.as_mut(), &game)?
+            } else {
+                player.choose(&game)
+            };
+            Ok(cell.map(|cell| rules.index(cell)))
         })
     }
+}
+
+/// How often a search on the main thread lets Python's signal handlers run.
+const SIGNALS_EVERY: Duration = Duration::from_millis(50);
+
+/// `player.choose(game)`, searched on a thread of its own while this one,
+/// Python's main thread, runs Python's signal handlers every
+/// [`SIGNALS_EVERY`]: the first exception one raises (`KeyboardInterrupt`
+/// for Ctrl-C) calls the search off and is raised in place of its move.
+/// Called without the GIL, on a strategy that reads a stop flag.
+fn choose_watching_signals(player: &mut dyn Strategy, game: &Game) -> PyResult<Option<Cell>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    player.set_stop(Some(Arc::clone(&stop)));
+    let (done, finished) = mpsc::channel();
+    let searching = &mut *player;
+    // `None` when no thread was to be had.
+    let searched = std::thread::scope(|scope| {
+        // `done` goes with the thread: one that panics drops it, which
+        // ends the wait below as well.
+        let search = std::thread::Builder::new()
+            .name("oxo-strategy".into())
+            .spawn_scoped(scope, move || {
+                let cell = searching.choose(game);
+                // The receiver outlives the scope: this cannot fail.
+                let _ = done.send(());
+                cell
+            });
+        let Ok(search) = search else {
+            return None;
+        };
+        let interrupted = loop {
+            match finished.recv_timeout(SIGNALS_EVERY) {
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => break None,
+                Err(RecvTimeoutError::Timeout) => {
+                    match Python::try_attach(|py| py.check_signals()) {
+                        Some(Ok(())) => {}
+                        Some(Err(err)) => break Some(err),
+                        // The interpreter is shutting down: no move is wanted.
+                        None => {
+                            break Some(raise::<OxoError>(
+                                "the interpreter is shutting down: the search was called off",
+                            ));
+                        }
+                    }
+                }
+            }
+        };
+        if interrupted.is_some() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        let cell = search
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Some(match interrupted {
+            Some(err) => Err(err),
+            None => Ok(cell),
+        })
+    });
+    player.set_stop(None);
+    // Without a thread, search here, as off the main thread.
+    searched.unwrap_or_else(|| Ok(player.choose(game)))
 }
 
 impl std::fmt::Debug for PyStrategy {

@@ -1,7 +1,10 @@
-"""Shared by the package's tests: the `oxo` binary and a rules reference."""
+"""Shared by the package's tests: the `oxo` binary, a rules reference and
+a child process that is sent Ctrl-C."""
 
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -31,3 +34,31 @@ def wins_through(board, rows, cols, k, row, col):
             if all(0 <= r < rows and 0 <= c < cols and board.get((r, c)) == mark for r, c in cells):
                 return True
     return False
+
+
+# Prepended to a child's code: `begun.set()` just before a long call has
+# one SIGINT sent to the child 0.3 s later, as Ctrl-C would.
+INTERRUPTER = """
+import os, signal, threading, time
+
+begun = threading.Event()
+
+def interrupt():
+    begun.wait()
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=interrupt, daemon=True).start()
+"""
+
+
+def run_interrupted(code):
+    """Run `code` in a child Python (which gets the SIGINT, not pytest)
+    after INTERRUPTER; its standard output's lines once it exited 0. The
+    timeout bounds a call that ignored the signal: a protocol's bound, not
+    a speed test."""
+    run = subprocess.run(
+        [sys.executable, "-c", INTERRUPTER + code], capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import oxo
+from conftest import run_interrupted
 
 
 def play_out(x, o, game):
@@ -163,6 +164,7 @@ def test_a_game_is_free_while_a_strategy_chooses_on_it():
     code = """
 import threading, time
 import oxo
+from conftest import run_interrupted
 
 game = oxo.Game(15, 15, 5)
 for action in [112, 113, 97]:
@@ -184,3 +186,53 @@ print(game.move_count, searching.is_alive())
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "5 True\n"
+
+
+def test_ctrl_c_stops_a_long_search_and_the_strategy_plays_on():
+    # alphabeta given 10**12 positions a move on a 15x15 position (hours)
+    # is sent one SIGINT once it has begun; without the stop it would run
+    # on and the child would time out.
+    code = """
+import oxo
+from conftest import run_interrupted
+
+game = oxo.Game(15, 15, 5)
+for action in [112, 113, 97]:
+    game.play(action)
+strategy = oxo.Strategy("alphabeta", seed=5, budget=10**12)
+try:
+    begun.set()
+    strategy.play(game)
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted", game.move_count)
+# The same strategy answers the next move: four in a row and a free end
+# is won before any search.
+for action in [0, 127, 1, 142, 2]:
+    game.play(action)
+print(strategy.choose(game))
+"""
+    interrupted, answer = run_interrupted(code)
+    assert interrupted == "interrupted 3" and answer in {"82", "157"}
+
+
+def test_a_search_on_the_main_thread_chooses_as_one_on_another():
+    # The main thread's search past the default budget runs on a thread of
+    # its own (so that Ctrl-C can stop it): its move is the one any
+    # thread's search makes.
+    import threading
+
+    game = oxo.Game(15, 15, 5)
+    for action in [112, 113, 97]:
+        game.play(action)
+    budget = 100_001
+    on_main = [oxo.Strategy("alphabeta", seed=s, budget=budget).choose(game) for s in range(3)]
+    elsewhere = []
+    side = threading.Thread(
+        target=lambda: elsewhere.extend(
+            oxo.Strategy("alphabeta", seed=s, budget=budget).choose(game) for s in range(3)
+        )
+    )
+    side.start()
+    side.join()
+    assert elsewhere == on_main

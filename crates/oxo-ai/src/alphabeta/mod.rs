@@ -1,6 +1,9 @@
 //! A heuristic alpha-beta player for boards too large to solve, such as
 //! gomoku (15×15, five in a row). The design is described on [`AlphaBeta`].
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use oxo_core::{Cell, Game, Player};
 use rand::seq::{IndexedRandom, SliceRandom};
 
@@ -53,6 +56,8 @@ pub struct AlphaBeta<R = SeededRng> {
     budget: u64,
     /// With a deadline, the search runs until it instead of to the budget.
     deadline: Option<crate::Deadline>,
+    /// Once set, the search stops as at a deadline.
+    stop: Option<Arc<AtomicBool>>,
     /// Kept between moves so the tables are built once per board size.
     engine: Option<Box<Engine>>,
     /// A learned evaluation to search with instead of counting windows
@@ -81,6 +86,7 @@ impl<R: rand::Rng> AlphaBeta<R> {
             rng,
             budget: AlphaBeta::DEFAULT_BUDGET,
             deadline: None,
+            stop: None,
             engine: None,
             learned: None,
         }
@@ -121,6 +127,7 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
         };
         let engine = Engine::ready(&mut self.engine, self.learned.as_ref(), game);
         engine.deadline.clone_from(&self.deadline);
+        engine.stop.clone_from(&self.stop);
         let cell = engine.best_move(budget, &mut self.rng)?;
         Some(game.rules().cell_at(cell))
     }
@@ -138,6 +145,11 @@ impl<R: rand::Rng + Send> Strategy for AlphaBeta<R> {
 
     fn searches_to_deadline(&self) -> bool {
         true
+    }
+
+    /// Read with the deadline, every 256 nodes.
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 }
 
@@ -214,6 +226,7 @@ struct Engine {
     budget: u64,
     stopped: bool,
     deadline: Option<crate::Deadline>,
+    stop: Option<Arc<AtomicBool>>,
     /// The learned evaluation of a model other than window tallies (those
     /// are kept by the tally), if the player has one.
     learned: Option<Tracker>,
@@ -259,6 +272,7 @@ impl Engine {
             budget: 0,
             stopped: false,
             deadline: None,
+            stop: None,
             learned: None,
             board,
         }
@@ -522,16 +536,25 @@ impl Engine {
         counted.into_iter().map(|(c, _)| c).collect()
     }
 
-    /// Count a node; false once the budget is spent or the deadline passed.
+    /// Count a node; false once the budget is spent, the deadline passed
+    /// or the search was called off.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes > self.budget
-            || (self.nodes.is_multiple_of(DEADLINE_EVERY)
-                && self.deadline.as_ref().is_some_and(crate::Deadline::passed))
+            || (self.nodes.is_multiple_of(DEADLINE_EVERY) && self.called_off())
         {
             self.stopped = true;
         }
         !self.stopped
+    }
+
+    /// Whether the deadline passed or the stop flag is set.
+    fn called_off(&self) -> bool {
+        self.deadline.as_ref().is_some_and(crate::Deadline::passed)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// What the immediate threats decide before any search: a win now, a
@@ -1158,6 +1181,29 @@ mod tests {
         player.set_deadline(Some(crate::Deadline::after(Duration::ZERO, clock)));
         let cell = player.choose(&game).expect("a move");
         assert!(game.get(cell).is_none());
+    }
+
+    #[test]
+    fn a_stop_flag_calls_the_search_off() {
+        let game = gomoku(&[(7, 7), (7, 8)], &[(8, 8)]);
+        let nodes = |player: &AlphaBeta| player.engine.as_ref().expect("searched").nodes;
+        // A budget no test could wait for: only the flag ends the search.
+        let mut player = AlphaBeta::new(1).with_budget(u64::MAX);
+        let stop = Arc::new(AtomicBool::new(true));
+        player.set_stop(Some(Arc::clone(&stop)));
+        let cell = player.choose(&game).expect("a move");
+        assert!(game.get(cell).is_none());
+        assert!(nodes(&player) <= 2 * DEADLINE_EVERY, "{}", nodes(&player));
+        // Lowered, the flag stops nothing: the budget ends the search.
+        stop.store(false, Ordering::Relaxed);
+        let mut player = player.with_budget(5_000);
+        player.choose(&game).expect("a move");
+        assert!(nodes(&player) > 5_000, "{}", nodes(&player));
+        // Taken away, likewise.
+        stop.store(true, Ordering::Relaxed);
+        player.set_stop(None);
+        player.choose(&game).expect("a move");
+        assert!(nodes(&player) > 5_000, "{}", nodes(&player));
     }
 
     #[test]

@@ -123,6 +123,7 @@ mod search;
 mod train;
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use oxo_core::{Cell, Game, Rules};
 use rand::RngExt;
@@ -485,6 +486,12 @@ impl Strategy for Learned {
 
     fn searches_to_deadline(&self) -> bool {
         self.alphabeta.is_some()
+    }
+
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        if let Some(alphabeta) = &mut self.alphabeta {
+            alphabeta.set_stop(stop);
+        }
     }
 }
 
