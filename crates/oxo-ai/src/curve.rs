@@ -12,6 +12,7 @@
 //! the clock is passed in and only measures.
 //!
 //! ```
+//! use std::ops::ControlFlow;
 //! use std::time::Duration;
 //!
 //! use oxo_ai::curve::{self, Config};
@@ -28,7 +29,7 @@
 //!     search_games: 1,
 //!     threads: 1,
 //! };
-//! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| {}, |_, _| {}, |_| {})?;
+//! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| ControlFlow::Continue(()), |_, _| {}, |_| {})?;
 //! assert_eq!(model.rules(), Rules::TIC_TAC_TOE);
 //! assert_eq!(points.last().map(|p| p.episodes), Some(2_000));
 //! # Ok::<(), oxo_ai::curve::TrainError>(())
@@ -128,8 +129,12 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
 /// Train as `config` says: the self-play episodes, then the rounds of
 /// searched self-play. `clock` reads a monotonic clock (for the figures
 /// only); `on_progress` hears how many self-play games (episodes, then
-/// searched games after them) have been played, every thousandth of the
-/// episodes and after every searched game; `on_evaluating` hears that the
+/// searched games after them) have been played, at least every thousandth
+/// of the episodes and every [`REPORT_MAX`] episodes, and after every
+/// searched game, and can stop training there (for Ctrl-C): the model
+/// returned is then the one trained so far (the episodes played, or the
+/// searched rounds finished), with no checkpoint measured for it;
+/// `on_evaluating` hears that the
 /// model is about to be measured for point `i` of the curve's `n` (from
 /// 1; the measuring takes a while, and comes on top of the training
 /// time); `on_checkpoint` gets each point of the curve as it is
@@ -141,7 +146,7 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
 pub fn run(
     config: &Config,
     mut clock: impl FnMut() -> Duration,
-    mut on_progress: impl FnMut(u64, Duration),
+    mut on_progress: impl FnMut(u64, Duration) -> ControlFlow<()>,
     mut on_evaluating: impl FnMut(usize, usize),
     mut on_checkpoint: impl FnMut(&Checkpoint),
 ) -> Result<(Model, Vec<Checkpoint>), TrainError> {
@@ -158,8 +163,9 @@ pub fn run(
         } else {
             0
         };
-    train_config.report_every = schedule[0];
+    train_config.report_every = report_step(schedule[0]);
     let mut next = 0;
+    let mut stopped = false;
     let mut grader = ValueKeeping::new(config.rules, config.grade_positions, config.seed ^ 0x5EED)?;
     let mut curve = Vec::new();
     let mut failure = None;
@@ -167,7 +173,10 @@ pub fn run(
     let mut paused = Duration::ZERO;
     let model = learned::train(&train_config, |progress, model| {
         let trained = clock().saturating_sub(start).saturating_sub(paused);
-        on_progress(progress.episodes, trained);
+        if on_progress(progress.episodes, trained).is_break() {
+            stopped = true;
+            return ControlFlow::Break(());
+        }
         let last = progress.episodes >= config.episodes;
         if next < schedule.len() && (progress.episodes >= schedule[next] || last) {
             while next < schedule.len() && schedule[next] <= progress.episodes {
@@ -187,7 +196,7 @@ pub fn run(
     if let Some(err) = failure {
         return Err(err);
     }
-    if config.search_rounds == 0 || !model.scheme().translation_invariant() {
+    if stopped || config.search_rounds == 0 || !model.scheme().translation_invariant() {
         return Ok((model, curve));
     }
     let mut refit_config = learned::RefitConfig::new(config.search_rounds, config.seed);
@@ -205,7 +214,7 @@ pub fn run(
             let trained = (clock.borrow_mut())()
                 .saturating_sub(start)
                 .saturating_sub(paused.get());
-            on_progress(episodes + games, trained);
+            on_progress(episodes + games, trained)
         },
         |_, model| {
             searched += refit_config.games;
@@ -223,6 +232,21 @@ pub fn run(
         return Err(err);
     }
     Ok((model, curve))
+}
+
+/// Episodes between two reports at most, so that a stop is heard soon
+/// (about a millisecond of training on a big board).
+pub const REPORT_MAX: u64 = 1000;
+
+/// Episodes between reports for a schedule whose first checkpoint is at
+/// `first`: the largest divisor of `first` up to [`REPORT_MAX`], so that
+/// every checkpoint (a multiple of `first`, or the last episode) falls on
+/// a report.
+fn report_step(first: u64) -> u64 {
+    (1..=first.clamp(1, REPORT_MAX))
+        .rev()
+        .find(|d| first.is_multiple_of(*d))
+        .unwrap_or(1)
 }
 
 /// Add a measured checkpoint to the curve and tell `on_checkpoint`, or
@@ -350,7 +374,7 @@ mod tests {
         let (model, curve) = run(
             &config(20_000),
             fake_clock(),
-            |_, _| {},
+            |_, _| ControlFlow::Continue(()),
             |i, n| told.push((i, n)),
             |_| seen += 1,
         )
@@ -369,7 +393,7 @@ mod tests {
         assert!(last.graded.unwrap().share() > curve[0].graded.unwrap().share() - 0.01);
         // The same seed gives the same model and curve (but for the times).
         let (again, curve_again) =
-            run(&config(20_000), fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
+            run(&config(20_000), fake_clock(), go_on, |_, _| {}, |_| {}).unwrap();
         assert_eq!(again, model);
         let results = |c: &[Checkpoint]| -> Vec<_> {
             c.iter()
@@ -377,6 +401,54 @@ mod tests {
                 .collect()
         };
         assert_eq!(results(&curve_again), results(&curve));
+    }
+
+    fn go_on(_: u64, _: Duration) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    #[test]
+    fn a_stop_keeps_the_model_trained_so_far() {
+        // Stopped after 3,000 of 20,000 episodes: the first three
+        // checkpoints measured (at 20, 200 and 2,000), none for the stop.
+        let mut heard = Vec::new();
+        let (model, curve) = run(
+            &config(20_000),
+            fake_clock(),
+            |done, _| {
+                heard.push(done);
+                if done >= 3_000 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+            |_, _| {},
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(heard.last(), Some(&3_000));
+        assert_eq!(
+            curve.iter().map(|p| p.episodes).collect::<Vec<_>>(),
+            [20, 200, 2_000]
+        );
+        // What a run planned for 20,000 episodes had learnt by 3,000: a
+        // model of its own, unlike the shorter run's (whose rates fall
+        // faster) and the whole run's.
+        let unstopped = |episodes| run(&config(episodes), fake_clock(), go_on, |_, _| {}, |_| {});
+        assert_ne!(model, unstopped(3_000).unwrap().0);
+        assert_ne!(model, unstopped(20_000).unwrap().0);
+    }
+
+    #[test]
+    fn reports_come_often_and_on_every_checkpoint() {
+        assert_eq!(report_step(20), 20);
+        assert_eq!(report_step(1_000), 1_000);
+        assert_eq!(report_step(150_000), 1_000);
+        assert_eq!(report_step(1_800_000), 1_000);
+        assert_eq!(report_step(1_234), 617);
+        assert_eq!(report_step(1_009), 1);
+        assert_eq!(report_step(0), 1);
     }
 
     #[test]
@@ -399,7 +471,7 @@ mod tests {
         let mut c = config(200);
         c.rules = Rules::new(7, 7, 5).unwrap();
         c.eval_games = 2;
-        let (_, curve) = run(&c, fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
+        let (_, curve) = run(&c, fake_clock(), go_on, |_, _| {}, |_| {}).unwrap();
         assert!(curve.iter().all(|p| p.graded.is_none()));
     }
 

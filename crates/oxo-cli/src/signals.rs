@@ -6,6 +6,14 @@
 //! a program the signal had ended would.
 
 use std::io;
+use std::time::Duration;
+
+/// A second signal within this time of the first is the same stop sent
+/// twice, not a second Ctrl-C: `timeout -s INT` sends its signal to the
+/// command and then to the command's process group. A command that stops
+/// gently on the first signal and at once on the second ignores such a
+/// repeat.
+pub const SAME_STOP: Duration = Duration::from_secs(1);
 
 /// A signal asking a command to stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -116,8 +116,10 @@ const FIT_RATE: f64 = 0.002;
 
 /// Refit `model` by searched self-play as `config` says (see the module
 /// docs). `on_game` hears the number of games finished so far (from the
-/// calling thread); `on_round` sees each round's figures and the model
-/// after it, and can stop the run there. Deterministic given the seed.
+/// calling thread) and can stop the run: the games under way are
+/// finished, and the model of the rounds finished before is returned;
+/// `on_round` sees each round's figures and the model after it, and can
+/// stop the run there. Deterministic given the seed.
 ///
 /// # Errors
 /// [`RefitError::NotSearched`] for a model that plays without alphabeta's
@@ -126,7 +128,7 @@ const FIT_RATE: f64 = 0.002;
 pub fn refit(
     model: &Model,
     config: &RefitConfig,
-    mut on_game: impl FnMut(u64),
+    mut on_game: impl FnMut(u64) -> ControlFlow<()>,
     mut on_round: impl FnMut(&RefitRound, &Model) -> ControlFlow<()>,
 ) -> Result<Model, RefitError> {
     let scheme = model.scheme();
@@ -136,10 +138,13 @@ pub fn refit(
     let mut model = model.clone();
     let mut finished = 0;
     for round in 1..=config.rounds {
-        let games = play_round(&model, config, round, || {
+        let Some(games) = play_round(&model, config, round, || {
             finished += 1;
-            on_game(finished);
-        })?;
+            on_game(finished)
+        })?
+        else {
+            break;
+        };
         let mut results = [0; 3];
         let mut samples = Vec::new();
         for (moves, outcome) in &games {
@@ -167,13 +172,16 @@ pub fn refit(
 /// One finished game: its moves from the empty board, and how it ended.
 type Played = (Vec<Cell>, Outcome);
 
-/// Play one round's games, `config.threads` at a time, in game order.
+/// Play one round's games, `config.threads` at a time, in game order;
+/// `None` if `on_game` stopped the round (the games under way finish
+/// first).
 fn play_round(
     model: &Model,
     config: &RefitConfig,
     round: u32,
-    mut on_game: impl FnMut(),
-) -> Result<Vec<Played>, PlayOutError> {
+    mut on_game: impl FnMut() -> ControlFlow<()>,
+) -> Result<Option<Vec<Played>>, PlayOutError> {
+    let mut stopped = false;
     let next = AtomicU64::new(0);
     let slots: Mutex<Vec<Option<Result<Played, PlayOutError>>>> =
         Mutex::new((0..config.games).map(|_| None).collect());
@@ -202,15 +210,19 @@ fn play_round(
         }
         drop(done_tx);
         for () in done_rx {
-            on_game();
+            if !stopped && on_game().is_break() {
+                stopped = true;
+                next.store(config.games, Ordering::Relaxed);
+            }
         }
     });
-    slots
+    let played: Result<Vec<Played>, PlayOutError> = slots
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .flatten()
-        .collect()
+        .collect();
+    played.map(|played| (!stopped).then_some(played))
 }
 
 /// A seed of its own for every game of every round.
@@ -399,7 +411,10 @@ mod tests {
         let one = refit(
             &zero,
             &short(1),
-            |n| games = n,
+            |n| {
+                games = n;
+                ControlFlow::Continue(())
+            },
             |r, _| {
                 rounds.push(*r);
                 ControlFlow::Continue(())
@@ -424,14 +439,26 @@ mod tests {
             0.0 > opp[0] && opp[0] > opp[1] && opp[1] > opp[2],
             "{opp:?}"
         );
-        let two = refit(&zero, &short(2), |_| {}, |_, _| ControlFlow::Continue(())).unwrap();
+        let two = refit(
+            &zero,
+            &short(2),
+            |_| ControlFlow::Continue(()),
+            |_, _| ControlFlow::Continue(()),
+        )
+        .unwrap();
         assert_eq!(one, two);
     }
 
     #[test]
     fn only_models_that_search_are_refit() {
         let model = Model::new(Rules::new(4, 4, 4).unwrap());
-        let err = refit(&model, &short(1), |_| {}, |_, _| ControlFlow::Continue(())).unwrap_err();
+        let err = refit(
+            &model,
+            &short(1),
+            |_| ControlFlow::Continue(()),
+            |_, _| ControlFlow::Continue(()),
+        )
+        .unwrap_err();
         assert!(matches!(err, RefitError::NotSearched(_)), "{err}");
     }
 
@@ -445,7 +472,7 @@ mod tests {
         let stopped = refit(
             &zero,
             &config,
-            |_| {},
+            |_| ControlFlow::Continue(()),
             |_, _| {
                 seen += 1;
                 ControlFlow::Break(())
@@ -454,5 +481,37 @@ mod tests {
         .unwrap();
         assert_eq!(seen, 1);
         assert_ne!(stopped, zero);
+        // Stopped by a game's callback in the second round: the first
+        // round's model, whatever the thread count.
+        let first = refit(
+            &zero,
+            &short(1),
+            |_| ControlFlow::Continue(()),
+            |_, _| ControlFlow::Break(()),
+        )
+        .unwrap();
+        for threads in [1, 2] {
+            let mut config = short(threads);
+            config.rounds = 5;
+            let mut rounds = 0;
+            let cut = refit(
+                &zero,
+                &config,
+                |games| {
+                    if games > config.games + 3 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+                |_, _| {
+                    rounds += 1;
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap();
+            assert_eq!(rounds, 1);
+            assert_eq!(cut, first);
+        }
     }
 }

@@ -15,7 +15,7 @@ use oxo_ai::{Strategy, StrategyKind};
 use oxo_cli::exit;
 use oxo_cli::render;
 use oxo_cli::render::arena::EngineClock;
-use oxo_cli::signals::Signal;
+use oxo_cli::signals::{SAME_STOP, Signal};
 use oxo_core::{Player, Rules};
 use oxo_gomocup::EngineLog;
 
@@ -439,11 +439,6 @@ struct Stopped {
     signal: Signal,
     ended: usize,
 }
-
-/// A second signal within this time of the first is the same stop sent
-/// twice, not a second Ctrl-C: `timeout -s INT` sends its signal to the
-/// command and then to the command's process group.
-const SAME_STOP: Duration = Duration::from_secs(1);
 
 /// Listen for Ctrl-C and SIGTERM. The first sets `stop`, so that the
 /// games under way end uncounted and the games finished are reported,

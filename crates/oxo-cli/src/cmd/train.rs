@@ -1,13 +1,16 @@
 //! `oxo train`: a learned player by self-play, with its learning curve.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use oxo_ai::curve;
 use oxo_cli::exit;
 use oxo_cli::render::train as render;
+use oxo_cli::signals::{SAME_STOP, Signal};
 use oxo_core::Rules;
 
 use crate::args::TrainArgs;
@@ -130,9 +133,10 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         }
         super::check_writable(path)?;
     }
+    let status = super::StatusLine::new();
+    let stop = stop_on_signal(status.is_shown())?;
     let origin = Instant::now();
     let clock = move || origin.elapsed();
-    let status = super::StatusLine::new();
     let episodes = match config.episodes {
         Episodes::Count(n) => n,
         Episodes::Budget(budget) => {
@@ -155,6 +159,13 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             n
         }
     };
+    if let Some(signal) = stop.signal() {
+        note!(
+            "oxo train: stopped by {} before training began: nothing written",
+            signal.name()
+        );
+        return Ok(signal.exit_code());
+    }
     let run_config = curve::Config {
         rules: config.rules,
         episodes,
@@ -168,10 +179,23 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     };
     let searched = u64::from(config.search_rounds) * config.search_games;
     let mut search_start = None;
+    // The games played when a stop was heard.
+    let mut stopped_at = None;
+    let mut drawn = None;
     let (model, points) = curve::run(
         &run_config,
         clock,
         |done, trained| {
+            if stop.signal().is_some() {
+                stopped_at = Some(done);
+                return ControlFlow::Break(());
+            }
+            // Reports can come thousands of times a second: the bar is
+            // drawn ten times a second at most.
+            if drawn.is_some_and(|at| trained < at + REDRAW) && done != episodes {
+                return ControlFlow::Continue(());
+            }
+            drawn = Some(trained);
             if done <= episodes {
                 let rate = done as f64 / trained.as_secs_f64().max(1e-3);
                 let left = (episodes.saturating_sub(done)) as f64 / rate.max(1.0);
@@ -194,6 +218,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
                     format_args!(", {rate:.0}/s, {left:.0} s left"),
                 );
             }
+            ControlFlow::Continue(())
         },
         // Measuring the model takes a while, outside the time left.
         |i, n| status.show(format_args!("evaluating checkpoint {i} of {n}")),
@@ -213,29 +238,122 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             render::svg(config.rules, config.seed, &points).as_bytes(),
         )?;
     }
-    let trained = points.last().map_or(0.0, |p| p.seconds);
+    // What the model saved learnt from: a stop in the searched rounds
+    // keeps the rounds finished, each of which ends in a checkpoint.
+    let (played, searched) = match stopped_at {
+        Some(done) if done <= episodes => (done, 0),
+        _ => (episodes, points.last().map_or(0, |p| p.searched)),
+    };
     let mut out = super::stdout();
+    let trained = points.last().map_or(0.0, |p| p.seconds);
+    let planned_searched = u64::from(config.search_rounds) * config.search_games;
+    let what = match (stopped_at, searched) {
+        (None, 0) => format!("{episodes} self-play episodes"),
+        (None, games) => {
+            format!("{episodes} self-play episodes and {games} searched self-play games")
+        }
+        (Some(done), _) if done <= episodes => {
+            format!("stopped after {played} of {episodes} self-play episodes")
+        }
+        (Some(_), games) => format!(
+            "{episodes} self-play episodes, then stopped after {games} of {planned_searched} searched self-play games (the rounds finished)"
+        ),
+    };
+    let time = match stopped_at {
+        None => format!(" in {trained:.1} s of training"),
+        Some(_) => String::new(),
+    };
     writeln!(
         out,
-        "{}: {episodes} self-play episodes{} (seed {}) in {trained:.1} s of training; model saved to {} ({} bytes)",
+        "{}: {what} (seed {}){time}; model saved to {} ({} bytes)",
         config.rules,
-        match points.last().map_or(0, |p| p.searched) {
-            0 => String::new(),
-            games => format!(" and {games} searched self-play games"),
-        },
         config.seed,
         config.out.display(),
         bytes.len()
     )?;
-    writeln!(
-        out,
-        "learning curve (the learned player's wins/draws/losses over {} games a seat; value kept: its moves that keep the perfect-play value{}):",
-        config.eval_games,
-        match points.last().and_then(|p| p.graded) {
-            Some(graded) => format!(", over {} positions", graded.graded),
-            None => ", graded on boards of up to 25 cells".to_owned(),
-        }
-    )?;
-    write!(out, "{}", render::table(&points))?;
+    if points.is_empty() {
+        writeln!(
+            out,
+            "learning curve: no checkpoint was reached before the stop"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "learning curve{} (the learned player's wins/draws/losses over {} games a seat; value kept: its moves that keep the perfect-play value{}):",
+            if stopped_at.is_some() {
+                " to the stop"
+            } else {
+                ""
+            },
+            config.eval_games,
+            match points.last().and_then(|p| p.graded) {
+                Some(graded) => format!(", over {} positions", graded.graded),
+                None => ", graded on boards of up to 25 cells".to_owned(),
+            }
+        )?;
+        write!(out, "{}", render::table(&points))?;
+    }
+    if let (Some(signal), Some(done)) = (stop.signal(), stopped_at) {
+        let again = if done <= episodes {
+            "its exploration and step size were planned for the whole run, so no shorter run \
+             makes it again"
+                .to_owned()
+        } else {
+            format!(
+                "the one --search-rounds {} makes",
+                searched / config.search_games.max(1)
+            )
+        };
+        note!(
+            "oxo train: stopped by {}: the model trained so far is saved; {again}",
+            signal.name()
+        );
+        return Ok(signal.exit_code());
+    }
     Ok(exit::SUCCESS)
+}
+
+/// How often the progress bar is drawn at most.
+const REDRAW: Duration = Duration::from_millis(100);
+
+/// The first Ctrl-C or SIGTERM, once it has come.
+#[derive(Clone, Debug, Default)]
+struct Stop(Arc<Mutex<Option<Signal>>>);
+
+impl Stop {
+    fn signal(&self) -> Option<Signal> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Listen for Ctrl-C and SIGTERM: the first stops training at its next
+/// report (after a checkpoint being measured), and the model so far is
+/// saved; another, [`SAME_STOP`] or more later, exits at once, as the
+/// signal would have, writing nothing. `bar`: a progress bar is drawn on
+/// standard error, to be cleared before a note.
+fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
+    let stop = Stop::default();
+    let slot = stop.clone();
+    let mut first_at = None;
+    super::on_each_signal(move |signal| {
+        let Some(first_at) = first_at else {
+            first_at = Some(Instant::now());
+            *slot.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
+            note!(
+                "{}oxo train: stopping on {}: the model trained so far will be saved \
+                 (Ctrl-C again to quit without it)",
+                if bar { "\r\x1b[K" } else { "" },
+                signal.name()
+            );
+            return;
+        };
+        if first_at.elapsed() >= SAME_STOP {
+            note!(
+                "\noxo train: stopped by a second signal, {}: nothing written",
+                signal.name()
+            );
+            std::process::exit(i32::from(signal.exit_code()));
+        }
+    })?;
+    Ok(stop)
 }

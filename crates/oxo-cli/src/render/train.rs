@@ -239,10 +239,14 @@ mod tests {
         }
     }
 
+    fn go_on(_: u64, _: Duration) -> std::ops::ControlFlow<()> {
+        std::ops::ControlFlow::Continue(())
+    }
+
     #[test]
     fn outputs_have_a_row_or_a_line_a_checkpoint() {
         let (_, curve) =
-            curve::run(&config(2_000), fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
+            curve::run(&config(2_000), fake_clock(), go_on, |_, _| {}, |_| {}).unwrap();
         let csv = csv(&curve);
         assert_eq!(csv.lines().count(), curve.len() + 1);
         assert!(csv.starts_with("episodes,searched,seconds,random_x_wins,"));
@@ -258,7 +262,7 @@ mod tests {
         let mut c = config(200);
         c.rules = Rules::new(7, 7, 5).unwrap();
         c.eval_games = 2;
-        let (_, curve) = curve::run(&c, fake_clock(), |_, _| {}, |_, _| {}, |_| {}).unwrap();
+        let (_, curve) = curve::run(&c, fake_clock(), go_on, |_, _| {}, |_| {}).unwrap();
         let csv = csv(&curve);
         assert!(csv.lines().nth(1).unwrap().ends_with(",,"), "{csv}");
     }

@@ -4,7 +4,8 @@
 //! `arena_records` (the games kept by `--records` and `--psq`),
 //! `arena_stop` (Ctrl-C during an arena), `brain` (the Gomocup protocol
 //! over pipes), `cli` (every command against golden files), `referee` (the
-//! moves-file referee), `terminal` (`oxo play` under a pseudo-terminal).
+//! moves-file referee), `terminal` (`oxo play` under a pseudo-terminal),
+//! `train_stop` (Ctrl-C during `oxo train`).
 //! The tests that run `oxo serve` (serve.rs, nodes.rs, soak.rs) keep
 //! binaries of their own, so that they never share the machine with each
 //! other.
@@ -19,4 +20,5 @@ mod campaign;
 mod cli;
 mod referee;
 mod terminal;
+mod train_stop;
 mod verify;
