@@ -94,10 +94,24 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         config.strategy(config.seats[0], config.seed)?,
         config.strategy(config.seats[1], config.seed ^ 0x9E37_79B9_7F4A_7C15)?,
     ];
+    // A seed taken from the clock is said, so that a game against the
+    // computer can be played again.
+    let computer = config
+        .seats
+        .iter()
+        .any(|s| matches!(s, PlayerKind::Computer(_)));
+    let said_seed = (args.seed.is_none() && computer).then_some(config.seed);
     // The full-screen game needs a terminal on both sides; anything else
     // (and --plain) gets the seed's line protocol.
     if !args.plain && io::stdin().is_terminal() && io::stdout().is_terminal() {
-        return full_screen(&config, strategies);
+        let exit = full_screen(&config, strategies);
+        if let Some(seed) = said_seed {
+            note!("{}", seed_note(seed));
+        }
+        return exit;
+    }
+    if let Some(seed) = said_seed {
+        note!("{}", seed_note(seed));
     }
     let mut seats = strategies.map(|strategy| -> Box<dyn play::Seat> {
         match strategy {
@@ -115,6 +129,11 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         play::End::Finished(_) | play::End::Quit(_) => {}
     }
     Ok(exit::SUCCESS)
+}
+
+/// What is said of a seed taken from the clock.
+fn seed_note(seed: u64) -> String {
+    format!("oxo: the computer plays with seed {seed} (--seed {seed} makes the same choices again)")
 }
 
 /// The full-screen game, until the person quits; the score is printed

@@ -1201,6 +1201,31 @@ fn a_full_disk_is_said_once() {
 }
 
 #[test]
+fn a_seed_taken_from_the_clock_is_said_and_plays_the_game_again() {
+    let args = [
+        "play", "--x", "random", "--o", "rules", "--size", "5", "--k", "4",
+    ];
+    let first = oxo(&args, "");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let note = stderr(&first);
+    let seed = note
+        .strip_prefix("oxo: the computer plays with seed ")
+        .and_then(|rest| rest.split_once(' '))
+        .map(|(seed, _)| seed.to_owned())
+        .unwrap_or_else(|| panic!("{note}"));
+    assert_eq!(
+        note,
+        format!(
+            "oxo: the computer plays with seed {seed} (--seed {seed} makes the same choices again)\n"
+        )
+    );
+    let again = oxo(&[&args[..], &["--seed", &seed]].concat(), "");
+    assert_eq!(stdout(&again), stdout(&first));
+    // A seed given is not said again.
+    assert_eq!(stderr(&again), "");
+}
+
+#[test]
 fn play_computer_against_computer() {
     let out = oxo(
         &[
