@@ -146,6 +146,7 @@ impl ApiError {
             }
             | RoomError::Waiting
             | RoomError::Cancelled
+            | RoomError::CancelledUnjoined
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)
             | RoomError::StillPlaying

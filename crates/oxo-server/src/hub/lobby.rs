@@ -139,6 +139,7 @@ impl Hub {
                 },
                 idle: l.idle,
                 players: Players::new(l.opponent, l.rules, &l.names),
+                clock: l.clock.map(Into::into),
             })
             .collect();
         let mut mine = Vec::new();

@@ -146,4 +146,6 @@ pub struct LiveEntry {
     pub idle: u64,
     /// What each seat is called.
     pub players: Players,
+    /// Its time control, if it is timed.
+    pub clock: Option<TimeControlView>,
 }

@@ -65,6 +65,12 @@ pub enum RoomError {
     /// The game was cancelled before anyone took seat O.
     #[error("the player who opened this game has cancelled it; nobody can join it now")]
     Cancelled,
+    /// A seat's request in a game cancelled before anyone took seat O:
+    /// it had no round, so there is nothing to play, end or play again.
+    #[error(
+        "this game was cancelled before anyone joined it: it has no round to play, end or play again; start a new game"
+    )]
+    CancelledUnjoined,
     /// The move was chosen against an older state.
     #[error(
         "{} {sent}: the game is at version {current}",
@@ -429,7 +435,7 @@ impl Room {
     /// empty: the game waits for it, or was cancelled.
     const fn unseated(&self) -> RoomError {
         if self.rec.ending.is_some() {
-            RoomError::RoundOver
+            RoomError::CancelledUnjoined
         } else {
             RoomError::Waiting
         }

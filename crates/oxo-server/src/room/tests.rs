@@ -777,21 +777,25 @@ fn a_game_waiting_for_seat_o_is_cancelled_by_abort_and_joins_nobody_after() {
             "{admission:?}"
         );
     }
-    // Over, not waiting: nothing else to do in it.
-    assert_eq!(refused(&cancelled, |r| r.abort(None)), RoomError::RoundOver);
+    // Cancelled, not waiting: nothing else to do in it, a rematch
+    // included (it had no round to play again).
+    assert_eq!(
+        refused(&cancelled, |r| r.abort(None)),
+        RoomError::CancelledUnjoined
+    );
     assert_eq!(
         refused(&cancelled, |r| r.resign(Player::X, None)),
-        RoomError::RoundOver
+        RoomError::CancelledUnjoined
     );
     assert_eq!(
         refused(&cancelled, |r| r.rematch(Player::X, None)),
-        RoomError::RoundOver
+        RoomError::CancelledUnjoined
     );
     assert_eq!(
         cancelled
             .play(Player::X, Coords::new(0, 0), None)
             .unwrap_err(),
-        RoomError::RoundOver
+        RoomError::CancelledUnjoined
     );
     // A waiting game not cancelled still says it waits.
     assert_eq!(

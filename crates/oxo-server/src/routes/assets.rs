@@ -246,6 +246,9 @@ pub(super) async fn info(State(state): State<AppState>) -> Response {
         })
         .collect();
     let body = serde_json::json!({
+        // oxo's version, as `oxo --version` gives it: what a client can
+        // read the API's changes against (CHANGELOG.md).
+        "version": env!("CARGO_PKG_VERSION"),
         "strategies": StrategyKind::NAMES,
         "opponents": strategies,
         "presets": [

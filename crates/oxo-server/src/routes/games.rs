@@ -2,7 +2,7 @@
 //! record and the review of a round.
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
 use oxo_core::{Cell, Coords, Game, Player, Rules, TimeControl};
@@ -290,12 +290,21 @@ pub(super) fn key_of(text: &str) -> Result<IdempotencyKey, ApiError> {
 }
 
 /// The seat token a joiner chose, sent as `Authorization: Bearer T`
-/// ([`Token::chosen`](crate::id::Token::chosen)), if any; a bad one is a
-/// 400.
+/// ([`Token::chosen`](crate::id::Token::chosen)), if any; a bad one, or an
+/// `Authorization` header of another form, is a 400 (taken for no choice,
+/// it would seat the joiner under a token it does not know).
 pub(super) fn chosen_token(headers: &HeaderMap) -> Result<Option<Token>, ApiError> {
-    bearer(headers)
-        .map(|text| Token::chosen(text).map_err(ApiError::BadRequest))
-        .transpose()
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(None);
+    }
+    let text = bearer(headers).ok_or_else(|| {
+        ApiError::BadRequest(
+            "the Authorization header of a join is `Bearer TOKEN`, TOKEN the seat token \
+             you choose (or send none, and the server makes one)"
+                .into(),
+        )
+    })?;
+    Token::chosen(text).map(Some).map_err(ApiError::BadRequest)
 }
 
 /// The request's `Idempotency-Key` header, if it has one.

@@ -135,7 +135,7 @@ impl Mover {
         let answer = async {
             // Counted before it is read, as a POST is.
             edge.admit(Action::Write, self.client)?;
-            let request: Move = serde_json::from_slice(frame)
+            let request: Move = super::from_json_object(frame)
                 .map_err(|e| ApiError::BadRequest(format!("a move on this socket: {e}")))?;
             let at = request.cell()?;
             let key = request

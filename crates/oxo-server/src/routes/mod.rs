@@ -118,7 +118,18 @@ pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+    from_json_object(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+}
+
+/// `bytes` as `T`, from a JSON object only. serde would take an array
+/// too, its items as the fields in the order the struct declares them,
+/// which would make that order part of the API and pass by the refusal
+/// of unknown fields.
+pub(crate) fn from_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
+        _ => Err("expected a JSON object, {...}".to_owned()),
+    }
 }
 
 /// A query string that does not parse, as a 400 in this API's words

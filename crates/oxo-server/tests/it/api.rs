@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::call;
+use common::{call, call_with_headers};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -251,11 +251,40 @@ async fn bad_game_settings_are_400_with_a_reason() {
         (r#"{"size":3}"#, "bad JSON"),
         (r#"{"size":"3x3""#, "bad JSON"),
         ("[]", "bad JSON"),
+        // An array is no object, whatever its items.
+        (
+            r#"["4x4",4,null,null,true,null,null,null]"#,
+            "bad JSON body: expected a JSON object",
+        ),
+        ("7", "bad JSON body: expected a JSON object"),
     ] {
         let (status, reply) = api.call("POST", "/api/games", None, body).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {reply}");
         assert!(error_of(&reply).contains(needle), "{body}: {reply}");
     }
+}
+
+/// A seat's requests take JSON objects only: an array's items are not
+/// read as the fields in order.
+#[tokio::test]
+async fn a_move_or_a_resignation_sent_as_an_array_is_refused() {
+    let api = Api::new();
+    let (id, x, _) = api.seated().await;
+    let before = api.game(&id).await;
+    for (path, body) in [("moves", "[1,1,null,null]"), ("resign", "[1]")] {
+        let (status, refused) = api
+            .call("POST", &format!("/api/games/{id}/{path}"), Some(&x), body)
+            .await;
+        assert_eq!(
+            (status, error_of(&refused)),
+            (
+                StatusCode::BAD_REQUEST,
+                "bad JSON body: expected a JSON object, {...}"
+            ),
+            "{path}"
+        );
+    }
+    assert_eq!(api.game(&id).await, before);
 }
 
 #[tokio::test]
@@ -333,6 +362,55 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
         .call("POST", &format!("/api/games/{id}/seats/o"), None, "")
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "the computer holds O");
+}
+
+/// An `Authorization` header on a join that is not `Bearer TOKEN` is
+/// refused, by invite and from the lobby: taken for no token chosen, it
+/// would seat a bot under a token it never learns of (its retry then
+/// finds the seat taken).
+#[tokio::test]
+async fn a_join_with_an_authorization_not_bearer_is_refused() {
+    let api = Api::new();
+    let (_, created) = api.call("POST", "/api/games", None, "").await;
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let invite = json!({ "invite": created["invite"] }).to_string();
+    let (_, listed) = api
+        .call("POST", "/api/games", None, r#"{"listed": true}"#)
+        .await;
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    let entry = lobby["open"][0]["entry"].as_str().unwrap().to_owned();
+    let token = "abcdefghijklmnopqrstuvwxyz0123";
+    for value in [
+        format!("Token {token}"),
+        token.to_owned(),
+        format!("Bearer\t{token}"),
+        "Bearer".to_owned(),
+    ] {
+        for (path, body) in [
+            (format!("/api/games/{id}/seats/o"), invite.as_str()),
+            (format!("/api/lobby/{entry}/join"), "{}"),
+        ] {
+            let headers = [
+                ("authorization", value.as_str()),
+                ("content-type", "application/json"),
+            ];
+            let (status, refused) =
+                call_with_headers(&api.router, "POST", &path, None, &headers, body).await;
+            assert_eq!(
+                status,
+                StatusCode::BAD_REQUEST,
+                "{value:?} {path}: {refused}"
+            );
+            assert!(error_of(&refused).contains("`Bearer TOKEN`"), "{refused}");
+        }
+    }
+    assert_eq!(api.game(&id).await["seats"]["o"], false, "nothing changed");
+    let listed = listed["game"]["id"].as_str().unwrap();
+    assert_eq!(
+        api.game(listed).await["seats"]["o"],
+        false,
+        "nothing changed"
+    );
 }
 
 /// A joiner may choose its seat's token (`Authorization: Bearer T`): one
@@ -747,6 +825,8 @@ async fn the_learned_player_is_offered_where_oxo_has_a_model_and_plays() {
     let api = Api::new();
     let (status, info) = api.call("GET", "/api/info", None, "").await;
     assert_eq!(status, StatusCode::OK);
+    // The version a client reads the API's changes against.
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"), "{info}");
     assert!(
         info["strategies"]
             .as_array()

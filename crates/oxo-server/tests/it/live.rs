@@ -481,6 +481,8 @@ async fn players_can_send_their_moves_on_their_sockets() {
         ('o', r#"{"row":1}"#, 400),
         ('o', "not json", 400),
         ('o', r#"{"row":1,"col":1,"colour":"red"}"#, 400),
+        // An array is not read as the fields in order.
+        ('o', "[1,1,3,null]", 400),
     ];
     for (seat, frame, status) in refusals {
         let socket = if seat == 'x' {

@@ -456,12 +456,16 @@ async fn a_waiting_game_is_cancelled(store: Arc<dyn Store>) {
         )
         .await;
     assert_eq!((status, &late["error"]), (409, &json!(said)), "{late}");
-    // Over: cancelling again, or anything else, is refused as such.
-    let (status, again) = client.call("POST", &abort, Some(&x), &json!({})).await;
-    assert_eq!(
-        (status, &again["error"]),
-        (409, &json!("the round is over"))
+    // Cancelled: cancelling again, or anything else, a rematch included,
+    // is refused as such.
+    let cancelled = json!(
+        "this game was cancelled before anyone joined it: it has no round to play, end or play again; start a new game"
     );
+    let (status, again) = client.call("POST", &abort, Some(&x), &json!({})).await;
+    assert_eq!((status, &again["error"]), (409, &cancelled));
+    let rematch = format!("/api/games/{id}/rematch");
+    let (status, again) = client.call("POST", &rematch, Some(&x), &json!({})).await;
+    assert_eq!((status, &again["error"]), (409, &cancelled));
     assert_eq!(
         client.get_json(&format!("/api/games/{id}")).await["seats"]["o"],
         false
