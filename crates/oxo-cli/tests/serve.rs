@@ -513,12 +513,12 @@ fn rate_limits_are_set_from_the_command_line() {
     let db = dir.path().join("oxo.db");
     let process = ServeProcess::start(
         Path::new(env!("CARGO_BIN_EXE_oxo")),
-        &["--db", db.to_str().unwrap(), "--creates-per-minute", "1"],
+        &["--db", db.to_str().unwrap(), "--creates-per-minute", "3"],
     )
     .unwrap();
     let client = BlockingClient::new(process.addr);
-    // A burst of 20, then one a minute.
-    let statuses: Vec<u16> = (0..20)
+    // A burst of 40 s of the rate (2), then one every 20 s.
+    let statuses: Vec<u16> = (0..2)
         .map(|_| {
             client
                 .send("POST", "/api/games", None, "{}")
@@ -526,13 +526,57 @@ fn rate_limits_are_set_from_the_command_line() {
                 .status
         })
         .collect();
-    assert_eq!(statuses, [201; 20]);
+    assert_eq!(statuses, [201; 2]);
     let refused = client.send("POST", "/api/games", None, "{}").unwrap();
     assert_eq!(refused.status, 429);
     assert!(
         refused.body.contains("too many requests"),
         "{}",
         refused.body
+    );
+}
+
+#[test]
+fn connections_past_an_address_cap_are_told_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start_with(&db, &["--max-connections-per-address", "1"]);
+    // One connection held open (its request head still to come) fills
+    // the cap; the next is closed, and the log says so at once.
+    let _held = std::net::TcpStream::connect(server.process.addr).unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let _refused = std::net::TcpStream::connect(server.process.addr);
+        let log = server.process.log_text();
+        if log.contains(
+            "closed connections from addresses at their cap of 1 open connections \
+             (--max-connections-per-address) since the last such line",
+        ) {
+            assert!(log.contains("WARN"), "{log}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{log}");
+    }
+}
+
+#[test]
+fn max_connections_past_the_open_file_limit_is_refused() {
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -n 200 && exec \"$0\" serve --memory --addr 127.0.0.1:0 --max-connections 1000",
+            env!("CARGO_BIN_EXE_oxo"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "--max-connections 1000 is more than this process can hold: its open-file limit \
+             allows 136 connections"
+        ),
+        "{stderr}"
     );
 }
 
@@ -666,7 +710,9 @@ fn a_damaged_id_index_is_refused_at_start_and_never_read_as_absent() {
     );
     assert!(
         stderr.trim_end().ends_with(
-            "); restore a backup, or start with --skip-check to serve the rooms that are intact"
+            "); restore a backup (with the server stopped, and the file's -wal and -shm files \
+             deleted first: see Backups in docs/manual/serve.md), or start with --skip-check to \
+             serve the rooms that are intact"
         ),
         "{stderr}"
     );
@@ -698,7 +744,12 @@ fn a_file_name_for_db_is_a_file_name_even_when_it_starts_with_file() {
     BufReader::new(first.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert!(line.ends_with("(games kept in file:x.db)\n"), "{line:?}");
+    // Named in full, where it was started.
+    let full = std::path::absolute(dir.path().join("file:x.db")).unwrap();
+    assert!(
+        line.ends_with(&format!("(games kept in {})\n", full.display())),
+        "{line:?}"
+    );
     // The data is in the file of that name, beside its lock: SQLite did
     // not read the name as a URI for x.db.
     let exists = |name: &str| dir.path().join(name).exists();

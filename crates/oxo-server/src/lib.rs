@@ -49,7 +49,7 @@ mod wire;
 pub use edge::HINTS_IN_FLIGHT;
 pub use error::ApiError;
 pub use hub::{Hub, HubConfig, HubError, PERFECT_BUDGET};
-pub use listen::{Limits, Rate};
+pub use listen::{Limits, Rate, connections_possible};
 pub use routes::{BODY_LIMIT, app};
 pub use server::run;
 pub use state::AppState;

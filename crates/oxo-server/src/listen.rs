@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::ConnectInfo;
@@ -110,6 +110,14 @@ fn default_max_connections() -> usize {
     }
 }
 
+/// The most connections this process can hold with descriptors to spare
+/// for the database and logs, by its open-file limit (`None` where that
+/// cannot be read): what `--max-connections` may be at most.
+#[must_use]
+pub fn connections_possible() -> Option<u64> {
+    open_files_limit().map(|soft| soft.saturating_sub(RESERVED_FILES))
+}
+
 /// This process's soft limit on open files (`u64::MAX` for unlimited), from
 /// `/proc/self/limits`; `None` where that cannot be read (not Linux).
 #[must_use]
@@ -131,6 +139,40 @@ pub fn open_files_limit() -> Option<u64> {
 /// each ends.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+/// Connections closed for their address's cap, told to the log at `warn`
+/// at most once a minute (one line, however many: a school behind one
+/// NAT address at its cap must show in the log, but a flood must not
+/// flood it).
+#[derive(Debug, Default)]
+struct Refused {
+    /// Refused since the last line.
+    count: u64,
+    last_told: Option<Instant>,
+}
+
+impl Refused {
+    /// How often the log hears of refusals at most.
+    const EVERY: Duration = Duration::from_secs(60);
+
+    fn note(&mut self, peer: IpAddr, cap: usize) {
+        self.count += 1;
+        if self
+            .last_told
+            .is_some_and(|at| at.elapsed() < Refused::EVERY)
+        {
+            return;
+        }
+        tracing::warn!(
+            refused = self.count,
+            last = %peer,
+            "closed connections from addresses at their cap of {cap} open connections \
+             (--max-connections-per-address) since the last such line"
+        );
+        self.count = 0;
+        self.last_told = Some(Instant::now());
+    }
+}
 
 /// One connection counted against its address.
 pub(crate) struct Counted {
@@ -202,6 +244,7 @@ pub(crate) async fn serve(
     let max = limits.max_connections.max(1);
     let slots = Arc::new(Semaphore::new(max));
     let per_address = PerAddress::default();
+    let mut refused = Refused::default();
     let (stop, stopping) = watch::channel(false);
     // Set once the grace is over: the connections still open are dropped.
     let (abandon, abandoned) = watch::channel(false);
@@ -236,6 +279,7 @@ pub(crate) async fn serve(
         };
         let Some(counted) = per_address.take(peer.ip(), per_peer) else {
             tracing::debug!(peer = %peer.ip(), "too many connections from one address");
+            refused.note(peer.ip(), per_peer);
             drop(tcp);
             continue;
         };

@@ -157,3 +157,73 @@ async fn a_websocket_passes_through_haproxy() {
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     assert_eq!(first_byte, 0x81, "a final text frame");
 }
+
+/// `deploy/haproxy.cfg` caps one client address at 256 open connections,
+/// as a node alone does: live views need no token, and the nodes behind
+/// it (`--trust-proxy`) cannot tell clients' connections apart. Held
+/// WebSockets (the tunnel outlives the request timeouts) fill the cap;
+/// the next connection is closed unanswered, and one closed makes room.
+#[tokio::test]
+async fn haproxy_caps_one_address_at_256_connections() {
+    const CAP: usize = 256;
+    let limits = oxo_server::Limits {
+        trust_proxy: true,
+        ..oxo_server::Limits::without_rates()
+    };
+    let node = InProcess::start_limited(Arc::new(MemoryStore::new()), limits).await;
+    let backends = [node.addr];
+    let proxy = tokio::task::spawn_blocking(move || Haproxy::start(&backends))
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (status, body) = Client::new(proxy.addr())
+        .call("POST", "/api/games", None, &json!({"opponent": "human"}))
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let watch = body["game"]["watch"].as_str().unwrap().to_owned();
+    let addr = proxy.addr();
+    tokio::task::spawn_blocking(move || {
+        // The head of a spectator's upgrade through a new connection, or
+        // what ended it: the connection itself when upgraded.
+        let open = || -> Result<TcpStream, String> {
+            let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+            stream
+                .set_read_timeout(Some(oxo_test_support::TIMEOUT))
+                .unwrap();
+            write!(
+                stream,
+                "GET /api/games/{watch}/live HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\n\
+                 Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            )
+            .map_err(|e| e.to_string())?;
+            let mut head = [0u8; 12];
+            match stream.read_exact(&mut head) {
+                Ok(()) if &head == b"HTTP/1.1 101" => Ok(stream),
+                Ok(()) => Err(String::from_utf8_lossy(&head).into_owned()),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        let mut held: Vec<TcpStream> = (0..CAP)
+            .map(|i| open().unwrap_or_else(|e| panic!("connection {i}: {e}")))
+            .collect();
+        let refused = open().expect_err("a connection past the cap");
+        assert!(!refused.contains("HTTP"), "closed unanswered: {refused}");
+        // One closed, another is let in (once HAProxy has seen the close).
+        drop(held.pop());
+        let deadline = Instant::now() + oxo_test_support::PATIENCE;
+        loop {
+            match open() {
+                Ok(stream) => {
+                    held.push(stream);
+                    break;
+                }
+                Err(e) => assert!(Instant::now() < deadline, "never let in again: {e}"),
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        drop(proxy);
+    })
+    .await
+    .unwrap();
+}

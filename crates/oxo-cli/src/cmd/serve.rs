@@ -87,7 +87,15 @@ impl Storage {
                     }
                     .map_err(|e| open_failed(path, e))?,
                 ),
-                format!("games kept in {}", path.display()),
+                // In full, so that the log says where the data is,
+                // whatever directory the server was started from.
+                format!(
+                    "games kept in {}",
+                    std::path::absolute(path)
+                        .as_deref()
+                        .unwrap_or(path)
+                        .display()
+                ),
             ),
             Storage::Postgres(url) => {
                 let store = oxo_server::PgStore::connect(url)
@@ -111,6 +119,11 @@ fn url_scheme(db: &str) -> Option<&str> {
     .then_some(scheme)
 }
 
+/// What to do about a damaged database: a stale log beside a restored
+/// file is replayed onto it, and damages it in turn.
+const RESTORE: &str = "restore a backup (with the server stopped, and the file's -wal and -shm \
+                       files deleted first: see Backups in docs/manual/serve.md)";
+
 /// Why the database at `path` cannot be served, with what to do about it
 /// in this command's terms (its flags).
 fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
@@ -126,7 +139,7 @@ fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
                 "{e}; name oxo's own database, or one where no file is for a new one"
             );
         }
-        e @ StoreError::Unreadable(_) => anyhow::anyhow!("{e}; restore a backup"),
+        e @ StoreError::Unreadable(_) => anyhow::anyhow!("{e}; {RESTORE}"),
         // Names the file itself.
         StoreError::InUse { path, pid } => {
             return anyhow::anyhow!(
@@ -138,7 +151,7 @@ fn open_failed(path: &Path, e: oxo_server::StoreError) -> anyhow::Error {
             );
         }
         e @ StoreError::Damaged(_) => anyhow::anyhow!(
-            "{e}; restore a backup, or start with --skip-check to serve the rooms that are intact"
+            "{e}; {RESTORE}, or start with --skip-check to serve the rooms that are intact"
         ),
         e => anyhow::Error::new(e),
     };
@@ -164,6 +177,18 @@ impl Config {
                 "OXO_LOG={level:?}: use error, warn, info, debug, trace or off"
             ))
         })?;
+        if let (Some(asked), Some(possible)) =
+            (args.max_connections, oxo_server::connections_possible())
+            && u64::from(asked) > possible
+        {
+            return Err(BadInput(format!(
+                "--max-connections {asked} is more than this process can hold: its open-file \
+                 limit allows {possible} connections with 64 descriptors kept for the database \
+                 and logs; raise the limit (ulimit -n, or LimitNOFILE= for a systemd service) \
+                 or give at most {possible}"
+            ))
+            .into());
+        }
         Ok(Config {
             addr: args.addr,
             storage: Storage::new(args, std::env::var_os("OXO_DB"))?,
@@ -181,13 +206,18 @@ impl Config {
 /// The connection and rate limits the arguments ask for.
 fn limits(args: &ServeArgs) -> oxo_server::Limits {
     let defaults = oxo_server::Limits::default();
-    let rate = |per_second: f64, burst: u32| oxo_server::Rate { burst, per_second };
+    // A burst is as many seconds of the rate given as the default's is of
+    // the default rate (40 s of creates, 3 s of writes), at least one: a
+    // rate set lower is not undone by the default's burst.
+    let rate = |per_second: f64, default: oxo_server::Rate| oxo_server::Rate {
+        burst: (f64::from(default.burst) * per_second / default.per_second)
+            .round()
+            .max(1.0) as u32,
+        per_second,
+    };
     oxo_server::Limits {
-        creates: rate(
-            f64::from(args.creates_per_minute) / 60.0,
-            defaults.creates.burst,
-        ),
-        writes: rate(f64::from(args.writes_per_second), defaults.writes.burst),
+        creates: rate(f64::from(args.creates_per_minute) / 60.0, defaults.creates),
+        writes: rate(f64::from(args.writes_per_second), defaults.writes),
         max_connections: args
             .max_connections
             .map_or(defaults.max_connections, |n| n as usize),
