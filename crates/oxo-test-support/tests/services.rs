@@ -110,9 +110,9 @@ async fn haproxy_spreads_requests_over_both_nodes() {
     );
 }
 
-#[tokio::test]
-async fn a_websocket_passes_through_haproxy() {
-    let node = InProcess::start(Arc::new(MemoryStore::new())).await;
+/// HAProxy in front of `node`, and a two-player game made through it (its
+/// GAME).
+async fn game_behind_haproxy(node: &InProcess) -> (Haproxy, serde_json::Value) {
     let backends = [node.addr];
     let proxy = tokio::task::spawn_blocking(move || Haproxy::start(&backends))
         .await
@@ -122,7 +122,14 @@ async fn a_websocket_passes_through_haproxy() {
         .call("POST", "/api/games", None, &json!({"opponent": "human"}))
         .await;
     assert_eq!(status, 201, "{body}");
-    let id = body["game"]["id"].as_str().unwrap().to_owned();
+    (proxy, body["game"].clone())
+}
+
+#[tokio::test]
+async fn a_websocket_passes_through_haproxy() {
+    let node = InProcess::start(Arc::new(MemoryStore::new())).await;
+    let (proxy, game) = game_behind_haproxy(&node).await;
+    let id = game["id"].as_str().unwrap().to_owned();
 
     let addr = proxy.addr();
     let (head, first_byte) = tokio::task::spawn_blocking(move || {
@@ -171,16 +178,8 @@ async fn haproxy_caps_one_address_at_256_connections() {
         ..oxo_server::Limits::without_rates()
     };
     let node = InProcess::start_limited(Arc::new(MemoryStore::new()), limits).await;
-    let backends = [node.addr];
-    let proxy = tokio::task::spawn_blocking(move || Haproxy::start(&backends))
-        .await
-        .unwrap()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (status, body) = Client::new(proxy.addr())
-        .call("POST", "/api/games", None, &json!({"opponent": "human"}))
-        .await;
-    assert_eq!(status, 201, "{body}");
-    let watch = body["game"]["watch"].as_str().unwrap().to_owned();
+    let (proxy, game) = game_behind_haproxy(&node).await;
+    let watch = game["watch"].as_str().unwrap().to_owned();
     let addr = proxy.addr();
     tokio::task::spawn_blocking(move || {
         // The head of a spectator's upgrade through a new connection, or
