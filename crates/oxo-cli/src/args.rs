@@ -432,11 +432,12 @@ pub(crate) struct ServeArgs {
     /// several boards); it replaces the built-in model for that board.
     #[arg(long, value_name = "MODEL")]
     pub model: Vec<PathBuf>,
-    /// Games one client address may create per minute (bursts of up to 20); 0 for no limit.
+    /// Games one client address may create per minute (in bursts of 40 s of the rate: 20 at
+    /// the default); 0 for no limit.
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub creates_per_minute: u32,
-    /// Joins, moves and rematches one client address may send per second (bursts of up to
-    /// 60); 0 for no limit.
+    /// Joins, moves and rematches one client address may send per second (in bursts of 3 s
+    /// of the rate: 60 at the default); 0 for no limit.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub writes_per_second: u32,
     /// Connections open at once (default: what the open-file limit allows, at most 10000).

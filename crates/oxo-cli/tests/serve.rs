@@ -513,12 +513,12 @@ fn rate_limits_are_set_from_the_command_line() {
     let db = dir.path().join("oxo.db");
     let process = ServeProcess::start(
         Path::new(env!("CARGO_BIN_EXE_oxo")),
-        &["--db", db.to_str().unwrap(), "--creates-per-minute", "3"],
+        &["--db", db.to_str().unwrap(), "--creates-per-minute", "1"],
     )
     .unwrap();
     let client = BlockingClient::new(process.addr);
-    // A burst of 40 s of the rate (2), then one every 20 s.
-    let statuses: Vec<u16> = (0..2)
+    // A burst of 40 s of the rate, at least one, then one a minute.
+    let statuses: Vec<u16> = (0..1)
         .map(|_| {
             client
                 .send("POST", "/api/games", None, "{}")
@@ -526,7 +526,7 @@ fn rate_limits_are_set_from_the_command_line() {
                 .status
         })
         .collect();
-    assert_eq!(statuses, [201; 2]);
+    assert_eq!(statuses, [201]);
     let refused = client.send("POST", "/api/games", None, "{}").unwrap();
     assert_eq!(refused.status, 429);
     assert!(
@@ -549,8 +549,8 @@ fn connections_past_an_address_cap_are_told_in_the_log() {
         let _refused = std::net::TcpStream::connect(server.process.addr);
         let log = server.process.log_text();
         if log.contains(
-            "closed connections from addresses at their cap of 1 open connections \
-             (--max-connections-per-address) since the last such line",
+            "closed connections from addresses that had 1 open already \
+             (--max-connections-per-address) refused=1",
         ) {
             assert!(log.contains("WARN"), "{log}");
             break;

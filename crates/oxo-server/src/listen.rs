@@ -102,10 +102,8 @@ const RESERVED_FILES: u64 = 64;
 /// the soft limit on open files less a reserve, at most 10,000 (and 512
 /// where the limit cannot be read).
 fn default_max_connections() -> usize {
-    match open_files_limit() {
-        Some(soft) => {
-            usize::try_from(soft.saturating_sub(RESERVED_FILES).clamp(16, 10_000)).unwrap_or(10_000)
-        }
+    match connections_possible() {
+        Some(possible) => usize::try_from(possible.clamp(16, 10_000)).unwrap_or(10_000),
         None => 512,
     }
 }
@@ -140,38 +138,55 @@ pub fn open_files_limit() -> Option<u64> {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
 
-/// Connections closed for their address's cap, told to the log at `warn`
-/// at most once a minute (one line, however many: a school behind one
-/// NAT address at its cap must show in the log, but a flood must not
-/// flood it).
+/// Connections closed for their address's cap, told to the log at `warn`:
+/// the first at once, then those since, once a minute at most, for as long
+/// as any come (a school behind one NAT address at its cap must show in the
+/// log, but a flood must not flood it). The times are passed in.
 #[derive(Debug, Default)]
 struct Refused {
-    /// Refused since the last line.
-    count: u64,
-    last_told: Option<Instant>,
+    /// Refused and not yet told.
+    untold: u64,
+    /// The address last refused.
+    last: Option<IpAddr>,
+    /// When the log last heard of refusals.
+    told_at: Option<Instant>,
 }
 
 impl Refused {
     /// How often the log hears of refusals at most.
     const EVERY: Duration = Duration::from_secs(60);
 
-    fn note(&mut self, peer: IpAddr, cap: usize) {
-        self.count += 1;
-        if self
-            .last_told
-            .is_some_and(|at| at.elapsed() < Refused::EVERY)
-        {
-            return;
-        }
-        tracing::warn!(
-            refused = self.count,
-            last = %peer,
-            "closed connections from addresses at their cap of {cap} open connections \
-             (--max-connections-per-address) since the last such line"
-        );
-        self.count = 0;
-        self.last_told = Some(Instant::now());
+    /// Count a refusal of `peer` at `now`; what to tell the log now, if
+    /// anything (see [`Refused::due`]).
+    fn note(&mut self, peer: IpAddr, now: Instant) -> Option<(u64, IpAddr)> {
+        self.untold += 1;
+        self.last = Some(peer);
+        self.due(now)
     }
+
+    /// The refusals not yet told and the address last refused, once a
+    /// minute has passed since the last line (or there was none).
+    fn due(&mut self, now: Instant) -> Option<(u64, IpAddr)> {
+        if self.untold == 0
+            || self
+                .told_at
+                .is_some_and(|at| now.saturating_duration_since(at) < Refused::EVERY)
+        {
+            return None;
+        }
+        self.told_at = Some(now);
+        Some((std::mem::take(&mut self.untold), self.last?))
+    }
+}
+
+/// Tell the log of `count` connections refused, the last from `last`.
+fn tell_refused((count, last): (u64, IpAddr), cap: usize) {
+    tracing::warn!(
+        refused = count,
+        %last,
+        "closed connections from addresses that had {cap} open already \
+         (--max-connections-per-address)"
+    );
 }
 
 /// One connection counted against its address.
@@ -245,6 +260,8 @@ pub(crate) async fn serve(
     let slots = Arc::new(Semaphore::new(max));
     let per_address = PerAddress::default();
     let mut refused = Refused::default();
+    let mut tell_refusals = tokio::time::interval(Refused::EVERY);
+    tell_refusals.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let (stop, stopping) = watch::channel(false);
     // Set once the grace is over: the connections still open are dropped.
     let (abandon, abandoned) = watch::channel(false);
@@ -268,6 +285,12 @@ pub(crate) async fn serve(
                     continue;
                 }
             },
+            _ = tell_refusals.tick() => {
+                if let Some(due) = refused.due(Instant::now()) {
+                    tell_refused(due, limits.max_per_address);
+                }
+                continue;
+            }
             () = &mut shutdown => break,
         };
         // Behind a trusted proxy every connection comes from the proxy,
@@ -279,7 +302,9 @@ pub(crate) async fn serve(
         };
         let Some(counted) = per_address.take(peer.ip(), per_peer) else {
             tracing::debug!(peer = %peer.ip(), "too many connections from one address");
-            refused.note(peer.ip(), per_peer);
+            if let Some(due) = refused.note(peer.ip(), Instant::now()) {
+                tell_refused(due, per_peer);
+            }
             drop(tcp);
             continue;
         };
@@ -350,4 +375,29 @@ pub(crate) async fn serve(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_told_at_once_then_once_a_minute_while_they_come() {
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut refused = Refused::default();
+        assert_eq!(refused.due(at(0)), None, "nothing to tell");
+        assert_eq!(refused.note(a, at(0)), Some((1, a)), "the first at once");
+        // A flood within the minute is counted, not told...
+        for s in 1..=3 {
+            assert_eq!(refused.note(b, at(s)), None);
+        }
+        assert_eq!(refused.due(at(59)), None);
+        // ...then told as one line, even with no refusal after it.
+        assert_eq!(refused.due(at(61)), Some((3, b)));
+        assert_eq!(refused.due(at(200)), None, "all told");
+        // After a quiet spell the next one is told at once again.
+        assert_eq!(refused.note(a, at(201)), Some((1, a)));
+    }
 }

@@ -27,6 +27,18 @@ impl Rate {
         per_second: 0.0,
     };
 
+    /// `per_second`, in bursts as many seconds of it as this rate's burst
+    /// is of this rate (at least one): the defaults' shape at another
+    /// rate, so that a rate set lower is not undone by a default burst.
+    #[must_use]
+    pub fn at(self, per_second: f64) -> Rate {
+        let seconds = f64::from(self.burst) / self.per_second;
+        Rate {
+            burst: (seconds * per_second).round().max(1.0) as u32,
+            per_second,
+        }
+    }
+
     /// Whether this is [`Rate::UNLIMITED`] (or any rate of zero).
     #[must_use]
     pub fn is_unlimited(&self) -> bool {
@@ -112,6 +124,23 @@ fn key(ip: IpAddr) -> IpAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_keeps_its_bursts_seconds_at_another_rate() {
+        let creates = Rate {
+            burst: 20,
+            per_second: 0.5,
+        };
+        let at = |per_second| creates.at(per_second);
+        assert_eq!(at(0.5).burst, 20);
+        assert_eq!(at(1.0).burst, 40);
+        assert_eq!(at(5.0 / 60.0).burst, 3);
+        // At least one, and no limit stays none.
+        assert_eq!(at(1.0 / 60.0).burst, 1);
+        assert!(at(0.0).is_unlimited());
+        // A huge rate saturates rather than wraps.
+        assert_eq!(at(f64::from(u32::MAX)).burst, u32::MAX);
+    }
 
     #[test]
     fn a_burst_then_the_steady_rate() {

@@ -120,7 +120,7 @@ fn url_scheme(db: &str) -> Option<&str> {
 }
 
 /// What to do about a damaged database: a stale log beside a restored
-/// file is replayed onto it, and damages it in turn.
+/// file is replayed onto it, which undoes the restore or damages it.
 const RESTORE: &str = "restore a backup (with the server stopped, and the file's -wal and -shm \
                        files deleted first: see Backups in docs/manual/serve.md)";
 
@@ -206,18 +206,12 @@ impl Config {
 /// The connection and rate limits the arguments ask for.
 fn limits(args: &ServeArgs) -> oxo_server::Limits {
     let defaults = oxo_server::Limits::default();
-    // A burst is as many seconds of the rate given as the default's is of
-    // the default rate (40 s of creates, 3 s of writes), at least one: a
-    // rate set lower is not undone by the default's burst.
-    let rate = |per_second: f64, default: oxo_server::Rate| oxo_server::Rate {
-        burst: (f64::from(default.burst) * per_second / default.per_second)
-            .round()
-            .max(1.0) as u32,
-        per_second,
-    };
+    // Bursts of 40 s of creates and 3 s of writes, as the defaults.
     oxo_server::Limits {
-        creates: rate(f64::from(args.creates_per_minute) / 60.0, defaults.creates),
-        writes: rate(f64::from(args.writes_per_second), defaults.writes),
+        creates: defaults
+            .creates
+            .at(f64::from(args.creates_per_minute) / 60.0),
+        writes: defaults.writes.at(f64::from(args.writes_per_second)),
         max_connections: args
             .max_connections
             .map_or(defaults.max_connections, |n| n as usize),

@@ -604,12 +604,13 @@ impl Room {
     ///
     /// # Errors
     /// [`RoomError::Stale`] for an old version, [`RoomError::Waiting`] while
-    /// seat O is empty, [`RoomError::StillPlaying`] before the current round
+    /// seat O is empty ([`RoomError::CancelledUnjoined`] once the game was
+    /// cancelled so), [`RoomError::StillPlaying`] before the current round
     /// has ended, [`RoomError::NoRematch`] when no rematch is offered.
     pub fn decline_rematch(&self, version: Option<u64>) -> Result<Room, RoomError> {
         self.check_version(version)?;
         if !self.seated() {
-            return Err(RoomError::Waiting);
+            return Err(self.unseated());
         }
         if !self.round_over() {
             return Err(RoomError::StillPlaying);

@@ -792,6 +792,10 @@ fn a_game_waiting_for_seat_o_is_cancelled_by_abort_and_joins_nobody_after() {
         RoomError::CancelledUnjoined
     );
     assert_eq!(
+        refused(&cancelled, |r| r.decline_rematch(None)),
+        RoomError::CancelledUnjoined
+    );
+    assert_eq!(
         cancelled
             .play(Player::X, Coords::new(0, 0), None)
             .unwrap_err(),

@@ -126,6 +126,8 @@ pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result
 /// which would make that order part of the API and pass by the refusal
 /// of unknown fields.
 pub(crate) fn from_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    // A byte order mark may be ignored (RFC 8259, 8.1); serde would not.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
         _ => Err("expected a JSON object, {...}".to_owned()),

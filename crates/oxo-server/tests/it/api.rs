@@ -285,6 +285,16 @@ async fn a_move_or_a_resignation_sent_as_an_array_is_refused() {
         );
     }
     assert_eq!(api.game(&id).await, before);
+    // An object after a byte order mark is read (RFC 8259 lets it be).
+    let (status, played) = api
+        .call(
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(&x),
+            "\u{FEFF}{\"row\":1,\"col\":1}",
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{played}");
 }
 
 #[tokio::test]
@@ -1684,6 +1694,43 @@ async fn the_lobby_lists_open_and_live_games_and_never_a_room_id() {
     let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
     assert_eq!(lobby["live"].as_array().unwrap().len(), 2, "{lobby}");
     assert_eq!(lobby["open"], json!([]));
+    assert!(
+        lobby["live"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["clock"].is_null()),
+        "untimed: {lobby}"
+    );
+
+    // A timed game joined from the lobby shows its time control as it
+    // did while open.
+    let (status, timed) = api
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            r#"{"listed": true, "clock": {"minutes": 5, "increment": 3}}"#,
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{timed}");
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    let control = json!({"initial_ms": 300_000, "increment_ms": 3_000, "days": null});
+    assert_eq!(lobby["open"][0]["clock"], control, "{lobby}");
+    let entry = lobby["open"][0]["entry"].as_str().unwrap();
+    let (status, _) = api
+        .call("POST", &format!("/api/lobby/{entry}/join"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, lobby) = api.call("GET", "/api/lobby", None, "").await;
+    let timed_watch = &timed["game"]["watch"];
+    let shown = lobby["live"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| &l["watch"] == timed_watch)
+        .unwrap_or_else(|| panic!("{lobby}"));
+    assert_eq!(shown["clock"], control, "{lobby}");
 
     // Recent games: the caller's own, by the ids it keeps (unknown ones
     // left out), as short summaries.

@@ -464,8 +464,10 @@ async fn a_waiting_game_is_cancelled(store: Arc<dyn Store>) {
     let (status, again) = client.call("POST", &abort, Some(&x), &json!({})).await;
     assert_eq!((status, &again["error"]), (409, &cancelled));
     let rematch = format!("/api/games/{id}/rematch");
-    let (status, again) = client.call("POST", &rematch, Some(&x), &json!({})).await;
-    assert_eq!((status, &again["error"]), (409, &cancelled));
+    for method in ["POST", "DELETE"] {
+        let (status, again) = client.call(method, &rematch, Some(&x), &json!({})).await;
+        assert_eq!((status, &again["error"]), (409, &cancelled), "{method}");
+    }
     assert_eq!(
         client.get_json(&format!("/api/games/{id}")).await["seats"]["o"],
         false
