@@ -41,6 +41,10 @@ pub struct PyStrategy {
     /// The players built, the board last chosen on last. Behind a lock
     /// because a built player is `Send` but not `Sync`.
     built: Mutex<Built>,
+    /// Set while the main thread waits on a search of this strategy (and
+    /// runs Python's signal handlers): a handler that calls the strategy
+    /// would wait on its lock for ever.
+    watching: AtomicBool,
 }
 
 /// How many boards' players a strategy keeps: eight of the light ones, one
@@ -118,6 +122,12 @@ impl PyStrategy {
         // on it costs a fraction of a millisecond.
         let long = self.budget.is_some_and(|b| b > AlphaBeta::DEFAULT_BUDGET);
         let watch = long && crate::on_main_thread(py)?;
+        if watch && self.watching.load(Ordering::SeqCst) {
+            return Err(raise::<OxoError>(
+                "this strategy is searching for the main thread: a signal handler cannot use it \
+                 until that search ends",
+            ));
+        }
         // Searches take time: let other Python threads run meanwhile.
         py.detach(|| {
             let mut built = lock(&self.built);
@@ -127,12 +137,30 @@ impl PyStrategy {
                     .map_err(raise::<StrategyError>)
             })?;
             let cell = if watch && player.searches_to_deadline() {
+                let _watching = Watching::start(&self.watching);
                 choose_watching_signals(player.as_mut(), &game)?
             } else {
                 player.choose(&game)
             };
             Ok(cell.map(|cell| rules.index(cell)))
         })
+    }
+}
+
+/// [`PyStrategy::watching`] set while this lives (a panicking search
+/// included).
+struct Watching<'a>(&'a AtomicBool);
+
+impl<'a> Watching<'a> {
+    fn start(flag: &'a AtomicBool) -> Watching<'a> {
+        flag.store(true, Ordering::SeqCst);
+        Watching(flag)
+    }
+}
+
+impl Drop for Watching<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }
 
@@ -280,6 +308,7 @@ impl PyStrategy {
             catalog,
             model_from,
             built: Mutex::new(Built::default()),
+            watching: AtomicBool::new(false),
         })
     }
 

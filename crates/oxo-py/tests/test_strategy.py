@@ -164,7 +164,6 @@ def test_a_game_is_free_while_a_strategy_chooses_on_it():
     code = """
 import threading, time
 import oxo
-from conftest import run_interrupted
 
 game = oxo.Game(15, 15, 5)
 for action in [112, 113, 97]:
@@ -194,7 +193,6 @@ def test_ctrl_c_stops_a_long_search_and_the_strategy_plays_on():
     # on and the child would time out.
     code = """
 import oxo
-from conftest import run_interrupted
 
 game = oxo.Game(15, 15, 5)
 for action in [112, 113, 97]:
@@ -214,6 +212,37 @@ print(strategy.choose(game))
 """
     interrupted, answer = run_interrupted(code)
     assert interrupted == "interrupted 3" and answer in {"82", "157"}
+
+
+def test_a_signal_handler_that_calls_the_searching_strategy_is_refused():
+    # A handler runs while the main thread waits on the strategy's search;
+    # one that calls that strategy would wait on it for ever. It is told
+    # so instead, and its error ends the search as Ctrl-C's would.
+    code = """
+import signal
+import oxo
+
+game = oxo.Game(15, 15, 5)
+for action in [112, 113, 97]:
+    game.play(action)
+strategy = oxo.Strategy("alphabeta", seed=5, budget=10**12)
+
+def tick(signum, frame):
+    strategy.choose(game)
+
+signal.signal(signal.SIGALRM, tick)
+signal.setitimer(signal.ITIMER_REAL, 0.3)
+try:
+    strategy.choose(game)
+except oxo.OxoError as e:
+    print(e)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (
+        "this strategy is searching for the main thread: a signal handler cannot use it until "
+        "that search ends\n"
+    )
 
 
 def test_a_search_on_the_main_thread_chooses_as_one_on_another():

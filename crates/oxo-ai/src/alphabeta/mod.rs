@@ -1187,8 +1187,9 @@ mod tests {
     fn a_stop_flag_calls_the_search_off() {
         let game = gomoku(&[(7, 7), (7, 8)], &[(8, 8)]);
         let nodes = |player: &AlphaBeta| player.engine.as_ref().expect("searched").nodes;
-        // A budget no test could wait for: only the flag ends the search.
-        let mut player = AlphaBeta::new(1).with_budget(u64::MAX);
+        // A budget far past what the flag allows: a flag not read fails
+        // the count below.
+        let mut player = AlphaBeta::new(1).with_budget(1_000_000);
         let stop = Arc::new(AtomicBool::new(true));
         player.set_stop(Some(Arc::clone(&stop)));
         let cell = player.choose(&game).expect("a move");

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -150,6 +151,15 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             } else {
                 format!("{:.1} min", budget.as_secs_f64() / 60.0)
             };
+            // Looked for before the count is said: a stop that comes
+            // after it stops the training, and saves what it made.
+            if let Some(signal) = stop.signal() {
+                note!(
+                    "oxo train: stopped by {} while measuring the training speed: nothing written",
+                    signal.name()
+                );
+                return Ok(signal.exit_code());
+            }
             note!(
                 "{}oxo train: {} fit in {time} here (rerun with --episodes {n} --seed {} for the same model)",
                 if status.is_shown() { "\r\x1b[K" } else { "" },
@@ -159,13 +169,6 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             n
         }
     };
-    if let Some(signal) = stop.signal() {
-        note!(
-            "oxo train: stopped by {} before training began: nothing written",
-            signal.name()
-        );
-        return Ok(signal.exit_code());
-    }
     let run_config = curve::Config {
         rules: config.rules,
         episodes,
@@ -228,6 +231,9 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     status.clear();
     let mut bytes = Vec::new();
     model.save(&mut bytes).context("cannot encode the model")?;
+    // From here a second signal waits for the files: each is written
+    // whole or not at all, but the set must not be cut short.
+    stop.writing();
     super::write_file(&config.out, &bytes)?;
     if let Some(path) = &config.curve {
         super::write_file(path, render::csv(&points).as_bytes())?;
@@ -293,6 +299,14 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         )?;
         write!(out, "{}", render::table(&points))?;
     }
+    if let (Some(signal), None) = (stop.signal(), stopped_at) {
+        // The stop came after the last report: the run was whole.
+        note!(
+            "oxo train: stopped by {} as training ended: the whole run's model is saved",
+            signal.name()
+        );
+        return Ok(signal.exit_code());
+    }
     if let (Some(signal), Some(done)) = (stop.signal(), stopped_at) {
         let again = if done <= episodes {
             "its exploration and step size were planned for the whole run, so no shorter run \
@@ -316,20 +330,30 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
 /// How often the progress bar is drawn at most.
 const REDRAW: Duration = Duration::from_millis(100);
 
-/// The first Ctrl-C or SIGTERM, once it has come.
+/// The first Ctrl-C or SIGTERM, once it has come, and whether the files
+/// are being written.
 #[derive(Clone, Debug, Default)]
-struct Stop(Arc<Mutex<Option<Signal>>>);
+struct Stop {
+    first: Arc<Mutex<Option<Signal>>>,
+    writing: Arc<AtomicBool>,
+}
 
 impl Stop {
     fn signal(&self) -> Option<Signal> {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        *self.first.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The files are being written: a second signal no longer exits.
+    fn writing(&self) {
+        self.writing.store(true, Ordering::SeqCst);
     }
 }
 
 /// Listen for Ctrl-C and SIGTERM: the first stops training at its next
 /// report (after a checkpoint being measured), and the model so far is
 /// saved; another, [`SAME_STOP`] or more later, exits at once, as the
-/// signal would have, writing nothing. `bar`: a progress bar is drawn on
+/// signal would have, writing nothing (unless the files are being
+/// written by then: they are finished, which takes a moment). `bar`: a progress bar is drawn on
 /// standard error, to be cleared before a note.
 fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
     let stop = Stop::default();
@@ -338,16 +362,15 @@ fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
     super::on_each_signal(move |signal| {
         let Some(first_at) = first_at else {
             first_at = Some(Instant::now());
-            *slot.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
+            *slot.first.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
             note!(
-                "{}oxo train: stopping on {}: the model trained so far will be saved \
-                 (Ctrl-C again to quit without it)",
+                "{}oxo train: stopping on {} (Ctrl-C again to quit at once, writing nothing)",
                 if bar { "\r\x1b[K" } else { "" },
                 signal.name()
             );
             return;
         };
-        if first_at.elapsed() >= SAME_STOP {
+        if first_at.elapsed() >= SAME_STOP && !slot.writing.load(Ordering::SeqCst) {
             note!(
                 "\noxo train: stopped by a second signal, {}: nothing written",
                 signal.name()

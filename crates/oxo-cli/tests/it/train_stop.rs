@@ -3,6 +3,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use oxo_test_support::PATIENCE;
 
@@ -52,6 +53,21 @@ fn ctrl_c_saves_the_model_trained_so_far() {
         .status()
         .unwrap();
     assert!(interrupted.success());
+    // A stop that is not heard would train for ten hours: the child is
+    // ended at the bound and the test fails (a protocol's bound, not a
+    // speed test).
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = train.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = train.kill();
+            let _ = train.wait();
+            panic!("oxo train did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
     let mut stdout = String::new();
     train
         .stdout
@@ -59,7 +75,6 @@ fn ctrl_c_saves_the_model_trained_so_far() {
         .unwrap()
         .read_to_string(&mut stdout)
         .unwrap();
-    let status = train.wait().unwrap();
     let said: Vec<String> = heard.iter().collect();
     assert_eq!(status.code(), Some(130), "{stdout}{said:?}");
     assert_eq!(
