@@ -317,7 +317,7 @@ fn plain_keeps_the_line_protocol_on_a_terminal() {
 /// positions; minutes of work, stopped by Ctrl-C once the line shows).
 #[test]
 fn a_long_solve_shows_its_progress() {
-    let mut pty = Pty::start("solve ......./..O..../..X..../...X.../......./......./....... --k 5");
+    let mut pty = Pty::start("solve .O...../......./...X.../....X../......./......./....... --k 5");
     pty.wait_for("valuing the moves: ");
     pty.type_keys(b"\x03");
     let (status, _, _) = pty.finish();

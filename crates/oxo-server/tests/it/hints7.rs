@@ -143,13 +143,13 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let id = created["game"]["id"].as_str().unwrap();
     let token = created["token"].as_str().unwrap();
-    // The computer (O) opens in the centre, X answers on the edge, and
+    // The computer (O) opens in the centre, X answers two rows up, and
     // the computer's reply (alphabeta's, within its budget of positions)
     // leaves a position the opening table does not hold: O, moving twice,
     // would force a line against a mere blocker. (As the table grows, the
     // line may need changing to one that still leads out of it: X's corner
     // answer did before the table of 597, its answer at (0, 1) before the
-    // table of 695.)
+    // table of 695, at (1, 0) before the table of 726.)
     let game = until_version(&router, id, 2).await;
     assert_eq!(
         game["board"],
@@ -160,14 +160,14 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
         "POST",
         &format!("/api/games/{id}/moves"),
         Some(token),
-        r#"{"row":1,"col":0,"version":2}"#,
+        r#"{"row":1,"col":4,"version":2}"#,
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{played}");
     let game = until_version(&router, id, 4).await;
     assert_eq!(
         game["board"],
-        "......./X....../......./...O.../....O../......./......."
+        "......./....X../...O.../...O.../......./......./......."
     );
 
     let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
