@@ -642,14 +642,15 @@ perfect play; the table printed at the end is the learning curve. A progress
 bar with games/s and the time left shows on a terminal. Play the model with
 --model MODEL in oxo play or oxo arena. Ctrl-C (or SIGTERM) stops training at
 once, or after the checkpoint being measured, and saves the model trained so
-far with its curve; a second Ctrl-C quits without writing anything.
+far with its curve; a second Ctrl-C quits without writing anything (unless
+the files are being written, which it lets finish).
 
 Exit codes:
   0  success
   1  a file could not be written
   2  bad usage
   130, 143  stopped by Ctrl-C or SIGTERM (the model so far saved, unless
-            stopped again or before training began)";
+            stopped again or while --minutes measures the speed)";
 
 /// `HOST:PORT` as an address to listen on: an IP address (`[::1]:0` for
 /// IPv6), or a host name such as `localhost`, resolved to its first address.

@@ -231,11 +231,15 @@ def tick(signum, frame):
     strategy.choose(game)
 
 signal.signal(signal.SIGALRM, tick)
-signal.setitimer(signal.ITIMER_REAL, 0.3)
 try:
+    # Every 0.3 s, so that one comes while the search runs, however late
+    # it starts (one before it would start a search of its own).
+    signal.setitimer(signal.ITIMER_REAL, 0.3, 0.3)
     strategy.choose(game)
 except oxo.OxoError as e:
     print(e)
+finally:
+    signal.setitimer(signal.ITIMER_REAL, 0)
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

@@ -142,8 +142,10 @@ pub(crate) struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
 /// the first at once, then those since, once a minute at most, for as long
 /// as any come (a school behind one NAT address at its cap must show in the
 /// log, but a flood must not flood it). The times are passed in.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Refused {
+    /// The cap the addresses were at.
+    cap: usize,
     /// Refused and not yet told.
     untold: u64,
     /// The address last refused.
@@ -156,12 +158,41 @@ impl Refused {
     /// How often the log hears of refusals at most.
     const EVERY: Duration = Duration::from_secs(60);
 
-    /// Count a refusal of `peer` at `now`; what to tell the log now, if
-    /// anything (see [`Refused::due`]).
-    fn note(&mut self, peer: IpAddr, now: Instant) -> Option<(u64, IpAddr)> {
+    fn new(cap: usize) -> Refused {
+        Refused {
+            cap,
+            untold: 0,
+            last: None,
+            told_at: None,
+        }
+    }
+
+    /// When refusals not yet told are due to be (none while all are told).
+    fn next_due(&self) -> Option<Instant> {
+        match (self.untold, self.told_at) {
+            (0, _) => None,
+            (_, Some(at)) => Some(at + Refused::EVERY),
+            (_, None) => Some(Instant::now()),
+        }
+    }
+
+    /// Tell the log of what is due at `now`, if anything.
+    fn tell(&mut self, now: Instant) {
+        if let Some((count, last)) = self.due(now) {
+            tracing::warn!(
+                refused = count,
+                %last,
+                "closed connections from addresses that had {} open already \
+                 (--max-connections-per-address)",
+                self.cap
+            );
+        }
+    }
+
+    /// Count a refusal of `peer`.
+    fn note(&mut self, peer: IpAddr) {
         self.untold += 1;
         self.last = Some(peer);
-        self.due(now)
     }
 
     /// The refusals not yet told and the address last refused, once a
@@ -177,16 +208,6 @@ impl Refused {
         self.told_at = Some(now);
         Some((std::mem::take(&mut self.untold), self.last?))
     }
-}
-
-/// Tell the log of `count` connections refused, the last from `last`.
-fn tell_refused((count, last): (u64, IpAddr), cap: usize) {
-    tracing::warn!(
-        refused = count,
-        %last,
-        "closed connections from addresses that had {cap} open already \
-         (--max-connections-per-address)"
-    );
 }
 
 /// One connection counted against its address.
@@ -259,9 +280,7 @@ pub(crate) async fn serve(
     let max = limits.max_connections.max(1);
     let slots = Arc::new(Semaphore::new(max));
     let per_address = PerAddress::default();
-    let mut refused = Refused::default();
-    let mut tell_refusals = tokio::time::interval(Refused::EVERY);
-    tell_refusals.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut refused = Refused::new(limits.max_per_address);
     let (stop, stopping) = watch::channel(false);
     // Set once the grace is over: the connections still open are dropped.
     let (abandon, abandoned) = watch::channel(false);
@@ -274,6 +293,8 @@ pub(crate) async fn serve(
             slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
         };
+        // The refusals not yet told, told when due even if no more come.
+        let due = refused.next_due();
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -285,10 +306,8 @@ pub(crate) async fn serve(
                     continue;
                 }
             },
-            _ = tell_refusals.tick() => {
-                if let Some(due) = refused.due(Instant::now()) {
-                    tell_refused(due, limits.max_per_address);
-                }
+            () = tokio::time::sleep_until(due.unwrap_or_else(Instant::now).into()), if due.is_some() => {
+                refused.tell(Instant::now());
                 continue;
             }
             () = &mut shutdown => break,
@@ -302,9 +321,8 @@ pub(crate) async fn serve(
         };
         let Some(counted) = per_address.take(peer.ip(), per_peer) else {
             tracing::debug!(peer = %peer.ip(), "too many connections from one address");
-            if let Some(due) = refused.note(peer.ip(), Instant::now()) {
-                tell_refused(due, per_peer);
-            }
+            refused.note(peer.ip());
+            refused.tell(Instant::now());
             drop(tcp);
             continue;
         };
@@ -386,18 +404,27 @@ mod tests {
         let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
-        let mut refused = Refused::default();
+        let mut refused = Refused::new(1);
+        assert_eq!(refused.next_due(), None);
         assert_eq!(refused.due(at(0)), None, "nothing to tell");
-        assert_eq!(refused.note(a, at(0)), Some((1, a)), "the first at once");
+        refused.note(a);
+        assert_eq!(refused.due(at(0)), Some((1, a)), "the first at once");
         // A flood within the minute is counted, not told...
         for s in 1..=3 {
-            assert_eq!(refused.note(b, at(s)), None);
+            refused.note(b);
+            assert_eq!(refused.due(at(s)), None);
         }
+        assert_eq!(
+            refused.next_due(),
+            Some(at(60)),
+            "a minute after the last line"
+        );
         assert_eq!(refused.due(at(59)), None);
         // ...then told as one line, even with no refusal after it.
         assert_eq!(refused.due(at(61)), Some((3, b)));
         assert_eq!(refused.due(at(200)), None, "all told");
         // After a quiet spell the next one is told at once again.
-        assert_eq!(refused.note(a, at(201)), Some((1, a)));
+        refused.note(a);
+        assert_eq!(refused.due(at(201)), Some((1, a)));
     }
 }

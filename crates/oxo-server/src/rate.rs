@@ -32,7 +32,12 @@ impl Rate {
     /// rate, so that a rate set lower is not undone by a default burst.
     #[must_use]
     pub fn at(self, per_second: f64) -> Rate {
-        let seconds = f64::from(self.burst) / self.per_second;
+        // An unlimited rate has no burst to keep: one at the new rate.
+        let seconds = if self.is_unlimited() {
+            0.0
+        } else {
+            f64::from(self.burst) / self.per_second
+        };
         Rate {
             burst: (seconds * per_second).round().max(1.0) as u32,
             per_second,
@@ -137,6 +142,8 @@ mod tests {
         assert_eq!(at(5.0 / 60.0).burst, 3);
         // At least one, and no limit stays none.
         assert_eq!(at(1.0 / 60.0).burst, 1);
+        assert_eq!(at(1.0 / 600.0).burst, 1, "rounds to none");
+        assert_eq!(Rate::UNLIMITED.at(2.0).burst, 1);
         assert!(at(0.0).is_unlimited());
         // A huge rate saturates rather than wraps.
         assert_eq!(at(f64::from(u32::MAX)).burst, u32::MAX);

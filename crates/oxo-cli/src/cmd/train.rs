@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -335,7 +334,9 @@ const REDRAW: Duration = Duration::from_millis(100);
 #[derive(Clone, Debug, Default)]
 struct Stop {
     first: Arc<Mutex<Option<Signal>>>,
-    writing: Arc<AtomicBool>,
+    /// Held by a second signal's handler while it decides to exit and
+    /// exits, so that the files are never begun and then cut short.
+    writing: Arc<Mutex<bool>>,
 }
 
 impl Stop {
@@ -345,7 +346,7 @@ impl Stop {
 
     /// The files are being written: a second signal no longer exits.
     fn writing(&self) {
-        self.writing.store(true, Ordering::SeqCst);
+        *self.writing.lock().unwrap_or_else(PoisonError::into_inner) = true;
     }
 }
 
@@ -364,13 +365,14 @@ fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
             first_at = Some(Instant::now());
             *slot.first.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
             note!(
-                "{}oxo train: stopping on {} (Ctrl-C again to quit at once, writing nothing)",
+                "{}oxo train: stopping on {} (Ctrl-C again to quit at once without saving)",
                 if bar { "\r\x1b[K" } else { "" },
                 signal.name()
             );
             return;
         };
-        if first_at.elapsed() >= SAME_STOP && !slot.writing.load(Ordering::SeqCst) {
+        let writing = slot.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        if first_at.elapsed() >= SAME_STOP && !*writing {
             note!(
                 "\noxo train: stopped by a second signal, {}: nothing written",
                 signal.name()

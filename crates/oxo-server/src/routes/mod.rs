@@ -115,10 +115,17 @@ pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result
             ApiError::BadRequest(rejection.body_text())
         }
     })?;
+    let body = without_bom(&body);
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    from_json_object(&body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+    from_json_object(body).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+}
+
+/// `bytes` without a leading UTF-8 byte order mark, which a reader of JSON
+/// may ignore (RFC 8259, 8.1) and serde would not.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// `bytes` as `T`, from a JSON object only. serde would take an array
@@ -126,8 +133,7 @@ pub(crate) fn parse_body<T: DeserializeOwned + Default>(body: RawBody) -> Result
 /// which would make that order part of the API and pass by the refusal
 /// of unknown fields.
 pub(crate) fn from_json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    // A byte order mark may be ignored (RFC 8259, 8.1); serde would not.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = without_bom(bytes);
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
         _ => Err("expected a JSON object, {...}".to_owned()),
