@@ -354,8 +354,8 @@ impl Stop {
 /// report (after a checkpoint being measured), and the model so far is
 /// saved; another, [`SAME_STOP`] or more later, exits at once, as the
 /// signal would have, writing nothing (unless the files are being
-/// written by then: they are finished, which takes a moment). `bar`: a progress bar is drawn on
-/// standard error, to be cleared before a note.
+/// written by then: they are finished, which takes a moment). `bar`: a
+/// progress bar is drawn on standard error, to be cleared before a note.
 fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
     let stop = Stop::default();
     let slot = stop.clone();
