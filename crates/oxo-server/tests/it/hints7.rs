@@ -132,46 +132,57 @@ async fn until_version(router: &Router, id: &str, version: u64) -> Value {
 /// values found in time, say how many of all, and add the estimate.
 #[tokio::test]
 async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
-    let router = router();
-    let (status, created) = call(
-        &router,
-        "POST",
-        "/api/games",
-        r#"{"size":"7x7","k":5,"opponent":"alphabeta","first":"o"}"#,
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    let id = created["game"]["id"].as_str().unwrap();
-    let token = created["token"].as_str().unwrap();
     // The computer (O) opens in the centre, X answers two rows up, and
     // the computer's reply (alphabeta's, within its budget of positions)
     // leaves a position the opening table does not hold: O, moving twice,
-    // would force a line against a mere blocker. (As the table grows, the
-    // line may need changing to one that still leads out of it: X's corner
-    // answer did before the table of 597, its answer at (0, 1) before the
-    // table of 695, at (1, 0) before the table of 726.)
-    let game = until_version(&router, id, 2).await;
-    assert_eq!(
-        game["board"],
-        "......./......./......./...O.../......./......./......."
-    );
-    let (status, played) = common::call(
-        &router,
-        "POST",
-        &format!("/api/games/{id}/moves"),
-        Some(token),
-        r#"{"row":1,"col":4,"version":2}"#,
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{played}");
-    let game = until_version(&router, id, 4).await;
-    assert_eq!(
-        game["board"],
-        "......./....X../...O.../...O.../......./......./......."
-    );
-
-    let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
-    assert_eq!(status, StatusCode::OK, "{hints}");
+    // would force a line against a mere blocker. Its ties are broken by a
+    // seed of the room's own, so its reply varies (next to its first
+    // stone, (2, 3) or (2, 2) when tried): a room whose reply the table
+    // holds is set aside for another, ten at most. (As the table grows,
+    // X's answer may need changing to one that still leads out of it: the
+    // corner did before the table of 597, (0, 1) before the table of 695,
+    // (1, 0) before the table of 726.)
+    let mut outside = None;
+    for _ in 0..10 {
+        let router = router();
+        let (status, created) = call(
+            &router,
+            "POST",
+            "/api/games",
+            r#"{"size":"7x7","k":5,"opponent":"alphabeta","first":"o"}"#,
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let id = created["game"]["id"].as_str().unwrap().to_owned();
+        let token = created["token"].as_str().unwrap();
+        let game = until_version(&router, &id, 2).await;
+        assert_eq!(
+            game["board"],
+            "......./......./......./...O.../......./......./......."
+        );
+        let (status, played) = common::call(
+            &router,
+            "POST",
+            &format!("/api/games/{id}/moves"),
+            Some(token),
+            r#"{"row":1,"col":4,"version":2}"#,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{played}");
+        let game = until_version(&router, &id, 4).await;
+        let board = game["board"].as_str().unwrap();
+        assert!(
+            board.starts_with("......./....X../") && board.matches('O').count() == 2,
+            "{board}"
+        );
+        let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
+        assert_eq!(status, StatusCode::OK, "{hints}");
+        if hints["available"] == false {
+            outside = Some(hints);
+            break;
+        }
+    }
+    let hints = outside.expect("ten replies the table holds");
     assert_eq!(hints["version"], 4, "{hints}");
     assert_eq!(hints["available"], false, "{hints}");
     let cells = hints["hints"].as_array().unwrap();
