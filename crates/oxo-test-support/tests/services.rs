@@ -3,7 +3,7 @@
 //! spreads requests over two servers.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -110,6 +110,16 @@ async fn haproxy_spreads_requests_over_both_nodes() {
     );
 }
 
+/// Ask, on `stream` to `addr`, for game `id`'s live view as a WebSocket.
+fn ask_upgrade(stream: &mut TcpStream, addr: SocketAddr, id: &str) -> std::io::Result<()> {
+    write!(
+        stream,
+        "GET /api/games/{id}/live HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+}
+
 /// HAProxy in front of `node`, and a two-player game made through it (its
 /// GAME).
 async fn game_behind_haproxy(node: &InProcess) -> (Haproxy, serde_json::Value) {
@@ -137,13 +147,7 @@ async fn a_websocket_passes_through_haproxy() {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        write!(
-            stream,
-            "GET /api/games/{id}/live HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\n\
-             Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
-             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-        )
-        .unwrap();
+        ask_upgrade(&mut stream, addr, &id).unwrap();
         let mut reader = BufReader::new(stream);
         let mut head = String::new();
         loop {
@@ -189,13 +193,7 @@ async fn haproxy_caps_one_address_at_256_connections() {
             stream
                 .set_read_timeout(Some(oxo_test_support::TIMEOUT))
                 .unwrap();
-            write!(
-                stream,
-                "GET /api/games/{watch}/live HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\n\
-                 Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
-                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-            )
-            .map_err(|e| e.to_string())?;
+            ask_upgrade(&mut stream, addr, &watch).map_err(|e| e.to_string())?;
             let mut head = [0u8; 12];
             match stream.read_exact(&mut head) {
                 Ok(()) if &head == b"HTTP/1.1 101" => Ok(stream),
