@@ -496,6 +496,58 @@ fn a_damaged_room_is_a_500_and_a_damaged_file_is_refused() {
     assert!(stderr.contains("the database file is damaged"), "{stderr}");
 }
 
+#[test]
+fn games_never_played_and_long_unchanged_are_deleted_once_the_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oxo.db");
+    let server = Server::start(&db);
+    let create = |server: &Server| {
+        let (status, created) = server.call("POST", "/api/games", None, &json!({})).unwrap();
+        assert_eq!(status, 201, "{created}");
+        created["game"]["id"].as_str().unwrap().to_owned()
+    };
+    let (old, recent) = (create(&server), create(&server));
+    let (played, x, _) = server.seated(&json!({}));
+    assert_eq!(server.play(&played, &x, 1, 1, 2).unwrap().0, 200);
+    server.kill();
+    // Nobody changed these for 31 days, the other for 29.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    for (id, days) in [(&old, 31), (&played, 31), (&recent, 29)] {
+        let aged = conn
+            .execute(
+                "UPDATE rooms SET updated_at = updated_at - ?2 * 86400 WHERE id = ?1",
+                rusqlite::params![id, days],
+            )
+            .unwrap();
+        assert_eq!(aged, 1);
+    }
+    drop(conn);
+    // The default is 30 days, and the first look comes at start.
+    let process = ServeProcess::start_logging(
+        Path::new(env!("CARGO_BIN_EXE_oxo")),
+        &["--db", db.to_str().unwrap()],
+        "info",
+    )
+    .unwrap();
+    let client = BlockingClient::new(process.addr);
+    let server = Server { process, client };
+    let deadline = Instant::now() + PATIENCE;
+    while !server
+        .process
+        .log_text()
+        .contains("deleted games never played and long unchanged games=1")
+    {
+        assert!(Instant::now() < deadline, "{}", server.process.log_text());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, body) = server
+        .call("GET", &format!("/api/games/{old}"), None, &Value::Null)
+        .unwrap();
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(server.get(&played)["moves"], json!([[1, 1]]));
+    assert_eq!(server.get(&recent)["status"], "waiting");
+}
+
 /// Delete move 2 of `id`'s round straight in the file; the rows deleted.
 fn delete_move_2(db: &Path, id: &str) -> usize {
     rusqlite::Connection::open(db)

@@ -45,6 +45,9 @@ pub async fn run(
     }
     background.push(tokio::spawn(sweep(state.clone())));
     background.push(tokio::spawn(rule_flags(state.clone())));
+    if let Some(every) = hub.prunes() {
+        background.push(tokio::spawn(prune(state.clone(), every)));
+    }
     let closer = state.clone();
     let after = state.clone();
     let limits = state.limits().clone();
@@ -123,6 +126,28 @@ async fn rule_flags(state: AppState) {
                     Ok(0) => {}
                     Ok(n) => tracing::debug!(rooms = n, "ruled rounds lost on time"),
                     Err(e) => tracing::warn!(error = %e, "cannot look for games out of time"),
+                }
+            }
+            () = closed(&mut closing) => return,
+        }
+    }
+}
+
+/// Games never played that nobody has changed for the hub's
+/// `prune_after` are deleted every `every`, from the first moment, until
+/// the server stops. Every server prunes; a room goes once.
+async fn prune(state: AppState, every: Duration) {
+    let hub = state.hub();
+    let mut closing = state.closing();
+    let mut every = tokio::time::interval(every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                match hub.prune_unplayed().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(games = n, "deleted games never played and long unchanged"),
+                    Err(e) => tracing::warn!(error = %e, "cannot delete games never played"),
                 }
             }
             () = closed(&mut closing) => return,

@@ -167,6 +167,8 @@ struct Config {
     catalog: oxo_ai::Catalog,
     limits: oxo_server::Limits,
     claim_after: Duration,
+    /// `None`: every game is kept.
+    prune_after: Option<Duration>,
 }
 
 impl Config {
@@ -199,6 +201,8 @@ impl Config {
                 .with_perfect_budget(Some(oxo_server::PERFECT_BUDGET)),
             limits: limits(args),
             claim_after: Duration::from_secs(u64::from(args.claim_after)),
+            prune_after: (args.prune_unplayed_after > 0)
+                .then(|| Duration::from_secs(u64::from(args.prune_unplayed_after) * 24 * 60 * 60)),
         })
     }
 }
@@ -249,6 +253,7 @@ pub(super) fn run(args: &ServeArgs) -> anyhow::Result<u8> {
             &oxo_server::HubConfig {
                 catalog: config.catalog.clone(),
                 claim_after: config.claim_after,
+                prune_after: config.prune_after,
                 ..oxo_server::HubConfig::default()
             },
         );

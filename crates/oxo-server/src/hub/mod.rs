@@ -110,7 +110,17 @@ pub struct HubConfig {
     /// How often the server looks for timed rooms whose seat to move has
     /// run out of time, to rule the round lost on time with nobody there.
     pub flag_sweep: Duration,
+    /// Games never played (no move made, no round scored: never joined,
+    /// cancelled or aborted) that nobody has changed for this long are
+    /// deleted ([`Hub::prune_unplayed`]); `None` keeps every game.
+    pub prune_after: Option<Duration>,
 }
+
+/// How long a game never played is kept unchanged before it is deleted, by
+/// default: 30 days, longer than any listing stays in the lobby (an open
+/// correspondence game shows for one move's days, at most 14, after its
+/// creator was last here).
+pub const PRUNE_AFTER: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// Positions the `perfect` opponent may search for one move (about half a
 /// second on the 2-core machine kind, which visits some two million a
@@ -129,6 +139,7 @@ impl Default for HubConfig {
             claim_after: crate::room::CLAIM_AFTER,
             time: crate::TimeSource::system(),
             flag_sweep: Duration::from_secs(1),
+            prune_after: Some(PRUNE_AFTER),
         }
     }
 }
@@ -330,6 +341,7 @@ struct Shared {
     /// The clocks' time.
     time: crate::TimeSource,
     flag_sweep: Duration,
+    prune_after: Option<Duration>,
 }
 
 /// Every live room, the store behind them and the computer players.
@@ -374,6 +386,7 @@ impl Hub {
                 lobby_checked: Mutex::new(HashMap::new()),
                 time: config.time.clone(),
                 flag_sweep: config.flag_sweep,
+                prune_after: config.prune_after,
             }),
             idle_after: config.idle_after,
         }

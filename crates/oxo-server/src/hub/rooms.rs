@@ -13,6 +13,9 @@ use super::{Hub, HubError, RoomHandle};
 use crate::id::GameId;
 use crate::room::{Room, RoomRecord, Viewer};
 
+/// How often a server looks for games never played to delete.
+const PRUNE_SWEEP: Duration = Duration::from_secs(60 * 60);
+
 /// Shards of the id → room map.
 pub(super) const SHARDS: usize = 64;
 
@@ -158,6 +161,38 @@ impl Hub {
             });
         }
         evicted
+    }
+
+    /// Delete from the store the games never played that nobody has
+    /// changed for [`HubConfig::prune_after`](super::HubConfig::prune_after)
+    /// (none when it is `None`), but for the rooms held in memory, which
+    /// someone may be looking at; how many went. A link to one then finds
+    /// no game.
+    ///
+    /// # Errors
+    /// The store failed; what it deleted before stays deleted.
+    pub async fn prune_unplayed(&self) -> Result<usize, HubError> {
+        let Some(after) = self.shared.prune_after else {
+            return Ok(0);
+        };
+        let after = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
+        let before = self.now_ms().saturating_sub(after);
+        let keep = self
+            .shared
+            .shards
+            .iter()
+            .flat_map(|shard| {
+                let rooms = shard.lock().unwrap_or_else(PoisonError::into_inner);
+                rooms.keys().cloned().collect::<Vec<_>>()
+            })
+            .collect();
+        Ok(self.shared.store.prune(before, keep).await?)
+    }
+
+    /// How often the server prunes games never played (`None`: never).
+    #[must_use]
+    pub fn prunes(&self) -> Option<Duration> {
+        self.shared.prune_after.map(|_| PRUNE_SWEEP)
     }
 
     /// Rooms in memory.

@@ -309,3 +309,61 @@ async fn after_an_outage_a_claim_names_the_true_absence_and_wait() {
         "{left:?}"
     );
 }
+
+#[tokio::test]
+async fn games_never_played_go_once_long_unchanged_unless_held() {
+    let time = crate::ManualTime::at_system_now();
+    let store = Arc::new(MemoryStore::with_time(time.source()));
+    let shared: Arc<dyn Store> = store.clone();
+    let config = HubConfig {
+        time: time.source(),
+        ..HubConfig::default()
+    };
+    let hub = Hub::new(shared, &config);
+    let (never_joined, _) = open(&hub, Opponent::Human).await;
+    let (joined, _, _) = seated(&hub).await;
+    let (played, x, _) = seated(&hub).await;
+    hub.play(&played, Some(&x), oxo_core::Coords::new(1, 1), None, None)
+        .await
+        .unwrap();
+    let (computer, _) = open(&hub, Opponent::Computer(oxo_ai::StrategyKind::Rules)).await;
+    assert_eq!(hub.evict_idle(Duration::ZERO), 4);
+    // A second short of the time: nothing goes.
+    time.advance(super::PRUNE_AFTER - Duration::from_secs(1));
+    assert_eq!(hub.prune_unplayed().await.unwrap(), 0);
+    time.advance(Duration::from_secs(2));
+    // One is held in memory (someone is looking at it): it stays.
+    let held = hub.room(&never_joined).await.unwrap();
+    assert_eq!(hub.prune_unplayed().await.unwrap(), 2);
+    for (id, kept) in [
+        (&never_joined, true),
+        (&joined, false),
+        (&played, true),
+        (&computer, false),
+    ] {
+        assert_eq!(store.get(id).is_some(), kept, "{id}");
+    }
+    drop(held);
+    assert_eq!(hub.evict_idle(Duration::ZERO), 1);
+    assert_eq!(hub.prune_unplayed().await.unwrap(), 1);
+    assert!(matches!(
+        hub.room(&never_joined).await,
+        Err(HubError::NotFound(_))
+    ));
+    assert!(hub.room(&played).await.is_ok());
+    // Pruning turned off keeps every game.
+    let (kept, _) = open(&hub, Opponent::Human).await;
+    hub.evict_idle(Duration::ZERO);
+    time.advance(super::PRUNE_AFTER * 2);
+    let store: Arc<dyn Store> = store.clone();
+    let keeping = Hub::new(
+        store.clone(),
+        &HubConfig {
+            prune_after: None,
+            ..config
+        },
+    );
+    assert_eq!(keeping.prunes(), None);
+    assert_eq!(keeping.prune_unplayed().await.unwrap(), 0);
+    assert!(store.load(&kept).await.unwrap().is_some());
+}

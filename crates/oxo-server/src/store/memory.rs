@@ -1,7 +1,7 @@
 //! A store in memory: nothing survives the process. For tests and as the
 //! benchmark's no-durability baseline.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -332,6 +332,35 @@ impl Store for MemoryStore {
             .cloned()
             .unwrap_or_default();
         Box::pin(std::future::ready(Ok(endings)))
+    }
+
+    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+        use std::sync::PoisonError;
+        let mut rooms = self.lock();
+        let mut updated = self.updated.lock().unwrap_or_else(PoisonError::into_inner);
+        let deadlines = self
+            .deadlines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let gone: Vec<GameId> = rooms
+            .iter()
+            .filter(|&(id, (room, computer_turn))| {
+                !keep.contains(id)
+                    && updated.get(id).is_some_and(|&at| at < before)
+                    && super::never_played(room, *computer_turn, deadlines.contains_key(id))
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &gone {
+            rooms.remove(id);
+            updated.remove(id);
+            let mut rounds = self.rounds.lock().unwrap_or_else(PoisonError::into_inner);
+            rounds.remove(id);
+            drop(rounds);
+            let mut endings = self.endings.lock().unwrap_or_else(PoisonError::into_inner);
+            endings.remove(id);
+        }
+        Box::pin(std::future::ready(Ok(gone.len())))
     }
 
     fn ping(&self) -> StoreFuture<()> {

@@ -19,6 +19,7 @@ mod postgres;
 mod record;
 mod sqlite;
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -434,6 +435,30 @@ pub trait Store: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(())))
     }
 
+    /// Delete the rooms never played (see [`never_played`]) whose last
+    /// change came before `before` (milliseconds since the Unix epoch), but
+    /// for those in `keep` (the rooms this server holds in memory), and say
+    /// how many went. A room deleted while another server holds it comes
+    /// back whole with that server's next write of it (a write inserts a
+    /// room the store lacks), so a deletion never damages a room: at worst
+    /// one nobody writes again is forgotten. Meanwhile that server serves
+    /// the room from memory, until it leaves memory unused.
+    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize>;
+
     /// Whether the store answers at all (for readiness checks).
     fn ping(&self) -> StoreFuture<()>;
+}
+
+/// Whether a room was never played, so that pruning may delete it once
+/// nobody has changed it for long: still in its first round, with no move
+/// on the board and no round scored, and nothing pending that a server
+/// would act on (the computer's turn, a deadline). Cancelled, aborted and
+/// never joined games are such rooms; a game with a move never is. The
+/// stores' queries say the same in SQL.
+pub(crate) fn never_played(room: &RoomRecord, computer_turn: bool, deadline: bool) -> bool {
+    room.round == 1
+        && room.moves.is_empty()
+        && room.score.games() == 0
+        && !computer_turn
+        && !deadline
 }

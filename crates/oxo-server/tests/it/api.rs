@@ -1361,6 +1361,14 @@ impl Store for SlowStore {
         self.0.ping()
     }
 
+    fn prune(
+        &self,
+        before: u64,
+        keep: std::collections::HashSet<oxo_server::id::GameId>,
+    ) -> oxo_server::store::StoreFuture<usize> {
+        self.0.prune(before, keep)
+    }
+
     fn rounds(
         &self,
         id: &oxo_server::id::GameId,
@@ -1952,6 +1960,14 @@ impl Store for ReadsFail {
 
     fn ping(&self) -> oxo_server::store::StoreFuture<()> {
         self.read(self.memory.ping())
+    }
+
+    fn prune(
+        &self,
+        before: u64,
+        keep: std::collections::HashSet<oxo_server::id::GameId>,
+    ) -> oxo_server::store::StoreFuture<usize> {
+        self.read(self.memory.prune(before, keep))
     }
 
     fn rounds(

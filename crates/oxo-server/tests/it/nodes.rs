@@ -733,6 +733,10 @@ impl Store for DiesAfterClaiming {
     fn ping(&self) -> StoreFuture<()> {
         self.inner.ping()
     }
+
+    fn prune(&self, before: u64, keep: std::collections::HashSet<GameId>) -> StoreFuture<usize> {
+        self.inner.prune(before, keep)
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1112,4 +1116,56 @@ async fn readiness_fails_while_writes_fail_and_comes_back_with_them() {
     })
     .await;
     store.commit(new_room("after", None)).await.unwrap();
+}
+
+/// Pruning on a shared database: the games never played go with their
+/// endings, whichever node made them, and one a node still holds comes back
+/// whole with that node's next write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_never_played_are_pruned_and_a_held_one_comes_back_whole() {
+    let db = postgres();
+    let a = Node::start(&db).await;
+    let b = Node::start(&db).await;
+    let joined = seated_game(&a.client, &json!({})).await.unwrap();
+    let played = seated_game(&a.client, &json!({})).await.unwrap();
+    assert_eq!(a.play(&played.id, &played.x, 1, 1).await.0, 200);
+    let create = json!({"opponent": "human"});
+    let (status, cancelled) = a.client.call("POST", "/api/games", None, &create).await;
+    assert_eq!(status, 201, "{cancelled}");
+    let cancelled_id = cancelled["game"]["id"].as_str().unwrap();
+    let abort = format!("/api/games/{cancelled_id}/abort");
+    let token = cancelled["token"].as_str().unwrap();
+    let (status, body) = a.client.call("POST", &abort, Some(token), &json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, waiting) = b.client.call("POST", "/api/games", None, &create).await;
+    assert_eq!(status, 201, "{waiting}");
+    let waiting_id = waiting["game"]["id"].as_str().unwrap();
+    // Another node prunes every game never played (all are a moment old,
+    // so the cut is a minute ahead).
+    let pruner = PgStore::connect(&db.url()).await.unwrap();
+    let ahead = oxo_server::TimeSource::system().now() + 60_000;
+    let none = std::collections::HashSet::new();
+    assert_eq!(pruner.prune(ahead, none.clone()).await.unwrap(), 3);
+    for (id, kept) in [
+        (joined.id.as_str(), false),
+        (played.id.as_str(), true),
+        (cancelled_id, false),
+        (waiting_id, false),
+    ] {
+        let id = GameId::parse(id).unwrap();
+        assert_eq!(pruner.load(&id).await.unwrap().is_some(), kept, "{id}");
+    }
+    // A node that does not hold a pruned game finds none (one that holds
+    // it serves it until it leaves memory unused, or writes it back).
+    let c = Node::start(&db).await;
+    for id in [cancelled_id, waiting_id] {
+        let gone = format!("/api/games/{id}");
+        let status = c.client.send("GET", &gone, None, "").await.unwrap().status;
+        assert_eq!(status, 404, "{id}");
+    }
+    // Node a still holds the joined game: its next move writes it back.
+    assert_eq!(a.play(&joined.id, &joined.x, 0, 0).await.0, 200);
+    let game = c.game(&joined.id).await;
+    assert_eq!(game["moves"], json!([[0, 0]]), "{game}");
+    assert_eq!(pruner.prune(ahead, none).await.unwrap(), 0);
 }

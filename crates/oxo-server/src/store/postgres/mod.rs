@@ -42,6 +42,7 @@ mod pool;
 mod rows;
 mod schema;
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -349,6 +350,39 @@ impl Store for PgStore {
             rows.iter()
                 .map(|row| Ok(GameId::from_trusted(&column::<String>(row, 0)?)))
                 .collect()
+        })
+    }
+
+    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+        // Rooms looked at a statement, so that a pruning holds few row
+        // locks at a time.
+        const BATCH: i64 = 256;
+        let before = int(before);
+        self.run(move |conn| async move {
+            let mut deleted = 0;
+            let mut after = String::new();
+            loop {
+                let rows = conn
+                    .client
+                    .query(rows::UNPLAYED, &[&after, &before, &BATCH])
+                    .await?;
+                let Some(last) = rows.last() else {
+                    return Ok(deleted);
+                };
+                after = column::<String>(last, 0)?;
+                let mut ids = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let id = column::<String>(row, 0)?;
+                    if !keep.contains(&GameId::from_trusted(&id)) {
+                        ids.push(id);
+                    }
+                }
+                if !ids.is_empty() {
+                    let gone = conn.client.query_one(rows::PRUNE, &[&ids, &before]).await?;
+                    // A count, never negative.
+                    deleted += usize::try_from(column::<i64>(&gone, 0)?).unwrap_or(0);
+                }
+            }
         })
     }
 

@@ -50,6 +50,28 @@ pub(super) const SEEN: &str = "UPDATE rooms SET updated_at = now(), listed_at = 
     WHERE id = $1 AND entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
         AND end_reason IS NULL";
 
+/// Rooms never played (`store::never_played`, in SQL) last changed before
+/// `$2` milliseconds since the Unix epoch, by id after `$1`, at most `$3`.
+pub(super) const UNPLAYED: &str = "SELECT id FROM rooms r
+    WHERE id > $1 AND updated_at < to_timestamp($2::bigint / 1000.0) AND round = 1
+      AND x_wins = 0 AND o_wins = 0 AND draws = 0 AND NOT computer_turn AND deadline IS NULL
+      AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
+    ORDER BY id LIMIT $3";
+
+/// Delete the rooms `$1` of [`UNPLAYED`] (and their endings) that are so
+/// still: another server may have changed one meanwhile, and the row's
+/// lock makes the check and the delete one step. How many went.
+pub(super) const PRUNE: &str = "WITH gone AS (
+        DELETE FROM rooms r
+        WHERE id = ANY($1) AND updated_at < to_timestamp($2::bigint / 1000.0) AND round = 1
+          AND x_wins = 0 AND o_wins = 0 AND draws = 0 AND NOT computer_turn
+          AND deadline IS NULL AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
+        RETURNING id
+    ), endings_gone AS (
+        DELETE FROM endings WHERE room IN (SELECT id FROM gone)
+    )
+    SELECT count(*) FROM gone";
+
 /// Take or renew the computer's turn: only at that version, only while it
 /// is the computer's turn, and only when nobody else holds a live lease.
 pub(super) const CLAIM: &str = "UPDATE rooms

@@ -21,6 +21,7 @@ mod rows;
 mod schema;
 mod worker;
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -303,6 +304,10 @@ impl Store for SqliteStore {
     fn endings(&self, id: &GameId) -> StoreFuture<Vec<(u32, crate::room::Ending)>> {
         let id = id.clone();
         self.ask(|tx| Request::Endings(id, tx))
+    }
+
+    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+        self.ask(|reply| Request::Prune(before, keep, reply))
     }
 
     fn ping(&self) -> StoreFuture<()> {
@@ -1069,6 +1074,74 @@ mod tests {
             store.computer_turns().await.unwrap(),
             vec![GameId::from_trusted("c")]
         );
+    }
+
+    #[tokio::test]
+    async fn games_never_played_are_pruned_whole_and_come_back_whole_if_written() {
+        let store = SqliteStore::open(":memory:").unwrap();
+        let waiting =
+            room("waiting", Opponent::Human).invited(crate::id::Token::from_trusted("inv").hash());
+        let cancelled = room("cancelled", Opponent::Human).abort(None).unwrap();
+        let held = room("held", Opponent::Human);
+        let [_, _, played, _] = two_moves_in();
+        let computer = Room::new(
+            GameId::from_trusted("computer"),
+            GameId::from_trusted("watch-computer"),
+            Rules::default(),
+            Opponent::Computer(StrategyKind::Random),
+            Player::O,
+            crate::id::Token::from_trusted("tx").hash(),
+        );
+        for (r, kind) in [
+            (&waiting, ChangeKind::Create),
+            (&cancelled, ChangeKind::End),
+            (&held, ChangeKind::Create),
+            (&played, ChangeKind::Move),
+            (&computer, ChangeKind::Create),
+        ] {
+            store.commit(change(r, kind)).await.unwrap();
+        }
+        assert_eq!(store.endings(cancelled.id()).await.unwrap().len(), 1);
+        let now = crate::TimeSource::system().now();
+        let keep: HashSet<GameId> = [held.id().clone()].into();
+        // Everything is a moment old: nothing is older than a minute ago.
+        assert_eq!(store.prune(now - 60_000, keep.clone()).await.unwrap(), 0);
+        assert_eq!(store.prune(now + 60_000, keep.clone()).await.unwrap(), 2);
+        for (r, kept) in [
+            (&waiting, false),
+            (&cancelled, false),
+            (&held, true),
+            (&played, true),
+            (&computer, true),
+        ] {
+            assert_eq!(
+                store.load(r.id()).await.unwrap().is_some(),
+                kept,
+                "{}",
+                r.id()
+            );
+        }
+        assert!(store.endings(cancelled.id()).await.unwrap().is_empty());
+        // A server that still held a deleted room writes it back whole.
+        let joined = waiting
+            .join(
+                crate::id::Token::from_trusted("to").hash(),
+                &crate::room::Admission::Invite(Some("inv".into())),
+            )
+            .unwrap();
+        let (moved, _) = joined
+            .play(Player::X, oxo_core::Coords::new(2, 2), None)
+            .unwrap();
+        store
+            .commit(change(&joined, ChangeKind::Join))
+            .await
+            .unwrap();
+        store
+            .commit(change(&moved, ChangeKind::Move))
+            .await
+            .unwrap();
+        assert_eq!(store.load(moved.id()).await.unwrap(), Some(moved.record()));
+        assert_eq!(store.prune(now + 60_000, keep).await.unwrap(), 0);
     }
 
     /// Replace every `from` in the file at `path` (closed) by `to`, of the

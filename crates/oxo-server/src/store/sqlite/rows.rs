@@ -1,6 +1,8 @@
 //! Rooms read back from SQLite rows: each query, and the mapping of its
 //! columns to a checked [`RoomRecord`] or listing.
 
+use std::collections::HashSet;
+
 use oxo_core::Cell;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -251,6 +253,55 @@ pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreErro
         .map(|id| id.map(|id| GameId::from_trusted(&id)))
         .collect::<Result<_, _>>()?;
     Ok(ids)
+}
+
+/// Rooms looked at in one transaction of [`prune`], so that writes wait
+/// on a pruning for a moment at most.
+const PRUNE_BATCH: i64 = 256;
+
+/// Delete the rooms never played (`store::never_played`, in SQL) last
+/// changed before `before` (milliseconds since the Unix epoch), but for
+/// those in `keep`; how many went. The rooms are walked by number, a batch
+/// a transaction (the only connection writes nothing else meanwhile).
+pub(super) fn prune(
+    conn: &mut Connection,
+    before: u64,
+    keep: &HashSet<GameId>,
+) -> Result<usize, StoreError> {
+    let before = int(before / 1000);
+    let mut deleted = 0;
+    let mut after = i64::MIN;
+    loop {
+        let tx = conn.transaction()?;
+        let batch: Vec<(i64, String)> = tx
+            .prepare_cached(
+                "SELECT key, id FROM rooms
+                 WHERE key > ?1 AND updated_at < ?2 AND round = 1
+                   AND x_wins = 0 AND o_wins = 0 AND draws = 0
+                   AND computer_turn = 0 AND deadline IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.room = rooms.key)
+                 ORDER BY key LIMIT ?3",
+            )?
+            .query_map(params![after, before, PRUNE_BATCH], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let Some(&(last, _)) = batch.last() else {
+            return Ok(deleted);
+        };
+        after = last;
+        for (key, id) in &batch {
+            if keep.contains(&GameId::from_trusted(id)) {
+                continue;
+            }
+            tx.prepare_cached("DELETE FROM endings WHERE room = ?1")?
+                .execute([key])?;
+            deleted += tx
+                .prepare_cached("DELETE FROM rooms WHERE key = ?1")?
+                .execute([key])?;
+        }
+        tx.commit()?;
+    }
 }
 
 /// Open game `id`'s creator was here now (see `Store::seen`): a write of

@@ -3,6 +3,7 @@
 //! (group commit), each inside a savepoint so that one bad write cannot
 //! spoil the others, answering each writer only once the commit is synced.
 
+use std::collections::HashSet;
 use std::sync::mpsc;
 
 use oxo_core::{Cell, Player};
@@ -40,6 +41,11 @@ pub(super) enum Request {
     Endings(
         GameId,
         oneshot::Sender<Result<Vec<(u32, Ending)>, StoreError>>,
+    ),
+    Prune(
+        u64,
+        HashSet<GameId>,
+        oneshot::Sender<Result<usize, StoreError>>,
     ),
     Ping(oneshot::Sender<Result<(), StoreError>>),
     /// Work on the connection itself, for tests that damage what it sees.
@@ -82,6 +88,9 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 }
                 Request::Endings(id, reply) => {
                     let _ = reply.send(rows::endings(conn, &id));
+                }
+                Request::Prune(before, keep, reply) => {
+                    let _ = reply.send(rows::prune(conn, before, &keep));
                 }
                 Request::Ping(reply) => {
                     let _ = reply.send(ping(conn, &mut health));
