@@ -21,7 +21,7 @@
 //! works.
 
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::Backend;
@@ -75,6 +75,12 @@ pub trait Events {
     /// # Errors
     /// The terminal could not be taken over again.
     fn suspend(&mut self) -> io::Result<()>;
+
+    /// Now, for the pace of two computers' moves (a test's events keep a
+    /// time of their own).
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
 }
 
 /// Play until the person quits, a signal ends the game, or the events
@@ -92,6 +98,9 @@ where
     B::Error: Send + Sync + 'static,
 {
     let mut state = ViewState::default();
+    // When the next move between two computers is due: keys, clicks and
+    // resizes meanwhile do not put it off.
+    let mut due: Option<Instant> = None;
     loop {
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
@@ -99,15 +108,20 @@ where
         if app.quitting() {
             return Ok(End::Quit);
         }
-        let timeout = app.computer_to_move().then(|| {
-            if app.computers_only() {
-                COMPUTER_PAUSE
-            } else {
-                Duration::ZERO
-            }
-        });
+        let timeout = if !app.computer_to_move() {
+            due = None;
+            None
+        } else if app.computers_only() {
+            let now = events.now();
+            Some(
+                due.get_or_insert(now + COMPUTER_PAUSE)
+                    .saturating_duration_since(now),
+            )
+        } else {
+            Some(Duration::ZERO)
+        };
         match events.next(timeout)? {
-            Some(Input::Event(event)) => match action_for(&event, &state, app.help_shown()) {
+            Some(Input::Event(event)) => match action_for(&event, &state) {
                 Some(Action::Suspend) => {
                     events.suspend()?;
                     // The screen was cleared: a blank frame makes the next
@@ -118,7 +132,10 @@ where
                 None => {}
             },
             Some(Input::Signal(signal)) => return Ok(End::Signal(signal)),
-            None if timeout.is_some() => app.play_computer(),
+            None if timeout.is_some() => {
+                app.play_computer();
+                due = None;
+            }
             None => return Ok(End::Quit),
         }
     }
@@ -126,13 +143,17 @@ where
 
 /// What a key or a click asks for, if anything.
 #[must_use]
-pub fn action_for(event: &Event, state: &ViewState, help_shown: bool) -> Option<Action> {
+pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+            let alt = key.modifiers.contains(KeyModifiers::ALT);
             Some(match key.code {
                 KeyCode::Char('c') if ctrl => Action::Quit,
                 KeyCode::Char('z') if ctrl => Action::Suspend,
+                // Ctrl-Q (a flow-control habit), Alt-N and the like are not
+                // the letters' keys.
+                KeyCode::Char(_) if ctrl || alt => Action::Dismiss,
                 KeyCode::Up | KeyCode::Char('k') => Action::Step(Direction::Up),
                 KeyCode::Down | KeyCode::Char('j') => Action::Step(Direction::Down),
                 KeyCode::Left | KeyCode::Char('h') => Action::Step(Direction::Left),
@@ -142,8 +163,9 @@ pub fn action_for(event: &Event, state: &ViewState, help_shown: bool) -> Option<
                 KeyCode::Char('H' | 'v') => Action::ToggleHints,
                 KeyCode::Char('n') => Action::NewRound,
                 KeyCode::Char('?') => Action::ToggleHelp,
-                KeyCode::Esc if help_shown => Action::Dismiss,
-                KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+                // Esc closes what is open (help, a notice), never the game:
+                // it is pressed out of habit, and quitting ends the session.
+                KeyCode::Char('q') => Action::Quit,
                 _ => Action::Dismiss,
             })
         }
@@ -323,6 +345,95 @@ mod tests {
         terminal
     }
 
+    /// Keys that come at set times on a clock of the events' own: a wait
+    /// that ends before the next key moves the clock to its end.
+    struct Timed {
+        now: Instant,
+        keys: VecDeque<(Duration, Event)>,
+        /// Each computer move's time, from the start.
+        start: Instant,
+        waits: Vec<Option<Duration>>,
+    }
+
+    impl Events for Timed {
+        fn next(&mut self, timeout: Option<Duration>) -> io::Result<Option<Input>> {
+            self.waits.push(timeout);
+            let at = self.now - self.start;
+            match (self.keys.front(), timeout) {
+                (Some(&(key_at, _)), Some(timeout)) if key_at <= at + timeout => {
+                    self.now = self.start + key_at.max(at);
+                    Ok(self.keys.pop_front().map(|(_, key)| Input::Event(key)))
+                }
+                (_, Some(timeout)) => {
+                    self.now += timeout;
+                    Ok(None)
+                }
+                (key, None) => {
+                    let key = key.cloned();
+                    self.keys.pop_front();
+                    Ok(key.map(|(_, key)| Input::Event(key)))
+                }
+            }
+        }
+
+        fn suspend(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn now(&self) -> Instant {
+            self.now
+        }
+    }
+
+    #[test]
+    fn keys_between_two_computers_moves_do_not_put_the_next_one_off() {
+        let rules = Rules::default();
+        let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
+        let mut app = App::new(rules, [computer(), computer()], Player::X);
+        let start = Instant::now();
+        // A key every 100 ms for a second (each a cursor step), then `q`.
+        let mut timed: VecDeque<(Duration, Event)> = (1..=10)
+            .map(|i| (Duration::from_millis(100 * i), keys("l").remove(0)))
+            .collect();
+        timed.push_back((Duration::from_millis(1050), keys("q").remove(0)));
+        let mut events = Timed {
+            now: start,
+            keys: timed,
+            start,
+            waits: Vec::new(),
+        };
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        // One move every 0.4 s whatever came between: two by 1.05 s.
+        assert_eq!(app.moves().len(), 2, "{:?}", events.waits);
+    }
+
+    #[test]
+    fn modified_letters_and_esc_are_not_the_letters_keys_and_never_quit() {
+        let state = ViewState::default();
+        let key = |code, modifiers| Event::Key(KeyEvent::new(code, modifiers));
+        for (event, action) in [
+            (
+                key(KeyCode::Char('q'), KeyModifiers::CONTROL),
+                Action::Dismiss,
+            ),
+            (key(KeyCode::Char('n'), KeyModifiers::ALT), Action::Dismiss),
+            (
+                key(KeyCode::Char('u'), KeyModifiers::CONTROL),
+                Action::Dismiss,
+            ),
+            (key(KeyCode::Esc, KeyModifiers::NONE), Action::Dismiss),
+            (key(KeyCode::Char('q'), KeyModifiers::NONE), Action::Quit),
+            (
+                key(KeyCode::Char('H'), KeyModifiers::SHIFT),
+                Action::ToggleHints,
+            ),
+            (key(KeyCode::Char('c'), KeyModifiers::CONTROL), Action::Quit),
+        ] {
+            assert_eq!(action_for(&event, &state), Some(action), "{event:?}");
+        }
+    }
+
     #[test]
     fn a_new_game_on_three_by_three() {
         let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
@@ -461,7 +572,7 @@ mod tests {
         let mut app = app(Rules::default(), None);
         let terminal = play(&mut app, keys("?"), (20, 8));
         let screen = terminal.backend().to_string();
-        assert!(screen.contains("q, Esc  quit"), "{screen}");
+        assert!(screen.contains("q  quit"), "{screen}");
         assert!(
             screen.lines().last().unwrap().contains("q quit"),
             "{screen}"
@@ -513,7 +624,7 @@ mod tests {
         );
         let terminal = play(&mut app, keys("?"), (40, 12));
         insta::assert_snapshot!("small_screen_help", terminal.backend());
-        assert!(terminal.backend().to_string().contains("q, Esc  quit"));
+        assert!(terminal.backend().to_string().contains("q  quit"));
     }
 
     #[test]

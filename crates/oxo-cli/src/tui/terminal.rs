@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
-use ratatui::crossterm::execute;
+use ratatui::crossterm::event::{self, DisableMouseCapture};
 use ratatui::crossterm::terminal::{
     Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
+use ratatui::crossterm::{Command, execute};
 
 use super::{Events, Input, Signal};
 
@@ -76,8 +76,8 @@ impl Drop for FullScreen {
     }
 }
 
-/// Raw mode, the alternate screen (cleared) and mouse reports, the cursor
-/// hidden.
+/// Raw mode, the alternate screen (cleared) and reports of mouse clicks,
+/// the cursor hidden.
 fn take_over() -> io::Result<()> {
     enable_raw_mode()?;
     // Cleared here rather than with `Terminal::clear`, which asks the
@@ -86,10 +86,28 @@ fn take_over() -> io::Result<()> {
     execute!(
         io::stdout(),
         EnterAlternateScreen,
-        EnableMouseCapture,
+        ClickReports,
         Clear(ClearType::All),
         ratatui::crossterm::cursor::Hide
     )
+}
+
+/// Ask the terminal to report mouse buttons pressed and released, in SGR
+/// form, and nothing else: no motion, which crossterm's
+/// `EnableMouseCapture` asks for too, so that a pointer moved across the
+/// window sends nothing (the game uses only clicks). `DisableMouseCapture`
+/// turns off this and more.
+struct ClickReports;
+
+impl Command for ClickReports {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1006h")
+    }
+
+    #[cfg(windows)]
+    fn execute_winapi(&self) -> io::Result<()> {
+        event::EnableMouseCapture.execute_winapi()
+    }
 }
 
 /// Back to the terminal as it was; each step is tried whatever failed

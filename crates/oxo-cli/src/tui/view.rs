@@ -616,7 +616,7 @@ const HELP: &[&str] = &[
     "                    L loss, and in how many plies",
     "n                   next round (the other side starts)",
     "?                   this help; any key closes it",
-    "q or Esc            quit and print the score",
+    "q                   quit and print the score",
     "Ctrl-Z              suspend (fg brings it back)",
 ];
 
@@ -624,7 +624,7 @@ const HELP: &[&str] = &[
 /// How to quit comes first, so a screen too small for the whole of it
 /// still shows that.
 const SHORT_HELP: &[&str] = &[
-    "q, Esc  quit",
+    "q  quit",
     "any key  close",
     "arrows, hjkl  move",
     "Enter, Space  play",
