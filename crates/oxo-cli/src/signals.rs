@@ -1,5 +1,5 @@
 //! The signals that stop a command: Ctrl-C (SIGINT), SIGTERM and, for the
-//! full-screen game, SIGHUP. They are listened for in place of their
+//! full-screen game, SIGHUP and SIGQUIT. They are listened for in place of their
 //! default action, so that a command ends its own way (an arena's engines
 //! ended, a proof's checkpoint kept, a server's requests finished, the
 //! terminal restored), and then exits with 128 and the signal's number, as
@@ -24,6 +24,8 @@ pub enum Signal {
     Interrupt,
     /// SIGTERM.
     Terminate,
+    /// SIGQUIT (Ctrl-\\ outside raw mode).
+    Quit,
 }
 
 impl Signal {
@@ -34,6 +36,7 @@ impl Signal {
             Signal::Hangup => 129,
             Signal::Interrupt => 130,
             Signal::Terminate => 143,
+            Signal::Quit => 131,
         }
     }
 
@@ -44,11 +47,12 @@ impl Signal {
             Signal::Hangup => "SIGHUP",
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
+            Signal::Quit => "SIGQUIT",
         }
     }
 }
 
-/// Ctrl-C and SIGTERM, and SIGHUP when asked for, listened for from the
+/// Ctrl-C and SIGTERM, and SIGHUP and SIGQUIT when asked for, listened for from the
 /// moment this is made (a signal that comes before [`Signals::recv`] is
 /// asked is kept for it). Elsewhere than on Unix, only Ctrl-C, and only
 /// from the first `recv`.
@@ -58,8 +62,9 @@ pub struct Signals {
     interrupt: tokio::signal::unix::Signal,
     #[cfg(unix)]
     terminate: tokio::signal::unix::Signal,
+    /// SIGHUP and SIGQUIT, for a command on a terminal.
     #[cfg(unix)]
-    hangup: Option<tokio::signal::unix::Signal>,
+    terminal: Option<[tokio::signal::unix::Signal; 2]>,
 }
 
 impl Signals {
@@ -71,26 +76,32 @@ impl Signals {
         Signals::listen(false)
     }
 
-    /// Listen for SIGHUP too, within a Tokio runtime.
+    /// Listen for SIGHUP and SIGQUIT too, within a Tokio runtime: what
+    /// ends a command that holds the terminal in raw mode, which must be
+    /// restored.
     ///
     /// # Errors
     /// The system refused a signal handler.
-    pub fn with_hangup() -> io::Result<Signals> {
+    pub fn for_terminal() -> io::Result<Signals> {
         Signals::listen(true)
     }
 
     #[cfg(unix)]
-    fn listen(hangup: bool) -> io::Result<Signals> {
+    fn listen(terminal: bool) -> io::Result<Signals> {
         use tokio::signal::unix::{SignalKind, signal};
         Ok(Signals {
             interrupt: signal(SignalKind::interrupt())?,
             terminate: signal(SignalKind::terminate())?,
-            hangup: hangup.then(|| signal(SignalKind::hangup())).transpose()?,
+            terminal: terminal
+                .then(|| {
+                    Ok::<_, io::Error>([signal(SignalKind::hangup())?, signal(SignalKind::quit())?])
+                })
+                .transpose()?,
         })
     }
 
     #[cfg(not(unix))]
-    fn listen(_hangup: bool) -> io::Result<Signals> {
+    fn listen(_terminal: bool) -> io::Result<Signals> {
         Ok(Signals {})
     }
 
@@ -98,16 +109,19 @@ impl Signals {
     pub async fn recv(&mut self) -> Signal {
         #[cfg(unix)]
         {
-            let hangup = async {
-                match &mut self.hangup {
-                    Some(hangup) => hangup.recv().await,
+            let terminal = async {
+                match &mut self.terminal {
+                    Some([hangup, quit]) => tokio::select! {
+                        _ = hangup.recv() => Signal::Hangup,
+                        _ = quit.recv() => Signal::Quit,
+                    },
                     None => std::future::pending().await,
                 }
             };
             tokio::select! {
                 _ = self.interrupt.recv() => Signal::Interrupt,
                 _ = self.terminate.recv() => Signal::Terminate,
-                _ = hangup => Signal::Hangup,
+                signal = terminal => signal,
             }
         }
         #[cfg(not(unix))]
@@ -121,7 +135,7 @@ impl Signals {
 }
 
 /// Run `then` on a thread of its own once one of `signals`' signals comes
-/// (`signals` is [`Signals::new`] or [`Signals::with_hangup`]); they are
+/// (`signals` is [`Signals::new`] or [`Signals::for_terminal`]); they are
 /// listened for before this returns.
 ///
 /// # Errors

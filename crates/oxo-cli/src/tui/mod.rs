@@ -48,6 +48,9 @@ pub enum Input {
     Event(Event),
     /// From the system.
     Signal(Signal),
+    /// The game was stopped by a signal from elsewhere (SIGTSTP, SIGSTOP)
+    /// and is continued: the terminal must be taken over again.
+    Continued,
 }
 
 /// Why the loop ended.
@@ -75,6 +78,14 @@ pub trait Events {
     /// # Errors
     /// The terminal could not be taken over again.
     fn suspend(&mut self) -> io::Result<()>;
+
+    /// After [`Input::Continued`]: take the terminal over again (raw mode,
+    /// the alternate screen: a stop the game did not ask for left them to
+    /// the shell); the loop then draws the whole screen.
+    ///
+    /// # Errors
+    /// The terminal could not be taken over again.
+    fn resume(&mut self) -> io::Result<()>;
 
     /// Now, for the pace of two computers' moves (a test's events keep a
     /// time of their own).
@@ -131,6 +142,10 @@ where
                 Some(action) => app.act(action),
                 None => {}
             },
+            Some(Input::Continued) => {
+                events.resume()?;
+                terminal.draw(|_| {}).map_err(io::Error::other)?;
+            }
             Some(Input::Signal(signal)) => return Ok(End::Signal(signal)),
             None if timeout.is_some() => {
                 app.play_computer();
@@ -198,6 +213,8 @@ mod tests {
         inputs: VecDeque<Input>,
         /// How many times Ctrl-Z suspended the game.
         suspended: usize,
+        /// How many times the game took the terminal back after a stop.
+        resumed: usize,
         /// Set by a suspension: the screen is wiped while the game is
         /// stopped (see [`Wiped`]).
         wipe: Rc<std::cell::Cell<bool>>,
@@ -212,6 +229,7 @@ mod tests {
             Script {
                 inputs: inputs.into(),
                 suspended: 0,
+                resumed: 0,
                 wipe: Rc::default(),
             }
         }
@@ -227,6 +245,13 @@ mod tests {
 
         fn suspend(&mut self) -> io::Result<()> {
             self.suspended += 1;
+            self.wipe.set(true);
+            Ok(())
+        }
+
+        fn resume(&mut self) -> io::Result<()> {
+            self.resumed += 1;
+            // The stop was not the game's: the shell drew over the screen.
             self.wipe.set(true);
             Ok(())
         }
@@ -377,6 +402,10 @@ mod tests {
         }
 
         fn suspend(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn resume(&mut self) -> io::Result<()> {
             Ok(())
         }
 
@@ -721,8 +750,14 @@ mod tests {
         assert_eq!(app.moves().len(), 1);
         assert_eq!(script.inputs.len(), 2);
         assert_eq!(
-            [Signal::Terminate, Signal::Hangup, Signal::Interrupt].map(Signal::exit_code),
-            [143, 129, 130]
+            [
+                Signal::Terminate,
+                Signal::Hangup,
+                Signal::Interrupt,
+                Signal::Quit
+            ]
+            .map(Signal::exit_code),
+            [143, 129, 130, 131]
         );
         let end = run(
             &mut app,
@@ -750,6 +785,26 @@ mod tests {
         assert_eq!(app.moves().len(), 1, "Ctrl-Z played nothing");
         // The screen was wiped while the game was stopped: the frame after
         // it has everything on it again.
+        let screen = terminal.backend().screen.to_string();
+        assert!(
+            screen.contains("1. X 2 2") && screen.contains("q quit"),
+            "{screen}"
+        );
+    }
+
+    #[test]
+    fn a_stop_from_elsewhere_takes_the_terminal_back_and_draws_it_whole() {
+        let mut app = app(Rules::default(), None);
+        let mut inputs: Vec<Input> = keys("\n").into_iter().map(Input::Event).collect();
+        inputs.push(Input::Continued);
+        let mut script = Script::inputs(inputs);
+        let mut terminal = Terminal::new(Wiped {
+            screen: TestBackend::new(72, 20),
+            wipe: Rc::clone(&script.wipe),
+        })
+        .unwrap();
+        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        assert_eq!((script.resumed, script.suspended), (1, 0));
         let screen = terminal.backend().screen.to_string();
         assert!(
             screen.contains("1. X 2 2") && screen.contains("q quit"),

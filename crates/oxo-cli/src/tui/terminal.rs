@@ -1,10 +1,12 @@
 //! The real terminal: raw mode, the alternate screen and mouse reports on
 //! the way in, all undone on every way out: a normal return, an error, a
-//! signal (SIGTERM, SIGHUP and SIGINT come to the event loop as
+//! signal (SIGTERM, SIGHUP, SIGINT and SIGQUIT come to the event loop as
 //! [`Input::Signal`], which ends the game as `q` does), or a panic (a hook
 //! restores the terminal before the panic message is printed, so the
 //! message is readable and the shell usable). Ctrl-Z hands the terminal
-//! back while the game is stopped ([`Events::suspend`]).
+//! back while the game is stopped ([`Events::suspend`]); after a stop from
+//! elsewhere the game takes the terminal back when continued
+//! ([`Input::Continued`]).
 
 use std::io::{self, Stdout};
 use std::mem::ManuallyDrop;
@@ -147,9 +149,9 @@ pub struct TerminalEvents {
 }
 
 impl TerminalEvents {
-    /// Start reading the terminal and listening for SIGTERM, SIGHUP and
-    /// SIGINT (in place of their default action of ending the process
-    /// with the terminal left in raw mode). Made before the terminal is
+    /// Start reading the terminal and listening for SIGTERM, SIGHUP, SIGINT
+    /// and SIGQUIT (in place of their default action of ending the process
+    /// with the terminal left in raw mode), and for SIGCONT. Made before the terminal is
     /// taken over, so a signal that comes early is kept for the loop.
     ///
     /// # Errors
@@ -158,9 +160,11 @@ impl TerminalEvents {
         let (send, inputs) = mpsc::channel();
         let signalled = send.clone();
         // The game ends on the first; later ones have nothing left to end.
-        crate::signals::on_signal(crate::signals::Signals::with_hangup, move |signal| {
+        crate::signals::on_signal(crate::signals::Signals::for_terminal, move |signal| {
             let _ = signalled.send(Ok(Input::Signal(signal)));
         })?;
+        #[cfg(unix)]
+        on_continue(send.clone())?;
         std::thread::spawn(move || {
             loop {
                 let read = match event::read() {
@@ -183,6 +187,34 @@ impl TerminalEvents {
         });
         Ok(TerminalEvents { inputs })
     }
+}
+
+/// Send [`Input::Continued`] each time the process is continued after a
+/// stop (SIGCONT). A stop the game did not ask for (SIGTSTP or SIGSTOP
+/// sent from elsewhere: Ctrl-Z at the game is a key) leaves raw mode and
+/// the alternate screen to the shell, which restores its own modes, not
+/// the game's; after Ctrl-Z the game has taken them back already, and
+/// taking them again only draws the screen once more.
+#[cfg(unix)]
+fn on_continue(send: mpsc::Sender<io::Result<Input>>) -> io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut continued = {
+        let _entered = runtime.enter();
+        signal(SignalKind::from_raw(rustix::process::Signal::CONT.as_raw()))?
+    };
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            while continued.recv().await.is_some() {
+                if send.send(Ok(Input::Continued)).is_err() {
+                    return;
+                }
+            }
+        });
+    });
+    Ok(())
 }
 
 /// How often a wait on the terminal checks that the terminal is still
@@ -243,5 +275,12 @@ impl Events for TerminalEvents {
             take_over()?;
         }
         Ok(())
+    }
+
+    fn resume(&mut self) -> io::Result<()> {
+        // crossterm believes raw mode is still on, and would leave the
+        // terminal as the shell left it: undone first, raw mode is set anew.
+        let _ = disable_raw_mode();
+        take_over()
     }
 }
