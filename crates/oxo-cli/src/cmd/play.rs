@@ -101,9 +101,13 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         .iter()
         .any(|s| matches!(s, PlayerKind::Computer(_)));
     let said_seed = (args.seed.is_none() && computer).then_some(config.seed);
-    // The full-screen game needs a terminal on both sides; anything else
-    // (and --plain) gets the seed's line protocol.
-    if !args.plain && io::stdin().is_terminal() && io::stdout().is_terminal() {
+    // The full-screen game needs a terminal on both sides that can draw
+    // it; anything else (and --plain) gets the seed's line protocol.
+    if !args.plain
+        && io::stdin().is_terminal()
+        && io::stdout().is_terminal()
+        && draws_screens(std::env::var_os("TERM").as_deref())
+    {
         let exit = full_screen(&config, strategies);
         if let Some(seed) = said_seed {
             note!("{}", seed_note(seed));
@@ -166,5 +170,35 @@ fn full_screen(
         // code still says what ended the game (128 and the signal's
         // number, as `oxo arena` exits).
         tui::End::Signal(signal) => Ok(signal.exit_code()),
+    }
+}
+
+/// Whether a terminal of type `term` (`$TERM`) can draw the full-screen
+/// game: on Unix, not a `dumb` one (Emacs's shell, some serial consoles),
+/// nor one that names no type at all; elsewhere (Windows consoles set no
+/// `TERM`), any.
+fn draws_screens(term: Option<&std::ffi::OsStr>) -> bool {
+    !cfg!(unix) || term.is_some_and(|term| !term.is_empty() && term != "dumb")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    #[test]
+    fn a_dumb_terminal_or_none_named_gets_the_line_protocol() {
+        for (term, full_screen) in [
+            (Some("xterm-256color"), true),
+            (Some("screen"), true),
+            (Some("dumb"), false),
+            (Some(""), false),
+            (None, false),
+        ] {
+            assert_eq!(
+                super::draws_screens(term.map(OsStr::new)),
+                full_screen,
+                "{term:?}"
+            );
+        }
     }
 }

@@ -177,6 +177,13 @@ impl App {
         self.cursor
     }
 
+    /// Put the cursor on `cell` (one off the board is ignored).
+    pub fn move_cursor(&mut self, cell: Cell) {
+        if self.rules.contains(cell) {
+            self.cursor = cell;
+        }
+    }
+
     /// The last thing worth telling.
     #[must_use]
     pub const fn notice(&self) -> Option<&Notice> {
@@ -485,7 +492,7 @@ pub fn cell_name(cell: Cell) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn people() -> App {
@@ -622,7 +629,7 @@ mod tests {
     }
 
     /// A computer that plays the cells it is given, in turn.
-    struct Scripted(Vec<Cell>);
+    pub(in crate::tui) struct Scripted(pub(in crate::tui) Vec<Cell>);
 
     impl Strategy for Scripted {
         fn choose(&mut self, game: &Game) -> Option<Cell> {

@@ -150,6 +150,13 @@ where
             None if timeout.is_some() => {
                 app.play_computer();
                 due = None;
+                // A move out of view (a large board, a small window) is
+                // brought into view: the cursor goes to it.
+                if let Some(&last) = app.moves().last()
+                    && !state.shows(last)
+                {
+                    app.move_cursor(last);
+                }
             }
             None => return Ok(End::Quit),
         }
@@ -790,6 +797,47 @@ mod tests {
             screen.contains("1. X 2 2") && screen.contains("q quit"),
             "{screen}"
         );
+    }
+
+    #[test]
+    fn a_computer_move_out_of_view_is_brought_into_view() {
+        let rules = Rules::new(30, 30, 5).unwrap();
+        // X in a corner; the computer (scripted, so its move is known)
+        // answers at the other end, out of a phone's view.
+        let far = oxo_core::Cell::new(29, 29);
+        let o = app::tests::Scripted(vec![far]);
+        let mut app = App::new(rules, [Seat::Human, Seat::Computer(Box::new(o))], Player::X);
+        app.act(Action::PlayAt(oxo_core::Cell::new(0, 0)));
+        let terminal = play(&mut app, Vec::new(), (40, 20));
+        assert_eq!(app.moves(), [oxo_core::Cell::new(0, 0), far]);
+        assert_eq!(app.cursor(), far);
+        let screen = terminal.backend().to_string();
+        assert!(screen.contains("30") && screen.contains("[O]"), "{screen}");
+    }
+
+    #[test]
+    fn the_move_list_keeps_the_latest_moves_when_the_panel_is_short() {
+        let mut app = app(Rules::default(), None);
+        // A drawn round, nine moves; the last, X at row 2, column 1.
+        for (row, col) in [
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (0, 1),
+            (2, 1),
+            (2, 0),
+            (0, 2),
+            (1, 2),
+            (1, 0),
+        ] {
+            app.act(Action::PlayAt(oxo_core::Cell::new(row, col)));
+        }
+        assert!(app.game().is_over());
+        for height in [20, 16, 14] {
+            let terminal = play(&mut app, Vec::new(), (72, height));
+            let screen = terminal.backend().to_string();
+            assert!(screen.contains("9. X 2 1"), "{screen}");
+        }
     }
 
     #[test]

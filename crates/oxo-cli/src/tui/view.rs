@@ -125,6 +125,15 @@ impl ViewState {
         let (row, col) = (u32::from(dy / step_y), u32::from(dx / step_x));
         (row < p.rows && col < p.cols).then(|| Cell::new(self.top + row, self.left + col))
     }
+
+    /// Whether `cell` was in view when the board was last drawn.
+    #[must_use]
+    pub fn shows(&self, cell: Cell) -> bool {
+        self.board.is_some_and(|p| {
+            (self.top..self.top + p.rows).contains(&cell.row)
+                && (self.left..self.left + p.cols).contains(&cell.col)
+        })
+    }
 }
 
 /// How cells are drawn: their size in screen columns and lines, and
@@ -239,7 +248,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     };
     draw_board(frame, app, state, palette, board_area);
     if let Some(panel) = panel {
-        frame.render_widget(Paragraph::new(panel_lines(app, state, palette)), panel);
+        frame.render_widget(
+            Paragraph::new(panel_lines(app, state, palette, panel.height)),
+            panel,
+        );
     }
     // Without the panel, whose turn it is goes where a notice would.
     let notice_text = if panel.is_none() && notice_text.width() == 0 {
@@ -490,7 +502,7 @@ fn cell_span(
     Span::styled(text, style)
 }
 
-fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'static>> {
+fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> Vec<Line<'static>> {
     let score = app.score();
     let game = app.game();
     let mut lines = Vec::new();
@@ -563,8 +575,8 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette) -> Vec<Line<'stat
     }
     lines.push(Line::raw(""));
     lines.push(Line::raw("moves"));
-    // The latest moves, as many as fit below.
-    let room = 12usize;
+    // The latest moves, as many as fit below (at least the last).
+    let room = usize::from(height).saturating_sub(lines.len()).max(1);
     let skip = app.moves().len().saturating_sub(room);
     for (i, cell) in app.moves().iter().enumerate().skip(skip) {
         let player = app.mover(i);

@@ -57,6 +57,9 @@ impl Pty {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .env_remove("NO_COLOR")
+            // A terminal that draws screens, whatever the runner's is (CI
+            // may have none).
+            .env("TERM", "xterm-256color")
             .spawn()
             .expect("util-linux's script makes the pseudo-terminal");
         let screen = Arc::new(Mutex::new(Vec::new()));
@@ -154,6 +157,10 @@ fn a_terminal_gets_the_full_screen_game_and_gets_itself_back() {
     for sequence in [ALTERNATE_ON, MOUSE_ON, ALTERNATE_OFF, MOUSE_OFF] {
         assert!(output.contains(sequence), "no {sequence:?} in {output:?}");
     }
+    // Clicks are asked for, not the pointer's moves (nor drags).
+    for motion in ["\x1b[?1002h", "\x1b[?1003h"] {
+        assert!(!output.contains(motion), "{motion:?} in {output:?}");
+    }
     // The score comes after the terminal is restored, on the normal screen.
     let restored = output.rfind(ALTERNATE_OFF).unwrap();
     assert!(output[restored..].contains("Score: X 0, O 0, draws 0"));
@@ -177,12 +184,12 @@ fn control_c_leaves_the_game_cleanly_too() {
     assert_eq!(screen.trim(), "Score: X 0, O 0, draws 0");
 }
 
-/// SIGTERM and SIGHUP end the game as q does, the terminal restored (raw
-/// mode off, the cursor shown) and the score printed, with the exit code
-/// 128 and the signal's number.
+/// SIGTERM, SIGHUP and SIGQUIT end the game as q does, the terminal
+/// restored (raw mode off, the cursor shown) and the score printed, with
+/// the exit code 128 and the signal's number.
 #[test]
 fn a_signal_ends_the_game_with_the_terminal_restored() {
-    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+    for (signal, code) in [("TERM", 143), ("HUP", 129), ("QUIT", 131)] {
         let mut pty = Pty::start_watched("play --o perfect --seed 1");
         pty.wait_for("X to move: your turn");
         pty.type_keys(b"\r");
@@ -289,6 +296,20 @@ impl Drop for KillOnDrop {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// A dumb terminal (Emacs's shell, a serial console) cannot draw the
+/// full-screen game: it gets the line protocol.
+#[test]
+fn a_dumb_terminal_gets_the_line_protocol() {
+    let oxo = env!("CARGO_BIN_EXE_oxo");
+    let mut pty = Pty::run(&format!("TERM=dumb exec {oxo} play --o perfect --seed 1"));
+    pty.wait_for("X move (row col): ");
+    pty.type_keys(b"quit\r");
+    let (status, output, _) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    assert!(!output.contains(ALTERNATE_ON), "{output:?}");
+    assert!(output.contains("Score: X 0, O 0, draws 0"), "{output:?}");
 }
 
 #[test]
