@@ -184,7 +184,7 @@ pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
                 KeyCode::Char('u') => Action::TakeBack,
                 KeyCode::Char('H' | 'v') => Action::ToggleHints,
                 KeyCode::Char('n') => Action::NewRound,
-                KeyCode::Char('?') => Action::ToggleHelp,
+                KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
                 // Esc closes what is open (help, a notice), never the game:
                 // it is pressed out of habit, and quitting ends the session.
                 KeyCode::Char('q') => Action::Quit,
@@ -813,6 +813,23 @@ mod tests {
         assert_eq!(app.cursor(), far);
         let screen = terminal.backend().to_string();
         assert!(screen.contains("30") && screen.contains("[O]"), "{screen}");
+    }
+
+    #[test]
+    fn a_board_larger_than_the_window_opens_with_the_cursor_in_the_middle() {
+        let mut app = app(Rules::new(30, 30, 5).unwrap(), None);
+        let terminal = play(&mut app, Vec::new(), (80, 24));
+        let screen = terminal.backend().to_string();
+        // The cursor is on row and column 16 (counted from 1).
+        let range = |label: &str| -> (u32, u32) {
+            let at = screen.find(label).unwrap() + label.len();
+            let text: String = screen[at..].chars().take_while(|&c| c != ' ').collect();
+            let (from, to) = text.split_once('–').unwrap();
+            (from.parse().unwrap(), to.parse().unwrap())
+        };
+        for (from, to) in [range("in view: rows "), range("cols ")] {
+            assert!(from + 3 <= 16 && 16 + 3 <= to, "{from}–{to}: {screen}");
+        }
     }
 
     #[test]

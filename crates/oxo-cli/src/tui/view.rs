@@ -382,6 +382,12 @@ fn draw_board(
         return;
     }
     let cursor = app.cursor();
+    if state.board.is_none() {
+        // The first view of a board larger than the window: the cursor
+        // (the centre, at the start) in its middle, not at its edge.
+        state.top = cursor.row.saturating_sub(shown_rows / 2);
+        state.left = cursor.col.saturating_sub(shown_cols / 2);
+    }
     state.top = scroll(state.top, cursor.row, shown_rows, rows);
     state.left = scroll(state.left, cursor.col, shown_cols, cols);
     let (top, left) = (state.top, state.left);
