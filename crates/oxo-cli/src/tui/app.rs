@@ -399,6 +399,12 @@ impl App {
         self.series.mover(index)
     }
 
+    /// Start the next round (as `n` does, but with the help left as it
+    /// is): between two computers, once a round is over.
+    pub fn next_round(&mut self) {
+        self.new_round();
+    }
+
     fn new_round(&mut self) {
         let abandoned = !self.game.is_over() && !self.moves.is_empty();
         self.series.next_round();

@@ -18,7 +18,7 @@
 //! that says the computer is thinking is drawn; a key pressed meanwhile
 //! waits its turn. Between two computers the loop pauses
 //! [`COMPUTER_PAUSE`] per move so people can follow, and any key still
-//! works.
+//! works; a finished round stays up [`ROUND_PAUSE`] before the next.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -40,6 +40,10 @@ pub use crate::signals::Signal;
 
 /// The pause between two computers' moves.
 pub const COMPUTER_PAUSE: Duration = Duration::from_millis(400);
+
+/// Between two computers, how long a finished round stays up before the
+/// next starts.
+pub const ROUND_PAUSE: Duration = Duration::from_secs(2);
 
 /// What the loop reads: a key, a click or a resize; or a signal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,17 +123,33 @@ where
         if app.quitting() {
             return Ok(End::Quit);
         }
-        let timeout = if !app.computer_to_move() {
-            due = None;
-            None
-        } else if app.computers_only() {
-            let now = events.now();
-            Some(
-                due.get_or_insert(now + COMPUTER_PAUSE)
-                    .saturating_duration_since(now),
-            )
+        // What comes by itself, after how long: a computer's move (between
+        // two computers, at a pace people can follow), or between two
+        // computers the next round.
+        let pause = if app.computer_to_move() {
+            Some(if app.computers_only() {
+                COMPUTER_PAUSE
+            } else {
+                Duration::ZERO
+            })
+        } else if app.computers_only() && app.game().is_over() {
+            Some(ROUND_PAUSE)
         } else {
-            Some(Duration::ZERO)
+            None
+        };
+        let timeout = match pause {
+            None => {
+                due = None;
+                None
+            }
+            Some(Duration::ZERO) => Some(Duration::ZERO),
+            Some(pause) => {
+                let now = events.now();
+                Some(
+                    due.get_or_insert(now + pause)
+                        .saturating_duration_since(now),
+                )
+            }
         };
         match events.next(timeout)? {
             Some(Input::Event(event)) => match action_for(&event, &state) {
@@ -147,6 +167,10 @@ where
                 terminal.draw(|_| {}).map_err(io::Error::other)?;
             }
             Some(Input::Signal(signal)) => return Ok(End::Signal(signal)),
+            None if timeout.is_some() && !app.computer_to_move() => {
+                app.next_round();
+                due = None;
+            }
             None if timeout.is_some() => {
                 app.play_computer();
                 due = None;
@@ -442,6 +466,31 @@ mod tests {
         run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
         // One move every 0.4 s whatever came between: two by 1.05 s.
         assert_eq!(app.moves().len(), 2, "{:?}", events.waits);
+    }
+
+    #[test]
+    fn two_computers_play_round_after_round() {
+        let rules = Rules::default();
+        let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
+        let mut app = App::new(rules, [computer(), computer()], Player::X);
+        let start = Instant::now();
+        let quit = (Duration::from_secs(10), keys("q").remove(0));
+        let mut events = Timed {
+            now: start,
+            keys: [quit].into(),
+            start,
+            waits: Vec::new(),
+        };
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        // A round is nine moves at most, 3.6 s, then 2 s before the next:
+        // by 10 s the second round has started.
+        assert!(app.round() >= 2, "{:?}", events.waits);
+        assert!(
+            events.waits.contains(&Some(ROUND_PAUSE)),
+            "{:?}",
+            events.waits
+        );
     }
 
     #[test]
