@@ -425,11 +425,16 @@ mod tests {
             Some(1),
             "the valuer's budget is left as it was"
         );
-        // Exact where the hints' budget reaches: the first moves (from the
-        // opening table), O's moves once X's row wins whatever O does, and
-        // X's last; the engine's estimate where a position's every move
-        // takes longer to value (after O's second move, X wins, but a proof
-        // that each of its 44 moves keeps the win or not is long).
+        // Exact where the hints' budget reaches: the first four moves, from
+        // the opening table, which shows O's second, (0, 1), turning the
+        // draw into a loss; O's last move, once X's row wins whatever O
+        // does, and X's last. The engine's estimate where a position's
+        // every move takes longer to value: after O's second move X wins,
+        // but a proof that each of its 44 moves keeps the win or not is
+        // long, and so are the proofs for O's third move, at a loss
+        // whatever it plays (they came within the budget only while the
+        // position after three moves was searched rather than read from
+        // the table, its search leaving them in the valuer's memory).
         let values: Vec<Option<(Value, Value)>> = review
             .moves
             .iter()
@@ -445,15 +450,22 @@ mod tests {
                 Some((draw, draw)),
                 Some((draw, draw)),
                 Some((draw, draw)),
+                Some((draw, loss)),
                 None,
                 None,
-                Some((loss, loss)),
                 None,
                 Some((loss, loss)),
                 Some((win, win)),
             ]
         );
-        assert!(review.moves.iter().all(|m| m.mistake.is_none()));
+        // The mistakes: O's second, exactly; O's third, (0, 2), which lets
+        // X's open three through (a win in four) where blocking it holds
+        // out longer, by the estimate.
+        let mistakes: Vec<Option<Mistake>> = review.moves.iter().map(|m| m.mistake).collect();
+        let mut expected = [None; 9];
+        expected[3] = Some(Mistake::GaveAwayDraw);
+        expected[5] = Some(Mistake::Dropped);
+        assert_eq!(mistakes, expected, "{review:?}");
     }
 
     #[test]
