@@ -454,8 +454,9 @@ pub(crate) struct ServeArgs {
     /// the round.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub claim_after: u32,
-    /// Delete games never played (no move made: never joined, cancelled or aborted) once
-    /// nobody has changed them for this many days, checked hourly; 0 keeps every game.
+    /// Delete games never played (no move made: never joined, cancelled, aborted, or joined
+    /// with no move, correspondence too) once nobody has changed them for this many days,
+    /// checked at start and hourly; their links then find no game. 0 keeps every game.
     #[arg(long, value_name = "DAYS", default_value_t = 30)]
     pub prune_unplayed_after: u32,
 }

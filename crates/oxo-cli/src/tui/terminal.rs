@@ -106,9 +106,16 @@ impl Command for ClickReports {
         f.write_str("\x1b[?1000h\x1b[?1006h")
     }
 
+    /// Windows consoles take mouse input as a console mode, not as an
+    /// escape sequence: crossterm's own capture sets it.
     #[cfg(windows)]
     fn execute_winapi(&self) -> io::Result<()> {
         event::EnableMouseCapture.execute_winapi()
+    }
+
+    #[cfg(windows)]
+    fn is_ansi_code_supported(&self) -> bool {
+        false
     }
 }
 
@@ -116,12 +123,10 @@ impl Command for ClickReports {
 /// before it.
 fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        ratatui::crossterm::cursor::Show
-    );
+    let mut out = io::stdout();
+    let _ = execute!(out, DisableMouseCapture);
+    let _ = execute!(out, LeaveAlternateScreen);
+    let _ = execute!(out, ratatui::crossterm::cursor::Show);
 }
 
 /// The error number of a read from a terminal that was hung up (Linux and

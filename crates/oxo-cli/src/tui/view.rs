@@ -633,7 +633,7 @@ const HELP: &[&str] = &[
     "                    with perfect play, W win, D draw,",
     "                    L loss, and in how many plies",
     "n                   next round (the other side starts)",
-    "?                   this help; any key closes it",
+    "? or F1             this help; any key closes it",
     "q                   quit and print the score",
     "Ctrl-Z              suspend (fg brings it back)",
 ];

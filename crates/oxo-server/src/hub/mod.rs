@@ -111,8 +111,9 @@ pub struct HubConfig {
     /// run out of time, to rule the round lost on time with nobody there.
     pub flag_sweep: Duration,
     /// Games never played (no move made, no round scored: never joined,
-    /// cancelled or aborted) that nobody has changed for this long are
-    /// deleted ([`Hub::prune_unplayed`]); `None` keeps every game.
+    /// cancelled, aborted, or joined with no move, correspondence too) that
+    /// nobody has changed for this long are deleted
+    /// ([`Hub::prune_unplayed`]); `None` keeps every game.
     pub prune_after: Option<Duration>,
 }
 

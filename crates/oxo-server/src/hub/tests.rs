@@ -328,6 +328,24 @@ async fn games_never_played_go_once_long_unchanged_unless_held() {
         .unwrap();
     let (computer, _) = open(&hub, Opponent::Computer(oxo_ai::StrategyKind::Rules)).await;
     assert_eq!(hub.evict_idle(Duration::ZERO), 4);
+    // Straight into the store: a round over and the next not begun, and a
+    // timed round waiting for its first move. Neither was never played.
+    let (rematched, _) = open(&hub, Opponent::Human).await;
+    let mut change = crate::store::Change::new(
+        &crate::room::Room::restore(store.get(&rematched).unwrap()).unwrap(),
+        crate::store::ChangeKind::Create,
+    );
+    change.room.round = 2;
+    change.room.score = oxo_core::Scoreboard::from_counts(1, 0, 0);
+    change.room.version += 1;
+    store.commit(change.clone()).await.unwrap();
+    let timed = crate::id::GameId::from_trusted("timed");
+    change.room.id = timed.clone();
+    change.room.round = 1;
+    change.room.score = oxo_core::Scoreboard::default();
+    change.deadline = Some(time.now() + 100 * super::PRUNE_AFTER.as_millis() as u64);
+    store.commit(change).await.unwrap();
+    hub.evict_idle(Duration::ZERO);
     // A second short of the time: nothing goes.
     time.advance(super::PRUNE_AFTER - Duration::from_secs(1));
     assert_eq!(hub.prune_unplayed().await.unwrap(), 0);
@@ -340,6 +358,8 @@ async fn games_never_played_go_once_long_unchanged_unless_held() {
         (&joined, false),
         (&played, true),
         (&computer, false),
+        (&rematched, true),
+        (&timed, true),
     ] {
         assert_eq!(store.get(id).is_some(), kept, "{id}");
     }

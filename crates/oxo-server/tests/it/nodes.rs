@@ -1167,5 +1167,16 @@ async fn games_never_played_are_pruned_and_a_held_one_comes_back_whole() {
     assert_eq!(a.play(&joined.id, &joined.x, 0, 0).await.0, 200);
     let game = c.game(&joined.id).await;
     assert_eq!(game["moves"], json!([[0, 0]]), "{game}");
-    assert_eq!(pruner.prune(ahead, none).await.unwrap(), 0);
+    assert_eq!(pruner.prune(ahead, none.clone()).await.unwrap(), 0);
+    // More rooms than one statement's page: every page is looked at.
+    let many: Vec<Change> = (0..1500)
+        .map(|i| new_room(&format!("many{i}"), None))
+        .collect();
+    assert!(
+        commit_at_once(&pruner, &many)
+            .await
+            .iter()
+            .all(Result::is_ok)
+    );
+    assert_eq!(pruner.prune(ahead, none).await.unwrap(), 1500);
 }

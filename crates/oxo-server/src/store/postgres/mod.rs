@@ -354,9 +354,9 @@ impl Store for PgStore {
     }
 
     fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
-        // Rooms looked at a statement, so that a pruning holds few row
-        // locks at a time.
-        const BATCH: i64 = 256;
+        // Rooms looked at a statement, so that each is short on the
+        // connection it shares with requests.
+        const BATCH: i64 = 1024;
         let before = int(before);
         self.run(move |conn| async move {
             let mut deleted = 0;
@@ -370,10 +370,10 @@ impl Store for PgStore {
                     return Ok(deleted);
                 };
                 after = column::<String>(last, 0)?;
-                let mut ids = Vec::with_capacity(rows.len());
+                let mut ids = Vec::new();
                 for row in &rows {
                     let id = column::<String>(row, 0)?;
-                    if !keep.contains(&GameId::from_trusted(&id)) {
+                    if column::<bool>(row, 1)? && !keep.contains(&GameId::from_trusted(&id)) {
                         ids.push(id);
                     }
                 }

@@ -50,13 +50,16 @@ pub(super) const SEEN: &str = "UPDATE rooms SET updated_at = now(), listed_at = 
     WHERE id = $1 AND entry IS NOT NULL AND o_token IS NULL AND opponent = 'human'
         AND end_reason IS NULL";
 
-/// Rooms never played (`store::never_played`, in SQL) last changed before
-/// `$2` milliseconds since the Unix epoch, by id after `$1`, at most `$3`.
-pub(super) const UNPLAYED: &str = "SELECT id FROM rooms r
-    WHERE id > $1 AND updated_at < to_timestamp($2::bigint / 1000.0) AND round = 1
-      AND x_wins = 0 AND o_wins = 0 AND draws = 0 AND NOT computer_turn AND deadline IS NULL
-      AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
-    ORDER BY id LIMIT $3";
+/// The next `$3` rooms by id after `$1`, each with whether it is never
+/// played (`store::never_played`, in SQL) and last changed before `$2`
+/// milliseconds since the Unix epoch: a page of the table, so that each
+/// statement of a pruning reads a bounded part of it.
+pub(super) const UNPLAYED: &str =
+    "WITH page AS (SELECT id FROM rooms WHERE id > $1 ORDER BY id LIMIT $3)
+    SELECT r.id, r.updated_at < to_timestamp($2::bigint / 1000.0) AND r.round = 1
+        AND r.x_wins = 0 AND r.o_wins = 0 AND r.draws = 0 AND NOT r.computer_turn
+        AND r.deadline IS NULL AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
+    FROM page JOIN rooms r USING (id) ORDER BY r.id";
 
 /// Delete the rooms `$1` of [`UNPLAYED`] (and their endings) that are so
 /// still: another server may have changed one meanwhile, and the row's

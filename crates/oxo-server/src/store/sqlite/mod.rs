@@ -307,7 +307,24 @@ impl Store for SqliteStore {
     }
 
     fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
-        self.ask(|reply| Request::Prune(before, keep, reply))
+        // A span of room numbers a request, so that other requests are
+        // answered between them.
+        let store = self.clone();
+        let keep = Arc::new(keep);
+        Box::pin(async move {
+            let (mut deleted, mut after) = (0, None);
+            loop {
+                let keep = Arc::clone(&keep);
+                let (gone, next) = store
+                    .ask(|reply| Request::Prune(after, before, keep, reply))
+                    .await?;
+                deleted += gone;
+                match next {
+                    Some(next) => after = Some(next),
+                    None => return Ok(deleted),
+                }
+            }
+        })
     }
 
     fn ping(&self) -> StoreFuture<()> {
@@ -1103,10 +1120,32 @@ mod tests {
         }
         assert_eq!(store.endings(cancelled.id()).await.unwrap().len(), 1);
         let now = crate::TimeSource::system().now();
+        // A round over and the next not begun, and a timed round waiting
+        // for its first move: both kept.
+        let mut rematched = change(&room("rematched", Opponent::Human), ChangeKind::Create);
+        rematched.room.round = 2;
+        rematched.room.score = Scoreboard::from_counts(1, 0, 0);
+        let timed = Change {
+            deadline: Some(now + 86_400_000),
+            ..change(&room("timed", Opponent::Human), ChangeKind::Create)
+        };
+        let kept_too = [rematched.room.id.clone(), timed.room.id.clone()];
+        store.commit(rematched).await.unwrap();
+        store.commit(timed).await.unwrap();
+        // Enough more for a pruning of several spans of room numbers.
+        let filler = usize::try_from(rows::PRUNE_SPAN).unwrap() + 300;
+        for i in 0..filler {
+            let r = room(&format!("filler{i}"), Opponent::Human);
+            store.commit(change(&r, ChangeKind::Create)).await.unwrap();
+        }
         let keep: HashSet<GameId> = [held.id().clone()].into();
         // Everything is a moment old: nothing is older than a minute ago.
         assert_eq!(store.prune(now - 60_000, keep.clone()).await.unwrap(), 0);
-        assert_eq!(store.prune(now + 60_000, keep.clone()).await.unwrap(), 2);
+        let pruned = store.prune(now + 60_000, keep.clone()).await.unwrap();
+        assert_eq!(pruned, 2 + filler);
+        for id in &kept_too {
+            assert!(store.load(id).await.unwrap().is_some(), "{id}");
+        }
         for (r, kept) in [
             (&waiting, false),
             (&cancelled, false),

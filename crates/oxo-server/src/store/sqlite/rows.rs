@@ -255,53 +255,62 @@ pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreErro
     Ok(ids)
 }
 
-/// Rooms looked at in one transaction of [`prune`], so that writes wait
-/// on a pruning for a moment at most.
-const PRUNE_BATCH: i64 = 256;
+/// Room numbers looked at in one call of [`prune`], so that the requests
+/// queued behind a pruning wait for a moment at most.
+pub(super) const PRUNE_SPAN: i64 = 1024;
 
 /// Delete the rooms never played (`store::never_played`, in SQL) last
 /// changed before `before` (milliseconds since the Unix epoch), but for
-/// those in `keep`; how many went. The rooms are walked by number, a batch
-/// a transaction (the only connection writes nothing else meanwhile).
+/// those in `keep`, among the rooms numbered after `after` (`None`: from
+/// the first) and up to [`PRUNE_SPAN`] beyond it, in one transaction: how
+/// many went, and the number to go on from (`None` once past the last
+/// room).
 pub(super) fn prune(
     conn: &mut Connection,
+    after: Option<i64>,
     before: u64,
     keep: &HashSet<GameId>,
-) -> Result<usize, StoreError> {
+) -> Result<(usize, Option<i64>), StoreError> {
     let before = int(before / 1000);
+    let tx = conn.transaction()?;
+    let after = match after {
+        Some(after) => after,
+        None => tx.query_row("SELECT coalesce(min(key), 0) - 1 FROM rooms", [], |row| {
+            row.get(0)
+        })?,
+    };
+    let until = after.saturating_add(PRUNE_SPAN);
+    let found: Vec<(i64, String)> = tx
+        .prepare_cached(
+            "SELECT key, id FROM rooms
+             WHERE key > ?1 AND key <= ?2 AND updated_at < ?3 AND round = 1
+               AND x_wins = 0 AND o_wins = 0 AND draws = 0
+               AND computer_turn = 0 AND deadline IS NULL
+               AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.room = rooms.key)",
+        )?
+        .query_map(params![after, until, before], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
     let mut deleted = 0;
-    let mut after = i64::MIN;
-    loop {
-        let tx = conn.transaction()?;
-        let batch: Vec<(i64, String)> = tx
-            .prepare_cached(
-                "SELECT key, id FROM rooms
-                 WHERE key > ?1 AND updated_at < ?2 AND round = 1
-                   AND x_wins = 0 AND o_wins = 0 AND draws = 0
-                   AND computer_turn = 0 AND deadline IS NULL
-                   AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.room = rooms.key)
-                 ORDER BY key LIMIT ?3",
-            )?
-            .query_map(params![after, before, PRUNE_BATCH], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })?
-            .collect::<Result<_, _>>()?;
-        let Some(&(last, _)) = batch.last() else {
-            return Ok(deleted);
-        };
-        after = last;
-        for (key, id) in &batch {
-            if keep.contains(&GameId::from_trusted(id)) {
-                continue;
-            }
-            tx.prepare_cached("DELETE FROM endings WHERE room = ?1")?
-                .execute([key])?;
-            deleted += tx
-                .prepare_cached("DELETE FROM rooms WHERE key = ?1")?
-                .execute([key])?;
+    for (key, id) in &found {
+        if keep.contains(&GameId::from_trusted(id)) {
+            continue;
         }
-        tx.commit()?;
+        tx.prepare_cached("DELETE FROM endings WHERE room = ?1")?
+            .execute([key])?;
+        deleted += tx
+            .prepare_cached("DELETE FROM rooms WHERE key = ?1")?
+            .execute([key])?;
     }
+    // On from just before the next room, over any gap in the numbers.
+    let next: Option<i64> = tx.query_row(
+        "SELECT min(key) - 1 FROM rooms WHERE key > ?1",
+        [until],
+        |row| row.get(0),
+    )?;
+    tx.commit()?;
+    Ok((deleted, next))
 }
 
 /// Open game `id`'s creator was here now (see `Store::seen`): a write of

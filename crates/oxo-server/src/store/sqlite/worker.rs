@@ -4,7 +4,7 @@
 //! spoil the others, answering each writer only once the commit is synced.
 
 use std::collections::HashSet;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use oxo_core::{Cell, Player};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -42,10 +42,13 @@ pub(super) enum Request {
         GameId,
         oneshot::Sender<Result<Vec<(u32, Ending)>, StoreError>>,
     ),
+    /// One span of a pruning: the room number to go on from (`None`: the
+    /// first), the cut, the rooms to keep.
     Prune(
+        Option<i64>,
         u64,
-        HashSet<GameId>,
-        oneshot::Sender<Result<usize, StoreError>>,
+        Arc<HashSet<GameId>>,
+        oneshot::Sender<Result<(usize, Option<i64>), StoreError>>,
     ),
     Ping(oneshot::Sender<Result<(), StoreError>>),
     /// Work on the connection itself, for tests that damage what it sees.
@@ -89,8 +92,8 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::Endings(id, reply) => {
                     let _ = reply.send(rows::endings(conn, &id));
                 }
-                Request::Prune(before, keep, reply) => {
-                    let _ = reply.send(rows::prune(conn, before, &keep));
+                Request::Prune(after, before, keep, reply) => {
+                    let _ = reply.send(rows::prune(conn, after, before, &keep));
                 }
                 Request::Ping(reply) => {
                     let _ = reply.send(ping(conn, &mut health));
