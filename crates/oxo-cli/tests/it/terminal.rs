@@ -131,6 +131,16 @@ impl Pty {
     }
 }
 
+/// A test that fails leaves no game running: killing `script` closes the
+/// terminal, which ends the game (and frees the output it shares with the
+/// test runner).
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Alternate screen, mouse reports (the basic ones), cursor shown: on, off.
 const ALTERNATE_ON: &str = "\x1b[?1049h";
 const ALTERNATE_OFF: &str = "\x1b[?1049l";
@@ -296,6 +306,41 @@ impl Drop for KillOnDrop {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// A stop sent from elsewhere cannot restore the terminal first, and a
+/// shell then puts its own modes back (here `stty sane` while the game is
+/// stopped); once continued, the game takes raw mode again: a key moves
+/// the cursor at once rather than waiting in a line for Enter.
+#[test]
+fn a_game_stopped_from_elsewhere_takes_the_terminal_back_when_continued() {
+    let mut pty = Pty::start_watched("play --o perfect --seed 1");
+    pty.wait_for("cursor: row 2, column 2");
+    let pid = pty.pid();
+    let signal = |name: &str| {
+        let sent = Command::new("kill").args([name, &pid]).status().unwrap();
+        assert!(sent.success());
+    };
+    signal("-STOP");
+    let tty = format!("/proc/{pid}/fd/0");
+    let sane = Command::new("stty")
+        .args(["-F", &tty, "sane"])
+        .status()
+        .unwrap();
+    assert!(sane.success());
+    signal("-CONT");
+    // Typed again until seen: the first `l` may come before the game has
+    // taken raw mode back (then it waits in the line, unread, as it would).
+    let start = Instant::now();
+    while !pty.screen().contains("cursor: row 2, column 3") {
+        assert!(start.elapsed() < PATIENCE, "{}", pty.screen());
+        pty.type_keys(b"l");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    pty.type_keys(b"q");
+    let (status, output, _) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    assert!(output.contains("exit=0"), "{output:?}");
 }
 
 /// A dumb terminal (Emacs's shell, a serial console) cannot draw the
