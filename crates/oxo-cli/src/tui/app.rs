@@ -373,7 +373,14 @@ impl App {
         }
         let person_moved = (0..self.moves.len()).any(|i| self.seat(self.mover(i)).is_human());
         if !person_moved {
-            self.notice = Some(Notice::Refused("no move of yours to take back".to_owned()));
+            // Between two people, neither has a move to take back; against
+            // the computer, the person has none.
+            let whose = if self.seats.iter().all(Seat::is_human) {
+                "no move to take back"
+            } else {
+                "no move of yours to take back"
+            };
+            self.notice = Some(Notice::Refused(whose.to_owned()));
             return;
         }
         // Back to the last position where a person was to move, at least
@@ -582,6 +589,12 @@ pub(super) mod tests {
         act(&mut app, &[Action::TakeBack]);
         assert_eq!(app.moves(), &[Cell::new(1, 1)]);
         assert_eq!(app.game().to_move(), Player::O);
+        act(&mut app, &[Action::TakeBack, Action::TakeBack]);
+        assert!(app.moves().is_empty());
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Refused("no move to take back".into()))
+        );
     }
 
     #[test]
