@@ -456,8 +456,10 @@ pub trait Store: Send + Sync + 'static {
 /// on the board and no round scored, and nothing pending that a server
 /// would act on (the computer's turn, a deadline). Cancelled, aborted and
 /// never joined games are such rooms; a game with a move never is. The
-/// stores' queries say the same in SQL.
-pub(crate) fn never_played(room: &RoomRecord, computer_turn: bool, deadline: bool) -> bool {
+/// stores' queries say the same in SQL. `computer_turn` and `deadline`
+/// say whether the store holds either for the room ([`Change`]'s fields).
+#[must_use]
+pub fn never_played(room: &RoomRecord, computer_turn: bool, deadline: bool) -> bool {
     room.round == 1
         && room.moves.is_empty()
         && room.score.games() == 0
