@@ -175,8 +175,6 @@ impl Hub {
         let Some(after) = self.shared.prune_after else {
             return Ok(0);
         };
-        let after = u64::try_from(after.as_millis()).unwrap_or(u64::MAX);
-        let before = self.now_ms().saturating_sub(after);
         let keep = self
             .shared
             .shards
@@ -186,7 +184,7 @@ impl Hub {
                 rooms.keys().cloned().collect::<Vec<_>>()
             })
             .collect();
-        Ok(self.shared.store.prune(before, keep).await?)
+        Ok(self.shared.store.prune(after, keep).await?)
     }
 
     /// How often the server prunes games never played (`None`: never).

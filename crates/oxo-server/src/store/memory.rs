@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::{Change, ChangeKind, Store, StoreError, StoreFuture};
 use crate::id::GameId;
@@ -334,8 +335,10 @@ impl Store for MemoryStore {
         Box::pin(std::future::ready(Ok(endings)))
     }
 
-    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+    fn prune(&self, older_than: Duration, keep: HashSet<GameId>) -> StoreFuture<usize> {
         use std::sync::PoisonError;
+        let older_than = u64::try_from(older_than.as_millis()).unwrap_or(u64::MAX);
+        let before = self.time.now().saturating_sub(older_than);
         let mut rooms = self.lock();
         let mut updated = self.updated.lock().unwrap_or_else(PoisonError::into_inner);
         let deadlines = self

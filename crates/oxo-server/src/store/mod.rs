@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::time::Duration;
 
 pub use memory::MemoryStore;
 pub use postgres::{CommitFault, LISTENER_NAME, PgStore};
@@ -436,16 +437,16 @@ pub trait Store: Send + Sync + 'static {
     }
 
     /// Delete the rooms never played (see [`never_played`]) whose last
-    /// change came before `before` (milliseconds since the Unix epoch), but
-    /// for those in `keep` (the rooms this server holds in memory), and say
-    /// how many went. A room deleted while a server holds it in memory
+    /// change is more than `older_than` old by the clock that stamped it
+    /// (the database's own, for SQL stores), but for those in `keep` (the
+    /// rooms this server holds in memory), and say how many went. A room deleted while a server holds it in memory
     /// (another server's, or one loaded while this pruning ran) comes back
     /// with that server's next write of it, as it stands (a write inserts a
     /// room the store lacks; the ending of a first round aborted before any
     /// move is not written again), so a deletion damages no room: at worst
     /// one nobody writes again is forgotten. Meanwhile that server may still
     /// answer for the room, or find it gone, until it leaves memory.
-    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize>;
+    fn prune(&self, older_than: Duration, keep: HashSet<GameId>) -> StoreFuture<usize>;
 
     /// Whether the store answers at all (for readiness checks).
     fn ping(&self) -> StoreFuture<()>;

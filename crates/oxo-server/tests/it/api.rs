@@ -1363,10 +1363,10 @@ impl Store for SlowStore {
 
     fn prune(
         &self,
-        before: u64,
+        older_than: std::time::Duration,
         keep: std::collections::HashSet<oxo_server::id::GameId>,
     ) -> oxo_server::store::StoreFuture<usize> {
-        self.0.prune(before, keep)
+        self.0.prune(older_than, keep)
     }
 
     fn rounds(
@@ -1964,10 +1964,10 @@ impl Store for ReadsFail {
 
     fn prune(
         &self,
-        before: u64,
+        older_than: std::time::Duration,
         keep: std::collections::HashSet<oxo_server::id::GameId>,
     ) -> oxo_server::store::StoreFuture<usize> {
-        self.read(self.memory.prune(before, keep))
+        self.read(self.memory.prune(older_than, keep))
     }
 
     fn rounds(

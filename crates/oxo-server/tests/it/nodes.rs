@@ -734,8 +734,12 @@ impl Store for DiesAfterClaiming {
         self.inner.ping()
     }
 
-    fn prune(&self, before: u64, keep: std::collections::HashSet<GameId>) -> StoreFuture<usize> {
-        self.inner.prune(before, keep)
+    fn prune(
+        &self,
+        older_than: Duration,
+        keep: std::collections::HashSet<GameId>,
+    ) -> StoreFuture<usize> {
+        self.inner.prune(older_than, keep)
     }
 }
 
@@ -1140,12 +1144,24 @@ async fn games_never_played_are_pruned_and_a_held_one_comes_back_whole() {
     let (status, waiting) = b.client.call("POST", "/api/games", None, &create).await;
     assert_eq!(status, 201, "{waiting}");
     let waiting_id = waiting["game"]["id"].as_str().unwrap();
-    // Another node prunes every game never played (all are a moment old,
-    // so the cut is a minute ahead).
+    // Another node prunes every game never played, once they are older
+    // than a day by the database's clock (made so here).
     let pruner = PgStore::connect(&db.url()).await.unwrap();
-    let ahead = oxo_server::TimeSource::system().now() + 60_000;
+    let (admin, connection) = tokio_postgres::connect(&db.url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let age = async || {
+        admin
+            .batch_execute("UPDATE rooms SET updated_at = updated_at - interval '2 days'")
+            .await
+            .unwrap();
+    };
+    let day = Duration::from_secs(24 * 60 * 60);
     let none = std::collections::HashSet::new();
-    assert_eq!(pruner.prune(ahead, none.clone()).await.unwrap(), 3);
+    assert_eq!(pruner.prune(day, none.clone()).await.unwrap(), 0);
+    age().await;
+    assert_eq!(pruner.prune(day, none.clone()).await.unwrap(), 3);
     for (id, kept) in [
         (joined.id.as_str(), false),
         (played.id.as_str(), true),
@@ -1167,7 +1183,7 @@ async fn games_never_played_are_pruned_and_a_held_one_comes_back_whole() {
     assert_eq!(a.play(&joined.id, &joined.x, 0, 0).await.0, 200);
     let game = c.game(&joined.id).await;
     assert_eq!(game["moves"], json!([[0, 0]]), "{game}");
-    assert_eq!(pruner.prune(ahead, none.clone()).await.unwrap(), 0);
+    assert_eq!(pruner.prune(Duration::ZERO, none.clone()).await.unwrap(), 0);
     // More rooms than one statement's page: every page is looked at.
     let many: Vec<Change> = (0..1500)
         .map(|i| new_room(&format!("many{i}"), None))
@@ -1178,5 +1194,6 @@ async fn games_never_played_are_pruned_and_a_held_one_comes_back_whole() {
             .iter()
             .all(Result::is_ok)
     );
-    assert_eq!(pruner.prune(ahead, none).await.unwrap(), 1500);
+    age().await;
+    assert_eq!(pruner.prune(day, none).await.unwrap(), 1500);
 }

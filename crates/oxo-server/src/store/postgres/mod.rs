@@ -353,18 +353,18 @@ impl Store for PgStore {
         })
     }
 
-    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+    fn prune(&self, older_than: Duration, keep: HashSet<GameId>) -> StoreFuture<usize> {
         // Rooms looked at a statement, so that each is short on the
         // connection it shares with requests.
         const BATCH: i64 = 1024;
-        let before = int(before);
+        let older_than = int(older_than.as_secs());
         self.run(move |conn| async move {
             let mut deleted = 0;
             let mut after = String::new();
             loop {
                 let rows = conn
                     .client
-                    .query(rows::UNPLAYED, &[&after, &before, &BATCH])
+                    .query(rows::UNPLAYED, &[&after, &older_than, &BATCH])
                     .await?;
                 let Some(last) = rows.last() else {
                     return Ok(deleted);
@@ -378,7 +378,10 @@ impl Store for PgStore {
                     }
                 }
                 if !ids.is_empty() {
-                    let gone = conn.client.query_one(rows::PRUNE, &[&ids, &before]).await?;
+                    let gone = conn
+                        .client
+                        .query_one(rows::PRUNE, &[&ids, &older_than])
+                        .await?;
                     // A count, never negative.
                     deleted += usize::try_from(column::<i64>(&gone, 0)?).unwrap_or(0);
                 }

@@ -51,12 +51,12 @@ pub(super) const SEEN: &str = "UPDATE rooms SET updated_at = now(), listed_at = 
         AND end_reason IS NULL";
 
 /// The next `$3` rooms by id after `$1`, each with whether it is never
-/// played (`store::never_played`, in SQL) and last changed before `$2`
-/// milliseconds since the Unix epoch: a page of the table, so that each
+/// played (`store::never_played`, in SQL) and last changed more than `$2`
+/// seconds ago by the database's clock: a page of the table, so that each
 /// statement of a pruning reads a bounded part of it.
 pub(super) const UNPLAYED: &str =
     "WITH page AS (SELECT id FROM rooms WHERE id > $1 ORDER BY id LIMIT $3)
-    SELECT r.id, r.updated_at < to_timestamp($2::bigint / 1000.0) AND r.round = 1
+    SELECT r.id, r.updated_at < now() - make_interval(secs => $2::bigint) AND r.round = 1
         AND r.x_wins = 0 AND r.o_wins = 0 AND r.draws = 0 AND NOT r.computer_turn
         AND r.deadline IS NULL AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
     FROM page JOIN rooms r USING (id) ORDER BY r.id";
@@ -66,7 +66,7 @@ pub(super) const UNPLAYED: &str =
 /// lock makes the check and the delete one step. How many went.
 pub(super) const PRUNE: &str = "WITH gone AS (
         DELETE FROM rooms r
-        WHERE id = ANY($1) AND updated_at < to_timestamp($2::bigint / 1000.0) AND round = 1
+        WHERE id = ANY($1) AND updated_at < now() - make_interval(secs => $2::bigint) AND round = 1
           AND x_wins = 0 AND o_wins = 0 AND draws = 0 AND NOT computer_turn
           AND deadline IS NULL AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.room = r.id)
         RETURNING id

@@ -27,6 +27,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::thread;
+use std::time::Duration;
 
 use oxo_core::Cell;
 use rusqlite::{Connection, OpenFlags};
@@ -306,7 +307,8 @@ impl Store for SqliteStore {
         self.ask(|tx| Request::Endings(id, tx))
     }
 
-    fn prune(&self, before: u64, keep: HashSet<GameId>) -> StoreFuture<usize> {
+    fn prune(&self, older_than: Duration, keep: HashSet<GameId>) -> StoreFuture<usize> {
+        let older_than = older_than.as_secs();
         // A span of room numbers a request, so that other requests are
         // answered between them.
         let store = self.clone();
@@ -316,7 +318,7 @@ impl Store for SqliteStore {
             loop {
                 let keep = Arc::clone(&keep);
                 let (gone, next) = store
-                    .ask(|reply| Request::Prune(after, before, keep, reply))
+                    .ask(|reply| Request::Prune(after, older_than, keep, reply))
                     .await?;
                 deleted += gone;
                 match next {
@@ -1139,9 +1141,17 @@ mod tests {
             store.commit(change(&r, ChangeKind::Create)).await.unwrap();
         }
         let keep: HashSet<GameId> = [held.id().clone()].into();
-        // Everything is a moment old: nothing is older than a minute ago.
-        assert_eq!(store.prune(now - 60_000, keep.clone()).await.unwrap(), 0);
-        let pruned = store.prune(now + 60_000, keep.clone()).await.unwrap();
+        // Everything is a moment old: nothing is an hour old.
+        let hour = Duration::from_secs(3600);
+        assert_eq!(store.prune(hour, keep.clone()).await.unwrap(), 0);
+        // Made two hours older, by SQLite's own clock, which stamped them.
+        store
+            .with(|conn| {
+                conn.execute("UPDATE rooms SET updated_at = updated_at - 7200", [])
+                    .unwrap();
+            })
+            .await;
+        let pruned = store.prune(hour, keep.clone()).await.unwrap();
         assert_eq!(pruned, 2 + filler);
         for id in &kept_too {
             assert!(store.load(id).await.unwrap().is_some(), "{id}");
@@ -1180,7 +1190,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.load(moved.id()).await.unwrap(), Some(moved.record()));
-        assert_eq!(store.prune(now + 60_000, keep).await.unwrap(), 0);
+        assert_eq!(store.prune(Duration::ZERO, keep).await.unwrap(), 0);
     }
 
     /// Replace every `from` in the file at `path` (closed) by `to`, of the

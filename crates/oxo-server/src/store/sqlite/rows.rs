@@ -260,7 +260,7 @@ pub(super) fn computer_turns(conn: &Connection) -> Result<Vec<GameId>, StoreErro
 pub(super) const PRUNE_SPAN: i64 = 1024;
 
 /// Delete the rooms never played (`store::never_played`, in SQL) last
-/// changed before `before` (milliseconds since the Unix epoch), but for
+/// changed more than `older_than` seconds ago by SQLite's clock, but for
 /// those in `keep`, among the rooms numbered after `after` (`None`: from
 /// the first) and up to [`PRUNE_SPAN`] beyond it, in one transaction: how
 /// many went, and the number to go on from (`None` once past the last
@@ -268,10 +268,10 @@ pub(super) const PRUNE_SPAN: i64 = 1024;
 pub(super) fn prune(
     conn: &mut Connection,
     after: Option<i64>,
-    before: u64,
+    older_than: u64,
     keep: &HashSet<GameId>,
 ) -> Result<(usize, Option<i64>), StoreError> {
-    let before = int(before / 1000);
+    let older_than = int(older_than);
     let tx = conn.transaction()?;
     let after = match after {
         Some(after) => after,
@@ -283,12 +283,12 @@ pub(super) fn prune(
     let found: Vec<(i64, String)> = tx
         .prepare_cached(
             "SELECT key, id FROM rooms
-             WHERE key > ?1 AND key <= ?2 AND updated_at < ?3 AND round = 1
+             WHERE key > ?1 AND key <= ?2 AND updated_at < unixepoch() - ?3 AND round = 1
                AND x_wins = 0 AND o_wins = 0 AND draws = 0
                AND computer_turn = 0 AND deadline IS NULL
                AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.room = rooms.key)",
         )?
-        .query_map(params![after, until, before], |row| {
+        .query_map(params![after, until, older_than], |row| {
             Ok((row.get(0)?, row.get(1)?))
         })?
         .collect::<Result<_, _>>()?;

@@ -43,7 +43,7 @@ pub(super) enum Request {
         oneshot::Sender<Result<Vec<(u32, Ending)>, StoreError>>,
     ),
     /// One span of a pruning: the room number to go on from (`None`: the
-    /// first), the cut, the rooms to keep.
+    /// first), the age in seconds, the rooms to keep.
     Prune(
         Option<i64>,
         u64,
@@ -92,8 +92,8 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::Endings(id, reply) => {
                     let _ = reply.send(rows::endings(conn, &id));
                 }
-                Request::Prune(after, before, keep, reply) => {
-                    let _ = reply.send(rows::prune(conn, after, before, &keep));
+                Request::Prune(after, older_than, keep, reply) => {
+                    let _ = reply.send(rows::prune(conn, after, older_than, &keep));
                 }
                 Request::Ping(reply) => {
                     let _ = reply.send(ping(conn, &mut health));
