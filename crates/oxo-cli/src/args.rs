@@ -456,8 +456,10 @@ pub(crate) struct ServeArgs {
     pub claim_after: u32,
     /// Delete games never played (no move made: never joined, cancelled, aborted, or joined
     /// with no move, correspondence too) once nobody has changed them for this many days,
-    /// checked at start and hourly; their links then find no game. 0 keeps every game.
-    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    /// checked at start and hourly; their links then find no game. 0 keeps every game (at
+    /// most 36500).
+    #[arg(long, value_name = "DAYS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(0..=36_500))]
     pub prune_unplayed_after: u32,
 }
 

@@ -113,9 +113,10 @@ where
     B::Error: Send + Sync + 'static,
 {
     let mut state = ViewState::default();
-    // When the next move between two computers is due: keys, clicks and
-    // resizes meanwhile do not put it off.
-    let mut due: Option<Instant> = None;
+    // When what comes by itself is due, and at which point of the game it
+    // was set (round, moves): keys, clicks and resizes meanwhile do not put
+    // it off, and a new point (a new round by `n`) sets it afresh.
+    let mut due: Option<(Instant, (u32, usize))> = None;
     loop {
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
@@ -145,10 +146,11 @@ where
             Some(Duration::ZERO) => Some(Duration::ZERO),
             Some(pause) => {
                 let now = events.now();
-                Some(
-                    due.get_or_insert(now + pause)
-                        .saturating_duration_since(now),
-                )
+                let at = (app.round(), app.moves().len());
+                if due.is_none_or(|(_, set)| set != at) {
+                    due = Some((now + pause, at));
+                }
+                due.map(|(due, _)| due.saturating_duration_since(now))
             }
         };
         match events.next(timeout)? {
@@ -466,6 +468,35 @@ mod tests {
         run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
         // One move every 0.4 s whatever came between: two by 1.05 s.
         assert_eq!(app.moves().len(), 2, "{:?}", events.waits);
+    }
+
+    #[test]
+    fn a_new_round_between_two_computers_waits_its_own_pause() {
+        let rules = Rules::default();
+        let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
+        let mut app = App::new(rules, [computer(), computer()], Player::X);
+        let start = Instant::now();
+        // The first move at 0.4 s; `n` at 0.5 s; the new round's first move
+        // is due at 0.9 s, not at 0.8 s when the old round's second was.
+        let at = |ms| Duration::from_millis(ms);
+        let mut events = Timed {
+            now: start,
+            keys: [
+                (at(500), keys("n").remove(0)),
+                (at(850), keys("q").remove(0)),
+            ]
+            .into(),
+            start,
+            waits: Vec::new(),
+        };
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        assert_eq!(
+            (app.round(), app.moves().len()),
+            (2, 0),
+            "{:?}",
+            events.waits
+        );
     }
 
     #[test]

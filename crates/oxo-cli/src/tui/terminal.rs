@@ -119,14 +119,16 @@ impl Command for ClickReports {
     }
 }
 
-/// Back to the terminal as it was; each step is tried whatever failed
-/// before it.
+/// Back to the terminal as it was, the steps of [`take_over`] undone in
+/// reverse (on Windows, undoing the mouse mode puts back the console mode
+/// saved when it was set, raw, so raw mode is undone after it); each step
+/// is tried whatever failed before it.
 fn restore() {
-    let _ = disable_raw_mode();
     let mut out = io::stdout();
+    let _ = execute!(out, ratatui::crossterm::cursor::Show);
     let _ = execute!(out, DisableMouseCapture);
     let _ = execute!(out, LeaveAlternateScreen);
-    let _ = execute!(out, ratatui::crossterm::cursor::Show);
+    let _ = disable_raw_mode();
 }
 
 /// The error number of a read from a terminal that was hung up (Linux and

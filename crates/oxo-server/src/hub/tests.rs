@@ -335,13 +335,19 @@ async fn games_never_played_go_once_long_unchanged_unless_held() {
         &crate::room::Room::restore(store.get(&rematched).unwrap()).unwrap(),
         crate::store::ChangeKind::Create,
     );
+    // (A round with a move called off leaves the score as it was, and
+    // memory holds only the current round's moves: the round alone says
+    // this one was played.)
     change.room.round = 2;
-    change.room.score = oxo_core::Scoreboard::from_counts(1, 0, 0);
     change.room.version += 1;
+    store.commit(change.clone()).await.unwrap();
+    let scored = crate::id::GameId::from_trusted("scored");
+    change.room.id = scored.clone();
+    change.room.round = 1;
+    change.room.score = oxo_core::Scoreboard::from_counts(0, 1, 0);
     store.commit(change.clone()).await.unwrap();
     let timed = crate::id::GameId::from_trusted("timed");
     change.room.id = timed.clone();
-    change.room.round = 1;
     change.room.score = oxo_core::Scoreboard::default();
     change.deadline = Some(time.now() + 100 * super::PRUNE_AFTER.as_millis() as u64);
     store.commit(change).await.unwrap();
@@ -359,6 +365,7 @@ async fn games_never_played_go_once_long_unchanged_unless_held() {
         (&played, true),
         (&computer, false),
         (&rematched, true),
+        (&scored, true),
         (&timed, true),
     ] {
         assert_eq!(store.get(id).is_some(), kept, "{id}");

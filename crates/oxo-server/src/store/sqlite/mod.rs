@@ -1122,18 +1122,25 @@ mod tests {
         }
         assert_eq!(store.endings(cancelled.id()).await.unwrap().len(), 1);
         let now = crate::TimeSource::system().now();
-        // A round over and the next not begun, and a timed round waiting
-        // for its first move: both kept.
+        // Kept, each for one part of the rule alone: a second round not
+        // begun after a first called off (nothing scored), a round scored,
+        // and a timed round waiting for its first move.
         let mut rematched = change(&room("rematched", Opponent::Human), ChangeKind::Create);
         rematched.room.round = 2;
-        rematched.room.score = Scoreboard::from_counts(1, 0, 0);
+        let mut scored = change(&room("scored", Opponent::Human), ChangeKind::Create);
+        scored.room.score = Scoreboard::from_counts(1, 0, 0);
         let timed = Change {
             deadline: Some(now + 86_400_000),
             ..change(&room("timed", Opponent::Human), ChangeKind::Create)
         };
-        let kept_too = [rematched.room.id.clone(), timed.room.id.clone()];
-        store.commit(rematched).await.unwrap();
-        store.commit(timed).await.unwrap();
+        let kept_too = [
+            rematched.room.id.clone(),
+            scored.room.id.clone(),
+            timed.room.id.clone(),
+        ];
+        for kept in [rematched, scored, timed] {
+            store.commit(kept).await.unwrap();
+        }
         // Enough more for a pruning of several spans of room numbers.
         let filler = usize::try_from(rows::PRUNE_SPAN).unwrap() + 300;
         for i in 0..filler {
@@ -1190,7 +1197,15 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.load(moved.id()).await.unwrap(), Some(moved.record()));
-        assert_eq!(store.prune(Duration::ZERO, keep).await.unwrap(), 0);
+        // Old again, the room written back is kept: it has a move.
+        store
+            .with(|conn| {
+                conn.execute("UPDATE rooms SET updated_at = updated_at - 7200", [])
+                    .unwrap();
+            })
+            .await;
+        assert_eq!(store.prune(hour, keep).await.unwrap(), 0);
+        assert!(store.load(moved.id()).await.unwrap().is_some());
     }
 
     /// Replace every `from` in the file at `path` (closed) by `to`, of the
