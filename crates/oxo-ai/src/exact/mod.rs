@@ -14,7 +14,7 @@
 //! may still be a draw (the defender's own threats); the prover's search of
 //! the real game decides those ([`Prover::can_force`]), which takes from
 //! milliseconds to minutes in the opening, so every move's value at every
-//! position after at most two moves, and at 746 of the hardest positions
+//! position after at most two moves, and at 787 of the hardest positions
 //! after three, is solved ahead of time and shipped in the binary
 //! ([`OpeningTable`], built by `scripts/build-opening-table.sh`); the table
 //! also values each position one move later.
@@ -39,8 +39,8 @@
 //! Sharing between the moves helps little there: the zones of those forced
 //! lines cover the board, and each move's proof costs what refuting the
 //! one or two forcing moves costs, the others being cheap
-//! (`docs/benchmarks.md` has the figures). The shipped table holds 746
-//! of them: those valued within 30, 60 or 200 million positions each when
+//! (`docs/benchmarks.md` has the figures). The shipped table holds 787
+//! of them: those valued within 30, 60, 200 or 1,000 million positions each when
 //! the list was made (`data/opening-7x7k5-forced3.txt`). Where the hints'
 //! budget runs out, [`Valuer::some_values`] gives the values of the moves
 //! a second pass of the budget reaches, each move given a growing share
@@ -1026,7 +1026,7 @@ mod tests {
             }
         }
         // Each listed position's value, its best move's, is the value of
-        // the move to it from each position before it. (All 746 are draws,
+        // the move to it from each position before it. (All 787 are draws,
         // so this shows that no move wins and not every move loses; each
         // move's own value is checked by the build, and some by the test
         // below.)
@@ -1053,7 +1053,7 @@ mod tests {
 
     /// The moves of the listed positions that the hints' search values
     /// within the hints' budget (without the table) have the table's
-    /// values: every 24th position, 32 of them, 457 of their 1,472 moves (the
+    /// values: every 24th position, 33 of them, 469 of their 1,518 moves (the
     /// others take minutes each and are checked when the table is built).
     #[test]
     fn the_listed_moves_valued_within_the_hints_budget_are_the_tables() {
@@ -1075,9 +1075,9 @@ mod tests {
             checked += some.moves.len();
             moves += own.len();
         }
-        // 457 of 1,472: the budget is counted in positions, so this does
+        // 469 of 1,518: the budget is counted in positions, so this does
         // not depend on the machine's speed.
-        assert!(checked >= 200 && moves == 1472, "{checked} of {moves}");
+        assert!(checked >= 200 && moves == 1518, "{checked} of {moves}");
     }
 
     #[test]

@@ -142,7 +142,7 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
     // X's answer may need changing to one that still leads out of it: the
     // corner did before the table of 597, (0, 1) before the table of 695,
     // (1, 0) before the table of 726; (1, 4) still does with the table
-    // of 746.)
+    // of 787.)
     let mut outside = None;
     for _ in 0..10 {
         let router = router();
