@@ -211,8 +211,8 @@ pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
                 KeyCode::Char('H' | 'v') => Action::ToggleHints,
                 KeyCode::Char('n') => Action::NewRound,
                 KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
-                // Esc closes what is open (help, a notice), never the game:
-                // it is pressed out of habit, and quitting ends the session.
+                // Esc closes the help, and never the game: it is pressed out
+                // of habit, and quitting ends the session.
                 KeyCode::Char('q') => Action::Quit,
                 _ => Action::Dismiss,
             })
