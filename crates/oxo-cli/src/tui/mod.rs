@@ -447,81 +447,53 @@ mod tests {
         }
     }
 
-    #[test]
-    fn keys_between_two_computers_moves_do_not_put_the_next_one_off() {
+    /// Two computers (`rules`, on 3×3) playing each other while `keys`
+    /// come, each a key at its time (milliseconds from the start), until
+    /// the events run out: the game, and the waits the loop asked for.
+    fn two_computers(keys_at: &[(u64, &str)]) -> (App, Vec<Option<Duration>>) {
         let rules = Rules::default();
         let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
         let mut app = App::new(rules, [computer(), computer()], Player::X);
         let start = Instant::now();
-        // A key every 100 ms for a second (each a cursor step), then `q`.
-        let mut timed: VecDeque<(Duration, Event)> = (1..=10)
-            .map(|i| (Duration::from_millis(100 * i), keys("l").remove(0)))
-            .collect();
-        timed.push_back((Duration::from_millis(1050), keys("q").remove(0)));
         let mut events = Timed {
             now: start,
-            keys: timed,
+            keys: keys_at
+                .iter()
+                .map(|&(ms, key)| (Duration::from_millis(ms), keys(key).remove(0)))
+                .collect(),
             start,
             waits: Vec::new(),
         };
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
         run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        (app, events.waits)
+    }
+
+    #[test]
+    fn keys_between_two_computers_moves_do_not_put_the_next_one_off() {
+        // A key every 100 ms for a second (each a cursor step), then `q`.
+        let mut keys_at: Vec<(u64, &str)> = (1..=10).map(|i| (100 * i, "l")).collect();
+        keys_at.push((1050, "q"));
+        let (app, waits) = two_computers(&keys_at);
         // One move every 0.4 s whatever came between: two by 1.05 s.
-        assert_eq!(app.moves().len(), 2, "{:?}", events.waits);
+        assert_eq!(app.moves().len(), 2, "{waits:?}");
     }
 
     #[test]
     fn a_new_round_between_two_computers_waits_its_own_pause() {
-        let rules = Rules::default();
-        let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
-        let mut app = App::new(rules, [computer(), computer()], Player::X);
-        let start = Instant::now();
         // The first move at 0.4 s; `n` at 0.5 s; the new round's first move
         // is due at 0.9 s, not at 0.8 s when the old round's second was.
-        let at = |ms| Duration::from_millis(ms);
-        let mut events = Timed {
-            now: start,
-            keys: [
-                (at(500), keys("n").remove(0)),
-                (at(850), keys("q").remove(0)),
-            ]
-            .into(),
-            start,
-            waits: Vec::new(),
-        };
-        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
-        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
-        assert_eq!(
-            (app.round(), app.moves().len()),
-            (2, 0),
-            "{:?}",
-            events.waits
-        );
+        let (app, waits) = two_computers(&[(500, "n"), (850, "q")]);
+        assert_eq!((app.round(), app.moves().len()), (2, 0), "{waits:?}");
     }
 
     #[test]
     fn two_computers_play_round_after_round() {
-        let rules = Rules::default();
-        let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
-        let mut app = App::new(rules, [computer(), computer()], Player::X);
-        let start = Instant::now();
-        let quit = (Duration::from_secs(10), keys("q").remove(0));
-        let mut events = Timed {
-            now: start,
-            keys: [quit].into(),
-            start,
-            waits: Vec::new(),
-        };
-        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
-        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        let (app, waits) = two_computers(&[(10_000, "q")]);
         // A round is nine moves at most, 3.6 s, then 2 s before the next:
         // by 10 s the second round has started.
-        assert!(app.round() >= 2, "{:?}", events.waits);
-        assert!(
-            events.waits.contains(&Some(ROUND_PAUSE)),
-            "{:?}",
-            events.waits
-        );
+        assert!(app.round() >= 2, "{waits:?}");
+        assert!(waits.contains(&Some(ROUND_PAUSE)), "{waits:?}");
     }
 
     #[test]
