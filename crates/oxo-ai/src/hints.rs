@@ -10,7 +10,7 @@
 use oxo_core::{Game, Rules};
 
 use crate::exact::{SomeValues, Valuer, ValuesError};
-use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY};
+use crate::solver::{QUICK_MAX_CELLS, QUICK_MAX_EMPTY, Solver};
 
 /// The transposition table each of a hint valuer's searches keeps: 16 MiB
 /// answers any position [`Valuer::answers_quickly`] admits in well under a
@@ -104,6 +104,15 @@ pub fn hints_allowed(game: &Game, between_people: bool) -> Result<(), NoHints> {
     Ok(())
 }
 
+/// Whether a board whose positions [`hints_allowed`] refuses as
+/// [`NoHints::TooSlow`] gets hints later in a game: every board the solver
+/// handles does, once at most [`QUICK_MAX_EMPTY`] cells are empty; the
+/// others (larger boards, the exactly-k rule) never do.
+#[must_use]
+pub fn hinted_later(rules: Rules) -> bool {
+    Solver::can_solve(rules)
+}
+
 #[cfg(test)]
 mod tests {
     use oxo_core::{Game, Rules};
@@ -128,6 +137,10 @@ mod tests {
         let gomoku = Game::new(Rules::new(15, 15, 5).unwrap());
         assert_eq!(hints_allowed(&gomoku, false), Err(NoHints::TooSlow));
         assert!(NoHints::TooSlow.to_string().contains("up to 25 cells"));
+        assert!(hinted_later(Rules::new(7, 7, 4).unwrap()));
+        assert!(hinted_later(Rules::new(8, 7, 5).unwrap()));
+        assert!(!hinted_later(Rules::new(15, 15, 5).unwrap()));
+        assert!(!hinted_later(Rules::new(9, 9, 5).unwrap()));
     }
 
     #[test]

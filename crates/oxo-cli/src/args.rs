@@ -26,7 +26,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Serve the web game: a browser UI, online two-player games, the computer, a scoreboard.
     Serve(ServeArgs),
-    /// Play at the terminal: people type `ROW COL`, computer players answer by themselves.
+    /// Play at the terminal: a full-screen game (`?` lists its keys), or `ROW COL` lines (--plain).
     Play(PlayArgs),
     /// Replay a "Design Tic-Tac-Toe" command stream: a count, then `move R C` lines.
     Stream(StreamArgs),
@@ -95,7 +95,8 @@ Exit codes:
   0  success (also when the reader closes the output pipe early)
   1  a file could not be read or written
   2  bad usage or malformed input
-  129, 130, 143  the full-screen game ended by SIGHUP, SIGINT from elsewhere or SIGTERM
+  129, 130, 131, 143  the full-screen game ended by SIGHUP, SIGINT from elsewhere, SIGQUIT
+     or SIGTERM
      (the terminal restored and the score printed; Ctrl-C typed at the game is q)";
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 use oxo_ai::Strategy;
 use oxo_ai::exact::{Valued, Valuer};
 use oxo_ai::hints::{self, NoHints, hints_allowed};
+use oxo_ai::solver::QUICK_MAX_EMPTY;
 use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
 
 /// What a person asked for.
@@ -12,6 +13,13 @@ use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Serie
 pub enum Action {
     /// Move the cursor one cell.
     Step(Direction),
+    /// Move the cursor this many cells (a view's worth: Page Up, Page
+    /// Down, Shift and an arrow), stopping at the edge.
+    Stride(Direction, u32),
+    /// Move the cursor to the edge of the board (Home, End).
+    Edge(Direction),
+    /// Move the cursor to the round's last move.
+    LastMove,
     /// Play on the cursor's cell.
     Play,
     /// Move the cursor to this cell and play there (a mouse click).
@@ -25,6 +33,9 @@ pub enum Action {
     NewRound,
     /// Show or hide the help.
     ToggleHelp,
+    /// Stop or start taking the mouse's clicks (while stopped, the
+    /// terminal's own text selection works).
+    ToggleMouse,
     /// Close the help, or do nothing.
     Dismiss,
     /// Leave the game.
@@ -112,6 +123,7 @@ pub struct App {
     hints: Option<Hints>,
     /// Made the first time hints are asked for.
     valuer: Option<Valuer>,
+    mouse: bool,
 }
 
 impl App {
@@ -132,6 +144,7 @@ impl App {
             hints_on: false,
             hints: None,
             valuer: None,
+            mouse: true,
         }
     }
 
@@ -219,6 +232,13 @@ impl App {
         self.hints_on
     }
 
+    /// Whether mouse clicks are taken (when not, the terminal selects text
+    /// with the mouse as it does outside the game).
+    #[must_use]
+    pub const fn mouse_on(&self) -> bool {
+        self.mouse
+    }
+
     /// Whether it is a computer's turn in a round still being played.
     #[must_use]
     pub fn computer_to_move(&self) -> bool {
@@ -239,7 +259,15 @@ impl App {
             return;
         }
         match action {
-            Action::Step(direction) => self.step(direction),
+            Action::Step(direction) => self.step(direction, 1),
+            Action::Stride(direction, cells) => self.step(direction, cells.max(1)),
+            Action::Edge(direction) => self.step(direction, u32::MAX),
+            Action::LastMove => match self.moves.last() {
+                Some(&last) => self.cursor = last,
+                None => {
+                    self.notice = Some(Notice::Refused("no move yet this round".to_owned()));
+                }
+            },
             Action::Play => self.play_person(self.cursor),
             Action::PlayAt(cell) => {
                 if self.rules.contains(cell) {
@@ -248,21 +276,20 @@ impl App {
                 }
             }
             Action::TakeBack => self.take_back(),
-            Action::ToggleHints => {
-                self.hints_on = !self.hints_on;
-                self.notice = None;
-                if self.hints_on {
-                    self.refresh_hints();
-                    // Where both reasons hold, the board's is the one to
-                    // give: it holds whoever plays.
-                    let why = hints_allowed(&self.game, false).and_then(|()| self.hints_allowed());
-                    if let Err(why) = why {
-                        self.notice = Some(Notice::Refused(refusal(why)));
-                    }
-                }
-            }
+            Action::ToggleHints => self.toggle_hints(),
             Action::NewRound => self.new_round(),
             Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleMouse => {
+                self.mouse = !self.mouse;
+                self.notice = Some(Notice::Info(
+                    if self.mouse {
+                        "mouse on: a click plays"
+                    } else {
+                        "mouse off: the terminal selects text with it; m turns clicks back on"
+                    }
+                    .to_owned(),
+                ));
+            }
             Action::Dismiss | Action::Suspend => {}
             Action::Quit => self.quit = true,
         }
@@ -297,15 +324,49 @@ impl App {
         self.notice = Some(Notice::Refused(refusal));
     }
 
-    fn step(&mut self, direction: Direction) {
+    /// Move the cursor `cells` cells, stopping at the board's edge.
+    fn step(&mut self, direction: Direction, cells: u32) {
         let Cell { row, col } = self.cursor;
         let (rows, cols) = (self.rules.rows(), self.rules.cols());
         self.cursor = match direction {
-            Direction::Up => Cell::new(row.saturating_sub(1), col),
-            Direction::Down => Cell::new((row + 1).min(rows - 1), col),
-            Direction::Left => Cell::new(row, col.saturating_sub(1)),
-            Direction::Right => Cell::new(row, (col + 1).min(cols - 1)),
+            Direction::Up => Cell::new(row.saturating_sub(cells), col),
+            Direction::Down => Cell::new(row.saturating_add(cells).min(rows - 1), col),
+            Direction::Left => Cell::new(row, col.saturating_sub(cells)),
+            Direction::Right => Cell::new(row, col.saturating_add(cells).min(cols - 1)),
         };
+    }
+
+    /// Hints on or off. A refusal that holds for the whole session (two
+    /// people; a board no search values at once) leaves them off; one
+    /// that passes (a board whose hints come once fewer cells are empty)
+    /// leaves them on, and says when they will come.
+    fn toggle_hints(&mut self) {
+        self.hints_on = !self.hints_on;
+        self.notice = None;
+        if !self.hints_on {
+            self.notice = Some(Notice::Info("hints off".to_owned()));
+            return;
+        }
+        // Where both reasons hold, the board's is the one to give: it
+        // holds whoever plays.
+        let why = hints_allowed(&self.game, false).and_then(|()| self.hints_allowed());
+        match why {
+            Ok(()) if self.game.is_over() => {
+                self.notice = Some(Notice::Info(
+                    "hints on: they come with the next round (n)".to_owned(),
+                ));
+            }
+            Ok(()) => self.refresh_hints(),
+            Err(NoHints::TooSlow) if hints::hinted_later(self.rules) => {
+                self.notice = Some(Notice::Info(format!(
+                    "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
+                )));
+            }
+            Err(why) => {
+                self.hints_on = false;
+                self.notice = Some(Notice::Refused(refusal(why)));
+            }
+        }
     }
 
     fn play_person(&mut self, cell: Cell) {
@@ -623,6 +684,110 @@ pub(super) mod tests {
         assert!(app.hints().is_none());
         assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
         assert!(!BETWEEN_PEOPLE.contains("finished"));
+    }
+
+    #[test]
+    fn a_refusal_for_good_leaves_hints_off_and_one_that_passes_leaves_them_on() {
+        // Two people: refused for the whole session, so off; the next `v`
+        // is refused again rather than silently switching them off.
+        let mut app = people();
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(!app.hints_on());
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(!app.hints_on());
+        assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
+
+        // 15×15: no search values it at once, now or later.
+        let rules = Rules::new(15, 15, 5).unwrap();
+        let computer = Seat::Computer(oxo_ai::StrategyKind::Random.build(rules, 7).unwrap());
+        let mut app = App::new(rules, [Seat::Human, computer], Player::X);
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(!app.hints_on());
+        assert!(matches!(app.notice(), Some(Notice::Refused(_))));
+
+        // 6×6 k=4: values come once at most 16 cells are empty; hints stay
+        // on, the notice says when, and they come by themselves. Twenty
+        // moves with no four in a row, X's by the person, O's by the
+        // computer.
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let order = [
+            0, 1, 2, 3, 6, 7, 8, 9, 14, 15, 12, 13, 16, 17, 19, 18, 21, 20, 22, 23,
+        ]
+        .map(|i| Cell::new(i / 6, i % 6));
+        let replies = order.iter().copied().skip(1).step_by(2).collect();
+        let mut app = App::new(
+            rules,
+            [Seat::Human, Seat::Computer(Box::new(Scripted(replies)))],
+            Player::X,
+        );
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(app.hints_on());
+        assert!(app.hints().is_none());
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Info(
+                "hints on: on this board they come once at most 16 cells are empty".into()
+            ))
+        );
+        for &cell in order.iter().step_by(2) {
+            act(&mut app, &[Action::PlayAt(cell)]);
+            if app.game().move_count() < 20 {
+                assert!(app.hints().is_none());
+            }
+        }
+        assert_eq!(app.game().move_count(), 20);
+        assert!(!app.game().is_over());
+        assert_eq!(app.hints().map(<[_]>::len), Some(16));
+
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(!app.hints_on());
+        assert!(app.hints().is_none());
+        assert_eq!(app.notice(), Some(&Notice::Info("hints off".into())));
+    }
+
+    #[test]
+    fn big_steps_stop_at_the_edge_and_dot_finds_the_last_move() {
+        let rules = Rules::new(30, 30, 5).unwrap();
+        let mut app = App::new(rules, [Seat::Human, Seat::Human], Player::X);
+        assert_eq!(app.cursor(), Cell::new(15, 15));
+        act(&mut app, &[Action::Stride(Direction::Down, 10)]);
+        assert_eq!(app.cursor(), Cell::new(25, 15));
+        act(&mut app, &[Action::Stride(Direction::Down, 10)]);
+        assert_eq!(app.cursor(), Cell::new(29, 15));
+        act(&mut app, &[Action::Stride(Direction::Left, 0)]);
+        assert_eq!(
+            app.cursor(),
+            Cell::new(29, 14),
+            "a stride is at least one cell"
+        );
+        act(&mut app, &[Action::Edge(Direction::Right)]);
+        assert_eq!(app.cursor(), Cell::new(29, 29));
+        act(&mut app, &[Action::Edge(Direction::Left)]);
+        assert_eq!(app.cursor(), Cell::new(29, 0));
+        act(&mut app, &[Action::Edge(Direction::Up)]);
+        assert_eq!(app.cursor(), Cell::new(0, 0));
+
+        act(&mut app, &[Action::LastMove]);
+        assert_eq!(app.cursor(), Cell::new(0, 0));
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Refused("no move yet this round".into()))
+        );
+        act(&mut app, &[Action::PlayAt(Cell::new(3, 4)), Action::Play]);
+        assert_eq!(app.moves(), [Cell::new(3, 4)]);
+        act(&mut app, &[Action::Edge(Direction::Down), Action::LastMove]);
+        assert_eq!(app.cursor(), Cell::new(3, 4));
+    }
+
+    #[test]
+    fn m_turns_the_mouse_off_and_on_and_says_so() {
+        let mut app = people();
+        assert!(app.mouse_on());
+        act(&mut app, &[Action::ToggleMouse]);
+        assert!(!app.mouse_on());
+        assert!(matches!(app.notice(), Some(Notice::Info(n)) if n.starts_with("mouse off")));
+        act(&mut app, &[Action::ToggleMouse]);
+        assert!(app.mouse_on());
     }
 
     #[test]

@@ -91,6 +91,13 @@ pub trait Events {
     /// The terminal could not be taken over again.
     fn resume(&mut self) -> io::Result<()>;
 
+    /// Take the mouse's clicks, or leave the mouse to the terminal (which
+    /// then selects text with it).
+    ///
+    /// # Errors
+    /// The terminal could not be told.
+    fn set_mouse(&mut self, on: bool) -> io::Result<()>;
+
     /// Now, for the pace of two computers' moves (a test's events keep a
     /// time of their own).
     fn now(&self) -> Instant {
@@ -161,7 +168,13 @@ where
                     // one draw every cell, not just those that changed.
                     terminal.draw(|_| {}).map_err(io::Error::other)?;
                 }
-                Some(action) => app.act(action),
+                Some(action) => {
+                    let mouse = app.mouse_on();
+                    app.act(action);
+                    if app.mouse_on() != mouse {
+                        events.set_mouse(app.mouse_on())?;
+                    }
+                }
                 None => {}
             },
             Some(Input::Continued) => {
@@ -196,12 +209,27 @@ pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
             let alt = key.modifiers.contains(KeyModifiers::ALT);
+            let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+            // A view's worth of rows or columns, less one so the cells at
+            // the view's edge stay in sight.
+            let (rows, cols) = state.cells_in_view();
+            let page = |cells: u32| cells.saturating_sub(1).max(1);
             Some(match key.code {
                 KeyCode::Char('c') if ctrl => Action::Quit,
                 KeyCode::Char('z') if ctrl => Action::Suspend,
                 // Ctrl-Q (a flow-control habit), Alt-N and the like are not
                 // the letters' keys.
                 KeyCode::Char(_) if ctrl || alt => Action::Dismiss,
+                KeyCode::PageUp => Action::Stride(Direction::Up, page(rows)),
+                KeyCode::PageDown => Action::Stride(Direction::Down, page(rows)),
+                KeyCode::Up if shift => Action::Stride(Direction::Up, page(rows)),
+                KeyCode::Down if shift => Action::Stride(Direction::Down, page(rows)),
+                KeyCode::Left if shift => Action::Stride(Direction::Left, page(cols)),
+                KeyCode::Right if shift => Action::Stride(Direction::Right, page(cols)),
+                KeyCode::Home => Action::Edge(Direction::Left),
+                KeyCode::End => Action::Edge(Direction::Right),
+                KeyCode::Char('.') => Action::LastMove,
+                KeyCode::Char('m') => Action::ToggleMouse,
                 KeyCode::Up | KeyCode::Char('k') => Action::Step(Direction::Up),
                 KeyCode::Down | KeyCode::Char('j') => Action::Step(Direction::Down),
                 KeyCode::Left | KeyCode::Char('h') => Action::Step(Direction::Left),
@@ -251,6 +279,8 @@ mod tests {
         /// Set by a suspension: the screen is wiped while the game is
         /// stopped (see [`Wiped`]).
         wipe: Rc<std::cell::Cell<bool>>,
+        /// What the terminal was told of the mouse, in order.
+        mouse: Vec<bool>,
     }
 
     impl Script {
@@ -264,6 +294,7 @@ mod tests {
                 suspended: 0,
                 resumed: 0,
                 wipe: Rc::default(),
+                mouse: Vec::new(),
             }
         }
     }
@@ -286,6 +317,11 @@ mod tests {
             self.resumed += 1;
             // The stop was not the game's: the shell drew over the screen.
             self.wipe.set(true);
+            Ok(())
+        }
+
+        fn set_mouse(&mut self, on: bool) -> io::Result<()> {
+            self.mouse.push(on);
             Ok(())
         }
     }
@@ -442,6 +478,10 @@ mod tests {
             Ok(())
         }
 
+        fn set_mouse(&mut self, _: bool) -> io::Result<()> {
+            Ok(())
+        }
+
         fn now(&self) -> Instant {
             self.now
         }
@@ -565,6 +605,101 @@ mod tests {
         insta::assert_snapshot!(terminal.backend());
     }
 
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> Event {
+        Event::Key(KeyEvent::new(code, modifiers))
+    }
+
+    #[test]
+    fn page_keys_move_a_view_at_a_time_and_dot_finds_the_last_move() {
+        let rules = Rules::new(30, 30, 5).unwrap();
+        let mut app = app(rules, None);
+        // At 60×16 the view holds 12 rows and 9 columns (see the scrolling
+        // snapshot): a page is one less, so the edge stays in sight.
+        let events = vec![
+            key(KeyCode::PageDown, KeyModifiers::NONE),
+            key(KeyCode::Right, KeyModifiers::SHIFT),
+            key(KeyCode::Enter, KeyModifiers::NONE),
+            key(KeyCode::PageUp, KeyModifiers::NONE),
+            key(KeyCode::PageUp, KeyModifiers::NONE),
+            key(KeyCode::Home, KeyModifiers::NONE),
+            key(KeyCode::Enter, KeyModifiers::NONE),
+            key(KeyCode::End, KeyModifiers::NONE),
+            key(KeyCode::Down, KeyModifiers::SHIFT),
+            key(KeyCode::Left, KeyModifiers::SHIFT),
+            key(KeyCode::Char('.'), KeyModifiers::NONE),
+            key(KeyCode::Up, KeyModifiers::NONE),
+            key(KeyCode::Enter, KeyModifiers::NONE),
+        ];
+        play(&mut app, events, (60, 16));
+        assert_eq!(
+            app.moves(),
+            [
+                oxo_core::Cell::new(15 + 11, 15 + 8),
+                oxo_core::Cell::new(26 - 22, 0),
+                oxo_core::Cell::new(3, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn m_leaves_the_mouse_to_the_terminal_until_pressed_again() {
+        let mut app = app(Rules::default(), None);
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        let mut events = Script::new(keys("mvm"));
+        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        // Told once each time, and not for the key between.
+        assert_eq!(events.mouse, [false, true]);
+        let mut events = Script::new(keys("m"));
+        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        assert_eq!(events.mouse, [false]);
+        assert!(
+            terminal
+                .backend()
+                .to_string()
+                .contains("mouse off (m takes clicks)"),
+            "{}",
+            terminal.backend()
+        );
+    }
+
+    #[test]
+    fn the_cursor_cell_shows_the_whole_hint_and_a_narrow_screen_says_it() {
+        // X in a corner, O on an edge beside it: X wins from there.
+        let o = app::tests::Scripted(vec![oxo_core::Cell::new(0, 1)]);
+        let mut app = App::new(
+            Rules::default(),
+            [Seat::Human, Seat::Computer(Box::new(o))],
+            Player::X,
+        );
+        // 46 columns: no side panel, 3-wide cells.
+        let terminal = play(&mut app, keys("^<\nVv"), (46, 16));
+        let screen = terminal.backend().to_string();
+        let cursor = app.cursor();
+        let hint = app
+            .hints()
+            .and_then(|h| h.iter().find(|&&(c, _)| c == cursor))
+            .map(|&(_, v)| v)
+            .expect("a hint under the cursor");
+        assert_eq!(hint.value, oxo_ai::Value::Win);
+        let plies = hint.plies.expect("a distance");
+        // 3-wide cells: the value without the brackets, in reverse video.
+        let cell = (3..6)
+            .map(|x| &terminal.backend().buffer()[(x, 5)])
+            .collect::<Vec<_>>();
+        let text: String = cell.iter().map(|c| c.symbol()).collect();
+        assert_eq!(text, format!("W{plies} "), "{screen}");
+        assert!(
+            cell.iter()
+                .all(|c| c.modifier.contains(ratatui::style::Modifier::REVERSED))
+        );
+        assert!(
+            screen.contains(&format!(
+                "X to move: your turn · here: win in {plies} plies"
+            )),
+            "{screen}"
+        );
+    }
+
     #[test]
     fn a_notice_wider_than_the_screen_is_wrapped_not_cut() {
         // Two people: hints are refused, with a reason longer than 80
@@ -685,7 +820,7 @@ mod tests {
         assert!(
             hinted
                 .iter()
-                .all(|c| c.fg == ratatui::style::Color::Indexed(227))
+                .all(|c| c.fg == ratatui::style::Color::Indexed(136))
         );
     }
 

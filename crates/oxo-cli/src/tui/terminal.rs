@@ -50,7 +50,7 @@ impl FullScreen {
             }));
         });
         let entered = (|| {
-            take_over()?;
+            take_over(true)?;
             let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
             terminal.hide_cursor()?;
             Ok(terminal)
@@ -78,17 +78,19 @@ impl Drop for FullScreen {
     }
 }
 
-/// Raw mode, the alternate screen (cleared) and reports of mouse clicks,
-/// the cursor hidden.
-fn take_over() -> io::Result<()> {
+/// Raw mode, the alternate screen (cleared) and, when `mouse`, reports of
+/// mouse clicks, the cursor hidden.
+fn take_over(mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     // Cleared here rather than with `Terminal::clear`, which asks the
     // terminal where its cursor is and waits for the answer (an answer
     // the thread reading events would take).
+    execute!(io::stdout(), EnterAlternateScreen)?;
+    if mouse {
+        execute!(io::stdout(), ClickReports)?;
+    }
     execute!(
         io::stdout(),
-        EnterAlternateScreen,
-        ClickReports,
         Clear(ClearType::All),
         ratatui::crossterm::cursor::Hide
     )
@@ -153,6 +155,9 @@ pub fn hung_up(err: &io::Error) -> bool {
 #[derive(Debug)]
 pub struct TerminalEvents {
     inputs: Receiver<io::Result<Input>>,
+    /// Whether the terminal reports clicks: [`FullScreen::enter`] asks it
+    /// to, `m` turns it off and on.
+    mouse: bool,
 }
 
 impl TerminalEvents {
@@ -192,7 +197,10 @@ impl TerminalEvents {
                 }
             }
         });
-        Ok(TerminalEvents { inputs })
+        Ok(TerminalEvents {
+            inputs,
+            mouse: true,
+        })
     }
 }
 
@@ -279,7 +287,7 @@ impl Events for TerminalEvents {
             restore();
             // Returns once the process is continued.
             rustix::process::kill_current_process_group(rustix::process::Signal::TSTP)?;
-            take_over()?;
+            take_over(self.mouse)?;
         }
         Ok(())
     }
@@ -288,6 +296,15 @@ impl Events for TerminalEvents {
         // crossterm believes raw mode is still on, and would leave the
         // terminal as the shell left it: undone first, raw mode is set anew.
         let _ = disable_raw_mode();
-        take_over()
+        take_over(self.mouse)
+    }
+
+    fn set_mouse(&mut self, on: bool) -> io::Result<()> {
+        self.mouse = on;
+        if on {
+            execute!(io::stdout(), ClickReports)
+        } else {
+            execute!(io::stdout(), DisableMouseCapture)
+        }
     }
 }

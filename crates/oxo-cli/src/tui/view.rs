@@ -58,10 +58,11 @@ impl Palette {
     }
 
     fn value(self, value: Value) -> Style {
-        // Bluish green, yellow, vermillion.
+        // Bluish green, a dark yellow that reads on light backgrounds as
+        // well as dark ones, vermillion.
         self.fg(match value {
             Value::Win => 36,
-            Value::Draw => 227,
+            Value::Draw => 136,
             Value::Loss => 166,
         })
     }
@@ -124,6 +125,13 @@ impl ViewState {
         }
         let (row, col) = (u32::from(dy / step_y), u32::from(dx / step_x));
         (row < p.rows && col < p.cols).then(|| Cell::new(self.top + row, self.left + col))
+    }
+
+    /// How many rows and columns of cells were in view when the board was
+    /// last drawn ((1, 1) before it was).
+    #[must_use]
+    pub fn cells_in_view(&self) -> (u32, u32) {
+        self.board.map_or((1, 1), |p| (p.rows, p.cols))
     }
 
     /// Whether `cell` was in view when the board was last drawn.
@@ -216,8 +224,22 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     // A notice wider than the screen takes as many lines as it wraps to
     // (the board keeps at least three), not one cut short.
     let notice_text = notice_line(app, palette);
+    // Without the side panel, whose turn it is (and the value under the
+    // cursor) goes where a notice would: room is kept for either.
+    let turn_line = {
+        let here = cursor_hint(app).map_or(String::new(), |valued| {
+            format!(" · here: {}", value_words(valued))
+        });
+        Line::from(format!("{}{here}", turn_text(app)))
+            .style(Style::new().add_modifier(Modifier::BOLD))
+    };
     let room = frame.area().height.saturating_sub(5).max(1);
-    let notice_rows = wrapped_rows(&notice_text, frame.area().width).clamp(1, room);
+    let shown = if notice_text.width() == 0 {
+        &turn_line
+    } else {
+        &notice_text
+    };
+    let notice_rows = wrapped_rows(shown, frame.area().width).clamp(1, room);
     let [title, main, notice, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
@@ -253,9 +275,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
             panel,
         );
     }
-    // Without the panel, whose turn it is goes where a notice would.
     let notice_text = if panel.is_none() && notice_text.width() == 0 {
-        Line::from(turn_text(app)).style(Style::new().add_modifier(Modifier::BOLD))
+        turn_line
     } else {
         notice_text
     };
@@ -316,8 +337,9 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let (x, o, draws) = (score.wins(Player::X), score.wins(Player::O), score.draws());
     let (rows, cols, k) = (rules.rows(), rules.cols(), rules.k());
     let full = format!(
-        "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}",
-        app.round()
+        "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}{}",
+        app.round(),
+        if app.hints_on() { " · hints on" } else { "" }
     );
     if 3 + full.chars().count() <= usize::from(width) {
         return Line::from(vec![
@@ -500,8 +522,14 @@ fn cell_span(
     }
     let text = if cell == app.cursor() {
         style = style.add_modifier(Modifier::REVERSED);
-        let first = text.chars().next().unwrap_or('·');
-        format!("{:^width$}", format!("[{first}]"))
+        // In brackets where the cell has room for them (`[L6]`, `[X]`);
+        // else a hint's whole value without them (`L6`, in reverse video
+        // as the cursor always is): the distance is worth more.
+        if text.chars().count() + 2 <= width {
+            format!("{:^width$}", format!("[{text}]"))
+        } else {
+            format!("{text:^width$}")
+        }
     } else {
         format!("{text:^width$}")
     };
@@ -538,19 +566,17 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
     lines.push(Line::raw(""));
     let cursor = app.cursor();
     lines.push(Line::raw(format!("cursor: {}", cell_name(cursor))));
-    if let Some(hints) = app.hints() {
-        if let Some(&(_, valued)) = hints.iter().find(|&&(c, _)| c == cursor) {
-            let text = match valued.plies {
-                // Plies, moves by either side, as the cells' W3 count them.
-                Some(plies) => format!(
-                    "playing here: {} in {plies} {}",
-                    valued.value,
-                    if plies == 1 { "ply" } else { "plies" }
-                ),
-                None => format!("playing here: {}", valued.value),
-            };
-            lines.push(Line::styled(text, palette.value(valued.value)));
-        }
+    if let Some(valued) = cursor_hint(app) {
+        lines.push(Line::styled(
+            format!("playing here: {}", value_words(valued)),
+            palette.value(valued.value),
+        ));
+    }
+    if !app.hints_on() {
+        lines.push(Line::styled("hints off (v shows them)", palette.faint()));
+    } else if app.hints().is_none() {
+        lines.push(Line::styled("hints on: none here yet", palette.faint()));
+    } else {
         lines.push(Line::from(vec![
             Span::raw("hints: "),
             Span::styled("W", palette.value(Value::Win)),
@@ -564,6 +590,9 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
             "  (in plies: moves of X and O)",
             palette.faint(),
         ));
+    }
+    if !app.mouse_on() {
+        lines.push(Line::styled("mouse off (m takes clicks)", palette.faint()));
     }
     let rules = app.rules();
     if let Some(p) = state.board
@@ -595,6 +624,26 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
     lines
 }
 
+/// The hint of the cell under the cursor, if it has one.
+fn cursor_hint(app: &App) -> Option<Valued> {
+    let cursor = app.cursor();
+    let hints = app.hints()?;
+    hints.iter().find(|&&(c, _)| c == cursor).map(|&(_, v)| v)
+}
+
+/// A value in words: `loss in 6 plies` (plies: moves by either side, as
+/// the cells' `L6` counts them), or `draw`.
+fn value_words(valued: Valued) -> String {
+    match valued.plies {
+        Some(plies) => format!(
+            "{} in {plies} {}",
+            valued.value,
+            if plies == 1 { "ply" } else { "plies" }
+        ),
+        None => valued.value.to_string(),
+    }
+}
+
 /// Whose turn it is, or how the round ended.
 fn turn_text(app: &App) -> String {
     let game = app.game();
@@ -624,15 +673,16 @@ fn notice_line(app: &App, palette: Palette) -> Line<'static> {
 const HELP: &[&str] = &[
     "Get k marks in a row (across, down or diagonally).",
     "",
-    "arrows or h j k l   move the cursor",
-    "Enter or Space      play on the cursor's cell",
-    "mouse click         play on that cell",
+    "arrows or h j k l   move the cursor (Shift, PgUp, PgDn:",
+    "                    a view at a time; Home, End; . last move)",
+    "Enter, Space, click play on that cell",
     "u                   take back (against the computer:",
     "                    your move and its reply)",
     "v or H              hints: each empty cell's value",
     "                    with perfect play, W win, D draw,",
     "                    L loss, and in how many plies",
     "n                   next round (the other side starts)",
+    "m                   mouse off (to select text) or on",
     "? or F1             this help; any key closes it",
     "q                   quit and print the score",
     "Ctrl-Z              suspend (fg brings it back)",
