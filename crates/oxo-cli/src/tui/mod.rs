@@ -875,6 +875,46 @@ mod tests {
     }
 
     #[test]
+    fn a_small_board_on_a_large_screen_gets_marks_three_lines_tall() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        // X in the centre, O answers, hints on; the cursor stays on X's
+        // mark, its brackets at the cell's edges.
+        let terminal = play(&mut app, keys("\nv"), (80, 24));
+        insta::assert_snapshot!(terminal.backend());
+        let screen = terminal.backend().to_string();
+        assert!(
+            screen.contains("╲ ╱") && screen.contains("╭───╮"),
+            "{screen}"
+        );
+        assert!(screen.contains("│[   ╳   ]│"), "{screen}");
+
+        // A click on the top line of a large cell plays that cell.
+        let mut app = app_3x3_people();
+        let mut terminal = play(&mut app, Vec::new(), (80, 24));
+        let text = terminal.backend().to_string();
+        // The third line of the board is row 1's first line (numbers,
+        // the top rule, then the cell).
+        let (y, line) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains("┌"))
+            .unwrap();
+        let x = line
+            .trim_start_matches('"')
+            .chars()
+            .position(|c| c == '┌')
+            .unwrap()
+            + 2;
+        let mut script = Script::new(vec![click(x as u16, (y + 1) as u16)]);
+        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        assert_eq!(app.moves(), &[oxo_core::Cell::new(0, 0)]);
+    }
+
+    fn app_3x3_people() -> App {
+        app(Rules::default(), None)
+    }
+
+    #[test]
     fn marks_last_move_and_winning_line_have_their_styles() {
         let mut app = app(Rules::default(), None);
         // X: top row; O: the middle row's first two cells.

@@ -158,10 +158,17 @@ impl Shape {
     /// Cells are widened where they must be so that every column number
     /// and every hint's value (`hint`: the widest, in columns) stands
     /// apart from its neighbours, a grid line or a space between them
-    /// (the cursor's `[X]` stands apart by its brackets).
-    fn all(rules: oxo_core::Rules, hint: u16) -> [Shape; 3] {
+    /// (the cursor's `[X]` stands apart by its brackets). The largest
+    /// draws marks three lines tall ([`BIG_X`], [`BIG_O`]), for a small
+    /// board on a large window: a projector, a class.
+    fn all(rules: oxo_core::Rules, hint: u16) -> [Shape; 4] {
         let text = hint.max(digits(rules.cols()));
         [
+            Shape {
+                width: text.max(9),
+                height: 5,
+                grid: true,
+            },
             Shape {
                 width: text.max(5),
                 height: 3,
@@ -178,6 +185,11 @@ impl Shape {
                 grid: false,
             },
         ]
+    }
+
+    /// Whether marks are drawn three lines tall.
+    const fn big(self) -> bool {
+        self.height >= 5
     }
 
     /// Screen columns and lines from one cell to the next.
@@ -212,7 +224,7 @@ impl Shape {
                 let (w, h) = shape.extent(rules);
                 w <= u32::from(area.width) && h <= u32::from(area.height)
             })
-            .unwrap_or(all[2])
+            .unwrap_or(all[3])
     }
 }
 
@@ -453,14 +465,24 @@ fn draw_board(
                 format!("{pad} ")
             };
             let mut spans = vec![Span::styled(label_text, faint)];
-            for cell in &cells {
+            for (col, cell) in (left..).zip(&cells) {
                 if shape.grid {
                     spans.push(Span::styled("│", faint));
                 }
-                spans.push(if line == middle {
-                    cell.clone()
-                } else {
-                    Span::styled(" ".repeat(width), cell.style)
+                let big = shape
+                    .big()
+                    .then(|| app.game().get(Cell::new(row, col)))
+                    .flatten()
+                    .and_then(|player| big_mark(player, line, middle));
+                spans.push(match big {
+                    Some(glyph) if line == middle && Cell::new(row, col) == cursor => {
+                        // The cursor's brackets at the cell's edges.
+                        let inner = width.saturating_sub(2);
+                        Span::styled(format!("[{glyph:^inner$}]"), cell.style)
+                    }
+                    Some(glyph) => Span::styled(format!("{glyph:^width$}"), cell.style),
+                    None if line == middle => cell.clone(),
+                    None => Span::styled(" ".repeat(width), cell.style),
                 });
             }
             if shape.grid {
@@ -477,6 +499,22 @@ fn draw_board(
         }
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// X three lines tall, for the largest cells.
+const BIG_X: [&str; 3] = [" ╲ ╱ ", "  ╳  ", " ╱ ╲ "];
+/// O three lines tall, for the largest cells.
+const BIG_O: [&str; 3] = ["╭───╮", "│   │", "╰───╯"];
+
+/// Line `line` of `player`'s mark three lines tall, centred on the cell's
+/// `middle` line; `None` above and below it.
+fn big_mark(player: Player, line: u16, middle: u16) -> Option<&'static str> {
+    let glyph = match player {
+        Player::X => BIG_X,
+        Player::O => BIG_O,
+    };
+    let index = (line + 1).checked_sub(middle)?;
+    glyph.get(usize::from(index)).copied()
 }
 
 /// The widest hint's value shown (`W11`: 3), 0 with none.
