@@ -889,7 +889,7 @@ mod tests {
         assert!(screen.contains("│[   ╳   ]│"), "{screen}");
 
         // A click on the top line of a large cell plays that cell.
-        let mut app = app_3x3_people();
+        let mut app = self::app(Rules::default(), None);
         let mut terminal = play(&mut app, Vec::new(), (80, 24));
         let text = terminal.backend().to_string();
         // The third line of the board is row 1's first line (numbers,
@@ -908,10 +908,6 @@ mod tests {
         let mut script = Script::new(vec![click(x as u16, (y + 1) as u16)]);
         run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(0, 0)]);
-    }
-
-    fn app_3x3_people() -> App {
-        app(Rules::default(), None)
     }
 
     #[test]
