@@ -219,7 +219,13 @@ pub(crate) struct RefereeArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(allow_negative_numbers = true, after_help = SOLVE_HELP)]
+#[command(
+    allow_negative_numbers = true,
+    after_help = SOLVE_HELP,
+    // Clap's own usage line for a conflict with --all would offer a
+    // position beside it, which --all refuses.
+    override_usage = "oxo solve [OPTIONS] [POSITION]\n       oxo solve --all [--size N|RxC] [--k K] [--json] [--save FILE]"
+)]
 pub(crate) struct SolveArgs {
     /// A position such as X.O/.X./..O (rows joined by /, cells X, O or .),
     /// or - to read one position per line from standard input
@@ -648,9 +654,9 @@ checkpoint, and after each round, the model so far plays random and rules in
 both seats and, on boards of up to 25 cells, its moves are graded against
 perfect play; the table printed at the end is the learning curve. A progress
 bar with games/s and the time left shows on a terminal. Play the model with
---model MODEL in oxo play or oxo arena. Ctrl-C (or SIGTERM) stops training at
-once, or after the checkpoint being measured, and saves the model trained so
-far with its curve; a second Ctrl-C quits without writing anything (unless
+--model MODEL in oxo play, arena, brain or serve. Ctrl-C (or SIGTERM) stops
+training within about a thousand episodes (a checkpoint being measured is
+finished first) and saves the model trained so far with its curve; a second Ctrl-C quits without writing anything (unless
 the files are being written, which it lets finish).
 
 Exit codes:
