@@ -104,12 +104,14 @@ pub fn hints_allowed(game: &Game, between_people: bool) -> Result<(), NoHints> {
     Ok(())
 }
 
-/// Whether a board whose positions [`hints_allowed`] refuses as
-/// [`NoHints::TooSlow`] gets hints later in a game: every board the solver
-/// handles does, once at most [`QUICK_MAX_EMPTY`] cells are empty; the
-/// others (larger boards, the exactly-k rule) never do.
+/// Whether any position on a board of `rules` gets hints: on every board
+/// the solver holds, at once on the small ones and 7x7 k=5, elsewhere
+/// once at most [`QUICK_MAX_EMPTY`] cells are empty (so a board whose
+/// positions [`hints_allowed`] refuses as [`NoHints::TooSlow`] may still
+/// get them later in a game); never on the others (larger boards, the
+/// exactly-k rule).
 #[must_use]
-pub fn hinted_later(rules: Rules) -> bool {
+pub fn hints_ever(rules: Rules) -> bool {
     Solver::can_solve(rules)
 }
 
@@ -137,10 +139,10 @@ mod tests {
         let gomoku = Game::new(Rules::new(15, 15, 5).unwrap());
         assert_eq!(hints_allowed(&gomoku, false), Err(NoHints::TooSlow));
         assert!(NoHints::TooSlow.to_string().contains("up to 25 cells"));
-        assert!(hinted_later(Rules::new(7, 7, 4).unwrap()));
-        assert!(hinted_later(Rules::new(8, 7, 5).unwrap()));
-        assert!(!hinted_later(Rules::new(15, 15, 5).unwrap()));
-        assert!(!hinted_later(Rules::new(9, 9, 5).unwrap()));
+        assert!(hints_ever(Rules::new(7, 7, 4).unwrap()));
+        assert!(hints_ever(Rules::new(8, 7, 5).unwrap()));
+        assert!(!hints_ever(Rules::new(15, 15, 5).unwrap()));
+        assert!(!hints_ever(Rules::new(9, 9, 5).unwrap()));
     }
 
     #[test]

@@ -336,10 +336,10 @@ impl App {
         };
     }
 
-    /// Hints on or off. A refusal that holds for the whole session (two
-    /// people; a board no search values at once) leaves them off; one
-    /// that passes (a board whose hints come once fewer cells are empty)
-    /// leaves them on, and says when they will come.
+    /// Hints on or off. A refusal that holds for the whole session (a
+    /// board no search values at once; two people) leaves them off; one
+    /// that passes (a finished round; a board whose hints come once fewer
+    /// cells are empty) leaves them on, and says when they will come.
     fn toggle_hints(&mut self) {
         self.hints_on = !self.hints_on;
         self.notice = None;
@@ -347,26 +347,36 @@ impl App {
             self.notice = Some(Notice::Info("hints off".to_owned()));
             return;
         }
-        // Where both reasons hold, the board's is the one to give: it
-        // holds whoever plays.
-        let why = hints_allowed(&self.game, false).and_then(|()| self.hints_allowed());
-        match why {
-            Ok(()) if self.game.is_over() => {
-                self.notice = Some(Notice::Info(
-                    "hints on: they come with the next round (n)".to_owned(),
-                ));
-            }
-            Ok(()) => self.refresh_hints(),
-            Err(NoHints::TooSlow) if hints::hinted_later(self.rules) => {
-                self.notice = Some(Notice::Info(format!(
-                    "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
-                )));
-            }
-            Err(why) => {
-                self.hints_on = false;
-                self.notice = Some(Notice::Refused(refusal(why)));
-            }
+        // Where both hold, the board's reason is the one to give: it holds
+        // whoever plays.
+        let never = if !hints::hints_ever(self.rules) {
+            Some(NoHints::TooSlow.to_string())
+        } else if self.seats.iter().all(Seat::is_human) {
+            Some(BETWEEN_PEOPLE.to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = never {
+            self.hints_on = false;
+            self.notice = Some(Notice::Refused(why));
+        } else if self.game.is_over() {
+            self.notice = Some(Notice::Info(
+                "hints on: they come with the next round (n)".to_owned(),
+            ));
+        } else if hints_allowed(&self.game, false).is_err() {
+            self.notice = Some(Notice::Info(format!(
+                "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
+            )));
+        } else {
+            self.refresh_hints();
         }
+    }
+
+    /// Whether hints can come at all in this session: not between two
+    /// people, nor on a board no search values at once.
+    #[must_use]
+    pub fn hints_possible(&self) -> bool {
+        hints::hints_ever(self.rules) && !self.seats.iter().all(Seat::is_human)
     }
 
     fn play_person(&mut self, cell: Cell) {
@@ -503,7 +513,8 @@ impl App {
     }
 
     fn refresh_hints(&mut self) {
-        if !self.hints_on || self.hints_allowed().is_err() {
+        // A finished round has nothing left to value.
+        if !self.hints_on || self.game.is_over() || self.hints_allowed().is_err() {
             self.hints = None;
             return;
         }
@@ -551,13 +562,6 @@ impl App {
 /// cell left to value). Other reasons as every front end gives them.
 pub const BETWEEN_PEOPLE: &str =
     "hints are not available while two people play; they are for games against the computer";
-
-fn refusal(why: NoHints) -> String {
-    match why {
-        NoHints::BetweenPeople => BETWEEN_PEOPLE.to_owned(),
-        other => other.to_string(),
-    }
-}
 
 /// A cell as people read it on the screen: rows and columns from 1.
 #[must_use]
@@ -697,6 +701,14 @@ pub(super) mod tests {
         assert!(!app.hints_on());
         assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
 
+        // Two people on a board whose values come later: still two people.
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut app = App::new(rules, [Seat::Human, Seat::Human], Player::X);
+        assert!(!app.hints_possible());
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(!app.hints_on());
+        assert_eq!(app.notice(), Some(&Notice::Refused(BETWEEN_PEOPLE.into())));
+
         // 15×15: no search values it at once, now or later.
         let rules = Rules::new(15, 15, 5).unwrap();
         let computer = Seat::Computer(oxo_ai::StrategyKind::Random.build(rules, 7).unwrap());
@@ -743,6 +755,43 @@ pub(super) mod tests {
         assert!(!app.hints_on());
         assert!(app.hints().is_none());
         assert_eq!(app.notice(), Some(&Notice::Info("hints off".into())));
+    }
+
+    #[test]
+    fn hints_turned_on_after_a_round_come_with_the_next() {
+        let mut app = against(oxo_ai::StrategyKind::Perfect);
+        assert!(app.hints_possible());
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(app.hints().is_some());
+        // X gives the round away: corner, then two edges.
+        for cell in [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (2, 1),
+            (1, 2),
+            (2, 0),
+            (0, 2),
+            (2, 2),
+        ] {
+            if !app.game().is_over() && app.game().get(Cell::new(cell.0, cell.1)).is_none() {
+                act(&mut app, &[Action::PlayAt(Cell::new(cell.0, cell.1))]);
+            }
+        }
+        assert!(app.game().is_over());
+        // Nothing left to value on a finished board.
+        assert!(app.hints().is_none());
+        act(&mut app, &[Action::ToggleHints, Action::ToggleHints]);
+        assert!(app.hints_on());
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Info(
+                "hints on: they come with the next round (n)".into()
+            ))
+        );
+        assert!(app.hints().is_none());
+        act(&mut app, &[Action::NewRound]);
+        assert!(app.hints().is_some());
     }
 
     #[test]

@@ -170,7 +170,15 @@ where
                 }
                 Some(action) => {
                     let mouse = app.mouse_on();
+                    let cursor = app.cursor();
                     app.act(action);
+                    // A page turns the view with the cursor, as far as the
+                    // cursor went (less at the board's edge).
+                    if let Action::Stride(direction, _) = action {
+                        let (from, to) = (cursor, app.cursor());
+                        let moved = from.row.abs_diff(to.row).max(from.col.abs_diff(to.col));
+                        state.page(direction, moved);
+                    }
                     if app.mouse_on() != mouse {
                         events.set_mouse(app.mouse_on())?;
                     }
@@ -642,6 +650,60 @@ mod tests {
     }
 
     #[test]
+    fn a_page_turns_the_view_with_the_cursor() {
+        let rules = Rules::new(50, 50, 5).unwrap();
+        // At 80×24 the view holds 20 rows. From the view's top row a page
+        // down shows the next 19 rows, the cursor still on the view's top
+        // row; a page up goes back.
+        let up_to_the_top = || keys(&"^".repeat(25));
+        let mut app = app(rules, None);
+        let mut events = up_to_the_top();
+        events.push(key(KeyCode::PageDown, KeyModifiers::NONE));
+        let terminal = play(&mut app, events, (80, 24));
+        assert_eq!(app.cursor(), oxo_core::Cell::new(19, 25));
+        let screen = terminal.backend().to_string();
+        assert!(screen.contains("in view: rows 20–39"), "{screen}");
+
+        let mut app = self::app(rules, None);
+        let mut events = up_to_the_top();
+        events.extend([
+            key(KeyCode::PageDown, KeyModifiers::NONE),
+            key(KeyCode::PageUp, KeyModifiers::NONE),
+        ]);
+        let terminal = play(&mut app, events, (80, 24));
+        assert_eq!(app.cursor(), oxo_core::Cell::new(0, 25));
+        let screen = terminal.backend().to_string();
+        assert!(screen.contains("in view: rows 1–20"), "{screen}");
+    }
+
+    #[test]
+    fn the_full_help_fits_seventy_two_by_twenty_under_a_two_line_notice() {
+        // Two people: `v` is refused with a reason that takes two lines.
+        let mut app = app(Rules::default(), None);
+        let terminal = play(&mut app, keys("v?"), (72, 20));
+        let screen = terminal.backend().to_string();
+        assert!(screen.contains("Ctrl-Z            suspend"), "{screen}");
+        assert!(screen.contains("hints are not available"), "{screen}");
+    }
+
+    #[test]
+    fn a_narrow_title_says_what_is_switched_on_or_off() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        let terminal = play(&mut app, keys("vm"), (46, 12));
+        let title = terminal
+            .backend()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned();
+        assert!(
+            title.contains("3×3 k=3 · X 0, O 0, draws 0 · hints · no mouse"),
+            "{title}"
+        );
+    }
+
+    #[test]
     fn m_leaves_the_mouse_to_the_terminal_until_pressed_again() {
         let mut app = app(Rules::default(), None);
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
@@ -664,15 +726,20 @@ mod tests {
 
     #[test]
     fn the_cursor_cell_shows_the_whole_hint_and_a_narrow_screen_says_it() {
-        // X in a corner, O on an edge beside it: X wins from there.
-        let o = app::tests::Scripted(vec![oxo_core::Cell::new(0, 1)]);
-        let mut app = App::new(
-            Rules::default(),
-            [Seat::Human, Seat::Computer(Box::new(o))],
-            Player::X,
-        );
+        // X in a corner, O on an edge beside it (X wins from there); the
+        // cursor below X, hints on; on a `width`×16 screen.
+        let corner = |width| {
+            let o = app::tests::Scripted(vec![oxo_core::Cell::new(0, 1)]);
+            let mut app = App::new(
+                Rules::default(),
+                [Seat::Human, Seat::Computer(Box::new(o))],
+                Player::X,
+            );
+            let terminal = play(&mut app, keys("^<\nVv"), (width, 16));
+            (app, terminal)
+        };
         // 46 columns: no side panel, 3-wide cells.
-        let terminal = play(&mut app, keys("^<\nVv"), (46, 16));
+        let (app, terminal) = corner(46);
         let screen = terminal.backend().to_string();
         let cursor = app.cursor();
         let hint = app
@@ -696,6 +763,13 @@ mod tests {
             screen.contains(&format!(
                 "X to move: your turn · here: win in {plies} plies"
             )),
+            "{screen}"
+        );
+        // Narrower, the words would wrap: the short value, on one line.
+        let (_, terminal) = corner(40);
+        let screen = terminal.backend().to_string();
+        assert!(
+            screen.contains(&format!("X to move: your turn · here: W{plies} ")),
             "{screen}"
         );
     }

@@ -16,7 +16,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::app::{App, Notice, Seat, cell_name};
+use super::app::{App, Direction, Notice, Seat, cell_name};
 
 /// Colours, or none (`NO_COLOR`): marks, hints and lines always differ by
 /// more than colour as well (letters, brackets, underline, reverse video).
@@ -125,6 +125,17 @@ impl ViewState {
         }
         let (row, col) = (u32::from(dy / step_y), u32::from(dx / step_x));
         (row < p.rows && col < p.cols).then(|| Cell::new(self.top + row, self.left + col))
+    }
+
+    /// Move the view `cells` rows or columns that way, as the cursor moves
+    /// a page: the next drawing keeps it on the board and the cursor in it.
+    pub fn page(&mut self, direction: Direction, cells: u32) {
+        match direction {
+            Direction::Up => self.top = self.top.saturating_sub(cells),
+            Direction::Down => self.top = self.top.saturating_add(cells),
+            Direction::Left => self.left = self.left.saturating_sub(cells),
+            Direction::Right => self.left = self.left.saturating_add(cells),
+        }
     }
 
     /// How many rows and columns of cells were in view when the board was
@@ -239,11 +250,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, state: &mut ViewState, palette: Pa
     // Without the side panel, whose turn it is (and the value under the
     // cursor) goes where a notice would: room is kept for either.
     let turn_line = {
-        let here = cursor_hint(app).map_or(String::new(), |valued| {
-            format!(" · here: {}", value_words(valued))
-        });
-        Line::from(format!("{}{here}", turn_text(app)))
-            .style(Style::new().add_modifier(Modifier::BOLD))
+        // The value under the cursor in words, or short (`L6`) where the
+        // words would wrap, or not at all: one line, whatever the cursor.
+        let turn = turn_text(app);
+        let fits = |text: &String| text.chars().count() <= usize::from(frame.area().width);
+        let text = cursor_hint(app)
+            .into_iter()
+            .flat_map(|valued| [value_words(valued), short_value(valued)])
+            .map(|here| format!("{turn} · here: {here}"))
+            .find(fits)
+            .unwrap_or(turn);
+        Line::from(text).style(Style::new().add_modifier(Modifier::BOLD))
     };
     let room = frame.area().height.saturating_sub(5).max(1);
     let shown = if notice_text.width() == 0 {
@@ -348,23 +365,38 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let score = app.score();
     let (x, o, draws) = (score.wins(Player::X), score.wins(Player::O), score.draws());
     let (rows, cols, k) = (rules.rows(), rules.cols(), rules.k());
+    // What is switched on or off, said here too: without the side panel
+    // nowhere else does.
+    let (mut state, mut brief) = (String::new(), String::new());
+    if app.hints_on() {
+        state.push_str(" · hints on");
+        brief.push_str(" · hints");
+    }
+    if !app.mouse_on() {
+        state.push_str(" · mouse off");
+        brief.push_str(" · no mouse");
+    }
     let full = format!(
-        "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}{}",
-        app.round(),
-        if app.hints_on() { " · hints on" } else { "" }
+        "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}",
+        app.round()
     );
-    if 3 + full.chars().count() <= usize::from(width) {
-        return Line::from(vec![
-            Span::styled("oxo", Style::new().add_modifier(Modifier::BOLD)),
-            Span::raw(full),
-        ]);
+    let fits = |text: &str| text.chars().count() <= usize::from(width);
+    for full in [format!("{full}{state}"), full] {
+        if fits(&format!("oxo{full}")) {
+            return Line::from(vec![
+                Span::styled("oxo", Style::new().add_modifier(Modifier::BOLD)),
+                Span::raw(full),
+            ]);
+        }
     }
     let short = format!("{rows}×{cols} k={k} · X {x}, O {o}, draws {draws}");
-    if short.chars().count() <= usize::from(width) {
-        Line::raw(short)
-    } else {
-        Line::raw(format!("X {x}, O {o}, draws {draws}"))
-    }
+    [format!("{short}{brief}"), short]
+        .into_iter()
+        .find(|short| fits(short))
+        .map_or_else(
+            || Line::raw(format!("X {x}, O {o}, draws {draws}")),
+            Line::raw,
+        )
 }
 
 /// Screen columns the board wants in `area` (at most its width).
@@ -610,10 +642,19 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
             palette.value(valued.value),
         ));
     }
-    if !app.hints_on() {
-        lines.push(Line::styled("hints off (v shows them)", palette.faint()));
+    let hints_state = if !app.hints_possible() {
+        Some("no hints in this game")
+    } else if !app.hints_on() {
+        Some("hints off (v shows them)")
+    } else if app.game().is_over() {
+        Some("hints on: from the next round")
     } else if app.hints().is_none() {
-        lines.push(Line::styled("hints on: none here yet", palette.faint()));
+        Some("hints on: none here yet")
+    } else {
+        None
+    };
+    if let Some(state) = hints_state {
+        lines.push(Line::styled(state, palette.faint()));
     } else {
         lines.push(Line::from(vec![
             Span::raw("hints: "),
@@ -670,15 +711,16 @@ fn cursor_hint(app: &App) -> Option<Valued> {
 }
 
 /// A value in words: `loss in 6 plies` (plies: moves by either side, as
-/// the cells' `L6` counts them), or `draw`.
+/// the cells' `L6` counts them), or `draw` (whose distance, the board
+/// filling, says nothing).
 fn value_words(valued: Valued) -> String {
     match valued.plies {
-        Some(plies) => format!(
+        Some(plies) if valued.value != Value::Draw => format!(
             "{} in {plies} {}",
             valued.value,
             if plies == 1 { "ply" } else { "plies" }
         ),
-        None => valued.value.to_string(),
+        _ => valued.value.to_string(),
     }
 }
 
@@ -711,19 +753,18 @@ fn notice_line(app: &App, palette: Palette) -> Line<'static> {
 const HELP: &[&str] = &[
     "Get k marks in a row (across, down or diagonally).",
     "",
-    "arrows or h j k l   move the cursor (Shift, PgUp, PgDn:",
-    "                    a view at a time; Home, End; . last move)",
-    "Enter, Space, click play on that cell",
-    "u                   take back (against the computer:",
-    "                    your move and its reply)",
-    "v or H              hints: each empty cell's value",
-    "                    with perfect play, W win, D draw,",
-    "                    L loss, and in how many plies",
-    "n                   next round (the other side starts)",
-    "m                   mouse off (to select text) or on",
-    "? or F1             this help; any key closes it",
-    "q                   quit and print the score",
-    "Ctrl-Z              suspend (fg brings it back)",
+    "arrows, h j k l   move; with Shift, PgUp, PgDn: a page",
+    "Home End .        the row's ends; the last move",
+    "Enter, Space      play here (a mouse click: there)",
+    "u                 take back (with the computer's reply)",
+    "v or H            hints: each empty cell's value with",
+    "                  perfect play, W win, D draw, L loss,",
+    "                  and in how many plies",
+    "n                 next round (the other side starts)",
+    "m                 mouse off (to select text) or on",
+    "? or F1           this help; any key closes it",
+    "q                 quit and print the score",
+    "Ctrl-Z            suspend (fg brings it back)",
 ];
 
 /// The help on a screen too small for [`HELP`].
@@ -734,9 +775,9 @@ const SHORT_HELP: &[&str] = &[
     "any key  close",
     "arrows, hjkl  move",
     "Enter, Space  play",
-    "u  take back",
-    "v  hints",
-    "n  next round",
+    "u undo  n next round",
+    "v hints  m mouse",
+    ".  the last move",
 ];
 
 /// The help over the board (`area`), or over the whole screen but the
