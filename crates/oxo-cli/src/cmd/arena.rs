@@ -76,10 +76,12 @@ impl Config {
             .into());
         }
         if args.grade && !oxo_ai::Solver::can_solve(rules) {
-            return Err(BadInput(format!(
-                "--grade: the solver cannot solve {rules}, so it cannot grade its moves"
-            ))
-            .into());
+            let why = if rules.is_exact() {
+                "the solver plays k or more in a row, not exactly k".to_owned()
+            } else {
+                format!("the solver cannot solve {rules}")
+            };
+            return Err(BadInput(format!("--grade: {why}, so it cannot grade its moves")).into());
         }
         if args.psq.is_some() && !oxo_gomocup::psq::describes(rules) {
             return Err(BadInput(format!(

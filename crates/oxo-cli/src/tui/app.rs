@@ -359,11 +359,11 @@ impl App {
         if let Some(why) = never {
             self.hints_on = false;
             self.notice = Some(Notice::Refused(why));
-        } else if self.game.is_over() {
+        } else if self.game.is_over() && hints_allowed(&Game::new(self.rules), false).is_ok() {
             self.notice = Some(Notice::Info(
                 "hints on: they come with the next round (n)".to_owned(),
             ));
-        } else if hints_allowed(&self.game, false).is_err() {
+        } else if self.game.is_over() || hints_allowed(&self.game, false).is_err() {
             self.notice = Some(Notice::Info(format!(
                 "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
             )));
@@ -792,6 +792,24 @@ pub(super) mod tests {
         assert!(app.hints().is_none());
         act(&mut app, &[Action::NewRound]);
         assert!(app.hints().is_some());
+
+        // On a board whose hints come later, the next round does not bring
+        // them at once: the notice says when they come.
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let o = Scripted(vec![Cell::new(5, 0), Cell::new(5, 1), Cell::new(5, 2)]);
+        let mut app = App::new(rules, [Seat::Human, Seat::Computer(Box::new(o))], Player::X);
+        for col in 0..4 {
+            act(&mut app, &[Action::PlayAt(Cell::new(0, col))]);
+        }
+        assert!(app.game().is_over());
+        act(&mut app, &[Action::ToggleHints]);
+        assert!(app.hints_on());
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Info(
+                "hints on: on this board they come once at most 16 cells are empty".into()
+            ))
+        );
     }
 
     #[test]

@@ -367,20 +367,20 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
     let (rows, cols, k) = (rules.rows(), rules.cols(), rules.k());
     // What is switched on or off, said here too: without the side panel
     // nowhere else does.
-    let (mut state, mut brief) = (String::new(), String::new());
+    let mut state = String::new();
     if app.hints_on() {
         state.push_str(" · hints on");
-        brief.push_str(" · hints");
     }
     if !app.mouse_on() {
         state.push_str(" · mouse off");
-        brief.push_str(" · no mouse");
     }
     let full = format!(
         "  {rows}×{cols}, {k} in a row · round {} · X {x}, O {o}, draws {draws}",
         app.round()
     );
     let fits = |text: &str| text.chars().count() <= usize::from(width);
+    // The full title, with what is on or off where it has room; where the
+    // full one fits so does the side panel, which says it too.
     for full in [format!("{full}{state}"), full] {
         if fits(&format!("oxo{full}")) {
             return Line::from(vec![
@@ -389,14 +389,22 @@ fn title_line(app: &App, width: u16) -> Line<'static> {
             ]);
         }
     }
+    // Without the panel, the short title keeps as much of it as fits.
     let short = format!("{rows}×{cols} k={k} · X {x}, O {o}, draws {draws}");
-    [format!("{short}{brief}"), short]
-        .into_iter()
-        .find(|short| fits(short))
-        .map_or_else(
-            || Line::raw(format!("X {x}, O {o}, draws {draws}")),
-            Line::raw,
-        )
+    let hints = if app.hints_on() { " · hints" } else { "" };
+    let mouse = if app.mouse_on() { "" } else { " · no mouse" };
+    [
+        format!("{short}{hints}{mouse}"),
+        format!("{short}{hints}"),
+        format!("{short}{mouse}"),
+        short,
+    ]
+    .into_iter()
+    .find(|short| fits(short))
+    .map_or_else(
+        || Line::raw(format!("X {x}, O {o}, draws {draws}")),
+        Line::raw,
+    )
 }
 
 /// Screen columns the board wants in `area` (at most its width).
@@ -647,7 +655,7 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
     } else if !app.hints_on() {
         Some("hints off (v shows them)")
     } else if app.game().is_over() {
-        Some("hints on: from the next round")
+        Some("hints on: none once a round is over")
     } else if app.hints().is_none() {
         Some("hints on: none here yet")
     } else {
@@ -775,8 +783,8 @@ const SHORT_HELP: &[&str] = &[
     "any key  close",
     "arrows, hjkl  move",
     "Enter, Space  play",
-    "u undo  n next round",
-    "v hints  m mouse",
+    "u  undo, n  next round",
+    "v  hints, m  mouse",
     ".  the last move",
 ];
 
