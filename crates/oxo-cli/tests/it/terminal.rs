@@ -391,13 +391,12 @@ fn a_long_solve_shows_its_progress() {
 }
 
 /// The same on 7×7 k=5, where the proof search values the moves: a
-/// position after three moves that the opening table does not hold (the
-/// last of the hard ones in its build's order; about a billion positions
-/// of search), stopped by Ctrl-C once the line shows. Once the table holds
-/// it, this test needs a position still outside.
+/// position after four moves, beyond the opening table, that takes about
+/// 12 s here (O's two stones far from X's pair), stopped by Ctrl-C once
+/// the line shows.
 #[test]
 fn a_long_seven_by_seven_solve_shows_its_progress() {
-    let mut pty = Pty::start("solve ......./......./...X.../...X.../......./......./..O.... --k 5");
+    let mut pty = Pty::start("solve ......O/......./...X.../...X.../......./......./..O.... --k 5");
     pty.wait_for("valuing the moves: ");
     pty.type_keys(b"\x03");
     let (status, _, _) = pty.finish();
