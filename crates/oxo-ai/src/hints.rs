@@ -50,7 +50,7 @@ pub enum NoHints {
     BetweenPeople,
     /// No search here would answer at once.
     #[error(
-        "values are given on boards of up to {QUICK_MAX_CELLS} cells and on 7x7 k=5 at every stage, and on other boards up to 7x7 once at most {QUICK_MAX_EMPTY} cells are empty"
+        "values are given on boards of up to {QUICK_MAX_CELLS} cells and on 7x7 k=5 at every stage, and on other boards that fit the solver (up to 8x7 or 7x8) once at most {QUICK_MAX_EMPTY} cells are empty"
     )]
     TooSlow,
     /// The hints' budget ran out before every move had its value: `valued`
