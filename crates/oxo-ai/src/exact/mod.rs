@@ -14,8 +14,8 @@
 //! may still be a draw (the defender's own threats); the prover's search of
 //! the real game decides those ([`Prover::can_force`]), which takes from
 //! milliseconds to minutes in the opening, so every move's value at every
-//! position after at most two moves, and at 787 of the hardest positions
-//! after three, is solved ahead of time and shipped in the binary
+//! position after at most two moves, and at all 831 of the hardest
+//! positions after three, is solved ahead of time and shipped in the binary
 //! ([`OpeningTable`], built by `scripts/build-opening-table.sh`); the table
 //! also values each position one move later.
 //!
@@ -39,16 +39,17 @@
 //! Sharing between the moves helps little there: the zones of those forced
 //! lines cover the board, and each move's proof costs what refuting the
 //! one or two forcing moves costs, the others being cheap
-//! (`docs/benchmarks.md` has the figures). The shipped table holds 787
-//! of them: those valued within 30, 60, 200 or 1,000 million positions each when
+//! (`docs/benchmarks.md` has the figures). The shipped table holds all
+//! 831, each valued within 30, 60, 200 or 1,000 million positions when
 //! the list was made (`data/opening-7x7k5-forced3.txt`). Where the hints'
 //! budget runs out, [`Valuer::some_values`] gives the values of the moves
 //! a second pass of the budget reaches, each move given a growing share
 //! of it. With the table of 333 and both passes, 498 positions after three
 //! moves lacked some move's exact value, and got 8,186 of their 22,908
 //! moves' (837 positions had no answer with none of them listed, 627 with
-//! 210, 507 with 330 and one pass); the 362 listed since are among those
-//! 498 and are answered from the table, which leaves 136. Later layers,
+//! 210, 507 with 330 and one pass); those 498 are the ones listed since,
+//! and with the whole table every position after three moves has every
+//! move's value within the budget (`hints7 time --depth 3`). Later layers,
 //! sampled: about one position in twelve after four moves, and one in
 //! seven after five, lacks some move's value within the budget
 //! (`docs/benchmarks.md`, "How far the hints reach").
@@ -1026,7 +1027,7 @@ mod tests {
             }
         }
         // Each listed position's value, its best move's, is the value of
-        // the move to it from each position before it. (All 787 are draws,
+        // the move to it from each position before it. (All 831 are draws,
         // so this shows that no move wins and not every move loses; each
         // move's own value is checked by the build, and some by the test
         // below.)
@@ -1053,7 +1054,7 @@ mod tests {
 
     /// The moves of the listed positions that the hints' search values
     /// within the hints' budget (without the table) have the table's
-    /// values: every 24th position, 33 of them, 469 of their 1,518 moves (the
+    /// values: every 24th position, 35 of them, 485 of their 1,610 moves (the
     /// others take minutes each and are checked when the table is built).
     #[test]
     fn the_listed_moves_valued_within_the_hints_budget_are_the_tables() {
@@ -1075,9 +1076,9 @@ mod tests {
             checked += some.moves.len();
             moves += own.len();
         }
-        // 469 of 1,518: the budget is counted in positions, so this does
+        // 485 of 1,610: the budget is counted in positions, so this does
         // not depend on the machine's speed.
-        assert!(checked >= 200 && moves == 1518, "{checked} of {moves}");
+        assert!(checked >= 200 && moves == 1610, "{checked} of {moves}");
     }
 
     #[test]
