@@ -251,6 +251,11 @@ impl App {
         !self.seats.iter().any(Seat::is_human)
     }
 
+    /// Whether two people play each other, no computer.
+    fn people_only(&self) -> bool {
+        self.seats.iter().all(Seat::is_human)
+    }
+
     /// Do what `action` asks.
     pub fn act(&mut self, action: Action) {
         if self.help && !matches!(action, Action::Quit | Action::Suspend) {
@@ -351,7 +356,7 @@ impl App {
         // whoever plays.
         let never = if !hints::hints_ever(self.rules) {
             Some(NoHints::TooSlow.to_string())
-        } else if self.seats.iter().all(Seat::is_human) {
+        } else if self.people_only() {
             Some(BETWEEN_PEOPLE.to_owned())
         } else {
             None
@@ -376,7 +381,7 @@ impl App {
     /// people, nor on a board no search values at once.
     #[must_use]
     pub fn hints_possible(&self) -> bool {
-        hints::hints_ever(self.rules) && !self.seats.iter().all(Seat::is_human)
+        hints::hints_ever(self.rules) && !self.people_only()
     }
 
     fn play_person(&mut self, cell: Cell) {
@@ -446,7 +451,7 @@ impl App {
         if !person_moved {
             // Between two people, neither has a move to take back; against
             // the computer, the person has none.
-            let whose = if self.seats.iter().all(Seat::is_human) {
+            let whose = if self.people_only() {
                 "no move to take back"
             } else {
                 "no move of yours to take back"
@@ -506,7 +511,7 @@ impl App {
     /// positions, and this game cannot (the finished board has nothing
     /// left to value).
     fn hints_allowed(&self) -> Result<(), NoHints> {
-        if self.seats.iter().all(Seat::is_human) {
+        if self.people_only() {
             return Err(NoHints::BetweenPeople);
         }
         hints_allowed(&self.game, false)

@@ -924,25 +924,32 @@ mod tests {
         assert!(terminal.backend().to_string().contains("q  quit"));
     }
 
+    /// The screen position two columns past `mark` on the first line of
+    /// the drawing that `line` picks: inside the cell after that grid line.
+    fn beside(
+        terminal: &Terminal<TestBackend>,
+        line: impl Fn(&str) -> bool,
+        mark: char,
+    ) -> (u16, u16) {
+        let text = terminal.backend().to_string();
+        let (y, found) = text
+            .lines()
+            .map(|l| l.trim_start_matches('"'))
+            .enumerate()
+            .find(|(_, l)| line(l))
+            .unwrap();
+        let x = found.chars().position(|c| c == mark).unwrap() + 2;
+        (x as u16, y as u16)
+    }
+
     #[test]
     fn a_click_plays_the_cell_under_the_mouse() {
         let mut app = app(Rules::default(), None);
         let mut terminal = play(&mut app, Vec::new(), (72, 20));
         // Find the screen position of row 3, column 1 from the drawing:
         // the line labelled 3, the first cell after the grid line.
-        let text = terminal.backend().to_string();
-        let (y, line) = text
-            .lines()
-            .enumerate()
-            .find(|(_, l)| l.trim_start_matches('"').trim_start().starts_with("3 │"))
-            .unwrap();
-        let x = line
-            .trim_start_matches('"')
-            .chars()
-            .position(|c| c == '│')
-            .unwrap()
-            + 2;
-        let mut script = Script::new(vec![click(x as u16, y as u16), click(0, 0)]);
+        let (x, y) = beside(&terminal, |l| l.trim_start().starts_with("3 │"), '│');
+        let mut script = Script::new(vec![click(x, y), click(0, 0)]);
         run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(2, 0)]);
         assert_eq!(app.cursor(), oxo_core::Cell::new(2, 0));
@@ -965,21 +972,9 @@ mod tests {
         // A click on the top line of a large cell plays that cell.
         let mut app = self::app(Rules::default(), None);
         let mut terminal = play(&mut app, Vec::new(), (80, 24));
-        let text = terminal.backend().to_string();
-        // The third line of the board is row 1's first line (numbers,
-        // the top rule, then the cell).
-        let (y, line) = text
-            .lines()
-            .enumerate()
-            .find(|(_, l)| l.contains("┌"))
-            .unwrap();
-        let x = line
-            .trim_start_matches('"')
-            .chars()
-            .position(|c| c == '┌')
-            .unwrap()
-            + 2;
-        let mut script = Script::new(vec![click(x as u16, (y + 1) as u16)]);
+        // The line under the top rule is row 1's first line.
+        let (x, y) = beside(&terminal, |l| l.contains('┌'), '┌');
+        let mut script = Script::new(vec![click(x, y + 1)]);
         run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(0, 0)]);
     }

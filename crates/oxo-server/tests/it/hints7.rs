@@ -78,22 +78,30 @@ async fn a_position_over_the_budget_gets_the_values_found_in_time() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{analysis}");
-    assert_eq!(analysis["available"], false, "{analysis}");
-    let values = analysis["values"].as_array().unwrap();
-    assert!(!values.is_empty() && values.len() < 45, "{analysis}");
     // `hints7 at` values 42 of the 45 moves within the same budget, all
     // draws (the board filling in 45 plies); X's win at (2, 3) needs longer.
-    // From the prover, a win or a loss comes without a distance.
+    values_found_in_time(&analysis, "values", 45);
+}
+
+/// An answer (`body`) whose hardest moves needed more search than a hint
+/// may take, of a position with `moves` moves: the values found in time
+/// (under `list`), some but not all, each draw with its distance (the
+/// board fills) and each win or loss without one (from the prover), the
+/// reason saying how many of all, and the engine's estimate beside them.
+fn values_found_in_time(body: &Value, list: &str, moves: usize) {
+    assert_eq!(body["available"], false, "{body}");
+    let values = body[list].as_array().unwrap();
+    assert!(!values.is_empty() && values.len() < moves, "{body}");
     assert!(
         values
             .iter()
-            .all(|v| (v["value"] == "draw") == (v["plies"] == 45)),
-        "{analysis}"
+            .all(|v| (v["value"] == "draw") == (v["plies"] == moves)),
+        "{body}"
     );
-    let reason = analysis["reason"].as_str().unwrap();
-    let said = format!("exact values for {} of the 45 moves", values.len());
+    let reason = body["reason"].as_str().unwrap();
+    let said = format!("exact values for {} of the {moves} moves", values.len());
     assert!(reason.starts_with(&said), "{reason}");
-    assert_eq!(analysis["estimate"]["engine"], "alphabeta", "{analysis}");
+    assert_eq!(body["estimate"]["engine"], "alphabeta", "{body}");
 }
 
 /// The room's game once it has reached `version` (the computer moves on
@@ -172,19 +180,5 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
     }
     let hints = outside.expect("ten rooms whose hints were all valued in time");
     assert_eq!(hints["version"], 6, "{hints}");
-    assert_eq!(hints["available"], false, "{hints}");
-    let cells = hints["hints"].as_array().unwrap();
-    assert!(!cells.is_empty() && cells.len() < 44, "{hints}");
-    // From the prover: a draw's distance (the board fills), none for a
-    // win or a loss.
-    assert!(
-        cells
-            .iter()
-            .all(|h| (h["value"] == "draw") == (h["plies"] == 44)),
-        "{hints}"
-    );
-    let reason = hints["reason"].as_str().unwrap();
-    let said = format!("exact values for {} of the 44 moves", cells.len());
-    assert!(reason.starts_with(&said), "{reason}");
-    assert_eq!(hints["estimate"]["engine"], "alphabeta", "{hints}");
+    values_found_in_time(&hints, "hints", 44);
 }
