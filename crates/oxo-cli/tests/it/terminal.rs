@@ -343,6 +343,64 @@ fn a_game_stopped_from_elsewhere_takes_the_terminal_back_when_continued() {
     assert!(output.contains("exit=0"), "{output:?}");
 }
 
+/// Whether process `pid` is stopped (state `T` in `/proc/PID/stat`).
+fn stopped(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state follows the command's name, which is in parentheses.
+    stat.rsplit_once(") ")
+        .is_some_and(|(_, rest)| rest.starts_with('T'))
+}
+
+/// With the mouse turned off (`m`, so that the terminal selects text), a
+/// game stopped from elsewhere takes the terminal back without the mouse
+/// when continued: it asks for the alternate screen again, never for mouse
+/// reports; `m` then turns them on again. (Ctrl-Z takes the terminal back
+/// the same way, but cannot be shown here: under `script` the game's
+/// process group has no parent shell in its session, and the kernel
+/// discards a SIGTSTP sent to such an orphaned group.)
+#[test]
+fn the_mouse_stays_off_through_a_stop() {
+    let mut pty = Pty::start_watched("play --o perfect --seed 1");
+    pty.wait_for("cursor: row 2, column 2");
+    let pid = pty.pid();
+    let _kill = KillOnDrop(pid.clone());
+    let signal = |name: &str| {
+        let sent = Command::new("kill").args([name, &pid]).status().unwrap();
+        assert!(sent.success());
+    };
+    let before = pty.output().len();
+    pty.type_keys(b"m");
+    pty.wait_for("mouse off");
+    assert!(pty.output()[before..].contains(MOUSE_OFF));
+    let before = pty.output().len();
+    signal("-STOP");
+    let start = Instant::now();
+    while !stopped(&pid) {
+        assert!(start.elapsed() < PATIENCE, "the game never stopped");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal("-CONT");
+    let start = Instant::now();
+    while !pty.output()[before..].contains(ALTERNATE_ON) {
+        assert!(start.elapsed() < PATIENCE, "{:?}", &pty.output()[before..]);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Keys are read again, and the mouse is still off.
+    pty.type_keys(b"l");
+    pty.wait_for("cursor: row 2, column 3");
+    let since = &pty.output()[before..];
+    assert!(!since.contains(MOUSE_ON), "{since:?}");
+    assert!(pty.screen().contains("mouse off"), "{}", pty.screen());
+    let before = pty.output().len();
+    pty.type_keys(b"m");
+    pty.wait_for("mouse on");
+    assert!(pty.output()[before..].contains(MOUSE_ON));
+    pty.type_keys(b"q");
+    let (status, output, _) = pty.finish();
+    assert!(status.success(), "{status}: {output:?}");
+    assert!(output.contains("exit=0"), "{output:?}");
+}
+
 /// A dumb terminal (Emacs's shell, a serial console) cannot draw the
 /// full-screen game: it gets the line protocol.
 #[test]
