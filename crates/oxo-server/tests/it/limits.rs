@@ -308,14 +308,15 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
 async fn moves_on_a_players_socket_count_against_the_same_rate() {
     let server = server(Limits {
         writes: Rate {
-            burst: 3,
+            burst: 5,
             per_second: 0.1,
         },
         ..limits()
     })
     .await;
     let client = Client::new(server.addr);
-    let game = seated_game(&client, &json!({})).await.unwrap(); // the join is a write
+    // The join is a write, and so is opening each seat's socket.
+    let game = seated_game(&client, &json!({})).await.unwrap();
     let connect = |token: &str| {
         let url = format!(
             "ws://{}/api/games/{}/live?token={token}",
@@ -356,6 +357,68 @@ async fn moves_on_a_players_socket_count_against_the_same_rate() {
         client.get_json(&format!("/api/games/{}", game.id)).await["version"],
         3
     );
+}
+
+/// Opening a seat's socket is a change (its presence is told to the other
+/// servers; an open correspondence game's creator is noted in the store),
+/// so it counts against the write rate: sockets opened and closed in a loop
+/// are refused with the 429 a POST would get, and queue nothing. A
+/// spectator's socket changes nothing and is never counted.
+#[tokio::test]
+async fn opening_a_seats_socket_counts_against_the_write_rate() {
+    let server = server(Limits {
+        writes: Rate {
+            burst: 3,
+            per_second: 0.1,
+        },
+        ..limits()
+    })
+    .await;
+    let client = Client::new(server.addr);
+    let (status, created) = client
+        .call(
+            "POST",
+            "/api/games",
+            None,
+            &json!({"opponent": "human", "listed": true, "days": 3}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap().to_owned();
+    let token = created["token"].as_str().unwrap().to_owned();
+    let watch = created["game"]["watch"].as_str().unwrap().to_owned();
+    let url =
+        |path: &str, query: &str| format!("ws://{}/api/games/{path}/live{query}", server.addr);
+    let seat = format!("?token={token}");
+    for _ in 0..3 {
+        let (socket, _) = tokio_tungstenite::connect_async(url(&id, &seat))
+            .await
+            .expect("within the burst");
+        drop(socket);
+    }
+    let refused = tokio_tungstenite::connect_async(url(&id, &seat))
+        .await
+        .expect_err("beyond the burst");
+    let tokio_tungstenite::tungstenite::Error::Http(response) = refused else {
+        panic!("not an HTTP refusal: {refused}");
+    };
+    assert_eq!(response.status(), 429);
+    assert!(response.headers().contains_key("retry-after"));
+    let body: serde_json::Value =
+        serde_json::from_slice(response.body().as_deref().unwrap_or_default()).unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("too many requests from your address")),
+        "{body}"
+    );
+    // Spectators still watch, as many times as they like.
+    for _ in 0..5 {
+        let (socket, _) = tokio_tungstenite::connect_async(url(&watch, ""))
+            .await
+            .expect("a spectator's socket");
+        drop(socket);
+    }
 }
 
 #[tokio::test]
