@@ -43,8 +43,10 @@ export function checkName(text) {
   if (!cps.some((cp) => !/\s/u.test(String.fromCodePoint(cp)) && !within(rules.blank, cp))) {
     return 'A name needs at least one visible character.';
   }
-  // Full-width Latin ("Ｃomputer") counts as the ASCII it imitates.
-  const narrow = name.replace(/[\uFF01-\uFF5E]/gu, (c) => String.fromCodePoint(c.codePointAt(0) - 0xFEE0));
+  // Read as it shows: blank characters hide nothing, and full-width Latin
+  // ("Ｃomputer") counts as the ASCII it imitates.
+  const narrow = [...name].filter((c) => !within(rules.blank, c.codePointAt(0))).join('')
+    .replace(/[\uFF01-\uFF5E]/gu, (c) => String.fromCodePoint(c.codePointAt(0) - 0xFEE0));
   if (narrow.toLowerCase().startsWith(rules.reserved_prefix)) {
     return 'Names starting with "Computer" are kept for the computer player.';
   }

@@ -16,8 +16,9 @@ pub const NAME_MAX_CHARS: usize = 20;
 /// character (Cf: zero-width spaces and joiners, direction marks and
 /// overrides, the byte order mark...) or a line or paragraph separator
 /// (Zl, Zp), which could hide a name or make it read as another; and not
-/// starting with "Computer" (in any case), which is how the computer
-/// player is called.
+/// starting with "Computer" (in any case, full-width letters and the
+/// [`BLANK`] characters, which show nothing, read as what shows), which is
+/// how the computer player is called.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlayerName(String);
 
@@ -118,7 +119,10 @@ impl PlayerName {
         {
             return Err(NameError::Empty);
         }
-        if narrow(name).to_lowercase().starts_with(RESERVED_PREFIX) {
+        // Read as it shows: blank characters (a combining grapheme joiner
+        // before the C, a variation selector inside the word) hide nothing.
+        let shown: String = name.chars().filter(|&c| !within(BLANK, c)).collect();
+        if narrow(&shown).to_lowercase().starts_with(RESERVED_PREFIX) {
             return Err(NameError::Reserved);
         }
         let chars = name.chars().count();
@@ -249,6 +253,16 @@ mod tests {
             "  Computer",
             "\u{FF23}omputer",
             "\u{FF43}\u{FF4F}\u{FF4D}puter",
+            // Blank characters before or inside the word show nothing.
+            "\u{034F}Computer (strong)",
+            "\u{FE0F}Computer",
+            "\u{E0100}Computer",
+            "\u{3164}Computer",
+            "\u{115F}Computer",
+            "\u{2800}Computer",
+            "\u{0301}Computer",
+            "C\u{034F}omputer",
+            "Comp\u{FE0F}uter",
         ] {
             assert_eq!(
                 PlayerName::parse(reserved),

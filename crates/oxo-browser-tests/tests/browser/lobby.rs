@@ -196,12 +196,15 @@ fn names_are_shown_to_the_opponent_and_to_spectators() {
              (such as a zero-width space, a direction mark or override, or a line separator).",
         )
         .await;
-        refused(
-            &a,
-            "Computer (strong)",
-            "Names starting with \"Computer\" are kept for the computer player.",
-        )
-        .await;
+        // Also with a blank character before it, which shows nothing.
+        for name in ["Computer (strong)", "\u{034F}Computer (strong)"] {
+            refused(
+                &a,
+                name,
+                "Names starting with \"Computer\" are kept for the computer player.",
+            )
+            .await;
+        }
         choose(&a, &format!("  {ADA} ")).await;
         open_a_game(&a).await;
         wait_names(&a, "A sees their own name", ADA, "").await;
