@@ -293,7 +293,20 @@ async fn push_updates(
                             }
                             return;
                         }
-                        (None | Some(Ok(Message::Close(_))), _) => return,
+                        (None, _) => return,
+                        (Some(Ok(Message::Close(_))), _) => {
+                            // The closing handshake: the close frame
+                            // answered (queued by the socket as it read
+                            // the client's) and sent before the
+                            // connection ends, so that the client sees a
+                            // clean close rather than a dropped one.
+                            let _ = tokio::time::timeout(
+                                send_timeout,
+                                futures_util::SinkExt::close(&mut socket),
+                            )
+                            .await;
+                            return;
+                        }
                         (Some(Ok(Message::Text(frame))), Some(mover)) => {
                             heard = Instant::now();
                             // The server stopping does not wait for a move

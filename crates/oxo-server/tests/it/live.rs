@@ -563,6 +563,31 @@ async fn players_can_send_their_moves_on_their_sockets() {
     assert_eq!(game["version"], 4, "{game}");
 }
 
+/// A client closing its socket gets the closing handshake's answer, a
+/// close frame, before the connection ends (not a dropped connection,
+/// which a browser reports as 1006, an unclean close).
+#[tokio::test]
+async fn a_client_that_closes_its_socket_gets_a_close_frame_back() {
+    let server = Server::start(Arc::new(MemoryStore::new())).await;
+    let (id, _, x, _) = server.seated().await;
+    let mut socket = server.connect_as(&id, &x).await;
+    common::next_update(&mut socket, WAIT).await;
+    socket.close(None).await.unwrap();
+    let answer = tokio::time::timeout(WAIT, async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(_))) => return Ok(()),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e.to_string()),
+                None => return Err("the connection ended with no close frame".to_owned()),
+            }
+        }
+    })
+    .await
+    .expect("an answer in time");
+    assert_eq!(answer, Ok(()));
+}
+
 #[tokio::test]
 async fn a_move_frame_repeated_with_its_key_is_answered_with_the_game() {
     use futures_util::SinkExt;
