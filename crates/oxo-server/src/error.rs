@@ -27,10 +27,10 @@ pub enum ApiError {
     #[error("{0}")]
     Forbidden(String),
     /// No game with this id (404).
-    #[error("no game {0}")]
+    #[error("no game {}", clipped(.0))]
     NotFound(String),
     /// No such route (404).
-    #[error("no such page: {0}")]
+    #[error("no such page: {}", clipped(.0))]
     NoRoute(String),
     /// The request conflicts with the game's state (409); `game` is the
     /// current state, for the client to resync.
@@ -100,6 +100,16 @@ pub enum ApiError {
     /// A bug or an exhausted resource (500).
     #[error("internal error")]
     Internal(String),
+}
+
+/// What a client sent, as an error repeats it: at most 64 characters (an id
+/// is 16, a path a few dozen), so that an answer never echoes a 64 KiB URI.
+fn clipped(text: &str) -> String {
+    const SHOWN: usize = 64;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 impl ApiError {

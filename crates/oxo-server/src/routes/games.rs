@@ -79,8 +79,11 @@ fn time_control(
                     "clock minutes must be from {} to {}, not {}",
                     MINUTES.start(),
                     MINUTES.end(),
-                    // Shortest form: 1e308 rather than its 309 digits.
-                    if clock.minutes.abs() >= 1e9 {
+                    // Shortest form: 1e308 rather than its 309 digits,
+                    // 1e-320 rather than its 320 zeros.
+                    if clock.minutes.abs() >= 1e9
+                        || (clock.minutes != 0.0 && clock.minutes.abs() < 1e-6)
+                    {
                         format!("{:e}", clock.minutes)
                     } else {
                         clock.minutes.to_string()

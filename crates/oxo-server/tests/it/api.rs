@@ -363,6 +363,13 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(error_of(&missing), "no game nosuchgame");
+    // A long id is not echoed whole: 64 characters and an ellipsis.
+    let long = "z".repeat(5000);
+    let (status, missing) = api
+        .call("GET", &format!("/api/games/{long}"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error_of(&missing), format!("no game {}…", &long[..64]));
 
     let (_, computer) = api
         .call("POST", "/api/games", None, r#"{"opponent":"random"}"#)

@@ -112,6 +112,10 @@ async fn a_clock_or_correspondence_is_chosen_at_creation_and_checked() {
             "clock minutes must be from 0.25 to 180, not 1e308",
         ),
         (
+            json!({"clock": {"minutes": 1e-320}}),
+            "clock minutes must be from 0.25 to 180, not 1e-320",
+        ),
+        (
             json!({"clock": {"minutes": 3, "increment": 61}}),
             "clock increment must be from 0 to 60 seconds, not 61",
         ),
