@@ -1,6 +1,6 @@
 // The board: its cells built once per size, drawn from the GAME shown,
 // with hints or values, the roving keyboard focus and the larger-cells zoom.
-import { $, isPhone, up } from './dom.js';
+import { $, isPhone, rescueFocus, up } from './dom.js';
 import { S } from './state.js';
 import { play } from './play.js';
 import { drawRecord, shownGame } from './record.js';
@@ -216,6 +216,9 @@ export function draw() {
   follow(g);
   drawStatus(g);
   drawRecord();
+  // Focus a redraw took away (a button hidden or rebuilt) comes back: to
+  // Rematch once a round is over, else to the board.
+  rescueFocus($('rematch'), target, $('status'));
 }
 
 export function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }

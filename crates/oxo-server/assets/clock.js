@@ -4,7 +4,7 @@
 // move does not come in time); the page only shows it, and asks for the game
 // again when the running clock or the first move's countdown reaches zero,
 // so the ruling shows at once.
-import { $, enc, up } from './dom.js';
+import { $, enc, message, up } from './dom.js';
 import { S } from './state.js';
 import { api } from './net.js';
 import { render } from './game.js';
@@ -98,16 +98,34 @@ function firstMover() {
   return g && g.status === 'playing' ? g.next : null;
 }
 
+// The seat whose clock was last told low, with the round it was told in:
+// a player is told once a round, through the toast (read out), when their
+// own running clock turns low; the clocks' look alone says it to no one
+// who cannot see it.
+let toldLow = null;
+
 function paint() {
   const c = shown.clock;
   const left = leftNow();
   for (const seat of ['x', 'o']) {
     const box = $('clock-' + seat);
     const running = c.running === seat;
+    const low = left[seat] < lowAt(c);
     box.querySelector('.clock-time').textContent = formatLeft(left[seat], c.days);
     box.classList.toggle('running', running);
-    box.classList.toggle('low', left[seat] < lowAt(c));
+    box.classList.toggle('low', low);
     box.classList.toggle('out', left[seat] <= 0);
+    // What the look says, in words for a screen reader.
+    const state = [running ? 'running' : '', low && left[seat] > 0 ? 'low' : ''].filter(Boolean).join(', ');
+    const said = box.querySelector('.clock-state');
+    const words = state ? `, ${state}` : '';
+    if (said && said.textContent !== words) said.textContent = words;
+    const round = S.game && S.game.round;
+    if (low && running && left[seat] > 0 && S.seat === seat && !c.days &&
+        !(toldLow && toldLow.seat === seat && toldLow.round === round && toldLow.id === S.id)) {
+      toldLow = { seat, round, id: S.id };
+      message(`Your clock is low: ${formatLeft(left[seat], c.days)} left`, 'info', 4000);
+    }
     const note = box.querySelector('.clock-note');
     const awaited = left.first !== null && firstMover() === seat;
     // lichess's countdown for a first move: the round is called off at zero.

@@ -116,17 +116,30 @@ export function drawActions() {
   // Before both sides have moved a claim would only abort the round, which
   // the Abort button does.
   const wait = abortable ? null : claimIn(g);
+  // The seconds to a claim tick on screen but are not read out each second:
+  // the note (a live region) says once that a claim is coming, and again
+  // when it can be made.
+  let ticking = '';
   if (wait !== null) {
     const secs = Math.ceil(wait / 1000);
-    note.push(wait > 0 ? `Your opponent left: you can claim the win in ${secs} s` : 'Your opponent left: you can claim the win');
+    note.push(wait > 0 ? 'Your opponent left: you can claim the win soon' : 'Your opponent left: you can claim the win');
+    if (wait > 0) ticking = ` (in ${secs} s)`;
     setButton('act-claim', true, wait > 0 ? `Claim victory (${secs} s)` : 'Claim victory', wait > 0);
     if (wait > 0) st.claimTimer = setTimeout(() => { if (S === st) drawActions(); }, Math.min(1000, wait % 1000 || 1000));
   } else {
     setButton('act-claim', false, '');
   }
   const text = note.join(' · ');
-  $('offer-note').hidden = !text;
-  if ($('offer-note').textContent !== text) $('offer-note').textContent = text;
+  const el = $('offer-note');
+  el.hidden = !text;
+  if (el.dataset.said !== text) {
+    el.dataset.said = text;
+    const seconds = document.createElement('span');
+    seconds.setAttribute('aria-hidden', 'true');
+    el.replaceChildren(text, seconds);
+  }
+  const seconds = el.lastElementChild;
+  if (seconds && seconds.textContent !== ticking) seconds.textContent = ticking;
 }
 
 function disarmResign(st) {

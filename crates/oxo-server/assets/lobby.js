@@ -1,5 +1,5 @@
 // The lobby on the start page.
-import { $, enc, message, up } from './dom.js';
+import { $, enc, message, rescueFocus, up } from './dom.js';
 import { seats } from './state.js';
 import { api, join } from './net.js';
 import { route } from './route.js';
@@ -103,12 +103,23 @@ export async function showLobby() {
     return item('/g/' + enc(g.id), `${g.size.replace('x', '×')} vs ${who}`, `round ${g.round} · ${state}`, { game: g.id },
       waiting.includes(g) ? g.id : null);
   });
-  $('open-list').replaceChildren(...open);
-  $('live-list').replaceChildren(...live);
-  $('recent-list').replaceChildren(...mine);
+  fill('open-list', open);
+  fill('live-list', live);
+  fill('recent-list', mine);
+  rescueFocus();
   $('lobby-open').hidden = open.length === 0;
   $('lobby-live').hidden = live.length === 0;
   $('recent').hidden = mine.length === 0;
+}
+
+// The lobby's list `id` made `items`: left alone when nothing changed, so
+// that a refresh every 5 s neither moves a keyboard user's focus nor has a
+// screen reader read the list again (where it did change, rescueFocus
+// gives focus back to the same game's link or button).
+function fill(id, items) {
+  const list = $(id);
+  if (list.innerHTML === items.map((li) => li.outerHTML).join('')) return;
+  list.replaceChildren(...items);
 }
 
 // Cancel this browser's game `id`, still waiting for an opponent.

@@ -1,5 +1,5 @@
 // The start page: the quick games and the form that chooses everything.
-import { $, enc, message } from './dom.js';
+import { $, enc, message, rescueFocus } from './dom.js';
 import { seats } from './state.js';
 import { api } from './net.js';
 import { route } from './route.js';
@@ -198,6 +198,7 @@ export async function create(button, body) {
   const r = await api('POST', '/api/games', withName(body));
   button.disabled = false;
   if (!r.ok || !r.data.game) {
+    rescueFocus();
     message(r.data.error || 'could not start the game');
     return;
   }

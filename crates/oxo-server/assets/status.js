@@ -151,6 +151,9 @@ export function drawStatus(g) {
     (now.status === 'won' || now.status === 'draw' || now.status === 'aborted' ? ' result' : '') +
     (now.status === 'aborted' ? ' aborted' : '');
   document.title = text + ' — oxo';
+  // The view's heading, for screen readers' lists of headings.
+  const heading = `${S.analysis ? 'Analysis board' : 'Game'}: ${g.rows}×${g.cols}, ${g.k} in a row`;
+  if ($('game-heading').textContent !== heading) $('game-heading').textContent = heading;
   const score = g.score || {};
   $('score-x').textContent = score.x || 0;
   $('score-o').textContent = score.o || 0;

@@ -46,6 +46,7 @@ async fn clocks(client: &Client) -> Value {
              const seat = (s) => { const e = $('clock-' + s); \
                return { time: e.querySelector('.clock-time').textContent, \
                         note: e.querySelector('.clock-note').textContent, \
+                        state: e.querySelector('.clock-state').textContent, \
                         running: e.classList.contains('running'), low: e.classList.contains('low') }; }; \
              return { shown: !$('clocks').hidden, control: $('clock-control').textContent, \
                       x: seat('x'), o: seat('o') };",
@@ -172,6 +173,32 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
             })
             .await;
         }
+        // In words too, for a screen reader: the state beside each time, and
+        // a toast (read out) for the player whose own clock turned low.
+        for client in [&x, &o] {
+            let shown = clocks(client).await;
+            assert_eq!(shown["x"]["state"], ", running, low", "{shown}");
+            assert_eq!(shown["o"]["state"], "", "{shown}");
+        }
+        let said = |client: &Client| {
+            let client = client.clone();
+            async move {
+                client
+                    .execute(
+                        "return document.getElementById('message').dataset.said || '';",
+                        vec![],
+                    )
+                    .await
+                    .expect("the message read")
+            }
+        };
+        let told = said(&x).await;
+        assert!(
+            told.as_str()
+                .is_some_and(|t| t.starts_with("Your clock is low: 0:0") && t.ends_with(" left")),
+            "{told}"
+        );
+        assert_eq!(said(&o).await, "", "O's clock is not low");
         h.screenshot(&x, "clock-desktop-low").await;
         h.screenshot(&o, "clock-phone-low").await;
 

@@ -196,6 +196,55 @@ fn a_rematch_offer_waits_while_its_maker_is_away() {
     });
 }
 
+/// The id (or, without one, the tag) of the element with keyboard focus,
+/// or "" when focus is on the page itself.
+async fn focused(client: &Client) -> String {
+    let seen = client
+        .execute(
+            "const f = document.activeElement; \
+             return !f || f === document.body ? '' : (f.id || f.tagName.toLowerCase() + \
+               (f.classList.contains('cell') ? '.cell' : ''));",
+            vec![],
+        )
+        .await
+        .expect("the focus read");
+    seen.as_str().unwrap_or_default().to_owned()
+}
+
+/// A keyboard player keeps a place to be: Abort pressed with Enter ends the
+/// round and hides the buttons, and focus goes to Rematch rather than to
+/// the page itself (where a screen reader starts again from the top).
+#[test]
+fn keyboard_focus_survives_the_buttons_it_was_on() {
+    run("life-focus", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = h.session("b", 1280, 800).await;
+        seated_pages(&h, &a, &b).await;
+        wait_actions(&a, "X before any move", &["Abort"]).await;
+        a.execute(
+            "document.getElementById('act-abort').focus(); return true;",
+            vec![],
+        )
+        .await
+        .expect("Abort focused");
+        assert_eq!(focused(&a).await, "act-abort");
+        press(&a, &[Key::Enter]).await;
+        wait_status(&a, "X sees the abort", "Round aborted").await;
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let now = focused(&a).await;
+            if now == "rematch" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "focus on {now:?}, not on Rematch"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    });
+}
+
 #[test]
 fn two_people_abort_take_back_agree_a_draw_and_resign() {
     run("life-endings", |h| async move {
@@ -427,9 +476,27 @@ fn a_player_whose_opponent_left_claims_the_win_after_the_countdown() {
                 let claim = buttons.first().map_or("", String::as_str);
                 if claim.starts_with("Claim victory (") {
                     assert!(claim.ends_with(" s) (off)"), "{buttons:?}");
+                    // The seconds tick on screen only: what the live region
+                    // reads out is said once.
                     assert!(
-                        note.starts_with("Your opponent left: you can claim the win in "),
+                        note.starts_with("Your opponent left: you can claim the win soon (in ")
+                            && note.ends_with(" s)"),
                         "{note}"
+                    );
+                    let read = a
+                        .execute(
+                            "const note = document.getElementById('offer-note'); \
+                             return [...note.childNodes] \
+                                 .filter((n) => !(n.getAttribute && n.getAttribute('aria-hidden'))) \
+                                 .map((n) => n.textContent).join('');",
+                            vec![],
+                        )
+                        .await
+                        .expect("the note read");
+                    assert_eq!(
+                        read.as_str(),
+                        Some("Your opponent left: you can claim the win soon"),
+                        "{read}"
                     );
                     h.screenshot(&a, "life-claim-countdown-phone").await;
                     break;

@@ -161,6 +161,41 @@ async fn join_first_open(c: &Client) {
     .await;
 }
 
+/// The lobby's refresh every 5 s keeps a keyboard user's place: with focus
+/// on an open game's Join link, a second game opening (so the list is
+/// rebuilt) leaves focus on the same game's link, not on the page.
+#[test]
+fn the_lobby_refresh_keeps_keyboard_focus_on_its_link() {
+    run("lobby-focus", |h| async move {
+        let a = h.session("a", 1280, 800).await;
+        let b = h.session("b", 1280, 800).await;
+        let c = h.session("c", 1280, 800).await;
+        open_start_page(&h, &a).await;
+        open_a_game(&a).await;
+        lobby_lists(&h, &b, 1).await;
+        let entry = b
+            .execute(
+                "const link = document.querySelector('#open-list a[data-entry]'); \
+                 link.focus(); return link.dataset.entry;",
+                vec![],
+            )
+            .await
+            .expect("the Join link focused");
+        open_start_page(&h, &c).await;
+        open_a_game(&c).await;
+        lobby_lists(&h, &b, 2).await;
+        let now = b
+            .execute(
+                "const f = document.activeElement; \
+                 return f && f.dataset ? (f.dataset.entry || f.tagName) : '';",
+                vec![],
+            )
+            .await
+            .expect("the focus read");
+        assert_eq!(now, entry, "focus moved off the link");
+    });
+}
+
 #[test]
 fn names_are_shown_to_the_opponent_and_to_spectators() {
     run("lobby-names", |h| async move {
