@@ -1206,6 +1206,17 @@ fn two_players_and_a_spectator_play_live() {
                         seen.enabled.is_empty() && !seen.playable,
                         "a spectator's cells stay disabled: {seen:#?}"
                     );
+                    // The move is said, for a screen reader, then whose turn.
+                    if n + 1 < moves.len() {
+                        let next = if mark == 'X' { 'O' } else { 'X' };
+                        let said = format!(
+                            "{mark} played row {}, column {} — {next} to move",
+                            row + 1,
+                            col + 1
+                        );
+                        wait_page(client, "the spectator told the move", |p| p.status == said)
+                            .await;
+                    }
                 }
             }
             if n == 2 {
@@ -1585,6 +1596,21 @@ fn keyboard_plays_moves() {
         .expect("a cell focused");
         let focused = page(&c).await;
         assert_eq!(focused.active, Some([1, 1]), "the centre is focused first");
+        // Home and End go to the row's ends, with Ctrl to the corners; Page
+        // Up and Page Down five rows, as far as the board goes.
+        for (keys, to) in [
+            (&[Key::End][..], [1, 2]),
+            (&[Key::Home], [1, 0]),
+            (&[Key::Control, Key::End], [2, 2]),
+            (&[Key::Control, Key::Home], [0, 0]),
+            (&[Key::PageDown], [2, 0]),
+            (&[Key::PageUp], [0, 0]),
+            (&[Key::Down], [1, 0]),
+            (&[Key::Right], [1, 1]),
+        ] {
+            press(&c, keys).await;
+            assert_eq!(page(&c).await.active, Some(to), "{keys:?}");
+        }
 
         press(&c, &[Key::Up]).await;
         assert_eq!(page(&c).await.active, Some([0, 1]), "Up moves the focus up");

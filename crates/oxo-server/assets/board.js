@@ -234,14 +234,28 @@ function nearestEnabled(r0, c0) {
 }
 
 // ---- keyboard: arrows move focus one cell (every cell, to read the board), Enter/Space play ----
+// Home and End go to the row's ends (with Ctrl, the board's corners), Page
+// Up and Page Down five rows: a big board's far side in a few presses.
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const PAGE = 5;
+function keyTarget(e, r0, c0, rows, cols) {
+  const d = ARROWS[e.key];
+  if (d) return [r0 + d[0], c0 + d[1]];
+  switch (e.key) {
+    case 'Home': return e.ctrlKey ? [0, 0] : [r0, 0];
+    case 'End': return e.ctrlKey ? [rows - 1, cols - 1] : [r0, cols - 1];
+    case 'PageUp': return [Math.max(0, r0 - PAGE), c0];
+    case 'PageDown': return [Math.min(rows - 1, r0 + PAGE), c0];
+    default: return null;
+  }
+}
 export function onBoardKey(e) {
   const cell = e.target.closest('.cell');
-  const d = ARROWS[e.key];
-  if (!cell || !d || !S || !S.game) return;
+  if (!cell || !S || !S.game) return;
+  const to = keyTarget(e, +cell.dataset.row, +cell.dataset.col, S.game.rows, S.game.cols);
+  if (!to) return;
   e.preventDefault();
-  const r = +cell.dataset.row + d[0];
-  const c = +cell.dataset.col + d[1];
+  const [r, c] = to;
   if (r < 0 || c < 0 || r >= S.game.rows || c >= S.game.cols) return;
   const b = S.cells[r][c];
   for (const row of S.cells) for (const x of row) x.tabIndex = -1;

@@ -78,7 +78,8 @@ export function forgetPresence() {
   if (st.game) drawActions();
 }
 
-// "O played row 2, column 3 — " so that a screen reader hears the reply.
+// "O played row 2, column 3 — " so that a screen reader hears the move
+// (the player whose turn it is, and a spectator).
 function lastMove(g) {
   if (!Array.isArray(g.last)) return '';
   const mark = g.board.split('/')[g.last[0]][g.last[1]];
@@ -112,7 +113,7 @@ function liveText(g) {
     case 'playing':
       if (me && g.next === me) return lastMove(g) + `Your turn (${up(me)})`;
       if (computer && g.next === 'o') return 'Computer is thinking…';
-      return me ? `Waiting for ${who(g, g.next)}…` : `${who(g, g.next)} to move`;
+      return me ? `Waiting for ${who(g, g.next)}…` : lastMove(g) + `${who(g, g.next)} to move`;
     case 'won': {
       // A flag reads "O wins on time"; the other endings name what the loser did.
       const why = g.reason === 'time' ? '' : reasonText(g.reason, g.winner);
