@@ -131,12 +131,12 @@ export function drawActions() {
   }
   const text = note.join(' · ');
   const el = $('offer-note');
-  el.hidden = !text;
   if (el.dataset.said !== text) {
     el.dataset.said = text;
     const seconds = document.createElement('span');
     seconds.setAttribute('aria-hidden', 'true');
-    el.replaceChildren(text, seconds);
+    if (text) el.replaceChildren(text, seconds);
+    else el.replaceChildren();
   }
   const seconds = el.lastElementChild;
   if (seconds && seconds.textContent !== ticking) seconds.textContent = ticking;

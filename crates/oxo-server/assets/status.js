@@ -156,10 +156,13 @@ export function drawStatus(g) {
   const heading = `${S.analysis ? 'Analysis board' : 'Game'}: ${g.rows}×${g.cols}, ${g.k} in a row`;
   if ($('game-heading').textContent !== heading) $('game-heading').textContent = heading;
   const score = g.score || {};
-  $('score-x').textContent = score.x || 0;
-  $('score-o').textContent = score.o || 0;
-  $('score-draws').textContent = score.draws || 0;
-  $('round').textContent = g.round || 1;
+  // Written only when changed: the line is a live region, and a screen
+  // reader may read it again on every write.
+  const put = (id, text) => { if ($(id).textContent !== String(text)) $(id).textContent = text; };
+  put('score-x', score.x || 0);
+  put('score-o', score.o || 0);
+  put('score-draws', score.draws || 0);
+  put('round', g.round || 1);
   const who = g.opponent === 'analysis' ? 'analysis' :
     g.opponent === 'human' ? 'two players' :
     `O is the computer: ${levelText(g.opponent, g.rows, g.cols, g.k)} (${g.opponent})`;
