@@ -43,9 +43,9 @@ export function checkName(text) {
   if (!cps.some((cp) => !/\s/u.test(String.fromCodePoint(cp)) && !within(rules.blank, cp))) {
     return 'A name needs at least one visible character.';
   }
-  // Read as it shows: blank characters hide nothing, and full-width Latin
-  // ("Ｃomputer") counts as the ASCII it imitates.
-  const narrow = [...name].filter((c) => !within(rules.blank, c.codePointAt(0))).join('')
+  // Read as it shows: blank characters hide nothing (nor a space after
+  // them), and full-width Latin ("Ｃomputer") counts as the ASCII it imitates.
+  const narrow = [...name].filter((c) => !within(rules.blank, c.codePointAt(0))).join('').trimStart()
     .replace(/[\uFF01-\uFF5E]/gu, (c) => String.fromCodePoint(c.codePointAt(0) - 0xFEE0));
   if (narrow.toLowerCase().startsWith(rules.reserved_prefix)) {
     return 'Names starting with "Computer" are kept for the computer player.';

@@ -44,6 +44,11 @@ pub(crate) enum Action {
     /// Every other write: joins, moves (by `POST` or on a socket), rematches,
     /// resignations, offers and their withdrawals.
     Write,
+    /// Opening a seat's live socket (its presence told, an open game's
+    /// creator noted): at the writes' rate, in a bucket of its own, so that
+    /// pages reconnecting all at once (after a restart, many players behind
+    /// one address) never take the tokens their moves need.
+    Connect,
 }
 
 /// The policy every request goes through, and its per-client state.
@@ -52,6 +57,7 @@ pub(crate) struct Edge {
     limits: Limits,
     creates: Limiter,
     writes: Limiter,
+    connects: Limiter,
     /// Hint searches in flight per client address.
     searches: listen::PerAddress,
 }
@@ -61,6 +67,7 @@ impl Edge {
         Edge {
             creates: Limiter::new(limits.creates),
             writes: Limiter::new(limits.writes),
+            connects: Limiter::new(limits.writes),
             searches: listen::PerAddress::default(),
             limits,
         }
@@ -100,6 +107,7 @@ impl Edge {
             Action::Read => return Ok(()),
             Action::Create => &self.creates,
             Action::Write => &self.writes,
+            Action::Connect => &self.connects,
         };
         match client {
             Some(ip) => limiter.take(ip, Instant::now()).map_err(ApiError::TooMany),
@@ -151,6 +159,7 @@ impl Edge {
     pub(crate) fn prune(&self, now: Instant) {
         self.creates.prune(now);
         self.writes.prune(now);
+        self.connects.prune(now);
     }
 }
 

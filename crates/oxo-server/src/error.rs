@@ -29,8 +29,9 @@ pub enum ApiError {
     /// No game with this id (404).
     #[error("no game {}", clipped(.0))]
     NotFound(String),
-    /// No such route (404).
-    #[error("no such page: {}", clipped(.0))]
+    /// No such route (404); what the client sent in it is [`clipped`] where
+    /// the text is made.
+    #[error("no such page: {0}")]
     NoRoute(String),
     /// The request conflicts with the game's state (409); `game` is the
     /// current state, for the client to resync.
@@ -104,9 +105,13 @@ pub enum ApiError {
 
 /// What a client sent, as an error repeats it: at most 64 characters (an id
 /// is 16, a path a few dozen), so that an answer never echoes a 64 KiB URI.
-fn clipped(text: &str) -> String {
-    const SHOWN: usize = 64;
-    match text.char_indices().nth(SHOWN) {
+pub(crate) fn clipped(text: &str) -> String {
+    clipped_at(text, 64)
+}
+
+/// `text` cut to `shown` characters and an ellipsis, if longer.
+pub(crate) fn clipped_at(text: &str, shown: usize) -> String {
+    match text.char_indices().nth(shown) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
     }

@@ -121,8 +121,12 @@ impl PlayerName {
         }
         // Read as it shows: blank characters (a combining grapheme joiner
         // before the C, a variation selector inside the word) hide nothing.
+        // (Trimmed again: a blank character before a space hid it too.)
         let shown: String = name.chars().filter(|&c| !within(BLANK, c)).collect();
-        if narrow(&shown).to_lowercase().starts_with(RESERVED_PREFIX) {
+        if narrow(shown.trim_start())
+            .to_lowercase()
+            .starts_with(RESERVED_PREFIX)
+        {
             return Err(NameError::Reserved);
         }
         let chars = name.chars().count();
@@ -263,6 +267,8 @@ mod tests {
             "\u{0301}Computer",
             "C\u{034F}omputer",
             "Comp\u{FE0F}uter",
+            "\u{034F} Computer",
+            "\u{3164} Computer",
         ] {
             assert_eq!(
                 PlayerName::parse(reserved),

@@ -137,7 +137,10 @@ pub async fn file(headers: HeaderMap, Path(name): Path<String>) -> Result<Respon
         .zip(&tags()[1..])
         .find(|((file, _, _), _)| *file == name)
         .map(|((_, content_type, body), tag)| page(&headers, content_type, body, tag))
-        .ok_or(ApiError::NoRoute(format!("/assets/{name}")))
+        .ok_or(ApiError::NoRoute(format!(
+            "/assets/{}",
+            crate::error::clipped(&name)
+        )))
 }
 
 /// The answer to a path no route serves: under `/api/` always the JSON
@@ -155,7 +158,7 @@ pub(super) async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> R
             .filter_map(|value| value.to_str().ok())
             .any(|value| value.contains("text/html"));
     if api || !browser {
-        return ApiError::NoRoute(path.to_owned()).into_response();
+        return ApiError::NoRoute(crate::error::clipped(path)).into_response();
     }
     (
         StatusCode::NOT_FOUND,

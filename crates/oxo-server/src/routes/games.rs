@@ -224,7 +224,8 @@ pub(super) async fn join(
         }
         None => {
             return Err(ApiError::NoRoute(format!(
-                "seat {seat} (the seats are x and o; a second person joins seat o)"
+                "seat {} (the seats are x and o; a second person joins seat o)",
+                crate::error::clipped(&seat)
             )));
         }
     }

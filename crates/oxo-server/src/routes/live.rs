@@ -65,13 +65,13 @@ pub(super) async fn live(
         (None, _) => None,
     };
     // A seat's connection is a change (its presence told to the other
-    // servers, and an open game's creator noted in the store): counted
-    // against the write rate, so that opening and closing sockets in a loop
-    // cannot queue writes that no limit counts.
+    // servers, and an open game's creator noted in the store): counted at
+    // the write rate, so that opening and closing sockets in a loop cannot
+    // queue writes that no limit counts.
     if seat.is_some() {
         state
             .edge()
-            .admit(Action::Write, client(&state, peer, &headers))?;
+            .admit(Action::Connect, client(&state, peer, &headers))?;
     }
     let presence = (seat.is_some() || query.presence).then(|| handle.presence());
     let attendance = seat.map(|seat| state.hub().attend(&handle, seat));

@@ -147,7 +147,12 @@ pub(crate) fn bad_query(rejection: &axum::extract::rejection::QueryRejection) ->
     let detail = text
         .strip_prefix("Failed to deserialize query string: ")
         .unwrap_or(&text);
-    ApiError::BadRequest(format!("bad query string: {detail}"))
+    // The detail may quote what the client sent (an unknown key) at any
+    // length, beside the names it expected.
+    ApiError::BadRequest(format!(
+        "bad query string: {}",
+        crate::error::clipped_at(detail, 300)
+    ))
 }
 
 pub(crate) fn game_id(text: &str) -> Result<GameId, ApiError> {

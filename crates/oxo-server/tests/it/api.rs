@@ -363,6 +363,21 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(error_of(&missing), "no game nosuchgame");
+    // The server's own words are never cut; what the client sent is.
+    let (status, seat) = api
+        .call("POST", &format!("/api/games/{id}/seats/player"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        error_of(&seat),
+        "no such page: seat player (the seats are x and o; a second person joins seat o)"
+    );
+    let key = "k".repeat(5000);
+    let (status, query) = api
+        .call("GET", &format!("/api/lobby?{key}=1"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(error_of(&query).chars().count() < 400, "{query}");
     // A long id is not echoed whole: 64 characters and an ellipsis.
     let long = "z".repeat(5000);
     let (status, missing) = api
