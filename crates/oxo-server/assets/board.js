@@ -216,8 +216,9 @@ export function draw() {
   follow(g);
   drawStatus(g);
   drawRecord();
-  // Focus a redraw took away (a button hidden or rebuilt) comes back: to
-  // Rematch once a round is over, else to the board.
+  // Keyboard focus a redraw took away comes back (see rescueFocus): where
+  // no control stands in for the one lost, to Rematch once a round is
+  // over, else to the board.
   rescueFocus($('rematch'), target, $('status'));
 }
 

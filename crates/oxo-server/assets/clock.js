@@ -4,7 +4,7 @@
 // move does not come in time); the page only shows it, and asks for the game
 // again when the running clock or the first move's countdown reaches zero,
 // so the ruling shows at once.
-import { $, enc, message, up } from './dom.js';
+import { $, enc, inform, up } from './dom.js';
 import { S } from './state.js';
 import { api } from './net.js';
 import { render } from './game.js';
@@ -122,9 +122,10 @@ function paint() {
     if (said && said.textContent !== words) said.textContent = words;
     const round = S.game && S.game.round;
     if (low && running && left[seat] > 0 && S.seat === seat && !c.days &&
-        !(toldLow && toldLow.seat === seat && toldLow.round === round && toldLow.id === S.id)) {
+        !(toldLow && toldLow.seat === seat && toldLow.round === round && toldLow.id === S.id) &&
+        inform(`Your clock is low: ${formatLeft(left[seat], c.days)} left`, 4000)) {
+      // (An error showing puts it off to a later paint.)
       toldLow = { seat, round, id: S.id };
-      message(`Your clock is low: ${formatLeft(left[seat], c.days)} left`, 'info', 4000);
     }
     const note = box.querySelector('.clock-note');
     const awaited = left.first !== null && firstMover() === seat;

@@ -1,7 +1,7 @@
 // Ending a round early: resign (asked twice), abort, draw offers,
 // takebacks, and a claim when the opponent has left on their move, with
 // its countdown; and the words every screen uses for how a round ended.
-import { $, enc, message, up } from './dom.js';
+import { $, enc, message, rescueFocus, up } from './dom.js';
 import { S } from './state.js';
 import { OVERTAKEN, api, newKey, overtaken } from './net.js';
 import { render } from './game.js';
@@ -131,8 +131,8 @@ export function drawActions() {
   }
   const text = note.join(' · ');
   const el = $('offer-note');
-  if (el.dataset.said !== text) {
-    el.dataset.said = text;
+  if (el.dataset.note !== text) {
+    el.dataset.note = text;
     const seconds = document.createElement('span');
     seconds.setAttribute('aria-hidden', 'true');
     if (text) el.replaceChildren(text, seconds);
@@ -140,6 +140,7 @@ export function drawActions() {
   }
   const seconds = el.lastElementChild;
   if (seconds && seconds.textContent !== ticking) seconds.textContent = ticking;
+  rescueFocus($('rematch'), $('status'));
 }
 
 function disarmResign(st) {

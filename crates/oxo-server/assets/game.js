@@ -1,6 +1,6 @@
 // The game page: opening a game (and taking a seat from an invite), the
 // GAMEs that arrive, rematch and hints.
-import { $, enc, message, up } from './dom.js';
+import { $, enc, inform, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
 import { OVERTAKEN, api, connect, join, overtaken, setConnection } from './net.js';
 import { draw } from './board.js';
@@ -112,8 +112,7 @@ export function render(g) {
   // Said unless it would hide an error, or a move of this page's is on
   // its way (whose answer clears the messages).
   const given = S.game && !S.sent && !S.busy && timeGiven(S.game, g, S.seat);
-  const erring = !$('message').hidden && $('message').classList.contains('error');
-  if (given && !erring) message(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 'info', 4000);
+  if (given) inform(`Your opponent gave you ${Math.round(given / 1000)} seconds`, 4000);
   S.game = g;
   S.shown = g.version;
   showPlayers(g);

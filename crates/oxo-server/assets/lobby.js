@@ -106,10 +106,13 @@ export async function showLobby() {
   fill('open-list', open);
   fill('live-list', live);
   fill('recent-list', mine);
-  rescueFocus();
   $('lobby-open').hidden = open.length === 0;
   $('lobby-live').hidden = live.length === 0;
   $('recent').hidden = mine.length === 0;
+  // A link or button that went (a game joined or cancelled) hands focus to
+  // the lists' first link, or to the quick games.
+  const first = (id) => $(id).querySelector('a');
+  rescueFocus(first('open-list'), first('live-list'), first('recent-list'), $('quick').querySelector('button'));
 }
 
 // The lobby's list `id` made `items`: left alone when nothing changed, so

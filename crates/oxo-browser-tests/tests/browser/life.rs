@@ -242,6 +242,32 @@ fn keyboard_focus_survives_the_buttons_it_was_on() {
             );
             tokio::time::sleep(POLL).await;
         }
+
+        // Focus a mouse gave is left alone: O clicks Offer draw, X accepts,
+        // the buttons go, and O's focus is not moved (nor the page scrolled).
+        rematch(&a, &b).await;
+        play(&b, &a, 1, 1).await;
+        play(&a, &b, 0, 0).await;
+        wait_actions(
+            &b,
+            "O may offer a draw",
+            &["Offer draw", "Takeback", "Resign"],
+        )
+        .await;
+        click(&b, "act-draw").await;
+        wait_actions(
+            &a,
+            "X is offered a draw",
+            &["Accept draw", "Decline draw", "Takeback", "Resign"],
+        )
+        .await;
+        click(&a, "act-draw").await;
+        wait_status(&b, "O sees the agreement", "Draw by agreement").await;
+        let now = focused(&b).await;
+        assert!(
+            now != "rematch" && now != "status",
+            "O's focus moved to {now:?}"
+        );
     });
 }
 
