@@ -244,7 +244,7 @@ fn keyboard_focus_survives_the_buttons_it_was_on() {
         }
 
         // Focus a mouse gave is left alone: O clicks Offer draw, X accepts,
-        // the buttons go, and O's focus is not moved (nor the page scrolled).
+        // the buttons go, and O's focus is not moved.
         rematch(&a, &b).await;
         play(&b, &a, 1, 1).await;
         play(&a, &b, 0, 0).await;
