@@ -1,6 +1,6 @@
 // The board: its cells built once per size, drawn from the GAME shown,
 // with hints or values, the roving keyboard focus and the larger-cells zoom.
-import { $, isPhone, rescueFocus, up } from './dom.js';
+import { $, gameFocus, isPhone, rescueFocus, up } from './dom.js';
 import { S } from './state.js';
 import { play } from './play.js';
 import { drawRecord, shownGame } from './record.js';
@@ -219,7 +219,7 @@ export function draw() {
   // Keyboard focus a redraw took away comes back (see rescueFocus): where
   // no control stands in for the one lost, to Rematch once a round is
   // over, else to the board.
-  rescueFocus($('rematch'), target, $('status'));
+  rescueFocus(...gameFocus());
 }
 
 export function isOff(b) { return b.getAttribute('aria-disabled') === 'true'; }
@@ -239,7 +239,9 @@ function nearestEnabled(r0, c0) {
 // Up and Page Down five rows: a big board's far side in a few presses.
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 const PAGE = 5;
+// (Keys with Alt or Meta, and Ctrl but for Home and End, are the browser's.)
 function keyTarget(e, r0, c0, rows, cols) {
+  if (e.altKey || e.metaKey || (e.ctrlKey && e.key !== 'Home' && e.key !== 'End')) return null;
   const d = ARROWS[e.key];
   if (d) return [r0 + d[0], c0 + d[1]];
   switch (e.key) {

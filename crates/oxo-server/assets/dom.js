@@ -31,20 +31,29 @@ export function clearMessage() { clearTimeout(messageTimer); $('message').hidden
 
 // Keyboard focus kept where a person can use it. A control that had focus
 // and was then hidden, disabled or rebuilt by a redraw leaves focus on the
-// page's body, where a screen reader starts again from the top. After a
-// redraw, `rescueFocus` gives focus back to that control where it is usable
-// again, or to the control rebuilt in its place (the same id, or the same
-// tag and data attributes), or to the nearest usable control beside it
-// (never one of the game's action buttons, which act at once), or else to
-// the first usable of `fallbacks`. Only keyboard focus the page itself
-// took away is given back: focus a click gave (which shows no focus ring)
-// is not remembered, nor a control its user left (a blur while it was
-// still usable: a tap elsewhere, a phone keyboard's Done), and a text
-// field is never focused again (that would bring a phone's keyboard up).
+// page's body, where a screen reader starts again from the top. Once a
+// redraw is done (`rescueFocus` waits for the end of the current task's
+// work, so that a redraw's parts see the page as it ends up), focus goes
+// back to that control where it is usable again, or to the control
+// rebuilt in its place (the same id, or the same tag and data attributes,
+// in the same list first), or to the nearest usable control beside it, or
+// else to the first usable of `fallbacks`. Never from one control that
+// acts at once to another of its group (`data-acts`: Decline draw must not
+// hand focus to Offer draw, nor Decline rematch to Rematch), never to a
+// text field (a phone's keyboard would come up). Only keyboard focus the
+// page itself took away is given back: focus a click gave (which shows no
+// focus ring) is not remembered, nor a control its user left (a blur while
+// it was still usable: a tap elsewhere, a phone keyboard's Done).
 let lastFocused = null;
+let lastList = null;
 const usable = (el) => !!el && el.isConnected && !el.disabled && !el.closest('[hidden]') &&
   el.getClientRects().length > 0;
 const typing = (el) => el.matches('input:not([type=checkbox]):not([type=radio]), textarea, select');
+const group = (el) => { const g = el.closest('[data-acts]'); return g ? g.dataset.acts : null; };
+// Whether focus on `el` shows a ring (browsers without :focus-visible: yes).
+function keyboardFocus(el) {
+  try { return el.matches(':focus-visible'); } catch (e) { return true; }
+}
 // The usable control nearest `el` among its siblings: before it, then after.
 function nearest(el) {
   for (const step of ['previousElementSibling', 'nextElementSibling']) {
@@ -58,22 +67,36 @@ function rebuilt(el) {
   if (!data.length) return null;
   const selector = el.tagName.toLowerCase() +
     data.map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}="${CSS.escape(v)}"]`).join('');
-  return document.querySelector(selector);
+  const list = lastList && $(lastList);
+  return (list && list.querySelector(selector)) || document.querySelector(selector);
 }
-export function rescueFocus(...fallbacks) {
+function rescueNow(fallbacks) {
   const active = document.activeElement;
   const lost = lastFocused;
   if (!lost || (active && active !== document.body && usable(active))) return;
   const again = usable(lost) ? lost : rebuilt(lost);
-  const beside = lost.isConnected && !lost.closest('.action-row') ? nearest(lost) : null;
-  const target = [again, beside, ...fallbacks].find((el) => usable(el) && !typing(el));
+  const acts = group(lost);
+  const beside = lost.isConnected && !acts ? nearest(lost) : null;
+  const target = [again, beside, ...fallbacks]
+    .find((el) => usable(el) && !typing(el) && (el === again || !acts || group(el) !== acts));
   if (target) target.focus();
 }
+let rescue = null;
+export function rescueFocus(...fallbacks) {
+  if (!rescue) queueMicrotask(() => { const f = rescue; rescue = null; rescueNow(f); });
+  rescue = fallbacks;
+}
+// Where focus goes in a game when nothing stands in for the control lost:
+// Rematch once a round is over, else the board, else the status line.
+export const gameFocus = () =>
+  [$('rematch'), document.querySelector('#board .cell[tabindex="0"]'), $('status')];
 
 export function wire() {
   $('message').addEventListener('click', clearMessage);
   document.addEventListener('focusin', (e) => {
-    lastFocused = e.target.matches(':focus-visible') ? e.target : null;
+    lastFocused = keyboardFocus(e.target) ? e.target : null;
+    const list = e.target.closest('ul[id], ol[id]');
+    lastList = list ? list.id : null;
   });
   // Judged once the blur's cause is done: a control being removed or
   // hidden may be blurred while it still stands.

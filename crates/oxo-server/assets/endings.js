@@ -1,7 +1,7 @@
 // Ending a round early: resign (asked twice), abort, draw offers,
 // takebacks, and a claim when the opponent has left on their move, with
 // its countdown; and the words every screen uses for how a round ended.
-import { $, enc, message, rescueFocus, up } from './dom.js';
+import { $, enc, gameFocus, message, rescueFocus, up } from './dom.js';
 import { S } from './state.js';
 import { OVERTAKEN, api, newKey, overtaken } from './net.js';
 import { render } from './game.js';
@@ -140,7 +140,7 @@ export function drawActions() {
   }
   const seconds = el.lastElementChild;
   if (seconds && seconds.textContent !== ticking) seconds.textContent = ticking;
-  rescueFocus($('rematch'), $('status'));
+  rescueFocus(...gameFocus());
 }
 
 function disarmResign(st) {

@@ -110,9 +110,10 @@ export async function showLobby() {
   $('lobby-live').hidden = live.length === 0;
   $('recent').hidden = mine.length === 0;
   // A link or button that went (a game joined or cancelled) hands focus to
-  // the lists' first link, or to the quick games.
-  const first = (id) => $(id).querySelector('a');
-  rescueFocus(first('open-list'), first('live-list'), first('recent-list'), $('quick').querySelector('button'));
+  // the first link to a game of the lists (never a stranger's Join link,
+  // which one more Enter would take), or to the page's New game link.
+  const first = (id) => $(id).querySelector('a[data-game]');
+  rescueFocus(first('open-list'), first('recent-list'), first('live-list'), $('new-game-link'));
 }
 
 // The lobby's list `id` made `items`: left alone when nothing changed, so

@@ -1,6 +1,6 @@
 // The lines around the board: who is here, the status, the score, the
 // details, and which of the game's links and buttons show.
-import { $, enc, rescueFocus, up } from './dom.js';
+import { $, enc, gameFocus, rescueFocus, up } from './dom.js';
 import { S } from './state.js';
 import { analysisUrl } from './analysis.js';
 import { levelText } from './words.js';
@@ -63,7 +63,7 @@ export function drawRematch() {
   $('rematch').disabled = away;
   $('rematch').title = away ? 'Your opponent has left: their offer waits for them to come back' : '';
   $('rematch-decline').hidden = !(over && S.seat && offered && offered !== S.seat);
-  rescueFocus($('rematch'), $('status'));
+  rescueFocus(...gameFocus());
 }
 
 // While this page's own connection is down it cannot know who is here, so

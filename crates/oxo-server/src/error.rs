@@ -29,7 +29,7 @@ pub enum ApiError {
     /// No game with this id (404).
     #[error("no game {}", clipped(.0))]
     NotFound(String),
-    /// No such route (404); what the client sent in it is [`clipped`] where
+    /// No such route (404); what the client sent in it is clipped where
     /// the text is made.
     #[error("no such page: {0}")]
     NoRoute(String),
