@@ -77,7 +77,10 @@ impl AnalysisQuery {
         let first = match self.first.as_deref() {
             None => Player::X,
             Some(text) => SeatName::parse(text).ok_or_else(|| {
-                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+                ApiError::BadRequest(format!(
+                    "bad first {:?}: use \"x\" or \"o\"",
+                    crate::error::clipped(text)
+                ))
             })?,
         };
         Ok(Game::starting_with(rules, first))

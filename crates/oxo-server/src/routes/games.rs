@@ -151,7 +151,10 @@ impl CreateGame {
         let first = match self.first.as_deref() {
             None => Player::X,
             Some(text) => SeatName::parse(text).ok_or_else(|| {
-                ApiError::BadRequest(format!("bad first {text:?}: use \"x\" or \"o\""))
+                ApiError::BadRequest(format!(
+                    "bad first {:?}: use \"x\" or \"o\"",
+                    crate::error::clipped(text)
+                ))
             })?,
         };
         let clock = time_control(self.clock.as_ref(), self.days, opponent)?;

@@ -33,8 +33,9 @@ pub(super) async fn lobby(
         .split(',')
         .filter(|id| !id.is_empty())
         .map(|id| {
-            GameId::parse(id)
-                .ok_or_else(|| ApiError::BadRequest(format!("bad id {id:?} in recent")))
+            GameId::parse(id).ok_or_else(|| {
+                ApiError::BadRequest(format!("bad id {:?} in recent", crate::error::clipped(id)))
+            })
         })
         .collect::<Result<_, _>>()?;
     if recent.len() > LOBBY_RECENT {

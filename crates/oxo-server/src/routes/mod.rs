@@ -218,10 +218,15 @@ pub(crate) fn player_name(text: Option<&str>) -> Result<Option<PlayerName>, ApiE
 /// The rules a request asks for: `size` (default 3×3, at most
 /// [`SERVER_MAX_SIDE`] a side) and `k` (default: the shorter side, at most 5).
 pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiError> {
-    let size: BoardSize = size
-        .unwrap_or("3x3")
-        .parse()
-        .map_err(|e| ApiError::BadRequest(format!("bad size: {e}")))?;
+    let size: BoardSize =
+        size.unwrap_or("3x3")
+            .parse()
+            .map_err(|e: oxo_core::ParseSizeError| {
+                ApiError::BadRequest(format!(
+                    "bad size: {}",
+                    crate::error::clipped_at(&e.to_string(), 300)
+                ))
+            })?;
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(ApiError::BadRequest(format!(
             "{} {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side",

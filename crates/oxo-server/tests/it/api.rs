@@ -378,6 +378,11 @@ async fn seat_o_is_taken_once_with_the_invite_and_seat_x_never() {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(error_of(&query).chars().count() < 400, "{query}");
+    let (status, recent) = api
+        .call("GET", &format!("/api/lobby?recent={key}"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(error_of(&recent).chars().count() < 100, "{recent}");
     // A long id is not echoed whole: 64 characters and an ellipsis.
     let long = "z".repeat(5000);
     let (status, missing) = api
