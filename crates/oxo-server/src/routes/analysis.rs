@@ -9,7 +9,7 @@ use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, MoveError, Player, Status};
 use serde::{Deserialize, Serialize};
 
-use super::{Peer, client, json_body, rules_of};
+use super::{Peer, client, first_of, json_body, rules_of};
 use crate::error::ApiError;
 use crate::hub::{EstimateView, Hint, ReviewView};
 use crate::room::{Reason, SeatName};
@@ -74,15 +74,7 @@ impl AnalysisQuery {
     /// The empty board the moves are played on.
     fn start(&self) -> Result<Game, ApiError> {
         let rules = rules_of(self.size.as_deref(), self.k)?;
-        let first = match self.first.as_deref() {
-            None => Player::X,
-            Some(text) => SeatName::parse(text).ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "bad first {:?}: use \"x\" or \"o\"",
-                    crate::error::clipped(text)
-                ))
-            })?,
-        };
+        let first = first_of(self.first.as_deref())?;
         Ok(Game::starting_with(rules, first))
     }
 }

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis::{Position, ReviewBody};
 use super::{
-    Peer, RawBody, bearer, client, game_id, game_response, json_body, json_response, parse_body,
-    player_name, rules_of, seated_response,
+    Peer, RawBody, bearer, client, first_of, game_id, game_response, json_body, json_response,
+    parse_body, player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint, HubError};
@@ -148,15 +148,7 @@ impl CreateGame {
                 .check(kind, rules)
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?;
         }
-        let first = match self.first.as_deref() {
-            None => Player::X,
-            Some(text) => SeatName::parse(text).ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "bad first {:?}: use \"x\" or \"o\"",
-                    crate::error::clipped(text)
-                ))
-            })?,
-        };
+        let first = first_of(self.first.as_deref())?;
         let clock = time_control(self.clock.as_ref(), self.days, opponent)?;
         Ok((rules, opponent, first, clock))
     }

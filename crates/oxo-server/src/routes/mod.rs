@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use oxo_core::{BoardSize, Rules, RulesError};
+use oxo_core::{BoardSize, Player, Rules, RulesError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -215,18 +215,28 @@ pub(crate) fn player_name(text: Option<&str>) -> Result<Option<PlayerName>, ApiE
         .map_err(|e| ApiError::BadRequest(format!("bad name: {e}")))
 }
 
+/// The seat a request says moves first (`first`; default X).
+pub(crate) fn first_of(text: Option<&str>) -> Result<Player, ApiError> {
+    let Some(text) = text else {
+        return Ok(Player::X);
+    };
+    SeatName::parse(text).ok_or_else(|| {
+        ApiError::BadRequest(format!(
+            "bad first {:?}: use \"x\" or \"o\"",
+            crate::error::clipped(text)
+        ))
+    })
+}
+
 /// The rules a request asks for: `size` (default 3×3, at most
 /// [`SERVER_MAX_SIDE`] a side) and `k` (default: the shorter side, at most 5).
 pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiError> {
-    let size: BoardSize =
-        size.unwrap_or("3x3")
-            .parse()
-            .map_err(|e: oxo_core::ParseSizeError| {
-                ApiError::BadRequest(format!(
-                    "bad size: {}",
-                    crate::error::clipped_at(&e.to_string(), 300)
-                ))
-            })?;
+    let size = size.unwrap_or("3x3").parse::<BoardSize>().map_err(|e| {
+        ApiError::BadRequest(format!(
+            "bad size: {}",
+            crate::error::clipped_at(&e.to_string(), 300)
+        ))
+    })?;
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(ApiError::BadRequest(format!(
             "{} {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side",

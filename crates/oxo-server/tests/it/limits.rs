@@ -32,6 +32,19 @@ async fn server(limits: Limits) -> InProcess {
     InProcess::start_limited(Arc::new(MemoryStore::new()), limits).await
 }
 
+/// A server whose write rates allow a burst of three, then one each 10 s
+/// (so none more within a test).
+async fn three_writes_server() -> InProcess {
+    server(Limits {
+        writes: Rate {
+            burst: 3,
+            per_second: 0.1,
+        },
+        ..limits()
+    })
+    .await
+}
+
 /// `POST` a move as `token`: the status and the body.
 async fn post_move(
     client: &Client,
@@ -306,14 +319,7 @@ async fn writes_beyond_an_addresss_rate_get_429_with_retry_after() {
 
 #[tokio::test]
 async fn moves_on_a_players_socket_count_against_the_same_rate() {
-    let server = server(Limits {
-        writes: Rate {
-            burst: 3,
-            per_second: 0.1,
-        },
-        ..limits()
-    })
-    .await;
+    let server = three_writes_server().await;
     let client = Client::new(server.addr);
     let game = seated_game(&client, &json!({})).await.unwrap(); // the join is a write
     let connect = |token: &str| {
@@ -366,14 +372,7 @@ async fn moves_on_a_players_socket_count_against_the_same_rate() {
 /// need; a spectator's socket changes nothing and is never counted.
 #[tokio::test]
 async fn opening_a_seats_socket_counts_against_the_write_rate() {
-    let server = server(Limits {
-        writes: Rate {
-            burst: 3,
-            per_second: 0.1,
-        },
-        ..limits()
-    })
-    .await;
+    let server = three_writes_server().await;
     let client = Client::new(server.addr);
     let (status, created) = client
         .call(
