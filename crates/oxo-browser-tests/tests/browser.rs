@@ -1578,6 +1578,131 @@ fn the_board_fits_a_phone_screen() {
     });
 }
 
+/// Where `css` is on the page, as `[left, top, right, bottom]` in the
+/// viewport, or `None` when it is not shown.
+async fn rect(client: &Client, css: &str) -> Option<[f64; 4]> {
+    let value = client
+        .execute(
+            "const e = document.querySelector(arguments[0]); \
+             if (!e || !e.offsetParent) return null; \
+             const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];",
+            vec![json!(css)],
+        )
+        .await
+        .expect("a rectangle");
+    serde_json::from_value(value).expect("a rectangle or null")
+}
+
+/// On a phone held sideways (640×360, 844×390) and in a small window
+/// zoomed to 200 % (1280×800 shows 640×400 CSS pixels) the board stands
+/// beside the rest of the game: the whole board, the status line and the
+/// round's actions are in view at once, with no scrolling.
+#[test]
+fn the_board_fits_a_landscape_screen() {
+    run("landscape", |h| async move {
+        let c = h.session("landscape", 640, 360).await;
+        // The window's frame takes some of its height: size the window so
+        // that the viewport is the screen's size.
+        let frame = c
+            .execute("return window.outerHeight - window.innerHeight;", vec![])
+            .await
+            .expect("the frame's height")
+            .as_u64()
+            .expect("a number of pixels");
+        let frame = u32::try_from(frame).expect("a frame under 4 billion pixels");
+        for (width, height) in [(640, 360), (640, 400), (844, 390)] {
+            c.set_window_size(width, height + frame)
+                .await
+                .expect("the window sized");
+            for (opponent, preset, cells) in [
+                ("perfect", "3x3k3", 9),
+                ("human", "7x7k5", 49),
+                ("human", "15x15k5", 225),
+            ] {
+                let what = format!("{preset} at {width}×{height}");
+                start_game(&h, &c, opponent, preset, "x").await;
+                if opponent == "perfect" {
+                    // A move played, so that Resign is among the actions.
+                    click_cell(&c, 1, 1).await;
+                    wait_page(&c, "the computer's answer", |p| {
+                        p.playable && p.version == "3"
+                    })
+                    .await;
+                }
+                c.execute("window.scrollTo(0, 0); return true;", vec![])
+                    .await
+                    .expect("the page scrolled to its top");
+                let page = layout(&c).await;
+                assert_eq!(
+                    (page.inner_width, page.inner_height),
+                    (f64::from(width), f64::from(height)),
+                    "{what}: the viewport"
+                );
+                assert_eq!(page.cells.len(), cells, "{what}: cells on the board");
+                assert!(
+                    page.scroll_width <= page.inner_width,
+                    "{what}: the page scrolls sideways: {} > {}",
+                    page.scroll_width,
+                    page.inner_width
+                );
+                let viewport = [0.0, 0.0, page.inner_width, page.inner_height];
+                let inside = |r: [f64; 4]| {
+                    r[0] >= -0.5
+                        && r[1] >= -0.5
+                        && r[2] <= viewport[2] + 0.5
+                        && r[3] <= viewport[3] + 0.5
+                };
+                // On 15×15 "Larger cells" is on at first on a phone: the
+                // board's box is in view and scrolls inside itself.
+                let board = if cells == 225 {
+                    "#board-wrap"
+                } else {
+                    "#board"
+                };
+                let shown = rect(&c, board).await.expect("the board is shown");
+                assert!(
+                    inside(shown),
+                    "{what}: the board {shown:?} is not wholly in {viewport:?}"
+                );
+                let status = rect(&c, "#status").await.expect("the status is shown");
+                assert!(
+                    inside(status),
+                    "{what}: the status {status:?} is not in {viewport:?}"
+                );
+                if opponent == "perfect" {
+                    let resign = rect(&c, "#act-resign").await.expect("Resign is shown");
+                    assert!(
+                        inside(resign),
+                        "{what}: Resign {resign:?} is not in {viewport:?}"
+                    );
+                }
+                h.screenshot(&c, &format!("landscape-{width}x{height}-{preset}"))
+                    .await;
+            }
+        }
+        // The analysis board too, with its values and the engine's estimate
+        // beside it.
+        c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
+            .await
+            .expect("the analysis board");
+        wait_page(&c, "X to move on 7x7", |p| {
+            p.cells == 49 && p.status == "X to move — play either side"
+        })
+        .await;
+        let page = layout(&c).await;
+        let bottom = page.cells.iter().map(|c| c[3]).fold(0.0, f64::max);
+        assert!(
+            bottom <= page.inner_height && page.scroll_width <= page.inner_width,
+            "the analysis board runs out of the {}×{} viewport: its bottom at {bottom}, \
+             scrollWidth {}",
+            page.inner_width,
+            page.inner_height,
+            page.scroll_width
+        );
+        h.screenshot(&c, "landscape-844x390-analysis").await;
+    });
+}
+
 /// Arrow keys move the focus between cells and Enter (or Space) plays the
 /// focused one.
 #[test]
