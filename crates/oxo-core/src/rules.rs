@@ -98,6 +98,16 @@ pub struct ParseSizeError {
     too_large: bool,
 }
 
+impl ParseSizeError {
+    /// The size had the right form, but a side was too large for any board
+    /// (more than [`MAX_SIDE`] cells), so a caller with a smaller limit can
+    /// say its own.
+    #[must_use]
+    pub fn too_large(&self) -> bool {
+        self.too_large
+    }
+}
+
 /// The dimensions of a board, read from `N` (square) or `RxC`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BoardSize {

@@ -231,11 +231,21 @@ pub(crate) fn first_of(text: Option<&str>) -> Result<Player, ApiError> {
 /// The rules a request asks for: `size` (default 3×3, at most
 /// [`SERVER_MAX_SIDE`] a side) and `k` (default: the shorter side, at most 5).
 pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiError> {
-    let size = size.unwrap_or("3x3").parse::<BoardSize>().map_err(|e| {
-        ApiError::BadRequest(format!(
-            "bad size: {}",
-            crate::error::clipped_at(&e.to_string(), 300)
-        ))
+    let text = size.unwrap_or("3x3");
+    let size = text.parse::<BoardSize>().map_err(|e| {
+        // A side past any board's is past this server's limit too: say the
+        // limit a client can use.
+        ApiError::BadRequest(if e.too_large() {
+            format!(
+                "the board {:?} is too large: the server offers at most {SERVER_MAX_SIDE} a side",
+                crate::error::clipped_at(text, 300)
+            )
+        } else {
+            format!(
+                "bad size: {}",
+                crate::error::clipped_at(&e.to_string(), 300)
+            )
+        })
     })?;
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(ApiError::BadRequest(format!(

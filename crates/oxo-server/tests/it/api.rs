@@ -241,6 +241,11 @@ async fn bad_game_settings_are_400_with_a_reason() {
         (r#"{"size":"abc"}"#, "bad size"),
         (r#"{"size":"0x3"}"#, "bad size"),
         (r#"{"size":"33x33"}"#, "too large"),
+        // Past any board's side: the server's own limit is still the one said.
+        (
+            r#"{"size":"99999999999x3"}"#,
+            r#"the board "99999999999x3" is too large: the server offers at most 32 a side"#,
+        ),
         (r#"{"size":"3x3","k":4}"#, "bad k"),
         (r#"{"k":0}"#, "bad k"),
         (r#"{"k":-1}"#, "bad JSON"),
@@ -1643,6 +1648,7 @@ async fn the_analysis_board_values_any_position_given_by_its_moves() {
             "move 1 (99999999999999999999,0): off the 3x3 k=3 board",
         ),
         ("size=40x40", "too large"),
+        ("size=4294967296", "at most 32 a side"),
         ("k=9", "bad k"),
         ("first=z", "bad first"),
         ("nonsense=1", "unknown field"),
