@@ -209,6 +209,7 @@ impl From<HubError> for ApiError {
             HubError::NotFound(id) => ApiError::NotFound(id),
             HubError::NoToken => ApiError::NoToken,
             HubError::HintsWithheld => ApiError::Forbidden(message),
+            HubError::NoSuchRound { .. } => ApiError::BadRequest(message),
             HubError::Refused { error, game } => ApiError::room(error, game),
             HubError::SeekGone => ApiError::Conflict {
                 message,

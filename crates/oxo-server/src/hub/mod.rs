@@ -67,6 +67,14 @@ pub enum HubError {
     /// Hints asked for while two people play a round.
     #[error("{}", oxo_ai::hints::NoHints::BetweenPeople)]
     HintsWithheld,
+    /// A round the room has not had.
+    #[error("no round {asked}: this game has rounds 1 to {rounds}")]
+    NoSuchRound {
+        /// The round asked for.
+        asked: u32,
+        /// The rounds the room has had, the current one included.
+        rounds: u32,
+    },
     /// The store held a newer state than memory; here it is.
     #[error("the game changed meanwhile; here it is as it stands")]
     Changed(Snapshot),

@@ -4,13 +4,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use oxo_ai::hints::{NoHints, hints_allowed};
 use oxo_core::{Coords, Player, Rules, TimeControl};
 
 use super::change::{Step, recalled, remembered};
 use super::{Hub, HubError, RoomHandle, Seated, Snapshot};
 use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;
-use crate::room::{Admission, Opponent, Proposal, RecordView, Request, Room, RoomError, Viewer};
+use crate::room::{
+    Admission, Opponent, PlayedRound, Proposal, RecordView, Request, Room, RoomError, Viewer,
+};
 use crate::store::{Change, ChangeKind};
 
 impl Hub {
@@ -196,6 +199,41 @@ impl Hub {
         rounds.resize(current, Vec::new());
         room.record_view(&rounds, &endings, viewer)
             .map_err(HubError::Corrupt)
+    }
+
+    /// Round `number` of room `id` (from 1; the current one when `None`),
+    /// its moves replayed, for its review: refused, as hints are, while
+    /// two people play it.
+    ///
+    /// # Errors
+    /// Unknown room; [`HubError::NoSuchRound`]; [`HubError::HintsWithheld`];
+    /// a store failure; a damaged stored round.
+    pub async fn round_to_review(
+        &self,
+        id: &GameId,
+        number: Option<u32>,
+    ) -> Result<PlayedRound, HubError> {
+        let (handle, _) = self.room_to_read(id).await?;
+        let room = handle.room.lock().await;
+        let rounds = room.round();
+        let asked = number.unwrap_or(rounds);
+        if asked == 0 || asked > rounds {
+            return Err(HubError::NoSuchRound { asked, rounds });
+        }
+        let moves = self.shared.store.rounds(room.id()).await?;
+        let endings = self.shared.store.endings(room.id()).await?;
+        // A round with no move yet may have no rows.
+        let played = (usize::try_from(asked - 1).ok())
+            .and_then(|n| moves.get(n))
+            .map_or(&[][..], Vec::as_slice);
+        let round = room
+            .played_round(asked, played, &endings)
+            .map_err(HubError::Corrupt)?;
+        let between_people = room.opponent() == Opponent::Human && round.result().is_none();
+        if hints_allowed(&round.game, between_people) == Err(NoHints::BetweenPeople) {
+            return Err(HubError::HintsWithheld);
+        }
+        Ok(round)
     }
 
     /// Seat O for a second person, named `name`, who shows the room's

@@ -30,8 +30,8 @@ pub use clocks::{ClockView, GIFT_MS};
 pub use endings::{Ending, OffersMade, Proposal, Reason};
 pub use keys::{KEYS_KEPT, Keyed, Recall, Request};
 pub use view::{
-    GameView, Made, Offers, Players, RecordView, RoundStatus, RoundView, Score, SeatName, Seats,
-    Summary, Viewer, computer_name,
+    GameView, Made, Offers, PlayedRound, Players, RecordView, RoundStatus, RoundView, Score,
+    SeatName, Seats, Summary, Viewer, computer_name,
 };
 
 /// The longest side the server offers: beyond it a board no longer fits a

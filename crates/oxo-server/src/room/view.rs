@@ -280,11 +280,82 @@ pub struct RoundView {
     pub line: Option<Vec<[u32; 2]>>,
 }
 
+/// One round of a room, its stored moves replayed.
+#[derive(Clone, Debug)]
+pub struct PlayedRound {
+    /// The round, from 1.
+    pub number: u32,
+    /// The empty board it started from, with the player who moved first.
+    pub start: Game,
+    /// Its moves in order.
+    pub moves: Vec<Cell>,
+    /// The position its moves made.
+    pub game: Game,
+    /// How it ended other than on the board (a resignation, a flag, an
+    /// agreement, an abort), if it did.
+    pub ending: Option<Ending>,
+}
+
+impl PlayedRound {
+    /// How it ended, `None` while it is played: its outcome (`None` for a
+    /// round called off) and why, by its ending or on the board.
+    #[must_use]
+    pub fn result(&self) -> Option<(Option<Outcome>, Reason)> {
+        match (self.ending, self.game.status()) {
+            (Some(ending), _) => Some((ending.outcome(), ending.reason)),
+            (None, Status::InProgress { .. }) => None,
+            (None, Status::Over(outcome @ Outcome::Win(_))) => Some((Some(outcome), Reason::Line)),
+            (None, Status::Over(Outcome::Draw)) => Some((Some(Outcome::Draw), Reason::Full)),
+        }
+    }
+}
+
 impl Room {
+    /// Round `number` (from 1) replayed from its `moves`, as the store keeps
+    /// them, with its ending: the room's own for the current round, else
+    /// the one `endings` (the rounds that ended other than on the board, by
+    /// number) gives. Rounds alternate who starts, so each round's first
+    /// player follows from the current one's.
+    ///
+    /// # Errors
+    /// A stored move the rules refuse.
+    pub fn played_round(
+        &self,
+        number: u32,
+        moves: &[Cell],
+        endings: &[(u32, Ending)],
+    ) -> Result<PlayedRound, String> {
+        let start = Game::starting_with(self.rec.rules, self.rec.series().starter_of(number));
+        let mut game = start.clone();
+        for (ply, &cell) in moves.iter().enumerate() {
+            game.play(cell).map_err(|e| {
+                format!(
+                    "game {}: round {number} move {} refused: {e}",
+                    self.rec.id.for_log(),
+                    ply + 1
+                )
+            })?;
+        }
+        let ending = if number == self.rec.round {
+            self.rec.ending
+        } else {
+            endings
+                .iter()
+                .find(|(round, _)| *round == number)
+                .map(|&(_, ending)| ending)
+        };
+        Ok(PlayedRound {
+            number,
+            start,
+            moves: moves.to_vec(),
+            game,
+            ending,
+        })
+    }
+
     /// The room's record from `rounds` (each round's moves, as the store
-    /// keeps them) and `endings` (the rounds that ended other than on the
-    /// board, by number), as `viewer` sees it. Rounds alternate who starts,
-    /// so each round's first player follows from the current one's.
+    /// keeps them) and `endings` (as for [`Room::played_round`]), as
+    /// `viewer` sees it.
     ///
     /// # Errors
     /// A stored round whose moves the rules refuse.
@@ -294,51 +365,28 @@ impl Room {
         endings: &[(u32, Ending)],
         viewer: Viewer,
     ) -> Result<RecordView, String> {
-        let series = self.rec.series();
         let mut views = Vec::with_capacity(rounds.len());
         for (number, moves) in (1u32..).zip(rounds) {
-            let first = series.starter_of(number);
-            let mut game = Game::starting_with(self.rec.rules, first);
-            for (ply, &cell) in moves.iter().enumerate() {
-                game.play(cell).map_err(|e| {
-                    format!(
-                        "game {}: round {number} move {} refused: {e}",
-                        self.rec.id.for_log(),
-                        ply + 1
-                    )
-                })?;
-            }
-            // The room's own ending is the current round's.
-            let ending = if number == self.rec.round {
-                self.rec.ending
-            } else {
-                endings
-                    .iter()
-                    .find(|(round, _)| *round == number)
-                    .map(|&(_, ending)| ending)
-            };
-            let (result, reason) = match (ending, game.status()) {
-                (Some(ending), _) => (
-                    Some(match ending.outcome() {
+            let round = self.played_round(number, moves, endings)?;
+            let (result, reason) = match round.result() {
+                None => (None, None),
+                Some((outcome, reason)) => (
+                    Some(match outcome {
                         None => "aborted",
                         Some(Outcome::Win(p)) => SeatName(p).as_str(),
                         Some(Outcome::Draw) => "draw",
                     }),
-                    Some(ending.reason),
+                    Some(reason),
                 ),
-                (None, Status::InProgress { .. }) => (None, None),
-                (None, Status::Over(Outcome::Win(p))) => {
-                    (Some(SeatName(p).as_str()), Some(Reason::Line))
-                }
-                (None, Status::Over(Outcome::Draw)) => (Some("draw"), Some(Reason::Full)),
             };
             views.push(RoundView {
                 round: number,
-                first: SeatName(first),
+                first: SeatName(round.start.to_move()),
                 moves: moves.iter().map(|c| [c.row, c.col]).collect(),
                 result,
                 reason,
-                line: game
+                line: round
+                    .game
                     .winning_line()
                     .map(|line| line.cells().map(|c| [c.row, c.col]).collect()),
             });

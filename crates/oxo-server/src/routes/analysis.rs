@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use oxo_ai::hints::NoHints;
-use oxo_core::{Cell, Coords, Game, MoveError, Player, Status};
+use oxo_core::{Cell, Coords, Game, MoveError, Outcome, Player, Status};
 use serde::{Deserialize, Serialize};
 
 use super::{Peer, client, first_of, json_body, rules_of};
@@ -110,8 +110,8 @@ impl Position {
     pub(super) fn new(game: &Game, first: Player, played: &[Cell]) -> Position {
         let (status, next, winner) = match game.status() {
             Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
-            Status::Over(oxo_core::Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
-            Status::Over(oxo_core::Outcome::Draw) => ("draw", None, None),
+            Status::Over(Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
+            Status::Over(Outcome::Draw) => ("draw", None, None),
         };
         let rules = game.rules();
         Position {
@@ -132,18 +132,15 @@ impl Position {
         }
     }
 
-    /// The position as a played round left it, whose `result` (`"x"`,
-    /// `"o"`, `"draw"` or `"aborted"`) and `reason` the record gives: a
-    /// round that ended by a resignation or on time reads as ended, as its
-    /// GAME did, though the board alone would say it is being played.
-    pub(super) fn ended(mut self, result: &str, reason: Reason) -> Position {
-        (self.status, self.winner) = match result {
-            "x" => ("won", Some(SeatName(Player::X))),
-            "o" => ("won", Some(SeatName(Player::O))),
-            "draw" => ("draw", None),
-            "aborted" => ("aborted", None),
-            // No other result is recorded: the board's own word stands.
-            _ => return self,
+    /// The position as a played round left it: its `outcome` (`None` for
+    /// a round called off) and `reason`, so that a round that ended by a
+    /// resignation or on time reads as ended, as its GAME did, though the
+    /// board alone would say it is being played.
+    pub(super) fn ended(mut self, outcome: Option<Outcome>, reason: Reason) -> Position {
+        (self.status, self.winner) = match outcome {
+            Some(Outcome::Win(p)) => ("won", Some(SeatName(p))),
+            Some(Outcome::Draw) => ("draw", None),
+            None => ("aborted", None),
         };
         self.next = None;
         self.reason = Some(reason.as_str());

@@ -5,7 +5,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
-use oxo_core::{Cell, Coords, Game, Player, Rules, TimeControl};
+use oxo_core::{Coords, Player, Rules, TimeControl};
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{Position, ReviewBody};
@@ -14,7 +14,7 @@ use super::{
     parse_body, player_name, rules_of, seated_response,
 };
 use crate::error::ApiError;
-use crate::hub::{Action, EstimateView, Hint, HubError};
+use crate::hub::{Action, EstimateView, Hint};
 use crate::id::{IdempotencyKey, Token};
 use crate::room::{Opponent, SeatName};
 use crate::state::AppState;
@@ -413,29 +413,7 @@ pub(super) async fn review(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
-    let record = state.hub().record(&id).await?;
-    let count = record.rounds.len();
-    let number = query.round.unwrap_or(count as u32);
-    let round = (number as usize)
-        .checked_sub(1)
-        .and_then(|n| record.rounds.get(n))
-        .ok_or_else(|| {
-            ApiError::BadRequest(format!(
-                "no round {number}: this game has rounds 1 to {count}"
-            ))
-        })?;
-    if record.opponent == Opponent::Human && round.result.is_none() {
-        return Err(HubError::HintsWithheld.into());
-    }
-    let rules = Rules::new(record.rows, record.cols, record.k)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
-    let start = Game::starting_with(rules, round.first.0);
-    let moves: Vec<Cell> = round.moves.iter().map(|&[r, c]| Cell::new(r, c)).collect();
-    let mut game = start.clone();
-    for &cell in &moves {
-        game.play(cell)
-            .map_err(|e| ApiError::Internal(format!("a stored move the rules refuse: {e}")))?;
-    }
+    let round = state.hub().round_to_review(&id, query.round).await?;
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     #[derive(Serialize)]
     struct Body {
@@ -443,15 +421,15 @@ pub(super) async fn review(
         #[serde(flatten)]
         body: ReviewBody,
     }
-    let position = Position::new(&game, start.to_move(), &moves);
+    let position = Position::new(&round.game, round.start.to_move(), &round.moves);
     let body = Body {
-        round: number,
+        round: round.number,
         body: ReviewBody {
-            position: match (round.result, round.reason) {
-                (Some(result), Some(reason)) => position.ended(result, reason),
-                _ => position,
+            position: match round.result() {
+                Some((outcome, reason)) => position.ended(outcome, reason),
+                None => position,
             },
-            review: state.hub().review(start, moves).await?,
+            review: state.hub().review(round.start, round.moves).await?,
         },
     };
     json_body(StatusCode::OK, &body)
