@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::hub::{HubError, Snapshot};
-use crate::room::RoomError;
+use crate::room::{RoomError, SetupError};
 use crate::store::StoreError;
 
 /// A failed request.
@@ -199,6 +199,13 @@ impl From<StoreError> for ApiError {
             unknown @ StoreError::Unknown(_) => ApiError::OutcomeUnknown(unknown),
             other => ApiError::Store(other),
         }
+    }
+}
+
+impl From<SetupError> for ApiError {
+    /// A new room asked for outside the server's limits: the request's fault.
+    fn from(error: SetupError) -> ApiError {
+        ApiError::BadRequest(error.to_string())
     }
 }
 

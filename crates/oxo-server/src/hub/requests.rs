@@ -5,32 +5,31 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use oxo_ai::hints::{NoHints, hints_allowed};
-use oxo_core::{Coords, Player, Rules, TimeControl};
+use oxo_core::{Coords, Player};
 
 use super::change::{Step, recalled, remembered};
 use super::{Hub, HubError, RoomHandle, Seated, Snapshot};
 use crate::id::{GameId, IdempotencyKey, Token};
 use crate::name::PlayerName;
 use crate::room::{
-    Admission, Opponent, PlayedRound, Proposal, RecordView, Request, Room, RoomError, Viewer,
+    Admission, Opponent, PlayedRound, Proposal, RecordView, Request, Room, RoomError, RoomSetup,
+    Viewer,
 };
 use crate::store::{Change, ChangeKind};
 
 impl Hub {
-    /// Open a new room; its creator holds seat X, named `name`. With a
-    /// `clock`, its rounds are played under that time control.
+    /// Open a new room as `setup` says; its creator holds seat X, named
+    /// `name`. With a clock, its rounds are played under that time control.
     ///
     /// # Errors
     /// No randomness for the id or token; a store failure.
     pub async fn create(
         &self,
-        rules: Rules,
-        opponent: Opponent,
-        first: Player,
+        setup: RoomSetup,
         listed: bool,
         name: Option<PlayerName>,
-        clock: Option<TimeControl>,
     ) -> Result<Seated, HubError> {
+        let (rules, opponent, first) = (setup.rules(), setup.opponent(), setup.first());
         let random = |id: Result<GameId, getrandom::Error>| {
             id.map_err(|e| HubError::Internal(e.to_string()))
         };
@@ -50,7 +49,7 @@ impl Hub {
         if listed {
             room = room.listed(random(GameId::random())?);
         }
-        if let Some(control) = clock {
+        if let Some(control) = setup.clock() {
             room = room.timed(control);
         }
         let hub = self.clone();

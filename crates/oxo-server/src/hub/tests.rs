@@ -58,12 +58,15 @@ async fn a_room_loaded_takes_the_presence_other_servers_announced() {
     assert_eq!(*handle.presence().borrow(), [true, false]);
 }
 
+/// A 3×3 room against `opponent`, X first, untimed.
+fn setup(opponent: Opponent) -> crate::room::RoomSetup {
+    let catalog = oxo_ai::Catalog::default();
+    crate::room::RoomSetup::new(Rules::default(), opponent, Player::X, None, &catalog).unwrap()
+}
+
 /// A new room against `opponent`: its id and seat X's token.
 async fn open(hub: &Hub, opponent: Opponent) -> (crate::id::GameId, String) {
-    let seated = hub
-        .create(Rules::default(), opponent, Player::X, false, None, None)
-        .await
-        .unwrap();
+    let seated = hub.create(setup(opponent), false, None).await.unwrap();
     let id = crate::id::GameId::parse(&seated.game.value().id).unwrap();
     (id, seated.token.expose().to_owned())
 }
@@ -103,14 +106,7 @@ async fn after_an_unknown_outcome_memory_catches_up_and_the_computer_answers() {
 /// and O's.
 async fn seated(hub: &Hub) -> (crate::id::GameId, String, String) {
     let created = hub
-        .create(
-            Rules::default(),
-            Opponent::Human,
-            Player::X,
-            false,
-            None,
-            None,
-        )
+        .create(setup(Opponent::Human), false, None)
         .await
         .unwrap();
     let id = crate::id::GameId::parse(&created.game.value().id).unwrap();

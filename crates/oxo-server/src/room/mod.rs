@@ -8,8 +8,8 @@
 //! This file holds the room, its seats and its series of rounds (join,
 //! play, rematch) and what the store keeps of it; the rest is by job:
 //! `endings.rs` (resign, abort, draw and takeback offers, claims),
-//! `clocks.rs` (timed rooms), `keys.rs` (idempotency keys) and `view.rs`
-//! (what the API shows).
+//! `setup.rs` (what a new room may be), `clocks.rs` (timed rooms), `keys.rs`
+//! (idempotency keys) and `view.rs` (what the API shows).
 
 use oxo_ai::StrategyKind;
 use oxo_core::{
@@ -24,11 +24,13 @@ use crate::name::PlayerName;
 mod clocks;
 mod endings;
 mod keys;
+mod setup;
 mod view;
 
 pub use clocks::{ClockView, GIFT_MS};
 pub use endings::{Ending, OffersMade, Proposal, Reason};
 pub use keys::{KEYS_KEPT, Keyed, Recall, Request};
+pub use setup::{ClockAsk, DAYS, INCREMENT_SECONDS, MINUTES, RoomSetup, SetupError, server_rules};
 pub use view::{
     GameView, Made, Offers, PlayedRound, Players, RecordView, RoundStatus, RoundView, Score,
     SeatName, Seats, Summary, Viewer, computer_name,

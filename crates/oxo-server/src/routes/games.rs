@@ -5,7 +5,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
-use oxo_core::{Coords, Player, Rules, TimeControl};
+use oxo_core::{Coords, Player};
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{Position, ReviewBody};
@@ -16,7 +16,7 @@ use super::{
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint};
 use crate::id::{IdempotencyKey, Token};
-use crate::room::{Opponent, SeatName};
+use crate::room::{ClockAsk, Opponent, RoomSetup, SeatName};
 use crate::state::AppState;
 
 /// `POST /api/games`: every field optional.
@@ -50,86 +50,9 @@ struct ClockRequest {
     increment: u32,
 }
 
-/// The clocks a game may be created with: from a quarter of a minute (a
-/// bullet game of 15 s) to three hours a seat, and up to a minute's
-/// increment...
-const MINUTES: std::ops::RangeInclusive<f64> = 0.25..=180.0;
-const INCREMENT_SECONDS: std::ops::RangeInclusive<u32> = 0..=60;
-/// ...or, for correspondence, one day to two weeks a move.
-const DAYS: std::ops::RangeInclusive<u32> = 1..=14;
-
-/// The time control `clock` or `days` asks for, if either.
-fn time_control(
-    clock: Option<&ClockRequest>,
-    days: Option<u32>,
-    opponent: Opponent,
-) -> Result<Option<TimeControl>, ApiError> {
-    let bad = |message: String| Err(ApiError::BadRequest(message));
-    let control = match (clock, days) {
-        (None, None) => return Ok(None),
-        (Some(_), Some(_)) => {
-            return bad(
-                "give either \"clock\" (minutes and increment) or \"days\" (correspondence), not both"
-                    .into(),
-            );
-        }
-        (Some(clock), None) => {
-            if !MINUTES.contains(&clock.minutes) {
-                return bad(format!(
-                    "clock minutes must be from {} to {}, not {}",
-                    MINUTES.start(),
-                    MINUTES.end(),
-                    // Shortest form: 1e308 rather than its 309 digits,
-                    // 1e-320 rather than its 320 zeros.
-                    if clock.minutes.abs() >= 1e9
-                        || (clock.minutes != 0.0 && clock.minutes.abs() < 1e-6)
-                    {
-                        format!("{:e}", clock.minutes)
-                    } else {
-                        clock.minutes.to_string()
-                    }
-                ));
-            }
-            if !INCREMENT_SECONDS.contains(&clock.increment) {
-                return bad(format!(
-                    "clock increment must be from {} to {} seconds, not {}",
-                    INCREMENT_SECONDS.start(),
-                    INCREMENT_SECONDS.end(),
-                    clock.increment
-                ));
-            }
-            // In range, so a whole number of milliseconds well within u64.
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "0.25 to 180 minutes, rounded to the millisecond"
-            )]
-            let initial = (clock.minutes * 60_000.0).round() as u64;
-            TimeControl::fischer(initial, u64::from(clock.increment) * 1000)
-        }
-        (None, Some(days)) => {
-            if !DAYS.contains(&days) {
-                return bad(format!(
-                    "days must be from {} to {}, not {days}",
-                    DAYS.start(),
-                    DAYS.end()
-                ));
-            }
-            TimeControl::days(days)
-        }
-    };
-    if opponent != Opponent::Human {
-        return bad(
-            "clocks are for games between two people: leave out \"clock\" and \"days\" against the computer"
-                .into(),
-        );
-    }
-    Ok(Some(control))
-}
-
 impl CreateGame {
     /// The validated request: rules, opponent, starter and time control.
-    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<Validated, ApiError> {
+    fn validate(&self, catalog: &oxo_ai::Catalog) -> Result<RoomSetup, ApiError> {
         let rules = rules_of(self.size.as_deref(), self.k)?;
         let opponent: Opponent = self
             .opponent
@@ -143,31 +66,33 @@ impl CreateGame {
                     StrategyKind::NAMES.join(", ")
                 ))
             })?;
-        if let Opponent::Computer(kind) = opponent {
-            catalog
-                .check(kind, rules)
-                .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-        }
         let first = first_of(self.first.as_deref())?;
-        let clock = time_control(self.clock.as_ref(), self.days, opponent)?;
-        Ok((rules, opponent, first, clock))
+        let clock = match (&self.clock, self.days) {
+            (None, None) => None,
+            (Some(_), Some(_)) => {
+                return Err(ApiError::BadRequest(
+                    "give either \"clock\" (minutes and increment) or \"days\" (correspondence), not both"
+                        .into(),
+                ));
+            }
+            (Some(clock), None) => Some(ClockAsk::Minutes {
+                minutes: clock.minutes,
+                increment: clock.increment,
+            }),
+            (None, Some(days)) => Some(ClockAsk::Days(days)),
+        };
+        Ok(RoomSetup::new(rules, opponent, first, clock, catalog)?)
     }
 }
-
-/// A `POST /api/games` checked: rules, opponent, starter, time control.
-type Validated = (Rules, Opponent, Player, Option<TimeControl>);
 
 pub(super) async fn create(
     State(state): State<AppState>,
     body: RawBody,
 ) -> Result<Response, ApiError> {
     let request: CreateGame = parse_body(body)?;
-    let (rules, opponent, first, clock) = request.validate(state.hub().catalog())?;
+    let setup = request.validate(state.hub().catalog())?;
     let name = player_name(request.name.as_deref())?;
-    let seated = state
-        .hub()
-        .create(rules, opponent, first, request.listed, name, clock)
-        .await?;
+    let seated = state.hub().create(setup, request.listed, name).await?;
     seated_response(StatusCode::CREATED, &seated)
 }
 

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use oxo_core::{BoardSize, Player, Rules, RulesError};
+use oxo_core::{BoardSize, Player, Rules};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::hub::{Action, Seated, Snapshot};
 use crate::id::{GameId, Token};
 use crate::name::PlayerName;
-use crate::room::{Proposal, SERVER_MAX_SIDE, SeatName};
+use crate::room::{Proposal, SERVER_MAX_SIDE, SeatName, server_rules};
 use crate::state::AppState;
 
 mod analysis;
@@ -247,21 +247,5 @@ pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiE
             )
         })
     })?;
-    if size.rows.max(size.cols) > SERVER_MAX_SIDE {
-        return Err(ApiError::BadRequest(format!(
-            "{} {size} board is too large: the server offers at most {SERVER_MAX_SIDE} a side",
-            oxo_core::a_or_an(size.rows)
-        )));
-    }
-    // Five in a row on the big boards (gomoku), the board's side on
-    // small ones.
-    let k = k.unwrap_or_else(|| size.rows.min(size.cols).min(5));
-    Rules::new(size.rows, size.cols, k).map_err(|e| {
-        let what = if matches!(e, RulesError::BadK { .. }) {
-            "k"
-        } else {
-            "size"
-        };
-        ApiError::BadRequest(format!("bad {what}: {e}"))
-    })
+    Ok(server_rules(size, k)?)
 }

@@ -608,11 +608,15 @@ async fn rooms_nobody_uses_leave_memory_beyond_the_bound() {
     for _ in 0..50 {
         let seated = hub
             .create(
-                oxo_core::Rules::TIC_TAC_TOE,
-                oxo_server::room::Opponent::Human,
-                oxo_core::Player::X,
+                oxo_server::room::RoomSetup::new(
+                    oxo_core::Rules::TIC_TAC_TOE,
+                    oxo_server::room::Opponent::Human,
+                    oxo_core::Player::X,
+                    None,
+                    &oxo_ai::Catalog::default(),
+                )
+                .unwrap(),
                 false,
-                None,
                 None,
             )
             .await
