@@ -472,7 +472,7 @@ pub fn parse_position(text: &str, k: Option<u32>) -> Result<Game, BadPosition> {
         text: text.to_owned(),
         error,
     })?;
-    let k = k.unwrap_or(setup.rows().min(setup.cols()));
+    let k = k.unwrap_or(setup.size().default_k());
     Game::from_setup(&setup, k).map_err(|error| BadPosition::Impossible {
         text: text.to_owned(),
         error,

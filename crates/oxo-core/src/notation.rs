@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::player::Player;
-use crate::rules::{MAX_SIDE, RulesError};
+use crate::rules::{BoardSize, MAX_SIDE, RulesError};
 
 /// A board read from notation, not yet checked against any rules.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -127,6 +127,15 @@ impl Setup {
     #[must_use]
     pub const fn cols(&self) -> u32 {
         self.cols
+    }
+
+    /// The board's size.
+    #[must_use]
+    pub const fn size(&self) -> BoardSize {
+        BoardSize {
+            rows: self.rows,
+            cols: self.cols,
+        }
     }
 
     /// The marks, row-major.

@@ -686,6 +686,69 @@ pub fn version(first_line: &str) -> Result<u8, ProofError> {
     }
 }
 
+/// A certificate's text gathered a line at a time as it is read, so that a
+/// file that is not one is refused early: after its first line if that is
+/// not a certificate's (`oxo verify /dev/zero` reads 64 KiB, not until
+/// memory runs out), or at the first line longer than a certificate's can
+/// be. The reader does the I/O; this holds the rule.
+#[derive(Debug, Default)]
+pub struct CertificateLines {
+    text: String,
+    lines: usize,
+}
+
+impl CertificateLines {
+    /// Nothing read yet.
+    #[must_use]
+    pub fn new() -> CertificateLines {
+        CertificateLines::default()
+    }
+
+    /// Take the next line as read: its bytes with its line end, if it had
+    /// one. A reader stops a line at [`MAX_LINE_BYTES`] + 1 bytes; such a
+    /// line, with no line end, is no certificate's.
+    ///
+    /// # Errors
+    /// [`ProofError::Foreign`] or [`ProofError::Version`] for a first line
+    /// that is not a certificate's of a version read here;
+    /// [`ProofError::Syntax`] for a later line that is too long or not text.
+    pub fn push(&mut self, line: &[u8]) -> Result<(), ProofError> {
+        self.lines += 1;
+        let number = self.lines;
+        let cut = line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n");
+        let chars = match (cut, std::str::from_utf8(line)) {
+            (false, Ok(chars)) => chars,
+            _ if number == 1 => return Err(ProofError::Foreign),
+            (true, _) => {
+                return Err(ProofError::Syntax {
+                    line: number,
+                    reason: format!("longer than a certificate's lines ({MAX_LINE_BYTES} bytes)"),
+                });
+            }
+            (false, Err(_)) => {
+                return Err(ProofError::Syntax {
+                    line: number,
+                    reason: "not text".to_owned(),
+                });
+            }
+        };
+        if number == 1 {
+            let first = chars.strip_suffix('\n').unwrap_or(chars);
+            version(first.strip_suffix('\r').unwrap_or(first))?;
+        }
+        self.text.push_str(chars);
+        Ok(())
+    }
+
+    /// The certificate the lines make.
+    ///
+    /// # Errors
+    /// As [`Certificate::parse`].
+    pub fn finish(self) -> Result<Certificate, ProofError> {
+        Certificate::parse(&self.text)
+    }
+}
+
 fn parse_node(line: &str) -> Option<Node> {
     let (code, rest) = line.split_at_checked(1)?;
     let items = |skip: usize, sep: char| -> Option<Vec<(usize, usize)>> {
@@ -1015,13 +1078,6 @@ pub fn symmetry_cell(rules: Rules, symmetry: usize, cell: usize) -> Option<usize
     Some(r2 * cols + c2)
 }
 
-/// The position whose image under board symmetry `symmetry` (see
-/// [`symmetry_cell`]) is `game`, if that is a symmetry of the board.
-#[must_use]
-pub fn symmetric_source(game: &Game, symmetry: usize) -> Option<Game> {
-    preimage(game, symmetry).ok()
-}
-
 /// The position whose image under `symmetry` is `game`.
 fn preimage(game: &Game, symmetry: usize) -> Result<Game, String> {
     let rules = game.rules();
@@ -1290,6 +1346,46 @@ mod tests {
 
     fn verify(text: &str) -> Result<Claim, ProofError> {
         Ok(Certificate::parse(text)?.verify()?.claim)
+    }
+
+    #[test]
+    fn lines_are_refused_as_soon_as_they_show_a_file_is_no_certificate() {
+        let mut lines = CertificateLines::new();
+        assert_eq!(lines.push(&[0; 100]), Err(ProofError::Foreign));
+        let mut lines = CertificateLines::new();
+        assert!(matches!(
+            lines.push(b"oxo-proof 9\n"),
+            Err(ProofError::Version(_))
+        ));
+
+        let text = double_threat("m 0 1 2");
+        let mut lines = CertificateLines::new();
+        for line in text.split_inclusive('\n') {
+            lines.push(line.as_bytes()).expect("a certificate's line");
+        }
+        assert_eq!(
+            lines.finish().and_then(|c| c.verify()).map(|v| v.claim),
+            verify(&text)
+        );
+
+        let mut lines = CertificateLines::new();
+        lines.push(b"oxo-proof 2\n").expect("a first line");
+        assert_eq!(
+            lines.push(b"rules \xff\n"),
+            Err(ProofError::Syntax {
+                line: 2,
+                reason: "not text".into()
+            })
+        );
+        let mut lines = CertificateLines::new();
+        lines
+            .push(b"oxo-proof 2\r\n")
+            .expect("a first line with CRLF");
+        let long = vec![b'm'; MAX_LINE_BYTES + 1];
+        assert!(matches!(
+            lines.push(&long),
+            Err(ProofError::Syntax { line: 2, .. })
+        ));
     }
 
     /// X at 0, 2, 6 and O at 4, 8, O to move: X threatens 1 and 3.

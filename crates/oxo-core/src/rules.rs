@@ -146,6 +146,19 @@ impl FromStr for BoardSize {
     }
 }
 
+impl BoardSize {
+    /// The k a board is played with when none is given: its shorter side,
+    /// so `3x3` gives tic-tac-toe and `4x4` k=4.
+    #[must_use]
+    pub const fn default_k(self) -> u32 {
+        if self.rows < self.cols {
+            self.rows
+        } else {
+            self.cols
+        }
+    }
+}
+
 impl fmt::Display for BoardSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}x{}", self.rows, self.cols)
@@ -237,8 +250,7 @@ impl Rules {
     /// # Errors
     /// As [`Rules::new`].
     pub fn with_size(size: BoardSize, k: Option<u32>) -> Result<Rules, RulesError> {
-        let k = k.unwrap_or(size.rows.min(size.cols));
-        Rules::new(size.rows, size.cols, k)
+        Rules::new(size.rows, size.cols, k.unwrap_or(size.default_k()))
     }
 
     /// Number of rows.

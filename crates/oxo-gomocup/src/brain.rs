@@ -72,7 +72,7 @@ use std::time::Duration;
 
 use oxo_ai::{Clock, Deadline, Strategy};
 use oxo_core::{Cell, Coords, Direction, Game, Integer, Player, Rules};
-use oxo_text::input::{LineRead, read_line_bounded, skip_line};
+use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded, skip_line};
 
 use crate::{read_point, write_point};
 
@@ -1019,10 +1019,6 @@ fn place(
     }
     Ok(cell)
 }
-
-/// The longest line read; the rest of a longer one is skipped (no
-/// command needs more than a few dozen bytes).
-pub const MAX_LINE: usize = 4096;
 
 /// Obey `input` line by line until `END` or its end.
 ///

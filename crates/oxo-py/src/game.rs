@@ -2,7 +2,7 @@
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
-use oxo_core::{Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
+use oxo_core::{BoardSize, Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
 use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -83,7 +83,7 @@ pub(crate) fn rules(rows: &Int, cols: &Int, k: Option<&Int>) -> PyResult<Rules> 
     };
     let (rows, cols) = (side(rows, "rows")?, side(cols, "cols")?);
     let k = match k {
-        None => rows.min(cols),
+        None => BoardSize { rows, cols }.default_k(),
         Some(k) => win_length(k, rows, cols)?,
     };
     Rules::new(rows, cols, k).map_err(raise::<RulesError>)
@@ -255,7 +255,7 @@ impl PyGame {
             .parse()
             .map_err(|e| raise::<RulesError>(format!("bad position {position:?}: {e}")))?;
         let k = match k {
-            None => setup.rows().min(setup.cols()),
+            None => setup.size().default_k(),
             Some(k) => win_length(&k, setup.rows(), setup.cols())?,
         };
         let game = Game::from_setup(&setup, k)

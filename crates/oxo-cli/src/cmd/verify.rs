@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader, Read as _, Write as _};
 
 use oxo_cli::exit;
-use oxo_core::proof::{self, Certificate, MAX_LINE_BYTES, ProofError};
+use oxo_core::proof::{Certificate, CertificateLines, MAX_LINE_BYTES, ProofError};
 
 use crate::args::VerifyArgs;
 
@@ -18,17 +18,16 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
             return exit::IO_ERROR;
         }
     };
-    let text = match read(BufReader::new(file)) {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(reason)) => Err(reason),
+    let certificate = match read(BufReader::new(file)) {
+        Ok(certificate) => certificate,
         Err(err) => {
             note!("oxo: cannot read {path}: {err}");
             return exit::IO_ERROR;
         }
     };
-    let result = text
-        .and_then(|text| Certificate::parse(&text).map_err(|e| e.to_string()))
-        .and_then(|cert| cert.verify().map_err(|e| e.to_string()));
+    let result = certificate
+        .and_then(|cert| cert.verify())
+        .map_err(|e| e.to_string());
     match result {
         Ok(verified) => {
             let mut out = std::io::stdout();
@@ -48,44 +47,20 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
     }
 }
 
-/// The certificate's text, read a line at a time so that a file that is
-/// not one is refused early: after its first line if that is not a
-/// certificate's (`oxo verify /dev/zero` reads 64 KiB, not until memory
-/// runs out), or at the first line longer than a certificate's can be.
-/// The outer error is a failed read; the inner one, why the file is
-/// refused.
-fn read(mut input: impl BufRead) -> std::io::Result<Result<String, String>> {
-    let mut text = String::new();
+/// The certificate in `input`, read a line at a time so that a file that
+/// is not one is refused early ([`CertificateLines`]). The outer error is a
+/// failed read; the inner one, why the file is refused.
+fn read(mut input: impl BufRead) -> std::io::Result<Result<Certificate, ProofError>> {
+    let mut lines = CertificateLines::new();
     let mut line = Vec::new();
-    for number in 1.. {
+    loop {
         line.clear();
         let limit = MAX_LINE_BYTES as u64 + 1;
-        let n = input.by_ref().take(limit).read_until(b'\n', &mut line)?;
-        if n == 0 {
-            break;
+        if input.by_ref().take(limit).read_until(b'\n', &mut line)? == 0 {
+            return Ok(lines.finish());
         }
-        // Cut off at the bound: no certificate's line is that long.
-        let cut = n as u64 == limit && !line.ends_with(b"\n");
-        let chars = match (cut, std::str::from_utf8(&line)) {
-            (false, Ok(chars)) => chars,
-            _ if number == 1 => return Ok(Err(ProofError::Foreign.to_string())),
-            (true, _) => {
-                return Ok(Err(ProofError::Syntax {
-                    line: number,
-                    reason: format!("longer than a certificate's lines ({MAX_LINE_BYTES} bytes)"),
-                }
-                .to_string()));
-            }
-            (false, Err(_)) => return Ok(Err(format!("line {number}: not text"))),
-        };
-        if number == 1 {
-            let first = chars.strip_suffix('\n').unwrap_or(chars);
-            let first = first.strip_suffix('\r').unwrap_or(first);
-            if let Err(e) = proof::version(first) {
-                return Ok(Err(e.to_string()));
-            }
+        if let Err(refused) = lines.push(&line) {
+            return Ok(Err(refused));
         }
-        text.push_str(chars);
     }
-    Ok(Ok(text))
 }

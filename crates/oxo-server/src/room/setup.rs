@@ -102,7 +102,7 @@ pub fn server_rules(size: BoardSize, k: Option<u32>) -> Result<Rules, SetupError
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(SetupError::TooLarge { size });
     }
-    let k = k.unwrap_or_else(|| size.rows.min(size.cols).min(DEFAULT_MAX_K));
+    let k = k.unwrap_or_else(|| size.default_k().min(DEFAULT_MAX_K));
     Rules::new(size.rows, size.cols, k).map_err(SetupError::Rules)
 }
 
