@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use oxo_core::{Direction, Player, Rules};
+use oxo_core::{Direction, Player, Rules, Symmetry};
 
 use crate::windows::WindowBoard;
 
@@ -189,28 +189,31 @@ pub(crate) struct Features {
     weight_count: usize,
 }
 
+/// The symmetries in the order the tuples' images are listed, which the
+/// order of the weights' sums follows: the mirrors and half turn, then (on
+/// square boards only) the four that transpose.
+const TUPLE_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::MirrorRows,
+    Symmetry::MirrorColumns,
+    Symmetry::HalfTurn,
+    Symmetry::Transpose,
+    Symmetry::ThreeQuarterTurn,
+    Symmetry::QuarterTurn,
+    Symmetry::AntiTranspose,
+];
+
 /// Cell maps of the board's symmetries: `map[s][cell]` is where symmetry
 /// `s` sends `cell`.
 fn symmetries(rules: Rules) -> Vec<Vec<u32>> {
     let (rows, cols) = (rules.rows(), rules.cols());
-    let square = rows == cols;
-    let count = if square { 8 } else { 4 };
-    (0..count)
+    TUPLE_ORDER
+        .iter()
+        .filter(|s| s.fits(rows, cols))
         .map(|s| {
             (0..rows * cols)
                 .map(|i| {
-                    let (r, c) = (i / cols, i % cols);
-                    let (r, c) = match s {
-                        0 => (r, c),
-                        1 => (rows - 1 - r, c),
-                        2 => (r, cols - 1 - c),
-                        3 => (rows - 1 - r, cols - 1 - c),
-                        // Square boards only: the transposes.
-                        4 => (c, r),
-                        5 => (cols - 1 - c, r),
-                        6 => (c, rows - 1 - r),
-                        _ => (cols - 1 - c, rows - 1 - r),
-                    };
+                    let (r, c) = s.map(rows, cols, i / cols, i % cols);
                     r * cols + c
                 })
                 .collect()

@@ -50,10 +50,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
 use oxo_ai::Value;
-use oxo_core::proof::{self, Certificate, Claim, Goal, Node, Tree, symmetry_cell};
-use oxo_core::{Game, Outcome, Player};
+use oxo_core::proof::{self, Certificate, Claim, Goal, Node, Tree};
+use oxo_core::{Game, Outcome, Player, Symmetry};
 
-use crate::plan::{Plan, image, map_cell, symmetries};
+use crate::plan::{Plan, image};
 
 /// Why a split proof's certificate cannot be written.
 #[derive(Debug, thiserror::Error)]
@@ -328,9 +328,9 @@ struct Top<'a> {
 }
 
 /// The symmetry taking `from` to `to`, if they are images of each other.
-fn symmetry(from: &Game, to: &Game) -> Option<u8> {
-    let target = image(to, 0);
-    (0..symmetries(from.rules())).find(|&t| image(from, t) == target)
+fn symmetry(from: &Game, to: &Game) -> Option<Symmetry> {
+    let target = image(to, Symmetry::Identity);
+    (from.rules().symmetries()).find(|&t| image(from, t) == target)
 }
 
 fn played(game: &Game, cell: usize) -> Game {
@@ -430,17 +430,10 @@ impl Top<'_> {
         let t =
             symmetry(&stored, real).ok_or_else(|| AssembleError::Uncovered(real.to_string()))?;
         let node = self.node(id, prover, goal)?;
-        if t == 0 {
+        if t == Symmetry::Identity {
             return Ok(node);
         }
-        let rules = real.rules();
-        let cells = rules.cell_count();
-        let u = (0..8)
-            .find(|&u| {
-                (0..cells).all(|c| symmetry_cell(rules, u, c) == Some(map_cell(rules, t, c)))
-            })
-            .expect("the plan's symmetries are the board's");
-        Ok(self.push(Node::Image(u, node.encode())))
+        Ok(self.push(Node::Image(t.number(), node.encode())))
     }
 }
 

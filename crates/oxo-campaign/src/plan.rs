@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use oxo_ai::Value;
-use oxo_core::{Game, Outcome, Player, Rules};
+use oxo_core::{Game, Outcome, Player, Rules, Symmetry};
 use serde::{Deserialize, Serialize};
 
 /// The answer to a one-sided question: can the attacker force k in a row?
@@ -845,36 +845,14 @@ fn moves(game: &Game, attacker: Player, windows: &Windows) -> Vec<Move> {
     out.into_iter().map(|(_, m)| m).collect()
 }
 
-/// The board's symmetries: 8 on a square board, 4 otherwise. Symmetry
-/// `t` mirrors the columns if bit 0 is set, then the rows if bit 1 is,
-/// then transposes if bit 2 is.
-pub(crate) fn symmetries(rules: Rules) -> u8 {
-    if rules.rows() == rules.cols() { 8 } else { 4 }
-}
-
-/// Where symmetry `t` takes the cell of row-major index `index`.
-pub(crate) fn map_cell(rules: Rules, t: u8, index: usize) -> usize {
-    let (rows, cols) = (rules.rows() as usize, rules.cols() as usize);
-    let (mut r, mut c) = (index / cols, index % cols);
-    if t & 1 != 0 {
-        c = cols - 1 - c;
-    }
-    if t & 2 != 0 {
-        r = rows - 1 - r;
-    }
-    if t & 4 != 0 {
-        (r, c) = (c, r);
-    }
-    r * cols + c
-}
-
-/// The image of a position under symmetry `t`, one byte a cell.
-pub(crate) fn image(game: &Game, t: u8) -> Vec<u8> {
+/// The image of a position under `symmetry` (one of its board's), one
+/// byte a cell.
+pub(crate) fn image(game: &Game, symmetry: Symmetry) -> Vec<u8> {
     let rules = game.rules();
     let cells = game.cells();
     let mut image = vec![0u8; cells.len()];
     for (i, cell) in cells.iter().enumerate() {
-        image[map_cell(rules, t, i)] = match cell {
+        image[symmetry.cell(rules, i).unwrap_or(i)] = match cell {
             None => 0,
             Some(Player::X) => 1,
             Some(Player::O) => 2,
@@ -885,7 +863,7 @@ pub(crate) fn image(game: &Game, t: u8) -> Vec<u8> {
 
 /// The least of a position's images under the board's symmetries.
 fn canonical(game: &Game) -> Vec<u8> {
-    (0..symmetries(game.rules()))
+    (game.rules().symmetries())
         .map(|t| image(game, t))
         .min()
         .expect("at least the identity")

@@ -41,6 +41,7 @@ pub mod proof;
 mod rules;
 mod score;
 mod series;
+mod symmetry;
 mod windows;
 
 pub use clock::{Clock, DAY_MS, FIRST_MOVE_MS, FirstMove, Flagged, Running, TimeControl};
@@ -53,6 +54,7 @@ pub use rules::{
 };
 pub use score::Scoreboard;
 pub use series::Series;
+pub use symmetry::Symmetry;
 pub use windows::Windows;
 
 /// The README's code blocks, compiled and run as doctests so the front door

@@ -125,7 +125,7 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 
-use crate::{BoardSize, Game, Outcome, Player, Rules};
+use crate::{BoardSize, Game, Outcome, Player, Rules, Symmetry};
 
 /// The first line of the newest version of the format, which symmetric
 /// images ([`Node::Image`]) need. A certificate without them is written as
@@ -1051,31 +1051,13 @@ fn step(node: usize, game: &Game, reason: String) -> ProofError {
     }
 }
 
-/// Where board symmetry `symmetry` sends `cell` (a row-major index) on
-/// boards of `rules`, if that symmetry maps this board onto itself. The
-/// symmetries by number: 0 the identity, 1 a quarter turn, 2 a half turn,
-/// 3 three quarter turns, 4 the mirror left to right, 5 top to bottom, 6
-/// the reflection in the main diagonal, 7 in the other; a board that is
-/// not square has 0, 2, 4 and 5.
+/// Where board symmetry number `symmetry` ([`Symmetry::number`]: 0 the
+/// identity, 1–3 the turns, 4 and 5 the mirrors, 6 and 7 the diagonal
+/// reflections) sends `cell` (a row-major index) on boards of `rules`, if
+/// there is such a symmetry and it maps this board onto itself.
 #[must_use]
 pub fn symmetry_cell(rules: Rules, symmetry: usize, cell: usize) -> Option<usize> {
-    let (rows, cols) = (rules.rows() as usize, rules.cols() as usize);
-    if cell >= rows * cols || (rows != cols && ![0, 2, 4, 5].contains(&symmetry)) {
-        return None;
-    }
-    let (r, c, n) = (cell / cols, cell % cols, rows);
-    let (r2, c2) = match symmetry {
-        0 => (r, c),
-        1 => (c, n - 1 - r),
-        2 => (rows - 1 - r, cols - 1 - c),
-        3 => (n - 1 - c, r),
-        4 => (r, cols - 1 - c),
-        5 => (rows - 1 - r, c),
-        6 => (c, r),
-        7 => (n - 1 - c, n - 1 - r),
-        _ => return None,
-    };
-    Some(r2 * cols + c2)
+    Symmetry::from_number(symmetry)?.cell(rules, cell)
 }
 
 /// The position whose image under `symmetry` is `game`.

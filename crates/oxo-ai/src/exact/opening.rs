@@ -27,7 +27,7 @@
 //! whose checksum, order, stones or values do not hold together is
 //! refused as a whole, so a damaged table is reported rather than misread.
 
-use oxo_core::{Cell, Game, Player, Rules};
+use oxo_core::{Cell, Game, Player, Rules, Symmetry};
 
 use crate::checksum::fnv1a;
 use crate::value::Value;
@@ -127,22 +127,13 @@ impl Symmetries {
         if rules.cols() != side || rules.cell_count() > 64 {
             return None;
         }
-        let n = side - 1;
-        let maps = (0..8)
+        let maps = Symmetry::ALL
+            .iter()
             .map(|s| {
                 let mut map = [0; 64];
                 for r in 0..side {
                     for c in 0..side {
-                        let (r2, c2) = match s {
-                            0 => (r, c),
-                            1 => (c, n - r),
-                            2 => (n - r, n - c),
-                            3 => (n - c, r),
-                            4 => (r, n - c),
-                            5 => (n - r, c),
-                            6 => (c, r),
-                            _ => (n - c, n - r),
-                        };
+                        let (r2, c2) = s.map(side, side, r, c);
                         map[(r * side + c) as usize] = (r2 * side + c2) as u8;
                     }
                 }

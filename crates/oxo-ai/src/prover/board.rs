@@ -2,7 +2,7 @@
 //! `r * cols + c`, and every k-window an explicit mask (no shift tricks, so
 //! no padding column: 11×11 fits).
 
-use oxo_core::{Cell, Game, Player, Rules};
+use oxo_core::{Cell, Game, Player, Rules, Symmetry};
 
 /// Most cells a board may have.
 pub(crate) const MAX_CELLS: u32 = 128;
@@ -27,6 +27,8 @@ pub(crate) struct Board {
     pub through: Vec<WindowSet>,
     /// Every index into `windows`, as a set.
     pub all_windows: WindowSet,
+    /// The symmetries of the board ([`crate::solver::transforms`]'s order).
+    symmetries: Vec<Symmetry>,
     /// The symmetries of the board, each a map from cell to cell.
     syms: Vec<[u8; MAX_CELLS as usize]>,
     /// The inverse of each map in `syms`.
@@ -84,15 +86,15 @@ impl Board {
                 through[c as usize][i / 64] |= 1 << (i % 64);
             }
         }
-        let transforms = crate::solver::transforms(rows, cols);
+        let symmetries = crate::solver::transforms(rows, cols);
         let mut syms = Vec::new();
         let mut inverse = Vec::new();
-        for t in transforms {
+        for &t in &symmetries {
             let mut map = [0u8; MAX_CELLS as usize];
             let mut inv = [0u8; MAX_CELLS as usize];
             for r in 0..rows {
                 for c in 0..cols {
-                    let (r2, c2) = t(r, c, rows, cols);
+                    let (r2, c2) = t.map(rows, cols, r, c);
                     map[(r * cols + c) as usize] = (r2 * cols + c2) as u8;
                     inv[(r2 * cols + c2) as usize] = (r * cols + c) as u8;
                 }
@@ -118,6 +120,7 @@ impl Board {
             windows,
             through,
             all_windows,
+            symmetries,
             syms,
             inverse,
             order,
@@ -139,6 +142,11 @@ impl Board {
     #[inline]
     pub fn symmetry_count(&self) -> usize {
         self.syms.len()
+    }
+
+    /// Symmetry `s` (the index [`Board::map`] takes) as the core names it.
+    pub fn symmetry(&self, s: usize) -> Symmetry {
+        self.symmetries[s]
     }
 
     /// Where symmetry `s` sends cell `b`.

@@ -27,9 +27,7 @@
 
 use std::collections::HashMap;
 
-use oxo_core::proof::{
-    Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K, symmetry_cell,
-};
+use oxo_core::proof::{Certificate, CertificateBuilder, Claim, Goal, MAX_POTENTIAL_K};
 use oxo_core::proof::{Node, Tree};
 use oxo_core::{Game, Outcome, Player};
 
@@ -213,8 +211,8 @@ impl Prover {
         let canonical = (maker, breaker);
         if !game.is_over()
             && let Some(&(target, target_sym)) = walk.images.get(&canonical)
-            && let Some(symmetry) = self.certificate_symmetry(game, target_sym, sym)
         {
+            let symmetry = self.certificate_symmetry(target_sym, sym);
             let id = walk
                 .builder
                 .push(game, walk.prover, Node::Image(symmetry, target));
@@ -240,25 +238,16 @@ impl Prover {
         Ok(id)
     }
 
-    /// The certificate's number (see [`oxo_core::proof::symmetry_cell`]) of
-    /// the symmetry taking the position that prover symmetry `from` sends
-    /// to a canonical form, to the one that `to` sends there.
-    fn certificate_symmetry(&self, game: &Game, from: usize, to: usize) -> Option<usize> {
-        let rules = game.rules();
-        let cells = rules.cell_count();
-        let inverse: Vec<u32> = {
-            let mut inverse = vec![0; cells];
-            for c in 0..cells as u32 {
-                inverse[self.board.map(to, c) as usize] = c;
-            }
-            inverse
-        };
-        (0..8).find(|&t| {
-            (0..cells as u32).all(|c| {
-                let wanted = inverse[self.board.map(from, c) as usize] as usize;
-                symmetry_cell(rules, t, c as usize) == Some(wanted)
-            })
-        })
+    /// The certificate's number ([`oxo_core::Symmetry::number`]) of the
+    /// symmetry taking the position that prover symmetry `from` sends to a
+    /// canonical form, to the one that `to` sends there: `from`, then `to`
+    /// undone.
+    fn certificate_symmetry(&self, from: usize, to: usize) -> usize {
+        let board = &self.board;
+        board
+            .symmetry(from)
+            .then(board.symmetry(to).inverse())
+            .number()
     }
 
     /// The windows the Maker can still fill at `pos`: their empty cells,

@@ -6,7 +6,7 @@
 //! with `d` one of 1 (row), `stride` (column), `stride + 1` (diagonal) and
 //! `stride - 1` (anti-diagonal).
 
-use oxo_core::{Cell, Rules};
+use oxo_core::{Cell, Rules, Symmetry};
 
 /// Largest number of board symmetries (the dihedral group of a square).
 pub(crate) const MAX_SYMMETRIES: usize = 8;
@@ -45,30 +45,18 @@ pub(crate) struct Geometry {
     pub window_at: Box<[u64; 256]>,
 }
 
-/// A symmetry as a map of (row, col) given (rows, cols): the arguments are
-/// `(r, c, rows, cols)`.
-pub(crate) type Transform = fn(u32, u32, u32, u32) -> (u32, u32);
-
-/// The symmetries of a board: the 8 of the square's dihedral group, or the
-/// 4 reflections and rotation of a rectangle; the identity first.
-pub(crate) fn transforms(rows: u32, cols: u32) -> Vec<Transform> {
+/// The symmetries of a `rows`×`cols` board, the identity first: the 8 of
+/// a square, or a rectangle's two mirrors and half turn (in this order,
+/// which the tables built from it keep).
+pub(crate) fn transforms(rows: u32, cols: u32) -> Vec<Symmetry> {
     if rows == cols {
-        vec![
-            |r, c, _, _| (r, c),
-            |r, c, n, _| (c, n - 1 - r),
-            |r, c, n, _| (n - 1 - r, n - 1 - c),
-            |r, c, n, _| (n - 1 - c, r),
-            |r, c, n, _| (r, n - 1 - c),
-            |r, c, n, _| (n - 1 - r, c),
-            |r, c, _, _| (c, r),
-            |r, c, n, _| (n - 1 - c, n - 1 - r),
-        ]
+        Symmetry::ALL.to_vec()
     } else {
         vec![
-            |r, c, _, _| (r, c),
-            |r, c, rows, _| (rows - 1 - r, c),
-            |r, c, _, cols| (r, cols - 1 - c),
-            |r, c, rows, cols| (rows - 1 - r, cols - 1 - c),
+            Symmetry::Identity,
+            Symmetry::MirrorRows,
+            Symmetry::MirrorColumns,
+            Symmetry::HalfTurn,
         ]
     }
 }
@@ -115,7 +103,7 @@ impl Geometry {
             let mut inv = [0u8; 64];
             for r in 0..rows {
                 for c in 0..cols {
-                    let (r2, c2) = t(r, c, rows, cols);
+                    let (r2, c2) = t.map(rows, cols, r, c);
                     map[bit(r, c) as usize] = bit(r2, c2) as u8;
                     inv[bit(r2, c2) as usize] = bit(r, c) as u8;
                 }
