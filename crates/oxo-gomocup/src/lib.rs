@@ -73,7 +73,7 @@ pub use brain::{Brain, ExactlyK, K};
 pub use log::{EngineLog, EngineLogger};
 pub use manager::{EngineError, External};
 
-use oxo_core::{Cell, Coords, Rules};
+use oxo_core::{BoardSize, Cell, Coords, Integer, Rules};
 
 /// Whether `rules` are Gomocup's game: five in a row ([`K`]) on a board of
 /// at least five a side, which engines play and `.psq` files describe.
@@ -92,6 +92,57 @@ pub fn read_point(text: &str) -> Option<Coords> {
     (written.row >= 0 && written.col >= 0).then(|| Coords::new(written.col, written.row))
 }
 
+/// Why an opening book was refused: the line (from 1) and what is wrong
+/// with it, the offsets as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningsError {
+    /// A field that is not an integer.
+    #[error("line {line}: {field:?} is not an offset")]
+    NotAnOffset {
+        /// The line.
+        line: usize,
+        /// The field.
+        field: String,
+    },
+    /// A line with no stone.
+    #[error("line {line}: no stone: X,Y pairs wanted")]
+    NoStone {
+        /// The line.
+        line: usize,
+    },
+    /// A line whose offsets do not pair up.
+    #[error("line {line}: an odd number of offsets: X,Y pairs wanted")]
+    OddOffsets {
+        /// The line.
+        line: usize,
+    },
+    /// A stone off the board.
+    #[error("line {line}: {x},{y} is off the {size} board from its centre")]
+    OffBoard {
+        /// The line.
+        line: usize,
+        /// The column's offset.
+        x: String,
+        /// The row's offset.
+        y: String,
+        /// The board.
+        size: BoardSize,
+    },
+    /// Two stones on one cell.
+    #[error("line {line}: {x},{y} is played twice")]
+    Twice {
+        /// The line.
+        line: usize,
+        /// The column's offset.
+        x: String,
+        /// The row's offset.
+        y: String,
+    },
+    /// No opening at all.
+    #[error("no opening in it")]
+    Empty,
+}
+
 /// An opening book in the offset form Gomocup tools use (c-gomoku-cli's
 /// `offset` openings): one opening a line, its stones in the order played
 /// as `X,Y` pairs of offsets from the centre stone (`cols / 2`, `rows /
@@ -102,60 +153,60 @@ pub fn read_point(text: &str) -> Option<Coords> {
 ///
 /// # Errors
 /// A line that is not pairs of integers, has none, puts a stone off the
-/// board or two on one cell: the line's number (from 1) and why.
-pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, String> {
+/// board or two on one cell; a book with no opening.
+pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, OpeningsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut openings = Vec::new();
     for (n, line) in text.lines().enumerate() {
+        let line_number = n + 1;
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |why: String| format!("line {}: {why}", n + 1);
         let numbers = line
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|field| !field.is_empty())
             .map(|field| {
-                field
-                    .parse::<i64>()
-                    .map_err(|_| at(format!("{field:?} is not an offset")))
-            })
-            .collect::<Result<Vec<i64>, String>>()?;
-        if numbers.is_empty() {
-            return Err(at("no stone: X,Y pairs wanted".to_owned()));
-        }
-        if numbers.len() % 2 == 1 {
-            return Err(at("an odd number of offsets: X,Y pairs wanted".to_owned()));
-        }
-        let (centre_row, centre_col) = (i64::from(rules.rows() / 2), i64::from(rules.cols() / 2));
-        let cells = numbers
-            .chunks(2)
-            .map(|pair| {
-                Coords::new(
-                    centre_row.saturating_add(pair[1]),
-                    centre_col.saturating_add(pair[0]),
-                )
-                .to_cell(rules)
-                .map_err(|_| {
-                    at(format!(
-                        "{},{} is off the {} board from its centre",
-                        pair[0],
-                        pair[1],
-                        rules.size()
-                    ))
+                Integer::parse(field).ok_or_else(|| OpeningsError::NotAnOffset {
+                    line: line_number,
+                    field: field.to_owned(),
                 })
             })
-            .collect::<Result<Vec<Cell>, String>>()?;
-        for (i, cell) in cells.iter().enumerate() {
-            if cells[..i].contains(cell) {
-                let pair = &numbers[2 * i..2 * i + 2];
-                return Err(at(format!("{},{} is played twice", pair[0], pair[1])));
+            .collect::<Result<Vec<Integer>, OpeningsError>>()?;
+        if numbers.is_empty() {
+            return Err(OpeningsError::NoStone { line: line_number });
+        }
+        if numbers.len() % 2 == 1 {
+            return Err(OpeningsError::OddOffsets { line: line_number });
+        }
+        let (centre_row, centre_col) = (i64::from(rules.rows() / 2), i64::from(rules.cols() / 2));
+        let mut cells: Vec<Cell> = Vec::with_capacity(numbers.len() / 2);
+        for pair in numbers.chunks(2) {
+            let (x, y) = (pair[0].to_string(), pair[1].to_string());
+            let cell = Coords::new(
+                centre_row.saturating_add(pair[1].saturating_i64()),
+                centre_col.saturating_add(pair[0].saturating_i64()),
+            )
+            .to_cell(rules)
+            .map_err(|_| OpeningsError::OffBoard {
+                line: line_number,
+                x: x.clone(),
+                y: y.clone(),
+                size: rules.size(),
+            })?;
+            if cells.contains(&cell) {
+                return Err(OpeningsError::Twice {
+                    line: line_number,
+                    x,
+                    y,
+                });
             }
+            cells.push(cell);
         }
         openings.push(cells);
     }
     if openings.is_empty() {
-        return Err("no opening in it".to_owned());
+        return Err(OpeningsError::Empty);
     }
     Ok(openings)
 }

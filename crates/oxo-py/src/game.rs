@@ -2,7 +2,7 @@
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
-use oxo_core::{BoardSize, Cell, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
+use oxo_core::{BoardSize, Cell, Coords, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
 use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -124,7 +124,7 @@ pub(crate) fn cell_on(rules: Rules, mv: &Move) -> Result<Cell, MoveError> {
             (action / cols, action % cols)
         }
     };
-    rules.cell(row, col).ok_or(MoveError::OffBoard { row, col })
+    Coords::new(row, col).to_cell(rules)
 }
 
 /// The cell a move names in `game`, or the move error that refuses it,

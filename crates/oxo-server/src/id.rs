@@ -106,22 +106,16 @@ impl IdempotencyKey {
     ///
     /// # Errors
     /// Empty, longer than [`IdempotencyKey::MAX_LEN`], or a character
-    /// outside `!` to `~`; the message says which.
-    pub fn parse(text: &str) -> Result<IdempotencyKey, String> {
+    /// outside `!` to `~`.
+    pub fn parse(text: &str) -> Result<IdempotencyKey, BadKey> {
         if text.is_empty() {
-            return Err("an Idempotency-Key cannot be empty".into());
+            return Err(BadKey::Empty);
         }
         if text.len() > Self::MAX_LEN {
-            return Err(format!(
-                "an Idempotency-Key has at most {} characters; this one has {}",
-                Self::MAX_LEN,
-                text.len()
-            ));
+            return Err(BadKey::TooLong(text.len()));
         }
         if !text.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(
-                "an Idempotency-Key is printable ASCII without spaces (such as a UUID)".into(),
-            );
+            return Err(BadKey::NotPrintable);
         }
         Ok(IdempotencyKey(text.to_owned()))
     }
@@ -131,6 +125,33 @@ impl IdempotencyKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Why a text is not an [`IdempotencyKey`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadKey {
+    /// No characters.
+    #[error("an Idempotency-Key cannot be empty")]
+    Empty,
+    /// More than [`IdempotencyKey::MAX_LEN`] bytes (this many).
+    #[error("an Idempotency-Key has at most {max} characters; this one has {0}", max = IdempotencyKey::MAX_LEN)]
+    TooLong(usize),
+    /// A space, a control character or one outside ASCII.
+    #[error("an Idempotency-Key is printable ASCII without spaces (such as a UUID)")]
+    NotPrintable,
+}
+
+/// Why a text is not a seat token a joiner may choose ([`Token::chosen`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a seat token a joiner chooses is {} to {} printable ASCII characters without spaces, and \
+     random (such as 32 random letters and digits); this one has {len} characters",
+    Token::CHOSEN_MIN_LEN,
+    Token::CHOSEN_MAX_LEN
+)]
+pub struct BadToken {
+    /// Its length in bytes.
+    pub len: usize,
 }
 
 /// A seat's secret: 32 random characters (160 bits) made here, or one a
@@ -163,18 +184,12 @@ impl Token {
     ///
     /// # Errors
     /// Too short, too long, or a character outside `!` to `~`.
-    pub fn chosen(text: &str) -> Result<Token, String> {
+    pub fn chosen(text: &str) -> Result<Token, BadToken> {
         let len = text.len();
         if !(Self::CHOSEN_MIN_LEN..=Self::CHOSEN_MAX_LEN).contains(&len)
             || !text.bytes().all(|b| b.is_ascii_graphic())
         {
-            return Err(format!(
-                "a seat token a joiner chooses is {} to {} printable ASCII characters without \
-                 spaces, and random (such as 32 random letters and digits); this one has {len} \
-                 characters",
-                Self::CHOSEN_MIN_LEN,
-                Self::CHOSEN_MAX_LEN,
-            ));
+            return Err(BadToken { len });
         }
         Ok(Token(text.to_owned()))
     }

@@ -605,6 +605,11 @@ fn games_start_from_an_opening_book_in_turn() {
             "--openings book.txt: line 2: 0,0 is played twice",
         ),
         (",\n", "--openings book.txt: line 1: no stone"),
+        // A number too large for any integer is still a number, as written.
+        (
+            "0,0, +099999999999999999999,-1\n",
+            "--openings book.txt: line 1: 99999999999999999999,-1 is off the 15x15 board from its centre",
+        ),
         (
             "0,0, 0,1, 1,0, 1,1, 2,0, 2,1, 3,0, 3,1, 4,0\n",
             "--openings: opening 1: it leaves the 15x15 k=5 game decided",

@@ -210,7 +210,7 @@ pub(super) async fn play(
 
 /// `text` as an idempotency key, or a 400 that says what is wrong.
 pub(super) fn key_of(text: &str) -> Result<IdempotencyKey, ApiError> {
-    IdempotencyKey::parse(text).map_err(ApiError::BadRequest)
+    IdempotencyKey::parse(text).map_err(|e| ApiError::BadRequest(e.to_string()))
 }
 
 /// The seat token a joiner chose, sent as `Authorization: Bearer T`
@@ -228,7 +228,9 @@ pub(super) fn chosen_token(headers: &HeaderMap) -> Result<Option<Token>, ApiErro
                 .into(),
         )
     })?;
-    Token::chosen(text).map(Some).map_err(ApiError::BadRequest)
+    Token::chosen(text)
+        .map(Some)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))
 }
 
 /// The request's `Idempotency-Key` header, if it has one.
