@@ -35,6 +35,7 @@
 mod clock;
 mod coords;
 mod game;
+mod history;
 mod notation;
 mod player;
 pub mod proof;
@@ -47,6 +48,7 @@ mod windows;
 pub use clock::{Clock, DAY_MS, FIRST_MOVE_MS, FirstMove, Flagged, Running, TimeControl};
 pub use coords::{Coords, CoordsError, Integer};
 pub use game::{Game, MoveError, MoveResult, Outcome, Status};
+pub use history::History;
 pub use notation::{NotationError, PositionError, Setup, SyntaxError};
 pub use player::Player;
 pub use rules::{

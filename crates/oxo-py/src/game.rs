@@ -2,7 +2,9 @@
 
 use numpy::ndarray::Array;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
-use oxo_core::{BoardSize, Cell, Coords, Game, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup};
+use oxo_core::{
+    BoardSize, Cell, Coords, Game, History, MAX_SIDE, MoveError, Outcome, Player, Rules, Setup,
+};
 use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -202,26 +204,26 @@ pub(crate) fn write_mask(game: &Game, out: &mut [i8]) {
 #[pyclass(module = "oxo", name = "Game", from_py_object)]
 #[derive(Clone, Debug)]
 pub struct PyGame {
-    /// Where the game started (empty, or a position read from notation).
-    start: Game,
-    /// The game now.
-    pub(crate) game: Game,
-    /// The cells played since `start`, in order.
-    moves: Vec<Cell>,
+    /// The game now, the position it started from (empty, or one read from
+    /// notation) and the moves played since.
+    round: History,
 }
 
 impl PyGame {
     /// A game starting from `game`, with no moves to undo.
     pub(crate) fn starting_at(game: Game) -> PyGame {
         PyGame {
-            start: game.clone(),
-            game,
-            moves: Vec::new(),
+            round: History::new(game),
         }
     }
 
+    /// The game now.
+    pub(crate) const fn game(&self) -> &Game {
+        self.round.game()
+    }
+
     fn action(&self, cell: Cell) -> usize {
-        self.game.rules().index(cell)
+        self.game().rules().index(cell)
     }
 }
 
@@ -266,49 +268,49 @@ impl PyGame {
     /// Rows of the board.
     #[getter]
     fn rows(&self) -> u32 {
-        self.game.rules().rows()
+        self.game().rules().rows()
     }
 
     /// Columns of the board.
     #[getter]
     fn cols(&self) -> u32 {
-        self.game.rules().cols()
+        self.game().rules().cols()
     }
 
     /// Marks in a row that win.
     #[getter]
     fn k(&self) -> u32 {
-        self.game.rules().k()
+        self.game().rules().k()
     }
 
     /// `"X"` or `"O"`: whose turn it is (after the end, who would be next).
     #[getter]
     fn to_move(&self) -> &'static str {
-        name(self.game.to_move())
+        name(self.game().to_move())
     }
 
     /// Marks on the board.
     #[getter]
     fn move_count(&self) -> usize {
-        self.game.move_count()
+        self.game().move_count()
     }
 
     /// Whether the game has been won or drawn.
     #[getter]
     fn is_over(&self) -> bool {
-        self.game.is_over()
+        self.game().is_over()
     }
 
     /// `"X"` or `"O"` once one has won, else `None` (also for a draw).
     #[getter]
     fn winner(&self) -> Option<&'static str> {
-        self.game.outcome().and_then(Outcome::winner).map(name)
+        self.game().outcome().and_then(Outcome::winner).map(name)
     }
 
     /// `"X"`, `"O"` (the winner), `"draw"`, or `None` while the game goes on.
     #[getter]
     fn outcome(&self) -> Option<&'static str> {
-        self.game.outcome().map(|o| match o {
+        self.game().outcome().map(|o| match o {
             Outcome::Win(p) => name(p),
             Outcome::Draw => "draw",
         })
@@ -317,21 +319,21 @@ impl PyGame {
     /// The actions of the winning run through the last move, or `None`.
     #[getter]
     fn winning_line(&self) -> Option<Vec<usize>> {
-        let line = self.game.winning_line()?;
+        let line = self.game().winning_line()?;
         Some(line.cells().map(|c| self.action(c)).collect())
     }
 
     /// The actions played since the game was made (or read from notation).
     #[getter]
     fn moves(&self) -> Vec<usize> {
-        self.moves.iter().map(|&c| self.action(c)).collect()
+        self.round.moves().iter().map(|&c| self.action(c)).collect()
     }
 
     /// The position in oxo's notation, as `oxo solve` and the rest of oxo
     /// write it: `"X.O/.X./..O"`.
     #[getter]
     fn notation(&self) -> String {
-        self.game.to_string()
+        self.game().to_string()
     }
 
     /// The player to move marks `move`: an action `row * cols + col` or a
@@ -341,10 +343,9 @@ impl PyGame {
     /// the board, one already taken, or any move once the game is over.
     #[pyo3(signature = (move_, /))]
     pub(crate) fn play(&mut self, move_: Move) -> PyResult<()> {
-        let cell = cell_of(&self.game, &move_)
-            .and_then(|cell| self.game.play(cell).map(|_| cell))
-            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, &move_, e)))?;
-        self.moves.push(cell);
+        cell_of(self.game(), &move_)
+            .and_then(|cell| self.round.play(cell))
+            .map_err(|e| raise::<IllegalMoveError>(move_message(self.game(), &move_, e)))?;
         Ok(())
     }
 
@@ -352,29 +353,22 @@ impl PyGame {
     /// `oxo.IllegalMoveError` when no move was played since the game was
     /// made.
     fn undo(&mut self) -> PyResult<usize> {
-        let Some(cell) = self.moves.pop() else {
+        let Some(cell) = self.round.undo() else {
             return Err(raise::<IllegalMoveError>(
                 "no move to undo: none was played since this game was made",
             ));
         };
-        // A game keeps no history of its own: replay what remains from the
-        // start, each move already checked once.
-        let mut game = self.start.clone();
-        for &c in &self.moves {
-            game.play_unchecked(c);
-        }
-        self.game = game;
         Ok(self.action(cell))
     }
 
     /// The legal actions, in increasing order (none once the game is over).
     fn legal_moves(&self) -> Vec<usize> {
-        if self.game.is_over() {
+        if self.game().is_over() {
             return Vec::new();
         }
         // The empty cells' row-major indices are their actions.
-        let cells = self.game.cells();
-        let mut moves = Vec::with_capacity(cells.len() - self.game.move_count());
+        let cells = self.game().cells();
+        let mut moves = Vec::with_capacity(cells.len() - self.game().move_count());
         moves.extend((0..cells.len()).filter(|&i| cells[i].is_none()));
         moves
     }
@@ -382,24 +376,24 @@ impl PyGame {
     /// Whether `move` (an action or a `(row, col)` pair) is legal now.
     #[pyo3(signature = (move_, /))]
     fn is_legal(&self, move_: Move) -> bool {
-        cell_of(&self.game, &move_).is_ok_and(|c| self.game.get(c).is_none())
+        cell_of(self.game(), &move_).is_ok_and(|c| self.game().get(c).is_none())
     }
 
     /// `"X"`, `"O"` or `None`: the mark at `move` (an action or a
     /// `(row, col)` pair). Raises `oxo.IllegalMoveError` off the board.
     #[pyo3(signature = (move_, /))]
     fn get(&self, move_: Move) -> PyResult<Option<&'static str>> {
-        let cell = cell_on(self.game.rules(), &move_)
-            .map_err(|e| raise::<IllegalMoveError>(move_message(&self.game, &move_, e)))?;
-        Ok(self.game.get(cell).map(name))
+        let cell = cell_on(self.game().rules(), &move_)
+            .map_err(|e| raise::<IllegalMoveError>(move_message(self.game(), &move_, e)))?;
+        Ok(self.game().get(cell).map(name))
     }
 
     /// The board as a new `(rows, cols)` int8 array: 1 for X, -1 for O,
     /// 0 for empty.
     fn board<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i8>> {
-        let rules = self.game.rules();
+        let rules = self.game().rules();
         let mut out = vec![0; rules.cell_count()];
-        write_board(&self.game, &mut out);
+        write_board(self.game(), &mut out);
         Array::from_shape_vec((rules.rows() as usize, rules.cols() as usize), out)
             .expect("one value a cell")
             .into_pyarray(py)
@@ -415,7 +409,7 @@ impl PyGame {
         player: Option<&str>,
     ) -> PyResult<Bound<'py, PyArray3<i8>>> {
         let me = match player {
-            None => self.game.to_move(),
+            None => self.game().to_move(),
             Some("X" | "x") => Player::X,
             Some("O" | "o") => Player::O,
             Some(other) => {
@@ -424,9 +418,9 @@ impl PyGame {
                 )));
             }
         };
-        let rules = self.game.rules();
+        let rules = self.game().rules();
         let mut out = vec![0; rules.cell_count() * 2];
-        write_planes(&self.game, me, &mut out);
+        write_planes(self.game(), me, &mut out);
         Ok(
             Array::from_shape_vec((rules.rows() as usize, rules.cols() as usize, 2), out)
                 .expect("two values a cell")
@@ -436,8 +430,8 @@ impl PyGame {
 
     /// The legal actions as a new `(rows * cols,)` int8 array of 0 and 1.
     fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
-        let mut out = vec![0; self.game.rules().cell_count()];
-        write_mask(&self.game, &mut out);
+        let mut out = vec![0; self.game().rules().cell_count()];
+        write_mask(self.game(), &mut out);
         out.into_pyarray(py)
     }
 
@@ -458,11 +452,11 @@ impl PyGame {
     /// the moves played since, so that the game unpickled can undo them.
     fn __reduce__<'py>(slf: &Bound<'py, PyGame>) -> PyResult<Reduced<'py>> {
         let this = slf.borrow();
-        let rules = this.game.rules();
+        let rules = this.game().rules();
         Ok((
             slf.get_type().into_any(),
             (rules.rows(), rules.cols(), rules.k()),
-            (this.start.to_string(), this.moves()),
+            (this.round.start().to_string(), this.moves()),
         ))
     }
 
@@ -472,12 +466,12 @@ impl PyGame {
     /// a game of these rules; the game is then unchanged.
     fn __setstate__(&mut self, state: (String, Vec<Int>)) -> PyResult<()> {
         let (start, moves) = state;
-        let rules = self.game.rules();
+        let rules = self.game().rules();
         let mut game = PyGame::from_notation(&start, Some(Int::Fits(rules.k().into())))?;
-        if game.game.rules() != rules {
+        if game.game().rules() != rules {
             return Err(raise::<RulesError>(format!(
                 "a pickled {rules} game cannot start at {start:?}, a {} position",
-                game.game.rules()
+                game.game().rules()
             )));
         }
         for action in moves {
@@ -490,9 +484,9 @@ impl PyGame {
     /// The board drawn as text, a row a line (`X . O`), as the `ansi`
     /// render mode shows it.
     fn render(&self) -> String {
-        let cols = self.game.rules().cols() as usize;
+        let cols = self.game().rules().cols() as usize;
         let mut text = String::new();
-        for row in self.game.cells().chunks(cols) {
+        for row in self.game().cells().chunks(cols) {
             let marks: Vec<&str> = row.iter().map(|c| c.map_or(".", name)).collect();
             text.push_str(&marks.join(" "));
             text.push('\n');
@@ -501,14 +495,14 @@ impl PyGame {
     }
 
     fn __str__(&self) -> String {
-        self.game.to_string()
+        self.game().to_string()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "oxo.Game.from_notation({:?}, k={})",
-            self.game.to_string(),
-            self.game.rules().k()
+            self.game().to_string(),
+            self.game().rules().k()
         )
     }
 
@@ -517,6 +511,6 @@ impl PyGame {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyGame>()
-            .is_ok_and(|o| o.borrow().game == self.game)
+            .is_ok_and(|o| o.borrow().game() == self.game())
     }
 }

@@ -159,7 +159,8 @@ pub(crate) fn _solution(state: State) -> PyResult<PySolution> {
     let bad = |what: String| raise::<OxoError>(format!("a pickled solution {what}"));
     let game = PyGame::from_notation(&position, Some(Int::Fits(k.into())))
         .map_err(|e| bad(format!("has no position of a game: {e}")))?
-        .game;
+        .game()
+        .clone();
     if game.to_string() != position {
         return Err(bad(format!(
             "writes its position {position:?} as oxo does not ({game})"
@@ -275,17 +276,17 @@ pub(crate) fn solve(
         Position::Game(game) => {
             // A game carries its own k: a different one given beside it
             // would be ignored, and the caller answered about another game.
-            let own = game.game.rules().k();
+            let own = game.game().rules().k();
             if let Some(k) = k.filter(|k| k.to::<u32>() != Some(own)) {
                 return Err(raise::<RulesError>(format!(
                     "k={k} was given with a game of {}: a Game keeps its own k, so give k \
                      only with a position in notation",
-                    game.game.rules()
+                    game.game().rules()
                 )));
             }
-            game.game
+            game.game().clone()
         }
-        Position::Notation(text) => PyGame::from_notation(&text, k)?.game,
+        Position::Notation(text) => PyGame::from_notation(&text, k)?.game().clone(),
     };
     // Python runs signal handlers on its main thread only: elsewhere there
     // is nothing to watch for.

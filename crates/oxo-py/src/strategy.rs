@@ -326,7 +326,7 @@ impl PyStrategy {
     /// The game is free while the strategy thinks: another thread may
     /// read or play it meanwhile.
     fn choose(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
-        let game = borrowed(game)?.game.clone();
+        let game = borrowed(game)?.game().clone();
         self.choose_in(py, game)
     }
 
@@ -335,11 +335,11 @@ impl PyStrategy {
     /// game is free while the strategy thinks (another thread may read
     /// it); one changed meanwhile raises `oxo.OxoError`, nothing played.
     fn play(&self, py: Python<'_>, game: &Bound<'_, PyGame>) -> PyResult<Option<usize>> {
-        let before = borrowed(game)?.game.clone();
+        let before = borrowed(game)?.game().clone();
         let action = self.choose_in(py, before.clone())?;
         if let Some(action) = action {
             let mut game = game.try_borrow_mut().map_err(|_| in_use())?;
-            if game.game != before {
+            if game.game() != &before {
                 return Err(raise::<OxoError>(
                     "the game changed while the strategy was choosing its move: nothing was played",
                 ));

@@ -6,7 +6,7 @@ use oxo_ai::Strategy;
 use oxo_ai::exact::{Valued, Valuer};
 use oxo_ai::hints::{self, NoHints, hints_allowed};
 use oxo_ai::solver::QUICK_MAX_EMPTY;
-use oxo_core::{Cell, Game, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
+use oxo_core::{Cell, Game, History, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
 
 /// What a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,9 +111,8 @@ struct Hints {
 pub struct App {
     rules: Rules,
     seats: [Seat; 2],
-    game: Game,
-    /// The round's moves in order (taking back replays all but the last).
-    moves: Vec<Cell>,
+    /// The round: its position and its moves.
+    round: History,
     series: Series,
     cursor: Cell,
     notice: Option<Notice>,
@@ -134,8 +133,7 @@ impl App {
         App {
             rules,
             seats,
-            game: Game::starting_with(rules, first),
-            moves: Vec::new(),
+            round: History::new(Game::starting_with(rules, first)),
             series: Series::new(first),
             cursor: centre,
             notice: None,
@@ -151,7 +149,7 @@ impl App {
     /// The round being played (or just finished).
     #[must_use]
     pub const fn game(&self) -> &Game {
-        &self.game
+        self.round.game()
     }
 
     /// The board and win length.
@@ -163,7 +161,7 @@ impl App {
     /// The round's moves, in order.
     #[must_use]
     pub fn moves(&self) -> &[Cell] {
-        &self.moves
+        self.round.moves()
     }
 
     /// Who plays `player`.
@@ -222,7 +220,7 @@ impl App {
     pub fn hints(&self) -> Option<&[(Cell, Valued)]> {
         self.hints
             .as_ref()
-            .filter(|h| self.hints_on && h.moves == self.moves.len())
+            .filter(|h| self.hints_on && h.moves == self.round.moves().len())
             .map(|h| h.values.as_slice())
     }
 
@@ -242,7 +240,7 @@ impl App {
     /// Whether it is a computer's turn in a round still being played.
     #[must_use]
     pub fn computer_to_move(&self) -> bool {
-        !self.game.is_over() && !self.seat(self.game.to_move()).is_human()
+        !self.round.game().is_over() && !self.seat(self.round.game().to_move()).is_human()
     }
 
     /// Whether no person plays: the computers play on by themselves.
@@ -267,7 +265,7 @@ impl App {
             Action::Step(direction) => self.step(direction, 1),
             Action::Stride(direction, cells) => self.step(direction, cells.max(1)),
             Action::Edge(direction) => self.step(direction, u32::MAX),
-            Action::LastMove => match self.moves.last() {
+            Action::LastMove => match self.round.moves().last() {
                 Some(&last) => self.cursor = last,
                 None => {
                     self.notice = Some(Notice::Refused("no move yet this round".to_owned()));
@@ -305,15 +303,15 @@ impl App {
         if !self.computer_to_move() {
             return;
         }
-        let mover = self.game.to_move();
+        let mover = self.round.game().to_move();
         let Seat::Computer(strategy) = &mut self.seats[mover.index()] else {
             return;
         };
-        let choice = strategy.choose(&self.game);
+        let choice = strategy.choose(self.round.game());
         let name = strategy.name().to_owned();
         // The new round's notice stays up over the computer's opening
         // move, until the person does something.
-        let kept = self.notice.take().filter(|_| self.moves.is_empty());
+        let kept = self.notice.take().filter(|_| self.round.moves().is_empty());
         let refusal = match choice {
             None => format!("{name} found no move"),
             Some(cell) => match self.apply(cell) {
@@ -364,11 +362,13 @@ impl App {
         if let Some(why) = never {
             self.hints_on = false;
             self.notice = Some(Notice::Refused(why));
-        } else if self.game.is_over() && hints_allowed(&Game::new(self.rules), false).is_ok() {
+        } else if self.round.game().is_over()
+            && hints_allowed(&Game::new(self.rules), false).is_ok()
+        {
             self.notice = Some(Notice::Info(
                 "hints on: they come with the next round (n)".to_owned(),
             ));
-        } else if self.game.is_over() || hints_allowed(&self.game, false).is_err() {
+        } else if self.round.game().is_over() || hints_allowed(self.round.game(), false).is_err() {
             self.notice = Some(Notice::Info(format!(
                 "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
             )));
@@ -385,21 +385,21 @@ impl App {
     }
 
     fn play_person(&mut self, cell: Cell) {
-        if self.game.is_over() {
+        if self.round.game().is_over() {
             self.notice = Some(Notice::Refused(
                 "the round is over: press n for the next one".to_owned(),
             ));
             return;
         }
-        if !self.seat(self.game.to_move()).is_human() {
+        if !self.seat(self.round.game().to_move()).is_human() {
             self.notice = Some(Notice::Refused(format!(
                 "it is {}'s turn: {} is thinking",
-                self.game.to_move(),
-                self.seat(self.game.to_move()).name()
+                self.round.game().to_move(),
+                self.seat(self.round.game().to_move()).name()
             )));
             return;
         }
-        if let Some(by) = self.game.get(cell) {
+        if let Some(by) = self.round.game().get(cell) {
             self.notice = Some(Notice::Refused(format!(
                 "{} is taken by {by}",
                 cell_name(cell)
@@ -413,8 +413,7 @@ impl App {
 
     /// Play `cell` for the side to move; record the round's end.
     fn apply(&mut self, cell: Cell) -> Result<(), oxo_core::MoveError> {
-        let result = self.game.play(cell)?;
-        self.moves.push(cell);
+        let result = self.round.play(cell)?;
         self.notice = match result {
             MoveResult::Placed => None,
             MoveResult::Won { winner, .. } => {
@@ -435,7 +434,7 @@ impl App {
     }
 
     fn take_back(&mut self) {
-        if self.game.is_over() {
+        if self.round.game().is_over() {
             self.notice = Some(Notice::Refused(
                 "the round is over: press n for the next one".to_owned(),
             ));
@@ -447,7 +446,8 @@ impl App {
             ));
             return;
         }
-        let person_moved = (0..self.moves.len()).any(|i| self.seat(self.mover(i)).is_human());
+        let person_moved =
+            (0..self.round.moves().len()).any(|i| self.seat(self.mover(i)).is_human());
         if !person_moved {
             // Between two people, neither has a move to take back; against
             // the computer, the person has none.
@@ -462,16 +462,11 @@ impl App {
         // Back to the last position where a person was to move, at least
         // one move back: against the computer that is the person's own
         // move and the computer's reply.
-        let mut keep = self.moves.len() - 1;
+        let mut keep = self.round.moves().len() - 1;
         while keep > 0 && !self.seat(self.mover(keep)).is_human() {
             keep -= 1;
         }
-        self.moves.truncate(keep);
-        let mut game = self.series.game(self.rules);
-        for &cell in &self.moves {
-            game.play_unchecked(cell);
-        }
-        self.game = game;
+        self.round.truncate(keep);
         self.notice = Some(Notice::Info("move taken back".to_owned()));
         self.refresh_hints();
     }
@@ -479,7 +474,7 @@ impl App {
     /// Who made (or makes) the round's move number `index` (from 0).
     #[must_use]
     pub const fn mover(&self, index: usize) -> Player {
-        self.series.mover(index)
+        self.round.mover(index)
     }
 
     /// Start the next round (as `n` does, but with the help left as it
@@ -489,10 +484,9 @@ impl App {
     }
 
     fn new_round(&mut self) {
-        let abandoned = !self.game.is_over() && !self.moves.is_empty();
+        let abandoned = !self.round.game().is_over() && !self.round.moves().is_empty();
         self.series.next_round();
-        self.game = self.series.game(self.rules);
-        self.moves.clear();
+        self.round = History::new(self.series.game(self.rules));
         let (round, starter) = (self.series.round(), self.series.starter());
         self.notice = Some(Notice::Info(if abandoned {
             format!(
@@ -514,19 +508,19 @@ impl App {
         if self.people_only() {
             return Err(NoHints::BetweenPeople);
         }
-        hints_allowed(&self.game, false)
+        hints_allowed(self.round.game(), false)
     }
 
     fn refresh_hints(&mut self) {
         // A finished round has nothing left to value.
-        if !self.hints_on || self.game.is_over() || self.hints_allowed().is_err() {
+        if !self.hints_on || self.round.game().is_over() || self.hints_allowed().is_err() {
             self.hints = None;
             return;
         }
         if self
             .hints
             .as_ref()
-            .is_some_and(|h| h.moves == self.moves.len())
+            .is_some_and(|h| h.moves == self.round.moves().len())
         {
             return;
         }
@@ -540,7 +534,7 @@ impl App {
                 }
             },
         };
-        self.hints = match valuer.some_values(&self.game) {
+        self.hints = match valuer.some_values(self.round.game()) {
             Ok(values) => {
                 // Said unless something else is (a move taken back, …).
                 if let Some(missing) = NoHints::of(&values)
@@ -549,7 +543,7 @@ impl App {
                     self.notice = Some(Notice::Info(format!("hints: {missing}")));
                 }
                 Some(Hints {
-                    moves: self.moves.len(),
+                    moves: self.round.moves().len(),
                     values: values.moves,
                 })
             }
