@@ -59,16 +59,36 @@ function mistakeWords(m) {
   return `dropped ${m.drop.toFixed(2)}`;
 }
 
-// Colour move button `b` by its review entry `m` and mark a mistake.
+// The mark beside a reviewed move, so that its colour is not the only
+// sign: the exact value's letter, as the board's hints write it, or the
+// estimate's sign.
+const TAGS = { win: 'W', draw: 'D', loss: 'L', good: '+', even: '=', bad: '−' };
+
+// Colour move button `b` by its review entry `m`, tag it (in words for a
+// screen reader) and mark a mistake.
 export function drawReview(b, m) {
+  let kind;
+  let words;
   if (m.exact) {
+    kind = m.value;
+    words = `${m.value}, exact`;
     b.classList.add('v-' + m.value);
     b.title = `${m.value} (exact; the best move led to a ${m.best_value})`;
   } else {
     const s = m.played_score;
-    b.classList.add(s >= 0.1 ? 'e-good' : s <= -0.1 ? 'e-bad' : 'e-even');
+    kind = s >= 0.1 ? 'good' : s <= -0.1 ? 'bad' : 'even';
+    words = `${kind} for ${up(m.player)}, estimated`;
+    b.classList.add('e-' + kind);
     b.title = `score ${signed(s)} for ${up(m.player)}, best ${signed(m.best_score)} (estimate)`;
   }
+  const tag = document.createElement('span');
+  tag.className = 'v-tag';
+  tag.setAttribute('aria-hidden', 'true');
+  tag.textContent = TAGS[kind];
+  const said = document.createElement('span');
+  said.className = 'sr-only';
+  said.textContent = ` (${words})`;
+  b.append(tag, said);
   if (m.mistake) {
     b.classList.add('mistake');
     const flag = document.createElement('span');

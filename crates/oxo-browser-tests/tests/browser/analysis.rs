@@ -334,6 +334,22 @@ fn a_finished_round_is_reviewed_at_once() {
                 summary.contains("exact") && summary.contains("2. O 2,1 gave away a draw"),
                 "{summary}"
             );
+            // Not by colour alone: each move has its value's letter, and
+            // the value in words for a screen reader.
+            let tags = c
+                .execute(
+                    "const b = [...document.querySelectorAll('#move-list button[data-ply]')]; \
+                     return [b.map((x) => x.querySelector('.v-tag').textContent), \
+                       b[1].querySelector('.sr-only').textContent];",
+                    vec![],
+                )
+                .await
+                .expect("the review's tags");
+            assert_eq!(
+                tags,
+                json!([["D", "L", "W", "L", "W"], " (loss, exact)"]),
+                "{size}"
+            );
             scroll_to(&c, "record").await;
             h.screenshot(&c, &format!("review-exact-{size}")).await;
 
@@ -383,6 +399,16 @@ fn a_finished_round_is_reviewed_at_once() {
                    && b[8].classList.contains('mistake') && b[8].querySelector('.flag').textContent === '??';",
             )
             .await;
+            let tag = c
+                .execute(
+                    "const b = document.querySelectorAll('#move-list button[data-ply]')[8]; \
+                     return [b.querySelector('.v-tag').textContent, \
+                       b.querySelector('.sr-only').textContent];",
+                    vec![],
+                )
+                .await
+                .expect("the missed win's tag");
+            assert_eq!(tag, json!(["−", " (bad for X, estimated)"]), "{size}");
             let summary = text_of(&c, "review-summary").await;
             assert!(
                 summary.contains("estimate")
