@@ -1593,8 +1593,8 @@ async fn rect(client: &Client, css: &str) -> Option<[f64; 4]> {
     serde_json::from_value(value).expect("a rectangle or null")
 }
 
-/// On a phone held sideways (640×360, 844×390) and in a small window
-/// zoomed to 200 % (1280×800 shows 640×400 CSS pixels) the board stands
+/// On a phone held sideways (640×360, 844×390) and in a window zoomed to
+/// 200 % (1280×800 shows 640×400 CSS pixels, 1920×940 960×470) the board stands
 /// beside the rest of the game: the whole board, the status line and the
 /// round's actions are in view at once, with no scrolling.
 #[test]
@@ -1610,7 +1610,7 @@ fn the_board_fits_a_landscape_screen() {
             .as_u64()
             .expect("a number of pixels");
         let frame = u32::try_from(frame).expect("a frame under 4 billion pixels");
-        for (width, height) in [(640, 360), (640, 400), (844, 390)] {
+        for (width, height) in [(640, 360), (640, 400), (844, 390), (960, 470)] {
             c.set_window_size(width, height + frame)
                 .await
                 .expect("the window sized");
@@ -1669,6 +1669,22 @@ fn the_board_fits_a_landscape_screen() {
                     inside(status),
                     "{what}: the status {status:?} is not in {viewport:?}"
                 );
+                // "Larger cells", where offered, covers neither the status
+                // nor the connection.
+                if let Some(toggle) = rect(&c, "#zoom-toggle").await {
+                    let apart = |r: [f64; 4]| {
+                        toggle[2] <= r[0]
+                            || r[2] <= toggle[0]
+                            || toggle[3] <= r[1]
+                            || r[3] <= toggle[1]
+                    };
+                    let connection = rect(&c, "#connection").await.expect("the connection");
+                    assert!(
+                        apart(status) && apart(connection),
+                        "{what}: Larger cells {toggle:?} covers the status {status:?} or the \
+                         connection {connection:?}"
+                    );
+                }
                 if opponent == "perfect" {
                     let resign = rect(&c, "#act-resign").await.expect("Resign is shown");
                     assert!(

@@ -327,10 +327,30 @@ struct Top<'a> {
     jobs: Vec<JobTree>,
 }
 
+/// The order the symmetries are tried in: where a position is symmetric
+/// itself, two of them take it to the same image, and the first found is
+/// the one its image node names. This order (the mirrors, then the
+/// transposes) keeps the certificates assembled from a plan as they were
+/// written before the symmetries had one type.
+const SEARCH_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::MirrorColumns,
+    Symmetry::MirrorRows,
+    Symmetry::HalfTurn,
+    Symmetry::Transpose,
+    Symmetry::ThreeQuarterTurn,
+    Symmetry::QuarterTurn,
+    Symmetry::AntiTranspose,
+];
+
 /// The symmetry taking `from` to `to`, if they are images of each other.
 fn symmetry(from: &Game, to: &Game) -> Option<Symmetry> {
     let target = image(to, Symmetry::Identity);
-    (from.rules().symmetries()).find(|&t| image(from, t) == target)
+    let rules = from.rules();
+    SEARCH_ORDER
+        .into_iter()
+        .filter(|t| t.fits(rules.rows(), rules.cols()))
+        .find(|&t| image(from, t) == target)
 }
 
 fn played(game: &Game, cell: usize) -> Game {

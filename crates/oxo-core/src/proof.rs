@@ -705,8 +705,9 @@ impl CertificateLines {
     }
 
     /// Take the next line as read: its bytes with its line end, if it had
-    /// one. A reader stops a line at [`MAX_LINE_BYTES`] + 1 bytes; such a
-    /// line, with no line end, is no certificate's.
+    /// one. A line of more than [`MAX_LINE_BYTES`] bytes, its line end
+    /// aside, is no certificate's, so a reader may stop reading one there
+    /// and push the [`MAX_LINE_BYTES`] + 1 bytes it has.
     ///
     /// # Errors
     /// [`ProofError::Foreign`] or [`ProofError::Version`] for a first line
@@ -715,7 +716,8 @@ impl CertificateLines {
     pub fn push(&mut self, line: &[u8]) -> Result<(), ProofError> {
         self.lines += 1;
         let number = self.lines;
-        let cut = line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n");
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let cut = body.len() > MAX_LINE_BYTES;
         let chars = match (cut, std::str::from_utf8(line)) {
             (false, Ok(chars)) => chars,
             _ if number == 1 => return Err(ProofError::Foreign),
@@ -1364,6 +1366,15 @@ mod tests {
             .push(b"oxo-proof 2\r\n")
             .expect("a first line with CRLF");
         let long = vec![b'm'; MAX_LINE_BYTES + 1];
+        assert!(matches!(
+            lines.push(&long),
+            Err(ProofError::Syntax { line: 2, .. })
+        ));
+        // A whole line given at once is held to the same bound.
+        let mut lines = CertificateLines::new();
+        lines.push(b"oxo-proof 2\n").expect("a first line");
+        let mut long = vec![b'm'; MAX_LINE_BYTES + 1];
+        long.push(b'\n');
         assert!(matches!(
             lines.push(&long),
             Err(ProofError::Syntax { line: 2, .. })

@@ -99,9 +99,10 @@ pub struct ParseSizeError {
 }
 
 impl ParseSizeError {
-    /// The size had the right form, but a side was too large for any board
-    /// (more than [`MAX_SIDE`] cells), so a caller with a smaller limit can
-    /// say its own.
+    /// The size had the right form, but a side had more digits than any
+    /// number a board could be (past `u32`, so past [`MAX_SIDE`] too), so a
+    /// caller with a smaller limit can say its own. A side that fits a
+    /// `u32` reads, and [`Rules::new`] refuses it if it is too long.
     #[must_use]
     pub fn too_large(&self) -> bool {
         self.too_large

@@ -93,7 +93,8 @@ pub fn read_point(text: &str) -> Option<Coords> {
 }
 
 /// Why an opening book was refused: the line (from 1) and what is wrong
-/// with it, the offsets as written.
+/// with it, the offsets as numbers (a `+` and leading zeros dropped, however
+/// many digits they have).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpeningsError {
     /// A field that is not an integer.

@@ -30,7 +30,9 @@ mod view;
 pub use clocks::{ClockView, GIFT_MS};
 pub use endings::{Ending, OffersMade, Proposal, Reason};
 pub use keys::{KEYS_KEPT, Keyed, Recall, Request};
-pub use setup::{ClockAsk, DAYS, INCREMENT_SECONDS, MINUTES, RoomSetup, SetupError, server_rules};
+pub use setup::{
+    ClockAsk, DAYS, INCREMENT_SECONDS, MINUTES, RoomSetup, SetupError, check_opponent, server_rules,
+};
 pub use view::{
     GameView, Made, Offers, PlayedRound, Players, RecordView, RoundStatus, RoundView, Score,
     SeatName, Seats, Summary, Viewer, computer_name,

@@ -148,13 +148,31 @@ pub struct RoomSetup {
     clock: Option<TimeControl>,
 }
 
+/// Whether `opponent` can play on a board of `rules` (a computer that
+/// `catalog` can field there, or a person).
+///
+/// # Errors
+/// [`SetupError::Unplayable`].
+pub fn check_opponent(
+    rules: Rules,
+    opponent: Opponent,
+    catalog: &Catalog,
+) -> Result<(), SetupError> {
+    match opponent {
+        Opponent::Computer(kind) => catalog.check(kind, rules).map_err(SetupError::Unplayable),
+        Opponent::Human => Ok(()),
+    }
+}
+
 impl RoomSetup {
-    /// A room of `rules` (from [`server_rules`]) against `opponent`, whom
-    /// `catalog` must be able to field on the board, `first` to move, timed
-    /// as `clock` asks (only between two people).
+    /// A room of `rules` (within [`SERVER_MAX_SIDE`]; see [`server_rules`])
+    /// against `opponent`, whom `catalog` must be able to field on the
+    /// board, `first` to move, timed as `clock` asks (only between two
+    /// people).
     ///
     /// # Errors
-    /// [`SetupError::Unplayable`]; a clock out of range; [`SetupError::TimedComputer`].
+    /// [`SetupError::TooLarge`]; [`SetupError::Unplayable`]; a clock out of
+    /// range; [`SetupError::TimedComputer`].
     pub fn new(
         rules: Rules,
         opponent: Opponent,
@@ -162,9 +180,10 @@ impl RoomSetup {
         clock: Option<ClockAsk>,
         catalog: &Catalog,
     ) -> Result<RoomSetup, SetupError> {
-        if let Opponent::Computer(kind) = opponent {
-            catalog.check(kind, rules).map_err(SetupError::Unplayable)?;
+        if rules.rows().max(rules.cols()) > SERVER_MAX_SIDE {
+            return Err(SetupError::TooLarge { size: rules.size() });
         }
+        check_opponent(rules, opponent, catalog)?;
         let clock = clock.map(ClockAsk::control).transpose()?;
         if clock.is_some() && opponent != Opponent::Human {
             return Err(SetupError::TimedComputer);
@@ -246,6 +265,12 @@ mod tests {
         assert_eq!(
             setup(Opponent::Human, Some(tiny)).map_err(|e| e.to_string()),
             Err("clock minutes must be from 0.25 to 180, not 1e-320".into())
+        );
+        // Every way in keeps the side limit, not only the HTTP request's.
+        let big = Rules::new(33, 33, 5).expect("33x33");
+        assert_eq!(
+            RoomSetup::new(big, Opponent::Human, Player::X, None, &catalog()),
+            Err(SetupError::TooLarge { size: big.size() })
         );
         let computer = Opponent::Computer(oxo_ai::StrategyKind::Random);
         assert_eq!(setup(computer, Some(blitz)), Err(SetupError::TimedComputer));

@@ -16,7 +16,7 @@ use super::{
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint};
 use crate::id::{IdempotencyKey, Token};
-use crate::room::{ClockAsk, Opponent, RoomSetup, SeatName};
+use crate::room::{ClockAsk, Opponent, RoomSetup, SeatName, check_opponent};
 use crate::state::AppState;
 
 /// `POST /api/games`: every field optional.
@@ -66,6 +66,9 @@ impl CreateGame {
                     StrategyKind::NAMES.join(", ")
                 ))
             })?;
+        // The request's faults in the order it has its fields: the board,
+        // who plays on it, who starts, the clock.
+        check_opponent(rules, opponent, catalog)?;
         let first = first_of(self.first.as_deref())?;
         let clock = match (&self.clock, self.days) {
             (None, None) => None,

@@ -251,6 +251,11 @@ async fn bad_game_settings_are_400_with_a_reason() {
         (r#"{"k":-1}"#, "bad JSON"),
         (r#"{"opponent":"grandmaster"}"#, "unknown opponent"),
         (r#"{"size":"8x8","opponent":"perfect"}"#, "perfect"),
+        // The faults in the order of the fields: the board's player first.
+        (
+            r#"{"size":"8x8","opponent":"perfect","first":"z","days":99}"#,
+            "perfect",
+        ),
         (r#"{"first":"z"}"#, "bad first"),
         (r#"{"sise":"3x3"}"#, "unknown field"),
         (r#"{"size":3}"#, "bad JSON"),
