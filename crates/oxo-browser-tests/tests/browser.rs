@@ -1978,8 +1978,33 @@ fn the_move_list_steps_through_every_round() {
         assert_eq!(back.board, ".../.X./...");
         assert!(back.enabled.is_empty() && !back.playable, "{back:#?}");
         assert_eq!(move_list(&c).await.1.as_deref(), Some("1. X 2,2"));
+        // The status is a live region: a step rewrites its move number
+        // alone, so a screen reader says "move 0 of 2", not the line again.
+        c.execute(
+            "window.statusWrites = {}; \
+             for (const span of document.querySelectorAll('#status > span')) { \
+               new MutationObserver(() => { \
+                 window.statusWrites[span.id] = (window.statusWrites[span.id] || 0) + 1; \
+               }).observe(span, { childList: true, characterData: true, subtree: true }); \
+             } return true;",
+            vec![],
+        )
+        .await
+        .expect("the status watched");
         find(&c, "#step-first").await.click().await.expect("first");
         wait_page(&c, "the empty board", |p| p.board == ".../.../...").await;
+        let writes = c
+            .execute(
+                "return [window.statusWrites, document.getElementById('status-move').textContent];",
+                vec![],
+            )
+            .await
+            .expect("the status's writes");
+        assert_eq!(
+            writes,
+            json!([{ "status-move": 1 }, "move 0 of 2"]),
+            "a step rewrote more of the status than its move"
+        );
         find(&c, "#step-last").await.click().await.expect("last");
         let live = wait_page(&c, "the game again", |p| p.playable).await;
         assert_eq!(live.board, answered.board);

@@ -8,9 +8,17 @@ export const up = (s) => (s ? String(s).toUpperCase() : '');
 export const isPhone = () => matchMedia('(pointer: coarse), (max-width: 40rem)').matches;
 
 let messageTimer = 0;
+// How long the toast showing stays (0: until the next). A mouse over it
+// holds it, and leaving gives the reader READ_MORE_MS more at least; a
+// click or tap puts it away.
+let messageMs = 0;
+const READ_MORE_MS = 3000;
+const hideLater = (ms) => {
+  clearTimeout(messageTimer);
+  if (ms) messageTimer = setTimeout(() => { $('message').hidden = true; }, ms);
+};
 export function message(text, kind = 'error', ms = 6000) {
   const el = $('message');
-  clearTimeout(messageTimer);
   el.textContent = '';
   el.className = 'toast ' + kind;
   el.hidden = false;
@@ -18,8 +26,10 @@ export function message(text, kind = 'error', ms = 6000) {
   // which may look later than a busy machine shows it).
   el.dataset.said = text;
   setTimeout(() => { el.textContent = text; }, 50); // re-announce even a repeated message
-  if (ms) messageTimer = setTimeout(() => { el.hidden = true; }, ms);
+  messageMs = ms;
+  hideLater(ms);
 }
+
 // A message that informs (the toast as `info`), said unless an error is
 // showing, which it would hide: whether it was said.
 export function inform(text, ms) {
@@ -93,6 +103,10 @@ export const gameFocus = () =>
 
 export function wire() {
   $('message').addEventListener('click', clearMessage);
+  $('message').addEventListener('pointerenter', () => clearTimeout(messageTimer));
+  $('message').addEventListener('pointerleave', () => {
+    if (messageMs && !$('message').hidden) hideLater(Math.max(READ_MORE_MS, messageMs / 2));
+  });
   document.addEventListener('focusin', (e) => {
     lastFocused = keyboardFocus(e.target) ? e.target : null;
     const list = e.target.closest('ul[id], ol[id]');

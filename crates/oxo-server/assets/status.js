@@ -87,19 +87,39 @@ function lastMove(g) {
   return `${up(mark)} played row ${g.last[0] + 1}, column ${g.last[1] + 1} — `;
 }
 
+// The status line in its parts (see putStatus): the game, and while a
+// player looks back, the round and move shown.
 function statusText(g) {
   if (S.analysis) {
-    if (g.status === 'won') return `${up(g.winner)} wins`;
-    if (g.status === 'draw') return 'Draw';
-    return `${up(g.next)} to move — play either side`;
+    if (g.status === 'won') return [`${up(g.winner)} wins`, '', '', ''];
+    if (g.status === 'draw') return ['Draw', '', '', ''];
+    return [`${up(g.next)} to move — play either side`, '', '', ''];
   }
   if (g.review) {
     // The game goes on while a player looks back: whose turn it is, or
     // how the round ended, comes first, then the position shown.
     const { round, ply, of } = g.review;
-    return `${liveText(S.game)} · showing round ${round}, move ${ply} of ${of} — » goes back to the game`;
+    return [liveText(S.game), ` · showing round ${round}, `, `move ${ply} of ${of}`,
+      ' — » goes back to the game'];
   }
-  return liveText(g);
+  return [liveText(g), '', '', ''];
+}
+
+// The status line's parts, each a span written only when its text
+// changes: the line is a live region, and what a screen reader says of a
+// change is the part that changed. Stepping through a round says "move 5
+// of 6", not the whole line again; a move played meanwhile says the game.
+const STATUS_PARTS = ['status-now', 'status-where', 'status-move', 'status-back'];
+function putStatus(parts) {
+  const el = $('status');
+  if (!STATUS_PARTS.every((id, i) => el.children[i] && el.children[i].id === id)) {
+    el.replaceChildren(...STATUS_PARTS.map((id) => {
+      const span = document.createElement('span');
+      span.id = id;
+      return span;
+    }));
+  }
+  parts.forEach((text, i) => { if (el.children[i].textContent !== text) el.children[i].textContent = text; });
 }
 
 // The game as it stands, as the status line says it.
@@ -145,8 +165,9 @@ function offerText(g, me) {
 }
 
 export function drawStatus(g) {
-  const text = statusText(g);
-  if ($('status').textContent !== text) $('status').textContent = text;
+  const parts = statusText(g);
+  putStatus(parts);
+  const text = parts.join('');
   // A result shows as one even while the player looks back.
   const now = S.analysis ? g : S.game;
   $('status').className = (now.status === 'won' ? 'mark-' + now.winner : '') +
