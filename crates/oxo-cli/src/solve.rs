@@ -4,12 +4,39 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
-use oxo_ai::exact::{OpeningTable, Valued, Valuer, Values, ValuesError};
-use oxo_ai::{Analysis, Eval, Prover, Solver, StrongSolution, Value};
+use oxo_ai::exact::{self, Analyst, Valued, Values, ValuesError};
+use oxo_ai::{Analysis, Eval, StrongSolution, Value};
 use oxo_core::{BoardSize, Cell, Game, Player};
 use serde::Serialize;
 
 use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded, skip_line};
+
+/// `game` answered by `analyst` (its value alone, or every move's, as the
+/// analyst was made to), timed, ready to print.
+///
+/// # Errors
+/// As [`Analyst::answer`].
+pub fn answer(analyst: &mut Analyst, game: Game) -> Result<Box<dyn Answer>, ValuesError> {
+    let start = Instant::now();
+    Ok(match analyst.answer(&game)? {
+        exact::Answer::Value { value, nodes } => Box::new(ValueReport {
+            game,
+            value,
+            nodes,
+            time: start.elapsed(),
+        }),
+        exact::Answer::Values(values) => Box::new(ValuesReport {
+            game,
+            values,
+            time: start.elapsed(),
+        }),
+        exact::Answer::Analysis(analysis) => Box::new(Report {
+            game,
+            analysis,
+            time: start.elapsed(),
+        }),
+    })
+}
 
 /// One solved position, ready to print.
 #[derive(Clone, Debug)]
@@ -55,55 +82,6 @@ pub struct ValueReport {
     pub nodes: u64,
     /// How long it took.
     pub time: Duration,
-}
-
-/// The value of `game` alone, with `solver`.
-///
-/// # Errors
-/// The game is under other rules than the solver's, or the solver's budget
-/// ran out.
-pub fn solve_value(solver: &mut Solver, game: Game) -> Result<ValueReport, oxo_ai::SolveError> {
-    let start = Instant::now();
-    let before = solver.nodes();
-    let value = solver.value(&game)?;
-    Ok(ValueReport {
-        nodes: solver.nodes() - before,
-        game,
-        value,
-        time: start.elapsed(),
-    })
-}
-
-/// The value of `game` from `table`, an opening table shipped for its
-/// board, if it holds the position or the one a move before it: `oxo solve
-/// --value`'s answer with no search (the full analysis reads it too).
-#[must_use]
-pub fn table_value(table: &OpeningTable, game: &Game) -> Option<ValueReport> {
-    let start = Instant::now();
-    let value = table.value(game)?;
-    Some(ValueReport {
-        game: game.clone(),
-        value,
-        nodes: 0,
-        time: start.elapsed(),
-    })
-}
-
-/// The value of `game` alone, with the proof search: `oxo solve --value`
-/// on boards beyond the solver's 64 bits.
-///
-/// # Errors
-/// The game is under other rules than the prover's, or its budget ran out.
-pub fn prove_value(prover: &mut Prover, game: Game) -> Result<ValueReport, oxo_ai::ProveError> {
-    let start = Instant::now();
-    let before = prover.nodes();
-    let value = prover.value(&game)?;
-    Ok(ValueReport {
-        nodes: prover.nodes() - before,
-        game,
-        value,
-        time: start.elapsed(),
-    })
 }
 
 impl Answer for ValueReport {
@@ -176,20 +154,6 @@ fn headline(game: &Game, value: Value) -> String {
     }
 }
 
-/// Solve `game` with `solver`.
-///
-/// # Errors
-/// The game is under other rules than the solver's.
-pub fn solve(solver: &mut Solver, game: Game) -> Result<Report, oxo_ai::SolveError> {
-    let start = Instant::now();
-    let analysis = solver.analyse(&game)?;
-    Ok(Report {
-        game,
-        analysis,
-        time: start.elapsed(),
-    })
-}
-
 fn cell_label(eval: Eval) -> String {
     match eval.value {
         Value::Win => format!("W{}", eval.plies),
@@ -237,7 +201,7 @@ fn board_table(game: &Game, labels: impl Iterator<Item = (Cell, String)>) -> Str
     out
 }
 
-/// Every move's value where the prover gives the values ([`Valuer`]: 7×7
+/// Every move's value where the prover gives the values ([`exact::Valuer`]: 7×7
 /// k=5 while the solver's full analysis is slow): wins and losses without
 /// their distance, draws with theirs (the board fills).
 #[derive(Clone, Debug)]
@@ -248,21 +212,6 @@ pub struct ValuesReport {
     pub values: Values,
     /// How long it took.
     pub time: Duration,
-}
-
-/// Every move's value of `game`, with `valuer`.
-///
-/// # Errors
-/// The game is under other rules than the valuer's, or a search's budget
-/// ran out.
-pub fn solve_values(valuer: &mut Valuer, game: Game) -> Result<ValuesReport, ValuesError> {
-    let start = Instant::now();
-    let values = valuer.values(&game)?;
-    Ok(ValuesReport {
-        game,
-        values,
-        time: start.elapsed(),
-    })
 }
 
 fn valued_label(valued: Valued) -> String {
@@ -652,10 +601,14 @@ mod tests {
     use oxo_core::Rules;
     use std::collections::HashSet;
 
-    fn report(notation: &str) -> Report {
+    /// A 3×3 analyst, for every move's value or (`value_only`) the value.
+    fn analyst(value_only: bool) -> Analyst {
+        Analyst::new(Rules::TIC_TAC_TOE, 1 << 16, None, value_only).unwrap()
+    }
+
+    fn report(notation: &str) -> Box<dyn Answer> {
         let game = Game::from_notation(notation, 3).unwrap();
-        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
-        solve(&mut solver, game).unwrap()
+        answer(&mut analyst(false), game).unwrap()
     }
 
     #[test]
@@ -688,24 +641,24 @@ mod tests {
 
     #[test]
     fn the_value_alone_is_the_full_analysis_value_on_every_3x3_position() {
-        fn walk(game: &Game, full: &mut Solver, quick: &mut Solver, seen: &mut HashSet<String>) {
+        fn walk(game: &Game, full: &mut Analyst, quick: &mut Analyst, seen: &mut HashSet<String>) {
             if !seen.insert(game.to_string()) {
                 return;
             }
-            let value = solve_value(quick, game.clone()).unwrap().value;
-            assert_eq!(
-                value,
-                solve(full, game.clone()).unwrap().analysis.eval.value,
-                "{game}"
-            );
+            let (exact::Answer::Value { value, .. }, exact::Answer::Analysis(analysis)) =
+                (quick.answer(game).unwrap(), full.answer(game).unwrap())
+            else {
+                panic!("{game}: the value and the analysis were asked for");
+            };
+            assert_eq!(value, analysis.eval.value, "{game}");
             for cell in game.legal_moves() {
                 let mut next = game.clone();
                 next.play(cell).unwrap();
                 walk(&next, full, quick, seen);
             }
         }
-        let mut full = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
-        let mut quick = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut full = analyst(false);
+        let mut quick = analyst(true);
         let mut seen = HashSet::new();
         walk(
             &Game::new(Rules::TIC_TAC_TOE),
@@ -722,9 +675,9 @@ mod tests {
 
     #[test]
     fn the_value_alone_prints_the_position_its_value_and_the_cost() {
-        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut quick = analyst(true);
         let game = Game::from_notation("XX./OO./...", 3).unwrap();
-        let report = solve_value(&mut solver, game).unwrap();
+        let report = answer(&mut quick, game).unwrap();
         let text = report.table();
         assert!(
             text.starts_with("position XX./OO./...  (3x3 k=3)\nX to move: win\n"),
@@ -737,8 +690,7 @@ mod tests {
             "{json}"
         );
         assert!(!json.contains("plies"), "{json}");
-        let over =
-            solve_value(&mut solver, Game::from_notation("XXX/OO./...", 3).unwrap()).unwrap();
+        let over = answer(&mut quick, Game::from_notation("XXX/OO./...", 3).unwrap()).unwrap();
         assert!(
             over.table().contains("\ngame over: X has won\n"),
             "{}",
@@ -748,12 +700,12 @@ mod tests {
 
     /// A JSON batch of 3×3 positions: the summary, stdout and stderr.
     fn batch(input: &[u8]) -> (BatchSummary, String, String) {
-        let mut solver = Solver::new(Rules::TIC_TAC_TOE, 1 << 16).unwrap();
+        let mut full = analyst(false);
         let mut out = Vec::new();
         let mut errors = Vec::new();
         let summary = solve_lines(input, &mut out, &mut errors, true, |text| {
             let game = Game::from_notation(text, 3).map_err(|e| e.to_string())?;
-            solve(&mut solver, game).map_err(|e| e.to_string())
+            answer(&mut full, game).map_err(|e| e.to_string())
         })
         .unwrap();
         (

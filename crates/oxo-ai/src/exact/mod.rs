@@ -60,6 +60,7 @@
 //! (the board fills: the empty cells); a win's or loss's is left unknown
 //! (`None`) when the values come from the prover.
 
+mod analyst;
 mod opening;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -70,6 +71,7 @@ use oxo_core::{Cell, Game, Rules};
 use crate::prover::{ProveError, Prover};
 use crate::solver::{SolveError, Solver};
 use crate::value::{Eval, Value};
+pub use analyst::{Analyst, Answer, CertifyError, Searching};
 pub use opening::{FORMAT_VERSION, ListError, OpeningTable, TableError, read_list};
 use opening::{Key, Symmetries};
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use oxo_ai::exact::{self, OpeningTable, Valuer, ValuesError, every_stage_boards};
-use oxo_ai::{Prover, Solver, StrongSolution};
+use oxo_ai::StrongSolution;
+use oxo_ai::exact::{Analyst, Searching, ValuesError};
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
 use oxo_core::{Game, Rules};
@@ -78,24 +78,6 @@ impl Config {
     }
 }
 
-/// What answers `oxo solve`: the solver, or for `--value` on boards beyond
-/// its 64 bits, the proof search.
-enum Engine {
-    /// The solver, and on the boards it is slow on early (7×7 k=5) the
-    /// valuer, made on first use and kept for the lines after.
-    Solver(Box<Solver>, Option<Box<Valuer>>),
-    Prover(Box<Prover>),
-}
-
-impl Engine {
-    fn rules(&self) -> Rules {
-        match self {
-            Engine::Solver(solver, _) => solver.rules(),
-            Engine::Prover(prover) => prover.rules(),
-        }
-    }
-}
-
 /// Why a position got no answer: its message, and whether the search ran
 /// out of `--budget` (exit 4) rather than being refused (exit 2).
 struct Unanswered {
@@ -103,32 +85,10 @@ struct Unanswered {
     over_budget: bool,
 }
 
-impl From<oxo_ai::SolveError> for Unanswered {
-    fn from(err: oxo_ai::SolveError) -> Unanswered {
-        Unanswered {
-            over_budget: matches!(err, oxo_ai::SolveError::OverBudget { .. }),
-            message: err.to_string(),
-        }
-    }
-}
-
-impl From<oxo_ai::ProveError> for Unanswered {
-    fn from(err: oxo_ai::ProveError) -> Unanswered {
-        Unanswered {
-            over_budget: matches!(err, oxo_ai::ProveError::OverBudget { .. }),
-            message: err.to_string(),
-        }
-    }
-}
-
 impl From<ValuesError> for Unanswered {
     fn from(err: ValuesError) -> Unanswered {
         Unanswered {
-            over_budget: matches!(
-                err,
-                ValuesError::Prove(oxo_ai::ProveError::OverBudget { .. })
-                    | ValuesError::Solve(oxo_ai::SolveError::OverBudget { .. })
-            ),
+            over_budget: err.is_over_budget(),
             message: err.to_string(),
         }
     }
@@ -165,74 +125,34 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     }
     let config = Config::new(args)?;
     let status = super::StatusLine::new();
-    // The opening table of the board last asked about, if it ships one:
-    // read once for a batch of positions on one board.
-    let mut opening: Option<(Rules, Option<OpeningTable>)> = None;
-    let mut answer = |engine: &mut Engine, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
-        Ok(match engine {
-            Engine::Solver(solver, _) if config.value_only => {
-                let rules = game.rules();
-                if opening.as_ref().is_none_or(|(held, _)| *held != rules) {
-                    opening = Some((rules, exact::shipped(rules)));
-                }
-                let table = opening.as_ref().and_then(|(_, table)| table.as_ref());
-                match table.and_then(|t| solve::table_value(t, &game)) {
-                    Some(report) => Box::new(report),
-                    None => Box::new(solve::solve_value(solver, game)?),
-                }
-            }
-            // 7×7 k=5 before the solver's full analysis is quick: every
-            // move's value from the prover and the shipped opening table.
-            Engine::Solver(_, valuer)
-                if every_stage_boards().contains(&game.rules())
-                    && !Solver::answers_quickly(&game) =>
-            {
-                let valuer = match valuer {
-                    Some(valuer) => valuer,
-                    None => {
-                        let mut made = Valuer::new(game.rules(), config.table_bytes)?;
-                        made.set_budget(config.budget);
-                        let status = super::StatusLine::new();
-                        made.on_progress(move |p| {
-                            show_rate(&status, "valuing the moves", p.nodes, p.elapsed);
-                        });
-                        valuer.insert(Box::new(made))
-                    }
-                };
-                Box::new(solve::solve_values(valuer, game)?)
-            }
-            Engine::Solver(solver, _) => Box::new(solve::solve(solver, game)?),
-            Engine::Prover(prover) => Box::new(solve::prove_value(prover, game)?),
-        })
+    let answer = |analyst: &mut Analyst, game: Game| -> Result<Box<dyn Answer>, Unanswered> {
+        Ok(solve::answer(analyst, game)?)
     };
-    let make_engine = |rules: Rules| -> anyhow::Result<Engine> {
+    let make_analyst = |rules: Rules| -> anyhow::Result<Analyst> {
+        let mut analyst = Analyst::new(rules, config.table_bytes, config.budget, config.value_only)
+            .map_err(BadInput::from_error)?;
         let status = super::StatusLine::new();
-        if config.value_only && !Solver::can_solve(rules) {
-            let mut prover =
-                Prover::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
-            prover.set_budget(config.budget);
-            prover.on_progress(move |p| show_rate(&status, "proving", p.nodes, p.elapsed));
-            return Ok(Engine::Prover(Box::new(prover)));
-        }
-        let mut solver = Solver::new(rules, config.table_bytes).map_err(BadInput::from_error)?;
-        solver.set_budget(config.budget);
-        solver.on_progress(move |p| {
-            if p.elapsed.as_secs() >= 1 {
-                let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
-                let moves = p.moves.map_or(String::new(), |(done, all)| {
-                    format!(", move {}/{all}", done + 1)
-                });
-                let depth = p
-                    .depth
-                    .map_or(String::new(), |d| format!(", distance search at {d} plies"));
-                status.show(format_args!(
-                    "solving: {} positions, {:.1} M/s{moves}{depth}",
-                    p.nodes,
-                    rate / 1e6
-                ));
+        analyst.on_progress(move |searching| match searching {
+            Searching::Solving(p) => {
+                if p.elapsed.as_secs() >= 1 {
+                    let rate = p.nodes as f64 / p.elapsed.as_secs_f64();
+                    let moves = p.moves.map_or(String::new(), |(done, all)| {
+                        format!(", move {}/{all}", done + 1)
+                    });
+                    let depth = p
+                        .depth
+                        .map_or(String::new(), |d| format!(", distance search at {d} plies"));
+                    status.show(format_args!(
+                        "solving: {} positions, {:.1} M/s{moves}{depth}",
+                        p.nodes,
+                        rate / 1e6
+                    ));
+                }
             }
+            Searching::Proving(p) => show_rate(&status, "proving", p.nodes, p.elapsed),
+            Searching::Valuing(p) => show_rate(&status, "valuing the moves", p.nodes, p.elapsed),
         });
-        Ok(Engine::Solver(Box::new(solver), None))
+        Ok(analyst)
     };
     match config.job {
         Job::All { rules, save } => {
@@ -263,8 +183,8 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             Ok(exit::SUCCESS)
         }
         Job::Batch { k } => {
-            // One solver per board shape, kept warm across lines.
-            let mut solvers: Vec<Engine> = Vec::new();
+            // One analyst per board shape, kept warm across lines.
+            let mut solvers: Vec<Analyst> = Vec::new();
             let mut over_budget = 0;
             let summary = solve::solve_lines(
                 io::stdin().lock(),
@@ -282,7 +202,7 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
                             if solvers.len() == WARM_SOLVERS {
                                 solvers.remove(0);
                             }
-                            solvers.push(make_engine(rules).map_err(|e| format!("{e:#}"))?);
+                            solvers.push(make_analyst(rules).map_err(|e| format!("{e:#}"))?);
                             solvers.len() - 1
                         }
                     };
@@ -306,8 +226,8 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             if let Some(path) = &config.proof {
                 super::check_writable(path)?;
             }
-            let mut engine = make_engine(game.rules())?;
-            let report = match answer(&mut engine, game.clone()) {
+            let mut analyst = make_analyst(game.rules())?;
+            let report = match answer(&mut analyst, game.clone()) {
                 Ok(report) => report,
                 Err(Unanswered {
                     message,
@@ -322,17 +242,11 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             // After the report, so that its figures are the solve's own.
             // `--budget` bounds the search for the value; writing its
             // certificate has the certificate's own size limit.
-            let certificate = match (&config.proof, &mut engine) {
-                (None, _) => None,
-                (Some(_), Engine::Solver(solver, _)) => {
-                    solver.set_budget(None);
-                    Some(certificate(solver, &game, config.table_bytes))
-                }
-                (Some(_), Engine::Prover(prover)) => {
-                    prover.set_budget(None);
-                    Some(proved_certificate(prover, &game))
-                }
-            };
+            let certificate = config.proof.as_ref().map(|_| {
+                analyst
+                    .certificate(&game)
+                    .map_err(|e| anyhow::Error::from(BadInput(e.to_string())))
+            });
             status.clear();
             // The certificate is written before the value is printed, so a
             // reader of the value that goes away (`| head`) does not cost
@@ -364,60 +278,6 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             printed?;
             Ok(exit::SUCCESS)
         }
-    }
-}
-
-fn too_large() -> BadInput {
-    BadInput(format!(
-        "the proof would hold more than {} positions: too large to write",
-        oxo_ai::MAX_PROOF_NODES
-    ))
-}
-
-/// The certificate of `game`'s value: from the prover's Breaker proofs
-/// when it proves a draw that way, else from the solver.
-fn certificate(
-    solver: &mut Solver,
-    game: &Game,
-    table_bytes: usize,
-) -> anyhow::Result<oxo_core::proof::Certificate> {
-    if Prover::can_prove(game.rules()) {
-        let mut prover = Prover::new(game.rules(), table_bytes).map_err(BadInput::from_error)?;
-        match prover.certify_draw(game) {
-            Ok(Some(certificate)) => return Ok(certificate),
-            Ok(None) => {}
-            Err(
-                oxo_ai::ProveError::OverBudget { .. } | oxo_ai::ProveError::ProofTooLarge { .. },
-            ) => return Err(too_large().into()),
-            Err(e) => return Err(BadInput::from_error(e)),
-        }
-    }
-    oxo_ai::certify(solver, game).map_err(|e| match e {
-        oxo_ai::SolveError::OverBudget { .. } => too_large().into(),
-        e => BadInput::from_error(e),
-    })
-}
-
-/// The certificate of `game`'s value on a board beyond the solver's, from
-/// the prover that just valued it (its table still holds the proof).
-fn proved_certificate(
-    prover: &mut Prover,
-    game: &Game,
-) -> anyhow::Result<oxo_core::proof::Certificate> {
-    match prover.certify(game) {
-        Ok(Some(certificate)) => Ok(certificate),
-        // A draw that only the defender's own threats hold: the prover's
-        // certificates of draws are Breaker proofs.
-        Ok(None) => Err(BadInput(format!(
-            "no certificate written: on boards beyond the 64-bit solver's ({}), certificates \
-             prove wins and only those draws that blocking alone holds",
-            game.rules()
-        ))
-        .into()),
-        Err(oxo_ai::ProveError::OverBudget { .. } | oxo_ai::ProveError::ProofTooLarge { .. }) => {
-            Err(too_large().into())
-        }
-        Err(e) => Err(BadInput::from_error(e)),
     }
 }
 
