@@ -34,9 +34,9 @@
 //!
 //! A job whose tree would be larger than its writer allows is refused by
 //! that writer with a size error ([`oxo_ai::ProveError::ProofTooLarge`]),
-//! which stops the writing. The caller sizes that cap from the memory it
-//! is given (`oxo solve --proof` gives each worker's tree three quarters
-//! of its share, at about 320 bytes a node), rather than a fixed cap: a
+//! which stops the writing. [`WriterMemory`] sizes that cap from the memory
+//! given (each worker's tree gets three quarters of its share, at about
+//! [`TREE_BYTES_PER_NODE`] bytes a node), rather than a fixed cap: a
 //! fixed one either stops proofs the machine could write or lets a worker
 //! run out of memory. Splitting an over-cap job further (writing its top
 //! plies as top nodes) was left out: a tree written in pieces is no
@@ -109,7 +109,7 @@ pub struct JobTree {
 }
 
 /// Where the writing stands, after each job's tree.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
     /// Jobs whose trees are written...
     pub jobs: usize,
@@ -121,6 +121,91 @@ pub struct Written {
     pub bytes: u64,
     /// The most nodes one job's tree had.
     pub largest: usize,
+    /// What the certificate proves.
+    pub claim: Claim,
+}
+
+/// Bytes of memory one node of a job's tree takes at most while it is
+/// written: the node and its zone, the walk's two position maps, the
+/// renumbered copy the tree is finished into, and the copy waiting for
+/// its turn (measured on (8,8,5) jobs of up to 23 million nodes).
+pub const TREE_BYTES_PER_NODE: u64 = 320;
+
+/// How a certificate's writing shares `memory` bytes among `threads` job
+/// writers: each one's share, a quarter of it for its search's table (at
+/// least 1 MiB) and three quarters for the job's tree, whose nodes are
+/// capped to fit (at least [`oxo_ai::MAX_PROOF_NODES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriterMemory {
+    /// Each writer's table.
+    pub table_bytes: usize,
+    /// The most nodes a job's tree may have.
+    pub cap: usize,
+}
+
+impl WriterMemory {
+    /// The shares of `memory` bytes among `threads` writers.
+    #[must_use]
+    pub fn new(memory: u64, threads: usize) -> WriterMemory {
+        let share = memory / threads.max(1) as u64;
+        WriterMemory {
+            table_bytes: usize::try_from(share / 4)
+                .unwrap_or(usize::MAX)
+                .max(1 << 20),
+            cap: usize::try_from(share * 3 / 4 / TREE_BYTES_PER_NODE)
+                .unwrap_or(usize::MAX)
+                .max(oxo_ai::MAX_PROOF_NODES),
+        }
+    }
+}
+
+/// A job writer for [`write()`] on `rules`' board, within `memory`: a job's
+/// tree from the prover where it has one ([`oxo_ai::Prover::certify_hold`]
+/// for a side that does not lose; [`oxo_ai::Prover::certify_win`] for a
+/// side that wins, beyond the 64-bit boards), else from the 64-bit solver
+/// ([`oxo_ai::certify`]); each job from an empty table, so the file is the
+/// same whatever the thread count.
+///
+/// # Errors
+/// The writer's: a search failed, a tree over the cap, or no Breaker proof
+/// on a board the solver cannot take.
+pub fn job_writer(
+    rules: oxo_core::Rules,
+    memory: WriterMemory,
+) -> impl FnMut(&JobTree) -> Result<Certificate, String> {
+    let mut prover = oxo_ai::Prover::new(rules, memory.table_bytes).ok();
+    if let Some(prover) = prover.as_mut() {
+        prover.set_proof_cap(memory.cap);
+    }
+    let mut solver: Option<oxo_ai::Solver> = None;
+    move |job: &JobTree| {
+        let from_prover = match prover.as_mut() {
+            Some(prover) => {
+                prover.clear();
+                if job.goal == Goal::Draw {
+                    prover.certify_hold(&job.game, job.prover)
+                } else if oxo_ai::Solver::can_solve(rules) {
+                    // The 64-bit solver's own win trees on its boards.
+                    Ok(None)
+                } else {
+                    prover.certify_win(&job.game, job.prover)
+                }
+            }
+            None => Ok(None),
+        }
+        .map_err(|e| e.to_string())?;
+        if let Some(certificate) = from_prover {
+            return Ok(certificate);
+        }
+        let solver = match &mut solver {
+            Some(solver) => solver,
+            None => solver.insert(oxo_ai::Solver::new(rules, memory.table_bytes).map_err(|e| {
+                format!("no Breaker proof here, and the 64-bit solver cannot write one: {e}")
+            })?),
+        };
+        solver.clear();
+        oxo_ai::certify(solver, &job.game).map_err(|e| e.to_string())
+    }
 }
 
 /// The certificate of `plan`'s value, whole in memory (for small proofs
@@ -214,8 +299,12 @@ where
     let jobs = std::mem::take(&mut top.jobs);
     let mut images = top.nodes.iter().any(|n| matches!(n, Node::Image(..)));
     let mut written = Written {
+        jobs: 0,
         all_jobs: jobs.len(),
-        ..Written::default()
+        nodes: 0,
+        bytes: 0,
+        largest: 0,
+        claim,
     };
     // The jobs' trees, numbered from 0 in the scratch file, each job's
     // root remembered.

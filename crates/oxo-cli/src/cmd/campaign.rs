@@ -9,14 +9,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use oxo_campaign::certificate::{self, JobTree, Written};
+use oxo_campaign::certificate::{self, Written};
 use oxo_campaign::local::{self, Finish, Status};
 use oxo_campaign::pg::{self, Queue, SystemClock, WorkerConfig};
 use oxo_campaign::{Limits, MakeProver, Plan, SearchProver, checkpoint};
 use oxo_cli::exit;
 use oxo_cli::render::count;
 use oxo_cli::solve::{self, Answer as _, ValueReport};
-use oxo_core::proof::{Claim, Goal};
 use oxo_core::{Game, Rules};
 
 use crate::args::SolveArgs;
@@ -416,68 +415,15 @@ fn worker(args: &SolveArgs, threads: usize, memory: u64) -> anyhow::Result<u8> {
     })
 }
 
-/// Bytes of memory one node of a job's tree takes at most while it is
-/// written: the node and its zone, the walk's two position maps, the
-/// renumbered copy the tree is finished into, and the copy waiting for
-/// its turn (measured on (8,8,5) jobs of up to 23 million nodes).
-const TREE_BYTES_PER_NODE: u64 = 320;
-
 /// Write the certificate of `plan`'s proof to `path`: the top of the
 /// split tree above a certificate of each job, the jobs' trees written on
-/// `threads` workers sharing `memory` ([`oxo_campaign::certificate`]).
-/// Each worker's share goes a quarter to its prover's table and the rest
-/// to the trees, which caps one job's tree
-/// ([`oxo_ai::Prover::set_proof_cap`]). A job's tree comes from the
-/// prover's Breaker proof where it holds one
-/// ([`oxo_ai::Prover::certify_hold`] for a side that does not lose;
-/// [`oxo_ai::Prover::certify_win`] for a side that wins, beyond the 64-bit
-/// boards), else from the 64-bit solver ([`oxo_ai::certify`]); each
-/// starts from an empty table, so the file is the same whatever the
-/// thread count.
+/// `threads` workers sharing `memory` ([`certificate::WriterMemory`]), each
+/// by [`certificate::job_writer`].
 fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> anyhow::Result<()> {
+    let shares = certificate::WriterMemory::new(memory, threads);
+    let (table_bytes, cap) = (shares.table_bytes, shares.cap);
     let rules = plan.rules();
-    let share = memory / threads as u64;
-    let table_bytes = usize::try_from(share / 4)
-        .unwrap_or(usize::MAX)
-        .max(1 << 20);
-    let cap = usize::try_from(share * 3 / 4 / TREE_BYTES_PER_NODE)
-        .unwrap_or(usize::MAX)
-        .max(oxo_ai::MAX_PROOF_NODES);
-    let writer = || -> Result<_, String> {
-        let mut prover = oxo_ai::Prover::new(rules, table_bytes).ok();
-        if let Some(prover) = prover.as_mut() {
-            prover.set_proof_cap(cap);
-        }
-        let mut solver: Option<oxo_ai::Solver> = None;
-        Ok(move |job: &JobTree| {
-            let from_prover = match prover.as_mut() {
-                Some(prover) => {
-                    prover.clear();
-                    if job.goal == Goal::Draw {
-                        prover.certify_hold(&job.game, job.prover)
-                    } else if oxo_ai::Solver::can_solve(rules) {
-                        // The 64-bit solver's own win trees on its boards.
-                        Ok(None)
-                    } else {
-                        prover.certify_win(&job.game, job.prover)
-                    }
-                }
-                None => Ok(None),
-            }
-            .map_err(|e| e.to_string())?;
-            if let Some(certificate) = from_prover {
-                return Ok(certificate);
-            }
-            if solver.is_none() {
-                solver = Some(oxo_ai::Solver::new(rules, table_bytes).map_err(|e| {
-                    format!("no Breaker proof here, and the 64-bit solver cannot write one: {e}")
-                })?);
-            }
-            let solver = solver.as_mut().expect("made above");
-            solver.clear();
-            oxo_ai::certify(solver, &job.game).map_err(|e| e.to_string())
-        })
-    };
+    let writer = || Ok::<_, String>(certificate::job_writer(rules, shares));
     let mut file = oxo_campaign::output::OutputFile::create(path)?;
     // The trees wait in a scratch file of no name (nothing to remove, and
     // no file of the user's is touched), beside the certificate or, where
@@ -530,13 +476,9 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         .with_context(|| format!("cannot write {}", path.display()))?;
     drop(out);
     file.commit()?;
-    let claim = match plan.value() {
-        Some(oxo_ai::Value::Win) => Claim::Win(plan.game().to_move()),
-        Some(oxo_ai::Value::Loss) => Claim::Win(plan.game().to_move().other()),
-        _ => Claim::Draw,
-    };
     note!(
-        "oxo: proof of {claim} ({}) written to {}",
+        "oxo: proof of {} ({}) written to {}",
+        written.claim,
         oxo_cli::render::count(written.nodes, "position"),
         path.display()
     );
