@@ -10,6 +10,13 @@
 //! does not take vectored writes) and sends the same status with
 //! `{"error": "…"}` instead. Every other byte passes through untouched; the
 //! router's own errors always have a body, so they never match.
+//!
+//! A client that speaks HTTP/2 from its first byte (prior knowledge, such
+//! as `curl --http2-prior-knowledge`) cannot read an HTTP/1.1 answer, and
+//! hyper closes such a connection without a word. [`JsonErrors`] answers it
+//! in its own protocol instead: the server's empty SETTINGS, then a GOAWAY
+//! with the error HTTP_1_1_REQUIRED (RFC 9113, 7) and the reason as its
+//! debug data, after which the connection ends.
 
 use std::io;
 use std::pin::Pin;
@@ -40,6 +47,10 @@ pub(crate) struct JsonErrors<T> {
     /// An answer being written in place of a bare one: its bytes, how many
     /// are written, and the length of the bare head it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
+    /// Nothing read yet: the first bytes may be HTTP/2's preface.
+    fresh: bool,
+    /// The HTTP/2 answer being written, and how much of it is.
+    h2: Option<(Vec<u8>, usize)>,
 }
 
 impl<T> JsonErrors<T> {
@@ -47,8 +58,35 @@ impl<T> JsonErrors<T> {
         JsonErrors {
             inner,
             pending: None,
+            fresh: true,
+            h2: None,
         }
     }
+}
+
+/// The start of the preface an HTTP/2 client opens a connection with: no
+/// HTTP/1.1 request begins so.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
+
+/// HTTP/2's error code asking the client to use HTTP/1.1 (RFC 9113, 7).
+const HTTP_1_1_REQUIRED: u32 = 0xd;
+
+/// What an HTTP/2 client is told: the server's SETTINGS frame (empty), then
+/// a GOAWAY frame (no stream processed, HTTP_1_1_REQUIRED, the reason).
+fn h2_answer() -> Vec<u8> {
+    let reason = b"this server speaks HTTP/1.1 (and WebSocket over it) only";
+    let frame = |kind: u8, payload: &[u8]| {
+        let length = u32::try_from(payload.len()).unwrap_or(0).to_be_bytes();
+        let mut frame = vec![length[1], length[2], length[3], kind, 0, 0, 0, 0, 0];
+        frame.extend_from_slice(payload);
+        frame
+    };
+    let mut goaway = vec![0; 4];
+    goaway.extend_from_slice(&HTTP_1_1_REQUIRED.to_be_bytes());
+    goaway.extend_from_slice(reason);
+    let mut out = frame(0x4, &[]);
+    out.extend(frame(0x7, &goaway));
+    out
 }
 
 /// The answer to write instead of `head`, if `head` is one of hyper's
@@ -82,13 +120,39 @@ fn with_body(head: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-impl<T: AsyncRead + Unpin> AsyncRead for JsonErrors<T> {
+impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for JsonErrors<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        let this = &mut *self;
+        if this.h2.is_none() {
+            let before = buf.filled().len();
+            ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+            let read = &buf.filled()[before..];
+            if !this.fresh || read.is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+            this.fresh = false;
+            if !read.starts_with(H2_PREFACE) {
+                return Poll::Ready(Ok(()));
+            }
+            // Not for hyper: it would close without a word.
+            buf.set_filled(before);
+            this.h2 = Some((h2_answer(), 0));
+        }
+        // The answer written, the connection ends: hyper reads its end.
+        let (answer, written) = this.h2.as_mut().expect("set above");
+        while *written < answer.len() {
+            let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &answer[*written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            *written += n;
+        }
+        ready!(Pin::new(&mut this.inner).poll_flush(cx))?;
+        Poll::Ready(Ok(()))
     }
 }
 

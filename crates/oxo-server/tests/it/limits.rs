@@ -678,6 +678,47 @@ fn last_response(answer: &str) -> (u16, Vec<(String, String)>, String) {
     }
 }
 
+/// A client speaking HTTP/2 from its first byte is told, in HTTP/2, to use
+/// HTTP/1.1: the server's SETTINGS, then a GOAWAY with HTTP_1_1_REQUIRED
+/// (13) and a reason; then the connection ends. The server serves on.
+#[tokio::test]
+async fn an_http2_client_is_told_to_use_http_1_1() {
+    let server = server(limits()).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    // The preface and an empty SETTINGS frame, as curl
+    // --http2-prior-knowledge sends them.
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    stream.write_all(&hello).await.unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server did not close the connection");
+    let settings = [0, 0, 0, 4, 0, 0, 0, 0, 0];
+    assert_eq!(answer.get(..9), Some(&settings[..]), "{answer:?}");
+    let goaway = &answer[9..];
+    assert!(goaway.len() >= 17, "{answer:?}");
+    let length = usize::from(goaway[1]) << 8 | usize::from(goaway[2]);
+    assert_eq!(goaway[0], 0);
+    assert_eq!(
+        (goaway[3], length + 9),
+        (7, goaway.len()),
+        "one GOAWAY frame: {answer:?}"
+    );
+    assert_eq!(goaway[5..9], [0, 0, 0, 0], "on the connection's stream");
+    assert_eq!(goaway[9..13], [0, 0, 0, 0], "no stream was processed");
+    assert_eq!(goaway[13..17], [0, 0, 0, 13], "HTTP_1_1_REQUIRED");
+    let reason = String::from_utf8_lossy(&goaway[17..]);
+    assert!(reason.contains("HTTP/1.1"), "{reason}");
+    let (status, _, _) = last_response(
+        &raw_exchange(
+            &server,
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        )
+        .await,
+    );
+    assert_eq!(status, 200, "the server serves on");
+}
+
 #[tokio::test]
 async fn requests_too_malformed_to_route_get_a_json_error_too() {
     let server = server(limits()).await;
