@@ -183,7 +183,7 @@ pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, Opening
         let (centre_row, centre_col) = (i64::from(rules.rows() / 2), i64::from(rules.cols() / 2));
         let mut cells: Vec<Cell> = Vec::with_capacity(numbers.len() / 2);
         for pair in numbers.chunks(2) {
-            let (x, y) = (pair[0].to_string(), pair[1].to_string());
+            let (x, y) = (|| pair[0].to_string(), || pair[1].to_string());
             let cell = Coords::new(
                 centre_row.saturating_add(pair[1].saturating_i64()),
                 centre_col.saturating_add(pair[0].saturating_i64()),
@@ -191,15 +191,15 @@ pub fn read_openings(text: &str, rules: Rules) -> Result<Vec<Vec<Cell>>, Opening
             .to_cell(rules)
             .map_err(|_| OpeningsError::OffBoard {
                 line: line_number,
-                x: x.clone(),
-                y: y.clone(),
+                x: x(),
+                y: y(),
                 size: rules.size(),
             })?;
             if cells.contains(&cell) {
                 return Err(OpeningsError::Twice {
                     line: line_number,
-                    x,
-                    y,
+                    x: x(),
+                    y: y(),
                 });
             }
             cells.push(cell);

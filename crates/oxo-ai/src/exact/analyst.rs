@@ -95,6 +95,13 @@ enum Engine {
 /// A progress callback the engines share, made before the valuer is.
 type Report = Arc<Mutex<Box<dyn FnMut(Searching) + Send>>>;
 
+/// A callback for one engine that hands what it reports, as `kind` names
+/// it, to the shared `report`.
+fn relay<P: 'static>(report: &Report, kind: fn(P) -> Searching) -> impl FnMut(P) + Send + 'static {
+    let report = Arc::clone(report);
+    move |progress| (report.lock().unwrap_or_else(PoisonError::into_inner))(kind(progress))
+}
+
 /// The exact answers oxo can give on one board, each search made once and
 /// kept warm for the positions after.
 pub struct Analyst {
@@ -163,25 +170,14 @@ impl Analyst {
     /// Report each search's progress to `report` as it runs.
     pub fn on_progress(&mut self, report: impl FnMut(Searching) + Send + 'static) {
         let report: Report = Arc::new(Mutex::new(Box::new(report)));
-        let relay = |report: &Report| {
-            let report = Arc::clone(report);
-            move |searching: Searching| {
-                (report.lock().unwrap_or_else(PoisonError::into_inner))(searching);
-            }
-        };
         match &mut self.engine {
             Engine::Solver(solver, valuer) => {
-                let to = relay(&report);
-                solver.on_progress(move |p| to(Searching::Solving(p)));
+                solver.on_progress(relay(&report, Searching::Solving));
                 if let Some(valuer) = valuer {
-                    let to = relay(&report);
-                    valuer.on_progress(move |p| to(Searching::Valuing(p)));
+                    valuer.on_progress(relay(&report, Searching::Valuing));
                 }
             }
-            Engine::Prover(prover) => {
-                let to = relay(&report);
-                prover.on_progress(move |p| to(Searching::Proving(p)));
-            }
+            Engine::Prover(prover) => prover.on_progress(relay(&report, Searching::Proving)),
         }
         self.report = Some(report);
     }
@@ -210,12 +206,7 @@ impl Analyst {
                 let mut made = Valuer::new(rules, self.table_bytes)?;
                 made.set_budget(self.budget);
                 if let Some(report) = &self.report {
-                    let report = Arc::clone(report);
-                    made.on_progress(move |p| {
-                        (report.lock().unwrap_or_else(PoisonError::into_inner))(
-                            Searching::Valuing(p),
-                        );
-                    });
+                    made.on_progress(relay(report, Searching::Valuing));
                 }
                 *valuer = Some(Box::new(made));
             }

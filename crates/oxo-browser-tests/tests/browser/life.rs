@@ -82,6 +82,18 @@ async fn click(client: &Client, id: &str) {
 }
 
 /// Wait until `client`'s status line reads `status`.
+/// O (on `o`'s page) offers a draw, and X's page (`x`) shows the offer's
+/// buttons: the offer's note, as X reads it.
+async fn offer_draw(o: &Client, x: &Client) -> String {
+    click(o, "act-draw").await;
+    wait_actions(
+        x,
+        "X is offered a draw",
+        &["Accept draw", "Decline draw", "Takeback", "Resign"],
+    )
+    .await
+}
+
 async fn wait_status(client: &Client, what: &str, status: &str) -> Page {
     wait_page(client, what, |p| p.status == status).await
 }
@@ -255,13 +267,7 @@ fn keyboard_focus_survives_the_buttons_it_was_on() {
             &["Offer draw", "Takeback", "Resign"],
         )
         .await;
-        click(&b, "act-draw").await;
-        wait_actions(
-            &a,
-            "X is offered a draw",
-            &["Accept draw", "Decline draw", "Takeback", "Resign"],
-        )
-        .await;
+        offer_draw(&b, &a).await;
         click(&a, "act-draw").await;
         wait_status(&b, "O sees the agreement", "Draw by agreement").await;
         let now = focused(&b).await;
@@ -355,13 +361,7 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
 
         // O offers a draw and X declines it: O may offer again only after
         // its next move.
-        click(&b, "act-draw").await;
-        wait_actions(
-            &a,
-            "X is offered a draw",
-            &["Accept draw", "Decline draw", "Takeback", "Resign"],
-        )
-        .await;
+        offer_draw(&b, &a).await;
         click(&a, "act-draw-decline").await;
         wait_actions(
             &b,
@@ -379,13 +379,7 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         play(&a, &b, 0, 0).await;
 
         // O offers a draw again; X accepts it.
-        click(&b, "act-draw").await;
-        let note = wait_actions(
-            &a,
-            "X is offered a draw",
-            &["Accept draw", "Decline draw", "Takeback", "Resign"],
-        )
-        .await;
+        let note = offer_draw(&b, &a).await;
         assert_eq!(note, "O offers a draw");
         h.screenshot(&a, "life-draw-offered-desktop").await;
         click(&a, "act-draw").await;
