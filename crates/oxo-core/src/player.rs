@@ -45,6 +45,26 @@ impl Player {
         }
     }
 
+    /// The side's name where oxo writes it for programs (JSON, stored
+    /// records): `"x"` or `"o"`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Player::X => "x",
+            Player::O => "o",
+        }
+    }
+
+    /// The side `text` names: `"x"` or `"o"`, in either case.
+    #[must_use]
+    pub fn from_name(text: &str) -> Option<Player> {
+        match text {
+            "x" | "X" => Some(Player::X),
+            "o" | "O" => Some(Player::O),
+            _ => None,
+        }
+    }
+
     /// 0 for X, 1 for O: handy for arrays indexed by player.
     #[must_use]
     pub const fn index(self) -> usize {
@@ -66,12 +86,9 @@ impl fmt::Display for Player {
 
 #[cfg(feature = "serde")]
 impl serde::Serialize for Player {
-    /// `"x"` or `"o"`.
+    /// `"x"` or `"o"`: [`Player::name`].
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Player::X => "x",
-            Player::O => "o",
-        })
+        s.serialize_str(self.name())
     }
 }
 
@@ -95,5 +112,15 @@ mod tests {
         }
         assert_eq!(Player::from_char('x'), Some(Player::X));
         assert_eq!(Player::from_char('-'), None);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Player::ALL {
+            assert_eq!(Player::from_name(p.name()), Some(p));
+            assert_eq!(Player::from_name(&p.name().to_uppercase()), Some(p));
+        }
+        assert_eq!(Player::from_name("xo"), None);
+        assert_eq!(Player::from_name(""), None);
     }
 }

@@ -410,13 +410,9 @@ impl PyGame {
     ) -> PyResult<Bound<'py, PyArray3<i8>>> {
         let me = match player {
             None => self.game().to_move(),
-            Some("X" | "x") => Player::X,
-            Some("O" | "o") => Player::O,
-            Some(other) => {
-                return Err(raise::<RulesError>(format!(
-                    "unknown player {other:?}: expected \"X\" or \"O\""
-                )));
-            }
+            Some(name) => Player::from_name(name).ok_or_else(|| {
+                raise::<RulesError>(format!("unknown player {name:?}: expected \"X\" or \"O\""))
+            })?,
         };
         let rules = self.game().rules();
         let mut out = vec![0; rules.cell_count() * 2];

@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use super::search::Cost;
 use super::{Hub, HubError};
-use crate::room::SeatName;
 
 /// The gauge (for X, from −1 to 1) within which neither side is called
 /// better.
@@ -36,7 +35,7 @@ pub struct EstimateView {
     /// The position's score for X.
     pub score: f64,
     /// The side the score favours, `None` within 0.1 of 0.
-    pub better: Option<SeatName>,
+    pub better: Option<Player>,
     /// A forced win the search found, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forced: Option<Forced>,
@@ -50,7 +49,7 @@ pub struct EstimateView {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Forced {
     /// The winner.
-    pub winner: SeatName,
+    pub winner: Player,
     /// Plies to the win, the next move included.
     pub plies: u32,
 }
@@ -74,11 +73,11 @@ pub struct EstimatedMove {
 fn for_x(score: Score, mover: Player) -> (f64, Option<Forced>) {
     let forced = match score {
         Score::Win(plies) => Some(Forced {
-            winner: SeatName(mover),
+            winner: mover,
             plies,
         }),
         Score::Loss(plies) => Some(Forced {
-            winner: SeatName(mover.other()),
+            winner: mover.other(),
             plies,
         }),
         Score::Gauge(_) => None,
@@ -95,9 +94,9 @@ impl EstimateView {
     fn new(estimate: &Estimate, mover: Player) -> EstimateView {
         let (score, forced) = for_x(estimate.score, mover);
         let better = if score >= EVEN {
-            Some(SeatName(Player::X))
+            Some(Player::X)
         } else if score <= -EVEN {
-            Some(SeatName(Player::O))
+            Some(Player::O)
         } else {
             None
         };
@@ -138,7 +137,7 @@ pub struct ReviewedMove {
     /// Column.
     pub col: u32,
     /// Who played it.
-    pub player: SeatName,
+    pub player: Player,
     /// Whether the values are exact (the hints' valuer's; else the engine's estimate).
     pub exact: bool,
     /// Exact: what the move led to, `"win"`, `"draw"` or `"loss"`.
@@ -183,7 +182,7 @@ impl ReviewedMove {
             ply,
             row: reviewed.cell.row,
             col: reviewed.cell.col,
-            player: SeatName(reviewed.player),
+            player: reviewed.player,
             exact: matches!(reviewed.judged, Judged::Exact { .. }),
             value,
             best_value,

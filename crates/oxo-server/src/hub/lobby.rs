@@ -36,7 +36,7 @@ use oxo_core::{Player, TimeControl};
 use super::{Hub, HubError, LiveEntry, Lobby, OpenEntry, PresenceSeats, Recent, Seated};
 use crate::id::{GameId, Token};
 use crate::name::PlayerName;
-use crate::room::{Admission, Players, SeatName, Viewer};
+use crate::room::{Admission, Players, Viewer};
 use crate::store::{Listing, StoreError};
 
 /// A game being played with no live connection still shows this long
@@ -118,7 +118,7 @@ impl Hub {
                 entry: l.entry.to_string(),
                 size: l.rules.size().to_string(),
                 k: l.rules.k(),
-                first: SeatName(l.first),
+                first: l.first,
                 waiting: l.idle,
                 name: l.names[0].as_ref().map(|n| n.as_str().to_owned()),
                 clock: l.clock.map(Into::into),

@@ -1,13 +1,14 @@
 //! What the hub hands out: typed views of its rooms, written as JSON only
 //! where they leave the server.
 
+use oxo_core::Player;
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::search::Hint;
-use crate::room::{GameView, Players, Score, SeatName, Summary};
+use crate::room::{GameView, Players, Score, Summary};
 
 /// A view many readers take: a room's GAME, which every request and live
 /// socket on the room is sent. The hub publishes the typed value; the
@@ -93,7 +94,7 @@ pub struct OpenEntry {
     /// Marks in a row that win.
     pub k: u32,
     /// The seat that starts.
-    pub first: SeatName,
+    pub first: Player,
     /// Seconds since it was opened; by correspondence, since its creator
     /// was last here (see `hub/lobby.rs`).
     pub waiting: u64,

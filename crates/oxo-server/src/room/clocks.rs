@@ -4,7 +4,7 @@
 use oxo_core::{Clock, Flagged, Player, TimeControl};
 use serde::Serialize;
 
-use super::{Ending, Reason, Room, RoomError, SeatName};
+use super::{Ending, Reason, Room, RoomError};
 
 /// The time one seat may give the other, as lichess's "give 15 seconds".
 pub const GIFT_MS: u64 = 15_000;
@@ -186,7 +186,7 @@ pub struct ClockView {
     pub o_ms: u64,
     /// The seat whose clock runs (`null`: none, before the round's second
     /// move and once it is over).
-    pub running: Option<SeatName>,
+    pub running: Option<Player>,
     /// When `x_ms` and `o_ms` (or `first_move_ms`) were measured, while a
     /// clock runs (or a first move is awaited).
     pub at: Option<u64>,
@@ -220,7 +220,7 @@ impl ClockView {
             days,
             x_ms: clock.stored_left(Player::X),
             o_ms: clock.stored_left(Player::O),
-            running: running.map(|r| SeatName(r.side)),
+            running: running.map(|r| r.side),
             at: running.map(|r| r.since).or(first.map(|f| f.since)),
             deadline: clock.deadline(),
             first_move_ms: first.map(|f| f.left),
@@ -234,7 +234,7 @@ impl ClockView {
     pub fn as_of(&self, now: u64) -> Option<ClockView> {
         let passed = now.checked_sub(self.at?).filter(|&passed| passed > 0)?;
         let mut later = *self;
-        let left = match self.running.map(|side| side.0) {
+        let left = match self.running {
             Some(Player::X) => Some(&mut later.x_ms),
             Some(Player::O) => Some(&mut later.o_ms),
             None => later.first_move_ms.as_mut(),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use oxo_core::{Outcome, Player, TimeControl};
 use serde::Serialize;
 
-use super::{Opponent, Room, RoomError, SeatName};
+use super::{Opponent, Room, RoomError};
 
 /// Something one seat offers and the other accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,11 +217,10 @@ impl Room {
     }
 
     /// The seats that made `what` since their last move in the round.
-    pub(crate) fn made_since_moving(&self, what: Proposal) -> Vec<SeatName> {
+    pub(crate) fn made_since_moving(&self, what: Proposal) -> Vec<Player> {
         [Player::X, Player::O]
             .into_iter()
             .filter(|&seat| self.made_since_moving_by(what, seat))
-            .map(SeatName)
             .collect()
     }
 

@@ -34,8 +34,8 @@ pub use setup::{
     ClockAsk, DAYS, INCREMENT_SECONDS, MINUTES, RoomSetup, SetupError, check_opponent, server_rules,
 };
 pub use view::{
-    GameView, Made, Offers, PlayedRound, Players, RecordView, RoundStatus, RoundView, Score,
-    SeatName, Seats, Summary, Viewer, computer_name,
+    GameView, Made, Offers, PlayedRound, Players, RecordView, RoundStatus, RoundView, Score, Seats,
+    Summary, Viewer, computer_name,
 };
 
 /// The longest side the server offers: beyond it a board no longer fits a
@@ -87,7 +87,7 @@ pub enum RoomError {
         current: u64,
     },
     /// Someone holds the seat already.
-    #[error("seat {} is taken", SeatName(*.0).as_str())]
+    #[error("seat {} is taken", .0.name())]
     SeatTaken(Player),
     /// The token holds neither seat.
     #[error("that token holds no seat in this game")]
@@ -96,7 +96,7 @@ pub enum RoomError {
     #[error("the game is still being played")]
     StillPlaying,
     /// This seat has offered a rematch already; the other has not answered.
-    #[error("you have offered a rematch; waiting for {} to accept", SeatName(*.0).as_str())]
+    #[error("you have offered a rematch; waiting for {} to accept", .0.name())]
     OfferPending(Player),
     /// Seat O of this room is joined only with its invite, and the request
     /// had none or another (or came from the lobby for an unlisted room).
@@ -133,7 +133,7 @@ pub enum RoomError {
     #[error("you have no move to take back in this round")]
     NothingToTakeBack,
     /// This seat's offer waits for the other's answer.
-    #[error("you have offered a {}; waiting for {} to answer", .0, SeatName(*.1).as_str())]
+    #[error("you have offered a {}; waiting for {} to answer", .0, .1.name())]
     Proposed(Proposal, Player),
     /// This seat made this offer since its last move (and it was
     /// withdrawn, declined or ended by a move): it may offer again after
@@ -155,27 +155,27 @@ pub enum RoomError {
     /// days between moves: only the move's deadline decides.
     #[error(
         "this is a correspondence game: {} may be away between moves and has until the move's deadline, when the clock decides the round; there is no win to claim",
-        SeatName(*.0).as_str()
+        .0.name()
     )]
     ClaimInCorrespondence(Player),
     /// A claim while it is the claimant's own move.
-    #[error("the round can be claimed only while it is {}'s move", SeatName(*.0).as_str())]
+    #[error("the round can be claimed only while it is {}'s move", .0.name())]
     NotTheirMove(Player),
     /// A claim while the other seat is connected.
-    #[error("{} is connected; the round can be claimed once they have been gone for {} s", SeatName(*.0).as_str(), .1.as_secs())]
+    #[error("{} is connected; the round can be claimed once they have been gone for {} s", .0.name(), .1.as_secs())]
     StillHere(Player, Duration),
     /// A claim while this server cannot know whether the other seat is
     /// connected: it has lost touch with the other servers sharing the
     /// store (its change feed is down), on any of which that seat may be.
     #[error(
         "this server has lost touch with the other servers, so it cannot tell whether {} is connected; try again in a moment",
-        SeatName(*.0).as_str()
+        .0.name()
     )]
     OutOfTouch(Player),
     /// A claim before the other seat has been gone long enough.
     #[error(
         "{} has been gone for {} s; the round can be claimed in {} s",
-        SeatName(*.seat).as_str(),
+        .seat.name(),
         .gone.as_secs(),
         .left.as_secs_f64().ceil()
     )]
@@ -188,7 +188,7 @@ pub enum RoomError {
         left: Duration,
     },
     /// The seat to move ran out of time before the change arrived.
-    #[error("{} has run out of time", SeatName(*.0).as_str())]
+    #[error("{} has run out of time", .0.name())]
     OutOfTime(Player),
 }
 

@@ -159,7 +159,7 @@ fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
     assert_eq!(outcome, Some(Outcome::Win(Player::X)));
     let view = r.view(Viewer::Player);
     assert_eq!(view.status, RoundStatus::Won);
-    assert_eq!(view.winner, Some(SeatName(Player::X)));
+    assert_eq!(view.winner, Some(Player::X));
     assert_eq!(view.line, Some(vec![[0, 0], [0, 1], [0, 2]]));
     assert_eq!(
         view.score,
@@ -184,7 +184,7 @@ fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
     let offered = r.rematch(Player::O, Some(r.version())).unwrap();
     assert_eq!(offered.version(), r.version() + 1);
     let view = offered.view(Viewer::Player);
-    assert_eq!((view.rematch, view.round), (Some(SeatName(Player::O)), 1));
+    assert_eq!((view.rematch, view.round), (Some(Player::O), 1));
     assert_eq!(
         offered.rematch(Player::O, None).unwrap_err(),
         RoomError::OfferPending(Player::X)
@@ -209,7 +209,7 @@ fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
             .unwrap()
             .view(Viewer::Player)
             .rematch,
-        Some(SeatName(Player::X))
+        Some(Player::X)
     );
     assert_eq!(
         seated().decline_rematch(None).unwrap_err(),
@@ -220,7 +220,7 @@ fn a_won_round_scores_and_a_rematch_alternates_the_starter() {
     assert_eq!(view.rematch, None);
     assert_eq!(
         (view.round, view.first, view.next),
-        (2, SeatName(Player::O), Some(SeatName(Player::O)))
+        (2, Player::O, Some(Player::O))
     );
     assert_eq!(view.board, ".../.../...");
     assert_eq!(view.score.x, 1);
@@ -431,11 +431,7 @@ fn a_flag_loses_the_round_on_time_or_draws_it_when_the_other_could_not_win() {
     let view = ruled.view(Viewer::Player);
     assert_eq!(
         (view.status, view.winner, view.reason),
-        (
-            RoundStatus::Won,
-            Some(SeatName(Player::O)),
-            Some(Reason::Time)
-        )
+        (RoundStatus::Won, Some(Player::O), Some(Reason::Time))
     );
     assert_eq!(view.score.o, 1);
     let clock = view.clock.unwrap();
@@ -702,7 +698,7 @@ fn a_resignation_ends_the_round_for_the_other_seat_and_the_next_round_follows() 
         (
             RoundStatus::Won,
             Some(Reason::Resign),
-            Some(SeatName(Player::X)),
+            Some(Player::X),
             None,
             None
         )
@@ -738,7 +734,7 @@ fn a_resignation_ends_the_round_for_the_other_seat_and_the_next_round_follows() 
         (view.round, view.status, view.reason),
         (2, RoundStatus::Playing, None)
     );
-    assert_eq!(view.next, Some(SeatName(Player::O)));
+    assert_eq!(view.next, Some(Player::O));
     assert_eq!(score(&next), (1, 0, 0));
     // A restored room is the same ended room.
     let back = Room::restore(resigned.record()).unwrap();
@@ -885,10 +881,10 @@ fn a_draw_offer_is_accepted_by_the_other_side_and_declined_by_its_move() {
     assert_eq!(
         offered.view(Viewer::Player).offers,
         Offers {
-            draw: Some(SeatName(Player::O)),
+            draw: Some(Player::O),
             takeback: None,
             made: Made {
-                draw: vec![SeatName(Player::O)],
+                draw: vec![Player::O],
                 takeback: vec![]
             }
         }
@@ -945,7 +941,7 @@ fn an_offer_is_made_again_only_after_the_seats_next_move() {
     // O offers and withdraws; X declines the second offer after O moved.
     let offered = r.propose(Player::O, Proposal::Draw, None, false).unwrap();
     let withdrawn = offered.decline(Proposal::Draw, None).unwrap();
-    assert_eq!(made(&withdrawn, Proposal::Draw), [SeatName(Player::O)]);
+    assert_eq!(made(&withdrawn, Proposal::Draw), [Player::O]);
     assert_eq!(
         refused(&withdrawn, |r| r.propose(
             Player::O,
@@ -959,10 +955,7 @@ fn an_offer_is_made_again_only_after_the_seats_next_move() {
     let by_x = withdrawn
         .propose(Player::X, Proposal::Draw, None, false)
         .unwrap();
-    assert_eq!(
-        made(&by_x, Proposal::Draw),
-        [SeatName(Player::X), SeatName(Player::O)]
-    );
+    assert_eq!(made(&by_x, Proposal::Draw), [Player::X, Player::O]);
     assert_eq!(
         by_x.propose(Player::O, Proposal::Draw, None, false)
             .unwrap()
@@ -971,7 +964,7 @@ fn an_offer_is_made_again_only_after_the_seats_next_move() {
     );
     // O's move frees O (and declines X's offer); X has not moved since.
     let moved = after(by_x, &[(0, 0)]);
-    assert_eq!(made(&moved, Proposal::Draw), [SeatName(Player::X)]);
+    assert_eq!(made(&moved, Proposal::Draw), [Player::X]);
     let again = moved
         .propose(Player::O, Proposal::Draw, None, false)
         .unwrap();
@@ -1001,7 +994,7 @@ fn an_offer_is_made_again_only_after_the_seats_next_move() {
         )),
         RoomError::OfferedThisMove(Proposal::Takeback)
     );
-    assert_eq!(made(&asked, Proposal::Takeback), [SeatName(Player::O)]);
+    assert_eq!(made(&asked, Proposal::Takeback), [Player::O]);
     let moved = after(asked, &[(0, 2), (2, 0)]);
     assert!(made(&moved, Proposal::Takeback).is_empty());
     assert!(
@@ -1106,10 +1099,7 @@ fn a_takeback_takes_back_the_proposers_last_move_and_the_reply_after_it() {
     let asked = r1
         .propose(Player::X, Proposal::Takeback, None, false)
         .unwrap();
-    assert_eq!(
-        asked.view(Viewer::Player).offers.takeback,
-        Some(SeatName(Player::X))
-    );
+    assert_eq!(asked.view(Viewer::Player).offers.takeback, Some(Player::X));
     assert_eq!(
         asked.moves().len(),
         3,
@@ -1178,10 +1168,7 @@ fn against_the_computer_a_takeback_is_granted_and_a_draw_follows_the_verdict() {
         RoomError::ClaimAgainstComputer
     );
     let resigned = r.resign(Player::X, None).unwrap();
-    assert_eq!(
-        resigned.view(Viewer::Player).winner,
-        Some(SeatName(Player::O))
-    );
+    assert_eq!(resigned.view(Viewer::Player).winner, Some(Player::O));
     let next = resigned.rematch(Player::X, None).unwrap();
     assert_eq!((next.round(), next.reason()), (2, None));
 }
@@ -1251,11 +1238,7 @@ fn a_win_is_claimed_only_on_the_absent_seats_move_after_the_wait() {
     let view = claimed.view(Viewer::Player);
     assert_eq!(
         (view.status, view.reason, view.winner),
-        (
-            RoundStatus::Won,
-            Some(Reason::Abandoned),
-            Some(SeatName(Player::X))
-        )
+        (RoundStatus::Won, Some(Reason::Abandoned), Some(Player::X))
     );
     assert_eq!(score(&claimed), (1, 0, 0));
     // Gone before a move of their own, as X with no move yet or O after

@@ -17,37 +17,6 @@ pub enum Viewer {
     Spectator,
 }
 
-/// A seat as the API and the database name it: `"x"` or `"o"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SeatName(pub Player);
-
-impl SeatName {
-    /// `"x"` or `"o"`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self.0 {
-            Player::X => "x",
-            Player::O => "o",
-        }
-    }
-
-    /// The seat `text` names, in either case.
-    #[must_use]
-    pub fn parse(text: &str) -> Option<Player> {
-        match text {
-            "x" | "X" => Some(Player::X),
-            "o" | "O" => Some(Player::O),
-            _ => None,
-        }
-    }
-}
-
-impl Serialize for SeatName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 /// Where the current round stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,9 +38,9 @@ pub enum RoundStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Offers {
     /// The seat offering a draw.
-    pub draw: Option<SeatName>,
+    pub draw: Option<Player>,
     /// The seat asking to take back its last move.
-    pub takeback: Option<SeatName>,
+    pub takeback: Option<Player>,
     /// The seats that made each offer since their last move.
     pub made: Made,
 }
@@ -81,9 +50,9 @@ pub struct Offers {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Made {
     /// Seats that offered a draw since their last move.
-    pub draw: Vec<SeatName>,
+    pub draw: Vec<Player>,
     /// Seats that asked for a takeback since their last move.
-    pub takeback: Vec<SeatName>,
+    pub takeback: Vec<Player>,
 }
 
 /// Which seats are held.
@@ -124,13 +93,13 @@ pub struct GameView {
     /// The board in the core's notation, such as `X.O/.X./..O`.
     pub board: String,
     /// The seat to move, while the round is being played.
-    pub next: Option<SeatName>,
+    pub next: Option<Player>,
     /// Where the round stands.
     pub status: RoundStatus,
     /// Why the round ended (`None` while it is played).
     pub reason: Option<Reason>,
     /// The winner of a won round.
-    pub winner: Option<SeatName>,
+    pub winner: Option<Player>,
     /// The winning line's cells, `[row, col]` from 0.
     pub line: Option<Vec<[u32; 2]>>,
     /// The last move, `[row, col]`.
@@ -143,7 +112,7 @@ pub struct GameView {
     /// The round, from 1.
     pub round: u32,
     /// Who started this round.
-    pub first: SeatName,
+    pub first: Player,
     /// `"human"` or the computer's strategy.
     pub opponent: &'static str,
     /// Which seats are held.
@@ -152,7 +121,7 @@ pub struct GameView {
     pub score: Score,
     /// The seat that offered a rematch of the finished round, if one has:
     /// the other seat's rematch accepts it.
-    pub rematch: Option<SeatName>,
+    pub rematch: Option<Player>,
     /// Draw and takeback offers waiting for an answer.
     pub offers: Offers,
     /// The clocks, for a timed room.
@@ -223,9 +192,9 @@ pub struct Summary {
     /// Why the round ended (`None` while it is played).
     pub reason: Option<Reason>,
     /// The seat to move, while the round is being played.
-    pub next: Option<SeatName>,
+    pub next: Option<Player>,
     /// The winner of a won round.
-    pub winner: Option<SeatName>,
+    pub winner: Option<Player>,
     /// The round, from 1.
     pub round: u32,
     /// Moves made in the round.
@@ -268,7 +237,7 @@ pub struct RoundView {
     /// The round, from 1.
     pub round: u32,
     /// Who started it.
-    pub first: SeatName,
+    pub first: Player,
     /// Its moves in order, `[row, col]`.
     pub moves: Vec<[u32; 2]>,
     /// `"x"` or `"o"` for a win, `"draw"`, `"aborted"`, or `null` while
@@ -373,7 +342,7 @@ impl Room {
                 Some((outcome, reason)) => (
                     Some(match outcome {
                         None => "aborted",
-                        Some(Outcome::Win(p)) => SeatName(p).as_str(),
+                        Some(Outcome::Win(p)) => p.name(),
                         Some(Outcome::Draw) => "draw",
                     }),
                     Some(reason),
@@ -381,7 +350,7 @@ impl Room {
             };
             views.push(RoundView {
                 round: number,
-                first: SeatName(round.start.to_move()),
+                first: round.start.to_move(),
                 moves: moves.iter().map(|c| [c.row, c.col]).collect(),
                 result,
                 reason,
@@ -437,10 +406,10 @@ impl Room {
             cols: self.rec.rules.cols(),
             k: self.rec.rules.k(),
             board: self.game.to_string(),
-            next: next.map(SeatName),
+            next,
             status,
             reason: self.reason(),
-            winner: winner.map(SeatName),
+            winner,
             line: self
                 .game
                 .winning_line()
@@ -449,16 +418,16 @@ impl Room {
             moves: self.rec.moves.iter().map(|c| [c.row, c.col]).collect(),
             version: self.rec.version,
             round: self.rec.round,
-            first: SeatName(self.rec.first),
+            first: self.rec.first,
             opponent: self.rec.opponent.name(),
             seats: Seats {
                 x: true,
                 o: self.seated(),
             },
-            rematch: self.rec.offer.map(SeatName),
+            rematch: self.rec.offer,
             offers: Offers {
-                draw: self.rec.draw.map(SeatName),
-                takeback: self.rec.takeback.map(SeatName),
+                draw: self.rec.draw,
+                takeback: self.rec.takeback,
                 made: Made {
                     draw: self.made_since_moving(Proposal::Draw),
                     takeback: self.made_since_moving(Proposal::Takeback),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{Peer, client, first_of, json_body, rules_of};
 use crate::error::ApiError;
 use crate::hub::{EstimateView, Hint, ReviewView};
-use crate::room::{Reason, SeatName};
+use crate::room::Reason;
 use crate::state::AppState;
 
 /// `GET /api/analysis`: a position given by its moves.
@@ -92,12 +92,12 @@ pub(super) struct Position {
     rows: u32,
     cols: u32,
     k: u32,
-    first: SeatName,
+    first: Player,
     board: String,
     moves: Vec<[u32; 2]>,
-    next: Option<SeatName>,
+    next: Option<Player>,
     status: &'static str,
-    winner: Option<SeatName>,
+    winner: Option<Player>,
     /// How a played round ended, where it ended other than on the board
     /// too (a resignation, a flag, an agreement): left out for a line.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,8 +109,8 @@ impl Position {
     /// `game`, reached by `played` from a board where `first` moved first.
     pub(super) fn new(game: &Game, first: Player, played: &[Cell]) -> Position {
         let (status, next, winner) = match game.status() {
-            Status::InProgress { to_move } => ("playing", Some(SeatName(to_move)), None),
-            Status::Over(Outcome::Win(p)) => ("won", None, Some(SeatName(p))),
+            Status::InProgress { to_move } => ("playing", Some(to_move), None),
+            Status::Over(Outcome::Win(p)) => ("won", None, Some(p)),
             Status::Over(Outcome::Draw) => ("draw", None, None),
         };
         let rules = game.rules();
@@ -119,7 +119,7 @@ impl Position {
             rows: rules.rows(),
             cols: rules.cols(),
             k: rules.k(),
-            first: SeatName(first),
+            first,
             board: game.to_string(),
             moves: played.iter().map(|c| [c.row, c.col]).collect(),
             next,
@@ -138,7 +138,7 @@ impl Position {
     /// board alone would say it is being played.
     pub(super) fn ended(mut self, outcome: Option<Outcome>, reason: Reason) -> Position {
         (self.status, self.winner) = match outcome {
-            Some(Outcome::Win(p)) => ("won", Some(SeatName(p))),
+            Some(Outcome::Win(p)) => ("won", Some(p)),
             Some(Outcome::Draw) => ("draw", None),
             None => ("aborted", None),
         };

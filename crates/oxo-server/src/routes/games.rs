@@ -16,7 +16,7 @@ use super::{
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint};
 use crate::id::{IdempotencyKey, Token};
-use crate::room::{ClockAsk, Opponent, RoomSetup, SeatName, check_opponent};
+use crate::room::{ClockAsk, Opponent, RoomSetup, check_opponent};
 use crate::state::AppState;
 
 /// `POST /api/games`: every field optional.
@@ -134,7 +134,7 @@ pub(super) async fn join(
     let id = game_id(&id)?;
     let chose = chosen_token(&headers)?;
     let request: Join = parse_body(body)?;
-    match SeatName::parse(&seat) {
+    match Player::from_name(&seat) {
         Some(Player::O) => {}
         Some(Player::X) => {
             // Known rooms only; without the game, as a join's refusals are.

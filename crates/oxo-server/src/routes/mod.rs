@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::hub::{Action, Seated, Snapshot};
 use crate::id::{GameId, Token};
 use crate::name::PlayerName;
-use crate::room::{Proposal, SERVER_MAX_SIDE, SeatName, server_rules};
+use crate::room::{Proposal, SERVER_MAX_SIDE, server_rules};
 use crate::state::AppState;
 
 mod analysis;
@@ -192,7 +192,7 @@ pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Res
     #[derive(Serialize)]
     struct Body<'a> {
         game: &'a RawValue,
-        seat: SeatName,
+        seat: Player,
         token: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         invite: Option<&'a str>,
@@ -201,7 +201,7 @@ pub(crate) fn seated_response(status: StatusCode, seated: &Seated) -> Result<Res
         status,
         &Body {
             game: seated.game.json(),
-            seat: SeatName(seated.seat),
+            seat: seated.seat,
             token: seated.token.expose(),
             invite: seated.invite.as_ref().map(Token::expose),
         },
@@ -220,7 +220,7 @@ pub(crate) fn first_of(text: Option<&str>) -> Result<Player, ApiError> {
     let Some(text) = text else {
         return Ok(Player::X);
     };
-    SeatName::parse(text).ok_or_else(|| {
+    Player::from_name(text).ok_or_else(|| {
         ApiError::BadRequest(format!(
             "bad first {:?}: use \"x\" or \"o\"",
             crate::error::clipped(text)

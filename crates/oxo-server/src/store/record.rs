@@ -10,9 +10,7 @@ use sha2::{Digest, Sha256};
 use super::StoreError;
 use crate::id::{GameId, IdempotencyKey, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{
-    Ending, Keyed, OffersMade, Opponent, Proposal, Reason, Request, RoomRecord, SeatName,
-};
+use crate::room::{Ending, Keyed, OffersMade, Opponent, Proposal, Reason, Request, RoomRecord};
 
 /// SHA-256, in hex, of everything a store reads back for a room: its row
 /// and the moves of its current round, in a fixed spelling.
@@ -27,7 +25,7 @@ pub(super) fn digest(r: &RoomRecord) -> String {
         r.x_token.as_str(),
         r.o_token.as_ref().map_or("", TokenHash::as_str),
         r.round,
-        SeatName(r.first).as_str(),
+        r.first.name(),
         r.score.wins(Player::X),
         r.score.wins(Player::O),
         r.score.draws(),
@@ -40,7 +38,7 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     // Columns added later count only when set, so rooms stored before
     // them keep their digests.
     if let Some(seat) = r.offer {
-        let _ = write!(text, "|offer:{}", SeatName(seat).as_str());
+        let _ = write!(text, "|offer:{}", seat.name());
     }
     if let Some(entry) = &r.entry {
         let _ = write!(text, "|entry:{entry}");
@@ -59,14 +57,14 @@ pub(super) fn digest(r: &RoomRecord) -> String {
             text,
             "|ending:{}:{}",
             ending.reason.as_str(),
-            ending.winner.map_or("", |p| SeatName(p).as_str())
+            ending.winner.map_or("", |p| p.name())
         );
     }
     if let Some(seat) = r.draw {
-        let _ = write!(text, "|draw:{}", SeatName(seat).as_str());
+        let _ = write!(text, "|draw:{}", seat.name());
     }
     if let Some(seat) = r.takeback {
-        let _ = write!(text, "|takeback:{}", SeatName(seat).as_str());
+        let _ = write!(text, "|takeback:{}", seat.name());
     }
     if !r.keys.is_empty() {
         let _ = write!(text, "|keys:{}", keys_text(&r.keys));
@@ -109,7 +107,7 @@ pub(super) fn keys_text(keys: &[Keyed]) -> String {
 /// (so that the text, and the room's digest, of those stay as they were).
 /// Neither the seat nor the request holds a `:`, so the first one ends them.
 pub(crate) fn keyed_text(keyed: &Keyed) -> String {
-    let seat = SeatName(keyed.seat).as_str();
+    let seat = keyed.seat.name();
     match &keyed.request {
         Some(request) => format!("{seat}/{}:{}", request.as_str(), keyed.key.as_str()),
         None => format!("{seat}:{}", keyed.key.as_str()),
@@ -124,7 +122,7 @@ pub(crate) fn parse_keyed(text: &str) -> Option<Keyed> {
         None => (head, None),
     };
     Some(Keyed {
-        seat: SeatName::parse(seat)?,
+        seat: Player::from_name(seat)?,
         key: IdempotencyKey::parse(key).ok()?,
         request,
     })
@@ -137,7 +135,7 @@ pub(super) fn reason_text(ending: Option<Ending>) -> Option<&'static str> {
 
 /// The winner column of such a round.
 pub(super) fn winner_text(ending: Option<Ending>) -> Option<&'static str> {
-    ending.and_then(|e| e.winner).map(|p| SeatName(p).as_str())
+    ending.and_then(|e| e.winner).map(Player::name)
 }
 
 /// The ending these two columns spell.
@@ -153,7 +151,7 @@ pub(super) fn decode_ending(
     };
     let parsed = Reason::parse(reason).ok_or_else(|| format!("bad reason {reason:?}"))?;
     let winner = winner
-        .map(|w| SeatName::parse(w).ok_or_else(|| format!("bad winner {w:?}")))
+        .map(|w| Player::from_name(w).ok_or_else(|| format!("bad winner {w:?}")))
         .transpose()?;
     Ending::new(parsed, winner)
         .map(Some)
@@ -233,7 +231,7 @@ impl Stored {
         let count = |n: i64| u64::try_from(n).map_err(|_| corrupt(format!("negative count {n}")));
         let rules = Rules::new(self.rows, self.cols, self.k).map_err(|e| corrupt(e.to_string()))?;
         let opponent: Opponent = self.opponent.parse().map_err(|e| corrupt(format!("{e}")))?;
-        let first = SeatName::parse(&self.first)
+        let first = Player::from_name(&self.first)
             .ok_or_else(|| corrupt(format!("bad first seat {:?}", self.first)))?;
         let mut cells = Vec::new();
         for (ply, r, c) in moves {
@@ -247,7 +245,7 @@ impl Stored {
         }
         let (x, o, draws) = self.score;
         let seat = |what: &str, text: Option<String>| {
-            text.map(|t| SeatName::parse(&t).ok_or_else(|| corrupt(format!("bad {what} {t:?}"))))
+            text.map(|t| Player::from_name(&t).ok_or_else(|| corrupt(format!("bad {what} {t:?}"))))
                 .transpose()
         };
         let mut keys = Vec::new();
@@ -287,7 +285,7 @@ impl Stored {
             offer: self
                 .offer
                 .map(|seat| {
-                    SeatName::parse(&seat).ok_or_else(|| corrupt(format!("bad offer {seat:?}")))
+                    Player::from_name(&seat).ok_or_else(|| corrupt(format!("bad offer {seat:?}")))
                 })
                 .transpose()?,
             entry: self.entry.as_deref().map(GameId::from_trusted),
@@ -328,7 +326,7 @@ pub(super) fn offers_made_text(made: &OffersMade) -> Option<String> {
     for what in [Proposal::Draw, Proposal::Takeback] {
         for seat in [Player::X, Player::O] {
             if let Some(moves) = made.at(what, seat) {
-                entries.push(format!("{what}/{}:{moves}", SeatName(seat).as_str()));
+                entries.push(format!("{what}/{}:{moves}", seat.name()));
             }
         }
     }
@@ -347,7 +345,7 @@ pub(super) fn parse_offers_made(text: &str) -> Option<OffersMade> {
             "takeback" => Proposal::Takeback,
             _ => return None,
         };
-        let seat = SeatName::parse(seat)?;
+        let seat = Player::from_name(seat)?;
         // Digits only: no sign, no spaces, and a number that fits.
         if moves.is_empty() || !moves.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -386,17 +384,12 @@ pub(super) fn clock_text(clock: &Clock) -> String {
         clock.stored_left(Player::O)
     );
     if let Some(running) = clock.running_since() {
-        let _ = write!(
-            text,
-            " {} {}",
-            SeatName(running.side).as_str(),
-            running.since
-        );
+        let _ = write!(text, " {} {}", running.side.name(), running.since);
     } else if let Some(first) = clock.first_move_awaited() {
         let _ = write!(
             text,
             " {} {} first {}",
-            SeatName(first.side).as_str(),
+            first.side.name(),
             first.since,
             first.left
         );
@@ -420,7 +413,7 @@ pub(super) fn parse_clock(text: &str) -> Option<Clock> {
     let running = match (parts.next(), parts.next()) {
         (None, None) => None,
         (Some(side), Some(since)) => Some(Running {
-            side: SeatName::parse(side)?,
+            side: Player::from_name(side)?,
             since: since.parse().ok()?,
         }),
         _ => return None,
@@ -506,7 +499,7 @@ impl StoredListing {
             watch: GameId::from_trusted(&self.watch),
             rules: Rules::new(self.rows, self.cols, self.k).map_err(|e| corrupt(e.to_string()))?,
             opponent: self.opponent.parse().map_err(|e| corrupt(format!("{e}")))?,
-            first: SeatName::parse(&self.first)
+            first: Player::from_name(&self.first)
                 .ok_or_else(|| corrupt(format!("bad first seat {:?}", self.first)))?,
             round: self.round,
             score: Scoreboard::from_counts(count(x)?, count(o)?, count(draws)?),

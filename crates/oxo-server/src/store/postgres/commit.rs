@@ -20,6 +20,7 @@ use std::sync::Weak;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use oxo_core::Player;
 use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::Statement;
 use tokio_postgres::types::Type;
@@ -27,7 +28,6 @@ use tokio_postgres::types::Type;
 use super::pool::{Backend, Conn, connect};
 use super::rows::small;
 use super::{Inner, PgStore};
-use crate::room::SeatName;
 use crate::store::record::{
     clock_text, digest, int, keyed_text, keys_text, offers_made_text, position_text, reason_text,
     winner_text,
@@ -316,10 +316,10 @@ impl Row {
             x_token: r.x_token.as_str().to_owned(),
             o_token: r.o_token.as_ref().map(|t| t.as_str().to_owned()),
             round: small(r.round)?,
-            first: SeatName(r.first).as_str(),
+            first: r.first.name(),
             score: [
-                int(r.score.wins(oxo_core::Player::X)),
-                int(r.score.wins(oxo_core::Player::O)),
+                int(r.score.wins(Player::X)),
+                int(r.score.wins(Player::O)),
                 int(r.score.draws()),
             ],
             version: int(r.version),
@@ -329,14 +329,14 @@ impl Row {
             ply,
             row: small(cell.row)?,
             col: small(cell.col)?,
-            offer: r.offer.map(|seat| SeatName(seat).as_str()),
+            offer: r.offer.map(Player::name),
             entry: r.entry.as_ref().map(|e| e.as_str().to_owned()),
             invite: r.invite.as_ref().map(|i| i.as_str().to_owned()),
             names: r.names.clone().map(|n| n.map(|n| n.as_str().to_owned())),
             end_reason: reason_text(r.ending),
             end_winner: winner_text(r.ending),
-            draw_offer: r.draw.map(|seat| SeatName(seat).as_str()),
-            takeback_offer: r.takeback.map(|seat| SeatName(seat).as_str()),
+            draw_offer: r.draw.map(Player::name),
+            takeback_offer: r.takeback.map(Player::name),
             request_keys: (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
             commit: Commit::of(change),
             keep: if change.kind == ChangeKind::Takeback {

@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use super::rows;
 use crate::id::{GameId, TokenHash};
 use crate::name::PlayerName;
-use crate::room::{Ending, RoomRecord, SeatName};
+use crate::room::{Ending, RoomRecord};
 use crate::store::record::{
     clock_text, digest, int, keys_text, offers_made_text, position_text, reason_text, winner_text,
 };
@@ -268,7 +268,7 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 r.x_token.as_str(),
                 r.o_token.as_ref().map(TokenHash::as_str),
                 r.round,
-                SeatName(r.first).as_str(),
+                r.first.name(),
                 score.0,
                 score.1,
                 score.2,
@@ -276,15 +276,15 @@ fn apply(conn: &Connection, change: &Change) -> Result<(), StoreError> {
                 i64::from(change.computer_turn),
                 r.watch.as_str(),
                 digest(r),
-                r.offer.map(|seat| SeatName(seat).as_str()),
+                r.offer.map(Player::name),
                 r.entry.as_ref().map(GameId::as_str),
                 r.invite.as_ref().map(TokenHash::as_str),
                 r.names[0].as_ref().map(PlayerName::as_str),
                 r.names[1].as_ref().map(PlayerName::as_str),
                 reason_text(r.ending),
                 winner_text(r.ending),
-                r.draw.map(|seat| SeatName(seat).as_str()),
-                r.takeback.map(|seat| SeatName(seat).as_str()),
+                r.draw.map(Player::name),
+                r.takeback.map(Player::name),
                 (!r.keys.is_empty()).then(|| keys_text(&r.keys)),
                 r.clock.as_ref().map(clock_text),
                 change.deadline.map(int),
