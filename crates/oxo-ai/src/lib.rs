@@ -28,6 +28,7 @@
 
 mod alphabeta;
 pub mod arena;
+mod buckets;
 mod catalog;
 pub mod checksum;
 pub mod curve;
