@@ -45,7 +45,7 @@ pub fn hint_valuer(rules: Rules) -> Result<Valuer, ValuesError> {
 pub enum NoHints {
     /// Two people are playing the round.
     #[error(
-        "hints are not available while two people play; they are for games against the computer and finished rounds"
+        "hints are not available in a round between two people until it is over; they are for games against the computer and finished rounds"
     )]
     BetweenPeople,
     /// No search here would answer at once.

@@ -979,10 +979,19 @@ async fn hints_are_withheld_while_two_people_play() {
         assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
         assert_eq!(
             error_of(&body),
-            "hints are not available while two people play; they are for games against \
-             the computer and finished rounds"
+            "hints are not available in a round between two people until it is over; they \
+             are for games against the computer and finished rounds"
         );
     };
+    // While the game waits for its second player, and its review too.
+    let (status, waiting) = api.call("POST", "/api/games", None, "").await;
+    assert_eq!(status, StatusCode::CREATED);
+    let waiting = waiting["game"]["id"].as_str().unwrap().to_owned();
+    withheld(&api, &waiting).await;
+    let (status, body) = api
+        .call("GET", &format!("/api/games/{waiting}/review"), None, "")
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     withheld(&api, &id).await;
     // By the watch id too: a spectator cannot pass them on.
     let watch = api.game(&id).await["watch"].as_str().unwrap().to_owned();
