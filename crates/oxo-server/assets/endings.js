@@ -144,8 +144,26 @@ export function drawActions() {
 }
 
 function disarmResign(st) {
-  clearTimeout(st.resignTimer);
   st.resignArmed = false;
+  document.removeEventListener('pointerdown', resignElsewhere, true);
+  document.removeEventListener('keydown', resignEscape, true);
+  $('act-resign').removeEventListener('blur', standDown);
+}
+
+// An armed Resign stands down when the player does anything else: presses
+// elsewhere, presses Escape, or moves the focus away. No timer: a player who
+// takes longer to find the button again (a screen reader, a switch) is
+// not hurried (WCAG 2.2.1).
+function standDown() {
+  const armed = !!(S && S.resignArmed);
+  disarmResign(S || {});
+  if (armed) drawActions();
+}
+function resignElsewhere(e) {
+  if (!$('act-resign').contains(e.target)) standDown();
+}
+function resignEscape(e) {
+  if (e.key === 'Escape') standDown();
 }
 
 // `method` on the game's `what` route with the seat's token; the GAME that
@@ -178,13 +196,16 @@ async function send(method, what, again = true) {
   drawActions();
 }
 
-// Resigning asks twice: the first press arms the button for 5 s.
+// Resigning asks twice: the first press arms the button until the player
+// does something else (standDown).
 function resign() {
   const st = S;
   if (!st) return;
   if (!st.resignArmed) {
     st.resignArmed = true;
-    st.resignTimer = setTimeout(() => { if (S === st) { st.resignArmed = false; drawActions(); } }, 5000);
+    document.addEventListener('pointerdown', resignElsewhere, true);
+    document.addEventListener('keydown', resignEscape, true);
+    $('act-resign').addEventListener('blur', standDown);
     drawActions();
     return;
   }

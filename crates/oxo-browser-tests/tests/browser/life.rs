@@ -395,10 +395,32 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
         h.screenshot(&c, "life-agreement-spectator").await;
         rematch(&b, &a).await;
 
-        // Round 3 (X starts): O resigns, asked twice.
+        // Round 3 (X starts): O resigns, asked twice. An armed Resign has
+        // no timer: it stands down when O does something else (Escape, a
+        // press elsewhere), and is armed again.
         wait_page(&a, "round 3", |p| p.playable).await;
         play(&a, &b, 1, 1).await;
         play(&b, &a, 0, 0).await;
+        let calm = ["Offer draw", "Takeback", "Resign"];
+        let armed = ["Offer draw", "Takeback", "Confirm: resign"];
+        click(&b, "act-resign").await;
+        wait_actions(&b, "Resign armed", &armed).await;
+        // Still armed after the 5 s it once had (a late timer could only
+        // make this pass wrongly, never fail).
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        assert_eq!(actions(&b).await.0, armed, "Resign stays armed");
+        // The page answers a key or a press at once, before the driver
+        // returns: read once, no waiting.
+        press(&b, &[Key::Escape]).await;
+        assert_eq!(actions(&b).await.0, calm, "Escape stands Resign down");
+        click(&b, "act-resign").await;
+        wait_actions(&b, "Resign armed again", &armed).await;
+        click(&b, "status").await;
+        assert_eq!(
+            actions(&b).await.0,
+            calm,
+            "a press elsewhere stands it down"
+        );
         click(&b, "act-resign").await;
         wait_actions(
             &b,
