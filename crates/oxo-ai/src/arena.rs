@@ -366,6 +366,18 @@ impl Results {
         (self.x.moves + self.o.moves) as f64 / played as f64
     }
 
+    /// The sides whose player never made a move and lost every game of
+    /// the match for it (an engine that would not start or never gave a
+    /// legal move: the match measured nothing of it), X first.
+    #[must_use]
+    pub fn sides_never_moving(&self) -> Vec<Player> {
+        [(Player::X, &self.x), (Player::O, &self.o)]
+            .into_iter()
+            .filter(|(_, side)| self.games > 0 && side.moves == 0 && side.forfeits == self.games)
+            .map(|(side, _)| side)
+            .collect()
+    }
+
     fn add(&mut self, other: &Results) {
         self.games += other.games;
         self.draws += other.draws;

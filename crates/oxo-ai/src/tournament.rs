@@ -108,6 +108,8 @@ pub struct Standing {
     pub losses: u64,
     /// Points (a win 1, a draw ½) over games, from 0 to 1.
     pub score: f64,
+    /// Moves made, over all its games.
+    pub moves: u64,
     /// Elo rating, the field's average being 0 ([`crate::rating::elo`]).
     pub elo: f64,
     /// Half the width of the rating's 95% interval.
@@ -134,6 +136,26 @@ pub struct Results {
 }
 
 impl Results {
+    /// The players (indices into [`Config::players`]) that never made a
+    /// move and lost every game they played for it (an engine that would
+    /// not start or never gave a legal move: the round robin measured
+    /// nothing of it).
+    #[must_use]
+    pub fn players_never_moving(&self, config: &Config) -> Vec<usize> {
+        let mut players: Vec<usize> = self
+            .standings
+            .iter()
+            .filter(|standing| {
+                let name = config.players[standing.player].name();
+                let lost = self.forfeits.iter().filter(|f| f.player == name).count();
+                standing.games > 0 && standing.moves == 0 && lost as u64 == standing.games
+            })
+            .map(|standing| standing.player)
+            .collect();
+        players.sort_unstable();
+        players
+    }
+
     /// Games played, in all pairs.
     #[must_use]
     pub fn games(&self) -> u64 {
@@ -260,7 +282,8 @@ fn play(
                 b_wins: b_side.wins,
                 draws: result.draws,
             };
-            Ok(Some((pair, pairing, result.forfeits, played)))
+            let moves = [a_side.moves, b_side.moves];
+            Ok(Some((pair, (pairing, moves), result.forfeits, played)))
         },
         |(pair, pairing, forfeits, played)| {
             if let Some(played) = played {
@@ -286,11 +309,14 @@ fn play(
             ..Pairing::default()
         })
         .collect();
-    for (pair, game, _) in &games {
+    let mut moves = vec![0; config.players.len()];
+    for (pair, (game, made), _) in &games {
         let pairing = &mut pairings[*pair];
         pairing.a_wins += game.a_wins;
         pairing.b_wins += game.b_wins;
         pairing.draws += game.draws;
+        moves[game.a] += made[0];
+        moves[game.b] += made[1];
     }
     let ratings = elo(config.players.len(), &pairings);
     let mut standings: Vec<Standing> = (0..config.players.len())
@@ -302,6 +328,7 @@ fn play(
                 draws: 0,
                 losses: 0,
                 score: 0.0,
+                moves: moves[player],
                 elo: ratings[player].0,
                 elo_95: ratings[player].1,
             };

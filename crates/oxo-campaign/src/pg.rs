@@ -68,6 +68,9 @@ COMMIT;
 /// Why a job-table operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PgError {
+    /// The URL is not a PostgreSQL connection string.
+    #[error("not a PostgreSQL connection string (postgres://USER@HOST/DB): {0}")]
+    Url(tokio_postgres::Error),
     /// The database refused or the connection failed.
     #[error("database: {0}")]
     Db(#[from] tokio_postgres::Error),
@@ -185,7 +188,8 @@ impl Queue {
     /// # Errors
     /// The URL is malformed, or the database refuses.
     pub async fn connect(url: &str) -> Result<Queue, PgError> {
-        let (client, connection) = tokio_postgres::connect(url, NoTls).await?;
+        let config: tokio_postgres::Config = url.parse().map_err(PgError::Url)?;
+        let (client, connection) = config.connect(NoTls).await?;
         tokio::spawn(async move {
             // Errors show up on the client's next call.
             let _ = connection.await;

@@ -66,8 +66,8 @@ pub(crate) struct BrainArgs {
     /// A model from `oxo train` for the learned strategy, instead of the built-in one.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<PathBuf>,
-    /// Think on the opponent's time (alphabeta): guess its reply and search the answer while it
-    /// thinks. Gomocup tournaments forbid this; a GUI game against a person may want it. A line
+    /// Think on the opponent's time (alphabeta or learned; refused with the others): guess its
+    /// reply and search the answer while it thinks. Gomocup tournaments forbid this; a GUI game against a person may want it. A line
     /// on stderr says at the end how many guesses came true.
     #[arg(long)]
     pub ponder: bool,
@@ -396,7 +396,7 @@ Exit codes:
   2  bad usage"
 )]
 pub(crate) struct VerifyArgs {
-    /// The certificate, as `oxo solve --proof FILE` wrote it.
+    /// The certificate, as `oxo solve --proof FILE` wrote it (`-` for standard input).
     pub file: PathBuf,
 }
 
@@ -490,12 +490,19 @@ Exit codes:
   0  success (also when the reader closes the output pipe early)
   1  a file could not be read or written
   2  bad usage or malformed input
+  5  an engine (brain:PATH) made no move, losing every game it played (it would not start,
+     or never gave a legal move); the results are printed all the same
   130, 143  stopped by Ctrl-C or SIGTERM: every engine was ended, and the games finished
             were reported, marked partial (another signal a second later or more stops at
             once, with no results)";
 
 #[derive(Debug, Args)]
-#[command(allow_negative_numbers = true, after_help = ARENA_HELP)]
+#[command(
+    allow_negative_numbers = true,
+    after_help = ARENA_HELP,
+    override_usage = "oxo arena --x <PLAYER> --o <PLAYER> [OPTIONS]   (a match)\n       \
+                      oxo arena --players <A,B,...> [OPTIONS]       (a round robin)"
+)]
 pub(crate) struct ArenaArgs {
     /// The player of X: a strategy (random, rules, alphabeta, perfect, learned) or a Gomocup
     /// engine, brain:PATH.
@@ -596,7 +603,8 @@ pub(crate) struct TrainArgs {
     /// Self-play games to train on [default: 150000 on 3x3; elsewhere as many as --minutes allows].
     #[arg(long, value_name = "N", conflicts_with = "minutes", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     pub episodes: Option<u64>,
-    /// Time to train for, in minutes (measured first, then run as a fixed episode count) [default: 1].
+    /// Time to train for, in minutes (measured first, then run as a fixed episode count); the
+    /// checkpoints' games and grading and any searched self-play come on top [default: 1].
     #[arg(long, value_name = "M", value_parser = parse_minutes)]
     pub minutes: Option<f64>,
     /// Seed for every random choice: the same seed and episodes give the same model.

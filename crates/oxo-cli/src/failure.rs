@@ -76,6 +76,10 @@ pub(crate) fn exit_code_for(err: &anyhow::Error) -> u8 {
         }
         if cause.downcast_ref::<oxo_core::RulesError>().is_some()
             || cause.downcast_ref::<BadInput>().is_some()
+            || matches!(
+                cause.downcast_ref::<oxo_campaign::pg::PgError>(),
+                Some(oxo_campaign::pg::PgError::Url(_))
+            )
         {
             return exit::BAD_INPUT;
         }

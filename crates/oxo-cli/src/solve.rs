@@ -556,7 +556,13 @@ pub fn solve_lines<A: Answer>(
             LineRead::TooLong => Err(format!(
                 "the line is longer than {MAX_LINE} bytes, which no position is"
             )),
-            LineRead::Line => match std::str::from_utf8(&line) {
+            // A byte-order mark before the first line (a file saved by
+            // a Windows editor) is no part of it.
+            LineRead::Line => match std::str::from_utf8(&line).map(|text| {
+                text.strip_prefix('\u{feff}')
+                    .filter(|_| number == 0)
+                    .unwrap_or(text)
+            }) {
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => answer(text.trim()),
                 Err(_) => Err("the line is not UTF-8 text".to_owned()),

@@ -39,7 +39,7 @@ pub enum SyntaxError {
         col: usize,
     },
     /// Rows of different lengths.
-    #[error("row {row} has {len} cells but row 1 has {expected}")]
+    #[error("row {row} has {len} {} but row 1 has {expected}", if *.len == 1 { "cell" } else { "cells" })]
     Ragged {
         /// 1-based row.
         row: usize,

@@ -150,6 +150,9 @@ struct Ponder {
 pub struct Pondered {
     /// Searches started on the opponent's time.
     pub started: u64,
+    /// The opponent's moves that came while such a search ran (a search
+    /// still running at the end met none).
+    pub met: u64,
     /// Guesses that were the opponent's move.
     pub hits: u64,
 }
@@ -351,7 +354,7 @@ impl Brain {
             }
             "ABOUT" => Some(self.about.clone()),
             "END" => return Ok(Step::End),
-            _ => Some(format!("UNKNOWN {command}")),
+            _ => Some(format!("UNKNOWN {}", quoted(command))),
         };
         if let Some(answer) = answer {
             writeln!(out, "{answer}")?;
@@ -580,8 +583,8 @@ impl Brain {
         let ordered = in_turn(&mine, &theirs)
             .ok_or_else(|| {
                 format!(
-                    "{} stones of mine and {} of yours: it cannot be my turn",
-                    mine.len(),
+                    "{} of mine and {} of yours: it cannot be my turn",
+                    in_stones(mine.len()),
                     theirs.len()
                 )
             })?
@@ -749,6 +752,7 @@ impl Brain {
     /// search is called off and there is none.
     fn harvest(&mut self, theirs: Cell) -> Option<Cell> {
         let ponder = self.pondering.take()?;
+        self.pondered.met += 1;
         let hit = ponder.guess.get() == Some(&theirs);
         if hit {
             self.pondered.hits += 1;
@@ -1046,6 +1050,37 @@ pub fn run(brain: &mut Brain, mut input: impl BufRead, mut output: impl Write) -
     }
 }
 
+/// `n` stones, in words.
+fn in_stones(n: usize) -> String {
+    if n == 1 {
+        "1 stone".to_owned()
+    } else {
+        format!("{n} stones")
+    }
+}
+
+/// A command the brain does not know, as its answer quotes it: at most 60
+/// characters, control characters escaped, so that a manager's log shows
+/// what came and no byte of it acts on a terminal.
+fn quoted(command: &str) -> String {
+    let mut said: String = command
+        .chars()
+        .take(60)
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_unicode().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect();
+    if command.chars().nth(60).is_some() {
+        said.push('…');
+    }
+    said
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -1202,7 +1237,7 @@ mod tests {
                 "OK",
                 // One answer for the BOARD: its first problem.
                 "ERROR 0,0 is taken",
-                "ERROR 1 stones of mine and 0 of yours: it cannot be my turn",
+                "ERROR 1 stone of mine and 0 of yours: it cannot be my turn",
                 "OK",
                 "0,0",
             ]
@@ -1551,6 +1586,7 @@ mod tests {
             b.pondered(),
             Pondered {
                 started: 2,
+                met: 1,
                 hits: 1
             }
         );
@@ -1670,5 +1706,19 @@ mod tests {
         assert_eq!(answers.len(), 2, "{answers:?}");
         assert_eq!(answers[0], "OK");
         assert!(answers[1].starts_with("name="), "{answers:?}");
+    }
+
+    #[test]
+    fn an_unknown_command_is_quoted_escaped_and_short() {
+        let (mut b, _) = brain();
+        assert_eq!(
+            talk(&mut b, "\u{1b}[31mBAD\tX\n"),
+            ["UNKNOWN \\u{1b}[31mBAD\\u{9}X"]
+        );
+        let long = "Z".repeat(100);
+        assert_eq!(
+            talk(&mut b, &format!("{long}\n")),
+            [format!("UNKNOWN {}…", &long[..60])]
+        );
     }
 }

@@ -126,20 +126,14 @@ impl Config {
             )
             .into());
         }
-        if let Some(path) = &args.engine_log {
-            // Two outputs on one file would write over each other.
-            for (flag, other) in [("--records", &args.records), ("--plot", &args.plot)] {
-                if other
-                    .as_ref()
-                    .is_some_and(|other| super::same_file(other, path))
-                {
-                    return Err(BadInput(format!(
-                        "{flag} and --engine-log name the same file, {}: one would overwrite the other",
-                        path.display()
-                    ))
-                    .into());
-                }
-            }
+        // Two outputs on one file would write over each other, and a .psq
+        // file in the --psq folder is where a game goes.
+        let outputs = super::distinct_outputs(&[
+            ("--records", args.records.as_deref()),
+            ("--plot", args.plot.as_deref()),
+            ("--engine-log", args.engine_log.as_deref()),
+        ])?;
+        for &(flag, path) in &outputs {
             let in_psq = args.psq.as_ref().is_some_and(|dir| {
                 path.extension().is_some_and(|e| e == "psq")
                     && path.parent().is_some_and(|parent| {
@@ -155,11 +149,13 @@ impl Config {
             });
             if in_psq {
                 return Err(BadInput(format!(
-                    "--engine-log {} is a .psq file in the --psq folder, where the games go: give the log another name",
+                    "{flag} {} is a .psq file in the --psq folder, where the games go: give it another name",
                     path.display()
                 ))
                 .into());
             }
+        }
+        if let Some(path) = &args.engine_log {
             super::check_writable(path)?;
         }
         let match_time = args.match_time.map(Duration::from_millis);
@@ -558,7 +554,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
     let stop = Arc::new(AtomicBool::new(false));
     let reporting = Arc::new(AtomicBool::new(false));
     let stopped = stop_on_signal(&stop, engines, &reporting)?;
-    let signal = match config {
+    let (signal, hopeless): (Option<Signal>, Vec<String>) = match config {
         Config::Match {
             config,
             grade,
@@ -613,7 +609,20 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             // After the results, which a failed record does not cost.
             kept?;
             logged?;
-            signal
+            let hopeless = results
+                .sides_never_moving()
+                .into_iter()
+                .map(|side| {
+                    let name = if side == Player::X {
+                        &config.x
+                    } else {
+                        &config.o
+                    }
+                    .name();
+                    forfeited_all(name, results.games, &results.forfeits)
+                })
+                .collect();
+            (signal, hopeless)
         }
         Config::RoundRobin {
             config,
@@ -666,9 +675,49 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             printed?;
             kept?;
             logged?;
-            signal
+            let hopeless = results
+                .players_never_moving(&config)
+                .into_iter()
+                .map(|i| {
+                    let games = results
+                        .standings
+                        .iter()
+                        .find(|s| s.player == i)
+                        .map_or(0, |s| s.games);
+                    forfeited_all(config.players[i].name(), games, &results.forfeits)
+                })
+                .collect();
+            (signal, hopeless)
         }
     };
     // Stopped by a signal: its exit code, after the results so far.
-    Ok(signal.map_or(exit::SUCCESS, Signal::exit_code))
+    if let Some(signal) = signal {
+        return Ok(signal.exit_code());
+    }
+    for said in &hopeless {
+        eprintln!("oxo: {said}");
+    }
+    Ok(if hopeless.is_empty() {
+        exit::SUCCESS
+    } else {
+        exit::ENGINE_FORFEITED_ALL
+    })
+}
+
+/// What to say of an engine, `name`, that never moved and lost all its
+/// `games` for it: how many, and the first reason.
+fn forfeited_all(name: &str, games: u64, forfeits: &[arena::Forfeit]) -> String {
+    let why = forfeits
+        .iter()
+        .find(|f| f.player == name)
+        .map_or(String::new(), |f| format!(" (the first: {})", f.reason));
+    let games = if games == 1 {
+        "its one game".to_owned()
+    } else {
+        format!("all {games} of its games")
+    };
+    format!(
+        "{name} made no move and lost {games} for it{why}: check that the engine runs \
+         (--engine-log FILE shows what it said); the results measure nothing of it"
+    )
 }

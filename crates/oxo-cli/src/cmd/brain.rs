@@ -22,12 +22,41 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
         ))
         .into());
     }
+    // Only a search that stops at its deadline can think on the
+    // opponent's time.
+    if args.ponder && !matches!(kind, StrategyKind::AlphaBeta | StrategyKind::Learned) {
+        return Err(BadInput(format!(
+            "--ponder is for --strategy alphabeta or learned, which search until a deadline; {} \
+             answers at once",
+            kind.name()
+        ))
+        .into());
+    }
     let catalog = super::catalog(args.model.as_slice(), None)?;
+    // A brain plays five in a row (Gomocup's rules): a model for another k
+    // could never play, and would answer every START with an ERROR.
+    if let Some(model) = catalog.models().find(|m| m.rules().k() != 5)
+        && let Some(path) = &args.model
+    {
+        return Err(BadInput(format!(
+            "{}: model trained for k={}, but a Gomocup brain plays five in a row: train one with \
+             --k 5 on the tournament's board",
+            path.display(),
+            model.rules().k()
+        ))
+        .into());
+    }
     // The board is known only at START: there a model given for another
     // board is refused (ERROR), as play and arena refuse it, instead of
     // the built-in model playing in its place.
     let path = args.model.clone();
     let seed = super::seed_or_clock(args.seed);
+    // A seed taken from the clock is said (on stderr: the protocol is
+    // stdout's), so that a game can be played again.
+    if args.seed.is_none() {
+        let line = format!("{}\n", super::seed_note("oxo brain", seed));
+        let _ = io::stderr().lock().write_all(line.as_bytes());
+    }
     let build = move |rules| {
         if let (Some(path), Err(wrong)) = (&path, catalog.given_fits(rules)) {
             // Boards as the protocol and the brain's other answers name
@@ -59,7 +88,7 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
         // side by side) never interleave their lines.
         let line = format!(
             "oxo brain: pondered on {} of the opponent's moves, guessed {} of them\n",
-            pondered.started, pondered.hits
+            pondered.met, pondered.hits
         );
         // A closed stderr is no reason to fail a finished session.
         let _ = io::stderr().lock().write_all(line.as_bytes());

@@ -245,10 +245,11 @@ fn local_run(
     };
     let p = plan.progress();
     note!(
-        "oxo: proving {} position {game}: {}, {} MiB of tables each; {} done, {} open; checkpoint {}",
+        "oxo: proving {} position {game}: {}, {} MiB of tables{}; {} done, {} open; checkpoint {}",
         game.rules(),
         count(threads as u64, "thread"),
         config.table_bytes() >> 20,
+        if threads > 1 { " each" } else { "" },
         count(p.done, "job"),
         p.open,
         path.display()
@@ -437,10 +438,11 @@ fn write_certificate(plan: &Plan, path: &Path, threads: usize, memory: u64) -> a
         .with_context(|| format!("cannot make a scratch file beside {}", path.display()))?;
     let mut out = std::io::BufWriter::new(&mut file);
     note!(
-        "oxo: writing the certificate to {}: {}, {} MiB of table and at most {cap} nodes a job each",
+        "oxo: writing the certificate to {}: {}, {} MiB of table and at most {cap} nodes a job{}",
         path.display(),
         oxo_cli::render::count(threads as u64, "thread"),
-        table_bytes >> 20
+        table_bytes >> 20,
+        if threads > 1 { " each" } else { "" }
     );
     let started = Instant::now();
     let mut last = Instant::now();

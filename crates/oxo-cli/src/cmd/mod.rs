@@ -80,6 +80,26 @@ fn check_writable(path: &Path) -> anyhow::Result<()> {
     Ok(OutputFile::create(path).map(drop)?)
 }
 
+/// The output files given (flag and path, the `None`s left out), refused
+/// when two name the same file: one would overwrite the other.
+fn distinct_outputs<'a>(
+    outputs: &[(&'a str, Option<&'a Path>)],
+) -> Result<Vec<(&'a str, &'a Path)>, BadInput> {
+    let given: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|&(flag, path)| Some((flag, path?)))
+        .collect();
+    for (i, &(flag, path)) in given.iter().enumerate() {
+        if let Some((earlier, _)) = given[..i].iter().find(|(_, other)| same_file(other, path)) {
+            return Err(BadInput(format!(
+                "{earlier} and {flag} name the same file, {}: one would overwrite the other",
+                path.display()
+            )));
+        }
+    }
+    Ok(given)
+}
+
 /// Whether `a` and `b` name the same file: the same file once links are
 /// followed when both exist, else the same absolute path.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -109,6 +129,13 @@ fn seed_or_clock(seed: Option<u64>) -> u64 {
             .map_or(0, |d| d.as_nanos());
         (nanos % (1 << 53)) as u64
     })
+}
+
+/// What `prefix` says of a seed taken from the clock.
+fn seed_note(prefix: &str, seed: u64) -> String {
+    format!(
+        "{prefix}: the computer plays with seed {seed} (--seed {seed} makes the same choices again)"
+    )
 }
 
 /// Worker threads: `--threads`, or one per core.

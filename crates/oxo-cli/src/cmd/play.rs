@@ -110,12 +110,12 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
     {
         let exit = full_screen(&config, strategies);
         if let Some(seed) = said_seed {
-            note!("{}", seed_note(seed));
+            note!("{}", super::seed_note("oxo", seed));
         }
         return exit;
     }
     if let Some(seed) = said_seed {
-        note!("{}", seed_note(seed));
+        note!("{}", super::seed_note("oxo", seed));
     }
     let mut seats = strategies.map(|strategy| -> Box<dyn play::Seat> {
         match strategy {
@@ -133,11 +133,6 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         play::End::Finished(_) | play::End::Quit(_) => {}
     }
     Ok(exit::SUCCESS)
-}
-
-/// What is said of a seed taken from the clock.
-fn seed_note(seed: u64) -> String {
-    format!("oxo: the computer plays with seed {seed} (--seed {seed} makes the same choices again)")
 }
 
 /// The full-screen game, until the person quits; the score is printed

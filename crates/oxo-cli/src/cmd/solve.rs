@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use oxo_ai::StrongSolution;
 use oxo_ai::exact::{Analyst, Searching, ValuesError};
+use oxo_ai::solver::SolveError;
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
 use oxo_core::{Game, Rules};
@@ -130,7 +131,19 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
     };
     let make_analyst = |rules: Rules| -> anyhow::Result<Analyst> {
         let mut analyst = Analyst::new(rules, config.table_bytes, config.budget, config.value_only)
-            .map_err(BadInput::from_error)?;
+            .map_err(|e| {
+                // The full analysis needs the solver's boards; the value
+                // alone reaches further.
+                if matches!(e, ValuesError::Solve(SolveError::TooLarge { .. }))
+                    && !config.value_only
+                {
+                    BadInput::from_error(format_args!(
+                        "{e}; --value gives the value alone on boards of up to 128 cells"
+                    ))
+                } else {
+                    BadInput::from_error(e)
+                }
+            })?;
         let status = super::StatusLine::new();
         analyst.on_progress(move |searching| match searching {
             Searching::Solving(p) => {

@@ -111,26 +111,12 @@ impl Config {
 
 pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
-    let outputs = [
-        ("--out", Some(&config.out)),
-        ("--curve", config.curve.as_ref()),
-        ("--plot", config.plot.as_ref()),
-    ];
-    let outputs: Vec<(&str, &PathBuf)> = outputs
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path?)))
-        .collect();
-    for (i, &(flag, path)) in outputs.iter().enumerate() {
-        if let Some((earlier, _)) = outputs[..i]
-            .iter()
-            .find(|(_, other)| super::same_file(other, path))
-        {
-            return Err(BadInput(format!(
-                "{earlier} and {flag} name the same file, {}: one would overwrite the other",
-                path.display()
-            ))
-            .into());
-        }
+    let outputs = super::distinct_outputs(&[
+        ("--out", Some(config.out.as_path())),
+        ("--curve", config.curve.as_deref()),
+        ("--plot", config.plot.as_deref()),
+    ])?;
+    for (_, path) in &outputs {
         super::check_writable(path)?;
     }
     let status = super::StatusLine::new();
@@ -293,6 +279,9 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
             config.eval_games,
             match points.last().and_then(|p| p.graded) {
                 Some(graded) => format!(", over {} positions", graded.graded),
+                None if config.grade_positions == 0 => {
+                    ", not graded here (--grade-positions 0)".to_owned()
+                }
                 None => ", graded on boards of up to 25 cells".to_owned(),
             }
         )?;

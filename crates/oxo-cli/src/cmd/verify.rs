@@ -10,15 +10,25 @@ use crate::args::VerifyArgs;
 /// Check the certificate; print `valid: …` (exit 0) or why it is refused
 /// (exit 1).
 pub(super) fn run(args: &VerifyArgs) -> u8 {
-    let path = args.file.display();
-    let file = match std::fs::File::open(&args.file) {
-        Ok(file) => file,
-        Err(err) => {
-            note!("oxo: cannot read {path}: {err}");
-            return exit::IO_ERROR;
+    // `-` is standard input, as for the other commands that read files.
+    let stdin = args.file.as_os_str() == "-";
+    let path = if stdin {
+        "standard input".to_owned()
+    } else {
+        args.file.display().to_string()
+    };
+    let read = if stdin {
+        read(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(&args.file) {
+            Ok(file) => read(BufReader::new(file)),
+            Err(err) => {
+                note!("oxo: cannot read {path}: {err}");
+                return exit::IO_ERROR;
+            }
         }
     };
-    let certificate = match read(BufReader::new(file)) {
+    let certificate = match read {
         Ok(certificate) => certificate,
         Err(err) => {
             note!("oxo: cannot read {path}: {err}");

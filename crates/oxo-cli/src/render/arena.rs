@@ -106,11 +106,11 @@ pub fn table(
     ));
     for (name, side) in [(x_name, &results.x), (o_name, &results.o)] {
         out.push_str(&format!(
-            "  {:<w$} {:>8} {:>6.1}%   {:>9.1} µs\n",
+            "  {:<w$} {:>8} {:>6.1}%   {:>12}\n",
             name,
             side.wins,
             pct(side.wins),
-            side.micros_per_move()
+            per_move(side.micros_per_move())
         ));
     }
     out.push_str(&format!(
@@ -452,8 +452,28 @@ pub(crate) const fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// A time a move, `micros` microseconds, in the unit that reads best:
+/// µs under a millisecond, ms under a second, else s.
+fn per_move(micros: f64) -> String {
+    if micros < 1_000.0 {
+        format!("{micros:.1} µs")
+    } else if micros < 1_000_000.0 {
+        format!("{:.1} ms", micros / 1_000.0)
+    } else {
+        format!("{:.2} s", micros / 1_000_000.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_moves_time_reads_in_its_unit() {
+        assert_eq!(super::per_move(0.1), "0.1 µs");
+        assert_eq!(super::per_move(999.94), "999.9 µs");
+        assert_eq!(super::per_move(79_264.6), "79.3 ms");
+        assert_eq!(super::per_move(1_500_000.0), "1.50 s");
+    }
+
     use std::sync::atomic::AtomicBool;
 
     use super::*;

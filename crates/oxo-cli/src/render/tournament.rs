@@ -47,11 +47,19 @@ pub fn table(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "round robin on {} (seed {}): {} players, {} a pair, each player X (moving first) in half{}{}{}",
+        "round robin on {} (seed {}): {} players, {} a pair, {}{}{}{}",
         config.rules,
         config.seed,
         config.players.len(),
         super::count(config.games, "game"),
+        // The pair's first-named player is X in its even-numbered games.
+        if config.games.is_multiple_of(2) {
+            "each player X (moving first) in half"
+        } else if config.games == 1 {
+            "the first-named of each pair X (moving first)"
+        } else {
+            "each player X (moving first) in about half"
+        },
         super::arena::opening_clause(&config.opening),
         EngineClock::clause(clock),
         if config.threads > 1 {

@@ -260,7 +260,8 @@ fn an_engines_forfeit_is_recorded_with_its_reason() {
             "psq",
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The engine never moved: the report, then exit 5.
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let forfeits = report["forfeits"].as_array().unwrap();
     assert_eq!(forfeits.len(), 2, "{report}");
@@ -668,7 +669,19 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
             "e.jsonl",
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The results are printed, and the exit code says the engine never
+    // played.
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("O brain:./pbrain-err"),
+        "{out:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "oxo: brain:./pbrain-err made no move and lost all 2 of its games for it (the first: "
+        ),
+        "{out:?}"
+    );
     let games = records(&dir.path().join("e.jsonl"));
     assert_eq!(games.len(), 2);
     for record in &games {
@@ -681,6 +694,35 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
     }
     // Game 0 had X to move: the loser was not the side to move.
     assert_eq!(games[0]["first"], "X");
+    // The same in a round robin: the table, then exit 5 for that engine
+    // alone.
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random,brain:pbrain-err",
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--k",
+            "5",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains("made no move"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("brain:./pbrain-err made no move and lost all 4 of its games"),
+        "{stderr}"
+    );
 }
 
 /// One kind of record failing (a full disk) stops that kind only: the
@@ -789,6 +831,12 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
             2,
             "--psq: a .psq file describes five in a row",
         ),
+        // Two outputs on one file, or a record where a game's .psq goes.
+        (
+            &["--records", "psq/0001.psq", "--psq", "psq"],
+            2,
+            "--records psq/0001.psq is a .psq file in the --psq folder",
+        ),
     ] {
         let mut all = vec!["--x", "rules", "--o", "random", "--games", "2"];
         if !args.contains(&"--k") {
@@ -819,6 +867,27 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
         std::fs::read_to_string(dir.path().join("old/0003.psq")).unwrap(),
         "earlier"
     );
+    // Two outputs of a round robin on one file: refused before any game.
+    let out = arena(
+        dir.path(),
+        &[
+            "--players",
+            "rules,random",
+            "--games",
+            "2",
+            "--records",
+            "same.x",
+            "--plot",
+            "./same.x",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--records and --plot name the same file"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("same.x").exists());
     // The same for a round robin.
     let out = arena(
         dir.path(),
@@ -868,7 +937,8 @@ fn the_engine_log_holds_each_games_dialogue() {
         "engines.log",
     ];
     let out = arena(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The engine never moved (exit 5); the log says what it said.
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
     let log = std::fs::read_to_string(dir.path().join("engines.log")).unwrap();
     // Without the times; stderr is read on a thread of its own, so its
     // lines are checked apart from the order of the others.

@@ -68,19 +68,27 @@ fn paced_engine(dir: &Path, name: &str, shell_args: &str, told_ms: u32) -> Strin
 
 /// `oxo arena ARGS --json`, which must succeed.
 fn arena(args: &[&str]) -> Value {
+    let (report, code) = arena_coded(args);
+    assert_eq!(code, Some(0), "{report}");
+    report
+}
+
+/// `oxo arena ARGS --json`: its report and exit code.
+fn arena_coded(args: &[&str]) -> (Value, Option<i32>) {
     let out = Command::new(OXO)
         .arg("arena")
         .args(args)
         .arg("--json")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (report, out.status.code())
 }
 
 /// A player that cannot take the board says why, with this command
@@ -102,13 +110,42 @@ fn a_board_without_a_model_is_refused_with_the_hint() {
 #[test]
 fn a_model_for_another_board_or_strategy_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("m3.oxo");
+    let model3 = dir.path().join("m3.oxo");
+    let model3 = model3.to_str().unwrap();
+    let model = dir.path().join("m9.oxo");
     let model = model.to_str().unwrap();
+    for (out, board) in [
+        (model3, ["--size", "3", "--k", "3"]),
+        (model, ["--size", "9", "--k", "5"]),
+    ] {
+        let out = Command::new(OXO)
+            .args(["train", "--episodes", "50", "--seed", "1", "--out", out])
+            .args(board)
+            .args([
+                "--checkpoints",
+                "1",
+                "--eval-games",
+                "1",
+                "--grade-positions",
+                "0",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    // A model for another k could never play five in a row: refused at
+    // once.
     let out = Command::new(OXO)
-        .args(["train", "--episodes", "50", "--seed", "1", "--out", model])
+        .args(["brain", "--strategy", "learned", "--model", model3])
+        .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("model trained for k=3, but a Gomocup brain plays five in a row"),
+        "{out:?}"
+    );
     // 15x15 has a built-in model, which used to play instead.
     let out = brain(
         &["--strategy", "learned", "--model", model],
@@ -116,7 +153,7 @@ fn a_model_for_another_board_or_strategy_is_refused() {
     );
     assert_eq!(
         out.trim_end(),
-        format!("ERROR {model}: model trained for 3x3 k=3, not 15x15 k=5 (width x height)")
+        format!("ERROR {model}: model trained for 9x9 k=5, not 15x15 k=5 (width x height)")
     );
     // A board not square is named as the protocol names it, width first,
     // as the brain's other answers do.
@@ -126,7 +163,7 @@ fn a_model_for_another_board_or_strategy_is_refused() {
     );
     assert_eq!(
         out.trim_end(),
-        format!("ERROR {model}: model trained for 3x3 k=3, not 20x10 k=5 (width x height)")
+        format!("ERROR {model}: model trained for 9x9 k=5, not 20x10 k=5 (width x height)")
     );
     let out = Command::new(OXO)
         .args(["brain", "--strategy", "rules", "--model", model])
@@ -171,6 +208,17 @@ fn bad_arguments_are_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("best"));
+    // Pondering needs a search that stops at a deadline.
+    let out = Command::new(OXO)
+        .args(["brain", "--strategy", "rules", "--ponder"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--ponder is for --strategy alphabeta"),
+        "{out:?}"
+    );
     // perfect plays the boards it can (up to 6 a side) and says so for
     // the others.
     let out = brain(&["--strategy", "perfect"], "START 15\nSTART 5\nBEGIN\n");
@@ -339,7 +387,7 @@ fn engines_that_misbehave_lose_with_the_reason() {
         };
         // The engine as O: X (rules) opens at the centre, which the bad
         // engines' 0,0 does not take on the first move but does later.
-        let report = arena(&[
+        let (report, code) = arena_coded(&[
             "--x",
             "rules",
             "--o",
@@ -358,6 +406,10 @@ fn engines_that_misbehave_lose_with_the_reason() {
             "1",
         ]);
         assert_eq!(report["x_wins"], 2, "{engine}: {report}");
+        // Exit 5 for an engine that never moved; the one that took 0,0
+        // moved once.
+        let moved = path.ends_with("taken");
+        assert_eq!(code, Some(if moved { 0 } else { 5 }), "{engine}: {report}");
         let forfeits = report["forfeits"].as_array().unwrap();
         assert_eq!(forfeits.len(), 2, "{report}");
         for forfeit in forfeits {
@@ -500,7 +552,7 @@ fn a_closed_output_ends_the_brain_quietly() {
         "{help:?}"
     );
     let mut child = Command::new(OXO)
-        .args(["brain", "--strategy", "rules"])
+        .args(["brain", "--strategy", "rules", "--seed", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

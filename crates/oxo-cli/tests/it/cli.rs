@@ -294,6 +294,39 @@ fn solve_value_prints_the_value_alone() {
 }
 
 #[test]
+fn a_byte_order_mark_before_the_first_position_is_skipped() {
+    let out = oxo(&["solve", "-", "--value"], "\u{feff}X../.../...\n");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("O to move: draw"), "{}", stdout(&out));
+    // Only there: further on it is no part of a position.
+    let out = oxo(
+        &["solve", "-", "--value"],
+        "X../.../...\n\u{feff}X../.../...\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn verify_reads_a_certificate_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = dir.path().join("c.proof");
+    let cert = cert.to_str().unwrap();
+    let made = oxo(&["solve", "X.O/.X./..O", "--value", "--proof", cert], "");
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let text = std::fs::read_to_string(cert).unwrap();
+    let out = oxo(&["verify", "-"], &text);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("valid: "), "{}", stdout(&out));
+    let out = oxo(&["verify", "-"], &text[..text.len() / 2]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("oxo: standard input: refused: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn solve_reads_many_positions_from_stdin() {
     let input = "X../.../...\n\n.O./.X./...\nXXX/OOO/...\n...../...../...../...../.....\n";
     let out = oxo(&["solve", "-", "--json"], input);
@@ -330,7 +363,18 @@ fn solve_refuses_what_it_cannot_do() {
     let out = oxo(&["solve", "--size", "8", "--k", "5"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("too large to solve"),
+        stderr(&out).contains(
+            "too large to solve: rows x (cols + 1) must be at most 64 (7x7 fits); --value gives \
+             the value alone on boards of up to 128 cells"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // A job table's address that is no PostgreSQL URL is bad usage.
+    let out = oxo(&["solve", "--worker", "--db", "notaurl"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a PostgreSQL connection string"),
         "{}",
         stderr(&out)
     );
