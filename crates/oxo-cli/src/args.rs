@@ -79,7 +79,7 @@ pub(crate) struct BoardArgs {
     /// Board size: N for N×N, or ROWSxCOLS (at most 1024 a side).
     #[arg(long, value_name = "N|RxC", default_value = "3")]
     pub size: BoardSize,
-    /// Marks in a row needed to win [default: the shorter side].
+    /// Marks in a row needed to win [default: the shorter side, at most 5].
     #[arg(long, value_name = "K")]
     pub k: Option<u32>,
 }
@@ -239,7 +239,7 @@ pub(crate) struct SolveArgs {
         conflicts_with = "position"
     )]
     pub size: BoardSize,
-    /// Marks in a row needed to win [default: the shorter side].
+    /// Marks in a row needed to win [default: the shorter side, at most 5].
     #[arg(long, value_name = "K")]
     pub k: Option<u32>,
     /// Print one JSON object per position instead of a table.

@@ -414,7 +414,8 @@ pub enum BadPosition {
     },
 }
 
-/// A position in notation, with k from `k` or the board's shorter side.
+/// A position in notation, with k from `k` or the board's default
+/// ([`oxo_core::BoardSize::default_k`]: its shorter side, at most 5).
 ///
 /// # Errors
 /// The text is not a position, or not one a game can reach.

@@ -149,15 +149,24 @@ impl FromStr for BoardSize {
 
 impl BoardSize {
     /// The k a board is played with when none is given: its shorter side,
-    /// so `3x3` gives tic-tac-toe and `4x4` k=4.
+    /// up to five ([`BoardSize::MAX_DEFAULT_K`]), so `3x3` gives tic-tac-toe,
+    /// `4x4` k=4, and every larger board five in a row, as gomoku does.
     #[must_use]
     pub const fn default_k(self) -> u32 {
-        if self.rows < self.cols {
+        let shorter = if self.rows < self.cols {
             self.rows
         } else {
             self.cols
+        };
+        if shorter < Self::MAX_DEFAULT_K {
+            shorter
+        } else {
+            Self::MAX_DEFAULT_K
         }
     }
+
+    /// The longest default k: five in a row.
+    pub const MAX_DEFAULT_K: u32 = 5;
 }
 
 impl fmt::Display for BoardSize {
@@ -245,8 +254,9 @@ impl Rules {
         self.exact
     }
 
-    /// Rules for a board of `size`, with `k` defaulting to the shorter side
-    /// (so `3x3` gives tic-tac-toe and `4x4` gives k=4).
+    /// Rules for a board of `size`, with `k` defaulting to
+    /// [`BoardSize::default_k`] (so `3x3` gives tic-tac-toe, `4x4` k=4 and
+    /// `15x15` k=5).
     ///
     /// # Errors
     /// As [`Rules::new`].

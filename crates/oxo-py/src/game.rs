@@ -73,7 +73,7 @@ fn saturated(value: &Int) -> i64 {
     })
 }
 
-/// The rules for `rows`×`cols` with `k` in a row (the shorter side when not
+/// The rules for `rows`×`cols` with `k` in a row (the shorter side, at most 5, when not
 /// given), or `oxo.RulesError` naming what is wrong.
 pub(crate) fn rules(rows: &Int, cols: &Int, k: Option<&Int>) -> PyResult<Rules> {
     let side = |value: &Int, name: &str| {
@@ -234,7 +234,7 @@ type Reduced<'py> = (Bound<'py, PyAny>, (u32, u32, u32), (String, Vec<usize>));
 #[pymethods]
 impl PyGame {
     /// An empty `rows`×`cols` board, X to move, `k` in a row to win (by
-    /// default the shorter side: 3×3 is tic-tac-toe).
+    /// default the shorter side, at most 5: 3×3 is tic-tac-toe, 15×15 gomoku).
     #[new]
     // The defaults are `Int`s; the signature Python shows names them plainly.
     #[pyo3(
@@ -249,7 +249,7 @@ impl PyGame {
     /// The game at `position`, in oxo's notation: rows top to bottom
     /// joined by `/`, cells `X`, `O` or `.` (`"X.O/.X./..O"`). The player
     /// to move follows from the mark counts (X moves first). `k` defaults
-    /// to the board's shorter side.
+    /// to the board's shorter side, at most 5.
     #[staticmethod]
     #[pyo3(signature = (position, k = None))]
     pub(crate) fn from_notation(position: &str, k: Option<Int>) -> PyResult<PyGame> {

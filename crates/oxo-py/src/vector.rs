@@ -223,7 +223,7 @@ fn random_empty(game: &Game, rng: &mut SeededRng) -> usize {
 #[pymethods]
 impl PyVectorGame {
     /// `n` empty `rows`×`cols` boards, X to move on each, `k` in a row to
-    /// win (by default the shorter side). `seed` fixes `random_actions`.
+    /// win (by default the shorter side, at most 5). `seed` fixes `random_actions`.
     #[new]
     #[pyo3(
         signature = (n, rows = Int::Fits(3), cols = Int::Fits(3), k = None, seed = Int::Fits(0)),

@@ -23,7 +23,8 @@ def test_a_new_game_is_empty_with_x_to_move():
     assert game.notation == ".../.../..."
     assert game.legal_moves() == list(range(9))
     assert game.winner is None and game.outcome is None and not game.is_over
-    assert oxo.Game(7, 9).k == 7  # k defaults to the shorter side
+    assert oxo.Game(4, 9).k == 4  # k defaults to the shorter side...
+    assert oxo.Game(7, 9).k == 5  # ...up to five in a row
 
 
 def test_play_accepts_actions_and_pairs_and_finds_the_win():
@@ -74,7 +75,7 @@ def test_bad_boards_raise_rules_errors():
             oxo.Game(*args)
     for text, message in [
         ("XXX/OOO/...", "both X and O have 3 in a row"),
-        ("XX/O", "row 2 has 1 cells but row 1 has 2"),
+        ("XX/O", "row 2 has 1 cell but row 1 has 2"),
         ("X?./.../...", "unexpected '\\?'"),
         ("OO./.../...", "X has 0 marks and O has 2"),
         ("", "empty position"),

@@ -21,7 +21,7 @@ enum Job {
     /// Every position reachable on this board, optionally saved.
     All { rules: Rules, save: Option<PathBuf> },
     /// One position per line of standard input; k from `--k` or each
-    /// board's shorter side.
+    /// board's default (its shorter side, at most 5).
     Batch { k: Option<u32> },
     /// One position.
     One(Game),

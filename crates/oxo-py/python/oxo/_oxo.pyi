@@ -46,7 +46,7 @@ class Game:
     refused move raises ``IllegalMoveError`` and changes nothing."""
 
     def __init__(self, rows: int = 3, cols: int = 3, k: Optional[int] = None) -> None:
-        """An empty board, X to move; ``k`` defaults to the shorter side."""
+        """An empty board, X to move; ``k`` defaults to the shorter side, at most 5."""
     @staticmethod
     def from_notation(position: str, k: Optional[int] = None) -> Game:
         """The game at ``position`` in oxo's notation (``"X.O/.X./..O"``)."""

@@ -17,10 +17,6 @@ pub const INCREMENT_SECONDS: RangeInclusive<u32> = 0..=60;
 /// ...or, for correspondence, one day to two weeks a move.
 pub const DAYS: RangeInclusive<u32> = 1..=14;
 
-/// The longest k the server picks by itself: five in a row on the big
-/// boards (gomoku), the board's side on small ones.
-const DEFAULT_MAX_K: u32 = 5;
-
 /// A time control as a creator asks for it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClockAsk {
@@ -102,7 +98,7 @@ pub fn server_rules(size: BoardSize, k: Option<u32>) -> Result<Rules, SetupError
     if size.rows.max(size.cols) > SERVER_MAX_SIDE {
         return Err(SetupError::TooLarge { size });
     }
-    let k = k.unwrap_or_else(|| size.default_k().min(DEFAULT_MAX_K));
+    let k = k.unwrap_or(size.default_k());
     Rules::new(size.rows, size.cols, k).map_err(SetupError::Rules)
 }
 
