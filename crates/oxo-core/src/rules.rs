@@ -456,6 +456,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_k_is_the_shorter_side_up_to_five() {
+        for ((rows, cols), k) in [
+            ((3, 3), 3),
+            ((4, 4), 4),
+            ((4, 9), 4),
+            ((9, 4), 4),
+            ((5, 5), 5),
+            ((7, 9), 5),
+            ((15, 15), 5),
+            ((1, 20), 1),
+        ] {
+            assert_eq!(BoardSize { rows, cols }.default_k(), k, "{rows}x{cols}");
+        }
+    }
+
+    #[test]
     fn an_goes_before_the_numbers_read_with_a_vowel() {
         for n in [
             8, 11, 18, 80, 86, 89, 800, 899, 8000, 11_000, 18_500, 86_000, 8_000_000,
