@@ -128,6 +128,7 @@ impl Config {
         }
         // Two outputs on one file would write over each other, and a .psq
         // file in the --psq folder is where a game goes.
+        super::svg_path(args.plot.as_deref())?;
         let outputs = super::distinct_outputs(&[
             ("--records", args.records.as_deref()),
             ("--plot", args.plot.as_deref()),

@@ -100,6 +100,19 @@ fn distinct_outputs<'a>(
     Ok(given)
 }
 
+/// `--plot FILE` as given, refused when its name says another format than
+/// the SVG it gets (`curve.png`); a name without an extension
+/// (`/dev/stdout`) is taken as it is.
+fn svg_path(plot: Option<&Path>) -> Result<(), BadInput> {
+    match plot.and_then(|path| Some((path, path.extension()?))) {
+        Some((path, ext)) if !ext.eq_ignore_ascii_case("svg") => Err(BadInput(format!(
+            "--plot draws an SVG picture, but {} is named for another format: name it .svg",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `a` and `b` name the same file: the same file once links are
 /// followed when both exist, else the same absolute path.
 fn same_file(a: &Path, b: &Path) -> bool {

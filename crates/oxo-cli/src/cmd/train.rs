@@ -111,6 +111,7 @@ impl Config {
 
 pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
     let config = Config::new(args)?;
+    super::svg_path(config.plot.as_deref())?;
     let outputs = super::distinct_outputs(&[
         ("--out", Some(config.out.as_path())),
         ("--curve", config.curve.as_deref()),

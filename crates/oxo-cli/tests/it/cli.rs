@@ -581,7 +581,8 @@ fn usage_mistakes_are_refused_with_the_reason() {
     std::fs::write(path("text.tbl"), "not a table\n").unwrap();
     let (short, text, same) = (path("short.tbl"), path("text.tbl"), path("same"));
     let db = "postgres://nobody@127.0.0.1:1/none";
-    let cases: [(&[&str], Option<&str>, &str); 24] = [
+    let png = path("curve.png");
+    let cases: [(&[&str], Option<&str>, &str); 26] = [
         (
             &["serve", "--addr", "127.0.0.1:0", "--db", ""],
             None,
@@ -596,6 +597,16 @@ fn usage_mistakes_are_refused_with_the_reason() {
             &["train", "--out", &same, "--plot", &same],
             None,
             "--out and --plot name the same file",
+        ),
+        (
+            &["train", "--out", &same, "--plot", &png],
+            None,
+            "--plot draws an SVG picture, but",
+        ),
+        (
+            &["arena", "--players", "rules,random", "--plot", &png],
+            None,
+            "--plot draws an SVG picture, but",
         ),
         (
             &["solve", "X.O/.X./..O", "--save", &same],
