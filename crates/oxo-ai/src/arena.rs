@@ -366,14 +366,15 @@ impl Results {
         (self.x.moves + self.o.moves) as f64 / played as f64
     }
 
-    /// The sides whose player never made a move and lost every game of
-    /// the match for it (an engine that would not start or never gave a
-    /// legal move: the match measured nothing of it), X first.
+    /// The sides whose player never made a move and lost a game for it (an
+    /// engine that would not start or never gave a legal move: the match
+    /// measured nothing of it, even where it won on the other side's
+    /// forfeits), X first.
     #[must_use]
     pub fn sides_never_moving(&self) -> Vec<Player> {
         [(Player::X, &self.x), (Player::O, &self.o)]
             .into_iter()
-            .filter(|(_, side)| self.games > 0 && side.moves == 0 && side.forfeits == self.games)
+            .filter(|(_, side)| side.moves == 0 && side.forfeits > 0)
             .map(|(side, _)| side)
             .collect()
     }

@@ -148,3 +148,55 @@ impl<E: Slot> Buckets<E> {
 fn used<E: Slot>(bucket: &[E]) -> usize {
     usize::from(bucket[0].is_used()) + usize::from(bucket[1].is_used())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry that is its own key and hash (0: empty).
+    impl Slot for u64 {
+        fn is_used(&self) -> bool {
+            *self != 0
+        }
+
+        fn home(&self, mask: usize) -> usize {
+            // Mixed, so that neighbouring keys spread over the buckets.
+            (self.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as usize & mask & !1
+        }
+    }
+
+    fn put(buckets: &mut Buckets<u64>, key: u64) {
+        let i = key.home(buckets.mask());
+        buckets.store(i, |bucket| {
+            let slot = bucket.iter().position(|e| !e.is_used()).unwrap_or(1);
+            bucket[slot] = key;
+        });
+    }
+
+    fn find(buckets: &Buckets<u64>, key: u64) -> bool {
+        buckets.bucket(key.home(buckets.mask())).contains(&key)
+    }
+
+    #[test]
+    fn the_count_holds_and_entries_move_with_each_doubling() {
+        let mut buckets = Buckets::<u64>::with_bytes(1 << 16, 4).unwrap();
+        assert_eq!((buckets.len(), buckets.in_use()), (8192, 4));
+        for key in 1..=2000 {
+            put(&mut buckets, key);
+            // The count is what the buckets hold, through every doubling.
+            let held = (0..buckets.in_use())
+                .step_by(2)
+                .map(|i| used(buckets.bucket(i)))
+                .sum::<usize>();
+            assert_eq!(buckets.stored(), held, "after {key}");
+        }
+        // Half full at most, each doubling moved what it held: most keys
+        // are found where their hash says (a full bucket drops some).
+        assert!(buckets.in_use() >= 4000);
+        let found = (1..=2000).filter(|&key| find(&buckets, key)).count();
+        assert!(found > 1500, "{found}");
+        buckets.clear();
+        assert_eq!((buckets.stored(), buckets.in_use()), (0, 4));
+        assert!(!(1..=2000).any(|key| find(&buckets, key)));
+    }
+}

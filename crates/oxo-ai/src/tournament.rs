@@ -137,20 +137,19 @@ pub struct Results {
 
 impl Results {
     /// The players (indices into [`Config::players`]) that never made a
-    /// move and lost every game they played for it (an engine that would
-    /// not start or never gave a legal move: the round robin measured
-    /// nothing of it).
+    /// move and lost a game for it (an engine that would not start or never
+    /// gave a legal move: the round robin measured nothing of it, even where
+    /// it won on another's forfeits), with the games each played.
     #[must_use]
-    pub fn players_never_moving(&self, config: &Config) -> Vec<usize> {
-        let mut players: Vec<usize> = self
+    pub fn players_never_moving(&self, config: &Config) -> Vec<(usize, u64)> {
+        let mut players: Vec<(usize, u64)> = self
             .standings
             .iter()
             .filter(|standing| {
                 let name = config.players[standing.player].name();
-                let lost = self.forfeits.iter().filter(|f| f.player == name).count();
-                standing.games > 0 && standing.moves == 0 && lost as u64 == standing.games
+                standing.moves == 0 && self.forfeits.iter().any(|f| f.player == name)
             })
-            .map(|standing| standing.player)
+            .map(|standing| (standing.player, standing.games))
             .collect();
         players.sort_unstable();
         players

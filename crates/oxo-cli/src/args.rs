@@ -490,8 +490,8 @@ Exit codes:
   0  success (also when the reader closes the output pipe early)
   1  a file could not be read or written
   2  bad usage or malformed input
-  5  an engine (brain:PATH) made no move, losing every game it played (it would not start,
-     or never gave a legal move); the results are printed all the same
+  5  an engine (brain:PATH) made no move in any game it played (it would not start, or
+     never gave a legal move); the results are printed all the same
   130, 143  stopped by Ctrl-C or SIGTERM: every engine was ended, and the games finished
             were reported, marked partial (another signal a second later or more stops at
             once, with no results)";

@@ -14,7 +14,7 @@ pub const BAD_INPUT: u8 = 2;
 pub const STOPPED: u8 = 3;
 /// `oxo solve --budget N`: the search needed more than N positions.
 pub const OVER_BUDGET: u8 = 4;
-/// `oxo arena`: an engine (`brain:PATH`) never made a move, losing every
-/// game it played for it (it would not start, or never gave a legal
-/// move); the results are printed all the same.
-pub const ENGINE_FORFEITED_ALL: u8 = 5;
+/// `oxo arena`: an engine (`brain:PATH`) made no move in any game it
+/// played (it would not start, or never gave a legal move); the results
+/// are printed all the same.
+pub const ENGINE_NEVER_MOVED: u8 = 5;

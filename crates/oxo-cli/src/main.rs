@@ -4,6 +4,10 @@
 //! validates them into its configuration and calls the libraries ([`cmd`]),
 //! and [`failure`] turns an error into its message and documented exit code.
 
+// A message goes through `note!` (stderr.rs), which drops a line it cannot
+// write; `eprintln!` would panic on a full disk or a closed stderr.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

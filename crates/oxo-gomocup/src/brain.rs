@@ -59,7 +59,8 @@
 //! then and goes on deeper than a fresh one could; any other command but
 //! `ABOUT` and `INFO` (save `INFO rule`) calls it off first. A move never takes longer than
 //! without pondering. Only players that search to their deadline
-//! ([`Strategy::searches_to_deadline`]: `alphabeta`) ponder; the others
+//! ([`Strategy::searches_to_deadline`]: `alphabeta`, and `learned` where it
+//! plays inside that search) ponder; the others
 //! answer in their own time and would gain nothing. It is off by default: Gomocup's tournaments forbid
 //! thinking on the opponent's time (they suspend the engine between its
 //! turns), while a person playing the engine in a GUI may well want it.
@@ -354,7 +355,12 @@ impl Brain {
             }
             "ABOUT" => Some(self.about.clone()),
             "END" => return Ok(Step::End),
-            _ => Some(format!("UNKNOWN {}", quoted(command))),
+            // Quoted as a log shows a line: control characters and the
+            // marks that reorder text escaped, cut to 60 characters.
+            _ => Some(format!(
+                "UNKNOWN {}",
+                oxo_text::input::quoted(command.as_bytes())
+            )),
         };
         if let Some(answer) = answer {
             writeln!(out, "{answer}")?;
@@ -1059,28 +1065,6 @@ fn in_stones(n: usize) -> String {
     }
 }
 
-/// A command the brain does not know, as its answer quotes it: at most 60
-/// characters, control characters escaped, so that a manager's log shows
-/// what came and no byte of it acts on a terminal.
-fn quoted(command: &str) -> String {
-    let mut said: String = command
-        .chars()
-        .take(60)
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_unicode().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect();
-    if command.chars().nth(60).is_some() {
-        said.push('…');
-    }
-    said
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -1712,13 +1696,13 @@ mod tests {
     fn an_unknown_command_is_quoted_escaped_and_short() {
         let (mut b, _) = brain();
         assert_eq!(
-            talk(&mut b, "\u{1b}[31mBAD\tX\n"),
-            ["UNKNOWN \\u{1b}[31mBAD\\u{9}X"]
+            talk(&mut b, "\u{1b}[31mBAD\u{202e}X\n"),
+            ["UNKNOWN \\u{1b}[31mBAD\\u{202e}X"]
         );
         let long = "Z".repeat(100);
         assert_eq!(
             talk(&mut b, &format!("{long}\n")),
-            [format!("UNKNOWN {}…", &long[..60])]
+            [format!("UNKNOWN {}… (100 bytes)", &long[..60])]
         );
     }
 }

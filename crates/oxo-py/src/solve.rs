@@ -255,7 +255,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Position {
 ///
 /// `position` is an `oxo.Game` or a position in oxo's notation
 /// (`"X.O/.X./..O"`, with `k` in a row to win, by default the shorter
-/// side). The solver handles boards whose rows × (cols + 1) is at most 64
+/// side, at most 5). The solver handles boards whose rows × (cols + 1) is at most 64
 /// (7×7 fits); large boards with few marks can take very long: `budget`
 /// caps the positions visited, past which `oxo.SolveError` is raised.
 /// Ctrl-C (or any signal whose Python handler raises) stops a long solve

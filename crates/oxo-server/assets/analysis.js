@@ -63,6 +63,7 @@ export async function openAnalysis() {
     reviewAsked: p.get('review') === '1',
   };
   if (!a.k) {
+    // oxo_core::BoardSize::default_k: the shorter side, at most five.
     const [r, c] = a.size.split('x').map(Number);
     a.k = String(Math.min(r || 3, c || r || 3, 5));
   }

@@ -87,6 +87,8 @@ export function drawActions() {
   const me = st.seat;
   const offers = g.offers || {};
   const abortable = (g.moves || []).length < 2;
+  // A takeback back to Abort's moves hides Resign: it is not left armed.
+  if (abortable && st.resignArmed) disarmResign(st);
   setButton('act-abort', abortable, 'Abort');
   // A clock of minutes: either player may give the other 15 s (lichess's
   // courtesy); correspondence has days a move.

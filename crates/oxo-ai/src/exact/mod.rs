@@ -206,6 +206,13 @@ pub enum ValuesError {
 }
 
 impl ValuesError {
+    /// Whether this is a board too large for the full analysis (every
+    /// move's value) whose value alone the prover can still look for.
+    #[must_use]
+    pub fn value_alone_fits(&self, rules: Rules) -> bool {
+        matches!(self, ValuesError::Solve(SolveError::TooLarge { .. })) && Prover::can_prove(rules)
+    }
+
     /// Whether a search ran out of the valuer's budget (and would answer
     /// with more).
     #[must_use]

@@ -137,7 +137,11 @@ impl Table {
         let packed = entry.pack();
         let i = packed.home(self.slots.mask());
         self.slots.store(i, |bucket| {
-            if !bucket[0].is_used() || entry.empties >= bucket[0].unpack().empties {
+            // A doubling can leave the second slot used and the first
+            // empty: fill the first, keeping the second.
+            if !bucket[0].is_used() {
+                bucket[0] = packed;
+            } else if entry.empties >= bucket[0].unpack().empties {
                 bucket[1] = bucket[0];
                 bucket[0] = packed;
             } else {

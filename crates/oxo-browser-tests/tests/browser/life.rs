@@ -421,6 +421,15 @@ fn two_people_abort_take_back_agree_a_draw_and_resign() {
             calm,
             "a press elsewhere stands it down"
         );
+        // The focus moved on (Tab), as a keyboard user leaves it.
+        click(&b, "act-resign").await;
+        wait_actions(&b, "Resign armed once more", &armed).await;
+        press(&b, &[Key::Tab]).await;
+        assert_eq!(
+            actions(&b).await.0,
+            calm,
+            "the focus leaving stands it down"
+        );
         click(&b, "act-resign").await;
         wait_actions(
             &b,

@@ -126,9 +126,9 @@ impl Config {
             )
             .into());
         }
+        super::svg_path(args.plot.as_deref())?;
         // Two outputs on one file would write over each other, and a .psq
         // file in the --psq folder is where a game goes.
-        super::svg_path(args.plot.as_deref())?;
         let outputs = super::distinct_outputs(&[
             ("--records", args.records.as_deref()),
             ("--plot", args.plot.as_deref()),
@@ -207,7 +207,8 @@ impl Config {
                     if !oxo_gomocup::is_gomoku(rules) {
                         return Err(BadInput(format!(
                             "Gomocup engines play five in a row on boards of 5 a side or more, \
-                             not {rules}: use --k 5"
+                             not {rules}: give a board of 5 a side or more (k is then 5 unless \
+                             --k says otherwise)"
                         ))
                         .into());
                     }
@@ -620,7 +621,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
                         &config.o
                     }
                     .name();
-                    forfeited_all(name, results.games, &results.forfeits)
+                    never_moved(name, results.games, &results.forfeits)
                 })
                 .collect();
             (signal, hopeless)
@@ -679,14 +680,7 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
             let hopeless = results
                 .players_never_moving(&config)
                 .into_iter()
-                .map(|i| {
-                    let games = results
-                        .standings
-                        .iter()
-                        .find(|s| s.player == i)
-                        .map_or(0, |s| s.games);
-                    forfeited_all(config.players[i].name(), games, &results.forfeits)
-                })
+                .map(|(i, games)| never_moved(config.players[i].name(), games, &results.forfeits))
                 .collect();
             (signal, hopeless)
         }
@@ -696,18 +690,18 @@ pub(super) fn run(args: &ArenaArgs) -> anyhow::Result<u8> {
         return Ok(signal.exit_code());
     }
     for said in &hopeless {
-        eprintln!("oxo: {said}");
+        note!("oxo: {said}");
     }
     Ok(if hopeless.is_empty() {
         exit::SUCCESS
     } else {
-        exit::ENGINE_FORFEITED_ALL
+        exit::ENGINE_NEVER_MOVED
     })
 }
 
-/// What to say of an engine, `name`, that never moved and lost all its
-/// `games` for it: how many, and the first reason.
-fn forfeited_all(name: &str, games: u64, forfeits: &[arena::Forfeit]) -> String {
+/// What to say of an engine, `name`, that never moved in its `games`: the
+/// first reason it lost one.
+fn never_moved(name: &str, games: u64, forfeits: &[arena::Forfeit]) -> String {
     let why = forfeits
         .iter()
         .find(|f| f.player == name)
@@ -715,10 +709,10 @@ fn forfeited_all(name: &str, games: u64, forfeits: &[arena::Forfeit]) -> String 
     let games = if games == 1 {
         "its one game".to_owned()
     } else {
-        format!("all {games} of its games")
+        format!("any of its {games} games")
     };
     format!(
-        "{name} made no move and lost {games} for it{why}: check that the engine runs \
-         (--engine-log FILE shows what it said); the results measure nothing of it"
+        "{name} made no move in {games}{why}: check that the engine runs (--engine-log FILE \
+         shows what it said); the results measure nothing of it"
     )
 }

@@ -35,8 +35,8 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let catalog = super::catalog(args.model.as_slice(), None)?;
     // A brain plays five in a row (Gomocup's rules): a model for another k
     // could never play, and would answer every START with an ERROR.
-    if let Some(model) = catalog.models().find(|m| m.rules().k() != 5)
-        && let Some(path) = &args.model
+    if let Some(path) = &args.model
+        && let Some(model) = catalog.models().find(|m| m.rules().k() != oxo_gomocup::K)
     {
         return Err(BadInput(format!(
             "{}: model trained for k={}, but a Gomocup brain plays five in a row: train one with \
@@ -52,9 +52,18 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     let path = args.model.clone();
     let seed = super::seed_or_clock(args.seed);
     // A seed taken from the clock is said (on stderr: the protocol is
-    // stdout's), so that a game can be played again.
+    // stdout's), so that a game can be played again; a search that stops
+    // at a deadline depends on the machine's speed too.
     if args.seed.is_none() {
-        let line = format!("{}\n", super::seed_note("oxo brain", seed));
+        let line = if matches!(kind, StrategyKind::AlphaBeta | StrategyKind::Learned) {
+            format!(
+                "oxo brain: the computer plays with seed {seed} (--seed {seed} makes the same \
+                 random choices again; its search, which stops at a deadline, may still choose \
+                 otherwise)\n"
+            )
+        } else {
+            format!("{}\n", super::seed_note("oxo brain", seed))
+        };
         let _ = io::stderr().lock().write_all(line.as_bytes());
     }
     let build = move |rules| {

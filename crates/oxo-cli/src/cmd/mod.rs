@@ -81,7 +81,8 @@ fn check_writable(path: &Path) -> anyhow::Result<()> {
 }
 
 /// The output files given (flag and path, the `None`s left out), refused
-/// when two name the same file: one would overwrite the other.
+/// when two name the same file: one would overwrite the other. A device, a
+/// pipe or a terminal (`/dev/null`, `/dev/stdout`) overwrites nothing.
 fn distinct_outputs<'a>(
     outputs: &[(&'a str, Option<&'a Path>)],
 ) -> Result<Vec<(&'a str, &'a Path)>, BadInput> {
@@ -90,6 +91,10 @@ fn distinct_outputs<'a>(
         .filter_map(|&(flag, path)| Some((flag, path?)))
         .collect();
     for (i, &(flag, path)) in given.iter().enumerate() {
+        let no_file = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+        if no_file {
+            continue;
+        }
         if let Some((earlier, _)) = given[..i].iter().find(|(_, other)| same_file(other, path)) {
             return Err(BadInput(format!(
                 "{earlier} and {flag} name the same file, {}: one would overwrite the other",

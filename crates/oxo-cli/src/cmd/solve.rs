@@ -7,7 +7,6 @@ use std::time::Instant;
 use anyhow::Context;
 use oxo_ai::StrongSolution;
 use oxo_ai::exact::{Analyst, Searching, ValuesError};
-use oxo_ai::solver::SolveError;
 use oxo_cli::exit;
 use oxo_cli::solve::{self, Answer, CensusReport};
 use oxo_core::{Game, Rules};
@@ -134,11 +133,9 @@ pub(super) fn run(args: &SolveArgs) -> anyhow::Result<u8> {
             .map_err(|e| {
                 // The full analysis needs the solver's boards; the value
                 // alone reaches further.
-                if matches!(e, ValuesError::Solve(SolveError::TooLarge { .. }))
-                    && !config.value_only
-                {
+                if e.value_alone_fits(rules) && !config.value_only {
                     BadInput::from_error(format_args!(
-                        "{e}; --value gives the value alone on boards of up to 128 cells"
+                        "{e}; --value gives the value alone on this board"
                     ))
                 } else {
                     BadInput::from_error(e)

@@ -17,7 +17,7 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
     } else {
         args.file.display().to_string()
     };
-    let read = if stdin {
+    let certificate = if stdin {
         read(std::io::stdin().lock())
     } else {
         match std::fs::File::open(&args.file) {
@@ -28,7 +28,7 @@ pub(super) fn run(args: &VerifyArgs) -> u8 {
             }
         }
     };
-    let certificate = match read {
+    let certificate = match certificate {
         Ok(certificate) => certificate,
         Err(err) => {
             note!("oxo: cannot read {path}: {err}");

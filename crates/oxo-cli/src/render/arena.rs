@@ -455,9 +455,10 @@ pub(crate) const fn is_zero(n: &u32) -> bool {
 /// A time a move, `micros` microseconds, in the unit that reads best:
 /// µs under a millisecond, ms under a second, else s.
 fn per_move(micros: f64) -> String {
-    if micros < 1_000.0 {
+    // Compared as rounded, so that 999.96 µs reads 1.0 ms, not 1000.0 µs.
+    if micros < 999.95 {
         format!("{micros:.1} µs")
-    } else if micros < 1_000_000.0 {
+    } else if micros < 999_950.0 {
         format!("{:.1} ms", micros / 1_000.0)
     } else {
         format!("{:.2} s", micros / 1_000_000.0)
@@ -466,14 +467,6 @@ fn per_move(micros: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_moves_time_reads_in_its_unit() {
-        assert_eq!(super::per_move(0.1), "0.1 µs");
-        assert_eq!(super::per_move(999.94), "999.9 µs");
-        assert_eq!(super::per_move(79_264.6), "79.3 ms");
-        assert_eq!(super::per_move(1_500_000.0), "1.50 s");
-    }
-
     use std::sync::atomic::AtomicBool;
 
     use super::*;
@@ -657,5 +650,15 @@ mod tests {
         assert!(timed.contains(",\"match_time_ms\":5000"), "{timed}");
         let untimed = json(&c, &results, None, None, Duration::ZERO, None);
         assert!(!untimed.contains("match_time"), "{untimed}");
+    }
+
+    #[test]
+    fn a_moves_time_reads_in_its_unit() {
+        assert_eq!(per_move(0.1), "0.1 µs");
+        assert_eq!(per_move(999.94), "999.9 µs");
+        assert_eq!(per_move(999.96), "1.0 ms");
+        assert_eq!(per_move(79_264.6), "79.3 ms");
+        assert_eq!(per_move(999_960.0), "1.00 s");
+        assert_eq!(per_move(1_500_000.0), "1.50 s");
     }
 }

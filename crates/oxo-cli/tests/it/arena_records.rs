@@ -677,9 +677,8 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
         "{out:?}"
     );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains(
-            "oxo: brain:./pbrain-err made no move and lost all 2 of its games for it (the first: "
-        ),
+        String::from_utf8_lossy(&out.stderr)
+            .contains("oxo: brain:./pbrain-err made no move in any of its 2 games (the first: "),
         "{out:?}"
     );
     let games = records(&dir.path().join("e.jsonl"));
@@ -694,13 +693,44 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
     }
     // Game 0 had X to move: the loser was not the side to move.
     assert_eq!(games[0]["first"], "X");
-    // The same in a round robin: the table, then exit 5 for that engine
-    // alone.
+    // Two broken engines split their games by who was to move, so each
+    // "wins" some: neither moved, and both are named.
+    script(
+        dir.path(),
+        "pbrain-err2",
+        "while IFS= read -r line; do\n  case \"$line\" in\n    \
+         START*) echo ERROR no ;;\n  esac\ndone",
+    );
+    let out = arena(
+        dir.path(),
+        &[
+            "--x",
+            "brain:pbrain-err",
+            "--o",
+            "brain:pbrain-err2",
+            "--games",
+            "2",
+            "--size",
+            "9",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains("made no move"))
+            .count(),
+        2,
+        "{stderr}"
+    );
+    // The same in a round robin: the table, then exit 5 for the broken
+    // engines alone.
     let out = arena(
         dir.path(),
         &[
             "--players",
-            "rules,random,brain:pbrain-err",
+            "rules,random,brain:pbrain-err,brain:pbrain-err2",
             "--games",
             "2",
             "--size",
@@ -716,11 +746,11 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
             .lines()
             .filter(|l| l.contains("made no move"))
             .count(),
-        1,
+        2,
         "{stderr}"
     );
     assert!(
-        stderr.contains("brain:./pbrain-err made no move and lost all 4 of its games"),
+        stderr.contains("brain:./pbrain-err made no move in any of its 6 games"),
         "{stderr}"
     );
 }
@@ -876,9 +906,9 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
             "--games",
             "2",
             "--records",
-            "same.x",
+            "same.svg",
             "--plot",
-            "./same.x",
+            "./same.svg",
         ],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -887,7 +917,25 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
         stderr.contains("--records and --plot name the same file"),
         "{stderr}"
     );
-    assert!(!dir.path().join("same.x").exists());
+    assert!(!dir.path().join("same.svg").exists());
+    // A device overwrites nothing: /dev/null for both is no clash.
+    #[cfg(unix)]
+    {
+        let out = arena(
+            dir.path(),
+            &[
+                "--players",
+                "rules,random",
+                "--games",
+                "2",
+                "--records",
+                "/dev/null",
+                "--plot",
+                "/dev/null",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
     // The same for a round robin.
     let out = arena(
         dir.path(),

@@ -199,6 +199,43 @@ fn the_real_binary_speaks_the_protocol() {
     assert_eq!(lines.len(), 7, "nothing after END: {out}");
 }
 
+/// Without --seed, the seed taken from the clock is said on stderr (and
+/// plays the same random game again); a search to a deadline says that it
+/// may still choose otherwise.
+#[test]
+fn a_seed_from_the_clock_is_said() {
+    let said = |strategy: &str| {
+        let out = Command::new(OXO)
+            .args(["brain", "--strategy", strategy])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let random = said("random");
+    let seed = random
+        .strip_prefix("oxo brain: the computer plays with seed ")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{random}"));
+    assert!(
+        random.contains(&format!("(--seed {seed} makes the same choices again)")),
+        "{random}"
+    );
+    let replay = |seed: &str| {
+        brain(
+            &["--strategy", "random", "--seed", seed],
+            "START 9\nBEGIN\nTURN 0,0\nEND\n",
+        )
+    };
+    assert_eq!(replay(seed), replay(seed));
+    assert!(
+        said("alphabeta").contains("its search, which stops at a deadline, may still choose"),
+        "{}",
+        said("alphabeta")
+    );
+}
+
 #[test]
 fn bad_arguments_are_refused() {
     let out = Command::new(OXO)
@@ -450,7 +487,7 @@ fn an_engine_that_cannot_start_is_bad_input() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("use --k 5"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give a board of 5 a side or more"));
 }
 
 #[test]

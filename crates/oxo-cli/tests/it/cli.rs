@@ -294,6 +294,73 @@ fn solve_value_prints_the_value_alone() {
 }
 
 #[test]
+fn headers_say_what_was_done() {
+    // One game a pair: the first-named is X, not "each in half".
+    let out = oxo(
+        &[
+            "arena",
+            "--players",
+            "rules,random",
+            "--games",
+            "1",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).lines().next().is_some_and(
+            |l| l.contains("1 game a pair, the first-named of each pair X (moving first)")
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let out = oxo(
+        &[
+            "arena",
+            "--players",
+            "rules,random",
+            "--games",
+            "3",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    assert!(
+        stdout(&out).contains("each player X (moving first) in about half"),
+        "{}",
+        stdout(&out)
+    );
+    // Grading switched off: the curve says so.
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.oxo");
+    let out = oxo(
+        &[
+            "train",
+            "--out",
+            model.to_str().unwrap(),
+            "--episodes",
+            "50",
+            "--checkpoints",
+            "1",
+            "--eval-games",
+            "1",
+            "--grade-positions",
+            "0",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("not graded here (--grade-positions 0)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn a_byte_order_mark_before_the_first_position_is_skipped() {
     let out = oxo(&["solve", "-", "--value"], "\u{feff}X../.../...\n");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -365,11 +432,15 @@ fn solve_refuses_what_it_cannot_do() {
     assert!(
         stderr(&out).contains(
             "too large to solve: rows x (cols + 1) must be at most 64 (7x7 fits); --value gives \
-             the value alone on boards of up to 128 cells"
+             the value alone on this board"
         ),
         "{}",
         stderr(&out)
     );
+    // Not where the value alone is out of reach too.
+    let out = oxo(&["solve", "--size", "12", "--k", "5"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("--value"), "{}", stderr(&out));
     // A job table's address that is no PostgreSQL URL is bad usage.
     let out = oxo(&["solve", "--worker", "--db", "notaurl"], "");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

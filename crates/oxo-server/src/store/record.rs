@@ -46,7 +46,7 @@ pub(super) fn digest(r: &RoomRecord) -> String {
     if let Some(invite) = &r.invite {
         let _ = write!(text, "|invite:{}", invite.as_str());
     }
-    for (seat, name) in ["x", "o"].iter().zip(&r.names) {
+    for (seat, name) in Player::ALL.map(Player::name).iter().zip(&r.names) {
         if let Some(name) = name {
             // Its length first: no name can pass for another's end.
             let _ = write!(text, "|{seat}_name:{}:{name}", name.as_str().len());
