@@ -646,12 +646,15 @@ fn games_start_from_an_opening_book_in_turn() {
 #[test]
 fn an_engine_that_cannot_start_loses_before_its_turn() {
     let dir = tempfile::tempdir().unwrap();
-    script(
-        dir.path(),
-        "pbrain-err",
-        "while IFS= read -r line; do\n  case \"$line\" in\n    \
-         START*) echo ERROR no ;;\n  esac\ndone",
-    );
+    // Two files, so that a round robin may take both.
+    for name in ["pbrain-err", "pbrain-err2"] {
+        script(
+            dir.path(),
+            name,
+            "while IFS= read -r line; do\n  case \"$line\" in\n    \
+             START*) echo ERROR no ;;\n  esac\ndone",
+        );
+    }
     let out = arena(
         dir.path(),
         &[
@@ -694,61 +697,27 @@ fn an_engine_that_cannot_start_loses_before_its_turn() {
     // Game 0 had X to move: the loser was not the side to move.
     assert_eq!(games[0]["first"], "X");
     // Two broken engines split their games by who was to move, so each
-    // "wins" some: neither moved, and both are named.
-    script(
-        dir.path(),
-        "pbrain-err2",
-        "while IFS= read -r line; do\n  case \"$line\" in\n    \
-         START*) echo ERROR no ;;\n  esac\ndone",
-    );
-    let out = arena(
-        dir.path(),
-        &[
-            "--x",
-            "brain:pbrain-err",
-            "--o",
-            "brain:pbrain-err2",
-            "--games",
-            "2",
-            "--size",
-            "9",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(5), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr
-            .lines()
-            .filter(|l| l.contains("made no move"))
-            .count(),
-        2,
-        "{stderr}"
-    );
-    // The same in a round robin: the table, then exit 5 for the broken
-    // engines alone.
-    let out = arena(
-        dir.path(),
+    // "wins" some: neither moved, and both are named, in a match and in a
+    // round robin (where the others play on and are not named).
+    let mut stderr = String::new();
+    for players in [
+        &["--x", "brain:pbrain-err", "--o", "brain:pbrain-err2"][..],
         &[
             "--players",
             "rules,random,brain:pbrain-err,brain:pbrain-err2",
-            "--games",
-            "2",
-            "--size",
-            "9",
-            "--k",
-            "5",
         ],
-    );
-    assert_eq!(out.status.code(), Some(5), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr
+    ] {
+        let mut args = players.to_vec();
+        args.extend(["--games", "2", "--size", "9"]);
+        let out = arena(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(5), "{out:?}");
+        stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let named = stderr
             .lines()
             .filter(|l| l.contains("made no move"))
-            .count(),
-        2,
-        "{stderr}"
-    );
+            .count();
+        assert_eq!(named, 2, "{stderr}");
+    }
     assert!(
         stderr.contains("brain:./pbrain-err made no move in any of its 6 games"),
         "{stderr}"
