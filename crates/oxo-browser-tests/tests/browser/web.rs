@@ -686,3 +686,76 @@ fn the_zoomed_board_works_by_keyboard() {
         h.screenshot(&c, "web-keyboard-top-left").await;
     });
 }
+
+/// A message (the toast) under the mouse stays while the mouse rests on
+/// it, past the time it would have shown, and goes once the mouse leaves.
+/// Nothing here hangs on the machine's speed: a toast gone before the
+/// mouse got to it is shown again, and the leaving is waited for.
+#[test]
+fn a_message_under_the_mouse_stays_until_the_mouse_leaves() {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+    run("toast-hold", |h| async move {
+        let c = h.session("toast", 1280, 800).await;
+        let shown = async |c: &Client| -> bool {
+            c.execute("return !document.getElementById('message').hidden;", vec![])
+                .await
+                .expect("the message read")
+                .as_bool()
+                .unwrap_or(false)
+        };
+        let mut held = false;
+        for _ in 0..5 {
+            // A link whose move is not ROW,COL: the page says so (an
+            // error, shown 6 s).
+            c.goto(&h.url("/analysis?size=3x3&moves=a"))
+                .await
+                .expect("the analysis board");
+            wait_said(
+                &c,
+                "the bad move said",
+                "move 1: \"a\" is not ROW,COL (from 0)",
+            )
+            .await;
+            let toast = find(&c, "#message").await;
+            c.perform_actions(MouseActions::new("mouse".to_owned()).then(
+                PointerAction::MoveToElement {
+                    element: toast,
+                    duration: None,
+                    x: 0.0,
+                    y: 0.0,
+                },
+            ))
+            .await
+            .expect("the mouse over the message");
+            if shown(&c).await {
+                held = true;
+                break;
+            }
+        }
+        assert!(
+            held,
+            "the message went before the mouse got to it, five times"
+        );
+        // Past its 6 s, and still there.
+        tokio::time::sleep(Duration::from_secs(7)).await;
+        assert!(shown(&c).await, "the message under the mouse went");
+        // The mouse leaves: the message goes (3 s later at least).
+        c.perform_actions(
+            MouseActions::new("mouse".to_owned()).then(PointerAction::MoveTo {
+                duration: None,
+                x: 1.0,
+                y: 1.0,
+            }),
+        )
+        .await
+        .expect("the mouse moved away");
+        let deadline = Instant::now() + WAIT;
+        while shown(&c).await {
+            assert!(
+                Instant::now() < deadline,
+                "the message stayed after the mouse left"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    });
+}
