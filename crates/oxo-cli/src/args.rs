@@ -9,14 +9,24 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use oxo_ai::{PlayerKind, StrategyKind};
 use oxo_core::{BoardSize, Player, Rules};
 
-pub(crate) const EXIT_CODES: &str = "\
+macro_rules! exit_codes {
+    () => {
+        "\
 Exit codes:
   0  success (also when the reader closes the output pipe early)
   1  a file could not be read or written
-  2  bad usage or malformed input";
+  2  bad usage or malformed input"
+    };
+}
+pub(crate) const EXIT_CODES: &str = exit_codes!();
+/// `oxo --help`'s: the codes every command shares, and where the others are.
+const ALL_EXIT_CODES: &str = concat!(
+    exit_codes!(),
+    "\n  A command's own codes (solve: 3, 4; arena: 5; a signal's) are in its --help."
+);
 
 #[derive(Debug, Parser)]
-#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, train, brain, referee, stream", after_help = EXIT_CODES)]
+#[command(name = "oxo", version, about = "Tic-tac-toe and m,n,k-games: serve, play, solve, arena, train, brain, referee, stream", after_help = ALL_EXIT_CODES)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
