@@ -46,7 +46,7 @@
 //! build; the values are the same, so are the bytes; the flag may come
 //! more than once). `--forced-list LIST` values the positions of LIST (one
 //! a line, rows split by `/`; `#` starts a comment) instead of those after
-//! F moves. With `--partial PREFIX`, as each of those is done,
+//! F moves; given more than once, the positions of every list. With `--partial PREFIX`, as each of those is done,
 //! `PREFIX.txt` gains a line and `PREFIX.bin` holds the ones valued so far,
 //! to give `--known` if the build is stopped.
 
@@ -96,10 +96,16 @@ fn main() {
                     })
                     .collect(),
                 partial: values_of("--partial").next_back().map(str::to_owned),
-                forced_list: values_of("--forced-list").next_back().map(|path| {
-                    let text = std::fs::read_to_string(path).expect("read the forced list");
-                    read_list(&text, rules).unwrap_or_else(|e| panic!("{path}: {e}"))
-                }),
+                forced_list: {
+                    // Each list's positions, in the order given.
+                    let lists: Vec<Vec<Game>> = values_of("--forced-list")
+                        .map(|path| {
+                            let text = std::fs::read_to_string(path).expect("read the forced list");
+                            read_list(&text, rules).unwrap_or_else(|e| panic!("{path}: {e}"))
+                        })
+                        .collect();
+                    (!lists.is_empty()).then(|| lists.concat())
+                },
             };
             build(rules, file, &options);
         }

@@ -88,6 +88,11 @@ pub static OPENING_7X7K5: &[u8] = include_bytes!("../../data/opening-7x7k5.bin")
 #[cfg(test)]
 static OPENING_7X7K5_FORCED: &str = include_str!("../../data/opening-7x7k5-forced3.txt");
 
+/// The later positions of played games the table holds (one a line), the
+/// build script's second list.
+#[cfg(test)]
+static OPENING_7X7K5_PLAYED: &str = include_str!("../../data/opening-7x7k5-played.txt");
+
 /// A value, and its distance in plies when known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Valued {
@@ -1008,12 +1013,23 @@ mod tests {
         assert_eq!(&OPENING_7X7K5[5..8], &[7, 7, 5]);
         let rules = Rules::new(7, 7, 5).unwrap();
         let table = shipped(rules).unwrap();
-        // The empty board, X's first moves and every reply to them, and
-        // the listed positions after three moves.
+        // The empty board, X's first moves and every reply to them, the
+        // listed positions after three moves, and those of played games.
         let listed = read_list(OPENING_7X7K5_FORCED, rules).unwrap();
         assert!(listed.iter().all(|game| game.move_count() == 3));
-        assert_eq!(table.len(), 1 + 10 + 315 + listed.len());
-        assert!(listed.iter().all(|game| table.moves(game).is_some()));
+        let played = read_list(OPENING_7X7K5_PLAYED, rules).unwrap();
+        assert!(
+            played
+                .iter()
+                .all(|game| (4..=8).contains(&game.move_count()))
+        );
+        assert_eq!(table.len(), 1 + 10 + 315 + listed.len() + played.len());
+        assert!(
+            listed
+                .iter()
+                .chain(&played)
+                .all(|game| table.moves(game).is_some())
+        );
         // A few moves of the first two, valued again without it (the
         // listed positions take minutes each).
         let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
