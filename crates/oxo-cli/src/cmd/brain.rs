@@ -23,8 +23,9 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
         .into());
     }
     // Only a search that stops at its deadline can think on the
-    // opponent's time.
-    if args.ponder && !matches!(kind, StrategyKind::AlphaBeta | StrategyKind::Learned) {
+    // opponent's time; it also depends on the machine's speed.
+    let to_deadline = matches!(kind, StrategyKind::AlphaBeta | StrategyKind::Learned);
+    if args.ponder && !to_deadline {
         return Err(BadInput(format!(
             "--ponder is for --strategy alphabeta or learned, which search until a deadline; {} \
              answers at once",
@@ -55,7 +56,7 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     // stdout's), so that a game can be played again; a search that stops
     // at a deadline depends on the machine's speed too.
     if args.seed.is_none() {
-        let line = if matches!(kind, StrategyKind::AlphaBeta | StrategyKind::Learned) {
+        let line = if to_deadline {
             format!(
                 "oxo brain: the computer plays with seed {seed} (--seed {seed} makes the same \
                  random choices again; its search, which stops at a deadline, may still choose \

@@ -866,20 +866,24 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
         std::fs::read_to_string(dir.path().join("old/0003.psq")).unwrap(),
         "earlier"
     );
-    // Two outputs of a round robin on one file: refused before any game.
-    let out = arena(
-        dir.path(),
-        &[
-            "--players",
-            "rules,random",
-            "--games",
-            "2",
-            "--records",
-            "same.svg",
-            "--plot",
-            "./same.svg",
-        ],
-    );
+    // A round robin's records and plot.
+    let records_and_plot = |records: &str, plot: &str| {
+        arena(
+            dir.path(),
+            &[
+                "--players",
+                "rules,random",
+                "--games",
+                "2",
+                "--records",
+                records,
+                "--plot",
+                plot,
+            ],
+        )
+    };
+    // Two outputs on one file: refused before any game.
+    let out = records_and_plot("same.svg", "./same.svg");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -890,19 +894,7 @@ fn what_cannot_be_written_is_refused_before_the_first_game() {
     // A device overwrites nothing: /dev/null for both is no clash.
     #[cfg(unix)]
     {
-        let out = arena(
-            dir.path(),
-            &[
-                "--players",
-                "rules,random",
-                "--games",
-                "2",
-                "--records",
-                "/dev/null",
-                "--plot",
-                "/dev/null",
-            ],
-        );
+        let out = records_and_plot("/dev/null", "/dev/null");
         assert_eq!(out.status.code(), Some(0), "{out:?}");
     }
     // The same for a round robin.

@@ -111,28 +111,15 @@ fn a_board_without_a_model_is_refused_with_the_hint() {
 fn a_model_for_another_board_or_strategy_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let model3 = dir.path().join("m3.oxo");
-    let model3 = model3.to_str().unwrap();
     let model = dir.path().join("m9.oxo");
-    let model = model.to_str().unwrap();
     for (out, board) in [
-        (model3, ["--size", "3", "--k", "3"]),
-        (model, ["--size", "9", "--k", "5"]),
+        (&model3, ["--size", "3", "--k", "3"]),
+        (&model, ["--size", "9", "--k", "5"]),
     ] {
-        let out = Command::new(OXO)
-            .args(["train", "--episodes", "50", "--seed", "1", "--out", out])
-            .args(board)
-            .args([
-                "--checkpoints",
-                "1",
-                "--eval-games",
-                "1",
-                "--grade-positions",
-                "0",
-            ])
-            .output()
-            .unwrap();
+        let out = super::small_model(out, &board);
         assert!(out.status.success(), "{out:?}");
     }
+    let (model3, model) = (model3.to_str().unwrap(), model.to_str().unwrap());
     // A model for another k could never play five in a row: refused at
     // once.
     let out = Command::new(OXO)

@@ -335,23 +335,7 @@ fn headers_say_what_was_done() {
     );
     // Grading switched off: the curve says so.
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("m.oxo");
-    let out = oxo(
-        &[
-            "train",
-            "--out",
-            model.to_str().unwrap(),
-            "--episodes",
-            "50",
-            "--checkpoints",
-            "1",
-            "--eval-games",
-            "1",
-            "--grade-positions",
-            "0",
-        ],
-        "",
-    );
+    let out = super::small_model(&dir.path().join("m.oxo"), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("not graded here (--grade-positions 0)"),

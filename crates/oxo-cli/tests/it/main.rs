@@ -22,3 +22,23 @@ mod referee;
 mod terminal;
 mod train_stop;
 mod verify;
+
+/// `oxo train` at its smallest, writing a model to `out` in a second or
+/// two: 50 episodes, one checkpoint of one game a seat, nothing graded;
+/// `board` adds flags (`--size`, `--k`).
+fn small_model(out: &std::path::Path, board: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_oxo"))
+        .args(["train", "--episodes", "50", "--seed", "1", "--out"])
+        .arg(out)
+        .args(board)
+        .args([
+            "--checkpoints",
+            "1",
+            "--eval-games",
+            "1",
+            "--grade-positions",
+            "0",
+        ])
+        .output()
+        .expect("oxo runs")
+}
