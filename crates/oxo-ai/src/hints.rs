@@ -28,6 +28,16 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 /// than a long wait.
 pub const HINT_BUDGET: u64 = 300_000;
 
+/// The budget of a longer look, asked for where the hints' budget left
+/// moves without a value (the analysis board's "Look further"): a few
+/// seconds of search on this machine kind, two passes at most as for
+/// [`HINT_BUDGET`]. Of 22 positions after four moves of 7×7 k=5 that the
+/// hints' budget left short (a sample of 300), one longer look valued every
+/// move of 9, and 767 of their 990 moves where the hints valued 497
+/// (`docs/benchmarks.md`); a valuer asked again goes on from what it
+/// proved.
+pub const LONGER_BUDGET: u64 = 10_000_000;
+
 /// A valuer as hints use it: tables of [`HINT_TABLE_BYTES`], each call
 /// within [`HINT_BUDGET`] positions (twice that for
 /// [`Valuer::some_values`]).
@@ -55,8 +65,19 @@ pub enum NoHints {
     TooSlow,
     /// The hints' budget ran out before every move had its value: `valued`
     /// of the position's `moves` have theirs.
-    #[error("{}", over_budget(*valued, *moves))]
+    #[error("{}", over_budget(*valued, *moves, "within the hints' budget", "a longer search"))]
     OverBudget {
+        /// Moves with their value.
+        valued: usize,
+        /// Legal moves.
+        moves: usize,
+    },
+    /// As [`NoHints::OverBudget`], after a longer look ([`LONGER_BUDGET`]).
+    #[error(
+        "{}: another look may value more, and oxo solve values every move without a limit",
+        over_budget(*valued, *moves, "after a longer search", "a longer one still")
+    )]
+    OverLongerBudget {
         /// Moves with their value.
         valued: usize,
         /// Legal moves.
@@ -64,27 +85,40 @@ pub enum NoHints {
     },
 }
 
-/// [`NoHints::OverBudget`]'s message.
-fn over_budget(valued: usize, moves: usize) -> String {
+/// [`NoHints::OverBudget`]'s message and [`NoHints::OverLongerBudget`]'s.
+fn over_budget(valued: usize, moves: usize, within: &str, need: &str) -> String {
     if valued == 0 {
-        format!(
-            "none of the {moves} moves has its exact value within the hints' budget; they need a longer search"
-        )
+        format!("none of the {moves} moves has its exact value {within}; they need {need}")
     } else {
-        format!(
-            "exact values for {valued} of the {moves} moves within the hints' budget; the others need a longer search"
-        )
+        format!("exact values for {valued} of the {moves} moves {within}; the others need {need}")
     }
 }
 
 impl NoHints {
-    /// Why `values` leave moves without a value, if they do.
+    /// Why `values`, found within `budget` positions a pass, leave moves
+    /// without a value, if they do.
     #[must_use]
-    pub fn of(values: &SomeValues) -> Option<NoHints> {
-        (!values.is_complete()).then(|| NoHints::OverBudget {
-            valued: values.moves.len(),
-            moves: values.moves.len() + values.unvalued.len(),
+    pub fn of(values: &SomeValues, budget: u64) -> Option<NoHints> {
+        let (valued, moves) = (
+            values.moves.len(),
+            values.moves.len() + values.unvalued.len(),
+        );
+        (!values.is_complete()).then_some(if budget > HINT_BUDGET {
+            NoHints::OverLongerBudget { valued, moves }
+        } else {
+            NoHints::OverBudget { valued, moves }
         })
+    }
+
+    /// Whether a longer look ([`LONGER_BUDGET`]) may value more moves:
+    /// wherever a budget ran out, a longer look's too (a valuer keeps what
+    /// its searches proved, so asking it again goes on from there).
+    #[must_use]
+    pub const fn longer_look_helps(self) -> bool {
+        matches!(
+            self,
+            NoHints::OverBudget { .. } | NoHints::OverLongerBudget { .. }
+        )
     }
 }
 
@@ -163,6 +197,17 @@ mod tests {
             none.to_string()
                 .starts_with("none of the 46 moves has its exact value")
         );
+        assert!(some.longer_look_helps());
+        let longer = NoHints::OverLongerBudget {
+            valued: 10,
+            moves: 46,
+        };
+        assert_eq!(
+            longer.to_string(),
+            "exact values for 10 of the 46 moves after a longer search; the others need a longer one still: another look may value more, and oxo solve values every move without a limit"
+        );
+        assert!(longer.longer_look_helps());
+        assert!(!NoHints::TooSlow.longer_look_helps());
     }
 
     #[test]

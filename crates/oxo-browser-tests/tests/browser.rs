@@ -583,7 +583,13 @@ async fn wait_page(client: &Client, what: &str, ready: impl Fn(&Page) -> bool) -
 
 /// Poll `script` until it returns `true`.
 async fn wait_script(client: &Client, what: &str, script: &str) {
-    let deadline = Instant::now() + WAIT;
+    wait_script_within(client, what, script, WAIT).await;
+}
+
+/// [`wait_script`] for what a long search on the server answers: up to
+/// `limit` (the scenario's own limit still holds).
+async fn wait_script_within(client: &Client, what: &str, script: &str, limit: Duration) {
+    let deadline = Instant::now() + limit;
     loop {
         let seen = client.execute(script, vec![]).await;
         if matches!(seen, Ok(Value::Bool(true))) {
@@ -591,7 +597,7 @@ async fn wait_script(client: &Client, what: &str, script: &str) {
         }
         assert!(
             Instant::now() < deadline,
-            "not seen within {WAIT:?}: {what}; last result {seen:?}"
+            "not seen within {limit:?}: {what}; last result {seen:?}"
         );
         tokio::time::sleep(POLL).await;
     }

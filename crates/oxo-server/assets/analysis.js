@@ -42,6 +42,10 @@ function store(a) {
   try { localStorage.setItem(STORE_KEY, JSON.stringify(v)); } catch (e) { /* no storage */ }
 }
 
+export function wire() {
+  $('look-longer').addEventListener('click', () => { lookLonger(); });
+}
+
 export async function openAnalysis() {
   const p = new URLSearchParams(location.search);
   const path = parseMoves(p.get('moves'));
@@ -133,8 +137,44 @@ async function analyse(st) {
   st.values = d.available || d.values.length ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
   st.estimate = d.estimate || null;
   st.reason = d.reason || '';
+  st.longerHelps = !!d.longer_helps;
   draw();
+  drawLonger(st);
   maybeReview(st, d);
+}
+
+// A longer look at the position shown, where the hints' budget left moves
+// without a value: seconds of search on the server, one look at a time.
+export async function lookLonger() {
+  const st = S;
+  const a = st && st.analysis;
+  if (!a || a.looking) return;
+  const path = a.path.slice();
+  a.looking = pathKey(path);
+  drawLonger(st);
+  const res = await api('GET', '/api' + urlOf(a, path, null) + '&longer=true');
+  if (S !== st) return;
+  a.looking = null;
+  if (!res.ok) {
+    message(res.data.error);
+    drawLonger(st);
+    return;
+  }
+  a.cache.set(pathKey(path), res.data);
+  // Shown if the board is still there; otherwise kept for when it is.
+  if (pathKey(a.path) === pathKey(path)) analyse(st); else drawLonger(st);
+}
+
+// The "Look further" row: offered where a longer look may value more
+// moves, and saying so while one runs.
+function drawLonger(st) {
+  const a = st.analysis;
+  const here = !!a.looking && a.looking === pathKey(a.path);
+  $('longer-row').hidden = !here && !st.longerHelps;
+  $('look-longer').disabled = !!a.looking;
+  $('longer-note').textContent = here
+    ? 'Looking further: this takes a few seconds, or more on a busy server…'
+    : a.looking ? 'Another position is being looked at further.' : 'a longer search for the moves without a value';
 }
 
 // Go to the position `path` leads to, making it part of the tree.

@@ -30,6 +30,7 @@ export async function openGame(id) {
   $('rematch-decline').hidden = true;
   $('presence').hidden = true;
   $('left-note').hidden = true;
+  $('longer-row').hidden = true;
   $('details').textContent = '';
   for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
   $('round').textContent = '1';

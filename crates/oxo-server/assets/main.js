@@ -14,6 +14,7 @@ import { wire as wireEndings } from './endings.js';
 import { wire as wireReview } from './review.js';
 import { wire as wireClock } from './clock.js';
 import { route, wire as wireRoute } from './route.js';
+import { wire as wireAnalysis } from './analysis.js';
 
-for (const wire of [wireNet, wireStart, wireLobby, wireName, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireReview, wireClock, wireDom, wireRoute]) wire();
+for (const wire of [wireNet, wireStart, wireLobby, wireName, wireBoard, wireGame, wireInvite, wireRecord, wireEndings, wireReview, wireClock, wireAnalysis, wireDom, wireRoute]) wire();
 route();

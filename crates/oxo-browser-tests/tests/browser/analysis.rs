@@ -167,8 +167,82 @@ fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
                     && note.contains("estimate"),
                 "{size}: {note}"
             );
+            assert!(
+                shown(&c, "longer-row").await,
+                "{size}: a longer look offered"
+            );
             h.screenshot(&c, &format!("some-values-{size}")).await;
         }
+    });
+}
+
+/// Where the hints' budget left moves without a value, "Look further" asks
+/// the server for a longer search: it says it is looking, then every move
+/// has its value (X's win among them), the estimate and the offer go, and
+/// stepping away and back shows the values kept.
+#[test]
+fn look_further_values_the_moves_left() {
+    run("analysis-look-further", |h| async move {
+        let c = h.session("desktop", 1280, 800).await;
+        c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
+            .await
+            .expect("the analysis board");
+        wait_script(
+            &c,
+            "the offer of a longer look",
+            "return !document.getElementById('longer-row').hidden \
+               && !document.getElementById('look-longer').disabled;",
+        )
+        .await;
+        c.execute(
+            "document.getElementById('longer-row').scrollIntoView({ block: 'center' }); return true;",
+            vec![],
+        )
+        .await
+        .expect("the offer scrolled into view");
+        h.screenshot(&c, "look-further-offer").await;
+        find(&c, "#look-longer")
+            .await
+            .click()
+            .await
+            .expect("Look further");
+        // A search of seconds on a quiet machine: waited for by what the
+        // page shows, not by the clock.
+        wait_script_within(
+            &c,
+            "every move valued",
+            "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
+               && document.querySelectorAll('#board .cell.value-win').length === 1 \
+               && document.getElementById('longer-row').hidden \
+               && document.getElementById('estimate').hidden;",
+            Duration::from_secs(75),
+        )
+        .await;
+        let win = cell(&c, 2, 3)
+            .await
+            .attr("aria-label")
+            .await
+            .expect("a label");
+        assert_eq!(win.as_deref(), Some("row 3, column 4, empty, hint: win"));
+        h.screenshot(&c, "look-further-desktop").await;
+        // Back a move and on again: the longer look's values are kept.
+        find(&c, "#step-back").await.click().await.expect("back");
+        wait_page(&c, "O to move", |p| {
+            p.status == "O to move — play either side"
+        })
+        .await;
+        find(&c, "#step-forward")
+            .await
+            .click()
+            .await
+            .expect("forward");
+        wait_script(
+            &c,
+            "the values kept",
+            "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
+               && document.getElementById('longer-row').hidden;",
+        )
+        .await;
     });
 }
 

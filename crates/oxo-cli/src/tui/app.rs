@@ -537,7 +537,8 @@ impl App {
         self.hints = match valuer.some_values(self.round.game()) {
             Ok(values) => {
                 // Said unless something else is (a move taken back, …).
-                if let Some(missing) = NoHints::of(&values)
+                let budget = valuer.budget().unwrap_or(u64::MAX);
+                if let Some(missing) = NoHints::of(&values, budget)
                     && self.notice.is_none()
                 {
                     self.notice = Some(Notice::Info(format!("hints: {missing}")));

@@ -314,6 +314,9 @@ struct Shared {
     /// Slots for perfect play, which can take seconds on the bigger boards;
     /// kept apart so that it never holds up the quick searches.
     deep_searches: Semaphore,
+    /// One slot for the longer looks at a position's values
+    /// ([`Hub::values_longer`]), kept apart from both.
+    longer_searches: Semaphore,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
     solvers: Pool<Solver>,
     /// Hint valuers (the solver and the prover), kept warm like the solvers.
@@ -384,6 +387,7 @@ impl Hub {
                 catalog: config.catalog.clone(),
                 searches: Semaphore::new(config.search_threads.max(1)),
                 deep_searches: Semaphore::new(config.search_threads.max(1)),
+                longer_searches: Semaphore::new(1),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
                 valuers: Pool::new(),

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use oxo_ai::exact::SomeValues;
-use oxo_ai::hints::{NoHints, hint_valuer, hints_allowed};
+use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, NoHints, hint_valuer, hints_allowed};
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
@@ -175,6 +175,7 @@ impl Hub {
             Cost::Instant => None,
             Cost::Quick => Some(&self.shared.searches),
             Cost::Deep => Some(&self.shared.deep_searches),
+            Cost::Longer => Some(&self.shared.longer_searches),
         };
         let _permit = match slots {
             Some(slots) => Some(
@@ -329,7 +330,7 @@ impl Hub {
     /// Perfect-play values of the empty cells of `game` (a list of
     /// [`Hint`]s), where [`Valuer`](oxo_ai::exact::Valuer) answers
     /// quickly: of every cell, or where the position needs a search over
-    /// [`HINT_BUDGET`](oxo_ai::hints::HINT_BUDGET), of those a second pass
+    /// [`HINT_BUDGET`], of those a second pass
     /// of that budget reaches
     /// ([`Valuer::some_values`](oxo_ai::exact::Valuer::some_values); a
     /// pooled valuer keeps what earlier calls proved, so it may reach more
@@ -341,7 +342,19 @@ impl Hub {
     /// # Errors
     /// The search failed.
     pub async fn values(&self, game: Game) -> Result<Option<Exact>, HubError> {
-        self.valued(game, true).await
+        self.valued(game, true, HINT_BUDGET).await
+    }
+
+    /// [`Hub::values`] within [`LONGER_BUDGET`] positions a pass, for a
+    /// position whose hints left moves without a value
+    /// ([`NoHints::longer_look_helps`]): seconds of search, one such look
+    /// at a time on this server (others wait their turn), so that they
+    /// never hold up the hints.
+    ///
+    /// # Errors
+    /// The search failed.
+    pub async fn values_longer(&self, game: Game) -> Result<Option<Exact>, HubError> {
+        self.valued(game, true, LONGER_BUDGET).await
     }
 
     /// [`Hub::values`] of every empty cell only: `None` also where the
@@ -351,17 +364,22 @@ impl Hub {
     /// # Errors
     /// The search failed.
     pub(super) async fn every_value(&self, game: Game) -> Result<Option<Hints>, HubError> {
-        Ok(self.valued(game, false).await?.map(|exact| exact.hints))
+        Ok(self
+            .valued(game, false, HINT_BUDGET)
+            .await?
+            .map(|exact| exact.hints))
     }
 
-    /// [`Hub::values`], with its second pass where the budget runs out when
-    /// `some`.
-    async fn valued(&self, game: Game, some: bool) -> Result<Option<Exact>, HubError> {
+    /// [`Hub::values`] within `budget` positions (a pass), with its second
+    /// pass where the budget runs out when `some`.
+    async fn valued(&self, game: Game, some: bool, budget: u64) -> Result<Option<Exact>, HubError> {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
         let cost = if Solver::answers_quickly(&game) {
             Cost::Quick
+        } else if budget > HINT_BUDGET {
+            Cost::Longer
         } else {
             Cost::Deep
         };
@@ -371,11 +389,14 @@ impl Hub {
                 Some(valuer) => valuer,
                 None => hint_valuer(rules).map_err(|e| HubError::Internal(e.to_string()))?,
             };
+            valuer.set_budget(Some(budget));
             let values = if some {
                 valuer.some_values(&game)
             } else {
                 valuer.values(&game).map(SomeValues::from)
             };
+            // Pooled at the hints' own budget.
+            valuer.set_budget(Some(HINT_BUDGET));
             shared.valuers.give(None, rules, valuer);
             let values = match values {
                 Ok(values) => values,
@@ -394,7 +415,7 @@ impl Hub {
                 .collect();
             Ok(Some(Exact {
                 hints,
-                missing: NoHints::of(&values),
+                missing: NoHints::of(&values, budget),
             }))
         })
         .await
@@ -414,6 +435,9 @@ pub(super) enum Cost {
     Quick,
     /// Perfect play on a board that can take seconds.
     Deep,
+    /// A longer look at a position's values: several seconds, one at a
+    /// time.
+    Longer,
 }
 
 impl Cost {

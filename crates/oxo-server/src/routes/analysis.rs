@@ -24,6 +24,10 @@ pub(super) struct AnalysisQuery {
     first: Option<String>,
     /// `r,c;r,c;…`, rows and columns from 0.
     moves: Option<String>,
+    /// The analysis board only: value the moves within
+    /// [`LONGER_BUDGET`](oxo_ai::hints::LONGER_BUDGET) rather than the
+    /// hints' budget.
+    longer: Option<bool>,
 }
 
 /// The most moves an analysis request may list (a 32×32 board's cells).
@@ -152,12 +156,12 @@ impl Position {
 type LineQuery =
     Result<axum::extract::Query<AnalysisQuery>, axum::extract::rejection::QueryRejection>;
 
-/// The empty board a line starts from, the game its moves make, and the
-/// moves.
-fn line(query: LineQuery) -> Result<(Game, Game, Vec<Cell>), ApiError> {
+/// The empty board a line starts from, the game its moves make, the
+/// moves, and whether a longer look was asked for.
+fn line(query: LineQuery) -> Result<(Game, Game, Vec<Cell>, bool), ApiError> {
     let axum::extract::Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let (game, played) = query.game()?;
-    Ok((query.start()?, game, played))
+    Ok((query.start()?, game, played, query.longer == Some(true)))
 }
 
 /// The analysis board's position: the game its moves make, and the
@@ -170,12 +174,14 @@ pub(super) async fn analysis(
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (start, game, played) = line(query)?;
+    let (start, game, played, longer) = line(query)?;
     let first = start.to_move();
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     let over = game.is_over();
     let values = if over {
         None
+    } else if longer {
+        state.hub().values_longer(game.clone()).await?
     } else {
         state.hub().values(game.clone()).await?
     };
@@ -197,12 +203,15 @@ pub(super) async fn analysis(
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         values: &'a [Hint],
+        /// Whether `longer=true` may value more moves.
+        longer_helps: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         estimate: Option<&'a EstimateView>,
     }
     let body = Body {
         position: Position::new(&game, first, &played),
         available: reason.is_none(),
+        longer_helps: reason.is_some_and(NoHints::longer_look_helps),
         reason: reason.map(|reason| reason.to_string()),
         values: values.as_ref().map_or(&[], |exact| &exact.hints),
         estimate: estimate.as_deref(),
@@ -227,7 +236,12 @@ pub(super) async fn review(
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (start, game, played) = line(query)?;
+    let (start, game, played, longer) = line(query)?;
+    if longer {
+        return Err(ApiError::BadRequest(
+            "longer applies to /api/analysis, not to the review".into(),
+        ));
+    }
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     let body = ReviewBody {
         position: Position::new(&game, start.to_move(), &played),

@@ -81,6 +81,59 @@ async fn a_position_over_the_budget_gets_the_values_found_in_time() {
     // `hints7 at` values 42 of the 45 moves within the same budget, all
     // draws (the board filling in 45 plies); X's win at (2, 3) needs longer.
     values_found_in_time(&analysis, "values", 45);
+    assert_eq!(analysis["longer_helps"], true, "{analysis}");
+
+    // A longer look values every move (a fresh valuer needs 4,853,336
+    // positions, `hints7 at POS --budget 10000000`): X's win among them.
+    let (status, longer) = call(
+        &router,
+        "GET",
+        "/api/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6&longer=true",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{longer}");
+    assert_eq!(longer["available"], true, "{longer}");
+    assert_eq!(longer["longer_helps"], false, "{longer}");
+    assert!(longer.get("reason").is_none(), "{longer}");
+    let values = longer["values"].as_array().unwrap();
+    assert_eq!(values.len(), 45, "{longer}");
+    assert_eq!(
+        values[0],
+        serde_json::json!({"row": 2, "col": 3, "value": "win"}),
+        "{longer}"
+    );
+    assert!(values[1..].iter().all(|v| v["value"] == "draw"), "{longer}");
+
+    // The review values a line within the hints' budget only.
+    let (status, refused) = call(
+        &router,
+        "GET",
+        "/api/review?size=7x7&k=5&moves=1,2;0,3&longer=true",
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert_eq!(
+        refused["error"],
+        "longer applies to /api/analysis, not to the review"
+    );
+}
+
+/// Where the hints' budget values every move, a longer look has nothing to
+/// add: it answers the same, and offers no longer look either.
+#[tokio::test]
+async fn a_longer_look_where_every_value_is_known_answers_the_same() {
+    let router = router();
+    let path = "/api/analysis?size=7x7&k=5&moves=3,3";
+    let (_, quick) = call(&router, "GET", path, "").await;
+    let (status, longer) = call(&router, "GET", &format!("{path}&longer=true"), "").await;
+    assert_eq!(status, StatusCode::OK, "{longer}");
+    assert_eq!(quick["available"], true, "{quick}");
+    assert_eq!(quick["longer_helps"], false, "{quick}");
+    assert_eq!(quick, longer);
+    let (status, bad) = call(&router, "GET", &format!("{path}&longer=maybe"), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
 }
 
 /// An answer (`body`) whose hardest moves needed more search than a hint
