@@ -12,6 +12,7 @@ import { showStart } from './start.js';
 import { addPath, isJust, key, lineTree, mainFrom, nodeAt, read, write } from './tree.js';
 import { drawReview, drawSummary, maybeReview, reviewOf } from './review.js';
 import { exportText } from './record.js';
+import { refreshHints } from './game.js';
 
 // The link to a line of moves (`a.line` up to `ply`), as "Analyse this
 // round" makes it.
@@ -40,10 +41,6 @@ function stored() {
 function store(a) {
   const v = { size: a.size, k: a.k, first: a.first, tree: write(a.tree) };
   try { localStorage.setItem(STORE_KEY, JSON.stringify(v)); } catch (e) { /* no storage */ }
-}
-
-export function wire() {
-  $('look-longer').addEventListener('click', () => { lookLonger(); });
 }
 
 export async function openAnalysis() {
@@ -137,10 +134,21 @@ async function analyse(st) {
   st.values = d.available || d.values.length ? new Map(d.values.map((v) => [v.row + ',' + v.col, v])) : null;
   st.estimate = d.estimate || null;
   st.reason = d.reason || '';
-  st.longerHelps = !!d.longer_helps;
+  setLonger(st, d);
   draw();
-  drawLonger(st);
   maybeReview(st, d);
+}
+
+// What the "Look further" row says of the position shown (board.js draws
+// it): offered where a longer look may value more moves (`d`, its
+// answer), and whether one runs for this position or another.
+function setLonger(st, d) {
+  const a = st.analysis;
+  st.longer = {
+    offer: !!(d && d.longer_helps),
+    here: !!a.looking && a.looking === pathKey(a.path),
+    busy: !!a.looking,
+  };
 }
 
 // A longer look at the position shown, where the hints' budget left moves
@@ -151,30 +159,25 @@ export async function lookLonger() {
   if (!a || a.looking) return;
   const path = a.path.slice();
   a.looking = pathKey(path);
-  drawLonger(st);
+  setLonger(st, a.cache.get(a.looking));
+  draw();
   const res = await api('GET', '/api' + urlOf(a, path, null) + '&longer=true');
   if (S !== st) return;
   a.looking = null;
-  if (!res.ok) {
-    message(res.data.error);
-    drawLonger(st);
-    return;
-  }
-  a.cache.set(pathKey(path), res.data);
+  if (res.ok) a.cache.set(pathKey(path), res.data);
+  else message(res.data.error);
   // Shown if the board is still there; otherwise kept for when it is.
-  if (pathKey(a.path) === pathKey(path)) analyse(st); else drawLonger(st);
+  if (res.ok && pathKey(a.path) === pathKey(path)) { analyse(st); return; }
+  setLonger(st, a.cache.get(pathKey(a.path)));
+  draw();
 }
 
-// The "Look further" row: offered where a longer look may value more
-// moves, and saying so while one runs.
-function drawLonger(st) {
-  const a = st.analysis;
-  const here = !!a.looking && a.looking === pathKey(a.path);
-  $('longer-row').hidden = !here && !st.longerHelps;
-  $('look-longer').disabled = !!a.looking;
-  $('longer-note').textContent = here
-    ? 'Looking further: this takes a few seconds, or more on a busy server…'
-    : a.looking ? 'Another position is being looked at further.' : 'a longer search for the moves without a value';
+export function wire() {
+  // The analysis board's position, or a game's hints.
+  $('look-longer').addEventListener('click', () => {
+    if (S && S.analysis) lookLonger();
+    else if (S && S.game) refreshHints(true);
+  });
 }
 
 // Go to the position `path` leads to, making it part of the tree.

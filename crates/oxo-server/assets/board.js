@@ -130,10 +130,25 @@ function keepInView(cell, centre) {
 // What the board is told of the position shown: exact values (a map "r,c"
 // → value), the engine's estimate, and why the values are not exact; from
 // the analysis board, or from hints in a game.
+// And the offer of a longer look (see drawLonger).
 function advice() {
-  if (S.analysis) return { values: S.values, estimate: S.estimate, reason: S.reason };
+  if (S.analysis) return { values: S.values, estimate: S.estimate, reason: S.reason, longer: S.longer };
   const h = S.hints && !S.view && S.hints.version === S.shown ? S.hints : null;
-  return h ? { values: h.map, estimate: h.estimate, reason: h.reason } : null;
+  if (!h) return null;
+  const longer = { offer: h.longerHelps, here: S.hintsLooking === h.version, busy: S.hintsLooking != null };
+  return { values: h.map, estimate: h.estimate, reason: h.reason, longer };
+}
+
+// The "Look further" row, where the values shown left moves without one
+// (`longer`: offered, a look running for this position, one running at
+// all): a longer search on the server, the analysis board's or a game's.
+function drawLonger(longer) {
+  const l = longer || {};
+  $('longer-row').hidden = !l.offer && !l.here;
+  $('look-longer').disabled = !!l.busy;
+  $('longer-note').textContent = l.here ? 'Looking further: this takes a few seconds, or more on a busy server…'
+    : l.busy ? 'Another position is being looked at further.'
+    : 'a longer search for the moves without a value';
 }
 
 function hintOf(map, r, c) {
@@ -177,6 +192,7 @@ export function draw() {
   note(!estimate ? '' : exact
     ? `W, D and L are exact, perfect play; ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`
     : `Not exact here: ${told.reason}. The numbers on the board, the gauge and the line are the engine's estimate (alphabeta's search), not perfect play.`);
+  drawLonger(told && told.longer);
 
   for (let r = 0; r < g.rows; r++) {
     for (let c = 0; c < g.cols; c++) {

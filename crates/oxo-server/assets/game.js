@@ -179,17 +179,25 @@ function hintsWanted() {
 
 const roundOver = (g) => g.status === 'won' || g.status === 'draw' || g.status === 'aborted';
 
-export async function refreshHints() {
+// The hints of the position shown; with `longer`, a longer look where they
+// left moves without a value (one at a time).
+export async function refreshHints(longer = false) {
   const st = S;
   const g = st && st.game;
   // During a round, or after one that ended with moves still to play (a
   // resignation, an agreement, time): the values of what was left.
   const open = g && (g.status === 'playing' || (roundOver(g) && !g.line && g.board.includes('.')));
-  if (!open || !$('hints').checked) return;
-  const res = await api('GET', `/api/games/${enc(st.id)}/hints`);
-  if (S !== st || !st.game || !$('hints').checked) return;
-  if (!res.ok) { message('hints: ' + res.data.error); return; }
-  if (res.data.version !== st.game.version) return; // stale: a newer GAME is shown
+  if (!open || !$('hints').checked || (longer && st.hintsLooking != null)) return;
+  if (longer) { st.hintsLooking = g.version; draw(); }
+  const res = await api('GET', `/api/games/${enc(st.id)}/hints${longer ? '?longer=true' : ''}`);
+  if (S !== st) return;
+  if (longer) st.hintsLooking = null;
+  const fresh = st.game && $('hints').checked && res.ok && res.data.version === st.game.version;
+  if (!fresh) {
+    if (!res.ok && st.game && $('hints').checked) message('hints: ' + res.data.error);
+    if (longer) draw();
+    return; // or stale: a newer GAME is shown
+  }
   // Exact values, or the engine's estimate where the solver does not
   // reach (beside the exact values of the moves it did reach, if any): the
   // board shows them as the analysis board does.
@@ -198,6 +206,7 @@ export async function refreshHints() {
   for (const h of known) map.set(h.row + ',' + h.col, h);
   st.hints = {
     version: res.data.version, map, estimate: res.data.estimate || null, reason: res.data.reason || '',
+    longerHelps: !!res.data.longer_helps,
   };
   draw();
 }

@@ -176,6 +176,96 @@ fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
     });
 }
 
+/// A game's hints offer the same longer look: a round between two people,
+/// resigned at the position of the test above (hints are for finished
+/// rounds there), seen by X with hints on: the values found in time and
+/// "Look further", then every move's value, which stays on a reload.
+#[test]
+fn look_further_in_a_games_hints() {
+    run("hints-look-further", |h| async move {
+        let (status, created) = h
+            .api
+            .call(
+                "POST",
+                "/api/games",
+                None,
+                &json!({"size": "7x7", "k": 5, "opponent": "human"}),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["game"]["id"].as_str().expect("an id").to_owned();
+        let x = created["token"].as_str().expect("a token").to_owned();
+        let invite = created["invite"].as_str().expect("an invite");
+        let (status, joined) = h
+            .api
+            .call(
+                "POST",
+                &format!("/api/games/{id}/seats/o"),
+                None,
+                &json!({"invite": invite}),
+            )
+            .await;
+        assert_eq!(status, 200, "{joined}");
+        let o = joined["token"].as_str().expect("a token").to_owned();
+        for (version, token, row, col) in
+            [(2, &x, 1, 2), (3, &o, 0, 3), (4, &x, 4, 3), (5, &o, 6, 6)]
+        {
+            let (status, played) = h
+                .api
+                .call(
+                    "POST",
+                    &format!("/api/games/{id}/moves"),
+                    Some(token.as_str()),
+                    &json!({"row": row, "col": col, "version": version}),
+                )
+                .await;
+            assert_eq!(status, 200, "{played}");
+        }
+        let (status, resigned) = h
+            .api
+            .call(
+                "POST",
+                &format!("/api/games/{id}/resign"),
+                Some(o.as_str()),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(status, 200, "{resigned}");
+
+        let c = h.session("desktop", 1280, 800).await;
+        c.goto(&h.url("/")).await.expect("the start page");
+        c.execute(
+            "localStorage.setItem('oxo.seat.' + arguments[0], \
+               JSON.stringify({ seat: 'x', token: arguments[1] })); return true;",
+            vec![json!(id), json!(x)],
+        )
+        .await
+        .expect("the seat kept");
+        c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
+        find(&c, "#hints").await.click().await.expect("hints on");
+        wait_script(
+            &c,
+            "the values found in time and the offer of a longer look",
+            "return document.querySelectorAll('#board .cell.value-draw').length > 0 \
+               && !document.getElementById('longer-row').hidden \
+               && !document.getElementById('look-longer').disabled;",
+        )
+        .await;
+        find(&c, "#look-longer")
+            .await
+            .click()
+            .await
+            .expect("Look further");
+        let every = "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
+               && document.querySelectorAll('#board .cell.value-win').length === 1 \
+               && document.getElementById('longer-row').hidden;";
+        wait_script_within(&c, "every move valued", every, Duration::from_secs(75)).await;
+        h.screenshot(&c, "hints-look-further").await;
+        c.refresh().await.expect("a reload");
+        wait_script(&c, "every move valued after a reload", every).await;
+    });
+}
+
 /// Where the hints' budget left moves without a value, "Look further" asks
 /// the server for a longer search: it says it is looking, then every move
 /// has its value (X's win among them), the estimate and the offer go, and

@@ -281,11 +281,13 @@ impl Hub {
     /// hints' budget reached on 7×7 k=5; nothing but those values once a
     /// round too big to solve is over. Cached per version. Withheld while
     /// two people play a round (they are for games against the computer and
-    /// finished rounds).
+    /// finished rounds). With `longer`, where the cached hints left moves
+    /// without a value, a longer look ([`Hub::values_longer`]) values them
+    /// again, and its answer is cached instead.
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`].
-    pub async fn hints(&self, id: &GameId) -> Result<(u64, Advice), HubError> {
+    pub async fn hints(&self, id: &GameId, longer: bool) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
@@ -306,10 +308,16 @@ impl Hub {
         }
         if let Some((v, advice)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
             && *v == version
+            && !(longer && advice.reason.is_some_and(NoHints::longer_look_helps))
         {
             return Ok((version, advice.clone()));
         }
-        let (exact, reason) = match self.values(game.clone()).await? {
+        let values = if longer {
+            self.values_longer(game.clone()).await?
+        } else {
+            self.values(game.clone()).await?
+        };
+        let (exact, reason) = match values {
             Some(Exact { hints, missing }) => (hints, missing),
             None => (Hints::default(), Some(NoHints::TooSlow)),
         };

@@ -5,6 +5,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use oxo_ai::StrategyKind;
+use oxo_ai::hints::NoHints;
 use oxo_core::{Coords, Player};
 use serde::{Deserialize, Serialize};
 
@@ -297,12 +298,15 @@ pub(super) async fn record(
 pub(super) async fn hints(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    query: Result<Query<HintsQuery>, axum::extract::rejection::QueryRejection>,
     peer: Peer,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let (version, advice) = state.hub().hints(&id).await?;
+    let longer = query.longer == Some(true);
+    let (version, advice) = state.hub().hints(&id, longer).await?;
     #[derive(Serialize)]
     struct Body<'a> {
         version: u64,
@@ -310,17 +314,29 @@ pub(super) async fn hints(
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         hints: &'a [Hint],
+        /// Whether `longer=true` may value more moves.
+        longer_helps: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         estimate: Option<&'a EstimateView>,
     }
     let body = Body {
         version,
         available: advice.reason.is_none(),
+        longer_helps: advice.reason.is_some_and(NoHints::longer_look_helps),
         reason: advice.reason.map(|reason| reason.to_string()),
         hints: &advice.exact,
         estimate: advice.estimate.as_deref(),
     };
     json_body(StatusCode::OK, &body)
+}
+
+/// `GET /api/games/{id}/hints`: with `longer=true`, a longer look where
+/// the hints left moves without a value
+/// ([`Hub::values_longer`](crate::hub::Hub::values_longer)).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HintsQuery {
+    longer: Option<bool>,
 }
 
 /// `GET /api/games/{id}/review`: which round (from 1; the current one

@@ -227,11 +227,29 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
         let (status, hints) = call(&router, "GET", &format!("/api/games/{id}/hints"), "").await;
         assert_eq!(status, StatusCode::OK, "{hints}");
         if hints["available"] == false {
-            outside = Some(hints);
+            outside = Some((router, id, hints));
             break;
         }
     }
-    let hints = outside.expect("ten rooms whose hints were all valued in time");
+    let (router, id, hints) = outside.expect("ten rooms whose hints were all valued in time");
     assert_eq!(hints["version"], 6, "{hints}");
     values_found_in_time(&hints, "hints", 44);
+    assert_eq!(hints["longer_helps"], true, "{hints}");
+
+    // A longer look values more of the moves, and the room's hints are
+    // its answer from then on.
+    let path = format!("/api/games/{id}/hints");
+    let (status, longer) = call(&router, "GET", &format!("{path}?longer=true"), "").await;
+    assert_eq!(status, StatusCode::OK, "{longer}");
+    assert_eq!(longer["version"], 6, "{longer}");
+    let before = hints["hints"].as_array().unwrap().len();
+    let after = longer["hints"].as_array().unwrap().len();
+    assert!(after > before, "{longer}");
+    // (`hints7 at` with the longer budget values every move here.)
+    assert_eq!(longer["available"], after == 44, "{longer}");
+    assert_eq!(longer["longer_helps"], after < 44, "{longer}");
+    let (_, again) = call(&router, "GET", &path, "").await;
+    assert_eq!(again, longer);
+    let (status, bad) = call(&router, "GET", &format!("{path}?longer=1&x=2"), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
 }
