@@ -29,14 +29,11 @@ pub const HINT_TABLE_BYTES: usize = 16 << 20;
 pub const HINT_BUDGET: u64 = 300_000;
 
 /// The budget of a longer look, asked for where the hints' budget left
-/// moves without a value (the analysis board's "Look further"): a few
-/// seconds of search on this machine kind, two passes at most as for
-/// [`HINT_BUDGET`]. Of 22 positions after four moves of 7×7 k=5 that the
-/// hints' budget left short (a sample of 300), one longer look valued every
-/// move of 9, and 767 of their 990 moves where the hints valued 497
-/// (`docs/benchmarks.md`); a valuer asked again goes on from what it
-/// proved.
-pub const LONGER_BUDGET: u64 = 10_000_000;
+/// moves without a value (the web game's "Look further"), two passes at
+/// most as for [`HINT_BUDGET`]: seconds of search on this machine kind,
+/// well within a server's 30 s for a request even when it is busy; how far
+/// it reaches is measured in `docs/benchmarks.md` ("A longer look").
+pub const LONGER_BUDGET: u64 = 5_000_000;
 
 /// A valuer as hints use it: tables of [`HINT_TABLE_BYTES`], each call
 /// within [`HINT_BUDGET`] positions (twice that for
@@ -65,7 +62,7 @@ pub enum NoHints {
     TooSlow,
     /// The hints' budget ran out before every move had its value: `valued`
     /// of the position's `moves` have theirs.
-    #[error("{}", over_budget(*valued, *moves, "within the hints' budget", "a longer search"))]
+    #[error("{}", over_budget(*valued, *moves))]
     OverBudget {
         /// Moves with their value.
         valued: usize,
@@ -74,8 +71,8 @@ pub enum NoHints {
     },
     /// As [`NoHints::OverBudget`], after a longer look ([`LONGER_BUDGET`]).
     #[error(
-        "{}: another look may value more, and oxo solve values every move without a limit",
-        over_budget(*valued, *moves, "after a longer search", "a longer one still")
+        "{}; looking again may value more (oxo solve values every move without a limit)",
+        after_longer(*valued, *moves)
     )]
     OverLongerBudget {
         /// Moves with their value.
@@ -85,29 +82,50 @@ pub enum NoHints {
     },
 }
 
-/// [`NoHints::OverBudget`]'s message and [`NoHints::OverLongerBudget`]'s.
-fn over_budget(valued: usize, moves: usize, within: &str, need: &str) -> String {
+/// [`NoHints::OverBudget`]'s message.
+fn over_budget(valued: usize, moves: usize) -> String {
     if valued == 0 {
-        format!("none of the {moves} moves has its exact value {within}; they need {need}")
+        format!(
+            "none of the {moves} moves has its exact value within the hints' budget; they need a longer search"
+        )
     } else {
-        format!("exact values for {valued} of the {moves} moves {within}; the others need {need}")
+        format!(
+            "exact values for {valued} of the {moves} moves within the hints' budget; the others need a longer search"
+        )
     }
 }
 
+/// The start of [`NoHints::OverLongerBudget`]'s message.
+fn after_longer(valued: usize, moves: usize) -> String {
+    if valued == 0 {
+        format!("none of the {moves} moves has its exact value after a longer search")
+    } else {
+        format!("exact values for {valued} of the {moves} moves after a longer search")
+    }
+}
+
+/// The moves `values` valued, and all the position's legal moves.
+fn counts(values: &SomeValues) -> (usize, usize) {
+    (
+        values.moves.len(),
+        values.moves.len() + values.unvalued.len(),
+    )
+}
+
 impl NoHints {
-    /// Why `values`, found within `budget` positions a pass, leave moves
-    /// without a value, if they do.
+    /// Why `values`, found within the hints' budget ([`HINT_BUDGET`]),
+    /// leave moves without a value, if they do.
     #[must_use]
-    pub fn of(values: &SomeValues, budget: u64) -> Option<NoHints> {
-        let (valued, moves) = (
-            values.moves.len(),
-            values.moves.len() + values.unvalued.len(),
-        );
-        (!values.is_complete()).then_some(if budget > HINT_BUDGET {
-            NoHints::OverLongerBudget { valued, moves }
-        } else {
-            NoHints::OverBudget { valued, moves }
-        })
+    pub fn of(values: &SomeValues) -> Option<NoHints> {
+        let (valued, moves) = counts(values);
+        (!values.is_complete()).then_some(NoHints::OverBudget { valued, moves })
+    }
+
+    /// [`NoHints::of`] values found by a longer look ([`LONGER_BUDGET`]).
+    #[must_use]
+    pub fn of_longer(values: &SomeValues) -> Option<NoHints> {
+        let (valued, moves) = counts(values);
+        (!values.is_complete()).then_some(NoHints::OverLongerBudget { valued, moves })
     }
 
     /// Whether a longer look ([`LONGER_BUDGET`]) may value more moves:
@@ -204,7 +222,7 @@ mod tests {
         };
         assert_eq!(
             longer.to_string(),
-            "exact values for 10 of the 46 moves after a longer search; the others need a longer one still: another look may value more, and oxo solve values every move without a limit"
+            "exact values for 10 of the 46 moves after a longer search; looking again may value more (oxo solve values every move without a limit)"
         );
         assert!(longer.longer_look_helps());
         assert!(!NoHints::TooSlow.longer_look_helps());

@@ -7,7 +7,7 @@
 import { $, message } from './dom.js';
 import { S, freshState, setCurrent } from './state.js';
 import { api } from './net.js';
-import { draw } from './board.js';
+import { draw, drawLonger, longerSaid } from './board.js';
 import { showStart } from './start.js';
 import { addPath, isJust, key, lineTree, mainFrom, nodeAt, read, write } from './tree.js';
 import { drawReview, drawSummary, maybeReview, reviewOf } from './review.js';
@@ -107,6 +107,9 @@ async function analyse(st) {
   const path = a.path.slice();
   let d = a.cache.get(pathKey(path));
   if (!d) {
+    // No offer of a longer look while the position loads: it would be the
+    // last position's.
+    drawLonger({ busy: !!a.looking });
     const res = await api('GET', '/api' + urlOf(a, path, null));
     if (S !== st) return;
     if (!res.ok) {
@@ -141,13 +144,15 @@ async function analyse(st) {
 
 // What the "Look further" row says of the position shown (board.js draws
 // it): offered where a longer look may value more moves (`d`, its
-// answer), and whether one runs for this position or another.
+// answer), whether one runs for this position or another, and what the
+// last look here found.
 function setLonger(st, d) {
   const a = st.analysis;
   st.longer = {
     offer: !!(d && d.longer_helps),
     here: !!a.looking && a.looking === pathKey(a.path),
     busy: !!a.looking,
+    said: (d && d.said) || '',
   };
 }
 
@@ -159,13 +164,22 @@ export async function lookLonger() {
   if (!a || a.looking) return;
   const path = a.path.slice();
   a.looking = pathKey(path);
-  setLonger(st, a.cache.get(a.looking));
+  const before = a.cache.get(a.looking);
+  setLonger(st, before);
   draw();
   const res = await api('GET', '/api' + urlOf(a, path, null) + '&longer=true');
   if (S !== st) return;
   a.looking = null;
-  if (res.ok) a.cache.set(pathKey(path), res.data);
-  else message(res.data.error);
+  if (res.ok) {
+    const d = res.data;
+    const empty = d.board.split('').filter((c) => c === '.').length;
+    const found = longerSaid(before ? before.values.length : 0, d.values.length, empty, d.longer_helps);
+    d.said = found.text;
+    d.longer_helps = found.helps;
+    a.cache.set(pathKey(path), d);
+  } else {
+    message(res.data.error);
+  }
   // Shown if the board is still there; otherwise kept for when it is.
   if (res.ok && pathKey(a.path) === pathKey(path)) { analyse(st); return; }
   setLonger(st, a.cache.get(pathKey(a.path)));

@@ -135,20 +135,35 @@ function advice() {
   if (S.analysis) return { values: S.values, estimate: S.estimate, reason: S.reason, longer: S.longer };
   const h = S.hints && !S.view && S.hints.version === S.shown ? S.hints : null;
   if (!h) return null;
-  const longer = { offer: h.longerHelps, here: S.hintsLooking === h.version, busy: S.hintsLooking != null };
+  const said = S.hintsSaid && S.hintsSaid.version === h.version ? S.hintsSaid.text : '';
+  const longer = { offer: h.longerHelps, here: S.hintsLooking === h.version, busy: S.hintsLooking != null, said };
   return { values: h.map, estimate: h.estimate, reason: h.reason, longer };
 }
 
-// The "Look further" row, where the values shown left moves without one
-// (`longer`: offered, a look running for this position, one running at
-// all): a longer search on the server, the analysis board's or a game's.
-function drawLonger(longer) {
+// The "Look further" row, where the values shown left moves without one,
+// and the status line under it (a live region: what a look found is said
+// there). `longer`: offered, a look running for this position, one running
+// at all, what the last look here found. The button stays focusable while
+// a look runs (aria-disabled, not disabled), so that keyboard focus stays.
+export function drawLonger(longer) {
   const l = longer || {};
-  $('longer-row').hidden = !l.offer && !l.here;
-  $('look-longer').disabled = !!l.busy;
-  $('longer-note').textContent = l.here ? 'Looking further: this takes a few seconds, or more on a busy server…'
-    : l.busy ? 'Another position is being looked at further.'
-    : 'a longer search for the moves without a value';
+  $('longer-row').hidden = !l.offer;
+  $('look-longer').setAttribute('aria-disabled', l.busy ? 'true' : 'false');
+  const note = l.here ? 'Looking further: this can take up to half a minute…'
+    : l.busy ? 'Looking further at another position…'
+    : l.said || '';
+  if ($('longer-note').textContent !== note) $('longer-note').textContent = note;
+}
+
+// What a longer look found, from the values before (`before` of them) and
+// after (`after`) on a board with `empty` cells; whether looking again may
+// find more is the answer's (`helps`), unless this look found nothing.
+export function longerSaid(before, after, empty, helps) {
+  if (after >= empty) return { text: 'Looked further: every move has its exact value now.', helps: false };
+  if (after <= before) {
+    return { text: 'Looking further found no more values here; oxo solve values every move without a limit.', helps: false };
+  }
+  return { text: `Looked further: ${after} of the ${empty} moves have their exact value.`, helps };
 }
 
 function hintOf(map, r, c) {

@@ -3,7 +3,7 @@
 import { $, enc, inform, message, up } from './dom.js';
 import { S, freshState, seats, setCurrent } from './state.js';
 import { OVERTAKEN, api, connect, join, overtaken, setConnection } from './net.js';
-import { draw } from './board.js';
+import { draw, longerSaid } from './board.js';
 import { drawRematch, showPresence } from './status.js';
 import { showPlayers, withName } from './name.js';
 import { showClocks } from './clock.js';
@@ -31,6 +31,7 @@ export async function openGame(id) {
   $('presence').hidden = true;
   $('left-note').hidden = true;
   $('longer-row').hidden = true;
+  $('longer-note').textContent = '';
   $('details').textContent = '';
   for (const k of ['score-x', 'score-o', 'score-draws']) $(k).textContent = '0';
   $('round').textContent = '1';
@@ -188,6 +189,7 @@ export async function refreshHints(longer = false) {
   // resignation, an agreement, time): the values of what was left.
   const open = g && (g.status === 'playing' || (roundOver(g) && !g.line && g.board.includes('.')));
   if (!open || !$('hints').checked || (longer && st.hintsLooking != null)) return;
+  const before = longer && st.hints && st.hints.version === g.version && st.hints.map ? st.hints.map.size : 0;
   if (longer) { st.hintsLooking = g.version; draw(); }
   const res = await api('GET', `/api/games/${enc(st.id)}/hints${longer ? '?longer=true' : ''}`);
   if (S !== st) return;
@@ -208,6 +210,12 @@ export async function refreshHints(longer = false) {
     version: res.data.version, map, estimate: res.data.estimate || null, reason: res.data.reason || '',
     longerHelps: !!res.data.longer_helps,
   };
+  if (longer) {
+    const empty = st.game.board.split('').filter((c) => c === '.').length;
+    const found = longerSaid(before, known.length, empty, res.data.longer_helps);
+    st.hints.longerHelps = found.helps;
+    st.hintsSaid = { version: res.data.version, text: found.text };
+  }
   draw();
 }
 

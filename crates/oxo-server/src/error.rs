@@ -91,6 +91,15 @@ pub enum ApiError {
         /// Whether the request asked for a change (a `POST`, a move).
         write: bool,
     },
+    /// The server's one slot for a long search is taken (503,
+    /// `Retry-After`): `message` says which, and when to try again.
+    #[error("{message}")]
+    Busy {
+        /// What is busy.
+        message: String,
+        /// How long to wait before trying again.
+        wait: std::time::Duration,
+    },
     /// The store does not answer, so the server cannot serve games (503,
     /// from `/readyz`).
     #[error("not ready: {0}")]
@@ -136,6 +145,7 @@ impl ApiError {
             | ApiError::Unavailable
             | ApiError::OutcomeUnknown(_)
             | ApiError::Overdue { .. }
+            | ApiError::Busy { .. }
             | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Corrupt(_) | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -226,6 +236,7 @@ impl From<HubError> for ApiError {
                 message,
                 game: Some(game),
             },
+            HubError::Busy(wait) => ApiError::Busy { message, wait },
             HubError::Store(e) => e.into(),
             HubError::Corrupt(e) => ApiError::Corrupt(e),
             HubError::Internal(e) => ApiError::Internal(e),
@@ -274,7 +285,9 @@ impl ApiError {
             _ => None,
         };
         let retry_after = match self {
-            ApiError::TooMany(wait) if on_socket => Some(retry_after(*wait)),
+            ApiError::TooMany(wait) | ApiError::Busy { wait, .. } if on_socket => {
+                Some(retry_after(*wait))
+            }
             ApiError::Overdue { .. } | ApiError::Unavailable if on_socket => {
                 Some(UNAVAILABLE_RETRY_AFTER)
             }
@@ -333,7 +346,7 @@ impl IntoResponse for ApiError {
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         let wait = match self {
-            ApiError::TooMany(wait) => Some(retry_after(wait)),
+            ApiError::TooMany(wait) | ApiError::Busy { wait, .. } => Some(retry_after(wait)),
             ApiError::Overdue { .. } | ApiError::Unavailable => Some(UNAVAILABLE_RETRY_AFTER),
             _ => None,
         };

@@ -176,6 +176,26 @@ fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
     });
 }
 
+/// What the status under "Look further" says while a look runs...
+const LOOKING: &str = "Looking further: this can take up to half a minute…";
+/// ...and once it has valued every move.
+const EVERY: &str = "Looked further: every move has its exact value now.";
+
+/// Click "Look further" and read the status at once, in the same script:
+/// the page says it is looking before it asks the server.
+async fn click_look_further(c: &Client) -> String {
+    c.execute(
+        "document.getElementById('look-longer').click(); \
+         return document.getElementById('longer-note').textContent;",
+        vec![],
+    )
+    .await
+    .expect("Look further clicked")
+    .as_str()
+    .unwrap_or_default()
+    .to_owned()
+}
+
 /// A game's hints offer the same longer look: a round between two people,
 /// resigned at the position of the test above (hints are for finished
 /// rounds there), seen by X with hints on: the values found in time and
@@ -248,18 +268,15 @@ fn look_further_in_a_games_hints() {
             "the values found in time and the offer of a longer look",
             "return document.querySelectorAll('#board .cell.value-draw').length > 0 \
                && !document.getElementById('longer-row').hidden \
-               && !document.getElementById('look-longer').disabled;",
+               && document.getElementById('look-longer').getAttribute('aria-disabled') === 'false';",
         )
         .await;
-        find(&c, "#look-longer")
-            .await
-            .click()
-            .await
-            .expect("Look further");
+        assert_eq!(click_look_further(&c).await, LOOKING);
         let every = "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
                && document.querySelectorAll('#board .cell.value-win').length === 1 \
                && document.getElementById('longer-row').hidden;";
         wait_script_within(&c, "every move valued", every, Duration::from_secs(75)).await;
+        assert_eq!(text_of(&c, "longer-note").await, EVERY);
         h.screenshot(&c, "hints-look-further").await;
         c.refresh().await.expect("a reload");
         wait_script(&c, "every move valued after a reload", every).await;
@@ -281,7 +298,7 @@ fn look_further_values_the_moves_left() {
             &c,
             "the offer of a longer look",
             "return !document.getElementById('longer-row').hidden \
-               && !document.getElementById('look-longer').disabled;",
+               && document.getElementById('look-longer').getAttribute('aria-disabled') === 'false';",
         )
         .await;
         c.execute(
@@ -291,20 +308,19 @@ fn look_further_values_the_moves_left() {
         .await
         .expect("the offer scrolled into view");
         h.screenshot(&c, "look-further-offer").await;
-        find(&c, "#look-longer")
-            .await
-            .click()
-            .await
-            .expect("Look further");
+        assert_eq!(click_look_further(&c).await, LOOKING);
         // A search of seconds on a quiet machine: waited for by what the
-        // page shows, not by the clock.
+        // page shows (the server's own limit for a request is 30 s).
         wait_script_within(
             &c,
             "every move valued",
-            "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
-               && document.querySelectorAll('#board .cell.value-win').length === 1 \
-               && document.getElementById('longer-row').hidden \
-               && document.getElementById('estimate').hidden;",
+            &format!(
+                "return document.querySelectorAll('#board .cell.value-draw').length === 44 \
+                   && document.querySelectorAll('#board .cell.value-win').length === 1 \
+                   && document.getElementById('longer-row').hidden \
+                   && document.getElementById('estimate').hidden \
+                   && document.getElementById('longer-note').textContent === '{EVERY}';"
+            ),
             Duration::from_secs(75),
         )
         .await;

@@ -537,8 +537,7 @@ impl App {
         self.hints = match valuer.some_values(self.round.game()) {
             Ok(values) => {
                 // Said unless something else is (a move taken back, …).
-                let budget = valuer.budget().unwrap_or(u64::MAX);
-                if let Some(missing) = NoHints::of(&values, budget)
+                if let Some(missing) = NoHints::of(&values)
                     && self.notice.is_none()
                 {
                     self.notice = Some(Notice::Info(format!("hints: {missing}")));

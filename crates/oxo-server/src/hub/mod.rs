@@ -81,6 +81,13 @@ pub enum HubError {
     /// The lobby's open game is no longer open: its creator has gone.
     #[error("the player who opened this game has left; choose another game in the lobby")]
     SeekGone,
+    /// The one slot for a longer look ([`Hub::values_longer`]) is taken:
+    /// try again after this long.
+    #[error(
+        "another longer look is running on this server; try again in {} s",
+        .0.as_secs()
+    )]
+    Busy(Duration),
     /// The store failed; nothing changed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -310,13 +317,14 @@ struct Shared {
     /// Watch id → room id, for the rooms in `shards`.
     watch_index: Vec<Mutex<HashMap<GameId, GameId>>>,
     /// Slots for bounded searches: alphabeta moves and hints.
-    searches: Semaphore,
+    searches: Arc<Semaphore>,
     /// Slots for perfect play, which can take seconds on the bigger boards;
     /// kept apart so that it never holds up the quick searches.
-    deep_searches: Semaphore,
+    deep_searches: Arc<Semaphore>,
     /// One slot for the longer looks at a position's values
-    /// ([`Hub::values_longer`]), kept apart from both.
-    longer_searches: Semaphore,
+    /// ([`Hub::values_longer`]), kept apart from both, held by the search
+    /// itself until it ends (even if its request has gone).
+    longer_searches: Arc<Semaphore>,
     strategies: Pool<Box<dyn oxo_ai::Strategy>>,
     solvers: Pool<Solver>,
     /// Hint valuers (the solver and the prover), kept warm like the solvers.
@@ -385,9 +393,9 @@ impl Hub {
                 shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 watch_index: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
                 catalog: config.catalog.clone(),
-                searches: Semaphore::new(config.search_threads.max(1)),
-                deep_searches: Semaphore::new(config.search_threads.max(1)),
-                longer_searches: Semaphore::new(1),
+                searches: Arc::new(Semaphore::new(config.search_threads.max(1))),
+                deep_searches: Arc::new(Semaphore::new(config.search_threads.max(1))),
+                longer_searches: Arc::new(Semaphore::new(1)),
                 strategies: Pool::new(),
                 solvers: Pool::new(),
                 valuers: Pool::new(),

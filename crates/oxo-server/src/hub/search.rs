@@ -1,5 +1,5 @@
 //! The computer's moves and the hints: searches run on blocking threads,
-//! in two queues by cost, with warm strategies and solvers kept in pools.
+//! in queues by cost, with warm strategies and solvers kept in pools.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -44,8 +44,9 @@ pub struct Hint {
 pub struct Exact {
     /// The cells valued, best first.
     pub hints: Hints,
-    /// Why some cells have no value ([`NoHints::OverBudget`]; `None`:
-    /// every empty cell has its value).
+    /// Why some cells have no value ([`NoHints::OverBudget`],
+    /// [`NoHints::OverLongerBudget`]; `None`: every empty cell has its
+    /// value).
     pub missing: Option<NoHints>,
 }
 
@@ -164,32 +165,48 @@ impl Hub {
     /// (alphabeta, learned, hints, perfect play on boards of up to
     /// [`QUICK_PERFECT_CELLS`] cells) and deep ones (perfect play on bigger
     /// boards, which can take seconds) in separate queues, so a long solve
-    /// never delays a quick reply. Random and rule-based moves take
-    /// microseconds and need no slot.
+    /// never delays a quick reply; a longer look at a position's values
+    /// takes the one slot of its own, or is refused at once
+    /// ([`HubError::Busy`]) while another has it. Random and rule-based
+    /// moves take microseconds and need no slot. The search holds its slot
+    /// until it ends, even if the request that asked for it has gone.
     pub(super) async fn search<T: Send + 'static>(
         &self,
         cost: Cost,
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
-        let slots = match cost {
+        let closed = |_| HubError::Internal("search pool closed".into());
+        let permit = match cost {
             Cost::Instant => None,
-            Cost::Quick => Some(&self.shared.searches),
-            Cost::Deep => Some(&self.shared.deep_searches),
-            Cost::Longer => Some(&self.shared.longer_searches),
-        };
-        let _permit = match slots {
-            Some(slots) => Some(
-                slots
-                    .acquire()
+            Cost::Quick => Some(
+                Arc::clone(&self.shared.searches)
+                    .acquire_owned()
                     .await
-                    .map_err(|_| HubError::Internal("search pool closed".into()))?,
+                    .map_err(closed)?,
             ),
-            None => None,
+            Cost::Deep => Some(
+                Arc::clone(&self.shared.deep_searches)
+                    .acquire_owned()
+                    .await
+                    .map_err(closed)?,
+            ),
+            Cost::Longer => match Arc::clone(&self.shared.longer_searches).try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(tokio::sync::TryAcquireError::NoPermits) => {
+                    return Err(HubError::Busy(LONGER_RETRY));
+                }
+                Err(tokio::sync::TryAcquireError::Closed) => {
+                    return Err(HubError::Internal("search pool closed".into()));
+                }
+            },
         };
         let shared = self.shared.clone();
-        tokio::task::spawn_blocking(move || work(&shared))
-            .await
-            .map_err(|e| HubError::Internal(format!("search failed: {e}")))?
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work(&shared)
+        })
+        .await
+        .map_err(|e| HubError::Internal(format!("search failed: {e}")))?
     }
 
     /// Let idle pooled searches go, freeing their tables.
@@ -281,12 +298,13 @@ impl Hub {
     /// hints' budget reached on 7×7 k=5; nothing but those values once a
     /// round too big to solve is over. Cached per version. Withheld while
     /// two people play a round (they are for games against the computer and
-    /// finished rounds). With `longer`, where the cached hints left moves
-    /// without a value, a longer look ([`Hub::values_longer`]) values them
-    /// again, and its answer is cached instead.
+    /// finished rounds). With `longer`, where the hints left moves without
+    /// a value, a longer look ([`Hub::values_longer`]) values them again,
+    /// and its answer is cached instead.
     ///
     /// # Errors
-    /// Unknown room; [`HubError::HintsWithheld`].
+    /// Unknown room; [`HubError::HintsWithheld`]; with `longer`,
+    /// [`HubError::Busy`].
     pub async fn hints(&self, id: &GameId, longer: bool) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
@@ -306,12 +324,30 @@ impl Hub {
             // Over on the board, or by a resignation, an agreement, time.
             round_over = room.round_over();
         }
-        if let Some((v, advice)) = &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner)
-            && *v == version
-            && !(longer && advice.reason.is_some_and(NoHints::longer_look_helps))
-        {
-            return Ok((version, advice.clone()));
+        let cached = match &*handle.hints.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some((v, advice)) if *v == version => Some(advice.clone()),
+            _ => None,
+        };
+        let mut advice = match cached {
+            Some(advice) => advice,
+            None => self.advice(&game, round_over, false).await?,
+        };
+        if longer && advice.reason.is_some_and(NoHints::longer_look_helps) {
+            advice = self.advice(&game, round_over, true).await?;
         }
+        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, advice.clone()));
+        Ok((version, advice))
+    }
+
+    /// [`Hub::hints`] of `game` (its round over when `round_over`), with a
+    /// longer look when `longer`.
+    async fn advice(
+        &self,
+        game: &Game,
+        round_over: bool,
+        longer: bool,
+    ) -> Result<Advice, HubError> {
         let values = if longer {
             self.values_longer(game.clone()).await?
         } else {
@@ -322,17 +358,14 @@ impl Hub {
             None => (Hints::default(), Some(NoHints::TooSlow)),
         };
         let estimate = match reason {
-            Some(_) if !round_over => self.estimate(game).await?,
+            Some(_) if !round_over => self.estimate(game.clone()).await?,
             _ => None,
         };
-        let advice = Advice {
+        Ok(Advice {
             exact,
             reason,
             estimate,
-        };
-        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((version, advice.clone()));
-        Ok((version, advice))
+        })
     }
 
     /// Perfect-play values of the empty cells of `game` (a list of
@@ -355,12 +388,14 @@ impl Hub {
 
     /// [`Hub::values`] within [`LONGER_BUDGET`] positions a pass, for a
     /// position whose hints left moves without a value
-    /// ([`NoHints::longer_look_helps`]): seconds of search, one such look
-    /// at a time on this server (others wait their turn), so that they
-    /// never hold up the hints.
+    /// ([`NoHints::longer_look_helps`]): up to half a minute of search, in
+    /// a slot of its own, one such look at a time on this server, so that
+    /// it never waits in or takes the queues of the hints and the
+    /// computer's moves (it still shares the cores with them).
     ///
     /// # Errors
-    /// The search failed.
+    /// [`HubError::Busy`] while another longer look runs; the search
+    /// failed.
     pub async fn values_longer(&self, game: Game) -> Result<Option<Exact>, HubError> {
         self.valued(game, true, LONGER_BUDGET).await
     }
@@ -423,12 +458,20 @@ impl Hub {
                 .collect();
             Ok(Some(Exact {
                 hints,
-                missing: NoHints::of(&values, budget),
+                missing: if budget > HINT_BUDGET {
+                    NoHints::of_longer(&values)
+                } else {
+                    NoHints::of(&values)
+                },
             }))
         })
         .await
     }
 }
+
+/// How long a client refused a longer look ([`HubError::Busy`]) is asked
+/// to wait: about what one takes.
+pub const LONGER_RETRY: Duration = Duration::from_secs(10);
 
 /// Perfect play on boards of at most this many cells is a quick search: a
 /// 4×4 board is solved from any position in milliseconds.

@@ -390,3 +390,48 @@ async fn games_never_played_go_once_long_unchanged_unless_held() {
     assert_eq!(keeping.prune_unplayed().await.unwrap(), 0);
     assert!(store.load(&kept).await.unwrap().is_some());
 }
+
+/// A position after four moves of 7×7 k=5 whose hints' budget leaves
+/// three moves without a value, and which a longer look values whole
+/// (`hints7 at POS --budget 5000000`).
+fn short_of_the_budget() -> oxo_core::Game {
+    oxo_core::Game::from_notation("...O.../..X..../......./......./...X.../......./......O", 5)
+        .unwrap()
+}
+
+/// A longer look borrows a pooled valuer at its own budget and gives it
+/// back at the hints' budget: the next hints are the hints' again.
+#[tokio::test]
+async fn a_longer_look_gives_its_valuer_back_at_the_hints_budget() {
+    let (hub, _) = hub();
+    let game = short_of_the_budget();
+    let longer = hub.values_longer(game.clone()).await.unwrap().unwrap();
+    assert!(longer.missing.is_none(), "{:?}", longer.missing);
+    assert_eq!(longer.hints.len(), 45);
+    let valuer = hub.shared.valuers.take(None, game.rules()).unwrap();
+    assert_eq!(valuer.budget(), Some(oxo_ai::hints::HINT_BUDGET));
+}
+
+/// One longer look at a time: while one holds the slot, another is
+/// refused at once, not queued; the slot is free again once it is given
+/// back.
+#[tokio::test]
+async fn a_second_longer_look_is_refused_while_one_runs() {
+    let (hub, _) = hub();
+    let game = short_of_the_budget();
+    let held = Arc::clone(&hub.shared.longer_searches)
+        .try_acquire_owned()
+        .unwrap();
+    let refused = hub.values_longer(game.clone()).await;
+    assert!(
+        matches!(refused, Err(HubError::Busy(wait)) if wait == super::search::LONGER_RETRY),
+        "{refused:?}"
+    );
+    let message = refused.unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "another longer look is running on this server; try again in 10 s"
+    );
+    drop(held);
+    assert!(hub.values_longer(game).await.is_ok());
+}

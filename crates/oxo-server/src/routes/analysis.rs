@@ -176,15 +176,23 @@ pub(super) async fn analysis(
 ) -> Result<Response, ApiError> {
     let (start, game, played, longer) = line(query)?;
     let first = start.to_move();
-    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     let over = game.is_over();
-    let values = if over {
+    let mut values = if over {
         None
-    } else if longer {
-        state.hub().values_longer(game.clone()).await?
     } else {
         state.hub().values(game.clone()).await?
     };
+    if longer
+        && values
+            .as_ref()
+            .is_some_and(|exact| exact.missing.is_some_and(NoHints::longer_look_helps))
+    {
+        // The longer look holds the server's one slot for it instead of
+        // this client's, so that the client's other requests go on.
+        drop(in_flight);
+        values = state.hub().values_longer(game.clone()).await?;
+    }
     // Why not every empty cell has its exact value, if not.
     let reason = match &values {
         _ if over => None,

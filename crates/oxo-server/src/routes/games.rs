@@ -304,9 +304,14 @@ pub(super) async fn hints(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
-    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let longer = query.longer == Some(true);
-    let (version, advice) = state.hub().hints(&id, longer).await?;
+    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let (mut version, mut advice) = state.hub().hints(&id, false).await?;
+    if query.longer == Some(true) && advice.reason.is_some_and(NoHints::longer_look_helps) {
+        // As on the analysis board: the longer look holds the server's
+        // slot for it, not this client's.
+        drop(in_flight);
+        (version, advice) = state.hub().hints(&id, true).await?;
+    }
     #[derive(Serialize)]
     struct Body<'a> {
         version: u64,

@@ -84,7 +84,7 @@ async fn a_position_over_the_budget_gets_the_values_found_in_time() {
     assert_eq!(analysis["longer_helps"], true, "{analysis}");
 
     // A longer look values every move (a fresh valuer needs 4,853,336
-    // positions, `hints7 at POS --budget 10000000`): X's win among them.
+    // positions, `hints7 at POS --budget 5000000`): X's win among them.
     let (status, longer) = call(
         &router,
         "GET",
@@ -252,4 +252,30 @@ async fn a_rooms_hints_over_the_budget_give_the_values_found_in_time() {
     assert_eq!(again, longer);
     let (status, bad) = call(&router, "GET", &format!("{path}?longer=1&x=2"), "").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+}
+
+/// A position a longer look values more of but not whole (27 of the 45
+/// moves where the hints value 13, `hints7 at POS --budget 5000000`, a
+/// fresh valuer): the answer says so, and offers another look.
+#[tokio::test]
+async fn a_longer_look_that_leaves_moves_says_so() {
+    let router = router();
+    let path = "/api/analysis?size=7x7&k=5&moves=0,1;2,4;6,5;3,2";
+    let (_, hints) = call(&router, "GET", path, "").await;
+    assert_eq!(hints["longer_helps"], true, "{hints}");
+    let before = hints["values"].as_array().unwrap().len();
+    let (status, longer) = call(&router, "GET", &format!("{path}&longer=true"), "").await;
+    assert_eq!(status, StatusCode::OK, "{longer}");
+    assert_eq!(longer["available"], false, "{longer}");
+    assert_eq!(longer["longer_helps"], true, "{longer}");
+    let after = longer["values"].as_array().unwrap().len();
+    assert!(after > before && after < 45, "{before} then {longer}");
+    assert_eq!(
+        longer["reason"],
+        format!(
+            "exact values for {after} of the 45 moves after a longer search; looking again may value more (oxo solve values every move without a limit)"
+        ),
+        "{longer}"
+    );
+    assert_eq!(longer["estimate"]["engine"], "alphabeta", "{longer}");
 }
