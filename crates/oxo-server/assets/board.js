@@ -128,31 +128,39 @@ function keepInView(cell, centre) {
 }
 
 // What the board is told of the position shown: exact values (a map "r,c"
-// → value), the engine's estimate, and why the values are not exact; from
-// the analysis board, or from hints in a game.
-// And the offer of a longer look (see drawLonger).
+// → value), the engine's estimate, why the values are not exact, and the
+// offer of a longer look (see drawLonger); from the analysis board, or
+// from hints in a game.
 function advice() {
   if (S.analysis) return { values: S.values, estimate: S.estimate, reason: S.reason, longer: S.longer };
   const h = S.hints && !S.view && S.hints.version === S.shown ? S.hints : null;
   if (!h) return null;
-  const said = S.hintsSaid && S.hintsSaid.version === h.version ? S.hintsSaid.text : '';
-  const longer = { offer: h.longerHelps, here: S.hintsLooking === h.version, busy: S.hintsLooking != null, said };
+  // What a look at this position found, and whether it found nothing more.
+  const found = S.hintsSaid && S.hintsSaid.version === h.version ? S.hintsSaid : null;
+  const longer = {
+    offer: h.longerHelps && !(found && !found.helps),
+    here: S.hintsLooking === h.version,
+    busy: S.hintsLooking != null,
+    said: found ? found.text : '',
+  };
   return { values: h.map, estimate: h.estimate, reason: h.reason, longer };
 }
 
 // The "Look further" row, where the values shown left moves without one,
-// and the status line under it (a live region: what a look found is said
-// there). `longer`: offered, a look running for this position, one running
-// at all, what the last look here found. The button stays focusable while
-// a look runs (aria-disabled, not disabled), so that keyboard focus stays.
+// and the status line under it (a live region, always rendered: what a
+// look found is said there). `longer`: offered, a look running for this
+// position, one running at all, what the last look here found. The button
+// stays focusable while a look runs (aria-disabled, not disabled), and
+// when the row goes, focus on it moves to the status line, which says why.
 export function drawLonger(longer) {
   const l = longer || {};
-  $('longer-row').hidden = !l.offer;
-  $('look-longer').setAttribute('aria-disabled', l.busy ? 'true' : 'false');
   const note = l.here ? 'Looking further: this can take up to half a minute…'
     : l.busy ? 'Looking further at another position…'
     : l.said || '';
   if ($('longer-note').textContent !== note) $('longer-note').textContent = note;
+  if (!l.offer && document.activeElement === $('look-longer')) $('longer-note').focus();
+  $('longer-row').hidden = !l.offer;
+  $('look-longer').setAttribute('aria-disabled', l.busy ? 'true' : 'false');
 }
 
 // What a longer look found, from the values before (`before` of them) and

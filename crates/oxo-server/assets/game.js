@@ -213,8 +213,7 @@ export async function refreshHints(longer = false) {
   if (longer) {
     const empty = st.game.board.split('').filter((c) => c === '.').length;
     const found = longerSaid(before, known.length, empty, res.data.longer_helps);
-    st.hints.longerHelps = found.helps;
-    st.hintsSaid = { version: res.data.version, text: found.text };
+    st.hintsSaid = { version: res.data.version, text: found.text, helps: found.helps };
   }
   draw();
 }

@@ -27,7 +27,7 @@ use http_body::{Frame, SizeHint};
 
 use crate::error::ApiError;
 use crate::listen::{self, Limits};
-use crate::rate::Limiter;
+use crate::rate::{Limiter, Rate};
 use crate::routes::{BODY_LIMIT, json_response};
 use crate::state::AppState;
 
@@ -60,7 +60,17 @@ pub(crate) struct Edge {
     connects: Limiter,
     /// Hint searches in flight per client address.
     searches: listen::PerAddress,
+    /// Longer looks started per client address.
+    longer: Limiter,
 }
+
+/// How often one address may start a longer look (`longer=true`) where
+/// writes are limited at all: two at once, then one every 30 s, so that
+/// the server's one slot for them goes round.
+pub(crate) const LONGER_LOOKS: Rate = Rate {
+    burst: 2,
+    per_second: 1.0 / 30.0,
+};
 
 impl Edge {
     pub(crate) fn new(limits: Limits) -> Edge {
@@ -69,6 +79,11 @@ impl Edge {
             writes: Limiter::new(limits.writes),
             connects: Limiter::new(limits.writes),
             searches: listen::PerAddress::default(),
+            longer: Limiter::new(if limits.writes.is_unlimited() {
+                Rate::UNLIMITED
+            } else {
+                LONGER_LOOKS
+            }),
             limits,
         }
     }
@@ -154,10 +169,23 @@ impl Edge {
             .transpose()
     }
 
+    /// Count a longer look against `client`'s [`LONGER_LOOKS`]: beyond it,
+    /// [`ApiError::TooMany`] (429 with `Retry-After`).
+    pub(crate) fn admit_longer(&self, client: Option<IpAddr>) -> Result<(), ApiError> {
+        match client {
+            Some(ip) => self
+                .longer
+                .take(ip, Instant::now())
+                .map_err(ApiError::TooMany),
+            None => Ok(()),
+        }
+    }
+
     /// Forget the clients whose rates have recovered, so memory stays with
     /// the active ones.
     pub(crate) fn prune(&self, now: Instant) {
         self.creates.prune(now);
+        self.longer.prune(now);
         self.writes.prune(now);
         self.connects.prune(now);
     }

@@ -374,6 +374,28 @@ mod tests {
 
     use super::retry_after;
 
+    /// The one slot for a longer look taken: 503 with `Retry-After` and
+    /// the reason, no outcome (nothing was asked to change).
+    #[tokio::test]
+    async fn a_busy_slot_is_503_with_retry_after() {
+        use axum::response::IntoResponse;
+
+        let hub = crate::hub::HubError::Busy(Duration::from_secs(10));
+        let response = super::ApiError::from(hub).into_response();
+        assert_eq!(
+            response.status(),
+            axum::http::StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "10");
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        assert_eq!(
+            std::str::from_utf8(&body).unwrap(),
+            r#"{"error":"another longer look is running on this server; try again in 10 s"}"#
+        );
+    }
+
     /// A client that waits the seconds it is told is not refused again.
     #[test]
     fn retry_after_rounds_up() {

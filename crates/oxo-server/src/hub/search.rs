@@ -328,15 +328,18 @@ impl Hub {
             Some((v, advice)) if *v == version => Some(advice.clone()),
             _ => None,
         };
-        let mut advice = match cached {
+        let advice = match cached {
             Some(advice) => advice,
-            None => self.advice(&game, round_over, false).await?,
+            None => keep(
+                &handle,
+                version,
+                self.advice(&game, round_over, false).await?,
+            ),
         };
         if longer && advice.reason.is_some_and(NoHints::longer_look_helps) {
-            advice = self.advice(&game, round_over, true).await?;
+            let longer = self.advice(&game, round_over, true).await?;
+            return Ok((version, keep(&handle, version, longer)));
         }
-        *handle.hints.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((version, advice.clone()));
         Ok((version, advice))
     }
 
@@ -467,6 +470,23 @@ impl Hub {
         })
         .await
     }
+}
+
+/// `advice` of the room's position at `version`, kept as its hints unless
+/// the hints kept are of a later version (the room has moved on while it
+/// was searched), or of this one and value more moves (a longer look's,
+/// finished meanwhile): the hints for `version`, either way.
+fn keep(handle: &RoomHandle, version: u64, advice: Advice) -> Advice {
+    let mut kept = handle.hints.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*kept {
+        Some((v, _)) if *v > version => return advice,
+        Some((v, better)) if *v == version && better.exact.len() > advice.exact.len() => {
+            return better.clone();
+        }
+        _ => {}
+    }
+    *kept = Some((version, advice.clone()));
+    advice
 }
 
 /// How long a client refused a longer look ([`HubError::Busy`]) is asked

@@ -433,5 +433,36 @@ async fn a_second_longer_look_is_refused_while_one_runs() {
         "another longer look is running on this server; try again in 10 s"
     );
     drop(held);
-    assert!(hub.values_longer(game).await.is_ok());
+    assert_eq!(hub.shared.longer_searches.available_permits(), 1);
+}
+
+/// A search keeps its slot until it ends, even when whoever asked for it
+/// has gone: a dropped request frees nothing that still runs.
+#[tokio::test]
+async fn a_search_keeps_its_slot_after_its_caller_has_gone() {
+    let (hub, _) = hub();
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let searcher = hub.clone();
+    let asked = tokio::spawn(async move {
+        searcher
+            .search(super::search::Cost::Longer, move |_| {
+                wait.recv().ok();
+                Ok(())
+            })
+            .await
+    });
+    while hub.shared.longer_searches.available_permits() > 0 {
+        tokio::task::yield_now().await;
+    }
+    asked.abort();
+    assert!(asked.await.unwrap_err().is_cancelled());
+    assert_eq!(hub.shared.longer_searches.available_permits(), 0);
+    assert!(matches!(
+        hub.values_longer(short_of_the_budget()).await,
+        Err(HubError::Busy(_))
+    ));
+    go.send(()).unwrap();
+    while hub.shared.longer_searches.available_permits() == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

@@ -9,7 +9,7 @@ use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, MoveError, Outcome, Player, Status};
 use serde::{Deserialize, Serialize};
 
-use super::{Peer, client, first_of, json_body, rules_of};
+use super::{Peer, client, first_of, json_body, rules_of, to_the_end};
 use crate::error::ApiError;
 use crate::hub::{EstimateView, Hint, ReviewView};
 use crate::room::Reason;
@@ -176,22 +176,27 @@ pub(super) async fn analysis(
 ) -> Result<Response, ApiError> {
     let (start, game, played, longer) = line(query)?;
     let first = start.to_move();
-    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let client = client(&state, peer, &headers);
+    let in_flight = state.edge().search_slot(client)?;
     let over = game.is_over();
+    let hub = state.hub().clone();
     let mut values = if over {
         None
     } else {
-        state.hub().values(game.clone()).await?
+        let (hub, game) = (hub.clone(), game.clone());
+        to_the_end(in_flight, async move { hub.values(game).await }).await?
     };
     if longer
         && values
             .as_ref()
             .is_some_and(|exact| exact.missing.is_some_and(NoHints::longer_look_helps))
     {
-        // The longer look holds the server's one slot for it instead of
-        // this client's, so that the client's other requests go on.
-        drop(in_flight);
-        values = state.hub().values_longer(game.clone()).await?;
+        // The longer look holds the server's one slot for it, not this
+        // client's place for a search (so the client's other requests go
+        // on); it counts against the client's rate of longer looks.
+        state.edge().admit_longer(client)?;
+        let game = game.clone();
+        values = to_the_end((), async move { hub.values_longer(game).await }).await?;
     }
     // Why not every empty cell has its exact value, if not.
     let reason = match &values {
@@ -250,10 +255,12 @@ pub(super) async fn review(
             "longer applies to /api/analysis, not to the review".into(),
         ));
     }
-    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let position = Position::new(&game, start.to_move(), &played);
+    let hub = state.hub().clone();
     let body = ReviewBody {
-        position: Position::new(&game, start.to_move(), &played),
-        review: state.hub().review(start, played).await?,
+        position,
+        review: to_the_end(in_flight, async move { hub.review(start, played).await }).await?,
     };
     json_body(StatusCode::OK, &body)
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::analysis::{Position, ReviewBody};
 use super::{
     Peer, RawBody, bearer, client, first_of, game_id, game_response, json_body, json_response,
-    parse_body, player_name, rules_of, seated_response,
+    parse_body, player_name, rules_of, seated_response, to_the_end,
 };
 use crate::error::ApiError;
 use crate::hub::{Action, EstimateView, Hint};
@@ -304,13 +304,20 @@ pub(super) async fn hints(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
-    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let (mut version, mut advice) = state.hub().hints(&id, false).await?;
+    let client = client(&state, peer, &headers);
+    let in_flight = state.edge().search_slot(client)?;
+    let hub = state.hub().clone();
+    let asked = id.clone();
+    let (mut version, mut advice) = {
+        let hub = hub.clone();
+        to_the_end(in_flight, async move { hub.hints(&asked, false).await }).await?
+    };
     if query.longer == Some(true) && advice.reason.is_some_and(NoHints::longer_look_helps) {
         // As on the analysis board: the longer look holds the server's
-        // slot for it, not this client's.
-        drop(in_flight);
-        (version, advice) = state.hub().hints(&id, true).await?;
+        // slot for it, not this client's, and the room keeps its answer
+        // even if this request has gone by then.
+        state.edge().admit_longer(client)?;
+        (version, advice) = to_the_end((), async move { hub.hints(&id, true).await }).await?;
     }
     #[derive(Serialize)]
     struct Body<'a> {
@@ -365,7 +372,7 @@ pub(super) async fn review(
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let round = state.hub().round_to_review(&id, query.round).await?;
-    let _in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
     #[derive(Serialize)]
     struct Body {
         round: u32,
@@ -373,15 +380,16 @@ pub(super) async fn review(
         body: ReviewBody,
     }
     let position = Position::new(&round.game, round.start.to_move(), &round.moves);
+    let position = match round.result() {
+        Some((outcome, reason)) => position.ended(outcome, reason),
+        None => position,
+    };
+    let hub = state.hub().clone();
+    let (start, moves) = (round.start, round.moves);
+    let review = to_the_end(in_flight, async move { hub.review(start, moves).await }).await?;
     let body = Body {
         round: round.number,
-        body: ReviewBody {
-            position: match round.result() {
-                Some((outcome, reason)) => position.ended(outcome, reason),
-                None => position,
-            },
-            review: state.hub().review(round.start, round.moves).await?,
-        },
+        body: ReviewBody { position, review },
     };
     json_body(StatusCode::OK, &body)
 }
