@@ -2,6 +2,8 @@
 //! perfect-play value of every empty cell where the solver is quick and the
 //! engine's estimate elsewhere; and the review of a whole line of moves.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -177,14 +179,16 @@ pub(super) async fn analysis(
     let (start, game, played, longer) = line(query)?;
     let first = start.to_move();
     let client = client(&state, peer, &headers);
-    let in_flight = state.edge().search_slot(client)?;
+    // The client's place for a search, held by each search this request
+    // runs until that search ends (shared, as the request runs two).
+    let mut slot = Some(Arc::new(state.edge().search_slot(client)?));
     let over = game.is_over();
     let hub = state.hub().clone();
     let mut values = if over {
         None
     } else {
         let (hub, game) = (hub.clone(), game.clone());
-        to_the_end(in_flight, async move { hub.values(game).await }).await?
+        to_the_end(slot.clone(), async move { hub.values(game).await }).await?
     };
     if longer
         && values
@@ -194,8 +198,9 @@ pub(super) async fn analysis(
         // The longer look holds the server's one slot for it, not this
         // client's place for a search (so the client's other requests go
         // on); it counts against the client's rate of longer looks.
+        slot = None;
         state.edge().admit_longer(client)?;
-        let game = game.clone();
+        let (hub, game) = (hub.clone(), game.clone());
         values = to_the_end((), async move { hub.values_longer(game).await }).await?;
     }
     // Why not every empty cell has its exact value, if not.
@@ -205,7 +210,10 @@ pub(super) async fn analysis(
         Some(exact) => exact.missing,
     };
     let estimate = match reason {
-        Some(_) => state.hub().estimate(game.clone()).await?,
+        Some(_) => {
+            let game = game.clone();
+            to_the_end(slot, async move { hub.estimate(game).await }).await?
+        }
         None => None,
     };
     #[derive(Serialize)]
