@@ -158,7 +158,7 @@ export function drawLonger(longer) {
     : l.busy ? 'Looking further at another position…'
     : l.said || '';
   if ($('longer-note').textContent !== note) $('longer-note').textContent = note;
-  if (!l.offer && document.activeElement === $('look-longer')) $('longer-note').focus();
+  if (!l.offer && note && document.activeElement === $('look-longer')) $('longer-note').focus();
   $('longer-row').hidden = !l.offer;
   $('look-longer').setAttribute('aria-disabled', l.busy ? 'true' : 'false');
 }

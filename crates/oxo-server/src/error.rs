@@ -247,7 +247,8 @@ impl From<HubError> for ApiError {
 impl ApiError {
     /// The answer to a refused move on a live socket, which has no status
     /// line or headers of its own: the JSON body with the HTTP status it
-    /// stands for and, on a 429, `"retry_after"` in seconds.
+    /// stands for and, where an HTTP answer would say `Retry-After` (a 429,
+    /// a 503 that says when to try again), `"retry_after"` in seconds.
     pub(crate) fn socket_body(&self) -> String {
         self.body(true)
     }

@@ -15,7 +15,7 @@ use oxo_ai::{AlphaBeta, Estimate, Score};
 use oxo_core::{Cell, Game, Player};
 use serde::Serialize;
 
-use super::search::Cost;
+use super::search::{Cost, Hold};
 use super::{Hub, HubError};
 
 /// The gauge (for X, from −1 to 1) within which neither side is called
@@ -217,11 +217,15 @@ impl Hub {
     ///
     /// # Errors
     /// The search failed.
-    pub async fn estimate(&self, game: Game) -> Result<Option<Arc<EstimateView>>, HubError> {
+    pub async fn estimate(
+        &self,
+        game: Game,
+        hold: Hold,
+    ) -> Result<Option<Arc<EstimateView>>, HubError> {
         if game.is_over() {
             return Ok(None);
         }
-        self.search(Cost::Quick, move |_| {
+        self.search(Cost::Quick, hold, move |_| {
             let mover = game.to_move();
             let estimate = AlphaBeta::new(0)
                 .with_budget(ESTIMATE_BUDGET)
@@ -239,8 +243,13 @@ impl Hub {
     /// # Errors
     /// An illegal move ([`HubError::Internal`]: callers check the moves
     /// first); the search failed.
-    pub async fn review(&self, start: Game, moves: Vec<Cell>) -> Result<ReviewView, HubError> {
-        self.search(Cost::Deep, move |shared| {
+    pub async fn review(
+        &self,
+        start: Game,
+        moves: Vec<Cell>,
+        hold: Hold,
+    ) -> Result<ReviewView, HubError> {
+        self.search(Cost::Deep, hold, move |shared| {
             let rules = start.rules();
             // The hints' valuer (none on boards it does not take).
             let mut valuer = match shared.valuers.take(None, rules) {

@@ -168,11 +168,15 @@ impl Hub {
     /// never delays a quick reply; a longer look at a position's values
     /// takes the one slot of its own, or is refused at once
     /// ([`HubError::Busy`]) while another has it. Random and rule-based
-    /// moves take microseconds and need no slot. The search holds its slot
-    /// until it ends, even if the request that asked for it has gone.
+    /// moves take microseconds and need no slot. The search holds its slot,
+    /// and `hold` (the asking client's place for a search, if any), until
+    /// it ends, even if the request that asked for it has gone; a request
+    /// that goes while its search waits for a slot takes it out of the
+    /// queue.
     pub(super) async fn search<T: Send + 'static>(
         &self,
         cost: Cost,
+        hold: Hold,
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
         let closed = |_| HubError::Internal("search pool closed".into());
@@ -202,11 +206,18 @@ impl Hub {
         };
         let shared = self.shared.clone();
         tokio::task::spawn_blocking(move || {
-            let _permit = permit;
+            let _held = (permit, hold);
             work(&shared)
         })
         .await
         .map_err(|e| HubError::Internal(format!("search failed: {e}")))?
+    }
+
+    /// Whether the slot for a longer look is free now (another request may
+    /// still take it first).
+    #[must_use]
+    pub fn longer_free(&self) -> bool {
+        self.shared.longer_searches.available_permits() > 0
     }
 
     /// Let idle pooled searches go, freeing their tables.
@@ -232,7 +243,7 @@ impl Hub {
             return Ok(Turn::ClaimedElsewhere);
         }
         let rules = game.rules();
-        let search = self.search(Cost::of(kind, rules), move |shared| {
+        let search = self.search(Cost::of(kind, rules), Hold::default(), move |shared| {
             let mut strategy = match shared.strategies.take(Some(kind), rules) {
                 Some(strategy) => strategy,
                 None => {
@@ -296,16 +307,22 @@ impl Hub {
     /// values of every empty cell where they come at once ([`Hub::values`]);
     /// elsewhere the engine's estimate, beside the values of the cells the
     /// hints' budget reached on 7×7 k=5; nothing but those values once a
-    /// round too big to solve is over. Cached per version. Withheld while
-    /// two people play a round (they are for games against the computer and
-    /// finished rounds). With `longer`, where the hints left moves without
-    /// a value, a longer look ([`Hub::values_longer`]) values them again,
-    /// and its answer is cached instead.
+    /// round too big to solve is over. Kept for the room's latest version
+    /// (see `keep`). Withheld while two people play a round (they are for
+    /// games against the computer and finished rounds). With `longer`,
+    /// where the hints left moves without a value, a longer look
+    /// ([`Hub::values_longer`]) values them again, and its answer is kept
+    /// instead. `hold` is the asking client's place for a search.
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`]; with `longer`,
     /// [`HubError::Busy`].
-    pub async fn hints(&self, id: &GameId, longer: bool) -> Result<(u64, Advice), HubError> {
+    pub async fn hints(
+        &self,
+        id: &GameId,
+        longer: bool,
+        hold: Hold,
+    ) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
         let game: Game;
         let version;
@@ -333,11 +350,11 @@ impl Hub {
             None => keep(
                 &handle,
                 version,
-                self.advice(&game, round_over, false).await?,
+                self.advice(&game, round_over, false, hold.clone()).await?,
             ),
         };
         if longer && advice.reason.is_some_and(NoHints::longer_look_helps) {
-            let longer = self.advice(&game, round_over, true).await?;
+            let longer = self.advice(&game, round_over, true, hold).await?;
             return Ok((version, keep(&handle, version, longer)));
         }
         Ok((version, advice))
@@ -350,18 +367,19 @@ impl Hub {
         game: &Game,
         round_over: bool,
         longer: bool,
+        hold: Hold,
     ) -> Result<Advice, HubError> {
         let values = if longer {
             self.values_longer(game.clone()).await?
         } else {
-            self.values(game.clone()).await?
+            self.values(game.clone(), hold.clone()).await?
         };
         let (exact, reason) = match values {
             Some(Exact { hints, missing }) => (hints, missing),
             None => (Hints::default(), Some(NoHints::TooSlow)),
         };
         let estimate = match reason {
-            Some(_) if !round_over => self.estimate(game.clone()).await?,
+            Some(_) if !round_over => self.estimate(game.clone(), hold).await?,
             _ => None,
         };
         Ok(Advice {
@@ -385,8 +403,8 @@ impl Hub {
     ///
     /// # Errors
     /// The search failed.
-    pub async fn values(&self, game: Game) -> Result<Option<Exact>, HubError> {
-        self.valued(game, true, HINT_BUDGET).await
+    pub async fn values(&self, game: Game, hold: Hold) -> Result<Option<Exact>, HubError> {
+        self.valued(game, true, HINT_BUDGET, hold).await
     }
 
     /// [`Hub::values`] within [`LONGER_BUDGET`] positions a pass, for a
@@ -399,8 +417,11 @@ impl Hub {
     /// # Errors
     /// [`HubError::Busy`] while another longer look runs; the search
     /// failed.
+    ///
+    /// [`Hub::longer_free`] says beforehand whether the slot is free.
     pub async fn values_longer(&self, game: Game) -> Result<Option<Exact>, HubError> {
-        self.valued(game, true, LONGER_BUDGET).await
+        self.valued(game, true, LONGER_BUDGET, Hold::default())
+            .await
     }
 
     /// [`Hub::values`] of every empty cell only: `None` also where the
@@ -411,14 +432,20 @@ impl Hub {
     /// The search failed.
     pub(super) async fn every_value(&self, game: Game) -> Result<Option<Hints>, HubError> {
         Ok(self
-            .valued(game, false, HINT_BUDGET)
+            .valued(game, false, HINT_BUDGET, Hold::default())
             .await?
             .map(|exact| exact.hints))
     }
 
     /// [`Hub::values`] within `budget` positions (a pass), with its second
     /// pass where the budget runs out when `some`.
-    async fn valued(&self, game: Game, some: bool, budget: u64) -> Result<Option<Exact>, HubError> {
+    async fn valued(
+        &self,
+        game: Game,
+        some: bool,
+        budget: u64,
+        hold: Hold,
+    ) -> Result<Option<Exact>, HubError> {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
@@ -429,7 +456,7 @@ impl Hub {
         } else {
             Cost::Deep
         };
-        self.search(cost, move |shared| {
+        self.search(cost, hold, move |shared| {
             let rules = game.rules();
             let mut valuer = match shared.valuers.take(None, rules) {
                 Some(valuer) => valuer,
@@ -487,6 +514,29 @@ fn keep(handle: &RoomHandle, version: u64, advice: Advice) -> Advice {
     }
     *kept = Some((version, advice.clone()));
     advice
+}
+
+/// What a search holds until it ends besides its slot: the asking client's
+/// place for a search (the edge's count of a client's searches in flight),
+/// shared by the searches one request runs; none for the server's own.
+#[derive(Clone, Default)]
+pub struct Hold(Option<Arc<dyn Send + Sync>>);
+
+impl Hold {
+    /// Hold `place` until every search given this (or a clone) has ended.
+    pub fn new(place: impl Send + Sync + 'static) -> Hold {
+        Hold(Some(Arc::new(place)))
+    }
+}
+
+impl std::fmt::Debug for Hold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Hold(place)"
+        } else {
+            "Hold(none)"
+        })
+    }
 }
 
 /// How long a client refused a longer look ([`HubError::Busy`]) is asked

@@ -436,33 +436,43 @@ async fn a_second_longer_look_is_refused_while_one_runs() {
     assert_eq!(hub.shared.longer_searches.available_permits(), 1);
 }
 
-/// A search keeps its slot until it ends, even when whoever asked for it
-/// has gone: a dropped request frees nothing that still runs.
+/// A search keeps its slot, and the asking client's place, until it ends,
+/// even when whoever asked for it has gone: a dropped request frees nothing
+/// that still runs.
 #[tokio::test]
 async fn a_search_keeps_its_slot_after_its_caller_has_gone() {
     let (hub, _) = hub();
     let (go, wait) = std::sync::mpsc::channel::<()>();
+    // Stands for the client's place: counted while a search holds it.
+    let place = Arc::new(());
+    let hold = super::Hold::new(Arc::clone(&place));
     let searcher = hub.clone();
     let asked = tokio::spawn(async move {
         searcher
-            .search(super::search::Cost::Longer, move |_| {
+            .search(super::search::Cost::Longer, hold, move |_| {
                 wait.recv().ok();
                 Ok(())
             })
             .await
     });
     while hub.shared.longer_searches.available_permits() > 0 {
+        assert!(!asked.is_finished(), "the search ended before it began");
         tokio::task::yield_now().await;
     }
     asked.abort();
     assert!(asked.await.unwrap_err().is_cancelled());
     assert_eq!(hub.shared.longer_searches.available_permits(), 0);
+    assert_eq!(
+        Arc::strong_count(&place),
+        2,
+        "the client's place was let go"
+    );
     assert!(matches!(
         hub.values_longer(short_of_the_budget()).await,
         Err(HubError::Busy(_))
     ));
     go.send(()).unwrap();
-    while hub.shared.longer_searches.available_permits() == 0 {
+    while hub.shared.longer_searches.available_permits() == 0 || Arc::strong_count(&place) > 1 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }

@@ -2,8 +2,6 @@
 //! perfect-play value of every empty cell where the solver is quick and the
 //! engine's estimate elsewhere; and the review of a whole line of moves.
 
-use std::sync::Arc;
-
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -11,9 +9,9 @@ use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, MoveError, Outcome, Player, Status};
 use serde::{Deserialize, Serialize};
 
-use super::{Peer, client, first_of, json_body, rules_of, to_the_end};
+use super::{Peer, client, first_of, json_body, rules_of};
 use crate::error::ApiError;
-use crate::hub::{EstimateView, Hint, ReviewView};
+use crate::hub::{EstimateView, Hint, Hold, HubError, LONGER_RETRY, ReviewView};
 use crate::room::Reason;
 use crate::state::AppState;
 
@@ -180,15 +178,14 @@ pub(super) async fn analysis(
     let first = start.to_move();
     let client = client(&state, peer, &headers);
     // The client's place for a search, held by each search this request
-    // runs until that search ends (shared, as the request runs two).
-    let mut slot = Some(Arc::new(state.edge().search_slot(client)?));
+    // runs until that search ends.
+    let mut hold = Hold::new(state.edge().search_slot(client)?);
     let over = game.is_over();
-    let hub = state.hub().clone();
+    let hub = state.hub();
     let mut values = if over {
         None
     } else {
-        let (hub, game) = (hub.clone(), game.clone());
-        to_the_end(slot.clone(), async move { hub.values(game).await }).await?
+        hub.values(game.clone(), hold.clone()).await?
     };
     if longer
         && values
@@ -198,10 +195,13 @@ pub(super) async fn analysis(
         // The longer look holds the server's one slot for it, not this
         // client's place for a search (so the client's other requests go
         // on); it counts against the client's rate of longer looks.
-        slot = None;
+        hold = Hold::default();
+        // A look refused for a busy slot costs the client nothing.
+        if !hub.longer_free() {
+            return Err(HubError::Busy(LONGER_RETRY).into());
+        }
         state.edge().admit_longer(client)?;
-        let (hub, game) = (hub.clone(), game.clone());
-        values = to_the_end((), async move { hub.values_longer(game).await }).await?;
+        values = hub.values_longer(game.clone()).await?;
     }
     // Why not every empty cell has its exact value, if not.
     let reason = match &values {
@@ -210,10 +210,7 @@ pub(super) async fn analysis(
         Some(exact) => exact.missing,
     };
     let estimate = match reason {
-        Some(_) => {
-            let game = game.clone();
-            to_the_end(slot, async move { hub.estimate(game).await }).await?
-        }
+        Some(_) => hub.estimate(game.clone(), hold).await?,
         None => None,
     };
     #[derive(Serialize)]
@@ -263,12 +260,10 @@ pub(super) async fn review(
             "longer applies to /api/analysis, not to the review".into(),
         ));
     }
-    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
-    let position = Position::new(&game, start.to_move(), &played);
-    let hub = state.hub().clone();
+    let hold = Hold::new(state.edge().search_slot(client(&state, peer, &headers))?);
     let body = ReviewBody {
-        position,
-        review: to_the_end(in_flight, async move { hub.review(start, played).await }).await?,
+        position: Position::new(&game, start.to_move(), &played),
+        review: state.hub().review(start, played, hold).await?,
     };
     json_body(StatusCode::OK, &body)
 }

@@ -15,7 +15,7 @@ use super::{
     parse_body, player_name, rules_of, seated_response, to_the_end,
 };
 use crate::error::ApiError;
-use crate::hub::{Action, EstimateView, Hint};
+use crate::hub::{Action, EstimateView, Hint, Hold, HubError, LONGER_RETRY};
 use crate::id::{IdempotencyKey, Token};
 use crate::room::{ClockAsk, Opponent, RoomSetup, check_opponent};
 use crate::state::AppState;
@@ -305,19 +305,19 @@ pub(super) async fn hints(
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let client = client(&state, peer, &headers);
-    let in_flight = state.edge().search_slot(client)?;
-    let hub = state.hub().clone();
-    let asked = id.clone();
-    let (mut version, mut advice) = {
-        let hub = hub.clone();
-        to_the_end(in_flight, async move { hub.hints(&asked, false).await }).await?
-    };
+    let hold = Hold::new(state.edge().search_slot(client)?);
+    let (mut version, mut advice) = state.hub().hints(&id, false, hold).await?;
     if query.longer == Some(true) && advice.reason.is_some_and(NoHints::longer_look_helps) {
         // As on the analysis board: the longer look holds the server's
         // slot for it, not this client's, and the room keeps its answer
         // even if this request has gone by then.
+        if !state.hub().longer_free() {
+            return Err(HubError::Busy(LONGER_RETRY).into());
+        }
         state.edge().admit_longer(client)?;
-        (version, advice) = to_the_end((), async move { hub.hints(&id, true).await }).await?;
+        let hub = state.hub().clone();
+        (version, advice) =
+            to_the_end(async move { hub.hints(&id, true, Hold::default()).await }).await?;
     }
     #[derive(Serialize)]
     struct Body<'a> {
@@ -372,7 +372,7 @@ pub(super) async fn review(
     let id = game_id(&id)?;
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let round = state.hub().round_to_review(&id, query.round).await?;
-    let in_flight = state.edge().search_slot(client(&state, peer, &headers))?;
+    let hold = Hold::new(state.edge().search_slot(client(&state, peer, &headers))?);
     #[derive(Serialize)]
     struct Body {
         round: u32,
@@ -384,9 +384,7 @@ pub(super) async fn review(
         Some((outcome, reason)) => position.ended(outcome, reason),
         None => position,
     };
-    let hub = state.hub().clone();
-    let (start, moves) = (round.start, round.moves);
-    let review = to_the_end(in_flight, async move { hub.review(start, moves).await }).await?;
+    let review = state.hub().review(round.start, round.moves, hold).await?;
     let body = Body {
         round: round.number,
         body: ReviewBody { position, review },

@@ -102,21 +102,16 @@ fn client(state: &AppState, peer: Peer, headers: &HeaderMap) -> Option<std::net:
     state.edge().client(peer.map(|p| p.0.0), headers)
 }
 
-/// `work` (a search the request asked for) run to its end on a task of its
-/// own, holding `slot` (the client's place for a search, if any) until
-/// then: a search goes on when its request goes (a closed tab, the time
-/// limit), and so its slot stays taken, and what it finds is still kept.
+/// `work` (a longer look the request asked for) run to its end on a task
+/// of its own: it goes on when its request goes (a closed tab, the time
+/// limit), so that what it finds is still kept (a room's hints).
 async fn to_the_end<T: Send + 'static>(
-    slot: impl Send + 'static,
     work: impl std::future::Future<Output = Result<T, crate::hub::HubError>> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::spawn(async move {
-        let _slot = slot;
-        work.await
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("search failed: {e}")))?
-    .map_err(ApiError::from)
+    tokio::spawn(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("search failed: {e}")))?
+        .map_err(ApiError::from)
 }
 
 /// A request body as axum hands it over: the bytes, or why they could not
