@@ -65,8 +65,8 @@ pub(crate) struct Edge {
 }
 
 /// How often one address may start a longer look (`longer=true`) where
-/// writes are limited at all: two at once, then one every 30 s, so that
-/// the server's one slot for them goes round.
+/// writes are limited at all: two, then one every 30 s, so that the
+/// server's one slot for them goes round.
 pub(crate) const LONGER_LOOKS: Rate = Rate {
     burst: 2,
     per_second: 1.0 / 30.0,
