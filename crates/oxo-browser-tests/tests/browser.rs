@@ -603,6 +603,24 @@ async fn wait_script_within(client: &Client, what: &str, script: &str, limit: Du
     }
 }
 
+/// Open game `id`'s page in `client` as `seat` ("x" or "o"), its `token`
+/// kept in the browser (on the server's origin) as the page keeps a seat's.
+async fn open_seat(h: &Harness, client: &Client, id: &str, seat: &str, token: &str) {
+    client.goto(&h.url("/")).await.expect("the start page");
+    client
+        .execute(
+            "localStorage.setItem('oxo.seat.' + arguments[0], \
+               JSON.stringify({ seat: arguments[1], token: arguments[2] })); return true;",
+            vec![json!(id), json!(seat), json!(token)],
+        )
+        .await
+        .expect("the seat kept");
+    client
+        .goto(&h.url(&format!("/g/{id}")))
+        .await
+        .expect("the game");
+}
+
 async fn find(client: &Client, css: &str) -> Element {
     client
         .find(Locator::Css(css))

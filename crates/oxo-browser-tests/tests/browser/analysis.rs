@@ -203,33 +203,11 @@ async fn click_look_further(c: &Client) -> String {
 #[test]
 fn look_further_in_a_games_hints() {
     run("hints-look-further", |h| async move {
-        let (status, created) = h
-            .api
-            .call(
-                "POST",
-                "/api/games",
-                None,
-                &json!({"size": "7x7", "k": 5, "opponent": "human"}),
-            )
-            .await;
-        assert_eq!(status, 201, "{created}");
-        let id = created["game"]["id"].as_str().expect("an id").to_owned();
-        let x = created["token"].as_str().expect("a token").to_owned();
-        let invite = created["invite"].as_str().expect("an invite");
-        let (status, joined) = h
-            .api
-            .call(
-                "POST",
-                &format!("/api/games/{id}/seats/o"),
-                None,
-                &json!({"invite": invite}),
-            )
-            .await;
-        assert_eq!(status, 200, "{joined}");
-        let o = joined["token"].as_str().expect("a token").to_owned();
-        for (version, token, row, col) in
-            [(2, &x, 1, 2), (3, &o, 0, 3), (4, &x, 4, 3), (5, &o, 6, 6)]
-        {
+        let seated = oxo_test_support::seated_game(&h.api, &json!({"size": "7x7", "k": 5}))
+            .await
+            .expect("a seated game");
+        let (id, x, o) = (&seated.id, &seated.x, &seated.o);
+        for (version, token, row, col) in [(2, x, 1, 2), (3, o, 0, 3), (4, x, 4, 3), (5, o, 6, 6)] {
             let (status, played) = h
                 .api
                 .call(
@@ -253,15 +231,7 @@ fn look_further_in_a_games_hints() {
         assert_eq!(status, 200, "{resigned}");
 
         let c = h.session("desktop", 1280, 800).await;
-        c.goto(&h.url("/")).await.expect("the start page");
-        c.execute(
-            "localStorage.setItem('oxo.seat.' + arguments[0], \
-               JSON.stringify({ seat: 'x', token: arguments[1] })); return true;",
-            vec![json!(id), json!(x)],
-        )
-        .await
-        .expect("the seat kept");
-        c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
+        open_seat(&h, &c, id, "x", x).await;
         find(&c, "#hints").await.click().await.expect("hints on");
         wait_script(
             &c,
@@ -621,15 +591,7 @@ fn hints_against_the_computer_look_like_the_analysis_board_and_stay_on() {
             let id = created["game"]["id"].as_str().expect("an id").to_owned();
             let token = created["token"].as_str().expect("a token").to_owned();
             let c = h.session(size, width, height).await;
-            c.goto(&h.url("/")).await.expect("the start page");
-            c.execute(
-                "localStorage.setItem('oxo.seat.' + arguments[0], \
-                   JSON.stringify({ seat: 'x', token: arguments[1] })); return true;",
-                vec![json!(id), json!(token)],
-            )
-            .await
-            .expect("the seat kept");
-            c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
+            open_seat(&h, &c, &id, "x", &token).await;
             wait_page(&c, "X to move", |p| p.playable).await;
             find(&c, "#hints").await.click().await.expect("hints on");
             let ready = if marked.is_empty() {

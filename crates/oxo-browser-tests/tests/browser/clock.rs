@@ -413,16 +413,7 @@ fn clocks_count_down_and_a_flag_shows_as_a_win_on_time() {
                 .await
                 .expect("a timed game");
             two_moves(&h, &game).await;
-            o.execute(
-                "localStorage.setItem('oxo.seat.' + arguments[0], \
-                   JSON.stringify({ seat: 'o', token: arguments[1] })); return true;",
-                vec![json!(game.id), json!(game.o)],
-            )
-            .await
-            .expect("O's seat kept in the phone's browser");
-            o.goto(&h.url(&format!("/g/{}", game.id)))
-                .await
-                .expect("the game, as O");
+            open_seat(&h, &o, &game.id, "o", &game.o).await;
             wait_clocks(&o, &format!("{label}: X's clock running"), |c| {
                 c["shown"] == true && c["x"]["running"] == true
             })

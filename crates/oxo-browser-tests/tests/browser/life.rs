@@ -16,19 +16,7 @@ async fn seated_pages_with(h: &Harness, x: &Client, o: &Client, body: &Value) ->
         .await
         .expect("a seated game");
     for (client, seat, token) in [(x, "x", &seated.x), (o, "o", &seated.o)] {
-        client.goto(&h.url("/")).await.expect("the start page");
-        client
-            .execute(
-                "localStorage.setItem('oxo.seat.' + arguments[0], \
-                   JSON.stringify({ seat: arguments[1], token: arguments[2] })); return true;",
-                vec![json!(seated.id), json!(seat), json!(token)],
-            )
-            .await
-            .expect("the seat kept");
-        client
-            .goto(&h.url(&format!("/g/{}", seated.id)))
-            .await
-            .expect("the game");
+        open_seat(h, client, &seated.id, seat, token).await;
         wait_page(client, &format!("{seat}'s page, live"), |p| {
             p.connection == "live" && p.cells == 9
         })

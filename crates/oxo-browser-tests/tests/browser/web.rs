@@ -21,15 +21,7 @@ async fn open_seated(h: &Harness, c: &Client, [rows, cols]: [u32; 2], opponent: 
     assert_eq!(status, 201, "{body}");
     let id = body["game"]["id"].as_str().expect("an id").to_owned();
     let token = body["token"].as_str().expect("a token").to_owned();
-    c.goto(&h.url("/")).await.expect("the start page");
-    c.execute(
-        "localStorage.setItem('oxo.seat.' + arguments[0], JSON.stringify({ seat: 'x', token: arguments[1] })); \
-         return true;",
-        vec![json!(id), json!(token)],
-    )
-    .await
-    .expect("the seat kept");
-    c.goto(&h.url(&format!("/g/{id}"))).await.expect("the game");
+    open_seat(h, c, &id, "x", &token).await;
     wait_page(
         c,
         &format!("the {rows}x{cols} game, live, X to move"),
