@@ -172,8 +172,7 @@ export async function lookLonger() {
   a.looking = null;
   if (res.ok) {
     const d = res.data;
-    const empty = d.board.split('').filter((c) => c === '.').length;
-    const found = longerSaid(before ? before.values.length : 0, d.values.length, empty, d.longer_helps);
+    const found = longerSaid(before ? before.values.length : 0, d.values.length, d.board, d.longer_helps);
     d.said = found.text;
     d.longer_helps = found.helps;
     a.cache.set(pathKey(path), d);

@@ -164,9 +164,10 @@ export function drawLonger(longer) {
 }
 
 // What a longer look found, from the values before (`before` of them) and
-// after (`after`) on a board with `empty` cells; whether looking again may
+// after (`after`) on `board` (its notation); whether looking again may
 // find more is the answer's (`helps`), unless this look found nothing.
-export function longerSaid(before, after, empty, helps) {
+export function longerSaid(before, after, board, helps) {
+  const empty = board.split('').filter((c) => c === '.').length;
   if (after >= empty) return { text: 'Looked further: every move has its exact value now.', helps: false };
   if (after <= before) {
     return { text: 'Looking further found no more values here; oxo solve values every move without a limit.', helps: false };

@@ -211,8 +211,7 @@ export async function refreshHints(longer = false) {
     longerHelps: !!res.data.longer_helps,
   };
   if (longer) {
-    const empty = st.game.board.split('').filter((c) => c === '.').length;
-    const found = longerSaid(before, known.length, empty, res.data.longer_helps);
+    const found = longerSaid(before, known.length, st.game.board, res.data.longer_helps);
     st.hintsSaid = { version: res.data.version, text: found.text, helps: found.helps };
   }
   draw();

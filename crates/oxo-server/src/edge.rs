@@ -49,6 +49,9 @@ pub(crate) enum Action {
     /// pages reconnecting all at once (after a restart, many players behind
     /// one address) never take the tokens their moves need.
     Connect,
+    /// Starting a longer look at a position's values (`longer=true`): at
+    /// [`LONGER_LOOKS`], in a bucket of its own.
+    LongerLook,
 }
 
 /// The policy every request goes through, and its per-client state.
@@ -123,6 +126,7 @@ impl Edge {
             Action::Create => &self.creates,
             Action::Write => &self.writes,
             Action::Connect => &self.connects,
+            Action::LongerLook => &self.longer,
         };
         match client {
             Some(ip) => limiter.take(ip, Instant::now()).map_err(ApiError::TooMany),
@@ -167,18 +171,6 @@ impl Edge {
                     .ok_or(ApiError::TooMany(Duration::from_secs(1)))
             })
             .transpose()
-    }
-
-    /// Count a longer look against `client`'s [`LONGER_LOOKS`]: beyond it,
-    /// [`ApiError::TooMany`] (429 with `Retry-After`).
-    pub(crate) fn admit_longer(&self, client: Option<IpAddr>) -> Result<(), ApiError> {
-        match client {
-            Some(ip) => self
-                .longer
-                .take(ip, Instant::now())
-                .map_err(ApiError::TooMany),
-            None => Ok(()),
-        }
     }
 
     /// Forget the clients whose rates have recovered, so memory stays with

@@ -449,9 +449,10 @@ impl Hub {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
+        let longer = budget > HINT_BUDGET;
         let cost = if Solver::answers_quickly(&game) {
             Cost::Quick
-        } else if budget > HINT_BUDGET {
+        } else if longer {
             Cost::Longer
         } else {
             Cost::Deep
@@ -488,7 +489,7 @@ impl Hub {
                 .collect();
             Ok(Some(Exact {
                 hints,
-                missing: if budget > HINT_BUDGET {
+                missing: if longer {
                     NoHints::of_longer(&values)
                 } else {
                     NoHints::of(&values)

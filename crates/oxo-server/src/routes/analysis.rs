@@ -9,9 +9,9 @@ use oxo_ai::hints::NoHints;
 use oxo_core::{Cell, Coords, Game, MoveError, Outcome, Player, Status};
 use serde::{Deserialize, Serialize};
 
-use super::{Peer, client, first_of, json_body, rules_of};
+use super::{Peer, admit_longer_look, client, first_of, json_body, rules_of};
 use crate::error::ApiError;
-use crate::hub::{EstimateView, Hint, Hold, HubError, LONGER_RETRY, ReviewView};
+use crate::hub::{EstimateView, Hint, Hold, ReviewView};
 use crate::room::Reason;
 use crate::state::AppState;
 
@@ -196,11 +196,7 @@ pub(super) async fn analysis(
         // client's place for a search (so the client's other requests go
         // on); it counts against the client's rate of longer looks.
         hold = Hold::default();
-        // A look refused for a busy slot costs the client nothing.
-        if !hub.longer_free() {
-            return Err(HubError::Busy(LONGER_RETRY).into());
-        }
-        state.edge().admit_longer(client)?;
+        admit_longer_look(&state, client)?;
         values = hub.values_longer(game.clone()).await?;
     }
     // Why not every empty cell has its exact value, if not.

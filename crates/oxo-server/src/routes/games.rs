@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis::{Position, ReviewBody};
 use super::{
-    Peer, RawBody, bearer, client, first_of, game_id, game_response, json_body, json_response,
-    parse_body, player_name, rules_of, seated_response, to_the_end,
+    Peer, RawBody, admit_longer_look, bearer, client, first_of, game_id, game_response, json_body,
+    json_response, parse_body, player_name, rules_of, seated_response, to_the_end,
 };
 use crate::error::ApiError;
-use crate::hub::{Action, EstimateView, Hint, Hold, HubError, LONGER_RETRY};
+use crate::hub::{Action, EstimateView, Hint, Hold};
 use crate::id::{IdempotencyKey, Token};
 use crate::room::{ClockAsk, Opponent, RoomSetup, check_opponent};
 use crate::state::AppState;
@@ -311,10 +311,7 @@ pub(super) async fn hints(
         // As on the analysis board: the longer look holds the server's
         // slot for it, not this client's, and the room keeps its answer
         // even if this request has gone by then.
-        if !state.hub().longer_free() {
-            return Err(HubError::Busy(LONGER_RETRY).into());
-        }
-        state.edge().admit_longer(client)?;
+        admit_longer_look(&state, client)?;
         let hub = state.hub().clone();
         (version, advice) =
             to_the_end(async move { hub.hints(&id, true, Hold::default()).await }).await?;

@@ -102,6 +102,17 @@ fn client(state: &AppState, peer: Peer, headers: &HeaderMap) -> Option<std::net:
     state.edge().client(peer.map(|p| p.0.0), headers)
 }
 
+/// Whether `client` may start a longer look now: refused with
+/// [`HubError::Busy`](crate::hub::HubError::Busy) while the server's one
+/// slot for it is taken (which costs the client nothing), else counted
+/// against the client's rate of longer looks.
+fn admit_longer_look(state: &AppState, client: Option<std::net::IpAddr>) -> Result<(), ApiError> {
+    if !state.hub().longer_free() {
+        return Err(crate::hub::HubError::Busy(crate::hub::LONGER_RETRY).into());
+    }
+    state.edge().admit(crate::edge::Action::LongerLook, client)
+}
+
 /// `work` (a longer look the request asked for) run to its end on a task
 /// of its own: it goes on when its request goes (a closed tab, the time
 /// limit), so that what it finds is still kept (a room's hints).
