@@ -114,6 +114,12 @@ impl<P> Meter<P> {
         self.stop = stop;
     }
 
+    /// The stop flag [`Meter::set_stop`] set, for a search this one runs
+    /// on its behalf.
+    pub(crate) const fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
+        self.stop.as_ref()
+    }
+
     pub(crate) fn on_progress(&mut self, report: impl FnMut(P) + Send + 'static) {
         self.on_progress = Some(Box::new(report));
     }

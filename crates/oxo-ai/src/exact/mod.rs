@@ -63,6 +63,7 @@
 mod analyst;
 mod opening;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -228,6 +229,15 @@ impl ValuesError {
                 | ValuesError::Solve(SolveError::OverBudget { .. })
         )
     }
+
+    /// Whether the caller stopped the search ([`Valuer::set_stop`]).
+    #[must_use]
+    pub const fn is_stopped(&self) -> bool {
+        matches!(
+            self,
+            ValuesError::Prove(ProveError::Stopped) | ValuesError::Solve(SolveError::Stopped)
+        )
+    }
 }
 
 /// The boards larger than [`QUICK_MAX_CELLS`](crate::solver::QUICK_MAX_CELLS)
@@ -248,6 +258,8 @@ pub struct Valuer {
     opening: Option<OpeningTable>,
     symmetries: Option<Symmetries>,
     budget: Option<u64>,
+    /// Stops both searches' calls once raised ([`Valuer::set_stop`]).
+    stop: Option<Arc<AtomicBool>>,
     /// The node count (of both searches) at which the current call stops.
     limit: Option<u64>,
     /// The progress callback, which both searches report through.
@@ -355,6 +367,7 @@ impl Valuer {
             opening,
             symmetries: Symmetries::of(rules),
             budget: None,
+            stop: None,
             limit: None,
             reporter: None,
         })
@@ -419,6 +432,23 @@ impl Valuer {
         self.budget = nodes;
     }
 
+    /// Stop each call once `stop` is true (`None`: no flag), whichever
+    /// search it is in: the flag is read every few thousand positions, and
+    /// a call stopped answers an error for which
+    /// [`ValuesError::is_stopped`] holds, storing nothing it had not
+    /// finished (what its searches finished stays, so a later call goes on
+    /// from there). A flag left raised stops every later search at once;
+    /// answers from the opening table and finished positions still come.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        if let Some(solver) = self.solver.as_mut() {
+            solver.set_stop(stop.clone());
+        }
+        if let Some(prover) = self.prover.as_mut() {
+            prover.set_stop(stop.clone());
+        }
+        self.stop = stop;
+    }
+
     /// The budget [`Valuer::set_budget`] set.
     #[must_use]
     pub const fn budget(&self) -> Option<u64> {
@@ -446,6 +476,7 @@ impl Valuer {
             if let Some(reporter) = &self.reporter {
                 Reporter::attach_solver(reporter, &mut solver);
             }
+            solver.set_stop(self.stop.clone());
             self.solver = Some(solver);
         }
         let solver = self.solver.as_mut().expect("just made");
@@ -460,6 +491,7 @@ impl Valuer {
             if let Some(reporter) = &self.reporter {
                 Reporter::attach_prover(reporter, &mut prover);
             }
+            prover.set_stop(self.stop.clone());
             self.prover = Some(prover);
         }
         let prover = self.prover.as_mut().expect("just made");
@@ -811,6 +843,18 @@ mod tests {
 
     const TABLE: usize = 4 << 20;
 
+    /// A game of `stones` random moves under `rules`, or fewer where it
+    /// ends sooner.
+    fn random_game(rules: Rules, stones: usize, rng: &mut impl rand::Rng) -> Game {
+        let mut game = Game::new(rules);
+        while game.move_count() < stones && !game.is_over() {
+            let moves: Vec<_> = game.legal_moves().collect();
+            let cell = *rand::seq::IndexedRandom::choose(&moves[..], rng).unwrap();
+            game.play_unchecked(cell);
+        }
+        game
+    }
+
     /// The prover's path, forced on a board the solver also answers: its
     /// values must be the solver's, and its draws' distances too.
     fn agrees_with_the_solver(game: &Game) {
@@ -837,13 +881,8 @@ mod tests {
         for (rows, cols, k) in [(3, 3, 3), (4, 4, 3), (4, 4, 4), (5, 5, 4)] {
             let rules = Rules::new(rows, cols, k).unwrap();
             for _ in 0..6 {
-                let mut game = Game::new(rules);
                 let stones = rand::RngExt::random_range(&mut rng, 0..rules.cell_count() / 2);
-                while game.move_count() < stones && !game.is_over() {
-                    let moves: Vec<_> = game.legal_moves().collect();
-                    let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
-                    game.play_unchecked(cell);
-                }
+                let game = random_game(rules, stones, &mut rng);
                 if !game.is_over() {
                     agrees_with_the_solver(&game);
                 }
@@ -862,12 +901,7 @@ mod tests {
         let mut rng = crate::rng_from_seed(41);
         let mut heard_in_calls = 0;
         for _ in 0..20 {
-            let mut game = Game::new(rules);
-            while game.move_count() < 12 && !game.is_over() {
-                let moves: Vec<_> = game.legal_moves().collect();
-                let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
-                game.play_unchecked(cell);
-            }
+            let game = random_game(rules, 12, &mut rng);
             if game.is_over() || Solver::answers_quickly(&game) {
                 continue;
             }
@@ -891,6 +925,72 @@ mod tests {
         assert!(heard_in_calls >= 3, "{heard_in_calls} calls reported");
     }
 
+    /// A stop flag raised while a call searches ends it, in the prover and
+    /// in the 64-bit solver it runs, with an error that says so (not one of
+    /// budget); lowered, the next call finishes with the values a fresh
+    /// valuer gives.
+    #[test]
+    fn a_stop_ends_a_call_in_either_search_and_later_calls_stay_exact() {
+        use std::sync::atomic::Ordering;
+
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut rng = crate::rng_from_seed(47);
+        let (mut stopped, mut tried) = (0, 0);
+        while tried < 8 {
+            let stones = rand::RngExt::random_range(&mut rng, 6..10);
+            let game = random_game(rules, stones, &mut rng);
+            if game.is_over() || Solver::answers_quickly(&game) {
+                continue;
+            }
+            tried += 1;
+            let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            valuer.set_stop(Some(Arc::clone(&stop)));
+            valuer.solver().unwrap().set_report_every(64);
+            let raise = Arc::clone(&stop);
+            valuer.on_progress(move |_| raise.store(true, Ordering::Relaxed));
+            valuer.prover().unwrap().set_report_every(64);
+            valuer.set_budget(Some(1_000_000));
+            // A call may be done before a search's first report.
+            if let Err(e) = valuer.some_values(&game) {
+                assert!(e.is_stopped() && !e.is_over_budget(), "{e}: {game}");
+                stopped += 1;
+            }
+            stop.store(false, Ordering::Relaxed);
+            valuer.on_progress(|_| {});
+            let after = valuer.values(&game).unwrap();
+            let fresh = Valuer::with_opening(rules, TABLE, None)
+                .unwrap()
+                .values(&game)
+                .unwrap();
+            assert_eq!(after.value.value, fresh.value.value, "{game}");
+            let values = |v: &Values| {
+                v.moves
+                    .iter()
+                    .map(|&(c, v)| (c, v.value))
+                    .collect::<Vec<_>>()
+            };
+            let (mut mine, mut theirs) = (values(&after), values(&fresh));
+            mine.sort_unstable_by_key(|&(c, _)| c);
+            theirs.sort_unstable_by_key(|&(c, _)| c);
+            assert_eq!(mine, theirs, "{game}");
+        }
+        assert!(stopped >= 4, "{stopped} calls stopped");
+        // Raised before a call, the flag stops each search at once, with
+        // its own error.
+        let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
+        valuer.set_stop(Some(Arc::new(AtomicBool::new(true))));
+        let game = Game::new(rules);
+        assert_eq!(
+            valuer.solver().unwrap().value_by_search(&game),
+            Err(SolveError::Stopped)
+        );
+        assert_eq!(
+            valuer.prover().unwrap().value(&game),
+            Err(ProveError::Stopped)
+        );
+    }
+
     /// Where [`Valuer::values`] runs out of budget, [`Valuer::some_values`]
     /// values some moves and names the others: every legal move once, each
     /// value the solver's; with budget enough, it is [`Valuer::values`].
@@ -900,13 +1000,8 @@ mod tests {
         let mut rng = crate::rng_from_seed(41);
         let (mut partial, mut tried) = (0, 0);
         while tried < 12 {
-            let mut game = Game::new(rules);
             let stones = rand::RngExt::random_range(&mut rng, 10..16);
-            while game.move_count() < stones && !game.is_over() {
-                let moves: Vec<_> = game.legal_moves().collect();
-                let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
-                game.play_unchecked(cell);
-            }
+            let game = random_game(rules, stones, &mut rng);
             if game.is_over() || Solver::answers_quickly(&game) {
                 continue;
             }
@@ -970,13 +1065,8 @@ mod tests {
             let mut valuer = Valuer::with_opening(rules, TABLE, None).unwrap();
             let mut solver = Solver::new(rules, TABLE).unwrap();
             for _ in 0..12 {
-                let mut game = Game::new(rules);
                 let stones = rand::RngExt::random_range(&mut rng, 1..rules.cell_count() / 2);
-                while game.move_count() < stones && !game.is_over() {
-                    let moves: Vec<_> = game.legal_moves().collect();
-                    let cell = *rand::seq::IndexedRandom::choose(&moves[..], &mut rng).unwrap();
-                    game.play_unchecked(cell);
-                }
+                let game = random_game(rules, stones, &mut rng);
                 if game.is_over() || (rules.cell_count() > 25 && game.move_count() < 10) {
                     continue;
                 }

@@ -212,6 +212,7 @@ mod real;
 mod search;
 mod table;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -262,6 +263,10 @@ pub enum ProveError {
         /// The budget.
         nodes: u64,
     },
+    /// The caller raised the prover's stop flag ([`Prover::set_stop`])
+    /// before the call had an answer.
+    #[error("the search was stopped before it had an answer")]
+    Stopped,
     /// A certificate would hold more nodes than the prover's cap
     /// ([`Prover::set_proof_cap`]): a size limit, not a search budget.
     #[error("the certificate would hold more than {nodes} positions")]
@@ -507,6 +512,18 @@ impl Prover {
         self.meter.set_budget(nodes);
     }
 
+    /// Stop each call once `stop` is true (`None`: no flag), the 64-bit
+    /// solver's rounds within it too: the flag is read every few thousand
+    /// positions, and a call stopped answers [`ProveError::Stopped`],
+    /// storing nothing it had not finished. A flag left raised stops every
+    /// later call at once.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        if let Some(solver) = self.solver.as_mut() {
+            solver.set_stop(stop.clone());
+        }
+        self.meter.set_stop(stop);
+    }
+
     /// Let one tree of a certificate hold at most `nodes` nodes (at first
     /// [`MAX_PROOF_NODES`]); a bigger one is refused with
     /// [`ProveError::ProofTooLarge`] rather than fill the memory (a node
@@ -541,9 +558,15 @@ impl Prover {
         self.meter.start();
     }
 
+    /// Why a search of the current call gave no answer: its stop flag, or
+    /// its budget.
     fn over_budget(&self) -> ProveError {
-        ProveError::OverBudget {
-            nodes: self.meter.budget().unwrap_or(u64::MAX),
+        if self.meter.stopped() {
+            ProveError::Stopped
+        } else {
+            ProveError::OverBudget {
+                nodes: self.meter.budget().unwrap_or(u64::MAX),
+            }
         }
     }
 
@@ -670,10 +693,12 @@ impl Prover {
         let solver = match self.solver.as_mut() {
             Some(solver) => solver,
             None => {
-                let solver = Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
-                    SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
-                    other => unreachable!("the 64-bit solver takes these rules: {other}"),
-                })?;
+                let mut solver =
+                    Solver::new(self.rules, self.table_bytes).map_err(|e| match e {
+                        SolveError::OutOfMemory { mib } => ProveError::OutOfMemory { mib },
+                        other => unreachable!("the 64-bit solver takes these rules: {other}"),
+                    })?;
+                solver.set_stop(self.meter.stop_flag().cloned());
                 self.solver.insert(solver)
             }
         };
@@ -693,6 +718,7 @@ impl Prover {
             Ok(value) => Ok(Some(value)),
             Err(SolveError::OverBudget { .. }) if capped => Ok(None),
             Err(SolveError::OverBudget { .. }) => Err(self.over_budget()),
+            Err(SolveError::Stopped) => Err(ProveError::Stopped),
             Err(other) => unreachable!("the 64-bit solver takes these rules: {other}"),
         }
     }

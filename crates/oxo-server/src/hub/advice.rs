@@ -15,7 +15,7 @@ use oxo_ai::{AlphaBeta, Estimate, Score};
 use oxo_core::{Cell, Game, Player};
 use serde::Serialize;
 
-use super::search::{Cost, Hold};
+use super::search::{Cost, Hold, StopWhenGone};
 use super::{Hub, HubError};
 
 /// The gauge (for X, from −1 to 1) within which neither side is called
@@ -249,6 +249,9 @@ impl Hub {
         moves: Vec<Cell>,
         hold: Hold,
     ) -> Result<ReviewView, HubError> {
+        // Stops once the request has gone, as a look at values does.
+        let stop = StopWhenGone::default();
+        let flag = stop.flag();
         self.search(Cost::Deep, hold, move |shared| {
             let rules = start.rules();
             // The hints' valuer (none on boards it does not take).
@@ -256,8 +259,12 @@ impl Hub {
                 Some(valuer) => Some(valuer),
                 None => hint_valuer(rules).ok(),
             };
+            if let Some(valuer) = valuer.as_mut() {
+                valuer.set_stop(Some(flag));
+            }
             let review = oxo_ai::review::review(&start, &moves, valuer.as_mut());
-            if let Some(valuer) = valuer {
+            if let Some(mut valuer) = valuer {
+                valuer.set_stop(None);
                 shared.valuers.give(None, rules, valuer);
             }
             let review = review.map_err(|e: ReviewError| HubError::Internal(e.to_string()))?;

@@ -1,7 +1,7 @@
 //! The computer's moves and the hints: searches run on blocking threads,
 //! in queues by cost, with warm strategies and solvers kept in pools.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -438,7 +438,9 @@ impl Hub {
     }
 
     /// [`Hub::values`] within `budget` positions (a pass), with its second
-    /// pass where the budget runs out when `some`.
+    /// pass where the budget runs out when `some`. The search stops as soon
+    /// as this future is dropped (its request has gone), giving its slot
+    /// back within a few thousand positions.
     async fn valued(
         &self,
         game: Game,
@@ -457,6 +459,11 @@ impl Hub {
         } else {
             Cost::Deep
         };
+        // No one waits for the values once this future is dropped (the
+        // request has gone): the search stops then instead of running to its
+        // budget in its slot.
+        let stop = StopWhenGone::default();
+        let flag = stop.flag();
         self.search(cost, hold, move |shared| {
             let rules = game.rules();
             let mut valuer = match shared.valuers.take(None, rules) {
@@ -464,17 +471,22 @@ impl Hub {
                 None => hint_valuer(rules).map_err(|e| HubError::Internal(e.to_string()))?,
             };
             valuer.set_budget(Some(budget));
+            valuer.set_stop(Some(flag));
             let values = if some {
                 valuer.some_values(&game)
             } else {
                 valuer.values(&game).map(SomeValues::from)
             };
-            // Pooled at the hints' own budget.
+            // Pooled at the hints' own budget, with no flag.
             valuer.set_budget(Some(HINT_BUDGET));
+            valuer.set_stop(None);
             shared.valuers.give(None, rules, valuer);
             let values = match values {
                 Ok(values) => values,
                 Err(e) if e.is_over_budget() => return Ok(None),
+                Err(e) if e.is_stopped() => {
+                    return Err(HubError::Internal("the search's request has gone".into()));
+                }
                 Err(e) => return Err(HubError::Internal(e.to_string())),
             };
             let hints: Hints = values
@@ -515,6 +527,24 @@ fn keep(handle: &RoomHandle, version: u64, advice: Advice) -> Advice {
     }
     *kept = Some((version, advice.clone()));
     advice
+}
+
+/// Raises its flag when dropped: a search given the flag stops once the
+/// future that waits for it has gone.
+#[derive(Default)]
+pub(super) struct StopWhenGone(Arc<AtomicBool>);
+
+impl StopWhenGone {
+    /// The flag, for the search.
+    pub(super) fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+}
+
+impl Drop for StopWhenGone {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// What a search holds until it ends besides its slot: the asking client's

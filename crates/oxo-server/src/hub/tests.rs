@@ -436,6 +436,46 @@ async fn a_second_longer_look_is_refused_while_one_runs() {
     assert_eq!(hub.shared.longer_searches.available_permits(), 1);
 }
 
+/// A look at a position's values stops once whoever asked for it has
+/// gone, rather than running to its budget in its slot; the pooled valuer
+/// then answers the next look whole.
+#[tokio::test]
+async fn a_look_whose_caller_has_gone_stops() {
+    let (hub, _) = hub();
+    let game = short_of_the_budget();
+    let rules = game.rules();
+    // The pooled valuer reports its progress (about every million
+    // positions; the whole look takes about 4.9 million) and holds its
+    // first report until the caller has gone.
+    let mut valuer = oxo_ai::hints::hint_valuer(rules).unwrap();
+    let (reported, first_report) = std::sync::mpsc::channel::<u64>();
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    valuer.on_progress(move |p| {
+        reported.send(p.nodes).ok();
+        wait.recv().ok();
+    });
+    hub.shared.valuers.give(None, rules, valuer);
+    let searcher = hub.clone();
+    let looking = game.clone();
+    let asked = tokio::spawn(async move { searcher.values_longer(looking).await });
+    let first = tokio::task::spawn_blocking(move || {
+        let first = first_report.recv().unwrap();
+        (first, first_report)
+    });
+    let (first, first_report) = first.await.unwrap();
+    asked.abort();
+    assert!(asked.await.unwrap_err().is_cancelled());
+    drop(go);
+    while !hub.longer_free() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let later: Vec<u64> = first_report.try_iter().collect();
+    assert!(later.is_empty(), "reported at {first}, then {later:?}");
+    let whole = hub.values_longer(game).await.unwrap().unwrap();
+    assert!(whole.missing.is_none(), "{:?}", whole.missing);
+    assert_eq!(whole.hints.len(), 45);
+}
+
 /// A search keeps its slot, and the asking client's place, until it ends,
 /// even when whoever asked for it has gone: a dropped request frees nothing
 /// that still runs.
