@@ -147,9 +147,16 @@ fn full_screen(
     // Listening before the terminal is taken over: a signal from then on
     // ends the game as q does, the terminal restored and the score printed.
     let mut events = tui::terminal::TerminalEvents::new()?;
+    let mut hinter = tui::hints::Threaded::start()?;
     let end = {
         let mut screen = tui::terminal::FullScreen::enter()?;
-        match tui::run(&mut app, screen.terminal(), &mut events, palette) {
+        match tui::run(
+            &mut app,
+            screen.terminal(),
+            &mut events,
+            &mut hinter,
+            palette,
+        ) {
             Ok(end) => end,
             Err(e) if tui::terminal::hung_up(&e) => tui::End::Signal(tui::Signal::Hangup),
             Err(e) => return Err(e.into()),

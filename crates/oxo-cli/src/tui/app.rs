@@ -3,10 +3,12 @@
 //! changes the state; the view draws whatever the state is.
 
 use oxo_ai::Strategy;
-use oxo_ai::exact::{Valued, Valuer};
+use oxo_ai::exact::Valued;
 use oxo_ai::hints::{self, NoHints, hints_allowed};
 use oxo_ai::solver::QUICK_MAX_EMPTY;
 use oxo_core::{Cell, Game, History, MoveResult, Outcome, Player, Rules, Scoreboard, Series};
+
+use super::hints::{Answer, Job};
 
 /// What a person asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +31,8 @@ pub enum Action {
     TakeBack,
     /// Show or hide every empty cell's perfect-play value.
     ToggleHints,
+    /// Search longer for the values the hints' budget left out.
+    LookFurther,
     /// Start the next round (abandoning one in progress).
     NewRound,
     /// Show or hide the help.
@@ -99,11 +103,13 @@ impl Seat {
     }
 }
 
-/// Values of the empty cells for the position after `moves` moves.
+/// Values of the empty cells of one position (the app's number for it).
 #[derive(Debug)]
 struct Hints {
-    moves: usize,
+    position: u64,
     values: Vec<(Cell, Valued)>,
+    /// Why some moves have no value, if they have not.
+    missing: Option<NoHints>,
 }
 
 /// A session of rounds at the terminal.
@@ -120,8 +126,11 @@ pub struct App {
     quit: bool,
     hints_on: bool,
     hints: Option<Hints>,
-    /// Made the first time hints are asked for.
-    valuer: Option<Valuer>,
+    /// The position's number: a new one for every move, take-back and
+    /// round, so that values found for one are never shown for another.
+    position: u64,
+    /// The position a longer look was asked for, until its answer comes.
+    longer: Option<u64>,
     mouse: bool,
 }
 
@@ -141,7 +150,8 @@ impl App {
             quit: false,
             hints_on: false,
             hints: None,
-            valuer: None,
+            position: 0,
+            longer: None,
             mouse: true,
         }
     }
@@ -218,10 +228,138 @@ impl App {
     /// (the notice says so).
     #[must_use]
     pub fn hints(&self) -> Option<&[(Cell, Valued)]> {
+        self.current_hints()
+            .map(|h| h.values.as_slice())
+            .filter(|values| !values.is_empty())
+    }
+
+    /// The hints found for this position, if hints are on.
+    fn current_hints(&self) -> Option<&Hints> {
         self.hints
             .as_ref()
-            .filter(|h| self.hints_on && h.moves == self.round.moves().len())
-            .map(|h| h.values.as_slice())
+            .filter(|h| self.hints_on && h.position == self.position)
+    }
+
+    /// What should be valued now, if anything: this position's hints,
+    /// or a longer look at them once asked for (see [`super::hints`]).
+    /// Nothing while a computer is about to move against a person: the
+    /// position is gone before its values would come.
+    #[must_use]
+    pub fn hint_job(&self) -> Option<Job> {
+        if !self.hints_on
+            || self.round.game().is_over()
+            || self.hints_allowed().is_err()
+            || (self.computer_to_move() && !self.computers_only())
+        {
+            return None;
+        }
+        let position = self.position;
+        match self.current_hints() {
+            None => Some(Job {
+                position,
+                longer: false,
+            }),
+            Some(_) if self.longer == Some(position) => Some(Job {
+                position,
+                longer: true,
+            }),
+            Some(_) => None,
+        }
+    }
+
+    /// Whether this position's hints are being found.
+    #[must_use]
+    pub fn hints_coming(&self) -> bool {
+        self.hint_job().is_some_and(|job| !job.longer)
+    }
+
+    /// Whether a longer look at this position's values is under way.
+    #[must_use]
+    pub fn looking_further(&self) -> bool {
+        self.hint_job().is_some_and(|job| job.longer)
+    }
+
+    /// Whether a longer look may value moves this position's hints left
+    /// without a value (`f` asks for it).
+    #[must_use]
+    pub fn further_helps(&self) -> bool {
+        self.current_hints()
+            .and_then(|h| h.missing)
+            .is_some_and(NoHints::longer_look_helps)
+    }
+
+    /// Take the values found for a [`App::hint_job`]; one for a position
+    /// the game has left, or no longer wanted, is dropped.
+    pub fn hints_came(&mut self, answer: Answer) {
+        if self.hint_job() != Some(answer.job) {
+            return;
+        }
+        let position = self.position;
+        let longer = answer.job.longer;
+        if longer {
+            self.longer = None;
+        }
+        let values = match answer.values {
+            Ok(values) => values,
+            Err(e) => {
+                self.notice = Some(Notice::Refused(if longer {
+                    format!("looking further failed: {e}")
+                } else {
+                    format!("no hints: {e}")
+                }));
+                if !longer {
+                    // Not asked again for this position.
+                    self.hints = Some(Hints {
+                        position,
+                        values: Vec::new(),
+                        missing: None,
+                    });
+                }
+                return;
+            }
+        };
+        let before = self.current_hints().map_or(0, |h| h.values.len());
+        let missing = if longer {
+            NoHints::of_longer(&values)
+        } else {
+            NoHints::of(&values)
+        };
+        if longer {
+            let (after, moves) = (
+                values.moves.len(),
+                values.moves.len() + values.unvalued.len(),
+            );
+            self.notice = Some(Notice::Info(if missing.is_none() {
+                "looked further: every move has its exact value now".to_owned()
+            } else if after <= before {
+                "looking further found no more values here; oxo solve values every move without a limit"
+                    .to_owned()
+            } else {
+                format!(
+                    "looked further: {after} of the {moves} moves have their exact value; f looks again"
+                )
+            }));
+            if after < before {
+                // A look that found less (the passes share the budget
+                // differently) leaves the values found before.
+                return;
+            }
+        } else if let Some(missing) = missing
+            && self.notice.is_none()
+        {
+            // Said unless something else is (a move taken back, …).
+            let further = if missing.longer_look_helps() {
+                "; f looks further"
+            } else {
+                ""
+            };
+            self.notice = Some(Notice::Info(format!("hints: {missing}{further}")));
+        }
+        self.hints = Some(Hints {
+            position,
+            values: values.moves,
+            missing,
+        });
     }
 
     /// Whether hints are switched on (they may still be unavailable here).
@@ -280,6 +418,7 @@ impl App {
             }
             Action::TakeBack => self.take_back(),
             Action::ToggleHints => self.toggle_hints(),
+            Action::LookFurther => self.look_further(),
             Action::NewRound => self.new_round(),
             Action::ToggleHelp => self.help = !self.help,
             Action::ToggleMouse => {
@@ -346,6 +485,7 @@ impl App {
     fn toggle_hints(&mut self) {
         self.hints_on = !self.hints_on;
         self.notice = None;
+        self.longer = None;
         if !self.hints_on {
             self.notice = Some(Notice::Info("hints off".to_owned()));
             return;
@@ -372,9 +512,29 @@ impl App {
             self.notice = Some(Notice::Info(format!(
                 "hints on: on this board they come once at most {QUICK_MAX_EMPTY} cells are empty"
             )));
-        } else {
-            self.refresh_hints();
         }
+    }
+
+    /// Ask for a longer look where this position's hints left moves
+    /// without a value; say why not elsewhere.
+    fn look_further(&mut self) {
+        let refusal = if !self.hints_on {
+            "hints are off: v shows them, then f looks further where they leave moves without a value"
+        } else if self.looking_further() {
+            "already looking further here"
+        } else if self.further_helps() {
+            self.longer = Some(self.position);
+            self.notice = Some(Notice::Info(
+                "looking further for the other moves' values (seconds); a move stops the look"
+                    .to_owned(),
+            ));
+            return;
+        } else if self.current_hints().is_some() {
+            "every move here already has its exact value"
+        } else {
+            "no hints here to look further into"
+        };
+        self.notice = Some(Notice::Refused(refusal.to_owned()));
     }
 
     /// Whether hints can come at all in this session: not between two
@@ -429,7 +589,7 @@ impl App {
                 ))
             }
         };
-        self.refresh_hints();
+        self.position += 1;
         Ok(())
     }
 
@@ -468,7 +628,7 @@ impl App {
         }
         self.round.truncate(keep);
         self.notice = Some(Notice::Info("move taken back".to_owned()));
-        self.refresh_hints();
+        self.position += 1;
     }
 
     /// Who made (or makes) the round's move number `index` (from 0).
@@ -496,7 +656,7 @@ impl App {
         } else {
             format!("{starter} starts round {round}")
         }));
-        self.refresh_hints();
+        self.position += 1;
     }
 
     /// Whether hints may be shown now, by the rule every front end keeps
@@ -509,49 +669,6 @@ impl App {
             return Err(NoHints::BetweenPeople);
         }
         hints_allowed(self.round.game(), false)
-    }
-
-    fn refresh_hints(&mut self) {
-        // A finished round has nothing left to value.
-        if !self.hints_on || self.round.game().is_over() || self.hints_allowed().is_err() {
-            self.hints = None;
-            return;
-        }
-        if self
-            .hints
-            .as_ref()
-            .is_some_and(|h| h.moves == self.round.moves().len())
-        {
-            return;
-        }
-        let valuer = match &mut self.valuer {
-            Some(valuer) => valuer,
-            None => match hints::hint_valuer(self.rules) {
-                Ok(valuer) => self.valuer.insert(valuer),
-                Err(e) => {
-                    self.notice = Some(Notice::Refused(format!("no hints: {e}")));
-                    return;
-                }
-            },
-        };
-        self.hints = match valuer.some_values(self.round.game()) {
-            Ok(values) => {
-                // Said unless something else is (a move taken back, …).
-                if let Some(missing) = NoHints::of(&values)
-                    && self.notice.is_none()
-                {
-                    self.notice = Some(Notice::Info(format!("hints: {missing}")));
-                }
-                Some(Hints {
-                    moves: self.round.moves().len(),
-                    values: values.moves,
-                })
-            }
-            Err(e) => {
-                self.notice = Some(Notice::Refused(format!("no hints: {e}")));
-                None
-            }
-        };
     }
 }
 
@@ -570,6 +687,7 @@ pub fn cell_name(cell: Cell) -> String {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::hints::{Hinter, Inline};
     use super::*;
 
     fn people() -> App {
@@ -583,12 +701,31 @@ pub(super) mod tests {
     }
 
     /// Act, then let computers answer as the event loop does.
+    /// Act, then let computers answer and hints come, as the event loop
+    /// does (the hints valued at once, by one valuer for the test).
     fn act(app: &mut App, actions: &[Action]) {
         for &action in actions {
             app.act(action);
+            settle(app);
+        }
+    }
+
+    /// Let computers answer and hints come, until nothing more comes by
+    /// itself.
+    fn settle(app: &mut App) {
+        thread_local! {
+            static HINTER: std::cell::RefCell<Inline> = std::cell::RefCell::default();
+        }
+        loop {
             while app.computer_to_move() {
                 app.play_computer();
             }
+            let Some(job) = app.hint_job() else { break };
+            let answer = HINTER.with_borrow_mut(|hinter| {
+                hinter.ask(job, app.game().clone());
+                hinter.answer().unwrap()
+            });
+            app.hints_came(answer);
         }
     }
 
@@ -897,8 +1034,51 @@ pub(super) mod tests {
     /// notice says how many of all.
     #[test]
     fn hints_give_the_moves_valued_in_time_and_say_so() {
+        let mut app = short_of_the_hints_budget();
+        assert_eq!(app.game().move_count(), 4);
+        let hints = app.hints().expect("hints against the computer");
+        assert!(!hints.is_empty() && hints.len() < 45, "{}", hints.len());
+        let said = format!("hints: exact values for {} of the 45 moves", hints.len());
+        assert!(
+            matches!(app.notice(), Some(Notice::Info(n)) if n.starts_with(&said) && n.ends_with("; f looks further")),
+            "{:?}",
+            app.notice()
+        );
+        assert!(app.further_helps());
+        // The longer look values the rest.
+        app.act(Action::LookFurther);
+        assert!(app.looking_further());
+        assert_eq!(
+            app.hint_job(),
+            Some(Job {
+                position: app.position,
+                longer: true
+            })
+        );
+        settle(&mut app);
+        assert!(!app.looking_further() && !app.further_helps());
+        assert_eq!(app.hints().unwrap().len(), 45);
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Info(
+                "looked further: every move has its exact value now".into()
+            ))
+        );
+        act(&mut app, &[Action::LookFurther]);
+        assert_eq!(
+            app.notice(),
+            Some(&Notice::Refused(
+                "every move here already has its exact value".into()
+            ))
+        );
+    }
+
+    /// Hints on, against the computer, at a 7×7 k=5 position after four
+    /// moves whose hints leave moves without a value (a longer look values
+    /// them all); the computer's next move is in the top-left corner.
+    fn short_of_the_hints_budget() -> App {
         let rules = Rules::new(7, 7, 5).unwrap();
-        let computer = Scripted(vec![Cell::new(0, 3), Cell::new(6, 6)]);
+        let computer = Scripted(vec![Cell::new(0, 3), Cell::new(6, 6), Cell::new(0, 0)]);
         let mut app = App::new(
             rules,
             [Seat::Human, Seat::Computer(Box::new(computer))],
@@ -912,15 +1092,39 @@ pub(super) mod tests {
                 Action::PlayAt(Cell::new(4, 3)),
             ],
         );
-        assert_eq!(app.game().move_count(), 4);
-        let hints = app.hints().expect("hints against the computer");
-        assert!(!hints.is_empty() && hints.len() < 45, "{}", hints.len());
-        let said = format!("hints: exact values for {} of the 45 moves", hints.len());
-        assert!(
-            matches!(app.notice(), Some(Notice::Info(n)) if n.starts_with(&said)),
-            "{:?}",
-            app.notice()
+        app
+    }
+
+    /// A longer look found for a position the game has left, or once hints
+    /// were turned off (and on again), is dropped.
+    #[test]
+    fn a_look_for_a_position_left_behind_is_dropped() {
+        let mut app = short_of_the_hints_budget();
+        let mut hinter = Inline::default();
+        app.act(Action::LookFurther);
+        let look = app.hint_job().unwrap();
+        hinter.ask(look, app.game().clone());
+        let late = hinter.answer().unwrap();
+        // Turned off and on again: the look was not asked again.
+        act(&mut app, &[Action::ToggleHints, Action::ToggleHints]);
+        assert!(!app.looking_further() && app.further_helps());
+        let valued = app.hints().unwrap().len();
+        app.hints_came(late);
+        assert_eq!(
+            app.hints().unwrap().len(),
+            valued,
+            "a look no longer wanted"
         );
+        // A look for a position the game has left.
+        app.act(Action::LookFurther);
+        let look = app.hint_job().unwrap();
+        hinter.ask(look, app.game().clone());
+        let late = hinter.answer().unwrap();
+        act(&mut app, &[Action::PlayAt(Cell::new(2, 2))]);
+        let now = app.hints().map(<[_]>::len);
+        app.hints_came(late);
+        assert_eq!(app.hints().map(<[_]>::len), now);
+        assert!(!app.looking_further());
     }
 
     #[test]

@@ -16,7 +16,9 @@
 //!
 //! Computer moves are made on the loop's thread right after the frame
 //! that says the computer is thinking is drawn; a key pressed meanwhile
-//! waits its turn. Between two computers the loop pauses
+//! waits its turn. Hints are valued by a [`hints::Hinter`] (in the real
+//! game, on a thread of its own): while a search runs, the loop looks for
+//! its answer every [`HINTS_POLL`] between keys. Between two computers the loop pauses
 //! [`COMPUTER_PAUSE`] per move so people can follow, and any key still
 //! works; a finished round stays up [`ROUND_PAUSE`] before the next.
 
@@ -30,6 +32,7 @@ use ratatui::crossterm::event::{
 };
 
 pub mod app;
+pub mod hints;
 pub mod terminal;
 pub mod view;
 
@@ -44,6 +47,9 @@ pub const COMPUTER_PAUSE: Duration = Duration::from_millis(400);
 /// Between two computers, how long a finished round stays up before the
 /// next starts.
 pub const ROUND_PAUSE: Duration = Duration::from_secs(2);
+
+/// While hints are being valued, how often the loop looks for them.
+pub const HINTS_POLL: Duration = Duration::from_millis(50);
 
 /// What the loop reads: a key, a click or a resize; or a signal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +112,7 @@ pub trait Events {
 }
 
 /// Play until the person quits, a signal ends the game, or the events
-/// run out.
+/// run out, with hints valued by `hinter`.
 ///
 /// # Errors
 /// Drawing or reading events failed.
@@ -114,6 +120,7 @@ pub fn run<B: Backend>(
     app: &mut App,
     terminal: &mut Terminal<B>,
     events: &mut dyn Events,
+    hinter: &mut dyn hints::Hinter,
     palette: Palette,
 ) -> io::Result<End>
 where
@@ -124,7 +131,10 @@ where
     // was set (round, moves): keys, clicks and resizes meanwhile do not put
     // it off, and a new point (a new round by `n`) sets it afresh.
     let mut due: Option<(Instant, (u32, usize))> = None;
+    // The hint job the hinter is working on.
+    let mut asked = None;
     loop {
+        sync_hints(app, hinter, &mut asked);
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
             .map_err(io::Error::other)?;
@@ -160,7 +170,13 @@ where
                 due.map(|(due, _)| due.saturating_duration_since(now))
             }
         };
-        match events.next(timeout)? {
+        // While hints are searched, a look for them between keys.
+        let wait = match (asked, timeout) {
+            (None, timeout) => timeout,
+            (Some(_), None) => Some(HINTS_POLL),
+            (Some(_), Some(timeout)) => Some(timeout.min(HINTS_POLL)),
+        };
+        match events.next(wait)? {
             Some(Input::Event(event)) => match action_for(&event, &state) {
                 Some(Action::Suspend) => {
                     events.suspend()?;
@@ -190,6 +206,8 @@ where
                 terminal.draw(|_| {}).map_err(io::Error::other)?;
             }
             Some(Input::Signal(signal)) => return Ok(End::Signal(signal)),
+            // Only the look for hints was due.
+            None if wait != timeout => {}
             None if timeout.is_some() && !app.computer_to_move() => {
                 app.next_round();
                 due = None;
@@ -206,6 +224,29 @@ where
                 }
             }
             None => return Ok(End::Quit),
+        }
+    }
+}
+
+/// Hand `app`'s hint job to `hinter` when it changes (stopping the last
+/// one's search), and the answers that came to `app`; `asked` is the job
+/// the hinter is working on.
+fn sync_hints(app: &mut App, hinter: &mut dyn hints::Hinter, asked: &mut Option<hints::Job>) {
+    loop {
+        let wanted = app.hint_job();
+        if wanted != *asked {
+            match wanted {
+                Some(job) => hinter.ask(job, app.game().clone()),
+                None => hinter.cancel(),
+            }
+            *asked = wanted;
+        }
+        if asked.is_none() {
+            return;
+        }
+        match hinter.answer() {
+            Some(answer) => app.hints_came(answer),
+            None => return,
         }
     }
 }
@@ -245,6 +286,7 @@ pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
                 KeyCode::Enter | KeyCode::Char(' ') => Action::Play,
                 KeyCode::Char('u') => Action::TakeBack,
                 KeyCode::Char('H' | 'v') => Action::ToggleHints,
+                KeyCode::Char('f') => Action::LookFurther,
                 KeyCode::Char('n') => Action::NewRound,
                 KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
                 // Esc closes the help, and never the game: it is pressed out
@@ -270,7 +312,21 @@ mod tests {
     use ratatui::backend::TestBackend;
     use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
+    use super::hints::Inline;
     use super::*;
+
+    /// [`run`] with hints valued at once.
+    fn run_inline<B: Backend>(
+        app: &mut App,
+        terminal: &mut Terminal<B>,
+        events: &mut dyn Events,
+        palette: Palette,
+    ) -> io::Result<End>
+    where
+        B::Error: Send + Sync + 'static,
+    {
+        run(app, terminal, events, &mut Inline::default(), palette)
+    }
 
     fn digits(n: u32) -> usize {
         n.to_string().len()
@@ -437,7 +493,7 @@ mod tests {
         (width, height): (u16, u16),
     ) -> Terminal<TestBackend> {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        run(
+        run_inline(
             app,
             &mut terminal,
             &mut Script::new(events),
@@ -513,7 +569,7 @@ mod tests {
             waits: Vec::new(),
         };
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
-        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
         (app, events.waits)
     }
 
@@ -708,11 +764,11 @@ mod tests {
         let mut app = app(Rules::default(), None);
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
         let mut events = Script::new(keys("mvm"));
-        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
         // Told once each time, and not for the key between.
         assert_eq!(events.mouse, [false, true]);
         let mut events = Script::new(keys("m"));
-        run(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
         assert_eq!(events.mouse, [false]);
         assert!(
             terminal
@@ -898,6 +954,82 @@ mod tests {
         );
     }
 
+    /// Hints whose answer comes only after a few looks for it.
+    struct Late {
+        inline: Inline,
+        /// Looks before the answer comes.
+        looks: u32,
+        /// Positions asked for.
+        asked: u32,
+    }
+
+    impl hints::Hinter for Late {
+        fn ask(&mut self, job: hints::Job, game: oxo_core::Game) {
+            self.asked += 1;
+            self.inline.ask(job, game);
+        }
+
+        fn cancel(&mut self) {
+            self.inline.cancel();
+        }
+
+        fn answer(&mut self) -> Option<hints::Answer> {
+            if self.looks == 0 {
+                self.inline.answer()
+            } else {
+                self.looks -= 1;
+                None
+            }
+        }
+    }
+
+    /// While hints are searched the loop waits for keys a short while at
+    /// a time, looking for the answer in between, and draws it once it
+    /// comes; the wait for keys is then as long as it takes again.
+    #[test]
+    fn the_loop_looks_for_hints_between_keys_until_they_come() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        let start = Instant::now();
+        let mut events = Timed {
+            now: start,
+            // `q` a second later: the looks come first.
+            keys: [(0, "v"), (1000, "q")]
+                .map(|(ms, key)| (Duration::from_millis(ms), keys(key).remove(0)))
+                .into(),
+            start,
+            waits: Vec::new(),
+        };
+        let mut late = Late {
+            inline: Inline::default(),
+            looks: 3,
+            asked: 0,
+        };
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        run(
+            &mut app,
+            &mut terminal,
+            &mut events,
+            &mut late,
+            Palette::COLOUR,
+        )
+        .unwrap();
+        assert_eq!(late.asked, 1);
+        // Before `v`; after it, as the hints were asked for and after each
+        // of two waits, no answer yet; after the third wait, the answer;
+        // then `q`.
+        assert_eq!(
+            events.waits,
+            [
+                None,
+                Some(HINTS_POLL),
+                Some(HINTS_POLL),
+                Some(HINTS_POLL),
+                None
+            ]
+        );
+        assert_eq!(app.hints().map(<[_]>::len), Some(9));
+    }
+
     #[test]
     fn the_help_covers_the_board_and_any_key_closes_it() {
         let mut app = app(Rules::default(), None);
@@ -950,7 +1082,7 @@ mod tests {
         // the line labelled 3, the first cell after the grid line.
         let (x, y) = beside(&terminal, |l| l.trim_start().starts_with("3 │"), '│');
         let mut script = Script::new(vec![click(x, y), click(0, 0)]);
-        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(2, 0)]);
         assert_eq!(app.cursor(), oxo_core::Cell::new(2, 0));
     }
@@ -975,7 +1107,7 @@ mod tests {
         // The line under the top rule is row 1's first line.
         let (x, y) = beside(&terminal, |l| l.contains('┌'), '┌');
         let mut script = Script::new(vec![click(x, y + 1)]);
-        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(app.moves(), &[oxo_core::Cell::new(0, 0)]);
     }
 
@@ -1019,7 +1151,7 @@ mod tests {
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
         let mut script = Script::new(keys("\nv"));
         let palette = Palette::from_no_color(Some(std::ffi::OsStr::new("1")));
-        run(&mut app, &mut terminal, &mut script, palette).unwrap();
+        run_inline(&mut app, &mut terminal, &mut script, palette).unwrap();
         let buffer = terminal.backend().buffer();
         assert!(
             buffer
@@ -1044,7 +1176,7 @@ mod tests {
         // Never read: the signal ended the game.
         inputs.extend(keys(">\n").into_iter().map(Input::Event));
         let mut script = Script::inputs(inputs);
-        let end = run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        let end = run_inline(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(end, End::Signal(Signal::Terminate));
         assert_eq!(app.moves().len(), 1);
         assert_eq!(script.inputs.len(), 2);
@@ -1058,7 +1190,7 @@ mod tests {
             .map(Signal::exit_code),
             [143, 129, 130, 131]
         );
-        let end = run(
+        let end = run_inline(
             &mut app,
             &mut terminal,
             &mut Script::new(keys("q")),
@@ -1079,7 +1211,7 @@ mod tests {
             wipe: Rc::clone(&script.wipe),
         })
         .unwrap();
-        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!(script.suspended, 1);
         assert_eq!(app.moves().len(), 1, "Ctrl-Z played nothing");
         // The screen was wiped while the game was stopped: the frame after
@@ -1160,7 +1292,7 @@ mod tests {
             wipe: Rc::clone(&script.wipe),
         })
         .unwrap();
-        run(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
+        run_inline(&mut app, &mut terminal, &mut script, Palette::COLOUR).unwrap();
         assert_eq!((script.resumed, script.suspended), (1, 0));
         let screen = terminal.backend().screen.to_string();
         assert!(
@@ -1182,7 +1314,7 @@ mod tests {
                 for height in [1, 2, 3, 4, 5, 8, 12, 17, 24, 30] {
                     terminal.backend_mut().resize(width, height);
                     let events = keys(">V\n?");
-                    run(
+                    run_inline(
                         &mut app,
                         &mut terminal,
                         &mut Script::new(events),

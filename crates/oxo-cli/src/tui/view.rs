@@ -656,6 +656,8 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
         Some("hints off (v shows them)")
     } else if app.game().is_over() {
         Some("hints on: none once a round is over")
+    } else if app.hints_coming() {
+        Some("hints on: valuing…")
     } else if app.hints().is_none() {
         Some("hints on: none here yet")
     } else {
@@ -677,6 +679,14 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
             "  (in plies: moves of X and O)",
             palette.faint(),
         ));
+        if app.looking_further() {
+            lines.push(Line::styled("  looking further…", palette.faint()));
+        } else if app.further_helps() {
+            lines.push(Line::styled(
+                "  some unvalued: f looks further",
+                palette.faint(),
+            ));
+        }
     }
     if !app.mouse_on() {
         lines.push(Line::styled("mouse off (m takes clicks)", palette.faint()));
@@ -766,8 +776,8 @@ const HELP: &[&str] = &[
     "Enter, Space      play here (a mouse click: there)",
     "u                 take back (with the computer's reply)",
     "v or H            hints: each empty cell's value with",
-    "                  perfect play, W win, D draw, L loss,",
-    "                  and in how many plies",
+    "                  perfect play (W win, D draw, L loss)",
+    "f                 a longer look where hints leave gaps",
     "n                 next round (the other side starts)",
     "m                 mouse off (to select text) or on",
     "? or F1           this help; any key closes it",
