@@ -176,6 +176,10 @@ pub struct RoomHandle {
     /// The version last published, readable without the room's lock.
     version: AtomicU64,
     hints: Mutex<Option<(u64, Advice)>>,
+    /// Against the computer, its answer to a draw offer and the position it
+    /// was for: an offer made again there (one declined can be) is answered
+    /// without another search.
+    draw_verdict: Mutex<Option<(oxo_core::Game, bool)>>,
     /// When the room was last asked for, in seconds by [`Hub::now`].
     touched: AtomicU64,
     /// This server's live connections of each seat (see `presence.rs`)...
@@ -212,6 +216,7 @@ impl RoomHandle {
             watchers,
             thinking: AtomicBool::new(false),
             hints: Mutex::new(None),
+            draw_verdict: Mutex::new(None),
             touched: AtomicU64::new(now),
             local: [AtomicUsize::new(0), AtomicUsize::new(0)],
             told: Mutex::new([false; 2]),

@@ -1,7 +1,7 @@
 //! What seats ask of their rooms: a new room, seat O, a move, the other
 //! actions (resign, abort, offers, claims, rematches), and a room's record.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use oxo_ai::hints::{NoHints, hints_allowed};
@@ -153,7 +153,7 @@ impl Hub {
     /// Against the computer, whether it accepts a draw in the room as it
     /// stands, with the version that verdict is for: it does when perfect
     /// play from the position gives it no win. `None` between people.
-    async fn computer_accepts_draw(
+    pub(super) async fn computer_accepts_draw(
         &self,
         handle: &Arc<RoomHandle>,
     ) -> Result<Option<(u64, bool)>, HubError> {
@@ -167,20 +167,37 @@ impl Hub {
             }
             (room.game().clone(), room.version())
         };
+        let said = handle
+            .draw_verdict
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|(at, _)| *at == game)
+            .map(|&(_, accepts)| accepts);
+        if let Some(accepts) = said {
+            return Ok(Some((version, accepts)));
+        }
         let to_move = game.to_move();
-        let Some(values) = self.every_value(game).await? else {
+        let accepts = match self.every_value(game.clone()).await? {
+            Some(values) => {
+                let best = |value: &str| values.iter().any(|hint| hint.value == value);
+                // The side to move's best value, seen from the computer.
+                let computer_wins = if to_move == Player::O {
+                    best("win")
+                } else {
+                    !best("win") && !best("draw")
+                };
+                !computer_wins
+            }
             // Too big to solve, or not every move valued in time: it cannot
             // tell, so it plays on.
-            return Ok(Some((version, false)));
+            None => false,
         };
-        let best = |value: &str| values.iter().any(|hint| hint.value == value);
-        // The side to move's best value, seen from the computer.
-        let computer_wins = if to_move == Player::O {
-            best("win")
-        } else {
-            !best("win") && !best("draw")
-        };
-        Ok(Some((version, !computer_wins)))
+        *handle
+            .draw_verdict
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some((game, accepts));
+        Ok(Some((version, accepts)))
     }
 
     /// Every round of the room behind `id` (its id or watch id).

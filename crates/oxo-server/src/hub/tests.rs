@@ -44,6 +44,42 @@ async fn a_draw_offer_without_a_seat_starts_no_search() {
     );
 }
 
+/// The computer's answer to a draw offer is searched once a position: an
+/// offer made again there is answered as before, with no search.
+#[tokio::test]
+async fn a_draw_offer_made_again_at_a_position_is_answered_without_a_search() {
+    let (hub, _) = hub();
+    let (id, x) = open(&hub, Opponent::Computer(oxo_ai::StrategyKind::Perfect)).await;
+    hub.play(&id, Some(&x), oxo_core::Coords::new(0, 0), None, None)
+        .await
+        .unwrap();
+    let handle = hub.room(&id).await.unwrap();
+    let mut games = handle.subscribe(super::Viewer::Player);
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        games.wait_for(|game| game.value().moves.len() == 2),
+    )
+    .await
+    .expect("the computer's answer")
+    .unwrap();
+    let first = hub.computer_accepts_draw(&handle).await.unwrap();
+    assert!(matches!(first, Some((_, true))), "a draw: {first:?}");
+    // No search slot to be had now: the answer comes from the first.
+    hub.shared.searches.close();
+    hub.shared.deep_searches.close();
+    let again = hub.computer_accepts_draw(&handle).await.unwrap();
+    assert_eq!(again, first);
+    // At another position it must search again, and cannot.
+    *handle
+        .draw_verdict
+        .lock()
+        .unwrap()
+        .as_mut()
+        .map(|(game, _)| game)
+        .unwrap() = oxo_core::Game::new(Rules::default());
+    assert!(hub.computer_accepts_draw(&handle).await.is_err());
+}
+
 #[tokio::test]
 async fn a_room_loaded_takes_the_presence_other_servers_announced() {
     let (hub, _) = hub();
