@@ -433,7 +433,7 @@ impl Valuer {
     }
 
     /// Stop each call once `stop` is true (`None`: no flag), whichever
-    /// search it is in: the flag is read every few thousand positions, and
+    /// search it is in: the flag is read every 16,384 positions, and
     /// a call stopped answers an error for which
     /// [`ValuesError::is_stopped`] holds, storing nothing it had not
     /// finished (what its searches finished stays, so a later call goes on

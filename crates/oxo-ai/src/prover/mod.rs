@@ -513,7 +513,7 @@ impl Prover {
     }
 
     /// Stop each call once `stop` is true (`None`: no flag), the 64-bit
-    /// solver's rounds within it too: the flag is read every few thousand
+    /// solver's rounds within it too: the flag is read every 16,384
     /// positions, and a call stopped answers [`ProveError::Stopped`],
     /// storing nothing it had not finished. A flag left raised stops every
     /// later call at once.

@@ -302,7 +302,7 @@ impl Solver {
     }
 
     /// Stop each call once `stop` is true (`None`: no flag), as for Ctrl-C:
-    /// the flag is read every few thousand positions, right after any
+    /// the flag is read every 16,384 positions, right after any
     /// progress report (so the [`Solver::on_progress`] callback may raise
     /// it), and a call stopped answers [`SolveError::Stopped`],
     /// storing nothing it had not finished. A flag left raised stops every

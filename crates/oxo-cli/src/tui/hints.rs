@@ -117,7 +117,8 @@ type Work = (Job, Game, Arc<AtomicBool>);
 /// Values positions on a thread of its own, one at a time, keeping one
 /// valuer (so a second longer look at a position goes on from what the
 /// first proved). Dropping it stops the search under way and waits for
-/// the thread to end (a few thousand positions at most).
+/// the thread to end (milliseconds: the flag is read every 16,384
+/// positions).
 #[derive(Debug)]
 pub struct Threaded {
     jobs: Option<mpsc::Sender<Work>>,

@@ -440,7 +440,7 @@ impl Hub {
     /// [`Hub::values`] within `budget` positions (a pass), with its second
     /// pass where the budget runs out when `some`. The search stops as soon
     /// as this future is dropped (its request has gone), giving its slot
-    /// back within a few thousand positions.
+    /// back within milliseconds.
     async fn valued(
         &self,
         game: Game,
