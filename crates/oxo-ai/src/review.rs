@@ -13,11 +13,14 @@
 //! the move played. Either is only as good as its search, and is labelled
 //! so.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use oxo_core::{Cell, Game, MoveError, Player};
 
 use crate::exact::{Valued, Valuer, Values, ValuesError};
 use crate::hints::HINT_BUDGET;
-use crate::{AlphaBeta, Score, Solver, Value};
+use crate::{AlphaBeta, Score, Solver, Strategy, Value};
 
 /// Positions the engine searches for one estimate on the analysis board
 /// and in hints, as many as the computer's move
@@ -58,7 +61,20 @@ pub enum ReviewError {
     /// The valuer failed other than by running out of its budget (a game
     /// under other rules than the valuer's).
     #[error(transparent)]
-    Values(#[from] ValuesError),
+    Values(ValuesError),
+    /// The caller raised the stop flag ([`review_with_stop`]).
+    #[error("the review was stopped before it was done")]
+    Stopped,
+}
+
+impl From<ValuesError> for ReviewError {
+    fn from(error: ValuesError) -> ReviewError {
+        if error.is_stopped() {
+            ReviewError::Stopped
+        } else {
+            ReviewError::Values(error)
+        }
+    }
 }
 
 /// How one move was valued.
@@ -144,6 +160,22 @@ pub fn review(
     moves: &[Cell],
     valuer: Option<&mut Valuer>,
 ) -> Result<Review, ReviewError> {
+    review_with_stop(start, moves, valuer, None)
+}
+
+/// [`review`], stopped once `stop` is raised: the valuer's searches and the
+/// engine's both read the flag (every 16,384 and 256 positions), and a
+/// review stopped answers [`ReviewError::Stopped`], never one made of
+/// searches cut short. The valuer is left without a stop flag.
+///
+/// # Errors
+/// As [`review`]; [`ReviewError::Stopped`].
+pub fn review_with_stop(
+    start: &Game,
+    moves: &[Cell],
+    valuer: Option<&mut Valuer>,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Review, ReviewError> {
     let mut positions = vec![start.clone()];
     for (n, &cell) in moves.iter().enumerate() {
         let mut next = positions[n].clone();
@@ -155,7 +187,12 @@ pub fn review(
         positions.push(next);
     }
     let exact = match valuer {
-        Some(valuer) => exact_values(&positions, valuer)?,
+        Some(valuer) => {
+            valuer.set_stop(stop.clone());
+            let exact = exact_values(&positions, valuer);
+            valuer.set_stop(None);
+            exact?
+        }
         None => vec![None; positions.len()],
     };
     // The engine values each position before an inexact move, and the one
@@ -171,6 +208,7 @@ pub fn review(
     let count = needed.iter().filter(|&&n| n).count() as u64;
     let share = (REVIEW_BUDGET / count.max(1)).min(ESTIMATE_BUDGET);
     let mut engine = AlphaBeta::new(0).with_budget(share);
+    engine.set_stop(stop.clone());
     let mut nodes = 0;
     let estimates: Vec<_> = positions
         .iter()
@@ -181,6 +219,9 @@ pub fn review(
             estimate
         })
         .collect();
+    if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+        return Err(ReviewError::Stopped);
+    }
 
     let mut reviewed = Vec::with_capacity(moves.len());
     for (i, &cell) in moves.iter().enumerate() {
@@ -479,6 +520,24 @@ mod tests {
         assert_eq!(review.moves.len(), 250);
         assert!(review.nodes <= REVIEW_BUDGET + 251, "{}", review.nodes);
         assert!(review.nodes >= REVIEW_BUDGET / 2, "{}", review.nodes);
+    }
+
+    /// A review whose flag is raised answers that it was stopped, whether
+    /// the engine or the valuer was searching, and leaves the valuer
+    /// without the flag for the next.
+    #[test]
+    fn a_stopped_review_says_so_and_the_valuer_goes_on_without_the_flag() {
+        let raised = Some(Arc::new(AtomicBool::new(true)));
+        let rules = Rules::new(20, 20, 20).unwrap();
+        let moves: Vec<Cell> = (0..40).map(|i| Cell::new(i / 20, i % 20)).collect();
+        let stopped = review_with_stop(&Game::new(rules), &moves, None, raised.clone());
+        assert!(matches!(stopped, Err(ReviewError::Stopped)), "{stopped:?}");
+        let rules = Rules::new(4, 4, 3).unwrap();
+        let moves = cells(&[(1, 1), (0, 0), (2, 2)]);
+        let mut valuer = crate::hints::hint_valuer(rules).unwrap();
+        let stopped = review_with_stop(&Game::new(rules), &moves, Some(&mut valuer), raised);
+        assert!(matches!(stopped, Err(ReviewError::Stopped)), "{stopped:?}");
+        assert!(valuer.values(&Game::new(rules)).is_ok());
     }
 
     #[test]

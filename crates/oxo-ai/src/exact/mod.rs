@@ -925,10 +925,11 @@ mod tests {
         assert!(heard_in_calls >= 3, "{heard_in_calls} calls reported");
     }
 
-    /// A stop flag raised while a call searches ends it, in the prover and
-    /// in the 64-bit solver it runs, with an error that says so (not one of
-    /// budget); lowered, the next call finishes with the values a fresh
-    /// valuer gives.
+    /// A stop flag raised while a call searches ends it with an error that
+    /// says so (not one of budget); lowered, the next call finishes with
+    /// the values a fresh valuer gives. Raised before a call, it stops the
+    /// valuer's solver and its prover at once. (A stop within the prover's
+    /// own rounds of the 64-bit solver: `prover::real`'s tests.)
     #[test]
     fn a_stop_ends_a_call_in_either_search_and_later_calls_stay_exact() {
         use std::sync::atomic::Ordering;

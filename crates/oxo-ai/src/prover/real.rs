@@ -488,6 +488,55 @@ mod tests {
         (!game.is_over()).then_some(game)
     }
 
+    /// A stop flag raised while the 64-bit solver runs a round of a
+    /// real-game question ends the call with the prover's own
+    /// [`ProveError::Stopped`]; lowered, the question gets the answer a
+    /// fresh prover gives.
+    #[test]
+    fn a_stop_in_the_solvers_round_ends_the_call() {
+        use std::sync::atomic::AtomicBool;
+
+        use crate::prover::ProveError;
+
+        let rules = Rules::new(6, 6, 4).unwrap();
+        let mut random = random_numbers(53);
+        let (mut stopped, mut asked) = (0, 0);
+        while asked < 12 {
+            let Some(game) = random_game(rules, &mut random) else {
+                continue;
+            };
+            let side = game.to_move();
+            let mut prover = Prover::new(rules, 1 << 20).unwrap();
+            if !prover.maker_wins(&game, side).unwrap() {
+                continue;
+            }
+            asked += 1;
+            let stop = Arc::new(AtomicBool::new(false));
+            // Only the solver's reports raise the flag (the prover's own
+            // meter reports every million positions).
+            let mut solver = Solver::new(rules, 1 << 20).unwrap();
+            solver.set_report_every(64);
+            let raise = Arc::clone(&stop);
+            solver.on_progress(move |_| raise.store(true, Ordering::Relaxed));
+            prover.solver = Some(solver);
+            prover.set_stop(Some(Arc::clone(&stop)));
+            match prover.can_force(&game, side) {
+                Err(ProveError::Stopped) => stopped += 1,
+                // Answered before the solver's first report.
+                Ok(_) => assert!(!stop.load(Ordering::Relaxed), "{game}"),
+                Err(e) => panic!("{e}: {game}"),
+            }
+            stop.store(false, Ordering::Relaxed);
+            prover.solver.as_mut().unwrap().on_progress(|_| {});
+            let fresh = Prover::new(rules, 1 << 20)
+                .unwrap()
+                .can_force(&game, side)
+                .unwrap();
+            assert_eq!(prover.can_force(&game, side).unwrap(), fresh, "{game}");
+        }
+        assert!(stopped >= 3, "{stopped} of {asked} calls stopped");
+    }
+
     /// Both sides' real-game answers agree with the 64-bit solver's
     /// alpha-beta search (which knows nothing of Maker–Breaker games) on
     /// random positions, and every kind of answer comes up: real wins,

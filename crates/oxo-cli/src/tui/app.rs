@@ -108,8 +108,9 @@ impl Seat {
 struct Hints {
     position: u64,
     values: Vec<(Cell, Valued)>,
-    /// Why some moves have no value, if they have not.
-    missing: Option<NoHints>,
+    /// Whether a longer look may value moves these leave without a value
+    /// (not after one that found no more).
+    further: bool,
 }
 
 /// A session of rounds at the terminal.
@@ -283,9 +284,7 @@ impl App {
     /// without a value (`f` asks for it).
     #[must_use]
     pub fn further_helps(&self) -> bool {
-        self.current_hints()
-            .and_then(|h| h.missing)
-            .is_some_and(NoHints::longer_look_helps)
+        self.current_hints().is_some_and(|h| h.further)
     }
 
     /// Take the values found for a [`App::hint_job`]; one for a position
@@ -296,69 +295,78 @@ impl App {
         }
         let position = self.position;
         let longer = answer.job.longer;
-        if longer {
-            self.longer = None;
-        }
         let values = match answer.values {
             Ok(values) => values,
+            Err(e) if longer => {
+                self.longer = None;
+                self.notice = Some(Notice::Refused(format!("looking further failed: {e}")));
+                return;
+            }
             Err(e) => {
-                self.notice = Some(Notice::Refused(if longer {
-                    format!("looking further failed: {e}")
-                } else {
-                    format!("no hints: {e}")
-                }));
-                if !longer {
-                    // Not asked again for this position.
-                    self.hints = Some(Hints {
-                        position,
-                        values: Vec::new(),
-                        missing: None,
-                    });
-                }
+                self.notice = Some(Notice::Refused(format!("no hints: {e}")));
+                // Not asked again for this position.
+                self.hints = Some(Hints {
+                    position,
+                    values: Vec::new(),
+                    further: false,
+                });
                 return;
             }
         };
+        if !longer {
+            let missing = NoHints::of(&values);
+            let further = missing.is_some_and(NoHints::longer_look_helps);
+            if let Some(missing) = missing
+                && self.notice.is_none()
+            {
+                // Said unless something else is (a move taken back, …).
+                let offer = if further { "; f looks further" } else { "" };
+                self.notice = Some(Notice::Info(format!("hints: {missing}{offer}")));
+            }
+            self.hints = Some(Hints {
+                position,
+                values: values.moves,
+                further,
+            });
+            return;
+        }
+        self.longer = None;
         let before = self.current_hints().map_or(0, |h| h.values.len());
-        let missing = if longer {
-            NoHints::of_longer(&values)
-        } else {
-            NoHints::of(&values)
-        };
-        if longer {
-            let (after, moves) = (
-                values.moves.len(),
-                values.moves.len() + values.unvalued.len(),
-            );
-            self.notice = Some(Notice::Info(if missing.is_none() {
-                "looked further: every move has its exact value now".to_owned()
-            } else if after <= before {
-                "looking further found no more values here; oxo solve values every move without a limit"
-                    .to_owned()
-            } else {
+        let (after, moves) = (
+            values.moves.len(),
+            values.moves.len() + values.unvalued.len(),
+        );
+        let (said, values, further) = if after == moves {
+            (
+                "looked further: every move has its exact value now".to_owned(),
+                values.moves,
+                false,
+            )
+        } else if after > before {
+            (
                 format!(
                     "looked further: {after} of the {moves} moves have their exact value; f looks again"
-                )
-            }));
-            if after < before {
-                // A look that found less (the passes share the budget
-                // differently) leaves the values found before.
-                return;
-            }
-        } else if let Some(missing) = missing
-            && self.notice.is_none()
-        {
-            // Said unless something else is (a move taken back, …).
-            let further = if missing.longer_look_helps() {
-                "; f looks further"
-            } else {
-                ""
-            };
-            self.notice = Some(Notice::Info(format!("hints: {missing}{further}")));
-        }
+                ),
+                values.moves,
+                true,
+            )
+        } else {
+            // No more found: the offer goes, as on the web (a look that
+            // found fewer, its passes sharing the budget otherwise, leaves
+            // the values found before).
+            let kept = self.hints.take().map(|h| h.values).unwrap_or_default();
+            (
+                "looking further found no more values here; oxo solve values every move without a limit"
+                    .to_owned(),
+                if after < before { kept } else { values.moves },
+                false,
+            )
+        };
+        self.notice = Some(Notice::Info(said));
         self.hints = Some(Hints {
             position,
-            values: values.moves,
-            missing,
+            values,
+            further,
         });
     }
 
@@ -529,6 +537,13 @@ impl App {
                     .to_owned(),
             ));
             return;
+        } else if self.hints_coming() {
+            "the hints are still being found; f looks further once they are, where they leave moves without a value"
+        } else if self
+            .current_hints()
+            .is_some_and(|h| h.values.len() < self.round.game().legal_moves().count())
+        {
+            "looking further found no more values here; oxo solve values every move without a limit"
         } else if self.current_hints().is_some() {
             "every move here already has its exact value"
         } else {
@@ -700,7 +715,6 @@ pub(super) mod tests {
         App::new(rules, [Seat::Human, computer], Player::X)
     }
 
-    /// Act, then let computers answer as the event loop does.
     /// Act, then let computers answer and hints come, as the event loop
     /// does (the hints valued at once, by one valuer for the test).
     fn act(app: &mut App, actions: &[Action]) {
@@ -1093,6 +1107,36 @@ pub(super) mod tests {
             ],
         );
         app
+    }
+
+    /// A longer look that finds no more values says so and takes the offer
+    /// away; `f` then says why it does nothing.
+    #[test]
+    fn a_look_that_finds_no_more_takes_the_offer_away() {
+        let mut app = short_of_the_hints_budget();
+        let found = app.hints().unwrap().to_vec();
+        app.act(Action::LookFurther);
+        let job = app.hint_job().unwrap();
+        assert!(job.longer);
+        let unvalued = app
+            .game()
+            .legal_moves()
+            .filter(|cell| found.iter().all(|(c, _)| c != cell))
+            .collect();
+        app.hints_came(Answer {
+            job,
+            values: Ok(oxo_ai::exact::SomeValues {
+                moves: found.clone(),
+                unvalued,
+                nodes: 0,
+            }),
+        });
+        assert_eq!(app.hints(), Some(found.as_slice()));
+        assert!(!app.further_helps() && !app.looking_further());
+        let said = "looking further found no more values here; oxo solve values every move without a limit";
+        assert_eq!(app.notice(), Some(&Notice::Info(said.into())));
+        act(&mut app, &[Action::LookFurther]);
+        assert_eq!(app.notice(), Some(&Notice::Refused(said.into())));
     }
 
     /// A longer look found for a position the game has left, or once hints

@@ -44,8 +44,9 @@ pub enum HintError {
     /// The valuer refused or failed.
     #[error(transparent)]
     Values(#[from] ValuesError),
-    /// The thread that values positions has stopped (it panicked).
-    #[error("the hints' search stopped working; restart the game to get hints again")]
+    /// The thread that values positions has stopped (it panicked): the
+    /// game ends.
+    #[error("the hints' search failed (its panic message is above)")]
     Gone,
 }
 
@@ -110,9 +111,9 @@ impl Hinter for Inline {
     }
 }
 
-/// A job as the thread gets it: the position, and the flag that stops its
-/// search.
-type Work = (Job, Game, Arc<AtomicBool>);
+/// A job as the thread gets it: the ask's number, the position, and the
+/// flag that stops its search.
+type Work = (u64, Job, Game, Arc<AtomicBool>);
 
 /// Values positions on a thread of its own, one at a time, keeping one
 /// valuer (so a second longer look at a position goes on from what the
@@ -122,10 +123,14 @@ type Work = (Job, Game, Arc<AtomicBool>);
 #[derive(Debug)]
 pub struct Threaded {
     jobs: Option<mpsc::Sender<Work>>,
-    answers: mpsc::Receiver<Answer>,
-    /// The job asked for last and its stop flag, until its answer comes or
-    /// it is cancelled.
-    running: Option<(Job, Arc<AtomicBool>)>,
+    /// Answers, with the number of the ask each is for.
+    answers: mpsc::Receiver<(u64, Answer)>,
+    /// The last ask's number, its job and its stop flag, until its answer
+    /// comes or it is cancelled: only its answer is taken (an earlier ask
+    /// of the same job may have left one behind).
+    running: Option<(u64, Job, Arc<AtomicBool>)>,
+    /// The next ask's number.
+    next: u64,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -135,22 +140,32 @@ impl Threaded {
     /// # Errors
     /// The system would not start a thread.
     pub fn start() -> io::Result<Threaded> {
+        let mut valuer = None;
+        Threaded::spawn(move |job, game, stop| value(&mut valuer, job, game, Some(stop)))
+    }
+
+    /// Start the thread, valuing each position with `valuing` (given the
+    /// job's stop flag).
+    fn spawn(
+        mut valuing: impl FnMut(Job, &Game, Arc<AtomicBool>) -> Result<SomeValues, ValuesError>
+        + Send
+        + 'static,
+    ) -> io::Result<Threaded> {
         let (jobs, work) = mpsc::channel::<Work>();
         let (answered, answers) = mpsc::channel();
         let thread = thread::Builder::new()
             .name("oxo-hints".to_owned())
             .spawn(move || {
-                let mut valuer = None;
-                for (job, game, stop) in work {
+                for (ask, job, game, stop) in work {
                     if stop.load(Ordering::Relaxed) {
                         continue;
                     }
-                    let values = value(&mut valuer, job, &game, Some(Arc::clone(&stop)));
+                    let values = valuing(job, &game, Arc::clone(&stop));
                     if stop.load(Ordering::Relaxed) {
                         continue;
                     }
                     let values = values.map_err(HintError::from);
-                    if answered.send(Answer { job, values }).is_err() {
+                    if answered.send((ask, Answer { job, values })).is_err() {
                         return;
                     }
                 }
@@ -159,6 +174,7 @@ impl Threaded {
             jobs: Some(jobs),
             answers,
             running: None,
+            next: 0,
             thread: Some(thread),
         })
     }
@@ -168,15 +184,17 @@ impl Hinter for Threaded {
     fn ask(&mut self, job: Job, game: Game) {
         self.cancel();
         let stop = Arc::new(AtomicBool::new(false));
+        let ask = self.next;
+        self.next += 1;
         // A thread that has stopped is found out by `answer`.
         if let Some(jobs) = &self.jobs {
-            jobs.send((job, game, Arc::clone(&stop))).ok();
+            jobs.send((ask, job, game, Arc::clone(&stop))).ok();
         }
-        self.running = Some((job, stop));
+        self.running = Some((ask, job, stop));
     }
 
     fn cancel(&mut self) {
-        if let Some((_, stop)) = self.running.take() {
+        if let Some((_, _, stop)) = self.running.take() {
             stop.store(true, Ordering::Relaxed);
         }
     }
@@ -184,13 +202,12 @@ impl Hinter for Threaded {
     fn answer(&mut self) -> Option<Answer> {
         loop {
             match self.answers.try_recv() {
-                Ok(answer) => {
-                    // An answer that came as its job was cancelled is
-                    // dropped; the app asks again if it wants it.
+                Ok((ask, answer)) => {
+                    // An answer to an earlier ask is dropped.
                     if self
                         .running
                         .as_ref()
-                        .is_some_and(|(job, _)| *job == answer.job)
+                        .is_some_and(|&(running, _, _)| running == ask)
                     {
                         self.running = None;
                         return Some(answer);
@@ -198,7 +215,7 @@ impl Hinter for Threaded {
                 }
                 Err(TryRecvError::Empty) => return None,
                 Err(TryRecvError::Disconnected) => {
-                    let (job, _) = self.running.take()?;
+                    let (_, job, _) = self.running.take()?;
                     return Some(Answer {
                         job,
                         values: Err(HintError::Gone),
@@ -221,105 +238,146 @@ impl Drop for Threaded {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
 
     use oxo_core::Rules;
 
     use super::*;
 
-    /// A 7×7 k=5 position whose hints leave moves without a value, and
-    /// which a longer look values whole (as the server's tests use).
-    fn short_of_the_budget() -> Game {
-        Game::from_notation("...O.../..X..../......./......./...X.../......./......O", 5).unwrap()
-    }
-
-    /// The next answer from `hinter`; a test that waits minutes has
-    /// failed (a look takes seconds).
+    /// The next answer from `hinter`; a test that waits a minute has
+    /// failed (the answers here take milliseconds).
     fn wait(hinter: &mut Threaded) -> Answer {
-        let deadline = std::time::Instant::now() + Duration::from_secs(300);
-        while std::time::Instant::now() < deadline {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
             if let Some(answer) = hinter.answer() {
                 return answer;
             }
-            thread::sleep(Duration::from_millis(5));
+            thread::sleep(Duration::from_millis(2));
         }
         panic!("no answer came");
+    }
+
+    fn job(position: u64, longer: bool) -> Job {
+        Job { position, longer }
+    }
+
+    /// No values, `position` positions searched: tells the fakes' answers
+    /// apart.
+    fn marked(position: u64) -> SomeValues {
+        SomeValues {
+            moves: Vec::new(),
+            unvalued: Vec::new(),
+            nodes: position,
+        }
     }
 
     #[test]
     fn the_thread_values_a_position_as_the_caller_does() {
         let game = Game::from_notation("X../.O./...", 3).unwrap();
         let mut threaded = Threaded::start().unwrap();
-        let job = Job {
-            position: 4,
-            longer: false,
-        };
-        threaded.ask(job, game.clone());
+        threaded.ask(job(4, false), game.clone());
         let answer = wait(&mut threaded);
-        assert_eq!(answer.job, job);
+        assert_eq!(answer.job, job(4, false));
         let mut inline = Inline::default();
-        inline.ask(job, game);
+        inline.ask(job(4, false), game);
         let theirs = inline.answer().unwrap().values.unwrap();
         assert_eq!(answer.values.unwrap().moves, theirs.moves);
         assert!(inline.answer().is_none(), "an answer comes once");
     }
 
-    /// A job asked for while another searches stops that search: only the
-    /// last job's answer comes; a longer look then values every move.
+    /// A job asked for while a longer look searches stops the look (a fake
+    /// one that searches until its flag is raised), and only the new job's
+    /// answer comes; dropping the hinter stops the search under way too.
     #[test]
-    fn a_new_job_stops_the_last_and_only_its_answer_comes() {
-        let mut threaded = Threaded::start().unwrap();
-        let game = short_of_the_budget();
-        let first = Job {
-            position: 1,
-            longer: true,
+    fn a_new_job_or_the_end_stops_the_search_under_way() {
+        // Looks begun, and looks ended by their flag.
+        let looks = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let counts = Arc::clone(&looks);
+        let mut threaded = Threaded::spawn(move |job, _, stop| {
+            if job.longer {
+                counts[0].fetch_add(1, Ordering::Relaxed);
+                // Searches until stopped (a failed test gives up at last).
+                let given_up = Instant::now() + Duration::from_secs(120);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < given_up {
+                    thread::sleep(Duration::from_millis(1));
+                }
+                if stop.load(Ordering::Relaxed) {
+                    counts[1].fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(marked(job.position))
+        })
+        .unwrap();
+        let begun = |n: usize| {
+            while looks[0].load(Ordering::Relaxed) < n {
+                thread::sleep(Duration::from_millis(1));
+            }
         };
-        threaded.ask(first, game.clone());
-        let hints = Job {
-            position: 2,
-            longer: false,
-        };
-        threaded.ask(hints, game.clone());
+        let game = Game::new(Rules::default());
+        threaded.ask(job(1, true), game.clone());
+        begun(1);
+        threaded.ask(job(2, false), game.clone());
         let answer = wait(&mut threaded);
-        assert_eq!(answer.job, hints);
-        assert!(answer.values.is_ok());
-        let longer = Job {
-            position: 2,
-            longer: true,
-        };
-        threaded.ask(longer, game);
-        let answer = wait(&mut threaded);
-        assert_eq!(answer.job, longer);
-        assert!(answer.values.unwrap().is_complete());
-        assert!(threaded.answer().is_none());
+        assert_eq!(answer.job, job(2, false));
+        assert_eq!(answer.values.unwrap().nodes, 2);
+        threaded.ask(job(2, true), game);
+        begun(2);
+        drop(threaded);
+        assert_eq!(looks[1].load(Ordering::Relaxed), 2, "looks stopped");
     }
 
+    /// Only the last ask's answer is taken: one an earlier ask of the same
+    /// job left behind (it came as the job was cancelled) is dropped. The
+    /// test plays the thread's part.
     #[test]
-    fn a_cancelled_job_never_answers_and_dropping_ends_the_thread() {
-        let mut threaded = Threaded::start().unwrap();
-        threaded.ask(
-            Job {
-                position: 1,
-                longer: true,
-            },
-            short_of_the_budget(),
-        );
-        threaded.cancel();
-        // The next job's answer is the one that comes.
-        let next = Job {
-            position: 2,
-            longer: false,
+    fn an_answer_left_by_an_earlier_ask_of_the_same_job_is_dropped() {
+        let (jobs, work) = mpsc::channel::<Work>();
+        let (answered, answers) = mpsc::channel();
+        let mut threaded = Threaded {
+            jobs: Some(jobs),
+            answers,
+            running: None,
+            next: 0,
+            thread: None,
         };
-        threaded.ask(next, Game::new(Rules::default()));
-        assert_eq!(wait(&mut threaded).job, next);
-        threaded.ask(
-            Job {
-                position: 3,
-                longer: true,
-            },
-            short_of_the_budget(),
-        );
-        // Stops the look and joins the thread.
-        drop(threaded);
+        let game = Game::new(Rules::default());
+        threaded.ask(job(7, false), game.clone());
+        let (first, asked, _, first_stop) = work.try_recv().unwrap();
+        assert_eq!(asked, job(7, false));
+        answered
+            .send((
+                first,
+                Answer {
+                    job: asked,
+                    values: Ok(marked(1)),
+                },
+            ))
+            .unwrap();
+        // Hints off and on again before the answer was looked for.
+        threaded.cancel();
+        assert!(first_stop.load(Ordering::Relaxed));
+        threaded.ask(job(7, false), game);
+        let (second, _, _, second_stop) = work.try_recv().unwrap();
+        assert_ne!(second, first);
+        assert!(threaded.answer().is_none(), "the earlier ask's answer");
+        assert!(!second_stop.load(Ordering::Relaxed));
+        answered
+            .send((
+                second,
+                Answer {
+                    job: asked,
+                    values: Ok(marked(2)),
+                },
+            ))
+            .unwrap();
+        assert_eq!(threaded.answer().unwrap().values.unwrap().nodes, 2);
+        // A thread that has gone answers the job under way with that.
+        threaded.ask(job(8, false), Game::new(Rules::default()));
+        drop(answered);
+        let gone = threaded.answer().unwrap();
+        assert_eq!(gone.job, job(8, false));
+        assert!(matches!(gone.values, Err(HintError::Gone)));
+        assert!(threaded.answer().is_none());
     }
 }

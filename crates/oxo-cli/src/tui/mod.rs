@@ -18,9 +18,10 @@
 //! that says the computer is thinking is drawn; a key pressed meanwhile
 //! waits its turn. Hints are valued by a [`hints::Hinter`] (in the real
 //! game, on a thread of its own): while a search runs, the loop looks for
-//! its answer every [`HINTS_POLL`] between keys. Between two computers the loop pauses
-//! [`COMPUTER_PAUSE`] per move so people can follow, and any key still
-//! works; a finished round stays up [`ROUND_PAUSE`] before the next.
+//! its answer every [`HINTS_POLL`] between keys; a computer's move stops
+//! it. Between two computers the loop pauses [`COMPUTER_PAUSE`] per move
+//! so people can follow, and any key still works; a finished round stays
+//! up [`ROUND_PAUSE`] before the next.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -115,7 +116,7 @@ pub trait Events {
 /// run out, with hints valued by `hinter`.
 ///
 /// # Errors
-/// Drawing or reading events failed.
+/// Drawing or reading events failed; the hints' thread failed.
 pub fn run<B: Backend>(
     app: &mut App,
     terminal: &mut Terminal<B>,
@@ -134,7 +135,7 @@ where
     // The hint job the hinter is working on.
     let mut asked = None;
     loop {
-        sync_hints(app, hinter, &mut asked);
+        sync_hints(app, hinter, &mut asked)?;
         terminal
             .draw(|frame| view::draw(frame, app, &mut state, palette))
             .map_err(io::Error::other)?;
@@ -213,6 +214,10 @@ where
                 due = None;
             }
             None if timeout.is_some() => {
+                // The position's hints would come after it is gone; the
+                // hints' search would share the cores with the computer's.
+                hinter.cancel();
+                asked = None;
                 app.play_computer();
                 due = None;
                 // A move out of view (a large board, a small window) is
@@ -231,7 +236,15 @@ where
 /// Hand `app`'s hint job to `hinter` when it changes (stopping the last
 /// one's search), and the answers that came to `app`; `asked` is the job
 /// the hinter is working on.
-fn sync_hints(app: &mut App, hinter: &mut dyn hints::Hinter, asked: &mut Option<hints::Job>) {
+///
+/// # Errors
+/// The hints' thread has gone ([`hints::HintError::Gone`]: it panicked,
+/// and the panic hook has given the terminal back), which ends the game.
+fn sync_hints(
+    app: &mut App,
+    hinter: &mut dyn hints::Hinter,
+    asked: &mut Option<hints::Job>,
+) -> io::Result<()> {
     loop {
         let wanted = app.hint_job();
         if wanted != *asked {
@@ -242,11 +255,15 @@ fn sync_hints(app: &mut App, hinter: &mut dyn hints::Hinter, asked: &mut Option<
             *asked = wanted;
         }
         if asked.is_none() {
-            return;
+            return Ok(());
         }
         match hinter.answer() {
+            Some(hints::Answer {
+                values: Err(hints::HintError::Gone),
+                ..
+            }) => return Err(io::Error::other(hints::HintError::Gone)),
             Some(answer) => app.hints_came(answer),
-            None => return,
+            None => return Ok(()),
         }
     }
 }
@@ -555,6 +572,14 @@ mod tests {
     /// come, each a key at its time (milliseconds from the start), until
     /// the events run out: the game, and the waits the loop asked for.
     fn two_computers(keys_at: &[(u64, &str)]) -> (App, Vec<Option<Duration>>) {
+        two_computers_with(keys_at, &mut Inline::default())
+    }
+
+    /// [`two_computers`] with hints valued by `hinter`.
+    fn two_computers_with(
+        keys_at: &[(u64, &str)],
+        hinter: &mut dyn hints::Hinter,
+    ) -> (App, Vec<Option<Duration>>) {
         let rules = Rules::default();
         let computer = || Seat::Computer(StrategyKind::Rules.build(rules, 3).unwrap());
         let mut app = App::new(rules, [computer(), computer()], Player::X);
@@ -569,7 +594,14 @@ mod tests {
             waits: Vec::new(),
         };
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
-        run_inline(&mut app, &mut terminal, &mut events, Palette::COLOUR).unwrap();
+        run(
+            &mut app,
+            &mut terminal,
+            &mut events,
+            hinter,
+            Palette::COLOUR,
+        )
+        .unwrap();
         (app, events.waits)
     }
 
@@ -598,6 +630,30 @@ mod tests {
         // by 10 s the second round has started.
         assert!(app.round() >= 2, "{waits:?}");
         assert!(waits.contains(&Some(ROUND_PAUSE)), "{waits:?}");
+    }
+
+    /// Between two computers, hints slower than the pause put no move off:
+    /// the loop looks for them between keys, and each computer move stops
+    /// the search for the position it leaves.
+    #[test]
+    fn slow_hints_between_two_computers_put_no_move_off() {
+        let mut late = Late {
+            inline: Inline::default(),
+            looks: u32::MAX,
+            asked: 0,
+            cancelled: 0,
+        };
+        let (app, waits) = two_computers_with(&[(0, "v"), (1050, "q")], &mut late);
+        // Moves at 0.4 s and 0.8 s, as without hints.
+        assert_eq!(app.moves().len(), 2, "{waits:?}");
+        assert!(
+            waits[1..]
+                .iter()
+                .all(|wait| wait.is_some_and(|wait| wait <= HINTS_POLL)),
+            "{waits:?}"
+        );
+        // The three positions asked for; the first two stopped by the moves.
+        assert_eq!((late.asked, late.cancelled), (3, 2));
     }
 
     #[test]
@@ -961,6 +1017,8 @@ mod tests {
         looks: u32,
         /// Positions asked for.
         asked: u32,
+        /// Searches stopped.
+        cancelled: u32,
     }
 
     impl hints::Hinter for Late {
@@ -970,6 +1028,7 @@ mod tests {
         }
 
         fn cancel(&mut self) {
+            self.cancelled += 1;
             self.inline.cancel();
         }
 
@@ -1003,6 +1062,7 @@ mod tests {
             inline: Inline::default(),
             looks: 3,
             asked: 0,
+            cancelled: 0,
         };
         let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
         run(
@@ -1028,6 +1088,44 @@ mod tests {
             ]
         );
         assert_eq!(app.hints().map(<[_]>::len), Some(9));
+    }
+
+    /// Hints whose thread has gone: the game ends with that error.
+    struct Gone(Option<hints::Job>);
+
+    impl hints::Hinter for Gone {
+        fn ask(&mut self, job: hints::Job, _: oxo_core::Game) {
+            self.0 = Some(job);
+        }
+
+        fn cancel(&mut self) {
+            self.0 = None;
+        }
+
+        fn answer(&mut self) -> Option<hints::Answer> {
+            self.0.take().map(|job| hints::Answer {
+                job,
+                values: Err(hints::HintError::Gone),
+            })
+        }
+    }
+
+    #[test]
+    fn a_hints_thread_that_has_gone_ends_the_game() {
+        let mut app = app(Rules::default(), Some(StrategyKind::Perfect));
+        let mut terminal = Terminal::new(TestBackend::new(72, 20)).unwrap();
+        let ended = run(
+            &mut app,
+            &mut terminal,
+            &mut Script::new(keys("vq")),
+            &mut Gone(None),
+            Palette::COLOUR,
+        );
+        let error = ended.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the hints' search failed (its panic message is above)"
+        );
     }
 
     #[test]

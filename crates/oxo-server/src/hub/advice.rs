@@ -11,7 +11,7 @@ use oxo_ai::hints::hint_valuer;
 use oxo_ai::review::{
     ESTIMATE_BUDGET, ESTIMATE_MOVES, Judged, MISTAKE_MARGIN, Mistake, ReviewError, Reviewed,
 };
-use oxo_ai::{AlphaBeta, Estimate, Score};
+use oxo_ai::{AlphaBeta, Estimate, Score, Strategy};
 use oxo_core::{Cell, Game, Player};
 use serde::Serialize;
 
@@ -225,11 +225,15 @@ impl Hub {
         if game.is_over() {
             return Ok(None);
         }
+        // An estimate cut short would be kept for nobody: the request has
+        // gone.
+        let stop = StopWhenGone::default();
+        let flag = stop.flag();
         self.search(Cost::Quick, hold, move |_| {
             let mover = game.to_move();
-            let estimate = AlphaBeta::new(0)
-                .with_budget(ESTIMATE_BUDGET)
-                .estimate(&game, ESTIMATE_MOVES);
+            let mut engine = AlphaBeta::new(0).with_budget(ESTIMATE_BUDGET);
+            engine.set_stop(Some(flag));
+            let estimate = engine.estimate(&game, ESTIMATE_MOVES);
             Ok(estimate.map(|e| Arc::new(EstimateView::new(&e, mover))))
         })
         .await
@@ -259,12 +263,9 @@ impl Hub {
                 Some(valuer) => Some(valuer),
                 None => hint_valuer(rules).ok(),
             };
-            if let Some(valuer) = valuer.as_mut() {
-                valuer.set_stop(Some(flag));
-            }
-            let review = oxo_ai::review::review(&start, &moves, valuer.as_mut());
-            if let Some(mut valuer) = valuer {
-                valuer.set_stop(None);
+            let review =
+                oxo_ai::review::review_with_stop(&start, &moves, valuer.as_mut(), Some(flag));
+            if let Some(valuer) = valuer {
                 shared.valuers.give(None, rules, valuer);
             }
             let review = review.map_err(|e: ReviewError| HubError::Internal(e.to_string()))?;
