@@ -10,6 +10,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use oxo_text::input::quoted_whole;
+
 use crate::args::Int;
 use crate::errors::{IllegalMoveError, RulesError, raise};
 
@@ -253,15 +255,19 @@ impl PyGame {
     #[staticmethod]
     #[pyo3(signature = (position, k = None))]
     pub(crate) fn from_notation(position: &str, k: Option<Int>) -> PyResult<PyGame> {
-        let setup: Setup = position
-            .parse()
-            .map_err(|e| raise::<RulesError>(format!("bad position {position:?}: {e}")))?;
+        let setup: Setup = position.parse().map_err(|e| {
+            raise::<RulesError>(format!("bad position \"{}\": {e}", quoted_whole(position)))
+        })?;
         let k = match k {
             None => setup.size().default_k(),
             Some(k) => win_length(&k, setup.rows(), setup.cols())?,
         };
-        let game = Game::from_setup(&setup, k)
-            .map_err(|e| raise::<RulesError>(format!("impossible position {position:?}: {e}")))?;
+        let game = Game::from_setup(&setup, k).map_err(|e| {
+            raise::<RulesError>(format!(
+                "impossible position \"{}\": {e}",
+                quoted_whole(position)
+            ))
+        })?;
         Ok(PyGame::starting_at(game))
     }
 

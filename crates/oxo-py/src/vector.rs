@@ -9,6 +9,7 @@ use oxo_ai::{SeededRng, rng_from_seed};
 use oxo_core::{Game, MoveError, Outcome, Rules};
 use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyTuple};
 use rand::RngExt;
 
 use crate::args::Int;
@@ -120,9 +121,14 @@ impl PyVectorGame {
 fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec<i64>> {
     let array = match values.cast::<PyUntypedArray>() {
         Ok(array) => array.clone(),
-        Err(_) => get_array_module(values.py())?
-            .call_method1("asarray", (values,))?
-            .cast_into::<PyUntypedArray>()?,
+        Err(_) => {
+            if let Some(ints) = plain_ints(values, bools)? {
+                return Ok(ints);
+            }
+            get_array_module(values.py())?
+                .call_method1("asarray", (values,))?
+                .cast_into::<PyUntypedArray>()?
+        }
     };
     // The type first: `None` or a string is a 0-d array of objects or
     // text, a wrong type rather than a wrong shape.
@@ -155,8 +161,11 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
     if array.is_empty() {
         return Ok(Vec::new());
     }
-    // The typed views below need the machine's byte order.
-    let array = if dtype.is_native_byteorder() == Some(false) {
+    // The typed views below need the machine's byte order and an aligned
+    // array (a field of a packed record array is not: read as it is, its
+    // values would come from the wrong bytes); a copy has both.
+    let aligned: bool = array.getattr("flags")?.getattr("aligned")?.extract()?;
+    let array = if dtype.is_native_byteorder() == Some(false) || !aligned {
         let native = dtype.call_method1("newbyteorder", ("=",))?;
         array
             .call_method1("astype", (native,))?
@@ -194,6 +203,38 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
             "integers"
         }
     )))
+}
+
+/// `values` read as they are when a list or tuple of Python ints (no
+/// bools: NumPy's dtype says what those are), which `numpy.asarray` would
+/// make floats or objects of once one is past `i64`: such a one is off
+/// every board as an action (`oxo.IllegalMoveError` naming it, as for a
+/// `uint64`), true as a mask. `None` for anything else.
+fn plain_ints(values: &Bound<'_, PyAny>, bools: bool) -> PyResult<Option<Vec<i64>>> {
+    let items = if let Ok(list) = values.cast::<PyList>() {
+        list.as_sequence().clone()
+    } else if let Ok(tuple) = values.cast::<PyTuple>() {
+        tuple.as_sequence().clone()
+    } else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(items.len()?);
+    for (i, item) in items.try_iter()?.enumerate() {
+        let item = item?;
+        if !item.is_exact_instance_of::<PyInt>() {
+            return Ok(None);
+        }
+        out.push(match item.extract::<i64>() {
+            Ok(v) => v,
+            Err(_) if bools => 1,
+            Err(_) => {
+                return Err(raise::<IllegalMoveError>(format!(
+                    "board {i}: action {item} is off the board"
+                )));
+            }
+        });
+    }
+    Ok(Some(out))
 }
 
 /// A uniformly random empty cell of `game` (an unfinished game has one):

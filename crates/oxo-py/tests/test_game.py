@@ -82,6 +82,15 @@ def test_bad_boards_raise_rules_errors():
     ]:
         with pytest.raises(oxo.RulesError, match=message):
             oxo.Game.from_notation(text)
+    # A long position is quoted in part, its length said.
+    for text, message in [
+        ("." * 5000, r"too large"),
+        ("/".join(["X" * 1000] * 1000), r"X has 1000000 marks and O has 0"),
+    ]:
+        with pytest.raises(oxo.RulesError, match=message) as refused:
+            oxo.Game.from_notation(text)
+        assert len(str(refused.value)) < 300, str(refused.value)[:400]
+        assert f"({len(text)} bytes)" in str(refused.value)
     # Past u32 (negative, or huge): an error naming the argument, where
     # pyo3's conversion raised a bare OverflowError.
     for args, message in [

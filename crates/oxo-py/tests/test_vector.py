@@ -172,6 +172,16 @@ def test_step_and_reset_take_integers_only_and_refuse_without_casting():
         batch.step(np.array([[1, 2]]))
     with pytest.raises(oxo.IllegalMoveError, match="board 0: action 18446744073709551615 is off the board"):
         batch.step(np.array([2**64 - 1, 0], dtype=np.uint64))
+    # The same for a list of ints past int64, which NumPy would make floats
+    # or objects of; as a mask, such an int is true.
+    for big in (2**63, 2**70, -(2**70)):
+        with pytest.raises(oxo.IllegalMoveError, match=f"board 1: action {big} is off the board"):
+            batch.step([0, big])
+    assert not batch.boards().any()
+    batch.step((0, 1))
+    batch.reset([0, 2**70])
+    assert [batch.game(i).notation for i in range(2)] == ["X../.../...", ".../.../..."]
+    batch.reset()
     for mask in (np.array([1.0, 0.0]), ["yes", "no"], "abc"):
         with pytest.raises(TypeError, match="mask must be bools or integers"):
             batch.reset(mask)
@@ -201,3 +211,18 @@ def test_step_and_reset_read_any_integer_dtype_and_any_stride():
     batch.reset(np.array([True, True, False, False, False, False])[::2])  # True, False, False
     batch.reset(np.array([[7, 0], [7, 1], [7, 0]])[:, 1])  # a column: 0, 1, 0
     assert [batch.game(i).notation for i in range(3)] == [".../.../...", ".../.../...", "..O/.XO/..X"]
+
+
+def test_step_and_reset_read_fields_of_packed_records():
+    # A replay buffer's packed record: a one-byte flag before each value,
+    # so the values' field is neither aligned nor strided by its item size.
+    records = np.zeros(3, dtype=[("flag", "u1"), ("action", "<i8"), ("keep", "<i4")])
+    records["flag"] = [0, 7, 0]
+    records["action"] = [4, 0, 8]
+    assert not records["action"].flags.aligned
+    batch = oxo.VectorGame(3, 3, 3)
+    batch.step(records["action"])
+    assert [batch.game(i).notation for i in range(3)] == [".../.X./...", "X../.../...", ".../.../..X"]
+    records["keep"] = [1, 0, 1]
+    batch.reset(records["keep"])
+    assert [batch.game(i).notation for i in range(3)] == [".../.../...", "X../.../...", ".../.../..."]

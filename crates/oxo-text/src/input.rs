@@ -147,17 +147,26 @@ pub fn skip_line_to(input: &mut (impl io::BufRead + ?Sized), end: LineEnd) -> io
 /// keeps, is said to be as long or longer).
 #[must_use]
 pub fn quoted(line: &[u8]) -> String {
+    quote(line, line.len() >= MAX_LINE)
+}
+
+/// [`quoted`] for text given whole (an argument, not a line a bounded read
+/// may have cut), whose length is said as it is.
+#[must_use]
+pub fn quoted_whole(text: &str) -> String {
+    quote(text.as_bytes(), false)
+}
+
+/// `line` quoted as [`quoted`] says, its length said to be as long or
+/// longer when `cut`.
+fn quote(line: &[u8], cut: bool) -> String {
     const SHOWN: usize = 60;
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches(['\n', '\r']);
     let mut shown = String::new();
     for (n, c) in text.chars().enumerate() {
         if n == SHOWN {
-            let more = if line.len() >= MAX_LINE {
-                " or more"
-            } else {
-                ""
-            };
+            let more = if cut { " or more" } else { "" };
             shown.push_str(&format!("… ({} bytes{more})", line.len()));
             break;
         }
@@ -193,6 +202,8 @@ mod tests {
         assert_eq!(shown, format!("{}… (100 bytes)", "\u{fffd}".repeat(60)));
         // A line a bounded read cut: as long as what was kept, or longer.
         assert!(quoted(&[b'x'; MAX_LINE]).ends_with("… (4096 bytes or more)"));
+        // Text given whole: its length as it is.
+        assert!(quoted_whole(&"x".repeat(MAX_LINE)).ends_with("… (4096 bytes)"));
         // Text that would run backwards on the terminal is shown escaped.
         assert_eq!(quoted("a\u{202e}b".as_bytes()), "a\\u{202e}b");
     }

@@ -1,7 +1,7 @@
 """Type stubs for oxo's extension module (the Rust side of the package)."""
 
 from os import PathLike
-from typing import Final, Literal, Optional, SupportsIndex, Union
+from typing import ClassVar, Final, Literal, Optional, SupportsIndex, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,8 @@ class Game:
     wins. Moves are actions ``row * cols + col`` or ``(row, col)`` pairs; a
     refused move raises ``IllegalMoveError`` and changes nothing."""
 
+    # Equal games compare equal, but a game changes: it is not hashable.
+    __hash__: ClassVar[None]  # type: ignore[assignment]
     def __init__(self, rows: int = 3, cols: int = 3, k: Optional[int] = None) -> None:
         """An empty board, X to move; ``k`` defaults to the shorter side, at most 5."""
     @staticmethod
@@ -162,10 +164,12 @@ class Strategy:
     def play(self, game: Game) -> Optional[int]:
         """Choose a move, play it in ``game``, return its action."""
 
+@final
 class Solution:
     """The perfect-play value of a position and of each legal move. Values
     are for the player who moves: 1 a win, 0 a draw, -1 a loss; distances are
-    plies to the end."""
+    plies to the end. Made by ``solve`` only (``Solution()`` raises
+    ``TypeError``)."""
 
     @property
     def position(self) -> str: ...

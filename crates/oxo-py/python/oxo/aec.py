@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import gymnasium
 import numpy as np
@@ -12,7 +12,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from ._oxo import Game
 
-_MARKS = {"player_1": "X", "player_2": "O"}
+_MARKS: dict[str, Literal["X", "O"]] = {"player_1": "X", "player_2": "O"}
 # What reset() sets and PettingZoo names when read before it.
 _SET_BY_RESET = frozenset(
     {"rewards", "terminations", "truncations", "infos", "agent_selection", "_cumulative_rewards"}
@@ -34,7 +34,7 @@ class raw_env(AECEnv):
     before ``reset()`` raises one (OrderEnforcing).
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["ansi", "human"],
         "name": "oxo_mnk_v0",
         "is_parallelizable": False,
@@ -97,7 +97,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {"player_1": 0, "player_2": 0}
         self.terminations = {"player_1": False, "player_2": False}
         self.truncations = {"player_1": False, "player_2": False}
-        self.infos = {"player_1": {}, "player_2": {}}
+        self.infos: dict[str, dict[str, Any]] = {"player_1": {}, "player_2": {}}
         self.agent_selection = "player_1"
         if self.render_mode == "human":
             self.render()
