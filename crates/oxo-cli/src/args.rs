@@ -90,7 +90,7 @@ pub(crate) struct BoardArgs {
     #[arg(long, value_name = "N|RxC", default_value = "3")]
     pub size: BoardSize,
     /// Marks in a row needed to win [default: the shorter side, at most 5].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_k)]
     pub k: Option<u32>,
 }
 
@@ -121,7 +121,7 @@ pub(crate) struct PlayArgs {
     pub plain: bool,
     /// Rounds to play in the plain protocol; the starting player alternates and the score is shown
     /// after each (the full-screen game plays rounds until you quit).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 1, value_parser = at_least::<u64>(1))]
     pub rounds: u64,
     /// Who starts the first round.
     #[arg(long, value_enum, ignore_case = true, default_value_t = Side::X)]
@@ -250,7 +250,7 @@ pub(crate) struct SolveArgs {
     )]
     pub size: BoardSize,
     /// Marks in a row needed to win [default: the shorter side, at most 5].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_k)]
     pub k: Option<u32>,
     /// Print one JSON object per position instead of a table.
     #[arg(long)]
@@ -276,7 +276,7 @@ pub(crate) struct SolveArgs {
     #[arg(
         long,
         value_name = "N",
-        value_parser = clap::value_parser!(u64).range(1..),
+        value_parser = at_least::<u64>(1),
         conflicts_with_all = ["all", "checkpoint", "post", "worker", "assemble"]
     )]
     pub budget: Option<u64>,
@@ -307,7 +307,7 @@ pub(crate) struct CampaignArgs {
     pub split: Option<u32>,
     /// Positions one job may visit before it is split one ply deeper, at least 1000
     /// [default: no limit].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..))]
+    #[arg(long, value_name = "N", value_parser = at_least::<u64>(1000))]
     pub job_nodes: Option<u64>,
     /// Post the proof to the PostgreSQL job table of --db, for `oxo solve --worker`.
     #[arg(long, requires = "db", conflicts_with_all = ["all", "proof", "worker", "assemble"])]
@@ -458,10 +458,10 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub writes_per_second: u32,
     /// Connections open at once (default: what the open-file limit allows, at most 10000).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = at_least::<u32>(1))]
     pub max_connections: Option<u32>,
     /// Connections open at once from one client address.
-    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = at_least::<u32>(1))]
     pub max_connections_per_address: u32,
     /// Take each client's address from the last X-Forwarded-For entry, as set by the load
     /// balancer in front (only behind one: clients could forge it otherwise).
@@ -547,7 +547,7 @@ pub(crate) struct ArenaArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub match_time: Option<u64>,
     /// Games to play (in a round robin: for every pair of players).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 100, value_parser = at_least::<u64>(1))]
     pub games: u64,
     #[command(flatten)]
     pub board: BoardArgs,
@@ -594,7 +594,7 @@ pub(crate) struct ArenaArgs {
     pub engine_log: Option<PathBuf>,
     /// Positions alphabeta, and learned players on the boards where they search inside
     /// alphabeta's search, search a move [default: 100000].
-    #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "NODES", value_parser = at_least::<u64>(1))]
     pub budget: Option<u64>,
     /// With --x and --o: grade every move by the solver (boards it can solve) and say how often
     /// each player let a won position go or turned a draw into a loss.
@@ -650,6 +650,29 @@ pub(crate) struct TrainArgs {
     /// Threads for searched self-play (the model is the same whatever the count) [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
+}
+
+/// A whole number of at least `min`, said so when it is not (clap's own
+/// range would name the type's whole span: `0 is not in
+/// 1..18446744073709551615`).
+fn at_least<T>(min: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |text| match text.parse::<T>() {
+        Ok(n) if n >= min => Ok(n),
+        Ok(_) => Err(format!("it must be at least {min}")),
+        Err(_) => Err(format!("{text:?} is not a whole number")),
+    }
+}
+
+/// A win length: a whole number (the board then says how large it may be).
+fn parse_k(text: &str) -> Result<u32, String> {
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is not a win length: k is a whole number from 1 to the board's longer side"
+        )
+    })
 }
 
 fn parse_minutes(text: &str) -> Result<f64, String> {

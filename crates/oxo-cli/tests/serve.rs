@@ -887,6 +887,21 @@ fn a_file_that_is_not_an_oxo_database_is_refused_and_left_alone() {
     }
 }
 
+/// `oxo serve --addr 127.0.0.1:0` with `args` and `OXO_DB` set to `env_db`
+/// (if given), refused before it listens: its exit code and stderr.
+fn serve_refused(args: &[&str], env_db: Option<&str>) -> (Option<i32>, String) {
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_oxo"));
+    serve.args(["serve", "--addr", "127.0.0.1:0"]).args(args);
+    if let Some(db) = env_db {
+        serve.env("OXO_DB", db);
+    }
+    let out = serve.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_postgres_url_in_any_case_is_postgres_and_no_url_password_is_echoed() {
     // Nothing listens on port 1: the connection is refused at once.
@@ -894,26 +909,25 @@ fn a_postgres_url_in_any_case_is_postgres_and_no_url_password_is_echoed() {
         "POSTGRES://oxo:sekret@127.0.0.1:1/oxo",
         "PostgreSQL://oxo:sekret@127.0.0.1:1/oxo",
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--db", url])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let (code, stderr) = serve_refused(&["--db", url], None);
+        assert_eq!(code, Some(1), "{stderr}");
         assert!(stderr.contains("PostgreSQL"), "{stderr}");
         assert!(!stderr.contains("sekret"), "{stderr}");
     }
     // Any other URL is bad usage, said without the URL.
-    let out = Command::new(env!("CARGO_BIN_EXE_oxo"))
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .env("OXO_DB", "mysql://oxo:sekret@127.0.0.1:1/oxo")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = serve_refused(&[], Some("mysql://oxo:sekret@127.0.0.1:1/oxo"));
+    assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(
         stderr.trim_end(),
         "oxo: OXO_DB is a mysql:// URL: name a SQLite file or a postgres:// URL"
+    );
+    // --skip-check has no file to skip the check of in PostgreSQL.
+    let postgres = "postgres://oxo:sekret@127.0.0.1:1/oxo";
+    let (code, stderr) = serve_refused(&["--skip-check", "--db", postgres], None);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "oxo: --skip-check skips the check of a SQLite file; --db names a PostgreSQL database"
     );
 }
 

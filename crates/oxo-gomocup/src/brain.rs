@@ -1019,7 +1019,7 @@ fn place(
 ) -> Result<Cell, String> {
     let cell = point.to_cell(rules).map_err(|_| {
         format!(
-            "{written} is off the {}x{} board",
+            "{written} is off the {}x{} board (width x height)",
             rules.cols(),
             rules.rows()
         )
@@ -1189,7 +1189,7 @@ mod tests {
                 // The opponent at 0,0; the brain's reply, the first free cell.
                 "1,0",
                 "ERROR 0,0 is taken",
-                "ERROR 20,0 is off the 20x5 board",
+                "ERROR 20,0 is off the 20x5 board (width x height)",
                 "ERROR TURN wants X,Y, not \"7\"",
                 "ERROR TURN wants X,Y, not \"-1,2\"",
                 "ERROR 9,9 is not the last stone",
@@ -1232,7 +1232,10 @@ mod tests {
     fn a_board_gets_one_answer_its_first_problem_and_changes_nothing() {
         let about = |answer: &str| answer.starts_with("name=\"oxo\"");
         for (stones, problem) in [
-            ("7,7,1\n20,20,2\n8,8,2", "20,20 is off the 15x15 board"),
+            (
+                "7,7,1\n20,20,2\n8,8,2",
+                "20,20 is off the 15x15 board (width x height)",
+            ),
             ("7,7,1\n7,7,2\n8,8,2\n8,8,1", "7,7 is taken"),
             (
                 "7,7,1\n8,8,3\n9,9,2",
@@ -1434,8 +1437,8 @@ mod tests {
             answers,
             [
                 "OK",
-                "ERROR 99999999999999999999,1 is off the 15x15 board",
-                "ERROR 1,99999999999999999999 is off the 15x15 board",
+                "ERROR 99999999999999999999,1 is off the 15x15 board (width x height)",
+                "ERROR 1,99999999999999999999 is off the 15x15 board (width x height)",
             ]
         );
     }

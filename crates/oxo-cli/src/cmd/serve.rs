@@ -56,6 +56,14 @@ impl Storage {
                 if scheme.eq_ignore_ascii_case("postgres")
                     || scheme.eq_ignore_ascii_case("postgresql") =>
             {
+                if args.skip_check {
+                    // PostgreSQL keeps its own pages whole: there is no file
+                    // check to skip.
+                    return Err(BadInput(format!(
+                        "--skip-check skips the check of a SQLite file; {from} names a PostgreSQL database"
+                    ))
+                    .into());
+                }
                 Storage::Postgres(format!("postgres{}", &db[scheme.len()..]))
             }
             // Taken for a file name, a URL would be echoed in every error,

@@ -521,7 +521,10 @@ fn a_bad_board_gets_one_answer() {
         "START 15\nBOARD\n7,7,1\n20,20,2\n8,8,2\nDONE\nABOUT\nEND\n",
     );
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[..2], ["OK", "ERROR 20,20 is off the 15x15 board"]);
+    assert_eq!(
+        lines[..2],
+        ["OK", "ERROR 20,20 is off the 15x15 board (width x height)"]
+    );
     assert!(lines[2].starts_with("name=\"oxo\""), "{out}");
     assert_eq!(lines.len(), 3, "{out}");
 }

@@ -864,6 +864,15 @@ fn a_negative_number_is_a_bad_value_not_an_unknown_flag() {
             &["play", "--rounds", "-1"][..],
             "invalid value '-1' for '--rounds <ROUNDS>'",
         ),
+        // What the value should be, not the type's whole range.
+        (
+            &["arena", "--x", "rules", "--o", "rules", "--games", "0"][..],
+            "invalid value '0' for '--games <GAMES>': it must be at least 1\n",
+        ),
+        (
+            &["play", "--k", "x"][..],
+            "invalid value 'x' for '--k <K>': \"x\" is not a win length: k is a whole number from 1 to the board's longer side\n",
+        ),
     ] {
         let out = oxo(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -919,7 +928,10 @@ fn a_long_proofs_options_are_refused_where_they_do_nothing() {
             local(&["--resume", "--split", "4"]),
             "--split: a resumed proof keeps the split it was started with",
         ),
-        (local(&["--job-nodes", "1"]), "1 is not in 1000.."),
+        (
+            local(&["--job-nodes", "1"]),
+            "invalid value '1' for '--job-nodes <N>': it must be at least 1000",
+        ),
     ];
     for (args, says) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
