@@ -28,6 +28,7 @@
 //!     search_rounds: 0,
 //!     search_games: 1,
 //!     threads: 1,
+//!     stop: None,
 //! };
 //! let (model, points) = curve::run(&config, || Duration::ZERO, |_, _| ControlFlow::Continue(()), |_, _| {}, |_| {})?;
 //! assert_eq!(model.rules(), Rules::TIC_TAC_TOE);
@@ -36,6 +37,8 @@
 //! ```
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use oxo_core::Rules;
@@ -45,7 +48,7 @@ use crate::learned::{self, MatchRecord, TrainConfig, ValueShare};
 use crate::{Learned, Model, Random, RuleBased};
 
 /// What to train.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// The board.
     pub rules: Rules,
@@ -68,6 +71,10 @@ pub struct Config {
     pub search_games: u64,
     /// Searched self-play games played at once.
     pub threads: usize,
+    /// Once raised, ends the episodes at the next move
+    /// ([`TrainConfig::stop`](learned::TrainConfig::stop)); a checkpoint
+    /// being measured, or a searched game, is finished first.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// One point of the learning curve.
@@ -164,6 +171,7 @@ pub fn run(
             0
         };
     train_config.report_every = report_step(schedule[0]);
+    train_config.stop.clone_from(&config.stop);
     let mut next = 0;
     let mut stopped = false;
     let mut grader = ValueKeeping::new(config.rules, config.grade_positions, config.seed ^ 0x5EED)?;
@@ -196,6 +204,10 @@ pub fn run(
     if let Some(err) = failure {
         return Err(err);
     }
+    stopped |= config
+        .stop
+        .as_ref()
+        .is_some_and(|stop| stop.load(Ordering::Relaxed));
     if stopped || config.search_rounds == 0 || !model.scheme().translation_invariant() {
         return Ok((model, curve));
     }
@@ -356,6 +368,7 @@ mod tests {
             search_rounds: 0,
             search_games: 1,
             threads: 1,
+            stop: None,
         }
     }
 

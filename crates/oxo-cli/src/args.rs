@@ -696,8 +696,9 @@ both seats and, on boards of up to 25 cells, its moves are graded against
 perfect play; the table printed at the end is the learning curve. A progress
 bar with games/s and the time left shows on a terminal. Play the model with
 --model MODEL in oxo play, arena, brain or serve. Ctrl-C (or SIGTERM) stops
-training within about a thousand episodes (a checkpoint being measured is
-finished first) and saves the model trained so far with its curve; a second Ctrl-C quits without writing anything (unless
+training at the episode's next move (a checkpoint being measured, or a
+searched game under way, is finished first) and saves the model trained so
+far with its curve; a second Ctrl-C quits without writing anything (unless
 the files are being written, which it lets finish).
 
 Exit codes:

@@ -1,6 +1,8 @@
 //! Self-play training, and the measures of how well a model plays.
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use oxo_core::{Game, Outcome, Player, Rules};
 use rand::RngExt;
@@ -11,7 +13,7 @@ use crate::windows::WindowBoard;
 use crate::{PlayOutError, Strategy, Value, rng_from_seed};
 
 /// How to train a model.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TrainConfig {
     /// The board.
     pub rules: Rules,
@@ -36,6 +38,11 @@ pub struct TrainConfig {
     pub random_opening: u32,
     /// [`train`] reports progress after every this many episodes.
     pub report_every: u64,
+    /// Once raised, ends training at the next move, in the middle of an
+    /// episode if need be (on a large board one takes seconds or more):
+    /// [`train`] then reports the episodes finished one last time and
+    /// returns the model so far.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl TrainConfig {
@@ -55,6 +62,7 @@ impl TrainConfig {
             // opening would leave little of the game worth learning from.
             random_opening: (rules.cell_count() / 2).min(12) as u32,
             report_every: 1000,
+            stop: None,
         }
     }
 }
@@ -95,8 +103,14 @@ pub fn train(
         rate: config.rate_start,
     };
     let every = config.report_every.max(1);
+    let stopped = || {
+        config
+            .stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    };
 
-    while progress.episodes < config.episodes {
+    'episodes: while progress.episodes < config.episodes {
         let done = progress.episodes as f32 / config.episodes as f32;
         progress.epsilon =
             config.epsilon_start + (config.epsilon_end - config.epsilon_start) * done;
@@ -106,6 +120,11 @@ pub fn train(
         let mut board = WindowBoard::new(rules);
         let opening = rng.random_range(0..=config.random_opening);
         for ply in 0..rules.cell_count() {
+            if stopped() {
+                // The last word: its answer changes nothing.
+                let _ = on_progress(&progress, &model);
+                break 'episodes;
+            }
             features.score_moves(&model.weights, &board, &mut scratch, &mut scores);
             let target = scores
                 .iter()
@@ -371,6 +390,44 @@ pub(crate) mod tests {
             }
         });
         assert_eq!(seen, [100, 200, 300]);
+    }
+
+    /// The stop flag ends training at the next move, without waiting for
+    /// a report: the episodes finished are reported one last time, and the
+    /// model is theirs.
+    #[test]
+    fn the_stop_flag_ends_training_at_the_next_move() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut config = TrainConfig::new(Rules::default(), 1_000_000, 1);
+        config.report_every = 100;
+        config.stop = Some(Arc::clone(&stop));
+        let mut seen = Vec::new();
+        let stopped = train(&config, |p, _| {
+            seen.push(p.episodes);
+            if p.episodes == 200 {
+                stop.store(true, Ordering::Relaxed);
+            }
+            ControlFlow::Continue(())
+        });
+        assert_eq!(seen, [100, 200, 200]);
+        config.stop = None;
+        let broken = train(&config, |p, _| {
+            if p.episodes == 200 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(stopped, broken);
+        // Raised before it starts: nothing learnt.
+        config.stop = Some(Arc::new(AtomicBool::new(true)));
+        let mut seen = Vec::new();
+        let untrained = train(&config, |p, _| {
+            seen.push(p.episodes);
+            ControlFlow::Continue(())
+        });
+        assert_eq!(seen, [0]);
+        assert_eq!(untrained, Model::with_scheme(config.rules, config.scheme));
     }
 
     #[test]

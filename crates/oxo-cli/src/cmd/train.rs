@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -165,6 +166,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         search_rounds: config.search_rounds,
         search_games: config.search_games,
         threads: config.threads,
+        stop: Some(Arc::clone(&stop.raised)),
     };
     let searched = u64::from(config.search_rounds) * config.search_games;
     let mut search_start = None;
@@ -324,6 +326,9 @@ const REDRAW: Duration = Duration::from_millis(100);
 #[derive(Clone, Debug, Default)]
 struct Stop {
     first: Arc<Mutex<Option<Signal>>>,
+    /// Raised with `first`: ends an episode at its next move (on a large
+    /// board one can take minutes).
+    raised: Arc<AtomicBool>,
     /// Held by a second signal's handler while it decides to exit and
     /// exits, so that the files are never begun and then cut short.
     writing: Arc<Mutex<bool>>,
@@ -354,6 +359,7 @@ fn stop_on_signal(bar: bool) -> anyhow::Result<Stop> {
         let Some(first_at) = first_at else {
             first_at = Some(Instant::now());
             *slot.first.lock().unwrap_or_else(PoisonError::into_inner) = Some(signal);
+            slot.raised.store(true, Ordering::Relaxed);
             note!(
                 "{}oxo train: stopping on {} (Ctrl-C again to quit at once without saving)",
                 if bar { "\r\x1b[K" } else { "" },

@@ -228,6 +228,7 @@ mod tests {
             search_rounds: 0,
             search_games: 1,
             threads: 1,
+            stop: None,
         }
     }
 
