@@ -72,8 +72,9 @@ pub struct Config {
     /// Searched self-play games played at once.
     pub threads: usize,
     /// Once raised, ends the episodes at the next move
-    /// ([`TrainConfig::stop`](learned::TrainConfig::stop)); a checkpoint
-    /// being measured, or a searched game, is finished first.
+    /// ([`TrainConfig::stop`](learned::TrainConfig::stop)), or keeps the
+    /// searched rounds from starting; a checkpoint being measured, or a
+    /// searched game, is finished first (see [`run`]).
     pub stop: Option<Arc<AtomicBool>>,
 }
 
@@ -140,7 +141,11 @@ pub fn checkpoint_schedule(episodes: u64, count: u32) -> Vec<u64> {
 /// of the episodes and every [`REPORT_MAX`] episodes, and after every
 /// searched game, and can stop training there (for Ctrl-C): the model
 /// returned is then the one trained so far (the episodes played, or the
-/// searched rounds finished), with no checkpoint measured for it;
+/// searched rounds finished), with no checkpoint measured for it. A
+/// raised `config.stop` ends the episodes at the next move (the one under
+/// way keeps what its moves so far taught), or keeps the searched rounds
+/// from starting, and `on_progress` hears the episodes finished once more;
+/// a checkpoint being measured, or a searched game, is finished first;
 /// `on_evaluating` hears that the
 /// model is about to be measured for point `i` of the curve's `n` (from
 /// 1; the measuring takes a while, and comes on top of the training
@@ -204,11 +209,21 @@ pub fn run(
     if let Some(err) = failure {
         return Err(err);
     }
-    stopped |= config
-        .stop
-        .as_ref()
-        .is_some_and(|stop| stop.load(Ordering::Relaxed));
-    if stopped || config.search_rounds == 0 || !model.scheme().translation_invariant() {
+    let searches = searches && model.scheme().translation_invariant();
+    if !stopped
+        && searches
+        && config
+            .stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    {
+        // Raised as the last checkpoint was measured: the caller hears the
+        // stop before the searched rounds it keeps them from.
+        let trained = clock().saturating_sub(start).saturating_sub(paused);
+        let _ = on_progress(config.episodes, trained);
+        stopped = true;
+    }
+    if stopped || !searches {
         return Ok((model, curve));
     }
     let mut refit_config = learned::RefitConfig::new(config.search_rounds, config.seed);
@@ -246,8 +261,9 @@ pub fn run(
     Ok((model, curve))
 }
 
-/// Episodes between two reports at most, so that a stop is heard soon
-/// (about a second of training on 15×15, a third of one on 7×7).
+/// Episodes between two reports at most, so that the progress shown, and a
+/// stop by `on_progress` (rather than by `Config::stop`), comes soon (about
+/// a second of training on 15×15, a third of one on 7×7).
 pub const REPORT_MAX: u64 = 1000;
 
 /// Episodes between reports for a schedule whose first checkpoint is at
@@ -418,6 +434,42 @@ mod tests {
 
     fn go_on(_: u64, _: Duration) -> ControlFlow<()> {
         ControlFlow::Continue(())
+    }
+
+    /// A stop raised while the last checkpoint of the episodes is measured
+    /// keeps the searched rounds from starting, and the caller hears it:
+    /// the episodes' count once more, then nothing searched.
+    #[test]
+    fn a_stop_at_the_last_checkpoint_keeps_the_searched_rounds_from_starting() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let config = Config {
+            rules: Rules::new(9, 9, 5).unwrap(),
+            episodes: 20,
+            checkpoints: 1,
+            eval_games: 1,
+            grade_positions: 0,
+            search_rounds: 1,
+            search_games: 1,
+            stop: Some(Arc::clone(&stop)),
+            ..config(20)
+        };
+        let mut heard = Vec::new();
+        let raise = Arc::clone(&stop);
+        let (_, curve) = run(
+            &config,
+            fake_clock(),
+            |done, _| {
+                heard.push(done);
+                ControlFlow::Continue(())
+            },
+            |_, _| raise.store(true, Ordering::Relaxed),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(heard.last(), Some(&20), "{heard:?}");
+        assert_eq!(heard.iter().filter(|&&n| n == 20).count(), 2, "{heard:?}");
+        assert_eq!(curve.len(), 1);
+        assert_eq!(curve[0].searched, 0);
     }
 
     #[test]

@@ -662,6 +662,16 @@ where
     move |text| match text.parse::<T>() {
         Ok(n) if n >= min => Ok(n),
         Ok(_) => Err(format!("it must be at least {min}")),
+        Err(_)
+            if text
+                .strip_prefix('+')
+                .unwrap_or(text)
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                && !text.is_empty() =>
+        {
+            Err("it is too large".to_owned())
+        }
         Err(_) => Err(format!("{text:?} is not a whole number")),
     }
 }

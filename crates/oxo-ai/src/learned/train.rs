@@ -41,7 +41,8 @@ pub struct TrainConfig {
     /// Once raised, ends training at the next move, in the middle of an
     /// episode if need be (on a large board one takes seconds or more):
     /// [`train`] then reports the episodes finished one last time and
-    /// returns the model so far.
+    /// returns the model so far (what the moves of the episode under way
+    /// taught included).
     pub stop: Option<Arc<AtomicBool>>,
 }
 
@@ -393,8 +394,8 @@ pub(crate) mod tests {
     }
 
     /// The stop flag ends training at the next move, without waiting for
-    /// a report: the episodes finished are reported one last time, and the
-    /// model is theirs.
+    /// a report: the episodes finished are reported one last time. Raised
+    /// between two episodes (from the report), the model is theirs.
     #[test]
     fn the_stop_flag_ends_training_at_the_next_move() {
         let stop = Arc::new(AtomicBool::new(false));

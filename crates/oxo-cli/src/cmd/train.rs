@@ -246,6 +246,10 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         (None, games) => {
             format!("{episodes} self-play episodes and {games} searched self-play games")
         }
+        (Some(done), _) if done == episodes && planned_searched > 0 => format!(
+            "{episodes} self-play episodes, then stopped before the {}",
+            oxo_cli::render::count(planned_searched, "searched self-play game")
+        ),
         (Some(done), _) if done <= episodes => {
             format!("stopped after {played} of {episodes} self-play episodes")
         }
@@ -299,7 +303,7 @@ pub(super) fn run(args: &TrainArgs) -> anyhow::Result<u8> {
         return Ok(signal.exit_code());
     }
     if let (Some(signal), Some(done)) = (stop.signal(), stopped_at) {
-        let again = if done <= episodes {
+        let again = if done < episodes {
             "its exploration and step size were planned for the whole run, so no shorter run \
              makes it again"
                 .to_owned()

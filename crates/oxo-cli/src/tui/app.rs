@@ -539,14 +539,14 @@ impl App {
             return;
         } else if self.hints_coming() {
             "the hints are still being found; f looks further once they are, where they leave moves without a value"
-        } else if self
-            .current_hints()
-            .is_some_and(|h| h.values.len() < self.round.game().legal_moves().count())
-        {
-            "looking further found no more values here; oxo solve values every move without a limit"
-        } else if self.current_hints().is_some() {
-            "every move here already has its exact value"
+        } else if let Some(hints) = self.hints() {
+            if hints.len() < self.round.game().legal_moves().count() {
+                "looking further found no more values here; oxo solve values every move without a limit"
+            } else {
+                "every move here already has its exact value"
+            }
         } else {
+            // None yet, none on this board yet, or none found (said then).
             "no hints here to look further into"
         };
         self.notice = Some(Notice::Refused(refusal.to_owned()));

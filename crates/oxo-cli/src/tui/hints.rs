@@ -310,7 +310,9 @@ mod tests {
         })
         .unwrap();
         let begun = |n: usize| {
+            let deadline = Instant::now() + Duration::from_secs(60);
             while looks[0].load(Ordering::Relaxed) < n {
+                assert!(Instant::now() < deadline, "look {n} never began");
                 thread::sleep(Duration::from_millis(1));
             }
         };
