@@ -131,6 +131,9 @@ pub struct Threaded {
     running: Option<(u64, Job, Arc<AtomicBool>)>,
     /// The next ask's number.
     next: u64,
+    /// The job asked for last, to name in the one report that the thread
+    /// has gone (it may go while no job runs: a stopped search panics).
+    last: Option<Job>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -175,6 +178,7 @@ impl Threaded {
             answers,
             running: None,
             next: 0,
+            last: None,
             thread: Some(thread),
         })
     }
@@ -191,6 +195,7 @@ impl Hinter for Threaded {
             jobs.send((ask, job, game, Arc::clone(&stop))).ok();
         }
         self.running = Some((ask, job, stop));
+        self.last = Some(job);
     }
 
     fn cancel(&mut self) {
@@ -215,7 +220,9 @@ impl Hinter for Threaded {
                 }
                 Err(TryRecvError::Empty) => return None,
                 Err(TryRecvError::Disconnected) => {
-                    let (_, job, _) = self.running.take()?;
+                    // Said once, whether or not a job runs.
+                    self.running = None;
+                    let job = self.last.take()?;
                     return Some(Answer {
                         job,
                         values: Err(HintError::Gone),
@@ -341,6 +348,7 @@ mod tests {
             answers,
             running: None,
             next: 0,
+            last: None,
             thread: None,
         };
         let game = Game::new(Rules::default());
@@ -374,8 +382,11 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(threaded.answer().unwrap().values.unwrap().nodes, 2);
-        // A thread that has gone answers the job under way with that.
+        // A thread that has gone says so once, even with no job under way
+        // (it went while a cancelled search stopped).
         threaded.ask(job(8, false), Game::new(Rules::default()));
+        threaded.cancel();
+        assert!(threaded.answer().is_none());
         drop(answered);
         let gone = threaded.answer().unwrap();
         assert_eq!(gone.job, job(8, false));

@@ -239,7 +239,8 @@ where
 ///
 /// # Errors
 /// The hints' thread has gone ([`hints::HintError::Gone`]: it panicked,
-/// and the panic hook has given the terminal back), which ends the game.
+/// and the panic hook has given the terminal back), which ends the game,
+/// whether or not a job was under way.
 fn sync_hints(
     app: &mut App,
     hinter: &mut dyn hints::Hinter,
@@ -254,9 +255,7 @@ fn sync_hints(
             }
             *asked = wanted;
         }
-        if asked.is_none() {
-            return Ok(());
-        }
+        // Looked for with no job too: the thread may have gone meanwhile.
         match hinter.answer() {
             Some(hints::Answer {
                 values: Err(hints::HintError::Gone),
@@ -640,6 +639,7 @@ mod tests {
         let mut late = Late {
             inline: Inline::default(),
             looks: u32::MAX,
+            running: false,
             asked: 0,
             cancelled: 0,
         };
@@ -1013,8 +1013,10 @@ mod tests {
     /// Hints whose answer comes only after a few looks for it.
     struct Late {
         inline: Inline,
-        /// Looks before the answer comes.
+        /// Looks, while a job runs, before its answer comes.
         looks: u32,
+        /// Whether a job runs.
+        running: bool,
         /// Positions asked for.
         asked: u32,
         /// Searches stopped.
@@ -1024,16 +1026,21 @@ mod tests {
     impl hints::Hinter for Late {
         fn ask(&mut self, job: hints::Job, game: oxo_core::Game) {
             self.asked += 1;
+            self.running = true;
             self.inline.ask(job, game);
         }
 
         fn cancel(&mut self) {
             self.cancelled += 1;
+            self.running = false;
             self.inline.cancel();
         }
 
         fn answer(&mut self) -> Option<hints::Answer> {
-            if self.looks == 0 {
+            if !self.running {
+                None
+            } else if self.looks == 0 {
+                self.running = false;
                 self.inline.answer()
             } else {
                 self.looks -= 1;
@@ -1061,6 +1068,7 @@ mod tests {
         let mut late = Late {
             inline: Inline::default(),
             looks: 3,
+            running: false,
             asked: 0,
             cancelled: 0,
         };
