@@ -64,8 +64,8 @@ impl PyVectorGame {
 
     /// Refuse `actions` unless each is -1 or a legal move on its board:
     /// checked for every board before any is played, the first refusal
-    /// naming its board.
-    fn check(&self, actions: &[i64]) -> PyResult<()> {
+    /// naming its board (and an action past `i64` as it was given: `past`).
+    fn check(&self, actions: &[i64], past: Option<&(usize, Int)>) -> PyResult<()> {
         if actions.len() != self.games.len() {
             return Err(raise::<IllegalMoveError>(format!(
                 "{} actions for {} boards: give one action a board (-1 for none)",
@@ -90,7 +90,10 @@ impl PyVectorGame {
             return Ok(());
         };
         // The game's own error, for its message.
-        let mv = Move::Action(Int::Fits(action.into()));
+        let mv = Move::Action(match past {
+            Some((board, given)) if *board == i => given.clone(),
+            _ => Int::Fits(action.into()),
+        });
         let error = cell_of(game, &mv).map_or_else(
             |e| e,
             |cell| MoveError::Occupied {
@@ -116,9 +119,9 @@ impl PyVectorGame {
 /// `TypeError`, as `oxo.Game.play` does for a float: NumPy's cast would
 /// make 1.9 an action 1 and NaN an arbitrary one. An empty array of any dtype holds no value
 /// to misread, and reads as empty (`numpy.asarray([])` is float). A
-/// `uint64` above `i64::MAX` is off every board as an action
-/// (`oxo.IllegalMoveError`), true as a mask.
-fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec<i64>> {
+/// `uint64` above `i64::MAX` is off every board as an action (see
+/// [`Ints`]), true as a mask.
+fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Ints> {
     let array = match values.cast::<PyUntypedArray>() {
         Ok(array) => array.clone(),
         Err(_) => {
@@ -159,7 +162,10 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
         });
     }
     if array.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Ints {
+            values: Vec::new(),
+            past: None,
+        });
     }
     // The typed views below need the machine's byte order and an aligned
     // array (a field of a packed record array is not: read as it is, its
@@ -178,19 +184,19 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
             if let Ok(typed) = array.cast::<PyArray1<$t>>() {
                 let view = typed.readonly();
                 let mut out = Vec::with_capacity(view.len());
+                let mut past = None;
                 for (i, &v) in view.as_array().iter().enumerate() {
                     out.push(match i64::try_from(v) {
                         Ok(v) => v,
                         // Only a uint64 past i64::MAX: nonzero as a mask.
                         Err(_) if bools => 1,
                         Err(_) => {
-                            return Err(raise::<IllegalMoveError>(format!(
-                                "board {i}: action {v} is off the board"
-                            )));
+                            past.get_or_insert((i, Int::Fits(i128::from(v))));
+                            i64::MAX
                         }
                     });
                 }
-                return Ok(out);
+                return Ok(Ints { values: out, past });
             }
         )*};
     }
@@ -205,12 +211,21 @@ fn read_ints(values: &Bound<'_, PyAny>, name: &str, bools: bool) -> PyResult<Vec
     )))
 }
 
+/// Integers read one a board ([`read_ints`]). An action past `i64` (a
+/// `uint64`, a Python int) is off every board: it reads as `i64::MAX`, and
+/// the first is kept as given, with its board, for the refusal
+/// ([`VectorGame::check`]), which says first whether the count is right.
+struct Ints {
+    values: Vec<i64>,
+    past: Option<(usize, Int)>,
+}
+
 /// `values` read as they are when a list or tuple of Python ints (no
 /// bools: NumPy's dtype says what those are), which `numpy.asarray` would
 /// make floats or objects of once one is past `i64`: such a one is off
-/// every board as an action (`oxo.IllegalMoveError` naming it, as for a
-/// `uint64`), true as a mask. `None` for anything else.
-fn plain_ints(values: &Bound<'_, PyAny>, bools: bool) -> PyResult<Option<Vec<i64>>> {
+/// every board as an action (see [`Ints`]), true as a mask. `None` for
+/// anything else.
+fn plain_ints(values: &Bound<'_, PyAny>, bools: bool) -> PyResult<Option<Ints>> {
     let items = if let Ok(list) = values.cast::<PyList>() {
         list.as_sequence().clone()
     } else if let Ok(tuple) = values.cast::<PyTuple>() {
@@ -219,6 +234,7 @@ fn plain_ints(values: &Bound<'_, PyAny>, bools: bool) -> PyResult<Option<Vec<i64
         return Ok(None);
     };
     let mut out = Vec::with_capacity(items.len()?);
+    let mut past = None;
     for (i, item) in items.try_iter()?.enumerate() {
         let item = item?;
         if !item.is_exact_instance_of::<PyInt>() {
@@ -228,13 +244,14 @@ fn plain_ints(values: &Bound<'_, PyAny>, bools: bool) -> PyResult<Option<Vec<i64
             Ok(v) => v,
             Err(_) if bools => 1,
             Err(_) => {
-                return Err(raise::<IllegalMoveError>(format!(
-                    "board {i}: action {item} is off the board"
-                )));
+                if past.is_none() {
+                    past = Some((i, item.extract::<Int>()?));
+                }
+                i64::MAX
             }
         });
     }
-    Ok(Some(out))
+    Ok(Some(Ints { values: out, past }))
 }
 
 /// A uniformly random empty cell of `game` (an unfinished game has one):
@@ -348,7 +365,7 @@ impl PyVectorGame {
         match mask {
             None => self.games.iter_mut().for_each(|g| g.clone_from(&empty)),
             Some(mask) => {
-                let mask = read_ints(mask, "mask", true)?;
+                let mask = read_ints(mask, "mask", true)?.values;
                 if mask.len() != self.games.len() {
                     // A mask plays no move: not an illegal one either.
                     return Err(raise::<OxoError>(format!(
@@ -383,10 +400,13 @@ impl PyVectorGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<StepResult<'py>> {
-        let actions = read_ints(actions, "actions", false)?;
+        let Ints {
+            values: actions,
+            past,
+        } = read_ints(actions, "actions", false)?;
         let this = &mut *self;
         let (rewards, dones) = py.detach(|| {
-            this.check(&actions)?;
+            this.check(&actions, past.as_ref())?;
             let rules = this.rules;
             let mut rewards = vec![0i8; actions.len()];
             let mut dones = vec![false; actions.len()];

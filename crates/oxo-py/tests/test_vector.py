@@ -174,9 +174,13 @@ def test_step_and_reset_take_integers_only_and_refuse_without_casting():
         batch.step(np.array([2**64 - 1, 0], dtype=np.uint64))
     # The same for a list of ints past int64, which NumPy would make floats
     # or objects of; as a mask, such an int is true.
-    for big in (2**63, 2**70, -(2**70)):
+    for big in (2**63, 2**70, -(2**70), 2**200):
         with pytest.raises(oxo.IllegalMoveError, match=f"board 1: action {big} is off the board"):
             batch.step([0, big])
+    # The count is checked first, whatever the values.
+    for actions in ([0, 1, 2**70], np.array([0, 1, 2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(oxo.IllegalMoveError, match="3 actions for 2 boards"):
+            batch.step(actions)
     assert not batch.boards().any()
     batch.step((0, 1))
     batch.reset([0, 2**70])
