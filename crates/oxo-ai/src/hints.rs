@@ -7,6 +7,9 @@
 //! round, since a hint is then help for one of them against the other.
 //! Games against the computer and finished rounds get them.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use oxo_core::{Game, Rules};
 
 use crate::exact::{SomeValues, Valuer, ValuesError};
@@ -45,6 +48,24 @@ pub fn hint_valuer(rules: Rules) -> Result<Valuer, ValuesError> {
     let mut valuer = Valuer::new(rules, HINT_TABLE_BYTES)?;
     valuer.set_budget(Some(HINT_BUDGET));
     Ok(valuer)
+}
+
+/// Run `look` with `valuer` at `budget` positions a pass and stopping once
+/// `stop` is raised, then leave the valuer as hints keep it: at
+/// [`HINT_BUDGET`], with no stop flag (the server's pool and the terminal
+/// game's thread keep one valuer for every look).
+pub fn with_look<T>(
+    valuer: &mut Valuer,
+    budget: u64,
+    stop: Option<Arc<AtomicBool>>,
+    look: impl FnOnce(&mut Valuer) -> T,
+) -> T {
+    valuer.set_budget(Some(budget));
+    valuer.set_stop(stop);
+    let answer = look(valuer);
+    valuer.set_budget(Some(HINT_BUDGET));
+    valuer.set_stop(None);
+    answer
 }
 
 /// Why there are no hints for a position, or not every move's.

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, TryRecvError};
 use std::thread::{self, JoinHandle};
 
 use oxo_ai::exact::{SomeValues, Valuer, ValuesError};
-use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, hint_valuer};
+use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, hint_valuer, with_look};
 use oxo_core::Game;
 
 /// A position to value: the app's number for it, and whether this is a
@@ -76,16 +76,12 @@ fn value(
         Some(valuer) if valuer.rules() == game.rules() => valuer,
         _ => valuer.insert(hint_valuer(game.rules())?),
     };
-    valuer.set_budget(Some(if job.longer {
+    let budget = if job.longer {
         LONGER_BUDGET
     } else {
         HINT_BUDGET
-    }));
-    valuer.set_stop(stop);
-    let values = valuer.some_values(game);
-    valuer.set_budget(Some(HINT_BUDGET));
-    valuer.set_stop(None);
-    values
+    };
+    with_look(valuer, budget, stop, |valuer| valuer.some_values(game))
 }
 
 /// Values each position on the caller's thread as it is asked for: for

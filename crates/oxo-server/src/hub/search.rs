@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use oxo_ai::exact::SomeValues;
-use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, NoHints, hint_valuer, hints_allowed};
+use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, NoHints, hint_valuer, hints_allowed, with_look};
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
@@ -470,16 +470,14 @@ impl Hub {
                 Some(valuer) => valuer,
                 None => hint_valuer(rules).map_err(|e| HubError::Internal(e.to_string()))?,
             };
-            valuer.set_budget(Some(budget));
-            valuer.set_stop(Some(flag));
-            let values = if some {
-                valuer.some_values(&game)
-            } else {
-                valuer.values(&game).map(SomeValues::from)
-            };
             // Pooled at the hints' own budget, with no flag.
-            valuer.set_budget(Some(HINT_BUDGET));
-            valuer.set_stop(None);
+            let values = with_look(&mut valuer, budget, Some(flag), |valuer| {
+                if some {
+                    valuer.some_values(&game)
+                } else {
+                    valuer.values(&game).map(SomeValues::from)
+                }
+            });
             shared.valuers.give(None, rules, valuer);
             let values = match values {
                 Ok(values) => values,
