@@ -603,6 +603,14 @@ async fn wait_script_within(client: &Client, what: &str, script: &str, limit: Du
     }
 }
 
+/// Open the analysis board at `query` (`size=7x7&k=5&moves=…`).
+async fn open_analysis(h: &Harness, client: &Client, query: &str) {
+    client
+        .goto(&h.url(&format!("/analysis?{query}")))
+        .await
+        .expect("the analysis board");
+}
+
 /// Open game `id`'s page in `client` as `seat` ("x" or "o"), its `token`
 /// kept in the browser (on the server's origin) as the page keeps a seat's.
 async fn open_seat(h: &Harness, client: &Client, id: &str, seat: &str, token: &str) {
@@ -1753,9 +1761,7 @@ fn the_board_fits_a_landscape_screen() {
             }
             // The analysis board too, with its values and the engine's estimate
             // beside it.
-            c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
-                .await
-                .expect("the analysis board");
+            open_analysis(&h, &c, "size=7x7&k=5&moves=1,2;0,3;4,3;6,6").await;
             wait_page(&c, "X to move on 7x7", |p| {
                 p.cells == 49 && p.status == "X to move — play either side"
             })
@@ -2253,9 +2259,7 @@ async fn analyse_link(client: &Client) -> Option<String> {
 fn the_analysis_board_colours_every_cell_by_its_value() {
     run("analysis", |h| async move {
         let c = h.session("analysis", 1000, 1000).await;
-        c.goto(&h.url("/analysis?size=3x3&k=3"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=3x3&k=3").await;
         wait_page(&c, "the empty board, X to move", |p| {
             p.status == "X to move — play either side" && p.playable
         })

@@ -56,9 +56,7 @@ fn a_gomoku_position_gets_the_engines_estimate_on_the_board() {
     run("analysis-estimate", |h| async move {
         for (size, width, height) in SIZES {
             let c = h.session(size, width, height).await;
-            c.goto(&h.url("/analysis?size=15x15&k=5&moves=7,7;7,8;8,8"))
-                .await
-                .expect("the analysis board");
+            open_analysis(&h, &c, "size=15x15&k=5&moves=7,7;7,8;8,8").await;
             wait_page(&c, "O to move on 15x15", |p| {
                 p.cells == 225 && p.status == "O to move — play either side"
             })
@@ -133,9 +131,7 @@ fn a_position_over_the_budget_shows_the_values_found_and_the_estimate() {
     run("analysis-some-values", |h| async move {
         for (size, width, height) in SIZES {
             let c = h.session(size, width, height).await;
-            c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
-                .await
-                .expect("the analysis board");
+            open_analysis(&h, &c, "size=7x7&k=5&moves=1,2;0,3;4,3;6,6").await;
             wait_page(&c, "X to move on 7x7", |p| {
                 p.cells == 49 && p.status == "X to move — play either side"
             })
@@ -261,9 +257,7 @@ fn look_further_in_a_games_hints() {
 fn look_further_values_the_moves_left() {
     run("analysis-look-further", |h| async move {
         let c = h.session("desktop", 1280, 800).await;
-        c.goto(&h.url("/analysis?size=7x7&k=5&moves=1,2;0,3;4,3;6,6"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=7x7&k=5&moves=1,2;0,3;4,3;6,6").await;
         wait_script(
             &c,
             "the offer of a longer look",
@@ -338,9 +332,7 @@ async fn variations(client: &Client) -> Vec<String> {
 fn a_variation_stays_through_a_reload_and_goes_with_the_link() {
     run("analysis-tree", |h| async move {
         let c = h.session("tree", 1280, 800).await;
-        c.goto(&h.url("/analysis?size=3x3&k=3"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=3x3&k=3").await;
         wait_page(&c, "the empty board", |p| p.cells == 9 && p.playable).await;
         // The main line: X centre, O corner, X opposite corner.
         for (n, (row, col)) in [(1, 1), (0, 0), (2, 2)].into_iter().enumerate() {

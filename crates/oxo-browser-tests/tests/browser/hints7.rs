@@ -24,9 +24,7 @@ fn all_draws(n: usize) -> String {
 fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
     run("hints7", |h| async move {
         let c = h.session("desktop", 1280, 800).await;
-        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,3"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=7x7&k=5&moves=3,3").await;
         wait_page(&c, "O to move on 7x7", |p| {
             p.cells == 49 && p.status == "O to move — play either side"
         })
@@ -34,9 +32,7 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
         wait_script(&c, "48 draws after X's centre move", &all_draws(48)).await;
         let shot = h.screenshot(&c, "hints7-centre").await;
         eprintln!("screenshot: {}", shot.display());
-        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,3;5,3"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=7x7&k=5&moves=3,3;5,3").await;
         wait_page(&c, "X to move on 7x7", |p| {
             p.cells == 49 && p.status == "X to move — play either side"
         })
@@ -48,9 +44,7 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
         // A won position (X has four in a row, both ends open), valued by
         // the prover: every move wins, shown without its length, and the
         // legend says the lengths are unknown instead of reading "W3".
-        c.goto(&h.url("/analysis?size=7x7&k=5&moves=3,1;5,0;3,2;5,2;3,3;5,4;3,4;5,6"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &c, "size=7x7&k=5&moves=3,1;5,0;3,2;5,2;3,3;5,4;3,4;5,6").await;
         wait_script(
             &c,
             "41 wins without their length",
@@ -66,10 +60,7 @@ fn the_seven_by_seven_k5_analysis_board_is_exact_from_the_first_move() {
 
         // The same board on a phone, the board and its legend in view.
         let phone = h.session("phone", 360, 640).await;
-        phone
-            .goto(&h.url("/analysis?size=7x7&k=5&moves=3,3"))
-            .await
-            .expect("the analysis board");
+        open_analysis(&h, &phone, "size=7x7&k=5&moves=3,3").await;
         wait_script(&phone, "48 draws on a phone", &all_draws(48)).await;
         phone
             .execute(

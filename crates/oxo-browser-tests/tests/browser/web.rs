@@ -699,9 +699,7 @@ fn a_message_under_the_mouse_stays_until_the_mouse_leaves() {
         for _ in 0..5 {
             // A link whose move is not ROW,COL: the page says so (an
             // error, shown 6 s).
-            c.goto(&h.url("/analysis?size=3x3&moves=a"))
-                .await
-                .expect("the analysis board");
+            open_analysis(&h, &c, "size=3x3&moves=a").await;
             wait_said(
                 &c,
                 "the bad move said",
