@@ -11,20 +11,21 @@
 //! memory, so two on one file would drift apart. The store holds an
 //! exclusive lock on a file beside the database for as long as its worker
 //! lives, and a second store on the same file is refused.
-
 //!
-//! The code is in three parts: the schema and its migrations
-//! ([`schema`]), the worker thread and its writes ([`worker`]), and the
-//! reads with their mapping of rows to rooms ([`rows`]).
+//! The code is in four parts: the schema and its migrations
+//! ([`schema`]), the worker thread and its writes ([`worker`]), the
+//! reads with their mapping of rows to rooms ([`rows`]), and the lock
+//! ([`lock`]).
 
+mod lock;
 mod rows;
 mod schema;
 mod worker;
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::fs::OpenOptions;
+use std::io;
+use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Duration;
@@ -33,6 +34,7 @@ use oxo_core::Cell;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
+use self::lock::{lock, lock_path};
 use self::worker::Request;
 use super::{Change, Store, StoreError, StoreFuture};
 use crate::id::GameId;
@@ -393,53 +395,6 @@ fn cannot_open(given: &Path, path: &Path, e: rusqlite::Error) -> StoreError {
         path: given.to_owned(),
         reason,
     }
-}
-
-/// The lock file of the database file `path`: `PATH.lock`.
-fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
-}
-
-/// Lock the file beside the database at `path` (named `given` in errors)
-/// for this store, and write this process's id into it; `None` for a
-/// private database, which no other store can open.
-fn lock(path: &Path, given: &Path) -> Result<Option<File>, StoreError> {
-    if path.as_os_str().is_empty() || path == Path::new(":memory:") {
-        return Ok(None);
-    }
-    let lock_path = lock_path(path);
-    let failed = |source: io::Error| StoreError::Lock {
-        path: lock_path.clone(),
-        source,
-    };
-    // Not truncated on opening: while another process holds the lock, the
-    // file holds its id.
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock_path)
-        .map_err(failed)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            // Empty (so `None`) if the other process has not written it yet.
-            let pid = io::read_to_string(&file)
-                .ok()
-                .and_then(|text| text.trim().parse().ok());
-            return Err(StoreError::InUse {
-                path: given.to_owned(),
-                pid,
-            });
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
-    }
-    file.set_len(0).map_err(failed)?;
-    writeln!(file, "{}", std::process::id()).map_err(failed)?;
-    Ok(Some(file))
 }
 
 #[cfg(test)]
