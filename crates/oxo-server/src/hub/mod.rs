@@ -38,7 +38,7 @@ pub use presence::{Attendance, Seats as PresenceSeats};
 pub use requests::Action;
 use rooms::SHARDS;
 use search::Pool;
-pub use search::{Advice, Exact, Hint, Hold, LONGER_RETRY};
+pub use search::{Advice, Exact, Hint, Hold, LONGER_RETRY, LongerSlot};
 pub use view::{Hints, LiveEntry, Lobby, OpenEntry, Published, Recent, Snapshot, TimeControlView};
 
 use crate::id::{GameId, Token};

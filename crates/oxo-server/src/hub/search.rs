@@ -10,6 +10,7 @@ use oxo_ai::hints::{HINT_BUDGET, LONGER_BUDGET, NoHints, hint_valuer, hints_allo
 use oxo_ai::{Solver, StrategyKind};
 use oxo_core::{Coords, Game, Player, Rules};
 use serde::Serialize;
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::nodes::{LEASE, RENEW_EVERY};
 use super::{Hints, Hub, HubError, RoomHandle, Shared};
@@ -165,14 +166,10 @@ impl Hub {
     /// (alphabeta, learned, hints, perfect play on boards of up to
     /// [`QUICK_PERFECT_CELLS`] cells) and deep ones (perfect play on bigger
     /// boards, which can take seconds) in separate queues, so a long solve
-    /// never delays a quick reply; a longer look at a position's values
-    /// takes the one slot of its own, or is refused at once
-    /// ([`HubError::Busy`]) while another has it. Random and rule-based
-    /// moves take microseconds and need no slot. The search holds its slot,
-    /// and `hold` (the asking client's place for a search, if any), until
-    /// it ends, even if the request that asked for it has gone; a request
-    /// that goes while its search waits for a slot takes it out of the
-    /// queue.
+    /// never delays a quick reply (a longer look at a position's values
+    /// runs in a slot of its own, [`Hub::take_longer_slot`]). Random and
+    /// rule-based moves take microseconds and need no slot. A request that
+    /// goes while its search waits for a slot takes it out of the queue.
     pub(super) async fn search<T: Send + 'static>(
         &self,
         cost: Cost,
@@ -180,44 +177,50 @@ impl Hub {
         work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
     ) -> Result<T, HubError> {
         let closed = |_| HubError::Internal("search pool closed".into());
-        let permit = match cost {
-            Cost::Instant => None,
-            Cost::Quick => Some(
-                Arc::clone(&self.shared.searches)
-                    .acquire_owned()
-                    .await
-                    .map_err(closed)?,
-            ),
-            Cost::Deep => Some(
-                Arc::clone(&self.shared.deep_searches)
-                    .acquire_owned()
-                    .await
-                    .map_err(closed)?,
-            ),
-            Cost::Longer => match Arc::clone(&self.shared.longer_searches).try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(tokio::sync::TryAcquireError::NoPermits) => {
-                    return Err(HubError::Busy(LONGER_RETRY));
-                }
-                Err(tokio::sync::TryAcquireError::Closed) => {
-                    return Err(HubError::Internal("search pool closed".into()));
-                }
-            },
+        let queue = match cost {
+            Cost::Instant => return self.run(None, hold, work).await,
+            Cost::Quick => &self.shared.searches,
+            Cost::Deep => &self.shared.deep_searches,
         };
+        let permit = Arc::clone(queue).acquire_owned().await.map_err(closed)?;
+        self.run(Some(permit), hold, work).await
+    }
+
+    /// Run `work` on a blocking thread holding `slot` (its place in a
+    /// queue, or the longer look's slot) and `hold` (the asking client's
+    /// place for a search, if any) until it ends, even if the request that
+    /// asked for it has gone.
+    pub(super) async fn run<T: Send + 'static>(
+        &self,
+        slot: Option<OwnedSemaphorePermit>,
+        hold: Hold,
+        work: impl FnOnce(&Shared) -> Result<T, HubError> + Send + 'static,
+    ) -> Result<T, HubError> {
         let shared = self.shared.clone();
         tokio::task::spawn_blocking(move || {
-            let _held = (permit, hold);
+            let _held = (slot, hold);
             work(&shared)
         })
         .await
         .map_err(|e| HubError::Internal(format!("search failed: {e}")))?
     }
 
-    /// Whether the slot for a longer look is free now (another request may
-    /// still take it first).
-    #[must_use]
-    pub fn longer_free(&self) -> bool {
-        self.shared.longer_searches.available_permits() > 0
+    /// Take the server's one slot for a longer look
+    /// ([`Hub::values_longer`]), to give to the look: taken before a
+    /// client's look is counted against its rate, so that a look refused
+    /// for the slot costs the client nothing.
+    ///
+    /// # Errors
+    /// [`HubError::Busy`] at once, never queued, while another longer look
+    /// has it.
+    pub fn take_longer_slot(&self) -> Result<LongerSlot, HubError> {
+        match Arc::clone(&self.shared.longer_searches).try_acquire_owned() {
+            Ok(permit) => Ok(LongerSlot(permit)),
+            Err(tokio::sync::TryAcquireError::NoPermits) => Err(HubError::Busy(LONGER_RETRY)),
+            Err(tokio::sync::TryAcquireError::Closed) => {
+                Err(HubError::Internal("search pool closed".into()))
+            }
+        }
     }
 
     /// Let idle pooled searches go, freeing their tables.
@@ -312,15 +315,15 @@ impl Hub {
     /// games against the computer and finished rounds). With `longer`,
     /// where the hints left moves without a value, a longer look
     /// ([`Hub::values_longer`]) values them again, and its answer is kept
-    /// instead. `hold` is the asking client's place for a search.
+    /// instead, in the slot `longer` holds. `hold` is the asking client's
+    /// place for a search.
     ///
     /// # Errors
-    /// Unknown room; [`HubError::HintsWithheld`]; with `longer`,
-    /// [`HubError::Busy`].
+    /// Unknown room; [`HubError::HintsWithheld`].
     pub async fn hints(
         &self,
         id: &GameId,
-        longer: bool,
+        longer: Option<LongerSlot>,
         hold: Hold,
     ) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
@@ -350,29 +353,30 @@ impl Hub {
             None => keep(
                 &handle,
                 version,
-                self.advice(&game, round_over, false, hold.clone()).await?,
+                self.advice(&game, round_over, None, hold.clone()).await?,
             ),
         };
-        if longer && advice.reason.is_some_and(NoHints::longer_look_helps) {
-            let longer = self.advice(&game, round_over, true, hold).await?;
+        if let Some(slot) = longer
+            && advice.reason.is_some_and(NoHints::longer_look_helps)
+        {
+            let longer = self.advice(&game, round_over, Some(slot), hold).await?;
             return Ok((version, keep(&handle, version, longer)));
         }
         Ok((version, advice))
     }
 
     /// [`Hub::hints`] of `game` (its round over when `round_over`), with a
-    /// longer look when `longer`.
+    /// longer look in the slot `longer` holds, if given.
     async fn advice(
         &self,
         game: &Game,
         round_over: bool,
-        longer: bool,
+        longer: Option<LongerSlot>,
         hold: Hold,
     ) -> Result<Advice, HubError> {
-        let values = if longer {
-            self.values_longer(game.clone()).await?
-        } else {
-            self.values(game.clone(), hold.clone()).await?
+        let values = match longer {
+            Some(slot) => self.values_longer(game.clone(), slot).await?,
+            None => self.values(game.clone(), hold.clone()).await?,
         };
         let (exact, reason) = match values {
             Some(Exact { hints, missing }) => (hints, missing),
@@ -404,24 +408,24 @@ impl Hub {
     /// # Errors
     /// The search failed.
     pub async fn values(&self, game: Game, hold: Hold) -> Result<Option<Exact>, HubError> {
-        self.valued(game, true, HINT_BUDGET, hold).await
+        self.valued(game, true, hold, None).await
     }
 
     /// [`Hub::values`] within [`LONGER_BUDGET`] positions a pass, for a
     /// position whose hints left moves without a value
     /// ([`NoHints::longer_look_helps`]): up to half a minute of search, in
-    /// a slot of its own, one such look at a time on this server, so that
-    /// it never waits in or takes the queues of the hints and the
+    /// the server's one slot for it (`slot`, [`Hub::take_longer_slot`]), so
+    /// that it never waits in or takes the queues of the hints and the
     /// computer's moves (it still shares the cores with them).
     ///
     /// # Errors
-    /// [`HubError::Busy`] while another longer look runs; the search
-    /// failed.
-    ///
-    /// [`Hub::longer_free`] says beforehand whether the slot is free.
-    pub async fn values_longer(&self, game: Game) -> Result<Option<Exact>, HubError> {
-        self.valued(game, true, LONGER_BUDGET, Hold::default())
-            .await
+    /// The search failed.
+    pub async fn values_longer(
+        &self,
+        game: Game,
+        slot: LongerSlot,
+    ) -> Result<Option<Exact>, HubError> {
+        self.valued(game, true, Hold::default(), Some(slot)).await
     }
 
     /// [`Hub::values`] of every empty cell only: `None` also where the
@@ -432,39 +436,35 @@ impl Hub {
     /// The search failed.
     pub(super) async fn every_value(&self, game: Game) -> Result<Option<Hints>, HubError> {
         Ok(self
-            .valued(game, false, HINT_BUDGET, Hold::default())
+            .valued(game, false, Hold::default(), None)
             .await?
             .map(|exact| exact.hints))
     }
 
-    /// [`Hub::values`] within `budget` positions (a pass), with its second
-    /// pass where the budget runs out when `some`. The search stops as soon
-    /// as this future is dropped (its request has gone), giving its slot
-    /// back within milliseconds.
+    /// [`Hub::values`] within the hints' budget, or with the longer look's
+    /// `slot` within [`LONGER_BUDGET`] (a pass), with its second pass where
+    /// the budget runs out when `some`. The search stops as soon as this
+    /// future is dropped (its request has gone), giving its slot back
+    /// within milliseconds.
     async fn valued(
         &self,
         game: Game,
         some: bool,
-        budget: u64,
         hold: Hold,
+        slot: Option<LongerSlot>,
     ) -> Result<Option<Exact>, HubError> {
         if hints_allowed(&game, false).is_err() {
             return Ok(None);
         }
-        let longer = budget > HINT_BUDGET;
-        let cost = if Solver::answers_quickly(&game) {
-            Cost::Quick
-        } else if longer {
-            Cost::Longer
-        } else {
-            Cost::Deep
-        };
+        let longer = slot.is_some();
+        let budget = if longer { LONGER_BUDGET } else { HINT_BUDGET };
+        let quick = Solver::answers_quickly(&game);
         // No one waits for the values once this future is dropped (the
         // request has gone): the search stops then instead of running to its
         // budget in its slot.
         let stop = StopWhenGone::default();
         let flag = stop.flag();
-        self.search(cost, hold, move |shared| {
+        let work = move |shared: &Shared| {
             let rules = game.rules();
             let mut valuer = match shared.valuers.take(None, rules) {
                 Some(valuer) => valuer,
@@ -505,8 +505,17 @@ impl Hub {
                     NoHints::of(&values)
                 },
             }))
-        })
-        .await
+        };
+        let answer = match slot {
+            // A position the solver answers at once needs no longer look.
+            Some(slot) if !quick => self.run(Some(slot.0), hold, work).await,
+            _ => {
+                let cost = if quick { Cost::Quick } else { Cost::Deep };
+                self.search(cost, hold, work).await
+            }
+        };
+        drop(stop);
+        answer
     }
 }
 
@@ -585,10 +594,12 @@ pub(super) enum Cost {
     Quick,
     /// Perfect play on a board that can take seconds.
     Deep,
-    /// A longer look at a position's values: several seconds, one at a
-    /// time.
-    Longer,
 }
+
+/// The server's one slot for a longer look at a position's values (several
+/// seconds, one at a time), held until the look it is given to ends.
+#[derive(Debug)]
+pub struct LongerSlot(pub(super) OwnedSemaphorePermit);
 
 impl Cost {
     fn of(kind: StrategyKind, rules: Rules) -> Cost {

@@ -441,7 +441,12 @@ fn short_of_the_budget() -> oxo_core::Game {
 async fn a_longer_look_gives_its_valuer_back_at_the_hints_budget() {
     let (hub, _) = hub();
     let game = short_of_the_budget();
-    let longer = hub.values_longer(game.clone()).await.unwrap().unwrap();
+    let slot = hub.take_longer_slot().unwrap();
+    let longer = hub
+        .values_longer(game.clone(), slot)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(longer.missing.is_none(), "{:?}", longer.missing);
     assert_eq!(longer.hints.len(), 45);
     let valuer = hub.shared.valuers.take(None, game.rules()).unwrap();
@@ -454,11 +459,8 @@ async fn a_longer_look_gives_its_valuer_back_at_the_hints_budget() {
 #[tokio::test]
 async fn a_second_longer_look_is_refused_while_one_runs() {
     let (hub, _) = hub();
-    let game = short_of_the_budget();
-    let held = Arc::clone(&hub.shared.longer_searches)
-        .try_acquire_owned()
-        .unwrap();
-    let refused = hub.values_longer(game.clone()).await;
+    let held = hub.take_longer_slot().unwrap();
+    let refused = hub.take_longer_slot();
     assert!(
         matches!(refused, Err(HubError::Busy(wait)) if wait == super::search::LONGER_RETRY),
         "{refused:?}"
@@ -493,7 +495,8 @@ async fn a_look_whose_caller_has_gone_stops() {
     hub.shared.valuers.give(None, rules, valuer);
     let searcher = hub.clone();
     let looking = game.clone();
-    let asked = tokio::spawn(async move { searcher.values_longer(looking).await });
+    let slot = hub.take_longer_slot().unwrap();
+    let asked = tokio::spawn(async move { searcher.values_longer(looking, slot).await });
     let first = tokio::task::spawn_blocking(move || {
         let first = first_report.recv().unwrap();
         (first, first_report)
@@ -502,12 +505,15 @@ async fn a_look_whose_caller_has_gone_stops() {
     asked.abort();
     assert!(asked.await.unwrap_err().is_cancelled());
     drop(go);
-    while !hub.longer_free() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let slot = loop {
+        match hub.take_longer_slot() {
+            Ok(slot) => break slot,
+            Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    };
     let later: Vec<u64> = first_report.try_iter().collect();
     assert!(later.is_empty(), "reported at {first}, then {later:?}");
-    let whole = hub.values_longer(game).await.unwrap().unwrap();
+    let whole = hub.values_longer(game, slot).await.unwrap().unwrap();
     assert!(whole.missing.is_none(), "{:?}", whole.missing);
     assert_eq!(whole.hints.len(), 45);
 }
@@ -523,18 +529,21 @@ async fn a_search_keeps_its_slot_after_its_caller_has_gone() {
     let place = Arc::new(());
     let hold = super::Hold::new(Arc::clone(&place));
     let searcher = hub.clone();
+    let slot = hub.take_longer_slot().unwrap();
+    let (began, beginning) = std::sync::mpsc::channel::<()>();
     let asked = tokio::spawn(async move {
         searcher
-            .search(super::search::Cost::Longer, hold, move |_| {
+            .run(Some(slot.0), hold, move |_| {
+                began.send(()).ok();
                 wait.recv().ok();
                 Ok(())
             })
             .await
     });
-    while hub.shared.longer_searches.available_permits() > 0 {
-        assert!(!asked.is_finished(), "the search ended before it began");
-        tokio::task::yield_now().await;
-    }
+    tokio::task::spawn_blocking(move || beginning.recv())
+        .await
+        .unwrap()
+        .expect("the search began");
     asked.abort();
     assert!(asked.await.unwrap_err().is_cancelled());
     assert_eq!(hub.shared.longer_searches.available_permits(), 0);
@@ -543,10 +552,7 @@ async fn a_search_keeps_its_slot_after_its_caller_has_gone() {
         2,
         "the client's place was let go"
     );
-    assert!(matches!(
-        hub.values_longer(short_of_the_budget()).await,
-        Err(HubError::Busy(_))
-    ));
+    assert!(matches!(hub.take_longer_slot(), Err(HubError::Busy(_))));
     go.send(()).unwrap();
     while hub.shared.longer_searches.available_permits() == 0 || Arc::strong_count(&place) > 1 {
         tokio::time::sleep(Duration::from_millis(5)).await;

@@ -196,8 +196,8 @@ pub(super) async fn analysis(
         // client's place for a search (so the client's other requests go
         // on); it counts against the client's rate of longer looks.
         hold = Hold::default();
-        admit_longer_look(&state, client)?;
-        values = hub.values_longer(game.clone()).await?;
+        let slot = admit_longer_look(&state, client)?;
+        values = hub.values_longer(game.clone(), slot).await?;
     }
     // Why not every empty cell has its exact value, if not.
     let reason = match &values {

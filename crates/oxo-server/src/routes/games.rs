@@ -306,15 +306,15 @@ pub(super) async fn hints(
     let Query(query) = query.map_err(|e| super::bad_query(&e))?;
     let client = client(&state, peer, &headers);
     let hold = Hold::new(state.edge().search_slot(client)?);
-    let (mut version, mut advice) = state.hub().hints(&id, false, hold).await?;
+    let (mut version, mut advice) = state.hub().hints(&id, None, hold).await?;
     if query.longer == Some(true) && advice.reason.is_some_and(NoHints::longer_look_helps) {
         // As on the analysis board: the longer look holds the server's
         // slot for it, not this client's, and the room keeps its answer
         // even if this request has gone by then.
-        admit_longer_look(&state, client)?;
+        let slot = admit_longer_look(&state, client)?;
         let hub = state.hub().clone();
         (version, advice) =
-            to_the_end(async move { hub.hints(&id, true, Hold::default()).await }).await?;
+            to_the_end(async move { hub.hints(&id, Some(slot), Hold::default()).await }).await?;
     }
     #[derive(Serialize)]
     struct Body<'a> {

@@ -106,11 +106,17 @@ fn client(state: &AppState, peer: Peer, headers: &HeaderMap) -> Option<std::net:
 /// [`HubError::Busy`](crate::hub::HubError::Busy) while the server's one
 /// slot for it is taken (which costs the client nothing), else counted
 /// against the client's rate of longer looks.
-fn admit_longer_look(state: &AppState, client: Option<std::net::IpAddr>) -> Result<(), ApiError> {
-    if !state.hub().longer_free() {
-        return Err(crate::hub::HubError::Busy(crate::hub::LONGER_RETRY).into());
-    }
-    state.edge().admit(crate::edge::Action::LongerLook, client)
+fn admit_longer_look(
+    state: &AppState,
+    client: Option<std::net::IpAddr>,
+) -> Result<crate::hub::LongerSlot, ApiError> {
+    // The slot first: a look refused because another holds it is not
+    // counted against the client.
+    let slot = state.hub().take_longer_slot()?;
+    state
+        .edge()
+        .admit(crate::edge::Action::LongerLook, client)?;
+    Ok(slot)
 }
 
 /// `work` (a longer look the request asked for) run to its end on a task
@@ -271,4 +277,36 @@ pub(crate) fn rules_of(size: Option<&str>, k: Option<u32>) -> Result<Rules, ApiE
         })
     })?;
     Ok(server_rules(size, k)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{Hub, HubConfig, Limits, MemoryStore};
+
+    /// A longer look refused because the server's one slot for it is taken
+    /// costs the address nothing; each address may start two, then one
+    /// every 30 s, and a look refused for the rate gives the slot back.
+    #[tokio::test]
+    async fn a_longer_look_refused_for_the_slot_is_not_counted() {
+        let hub = Hub::new(Arc::new(MemoryStore::new()), &HubConfig::default());
+        let state = AppState::with_limits(hub, Limits::default());
+        let client = Some(std::net::IpAddr::from([192, 0, 2, 1]));
+        let held = state.hub().take_longer_slot().unwrap();
+        for _ in 0..3 {
+            let refused = admit_longer_look(&state, client);
+            assert!(matches!(refused, Err(ApiError::Busy { .. })), "{refused:?}");
+        }
+        drop(held);
+        for _ in 0..2 {
+            admit_longer_look(&state, client).unwrap();
+        }
+        let refused = admit_longer_look(&state, client);
+        assert!(matches!(refused, Err(ApiError::TooMany(_))), "{refused:?}");
+        assert!(state.hub().take_longer_slot().is_ok());
+        // Another address has looks of its own.
+        admit_longer_look(&state, Some(std::net::IpAddr::from([192, 0, 2, 2]))).unwrap();
+    }
 }
