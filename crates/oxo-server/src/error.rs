@@ -53,7 +53,8 @@ pub enum ApiError {
     TooLarge(usize),
     /// The store failed; nothing was changed (503). The edge answers a
     /// read that fails so with [`ApiError::Unavailable`] instead, as only
-    /// it knows whether the request asked for a change.
+    /// it knows whether the request asked for a change. Both say
+    /// `Retry-After`.
     #[error("the game could not be saved, so nothing changed; try again")]
     Store(StoreError),
     /// The store failed while answering a request that asks for no
@@ -61,7 +62,7 @@ pub enum ApiError {
     #[error("the database is not answering; try again")]
     Unavailable,
     /// The store failed while saving and could not tell whether the change
-    /// was saved (503).
+    /// was saved (503, `Retry-After`).
     #[error(
         "the database failed while saving, and whether the change was saved is unknown; retry with the same Idempotency-Key, or reload the game to see"
     )]
@@ -174,6 +175,7 @@ impl ApiError {
             | RoomError::CancelledUnjoined
             | RoomError::Stale { .. }
             | RoomError::SeatTaken(_)
+            | RoomError::OwnToken
             | RoomError::StillPlaying
             | RoomError::OfferPending(_)
             | RoomError::NoRematch
@@ -225,7 +227,7 @@ impl From<HubError> for ApiError {
         match error {
             HubError::NotFound(id) => ApiError::NotFound(id),
             HubError::NoToken => ApiError::NoToken,
-            HubError::HintsWithheld => ApiError::Forbidden(message),
+            HubError::HintsWithheld | HubError::ReviewWithheld => ApiError::Forbidden(message),
             HubError::NoSuchRound { .. } => ApiError::BadRequest(message),
             HubError::Refused { error, game } => ApiError::room(error, game),
             HubError::SeekGone => ApiError::Conflict {
@@ -289,7 +291,12 @@ impl ApiError {
             ApiError::TooMany(wait) | ApiError::Busy { wait, .. } if on_socket => {
                 Some(retry_after(*wait))
             }
-            ApiError::Overdue { .. } | ApiError::Unavailable if on_socket => {
+            ApiError::Overdue { .. }
+            | ApiError::Unavailable
+            | ApiError::Store(_)
+            | ApiError::OutcomeUnknown(_)
+                if on_socket =>
+            {
                 Some(UNAVAILABLE_RETRY_AFTER)
             }
             _ => None,
@@ -312,7 +319,7 @@ impl ApiError {
 }
 
 /// Seconds a client is asked to wait after the server was overdue or its
-/// database did not answer a read: long enough for a queue of searches or
+/// database failed: long enough for a queue of searches or
 /// a stalled database to move.
 const UNAVAILABLE_RETRY_AFTER: u64 = 1;
 
@@ -348,7 +355,10 @@ impl IntoResponse for ApiError {
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         let wait = match self {
             ApiError::TooMany(wait) | ApiError::Busy { wait, .. } => Some(retry_after(wait)),
-            ApiError::Overdue { .. } | ApiError::Unavailable => Some(UNAVAILABLE_RETRY_AFTER),
+            ApiError::Overdue { .. }
+            | ApiError::Unavailable
+            | ApiError::Store(_)
+            | ApiError::OutcomeUnknown(_) => Some(UNAVAILABLE_RETRY_AFTER),
             _ => None,
         };
         if let Some(wait) = wait {
@@ -395,6 +405,33 @@ mod tests {
             std::str::from_utf8(&body).unwrap(),
             r#"{"error":"another longer look is running on this server; try again in 10 s"}"#
         );
+    }
+
+    /// A write the database failed says when to try again, whatever became
+    /// of its change, as a read's failure does; on a socket too.
+    #[tokio::test]
+    async fn a_failed_write_is_503_with_retry_after() {
+        use axum::response::IntoResponse;
+
+        use crate::store::StoreError;
+
+        let failed = || StoreError::Corrupt("disk".into());
+        for (error, outcome) in [
+            (super::ApiError::Store(failed()), "unchanged"),
+            (super::ApiError::OutcomeUnknown(failed()), "unknown"),
+        ] {
+            let on_socket = error.body(true);
+            assert!(
+                on_socket.contains(r#""retry_after":1"#) && on_socket.contains(outcome),
+                "{on_socket}"
+            );
+            let response = error.into_response();
+            assert_eq!(
+                response.status(),
+                axum::http::StatusCode::SERVICE_UNAVAILABLE
+            );
+            assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "1");
+        }
     }
 
     /// A client that waits the seconds it is told is not refused again.

@@ -143,15 +143,22 @@ pub enum BadKey {
 
 /// Why a text is not a seat token a joiner may choose ([`Token::chosen`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "a seat token a joiner chooses is {} to {} printable ASCII characters without spaces, and \
-     random (such as 32 random letters and digits); this one has {len} characters",
-    Token::CHOSEN_MIN_LEN,
-    Token::CHOSEN_MAX_LEN
-)]
-pub struct BadToken {
-    /// Its length in bytes.
-    pub len: usize,
+pub enum BadToken {
+    /// Too short or too long: its length in bytes.
+    #[error(
+        "a seat token a joiner chooses is {min} to {max} printable ASCII characters without spaces, \
+         and random (such as 32 random letters and digits); this one has {0} characters",
+        min = Token::CHOSEN_MIN_LEN,
+        max = Token::CHOSEN_MAX_LEN
+    )]
+    Length(usize),
+    /// A space, a control character or one outside ASCII.
+    #[error(
+        "a seat token a joiner chooses is printable ASCII characters without spaces, and random \
+         (such as 32 random letters and digits); this one has a space or another character \
+         outside `!` to `~`"
+    )]
+    NotPrintable,
 }
 
 /// A seat's secret: 32 random characters (160 bits) made here, or one a
@@ -186,10 +193,11 @@ impl Token {
     /// Too short, too long, or a character outside `!` to `~`.
     pub fn chosen(text: &str) -> Result<Token, BadToken> {
         let len = text.len();
-        if !(Self::CHOSEN_MIN_LEN..=Self::CHOSEN_MAX_LEN).contains(&len)
-            || !text.bytes().all(|b| b.is_ascii_graphic())
-        {
-            return Err(BadToken { len });
+        if !(Self::CHOSEN_MIN_LEN..=Self::CHOSEN_MAX_LEN).contains(&len) {
+            return Err(BadToken::Length(len));
+        }
+        if !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(BadToken::NotPrintable);
         }
         Ok(Token(text.to_owned()))
     }
@@ -300,6 +308,29 @@ mod tests {
             "SHA-256 of \"secret\""
         );
         assert_eq!(format!("{t:?}"), "Token(…)");
+    }
+
+    /// A chosen token is refused for what is wrong with it: its length, or
+    /// a character (a space, say) when the length is right.
+    #[test]
+    fn a_chosen_token_is_refused_for_what_is_wrong_with_it() {
+        let good = "a".repeat(32);
+        assert_eq!(Token::chosen(&good).unwrap().expose(), good);
+        assert!(Token::chosen(&"a".repeat(26)).is_ok());
+        assert!(Token::chosen(&"a".repeat(64)).is_ok());
+        assert_eq!(Token::chosen(&"a".repeat(25)), Err(BadToken::Length(25)));
+        assert_eq!(Token::chosen(&"a".repeat(65)), Err(BadToken::Length(65)));
+        let spaced = format!("{} b", "a".repeat(30));
+        assert_eq!(Token::chosen(&spaced), Err(BadToken::NotPrintable));
+        assert!(
+            BadToken::NotPrintable
+                .to_string()
+                .ends_with("this one has a space or another character outside `!` to `~`")
+        );
+        assert_eq!(
+            Token::chosen("é".repeat(16).as_str()),
+            Err(BadToken::NotPrintable)
+        );
     }
 
     #[test]

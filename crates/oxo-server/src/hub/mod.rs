@@ -67,6 +67,12 @@ pub enum HubError {
     /// Hints asked for while two people play a round.
     #[error("{}", oxo_ai::hints::NoHints::BetweenPeople)]
     HintsWithheld,
+    /// A review asked for while two people play the round.
+    #[error(
+        "a review is not available in a round between two people until it is over; it is for \
+         games against the computer and finished rounds"
+    )]
+    ReviewWithheld,
     /// A round the room has not had.
     #[error("no round {asked}: this game has rounds 1 to {rounds}")]
     NoSuchRound {

@@ -222,7 +222,7 @@ impl Hub {
     /// two people play it.
     ///
     /// # Errors
-    /// Unknown room; [`HubError::NoSuchRound`]; [`HubError::HintsWithheld`];
+    /// Unknown room; [`HubError::NoSuchRound`]; [`HubError::ReviewWithheld`];
     /// a store failure; a damaged stored round.
     pub async fn round_to_review(
         &self,
@@ -247,7 +247,7 @@ impl Hub {
             .map_err(HubError::Corrupt)?;
         let between_people = room.opponent() == Opponent::Human && round.result().is_none();
         if hints_allowed(&round.game, between_people) == Err(NoHints::BetweenPeople) {
-            return Err(HubError::HintsWithheld);
+            return Err(HubError::ReviewWithheld);
         }
         Ok(round)
     }
@@ -258,8 +258,8 @@ impl Hub {
     /// as the first was.
     ///
     /// # Errors
-    /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::NoInvite`]; a
-    /// store failure.
+    /// Unknown room; [`RoomError::SeatTaken`]; [`RoomError::OwnToken`];
+    /// [`RoomError::NoInvite`]; a store failure.
     pub async fn join(
         &self,
         id: &GameId,
@@ -296,7 +296,7 @@ impl Hub {
                         // This join again, whose answer was lost.
                         Some(Player::O) => return Ok(Step::Repeat),
                         // X's own token: one token never holds both seats.
-                        Some(Player::X) => return Err(RoomError::SeatTaken(Player::X)),
+                        Some(Player::X) => return Err(RoomError::OwnToken),
                         None => {}
                     }
                 }

@@ -89,6 +89,12 @@ pub enum RoomError {
     /// Someone holds the seat already.
     #[error("seat {} is taken", .0.name())]
     SeatTaken(Player),
+    /// A join sent the token of seat X: one token never holds both seats.
+    #[error(
+        "that token holds seat x in this game; a joiner takes seat o with a token of its own \
+         (or none, and the server makes one)"
+    )]
+    OwnToken,
     /// The token holds neither seat.
     #[error("that token holds no seat in this game")]
     NotASeat,

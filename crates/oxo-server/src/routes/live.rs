@@ -282,14 +282,11 @@ async fn push_updates(
                 message = socket.recv() => {
                     match (message, &mover) {
                         (Some(Err(e)), _) => {
-                            // A frame over the limit is told so (1009)
-                            // before the socket ends; any other failure
-                            // just ends it.
-                            if too_large(e) {
-                                let _ = send(&mut socket, Message::Close(Some(CloseFrame {
-                                    code: axum::extract::ws::close_code::SIZE,
-                                    reason: format!("a message is at most {BODY_LIMIT} bytes").into(),
-                                }))).await;
+                            // A frame over the limit (1009) or text that is
+                            // not UTF-8 (1007) is told so before the socket
+                            // ends; any other failure just ends it.
+                            if let Some(close) = why_unread(e) {
+                                let _ = send(&mut socket, Message::Close(Some(close))).await;
                             }
                             return;
                         }
@@ -377,11 +374,21 @@ async fn presence_changed(presence: &mut Option<Presence>) -> crate::hub::Presen
     std::future::pending().await
 }
 
-/// Whether a socket's read failed on a message or frame over the limits
-/// set at the upgrade.
-fn too_large(error: axum::Error) -> bool {
-    error
-        .into_inner()
-        .downcast_ref::<tungstenite::Error>()
-        .is_some_and(|e| matches!(e, tungstenite::Error::Capacity(_)))
+/// The close frame that tells a client why its message could not be read:
+/// over the limits set at the upgrade, or a text frame that is not UTF-8;
+/// `None` for a failure the client cannot be told of (a lost connection).
+fn why_unread(error: axum::Error) -> Option<CloseFrame> {
+    use axum::extract::ws::close_code;
+    let error = error.into_inner();
+    match error.downcast_ref::<tungstenite::Error>()? {
+        tungstenite::Error::Capacity(_) => Some(CloseFrame {
+            code: close_code::SIZE,
+            reason: format!("a message is at most {BODY_LIMIT} bytes").into(),
+        }),
+        tungstenite::Error::Utf8(_) => Some(CloseFrame {
+            code: close_code::INVALID,
+            reason: "a text frame is UTF-8".into(),
+        }),
+        _ => None,
+    }
 }

@@ -521,7 +521,10 @@ async fn a_join_sent_again_with_its_chosen_token_gets_the_same_seat() {
         .await;
     assert_eq!(
         (status, error_of(&body)),
-        (StatusCode::CONFLICT, "seat x is taken")
+        (
+            StatusCode::CONFLICT,
+            "that token holds seat x in this game; a joiner takes seat o with a token of its own (or none, and the server makes one)"
+        )
     );
     assert_eq!(api.game(&id).await["seats"]["o"], false);
 
@@ -992,6 +995,11 @@ async fn hints_are_withheld_while_two_people_play() {
         .call("GET", &format!("/api/games/{waiting}/review"), None, "")
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        error_of(&body),
+        "a review is not available in a round between two people until it is over; it is for \
+         games against the computer and finished rounds"
+    );
     withheld(&api, &id).await;
     // By the watch id too: a spectator cannot pass them on.
     let watch = api.game(&id).await["watch"].as_str().unwrap().to_owned();

@@ -541,6 +541,39 @@ async fn players_can_send_their_moves_on_their_sockets() {
         "{closed:?}"
     );
 
+    // A text frame that is not UTF-8 is told so (1007) before the socket
+    // closes (on a socket of X's own: the one above is closed).
+    let mut x_again = server.connect_as(&id, &x).await;
+    {
+        use futures_util::SinkExt;
+        use tokio_tungstenite::tungstenite::protocol::frame::{
+            Frame,
+            coding::{Data, OpCode},
+        };
+        let bad = b"{\"row\":2,\"col\":\xff}".to_vec();
+        x_again
+            .send(Message::Frame(Frame::message(
+                bad,
+                OpCode::Data(Data::Text),
+                true,
+            )))
+            .await
+            .unwrap();
+    }
+    let closed = loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), x_again.next())
+            .await
+            .expect("an answer");
+        if !matches!(&message, Some(Ok(Message::Text(_)))) {
+            break message;
+        }
+    };
+    assert!(
+        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
+            if u16::from(frame.code) == 1007 && frame.reason.as_str() == "a text frame is UTF-8"),
+        "{closed:?}"
+    );
+
     // A message over the limit is told so (1009) before the socket closes,
     // not cut off (the messages before it may be presence news).
     send_text(&mut o_socket, "x".repeat(oxo_server::BODY_LIMIT + 1)).await;

@@ -1321,4 +1321,30 @@ mod tests {
         store.commit(change(&r, ChangeKind::Create)).await.unwrap();
         assert_eq!(store.load(r.id()).await.unwrap(), Some(r.record()));
     }
+
+    /// Another program holding the file locked past the busy timeout fails
+    /// writes, and readiness with them, until it lets go.
+    #[tokio::test]
+    async fn readiness_fails_while_another_program_holds_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oxo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        store
+            .with(|conn| conn.busy_timeout(Duration::from_millis(10)).unwrap())
+            .await;
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let r = room("held", Opponent::Human);
+        let err = store
+            .commit(change(&r, ChangeKind::Create))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("locked"), "{err}");
+        let err = store.ping().await.unwrap_err();
+        assert!(err.to_string().contains("locked"), "{err}");
+        other.execute_batch("COMMIT").unwrap();
+        store.ping().await.unwrap();
+        store.commit(change(&r, ChangeKind::Create)).await.unwrap();
+        assert_eq!(store.load(r.id()).await.unwrap(), Some(r.record()));
+    }
 }

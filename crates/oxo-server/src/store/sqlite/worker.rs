@@ -114,8 +114,9 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
 type Pending = (Box<Change>, oneshot::Sender<Result<(), StoreError>>);
 
 /// Whether writes can be made: a failing disk (full, an I/O error, turned
-/// read-only) fails every write until it is fixed, and readiness must say
-/// so while it lasts, since moves cannot be saved.
+/// read-only), or the file held locked by another program beyond the busy
+/// timeout, fails every write until it is fixed, and readiness must say so
+/// while it lasts, since moves cannot be saved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Writes {
     /// The last writes were saved (or none has failed yet).
@@ -125,12 +126,14 @@ pub(super) enum Writes {
 }
 
 /// Whether `err` says the storage cannot take writes, rather than that one
-/// write was refused.
+/// write was refused. A busy file is one: no other store writes to it (the
+/// lock file sees to that), so another program (`sqlite3` with a
+/// transaction open, say) has held it for the whole busy timeout.
 fn storage_failed(err: &rusqlite::Error) -> bool {
     use rusqlite::ErrorCode as C;
     matches!(
         err.sqlite_error_code(),
-        Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen)
+        Some(C::DiskFull | C::SystemIoFailure | C::ReadOnly | C::CannotOpen | C::DatabaseBusy)
     )
 }
 
