@@ -448,6 +448,24 @@ async fn next_update(socket: &mut Socket) -> Value {
     common::next_update(socket, WAIT).await
 }
 
+/// The socket's next message other than a GAME or presence news is a close
+/// frame with `code` and `reason`.
+async fn closed_with(socket: &mut Socket, code: u16, reason: &str) {
+    let closed = loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), socket.next())
+            .await
+            .expect("an answer");
+        if !matches!(&message, Some(Ok(Message::Text(_)))) {
+            break message;
+        }
+    };
+    assert!(
+        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
+            if u16::from(frame.code) == code && frame.reason.as_str() == reason),
+        "{closed:?}"
+    );
+}
+
 async fn send_text(socket: &mut Socket, text: String) {
     use futures_util::SinkExt;
     socket.send(Message::text(text)).await.unwrap();
@@ -560,36 +578,12 @@ async fn players_can_send_their_moves_on_their_sockets() {
             .await
             .unwrap();
     }
-    let closed = loop {
-        let message = tokio::time::timeout(Duration::from_secs(5), x_again.next())
-            .await
-            .expect("an answer");
-        if !matches!(&message, Some(Ok(Message::Text(_)))) {
-            break message;
-        }
-    };
-    assert!(
-        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
-            if u16::from(frame.code) == 1007 && frame.reason.as_str() == "a text frame is UTF-8"),
-        "{closed:?}"
-    );
+    closed_with(&mut x_again, 1007, "a text frame is UTF-8").await;
 
     // A message over the limit is told so (1009) before the socket closes,
     // not cut off (the messages before it may be presence news).
     send_text(&mut o_socket, "x".repeat(oxo_server::BODY_LIMIT + 1)).await;
-    let closed = loop {
-        let message = tokio::time::timeout(Duration::from_secs(5), o_socket.next())
-            .await
-            .expect("an answer");
-        if !matches!(&message, Some(Ok(Message::Text(_)))) {
-            break message;
-        }
-    };
-    assert!(
-        matches!(&closed, Some(Ok(Message::Close(Some(frame))))
-            if u16::from(frame.code) == 1009 && frame.reason.as_str() == "a message is at most 16384 bytes"),
-        "{closed:?}"
-    );
+    closed_with(&mut o_socket, 1009, "a message is at most 16384 bytes").await;
     let (_, game) = server
         .call("GET", &format!("/api/games/{id}"), None, json!(null))
         .await;
