@@ -65,6 +65,7 @@
 //! thinking on the opponent's time (they suspend the engine between its
 //! turns), while a person playing the engine in a GUI may well want it.
 
+use std::collections::HashSet;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -117,8 +118,11 @@ struct Info {
 /// which alone is answered: a manager takes the one line after `DONE` as
 /// the command's answer.
 struct Reading {
-    /// The stones listed so far.
+    /// The stones listed so far...
     stones: Stones,
+    /// ...and their cells, to find a cell listed twice at once on a board
+    /// of a million cells.
+    taken: HashSet<Cell>,
     /// The first thing wrong with the command, answered at `DONE` in place
     /// of a move; the lines after it are read and not looked at.
     problem: Option<String>,
@@ -167,6 +171,9 @@ pub enum Step {
     End,
 }
 
+/// Why a position gets no move: the last stone ended the game.
+const GAME_OVER: &str = "the game is over";
+
 /// The protocol's state: the board, what `INFO` said, a `BOARD` being
 /// read.
 pub struct Brain {
@@ -182,6 +189,9 @@ pub struct Brain {
     /// The search on the opponent's time, while it runs.
     pondering: Option<Ponder>,
     pondered: Pondered,
+    /// Said to the manager as a `MESSAGE` line just before the first
+    /// answer, then dropped.
+    message: Option<String>,
 }
 
 impl std::fmt::Debug for Brain {
@@ -217,7 +227,21 @@ impl Brain {
             ponder: false,
             pondering: None,
             pondered: Pondered::default(),
+            message: None,
         }
+    }
+
+    /// The same brain, saying `message` to the manager (which shows it to
+    /// its user) as a `MESSAGE` line just before its first answer, where
+    /// the protocol has a brain's messages go. Not on standard error: some
+    /// managers (Piskvork) read a brain's standard error as its output,
+    /// and would take the line for an answer. A line break in `message`
+    /// ends it.
+    #[must_use]
+    pub fn saying(mut self, message: &str) -> Brain {
+        let line = message.lines().next().unwrap_or_default();
+        self.message = Some(line.to_owned());
+        self
     }
 
     /// The same brain, thinking on the opponent's time if `ponder`.
@@ -253,11 +277,18 @@ impl Brain {
                 Ok(())
             }
             None if info => Ok(()),
-            None => {
-                writeln!(out, "ERROR {problem}")?;
-                out.flush()
-            }
+            None => self.answer(&format!("ERROR {problem}"), out),
         }
+    }
+
+    /// Write `answer`, with the message waiting to be said before it, if
+    /// any.
+    fn answer(&mut self, answer: &str, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(message) = self.message.take() {
+            writeln!(out, "MESSAGE {message}")?;
+        }
+        writeln!(out, "{answer}")?;
+        out.flush()
     }
 
     /// Obey one line, writing any answer to `out`.
@@ -277,7 +308,10 @@ impl Brain {
         if line.is_empty() {
             return Ok(Step::Continue);
         }
-        let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
+        // A tab parts the words as a space does.
+        let (command, rest) = line
+            .split_once(|c: char| c.is_ascii_whitespace())
+            .unwrap_or((line, ""));
         let rest = rest.trim();
         let upper = command.to_ascii_uppercase();
         // A search on the opponent's time is called off by anything that
@@ -331,6 +365,7 @@ impl Brain {
             "BOARD" => {
                 self.reading = Some(Reading {
                     stones: Vec::new(),
+                    taken: HashSet::new(),
                     problem: self
                         .board
                         .is_none()
@@ -341,6 +376,7 @@ impl Brain {
             "SWAP2BOARD" => {
                 self.reading = Some(Reading {
                     stones: Vec::new(),
+                    taken: HashSet::new(),
                     problem: Some("swap2 openings are not supported".to_owned()),
                 });
                 None
@@ -363,8 +399,7 @@ impl Brain {
             )),
         };
         if let Some(answer) = answer {
-            writeln!(out, "{answer}")?;
-            out.flush()?;
+            self.answer(&answer, out)?;
         }
         Ok(Step::Continue)
     }
@@ -402,7 +437,7 @@ impl Brain {
     /// move.
     fn turn(&mut self, point: Coords, written: &str) -> String {
         let refusal = self.unsupported_rule();
-        let Some(board) = &mut self.board else {
+        let Some(board) = &self.board else {
             return "ERROR no board yet: START first".to_owned();
         };
         if board
@@ -410,12 +445,21 @@ impl Brain {
             .last()
             .is_some_and(|&(_, side)| side == Side::Theirs)
         {
-            return "ERROR it is my turn, not yours".to_owned();
+            // Their last stone may have ended the game (it is kept).
+            return match self.position() {
+                Err(e) if e == GAME_OVER => format!("ERROR {GAME_OVER}"),
+                _ => "ERROR it is my turn, not yours".to_owned(),
+            };
         }
+        let Some(board) = &mut self.board else {
+            return "ERROR no board yet: START first".to_owned();
+        };
         if let Some(refusal) = refusal {
             return refusal;
         }
-        let cell = match place(board.rules, point, written, &board.stones) {
+        let stones = &board.stones;
+        let taken = |cell| stones.iter().any(|&(c, _)| c == cell);
+        let cell = match place(board.rules, point, written, taken) {
             Ok(cell) => cell,
             Err(e) => return format!("ERROR {e}"),
         };
@@ -427,11 +471,14 @@ impl Brain {
             },
             None => self.reply(),
         };
-        if answer.starts_with("ERROR") {
-            // The game did not take the stone (it was over): neither do we.
-            if let Some(board) = &mut self.board {
-                board.stones.pop();
-            }
+        // A stone that ends the game is kept, as the manager's board has it
+        // (a TAKEBACK of it goes on with the game); one the game did not
+        // take (it was over before) is not.
+        if answer.starts_with("ERROR")
+            && answer != format!("ERROR {GAME_OVER}")
+            && let Some(board) = &mut self.board
+        {
+            board.stones.pop();
         }
         answer
     }
@@ -467,7 +514,8 @@ impl Brain {
                 }
                 return;
             }
-            // Read and not needed: oxo's searches use a few MiB at most.
+            // Read and not needed: tens of MB on the boards tournaments use
+            // (docs/manual/brain.md).
             _ => return,
         };
         if time.is_some() {
@@ -506,6 +554,7 @@ impl Brain {
         if line.eq_ignore_ascii_case("DONE") {
             let reading = self.reading.take().unwrap_or(Reading {
                 stones: Vec::new(),
+                taken: HashSet::new(),
                 problem: None,
             });
             // No board comes first (its problem is set at BOARD), then a
@@ -516,8 +565,7 @@ impl Brain {
                 (None, Some(problem)) => format!("ERROR {problem}"),
                 (None, None) => self.take_position(reading.stones),
             };
-            writeln!(out, "{answer}")?;
-            return out.flush();
+            return self.answer(&answer, out);
         }
         // Blank lines are skipped, as outside BOARD; after a problem the
         // rest is only read, so that the first problem is the one answered.
@@ -539,10 +587,11 @@ impl Brain {
         };
         let problem = match parsed {
             Some((point, field @ (1 | 2))) => {
-                match place(rules, point, &written, &reading.stones) {
+                match place(rules, point, &written, |cell| reading.taken.contains(&cell)) {
                     Ok(cell) => {
                         let side = if field == 1 { Side::Mine } else { Side::Theirs };
                         reading.stones.push((cell, side));
+                        reading.taken.insert(cell);
                         None
                     }
                     Err(e) => Some(e),
@@ -648,7 +697,7 @@ impl Brain {
                 .map_err(|e| format!("the position cannot be played: {e}"))?;
         }
         if game.is_over() {
-            return Err("the game is over".to_owned());
+            return Err(GAME_OVER.to_owned());
         }
         Ok(game)
     }
@@ -1008,14 +1057,14 @@ fn size_pair(text: &str) -> Option<(u64, u64)> {
     Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
-/// The cell at `point`, if it is on the board and not among `stones`;
+/// The cell at `point`, if it is on the board and not `taken`;
 /// a refusal quotes the point as `written` (a number too large for any
 /// integer is read clamped, and would be misquoted from `point`).
 fn place(
     rules: Rules,
     point: Coords,
     written: &str,
-    stones: &[(Cell, Side)],
+    taken: impl Fn(Cell) -> bool,
 ) -> Result<Cell, String> {
     let cell = point.to_cell(rules).map_err(|_| {
         format!(
@@ -1024,7 +1073,7 @@ fn place(
             rules.rows()
         )
     })?;
-    if stones.iter().any(|&(c, _)| c == cell) {
+    if taken(cell) {
         return Err(format!("{written} is taken"));
     }
     Ok(cell)
@@ -1141,6 +1190,41 @@ mod tests {
             "{answers:?}"
         );
         assert_eq!(answers.len(), 5, "nothing after END: {answers:?}");
+    }
+
+    /// A message is said once, as a `MESSAGE` line just before the first
+    /// answer, whatever that answer is (an `ERROR` here, a `DONE`'s move
+    /// there), and a line break cannot make a second line of it.
+    #[test]
+    fn a_message_comes_before_the_first_answer_only() {
+        let (b, _) = brain();
+        let mut b = b.saying("seed 7\nOK");
+        let answers = talk(
+            &mut b,
+            "INFO timeout_turn 5\nTURN 1,1\nSTART 15\nBEGIN\nEND\n",
+        );
+        assert_eq!(
+            answers,
+            [
+                "MESSAGE seed 7",
+                "ERROR no board yet: START first",
+                "OK",
+                "0,0"
+            ]
+        );
+        let (b, _) = brain();
+        let mut b = b.saying("seed 8");
+        let answers = talk(&mut b, "START 15\nBOARD\n7,7,2\nDONE\nEND\n");
+        assert_eq!(answers, ["MESSAGE seed 8", "OK", "0,0"]);
+        let (mut b, _) = brain();
+        assert_eq!(
+            talk(&mut b, "START 15\nEND\n"),
+            ["OK"],
+            "no message, no line"
+        );
+        // A tab parts a command from its arguments as a space does.
+        let (mut b, _) = brain();
+        assert_eq!(talk(&mut b, "START\t15\nTURN\t5,5\nEND\n"), ["OK", "0,0"]);
     }
 
     #[test]
@@ -1298,9 +1382,12 @@ mod tests {
         );
         assert_eq!(answers[1], "0,0", "{answers:?}");
         assert_eq!(answers[2], "ERROR the game is over");
-        // The stone that ended it was not kept: the next turn is judged on
-        // the board before it.
-        assert_eq!(answers[3], "5,0", "{answers:?}");
+        // The stone that ended it is kept, as the manager's board has it:
+        // a turn after it is refused for the same reason, and once it is
+        // taken back, the game goes on from the board before it.
+        assert_eq!(answers[3], "ERROR the game is over", "{answers:?}");
+        let answers = talk(&mut b, "TAKEBACK 5,0\nTURN 6,6\n");
+        assert_eq!(answers, ["OK", "5,0"]);
         // Nor is a BOARD that is already over: the game goes on from the
         // position before it.
         let answers = talk(

@@ -52,21 +52,20 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     // the built-in model playing in its place.
     let path = args.model.clone();
     let seed = super::seed_or_clock(args.seed);
-    // A seed taken from the clock is said (on stderr: the protocol is
-    // stdout's), so that a game can be played again; a search that stops
-    // at a deadline depends on the machine's speed too.
-    if args.seed.is_none() {
-        let line = if to_deadline {
+    // A seed taken from the clock is said, so that a game can be played
+    // again; a search that stops at a deadline depends on the machine's
+    // speed too.
+    let message = args.seed.is_none().then(|| {
+        if to_deadline {
             format!(
                 "oxo brain: the computer plays with seed {seed} (--seed {seed} makes the same \
                  random choices again; its search, which stops at a deadline, may still choose \
-                 otherwise)\n"
+                 otherwise)"
             )
         } else {
-            format!("{}\n", super::seed_note("oxo brain", seed))
-        };
-        let _ = io::stderr().lock().write_all(line.as_bytes());
-    }
+            super::seed_note("oxo brain", seed)
+        }
+    });
     let build = move |rules| {
         if let (Some(path), Err(wrong)) = (&path, catalog.given_fits(rules)) {
             // Boards as the protocol and the brain's other answers name
@@ -91,6 +90,11 @@ pub(super) fn run(args: &BrainArgs) -> anyhow::Result<u8> {
     };
     let clock: oxo_ai::Clock = Arc::new(Instant::now);
     let mut brain = Brain::new(Box::new(build), clock, kind.name()).pondering(args.ponder);
+    if let Some(message) = &message {
+        // To the manager, before the first answer: not on standard error,
+        // which Piskvork reads as the brain's output.
+        brain = brain.saying(message);
+    }
     brain::run(&mut brain, io::stdin().lock(), super::stdout())?;
     if args.ponder {
         let pondered = brain.pondered();

@@ -9,11 +9,19 @@ use serde_json::Value;
 
 const OXO: &str = env!("CARGO_BIN_EXE_oxo");
 
-/// Run `oxo brain ARGS` on `input`; its standard output.
+/// Run `oxo brain ARGS` (with `--seed 1` if ARGS has no seed) on `input`;
+/// its standard output.
 fn brain(args: &[&str], input: &str) -> String {
+    // Seeded unless the test seeds it: unseeded, the seed is said first.
+    let seed: &[&str] = if args.contains(&"--seed") {
+        &[]
+    } else {
+        &["--seed", "1"]
+    };
     let mut child = Command::new(OXO)
         .arg("brain")
         .args(args)
+        .args(seed)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -186,23 +194,37 @@ fn the_real_binary_speaks_the_protocol() {
     assert_eq!(lines.len(), 7, "nothing after END: {out}");
 }
 
-/// Without --seed, the seed taken from the clock is said on stderr (and
-/// plays the same random game again); a search to a deadline says that it
-/// may still choose otherwise.
+/// Without --seed, the seed taken from the clock is said to the manager
+/// as a `MESSAGE` line before the first answer (standard error stays
+/// empty: Piskvork reads it as the brain's output, and would take a line
+/// there for the answer to START), and plays the same random game again;
+/// a search to a deadline says that it may still choose otherwise.
 #[test]
 fn a_seed_from_the_clock_is_said() {
     let said = |strategy: &str| {
-        let out = Command::new(OXO)
+        let mut child = Command::new(OXO)
             .args(["brain", "--strategy", strategy])
-            .stdin(Stdio::null())
-            .output()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(b"START 9\nABOUT\nEND\n").unwrap();
+        drop(input);
+        let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{out:?}");
-        String::from_utf8(out.stderr).unwrap()
+        assert!(out.stderr.is_empty(), "{out:?}");
+        let out = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[1], "OK", "{out}");
+        assert!(lines[2].starts_with("name=\"oxo\""), "{out}");
+        lines[0].to_owned()
     };
     let random = said("random");
     let seed = random
-        .strip_prefix("oxo brain: the computer plays with seed ")
+        .strip_prefix("MESSAGE oxo brain: the computer plays with seed ")
         .and_then(|rest| rest.split(' ').next())
         .unwrap_or_else(|| panic!("{random}"));
     assert!(
