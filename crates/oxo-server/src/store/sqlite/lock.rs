@@ -6,7 +6,7 @@
 //! a copy of every descriptor and keeps it until it `exec`s (when the
 //! close-on-exec ones go). A store of this process dropped in that window
 //! leaves the lock held for a moment by a descriptor nobody here owns, and
-//! opening the file again would be refused as "in use by process <own id>".
+//! opening the file again would be refused as in use by this very process.
 //!
 //! So this process also keeps its own count of the lock files its stores
 //! hold ([`HELD`]). A lock held elsewhere whose file names this process,
