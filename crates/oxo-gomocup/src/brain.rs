@@ -236,11 +236,12 @@ impl Brain {
     /// the protocol has a brain's messages go. Not on standard error: some
     /// managers (Piskvork) read a brain's standard error as its output,
     /// and would take the line for an answer. A line break in `message`
-    /// ends it.
+    /// (`\n` or `\r`, as managers read lines) ends it; an empty one is
+    /// not said.
     #[must_use]
     pub fn saying(mut self, message: &str) -> Brain {
-        let line = message.lines().next().unwrap_or_default();
-        self.message = Some(line.to_owned());
+        let line = message.split(['\r', '\n']).next().unwrap_or_default();
+        self.message = (!line.is_empty()).then(|| line.to_owned());
         self
     }
 
@@ -267,10 +268,9 @@ impl Brain {
     /// Writing failed.
     pub fn too_long(&mut self, start: &[u8], out: &mut dyn Write) -> io::Result<()> {
         let problem = format!("a line of more than {MAX_LINE} bytes");
-        let info = start
-            .trim_ascii_start()
-            .get(..5)
-            .is_some_and(|word| word.eq_ignore_ascii_case(b"INFO "));
+        let info = start.trim_ascii_start().get(..5).is_some_and(|word| {
+            word[..4].eq_ignore_ascii_case(b"INFO") && word[4].is_ascii_whitespace()
+        });
         match self.reading.as_mut() {
             Some(reading) => {
                 reading.problem.get_or_insert(problem);
@@ -319,7 +319,7 @@ impl Brain {
         // included: it searched under the old ones).
         let new_rule = upper == "INFO"
             && rest
-                .split_once(' ')
+                .split_once(|c: char| c.is_ascii_whitespace())
                 .is_some_and(|(key, _)| key.eq_ignore_ascii_case("rule"));
         if new_rule || !matches!(upper.as_str(), "TURN" | "INFO" | "ABOUT") {
             self.settle();
@@ -501,7 +501,9 @@ impl Brain {
     /// it would have changed (it is no reason to forget what was said); a
     /// negative time counts as 0.
     fn info(&mut self, rest: &str) {
-        let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
+        let (key, value) = rest
+            .split_once(|c: char| c.is_ascii_whitespace())
+            .unwrap_or((rest, ""));
         let value = value.trim();
         let time = Integer::parse(value).map(|n| n.saturating_i64().max(0).unsigned_abs());
         let setting = match key.to_ascii_lowercase().as_str() {
@@ -1198,7 +1200,7 @@ mod tests {
     #[test]
     fn a_message_comes_before_the_first_answer_only() {
         let (b, _) = brain();
-        let mut b = b.saying("seed 7\nOK");
+        let mut b = b.saying("seed 7\rOK");
         let answers = talk(
             &mut b,
             "INFO timeout_turn 5\nTURN 1,1\nSTART 15\nBEGIN\nEND\n",
@@ -1222,9 +1224,29 @@ mod tests {
             ["OK"],
             "no message, no line"
         );
-        // A tab parts a command from its arguments as a space does.
-        let (mut b, _) = brain();
-        assert_eq!(talk(&mut b, "START\t15\nTURN\t5,5\nEND\n"), ["OK", "0,0"]);
+        let (b, _) = brain();
+        let mut b = b.saying("\nsecond");
+        assert_eq!(talk(&mut b, "START 15\nEND\n"), ["OK"], "nothing to say");
+    }
+
+    /// A tab parts a command's words as a space does, an `INFO`'s too.
+    #[test]
+    fn a_tab_parts_words() {
+        let (mut b, given) = brain();
+        assert_eq!(
+            talk(
+                &mut b,
+                "START\t15\nINFO\ttimeout_turn\t1000\nINFO\trule\t4\nTURN\t5,5\nINFO rule\t0\n\
+                 TURN 6,6\nEND\n"
+            ),
+            [
+                "OK",
+                "ERROR rule 4 (renju) is not supported: oxo plays freestyle (rule 0) and exactly five (rule 1)",
+                "0,0"
+            ]
+        );
+        // 1000 ms, less a tenth and 30 ms.
+        assert_eq!(*given.lock().unwrap(), [Duration::from_millis(870)]);
     }
 
     #[test]

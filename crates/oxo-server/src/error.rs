@@ -415,7 +415,7 @@ mod tests {
 
         use crate::store::StoreError;
 
-        let failed = || StoreError::Corrupt("disk".into());
+        let failed = || StoreError::CommitFailed("disk I/O error".into());
         for (error, outcome) in [
             (super::ApiError::Store(failed()), "unchanged"),
             (super::ApiError::OutcomeUnknown(failed()), "unknown"),

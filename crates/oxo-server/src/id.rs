@@ -144,7 +144,7 @@ pub enum BadKey {
 /// Why a text is not a seat token a joiner may choose ([`Token::chosen`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BadToken {
-    /// Too short or too long: its length in bytes.
+    /// Too short or too long: its length.
     #[error(
         "a seat token a joiner chooses is {min} to {max} printable ASCII characters without spaces, \
          and random (such as 32 random letters and digits); this one has {0} characters",
@@ -192,12 +192,13 @@ impl Token {
     /// # Errors
     /// Too short, too long, or a character outside `!` to `~`.
     pub fn chosen(text: &str) -> Result<Token, BadToken> {
+        // Characters first: once they are all ASCII, bytes are characters.
+        if !text.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(BadToken::NotPrintable);
+        }
         let len = text.len();
         if !(Self::CHOSEN_MIN_LEN..=Self::CHOSEN_MAX_LEN).contains(&len) {
             return Err(BadToken::Length(len));
-        }
-        if !text.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(BadToken::NotPrintable);
         }
         Ok(Token(text.to_owned()))
     }
@@ -310,8 +311,8 @@ mod tests {
         assert_eq!(format!("{t:?}"), "Token(…)");
     }
 
-    /// A chosen token is refused for what is wrong with it: its length, or
-    /// a character (a space, say) when the length is right.
+    /// A chosen token is refused for what is wrong with it: a character (a
+    /// space, say, or one outside ASCII), else its length.
     #[test]
     fn a_chosen_token_is_refused_for_what_is_wrong_with_it() {
         let good = "a".repeat(32);
@@ -327,10 +328,9 @@ mod tests {
                 .to_string()
                 .ends_with("this one has a space or another character outside `!` to `~`")
         );
-        assert_eq!(
-            Token::chosen("é".repeat(16).as_str()),
-            Err(BadToken::NotPrintable)
-        );
+        for bad in ["é".repeat(16), "é".repeat(40), "a b".to_owned()] {
+            assert_eq!(Token::chosen(&bad), Err(BadToken::NotPrintable), "{bad}");
+        }
     }
 
     #[test]

@@ -315,15 +315,16 @@ impl Hub {
     /// games against the computer and finished rounds). With `longer`,
     /// where the hints left moves without a value, a longer look
     /// ([`Hub::values_longer`]) values them again, and its answer is kept
-    /// instead, in the slot `longer` holds. `hold` is the asking client's
-    /// place for a search.
+    /// instead, in the slot `longer` holds (given back unused where the room
+    /// has moved on since the caller's last hints, or no longer look would
+    /// help). `hold` is the asking client's place for a search.
     ///
     /// # Errors
     /// Unknown room; [`HubError::HintsWithheld`].
     pub async fn hints(
         &self,
         id: &GameId,
-        longer: Option<LongerSlot>,
+        mut longer: Option<LongerSlot>,
         hold: Hold,
     ) -> Result<(u64, Advice), HubError> {
         let (handle, _) = self.room_to_read(id).await?;
@@ -350,11 +351,17 @@ impl Hub {
         };
         let advice = match cached {
             Some(advice) => advice,
-            None => keep(
-                &handle,
-                version,
-                self.advice(&game, round_over, None, hold.clone()).await?,
-            ),
+            None => {
+                // A position its caller has not seen the hints of (the room
+                // moved on since): its hints, and no longer look, whose
+                // slot goes back before they are searched.
+                drop(longer.take());
+                keep(
+                    &handle,
+                    version,
+                    self.advice(&game, round_over, None, hold.clone()).await?,
+                )
+            }
         };
         if let Some(slot) = longer
             && advice.reason.is_some_and(NoHints::longer_look_helps)
@@ -506,10 +513,12 @@ impl Hub {
                 },
             }))
         };
-        let answer = match slot {
-            // A position the solver answers at once needs no longer look.
-            Some(slot) if !quick => self.run(Some(slot.0), hold, work).await,
-            _ => {
+        let answer = match (slot, quick) {
+            (Some(slot), false) => self.run(Some(slot.0), hold, work).await,
+            (slot, _) => {
+                // A position the solver answers at once needs no longer
+                // look: its slot goes back at once.
+                drop(slot);
                 let cost = if quick { Cost::Quick } else { Cost::Deep };
                 self.search(cost, hold, work).await
             }

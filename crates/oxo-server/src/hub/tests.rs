@@ -505,12 +505,16 @@ async fn a_look_whose_caller_has_gone_stops() {
     asked.abort();
     assert!(asked.await.unwrap_err().is_cancelled());
     drop(go);
-    let slot = loop {
-        match hub.take_longer_slot() {
-            Ok(slot) => break slot,
-            Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+    let slot = tokio::time::timeout(GIVEN_BACK, async {
+        loop {
+            match hub.take_longer_slot() {
+                Ok(slot) => break slot,
+                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            }
         }
-    };
+    })
+    .await
+    .expect("the stopped look gives its slot back");
     let later: Vec<u64> = first_report.try_iter().collect();
     assert!(later.is_empty(), "reported at {first}, then {later:?}");
     let whole = hub.values_longer(game, slot).await.unwrap().unwrap();
@@ -554,7 +558,16 @@ async fn a_search_keeps_its_slot_after_its_caller_has_gone() {
     );
     assert!(matches!(hub.take_longer_slot(), Err(HubError::Busy(_))));
     go.send(()).unwrap();
-    while hub.shared.longer_searches.available_permits() == 0 || Arc::strong_count(&place) > 1 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    tokio::time::timeout(GIVEN_BACK, async {
+        while hub.shared.longer_searches.available_permits() == 0 || Arc::strong_count(&place) > 1 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the search's end gives its slot and place back");
 }
+
+/// Far longer than a search takes to give back what it held once it ends
+/// or stops, on any machine: a bound, so that a bug fails the test rather
+/// than hanging it.
+const GIVEN_BACK: Duration = Duration::from_secs(120);

@@ -77,7 +77,10 @@ impl SqliteStore {
     /// A file store locks `<path>.lock` (an advisory `flock`, which holds the
     /// store's process id) until it is dropped; the operating system
     /// releases the lock when the process dies, even by SIGKILL, and the
-    /// file, left behind, is harmless: only the lock on it counts.
+    /// file, left behind, is harmless: only the lock on it counts. A lock
+    /// this process let go of but a child process it is starting still
+    /// holds a copy of is waited for, up to 10 s (see `lock.rs`), blocking
+    /// the caller as the integrity check does.
     ///
     /// A new database is made only where no file is: an empty file is
     /// refused ([`StoreError::Empty`]), since a truncated database looks
@@ -182,7 +185,7 @@ impl SqliteStore {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         schema::migrate(&mut conn)?;
         // A database that opens but cannot be written (a read-only file or
         // mount, an immutable file) would answer every move with 503:
@@ -335,6 +338,10 @@ impl Store for SqliteStore {
         self.ask(Request::Ping)
     }
 }
+
+/// How long a write waits for the file while another program holds it
+/// (`sqlite3` with a transaction open, a backup) before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How the store opens its file: to read and write, made when missing,
 /// and as a plain file name, never a URI (`SQLITE_OPEN_URI` is left out).
@@ -1323,7 +1330,9 @@ mod tests {
     }
 
     /// Another program holding the file locked past the busy timeout fails
-    /// writes, and readiness with them, until it lets go.
+    /// writes, and readiness with them, until it lets go. A batch meets it
+    /// at its first write and fails the others without waiting again; the
+    /// readiness probe leaves the writes' busy timeout as it was.
     #[tokio::test]
     async fn readiness_fails_while_another_program_holds_the_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -1334,17 +1343,52 @@ mod tests {
             .await;
         let other = Connection::open(&path).unwrap();
         other.execute_batch("BEGIN EXCLUSIVE").unwrap();
-        let r = room("held", Opponent::Human);
-        let err = store
-            .commit(change(&r, ChangeKind::Create))
-            .await
-            .unwrap_err();
-        assert!(err.to_string().contains("locked"), "{err}");
+        // Three writes queued behind a request that holds the worker, so
+        // that they are committed as one batch.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let holding = store.ask(|reply| {
+            Request::With(Box::new(move |_| {
+                wait.recv().ok();
+                let _ = reply.send(Ok(()));
+            }))
+        });
+        let rooms: Vec<Room> = (0..3)
+            .map(|n| room(&format!("held{n}"), Opponent::Human))
+            .collect();
+        let commits: Vec<_> = rooms
+            .iter()
+            .map(|r| store.commit(change(r, ChangeKind::Create)))
+            .collect();
+        go.send(()).unwrap();
+        holding.await.unwrap();
+        let mut errors = Vec::new();
+        for commit in commits {
+            errors.push(commit.await.unwrap_err());
+        }
+        assert!(matches!(&errors[0], StoreError::Database(_)), "{errors:?}");
+        for err in &errors {
+            assert!(err.to_string().contains("locked"), "{err}");
+        }
+        assert!(
+            errors[1..]
+                .iter()
+                .all(|e| matches!(e, StoreError::CommitFailed(_))),
+            "not tried: {errors:?}"
+        );
         let err = store.ping().await.unwrap_err();
         assert!(err.to_string().contains("locked"), "{err}");
+        store
+            .with(|conn| {
+                let ms: i64 = conn
+                    .query_row("PRAGMA busy_timeout", [], |row| row.get(0))
+                    .unwrap();
+                assert_eq!(ms, 5000);
+            })
+            .await;
         other.execute_batch("COMMIT").unwrap();
+        let r = &rooms[0];
         store.ping().await.unwrap();
-        store.commit(change(&r, ChangeKind::Create)).await.unwrap();
+        store.commit(change(r, ChangeKind::Create)).await.unwrap();
         assert_eq!(store.load(r.id()).await.unwrap(), Some(r.record()));
     }
 }

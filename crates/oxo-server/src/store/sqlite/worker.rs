@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 use oxo_core::{Cell, Player};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -95,6 +96,10 @@ pub(super) fn worker(conn: &mut Connection, queue: &mpsc::Receiver<Request>) {
                 Request::Prune(after, older_than, keep, reply) => {
                     let _ = reply.send(rows::prune(conn, after, older_than, &keep));
                 }
+                // A ping no one waits for any more (readiness gives up after
+                // 2 s) is not answered: while writes fail, each is a write
+                // that may wait the busy timeout, in front of every read.
+                Request::Ping(reply) if reply.is_closed() => {}
                 Request::Ping(reply) => {
                     let _ = reply.send(ping(conn, &mut health));
                 }
@@ -140,24 +145,33 @@ fn storage_failed(err: &rusqlite::Error) -> bool {
 /// The readiness answer: a cheap query while writes work; while they fail,
 /// a write that needs new space in the file (a table with a page-sized
 /// value, dropped in the same transaction), so that readiness comes back
-/// as soon as writes can.
+/// as soon as writes can. The write waits [`PROBE_BUSY_TIMEOUT`] at most
+/// for a file another program holds, not the busy timeout of writes: the
+/// reads queued behind it wait too.
 fn ping(conn: &Connection, writes: &mut Writes) -> Result<(), StoreError> {
     if *writes == Writes::Working {
         return Ok(conn.query_row("SELECT 1", [], |_| Ok(()))?);
     }
-    conn.execute_batch(
-        "BEGIN IMMEDIATE;
-         CREATE TABLE oxo_write_check(x);
-         INSERT INTO oxo_write_check VALUES (zeroblob(8192));
-         DROP TABLE oxo_write_check;
-         COMMIT;",
-    )
-    .inspect_err(|_| {
-        let _ = conn.execute_batch("ROLLBACK");
-    })?;
+    conn.busy_timeout(PROBE_BUSY_TIMEOUT)?;
+    let probe = conn
+        .execute_batch(
+            "BEGIN IMMEDIATE;
+             CREATE TABLE oxo_write_check(x);
+             INSERT INTO oxo_write_check VALUES (zeroblob(8192));
+             DROP TABLE oxo_write_check;
+             COMMIT;",
+        )
+        .inspect_err(|_| {
+            let _ = conn.execute_batch("ROLLBACK");
+        });
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    probe?;
     *writes = Writes::Working;
     Ok(())
 }
+
+/// How long the readiness probe waits for a file another program holds.
+const PROBE_BUSY_TIMEOUT: Duration = Duration::from_millis(50);
 
 /// Commit `writes` in one transaction, answer each, and say whether the
 /// storage took them.
@@ -178,7 +192,16 @@ pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> 
     let mut at_commit = false;
     let outcome = (|| -> Result<(), rusqlite::Error> {
         let mut tx = conn.transaction()?;
+        // Once the storage has failed one write (a full disk, a file held
+        // busy past the busy timeout), the others are failed without being
+        // tried: each would meet the same, a busy file after waiting the
+        // whole timeout again.
+        let mut storage_failure: Option<String> = None;
         for (change, _) in writes.iter() {
+            if let Some(failure) = &storage_failure {
+                results.push(Err(StoreError::CommitFailed(failure.clone())));
+                continue;
+            }
             let sp = tx.savepoint()?;
             match apply(&sp, change) {
                 Ok(()) => {
@@ -187,6 +210,11 @@ pub(super) fn commit_batch(conn: &mut Connection, writes: &mut Vec<Pending>) -> 
                 }
                 Err(e) => {
                     drop(sp); // rolls the savepoint back
+                    if let StoreError::Database(db) = &e
+                        && storage_failed(db)
+                    {
+                        storage_failure = Some(db.to_string());
+                    }
                     results.push(Err(e));
                 }
             }
