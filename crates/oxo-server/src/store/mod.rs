@@ -212,11 +212,7 @@ pub enum StoreError {
     /// Another process (another `oxo serve`) has the database file open:
     /// an embedded database serves one server, since each keeps rooms in
     /// memory and two would drift apart.
-    #[error(
-        "the database {} is in use by another server{}",
-        path.display(),
-        pid.map(|pid| format!(" (process {pid})")).unwrap_or_default()
-    )]
+    #[error("the database {} is in use by {}", path.display(), holder(*pid))]
     InUse {
         /// The database file, as given.
         path: PathBuf,
@@ -265,6 +261,19 @@ pub type LobbyRows = Vec<Result<Listing, StoreError>>;
 /// stopped between taking it and answering, so it may have been saved
 /// ([`StoreError::Unknown`], never "nothing changed").
 const LOST_ANSWER: &str = "the store stopped before answering whether the change was saved";
+
+/// Who holds a database file, as [`StoreError::InUse`] says it: this very
+/// process only where another of its stores has it (tests), or a child it
+/// was starting held the lock past the wait.
+fn holder(pid: Option<u32>) -> String {
+    match pid {
+        Some(pid) if pid == std::process::id() => {
+            format!("another store of this process (process {pid})")
+        }
+        Some(pid) => format!("another server (process {pid})"),
+        None => "another server".to_owned(),
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     /// A stored value that cannot be read as what its column holds (text

@@ -868,8 +868,9 @@ mod tests {
         };
         assert_eq!((named, *pid), (&path, Some(me)));
         assert!(
-            err.to_string()
-                .contains(&format!("in use by another server (process {me})")),
+            err.to_string().contains(&format!(
+                "in use by another store of this process (process {me})"
+            )),
             "{err}"
         );
         // The refused store left the lock file as the holder wrote it.
