@@ -689,12 +689,19 @@ pub fn version(first_line: &str) -> Result<u8, ProofError> {
 /// A certificate's text gathered a line at a time as it is read, so that a
 /// file that is not one is refused early: after its first line if that is
 /// not a certificate's (`oxo verify /dev/zero` reads 64 KiB, not until
-/// memory runs out), or at the first line longer than a certificate's can
-/// be. The reader does the I/O; this holds the rule.
+/// memory runs out), at the first line longer than a certificate's can
+/// be, at a line after `end`, or at a node line past the count its header
+/// announces (so what is held is bounded by the header). The reader does
+/// the I/O; this holds the rule.
 #[derive(Debug, Default)]
 pub struct CertificateLines {
     text: String,
     lines: usize,
+    /// The node count the `nodes N` line announced, once it has come, and
+    /// the lines since.
+    announced: Option<(usize, usize)>,
+    /// Whether `end` has come after the nodes.
+    ended: bool,
 }
 
 impl CertificateLines {
@@ -734,9 +741,46 @@ impl CertificateLines {
                 });
             }
         };
+        // The line as `Certificate::parse` reads it (`str::lines`).
+        let plain = chars.strip_suffix('\n').unwrap_or(chars);
+        let plain = plain.strip_suffix('\r').unwrap_or(plain);
         if number == 1 {
-            let first = chars.strip_suffix('\n').unwrap_or(chars);
-            version(first.strip_suffix('\r').unwrap_or(first))?;
+            version(plain)?;
+        }
+        // Refused here as `Certificate::parse` would refuse it at the end,
+        // with the same words, before more is read.
+        if self.ended {
+            return Err(ProofError::Syntax {
+                line: number,
+                reason: "text after `end`".to_owned(),
+            });
+        }
+        match &mut self.announced {
+            None => {
+                if let Some(count) = plain
+                    .strip_prefix("nodes ")
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    if count > MAX_NODES {
+                        return Err(ProofError::Syntax {
+                            line: number,
+                            reason: format!("more than {MAX_NODES} nodes are not checked"),
+                        });
+                    }
+                    self.announced = Some((count, 0));
+                }
+            }
+            Some((count, since)) => {
+                *since += 1;
+                if plain == "end" {
+                    self.ended = true;
+                } else if *since > *count {
+                    return Err(ProofError::Syntax {
+                        line: number,
+                        reason: format!("more node lines than the {count} the header announces"),
+                    });
+                }
+            }
         }
         self.text.push_str(chars);
         Ok(())
@@ -1379,6 +1423,85 @@ mod tests {
             lines.push(&long),
             Err(ProofError::Syntax { line: 2, .. })
         ));
+    }
+
+    /// A line after `end`, or a node line past the count the header
+    /// announced, is refused as it comes (not after the rest of an endless
+    /// input), with the words and line number `Certificate::parse` gives.
+    #[test]
+    fn what_follows_the_announced_nodes_is_refused_as_it_comes() {
+        let whole = double_threat("r 1:1 3:3 7:5");
+        for (extra, line, reason) in [
+            ("w\n", 15, "text after `end`"),
+            ("\n", 15, "text after `end`"),
+        ] {
+            let text = format!("{whole}{extra}");
+            let mut lines = CertificateLines::new();
+            let mut refused = None;
+            for line in text.split_inclusive('\n') {
+                if let Err(e) = lines.push(line.as_bytes()) {
+                    refused = Some(e);
+                    break;
+                }
+            }
+            let said = ProofError::Syntax {
+                line,
+                reason: reason.to_owned(),
+            };
+            assert_eq!(refused.as_ref(), Some(&said), "{extra:?}");
+            assert_eq!(Certificate::parse(&text).err(), Some(said));
+        }
+        // Node lines without end past the seven announced: refused at the
+        // eighth (line 14), however many more would come.
+        let text = whole.replace("end\n", "w\nw\nw\n");
+        let mut lines = CertificateLines::new();
+        let refused = text
+            .split_inclusive('\n')
+            .find_map(|line| lines.push(line.as_bytes()).err());
+        let said = ProofError::Syntax {
+            line: 14,
+            reason: "more node lines than the 7 the header announces".to_owned(),
+        };
+        assert_eq!(refused, Some(said.clone()));
+        assert_eq!(Certificate::parse(&text).err(), Some(said));
+        // So is a count past what is checked, at its line.
+        let mut lines = CertificateLines::new();
+        let refused = format!("oxo-proof 2\nrules 3x3 k=3\nnodes {}\n", MAX_NODES + 1)
+            .split_inclusive('\n')
+            .find_map(|line| lines.push(line.as_bytes()).err());
+        assert!(
+            matches!(&refused, Some(ProofError::Syntax { line: 3, reason }) if reason.contains("nodes are not checked")),
+            "{refused:?}"
+        );
+    }
+
+    /// The symmetries' numbers mean what docs/manual/solve.md says, cell by
+    /// cell (an independent checker needs to know which way a turn goes).
+    #[test]
+    fn symmetry_numbers_are_as_documented() {
+        let rules = Rules::new(4, 4, 3).unwrap();
+        let n = 4;
+        type Map = fn(usize, usize) -> (usize, usize);
+        let said: [Map; 8] = [
+            |r, c| (r, c),
+            |r, c| (c, 4 - 1 - r),
+            |r, c| (4 - 1 - r, 4 - 1 - c),
+            |r, c| (4 - 1 - c, r),
+            |r, c| (r, 4 - 1 - c),
+            |r, c| (4 - 1 - r, c),
+            |r, c| (c, r),
+            |r, c| (4 - 1 - c, 4 - 1 - r),
+        ];
+        for (t, map) in said.iter().enumerate() {
+            for cell in 0..n * n {
+                let (r, c) = map(cell / n, cell % n);
+                assert_eq!(
+                    symmetry_cell(rules, t, cell),
+                    Some(r * n + c),
+                    "T={t}, cell {cell}"
+                );
+            }
+        }
     }
 
     /// X at 0, 2, 6 and O at 4, 8, O to move: X threatens 1 and 3.
