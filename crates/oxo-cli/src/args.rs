@@ -119,8 +119,8 @@ pub(crate) struct PlayArgs {
     /// full-screen game.
     #[arg(long)]
     pub plain: bool,
-    /// Rounds to play in the plain protocol; the starting player alternates and the score is shown
-    /// after each (the full-screen game plays rounds until you quit).
+    /// Rounds to play in the plain protocol; the starting player alternates and, with more than
+    /// one, the score is shown after each (the full-screen game plays rounds until you quit).
     #[arg(long, default_value_t = 1, value_parser = at_least::<u64>(1))]
     pub rounds: u64,
     /// Who starts the first round.

@@ -589,19 +589,21 @@ impl App {
     /// Play `cell` for the side to move; record the round's end.
     fn apply(&mut self, cell: Cell) -> Result<(), oxo_core::MoveError> {
         let result = self.round.play(cell)?;
+        // Between two computers the next round starts by itself.
+        let next = if self.computers_only() {
+            "the next round starts in a moment"
+        } else {
+            "Press n for the next round"
+        };
         self.notice = match result {
             MoveResult::Placed => None,
             MoveResult::Won { winner, .. } => {
                 self.series.record(Outcome::Win(winner));
-                Some(Notice::Info(format!(
-                    "{winner} wins! Press n for the next round"
-                )))
+                Some(Notice::Info(format!("{winner} wins! {next}")))
             }
             MoveResult::Draw => {
                 self.series.record(Outcome::Draw);
-                Some(Notice::Info(
-                    "a draw. Press n for the next round".to_owned(),
-                ))
+                Some(Notice::Info(format!("a draw. {next}")))
             }
         };
         self.position += 1;
@@ -709,15 +711,33 @@ pub(super) mod tests {
         App::new(Rules::default(), [Seat::Human, Seat::Human], Player::X)
     }
 
-    fn against(strategy: oxo_ai::StrategyKind) -> App {
+    pub(in crate::tui) fn against(strategy: oxo_ai::StrategyKind) -> App {
         let rules = Rules::default();
         let computer = Seat::Computer(strategy.build(rules, 7).unwrap());
         App::new(rules, [Seat::Human, computer], Player::X)
     }
 
+    /// Between two computers the next round starts by itself: the end of a
+    /// round says so, where a person is told to press `n`.
+    #[test]
+    fn between_computers_the_end_of_a_round_asks_for_no_key() {
+        let rules = Rules::default();
+        let computer = || Seat::Computer(oxo_ai::StrategyKind::Rules.build(rules, 3).unwrap());
+        let mut app = App::new(rules, [computer(), computer()], Player::X);
+        while app.computer_to_move() {
+            app.play_computer();
+        }
+        assert!(app.game().is_over());
+        assert!(
+            matches!(app.notice(), Some(Notice::Info(n)) if n.ends_with(" the next round starts in a moment")),
+            "{:?}",
+            app.notice()
+        );
+    }
+
     /// Act, then let computers answer and hints come, as the event loop
     /// does (the hints valued at once, by one valuer for the test).
-    fn act(app: &mut App, actions: &[Action]) {
+    pub(in crate::tui) fn act(app: &mut App, actions: &[Action]) {
         for &action in actions {
             app.act(action);
             settle(app);
@@ -1090,7 +1110,7 @@ pub(super) mod tests {
     /// Hints on, against the computer, at a 7×7 k=5 position after four
     /// moves whose hints leave moves without a value (a longer look values
     /// them all); the computer's next move is in the top-left corner.
-    fn short_of_the_hints_budget() -> App {
+    pub(in crate::tui) fn short_of_the_hints_budget() -> App {
         let rules = Rules::new(7, 7, 5).unwrap();
         let computer = Scripted(vec![Cell::new(0, 3), Cell::new(6, 6), Cell::new(0, 0)]);
         let mut app = App::new(

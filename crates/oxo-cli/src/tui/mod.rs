@@ -314,6 +314,7 @@ pub fn action_for(event: &Event, state: &ViewState) -> Option<Action> {
         Event::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
             state.cell_at(mouse.column, mouse.row).map(Action::PlayAt)
         }
+        // Pasted text is no key (a `q` in it is not a quit): ignored.
         _ => None,
     }
 }

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{self, DisableMouseCapture};
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste,
+};
 use ratatui::crossterm::terminal::{
     Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -78,14 +80,16 @@ impl Drop for FullScreen {
     }
 }
 
-/// Raw mode, the alternate screen (cleared) and, when `mouse`, reports of
-/// mouse clicks, the cursor hidden.
+/// Raw mode, the alternate screen (cleared), pastes marked as such (so
+/// that pasted text is not read as keys: a `q` in it would quit) and, when
+/// `mouse`, reports of mouse clicks, the cursor hidden.
 fn take_over(mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     // Cleared here rather than with `Terminal::clear`, which asks the
     // terminal where its cursor is and waits for the answer (an answer
     // the thread reading events would take).
     execute!(io::stdout(), EnterAlternateScreen)?;
+    execute!(io::stdout(), EnableBracketedPaste)?;
     if mouse {
         execute!(io::stdout(), ClickReports)?;
     }
@@ -129,6 +133,7 @@ fn restore() {
     let mut out = io::stdout();
     let _ = execute!(out, ratatui::crossterm::cursor::Show);
     let _ = execute!(out, DisableMouseCapture);
+    let _ = execute!(out, DisableBracketedPaste);
     let _ = execute!(out, LeaveAlternateScreen);
     let _ = disable_raw_mode();
 }

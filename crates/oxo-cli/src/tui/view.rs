@@ -655,7 +655,7 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
     } else if !app.hints_on() {
         Some("hints off (v shows them)")
     } else if app.game().is_over() {
-        Some("hints on: none once a round is over")
+        Some("hints on: none, round over")
     } else if app.hints_coming() {
         Some("hints on: valuing…")
     } else if app.hints().is_none() {
@@ -683,7 +683,7 @@ fn panel_lines(app: &App, state: &ViewState, palette: Palette, height: u16) -> V
             lines.push(Line::styled("  looking further…", palette.faint()));
         } else if app.further_helps() {
             lines.push(Line::styled(
-                "  some unvalued: f looks further",
+                "  f looks further for the rest",
                 palette.faint(),
             ));
         }
@@ -780,7 +780,7 @@ const HELP: &[&str] = &[
     "f                 a longer look where hints leave gaps",
     "n                 next round (the other side starts)",
     "m                 mouse off (to select text) or on",
-    "? or F1           this help; any key closes it",
+    "? or F1           this help; any other key closes it",
     "q                 quit and print the score",
     "Ctrl-Z            suspend (fg brings it back)",
 ];
@@ -840,7 +840,34 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, screen: Rect) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::app::tests::{act, against, short_of_the_hints_budget};
     use super::*;
+    use crate::tui::app::Action;
+
+    /// The panel's lines fit its width, in the states with its longest:
+    /// a round over with hints on, hints that leave moves for `f`.
+    #[test]
+    fn the_panel_fits_its_lines() {
+        let fits = |app: &App, wanted: &str| {
+            let lines = panel_lines(app, &ViewState::default(), Palette::COLOUR, 40);
+            let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            assert!(text.iter().any(|l| l == wanted), "{wanted:?} in {text:#?}");
+            for line in &lines {
+                assert!(line.width() <= usize::from(PANEL_WIDTH), "{line}");
+            }
+        };
+        fits(
+            &short_of_the_hints_budget(),
+            "  f looks further for the rest",
+        );
+        let mut app = against(oxo_ai::StrategyKind::Perfect);
+        act(&mut app, &[Action::ToggleHints]);
+        while !app.game().is_over() {
+            let free = app.game().legal_moves().next().unwrap();
+            act(&mut app, &[Action::PlayAt(free)]);
+        }
+        fits(&app, "hints on: none, round over");
+    }
 
     #[test]
     fn a_notice_wraps_by_columns() {
