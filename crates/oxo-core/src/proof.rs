@@ -726,6 +726,8 @@ impl CertificateLines {
         let body = line.strip_suffix(b"\n").unwrap_or(line);
         let cut = body.len() > MAX_LINE_BYTES;
         let chars = match (cut, std::str::from_utf8(line)) {
+            // A byte-order mark some editors put first is no part of it.
+            (false, Ok(chars)) if number == 1 => chars.strip_prefix('\u{feff}').unwrap_or(chars),
             (false, Ok(chars)) => chars,
             _ if number == 1 => return Err(ProofError::Foreign),
             (true, _) => {
@@ -1394,6 +1396,16 @@ mod tests {
         assert_eq!(
             lines.finish().and_then(|c| c.verify()).map(|v| v.claim),
             verify(&text)
+        );
+        // A byte-order mark before it is no part of it.
+        let text = double_threat("r 1:1 3:3 7:5");
+        let mut lines = CertificateLines::new();
+        for line in format!("\u{feff}{text}").split_inclusive('\n') {
+            lines.push(line.as_bytes()).expect("a certificate's line");
+        }
+        assert_eq!(
+            lines.finish().and_then(|c| c.verify()).map(|v| v.claim),
+            Ok(Claim::Win(Player::X))
         );
 
         let mut lines = CertificateLines::new();
