@@ -148,6 +148,10 @@ pub const MAX_CELLS: usize = 256;
 /// The most nodes a certificate may announce.
 pub const MAX_NODES: usize = 1 << 28;
 
+/// The most strategy trees a certificate may have: a win needs one, a
+/// draw two; the bound keeps a header short.
+pub const MAX_TREES: usize = 16;
+
 /// A certificate of `count` nodes, more than the memory this process can
 /// have holds for its nodes and the check's table of them (reserved at
 /// once; what else the check takes, about 100 bytes a node in all, is not,
@@ -545,6 +549,12 @@ impl Certificate {
             let (n, line) = next("a tree or the nodes line")?;
             let words: Vec<&str> = line.split(' ').collect();
             match words.as_slice() {
+                ["tree", ..] if trees.len() == MAX_TREES => {
+                    return Err(bad(
+                        n,
+                        &format!("more than {MAX_TREES} trees, which no certificate needs"),
+                    ));
+                }
                 ["tree", p, goal, root] => trees.push(Tree {
                     prover: match *p {
                         "X" => Player::X,
@@ -719,7 +729,10 @@ impl CertificateLines {
     /// # Errors
     /// [`ProofError::Foreign`] or [`ProofError::Version`] for a first line
     /// that is not a certificate's of a version read here;
-    /// [`ProofError::Syntax`] for a later line that is too long or not text.
+    /// [`ProofError::Syntax`] for a later line that is too long or not
+    /// text; for a header line [`Certificate::parse`] refuses; and for a
+    /// line after `end` or past the nodes the header announced, the error
+    /// [`Certificate::parse`] gives the lines so far.
     pub fn push(&mut self, line: &[u8]) -> Result<(), ProofError> {
         self.lines += 1;
         let number = self.lines;
@@ -749,38 +762,48 @@ impl CertificateLines {
         if number == 1 {
             version(plain)?;
         }
-        // Refused here as `Certificate::parse` would refuse it at the end,
-        // with the same words, before more is read.
+        // What is held stays bounded by the header: the header is checked
+        // line by line (it is short: `MAX_TREES` trees at most), and a
+        // line after `end` or past the nodes it announced is refused as it
+        // comes. Refused with `Certificate::parse`'s answer for what has
+        // come (the earliest fault, which may lie before this line), so
+        // that the answer is the one the whole file would get.
+        let parsed = |text: &str| {
+            let mut probe = String::with_capacity(text.len() + chars.len());
+            probe.push_str(text);
+            probe.push_str(chars);
+            Certificate::parse(&probe).err()
+        };
+        let fallback = || ProofError::Syntax {
+            line: number,
+            reason: "text after `end`".to_owned(),
+        };
         if self.ended {
-            return Err(ProofError::Syntax {
-                line: number,
-                reason: "text after `end`".to_owned(),
-            });
+            return Err(parsed(&self.text).unwrap_or_else(fallback));
         }
         match &mut self.announced {
-            None => {
+            None if number > 1 => {
+                // A fault at this line is refused now (a partial header
+                // always ends early, after it).
+                if let Some(e) = parsed(&self.text)
+                    && matches!(&e, ProofError::Syntax { line, .. } if *line == number)
+                {
+                    return Err(e);
+                }
                 if let Some(count) = plain
                     .strip_prefix("nodes ")
                     .and_then(|n| n.parse::<usize>().ok())
                 {
-                    if count > MAX_NODES {
-                        return Err(ProofError::Syntax {
-                            line: number,
-                            reason: format!("more than {MAX_NODES} nodes are not checked"),
-                        });
-                    }
                     self.announced = Some((count, 0));
                 }
             }
+            None => {}
             Some((count, since)) => {
                 *since += 1;
                 if plain == "end" {
                     self.ended = true;
                 } else if *since > *count {
-                    return Err(ProofError::Syntax {
-                        line: number,
-                        reason: format!("more node lines than the {count} the header announces"),
-                    });
+                    return Err(parsed(&self.text).unwrap_or_else(fallback));
                 }
             }
         }
@@ -1476,13 +1499,43 @@ mod tests {
         };
         assert_eq!(refused, Some(said.clone()));
         assert_eq!(Certificate::parse(&text).err(), Some(said));
-        // So is a count past what is checked, at its line.
-        let mut lines = CertificateLines::new();
-        let refused = format!("oxo-proof 2\nrules 3x3 k=3\nnodes {}\n", MAX_NODES + 1)
-            .split_inclusive('\n')
-            .find_map(|line| lines.push(line.as_bytes()).err());
+        // The answer is the whole file's, whose earliest fault may come
+        // before the line that stops the reading: a damaged node line, a
+        // count of nodes short of the header's.
+        let first = |text: &str| {
+            let mut lines = CertificateLines::new();
+            text.split_inclusive('\n')
+                .find_map(|line| lines.push(line.as_bytes()).err())
+        };
+        for text in [
+            format!("{}\n", whole.replace("m 3 2", "m three 2")),
+            format!("{}w\n", whole.replace("m 3 6\nw\n", "")),
+            whole
+                .replace("end\n", "m 3 2\nw\n")
+                .replace("m 3 6", "m x 6"),
+        ] {
+            let refused = first(&text);
+            assert!(refused.is_some(), "{text}");
+            assert_eq!(refused, Certificate::parse(&text).err(), "{text}");
+        }
+        // Headers are read a line at a time: an endless input that is no
+        // header, a count past what is checked, too many trees are refused
+        // at their line.
+        let endless = format!("oxo-proof 3\n{}", "y\n".repeat(1000));
+        assert!(matches!(
+            first(&endless),
+            Some(ProofError::Syntax { line: 2, .. })
+        ));
+        let header = "oxo-proof 3\nrules 3x3 k=3\nposition .../.../...\nclaim draw\n";
+        let refused = first(&format!("{header}nodes {}\n", MAX_NODES + 1));
         assert!(
-            matches!(&refused, Some(ProofError::Syntax { line: 3, reason }) if reason.contains("nodes are not checked")),
+            matches!(&refused, Some(ProofError::Syntax { line: 5, reason }) if reason.contains("nodes are not checked")),
+            "{refused:?}"
+        );
+        let trees = "tree X draw 0\n".repeat(MAX_TREES + 5);
+        let refused = first(&format!("{header}{trees}"));
+        assert!(
+            matches!(&refused, Some(ProofError::Syntax { line, reason }) if *line == 5 + MAX_TREES && reason.contains("trees")),
             "{refused:?}"
         );
     }
@@ -1513,6 +1566,27 @@ mod tests {
                     "T={t}, cell {cell}"
                 );
             }
+        }
+        // Three rows of five: the half turn and the mirrors, none of the
+        // others.
+        let rules = Rules::new(3, 5, 3).unwrap();
+        let said: [(usize, Map); 3] = [
+            (2, |r, c| (3 - 1 - r, 5 - 1 - c)),
+            (4, |r, c| (r, 5 - 1 - c)),
+            (5, |r, c| (3 - 1 - r, c)),
+        ];
+        for (t, map) in said {
+            for cell in 0..15 {
+                let (r, c) = map(cell / 5, cell % 5);
+                assert_eq!(
+                    symmetry_cell(rules, t, cell),
+                    Some(r * 5 + c),
+                    "T={t}, cell {cell}"
+                );
+            }
+        }
+        for t in [1, 3, 6, 7] {
+            assert_eq!(symmetry_cell(rules, t, 0), None, "T={t}");
         }
     }
 

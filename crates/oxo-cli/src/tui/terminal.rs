@@ -89,7 +89,9 @@ fn take_over(mouse: bool) -> io::Result<()> {
     // terminal where its cursor is and waits for the answer (an answer
     // the thread reading events would take).
     execute!(io::stdout(), EnterAlternateScreen)?;
-    execute!(io::stdout(), EnableBracketedPaste)?;
+    // Where the console cannot (legacy Windows consoles), pastes come as
+    // keys, as before.
+    let _ = execute!(io::stdout(), EnableBracketedPaste);
     if mouse {
         execute!(io::stdout(), ClickReports)?;
     }

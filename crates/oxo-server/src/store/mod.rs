@@ -236,8 +236,9 @@ pub enum StoreError {
     /// was refused (it would have overwritten a newer state).
     #[error("refused write: {0}")]
     Conflict(String),
-    /// The transaction holding the write failed as a whole; nothing of it
-    /// was saved.
+    /// The write was not saved: the transaction holding it failed as a
+    /// whole, or the storage failed at an earlier write of its batch and
+    /// it was not tried.
     #[error("commit failed: {0}")]
     CommitFailed(String),
     /// The write failed in a way that leaves its outcome unknown: the
@@ -268,7 +269,7 @@ const LOST_ANSWER: &str = "the store stopped before answering whether the change
 fn holder(pid: Option<u32>) -> String {
     match pid {
         Some(pid) if pid == std::process::id() => {
-            format!("another store of this process (process {pid})")
+            format!("this process (process {pid}: another of its stores, or a child it started)")
         }
         Some(pid) => format!("another server (process {pid})"),
         None => "another server".to_owned(),

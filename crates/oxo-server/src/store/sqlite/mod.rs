@@ -869,7 +869,7 @@ mod tests {
         assert_eq!((named, *pid), (&path, Some(me)));
         assert!(
             err.to_string().contains(&format!(
-                "in use by another store of this process (process {me})"
+                "in use by this process (process {me}: another of its stores"
             )),
             "{err}"
         );
