@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use crate::store::StoreError;
 
 /// The lock files this process's stores hold, each with how many guards
-/// hold it (more than one only if a lock file was removed while a store
-/// held it, and another store made it again).
+/// hold it: one, as the lock is exclusive, but counted so that a guard's
+/// drop takes out its own and never another's.
 static HELD: LazyLock<Mutex<HashMap<Key, usize>>> = LazyLock::new(Mutex::default);
 
 /// A lock file, as the lock knows it: the file its descriptor has open
