@@ -128,9 +128,13 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         output: super::stdout(),
         notes: crate::stderr::Notes,
     };
-    match play::run(&config.game, &mut seats, console)? {
-        play::End::InputEnded(_) => note!("oxo: end of input, game abandoned"),
-        play::End::Finished(_) | play::End::Quit(_) => {}
+    match play::run(&config.game, &mut seats, console) {
+        Ok(play::End::InputEnded(_)) => note!("oxo: end of input, game abandoned"),
+        Ok(play::End::Finished(_) | play::End::Quit(_)) => {}
+        // The terminal went away under the game (reading it fails with
+        // EIO): ended as a hang-up ends the full-screen game, quietly.
+        Err(e) if tui::terminal::hung_up(&e) => return Ok(tui::Signal::Hangup.exit_code()),
+        Err(e) => return Err(e.into()),
     }
     Ok(exit::SUCCESS)
 }

@@ -262,6 +262,16 @@ fn a_terminal_that_goes_away_ends_the_game_with_129() {
 /// on nor is in its process group.
 #[test]
 fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
+    assert_eq!(
+        exit_code_when_the_terminal_goes("play --o perfect --seed 1", "X to move: your turn"),
+        "129"
+    );
+}
+
+/// The exit code of `oxo ARGS`, run in a session of its own on a terminal
+/// (so that the hangup's SIGHUP passes it by), once `shown` is on the
+/// screen and the terminal has gone.
+fn exit_code_when_the_terminal_goes(args: &str, shown: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let code = dir.path().join("code");
     let oxo = env!("CARGO_BIN_EXE_oxo");
@@ -269,16 +279,27 @@ fn a_terminal_that_goes_away_without_a_sighup_ends_the_game_too() {
     // runs in the background; the shell prints its process id.
     let mut pty = Pty::run(&format!(
         "stty rows 24 cols 80; exec 3<&0; trap '' HUP; \
-         setsid {oxo} play --o perfect --seed 1 <&3 & pid=$!; echo pid=$pid; \
+         setsid {oxo} {args} <&3 & pid=$!; echo pid=$pid; \
          wait $pid; echo $? > {}",
         code.display()
     ));
-    pty.wait_for("X to move: your turn");
+    pty.wait_for(shown);
     // A game that never ends (the test failing) is not left running.
     let _game = KillOnDrop(pty.pid());
     pty.child.kill().unwrap();
     pty.child.wait().unwrap();
-    assert_eq!(exit_code_written(&code), "129");
+    exit_code_written(&code)
+}
+
+/// The line protocol on a terminal that goes away (no SIGHUP reaching it,
+/// as above) ends with 129 too, as the full-screen game does: its read
+/// fails with EIO. It exited 1 with the OS's words.
+#[test]
+fn the_line_protocol_on_a_terminal_that_goes_away_ends_with_129() {
+    assert_eq!(
+        exit_code_when_the_terminal_goes("play --plain --o perfect --seed 1", "X move (row col): "),
+        "129"
+    );
 }
 
 /// The exit code a shell wrote to `path` once the game ended (a test's
