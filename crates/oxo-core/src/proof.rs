@@ -570,15 +570,15 @@ impl Certificate {
                         .parse()
                         .map_err(|_| bad(n, "a tree's root is a node number"))?,
                 }),
-                ["nodes", count] => match count.parse::<usize>() {
-                    Ok(count) if count <= MAX_NODES => break count,
-                    Ok(_) => {
+                ["nodes", _] => match announced_nodes(line) {
+                    Some(count) if count <= MAX_NODES => break count,
+                    Some(_) => {
                         return Err(bad(
                             n,
                             &format!("more than {MAX_NODES} nodes are not checked"),
                         ));
                     }
-                    Err(_) => return Err(bad(n, "expected `nodes N`")),
+                    None => return Err(bad(n, "expected `nodes N`")),
                 },
                 _ => return Err(bad(n, "expected `tree PLAYER GOAL ROOT` or `nodes N`")),
             }
@@ -603,17 +603,7 @@ impl Certificate {
                     &format!("more node lines than the {count} the header announces"),
                 ));
             }
-            let node = parse_node(line).ok_or_else(|| bad(n, "malformed node line"))?;
-            if version == 1 && matches!(node, Node::Rest { .. } | Node::Potential) {
-                return Err(bad(
-                    n,
-                    "rest clauses and Erdős–Selfridge leaves need version 2",
-                ));
-            }
-            if version < 3 && matches!(node, Node::Image(..)) {
-                return Err(bad(n, "symmetric images need version 3"));
-            }
-            nodes.push(node);
+            nodes.push(read_node(version, line).map_err(|why| bad(n, why))?);
         }
         if nodes.len() != count {
             return Err(ProofError::Header(format!(
@@ -712,6 +702,8 @@ pub struct CertificateLines {
     announced: Option<(usize, usize)>,
     /// Whether `end` has come after the nodes.
     ended: bool,
+    /// The format's version, from the first line.
+    version: u8,
 }
 
 impl CertificateLines {
@@ -760,54 +752,51 @@ impl CertificateLines {
         let plain = chars.strip_suffix('\n').unwrap_or(chars);
         let plain = plain.strip_suffix('\r').unwrap_or(plain);
         if number == 1 {
-            version(plain)?;
+            self.version = version(plain)?;
+            self.text.push_str(chars);
+            return Ok(());
         }
         // What is held stays bounded by the header: the header is checked
-        // line by line (it is short: `MAX_TREES` trees at most), and a
-        // line after `end` or past the nodes it announced is refused as it
-        // comes. Refused with `Certificate::parse`'s answer for what has
-        // come (the earliest fault, which may lie before this line), so
-        // that the answer is the one the whole file would get.
-        let parsed = |text: &str| {
-            let mut probe = String::with_capacity(text.len() + chars.len());
-            probe.push_str(text);
-            probe.push_str(chars);
-            Certificate::parse(&probe).err()
-        };
-        let fallback = || ProofError::Syntax {
-            line: number,
-            reason: "text after `end`".to_owned(),
+        // line by line (it is short: `MAX_TREES` trees at most), each node
+        // line as it comes, and a line after `end` or past the nodes the
+        // header announced is refused. Refused with `Certificate::parse`'s
+        // answer for what has come (the earliest fault, which may lie
+        // before this line), so that the answer is the one the whole file
+        // would get.
+        self.text.push_str(chars);
+        let answer = |text: &str| {
+            Certificate::parse(text)
+                .err()
+                .unwrap_or(ProofError::Syntax {
+                    line: number,
+                    reason: "not a certificate's line here".to_owned(),
+                })
         };
         if self.ended {
-            return Err(parsed(&self.text).unwrap_or_else(fallback));
+            return Err(answer(&self.text));
         }
         match &mut self.announced {
-            None if number > 1 => {
+            None => {
                 // A fault at this line is refused now (a partial header
                 // always ends early, after it).
-                if let Some(e) = parsed(&self.text)
+                if let Err(e) = Certificate::parse(&self.text)
                     && matches!(&e, ProofError::Syntax { line, .. } if *line == number)
                 {
                     return Err(e);
                 }
-                if let Some(count) = plain
-                    .strip_prefix("nodes ")
-                    .and_then(|n| n.parse::<usize>().ok())
-                {
+                if let Some(count) = announced_nodes(plain) {
                     self.announced = Some((count, 0));
                 }
             }
-            None => {}
             Some((count, since)) => {
                 *since += 1;
                 if plain == "end" {
                     self.ended = true;
-                } else if *since > *count {
-                    return Err(parsed(&self.text).unwrap_or_else(fallback));
+                } else if *since > *count || read_node(self.version, plain).is_err() {
+                    return Err(answer(&self.text));
                 }
             }
         }
-        self.text.push_str(chars);
         Ok(())
     }
 
@@ -817,6 +806,27 @@ impl CertificateLines {
     /// As [`Certificate::parse`].
     pub fn finish(self) -> Result<Certificate, ProofError> {
         Certificate::parse(&self.text)
+    }
+}
+
+/// A node line as a file of format `version` reads it, or why it cannot.
+fn read_node(version: u8, line: &str) -> Result<Node, &'static str> {
+    let node = parse_node(line).ok_or("malformed node line")?;
+    if version == 1 && matches!(node, Node::Rest { .. } | Node::Potential) {
+        return Err("rest clauses and Erdős–Selfridge leaves need version 2");
+    }
+    if version < 3 && matches!(node, Node::Image(..)) {
+        return Err("symmetric images need version 3");
+    }
+    Ok(node)
+}
+
+/// The count a `nodes N` line gives, as the header reads it (a word that
+/// is not a count is no count).
+fn announced_nodes(line: &str) -> Option<usize> {
+    match line.split(' ').collect::<Vec<_>>().as_slice() {
+        ["nodes", count] => count.parse().ok(),
+        _ => None,
     }
 }
 
@@ -1411,15 +1421,13 @@ mod tests {
             Err(ProofError::Version(_))
         ));
 
+        // A damaged node line is refused as it comes, as the whole file is.
         let text = double_threat("m 0 1 2");
         let mut lines = CertificateLines::new();
-        for line in text.split_inclusive('\n') {
-            lines.push(line.as_bytes()).expect("a certificate's line");
-        }
-        assert_eq!(
-            lines.finish().and_then(|c| c.verify()).map(|v| v.claim),
-            verify(&text)
-        );
+        let refused = text
+            .split_inclusive('\n')
+            .find_map(|line| lines.push(line.as_bytes()).err());
+        assert_eq!(refused.map(Err), Some(verify(&text)));
         // A byte-order mark before it is no part of it.
         let text = double_threat("r 1:1 3:3 7:5");
         let mut lines = CertificateLines::new();
@@ -1530,6 +1538,17 @@ mod tests {
         let refused = first(&format!("{header}nodes {}\n", MAX_NODES + 1));
         assert!(
             matches!(&refused, Some(ProofError::Syntax { line: 5, reason }) if reason.contains("nodes are not checked")),
+            "{refused:?}"
+        );
+        // Node lines are read as they come: an endless run of blank lines
+        // after the largest count is refused at the first.
+        let endless = format!(
+            "{header}tree X draw 0\nnodes {MAX_NODES}\n{}",
+            "\n".repeat(1000)
+        );
+        let refused = first(&endless);
+        assert!(
+            matches!(&refused, Some(ProofError::Syntax { line: 7, reason }) if reason == "malformed node line"),
             "{refused:?}"
         );
         let trees = "tree X draw 0\n".repeat(MAX_TREES + 5);

@@ -128,12 +128,18 @@ pub(super) fn run(args: &PlayArgs) -> anyhow::Result<u8> {
         output: super::stdout(),
         notes: crate::stderr::Notes,
     };
+    // The terminal went away under the game (a read waiting on it fails
+    // with EIO, a later one finds the end of the input; asked for its
+    // modes, it fails with EIO): ended as a hang-up ends the full-screen
+    // game, quietly. An EIO from a file or pipe is an error as any other.
+    let hangup = Ok(tui::Signal::Hangup.exit_code());
     match play::run(&config.game, &mut seats, console) {
+        Ok(play::End::InputEnded(_)) if tui::terminal::line_terminal_hung_up() => return hangup,
         Ok(play::End::InputEnded(_)) => note!("oxo: end of input, game abandoned"),
         Ok(play::End::Finished(_) | play::End::Quit(_)) => {}
-        // The terminal went away under the game (reading it fails with
-        // EIO): ended as a hang-up ends the full-screen game, quietly.
-        Err(e) if tui::terminal::hung_up(&e) => return Ok(tui::Signal::Hangup.exit_code()),
+        Err(e) if tui::terminal::hung_up(&e) && tui::terminal::line_terminal_hung_up() => {
+            return hangup;
+        }
         Err(e) => return Err(e.into()),
     }
     Ok(exit::SUCCESS)

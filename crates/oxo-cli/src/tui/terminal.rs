@@ -262,6 +262,26 @@ fn terminal_hung_up() -> bool {
     }
 }
 
+/// Whether standard input or output is a terminal that was hung up (asked
+/// for its modes, it fails with EIO): for the line protocol, whose read of
+/// a terminal gone away fails with EIO if it was waiting, and finds the
+/// end of the input if it came later. A pipe or file never is one.
+#[must_use]
+pub fn line_terminal_hung_up() -> bool {
+    #[cfg(unix)]
+    {
+        terminal_hung_up()
+            || matches!(
+                rustix::termios::tcgetattr(io::stdin()),
+                Err(e) if e.raw_os_error() == EIO
+            )
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
 impl Events for TerminalEvents {
     /// The next input, or `None` once `timeout` has passed. A terminal found
     /// hung up while waiting is [`Signal::Hangup`], as its SIGHUP would be.

@@ -283,6 +283,7 @@ fn exit_code_when_the_terminal_goes(args: &str, shown: &str) -> String {
          wait $pid; echo $? > {}",
         code.display()
     ));
+    pty.wait_for("pid=");
     pty.wait_for(shown);
     // A game that never ends (the test failing) is not left running.
     let _game = KillOnDrop(pty.pid());
