@@ -33,14 +33,23 @@ impl Pty {
         ))
     }
 
-    /// The process id a [`Pty::start_watched`] shell printed.
+    /// The process id a [`Pty::start_watched`] shell printed (or prints:
+    /// the game it started may draw first), once its line is whole.
     fn pid(&self) -> String {
-        let output = self.output();
-        let at = output.find("pid=").expect("the shell printed its pid") + 4;
-        output[at..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect()
+        let start = Instant::now();
+        loop {
+            let output = self.output();
+            if let Some(at) = output.find("pid=")
+                && output[at..].contains('\n')
+            {
+                return output[at + 4..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+            }
+            assert!(start.elapsed() < PATIENCE, "the shell printed no pid");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn run(command: &str) -> Pty {
@@ -283,7 +292,6 @@ fn exit_code_when_the_terminal_goes(args: &str, shown: &str) -> String {
          wait $pid; echo $? > {}",
         code.display()
     ));
-    pty.wait_for("pid=");
     pty.wait_for(shown);
     // A game that never ends (the test failing) is not left running.
     let _game = KillOnDrop(pty.pid());
