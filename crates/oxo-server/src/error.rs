@@ -255,6 +255,20 @@ impl ApiError {
         self.body(true)
     }
 
+    /// Seconds to wait before trying again, where the answer says so
+    /// (`Retry-After`, or `"retry_after"` on a socket): a 429, a busy slot,
+    /// and every 503 but the busy slot's, which says its own.
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            ApiError::TooMany(wait) | ApiError::Busy { wait, .. } => Some(retry_after(*wait)),
+            ApiError::Overdue { .. }
+            | ApiError::Unavailable
+            | ApiError::Store(_)
+            | ApiError::OutcomeUnknown(_) => Some(UNAVAILABLE_RETRY_AFTER),
+            _ => None,
+        }
+    }
+
     /// The JSON body: `{"error": "…"}`, with `"game"` on a 409 that has
     /// one, and on a socket what [`ApiError::socket_body`] adds. Logs the
     /// failures that are the server's.
@@ -287,24 +301,10 @@ impl ApiError {
             } => Some(game.json()),
             _ => None,
         };
-        let retry_after = match self {
-            ApiError::TooMany(wait) | ApiError::Busy { wait, .. } if on_socket => {
-                Some(retry_after(*wait))
-            }
-            ApiError::Overdue { .. }
-            | ApiError::Unavailable
-            | ApiError::Store(_)
-            | ApiError::OutcomeUnknown(_)
-                if on_socket =>
-            {
-                Some(UNAVAILABLE_RETRY_AFTER)
-            }
-            _ => None,
-        };
         serde_json::to_string(&Body {
             error: self.to_string(),
             status: on_socket.then(|| self.status().as_u16()),
-            retry_after,
+            retry_after: self.retry_after_secs().filter(|_| on_socket),
             game,
             outcome: match self {
                 ApiError::Store(_) => Some("unchanged"),
@@ -353,15 +353,7 @@ impl IntoResponse for ApiError {
         let body = self.body(false);
         let mut response =
             (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-        let wait = match self {
-            ApiError::TooMany(wait) | ApiError::Busy { wait, .. } => Some(retry_after(wait)),
-            ApiError::Overdue { .. }
-            | ApiError::Unavailable
-            | ApiError::Store(_)
-            | ApiError::OutcomeUnknown(_) => Some(UNAVAILABLE_RETRY_AFTER),
-            _ => None,
-        };
-        if let Some(wait) = wait {
+        if let Some(wait) = self.retry_after_secs() {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, header::HeaderValue::from(wait));

@@ -251,15 +251,19 @@ const HANGUP_CHECK: Duration = Duration::from_secs(1);
 fn terminal_hung_up() -> bool {
     #[cfg(unix)]
     {
-        matches!(
-            rustix::termios::tcgetattr(io::stdout()),
-            Err(e) if e.raw_os_error() == EIO
-        )
+        hung_up_terminal(io::stdout())
     }
     #[cfg(not(unix))]
     {
         false
     }
+}
+
+/// Whether `fd` is a terminal that was hung up: asked for its modes, it
+/// fails with EIO (a pipe or file fails otherwise).
+#[cfg(unix)]
+fn hung_up_terminal(fd: impl rustix::fd::AsFd) -> bool {
+    matches!(rustix::termios::tcgetattr(fd), Err(e) if e.raw_os_error() == EIO)
 }
 
 /// Whether standard input or output is a terminal that was hung up (asked
@@ -270,11 +274,7 @@ fn terminal_hung_up() -> bool {
 pub fn line_terminal_hung_up() -> bool {
     #[cfg(unix)]
     {
-        terminal_hung_up()
-            || matches!(
-                rustix::termios::tcgetattr(io::stdin()),
-                Err(e) if e.raw_os_error() == EIO
-            )
+        terminal_hung_up() || hung_up_terminal(io::stdin())
     }
     #[cfg(not(unix))]
     {

@@ -186,15 +186,23 @@ fn read_pid(file: &File) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// A database in `dir` whose lock a store of this process took and let
+    /// go while a child it started still holds it: the path, and the
+    /// child's copy of the descriptor (what a child holds until it execs,
+    /// sharing the lock).
+    fn left_with_a_child(dir: &Path) -> (PathBuf, File) {
+        let path = dir.join("oxo.db");
+        let first = lock(&path, &path).unwrap().unwrap();
+        let child = first.file.try_clone().unwrap();
+        drop(first);
+        (path, child)
+    }
+
     #[test]
     fn a_lock_left_with_a_child_process_is_waited_for() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oxo.db");
-        let first = lock(&path, &path).unwrap().unwrap();
-        // What a child started now would hold until it execs: a copy of the
-        // descriptor, sharing its lock.
-        let mut child = Some(first.file.try_clone().unwrap());
-        drop(first);
+        let (path, child) = left_with_a_child(dir.path());
+        let mut child = Some(child);
         let mut waits = 0;
         let again = lock_waiting(&path, &path, || {
             waits += 1;
@@ -232,10 +240,7 @@ mod tests {
     #[test]
     fn a_child_that_keeps_the_lock_leaves_the_file_in_use() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oxo.db");
-        let first = lock(&path, &path).unwrap().unwrap();
-        let _child = first.file.try_clone().unwrap();
-        drop(first);
+        let (path, _child) = left_with_a_child(dir.path());
         let mut waits = 0;
         let err = lock_waiting(&path, &path, || {
             waits += 1;
@@ -249,10 +254,7 @@ mod tests {
     #[test]
     fn a_lock_file_naming_another_process_is_refused_without_waiting() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oxo.db");
-        let first = lock(&path, &path).unwrap().unwrap();
-        let child = first.file.try_clone().unwrap();
-        drop(first);
+        let (path, child) = left_with_a_child(dir.path());
         // As if another process held it: its id in the file.
         let other = std::process::id() + 1;
         child.set_len(0).unwrap();
